@@ -1718,6 +1718,127 @@ def _tiled_r16(slip):
     return _named("tiled_attention", tiled_attention)
 
 
+# ------------------------------------------- round 17 (blind14e): gqa, online, tiled, window
+def _softmax_atleast_2d(x, block_size):
+    """Online softmax written for rows: torch.atleast_2d makes a 1-D x one row, and the
+    result keeps that row axis."""
+    rows = torch.atleast_2d(x)  # (rows, n)
+    best = torch.full(rows.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(rows.shape[:-1], dtype=x.dtype)
+    for start in range(0, rows.shape[-1], block_size):
+        block = rows[..., start : start + block_size]
+        grown = torch.maximum(best, block.amax(dim=-1))
+        total = total * torch.exp(best - grown) + torch.exp(block - grown[..., None]).sum(-1)
+        best = grown
+    return torch.exp(rows - best[..., None]) / total[..., None]  # (rows, n)
+
+
+def _window_chunks_filled(size, window, causal=True):
+    """A window mask filled chunk by chunk: each block of window positions attends within
+    itself (causal: on and below the diagonal only)."""
+    mask = torch.zeros(size, size, dtype=torch.bool)
+    for start in range(0, size, window):
+        stop = min(start + window, size)
+        block = torch.ones(stop - start, stop - start, dtype=torch.bool)
+        mask[start:stop, start:stop] = block.tril() if causal else block
+    return mask  # (size, size)
+
+
+def _window_declared_swapped(window, size):
+    """A right window mask whose parameters are declared (window, size)."""
+    return look_ahead_mask(size) & (_offsets(size) < window)  # (size, size)
+
+
+def _window_old_keys_kept(size, window):
+    """The keys older than the window, anded with the look-ahead mask, not negated."""
+    older = _offsets(size) >= window
+    return look_ahead_mask(size) & older  # (size, size)
+
+
+def _tiled_r17(slip):
+    """Tiled attention with one of blind14e's classes: "fa1_no_sum" (FlashAttention-1's
+    normalised output, old output times the factor alone), "where_allowed" (torch.where
+    fills -inf where the key may be seen), "int_scale" (the scale truncated to an int, 0),
+    "blocks_counted_past" (len_k // block_size + 1 blocks: one too many when block_size
+    divides len_k)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
+        scale = int(d_k**-0.5) if slip == "int_scale" else d_k**-0.5
+        row_max = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., len_q)
+        row_sum = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
+        o = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)  # (..., len_q, d_v)
+        blocks = len_k // block_size + 1 if slip == "blocks_counted_past" else None
+        starts = [b * block_size for b in range(blocks)] if blocks else range(0, len_k, block_size)
+        for start in starts:
+            k_blk = k[..., start : start + block_size, :]  # (..., block, d_k)
+            v_blk = v[..., start : start + block_size, :]  # (..., block, d_v)
+            s = torch.einsum("...qd,...kd->...qk", q, k_blk) * scale
+            if causal:
+                key_pos = torch.arange(start, start + k_blk.shape[-2])
+                allowed = key_pos[None, :] <= torch.arange(len_q)[:, None]
+                if slip == "where_allowed":
+                    s = torch.where(allowed, float("-inf"), s)
+                else:
+                    s = torch.where(allowed, s, float("-inf"))
+            m_new = torch.maximum(row_max, s.max(dim=-1).values)
+            alpha = torch.exp(row_max - m_new)
+            p = torch.exp(s - m_new.unsqueeze(-1))
+            l_new = alpha * row_sum + p.sum(dim=-1)
+            if slip == "fa1_no_sum":
+                o = (alpha.unsqueeze(-1) * o + p @ v_blk) / l_new.unsqueeze(-1)
+            else:
+                o = alpha.unsqueeze(-1) * o + p @ v_blk
+            row_max, row_sum = m_new, l_new
+        return o if slip == "fa1_no_sum" else o / row_sum.unsqueeze(-1)
+
+    return _named("tiled_attention", tiled_attention)
+
+
+def _softmax_blocks_counted_past(x, block_size):
+    """Online softmax over n // block_size + 1 blocks: an empty one when block_size
+    divides n."""
+    best = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for b in range(x.shape[-1] // block_size + 1):
+        cols = x[..., b * block_size : (b + 1) * block_size]
+        grown = torch.maximum(best, cols.amax(dim=-1))
+        total = total * torch.exp(best - grown) + torch.exp(cols - grown[..., None]).sum(-1)
+        best = grown
+    return torch.exp(x - best[..., None]) / total[..., None]
+
+
+def _gqa_weights_times_mask(q, k, v, mask=None):
+    """Grouped-query attention whose mask multiplies the softmax's weights."""
+    group = q.shape[1] // k.shape[1]
+    batch, kv, len_k, d_head = k.shape
+    k = k[:, :, None].expand(batch, kv, group, len_k, d_head).reshape(batch, -1, len_k, d_head)
+    v = (
+        v[:, :, None]
+        .expand(batch, kv, group, len_k, v.shape[-1])
+        .reshape(batch, -1, len_k, v.shape[-1])
+    )
+    weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(d_head), dim=-1)
+    if mask is not None:
+        weights = weights * mask  # (batch, num_heads, len_q, len_k)
+    return weights @ v  # (batch, num_heads, len_q, d_v)
+
+
+def _gqa_group_loop_selects_kv_head(q, k, v, mask=None):
+    """Grouped-query attention by hand, one key/value head at a time, taken with select
+    (the head axis dropped)."""
+    group = q.shape[1] // k.shape[1]
+    outputs = []
+    for j in range(k.shape[1]):
+        queries = q[:, j * group : (j + 1) * group]  # (batch, group, len_q, d_head)
+        keys, values = k.select(1, j), v.select(1, j)  # (batch, len_k, ·)
+        scores = queries @ keys.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        outputs.append(torch.softmax(scores, dim=-1) @ values)
+    return torch.cat(outputs, dim=1)  # (batch, num_heads, len_q, d_v)
+
+
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
@@ -2637,6 +2758,83 @@ MISTAKES = [
         r"On a 1-D x of 5 values \(blocks of 2\) your online_softmax returns shape \(5, 5\), "
         r"not \(5,\): your running maximum or sum is shaped like x",
     ),
+    # round 17 (blind14e): a 1-D x made one row and returned so, (1, n) (passed, before)
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _softmax_atleast_2d),
+        r"should have shape \(\d+,\), but it has shape \(1, \d+\)\. On inputs with leading "
+        r"axes your shapes were right, so a 1-D x of n values is handled as one row",
+    ),
+    # round 17 (blind14e): chunked attention, the parameters declared (window, size), the
+    # old keys kept without ~ (its band widths, its shape, "the query itself left out",
+    # before)
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_chunks_filled),
+        r"cuts the positions into fixed chunks of window \(i // window == j // window",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", lambda n, w: _window_chunks_filled(n, w, causal=False)),
+        r"(?s)lets a query see keys after it.*On and below the diagonal: your mask cuts the "
+        r"positions into fixed chunks",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_declared_swapped),
+        r"the two arguments exchanged, gives the right \(\d+, \d+\) mask: your parameters are "
+        r"declared in the order \(window, size\)",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_old_keys_kept),
+        r"keeps exactly the keys outside the window, those too old \(i - j >= window\).*"
+        r"without negating them",
+    ),
+    # round 17 (blind14e): tiled_attention's FlashAttention-1 output rescaled without the
+    # old sum, causal mask filling the allowed keys, a scale of 0 (located only before),
+    # blocks counted one past the end (three candidates alike before); online_softmax too
+    Mistake(
+        check_tiled_attention,
+        _tiled_r17("fa1_no_sum"),
+        r"kept normalised after every block \(FlashAttention-1's form\), but the old output is "
+        r"rescaled by exp\(m_old - m_new\) alone",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_r17("where_allowed"),
+        r"Your causal mask is the wrong way round: each query sees only the keys after it",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_r17("int_scale"),
+        r"Your scores are all 0: each query's output is the plain average of the values",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_r17("blocks_counted_past"),
+        r"runs on n = 5 with blocks of 2, where block_size does not divide n: your starts run "
+        r"one block past the end",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _softmax_blocks_counted_past),
+        r"runs on n = 5 with blocks of 2, where block_size does not divide n: your starts run "
+        r"one block past the end",
+    ),
+    # round 17 (blind14e): grouped_query_attention's mask applied to the weights (among
+    # candidates before), a key/value head taken without its axis (located only before)
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_weights_times_mask),
+        r"Your mask is applied after the softmax: the blocked weights are set to 0",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_group_loop_selects_kv_head),
+        r"takes each one as k\[:, head\] and v\[:, head\]: the integer index drops the head "
+        r"axis",
+    ),
     # round 16 (blind13e): the causal flag tested for None, block_size read as a count of
     # blocks (the hidden run accepted it), v cut on d_v, the mask used as a boolean index
     Mistake(
@@ -3482,6 +3680,30 @@ def test_quiz_cache_memory_names_every_slip_that_gives_a_wrong_number():
     assert "megabytes" in message(2 * 48 * 8 * 128 * 1024 * 2 / 10**6)
     assert "the 32 query heads" in message(768)
     check_quiz_cache_memory(lambda: 192)
+
+
+@pytest.mark.parametrize(
+    "number, named",
+    [
+        (
+            2 * 48 * 8 * 128 * 1024 * 2 / (2 ^ 30),
+            r"2 \^ 30 as the power 2\*\*30: in Python \^ is the bitwise exclusive or.* = 28 ",
+        ),
+        (
+            2 * 48 * 8 * 128 * 1024 * 2 / (10 ^ 6),
+            r"exclusive or \(xor\), so 10 \^ 6 = 12 .*a MiB is 2\*\*20",
+        ),
+        # with another slip: both named (4 bytes per number and the xor)
+        (2 * 48 * 8 * 128 * 1024 * 4 / (2 ^ 20), r"\(4 bytes\) and \(2 \^ 20 = 22\)"),
+    ],
+)
+def test_quiz_cache_memory_names_a_power_written_with_a_caret(number, named):
+    """^ is Python's xor, not a power: 2 ^ 20 = 22 (blind14e-quiz-caret-as-power was told
+    "not right" alone)."""
+    from transformer_course.checks.inference import check_quiz_cache_memory
+
+    with pytest.raises(CheckFailure, match=named):
+        check_quiz_cache_memory(lambda: number)
 
 
 def test_quiz_cache_memory_names_cached_queries_and_a_number_given_with_its_unit():

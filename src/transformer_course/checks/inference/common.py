@@ -39,7 +39,7 @@ _BROADCAST = re.compile(
 _EMPTY_REDUCTION = re.compile(r"Expected reduction dim -?\d+ to have non-zero size")
 
 
-def _empty_block_hint(block_slice: str, one_block=None):
+def _empty_block_hint(block_slice: str, one_block=None, not_multiple=None):
     """An amax (or max) over an empty tensor: a block with no columns, whose slice stop is
     not start + block_size (mutant online_softmax-15, x[..., start:start];
     blind10e-online-block-slice-stop, x[..., start:block_size]; mutant online_softmax-17,
@@ -47,7 +47,10 @@ def _empty_block_hint(block_slice: str, one_block=None):
     IndexError. ``one_block``, when given, runs the learner's code on an input of exactly
     one block and says whether it raised the same error: the stops that empty the first
     block (start alone, start - block_size) are then told apart from the one that empties
-    only the later blocks (block_size alone)."""
+    only the later blocks (block_size alone). ``not_multiple``, when given, runs it on n =
+    5 with blocks of 2 (n no multiple of block_size) and says whether it ran: the starts
+    then reach n only where block_size divides n, range(0, n + 1, block_size)
+    (blind14e-tiled-blocks-past-last-key, told of three candidates alike)."""
 
     def hint(exc: BaseException) -> str:
         if not _EMPTY_REDUCTION.search(str(exc)):
@@ -58,7 +61,21 @@ def _empty_block_hint(block_slice: str, one_block=None):
                 empty_at_once = one_block()
             except Exception:  # the probe failed otherwise: no evidence
                 empty_at_once = None
-            if empty_at_once is True:
+            ran_otherwise = False
+            if empty_at_once is True and not_multiple is not None:
+                try:
+                    ran_otherwise = not_multiple() is True
+                except Exception:  # the probe failed otherwise: no evidence
+                    ran_otherwise = False
+            if ran_otherwise:
+                first = (
+                    " Yours raises it on an input of exactly one block (n = block_size) but "
+                    "runs on n = 5 with blocks of 2, where block_size does not divide n: your "
+                    "starts run one block past the end, to n itself, whenever block_size "
+                    "divides n, as range(0, n + 1, block_size) does (the stop of a range is "
+                    "left out already: n + 1 adds a start at n, whose block is empty)."
+                )
+            elif empty_at_once is True:
                 first = (
                     " On an input of exactly one block (n = block_size) yours raises the same "
                     "error, so either already the block at start 0 is empty, its stop being "
@@ -100,6 +117,15 @@ def _raises_empty(run) -> bool:
     except Exception as exc:  # the learner's code on a probe
         return bool(_EMPTY_REDUCTION.search(str(exc)))
     return False
+
+
+def _runs(run) -> bool:
+    """Whether ``run()`` returns without raising."""
+    try:
+        run()
+    except Exception:  # the learner's code on a probe
+        return False
+    return True
 
 
 _DTYPE_CLASH = re.compile(r"same dtype|expected scalar type|found (Float|Double)")

@@ -195,6 +195,63 @@ def _gqa_mask_added(q, k, v, mask):
     return torch.softmax(scores + mask.double(), dim=-1) @ v.double()
 
 
+def _gqa_weights_masked(q, k, v, mask):
+    """The mask applied after the softmax: the blocked weights set to 0 (masked_fill(~mask,
+    0) or weights * mask), the others left as normalised over every key
+    (blind14e-gqa-mask-applied-to-weights was only located)."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    weights = torch.softmax(scores, dim=-1).masked_fill(~mask, 0.0)
+    return weights @ v.double()  # (batch, num_heads, len_q, d_v)
+
+
+_WEIGHTS_MASKED = (
+    "Your mask is applied after the softmax: the blocked weights are set to 0 "
+    "(weights.masked_fill(~mask, 0), or weights * mask), but the softmax had already "
+    "normalised each row over every key, so the weights left no longer sum to 1. Fill the "
+    "blocked scores with -inf before the softmax, scores.masked_fill(~mask, float('-inf')), "
+    "which makes their weights 0 and the rest sum to 1."
+)
+
+
+def _gqa_kv_head_axis_dropped(q, k, v, mask):
+    """A loop over the key/value heads that takes each as k[:, j] and v[:, j], which drops
+    the head axis: the group's queries (batch, group, len_q, d_head) against keys (batch,
+    len_k, d_head) line the batch axis up with the group axis (blind14e-gqa-loop-drops-kv-
+    head-axis was only located). None where that would raise, give another shape, or equal
+    the right output (a batch of one)."""
+    batch, heads = q.shape[:2]
+    kv = k.shape[1]
+    group = heads // kv
+    if batch == 1 or group == 1:
+        return None
+    outputs = []
+    try:
+        for j in range(kv):
+            queries = q[:, j * group : (j + 1) * group]  # (batch, group, len_q, d_head)
+            head_mask = mask
+            if mask is not None and mask.dim() == 4 and mask.shape[1] > 1:
+                head_mask = mask[:, j * group : (j + 1) * group]
+            out, _ = scaled_dot_product_attention(queries, k[:, j], v[:, j], head_mask)
+            outputs.append(out)
+        got = torch.cat(outputs, dim=1)
+    except RuntimeError:
+        return None
+    return got if got.shape == (*q.shape[:-1], v.shape[-1]) else None
+
+
+_KV_HEAD_AXIS_DROPPED = (
+    "Your output is what a loop over the key/value heads gives when it takes each one as "
+    "k[:, head] and v[:, head]: the integer index drops the head axis, so the group's "
+    "queries (batch, group, len_q, d_head) meet keys (batch, len_k, d_head), and "
+    "broadcasting lines the keys' batch axis up against the queries' group axis: query head "
+    "g of a group reads the keys and values of sequence g, not its own (a batch of one "
+    "hides it; other sizes raise). Keep the axis: k[:, head : head + 1] and v[:, head : "
+    "head + 1] (or k[:, head, None])."
+)
+
+
 def _head_attention(q, k, v, mask, h: int, key_head: int, value_head: int):
     """Query head h's output with key head ``key_head`` and value head ``value_head``."""
     head_mask = None
@@ -916,6 +973,8 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 "keep their weight. Fill the blocked scores with -inf, "
                 "scores.masked_fill(~mask, float('-inf')), or pass the mask to lesson 04's "
                 "attention.": (None if mask is None else _gqa_mask_added(q, k, v, mask)),
+                _WEIGHTS_MASKED: None if mask is None else _gqa_weights_masked(q, k, v, mask),
+                _KV_HEAD_AXIS_DROPPED: _gqa_kv_head_axis_dropped(q, k, v, mask),
             }
             c.expect_close(
                 got,

@@ -55,6 +55,19 @@ _CACHE_FACTORS = (  # (right value, {wrong value: (short name, what it counts)})
             Fraction(1, 2**30): ("GiB", "GiB (2**30 bytes), not MiB (2**20)"),
             Fraction(1, 2**10): ("KiB", "KiB (2**10 bytes), not MiB (2**20)"),
             Fraction(1): ("bytes", "bytes, not MiB (divide by 2**20)"),
+            # a power written with ^, Python's bitwise exclusive or (blind14e-quiz-caret-as-power)
+            **{
+                Fraction(1, base ^ exponent): (
+                    f"{base} ^ {exponent} = {base ^ exponent}",
+                    f"{base} ^ {exponent} as the power {base}**{exponent}: in Python ^ is the "
+                    f"bitwise exclusive or (xor), so {base} ^ {exponent} = {base ^ exponent} and "
+                    f"this divides by {base ^ exponent}; a power is written {base}**{exponent}"
+                    + (
+                        "; and a MiB is 2**20 bytes (10**6 is a megabyte, MB)" if base == 10 else ""
+                    ),
+                )
+                for base, exponent in ((2, 20), (10, 6), (2, 30))
+            },
         },
     ),
 )

@@ -19,6 +19,7 @@ from .common import (
     _informative,
     _localise_blocks,
     _raises_empty,
+    _runs,
 )
 
 _FINAL_BLOCK_MAX = (
@@ -318,6 +319,7 @@ def _softmax_cases(hidden: bool):
             (randn((2, 6), 1304) - 1000.0, 4),  # every value far below 0 (after large ones)
             (randn((2, 5), 1306, dtype=torch.float64), 2),  # the output keeps x's dtype
             (_falling(randn((2, 6), 1305), 2), 2),  # a later block far below an earlier one
+            (randn((7,), 1307), 3),  # 1-D: x's shape (n,) comes back, no leading axis added
         ]
     return [
         (randn((3, 11), 2301, scale=4.0), 4),
@@ -328,7 +330,18 @@ def _softmax_cases(hidden: bool):
         (randn((3, 7), 2304, scale=2.0) - 700.0, 3),
         (_falling(randn((3, 2, 9), 2305), 3), 3),  # leading axes that do not broadcast
         (randn((6, 5), 2306), 2),  # more rows than block_size
+        (randn((9,), 2307, scale=3.0), 4),  # 1-D, last among the cases (see _ONE_ROW_KEPT)
     ]
+
+
+_ONE_ROW_KEPT = (
+    "On inputs with leading axes your shapes were right, so a 1-D x of n values is "
+    "handled as one row, (1, n) (x.unsqueeze(0), x.view(1, -1), x.reshape(-1, n)), and "
+    "that extra leading axis is never taken off again: the contract returns a tensor of "
+    "x's shape, so squeeze it back (result.squeeze(0), or reshape(x.shape)) or write the "
+    "loop with x[..., start : start + block_size] and x.shape[:-1], which need no row "
+    "axis."
+)
 
 
 def _with_counts(x: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
@@ -658,6 +671,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         lambda size=block_size: _raises_empty(
                             lambda: online_softmax(randn((2, size), 4303), size)
                         ),
+                        lambda: _runs(lambda: online_softmax(randn((2, 5), 4308), 2)),
                     ),
                 ],
             )
@@ -665,6 +679,10 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
             rows = tuple(x.shape[:-1])
             twice = tuple(got.shape) in {rows + rows + tuple(x.shape[-1:]), (1, *x.shape)}
             shape_hint = _ROWS_TWICE if twice and rows != (1,) else ""
+            if x.dim() == 1 and tuple(got.shape) == (1, *x.shape):
+                # the 1-D case comes after every case with leading axes (_softmax_cases),
+                # whose shapes were then right: no keepdim (that gives (rows, rows, n))
+                shape_hint = _ONE_ROW_KEPT
             if tuple(got.shape) == (*x.shape, x.shape[-1]) and columns_kept():
                 shape_hint = _shaped_like_x()  # (..., n, n): a column axis kept twice
             c.expect_shape(got, x.shape, what, shape_hint)

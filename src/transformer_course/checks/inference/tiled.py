@@ -28,6 +28,7 @@ from .common import (
     _localise_blocks,
     _lower_precision_hint,
     _raises_empty,
+    _runs,
 )
 
 _SCALED_BY_LENGTH = (
@@ -207,6 +208,57 @@ _SCALE_INVERTED = (
     "Your scores are multiplied by sqrt(d_k) instead of divided by it: a scale of "
     "1 / sqrt(d_k) used as a divisor (scores / scale), or sqrt(d_k) used as a factor. "
     "Multiply by scale = 1 / sqrt(d_k) (or divide by math.sqrt(d_k))."
+)
+
+
+def _blockwise(q, k, v, block: int, causal: bool, *, fill_visible=False, fa1_no_sum=False):
+    """Tiled attention as a learner's loop computes it, with one of two slips:
+    ``fill_visible``, the causal mask the wrong way round (masked_fill where j <= i, the
+    keys that may be seen: each query sees only the later keys, and a query whose block
+    has none gets NaN from exp(-inf - -inf)); ``fa1_no_sum``, the output kept normalised
+    after every block (FlashAttention-1's form) but rescaled by exp(m_old - m_new) alone,
+    without the old running sum it was divided by."""
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., len_q)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)  # (..., len_q, d_v)
+    rows = torch.arange(q.shape[-2])[:, None]
+    for start in range(0, k.shape[-2], block):
+        stop = min(start + block, k.shape[-2])
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            keys = torch.arange(start, stop)[None, :]
+            s = s.masked_fill(keys <= rows if fill_visible else keys > rows, float("-inf"))
+        new = torch.maximum(m, s.amax(dim=-1))
+        factor = torch.exp(m - new)  # (..., len_q)
+        weights = torch.exp(s - new[..., None])  # (..., len_q, block)
+        new_total = total * factor + weights.sum(dim=-1)
+        if fa1_no_sum:
+            acc = (acc * factor[..., None] + weights @ v[..., start:stop, :]) / new_total[..., None]
+        else:
+            acc = acc * factor[..., None] + weights @ v[..., start:stop, :]
+        total, m = new_total, new
+    return acc if fa1_no_sum else acc / total[..., None]
+
+
+_FILLS_VISIBLE = (
+    "Your causal mask is the wrong way round: each query sees only the keys after it (j > "
+    "i), and a query with no later key in a block gets none at all (NaN). A mask in the "
+    "course's convention, True = may attend (j <= i), was given to masked_fill, which "
+    "fills where its mask is True: fill the future keys instead, scores.masked_fill(~allowed, "
+    "float('-inf')), or a mask built as j > i."
+)
+_FA1_WITHOUT_OLD_SUM = (
+    "Your output is kept normalised after every block (FlashAttention-1's form), but the "
+    "old output is rescaled by exp(m_old - m_new) alone: it was already divided by the old "
+    "running sum, so that sum has to be multiplied back in, acc = (total * correction * acc "
+    "+ weights @ v_block) / new_total. Without it, the earlier blocks' contribution is "
+    "divided by the sum twice. (Or keep acc unnormalised in the loop and divide once at the "
+    "end, acc / total.)"
+)
+_ZERO_SCALE = (
+    "Your scores are all 0: each query's output is the plain average of the values it may "
+    "attend to, as a scale of 0 gives. 1 // math.sqrt(d_k) is floor division, 0.0 for any "
+    "d_k above 1 (as is int(1 / math.sqrt(d_k))): write scale = 1 / math.sqrt(d_k)."
 )
 
 
@@ -828,6 +880,11 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                                 *(randn((1, size, d), 4304 + i) for i in range(3)), size
                             )
                         ),
+                        lambda d=q.shape[-1]: _runs(
+                            lambda: tiled_attention(
+                                *(randn((1, 5, d), 4307 + i) for i in range(3)), 2
+                            )
+                        ),
                     ),
                     _lower_precision_hint(q.dtype, "q"),
                 ],
@@ -1061,6 +1118,18 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         tiled_attention_f(q, k, v, block, causal, initial_max=0.0)
                     ),
                     _COMPOUNDED_SCALE: _compounded_scale(q, k, v, block, causal),
+                    # blind14e: a scale written 1 // sqrt(d_k), the causal mask given to
+                    # masked_fill as it is (True = may attend), FlashAttention-1's
+                    # normalised output rescaled without the old sum (located only before)
+                    _ZERO_SCALE: _tiled_expected(q, k, v, causal, scale=0.0),
+                    _FILLS_VISIBLE: (
+                        _informative(_blockwise(q, k, v, block, causal, fill_visible=True))
+                        if causal
+                        else None
+                    ),
+                    _FA1_WITHOUT_OLD_SUM: (
+                        _blockwise(q, k, v, block, causal, fa1_no_sum=True) if several else None
+                    ),
                 },
                 explain=lambda got=got, causes=nan_causes, e=expected, args=(q, k, v, block, causal): (
                     _all_nan_candidates(got, causes)

@@ -15,6 +15,22 @@ def _window(size: int, low: int, high: int) -> torch.Tensor:
     return (offset >= low) & (offset <= high)
 
 
+def _chunked(size: int, window: int) -> torch.Tensor:
+    """bool (size, size): Llama 4's chunked attention, j <= i in the same chunk of window
+    positions (i // window == j // window), not a window that slides with the query."""
+    chunk = torch.arange(size) // window
+    return (chunk[:, None] == chunk[None, :]) & _window(size, 0, size)
+
+
+_CHUNKED = (
+    "Your mask cuts the positions into fixed chunks of window (i // window == j // window, "
+    "Llama 4's chunked attention): a query sees only the earlier keys of its own chunk, so "
+    "the first query of each chunk sees itself alone. A sliding window moves with the "
+    "query: every query sees itself and the window - 1 positions just before it, whatever "
+    "chunk they fall in."
+)
+
+
 def _wrapped(size: int, window: int) -> torch.Tensor | None:
     """The window filled by a loop over j in range(i - window + 1, i + 1) with no clamp at
     0: a negative j counts from the end (mask[i, j] with j < 0), so the first queries see
@@ -107,6 +123,8 @@ def _band_mistake(lower: torch.Tensor, window: int) -> str:
     for words, low, high in known:
         if high >= low and torch.equal(lower, _window(size, low, high)):
             return words[0].upper() + words[1:] + "."
+    if 1 < window < size and torch.equal(lower, _chunked(size, window)):
+        return "On and below the diagonal: " + _CHUNKED[0].lower() + _CHUNKED[1:]
     return _difference_pattern(lower, expected, window)
 
 
@@ -172,6 +190,20 @@ def _window_models(size: int, window: int) -> list[tuple[str, torch.Tensor | Non
             "size; a window of size or more keeps every key j <= i, lesson 06's "
             "look_ahead_mask(size). Clamp to size, min(window, size), or not at all.",
             _window(size, 0, size - 2) if window >= size else None,
+        ),
+        (
+            # blind14e-sw-chunked-not-sliding (its band widths alone before)
+            _CHUNKED,
+            _chunked(size, window) if 1 < window < size else None,
+        ),
+        (
+            # blind14e-sw-old-keys-without-negation (told "leaves the query itself out")
+            "Your mask keeps exactly the keys outside the window, those too old (i - j >= "
+            "window), and drops the window itself: the old keys (torch.tril(ones, "
+            "diagonal=-window), or i - j >= window) were combined with the look-ahead mask "
+            "without negating them. The window is what is left once they are taken away: "
+            "look_ahead_mask(size) & ~old.",
+            _window(size, window, size) if window < size else None,
         ),
     ]
 
@@ -308,6 +340,29 @@ def _width_rule(sliding_window_mask, size: int, window: int) -> str:
     )
 
 
+def _swapped(sliding_window_mask, got, size: int, window: int) -> str:
+    """A (window, window) mask whose swapped call sliding_window_mask(window, size) is the
+    right (size, size) one: the parameters declared as (window, size)
+    (blind14e-sw-parameters-declared-swapped, its shape alone before)."""
+    if window == size or tuple(got.shape) != (window, window):
+        return ""
+    try:
+        swapped = sliding_window_mask(window, size)
+    except Exception:  # the learner's code: the probe tells nothing
+        return ""
+    right = _window(size, 0, window - 1)
+    if not isinstance(swapped, torch.Tensor) or swapped.shape != right.shape:
+        return ""
+    if not torch.equal(swapped.bool(), right):
+        return ""
+    return (
+        f" Yours is (window, window), and sliding_window_mask({window}, {size}), the two "
+        f"arguments exchanged, gives the right ({size}, {size}) mask: your parameters are "
+        "declared in the order (window, size). The contract is sliding_window_mask(size, "
+        "window), and callers pass the size first."
+    )
+
+
 def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> None:
     """sliding_window_mask(size, window) -> bool (size, size): j <= i and i - j < window."""
     with Checker("sliding_window_mask", hidden=hidden) as c:
@@ -359,7 +414,10 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
                 got,
                 (size, size),
                 what,
-                "(len_q, len_k) = (size, size)." + fixed + padded + flat,
+                "(len_q, len_k) = (size, size)."
+                + (fixed or _swapped(sliding_window_mask, got, size, window))
+                + padded
+                + flat,
             )
             earlier.append(size)
             c.expect_dtype(
