@@ -379,7 +379,85 @@ def _batches_counted_with_a_rest(pairs, batch_size, *, pad_id=0, bos_id=2, eos_i
     return batches
 
 
+def _fields(chunk, pad_id, bos_id, eos_id):
+    """(src, decoder_input, labels) of a chunk of pairs, padded (the right rows)."""
+    return (
+        _tensor([list(s) for s, _ in chunk], pad_id),
+        _tensor([[bos_id, *t] for _, t in chunk], pad_id),
+        _tensor([[*t, eos_id] for _, t in chunk], pad_id),
+    )
+
+
+@named("rows_stacked_unpadded")
+def rows_stacked_unpadded(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """torch.LongTensor of the rows as they are: right only where a batch's rows have one
+    length."""
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        src = torch.LongTensor([list(s) for s, _ in chunk])  # (batch, len_src)?
+        decoder_input = torch.LongTensor([[bos_id, *t] for _, t in chunk])
+        batches.append((src, decoder_input, torch.LongTensor([[*t, eos_id] for _, t in chunk])))
+    return batches
+
+
+@named("last_batch_topped_up_by_cycling")
+def last_batch_topped_up_by_cycling(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """Every batch full: the indices cycled until their count is a multiple of batch_size."""
+    count = len(pairs)
+    if shuffle:
+        order = torch.randperm(count, generator=torch.Generator().manual_seed(seed)).tolist()
+    else:
+        order = list(range(count))
+    full = itertools.islice(itertools.cycle(order), -(-count // batch_size) * batch_size)
+    order = list(full)
+    return [
+        _fields([pairs[i] for i in order[k : k + batch_size]], pad_id, bos_id, eos_id)
+        for k in range(0, len(order), batch_size)
+    ]
+
+
+@named("returns_from_the_while_loop")
+def returns_from_the_while_loop(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """A while loop whose `return` is one level too deep."""
+    order = list(range(len(pairs)))
+    if shuffle:
+        order = torch.randperm(len(pairs), generator=torch.Generator().manual_seed(seed)).tolist()
+    batches, start = [], 0
+    while start < len(order):
+        chunk = [pairs[i] for i in order[start : start + batch_size]]
+        batches.append(_fields(chunk, pad_id, bos_id, eos_id))
+        start += batch_size
+        return batches
+    return batches
+
+
 BATCH_MISTAKES = [
+    # blind14a: a raw ValueError, a row count, and 'the range's arguments in the wrong
+    # order' for these three before
+    Mistake(
+        check_make_batches,
+        rows_stacked_unpadded,
+        r"built from rows of different lengths: the rows of a batch were not padded",
+    ),
+    Mistake(
+        check_make_batches,
+        last_batch_topped_up_by_cycling,
+        r"are used more than once; your last batch holds the pairs \[.*\]: the \d+ left "
+        r"over, filled up to batch_size with pairs from the start",
+    ),
+    Mistake(
+        check_make_batches,
+        returns_from_the_while_loop,
+        r"the first batch alone: .*Your loop ends after its first batch: a `return batches` "
+        r"indented into the loop",
+    ),
     Mistake(
         check_make_batches,
         _batches_counted_with_a_rest,
@@ -504,6 +582,17 @@ def noam_variant(formula, name):
 
 
 NOAM_MISTAKES = [
+    # blind14a: the warm-up's fraction floored (0 all through the warm-up) was told only
+    # the differing values
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: d**-0.5 * min(s**-0.5, int(s / w) * w**-0.5),
+            "warm_up_fraction_truncated",
+        ),
+        r"Your rate is 0 at every step of the warm-up \(step < warmup\) and right from step "
+        r"== warmup on: .*integer division",
+    ),
     # blind12a: the family 'one exponent replaced': a floor division in the warm-up's
     # exponent (-3 // 2 = -2) and the decay's sign flipped, both told only a power of step;
     # the floor division in the decay's exponent (-1 // 2 = -1) is in no case
@@ -2713,3 +2802,62 @@ def test_beam_search_names_the_walk_the_extension_and_the_expand_families(old, n
     """Round 11 (r11a): each family named on a member no case or mutant contains too."""
     text = _visible_message(check_beam_search, _beam_editing(old, new))
     assert re.search(expected, text, re.DOTALL), text
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected", "wrong"),
+    [
+        # blind14a: hypotheses stacked without <bos> (an empty first input) were told the
+        # float-ids hint (dtype=torch.long); as int64 they were told an index error only
+        (
+            "tokens = torch.tensor([[bos_id, *t] for t, _ in beam])",
+            "tokens = torch.tensor([list(t) for t, _ in beam])",
+            r"target ids of shape \(1, 0\), no token at all: .*without <bos> in front",
+            r"needs dtype=torch\.long",
+        ),
+        (
+            "tokens = torch.tensor([[bos_id, *t] for t, _ in beam])",
+            "tokens = torch.tensor([list(t) for t, _ in beam], dtype=torch.long)",
+            r"target ids of shape \(1, 0\), no token at all: .*without <bos> in front",
+            r"needs dtype=torch\.long",
+        ),
+        # blind13a: the (k,) scores added to the (k, vocab) log-probabilities were told
+        # to expand the memory and the source ids
+        (
+            "scores = torch.tensor([s for _, s in beam])[:, None] + log_probs",
+            "scores = log_probs + torch.tensor([s for _, s in beam])",
+            r"The sizes are 3, live hypotheses \(beam_size=3\), and 8, the vocabulary: .*"
+            r"\[:, None\] \+ log_probs",
+            r"memory\.expand\(k, -1, -1\)",
+        ),
+        # blind14a: pad_sequence's sequence-first default was told the shape only
+        (
+            "    width = max(len(tokens) for tokens in results)\n",
+            "    padded = torch.nn.utils.rnn.pad_sequence(\n"
+            "        [torch.tensor(t, dtype=torch.long) for t in results],\n"
+            "        padding_value=model.pad_id,\n"
+            "    )\n"
+            "    return padded  # (width, batch)\n",
+            r"\(n, batch=3\), the transpose .*batch_first=True",
+            r"^$",
+        ),
+    ],
+)
+def test_beam_search_names_a_missing_bos_scores_on_the_vocab_axis_and_a_transpose(
+    old, new, expected, wrong
+):
+    """Round 17: each told apart by what the check saw (the decoder's input, the error's
+    sizes, the result's shape)."""
+    text = _visible_message(check_beam_search, _beam_editing(old, new))
+    assert re.search(expected, text, re.DOTALL), text
+    assert not re.search(wrong, text), text
+
+
+def test_beam_search_keeps_the_expand_hint_for_other_size_mismatches():
+    """The sizes of a memory of the whole batch (3 sentences against one hypothesis, at
+    dimension 0) are not the scores' and the vocabulary's."""
+    hint = checks.beam._size_mismatch_hint(3)
+    error = RuntimeError(
+        "The size of tensor a (3) must match the size of tensor b (1) at non-singleton dimension 0"
+    )
+    assert "memory.expand(k, -1, -1)" in hint(error)
