@@ -1486,7 +1486,53 @@ def _step_returns_gradient_norm(model, batch, optimizer, loss_fn, clip_norm=1.0)
 
 
 STEP = check_train_step
+
+
+@named("step_reslices_the_batch")
+def step_reslices_the_batch(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """Teacher forcing sliced in the step, on a batch that make_batches already shifted."""
+    model.train()
+    src, decoder_input, labels = batch
+    inputs, targets = decoder_input[:, :-1], labels[:, 1:]  # (batch, len_tgt - 1) each
+    loss = loss_fn(model(src, inputs), targets)
+    loss.backward()
+    if clip_norm is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+@named("clip_by_added_norms")
+def clip_by_added_norms(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """Hand-made clipping whose total is the sum of the per-parameter norms."""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        params = [p for p in model.parameters() if p.grad is not None]
+        total_norm = torch.stack([p.grad.norm(2) for p in params]).sum()
+        coefficient = torch.clamp(clip_norm / (total_norm + 1e-6), max=1.0)
+        for p in params:
+            p.grad.detach().mul_(coefficient)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 STEP_MISTAKES = [
+    # blind14a: both were told only a scaled update or the steps' order
+    Mistake(
+        STEP,
+        step_reslices_the_batch,
+        r"shifts the target a second time: the model reads decoder_input\[:, :-1\]",
+    ),
+    Mistake(
+        STEP,
+        clip_by_added_norms,
+        r"takes the sum of the parameters' gradient norms as the total norm",
+    ),
     # blind12a: the batch unpacked as (src, labels, decoder_input) was told the steps only
     Mistake(
         STEP,
