@@ -129,6 +129,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                     appended = _APPENDED.get(variant, lambda i, p, t: [t])(index, parent, token)
                     item = (beam[parent][0] + appended, float(scores[parent, token]))
                     if token == eos_id:
+                        if variant == "eos_free":  # the parent's score: <eos> costs nothing
+                            item = (item[0], beam[parent][1])
                         finished.append(item)
                     else:
                         new_beam.append(item)
@@ -149,7 +151,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                 stop = best is not None and best >= beam[live][1]
             else:
                 best = max((scored(h, stop_mode) for h in finished), default=None)
-                stop = best is not None and best >= beam[0][1]
+                live = scored(beam[0], "normalised") if variant == "normalised_live" else beam[0][1]
+                stop = best is not None and best >= live
             if stop:
                 break
         pool = finished + beam if variant == "live_joins" else (finished or beam)
@@ -259,6 +262,18 @@ _BEAM_MESSAGES = {
     "to_max_len": "You kept searching after no live hypothesis could win any more. Stop "
     "after the step at which the best finished hypothesis's normalised score is at least the "
     "best live hypothesis's score (not normalised), or after max_len steps.",
+    "normalised_live": "Your stopping rule normalises the best live hypothesis's score "
+    "too (normalised(beam[0])). The contract compares the best finished normalised score "
+    "with the best live score as it is, beam[0][1], not normalised: a live hypothesis can "
+    "only lose log-probability as it grows. Divided by the length penalty, the live score "
+    "looks better than it is (with length_penalty > 0), so your search runs on past the "
+    "step where the contract stops.",
+    "eos_free": "Your finished hypotheses keep their parent's score: the log-probability "
+    "of the <eos> they end with is left out. <eos> is a generated token like any other; "
+    "without its log-probability finishing costs nothing, so finished hypotheses score too "
+    "well (the search stops early and prefers them). A finished candidate's score is "
+    "scores[parent, eos_id], the parent's score plus log p(<eos>), like any other "
+    "candidate's.",
     "raw_stop": "Your stopping rule compares the best finished hypothesis's raw score "
     "with the best live score; the contract compares its *normalised* score, "
     "score / ((5 + L) / 6) ** α, with the best live score.",
