@@ -2263,7 +2263,16 @@ SCORE_MISTAKES = [
         named("bleu_hypotheses_wrapped")(
             scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu([h], _streams(r)).score)
         ),
-        r"hypotheses wrapped in a list \(\[hypotheses\]\)",
+        r"received the hypotheses wrapped in a list, \[hypotheses\]",
+    ),
+    # round 17: the three calls told apart by what sacrebleu received (they were all
+    # three named for each)
+    Mistake(
+        SCORES,
+        named("bleu_arguments_swapped")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(_streams(r), h).score)
+        ),
+        r"received the reference streams first: the two arguments are swapped",
     ),
     Mistake(
         SCORES,
@@ -2272,7 +2281,7 @@ SCORE_MISTAKES = [
                 bleu=lambda h, r: sacrebleu.corpus_bleu([x.split() for x in h], _streams(r)).score
             )
         ),
-        r"hypothesis that is not a string.*split into words",
+        r"hypothesis that is not a string.*received each hypothesis split into words",
     ),
     # blind10j: a substring test in the references joined into one string gave 1 on the
     # second visible case, as the count does (1 exact match): the probe parts them
@@ -2897,6 +2906,29 @@ def test_beam_search_names_a_missing_bos_scores_on_the_vocab_axis_and_a_transpos
     text = _visible_message(check_beam_search, _beam_editing(old, new))
     assert re.search(expected, text, re.DOTALL), text
     assert not re.search(wrong, text), text
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        # blind13a: a finished hypothesis given its parent's score (<eos> for free), and the
+        # live score normalised in the stopping rule, were told other causes only
+        (
+            "finished.append(candidate)",
+            "finished.append((beam[parent][0] + [eos_id], beam[parent][1]))",
+            r"finished hypotheses keep their parent's score: the log-probability of the <eos>",
+        ),
+        (
+            "if finished and max(map(normalised, finished)) >= beam[0][1]:",
+            "if finished and max(normalised(h) for h in finished) >= max(map(normalised, beam)):",
+            r"normalises the best live hypothesis's score too .*beam\[0\]\[1\], not normalised",
+        ),
+    ],
+)
+def test_beam_search_names_a_free_eos_and_a_normalised_live_score(old, new, expected):
+    """Round 17: offered among the causes these inputs cannot tell apart."""
+    text = _visible_message(check_beam_search, _beam_editing(old, new))
+    assert re.search(expected, text, re.DOTALL), text
 
 
 def test_beam_search_keeps_the_expand_hint_for_other_size_mismatches():
