@@ -379,7 +379,85 @@ def _batches_counted_with_a_rest(pairs, batch_size, *, pad_id=0, bos_id=2, eos_i
     return batches
 
 
+def _fields(chunk, pad_id, bos_id, eos_id):
+    """(src, decoder_input, labels) of a chunk of pairs, padded (the right rows)."""
+    return (
+        _tensor([list(s) for s, _ in chunk], pad_id),
+        _tensor([[bos_id, *t] for _, t in chunk], pad_id),
+        _tensor([[*t, eos_id] for _, t in chunk], pad_id),
+    )
+
+
+@named("rows_stacked_unpadded")
+def rows_stacked_unpadded(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """torch.LongTensor of the rows as they are: right only where a batch's rows have one
+    length."""
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        src = torch.LongTensor([list(s) for s, _ in chunk])  # (batch, len_src)?
+        decoder_input = torch.LongTensor([[bos_id, *t] for _, t in chunk])
+        batches.append((src, decoder_input, torch.LongTensor([[*t, eos_id] for _, t in chunk])))
+    return batches
+
+
+@named("last_batch_topped_up_by_cycling")
+def last_batch_topped_up_by_cycling(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """Every batch full: the indices cycled until their count is a multiple of batch_size."""
+    count = len(pairs)
+    if shuffle:
+        order = torch.randperm(count, generator=torch.Generator().manual_seed(seed)).tolist()
+    else:
+        order = list(range(count))
+    full = itertools.islice(itertools.cycle(order), -(-count // batch_size) * batch_size)
+    order = list(full)
+    return [
+        _fields([pairs[i] for i in order[k : k + batch_size]], pad_id, bos_id, eos_id)
+        for k in range(0, len(order), batch_size)
+    ]
+
+
+@named("returns_from_the_while_loop")
+def returns_from_the_while_loop(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """A while loop whose `return` is one level too deep."""
+    order = list(range(len(pairs)))
+    if shuffle:
+        order = torch.randperm(len(pairs), generator=torch.Generator().manual_seed(seed)).tolist()
+    batches, start = [], 0
+    while start < len(order):
+        chunk = [pairs[i] for i in order[start : start + batch_size]]
+        batches.append(_fields(chunk, pad_id, bos_id, eos_id))
+        start += batch_size
+        return batches
+    return batches
+
+
 BATCH_MISTAKES = [
+    # blind14a: a raw ValueError, a row count, and 'the range's arguments in the wrong
+    # order' for these three before
+    Mistake(
+        check_make_batches,
+        rows_stacked_unpadded,
+        r"built from rows of different lengths: the rows of a batch were not padded",
+    ),
+    Mistake(
+        check_make_batches,
+        last_batch_topped_up_by_cycling,
+        r"are used more than once; your last batch holds the pairs \[.*\]: the \d+ left "
+        r"over, filled up to batch_size with pairs from the start",
+    ),
+    Mistake(
+        check_make_batches,
+        returns_from_the_while_loop,
+        r"the first batch alone: .*Your loop ends after its first batch: a `return batches` "
+        r"indented into the loop",
+    ),
     Mistake(
         check_make_batches,
         _batches_counted_with_a_rest,
@@ -504,6 +582,17 @@ def noam_variant(formula, name):
 
 
 NOAM_MISTAKES = [
+    # blind14a: the warm-up's fraction floored (0 all through the warm-up) was told only
+    # the differing values
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: d**-0.5 * min(s**-0.5, int(s / w) * w**-0.5),
+            "warm_up_fraction_truncated",
+        ),
+        r"Your rate is 0 at every step of the warm-up \(step < warmup\) and right from step "
+        r"== warmup on: .*integer division",
+    ),
     # blind12a: the family 'one exponent replaced': a floor division in the warm-up's
     # exponent (-3 // 2 = -2) and the decay's sign flipped, both told only a power of step;
     # the floor division in the decay's exponent (-1 // 2 = -1) is in no case
@@ -1397,7 +1486,53 @@ def _step_returns_gradient_norm(model, batch, optimizer, loss_fn, clip_norm=1.0)
 
 
 STEP = check_train_step
+
+
+@named("step_reslices_the_batch")
+def step_reslices_the_batch(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """Teacher forcing sliced in the step, on a batch that make_batches already shifted."""
+    model.train()
+    src, decoder_input, labels = batch
+    inputs, targets = decoder_input[:, :-1], labels[:, 1:]  # (batch, len_tgt - 1) each
+    loss = loss_fn(model(src, inputs), targets)
+    loss.backward()
+    if clip_norm is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+@named("clip_by_added_norms")
+def clip_by_added_norms(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """Hand-made clipping whose total is the sum of the per-parameter norms."""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        params = [p for p in model.parameters() if p.grad is not None]
+        total_norm = torch.stack([p.grad.norm(2) for p in params]).sum()
+        coefficient = torch.clamp(clip_norm / (total_norm + 1e-6), max=1.0)
+        for p in params:
+            p.grad.detach().mul_(coefficient)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 STEP_MISTAKES = [
+    # blind14a: both were told only a scaled update or the steps' order
+    Mistake(
+        STEP,
+        step_reslices_the_batch,
+        r"shifts the target a second time: the model reads decoder_input\[:, :-1\]",
+    ),
+    Mistake(
+        STEP,
+        clip_by_added_norms,
+        r"takes the sum of the parameters' gradient norms as the total norm",
+    ),
     # blind12a: the batch unpacked as (src, labels, decoder_input) was told the steps only
     Mistake(
         STEP,
@@ -2128,7 +2263,16 @@ SCORE_MISTAKES = [
         named("bleu_hypotheses_wrapped")(
             scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu([h], _streams(r)).score)
         ),
-        r"hypotheses wrapped in a list \(\[hypotheses\]\)",
+        r"received the hypotheses wrapped in a list, \[hypotheses\]",
+    ),
+    # round 17: the three calls told apart by what sacrebleu received (they were all
+    # three named for each)
+    Mistake(
+        SCORES,
+        named("bleu_arguments_swapped")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(_streams(r), h).score)
+        ),
+        r"received the reference streams first: the two arguments are swapped",
     ),
     Mistake(
         SCORES,
@@ -2137,7 +2281,7 @@ SCORE_MISTAKES = [
                 bleu=lambda h, r: sacrebleu.corpus_bleu([x.split() for x in h], _streams(r)).score
             )
         ),
-        r"hypothesis that is not a string.*split into words",
+        r"hypothesis that is not a string.*received each hypothesis split into words",
     ),
     # blind10j: a substring test in the references joined into one string gave 1 on the
     # second visible case, as the count does (1 exact match): the probe parts them
@@ -2713,3 +2857,85 @@ def test_beam_search_names_the_walk_the_extension_and_the_expand_families(old, n
     """Round 11 (r11a): each family named on a member no case or mutant contains too."""
     text = _visible_message(check_beam_search, _beam_editing(old, new))
     assert re.search(expected, text, re.DOTALL), text
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected", "wrong"),
+    [
+        # blind14a: hypotheses stacked without <bos> (an empty first input) were told the
+        # float-ids hint (dtype=torch.long); as int64 they were told an index error only
+        (
+            "tokens = torch.tensor([[bos_id, *t] for t, _ in beam])",
+            "tokens = torch.tensor([list(t) for t, _ in beam])",
+            r"target ids of shape \(1, 0\), no token at all: .*without <bos> in front",
+            r"needs dtype=torch\.long",
+        ),
+        (
+            "tokens = torch.tensor([[bos_id, *t] for t, _ in beam])",
+            "tokens = torch.tensor([list(t) for t, _ in beam], dtype=torch.long)",
+            r"target ids of shape \(1, 0\), no token at all: .*without <bos> in front",
+            r"needs dtype=torch\.long",
+        ),
+        # blind13a: the (k,) scores added to the (k, vocab) log-probabilities were told
+        # to expand the memory and the source ids
+        (
+            "scores = torch.tensor([s for _, s in beam])[:, None] + log_probs",
+            "scores = log_probs + torch.tensor([s for _, s in beam])",
+            r"The sizes are 3, live hypotheses \(beam_size=3\), and 8, the vocabulary: .*"
+            r"\[:, None\] \+ log_probs",
+            r"memory\.expand\(k, -1, -1\)",
+        ),
+        # blind14a: pad_sequence's sequence-first default was told the shape only
+        (
+            "    width = max(len(tokens) for tokens in results)\n",
+            "    padded = torch.nn.utils.rnn.pad_sequence(\n"
+            "        [torch.tensor(t, dtype=torch.long) for t in results],\n"
+            "        padding_value=model.pad_id,\n"
+            "    )\n"
+            "    return padded  # (width, batch)\n",
+            r"\(n, batch=3\), the transpose .*batch_first=True",
+            r"^$",
+        ),
+    ],
+)
+def test_beam_search_names_a_missing_bos_scores_on_the_vocab_axis_and_a_transpose(
+    old, new, expected, wrong
+):
+    """Round 17: each told apart by what the check saw (the decoder's input, the error's
+    sizes, the result's shape)."""
+    text = _visible_message(check_beam_search, _beam_editing(old, new))
+    assert re.search(expected, text, re.DOTALL), text
+    assert not re.search(wrong, text), text
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        # blind13a: a finished hypothesis given its parent's score (<eos> for free), and the
+        # live score normalised in the stopping rule, were told other causes only
+        (
+            "finished.append(candidate)",
+            "finished.append((beam[parent][0] + [eos_id], beam[parent][1]))",
+            r"finished hypotheses keep their parent's score: the log-probability of the <eos>",
+        ),
+        (
+            "if finished and max(map(normalised, finished)) >= beam[0][1]:",
+            "if finished and max(normalised(h) for h in finished) >= max(map(normalised, beam)):",
+            r"normalises the best live hypothesis's score too .*beam\[0\]\[1\], not normalised",
+        ),
+    ],
+)
+def test_beam_search_names_a_free_eos_and_a_normalised_live_score(old, new, expected):
+    """Round 17: offered among the causes these inputs cannot tell apart."""
+    text = _visible_message(check_beam_search, _beam_editing(old, new))
+    assert re.search(expected, text, re.DOTALL), text
+
+
+def test_beam_search_keeps_the_expand_hint_for_other_size_mismatches():
+    """The sizes of a memory of the whole batch (3 sentences against one hypothesis, at
+    dimension 0) are not the scores' and the vocabulary's."""
+    hint = checks.beam._size_mismatch_hint(3)
+    error = RuntimeError(
+        "The size of tensor a (3) must match the size of tensor b (1) at non-singleton dimension 0"
+    )
+    assert "memory.expand(k, -1, -1)" in hint(error)

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import torch
 
-from transformer_course.checking import Checker, numpy_rng, short
+from transformer_course.checking import Checker, CheckFailure, numpy_rng, short
 
 from .common import is_tensor
 
@@ -74,6 +74,13 @@ _LEFT_PADDED = (
     "Your rows are padded on the left. Pad on the right (lesson 01's pad_batch does): "
     "the positional encoding gives the first word of every sentence position 0, and the "
     "decoder's teacher forcing lines up decoder_input[t] with labels[t] from the start."
+)
+
+_RAGGED_ROWS = (
+    "A tensor (or array) was built from rows of different lengths: the rows of a batch "
+    "were not padded to one length. torch.tensor needs every row as long as the longest, so pad each "
+    "field's rows first, on the right with pad_id (lesson 01's pad_batch(rows, pad_id), "
+    "then torch.from_numpy); a batch whose rows happen to have the same length hides this."
 )
 
 _ONE_PASS = (
@@ -422,6 +429,10 @@ def _expect_batches(c, make_batches, pairs, batch_size, ids, src_forms, **extra)
         pairs,
         batch_size,
         call_repr=what,
+        hints={
+            "expected sequence of length": _RAGGED_ROWS,
+            "inhomogeneous shape": _RAGGED_ROWS,
+        },
         mutation_hint="Build new lists ([bos_id, *target], [*target, eos_id]) instead of "
         "calling .append/.insert on the targets you were given.",
         **ids,
@@ -578,6 +589,19 @@ def _slice_end(contents: list[list[int]] | None, count: int, batch_size: int) ->
     return ""
 
 
+def _right_in_one_batch(c: Checker, make_batches, pairs, ids: dict[str, int]) -> bool:
+    """Whether make_batches(pairs[:2], batch_size=3) gives the one right batch (a probe:
+    a loop that ends after its first batch is right there, a loop over the wrong starts
+    is not)."""
+    few, what = pairs[:2], f"make_batches(pairs[:2], batch_size=3, {ids}, shuffle=False)"
+    try:
+        got = c.call(make_batches, few, 3, call_repr=what, shuffle=False, **ids)
+        batches = _as_batches(c, got, what, [len(few)])
+    except CheckFailure:
+        return False
+    return len(batches) == 1 and _contents(batches, few, ids) == [[0, 1]]
+
+
 def check_make_batches(make_batches, *, hidden: bool = False) -> None:
     """make_batches(pairs, batch_size, *, pad_id, bos_id, eos_id, shuffle, seed) -> batches."""
     with Checker("make_batches", hidden=hidden) as c:
@@ -606,6 +630,19 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
                     f"{first}: the first {_count(missing)} missing. The first batch starts "
                     "at pair 0 (range(0, len(pairs), batch_size))."
                 )
+            contents = _contents(batches, pairs, ids)
+            if missing and contents == [list(range(batch_size))] and len(expected) > 1:
+                if _right_in_one_batch(c, make_batches, pairs, ids):
+                    c.fail(
+                        f"{first}, pairs[0 : {batch_size}], the first batch alone: the "
+                        f"pairs {missing} (counting from 0) are missing. Your loop ends "
+                        "after its first batch: a `return batches` indented into the loop "
+                        "(one level too deep) returns the list as soon as the first batch "
+                        "is in it (a `break` in the loop does the same). With "
+                        f"pairs[:2] and batch_size=3, where one batch holds them all, your "
+                        "result is right. Return the list after the loop, once every batch "
+                        "is built."
+                    )
             if missing:
                 c.fail(
                     f"{first}, holding {sizes} pairs: the pairs {missing} (counting from 0) "
@@ -635,6 +672,25 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
                 c.fail(
                     f"{what} returned {len(batches)} batches (holding {used} pairs); "
                     f"{len(pairs)} pairs in batches of {batch_size} make {len(expected)}."
+                )
+            used = [i for batch in contents or [] for i in batch]
+            repeated = sorted({i for i in used if used.count(i) > 1})
+            if repeated and not missing:
+                last = contents[-1]
+                rest = list(range(len(pairs) - len(pairs) % batch_size, len(pairs)))
+                wrapped = last == rest + list(range(len(last) - len(rest)))
+                how = (
+                    f"your last batch holds the pairs {last}: the {len(rest)} left over, "
+                    "filled up to batch_size with pairs from the start (wrapped around, as "
+                    "DistributedSampler pads its indices)"
+                    if wrapped and rest
+                    else f"your batches hold the pairs {contents}"
+                )
+                c.fail(
+                    f"{first}: the pairs {repeated} (counting from 0) are used more than "
+                    f"once; {how}. Every pair is used exactly once per epoch: when "
+                    "batch_size does not divide the number of pairs, the last batch is "
+                    "smaller (pairs[k * batch_size :] holds the rest), not topped up."
                 )
             rows = [_strip(r, ids["pad_id"]) for batch in batches for r in _rows(batch[2])]
             wanted = [[*t, ids["eos_id"]] for _, t in pairs]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
+import warnings
 
 import torch
 
@@ -127,6 +129,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                     appended = _APPENDED.get(variant, lambda i, p, t: [t])(index, parent, token)
                     item = (beam[parent][0] + appended, float(scores[parent, token]))
                     if token == eos_id:
+                        if variant == "eos_free":  # the parent's score: <eos> costs nothing
+                            item = (item[0], beam[parent][1])
                         finished.append(item)
                     else:
                         new_beam.append(item)
@@ -147,7 +151,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                 stop = best is not None and best >= beam[live][1]
             else:
                 best = max((scored(h, stop_mode) for h in finished), default=None)
-                stop = best is not None and best >= beam[0][1]
+                live = scored(beam[0], "normalised") if variant == "normalised_live" else beam[0][1]
+                stop = best is not None and best >= live
             if stop:
                 break
         pool = finished + beam if variant == "live_joins" else (finished or beam)
@@ -257,6 +262,18 @@ _BEAM_MESSAGES = {
     "to_max_len": "You kept searching after no live hypothesis could win any more. Stop "
     "after the step at which the best finished hypothesis's normalised score is at least the "
     "best live hypothesis's score (not normalised), or after max_len steps.",
+    "normalised_live": "Your stopping rule normalises the best live hypothesis's score "
+    "too (normalised(beam[0])). The contract compares the best finished normalised score "
+    "with the best live score as it is, beam[0][1], not normalised: a live hypothesis can "
+    "only lose log-probability as it grows. Divided by the length penalty, the live score "
+    "looks better than it is (with length_penalty > 0), so your search runs on past the "
+    "step where the contract stops.",
+    "eos_free": "Your finished hypotheses keep their parent's score: the log-probability "
+    "of the <eos> they end with is left out. <eos> is a generated token like any other; "
+    "without its log-probability finishing costs nothing, so finished hypotheses score too "
+    "well (the search stops early and prefers them). A finished candidate's score is "
+    "scores[parent, eos_id], the parent's score plus log p(<eos>), like any other "
+    "candidate's.",
     "raw_stop": "Your stopping rule compares the best finished hypothesis's raw score "
     "with the best live score; the contract compares its *normalised* score, "
     "score / ((5 + L) / 6) ** α, with the best live score.",
@@ -356,6 +373,14 @@ def _beam_rows(
     c.expect_type(got, torch.Tensor, what)
     if got.dtype != torch.int64:
         c.fail(f"{what} has dtype {got.dtype}; token ids are int64 (dtype=torch.long).")
+    if got.dim() == 2 and got.shape[1] == batch != got.shape[0]:
+        c.fail(
+            f"{what} has shape {tuple(got.shape)}: (n, batch={batch}), the transpose of "
+            f"greedy_decode's (batch, n), one column per source sentence instead of one row. "
+            "torch.nn.utils.rnn.pad_sequence stacks sequence-first unless told otherwise: "
+            "pad_sequence(rows, batch_first=True, padding_value=model.pad_id) (or leave "
+            "out a transpose, .T, of the padded rows)."
+        )
     if got.dim() != 2 or got.shape[0] != batch:
         c.fail(
             f"{what} has shape {tuple(got.shape)}; expected (batch={batch}, n): one row per "
@@ -475,9 +500,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                         alpha,
                         call_repr=what,
                         hints={
-                            "must match the size": "The memory and the source ids must have "
-                            "one row per hypothesis: expand them to the number of live "
-                            "hypotheses (memory.expand(k, -1, -1), src.expand(k, -1)).",
+                            "must match the size": _size_mismatch_hint(beam_size),
                             "unsupported operand type(s) for -: 'list' and 'list'": "Lists "
                             "cannot be subtracted: a hypothesis is extended by concatenation, "
                             "tokens + [token] (a new list); its score by addition, score + "
@@ -496,6 +519,20 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                         },
                     )
                 except CheckFailure as failure:
+                    empty = _empty_decoder_input(beam_search, model, src, setting)
+                    if empty:
+                        raised = failure.message.split("\n", 1)[0]
+                        c.fail(
+                            f"{raised}\nYour search fed the decoder target ids of shape "
+                            f"{empty}, no token at all: the hypotheses went in without <bos> "
+                            "in front. At the first step the only live hypothesis is the "
+                            "empty one (torch.tensor of empty lists is also float32, hence "
+                            "a dtype error where the ids are not converted). The decoder "
+                            "reads <bos> followed by the tokens so far: "
+                            "torch.tensor([[bos_id, *tokens] for tokens, _ in beam]), "
+                            "(k, steps so far).",
+                            failure.learner_traceback,
+                        )
                     if _right_alone(c, beam_search, model, src, setting, pad_id, replays):
                         encoded = _encoded_batches(beam_search, model, src, setting)
                         text = _batch_dependent(src.shape[0], "raises", encoded)
@@ -607,6 +644,62 @@ def _right_alone(c: Checker, beam_search, model, src, setting, pad_id, replays=N
         ):
             return False
     return True
+
+
+def _empty_decoder_input(beam_search, model, src, setting) -> tuple[int, ...] | None:
+    """The shape of the first target ids without a column that reached the model's target
+    embedding in the learner's search on ``src`` (run again with a hook; whatever it raises
+    is ignored), or None when every decoder input held a token."""
+    shapes: list[tuple[int, ...]] = []
+
+    def record(_module, args):
+        if isinstance(args[0], torch.Tensor):
+            shapes.append(tuple(args[0].shape))
+
+    hook = model.tgt_embedding.register_forward_pre_hook(record)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the empty input's own warnings
+            beam_search(model, src, *setting)
+    except Exception:  # the failure itself: the decoder inputs before it are what counts
+        pass
+    finally:
+        hook.remove()
+    return next((shape for shape in shapes if len(shape) == 2 and shape[1] == 0), None)
+
+
+def _size_mismatch_hint(beam_size: int):
+    """A size mismatch in beam search: the sizes tell the scores of the live hypotheses
+    broadcast along the vocabulary (a (k,) tensor added to the (k, vocab) log-probabilities:
+    k against the vocabulary size at dimension 1) from rows of the memory or the source."""
+
+    def hint(exc: BaseException) -> str:
+        found = _SIZES.search(str(exc))
+        sizes = {int(found.group(1)), int(found.group(2))} if found else set()
+        hypotheses = next((n for n in sizes if 1 < n <= beam_size), None)
+        if found and int(found.group(3)) == 1 and hypotheses and BEAM_VOCAB in sizes:
+            return (
+                f"The sizes are {hypotheses}, live hypotheses (beam_size={beam_size}), and "
+                f"{BEAM_VOCAB}, the vocabulary: the hypotheses' scores, a (k,) tensor, were "
+                "added to the (k, vocab) log-probabilities without an axis for the "
+                "vocabulary, so broadcasting lined them up with the vocabulary axis (the "
+                "last one). That works at the first step, with one hypothesis, and fails as "
+                "soon as the beam holds more. Make the scores a column, (k, 1): "
+                "torch.tensor([score for _, score in beam])[:, None] + log_probs, a (k, "
+                "vocab) table."
+            )
+        return (
+            "The memory and the source ids must have one row per hypothesis: expand them to "
+            "the number of live hypotheses (memory.expand(k, -1, -1), src.expand(k, -1))."
+        )
+
+    return hint
+
+
+_SIZES = re.compile(
+    r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+    r"non-singleton dimension (-?\d+)"
+)
 
 
 def _encoded_batches(beam_search, model, src, setting) -> list[int]:

@@ -84,6 +84,30 @@ def _exponent(points: list[tuple[int, float]]) -> float | None:
     )
 
 
+def _warm_up_floored(noam_lr, cases) -> str:
+    """The rate 0 at every step of the warm-up (step < warmup) and right from step ==
+    warmup on: what an integer division gives, step // warmup being 0 before warmup."""
+    try:
+        rates = [(d, w, steps, [float(noam_lr(s, d, w)) for s in steps]) for d, w, steps in cases]
+    except Exception:  # every value is needed
+        return ""
+    early = [s for d, w, steps, _ in rates for s in steps if s < w]
+    fits = early and all(
+        v == 0 if s < w else math.isclose(v, _noam(s, d, w), rel_tol=1e-6)
+        for d, w, steps, values in rates
+        for s, v in zip(steps, values)
+    )
+    if not fits:
+        return ""
+    return (
+        "Your rate is 0 at every step of the warm-up (step < warmup) and right from step == "
+        "warmup on: the warm-up term is floored to 0, as an integer division does (step // "
+        "warmup is 0 while step < warmup; int() or math.floor of step / warmup too). The "
+        "warm-up rises linearly: step * warmup ** -1.5, or with true division (step / "
+        "warmup) * warmup ** -0.5."
+    )
+
+
 def _warm_up_from_zero(noam_lr, cases) -> str:
     """The warm-up branch fed step - 1 (a counter from 0), the decay branch step: the
     learner's rate at step 1 is 0, so the first optimizer step does nothing."""
@@ -324,7 +348,8 @@ def _explain_noam(noam_lr, cases) -> str:
     paper's times a constant factor (a power of d_model and warmup, when exactly one fits
     every case), or a power of step other than the paper's in the warm-up or after it."""
     shifted = (
-        _sizes_written_in(noam_lr, cases)
+        _warm_up_floored(noam_lr, cases)
+        or _sizes_written_in(noam_lr, cases)
         or _warm_up_from_zero(noam_lr, cases)
         or _fraction_exponents(noam_lr, cases)
         or _steps_moved(noam_lr, cases)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import sacrebleu
 
 from transformer_course import translation
-from transformer_course.checking import Checker, numpy_rng
+from transformer_course.checking import Checker, numpy_rng, short
 
 from .common import plain_float
 
@@ -234,6 +235,69 @@ def _matching_bleu_mistakes(translation_scores, bleu, hypotheses, references):
     return kept or found
 
 
+_NOT_STRINGS = (
+    "sacrebleu found a hypothesis that is not a string: corpus_bleu's first argument is the "
+    "hypotheses as they come, a flat list of strings, one per sentence; only the references "
+    "are grouped, into a list of streams."
+)
+
+
+def _received_hypotheses(exc: BaseException):
+    """What sacrebleu received as its hypotheses (``hyps``, the argument it checks), read
+    from its own frame in the error's traceback; None when it cannot be read."""
+    received, tb = None, exc.__traceback__
+    while tb is not None:
+        if "sacrebleu" in tb.tb_frame.f_code.co_filename and "hyps" in tb.tb_frame.f_locals:
+            received = tb.tb_frame.f_locals["hyps"]
+        tb = tb.tb_next
+    return received
+
+
+def _hypotheses_hint(hypotheses: Sequence[str], references: Sequence[Sequence[str]]):
+    """The hint for hypotheses sacrebleu refused: which of the three calls that give this
+    error it was, told by what sacrebleu received (all three named when that is unknown)."""
+
+    def hint(exc: BaseException) -> str:
+        got = _received_hypotheses(exc)
+        items = list(got) if isinstance(got, list | tuple) else []
+        words = len(items) == len(hypotheses) > 1 and all(
+            isinstance(item, list | tuple)
+            and all(isinstance(w, str) for w in item)
+            and list(item) == hypotheses[i].split()
+            for i, item in enumerate(items)
+        )
+        if words:
+            return (
+                f"{_NOT_STRINGS} Yours received each hypothesis split into words, a list of "
+                f"tokens ({short(items[0], 80)}), the input NLTK's BLEU wants; sacrebleu "
+                "takes whole strings and tokenises them itself. Pass the hypotheses as they "
+                "come: sacrebleu.corpus_bleu(hypotheses, streams)."
+            )
+        if len(items) == 1 and isinstance(items[0], list | tuple):
+            if list(items[0]) == list(hypotheses):
+                return (
+                    f"{_NOT_STRINGS} Yours received the hypotheses wrapped in a list, "
+                    "[hypotheses]: only the references are wrapped. Call "
+                    "sacrebleu.corpus_bleu(hypotheses, streams)."
+                )
+        if (
+            items
+            and isinstance(items[0], list | tuple)
+            and list(items[0])[:1] == [references[0][0]]
+        ):
+            return (
+                f"{_NOT_STRINGS} Yours received the reference streams first: the two "
+                "arguments are swapped. Call sacrebleu.corpus_bleu(hypotheses, streams)."
+            )
+        return (
+            f"{_NOT_STRINGS} Three calls give this error: the hypotheses wrapped in a list "
+            "([hypotheses]), the two arguments swapped (the streams first), or hypotheses "
+            "split into words. Call sacrebleu.corpus_bleu(hypotheses, streams)."
+        )
+
+    return hint
+
+
 def check_translation_scores(translation_scores, *, hidden: bool = False) -> None:
     """translation_scores(hypotheses, references) -> {"exact_match", "bleu"}, with a list
     of every correct translation per sentence."""
@@ -256,13 +320,9 @@ def check_translation_scores(translation_scores, *, hidden: bool = False) -> Non
                     "streams, each a list of strings (stream j = the j-th reference of every "
                     "sentence). A list of lists of lists, such as [references] (the "
                     "per-sentence lists wrapped once more), gives this error. " + _ONE_STREAM_HINT,
-                    "Each element of `hyps` should be a string": "sacrebleu found a "
-                    "hypothesis that is not a string: corpus_bleu's first argument is the "
-                    "hypotheses as they come, a flat list of strings, one per sentence; only "
-                    "the references are grouped, into a list of streams. Three calls give "
-                    "this error: the hypotheses wrapped in a list ([hypotheses]), the two "
-                    "arguments swapped (the streams first), or hypotheses split into words. "
-                    "Call sacrebleu.corpus_bleu(hypotheses, streams).",
+                    "Each element of `hyps` should be a string": _hypotheses_hint(
+                        hypotheses, references
+                    ),
                     "Reference sentence": _ONE_STREAM_HINT,
                     "does not match": _ONE_STREAM_HINT,
                     "NoneType": "A None in the streams is fine for sacrebleu; it must not "

@@ -59,6 +59,7 @@ def _sgd_variant(
     stale_grads=None,
     target="labels",
     unpacked=(0, 1, 2),
+    shifted_again=False,
 ):
     """The state after a (possibly mistaken) SGD step from ``start_state``;
     ``stale_grads`` (name -> tensor) are gradients left over from an earlier step;
@@ -73,6 +74,8 @@ def _sgd_variant(
         if stale_grads and name in stale_grads:
             p.grad = stale_grads[name].detach().clone()
     src, decoder_input, labels = (batch[i] for i in unpacked)
+    if shifted_again:  # the tutorials' slices for an unshifted target, applied once more
+        decoder_input, labels = decoder_input[:, :-1], labels[:, 1:]
     for _ in range(steps):
         if inputs == "swapped":
             logits = model(decoder_input, src)
@@ -89,6 +92,11 @@ def _sgd_variant(
         elif clip is not None and mode == "each":
             for p in model.parameters():
                 torch.nn.utils.clip_grad_norm_([p], clip)
+        elif clip is not None and mode == "sum_of_norms":  # the norms added, not squared
+            grads = [p.grad for p in model.parameters() if p.grad is not None]
+            total = float(sum(g.double().norm() for g in grads))
+            for g in grads:
+                g.mul_(min(1.0, clip / (total + 1e-6)))
         elif clip is not None and mode == "always":  # scaled to clip, also up
             grads = [p.grad for p in model.parameters() if p.grad is not None]
             total = torch.sqrt(sum((g.double() ** 2).sum() for g in grads))
@@ -290,6 +298,14 @@ def _diagnose_step(
         "You clipped each parameter's gradient norm on its own; the contract clips "
         "the norm of all gradients together (one call, clip_grad_norm_("
         "model.parameters(), clip_norm)).": dict(clip=clip, mode="each"),
+        "Your clipping takes the sum of the parameters' gradient norms as the total norm "
+        "(sum(g.norm() for g in grads)); the total 2-norm of all the gradients together is "
+        "the square root of the sum of their squared norms, sqrt(sum(g.norm() ** 2 for g in "
+        "grads)). The sum of the norms is larger, so your gradients are scaled down too much, "
+        "and also when their total norm is within clip_norm. Use "
+        "torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm).": dict(
+            clip=clip, mode="sum_of_norms"
+        ),
         "You clipped with 1.0 whatever clip_norm was passed: use the argument.": dict(clip=1.0),
         "The optimizer stepped twice (or the step was repeated): one forward, one "
         "backward, one optimizer.step() per call.": dict(clip=clip, steps=2),
@@ -300,6 +316,12 @@ def _diagnose_step(
         "so the teacher-forcing shift is lost. loss = loss_fn(logits, labels).": dict(
             clip=clip, target="decoder_input"
         ),
+        "Your step shifts the target a second time: the model reads decoder_input[:, :-1] "
+        "and the loss scores labels[:, 1:], the slices tutorials apply to an unshifted "
+        "target. make_batches has already shifted it (decoder_input = [<bos>] + target, "
+        "labels = target + [<eos>]), so each position is trained to predict the token two "
+        "places ahead, and the last column is never read. Use the batch as it is: "
+        "loss_fn(model(src, decoder_input), labels).": dict(clip=clip, shifted_again=True),
         **{
             f"The update was computed with the model called as {call}. {_FORWARD}": dict(
                 clip=clip, inputs=inputs
@@ -335,6 +357,7 @@ def _diagnose_step(
                 or v.get("inputs")
                 or v.get("target")
                 or v.get("unpacked")
+                or v.get("shifted_again")
             },
         }
     for message, change in mistakes.items():
