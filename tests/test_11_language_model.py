@@ -1930,7 +1930,8 @@ def _filtered(logits, top_k, top_p, *, top_p_rule="right", map_back="scatter", f
             remove = (cumulative - probs) >= top_p
             remove = torch.cat([torch.zeros_like(remove[..., :1]), remove[..., :-1]], -1)
         elif top_p_rule == "ties_kept":  # every token tied with the crossing one is kept
-            count = ((cumulative - probs) < top_p).sum(-1, keepdim=True)
+            # at least one token kept: top_p=0.0 counts none
+            count = ((cumulative - probs) < top_p).sum(-1, keepdim=True).clamp(min=1)
             remove = probs < probs.gather(-1, count - 1)
         else:
             remove = (cumulative - probs) >= top_p
@@ -2431,6 +2432,34 @@ def _sample_gumbel(logits, temperature=1.0, top_k=None, top_p=None, generator=No
     kept = _filtered(logits / temperature, top_k, top_p)
     uniform = torch.rand(kept.shape, generator=generator).clamp(1e-12, 1 - 1e-7)
     return (kept - torch.log(-torch.log(uniform))).argmax(-1)
+
+
+def _sample_keep_mask(*, guard=True, truthy=False, gumbel=False):
+    """Top-p as a keep mask (keep a token while the mass before it is below top_p), with
+    or without the guard that keeps the first sorted column; ``truthy`` tests ``if top_p:``
+    (0.0 taken for None); ``gumbel`` draws with the Gumbel-max trick (no error when a row
+    is emptied: the argmax of all -inf is token 0)."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.argmax(-1)
+        logits = logits / temperature
+        if top_k is not None:
+            kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+            logits = logits.masked_fill(logits < kth, float("-inf"))
+        if top_p if truthy else top_p is not None:
+            probs, order = torch.softmax(logits, -1).sort(dim=-1, descending=True)
+            keep = probs.cumsum(-1) - probs < top_p  # (batch, vocab), sorted order
+            if guard:
+                keep[..., 0] = True
+            keep = keep.scatter(-1, order, keep)
+            logits = logits.masked_fill(~keep, float("-inf"))
+        if gumbel:
+            uniform = torch.rand(logits.shape, generator=generator).clamp(1e-12, 1 - 1e-7)
+            return (logits - torch.log(-torch.log(uniform))).argmax(-1)
+        return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+    return _named("sample", sample)
 
 
 # ------------------------------------------------ round 14: gradients, memory layout, starts
@@ -3632,6 +3661,20 @@ MISTAKES = [
         _named("next_token_batches", _batches_inner_starts),
         r"^(?![\s\S]*last valid start)[\s\S]*the starts 0, \d+ never occur",
     ),
+    # blind14b: uncaught (no top_p was 0.0, the one value where the mass before the first
+    # sorted token reaches top_p): a top-p without the guard empties every row there
+    Mistake(
+        check_sample,
+        _sample_keep_mask(guard=False),
+        r"(?s)probability tensor contains.*top_p=0\.0 the nucleus is the most probable token "
+        r"alone.*guard that keeps the most probable token is missing",
+    ),
+    Mistake(
+        check_sample,
+        _sample_keep_mask(guard=False, gumbel=True),
+        r"top_p=0\.0 .*yours gave token \d+ in row \d+, whose argmax is \d+.*first sorted column",
+    ),
+    Mistake(check_sample, _sample_keep_mask(truthy=True), r"`if top_p:` is False for 0\.0"),
 ]
 
 CORRECT = [
@@ -3661,6 +3704,8 @@ CORRECT = [
     Correct(check_sample, _named("sample", _sample_sorted_space())),
     # ties at the top-p threshold: keeping every token tied with the crossing one passes
     Correct(check_sample, _named("sample", _sampler(top_p_rule="ties_kept"))),
+    # top-p as a keep mask, the first sorted column always kept
+    Correct(check_sample, _sample_keep_mask()),
     Correct(check_RMSNorm, NormRsqrtFloat32),
     Correct(check_apply_rotary, _named("apply_rotary", _rotary_flat_rows_reshaped)),
     Correct(check_GPT, GptFunctionalTied),
