@@ -46,6 +46,22 @@ def _batches_generator_by_position(tokens, block_size, batch_size, generator):
     return tokens[positions], tokens[positions + 1]
 
 
+def _batches_randint_size(form):
+    """torch.randint's size an int, not a tuple: by keyword, size=batch_size ("keyword"),
+    or as randint(high, batch_size) ("high"), which reads like randint(low, high)."""
+
+    def next_token_batches(tokens, block_size, batch_size, generator):
+        high = len(tokens) - block_size
+        if form == "keyword":
+            starts = torch.randint(0, high, size=batch_size, generator=generator)
+        else:
+            starts = torch.randint(high, batch_size, generator=generator)
+        positions = starts[:, None] + torch.arange(block_size)  # (batch_size, block_size)
+        return tokens[positions], tokens[positions + 1]
+
+    return _named("next_token_batches", next_token_batches)
+
+
 def _batches_without_replacement(tokens, block_size, batch_size, generator):
     """Distinct starts: a random permutation of every start, cut to batch_size."""
     order = torch.randperm(len(tokens) - block_size, generator=generator)
@@ -3675,6 +3691,18 @@ MISTAKES = [
         r"top_p=0\.0 .*yours gave token \d+ in row \d+, whose argmax is \d+.*first sorted column",
     ),
     Mistake(check_sample, _sample_keep_mask(truthy=True), r"`if top_p:` is False for 0\.0"),
+    # blind14b: told "the generator went in by position" (the Generator in the signatures
+    # PyTorch lists as expected)
+    Mistake(
+        check_next_token_batches,
+        _batches_randint_size("keyword"),
+        r"^(?![\s\S]*by position)[\s\S]*size as a bare int: the size must be a tuple",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _batches_randint_size("high"),
+        r"^(?![\s\S]*by position)[\s\S]*either the size is missing.*or it went in as a bare int",
+    ),
 ]
 
 CORRECT = [

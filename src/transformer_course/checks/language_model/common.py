@@ -3,6 +3,7 @@ the probe of a module's randomness in train mode."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import torch
@@ -57,11 +58,72 @@ def _same_in_train_mode(c: Any, cls: Any, args: tuple, x: torch.Tensor, name: st
     c.fail(_RANDOM_IN_TRAIN.format(built=built, told=told, name=name))
 
 
+def _positional_types(exc: BaseException) -> list[str] | None:
+    """The types of the positional arguments of a call PyTorch refused ("... received an
+    invalid combination of arguments - got (int, int, int, generator=torch._C.Generator),
+    but expected one of: ..."), or None for another error."""
+    got = _got_types(exc)
+    return None if got is None else [part for part in got if "=" not in part]
+
+
+def _generator_by_position(exc: BaseException) -> bool:
+    """Whether a generator went into a torch sampler by position: a positional argument
+    of the refused call is a Generator, or a positional parameter got one ("argument
+    'replacement' (position 3) must be bool, not torch._C.Generator"). A Generator named
+    only in the signatures PyTorch lists as expected is not one."""
+    if not isinstance(exc, TypeError):
+        return False
+    positional = _positional_types(exc)
+    if positional is not None:
+        return any("Generator" in part for part in positional)
+    return bool(re.search(r"\(position \d+\) must be \w+, not \S*Generator", str(exc)))
+
+
 #: a generator passed by position where torch's samplers take it by keyword only
 GENERATOR_BY_KEYWORD = (
-    lambda exc: isinstance(exc, TypeError) and "Generator" in str(exc),
+    _generator_by_position,
     "The generator went in by position: torch.randint and torch.multinomial take it by "
     "keyword only (torch.multinomial's third positional argument is replacement). Pass "
     "generator=generator: torch.randint(low, high, size, generator=generator), "
     "torch.multinomial(probs, 1, generator=generator).",
+)
+
+
+def _got_types(exc: BaseException) -> list[str] | None:
+    """Every argument of a call PyTorch refused, as its error lists them (positional
+    types, then name=type), or None for another error."""
+    found = re.search(r"invalid combination of arguments - got \(([^)]*)\)", str(exc))
+    return None if found is None else [part for part in found.group(1).split(", ") if part]
+
+
+def _randint_size(exc: BaseException) -> str:
+    """For torch.randint refused with a size that is an int, or no size: what it got."""
+    if not (isinstance(exc, TypeError) and "randint()" in str(exc)):
+        return ""
+    got = _got_types(exc) or []
+    positional = [part for part in got if "=" not in part]
+    if "size=int" in got or positional == ["int", "int", "int"]:
+        return "bare"
+    if positional == ["int", "int"] and not any(part.startswith("size=") for part in got):
+        return "two"
+    return ""
+
+
+_RANDINT_BARE = (
+    "torch.randint got its size as a bare int: the size must be a tuple, (batch_size,) "
+    "(unlike torch.randperm(n) or torch.zeros(n), torch.randint takes no int for its "
+    "size). Draw the starts with torch.randint(low, high, (batch_size,), "
+    "generator=generator)."
+)
+_RANDINT_TWO = (
+    "torch.randint got two ints and no tuple: either the size is missing, "
+    "torch.randint(low, high), or it went in as a bare int, torch.randint(high, "
+    "batch_size). The size must be a tuple, (batch_size,): torch.randint(low, high, "
+    "(batch_size,), generator=generator)."
+)
+
+#: torch.randint's size given as a bare int (or left out), e.g. randint(low, high, n)
+RANDINT_SIZE_INT = (
+    lambda exc: bool(_randint_size(exc)),
+    lambda exc: _RANDINT_BARE if _randint_size(exc) == "bare" else _RANDINT_TWO,
 )
