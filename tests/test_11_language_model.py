@@ -957,6 +957,74 @@ class AttentionMaskAfterSoftmax(_Attention):
         return self.w_o(merge_heads(weights @ v))
 
 
+class NormLazyGain(nn.Module):
+    """The gain created on the first call, from x's width: a fresh module has no weight."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+
+    def forward(self, x):
+        if not hasattr(self, "weight"):
+            self.weight = nn.Parameter(torch.ones(x.shape[-1]))
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class AttentionOutputInForward(ref.CausalSelfAttention):
+    """w_o built in forward, on every call."""
+
+    def __init__(self, d_model, num_heads, base=10000.0):
+        super().__init__(d_model, num_heads, base)
+        del self.w_o
+
+    def forward(self, x):
+        self.w_o = nn.Linear(x.shape[-1], x.shape[-1], bias=False)
+        return super().forward(x)
+
+
+class GptEmbeddingReset(ref.GPT):
+    """The embedding's reset_parameters() called at the start of forward: redrawn, and
+    the loaded weights lost, on every call."""
+
+    def forward(self, ids):
+        self.embedding.reset_parameters()
+        return super().forward(ids)
+
+
+class NormGainAsBuffer(ref.RMSNorm):
+    """The gain wrapped in nn.Buffer (a state-dict entry, not a parameter): never trained."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        del self.weight
+        self.weight = nn.Buffer(torch.ones(d_model))
+
+
+class AttentionMaskBuffer(_Attention):
+    """nanoGPT's causal mask kept as a buffer with the default persistent=True: an extra
+    state-dict key, "tril"."""
+
+    def __init__(self, d_model, num_heads, base=10000.0):
+        super().__init__(d_model, num_heads, base)
+        self.register_buffer("tril", torch.tril(torch.ones(64, 64)).bool())
+
+
+class GptPositionsBuffer(ref.GPT):
+    """Hugging Face's position_ids kept as a persistent buffer: an extra state-dict key."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        self.register_buffer("position_ids", torch.arange(512)[None])
+
+
+class BlockSecondNormSwapped(ref.DecoderBlock):
+    """The second norm built as RMSNorm(eps, d_model): torch.ones refuses the float eps."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.norm2 = ref.RMSNorm(eps, d_model)
+
+
 class GptEmbeddingNotTransposed(ref.GPT):
     """The logits through the embedding matrix as stored, without .T (b11b)."""
 
@@ -3702,6 +3770,33 @@ MISTAKES = [
         check_next_token_batches,
         _batches_randint_size("high"),
         r"^(?![\s\S]*by position)[\s\S]*either the size is missing.*or it went in as a bare int",
+    ),
+    # blind14b: a buffer for a weight named among four causes; persistent tables told as
+    # misnamed submodules; RMSNorm(eps, d_model) told as PyTorch's TypeError alone
+    Mistake(check_RMSNorm, NormGainAsBuffer, r"weight is registered as a buffer.*nn\.Parameter"),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMaskBuffer,
+        r"extra entries \['tril'\], which are buffers.*persistent=False",
+    ),
+    Mistake(check_GPT, GptPositionsBuffer, r"extra entries \['position_ids'\].*persistent=False"),
+    Mistake(
+        check_DecoderBlock,
+        BlockSecondNormSwapped,
+        r"(?s)TypeError.*gains norm2\.weight have 7 entries.*RMSNorm\(eps, d_model\)",
+    ),
+    # blind14b: layers built in forward told as misnamed keys; weights redrawn in forward
+    # told "differs from the reference"
+    Mistake(check_RMSNorm, NormLazyGain, r"lacks the state-dict keys \['weight'\].*in __init__"),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionOutputInForward,
+        r"lacks the state-dict keys \['w_o\.weight'\], which appear only once it has been called",
+    ),
+    Mistake(
+        check_GPT,
+        GptEmbeddingReset,
+        r"changed the module's weights: after the call, embedding\.weight is no longer",
     ),
 ]
 
