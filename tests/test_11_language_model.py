@@ -671,6 +671,26 @@ def _rotate_half_neox(x, cos, sin):
     return x * cos + rotated * sin
 
 
+def _rotate_half_tables(doubled):
+    """rotate_half with the tables doubled along the positions ("positions", torch.cat
+    along dim 0) or not doubled at all ("none")."""
+
+    def apply_rotary(x, cos, sin):
+        if doubled == "positions":
+            cos, sin = torch.cat([cos, cos], 0), torch.cat([sin, sin], 0)
+        x1, x2 = x.chunk(2, dim=-1)
+        return x * cos.to(x.dtype) + torch.cat([-x2, x1], -1) * sin.to(x.dtype)
+
+    return _named("apply_rotary", apply_rotary)
+
+
+def _rotary_split_at_length(x, cos, sin):
+    """The split point read from x's length axis, x.shape[-2], not its features."""
+    half = x.shape[-2]
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], -1).to(x.dtype)
+
+
 def _rotate_tables_unsqueezed(x, cos, sin):
     """cos and sin unsqueezed for a (batch, len, heads, d_head) layout: (len, 1, d/2)."""
     cos, sin = cos.unsqueeze(1).to(x.dtype), sin.unsqueeze(1).to(x.dtype)
@@ -3797,6 +3817,29 @@ MISTAKES = [
         check_GPT,
         GptEmbeddingReset,
         r"changed the module's weights: after the call, embedding\.weight is no longer",
+    ),
+    # blind14b: PyTorch's size clash with "print both shapes", or "the split point must be
+    # x.shape[-1] // 2" without what it followed
+    Mistake(
+        check_apply_rotary,
+        _rotate_half_tables("positions"),
+        r"(?s)must match.*tables were doubled along the positions.*cat\(\[cos, cos\], dim=-1\)",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _rotate_half_tables("none"),
+        r"^(?![\s\S]*along the positions)[\s\S]*needs the tables doubled along the features",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_split_at_length),
+        r"your split point follows len, the number of positions",
+    ),
+    # blind14b: "contains NaN or inf" alone
+    Mistake(
+        check_rotary_embedding,
+        _rope_theta(lambda i, d, base: 1.0 / (2 * i / d) ** base),
+        r"torch\.pow's arguments are swapped",
     ),
 ]
 
