@@ -1002,6 +1002,13 @@ class AttentionOutputInForward(ref.CausalSelfAttention):
         return super().forward(x)
 
 
+class GptBlocksCalledAtOnce(ref.GPT):
+    """The ModuleList of blocks called on the embeddings in one expression."""
+
+    def forward(self, ids):
+        return self.norm(self.layers(self.embedding(ids))) @ self.embedding.weight.T
+
+
 class GptEmbeddingReset(ref.GPT):
     """The embedding's reset_parameters() called at the start of forward: redrawn, and
     the loaded weights lost, on every call."""
@@ -3840,6 +3847,12 @@ MISTAKES = [
         check_rotary_embedding,
         _rope_theta(lambda i, d, base: 1.0 / (2 * i / d) ** base),
         r"torch\.pow's arguments are swapped",
+    ),
+    # blind14b: PyTorch's NotImplementedError alone
+    Mistake(
+        check_GPT,
+        GptBlocksCalledAtOnce,
+        r"(?s)ModuleList\] is missing.*has no forward of its own.*for layer in self\.layers",
     ),
 ]
 
