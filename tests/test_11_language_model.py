@@ -46,6 +46,22 @@ def _batches_generator_by_position(tokens, block_size, batch_size, generator):
     return tokens[positions], tokens[positions + 1]
 
 
+def _batches_randint_size(form):
+    """torch.randint's size an int, not a tuple: by keyword, size=batch_size ("keyword"),
+    or as randint(high, batch_size) ("high"), which reads like randint(low, high)."""
+
+    def next_token_batches(tokens, block_size, batch_size, generator):
+        high = len(tokens) - block_size
+        if form == "keyword":
+            starts = torch.randint(0, high, size=batch_size, generator=generator)
+        else:
+            starts = torch.randint(high, batch_size, generator=generator)
+        positions = starts[:, None] + torch.arange(block_size)  # (batch_size, block_size)
+        return tokens[positions], tokens[positions + 1]
+
+    return _named("next_token_batches", next_token_batches)
+
+
 def _batches_without_replacement(tokens, block_size, batch_size, generator):
     """Distinct starts: a random permutation of every start, cut to batch_size."""
     order = torch.randperm(len(tokens) - block_size, generator=generator)
@@ -655,6 +671,26 @@ def _rotate_half_neox(x, cos, sin):
     return x * cos + rotated * sin
 
 
+def _rotate_half_tables(doubled):
+    """rotate_half with the tables doubled along the positions ("positions", torch.cat
+    along dim 0) or not doubled at all ("none")."""
+
+    def apply_rotary(x, cos, sin):
+        if doubled == "positions":
+            cos, sin = torch.cat([cos, cos], 0), torch.cat([sin, sin], 0)
+        x1, x2 = x.chunk(2, dim=-1)
+        return x * cos.to(x.dtype) + torch.cat([-x2, x1], -1) * sin.to(x.dtype)
+
+    return _named("apply_rotary", apply_rotary)
+
+
+def _rotary_split_at_length(x, cos, sin):
+    """The split point read from x's length axis, x.shape[-2], not its features."""
+    half = x.shape[-2]
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], -1).to(x.dtype)
+
+
 def _rotate_tables_unsqueezed(x, cos, sin):
     """cos and sin unsqueezed for a (batch, len, heads, d_head) layout: (len, 1, d/2)."""
     cos, sin = cos.unsqueeze(1).to(x.dtype), sin.unsqueeze(1).to(x.dtype)
@@ -939,6 +975,81 @@ class AttentionMaskAfterSoftmax(_Attention):
         weights = torch.softmax(q @ k.transpose(-2, -1) / self.d_head**0.5, -1)
         weights = weights.masked_fill(~look_ahead_mask(length), 0.0)
         return self.w_o(merge_heads(weights @ v))
+
+
+class NormLazyGain(nn.Module):
+    """The gain created on the first call, from x's width: a fresh module has no weight."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+
+    def forward(self, x):
+        if not hasattr(self, "weight"):
+            self.weight = nn.Parameter(torch.ones(x.shape[-1]))
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class AttentionOutputInForward(ref.CausalSelfAttention):
+    """w_o built in forward, on every call."""
+
+    def __init__(self, d_model, num_heads, base=10000.0):
+        super().__init__(d_model, num_heads, base)
+        del self.w_o
+
+    def forward(self, x):
+        self.w_o = nn.Linear(x.shape[-1], x.shape[-1], bias=False)
+        return super().forward(x)
+
+
+class GptBlocksCalledAtOnce(ref.GPT):
+    """The ModuleList of blocks called on the embeddings in one expression."""
+
+    def forward(self, ids):
+        return self.norm(self.layers(self.embedding(ids))) @ self.embedding.weight.T
+
+
+class GptEmbeddingReset(ref.GPT):
+    """The embedding's reset_parameters() called at the start of forward: redrawn, and
+    the loaded weights lost, on every call."""
+
+    def forward(self, ids):
+        self.embedding.reset_parameters()
+        return super().forward(ids)
+
+
+class NormGainAsBuffer(ref.RMSNorm):
+    """The gain wrapped in nn.Buffer (a state-dict entry, not a parameter): never trained."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        del self.weight
+        self.weight = nn.Buffer(torch.ones(d_model))
+
+
+class AttentionMaskBuffer(_Attention):
+    """nanoGPT's causal mask kept as a buffer with the default persistent=True: an extra
+    state-dict key, "tril"."""
+
+    def __init__(self, d_model, num_heads, base=10000.0):
+        super().__init__(d_model, num_heads, base)
+        self.register_buffer("tril", torch.tril(torch.ones(64, 64)).bool())
+
+
+class GptPositionsBuffer(ref.GPT):
+    """Hugging Face's position_ids kept as a persistent buffer: an extra state-dict key."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        self.register_buffer("position_ids", torch.arange(512)[None])
+
+
+class BlockSecondNormSwapped(ref.DecoderBlock):
+    """The second norm built as RMSNorm(eps, d_model): torch.ones refuses the float eps."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.norm2 = ref.RMSNorm(eps, d_model)
 
 
 class GptEmbeddingNotTransposed(ref.GPT):
@@ -1930,7 +2041,8 @@ def _filtered(logits, top_k, top_p, *, top_p_rule="right", map_back="scatter", f
             remove = (cumulative - probs) >= top_p
             remove = torch.cat([torch.zeros_like(remove[..., :1]), remove[..., :-1]], -1)
         elif top_p_rule == "ties_kept":  # every token tied with the crossing one is kept
-            count = ((cumulative - probs) < top_p).sum(-1, keepdim=True)
+            # at least one token kept: top_p=0.0 counts none
+            count = ((cumulative - probs) < top_p).sum(-1, keepdim=True).clamp(min=1)
             remove = probs < probs.gather(-1, count - 1)
         else:
             remove = (cumulative - probs) >= top_p
@@ -2431,6 +2543,34 @@ def _sample_gumbel(logits, temperature=1.0, top_k=None, top_p=None, generator=No
     kept = _filtered(logits / temperature, top_k, top_p)
     uniform = torch.rand(kept.shape, generator=generator).clamp(1e-12, 1 - 1e-7)
     return (kept - torch.log(-torch.log(uniform))).argmax(-1)
+
+
+def _sample_keep_mask(*, guard=True, truthy=False, gumbel=False):
+    """Top-p as a keep mask (keep a token while the mass before it is below top_p), with
+    or without the guard that keeps the first sorted column; ``truthy`` tests ``if top_p:``
+    (0.0 taken for None); ``gumbel`` draws with the Gumbel-max trick (no error when a row
+    is emptied: the argmax of all -inf is token 0)."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.argmax(-1)
+        logits = logits / temperature
+        if top_k is not None:
+            kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+            logits = logits.masked_fill(logits < kth, float("-inf"))
+        if top_p if truthy else top_p is not None:
+            probs, order = torch.softmax(logits, -1).sort(dim=-1, descending=True)
+            keep = probs.cumsum(-1) - probs < top_p  # (batch, vocab), sorted order
+            if guard:
+                keep[..., 0] = True
+            keep = keep.scatter(-1, order, keep)
+            logits = logits.masked_fill(~keep, float("-inf"))
+        if gumbel:
+            uniform = torch.rand(logits.shape, generator=generator).clamp(1e-12, 1 - 1e-7)
+            return (logits - torch.log(-torch.log(uniform))).argmax(-1)
+        return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+    return _named("sample", sample)
 
 
 # ------------------------------------------------ round 14: gradients, memory layout, starts
@@ -3632,6 +3772,88 @@ MISTAKES = [
         _named("next_token_batches", _batches_inner_starts),
         r"^(?![\s\S]*last valid start)[\s\S]*the starts 0, \d+ never occur",
     ),
+    # blind14b: uncaught (no top_p was 0.0, the one value where the mass before the first
+    # sorted token reaches top_p): a top-p without the guard empties every row there
+    Mistake(
+        check_sample,
+        _sample_keep_mask(guard=False),
+        r"(?s)probability tensor contains.*top_p=0\.0 the nucleus is the most probable token "
+        r"alone.*guard that keeps the most probable token is missing",
+    ),
+    Mistake(
+        check_sample,
+        _sample_keep_mask(guard=False, gumbel=True),
+        r"top_p=0\.0 .*yours gave token \d+ in row \d+, whose argmax is \d+.*first sorted column",
+    ),
+    Mistake(check_sample, _sample_keep_mask(truthy=True), r"`if top_p:` is False for 0\.0"),
+    # blind14b: told "the generator went in by position" (the Generator in the signatures
+    # PyTorch lists as expected)
+    Mistake(
+        check_next_token_batches,
+        _batches_randint_size("keyword"),
+        r"^(?![\s\S]*by position)[\s\S]*size as a bare int: the size must be a tuple",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _batches_randint_size("high"),
+        r"^(?![\s\S]*by position)[\s\S]*either the size is missing.*or it went in as a bare int",
+    ),
+    # blind14b: a buffer for a weight named among four causes; persistent tables told as
+    # misnamed submodules; RMSNorm(eps, d_model) told as PyTorch's TypeError alone
+    Mistake(check_RMSNorm, NormGainAsBuffer, r"weight is registered as a buffer.*nn\.Parameter"),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMaskBuffer,
+        r"extra entries \['tril'\], which are buffers.*persistent=False",
+    ),
+    Mistake(check_GPT, GptPositionsBuffer, r"extra entries \['position_ids'\].*persistent=False"),
+    Mistake(
+        check_DecoderBlock,
+        BlockSecondNormSwapped,
+        r"(?s)TypeError.*gains norm2\.weight have 7 entries.*RMSNorm\(eps, d_model\)",
+    ),
+    # blind14b: layers built in forward told as misnamed keys; weights redrawn in forward
+    # told "differs from the reference"
+    Mistake(check_RMSNorm, NormLazyGain, r"lacks the state-dict keys \['weight'\].*in __init__"),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionOutputInForward,
+        r"lacks the state-dict keys \['w_o\.weight'\], which appear only once it has been called",
+    ),
+    Mistake(
+        check_GPT,
+        GptEmbeddingReset,
+        r"changed the module's weights: after the call, embedding\.weight is no longer",
+    ),
+    # blind14b: PyTorch's size clash with "print both shapes", or "the split point must be
+    # x.shape[-1] // 2" without what it followed
+    Mistake(
+        check_apply_rotary,
+        _rotate_half_tables("positions"),
+        r"(?s)must match.*tables were doubled along the positions.*cat\(\[cos, cos\], dim=-1\)",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _rotate_half_tables("none"),
+        r"^(?![\s\S]*along the positions)[\s\S]*needs the tables doubled along the features",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_split_at_length),
+        r"your split point follows len, the number of positions",
+    ),
+    # blind14b: "contains NaN or inf" alone
+    Mistake(
+        check_rotary_embedding,
+        _rope_theta(lambda i, d, base: 1.0 / (2 * i / d) ** base),
+        r"torch\.pow's arguments are swapped",
+    ),
+    # blind14b: PyTorch's NotImplementedError alone
+    Mistake(
+        check_GPT,
+        GptBlocksCalledAtOnce,
+        r"(?s)ModuleList\] is missing.*has no forward of its own.*for layer in self\.layers",
+    ),
 ]
 
 CORRECT = [
@@ -3661,6 +3883,8 @@ CORRECT = [
     Correct(check_sample, _named("sample", _sample_sorted_space())),
     # ties at the top-p threshold: keeping every token tied with the crossing one passes
     Correct(check_sample, _named("sample", _sampler(top_p_rule="ties_kept"))),
+    # top-p as a keep mask, the first sorted column always kept
+    Correct(check_sample, _sample_keep_mask()),
     Correct(check_RMSNorm, NormRsqrtFloat32),
     Correct(check_apply_rotary, _named("apply_rotary", _rotary_flat_rows_reshaped)),
     Correct(check_GPT, GptFunctionalTied),

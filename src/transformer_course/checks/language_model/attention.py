@@ -27,7 +27,12 @@ from transformer_course.checking.oracles import causal_self_attention_f
 from transformer_course.checking.randomness import random_in_eval
 from transformer_course.reference import language_model as ref
 
-from .common import _same_in_train_mode
+from .common import (
+    _same_in_train_mode,
+    expect_layers_in_init,
+    expect_no_persistent_buffers,
+    expect_weights_kept,
+)
 from .rotary import _ADJACENT_NOTE, _BROADCAST
 
 
@@ -423,18 +428,21 @@ def _check_layer(
         for case in cases[1] if hidden else cases[0]:
             if before is not None:  # what the learner's own module tells before its shapes
                 before(c, cls, case)
+            reference = getattr(ref, name)(*args(case))
+            expect_no_persistent_buffers(c, cls, args(case), reference, name)
+            x = randn((case.batch, case.length, case.d_model), case.seed, scale=scale)
+            expect_layers_in_init(c, cls, args(case), x, reference, name)
             module, built, state = build(
                 c,
                 cls,
                 *args(case),
                 name=name,
-                reference=getattr(ref, name)(*args(case)),
+                reference=reference,
                 seed=case.seed,
                 mode="eval",
             )
             if inspect is not None:
                 inspect(c, module, built, case)
-            x = randn((case.batch, case.length, case.d_model), case.seed, scale=scale)
             what = f"{built}(x {tuple(x.shape)})"
             attention = name == "CausalSelfAttention"
             hints = _attention_hints(
@@ -447,6 +455,7 @@ def _check_layer(
             torch.manual_seed(case.seed)
             got = c.call(module, x, call_repr=what, hints=hints)
             expect_tensor_result(c, got, tuple(x.shape), what)
+            expect_weights_kept(c, module, state, what)
             # b12b: F.dropout in forward got "differs from the reference" alone
             torch.manual_seed(case.seed + 1)
             random = random_in_eval(what, got, c.call(module, x, call_repr=what, hints=hints))

@@ -11,7 +11,7 @@ from transformer_course.checking import Checker
 from transformer_course.checking.generators import generator_ignored
 from transformer_course.checking.hints import outer_axis_hint
 
-from .common import GENERATOR_BY_KEYWORD, _generator, _plain_generator
+from .common import GENERATOR_BY_KEYWORD, RANDINT_SIZE_INT, _generator, _plain_generator
 
 
 @dataclass(frozen=True)
@@ -382,6 +382,7 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
                 hints=[
                     ("out of bounds for dimension 0", _WINDOW_PAST_END),
                     GENERATOR_BY_KEYWORD,
+                    RANDINT_SIZE_INT,
                     outer_axis_hint(
                         ("batch_size", case.batch_size),
                         ("block_size", case.block_size),

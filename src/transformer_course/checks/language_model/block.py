@@ -203,6 +203,33 @@ def _inspect_block(c: Checker, module: nn.Module, built: str, case: _ModelCase) 
         )
 
 
+def _norm_arguments_swapped(cls, args: tuple) -> str:
+    """For a block whose construction raised a TypeError: whether its norms take eps where
+    their size belongs, RMSNorm(eps, d_model) (b14b: torch.ones(eps) refusing a float was
+    all it said). A probe with an int eps, a size no other argument has, builds: its norms'
+    gains then have that many entries."""
+    d_model = args[0]
+    size = next(n for n in range(7, 100) if n not in args)
+    try:
+        state = cls(d_model, *args[1:3], size).state_dict()
+    except Exception:  # the probe says nothing: the error is told as raised
+        return ""
+    norms = sorted(
+        key
+        for key, tensor in state.items()
+        if key.split(".")[0] in ("norm1", "norm2") and tuple(tensor.shape) == (size,)
+    )
+    if not norms:
+        return ""
+    return (
+        f"With an int eps, DecoderBlock{(d_model, *args[1:3], size)}, it builds, and the gains "
+        f"{', '.join(norms)} have {size} entries, the eps given, not d_model = {d_model}: "
+        "RMSNorm's arguments are swapped, RMSNorm(eps, d_model), so the float eps reached "
+        "torch.ones as its size. RMSNorm takes (d_model, eps): norm1 = RMSNorm(d_model, "
+        "eps), norm2 = RMSNorm(d_model, eps)."
+    )
+
+
 def _block_width(c: Checker, cls, case: _ModelCase) -> None:
     """Before the state-dict shapes are compared: a feed-forward whose hidden width is not
     the block's d_ff (blind9b-block-d-ff-hardcoded got "feed_forward.w1.weight has shape
@@ -223,6 +250,11 @@ def _block_width(c: Checker, cls, case: _ModelCase) -> None:
                 f"CausalSelfAttention(d_model, {fits[0]}): build it with the block's arguments, "
                 "CausalSelfAttention(d_model, num_heads)."
             )
+        return  # said by build()
+    except TypeError as exc:
+        swapped = _norm_arguments_swapped(cls, args)
+        if swapped:
+            c.fail(f"DecoderBlock{args} raised TypeError: {exc}. {swapped}")
         return  # said by build()
     except Exception:  # said by build()
         return

@@ -29,7 +29,13 @@ from .attention import (
     _ModelCase,
     _right_at,
 )
-from .common import _plain_generator, _same_in_train_mode
+from .common import (
+    _plain_generator,
+    _same_in_train_mode,
+    expect_layers_in_init,
+    expect_weights_kept,
+    persistent_buffers,
+)
 
 _UNTIED = (
     "Your output layer is not tied to the embedding: its weight is a separate matrix. Use "
@@ -420,6 +426,10 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             expected = state_shapes(reference)
             state = random_state(expected, case.seed)
             state["embedding.weight"] = state["embedding.weight"] * 3.0  # larger logits
+            probe_ids = torch.randint(
+                0, case.vocab, (case.batch, case.length), generator=_plain_generator(case.seed)
+            )
+            expect_layers_in_init(c, cls, args, probe_ids, reference, "GPT")
             count = functools.partial(_layer_count, num_layers=case.num_layers)
             try:  # the number of blocks first, before a long list of keys
                 blocks = count(cls(*args).state_dict())
@@ -453,6 +463,10 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
                     "nn.Linear(d_model, vocab_size, bias=False), or compute "
                     "x @ self.embedding.weight.T."
                 )
+            buffers = persistent_buffers(
+                module, [*expected, *(set(extra) - set(unexpected))], built
+            )
+            c.expect_true(not buffers, buffers)
             c.expect_true(
                 not unexpected,
                 f"{built} has unexpected state-dict keys {unexpected}: the contract's keys are "
@@ -470,6 +484,13 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             hints = [
                 *_attention_hints(case.batch, case.length, case.d_model, case.num_heads),
                 _untransposed_embedding_hint(case.batch * case.length, case.d_model, case.vocab),
+                (
+                    "Module [ModuleList] is missing the required",
+                    "An nn.ModuleList only holds the blocks (so that their weights are "
+                    "registered); it has no forward of its own and cannot be called, as an "
+                    "nn.Sequential could. Run the blocks in turn: for layer in self.layers: "
+                    "x = layer(x).",
+                ),
             ]
             got = c.call(module, ids, call_repr=what, hints=hints)
             if (
@@ -485,6 +506,7 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             ):
                 c.fail(_one_position_short(what, got, ids, state, case))
             expect_tensor_result(c, got, (case.batch, case.length, case.vocab), what)
+            expect_weights_kept(c, module, state, what)
             eps = 1e-5 if case.eps is None else case.eps
             oracle = functools.partial(gpt_f, ids, state, case.num_heads, case.num_layers, eps)
             where = functools.partial(_localise_gpt, module, ids, state, case)

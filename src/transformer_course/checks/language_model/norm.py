@@ -21,6 +21,8 @@ from transformer_course.checking.layers import (
 from transformer_course.checking.oracles import rms_norm_f
 from transformer_course.reference import language_model as ref
 
+from .common import expect_layers_in_init, expect_parameters_not_buffers
+
 
 @dataclass(frozen=True)
 class _NormCase:
@@ -441,6 +443,8 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
         for case in _HIDDEN_NORM if hidden else _VISIBLE_NORM:
             d_model = case.shape[-1]
             args = (d_model,) if case.eps is None else (d_model, case.eps)
+            probe = randn(case.shape, case.seed).to(case.dtype)
+            expect_layers_in_init(c, cls, args, probe, ref.RMSNorm(d_model), "RMSNorm")
             module, built, state = build(
                 c,
                 cls,
@@ -450,6 +454,7 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
                 seed=case.seed,
                 mode="eval",
             )
+            expect_parameters_not_buffers(c, module, ref.RMSNorm(d_model), built)
             x = randn(case.shape, case.seed) * (
                 0.5 + randn((*case.shape[:-1], 1), case.seed + 1).abs()
             )

@@ -170,6 +170,8 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                         "float64 is fine (the reference does); return cos.float() and "
                         "sin.float()."
                     )
+            if not all(bool(torch.isfinite(value).all()) for value in got):
+                c.expect_true(not _pow_swapped(rotary_embedding), f"{call}: {_POW_SWAPPED}")
             angles = rope_angles_f(case.length, case.d_head, base)
             table = {
                 _ONE_INDEXED: {"first": 1},
@@ -211,6 +213,44 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                 )
             )
         _judge_runs(c, runs, localise=lambda: _wrong_frequencies(runs, cases, rotary_embedding))
+
+
+_POW_SWAPPED = (
+    "cos and sin contain NaN or inf, and with base=2.0 your tables are those of theta_i = "
+    "1 / (2i / d_head) ** base (infinite for the first pair, 16, 4, ... for the others "
+    "where 2 ** (-2i / d_head) belongs): torch.pow's arguments are swapped, torch.pow("
+    "exponents, base) (or exponents ** base) raises each exponent to the power base. The "
+    "base goes first: theta = 1.0 / torch.pow(base, torch.arange(0, d_head, 2) / d_head), "
+    "or base ** (-torch.arange(0, d_head, 2) / d_head)."
+)
+
+
+def _pow_swapped(rotary_embedding) -> bool:
+    """For tables with NaN or inf: whether they are those of theta_i = 1 / (2i / d) **
+    base, torch.pow's arguments swapped (b14b: "contains NaN or inf" alone), told by a
+    probe with base 2, where the pairs after the first have finite angles (16 m, 4 m,
+    ...) and the first an infinite frequency."""
+    length, d_head, base = 4, 8, 2.0
+    try:
+        got = rotary_embedding(length, d_head, base)
+    except Exception:  # a probe: the error is told by the checks' own calls
+        return False
+    shape = (length, d_head // 2)
+    if not (
+        isinstance(got, tuple)
+        and len(got) == 2
+        and all(isinstance(t, torch.Tensor) and tuple(t.shape) == shape for t in got)
+    ):
+        return False
+    exponents = torch.arange(0, d_head, 2, dtype=torch.float64) / d_head  # (d_head // 2,)
+    theta = 1.0 / exponents[1:].pow(base)  # the pairs after the first: finite
+    angles = torch.arange(length, dtype=torch.float64)[:, None] * theta  # (length, pairs - 1)
+    tables = torch.stack([got[0].double(), got[1].double()])  # (2, length, d_head // 2)
+    expected = torch.stack([angles.cos(), angles.sin()])
+    return bool(
+        (~torch.isfinite(tables[..., 0])).any()
+        and torch.allclose(tables[..., 1:], expected, rtol=1e-3, atol=1e-3)
+    )
 
 
 _LOW_PRECISION = (
@@ -772,10 +812,83 @@ _BROADCAST = re.compile(
 )
 
 
-def _split_hint(d_head: int, ndim: int) -> Hint:
+def _clash(exc: BaseException, axis: int) -> set[int] | None:
+    """The two sizes of a broadcast error at ``axis`` (counted from the first), or None."""
+    found = _BROADCAST.search(str(exc))
+    if not found or int(found.group(3)) != axis:
+        return None
+    return {int(found.group(1)), int(found.group(2))}
+
+
+def _probe_clash(apply_rotary, length: int, d_head: int) -> set[int] | None:
+    """The sizes of the broadcast error apply_rotary raises on one head's x (length,
+    d_head) with its own tables, at axis 0 or 1 as {axis: sizes}; None when it does not
+    raise so."""
+    x = randn((length, d_head), 7)
+    try:
+        apply_rotary(x, *ref.rotary_embedding(length, d_head))
+    except Exception as exc:  # a probe: what the error says is read below
+        for axis in (0, 1):
+            sizes = _clash(exc, axis)
+            if sizes is not None:
+                return {axis: sizes}
+    return None
+
+
+def _split_follows_length(apply_rotary, d_head: int, length: int, other: int) -> str:
+    """For a half of x with ``other`` = len features: whether the split point follows the
+    length (b14b: half = cos.shape[0]), told by a second length (x (n, d_head), n another
+    size below d_head) whose half then has n features."""
+    if apply_rotary is None or other != length:
+        return ""
+    probe = next((n for n in range(2, d_head) if n not in (d_head // 2, length)), None)
+    if probe is None or _probe_clash(apply_rotary, probe, d_head) != {1: {probe, d_head // 2}}:
+        return ""
+    return (
+        f"One of your halves of x has {other} features where cos and sin have d_head // 2 "
+        f"= {d_head // 2} columns, and on x ({probe}, {d_head}) it has {probe}: your split "
+        "point follows len, the number of positions, not the features. It was read from "
+        "the tables' first axis (cos.shape[0], their positions) or from x.shape[-2]. The "
+        "split point is d_head // 2: half = x.shape[-1] // 2 (or cos.shape[-1]), a, b = "
+        "x[..., :half], x[..., half:]."
+    )
+
+
+def _tables_width_hint(apply_rotary, d_head: int, ndim: int) -> Hint:
+    """For a clash of d_head with d_head // 2 along the last axis: the tables used at
+    their width with something d_head wide; doubled along the positions (b14b:
+    cos.repeat(2, 1) for Hugging Face's rotate-half form) when a probe with d_head = 2
+    (tables of one column, which broadcast) clashes along the positions instead."""
+
+    def text(exc: BaseException) -> str:
+        if d_head < 4 or _clash(exc, ndim - 1) != {d_head, d_head // 2}:
+            return ""
+        length = 3
+        if _probe_clash(apply_rotary, length, 2) == {0: {length, 2 * length}}:
+            return (
+                f"x's d_head = {d_head} features met the tables' d_head // 2 = {d_head // 2} "
+                f"columns, and on x ({length}, 2) with tables ({length}, 1) (which broadcast "
+                f"along the features) the clash is of {length} with {2 * length} positions: "
+                "your tables were doubled along the positions (cos.repeat(2, 1), or "
+                "torch.cat([cos, cos], dim=0)), not along the features. The rotate-half form "
+                "x * cos + rotate_half(x) * sin needs them (len, d_head): "
+                "torch.cat([cos, cos], dim=-1), or cos.repeat(1, 2)."
+            )
+        return (
+            f"Something d_head = {d_head} wide (x, or a table doubled to d_head) met something "
+            f"d_head // 2 = {d_head // 2} wide (a table as given, or a half of x). The "
+            "rotate-half form x * cos + rotate_half(x) * sin needs the tables doubled along "
+            "the features, torch.cat([cos, cos], dim=-1); the halves' form, a * cos - b * sin "
+            "and a * sin + b * cos, uses them as they are."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
+def _split_hint(d_head: int, ndim: int, apply_rotary=None, length: int = 0) -> Hint:
     """For a size clash along the last axis of a part of x with cos or sin (d_head // 2
     columns), the part being neither a half nor the whole: the split point of x is not
-    the last axis halved."""
+    the last axis halved (said as following the length when a probe shows it)."""
 
     def text(exc: BaseException) -> str:
         found = _BROADCAST.search(str(exc))
@@ -785,6 +898,9 @@ def _split_hint(d_head: int, ndim: int) -> Hint:
         if d_head // 2 not in sizes or len(sizes) != 2 or d_head in sizes:
             return ""
         (other,) = sizes - {d_head // 2}
+        follows = _split_follows_length(apply_rotary, d_head, length, other)
+        if follows:
+            return follows
         return (
             f"One of your halves of x has {other} features where cos and sin have d_head // 2 "
             f"= {d_head // 2} columns: the split point must be x.shape[-1] // 2 (the last "
@@ -1003,7 +1119,8 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                 sin,
                 call_repr=call,
                 hints=[
-                    _split_hint(d_head, x.dim()),
+                    _split_hint(d_head, x.dim(), apply_rotary, length),
+                    _tables_width_hint(apply_rotary, d_head, x.dim()),
                     _split_size_hint(d_head, x.dim()),
                     *_axes_count_hints(x.dim()),
                     _tables_axis_hint(tuple(x.shape)),

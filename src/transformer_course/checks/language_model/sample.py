@@ -951,6 +951,7 @@ def check_sample(sample, *, hidden: bool = False) -> None:
         _sample_rows(c, sample, _HIDDEN_ROWS if hidden else _VISIBLE_ROWS)
         _sample_rows_top_k(c, sample, _HIDDEN_ROWS if hidden else _VISIBLE_ROWS)
         _sample_one_row(c, sample, cases[0].logits)
+        _sample_top_p_zero(c, sample, _FLAT2 if hidden else _FLAT, seed=141 if hidden else 41)
 
 
 def _sample_generator_used(c: Checker, sample, row: tuple[float, ...]) -> None:
@@ -992,3 +993,66 @@ def _sample_one_row(c: Checker, sample, row: tuple[float, ...]) -> None:
             call,
             _ONE_ROW.format(fix=_ONE_ROW_FIX[temperature]) if lost else "One token per row: (1,).",
         )
+
+
+_TOP_P_ZERO_EMPTIED = (
+    "With top_p=0.0 the nucleus is the most probable token alone (at least one token is "
+    "kept in every row), but your top-p removed every token of the row: the mass before "
+    "the first sorted token, 0, already reaches top_p=0.0, and a softmax over logits that "
+    "are all -inf is NaN. The guard that keeps the most probable token is missing: after "
+    "remove_sorted = before >= top_p, keep the first sorted column, "
+    "remove_sorted[..., 0] = False."
+)
+_TOP_P_ZERO_SKIPPED = (
+    "With top_p=0.0 the nucleus is the most probable token alone, but your sample drew "
+    "exactly what it draws with top_p=None (the same generator seed): top_p=0.0 was taken "
+    "for no top-p. `if top_p:` is False for 0.0 as for None: test `if top_p is not None:`."
+)
+_TOP_P_ZERO_OTHERS = (
+    "With top_p=0.0 the nucleus is the most probable token alone (at least one token is "
+    "kept in every row), so every row must give its argmax; yours gave token {token} in row "
+    "{row}, whose argmax is {top}. Remove a token only when the mass *before* it reaches "
+    "top_p, and always keep the first sorted column, the most probable token "
+    "(remove_sorted[..., 0] = False)."
+)
+
+
+def _sample_top_p_zero(c: Checker, sample, row: tuple[float, ...], seed: int) -> None:
+    """top_p=0.0: the smallest set whose mass reaches 0 is empty, and the contract keeps
+    at least one token, the most probable (b14b: without the guard remove_sorted[..., 0] =
+    False every token is removed there, and only there: the mass before the first sorted
+    token is 0, below any top_p > 0)."""
+    base = torch.tensor(row, dtype=torch.float32)  # (vocab,)
+    rows = 16
+    logits = torch.stack([base.roll(r) for r in range(rows)])  # (rows, vocab): argmax moves
+    call = f"sample(logits ({rows}, {len(row)}), temperature=1.0, top_p=0.0, generator=...)"
+    got = c.call(
+        sample,
+        logits,
+        temperature=1.0,
+        top_p=0.0,
+        generator=_generator(seed),
+        call_repr=call,
+        hints={"probability tensor contains": _TOP_P_ZERO_EMPTIED},
+    )
+    c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
+    c.expect_shape(got, (rows,), call, "One token per row of logits: (batch,).")
+    expected = logits.argmax(-1)  # (rows,)
+    wrong = torch.nonzero(got.long() != expected).flatten().tolist()
+    if not wrong:
+        c.ok()
+        return
+    try:
+        unfiltered = sample(logits, temperature=1.0, generator=_generator(seed))
+        skipped = isinstance(unfiltered, torch.Tensor) and torch.equal(unfiltered, got)
+    except Exception:  # the learner's error: the message below does not rely on it
+        skipped = False
+    r = wrong[0]
+    c.fail(
+        f"{call}: "
+        + (
+            _TOP_P_ZERO_SKIPPED
+            if skipped
+            else _TOP_P_ZERO_OTHERS.format(token=int(got[r]), row=r, top=int(expected[r]))
+        )
+    )

@@ -17,7 +17,7 @@ from transformer_course.checking.layers import (
 from transformer_course.checking.oracles import linear, swiglu_f
 from transformer_course.reference import language_model as ref
 
-from .common import _same_in_train_mode
+from .common import _same_in_train_mode, expect_layers_in_init
 
 _SWAP = (
     "Your gate and value are swapped: the SiLU goes on w1(x) (the gate), which then "
@@ -206,6 +206,9 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
         c.require_callable(cls)
         for case in _HIDDEN_FFN if hidden else _VISIBLE_FFN:
             d_model = case.shape[-1]
+            x = randn(case.shape, case.seed, scale=2.0)
+            reference = ref.SwiGLU(d_model, case.d_ff)
+            expect_layers_in_init(c, cls, (d_model, case.d_ff), x, reference, "SwiGLU")
             _hidden_width_hint(c, cls, d_model, case.d_ff)
             _swapped_w2_w3(c, cls, d_model, case.d_ff)
             module, built, state = build(
@@ -214,11 +217,10 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
                 d_model,
                 case.d_ff,
                 name="SwiGLU",
-                reference=ref.SwiGLU(d_model, case.d_ff),
+                reference=reference,
                 seed=case.seed,
                 mode="eval",
             )
-            x = randn(case.shape, case.seed, scale=2.0)
             what = f"{built}(x {tuple(x.shape)})"
             got = c.call(
                 module,
