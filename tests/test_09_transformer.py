@@ -1361,6 +1361,29 @@ def greedy_one_step_less(model, src_ids, max_len, bos_id, eos_id):
     return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id, steps=max_len - 1)
 
 
+def greedy_memory_kept_on_the_model(model, src_ids, max_len, bos_id, eos_id):
+    """The memory kept on the model after its first call (a cached attribute): a second
+    call with another source decodes the first one's memory."""
+    if not hasattr(model, "_cached_memory"):
+        model._cached_memory = model.encode(src_ids)
+    return greedy_decode_f(
+        _MemoryFixed(model, model._cached_memory), src_ids, max_len, bos_id, eos_id
+    )
+
+
+class _MemoryFixed:
+    """A model whose encode returns one memory whatever the source."""
+
+    def __init__(self, model, memory):
+        self.model, self.memory = model, memory
+
+    def encode(self, src_ids):
+        return self.memory
+
+    def __getattr__(self, name):
+        return getattr(self.model, name)
+
+
 def _greedy_variant(
     *,
     start=None,
@@ -1924,6 +1947,11 @@ MISTAKES = [
         check_greedy_decode, greedy_one_step_more, r"You generated \d+ tokens: at most max_len"
     ),
     Mistake(check_greedy_decode, greedy_one_step_less, r"Your rows stop at \d+ tokens"),
+    Mistake(
+        check_greedy_decode,
+        greedy_memory_kept_on_the_model,
+        r"(?s)Called twice on the same model.*Something from the first call was kept",
+    ),
     Mistake(check_greedy_decode, greedy_returns_list, r"returned a list"),
     Mistake(
         check_greedy_decode,

@@ -10,6 +10,7 @@ import torch
 from torch import nn
 
 from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking.formatting import short
 from transformer_course.checking.inputs import vocab_token_ids
 from transformer_course.checking.modules import random_state
 from transformer_course.checking.objects import course_object
@@ -187,6 +188,45 @@ def check_greedy_decode(greedy_decode, *, hidden: bool = False) -> None:
         cases = HIDDEN_GREEDY if hidden else VISIBLE_GREEDY
         for case in cases:
             _check_greedy_case(c, greedy_decode, case, cases)
+        _expect_nothing_kept_between_calls(c, greedy_decode, cases[0])
+
+
+def _expect_nothing_kept_between_calls(c: Checker, greedy_decode, case: _GreedyCase) -> None:
+    """Two calls on ONE model with two source batches of the same shape (the rows in the
+    other order): the second must decode its own source. Each case above builds a model
+    of its own, so a value kept from an earlier call on the same model (the encoder's
+    output cached in a mutable default argument, a global or an attribute of the model)
+    shows only here (blind14a-gd-memory-cached-in-mutable-default was accepted)."""
+    model = case.model()
+    first, second = case.src(), case.src().flip(0)  # (batch, len_src) each
+    args = (case.max_len, case.bos_id, case.eos_id)
+    expected = ref.greedy_decode(model, second, *args)
+    call = (
+        f"greedy_decode(model, src_ids {tuple(second.shape)}, max_len={case.max_len}, "
+        f"bos_id={case.bos_id}, eos_id={case.eos_id})"
+    )
+    with torch.no_grad():
+        c.call(greedy_decode, model, first.clone(), *args, call_repr=call)
+        got = c.call(greedy_decode, model, second.clone(), *args, call_repr=call)
+    if _same_tokens(got, expected):
+        return
+    with torch.no_grad():  # the same call on a model no call has seen
+        fresh = c.call(greedy_decode, case.model(), second.clone(), *args, call_repr=call)
+    if not _same_tokens(fresh, expected):
+        c.fail(
+            f"`{call}` [a source batch whose rows are case 1's in the other order] returned "
+            f"{short(fresh)}, expected {short(expected)}."
+        )
+    c.fail(
+        f"Called twice on the same model, first with one source batch and then with "
+        f"another of the same shape (the rows in the other order), your second call "
+        f"`{call}` returned {short(got)}, not {short(expected)}, which it does return on a "
+        "model no call has seen. Something from the first call was kept and used again: "
+        "most likely the encoder's output (memory) cached, in a mutable default argument "
+        "(def greedy_decode(..., cache={})), a global or an attribute set on the model. "
+        "Every call must encode its own src_ids: memory = model.encode(src_ids), once per "
+        "call."
+    )
 
 
 def _same_tokens(got, want: torch.Tensor) -> bool:
