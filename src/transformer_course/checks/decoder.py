@@ -868,8 +868,10 @@ def check_DecoderLayer(cls, *, hidden: bool = False) -> None:
 
 def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
     args = (case.d_model, case.num_heads, case.d_ff)
-    try:
-        module, built, state = build(
+
+    def build_layer():
+        """The case's layer, built, checked and loaded with the check's weights."""
+        return build(
             c,
             cls,
             *args,
@@ -880,6 +882,9 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             dropout=case.dropout,
             norm_first=case.norm_first,
         )
+
+    try:
+        module, built, state = build_layer()
     except CheckFailure as failure:
         # norms built without their gain and bias (elementwise_affine=False), read off the
         # keys of the layer constructed again
@@ -1025,17 +1030,7 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             lambda x, memory, src_mask, tgt_mask: decoder_layer_f(
                 x, memory, p, src_mask, tgt_mask, case.num_heads, norm_first=case.norm_first
             ),
-            lambda: build(
-                c,
-                cls,
-                *args,
-                name="DecoderLayer",
-                reference=ref.DecoderLayer(*args, case.dropout, case.norm_first),
-                seed=case.seed,
-                mode=case.mode,
-                dropout=case.dropout,
-                norm_first=case.norm_first,
-            )[0],
+            lambda: build_layer()[0],
         )
     if drop:
         x, memory = inputs.x, inputs.memory
