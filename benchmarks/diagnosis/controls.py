@@ -57,12 +57,14 @@ _BEFORE_ROUNDS = (
 
 #: the course after round 12's fixes, then with the single-edit diagnosis
 #: (checking.deviations), which was built while round 13's cases were written, then after
-#: round 14, which read round 13's uncaught and misnamed cases and fixed their classes
+#: round 14, which read round 13's uncaught and misnamed cases and fixed their classes,
+#: round 15 (round 13's located and generic cases), and rounds 16-17 (round 14's cases)
 _DEVIATIONS = (
     ("68a1a7c", "after round 12, before the single-edit diagnosis"),
     ("e57633d", "with the single-edit diagnosis"),
     ("d5d2d8b", "after round 14: round 13's uncaught and misnamed cases read and fixed"),
     ("4c718bc", "after round 15: round 13's located and generic cases read, lessons 01-11"),
+    ("3d8a5aa", "after rounds 16-17: round 14's cases and round 13's leftovers read and fixed"),
 )
 CONTROLS = (
     Control(
@@ -89,6 +91,14 @@ CONTROLS = (
         "round 13's cases, new to the benchmark (blind13a-g)",
         tuple(f"blind13{x}-" for x in "abcdefg"),
         _DEVIATIONS,
+    ),
+    Control(
+        "round 14's cases, new to the benchmark (blind14a-g)",
+        tuple(f"blind14{x}-" for x in "abcdefg"),
+        (
+            ("71949de", "after round 15: the cases' base, before they were read"),
+            _DEVIATIONS[-1],
+        ),
     ),
 )
 
