@@ -33,6 +33,8 @@ CODE = [ex for ex in EXERCISES if ex.kind != "quiz"]
 CODE_IDS = [f"{ex.lesson[:2]}-{ex.name}" for ex in CODE]
 QUIZZES = [ex for ex in EXERCISES if ex.kind == "quiz"]
 QUIZ_IDS = [f"{ex.lesson[:2]}-{ex.name}" for ex in QUIZZES]
+LETTER_QUIZZES = [ex for ex in QUIZZES if ex.check.quiz.choices]
+LETTER_QUIZ_IDS = [f"{ex.lesson[:2]}-{ex.name}" for ex in LETTER_QUIZZES]
 
 
 # ------------------------------------------------------------------ learner variants
@@ -234,7 +236,7 @@ def test_an_answer_of_the_wrong_form_is_told_what_to_return(ex):
         assert_rejected(ex.check, quiz_answer(value), expected)
 
 
-@pytest.mark.parametrize("ex", [ex for ex in QUIZZES if ex.check.quiz.choices], ids=str)
+@pytest.mark.parametrize("ex", LETTER_QUIZZES, ids=LETTER_QUIZ_IDS)
 def test_an_answer_hedged_between_two_letters_is_refused(ex):
     """ "b or c" (the right letter first) once read as "b": a hedge is no answer."""
     quiz = ex.check.quiz
@@ -247,7 +249,7 @@ def test_an_answer_hedged_between_two_letters_is_refused(ex):
         assert_rejected(ex.check, quiz_answer(form), r"two letters.*one letter")
 
 
-@pytest.mark.parametrize("ex", [ex for ex in QUIZZES if ex.check.quiz.choices], ids=str)
+@pytest.mark.parametrize("ex", LETTER_QUIZZES, ids=LETTER_QUIZ_IDS)
 def test_a_letter_written_without_quotes_is_told_to_use_them(ex):
     """`return b` raises NameError in the learner's function: the quotes are named."""
     quiz = ex.check.quiz
