@@ -2934,7 +2934,7 @@ def test_beam_search_names_a_free_eos_and_a_normalised_live_score(old, new, expe
 def test_beam_search_keeps_the_expand_hint_for_other_size_mismatches():
     """The sizes of a memory of the whole batch (3 sentences against one hypothesis, at
     dimension 0) are not the scores' and the vocabulary's."""
-    hint = checks.beam._size_mismatch_hint(3)
+    hint = checks.beam.beam_size_mismatch_hint(3)
     error = RuntimeError(
         "The size of tensor a (3) must match the size of tensor b (1) at non-singleton dimension 0"
     )

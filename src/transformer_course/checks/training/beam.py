@@ -500,7 +500,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                         alpha,
                         call_repr=what,
                         hints={
-                            "must match the size": _size_mismatch_hint(beam_size),
+                            "must match the size": beam_size_mismatch_hint(beam_size),
                             "unsupported operand type(s) for -: 'list' and 'list'": "Lists "
                             "cannot be subtracted: a hypothesis is extended by concatenation, "
                             "tokens + [token] (a new list); its score by addition, score + "
@@ -668,7 +668,7 @@ def _empty_decoder_input(beam_search, model, src, setting) -> tuple[int, ...] | 
     return next((shape for shape in shapes if len(shape) == 2 and shape[1] == 0), None)
 
 
-def _size_mismatch_hint(beam_size: int):
+def beam_size_mismatch_hint(beam_size: int):
     """A size mismatch in beam search: the sizes tell the scores of the live hypotheses
     broadcast along the vocabulary (a (k,) tensor added to the (k, vocab) log-probabilities:
     k against the vocabulary size at dimension 1) from rows of the memory or the source."""

@@ -186,18 +186,25 @@ def check_greedy_decode(greedy_decode, *, hidden: bool = False) -> None:
     with Checker("greedy_decode", hidden=hidden) as c:
         c.require_callable(greedy_decode)
         cases = HIDDEN_GREEDY if hidden else VISIBLE_GREEDY
+        # every model the learner's code is given stays alive until the check ends, so no
+        # two of them share an id(): an answer that caches by id(model) then meets a stale
+        # entry only where the check means it to (the second call below), not by chance
+        alive: list[nn.Module] = []
         for case in cases:
-            _check_greedy_case(c, greedy_decode, case, cases)
-        _expect_nothing_kept_between_calls(c, greedy_decode, cases[0])
+            _check_greedy_case(c, greedy_decode, case, cases, alive)
+        _expect_nothing_kept_between_calls(c, greedy_decode, cases[0], alive)
 
 
-def _expect_nothing_kept_between_calls(c: Checker, greedy_decode, case: _GreedyCase) -> None:
+def _expect_nothing_kept_between_calls(
+    c: Checker, greedy_decode, case: _GreedyCase, alive: list
+) -> None:
     """Two calls on ONE model with two source batches of the same shape (the rows in the
     other order): the second must decode its own source. Each case above builds a model
     of its own, so a value kept from an earlier call on the same model (the encoder's
     output cached in a mutable default argument, a global or an attribute of the model)
     shows only here (blind14a-gd-memory-cached-in-mutable-default was accepted)."""
     model = case.model()
+    alive.append(model)
     first, second = case.src(), case.src().flip(0)  # (batch, len_src) each
     args = (case.max_len, case.bos_id, case.eos_id)
     expected = ref.greedy_decode(model, second, *args)
@@ -211,7 +218,8 @@ def _expect_nothing_kept_between_calls(c: Checker, greedy_decode, case: _GreedyC
     if _same_tokens(got, expected):
         return
     with torch.no_grad():  # the same call on a model no call has seen
-        fresh = c.call(greedy_decode, case.model(), second.clone(), *args, call_repr=call)
+        alive.append(case.model())
+        fresh = c.call(greedy_decode, alive[-1], second.clone(), *args, call_repr=call)
     if not _same_tokens(fresh, expected):
         c.fail(
             f"`{call}` [a source batch whose rows are case 1's in the other order] returned "
@@ -238,7 +246,7 @@ def _same_tokens(got, want: torch.Tensor) -> bool:
     )
 
 
-def _told_apart(greedy_decode, got, case, cases) -> set[str]:
+def _told_apart(greedy_decode, got, case, cases, alive: list) -> set[str]:
     """The messages of GREEDY_MISTAKES that give ``got`` on this case and ALSO give the
     learner's output on every other case of the check (the inputs that tell apart mistakes
     that agree here: a loop that never stops and rows never marked finished look alike
@@ -255,10 +263,11 @@ def _told_apart(greedy_decode, got, case, cases) -> set[str]:
     for other in cases:
         if other is case or not found:
             continue
+        alive.append(other.model())
         try:
             with torch.no_grad():
                 theirs = greedy_decode(
-                    other.model(), other.src(), other.max_len, other.bos_id, other.eos_id
+                    alive[-1], other.src(), other.max_len, other.bos_id, other.eos_id
                 )
         except Exception:  # another case is only a tie-break
             continue
@@ -293,8 +302,12 @@ def _batch_rows_hint(src: torch.Tensor):
     return lambda exc: isinstance(exc, RuntimeError), text
 
 
-def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase, cases=()) -> None:
+def _check_greedy_case(
+    c: Checker, greedy_decode, case: _GreedyCase, cases=(), alive: list | None = None
+) -> None:
+    alive = [] if alive is None else alive
     model = case.model()
+    alive.append(model)
     src = case.src()
     weights = {k: v.clone() for k, v in model.state_dict().items()}
     expected = ref.greedy_decode(model, src, case.max_len, case.bos_id, case.eos_id)
@@ -489,7 +502,11 @@ def _check_greedy_case(c: Checker, greedy_decode, case: _GreedyCase, cases=()) -
         )
         for knobs, message in [*GREEDY_MISTAKES, *off_by_one_mistakes(case.max_len)]
     }
-    apart = set() if _same_tokens(got, expected) else _told_apart(greedy_decode, got, case, cases)
+    apart = (
+        set()
+        if _same_tokens(got, expected)
+        else _told_apart(greedy_decode, got, case, cases, alive)
+    )
     mistakes = {
         m: f
         for m, f in mistakes.items()
