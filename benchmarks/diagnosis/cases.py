@@ -2720,3 +2720,31 @@ CASES += _BLIND14F
 from benchmarks.diagnosis.cases_blind14g import BLIND14G as _BLIND14G  # noqa: E402
 
 CASES += _BLIND14G
+
+from benchmarks.diagnosis.cases_blind15a import BLIND15A as _BLIND15A  # noqa: E402
+
+CASES += _BLIND15A
+
+from benchmarks.diagnosis.cases_blind15b import BLIND15B as _BLIND15B  # noqa: E402
+
+CASES += _BLIND15B
+
+from benchmarks.diagnosis.cases_blind15c import BLIND15C as _BLIND15C  # noqa: E402
+
+CASES += _BLIND15C
+
+from benchmarks.diagnosis.cases_blind15d import BLIND15D as _BLIND15D  # noqa: E402
+
+CASES += _BLIND15D
+
+from benchmarks.diagnosis.cases_blind15e import BLIND15E as _BLIND15E  # noqa: E402
+
+CASES += _BLIND15E
+
+from benchmarks.diagnosis.cases_blind15f import BLIND15F as _BLIND15F  # noqa: E402
+
+CASES += _BLIND15F
+
+from benchmarks.diagnosis.cases_blind15g import BLIND15G as _BLIND15G  # noqa: E402
+
+CASES += _BLIND15G
