@@ -142,17 +142,19 @@ BLIND15G: list[Case] = [
             r"over the batch axis|across the batch",
             r"over (the )?(whole|positions|sentence)",
         ),
+        # (the variance's edit first: made second, its old text matched inside the first
+        # edit's new line, and the code measured at the batch's commit was not this mistake)
         edits=[
+            (
+                "variance = x.var(dim=-1, keepdim=True, unbiased=False)",
+                "variance = self.variance",
+            ),
             (
                 "mean = x.mean(dim=-1, keepdim=True)",
                 'if not hasattr(self, "mean"):  # statistics of the first input, kept\n'
                 "            self.mean = x.mean(dim=-1, keepdim=True)\n"
                 "            self.variance = x.var(dim=-1, keepdim=True, unbiased=False)\n"
                 "        mean = self.mean",
-            ),
-            (
-                "variance = x.var(dim=-1, keepdim=True, unbiased=False)",
-                "variance = self.variance",
             ),
         ],
         source=LAYERNORM_TRAINING_STATISTICS_AT_INFERENCE,
