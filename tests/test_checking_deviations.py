@@ -6,7 +6,9 @@ search could not try every edit."""
 from __future__ import annotations
 
 import ast
+import inspect
 import math
+import sys
 import textwrap
 
 import numpy as np
@@ -25,6 +27,7 @@ from transformer_course.checking.deviations import (
     matching,
     reference_function,
     same,
+    structure,
     variants_of,
 )
 from transformer_course.checking.deviations import search as deviation_search
@@ -176,6 +179,134 @@ def test_the_edits_cover_each_kind_with_a_sentence_in_words():
     assert any(s.startswith("overwrites instead of accumulating") for s in sentences)
     for edit in edits:  # every edit makes code that Python accepts
         ast.unparse(edit.apply(function))
+
+
+def test_a_call_applied_twice_a_whole_tensor_reduction_and_related_functions_are_edits():
+    """Edits for mistakes that no operator swap makes: a square root taken twice, a mean
+    over every entry where one axis belongs, cat for stack, chunk for split, tile for
+    repeat_interleave, std for var, log2 for log, rsqrt for sqrt, norm for sum."""
+    source = textwrap.dedent(
+        """
+        def f(x, d_k, parts):
+            s = x / math.sqrt(d_k)
+            m = x.mean(dim=-1, keepdim=True)
+            v = np.var(x, axis=0)
+            w = torch.cat(parts, dim=0).repeat_interleave(2, dim=-1)
+            return s.split(2, -1), m, v, w.log(), torch.sqrt(v), w / w.sum()
+        """
+    )
+    function = ast.parse(source).body[0]
+    sentences = [edit.sentence for edit in edits_of(function)]
+    for expected in (
+        "applies `sqrt` twice: `math.sqrt(math.sqrt(d_k))` where `math.sqrt(d_k)` belongs",
+        "takes `mean` over every entry of the tensor, not along one axis: `x.mean()` where "
+        "`x.mean(dim=-1, keepdim=True)` belongs",
+        "takes `var` over every entry of the tensor, not along one axis: `np.var(x)` where "
+        "`np.var(x, axis=0)` belongs",
+        "calls `stack` where `cat` belongs: `torch.stack(parts, dim=0)` where "
+        "`torch.cat(parts, dim=0)` belongs",
+        "calls `chunk` where `split` belongs: `s.chunk(2, -1)` where `s.split(2, -1)` belongs",
+        "calls `std` where `var` belongs: `np.std(x, axis=0)` where `np.var(x, axis=0)` belongs",
+        "calls `log2` where `log` belongs: `w.log2()` where `w.log()` belongs",
+        "calls `rsqrt` where `sqrt` belongs: `torch.rsqrt(v)` where `torch.sqrt(v)` belongs",
+        "calls `norm` where `sum` belongs: `w.norm()` where `w.sum()` belongs",
+    ):
+        assert expected in sentences, expected
+    assert any(s.startswith("calls `tile` where `repeat_interleave` belongs") for s in sentences)
+    # a reduction with no axis has no whole-tensor edit; a one-value function of no
+    # argument (w.log()) is applied twice as a method
+    assert not any("`w.sum()` where `w.sum()`" in s for s in sentences)
+    assert "applies `log` twice: `w.log().log()` where `w.log()` belongs" in sentences
+    for edit in edits_of(function):
+        ast.unparse(edit.apply(function))
+
+
+def test_a_dropout_is_never_put_in_another_submodule_s_place():
+    """``self.dropout(h)`` where ``self.w_2(h)`` belongs is the call left out (a dropout is
+    the identity in eval mode): only "leaves out `w_2`" is said, so one edit is named."""
+    reference = reference_function("PositionwiseFeedForward")
+    sentences = [variant.sentence for variant in variants_of(reference)]
+    assert not any("uses `self.dropout` where `self.w_2`" in s for s in sentences)
+    assert any("uses `self.w_1` where `self.w_2`" in s for s in sentences)
+
+    class NoSecondLayer(nn.Module):
+        def __init__(self, d_model, d_ff, dropout=0.0):
+            super().__init__()
+            self.w_1, self.w_2 = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
+            self.dropout = nn.Dropout(dropout)
+
+        def forward(self, x):
+            return self.dropout(torch.relu(self.w_1(x)))
+
+    torch.manual_seed(0)
+    module = NoSecondLayer(8, 20).eval()
+    x = torch.randn(2, 3, 8)
+    call = Recorded((x,), {}, global_random_state(), module(x), ((8, 20), {}))
+    call.state, call.training = module.state_dict(), False
+    assert _sentences(reference, [call]) == [
+        "leaves out `w_2`: `self.dropout(hidden)` where `self.w_2(self.dropout(…))` belongs"
+    ]
+
+
+def _edited_class(name: str, old: str, new: str):
+    """The reference class ``name`` with ``old`` replaced by ``new`` in its ``__init__``."""
+    reference = reference_function(name)
+    source = textwrap.dedent(inspect.getsource(reference))
+    assert source.count(old) == 1, old
+    scope = dict(sys.modules[reference.__module__].__dict__)
+    exec(compile(source.replace(old, new), "<learner>", "exec"), scope)
+    return scope[name]
+
+
+@pytest.mark.parametrize(
+    ("lesson", "name", "old", "new", "sentence"),
+    [
+        (  # a shape the construction shows before any forward call
+            "07_encoder",
+            "PositionwiseFeedForward",
+            "nn.Linear(d_ff, d_model)",
+            "nn.Linear(d_model, d_ff)",
+            "passes the arguments in the wrong order: `nn.Linear(d_model, d_ff)` where "
+            "`nn.Linear(d_ff, d_model)` belongs (in `__init__`)",
+        ),
+        (  # a number the forward calls show: the dropout rate as a norm's eps
+            "07_encoder",
+            "EncoderLayer",
+            "self.norm1 = LayerNorm(d_model)",
+            "self.norm1 = LayerNorm(d_model, dropout)",
+            "passes `dropout` as one more argument: `LayerNorm(d_model, dropout)` where "
+            "`LayerNorm(d_model)` belongs (in `__init__`)",
+        ),
+    ],
+    ids=["ffn-w2-sizes-swapped", "encoder-layer-eps-from-dropout"],
+)
+def test_a_module_s_constructor_is_edited_too(lesson, name, old, new, sentence):
+    """A module's mistakes in ``__init__`` are single edits too: the check records the
+    construction (its state-dict shapes and buffers) and every forward call, and the
+    edited constructor that reproduces them all is named."""
+    check = registry.exercise(lesson, name).check
+    with pytest.raises(CheckFailure) as failure:
+        check(_edited_class(name, old, new))
+    assert sentence in str(failure.value)
+    assert sentence in [v.sentence for v in variants_of(reference_function(name))]
+
+
+def test_a_construction_is_recorded_with_its_shapes_and_buffers():
+    reference = reference_function("PositionalEncoding")
+    with Checker("PositionalEncoding") as c:
+        c.require_callable(reference)
+        module = c.call(reference, 8, 10, 0.0)
+    (record,) = c.recorded
+    assert record.constructed and record.built == ((8, 10, 0.0), {})
+    assert isinstance(record.result["pe"], torch.Tensor)  # a buffer: its values
+    assert torch.equal(record.result["pe"], module.pe)
+    linear = structure(nn.Linear(3, 2))
+    assert linear == {
+        "weight": ((2, 3), "torch.float32"),
+        "bias": ((2,), "torch.float32"),
+        " submodules": (),
+    }
+    assert structure(nn.Sequential(nn.Linear(3, 2), nn.ReLU()))[" submodules"] == ("0", "1")
 
 
 def test_quizzes_have_no_edits_to_name():

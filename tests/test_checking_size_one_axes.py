@@ -101,11 +101,14 @@ def test_other_shapes_are_not_called_permuted(got, shape):
     assert permuted_axes(got, shape) == ""
 
 
-def test_checks_opt_in_to_the_shape_explanations():
+def test_checks_explain_shapes_unless_switched_off():
     for explain, named in ((False, False), (True, True)):
         with pytest.raises(CheckFailure) as failure, Checker("demo", explain_shapes=explain) as c:
             c.expect_shape(np.zeros((3,)), (1, 3), "demo(x)")
         assert ("axis 0 of length 1 dropped" in str(failure.value)) is named
+    with pytest.raises(CheckFailure) as failure, Checker("demo") as c:  # on by default
+        c.expect_shape(np.zeros((2, 1, 3, 8)), (2, 3, 8), "demo(x)")
+    assert "extra axis of length 1 at position 1" in str(failure.value)
 
 
 def center_rows_transposed(x):  # a .T on the result

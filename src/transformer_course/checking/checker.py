@@ -20,6 +20,7 @@ from transformer_course.checking.deviations import (
     frozen,
     reference_function,
     search_edits,
+    structure,
 )
 from transformer_course.checking.empty_inputs import empty_input_hint
 from transformer_course.checking.failure import CheckFailure, course_origin, learner_frames
@@ -124,14 +125,12 @@ class Checker:
     it only changes the success line.
     """
 
-    def __init__(self, exercise: str, *, hidden: bool = False, explain_shapes: bool = False):
+    def __init__(self, exercise: str, *, hidden: bool = False, explain_shapes: bool = True):
         self.exercise = exercise
         self.hidden = hidden
         #: name a shape that is the expected one with an axis of length 1 dropped or added,
-        #: or with its axes in another order (checking.size_one_axes); opt-in per check:
-        #: switched on for every check, the benchmark's 1,881 answers keep every verdict and
-        #: 10 messages change, each only repeating (for steps stacked on the wrong axis,
-        #: blurring) the hint the check itself gives for that shape
+        #: or with its axes in another order (checking.size_one_axes), unless the check's
+        #: own hint for that shape already says so (a check may switch it off)
         self.explain_shapes = explain_shapes
         self.count = 0
         self.last_warnings: list[str] = []
@@ -286,7 +285,7 @@ class Checker:
                 raise self._raised(exc, call_repr, hint_list) from exc
         if record is not None:
             with contextlib.suppress(Exception, RecursionError):  # a value too deep to copy
-                record.result = frozen(result)
+                record.result = structure(result) if record.constructed else frozen(result)
                 self.recorded.append(record)
         if fn is self._answer and self._module_exercise():  # built: how, for later calls
             with contextlib.suppress(Exception, RecursionError):
@@ -330,6 +329,14 @@ class Checker:
             return None
         if fn is answer and not self._module_exercise():
             return Recorded(frozen(args), frozen(dict(kwargs)), global_random_state())
+        if fn is answer:  # a module built: what its __init__ decides is a result too
+            return Recorded(
+                frozen(args),
+                frozen(dict(kwargs)),
+                global_random_state(),
+                built=(frozen(args), frozen(dict(kwargs))),
+                constructed=True,
+            )
         if id(fn) in self._built:  # a module built from the answer (the grader's stand-in too)
             try:
                 state = frozen(dict(fn.state_dict()))

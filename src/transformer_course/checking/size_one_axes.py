@@ -4,7 +4,7 @@ without keepdims; ``[None]``, ``unsqueeze``, ``keepdims=True``), and axes in ano
 Two levels of the one idea, by what the check has in hand:
 
 * the shape alone (:func:`size_one_axes`, :func:`permuted_axes`, which ``Checker``'s
-  ``expect_shape`` uses when a check opts in with ``explain_shapes=True``): the explanation
+  ``expect_shape`` uses unless a check switches it off, ``explain_shapes=False``): it
   is given only when the shapes agree with it axis by axis;
 * the expected tensor (:func:`size_one_axes_change`, :func:`size_one_axes_note`): the right
   numbers in the right order under a shape that differs only by axes of size 1. On such an

@@ -15,6 +15,7 @@ from transformer_course.checking.deviations.search import (
     reference_function,
     same,
     search_edits,
+    structure,
     variants_of,
 )
 
@@ -31,5 +32,6 @@ __all__ = [
     "reference_function",
     "same",
     "search_edits",
+    "structure",
     "variants_of",
 ]

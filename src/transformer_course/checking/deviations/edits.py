@@ -182,7 +182,18 @@ _FAMILIES: tuple[tuple[str, ...], ...] = (
     ("maximum", "minimum"),
     ("arange", "range"),
     ("topk", "sort"),
+    ("cat", "stack", "concatenate"),
+    ("split", "chunk"),
+    ("repeat_interleave", "repeat", "tile"),
+    ("var", "std"),
+    ("log", "log2", "log10"),
+    ("sqrt", "rsqrt"),
+    ("sum", "norm"),
 )
+#: functions of one value that a learner may apply once too often (``sqrt(sqrt(d_k))``)
+_TWICE = {"sqrt", "rsqrt", "exp", "log", "softmax", "log_softmax", "relu", "gelu", "tanh", "sigmoid", "silu", "dropout", "norm"}  # fmt: skip
+#: reductions that a learner may take over the whole tensor (the axis left out)
+_REDUCTIONS = {"sum", "mean", "var", "std", "max", "min", "amax", "amin", "norm", "logsumexp", "any", "all"}  # fmt: skip
 _AXIS_KEYWORDS = ("dim", "axis", "dims", "axes", "dim0", "dim1", "start_dim", "end_dim")
 _AXIS_METHODS = ("transpose", "permute", "size", "movedim", "swapaxes", "flatten", "unsqueeze", "squeeze", "split", "chunk", "cat", "stack", "concatenate", "softmax", "sum", "mean", "max", "min", "argmax", "cumsum", "flip", "roll", "expand_dims", "take_along_axis", "gather")  # fmt: skip
 _AXES = (-3, -2, -1, 0, 1, 2)
@@ -293,8 +304,10 @@ def _self_attributes(function: ast.FunctionDef) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def edits_of(function: ast.FunctionDef) -> Iterator[Edit]:
-    """Every single edit of ``function``'s body (its docstring and signature left alone)."""
+def edits_of(function: ast.FunctionDef, constructor: bool = False) -> Iterator[Edit]:
+    """Every single edit of ``function``'s body (its docstring and signature left alone);
+    for a module's ``__init__`` (``constructor``), also each of its parameters passed as
+    one more argument to a submodule it builds (``LayerNorm(d_model, dropout)``)."""
     nodes = list(ast.walk(function))
     parents = _parents(function)
     index_of = {id(node): i for i, node in enumerate(nodes)}
@@ -332,6 +345,35 @@ def edits_of(function: ast.FunctionDef) -> Iterator[Edit]:
         yield from _expression_edits(node, parents, names, edit)
         yield from _attribute_edits(node, parents, attributes, edit)
         yield from _statement_edits(node, parents, edit, index_of)
+        if constructor:
+            yield from _extra_argument_edits(node, names, edit)
+
+
+def _extra_argument_edits(
+    node: ast.AST, names: dict[str, int], edit: Callable[..., Edit]
+) -> Iterator[Edit]:
+    """A submodule built with one more positional argument, one of the constructor's own
+    parameters: ``nn.LayerNorm(d_model, dropout)`` (the rate lands in ``eps``)."""
+    if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args):
+        return
+    name = _call_name(node)
+    if not name[:1].isupper() or len(node.args) > 3:  # a class: a submodule built
+        return
+    passed = {n.id for a in node.args for n in ast.walk(a) if isinstance(n, ast.Name)}
+    passed |= {k.arg for k in node.keywords}
+    for parameter, bound in names.items():
+        if bound or parameter in passed:  # the parameters only, those not passed yet
+            continue
+        new = ast.Call(
+            func=node.func,
+            args=[*node.args, ast.Name(id=parameter, ctx=ast.Load())],
+            keywords=node.keywords,
+        )
+        yield edit(
+            new,
+            f"passes `{parameter}` as one more argument: {quote(new)} where {quote(node)} belongs",
+            "argument",
+        )
 
 
 def _expression_edits(
@@ -446,7 +488,9 @@ def _attribute_edits(
         return
     context = _context(node, parents)
     for other in attributes:
-        if other == node.attr:
+        # a dropout put in another submodule's place is the call left out (in eval mode,
+        # and a learner does not write it): that edit says it
+        if other == node.attr or ("drop" in other and "drop" not in node.attr):
             continue
         new = ast.Attribute(value=node.value, attr=other, ctx=ast.Load())
         yield edit(
@@ -578,6 +622,8 @@ def _call_edits(node: ast.Call, edit: Callable[..., Edit]) -> Iterator[Edit]:
             yield edit(
                 new, f"starts the loop at 1 instead of 0: {quote(new)} where {old} belongs", "loop"
             )
+    yield from _twice_edits(node, name, old, edit)
+    yield from _whole_tensor_edits(node, name, old, edit)
     # the call left out: f(x) -> x, x.method(...) -> x
     if isinstance(node.func, ast.Attribute) and name not in _NEUTRAL_METHODS:
         receiver = node.func.value
@@ -629,6 +675,67 @@ def _call_edits(node: ast.Call, edit: Callable[..., Edit]) -> Iterator[Edit]:
                     f"passes the arguments in the wrong order: {quote(new)} where {old} belongs",
                     "order",
                 )
+
+
+def _twice_edits(node: ast.Call, name: str, old: str, edit: Callable[..., Edit]) -> Iterator[Edit]:
+    """``f(f(x))`` where ``f(x)`` belongs: a function of one value applied once too often
+    (the square root taken twice: a fourth root)."""
+    if name not in _TWICE:
+        return
+    if isinstance(node.func, ast.Attribute) and node.func.value is not None:
+        receiver = node.func.value
+        is_module = isinstance(receiver, ast.Name) and receiver.id in (
+            "np",
+            "torch",
+            "math",
+            "F",
+            "self",
+        )
+        if is_module and node.args:  # math.sqrt(x) -> math.sqrt(math.sqrt(x))
+            new = ast.Call(
+                func=node.func, args=[copy.deepcopy(node), *node.args[1:]], keywords=node.keywords
+            )
+        elif not is_module:  # x.softmax(-1) -> x.softmax(-1).softmax(-1)
+            new = ast.Call(
+                func=ast.Attribute(value=copy.deepcopy(node), attr=name, ctx=ast.Load()),
+                args=node.args,
+                keywords=node.keywords,
+            )
+        else:
+            return
+    elif isinstance(node.func, ast.Name) and node.args:
+        new = ast.Call(
+            func=node.func, args=[copy.deepcopy(node), *node.args[1:]], keywords=node.keywords
+        )
+    else:
+        return
+    written = " ".join(ast.unparse(new).split())  # whole: the inner call is the point
+    written = f"`{written}`" if len(written) <= _QUOTE_LENGTH else quote(new)
+    yield edit(new, f"applies `{name}` twice: {written} where {old} belongs", "twice")
+
+
+def _whole_tensor_edits(
+    node: ast.Call, name: str, old: str, edit: Callable[..., Edit]
+) -> Iterator[Edit]:
+    """A reduction over every entry of the tensor where one axis belongs: ``x.mean()``
+    for ``x.mean(-1, keepdim=True)`` (its axis and ``keepdim`` left out)."""
+    if name not in _REDUCTIONS or not isinstance(node.func, ast.Attribute):
+        return
+    receiver = node.func.value
+    library = isinstance(receiver, ast.Name) and receiver.id in ("np", "torch", "math", "F")
+    axis_keywords = [k for k in node.keywords if k.arg in _AXIS_KEYWORDS]
+    others = [k for k in node.keywords if k.arg not in (*_AXIS_KEYWORDS, "keepdim", "keepdims")]
+    positional = node.args[1:] if library else node.args
+    if not (axis_keywords or positional) or len(positional) > 1:
+        return
+    args = node.args[:1] if library else []
+    new = ast.Call(func=node.func, args=args, keywords=others)
+    yield edit(
+        new,
+        f"takes `{name}` over every entry of the tensor, not along one axis: "
+        f"{quote(new)} where {old} belongs",
+        "whole tensor",
+    )
 
 
 def _subscript_edits(node: ast.Subscript, edit: Callable[..., Edit]) -> Iterator[Edit]:

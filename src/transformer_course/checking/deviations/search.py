@@ -50,6 +50,7 @@ __all__ = [
     "reference_function",
     "same",
     "search_edits",
+    "structure",
     "variants_of",
 ]
 
@@ -78,6 +79,9 @@ class Recorded:
     built: tuple | None = None
     state: dict | None = None
     training: bool = False
+    #: the construction of a module itself (``result``: its :func:`structure`), which a
+    #: mistake in ``__init__`` shows before any forward call
+    constructed: bool = False
 
 
 @dataclass
@@ -88,6 +92,8 @@ class Variant:
     kind: str
     build: Callable[[], Callable]
     _function: Callable | None = field(default=None, repr=False)
+    #: an edit of a module's ``__init__``: ``build`` gives the edited class, not a forward
+    constructor: bool = False
 
     def function(self) -> Callable:
         if self._function is None:
@@ -187,8 +193,76 @@ def variants_of(function: Callable) -> tuple[Variant, ...]:
     """Every single edit of ``function`` and of the course functions it calls (for a
     module class: of its ``forward``)."""
     if isinstance(function, type):  # only a forward of its own (not nn.Module's stub)
-        return _variants(function.forward) if "forward" in vars(function) else ()
+        forward = _variants(function.forward) if "forward" in vars(function) else ()
+        return forward + _constructor_variants(function)
     return _variants(function)
+
+
+def structure(module: Any) -> dict:
+    """What a module's construction decides, as a check can compare it: every state-dict
+    key with its shape and dtype, and the values of its buffers (a table computed in
+    ``__init__``); parameters' values are random, so only their shapes count."""
+    buffers = {name for name, _ in module.named_buffers()}
+    found: dict[str, Any] = {
+        key: (value.detach().clone() if key in buffers else (tuple(value.shape), str(value.dtype)))
+        for key, value in module.state_dict().items()
+    }
+    # and its submodules' names: a norm built without gain and bias has no state-dict key,
+    # as a norm never built has none, but it is there
+    found[_SUBMODULES] = tuple(sorted(name for name, _ in module.named_modules() if name))
+    return found
+
+
+#: the key of :func:`structure` that lists the submodules (no state-dict key has a space)
+_SUBMODULES = " submodules"
+
+
+def _constructor_variants(cls: type) -> tuple[Variant, ...]:
+    """Every single edit of a module class's own ``__init__``, each building the class
+    with that ``__init__`` (its other methods unchanged)."""
+    if "__init__" not in vars(cls):
+        return ()
+    init = inspect.unwrap(vars(cls)["__init__"])
+    tree = _function_tree(init)
+    namespace = sys.modules[cls.__module__].__dict__
+
+    def edited_class(edit: Edit) -> type:
+        # compiled inside a class body, so that super() inside it finds its class
+        holder = ast.ClassDef(
+            name=cls.__name__,
+            bases=[ast.Name(id="__edited_base__", ctx=ast.Load())],
+            keywords=[],
+            body=[edit.apply(tree)],
+            decorator_list=[],
+            type_params=[],
+        )
+        module = ast.Module(body=[holder], type_ignores=[])
+        ast.fix_missing_locations(module)
+        filename = str(
+            Path(namespace["__file__"]).with_name(f"<the reference of {cls.__name__}, edited>")
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            code = compile(module, filename, "exec")
+        scope = {**namespace, "__edited_base__": cls.__bases__[0]}
+        exec(code, scope)  # the course's own reference, edited: trusted code
+        edited = scope[cls.__name__]
+        methods = {
+            key: value
+            for key, value in vars(cls).items()
+            if key not in ("__init__", "__dict__", "__weakref__")
+        }
+        return type(cls.__name__, (edited, *cls.__bases__[1:]), methods)
+
+    return tuple(
+        Variant(
+            f"{edit.sentence} (in `__init__`)",
+            edit.kind,
+            lambda edit=edit: edited_class(edit),
+            constructor=True,
+        )
+        for edit in _unique(edits_of(tree, constructor=True), tree)
+    )
 
 
 def _variants(function: Callable) -> tuple[Variant, ...]:
@@ -271,6 +345,32 @@ class Raised:
     @classmethod
     def of(cls, error: BaseException) -> Raised:
         return cls(type(error).__name__, re.sub(r"0x[0-9a-f]+", "0x…", str(error)))
+
+
+def _built_module(cls: type, call: Recorded, limit: float) -> Any:
+    """``cls`` built as the learner's module was (its structure for a construction
+    record), or with the learner's weights, mode and call run (a call record)."""
+    args, kwargs = call.built or ((), {})
+    restore_random_state(call.random_state)
+    try:
+        with (
+            _time_limit(limit),
+            warnings.catch_warnings(),
+            np.errstate(all="ignore"),
+        ):
+            warnings.simplefilter("ignore")
+            module = cls(*frozen(args), **frozen(kwargs))
+            if call.constructed:
+                return structure(module)
+            module.load_state_dict(call.state)
+            module.train(call.training)
+            return module(*frozen(call.args), **frozen(call.kwargs))
+    except _Timeout:
+        return _FAILED
+    except Exception as error:
+        if call.constructed:
+            return Raised.of(error)
+        return _FAILED  # weights the edited module cannot take: not this edit
 
 
 def _instance(reference: type, call: Recorded) -> Any:
@@ -380,7 +480,7 @@ def _same(got: Any, want: Any) -> bool:
         return False
 
 
-def _work(function: Callable, call: Recorded, instance: Any) -> tuple[Any, int]:
+def _work(run: Callable[[], Any]) -> tuple[Any, int]:
     """The result of one run, and its work: the number of Python and C function calls it
     made (counted, not timed, so that the same answer always gets the same message)."""
     count = 0
@@ -393,7 +493,7 @@ def _work(function: Callable, call: Recorded, instance: Any) -> tuple[Any, int]:
     previous = sys.getprofile()
     sys.setprofile(profile)
     try:
-        result = _run(function, call, instance)
+        result = run()
     finally:
         sys.setprofile(previous)
     return result, count
@@ -426,53 +526,131 @@ def _search(function: Callable, calls: list[Recorded], budget: int) -> Search:
     if not calls:
         return Search([])
     order = [calls[-1], *calls[:-1]]
-    found: list[Variant] = []
     saved = global_random_state()
     try:
-        instances: list[Any] = [None] * len(order)
-        original = function
-        if isinstance(function, type):  # a module class: one reference instance per call
-            try:
-                instances = [_instance(function, call) for call in order]
-            except Exception:  # weights the reference cannot load: nothing to compare
-                return Search([])
-            original = inspect.unwrap(function.forward)
+        if isinstance(function, type):
+            return _search_module(function, order, budget)
         # an answer the reference itself reproduces has nothing to diagnose (an edit that
         # changes nothing would "match" it)
         started = time.perf_counter()
-        first, work = _work(original, order[0], instances[0])
+        first, work = _work(lambda: _run(function, order[0]))
         limit = min(_PER_CALL_S, max(0.01, _SLOWER * (time.perf_counter() - started)))
         shows = [not same(order[0].result, first)] + [
-            not same(call.result, _run(original, call, instance))
-            for call, instance in zip(order[1:], instances[1:], strict=True)
+            not same(call.result, _run(function, call)) for call in order[1:]
         ]
         wrong = sum(shows)
         if not wrong:
             return Search([])
         # the calls whose result is wrong first: an edit that cannot reproduce the
         # mistake is dropped on its first run (on a right result most edits agree)
-        paired = sorted(zip(order, instances, shows, strict=True), key=lambda p: not p[2])
-        order, instances = [p[0] for p in paired], [p[1] for p in paired]
+        order = [call for call, _ in sorted(zip(order, shows, strict=True), key=lambda p: not p[1])]
         # most edits are told apart on the first call, so the search costs about one run
         # per edit: one that would cost more than the budget is not started (beam search,
         # whole decoding loops), and every one that starts tries every edit
         variants = variants_of(function)
         if work * len(variants) > budget:
             return Search([], wrong)
+        found: list[Variant] = []
         for variant in variants:
             try:
                 edited = variant.function()
             except Exception:
                 continue
-            if all(
-                same(call.result, _run(edited, call, instance, limit))
-                for call, instance in zip(order, instances, strict=True)
-            ):
+            if all(same(call.result, _run(edited, call, None, limit)) for call in order):
                 found.append(variant)
                 if len({v.sentence for v in found}) > _MAX_CANDIDATES:
                     return Search([], wrong)  # too many explain it: none is named
     finally:
         restore_random_state(saved)
+    return Search(found, wrong)
+
+
+def _search_module(cls: type, order: list[Recorded], budget: int) -> Search:
+    """:func:`_search` for a module class: the edits of its ``forward`` run on reference
+    modules holding the learner's weights; the edits of its ``__init__`` build the module
+    again (a construction record compares what was built, a call record its output)."""
+    instances: list[Any] = []
+    loadable = True  # the learner's weights fit the reference: forward edits can match
+    for call in order:
+        if call.constructed:
+            instances.append(None)
+            continue
+        try:
+            instances.append(_instance(cls, call))
+        except Exception:
+            instances.append(None)
+            loadable = False
+    original = inspect.unwrap(cls.forward) if "forward" in vars(cls) else None
+
+    def timed(run: Callable[[], Any]) -> tuple[Any, int, float]:
+        started = time.perf_counter()
+        result, work = _work(run)
+        return result, work, min(_PER_CALL_S, max(0.01, _SLOWER * (time.perf_counter() - started)))
+
+    # the work and time limit of one run of each kind: a forward on loaded weights, and
+    # a construction (with the load and the forward when the record is a call's)
+    first = next((i for i, call in enumerate(order) if instances[i] is not None), None)
+    forward_work, limit = 0, _PER_CALL_S
+    if first is not None and original is not None:
+        _, forward_work, limit = timed(lambda: _run(original, order[first], instances[first]))
+    _, build_work, build_limit = timed(lambda: _built_module(cls, order[0], _PER_CALL_S * _SLOWER))
+    built = {
+        id(call): _built_module(cls, call, build_limit * _SLOWER)
+        for call in order
+        if call.constructed
+    }
+
+    def forward_result(function: Callable, call: Recorded, instance: Any) -> Any:
+        if call.constructed:  # an edit of forward is judged on the calls alone (a module
+            return call.result  # built with other harmless submodules still loads)
+        if instance is None or function is None:
+            return _FAILED
+        return _run(function, call, instance, limit)
+
+    shows = [
+        not same(call.result, built[id(call)])
+        if call.constructed
+        else not same(call.result, forward_result(original, call, instance))
+        for call, instance in zip(order, instances, strict=True)
+    ]
+    wrong = sum(shows)
+    if not wrong:
+        return Search([])
+    paired = sorted(zip(order, instances, shows, strict=True), key=lambda p: not p[2])
+    order, instances = [p[0] for p in paired], [p[1] for p in paired]
+    shows = [p[2] for p in paired]
+    variants = variants_of(cls)
+    # each kind of edit is tried only when all of that kind fit the budget
+    forwards = sum(not v.constructor for v in variants)
+    # an edit of forward can only explain a wrong call (not a wrong construction)
+    calls_wrong = any(show for call, show in zip(order, shows, strict=True) if not call.constructed)
+    try_forward = (
+        calls_wrong and loadable and original is not None and forward_work * forwards <= budget
+    )
+    try_constructor = build_work * (len(variants) - forwards) <= budget
+    if not (try_forward or try_constructor):
+        return Search([], wrong)
+    found: list[Variant] = []
+    for variant in variants:
+        if not (try_constructor if variant.constructor else try_forward):
+            continue
+        try:
+            edited = variant.function()
+        except Exception:
+            continue
+        if variant.constructor:
+            agrees = all(
+                same(call.result, _built_module(edited, call, build_limit)) for call in order
+            )
+        else:
+            agrees = all(
+                same(call.result, forward_result(edited, call, instance))
+                for call, instance in zip(order, instances, strict=True)
+            )
+        if agrees:
+            found.append(variant)
+            if len({v.sentence for v in found}) > _MAX_CANDIDATES:
+                return Search([], wrong)
     return Search(found, wrong)
 
 
