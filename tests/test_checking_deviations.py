@@ -309,6 +309,71 @@ def test_a_construction_is_recorded_with_its_shapes_and_buffers():
     assert structure(nn.Sequential(nn.Linear(3, 2), nn.ReLU()))[" submodules"] == ("0", "1")
 
 
+def _softmax_with_an_edit_on(x0: np.ndarray, sentence_start: str):
+    """A softmax that makes the edit ``sentence_start`` on the input ``x0`` only (right on
+    every other input): the edit fits the one wrong result, and no other input's."""
+    reference = reference_function("softmax")
+    (variant,) = [v for v in variants_of(reference) if v.sentence.startswith(sentence_start)]
+    edited = variant.function()
+
+    def softmax(x, axis=-1):
+        return edited(x, axis) if np.array_equal(x, x0) else reference(x, axis)
+
+    return softmax, variant.sentence
+
+
+def test_new_inputs_refute_an_edit_that_fits_one_wrong_result_only():
+    """The wrong call's float inputs drawn again: the learner's code is right on them and
+    the edit is not, so the edit is not named (it would have been, on one result)."""
+    x0 = np.array([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]])
+    learner, sentence = _softmax_with_an_edit_on(x0, "calls `mean` where `sum` belongs")
+    with Checker("softmax") as c:
+        c.require_callable(learner)
+        c.call(learner, x0)
+        assert c.recorded[-1].target is learner
+        assert c.deviation() == ""
+    # the same edit made on every input is named, backed by the new inputs
+    reference = reference_function("softmax")
+    (variant,) = [v for v in variants_of(reference) if v.sentence == sentence]
+    always = variant.function()
+    with Checker("softmax") as c:
+        c.require_callable(always)
+        c.call(always, x0)
+        found = c.deviation()
+    assert sentence in found and "on all 3 inputs this check ran, 3 of which" in found
+
+
+def test_errors_back_an_edit_once_and_only_as_a_lead():
+    """Inputs of the same shapes raise the same error, and many mistakes raise it: an edit
+    resting on errors alone is offered as a place to look, never as the cause."""
+    from transformer_course.checking.deviations.probes import evidence
+
+    error = Raised("RuntimeError", "The size of tensor a (12) must match the size of tensor b (8)")
+    calls = [Recorded((), {}, global_random_state(), error) for _ in range(3)]
+    assert evidence(calls) == 1
+    assert evidence([*calls, Recorded((), {}, global_random_state(), 1.0)]) == 2
+
+
+def test_a_fallback_message_gives_the_lead_to_a_backed_edit():
+    """ "differs from the reference: largest difference ..." names nothing: when one edit
+    reproduces two wrong results or more, the message starts with it, numbers after."""
+    reference = reference_function("softmax")
+    (variant,) = [
+        v for v in variants_of(reference) if v.sentence.startswith("calls `mean` where `sum`")
+    ]
+    learner = variant.function()
+    x0 = np.array([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]])
+    with pytest.raises(CheckFailure) as failure, Checker("softmax") as c:
+        c.require_callable(learner)
+        c.call(learner, x0)
+        c.fail(
+            "softmax(x) differs from the reference: largest difference 0.5 (yours 1, expected 0.5). Check the axis."
+        )
+    message = str(failure.value)
+    assert "differs from the reference" not in message
+    assert message.index(variant.sentence) < message.index("largest difference 0.5")
+
+
 def test_quizzes_have_no_edits_to_name():
     """A quiz's reference is its answer: an edit would tell it."""
     assert reference_function("quiz_score_scale") is None

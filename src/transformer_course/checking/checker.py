@@ -21,7 +21,9 @@ from transformer_course.checking.deviations import (
     reference_function,
     search_edits,
     structure,
+    torch_state_kept,
 )
+from transformer_course.checking.deviations.probes import confirm, evidence, probe_calls
 from transformer_course.checking.empty_inputs import empty_input_hint
 from transformer_course.checking.failure import CheckFailure, course_origin, learner_frames
 from transformer_course.checking.formatting import (
@@ -41,6 +43,14 @@ from transformer_course.checking.size_one_axes import permuted_axes, size_one_ax
 from transformer_course.checking.snapshots import same_as_snapshot, snapshot
 
 __all__ = ["Checker"]
+
+
+#: a fallback message: what differs, and the largest difference with both values
+_FALLBACK_LEAD = re.compile(
+    r"^(?P<what>.*?) differs from the reference: "
+    r"(?P<numbers>largest difference [^\n]*?\(yours [^)]*\))",
+    re.DOTALL,
+)
 
 
 def _value_relation(got: Any, expected: Any) -> str:
@@ -177,11 +187,25 @@ class Checker:
     def _with_deviation(self, message: str) -> str:
         """``message``, followed by the one edit of the reference that reproduces every
         result the learner's code gave this check, when there is exactly one: a fact
-        established on all the inputs, where the message may say what one input showed."""
+        established on all the inputs, where the message may say what one input showed.
+        A fallback message ("differs from the reference: largest difference ...", which
+        names no cause) gives the lead to that edit when two wrong results or more back
+        it: the learner reads the cause first, and the numbers after it."""
         deviation = self.deviation()
-        if deviation and deviation not in message:
-            return f"{message}\n{deviation}"
-        return message
+        if not deviation or deviation in message:
+            return message
+        lead = _FALLBACK_LEAD.match(message)
+        if lead and self._deviation_is_backed():
+            return (
+                f"{lead['what']} is not what the reference gives. {deviation}\n({lead['numbers']}.)"
+            )
+        return f"{message}\n{deviation}"
+
+    def _deviation_is_backed(self) -> bool:
+        """Whether the one edit found reproduces two wrong results or more."""
+        return self._deviations is not None and (
+            len(self._deviations[1]) == 1 and self._deviations[2] >= 2
+        )
 
     def ok(self) -> None:
         self.count += 1
@@ -202,17 +226,39 @@ class Checker:
         if self._deviations is None or self._deviations[0] != count:
             reference = reference_function(self.exercise)
             sentences: list[str] = []
-            wrong = 0
+            wrong, inputs, errors_only = 0, count, False
             if reference is not None:
                 try:
                     found = search_edits(reference, self.recorded)
-                    sentences = list(dict.fromkeys(v.sentence for v in found.variants))
-                    wrong = found.wrong
+                    variants, wrong_calls = found.variants, found.wrong_calls
+                    wrong = evidence(wrong_calls) if wrong_calls else found.wrong
+                    if variants and wrong_calls and (len(variants) > 1 or wrong < 2):
+                        # few wrong results, or several edits: new inputs decide
+                        with torch_state_kept():
+                            probes = probe_calls(wrong_calls[0])
+                            if probes:
+                                variants, wrong_probes = confirm(reference, variants, probes)
+                        if probes:
+                            wrong = evidence([*wrong_calls, *wrong_probes])
+                            inputs = count + len(probes)
+                    sentences = list(dict.fromkeys(v.sentence for v in variants))
+                    errors_only = bool(wrong_calls) and all(
+                        isinstance(call.result, Raised) for call in wrong_calls
+                    )
                 except Exception:  # the diagnosis must never hide the check's own message
                     sentences = []
-            self._deviations = (count, sentences, wrong)
-        _, sentences, wrong = self._deviations
-        return explained(sentences, count, candidates, wrong)
+            self._deviations = (count, sentences, wrong, inputs, errors_only)
+        _, sentences, wrong, inputs, errors_only = self._deviations
+        if errors_only and len(sentences) == 1:  # an error many mistakes raise: a lead only
+            return (
+                f"The error your code raised is also what the correct code raises with one "
+                f"change: it {sentences[0]}. Other mistakes raise it too: look there first."
+            )
+        return explained(sentences, inputs, candidates, wrong)
+
+    def _errors_only(self) -> bool:
+        """Whether the edit found rests on errors alone (no wrong value reproduced)."""
+        return self._deviations is not None and self._deviations[4]
 
     def done(self) -> None:
         kind = "hidden" if self.hidden else "visible"
@@ -328,7 +374,9 @@ class Checker:
         if answer is None:
             return None
         if fn is answer and not self._module_exercise():
-            return Recorded(frozen(args), frozen(dict(kwargs)), global_random_state())
+            return Recorded(
+                frozen(args), frozen(dict(kwargs)), global_random_state(), target=answer
+            )
         if fn is answer:  # a module built: what its __init__ decides is a result too
             return Recorded(
                 frozen(args),
@@ -349,6 +397,7 @@ class Checker:
                 built=self._built[id(fn)],
                 state=state,
                 training=bool(getattr(fn, "training", False)),
+                target=fn,
             )
         return None
 
@@ -366,6 +415,8 @@ class Checker:
                 "contract (the message above says what)."
             )
         deviation = self.deviation(candidates=not advice)
+        if advice and self._errors_only():  # the check's own advice on its error comes first
+            deviation = ""
         return CheckFailure(
             self.exercise,
             f"calling `{call_repr}` raised {type(exc).__name__}: {clip(str(exc), 1000)}"

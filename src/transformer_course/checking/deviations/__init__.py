@@ -16,6 +16,7 @@ from transformer_course.checking.deviations.search import (
     same,
     search_edits,
     structure,
+    torch_state_kept,
     variants_of,
 )
 
@@ -33,5 +34,6 @@ __all__ = [
     "same",
     "search_edits",
     "structure",
+    "torch_state_kept",
     "variants_of",
 ]

@@ -51,6 +51,7 @@ __all__ = [
     "same",
     "search_edits",
     "structure",
+    "torch_state_kept",
     "variants_of",
 ]
 
@@ -82,6 +83,9 @@ class Recorded:
     #: the construction of a module itself (``result``: its :func:`structure`), which a
     #: mistake in ``__init__`` shows before any forward call
     constructed: bool = False
+    #: what was called (the answer, or the learner's module), to call again on new inputs
+    #: (:mod:`.probes`); never compared
+    target: Any = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -506,6 +510,8 @@ class Search:
 
     variants: list[Variant]
     wrong: int = 0
+    #: the calls whose result is wrong (the most recent first)
+    wrong_calls: list[Recorded] = field(default_factory=list)
 
 
 def matching(function: Callable, calls: list[Recorded], budget: int = _BUDGET) -> list[Variant]:
@@ -517,9 +523,38 @@ def matching(function: Callable, calls: list[Recorded], budget: int = _BUDGET) -
 def search_edits(function: Callable, calls: list[Recorded], budget: int = _BUDGET) -> Search:
     """:func:`matching`, with the number of calls whose result is wrong. Silent: a test
     cell that writes to stderr counts as failed in nbgrader."""
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
+    with torch_state_kept(), warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         return _search(function, calls, budget)
+
+
+def _function_modes() -> list:
+    import torch
+
+    return [torch._C._get_function_stack_at(i) for i in range(torch._C._len_torch_function_stack())]
+
+
+@contextlib.contextmanager
+def torch_state_kept():
+    """PyTorch's global state (grad mode, the stack of function modes the forbidden-API
+    watch is on) as it was, whatever happens inside: a run stopped by its time limit can
+    stop anywhere, between a no_grad's switch and its restore, or while a mode handling a
+    call is off its stack, and the rest of the check (and the next) would run without
+    gradients, or without the watch."""
+    import torch
+
+    grad = torch.is_grad_enabled()
+    modes = _function_modes()
+    try:
+        yield
+    finally:
+        torch.set_grad_enabled(grad)
+        now = _function_modes()
+        if len(now) != len(modes) or any(a is not b for a, b in zip(now, modes, strict=True)):
+            while torch._C._len_torch_function_stack():
+                torch._C._pop_torch_function_stack()
+            for mode in modes:
+                torch._C._push_on_torch_function_stack(mode)
 
 
 def _search(function: Callable, calls: list[Recorded], budget: int) -> Search:
@@ -544,12 +579,13 @@ def _search(function: Callable, calls: list[Recorded], budget: int) -> Search:
         # the calls whose result is wrong first: an edit that cannot reproduce the
         # mistake is dropped on its first run (on a right result most edits agree)
         order = [call for call, _ in sorted(zip(order, shows, strict=True), key=lambda p: not p[1])]
+        wrong_calls = order[:wrong]
         # most edits are told apart on the first call, so the search costs about one run
         # per edit: one that would cost more than the budget is not started (beam search,
         # whole decoding loops), and every one that starts tries every edit
         variants = variants_of(function)
         if work * len(variants) > budget:
-            return Search([], wrong)
+            return Search([], wrong, wrong_calls)
         found: list[Variant] = []
         for variant in variants:
             try:
@@ -559,10 +595,10 @@ def _search(function: Callable, calls: list[Recorded], budget: int) -> Search:
             if all(same(call.result, _run(edited, call, None, limit)) for call in order):
                 found.append(variant)
                 if len({v.sentence for v in found}) > _MAX_CANDIDATES:
-                    return Search([], wrong)  # too many explain it: none is named
+                    return Search([], wrong, wrong_calls)  # too many explain it: none is named
     finally:
         restore_random_state(saved)
-    return Search(found, wrong)
+    return Search(found, wrong, wrong_calls)
 
 
 def _search_module(cls: type, order: list[Recorded], budget: int) -> Search:
@@ -619,6 +655,7 @@ def _search_module(cls: type, order: list[Recorded], budget: int) -> Search:
     paired = sorted(zip(order, instances, shows, strict=True), key=lambda p: not p[2])
     order, instances = [p[0] for p in paired], [p[1] for p in paired]
     shows = [p[2] for p in paired]
+    wrong_calls = [call for call, show in zip(order, shows, strict=True) if show]
     variants = variants_of(cls)
     # each kind of edit is tried only when all of that kind fit the budget
     forwards = sum(not v.constructor for v in variants)
@@ -629,7 +666,7 @@ def _search_module(cls: type, order: list[Recorded], budget: int) -> Search:
     )
     try_constructor = build_work * (len(variants) - forwards) <= budget
     if not (try_forward or try_constructor):
-        return Search([], wrong)
+        return Search([], wrong, wrong_calls)
     found: list[Variant] = []
     for variant in variants:
         if not (try_constructor if variant.constructor else try_forward):
@@ -650,8 +687,8 @@ def _search_module(cls: type, order: list[Recorded], budget: int) -> Search:
         if agrees:
             found.append(variant)
             if len({v.sentence for v in found}) > _MAX_CANDIDATES:
-                return Search([], wrong)
-    return Search(found, wrong)
+                return Search([], wrong, wrong_calls)
+    return Search(found, wrong, wrong_calls)
 
 
 def explained(
