@@ -66,6 +66,48 @@ def permute_three(x):
     return x.permute(0, 2, 1)
 
 
+def sines_with_math(angles):
+    return math.sin(angles)
+
+
+def clipped_by_hand(model):
+    total = sum(p.grad.norm() ** 2 for p in model.named_parameters())
+    return total
+
+
+def tied_transposed(vocab_size):
+    output, embedding = torch.nn.Linear(4, vocab_size), torch.nn.Embedding(vocab_size, 4)
+    output.weight = embedding.weight.T
+    return output
+
+
+def rows_vectorized(ids):
+    table = np.arange(12.0).reshape(4, 3)
+    return np.vectorize(lambda i: table[i])(ids)
+
+
+def masked_if_given(scores, mask=None):
+    if mask:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return scores
+
+
+def exp_with_math(x):
+    return math.exp(x)
+
+
+def float_of_tensor(x):
+    return float(x)
+
+
+def ragged_rows(rows):
+    return np.array(rows, dtype=float)
+
+
+def positive_and_self(x):
+    return (x > 0) and x
+
+
 def _message(fn, *args):
     with pytest.raises(CheckFailure) as failure, Checker("demo") as c:
         c.call(fn, *args)
@@ -85,6 +127,19 @@ def _message(fn, *args):
         (mask_by_identity, torch.tensor([1, 0]), r"compare element-wise with == or !="),
         (size_uncalled, torch.ones(2, 3), r"x\.size is the method, x\.size\(\) its result"),
         (permute_three, torch.ones(1, 2, 3, 4), r"the input has 4 axes and 3 were given"),
+        (sines_with_math, np.ones(3), r"math\.sin works on one Python number only.*np\.sin"),
+        (
+            clipped_by_hand,
+            torch.nn.Linear(2, 2),
+            r"named_parameters\(\) yields \(name, parameter\)",
+        ),
+        (tied_transposed, 5, r"assign the other layer's Parameter itself"),
+        (rows_vectorized, np.array([0, 2]), r"np\.vectorize calls the function once per number"),
+        (
+            lambda scores: masked_if_given(scores, torch.tensor([True, False])),
+            torch.zeros(2),
+            r"write `if mask is not None:`",
+        ),
     ],
 )
 def test_a_raw_error_gets_the_advice_its_text_and_lines_show(fn, arg, expected):
@@ -99,6 +154,10 @@ def test_a_raw_error_gets_the_advice_its_text_and_lines_show(fn, arg, expected):
         (width_from_rows, [[1, 2], [3]], "longest sequence itself"),
         (half_as_size, 6, "np.maximum"),
         (missing_key, {"present": 1}, "incremented before it exists"),
+        (exp_with_math, np.ones(2), "math.sin"),
+        (float_of_tensor, torch.ones(2), "works on one Python number only"),
+        (ragged_rows, [[1, 2], [3]], "np.vectorize"),
+        (positive_and_self, torch.ones(2), "is not None"),
     ],
 )
 def test_the_advice_is_silent_where_its_cause_does_not_show(fn, arg, absent):

@@ -58,12 +58,23 @@ GENERIC_HINTS: dict[str | type[BaseException], str | Callable[[BaseException], s
         "Stay in torch (no .numpy()): later lessons train through this code, and gradients "
         "only flow through torch operations."
     ),
-    "Boolean value of Tensor with more than one value is ambiguous": (
-        "An `if` (or `and`/`or`) on a whole tensor is ambiguous: use element-wise operations "
+    "Boolean value of Tensor with more than one value is ambiguous": lambda exc: (
+        _given_or_not_advice(exc)
+        + "An `if` (or `and`/`or`) on a whole tensor is ambiguous: use element-wise operations "
         "instead, such as torch.where(...), masked_fill(...), & and |. Python's max(a, b) "
         "and min(a, b) compare their arguments the same way: on tensors use "
         "torch.maximum(a, b) and torch.minimum(a, b)."
     ),
+    "can be converted to Python scalars": lambda exc: _math_module_advice(exc),
+    "object has no attribute 'grad'": lambda exc: _named_parameters_advice(exc),
+    "as parameter '": (
+        "A module's parameter can only be replaced by an nn.Parameter (or None), and this "
+        "is a plain tensor (a transposed view such as .T, or a tensor computed from a "
+        "parameter). To tie two layers' weights, assign the other layer's Parameter itself "
+        "(self.output.weight = self.embedding.weight): both then hold the same (vocab_size, "
+        "d_model) matrix, which nn.Linear already uses transposed."
+    ),
+    "setting an array element with a sequence": lambda exc: _ragged_array_advice(exc),
     "The truth value of an array with more than one element is ambiguous": (
         "An `if` (or `and`/`or`) on a whole array is ambiguous: use element-wise operations "
         "instead, such as np.where(...), & and |."
@@ -225,6 +236,75 @@ GENERIC_HINTS: dict[str | type[BaseException], str | Callable[[BaseException], s
     # blind14d-split-permute-three-axes
     "is not equal to len(dims)": lambda exc: _permute_advice(exc),
 }
+
+
+def _failing_code(exc: BaseException) -> str:
+    """The learner's lines on the traceback and their functions, comments left out."""
+    from transformer_course.checking.failure import learner_frames, learner_source
+
+    return "\n".join(
+        line.split("#")[0] for line in (learner_frames(exc) + learner_source(exc)).splitlines()
+    )
+
+
+def _given_or_not_advice(exc: BaseException) -> str:
+    """`if mask:` (or `mask or ...`) where `if mask is not None:` was meant."""
+    from transformer_course.checking.failure import learner_frames
+
+    line = "\n".join(part.split("#")[0] for part in learner_frames(exc).splitlines())
+    found = re.search(r"\bif\s+(not\s+)?(\w+)\s*:|\b(\w+)\s+or\s+", line)
+    if not found:
+        return ""
+    name = found[2] or found[3]
+    return (
+        f"`if {name}:` asks whether the tensor itself is true, not whether it was given: to "
+        f"test an optional argument write `if {name} is not None:`. "
+    )
+
+
+def _math_module_advice(exc: BaseException) -> str:
+    """A function of Python's math module given an array or a tensor."""
+    code = _failing_code(exc)
+    found = re.search(r"\bmath\.(\w+)\(", code)
+    if not found:
+        return ""
+    name = found[1]
+    return (
+        f"math.{name} works on one Python number only, and it was given an array or a tensor "
+        f"of several: use np.{name} on numpy arrays, torch.{name} on tensors, which work "
+        "element-wise."
+    )
+
+
+def _named_parameters_advice(exc: BaseException) -> str:
+    """(name, parameter) pairs where parameters belong."""
+    if "'tuple' object has no attribute 'grad'" not in str(exc):
+        return ""
+    if "named_parameters" not in _failing_code(exc):
+        return (
+            "A tuple was used where a parameter (a tensor) belongs: something that yields "
+            "pairs was read as if it yielded tensors."
+        )
+    return (
+        "named_parameters() yields (name, parameter) pairs, so p here is a tuple: use "
+        "model.parameters() where the parameters alone belong, or unpack the pairs, for "
+        "name, p in model.named_parameters()."
+    )
+
+
+def _ragged_array_advice(exc: BaseException) -> str:
+    """An array built from pieces that are not numbers of one shape."""
+    if "np.vectorize" in _failing_code(exc) or "vectorize(" in _failing_code(exc):
+        return (
+            "np.vectorize calls the function once per number and expects one number back, "
+            "and this function returns a whole row (an array): index the table with the whole "
+            "array at once (table[ids]), or np.stack the rows."
+        )
+    return (
+        "numpy was asked to put a sequence where one number belongs: an array built from "
+        "rows of different lengths, or from arrays where numbers were expected. Give every "
+        "row the same length (pad it), or np.stack rows of one shape."
+    )
 
 
 def _positional_keepdims_advice(exc: BaseException) -> str:
