@@ -3178,6 +3178,25 @@ MISTAKES += [
     ),
 ]
 
+# ---- fix round 18 (blind15c): the classes of mistake the blind round's cases showed
+
+
+def pad_masked_fill_of_zeros(sequences, pad_id):  # every 0 made pad_id, real ids 0 too
+    if not sequences:
+        return torch.zeros((0, 0), dtype=torch.long)
+    rows = [torch.tensor(s, dtype=torch.long) for s in sequences]
+    batch = torch.nn.utils.rnn.pad_sequence(rows, batch_first=True)
+    return batch.masked_fill(batch == 0, pad_id)
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_pad_batch,
+        pad_masked_fill_of_zeros,
+        r"real ids 0 inside the sequences became pad_id=\d+ too",
+    ),
+]
+
 CORRECT = [
     Correct(checks.check_tokenize, tokenize_loop),
     Correct(checks.check_tokenize, tokenize_split_filter),
