@@ -3189,7 +3189,32 @@ def pad_masked_fill_of_zeros(sequences, pad_id):  # every 0 made pad_id, real id
     return batch.masked_fill(batch == 0, pad_id)
 
 
+def bpe_decode_bytes_stripped(ids, merges):  # bytes.strip(): the ends' whitespace lost
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).strip().decode("utf-8")
+
+
+def bpe_decode_trailing_whitespace_cut(ids, merges):  # .rstrip(): only the end's
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    text = b"".join(table[i] for i in ids).decode("utf-8")
+    return text.rstrip()
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_bytes_stripped,
+        r"whitespace at both its ends .* is missing: your text was tidied with \.strip\(\)",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_trailing_whitespace_cut,
+        r"^(?!.*last id).*whitespace at its end \(the trailing whitespace\) is missing",
+    ),
     Mistake(
         checks.check_pad_batch,
         pad_masked_fill_of_zeros,
