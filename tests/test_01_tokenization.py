@@ -3181,6 +3181,20 @@ MISTAKES += [
 # ---- fix round 18 (blind15c): the classes of mistake the blind round's cases showed
 
 
+def tokenize_loop_mark_first(text):  # at a mark, the mark is kept before the word
+    tokens, letters = [], []
+    for ch in text:
+        if ch.isalnum() or ch == "_":
+            letters.append(ch.lower())
+            continue
+        if not ch.isspace():
+            tokens.append(ch)
+        if letters:
+            tokens.append("".join(letters))
+            letters = []
+    return tokens + (["".join(letters)] if letters else [])
+
+
 def pad_masked_fill_of_zeros(sequences, pad_id):  # every 0 made pad_id, real ids 0 too
     if not sequences:
         return torch.zeros((0, 0), dtype=torch.long)
@@ -3205,6 +3219,11 @@ def bpe_decode_trailing_whitespace_cut(ids, merges):  # .rstrip(): only the end'
 
 
 MISTAKES += [
+    Mistake(
+        checks.check_tokenize,
+        tokenize_loop_mark_first,
+        r"a mark that follows a word comes out before that word: \S+ before '\w+'",
+    ),
     Mistake(
         checks.check_bpe_decode,
         bpe_decode_bytes_stripped,
