@@ -3195,6 +3195,14 @@ def tokenize_loop_mark_first(text):  # at a mark, the mark is kept before the wo
     return tokens + (["".join(letters)] if letters else [])
 
 
+def decode_extends_with_each_token(ids, vocab):  # .extend(str): its characters added
+    by_id = dict(zip(vocab.values(), vocab.keys(), strict=True))
+    out = []
+    for i in ids:
+        out.extend(by_id[int(i)])
+    return out
+
+
 def pad_masked_fill_of_zeros(sequences, pad_id):  # every 0 made pad_id, real ids 0 too
     if not sequences:
         return torch.zeros((0, 0), dtype=torch.long)
@@ -3219,6 +3227,11 @@ def bpe_decode_trailing_whitespace_cut(ids, merges):  # .rstrip(): only the end'
 
 
 MISTAKES += [
+    Mistake(
+        checks.check_decode,
+        decode_extends_with_each_token,
+        r"Every token came back split into its characters \('\S+' as '\S', ",
+    ),
     Mistake(
         checks.check_tokenize,
         tokenize_loop_mark_first,
