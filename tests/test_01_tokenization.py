@@ -3203,6 +3203,17 @@ def decode_extends_with_each_token(ids, vocab):  # .extend(str): its characters 
     return out
 
 
+def pairs_sorted_by_pair(ids):  # sorted(...) of the counted items: ids' order, ascending
+    counts = defaultdict(int)
+    for pair in zip(ids[:-1], ids[1:], strict=True):
+        counts[pair] += 1
+    return dict(sorted(counts.items()))
+
+
+def pairs_most_common_first(ids):  # most_common(): the most frequent first
+    return dict(Counter(zip(ids, ids[1:], strict=False)).most_common())
+
+
 def pad_masked_fill_of_zeros(sequences, pad_id):  # every 0 made pad_id, real ids 0 too
     if not sequences:
         return torch.zeros((0, 0), dtype=torch.long)
@@ -3227,6 +3238,16 @@ def bpe_decode_trailing_whitespace_cut(ids, merges):  # .rstrip(): only the end'
 
 
 MISTAKES += [
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_sorted_by_pair,
+        r"your pairs come sorted by their ids, in ascending order",
+    ),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_most_common_first,
+        r"your pairs come sorted by count, the most frequent first",
+    ),
     Mistake(
         checks.check_decode,
         decode_extends_with_each_token,

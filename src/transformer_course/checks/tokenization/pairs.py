@@ -102,7 +102,27 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
                 hint="The counts are right, but list the pairs in the order they first occur (a "
                 "plain dict or a Counter does that when you count left to right; a set or a sort "
                 "does not): train_bpe breaks ties by first occurrence.",
+                mistakes=_key_order_models(expected),
             )
+
+
+def _key_order_models(expected: dict) -> dict:
+    """{message: keys in a wrong order} for the orders a sort gives: by the pairs' ids
+    (np.unique, sorted) and by count (most_common)."""
+    first_seen = list(expected)
+    by_ids = sorted(first_seen)
+    by_count = [pair for pair, _ in Counter(expected).most_common()]
+    return {
+        "The counts are right, but your pairs come sorted by their ids, in ascending "
+        "order, not in the order they first occur: np.unique(..., axis=0, "
+        "return_counts=True) returns its pairs sorted (so do sorted(...) and a sort of the "
+        "keys). Count left to right into a dict or a Counter, which keep first occurrence: "
+        "train_bpe breaks ties by it.": by_ids if by_ids != first_seen else None,
+        "The counts are right, but your pairs come sorted by count, the most frequent first "
+        "(as Counter.most_common() or a sort by count gives), not in the order they first "
+        "occur: return the dict or Counter itself, which keeps first occurrence; train_bpe "
+        "breaks ties by it.": by_count if by_count not in (first_seen, by_ids) else None,
+    }
 
 
 def _pairs_difference(ids, got: dict, expected: dict) -> str:
