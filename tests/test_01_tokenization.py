@@ -3214,6 +3214,19 @@ def pairs_most_common_first(ids):  # most_common(): the most frequent first
     return dict(Counter(zip(ids, ids[1:], strict=False)).most_common())
 
 
+def train_sorted_by_count_ascending(text, num_merges):  # the least frequent pair taken
+    ids = list(text.encode("utf-8"))
+    merges = {}
+    for i in range(num_merges):
+        ranked = sorted(ref.get_pair_counts(ids).items(), key=lambda item: item[1])
+        if not ranked:
+            break
+        pair = ranked[0][0]
+        ids = ref.merge_pair(ids, pair, 256 + i)
+        merges[pair] = 256 + i
+    return merges
+
+
 def pad_masked_fill_of_zeros(sequences, pad_id):  # every 0 made pad_id, real ids 0 too
     if not sequences:
         return torch.zeros((0, 0), dtype=torch.long)
@@ -3238,6 +3251,11 @@ def bpe_decode_trailing_whitespace_cut(ids, merges):  # .rstrip(): only the end'
 
 
 MISTAKES += [
+    Mistake(
+        checks.check_train_bpe,
+        train_sorted_by_count_ascending,
+        r"Every one of your merges is the least frequent pair",
+    ),
     Mistake(
         checks.check_get_pair_counts,
         pairs_sorted_by_pair,
