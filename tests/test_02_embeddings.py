@@ -1349,6 +1349,22 @@ MISTAKES += [
     ),
 ]
 
+# ---- fix round 18 (blind15c): the classes of mistake the blind round's cases showed
+
+
+def one_hot_of_transposed_ids(ids, vocab_size):  # ids.T: every axis of the ids reversed
+    identity = np.eye(vocab_size)  # (vocab_size, vocab_size)
+    return identity[np.asarray(ids).T]  # (*ids.shape[::-1], vocab_size)
+
+
+MISTAKES += [
+    Mistake(
+        check_one_hot,
+        one_hot_of_transposed_ids,
+        r"one-hot array with the ids' axes reversed.*\.T reverses every axis",
+    ),
+]
+
 CORRECT = [
     Correct(check_one_hot, one_hot_eye),
     Correct(check_one_hot, one_hot_zeros_fancy_indexing),

@@ -163,6 +163,26 @@ def _one_hot_shape_hint(
     )
 
 
+def _ids_axes_reversed_hint(got: np.ndarray, ids: np.ndarray, vocab_size: int) -> str:
+    """When the result is the one-hot array with the ids' axes reversed (the one-hot axis
+    last): a .T on the identity's columns, or on the ids; "" otherwise."""
+    if ids.ndim < 2 or ids.shape == ids.shape[::-1]:
+        return ""
+    reversed_ids = np.transpose(ref.one_hot(ids, vocab_size), (*range(ids.ndim)[::-1], ids.ndim))
+    with contextlib.suppress(Exception):
+        if tuple(got.shape) == reversed_ids.shape and np.array_equal(got, reversed_ids):
+            return (
+                f"Yours is the one-hot array with the ids' axes reversed, {got.shape} where "
+                f"the ids have shape {ids.shape}: a .T reverses every axis, not just two. "
+                "The identity's columns, np.eye(vocab_size)[:, ids], have shape "
+                "(vocab_size, *ids.shape), and .T on them puts the one-hot axis last but also "
+                "reverses the ids' axes (.T on the ids before indexing does the same); this "
+                "is right only for 1-D ids. Pick rows instead, np.eye(vocab_size)[ids], "
+                "which gives ids.shape + (vocab_size,) for ids of any shape."
+            )
+    return ""
+
+
 _BOOL_ONE_HOT = (
     "A one-hot vector is a vector of numbers, and booleans are not numbers to numpy: they "
     "add up as logic (np.array([True]) + np.array([True]) is [True], not [2]), so summing "
@@ -303,7 +323,8 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                 got,
                 expected.shape,
                 what,
-                _one_hot_shape_hint(tuple(got.shape), ids, vocab_size, passed_several, one_hot),
+                _ids_axes_reversed_hint(got, ids, vocab_size)
+                or _one_hot_shape_hint(tuple(got.shape), ids, vocab_size, passed_several, one_hot),
             )
             c.expect_true(got.dtype != np.bool_, f"{what} holds booleans. {_BOOL_ONE_HOT}")
             if np.issubdtype(got.dtype, np.integer):
