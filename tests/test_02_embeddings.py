@@ -1357,7 +1357,31 @@ def one_hot_of_transposed_ids(ids, vocab_size):  # ids.T: every axis of the ids 
     return identity[np.asarray(ids).T]  # (*ids.shape[::-1], vocab_size)
 
 
+def embed_vectorized_getitem(ids, table):  # vectorize wants one number back, gets a row
+    look_up = np.vectorize(table.__getitem__, otypes=[np.float64])
+    return look_up(ids)
+
+
+def embed_one_number_per_id(ids, table):  # a 1-D array given a whole row per place
+    vectors = np.zeros(len(ids))
+    for position, token_id in enumerate(ids):
+        vectors[position] = table[token_id]
+    return vectors
+
+
 MISTAKES += [
+    Mistake(
+        check_embed,
+        embed_vectorized_getitem,
+        r"(?s)raised ValueError: setting an array element.*np\.vectorize expects your function "
+        r"to return one number",
+    ),
+    Mistake(
+        check_embed,
+        embed_one_number_per_id,
+        r"(?s)setting an array element.*A whole row of the table \(d_model numbers\) was put "
+        r"where one number goes",
+    ),
     Mistake(
         check_one_hot,
         one_hot_of_transposed_ids,

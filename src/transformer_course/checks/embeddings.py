@@ -23,6 +23,7 @@ import contextlib
 import io
 import math
 import re
+import traceback
 
 import numpy as np
 import torch
@@ -514,6 +515,28 @@ _TUPLE_HINT = (
 )
 
 
+def _row_into_one_number_hint(exc: BaseException) -> str:
+    """For numpy's "setting an array element with a sequence": np.vectorize named when it
+    raised (its frames are in the traceback), the usual candidates otherwise."""
+    frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
+    if any("vectorize" in frame.name for frame in frames):
+        return (
+            "np.vectorize expects your function to return one number per element of ids, "
+            "and it builds an array of one number per id to hold them: your function "
+            "returns a whole row of the table (d_model numbers) for each id, which does "
+            "not fit in one element. A lookup needs no vectorize: table[ids] picks every "
+            "row at once, for ids of any shape."
+        )
+    if "inhomogeneous" in str(exc):
+        return ""
+    return (
+        "A whole row of the table (d_model numbers) was put where one number goes: an array "
+        "made with one number per id (np.zeros(len(ids)), np.fromiter, or np.vectorize of "
+        "a function that returns a row) cannot hold rows. table[ids] picks every row at "
+        "once, giving ids.shape + (d_model,)."
+    )
+
+
 def check_embed(embed, *, hidden: bool = False) -> None:
     """embed(ids, table) -> table[ids]: (...) ids, (vocab_size, d_model) table -> (..., d_model).
 
@@ -530,25 +553,30 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                     ids.copy(),
                     table.copy(),
                     call_repr=what,
-                    hints={
-                        "out of bounds for axis 1": _COLUMNS_HINT,
-                        **(
-                            {f"array is 2-dimensional, but {ids.size} were indexed": _TUPLE_HINT}
-                            if np.ndim(ids) == 1 and ids.size > 2 and table.ndim == 2
-                            else {}
-                        ),
-                        **(
-                            {
-                                "can be converted to Python scalars": _one_dim_hint(ids),
-                                "not a sequence": _one_dim_hint(ids),
-                                "`indices` and `arr` must have the same number of dimensions": (
-                                    _ALONG_AXIS_HINT
-                                ),
-                            }
-                            if np.ndim(ids) > 1
-                            else {}
-                        ),
-                    },
+                    hints=[
+                        ("setting an array element with a sequence", _row_into_one_number_hint),
+                        *{
+                            "out of bounds for axis 1": _COLUMNS_HINT,
+                            **(
+                                {
+                                    f"array is 2-dimensional, but {ids.size} were indexed": _TUPLE_HINT
+                                }
+                                if np.ndim(ids) == 1 and ids.size > 2 and table.ndim == 2
+                                else {}
+                            ),
+                            **(
+                                {
+                                    "can be converted to Python scalars": _one_dim_hint(ids),
+                                    "not a sequence": _one_dim_hint(ids),
+                                    "`indices` and `arr` must have the same number of dimensions": (
+                                        _ALONG_AXIS_HINT
+                                    ),
+                                }
+                                if np.ndim(ids) > 1
+                                else {}
+                            ),
+                        }.items(),
+                    ],
                     mutation_hint="An embedding lookup only reads the table; it never writes to it.",
                 )
             except CheckFailure as failure:
