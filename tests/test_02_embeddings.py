@@ -1369,7 +1369,20 @@ def embed_one_number_per_id(ids, table):  # a 1-D array given a whole row per pl
     return vectors
 
 
+def cos_machine_eps_on_entries(a, b):  # the eps nudges the entries, not the lengths
+    tiny = np.finfo(np.float64).eps
+    a_nudged, b_nudged = a + tiny, b + tiny  # (n, d), (m, d)
+    a_len = np.sqrt((a_nudged**2).sum(axis=1, keepdims=True))  # (n, 1)
+    b_len = np.sqrt((b_nudged**2).sum(axis=1, keepdims=True))  # (m, 1)
+    return (a_nudged / a_len) @ (b_nudged / b_len).T  # (n, m)
+
+
 MISTAKES += [
+    Mistake(
+        check_cosine_similarity,
+        cos_machine_eps_on_entries,
+        r"a tiny eps was added to every entry of the vectors",
+    ),
     Mistake(
         check_embed,
         embed_vectorized_getitem,

@@ -753,6 +753,24 @@ def _eps_too_large(a, b) -> dict:
     return out
 
 
+def _eps_added_to_entries(a, b, has_zero: bool) -> dict:
+    """When some row is a zero vector: the cosines of a + eps and b + eps, a tiny eps added
+    to every entry (any tiny eps gives the same: a zero row becomes eps * ones, whose
+    direction does not depend on eps; the other rows barely move)."""
+    if not has_zero:
+        return {}
+    eps = 1e-8
+    return {
+        "Every cosine is right except those that involve a zero vector: a tiny eps was "
+        "added to every entry of the vectors (a + 1e-8), which barely moves a nonzero "
+        "vector but turns a zero vector into the all-eps vector, and that one has a "
+        "direction (every entry equal): its similarity with a row is that row's entry sum "
+        "over its length and sqrt(d), and 1 with another zero vector, where a zero vector "
+        "should give 0. Guard the lengths, not the entries: divide by np.maximum(length, "
+        "1e-12).": ref.cosine_similarity(a + eps, b + eps)
+    }
+
+
 def _zero_vector_value(got: np.ndarray, expected: np.ndarray, a, b) -> dict:
     """When every entry is right except those that involve a zero vector, and these all
     hold one same value other than 0 (a NaN replaced by 1, say): that value named, as a
@@ -1108,6 +1126,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     ),
                     **_scaling_mistakes(a64, b64),
                     **_zero_vector_value(got_np, expected, a64, b64),
+                    **_eps_added_to_entries(a64, b64, has_zero),
                     "Every entry is 0, but only the entries that involve a zero vector should "
                     "be: as soon as any row of a or b is a zero vector, you return an all-zero "
                     "matrix (an early return that guards the whole result), so the similarities "
