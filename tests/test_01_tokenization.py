@@ -3227,6 +3227,30 @@ def train_sorted_by_count_ascending(text, num_merges):  # the least frequent pai
     return merges
 
 
+def merge_first_half_twice(ids, pair, new_id):  # pair[0] tested twice: only (a, a) merges
+    first, _second = pair
+    out, skip = [], False
+    for here, after in zip(ids, [*ids[1:], None], strict=True):
+        if skip:
+            skip = False
+        elif here == first and after == first:
+            out.append(new_id)
+            skip = True
+        else:
+            out.append(here)
+    return out
+
+
+def merge_first_half_twice_short_bound(ids, pair, new_id):  # and the last place skipped
+    out, k = [], 0
+    while k < len(ids):
+        if k < len(ids) - 2 and ids[k] == pair[0] and ids[k + 1] == pair[0]:
+            out, k = [*out, new_id], k + 2
+        else:
+            out, k = [*out, ids[k]], k + 1
+    return out
+
+
 def pad_masked_fill_of_zeros(sequences, pad_id):  # every 0 made pad_id, real ids 0 too
     if not sequences:
         return torch.zeros((0, 0), dtype=torch.long)
@@ -3251,6 +3275,16 @@ def bpe_decode_trailing_whitespace_cut(ids, merges):  # .rstrip(): only the end'
 
 
 MISTAKES += [
+    Mistake(
+        checks.check_merge_pair,
+        merge_first_half_twice,
+        r"^(?!.*last two places).*compares the second id with pair\[0\] again",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_first_half_twice_short_bound,
+        r"compares the second id with pair\[0\] again.*never merges a pair in the last two",
+    ),
     Mistake(
         checks.check_train_bpe,
         train_sorted_by_count_ascending,
