@@ -762,6 +762,19 @@ class MaskAfterSoftmax(Base):
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
+class ScoresFilledWithTinyNegative(Base):
+    """Blocks in place with -1e-10, the exponent's sign slipped from -1e10: a blocked score
+    stays practically 0, an ordinary score."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (b, h, len_q, len_k)
+        if mask is not None:
+            scores.masked_fill_(mask == 0, -1e-10)
+        weights = scores.softmax(dim=-1)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
 class KeysViewedWithQueryLength(Base):
     """Splits the keys and values with the query's length (blind6b-mha-kv-viewed-with-
     query-length): self-attention works, cross-attention raises in the view."""
@@ -1132,7 +1145,14 @@ MISTAKES = [
     Mistake(
         check_MultiHeadAttention,
         mistake("ScoresTimesMask", fill=0.0),
-        r"Your blocked scores become 0 \(the scores multiplied by the mask",
+        r"Your blocked scores become 0 or practically 0 \(the scores multiplied by the mask",
+    ),
+    # round 18: a fill value with the exponent's sign slipped (blind15d; before: told only
+    # "the scores multiplied by the mask, or masked_fill with 0")
+    Mistake(
+        check_MultiHeadAttention,
+        ScoresFilledWithTinyNegative,
+        r"a fill value close to 0 such as -1e-9, a typo for -1e9",
     ),
     Mistake(check_MultiHeadAttention, MaskAfterSoftmax, r"applied the mask after the softmax"),
     Mistake(

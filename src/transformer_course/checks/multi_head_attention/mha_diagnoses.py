@@ -102,10 +102,12 @@ _WEIGHT_MISTAKES = [
     ),
     (
         {"fill": 0.0},
-        "Your blocked scores become 0 (the scores multiplied by the mask, or masked_fill with "
-        "0), not -inf: a score of 0 is an ordinary score, so the softmax still gives the keys "
-        "the mask forbids weight. Fill them with -inf (or a large negative number such as "
-        "-1e9) before the softmax: scores.masked_fill(~mask, float('-inf')).",
+        "Your blocked scores become 0 or practically 0 (the scores multiplied by the mask, "
+        "masked_fill with 0, or a fill value close to 0 such as -1e-9, a typo for -1e9: the "
+        "weights cannot tell these apart), not -inf: a score of about 0 is an ordinary score, "
+        "so the softmax still gives the keys the mask forbids weight. Fill them with -inf (or "
+        "a large negative number such as -1e9) before the softmax: "
+        "scores.masked_fill(~mask, float('-inf')).",
     ),
     (
         {"mask_mode": "after"},
