@@ -775,6 +775,19 @@ class ScoresFilledWithTinyNegative(Base):
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
+class BoolMaskAddedAsFloat(Base):
+    """Adds the bool mask as a float, the way an additive mask of 0 and -inf is used: the
+    allowed keys get +1, nothing is blocked."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (b, h, len_q, len_k)
+        if mask is not None:
+            scores += mask.float()
+        weights = torch.softmax(scores, dim=-1)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
 class KeysViewedWithQueryLength(Base):
     """Splits the keys and values with the query's length (blind6b-mha-kv-viewed-with-
     query-length): self-attention works, cross-attention raises in the view."""
@@ -1153,6 +1166,12 @@ MISTAKES = [
         check_MultiHeadAttention,
         ScoresFilledWithTinyNegative,
         r"a fill value close to 0 such as -1e-9, a typo for -1e9",
+    ),
+    # round 18: a bool mask added to the scores (blind15d; before: "the mask is not applied")
+    Mistake(
+        check_MultiHeadAttention,
+        BoolMaskAddedAsFloat,
+        r"You added the bool mask to the scores \(scores \+ mask\): True counts as 1",
     ),
     Mistake(check_MultiHeadAttention, MaskAfterSoftmax, r"applied the mask after the softmax"),
     Mistake(

@@ -52,10 +52,12 @@ from .mha_cases import (
     _state_shapes,
 )
 from .mha_diagnoses import (
+    _BOOL_MASK_ADDED,
     _OUTPUT_MISTAKES,
     _SCALED_AFTER_SOFTMAX,
     _WEIGHT_MISTAKES,
     _Agreement,
+    _bool_mask_added_weights,
     _extra_step_outputs,
     _head_width_projection_hint,
     _heads_mixed,
@@ -560,6 +562,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     weight_mistakes[_SCALED_AFTER_SOFTMAX] = lambda: (
         multi_head_attention_f(*variant_args, scale="none")[1] / math.sqrt(d // h)
     )  # (batch, num_heads, len_q, len_k)
+    weight_mistakes[_BOOL_MASK_ADDED] = lambda: _bool_mask_added_weights(variant_args)
     convention = None
     if dropped_entirely and bool((weights.detach().abs() < 1e-6).all()):
         c.note(

@@ -44,6 +44,27 @@ _SCALED_AFTER_SOFTMAX = (
     "weights are those of the unscaled scores, and each row sums to 1 / sqrt(d_head), not 1. "
     "Scale the scores before the softmax: softmax(q k^T / sqrt(d_head))."
 )
+# A bool mask added to the scores as if it were an additive float mask (round 18,
+# blind15d-mha-inline-bool-mask-added; before: told the mask is not applied).
+_BOOL_MASK_ADDED = (
+    "You added the bool mask to the scores (scores + mask): True counts as 1 and False as "
+    "0, so the keys the mask allows get a bonus of +1 and the ones it forbids are not "
+    "blocked. The course's mask is bool, True = may attend, not an additive mask of 0 and "
+    "-inf: block with it, scores.masked_fill(~mask, float('-inf')), before the softmax."
+)
+
+
+def _bool_mask_added_weights(args: tuple) -> torch.Tensor | None:
+    """The weights of softmax(scores + mask), the bool mask counted as 1 and 0: the
+    unmasked weights times e^mask, renormalised over the keys (float64)."""
+    mask = args[4]
+    if mask is None:
+        return None
+    unmasked = multi_head_attention_f(*args, mask_mode="none")[1]  # (b, h, len_q, len_k)
+    boosted = unmasked * torch.exp(mask.double())  # the mask broadcasts to the weights
+    return boosted / boosted.sum(dim=-1, keepdim=True)
+
+
 # (knobs of multi_head_attention_f, diagnosis): mistakes visible in the attention weights ...
 _WEIGHT_MISTAKES = [
     (
