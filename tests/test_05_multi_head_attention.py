@@ -788,6 +788,21 @@ class BoolMaskAddedAsFloat(Base):
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
+class WeightsThroughTwoDropouts(Base):
+    """Two dropout modules both built from the argument (nanoGPT keeps an attn_dropout and a
+    resid_dropout) and both applied to the weights: each weight is dropped twice."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__(d_model, num_heads, dropout)
+        self.attn_dropout = nn.Dropout(dropout)
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.attn_dropout(self.dropout(weights)) @ v  # (b, h, len_q, d_head)
+        return self.w_o(self.merge(heads)), weights
+
+
 class KeysViewedWithQueryLength(Base):
     """Splits the keys and values with the query's length (blind6b-mha-kv-viewed-with-
     query-length): self-attention works, cross-attention raises in the view."""
@@ -1172,6 +1187,13 @@ MISTAKES = [
         check_MultiHeadAttention,
         BoolMaskAddedAsFloat,
         r"You added the bool mask to the scores \(scores \+ mask\): True counts as 1",
+    ),
+    # round 18: the weights dropped twice (blind15d; before: told the rate is fixed in the code)
+    Mistake(
+        check_MultiHeadAttention,
+        WeightsThroughTwoDropouts,
+        r"at 0\.36 when built with dropout=0\.2: the rate 1 - \(1 - p\)\^2 of dropout applied "
+        r"twice",
     ),
     Mistake(check_MultiHeadAttention, MaskAfterSoftmax, r"applied the mask after the softmax"),
     Mistake(
@@ -2041,6 +2063,15 @@ class DropoutRateFixed(Base):
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
+class DropoutRateFixedAtThreeQuarters(DropoutRateFixed):
+    """A fixed rate that equals 1 - (1 - 0.5)^2 for the visible case's dropout=0.5: the
+    probe with another rate tells it from dropout applied twice."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__(d_model, num_heads, dropout)
+        self.dropout = nn.Dropout(0.75)
+
+
 class DropoutRateHalved(Base):  # another rate than the argument's: p / 2
     def __init__(self, d_model, num_heads, dropout=0.0):
         super().__init__(d_model, num_heads, dropout / 2)
@@ -2128,6 +2159,11 @@ MISTAKES += [
         DropoutRateFixed,
         r"drops attention weights at the rate 0\.1 .*built with dropout=[\d.]+: your layer "
         r"ignores the dropout argument",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        DropoutRateFixedAtThreeQuarters,
+        r"^(?![\s\S]*twice)[\s\S]*at the rate 0\.75 .*your layer ignores the dropout argument",
     ),
     Mistake(
         check_MultiHeadAttention,

@@ -606,7 +606,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     # The output.
     if dropped_entirely:
         bias = state["w_o.bias"].double().expand(b, lq, d)  # heads all zero -> w_o(0) = bias
-        rate = _dropout_rate_note(output, state, (query, key, value, mask), h, case.dropout)
+        rate = _dropout_rate_note(output, state, (query, key, value, mask), h, case.dropout, cls)
         right = torch.allclose(output.detach().double(), bias, atol=1e-5)
         if not rate and not right:
             rate = _probed_rate_note(cls, case.dropout)
@@ -643,7 +643,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             "In train mode with dropout=0.0, dropout changes nothing: the layer must compute "
             "exactly what it computes in eval mode."
         )
-        rate = _dropout_rate_note(output, state, (query, key, value, mask), h, case.dropout)
+        rate = _dropout_rate_note(output, state, (query, key, value, mask), h, case.dropout, cls)
         right = torch.allclose(output.detach().double(), expected_out, atol=1e-5)
         if not rate and not right:
             rate = _probed_rate_note(cls, case.dropout)
