@@ -803,6 +803,18 @@ class WeightsThroughTwoDropouts(Base):
         return self.w_o(self.merge(heads)), weights
 
 
+class TorchAttentionUnpackedOwnMerge(Base):
+    """PyTorch's fused attention unpacked as (output, weights), merged by hand: the one
+    tensor it returns is split along its batch axis, and the merge's reshape refuses it."""
+
+    def forward(self, query, key, value, mask=None):
+        b, len_q, _ = query.shape
+        q, k, v = self.qkv(query, key, value)
+        out, attn = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        out = out.transpose(1, 2).contiguous().view(b, len_q, self.d_model)  # (b, len_q, d)
+        return self.w_o(out), attn
+
+
 class KeysViewedWithQueryLength(Base):
     """Splits the keys and values with the query's length (blind6b-mha-kv-viewed-with-
     query-length): self-attention works, cross-attention raises in the view."""
@@ -1187,6 +1199,13 @@ MISTAKES = [
         check_MultiHeadAttention,
         BoolMaskAddedAsFloat,
         r"You added the bool mask to the scores \(scores \+ mask\): True counts as 1",
+    ),
+    # round 18: PyTorch's attention unpacked as a pair (blind15d; before: a raw error)
+    Mistake(
+        check_MultiHeadAttention,
+        TorchAttentionUnpackedOwnMerge,
+        r"unpacks a tensor whose first axis is the batch as a pair.*PyTorch's "
+        r"F\.scaled_dot_product_attention returns only one tensor",
     ),
     # round 18: the weights dropped twice (blind15d; before: told the rate is fixed in the code)
     Mistake(

@@ -66,6 +66,7 @@ from .mha_diagnoses import (
     _mistake_values,
     _only_agreeing,
     _output_shape_hint,
+    _pair_unpacked_hint,
     _softmax_sum_hint,
     _weights_shape_hint,
     _wrong_scale,
@@ -450,6 +451,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
                 *((when, unless_sums_unkept(hint)) for when, hint in _length_mixup_hint(case)),
                 *_batch_of_one_hint(case.batch),
                 *_head_width_projection_hint(case),
+                *_pair_unpacked_hint(cls, case),
                 (RuntimeError, sums_unkept),
                 *(
                     []

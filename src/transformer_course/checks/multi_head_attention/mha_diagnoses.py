@@ -797,3 +797,43 @@ def _softmax_sum_hint(cls) -> list:
         return ""
 
     return [(RuntimeError, text)]
+
+
+def _pair_unpacked_hint(cls, case: _Case) -> list:
+    """A (batch, num_heads, len, d_head) tensor unpacked as a pair, heads, weights = ...,
+    which splits it along its batch axis: PyTorch's F.scaled_dot_product_attention
+    returns only the output (round 18, blind15d-mha-torch-sdpa-unpacked-as-pair: a raw
+    "not enough values to unpack" in the course's merge_heads). Told by probes: the same
+    layer raises "too many values to unpack (expected 2)" with a batch of 3 sequences
+    and gets past that line with a batch of 2."""
+    d, h = case.d_model, case.num_heads
+
+    def raised_pair_error(batch: int) -> bool:
+        x = randn((batch, case.len_q, d), 993)  # (batch, len, d_model): self-attention
+        module = cls(d, h, dropout=0.0)
+        module.load_state_dict(random_state(_state_shapes(d), seed=994))
+        module.eval()
+        try:
+            with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+                module(x, x, x)
+        except ValueError as exc:
+            return "values to unpack (expected 2" in str(exc)
+        except Exception:  # a later step's error: the pair was unpacked
+            return False
+        return False
+
+    def text(exc: BaseException) -> str:
+        with contextlib.suppress(Exception):
+            if raised_pair_error(3) and not raised_pair_error(2):
+                return (
+                    "Your forward unpacks a tensor whose first axis is the batch as a pair "
+                    "(a, b = tensor splits it along its batch axis): it gets past that line "
+                    "with a batch of 2 sequences and raises 'too many values to unpack' with "
+                    "3. Most likely that is heads, weights = F.scaled_dot_product_attention"
+                    "(...): PyTorch's F.scaled_dot_product_attention returns only one tensor, "
+                    "the output, and no weights. Call the course's scaled_dot_product_attention, "
+                    "which returns (output, weights), as the layer must return the weights too."
+                )
+        return ""
+
+    return [(Exception, text)]
