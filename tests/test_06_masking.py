@@ -922,3 +922,29 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def decoder_mask_rules_unequal(tgt_ids, pad_id):  # != of two bool masks is XOR
+    return ref.padding_mask(tgt_ids, pad_id) != ref.look_ahead_mask(tgt_ids.size(1))
+
+
+def decoder_mask_look_ahead_of_size(tgt_ids, pad_id):  # size() without the axis: a torch.Size
+    return ref.padding_mask(tgt_ids, pad_id) & ref.look_ahead_mask(tgt_ids.size())
+
+
+# round 18 (blind15d): the rules combined with XOR (before: the grids only) and the
+# look-ahead part sized by the whole shape (before: a raw TypeError from torch.ones)
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_rules_unequal,
+        r"combines the two rules with \^ \(XOR, exclusive or; for bools != computes the same\)",
+    ),
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_look_ahead_of_size,
+        r"most likely sized with the whole shape, look_ahead_mask\(tgt_ids\.shape\), a "
+        r"torch\.Size \(batch, len\)",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
