@@ -1999,6 +1999,18 @@ def test_quiz_head_width_explains_the_papers_head_count():
     assert "64" not in message and "12" not in message, message
 
 
+def test_quiz_head_width_explains_d_model_shared_by_q_k_v():
+    """768 / 3 (d_model shared out between q, k and v; round 18, blind15d: before, "256 is
+    not right") is told apart, and the message does not give the answer away."""
+    from transformer_course.checks.multi_head_attention import check_quiz_head_width
+
+    with pytest.raises(Exception) as failure:
+        check_quiz_head_width(lambda: 768 // 3)
+    message = str(failure.value)
+    assert re.search(r"768 / 3, as if d_model were shared out between the queries", message)
+    assert "64" not in message and "12" not in message, message
+
+
 # ---------------------------------------------------------------- round 12 (r12d) families
 # -- a reshape size from the wrong quantity, told by probes (checking.size_sources): the
 # cases' d_head = len // num_heads and the constant 64, and members no case holds
