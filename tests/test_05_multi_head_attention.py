@@ -272,6 +272,11 @@ def split_folded_head_major(x, num_heads):  # blind10d-split-heads-concat-on-bat
     return torch.stack(x.chunk(num_heads, dim=-1)).flatten(0, 1)
 
 
+def split_slices_joined_on_length(x, num_heads):  # heads end to end: cat where stack belongs
+    d_head = x.shape[-1] // num_heads
+    return torch.cat([x[..., i * d_head : (i + 1) * d_head] for i in range(num_heads)], dim=1)
+
+
 def merge_eight_heads_fixed(x):  # round 10's kind (blind10d-merge-loop-over-eight-heads)
     batch, _, length, d_head = x.shape
     return x.transpose(1, 2).reshape(batch, length, 8 * d_head)
@@ -1142,6 +1147,14 @@ MISTAKES = [
         check_split_heads,
         split_folded_head_major,
         r"Yours is 3-D: the heads are folded into the batch axis, head-major",
+    ),
+    # round 18: the heads laid end to end along the length axis (blind15d; before: "a
+    # reshape, view, flatten or concatenation combined them")
+    Mistake(
+        check_split_heads,
+        split_slices_joined_on_length,
+        r"the heads are laid end to end along the length axis, head after head.*joined with "
+        r"torch\.cat\(\.\.\., dim=1\), where torch\.stack\(\.\.\., dim=1\)",
     ),
     # round 10: a head count written into the code (before: a raw error, or only the shape)
     Mistake(
