@@ -948,3 +948,30 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def padding_mask_complement_unbracketed(ids, pad_id):  # ~ binds tighter than ==
+    keep = ~ids == pad_id  # meant ~(ids == pad_id)
+    return keep.unsqueeze(1).unsqueeze(1)
+
+
+def padding_mask_compared_with_itself(ids, pad_id):  # all False too: not the ~ slip
+    return (ids != ids).unsqueeze(1).unsqueeze(1)
+
+
+# round 18 (blind15d): ~ids == pad_id (before: "the condition never holds", with a
+# single-edit sentence naming `ids != ids`); the probe must not name it for another
+# all-False mask
+MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_complement_unbracketed,
+        r"Your mask is ~ids == pad_id: ~ binds tighter than ==.*~\(ids == pad_id\)",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_compared_with_itself,
+        r"^(?![\s\S]*binds tighter)[\s\S]*Your mask is False everywhere",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

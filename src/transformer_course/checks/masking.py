@@ -465,6 +465,39 @@ def _counted_padding_mistakes(ids: torch.Tensor, pad_id: int, expected) -> dict:
     return found
 
 
+def _complemented_ids_mistake(padding_mask, ids: torch.Tensor, pad_id: int, got) -> dict:
+    """~ids == pad_id, "not a pad" written without parentheses (round 18, blind15d-padmask-
+    not-before-comparison: told the condition never holds, and by the single-edit
+    diagnosis `ids != ids`): ~ binds tighter than ==, so the bitwise complement of each id,
+    -id - 1, is compared with pad_id, which (nearly) never holds. Told by a probe: with
+    pad_id = ~v = -v - 1 such a mask is True exactly at the ids equal to v, where the
+    right mask is True everywhere (no id is negative). {message: got} when it fits."""
+    complemented = ((~ids) == pad_id)[:, None, None, :]  # (batch, 1, 1, len)
+    if not (isinstance(got, torch.Tensor) and got.dtype == torch.bool):
+        return {}
+    if got.shape != complemented.shape or not torch.equal(got, complemented):
+        return {}
+    value = int(ids[ids != pad_id][0]) if bool((ids != pad_id).any()) else int(ids.flatten()[0])
+    probe_pad = -value - 1  # ~value
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            probed = padding_mask(ids.clone(), probe_pad)
+    except Exception:  # the learner's code, on a negative pad_id
+        return {}
+    marks = (ids == value)[:, None, None, :]  # (batch, 1, 1, len)
+    if not (isinstance(probed, torch.Tensor) and probed.shape == marks.shape):
+        return {}
+    if not torch.equal(probed.bool(), marks):
+        return {}
+    return {
+        "Your mask is ~ids == pad_id: ~ binds tighter than ==, so it takes the bitwise "
+        "complement of the ids (-id - 1) and compares that with pad_id, which holds (almost) "
+        f"nowhere. (A probe with pad_id = {probe_pad} = ~{value} marks exactly the ids equal "
+        f"to {value}.) Put the parentheses around the comparison, ~(ids == pad_id), or write "
+        "ids != pad_id.": got
+    }
+
+
 def _batch_of_one_note(fn, reference, ids: torch.Tensor, pad_id: int, got) -> str:
     """A batch of one that the learner's code treats unlike a larger batch: the same
     sequence in a batch of two (itself twice) gets the right mask (round 13, blind13d-
@@ -623,7 +656,10 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 note := _batch_of_one_note(padding_mask, ref.padding_mask, ids, pad_id, got)
             ):
                 c.fail(f"{what} is not the padding mask. {note}")
-            mistakes = {_PAD_INVERTED: (ids == pad_id)[:, None, None, :]}
+            mistakes = {
+                **_complemented_ids_mistake(padding_mask, ids, pad_id, got),
+                _PAD_INVERTED: (ids == pad_id)[:, None, None, :],
+            }
             if pad_id != 0:
                 mistakes[
                     f"Your mask hides the token id 0, but the pad id here is {pad_id}: compare "
