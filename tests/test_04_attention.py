@@ -551,6 +551,16 @@ def r_output_summed_to_scalar(query, keys, values):  # np.sum without axis
     return weights, np.sum(weights[:, None] * values)
 
 
+def r_output_column_squeezed(query, keys, values):  # a (d_v, 1) column, every size-1 axis dropped
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))
+    return weights, (values.T @ weights[:, None]).squeeze()  # (d_v,), but () when d_v = 1
+
+
+def r_weights_row_squeezed(query, keys, values):  # a (1, len_k) row, every size-1 axis dropped
+    weights = ref.softmax(query[None, :] @ keys.T / math.sqrt(query.shape[-1])).squeeze()
+    return weights, (weights[..., None] * values).sum(axis=0)  # weights () when len_k = 1
+
+
 def _unit(x):
     with np.errstate(all="ignore"):
         return x / np.linalg.norm(x, axis=-1, keepdims=True)
@@ -661,6 +671,20 @@ ROW_MISTAKES = [
     Mistake(ROW, r_in_place, r"changed its argument `query` in place.*query /= np.sqrt"),
     Mistake(ROW, r_torch, r"should be a ndarray.*numpy arrays"),
     Mistake(ROW, r_weights_2d, r"weights should have shape.*Squeeze"),
+    # blind round 15: a squeeze with no axis also drops d_v = 1 (len_k = 1: hidden only)
+    Mistake(
+        ROW,
+        r_output_column_squeezed,
+        r"d_v = 1\).*output should have shape \(1,\), but it has shape \(\)\. Your output is "
+        r"a 0-d array.*squeeze with no axis",
+    ),
+    Mistake(
+        ROW,
+        r_weights_row_squeezed,
+        r"^(?!.*Squeeze the extra dim).*weights is a 0-d array \(shape \(\)\), here where "
+        r"len_k = 1: a squeeze with no axis",
+        hidden_only=True,
+    ),
 ]
 
 
