@@ -239,7 +239,39 @@ def sm_times_three(x, axis=-1):  # a factor no name explains: the factor said
     return ref.softmax(3.0 * x, axis=axis)
 
 
+def sm_quiet_softmax(x, axis=-1):  # softmax1: one more (zero) logit in the denominator
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / (e.sum(axis=axis, keepdims=True) + 1)
+
+
+def sm_loop_over_entries(x, axis=-1):  # written for one vector, a list out
+    top = max(v for v in x if not math.isinf(v))
+    out = [math.exp(v - top) for v in x]
+    return [v / math.fsum(out) for v in out]
+
+
+def sm_if_on_the_peak(x, axis=-1):  # right on 1-D; `if` on a whole array of maxima
+    peak = np.max(x, axis=axis, keepdims=True)
+    if peak == -np.inf:
+        peak = 0.0
+    e = np.exp(x - peak)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
 SOFTMAX_MISTAKES = [
+    # blind round 15: the 'plus one' denominator; a softmax written for one vector
+    Mistake(check_softmax, sm_quiet_softmax, r"exp\(x - max\) / \(1 \+ sum\): a 1 added"),
+    Mistake(
+        check_softmax,
+        sm_loop_over_entries,
+        r"(truth value|0-dimensional).*\nOn a 1-D vector your softmax returns a Python list: it is written for "
+        r"one vector only",
+    ),
+    Mistake(
+        check_softmax,
+        sm_if_on_the_peak,
+        r"truth value.*\nYour softmax is right on a 1-D vector.*`if peak == -inf`",
+    ),
     Mistake(check_softmax, sm_default_axis_0, r"default of `axis` in your signature is not -1"),
     Mistake(check_softmax, sm_default_axis_none, r"default of `axis` in your signature is not -1"),
     Mistake(check_softmax, sm_base_2, r"times 0\.6931.*ln 2: the exponential in base 2"),
