@@ -593,6 +593,13 @@ def r_weights_row_squeezed(query, keys, values):  # a (1, len_k) row, every size
     return weights, (weights[..., None] * values).sum(axis=0)  # weights () when len_k = 1
 
 
+def r_softmax_per_score(query, keys, values):  # normalised along a (len_k, 1) column's rows
+    scores = (keys @ query / math.sqrt(query.shape[-1]))[:, np.newaxis]  # (len_k, 1)
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights = (e / e.sum(axis=1, keepdims=True)).ravel()  # all 1
+    return weights, weights @ values
+
+
 def _unit(x):
     with np.errstate(all="ignore"):
         return x / np.linalg.norm(x, axis=-1, keepdims=True)
@@ -703,6 +710,7 @@ ROW_MISTAKES = [
     Mistake(ROW, r_in_place, r"changed its argument `query` in place.*query /= np.sqrt"),
     Mistake(ROW, r_torch, r"should be a ndarray.*numpy arrays"),
     Mistake(ROW, r_weights_2d, r"weights should have shape.*Squeeze"),
+    Mistake(ROW, r_softmax_per_score, r"Every one of your weights is 1.*axis of size 1"),
     # blind round 15: a squeeze with no axis also drops d_v = 1 (len_k = 1: hidden only)
     Mistake(
         ROW,

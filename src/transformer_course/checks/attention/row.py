@@ -76,6 +76,13 @@ _ROW_OUTPUT_FROM_SCORES = (
 )
 
 
+_ROW_EACH_SCORE_ALONE = (
+    "Every one of your weights is 1: each score was normalised on its own (weights @ "
+    "values is then the plain sum of the value rows). That is a softmax over an axis of size 1, e.g. "
+    "the scores kept as a (len_k, 1) column (keys @ query[:, None]) with the softmax along "
+    "its last axis (or exp(s) / exp(s) entry by entry). The softmax runs over the keys: "
+    "softmax(keys @ query / √d_k) on the 1-D (len_k,) scores."
+)
 _ROW_SOFTMAX_TWICE = (
     "Your weights are the softmax of the softmax: your softmax was applied twice (to the "
     "scores, then to its own weights), which flattens them towards uniform. Apply it "
@@ -283,6 +290,7 @@ def _row_weight_mistakes(query, keys, values, probe_weights=None) -> dict[str, n
     one_hot = np.zeros_like(scores)
     one_hot[int(np.argmax(scores))] = 1.0
     mistakes[_ROW_ARGMAX] = one_hot
+    mistakes[_ROW_EACH_SCORE_ALONE] = np.ones_like(scores)
     return mistakes
 
 
