@@ -810,6 +810,16 @@ def a_scaled_after_softmax(q, k, v, mask=None):
     return w @ v, w
 
 
+def a_zeroes_rows_with_nothing_blocked(q, k, v, mask=None):  # all where ~any belongs
+    scores = _scaled(q, k, _root(q))  # (..., len_q, len_k)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    w = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        w = torch.where(mask.all(dim=-1, keepdim=True), torch.zeros_like(w), w)
+    return w @ v, w
+
+
 def a_no_scaling(q, k, v, mask=None):
     w = _fill_and_softmax(_scaled(q, k, 1.0), mask)
     return w @ v, w
@@ -1262,6 +1272,13 @@ SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    # blind round 15: the fully masked rows repaired where nothing is blocked instead
+    Mistake(
+        SDPA,
+        a_zeroes_rows_with_nothing_blocked,
+        r"came out as NaN, and on the same input with query row 0 allowed every key, that row "
+        r"came out all zeros.*no \*blocked\* key instead",
+    ),
     Mistake(
         SDPA,
         a_future_always_blocked,
