@@ -1892,7 +1892,49 @@ def shift_cosines_tiled(k, d_model):  # np.tile where np.repeat belongs
     return m
 
 
+def shift_odd_features_by_list(k, d_model):  # a list of indices, then list + 1
+    two_i = [2 * i for i in range(d_model // 2)]
+    theta = k / 10000.0 ** (np.array(two_i) / d_model)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i] = np.cos(theta)
+    m[two_i + 1, two_i + 1] = np.cos(theta)
+    return m
+
+
+class PETableAttributeThenBuffer(nn.Module):  # self.table, then a buffer of that name
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.table = _table(max_len, d_model).unsqueeze(0)  # (1, max_len, d_model)
+        self.register_buffer("table", self.table.clone())
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.dropout(x + self.table[:, : x.size(1)])
+
+
+PEDropoutModuleAsP = _module(
+    lambda s, x: F.dropout(x + s.pe[:, : x.size(1)], p=s.dropout, training=s.training),
+    name="dropout_module_as_p",
+)
+
+
 MISTAKES += [
+    Mistake(
+        check_relative_shift,
+        shift_odd_features_by_list,
+        r"raised TypeError: can only concatenate list.*\nA Python list does no arithmetic",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PETableAttributeThenBuffer,
+        r"raised KeyError.*\nregister_buffer\('table', \.\.\.\) refuses a name the module "
+        r"already holds as a plain attribute",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEDropoutModuleAsP,
+        r"instances of 'Dropout'.*\nYour nn\.Dropout module was given where a number belongs",
+    ),
     Mistake(
         check_positional_encoding,
         pe_math_sin_per_row,

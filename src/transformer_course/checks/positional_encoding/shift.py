@@ -9,6 +9,7 @@ import contextlib
 import io
 import itertools
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -629,6 +630,22 @@ def _stale(relative_shift, got, seen: list, k: int, d_model: int) -> str:
     )
 
 
+def _python_sequence_hint(exc: BaseException) -> str:
+    """Arithmetic on a Python range or list (range(0, d_model, 2) + 1, k / [..]): numpy's
+    elementwise arithmetic belongs; "" for another TypeError."""
+    text = str(exc)
+    found = re.search(r"unsupported operand type\(s\) for .*'(range|list)'", text)
+    kind = found.group(1) if found else "list" if "can only concatenate list" in text else ""
+    if not kind:
+        return ""
+    return (
+        f"A Python {kind} does no arithmetic entry by entry: range(0, d_model, 2) + 1 (or a "
+        "number divided by a list) raises this. Keep the feature indices and the angles as "
+        "numpy arrays, two_i = np.arange(0, d_model, 2): they index the matrix just as "
+        "well (m[two_i, two_i + 1]) and compute elementwise."
+    )
+
+
 def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
     """relative_shift(k, d_model) -> M (d_model, d_model) with PE[pos + k] = PE[pos] @ M.
 
@@ -654,6 +671,7 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                         lambda error: not isinstance(error, ValueError),
                         lambda error, k=k, d_model=d_model: _swapped(relative_shift, k, d_model),
                     ),
+                    (TypeError, _python_sequence_hint),
                 ],
             )
             _expect_array(c, got, what, "(d_model, d_model)")
