@@ -258,7 +258,21 @@ def sm_if_on_the_peak(x, axis=-1):  # right on 1-D; `if` on a whole array of max
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
+def sm_matrix_or_vector_only(x, axis=-1):  # a branch per ndim, none for 3-D
+    if x.ndim == 1:
+        return ref.softmax(x)
+    if x.ndim == 2:
+        return np.apply_along_axis(ref.softmax, axis, x)
+    return None
+
+
 SOFTMAX_MISTAKES = [
+    Mistake(
+        check_softmax,
+        sm_matrix_or_vector_only,
+        r"-D input.* returned None\. On a 1-D and a 2-D input your softmax returns arrays: it "
+        r"handles those numbers of dims only",
+    ),
     # blind round 15: the 'plus one' denominator; a softmax written for one vector
     Mistake(check_softmax, sm_quiet_softmax, r"exp\(x - max\) / \(1 \+ sum\): a 1 added"),
     Mistake(

@@ -655,6 +655,26 @@ def _one_vector_hint(c, softmax, exc: BaseException) -> str:
     return ""
 
 
+def _dims_handled(c, softmax) -> str:
+    """None on an input of 3 or more dims from a softmax that returns arrays on a 1-D and
+    a 2-D input: a branch for each number of dims it knows, nothing for the others; ""
+    when the probes do not show that."""
+    probes = (_ONE_VECTOR_PROBE, np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 0.5]]))
+    for probe in probes:
+        try:
+            got = c.call(softmax, probe.copy())
+        except Exception:  # the failing call gives the message
+            return ""
+        if not isinstance(got, np.ndarray):
+            return ""
+    return (
+        "On a 1-D and a 2-D input your softmax returns arrays: it handles those numbers of "
+        "dims only (a branch for each x.ndim), and for this one no branch returns anything. "
+        "softmax takes x of any number of dims: one formula along `axis` covers them all, "
+        "np.max(x, axis=axis, keepdims=True), np.exp, np.sum(..., axis=axis, keepdims=True)."
+    )
+
+
 def _softmax_unwritten(
     softmax, x: np.ndarray, axis: int, call_args: dict, wrong, warnings=()
 ) -> str:
@@ -740,6 +760,10 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
             warned = list(c.last_warnings)  # this call's, before other calls replace them
             axis = -1 if axis is None else axis
             what = f"{shown} on {label}"
+            if got is None and x.ndim > 2:
+                some_dims = _dims_handled(c, softmax)
+                if some_dims:
+                    c.fail(f"{what} returned None. {some_dims}")
             c.expect_type(
                 got,
                 np.ndarray,
