@@ -269,7 +269,22 @@ def center_int_mean(x):
     return x - x.mean(axis=-1, keepdims=True).astype(int)
 
 
+# ---- fix round 18 (blind15c-center-sum-over-n-minus-one): the sample-variance n - 1 on a
+# (2, 3) input equals x.shape[0]; a probe tells the two apart
+
+
+def center_mean_with_bessel_correction(x):  # the sum over len(row) - 1
+    length = np.size(x, -1)
+    row_sums = np.add.reduce(x, axis=-1, keepdims=True)
+    return x - row_sums / (length - 1)
+
+
 MISTAKES += [
+    Mistake(
+        check_center_rows,
+        center_mean_with_bessel_correction,
+        r"^(?!.*x\.shape\[0\]).*sum divided by \d+ \(x\.shape\[-1\] - 1, one less than",
+    ),
     Mistake(check_center_rows, center_floor_divided_mean, r"mean rounded down to a whole number"),
     Mistake(check_center_rows, center_rounded_mean, r"mean rounded to the nearest whole number"),
     Mistake(check_center_rows, center_int_mean, r"mean cut to a whole number"),

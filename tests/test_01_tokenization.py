@@ -3178,6 +3178,155 @@ MISTAKES += [
     ),
 ]
 
+# ---- fix round 18 (blind15c): the classes of mistake the blind round's cases showed
+
+
+def tokenize_loop_mark_first(text):  # at a mark, the mark is kept before the word
+    tokens, letters = [], []
+    for ch in text:
+        if ch.isalnum() or ch == "_":
+            letters.append(ch.lower())
+            continue
+        if not ch.isspace():
+            tokens.append(ch)
+        if letters:
+            tokens.append("".join(letters))
+            letters = []
+    return tokens + (["".join(letters)] if letters else [])
+
+
+def decode_extends_with_each_token(ids, vocab):  # .extend(str): its characters added
+    by_id = dict(zip(vocab.values(), vocab.keys(), strict=True))
+    out = []
+    for i in ids:
+        out.extend(by_id[int(i)])
+    return out
+
+
+def pairs_sorted_by_pair(ids):  # sorted(...) of the counted items: ids' order, ascending
+    counts = defaultdict(int)
+    for pair in zip(ids[:-1], ids[1:], strict=True):
+        counts[pair] += 1
+    return dict(sorted(counts.items()))
+
+
+def pairs_most_common_first(ids):  # most_common(): the most frequent first
+    return dict(Counter(zip(ids, ids[1:], strict=False)).most_common())
+
+
+def train_sorted_by_count_ascending(text, num_merges):  # the least frequent pair taken
+    ids = list(text.encode("utf-8"))
+    merges = {}
+    for i in range(num_merges):
+        ranked = sorted(ref.get_pair_counts(ids).items(), key=lambda item: item[1])
+        if not ranked:
+            break
+        pair = ranked[0][0]
+        ids = ref.merge_pair(ids, pair, 256 + i)
+        merges[pair] = 256 + i
+    return merges
+
+
+def merge_first_half_twice(ids, pair, new_id):  # pair[0] tested twice: only (a, a) merges
+    first, _second = pair
+    out, skip = [], False
+    for here, after in zip(ids, [*ids[1:], None], strict=True):
+        if skip:
+            skip = False
+        elif here == first and after == first:
+            out.append(new_id)
+            skip = True
+        else:
+            out.append(here)
+    return out
+
+
+def merge_first_half_twice_short_bound(ids, pair, new_id):  # and the last place skipped
+    out, k = [], 0
+    while k < len(ids):
+        if k < len(ids) - 2 and ids[k] == pair[0] and ids[k + 1] == pair[0]:
+            out, k = [*out, new_id], k + 2
+        else:
+            out, k = [*out, ids[k]], k + 1
+    return out
+
+
+def pad_masked_fill_of_zeros(sequences, pad_id):  # every 0 made pad_id, real ids 0 too
+    if not sequences:
+        return torch.zeros((0, 0), dtype=torch.long)
+    rows = [torch.tensor(s, dtype=torch.long) for s in sequences]
+    batch = torch.nn.utils.rnn.pad_sequence(rows, batch_first=True)
+    return batch.masked_fill(batch == 0, pad_id)
+
+
+def bpe_decode_bytes_stripped(ids, merges):  # bytes.strip(): the ends' whitespace lost
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).strip().decode("utf-8")
+
+
+def bpe_decode_trailing_whitespace_cut(ids, merges):  # .rstrip(): only the end's
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    text = b"".join(table[i] for i in ids).decode("utf-8")
+    return text.rstrip()
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_merge_pair,
+        merge_first_half_twice,
+        r"^(?!.*last two places).*compares the second id with pair\[0\] again",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_first_half_twice_short_bound,
+        r"compares the second id with pair\[0\] again.*never merges a pair in the last two",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_sorted_by_count_ascending,
+        r"Every one of your merges is the least frequent pair",
+    ),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_sorted_by_pair,
+        r"your pairs come sorted by their ids, in ascending order",
+    ),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_most_common_first,
+        r"your pairs come sorted by count, the most frequent first",
+    ),
+    Mistake(
+        checks.check_decode,
+        decode_extends_with_each_token,
+        r"Every token came back split into its characters \('\S+' as '\S', ",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_loop_mark_first,
+        r"a mark that follows a word comes out before that word: \S+ before '\w+'",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_bytes_stripped,
+        r"whitespace at both its ends .* is missing: your text was tidied with \.strip\(\)",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_trailing_whitespace_cut,
+        r"^(?!.*last id).*whitespace at its end \(the trailing whitespace\) is missing",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_masked_fill_of_zeros,
+        r"real ids 0 inside the sequences became pad_id=\d+ too",
+    ),
+]
+
 CORRECT = [
     Correct(checks.check_tokenize, tokenize_loop),
     Correct(checks.check_tokenize, tokenize_split_filter),

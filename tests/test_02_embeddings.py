@@ -1349,6 +1349,59 @@ MISTAKES += [
     ),
 ]
 
+# ---- fix round 18 (blind15c): the classes of mistake the blind round's cases showed
+
+
+def one_hot_of_transposed_ids(ids, vocab_size):  # ids.T: every axis of the ids reversed
+    identity = np.eye(vocab_size)  # (vocab_size, vocab_size)
+    return identity[np.asarray(ids).T]  # (*ids.shape[::-1], vocab_size)
+
+
+def embed_vectorized_getitem(ids, table):  # vectorize wants one number back, gets a row
+    look_up = np.vectorize(table.__getitem__, otypes=[np.float64])
+    return look_up(ids)
+
+
+def embed_one_number_per_id(ids, table):  # a 1-D array given a whole row per place
+    vectors = np.zeros(len(ids))
+    for position, token_id in enumerate(ids):
+        vectors[position] = table[token_id]
+    return vectors
+
+
+def cos_machine_eps_on_entries(a, b):  # the eps nudges the entries, not the lengths
+    tiny = np.finfo(np.float64).eps
+    a_nudged, b_nudged = a + tiny, b + tiny  # (n, d), (m, d)
+    a_len = np.sqrt((a_nudged**2).sum(axis=1, keepdims=True))  # (n, 1)
+    b_len = np.sqrt((b_nudged**2).sum(axis=1, keepdims=True))  # (m, 1)
+    return (a_nudged / a_len) @ (b_nudged / b_len).T  # (n, m)
+
+
+MISTAKES += [
+    Mistake(
+        check_cosine_similarity,
+        cos_machine_eps_on_entries,
+        r"a tiny eps was added to every entry of the vectors",
+    ),
+    Mistake(
+        check_embed,
+        embed_vectorized_getitem,
+        r"(?s)raised ValueError: setting an array element.*np\.vectorize expects your function "
+        r"to return one number",
+    ),
+    Mistake(
+        check_embed,
+        embed_one_number_per_id,
+        r"(?s)setting an array element.*A whole row of the table \(d_model numbers\) was put "
+        r"where one number goes",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_of_transposed_ids,
+        r"one-hot array with the ids' axes reversed.*\.T reverses every axis",
+    ),
+]
+
 CORRECT = [
     Correct(check_one_hot, one_hot_eye),
     Correct(check_one_hot, one_hot_zeros_fancy_indexing),

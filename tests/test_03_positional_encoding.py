@@ -1844,6 +1844,126 @@ MISTAKES += [
     ),
 ]
 
+
+# round 18 (blind round 15): an array given to math's functions of one number, a whole
+# angle table in a pair's slice, the log of the ratio 10000 / d_model, tiled cosines
+def pe_math_sin_per_row(max_len, d_model):  # math.sin on one position's row of angles
+    freqs = 1.0 / 10000.0 ** (np.arange(0, d_model, 2) / d_model)  # (pairs,)
+    pe = np.zeros((max_len, d_model))
+    for pos in range(max_len):
+        pe[pos, 0::2] = math.sin(pos * freqs)
+        pe[pos, 1::2] = math.cos(pos * freqs[: d_model // 2])
+    return pe
+
+
+def pe_math_exp_frequencies(max_len, d_model):  # math.exp on the exponents' array
+    div_term = math.exp(np.arange(0, d_model, 2) * -(math.log(10000.0) / d_model))
+    angles = np.arange(max_len)[:, None] * div_term  # (max_len, pairs)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe
+
+
+def pe_frequency_per_feature(max_len, d_model):  # np.arange(d_model): (max_len, d_model)
+    angles = np.arange(max_len)[:, None] / 10000.0 ** (np.arange(d_model) / d_model)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles)
+    return pe
+
+
+def pe_torch_log_of_ratio(max_len, d_model):  # log(10000 / d_model), a parenthesis moved
+    position = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
+    div_term = torch.exp(
+        torch.arange(0, d_model, 2, dtype=torch.float64) * -math.log(10000.0 / d_model)
+    )
+    pe = torch.zeros(max_len, d_model, dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(position * div_term)
+    pe[:, 1::2] = torch.cos(position * div_term[: d_model // 2])
+    return pe.numpy()
+
+
+def shift_cosines_tiled(k, d_model):  # np.tile where np.repeat belongs
+    theta = k / 10000.0 ** (np.arange(0, d_model, 2) / d_model)
+    m = np.diag(np.tile(np.cos(theta), 2))  # (d_model, d_model)
+    for i, angle in enumerate(theta):
+        m[2 * i + 1, 2 * i], m[2 * i, 2 * i + 1] = math.sin(angle), -math.sin(angle)
+    return m
+
+
+def shift_odd_features_by_list(k, d_model):  # a list of indices, then list + 1
+    two_i = [2 * i for i in range(d_model // 2)]
+    theta = k / 10000.0 ** (np.array(two_i) / d_model)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i] = np.cos(theta)
+    m[two_i + 1, two_i + 1] = np.cos(theta)
+    return m
+
+
+class PETableAttributeThenBuffer(nn.Module):  # self.table, then a buffer of that name
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.table = _table(max_len, d_model).unsqueeze(0)  # (1, max_len, d_model)
+        self.register_buffer("table", self.table.clone())
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.dropout(x + self.table[:, : x.size(1)])
+
+
+PEDropoutModuleAsP = _module(
+    lambda s, x: F.dropout(x + s.pe[:, : x.size(1)], p=s.dropout, training=s.training),
+    name="dropout_module_as_p",
+)
+
+
+MISTAKES += [
+    Mistake(
+        check_relative_shift,
+        shift_odd_features_by_list,
+        r"raised TypeError: can only concatenate list.*\nA Python list does no arithmetic",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PETableAttributeThenBuffer,
+        r"raised KeyError.*\nregister_buffer\('table', \.\.\.\) refuses a name the module "
+        r"already holds as a plain attribute",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEDropoutModuleAsP,
+        r"instances of 'Dropout'.*\nYour nn\.Dropout module was given where a number belongs",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_math_sin_per_row,
+        r"raised TypeError.*\nmath\.sin takes a single number.*use np\.sin, which works",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_math_exp_frequencies,
+        r"raised TypeError.*\nmath\.exp takes a single number.*use np\.exp",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_frequency_per_feature,
+        r"raised ValueError.*\nThe value has d_model = \d+ columns, one per feature, but the "
+        r"slice holds \d+, one per pair.*np\.sin\(angles\[:, 0::2\]\).*np\.arange\(d_model\)",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_torch_log_of_ratio,
+        r"2·d_model·ln\(10000 / d_model\) / ln 10000 at d_model = \d+: the exp\(log\) form "
+        r"with the division inside the logarithm",
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_cosines_tiled,
+        r"Your diagonal holds the d_model/2 cosines in pair order, then again from the first",
+    ),
+]
+
 CORRECT = [
     Correct(check_positional_encoding, pe_loops),
     Correct(check_positional_encoding, pe_torch_div_term),

@@ -239,7 +239,53 @@ def sm_times_three(x, axis=-1):  # a factor no name explains: the factor said
     return ref.softmax(3.0 * x, axis=axis)
 
 
+def sm_quiet_softmax(x, axis=-1):  # softmax1: one more (zero) logit in the denominator
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / (e.sum(axis=axis, keepdims=True) + 1)
+
+
+def sm_loop_over_entries(x, axis=-1):  # written for one vector, a list out
+    top = max(v for v in x if not math.isinf(v))
+    out = [math.exp(v - top) for v in x]
+    return [v / math.fsum(out) for v in out]
+
+
+def sm_if_on_the_peak(x, axis=-1):  # right on 1-D; `if` on a whole array of maxima
+    peak = np.max(x, axis=axis, keepdims=True)
+    if peak == -np.inf:
+        peak = 0.0
+    e = np.exp(x - peak)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def sm_matrix_or_vector_only(x, axis=-1):  # a branch per ndim, none for 3-D
+    if x.ndim == 1:
+        return ref.softmax(x)
+    if x.ndim == 2:
+        return np.apply_along_axis(ref.softmax, axis, x)
+    return None
+
+
 SOFTMAX_MISTAKES = [
+    Mistake(
+        check_softmax,
+        sm_matrix_or_vector_only,
+        r"-D input.* returned None\. On a 1-D and a 2-D input your softmax returns arrays: it "
+        r"handles those numbers of dims only",
+    ),
+    # blind round 15: the 'plus one' denominator; a softmax written for one vector
+    Mistake(check_softmax, sm_quiet_softmax, r"exp\(x - max\) / \(1 \+ sum\): a 1 added"),
+    Mistake(
+        check_softmax,
+        sm_loop_over_entries,
+        r"(truth value|0-dimensional).*\nOn a 1-D vector your softmax returns a Python list: it is written for "
+        r"one vector only",
+    ),
+    Mistake(
+        check_softmax,
+        sm_if_on_the_peak,
+        r"truth value.*\nYour softmax is right on a 1-D vector.*`if peak == -inf`",
+    ),
     Mistake(check_softmax, sm_default_axis_0, r"default of `axis` in your signature is not -1"),
     Mistake(check_softmax, sm_default_axis_none, r"default of `axis` in your signature is not -1"),
     Mistake(check_softmax, sm_base_2, r"times 0\.6931.*ln 2: the exponential in base 2"),
@@ -551,6 +597,23 @@ def r_output_summed_to_scalar(query, keys, values):  # np.sum without axis
     return weights, np.sum(weights[:, None] * values)
 
 
+def r_output_column_squeezed(query, keys, values):  # a (d_v, 1) column, every size-1 axis dropped
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))
+    return weights, (values.T @ weights[:, None]).squeeze()  # (d_v,), but () when d_v = 1
+
+
+def r_weights_row_squeezed(query, keys, values):  # a (1, len_k) row, every size-1 axis dropped
+    weights = ref.softmax(query[None, :] @ keys.T / math.sqrt(query.shape[-1])).squeeze()
+    return weights, (weights[..., None] * values).sum(axis=0)  # weights () when len_k = 1
+
+
+def r_softmax_per_score(query, keys, values):  # normalised along a (len_k, 1) column's rows
+    scores = (keys @ query / math.sqrt(query.shape[-1]))[:, np.newaxis]  # (len_k, 1)
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights = (e / e.sum(axis=1, keepdims=True)).ravel()  # all 1
+    return weights, weights @ values
+
+
 def _unit(x):
     with np.errstate(all="ignore"):
         return x / np.linalg.norm(x, axis=-1, keepdims=True)
@@ -661,6 +724,21 @@ ROW_MISTAKES = [
     Mistake(ROW, r_in_place, r"changed its argument `query` in place.*query /= np.sqrt"),
     Mistake(ROW, r_torch, r"should be a ndarray.*numpy arrays"),
     Mistake(ROW, r_weights_2d, r"weights should have shape.*Squeeze"),
+    Mistake(ROW, r_softmax_per_score, r"Every one of your weights is 1.*axis of size 1"),
+    # blind round 15: a squeeze with no axis also drops d_v = 1 (len_k = 1: hidden only)
+    Mistake(
+        ROW,
+        r_output_column_squeezed,
+        r"d_v = 1\).*output should have shape \(1,\), but it has shape \(\)\. Your output is "
+        r"a 0-d array.*squeeze with no axis",
+    ),
+    Mistake(
+        ROW,
+        r_weights_row_squeezed,
+        r"^(?!.*Squeeze the extra dim).*weights is a 0-d array \(shape \(\)\), here where "
+        r"len_k = 1: a squeeze with no axis",
+        hidden_only=True,
+    ),
 ]
 
 
@@ -743,6 +821,16 @@ def _root(q):
 # ========================================================================== sdpa: mistakes
 def a_scaled_after_softmax(q, k, v, mask=None):
     w = _fill_and_softmax(_scaled(q, k, 1.0), mask) / _root(q)
+    return w @ v, w
+
+
+def a_zeroes_rows_with_nothing_blocked(q, k, v, mask=None):  # all where ~any belongs
+    scores = _scaled(q, k, _root(q))  # (..., len_q, len_k)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    w = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        w = torch.where(mask.all(dim=-1, keepdim=True), torch.zeros_like(w), w)
     return w @ v, w
 
 
@@ -1198,6 +1286,13 @@ SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
 SDPA_MISTAKES = [
+    # blind round 15: the fully masked rows repaired where nothing is blocked instead
+    Mistake(
+        SDPA,
+        a_zeroes_rows_with_nothing_blocked,
+        r"came out as NaN, and on the same input with query row 0 allowed every key, that row "
+        r"came out all zeros.*no \*blocked\* key instead",
+    ),
     Mistake(
         SDPA,
         a_future_always_blocked,

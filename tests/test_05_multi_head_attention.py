@@ -272,6 +272,11 @@ def split_folded_head_major(x, num_heads):  # blind10d-split-heads-concat-on-bat
     return torch.stack(x.chunk(num_heads, dim=-1)).flatten(0, 1)
 
 
+def split_slices_joined_on_length(x, num_heads):  # heads end to end: cat where stack belongs
+    d_head = x.shape[-1] // num_heads
+    return torch.cat([x[..., i * d_head : (i + 1) * d_head] for i in range(num_heads)], dim=1)
+
+
 def merge_eight_heads_fixed(x):  # round 10's kind (blind10d-merge-loop-over-eight-heads)
     batch, _, length, d_head = x.shape
     return x.transpose(1, 2).reshape(batch, length, 8 * d_head)
@@ -762,6 +767,59 @@ class MaskAfterSoftmax(Base):
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
+class ScoresFilledWithTinyNegative(Base):
+    """Blocks in place with -1e-10, the exponent's sign slipped from -1e10: a blocked score
+    stays practically 0, an ordinary score."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (b, h, len_q, len_k)
+        if mask is not None:
+            scores.masked_fill_(mask == 0, -1e-10)
+        weights = scores.softmax(dim=-1)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class BoolMaskAddedAsFloat(Base):
+    """Adds the bool mask as a float, the way an additive mask of 0 and -inf is used: the
+    allowed keys get +1, nothing is blocked."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (b, h, len_q, len_k)
+        if mask is not None:
+            scores += mask.float()
+        weights = torch.softmax(scores, dim=-1)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class WeightsThroughTwoDropouts(Base):
+    """Two dropout modules both built from the argument (nanoGPT keeps an attn_dropout and a
+    resid_dropout) and both applied to the weights: each weight is dropped twice."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__(d_model, num_heads, dropout)
+        self.attn_dropout = nn.Dropout(dropout)
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.attn_dropout(self.dropout(weights)) @ v  # (b, h, len_q, d_head)
+        return self.w_o(self.merge(heads)), weights
+
+
+class TorchAttentionUnpackedOwnMerge(Base):
+    """PyTorch's fused attention unpacked as (output, weights), merged by hand: the one
+    tensor it returns is split along its batch axis, and the merge's reshape refuses it."""
+
+    def forward(self, query, key, value, mask=None):
+        b, len_q, _ = query.shape
+        q, k, v = self.qkv(query, key, value)
+        out, attn = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        out = out.transpose(1, 2).contiguous().view(b, len_q, self.d_model)  # (b, len_q, d)
+        return self.w_o(out), attn
+
+
 class KeysViewedWithQueryLength(Base):
     """Splits the keys and values with the query's length (blind6b-mha-kv-viewed-with-
     query-length): self-attention works, cross-attention raises in the view."""
@@ -1090,6 +1148,14 @@ MISTAKES = [
         split_folded_head_major,
         r"Yours is 3-D: the heads are folded into the batch axis, head-major",
     ),
+    # round 18: the heads laid end to end along the length axis (blind15d; before: "a
+    # reshape, view, flatten or concatenation combined them")
+    Mistake(
+        check_split_heads,
+        split_slices_joined_on_length,
+        r"the heads are laid end to end along the length axis, head after head.*joined with "
+        r"torch\.cat\(\.\.\., dim=1\), where torch\.stack\(\.\.\., dim=1\)",
+    ),
     # round 10: a head count written into the code (before: a raw error, or only the shape)
     Mistake(
         check_split_heads,
@@ -1132,7 +1198,34 @@ MISTAKES = [
     Mistake(
         check_MultiHeadAttention,
         mistake("ScoresTimesMask", fill=0.0),
-        r"Your blocked scores become 0 \(the scores multiplied by the mask",
+        r"Your blocked scores become 0 or practically 0 \(the scores multiplied by the mask",
+    ),
+    # round 18: a fill value with the exponent's sign slipped (blind15d; before: told only
+    # "the scores multiplied by the mask, or masked_fill with 0")
+    Mistake(
+        check_MultiHeadAttention,
+        ScoresFilledWithTinyNegative,
+        r"a fill value close to 0 such as -1e-9, a typo for -1e9",
+    ),
+    # round 18: a bool mask added to the scores (blind15d; before: "the mask is not applied")
+    Mistake(
+        check_MultiHeadAttention,
+        BoolMaskAddedAsFloat,
+        r"You added the bool mask to the scores \(scores \+ mask\): True counts as 1",
+    ),
+    # round 18: PyTorch's attention unpacked as a pair (blind15d; before: a raw error)
+    Mistake(
+        check_MultiHeadAttention,
+        TorchAttentionUnpackedOwnMerge,
+        r"unpacks a tensor whose first axis is the batch as a pair.*PyTorch's "
+        r"F\.scaled_dot_product_attention returns only one tensor",
+    ),
+    # round 18: the weights dropped twice (blind15d; before: told the rate is fixed in the code)
+    Mistake(
+        check_MultiHeadAttention,
+        WeightsThroughTwoDropouts,
+        r"at 0\.36 when built with dropout=0\.2: the rate 1 - \(1 - p\)\^2 of dropout applied "
+        r"twice",
     ),
     Mistake(check_MultiHeadAttention, MaskAfterSoftmax, r"applied the mask after the softmax"),
     Mistake(
@@ -1919,6 +2012,18 @@ def test_quiz_head_width_explains_the_papers_head_count():
     assert "64" not in message and "12" not in message, message
 
 
+def test_quiz_head_width_explains_d_model_shared_by_q_k_v():
+    """768 / 3 (d_model shared out between q, k and v; round 18, blind15d: before, "256 is
+    not right") is told apart, and the message does not give the answer away."""
+    from transformer_course.checks.multi_head_attention import check_quiz_head_width
+
+    with pytest.raises(Exception) as failure:
+        check_quiz_head_width(lambda: 768 // 3)
+    message = str(failure.value)
+    assert re.search(r"768 / 3, as if d_model were shared out between the queries", message)
+    assert "64" not in message and "12" not in message, message
+
+
 # ---------------------------------------------------------------- round 12 (r12d) families
 # -- a reshape size from the wrong quantity, told by probes (checking.size_sources): the
 # cases' d_head = len // num_heads and the constant 64, and members no case holds
@@ -2000,6 +2105,15 @@ class DropoutRateFixed(Base):
         q, k, v = self.qkv(query, key, value)
         _, weights = scaled_dot_product_attention(q, k, v, mask)
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class DropoutRateFixedAtThreeQuarters(DropoutRateFixed):
+    """A fixed rate that equals 1 - (1 - 0.5)^2 for the visible case's dropout=0.5: the
+    probe with another rate tells it from dropout applied twice."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__(d_model, num_heads, dropout)
+        self.dropout = nn.Dropout(0.75)
 
 
 class DropoutRateHalved(Base):  # another rate than the argument's: p / 2
@@ -2089,6 +2203,11 @@ MISTAKES += [
         DropoutRateFixed,
         r"drops attention weights at the rate 0\.1 .*built with dropout=[\d.]+: your layer "
         r"ignores the dropout argument",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        DropoutRateFixedAtThreeQuarters,
+        r"^(?![\s\S]*twice)[\s\S]*at the rate 0\.75 .*your layer ignores the dropout argument",
     ),
     Mistake(
         check_MultiHeadAttention,

@@ -922,3 +922,56 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def decoder_mask_rules_unequal(tgt_ids, pad_id):  # != of two bool masks is XOR
+    return ref.padding_mask(tgt_ids, pad_id) != ref.look_ahead_mask(tgt_ids.size(1))
+
+
+def decoder_mask_look_ahead_of_size(tgt_ids, pad_id):  # size() without the axis: a torch.Size
+    return ref.padding_mask(tgt_ids, pad_id) & ref.look_ahead_mask(tgt_ids.size())
+
+
+# round 18 (blind15d): the rules combined with XOR (before: the grids only) and the
+# look-ahead part sized by the whole shape (before: a raw TypeError from torch.ones)
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_rules_unequal,
+        r"combines the two rules with \^ \(XOR, exclusive or; for bools != computes the same\)",
+    ),
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_look_ahead_of_size,
+        r"most likely sized with the whole shape, look_ahead_mask\(tgt_ids\.shape\), a "
+        r"torch\.Size \(batch, len\)",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def padding_mask_complement_unbracketed(ids, pad_id):  # ~ binds tighter than ==
+    keep = ~ids == pad_id  # meant ~(ids == pad_id)
+    return keep.unsqueeze(1).unsqueeze(1)
+
+
+def padding_mask_compared_with_itself(ids, pad_id):  # all False too: not the ~ slip
+    return (ids != ids).unsqueeze(1).unsqueeze(1)
+
+
+# round 18 (blind15d): ~ids == pad_id (before: "the condition never holds", with a
+# single-edit sentence naming `ids != ids`); the probe must not name it for another
+# all-False mask
+MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_complement_unbracketed,
+        r"Your mask is ~ids == pad_id: ~ binds tighter than ==.*~\(ids == pad_id\)",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_compared_with_itself,
+        r"^(?![\s\S]*binds tighter)[\s\S]*Your mask is False everywhere",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

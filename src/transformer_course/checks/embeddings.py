@@ -23,6 +23,7 @@ import contextlib
 import io
 import math
 import re
+import traceback
 
 import numpy as np
 import torch
@@ -161,6 +162,26 @@ def _one_hot_shape_hint(
     return (
         f"The ids have shape {ids.shape}, so the one-hot array has shape ids.shape + (vocab_size,)."
     )
+
+
+def _ids_axes_reversed_hint(got: np.ndarray, ids: np.ndarray, vocab_size: int) -> str:
+    """When the result is the one-hot array with the ids' axes reversed (the one-hot axis
+    last): a .T on the identity's columns, or on the ids; "" otherwise."""
+    if ids.ndim < 2 or ids.shape == ids.shape[::-1]:
+        return ""
+    reversed_ids = np.transpose(ref.one_hot(ids, vocab_size), (*range(ids.ndim)[::-1], ids.ndim))
+    with contextlib.suppress(Exception):
+        if tuple(got.shape) == reversed_ids.shape and np.array_equal(got, reversed_ids):
+            return (
+                f"Yours is the one-hot array with the ids' axes reversed, {got.shape} where "
+                f"the ids have shape {ids.shape}: a .T reverses every axis, not just two. "
+                "The identity's columns, np.eye(vocab_size)[:, ids], have shape "
+                "(vocab_size, *ids.shape), and .T on them puts the one-hot axis last but also "
+                "reverses the ids' axes (.T on the ids before indexing does the same); this "
+                "is right only for 1-D ids. Pick rows instead, np.eye(vocab_size)[ids], "
+                "which gives ids.shape + (vocab_size,) for ids of any shape."
+            )
+    return ""
 
 
 _BOOL_ONE_HOT = (
@@ -303,7 +324,8 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                 got,
                 expected.shape,
                 what,
-                _one_hot_shape_hint(tuple(got.shape), ids, vocab_size, passed_several, one_hot),
+                _ids_axes_reversed_hint(got, ids, vocab_size)
+                or _one_hot_shape_hint(tuple(got.shape), ids, vocab_size, passed_several, one_hot),
             )
             c.expect_true(got.dtype != np.bool_, f"{what} holds booleans. {_BOOL_ONE_HOT}")
             if np.issubdtype(got.dtype, np.integer):
@@ -493,6 +515,28 @@ _TUPLE_HINT = (
 )
 
 
+def _row_into_one_number_hint(exc: BaseException) -> str:
+    """For numpy's "setting an array element with a sequence": np.vectorize named when it
+    raised (its frames are in the traceback), the usual candidates otherwise."""
+    frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
+    if any("vectorize" in frame.name for frame in frames):
+        return (
+            "np.vectorize expects your function to return one number per element of ids, "
+            "and it builds an array of one number per id to hold them: your function "
+            "returns a whole row of the table (d_model numbers) for each id, which does "
+            "not fit in one element. A lookup needs no vectorize: table[ids] picks every "
+            "row at once, for ids of any shape."
+        )
+    if "inhomogeneous" in str(exc):
+        return ""
+    return (
+        "A whole row of the table (d_model numbers) was put where one number goes: an array "
+        "made with one number per id (np.zeros(len(ids)), np.fromiter, or np.vectorize of "
+        "a function that returns a row) cannot hold rows. table[ids] picks every row at "
+        "once, giving ids.shape + (d_model,)."
+    )
+
+
 def check_embed(embed, *, hidden: bool = False) -> None:
     """embed(ids, table) -> table[ids]: (...) ids, (vocab_size, d_model) table -> (..., d_model).
 
@@ -509,25 +553,30 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                     ids.copy(),
                     table.copy(),
                     call_repr=what,
-                    hints={
-                        "out of bounds for axis 1": _COLUMNS_HINT,
-                        **(
-                            {f"array is 2-dimensional, but {ids.size} were indexed": _TUPLE_HINT}
-                            if np.ndim(ids) == 1 and ids.size > 2 and table.ndim == 2
-                            else {}
-                        ),
-                        **(
-                            {
-                                "can be converted to Python scalars": _one_dim_hint(ids),
-                                "not a sequence": _one_dim_hint(ids),
-                                "`indices` and `arr` must have the same number of dimensions": (
-                                    _ALONG_AXIS_HINT
-                                ),
-                            }
-                            if np.ndim(ids) > 1
-                            else {}
-                        ),
-                    },
+                    hints=[
+                        ("setting an array element with a sequence", _row_into_one_number_hint),
+                        *{
+                            "out of bounds for axis 1": _COLUMNS_HINT,
+                            **(
+                                {
+                                    f"array is 2-dimensional, but {ids.size} were indexed": _TUPLE_HINT
+                                }
+                                if np.ndim(ids) == 1 and ids.size > 2 and table.ndim == 2
+                                else {}
+                            ),
+                            **(
+                                {
+                                    "can be converted to Python scalars": _one_dim_hint(ids),
+                                    "not a sequence": _one_dim_hint(ids),
+                                    "`indices` and `arr` must have the same number of dimensions": (
+                                        _ALONG_AXIS_HINT
+                                    ),
+                                }
+                                if np.ndim(ids) > 1
+                                else {}
+                            ),
+                        }.items(),
+                    ],
                     mutation_hint="An embedding lookup only reads the table; it never writes to it.",
                 )
             except CheckFailure as failure:
@@ -702,6 +751,24 @@ def _eps_too_large(a, b) -> dict:
             "length, or an eps of 1e-8 as PyTorch uses."
         ] = (a @ b.T) / (la * lb.T + eps)
     return out
+
+
+def _eps_added_to_entries(a, b, has_zero: bool) -> dict:
+    """When some row is a zero vector: the cosines of a + eps and b + eps, a tiny eps added
+    to every entry (any tiny eps gives the same: a zero row becomes eps * ones, whose
+    direction does not depend on eps; the other rows barely move)."""
+    if not has_zero:
+        return {}
+    eps = 1e-8
+    return {
+        "Every cosine is right except those that involve a zero vector: a tiny eps was "
+        "added to every entry of the vectors (a + 1e-8), which barely moves a nonzero "
+        "vector but turns a zero vector into the all-eps vector, and that one has a "
+        "direction (every entry equal): its similarity with a row is that row's entry sum "
+        "over its length and sqrt(d), and 1 with another zero vector, where a zero vector "
+        "should give 0. Guard the lengths, not the entries: divide by np.maximum(length, "
+        "1e-12).": ref.cosine_similarity(a + eps, b + eps)
+    }
 
 
 def _zero_vector_value(got: np.ndarray, expected: np.ndarray, a, b) -> dict:
@@ -1059,6 +1126,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     ),
                     **_scaling_mistakes(a64, b64),
                     **_zero_vector_value(got_np, expected, a64, b64),
+                    **_eps_added_to_entries(a64, b64, has_zero),
                     "Every entry is 0, but only the entries that involve a zero vector should "
                     "be: as soon as any row of a or b is a zero vector, you return an all-zero "
                     "matrix (an early return that guards the whole result), so the similarities "

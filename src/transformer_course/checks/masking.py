@@ -465,6 +465,39 @@ def _counted_padding_mistakes(ids: torch.Tensor, pad_id: int, expected) -> dict:
     return found
 
 
+def _complemented_ids_mistake(padding_mask, ids: torch.Tensor, pad_id: int, got) -> dict:
+    """~ids == pad_id, "not a pad" written without parentheses (round 18, blind15d-padmask-
+    not-before-comparison: told the condition never holds, and by the single-edit
+    diagnosis `ids != ids`): ~ binds tighter than ==, so the bitwise complement of each id,
+    -id - 1, is compared with pad_id, which (nearly) never holds. Told by a probe: with
+    pad_id = ~v = -v - 1 such a mask is True exactly at the ids equal to v, where the
+    right mask is True everywhere (no id is negative). {message: got} when it fits."""
+    complemented = ((~ids) == pad_id)[:, None, None, :]  # (batch, 1, 1, len)
+    if not (isinstance(got, torch.Tensor) and got.dtype == torch.bool):
+        return {}
+    if got.shape != complemented.shape or not torch.equal(got, complemented):
+        return {}
+    value = int(ids[ids != pad_id][0]) if bool((ids != pad_id).any()) else int(ids.flatten()[0])
+    probe_pad = -value - 1  # ~value
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            probed = padding_mask(ids.clone(), probe_pad)
+    except Exception:  # the learner's code, on a negative pad_id
+        return {}
+    marks = (ids == value)[:, None, None, :]  # (batch, 1, 1, len)
+    if not (isinstance(probed, torch.Tensor) and probed.shape == marks.shape):
+        return {}
+    if not torch.equal(probed.bool(), marks):
+        return {}
+    return {
+        "Your mask is ~ids == pad_id: ~ binds tighter than ==, so it takes the bitwise "
+        "complement of the ids (-id - 1) and compares that with pad_id, which holds (almost) "
+        f"nowhere. (A probe with pad_id = {probe_pad} = ~{value} marks exactly the ids equal "
+        f"to {value}.) Put the parentheses around the comparison, ~(ids == pad_id), or write "
+        "ids != pad_id.": got
+    }
+
+
 def _batch_of_one_note(fn, reference, ids: torch.Tensor, pad_id: int, got) -> str:
     """A batch of one that the learner's code treats unlike a larger batch: the same
     sequence in a batch of two (itself twice) gets the right mask (round 13, blind13d-
@@ -623,7 +656,10 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 note := _batch_of_one_note(padding_mask, ref.padding_mask, ids, pad_id, got)
             ):
                 c.fail(f"{what} is not the padding mask. {note}")
-            mistakes = {_PAD_INVERTED: (ids == pad_id)[:, None, None, :]}
+            mistakes = {
+                **_complemented_ids_mistake(padding_mask, ids, pad_id, got),
+                _PAD_INVERTED: (ids == pad_id)[:, None, None, :],
+            }
             if pad_id != 0:
                 mistakes[
                     f"Your mask hides the token id 0, but the pad id here is {pad_id}: compare "
@@ -1068,6 +1104,13 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
         "The look-ahead part leaves out the diagonal (tril with diagonal=-1?): each position "
         "must be allowed to attend to itself, or position 0 has nothing to attend to.": pad
         & tril(diagonal=-1),
+        # the two rules combined with ^ (XOR, read as the logician's AND) or != (round 18,
+        # blind15d-decmask-combined-with-xor: only the grids and a pad key's weight)
+        "Your mask combines the two rules with ^ (XOR, exclusive or; for bools != computes "
+        "the same): a key is allowed where exactly one rule allows it, so the real past keys, "
+        "which both rules allow, are blocked, and the real future keys and the past pads "
+        "become visible. A key must pass both tests: padding_mask(...) & "
+        "look_ahead_mask(...).": pad ^ causal,
     }
     if pad_id != 0:
         mistakes[
@@ -1286,6 +1329,28 @@ def _size_source_hint(fn, length: int, batch: int, pad_id: int):
     return hint
 
 
+#: torch.ones/zeros/full/empty given a first size that is not an int: a shape (torch.Size,
+#: tuple, list) or a float, each read as the start of a size sequence
+_SIZE_NOT_AN_INT = re.compile(r"\b(ones|zeros|full|empty)\(\) takes 1 positional argument but 2")
+
+
+def _size_not_an_int_hint(exc: BaseException) -> str:
+    """look_ahead_mask(size) given something other than the length (round 18, blind15d-
+    decmask-look-ahead-sized-by-whole-shape: look_ahead_mask(tgt_ids.shape), a raw
+    "ones() takes 1 positional argument but 2 were given"). The error's text tells that
+    torch.ones(size, size) got a size that is not an int; it cannot tell a shape from a
+    float, so both are named, the shape first."""
+    if not _SIZE_NOT_AN_INT.search(str(exc)):
+        return ""
+    return (
+        "torch.ones(size, size) (or torch.zeros) got a size that is not an int: the "
+        "look-ahead part was most likely sized with the whole shape, look_ahead_mask("
+        "tgt_ids.shape), a torch.Size (batch, len) where the length belongs (or with a "
+        "float, such as a length divided with /). Pass the length, an int: "
+        "look_ahead_mask(tgt_ids.shape[1]) (or tgt_ids.size(1))."
+    )
+
+
 def _earlier_call_hint(fn, length: int, pad_id: int, right_lengths: list[int]):
     """A broadcast error between this call's ``length`` and a size that stays the same on
     fresh calls of other lengths, batch sizes and pad_ids: the look-ahead mask kept from an
@@ -1403,6 +1468,7 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                             ),
                         ),
                         ("doesn't match the broadcast shape", _IN_PLACE_COMBINE),
+                        (TypeError, _size_not_an_int_hint),
                         *row_by_row_hint(row_right, batch, size="tgt_ids"),
                     ],
                 )

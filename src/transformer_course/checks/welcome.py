@@ -200,11 +200,10 @@ _SCALAR_HINT = (
 )
 
 
-def _divisor_message(x: np.ndarray, got: np.ndarray) -> str | None:
-    """When the learner subtracted each row's sum divided by one wrong number D (x.shape[0],
-    len(x), x.size, ...) instead of the row's length: that D, and which size it is."""
+def _inferred_divisor(x: np.ndarray, got: np.ndarray) -> int | None:
+    """The one whole number D when ``got`` is x minus each row's sum divided by D, D not
+    the row's length (None otherwise)."""
     taken = x - got  # what was subtracted from each entry
-    n = x.shape[-1]
     if x.ndim == 0 or not np.allclose(taken, taken[..., :1], atol=1e-6):
         return None
     sums = x.sum(axis=-1)
@@ -214,14 +213,50 @@ def _divisor_message(x: np.ndarray, got: np.ndarray) -> str | None:
         return None
     divisors = sums[usable] / per_row[usable]
     divisor = float(divisors.flat[0])
-    if not np.allclose(divisors, divisor, rtol=1e-6) or np.isclose(divisor, n):
+    if not np.allclose(divisors, divisor, rtol=1e-6) or np.isclose(divisor, x.shape[-1]):
         return None
     if not np.isclose(divisor, round(divisor)):
         return None
-    divisor = round(divisor)
-    names = [f"x.shape[{axis}]" for axis, size in enumerate(x.shape[:-1]) if size == divisor]
-    names += ["x.size"] if divisor == x.size and x.ndim > 1 else []
-    which = f" ({' or '.join(names)}{', len(x)' if x.shape[0] == divisor else ''})" if names else ""
+    return round(divisor)
+
+
+def _divisor_names(shape: tuple[int, ...], divisor: int) -> list[str]:
+    """The sizes of an x of this shape that equal ``divisor``, as code."""
+    names = [
+        f"x.shape[{axis}]" + (", len(x)" if axis == 0 else "")
+        for axis, size in enumerate(shape[:-1])
+        if size == divisor
+    ]
+    names += ["x.size"] if len(shape) > 1 and divisor == int(np.prod(shape)) else []
+    names += ["x.shape[-1] - 1, one less than the row's length"] if divisor == shape[-1] - 1 else []
+    return names
+
+
+def _probe_shape(ndim: int) -> tuple[int, ...]:
+    """A shape of ``ndim`` axes on which every size _divisor_names knows differs."""
+    return (*(2, 3, 5)[: ndim - 1], 9)
+
+
+def _divisor_message(center_rows, x: np.ndarray, got: np.ndarray) -> str | None:
+    """When the learner subtracted each row's sum divided by one wrong number D (x.shape[0],
+    len(x), x.size, x.shape[-1] - 1, ...) instead of the row's length: that D, and which
+    size it is. When several sizes of x equal D, one probe on an x whose sizes all differ
+    keeps the one the learner's code divides by."""
+    divisor = _inferred_divisor(x, got)
+    if divisor is None:
+        return None
+    n = x.shape[-1]
+    names = _divisor_names(x.shape, divisor)
+    if len(names) > 1 and x.ndim <= 4:
+        probe_x = numpy_rng(7).normal(size=_probe_shape(x.ndim)) * 3 + 1
+        with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+            probe = np.asarray(center_rows(probe_x.copy()), dtype=np.float64)
+            if probe.shape == probe_x.shape and (
+                probe_divisor := _inferred_divisor(probe_x, probe)
+            ):
+                kept = _divisor_names(probe_x.shape, probe_divisor)
+                names = [name for name in names if name in kept] or names
+    which = f" ({' or '.join(names)})" if names else ""
     return (
         f"You subtracted each row's sum divided by {divisor}{which}, not by the length of a row, "
         f"{n} (x.shape[-1]): a row's mean is its sum over its own entries. Divide by "
@@ -332,7 +367,8 @@ def _values_too(center_rows, x: np.ndarray, expected: np.ndarray) -> str:
         if value is not None and value.shape == got.shape and np.allclose(got, value, atol=1e-6):
             return f"Its result is wrong too. {message}"
     return (
-        _divisor_message(x, got) or "Its result is wrong too: each row should end up with mean 0."
+        _divisor_message(center_rows, x, got)
+        or "Its result is wrong too: each row should end up with mean 0."
     )
 
 
@@ -394,7 +430,9 @@ def check_center_rows(center_rows, *, hidden: bool = False) -> None:
                 **tolerance(got.dtype, x.dtype),
                 hint="Each row (along the last axis) should end up with mean 0.",
                 mistakes=_told_apart(center_rows, x, got, _mistakes(x, expected)),
-                explain=lambda got=got, x=x: _divisor_message(x, np.asarray(got, np.float64)) or "",
+                explain=lambda got=got, x=x: (
+                    _divisor_message(center_rows, x, np.asarray(got, np.float64)) or ""
+                ),
             )
 
 

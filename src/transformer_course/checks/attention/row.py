@@ -76,6 +76,13 @@ _ROW_OUTPUT_FROM_SCORES = (
 )
 
 
+_ROW_EACH_SCORE_ALONE = (
+    "Every one of your weights is 1: each score was normalised on its own (weights @ "
+    "values is then the plain sum of the value rows). That is a softmax over an axis of size 1, e.g. "
+    "the scores kept as a (len_k, 1) column (keys @ query[:, None]) with the softmax along "
+    "its last axis (or exp(s) / exp(s) entry by entry). The softmax runs over the keys: "
+    "softmax(keys @ query / √d_k) on the 1-D (len_k,) scores."
+)
 _ROW_SOFTMAX_TWICE = (
     "Your weights are the softmax of the softmax: your softmax was applied twice (to the "
     "scores, then to its own weights), which flattens them towards uniform. Apply it "
@@ -283,6 +290,7 @@ def _row_weight_mistakes(query, keys, values, probe_weights=None) -> dict[str, n
     one_hot = np.zeros_like(scores)
     one_hot[int(np.argmax(scores))] = 1.0
     mistakes[_ROW_ARGMAX] = one_hot
+    mistakes[_ROW_EACH_SCORE_ALONE] = np.ones_like(scores)
     return mistakes
 
 
@@ -409,6 +417,7 @@ def _row_cases(hidden: bool) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarr
                 ref.CAT_VALUES,
             ),
             ("random float32 inputs", *random_case(60, len_k=4, d_k=5, d_v=3, dtype=np.float32)),
+            ("random inputs with one value feature (d_v = 1)", *random_case(66, 3, 4, 1)),
         ]
     return [
         ("random inputs", *random_case(61, len_k=7, d_k=6, d_v=2)),
@@ -416,7 +425,21 @@ def _row_cases(hidden: bool) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarr
         ("a single key", *random_case(63, len_k=1, d_k=3, d_v=5)),
         ("a query of zeros (every score 0)", np.zeros(4), *random_case(64, 6, 4, 3)[1:]),
         ("random float32 inputs", *random_case(65, len_k=8, d_k=2, d_v=6, dtype=np.float32)),
+        ("one value feature (d_v = 1)", *random_case(67, len_k=5, d_k=3, d_v=1)),
     ]
+
+
+def _squeezed_hint(shape: tuple, name: str, size: str, fix: str) -> str:
+    """The hint for a 0-d array where a 1-D one of one entry belongs (the axis ``size``
+    is 1 on this input): a squeeze with no axis dropped it; "" for another shape."""
+    if shape != ():
+        return ""
+    return (
+        f"Your {name} is a 0-d array (shape ()), here where {size} = 1: a squeeze with no "
+        "axis (np.squeeze(x), x.squeeze()) drops every axis of size 1, this one too, so "
+        f"it is right only while {size} > 1. Squeeze only the axis you added "
+        f"(np.squeeze(x, axis=0)), or {fix}. "
+    )
 
 
 def _one_result_hint(result, len_k: int, d_v: int) -> str:
@@ -561,7 +584,10 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                     "but the weights must come back 1-D. Drop the extra axis (weights[:, 0] "
                     "or softmax(scores) on the 1-D scores). "
                     if weights.shape == (len_k, 1)
-                    else "Squeeze the extra dim of size 1. "
+                    else _squeezed_hint(
+                        weights.shape, "weights", "len_k", "compute softmax(keys @ query / √d_k)"
+                    )
+                    or "Squeeze the extra dim of size 1. "
                     if weights.size == len_k
                     else ""
                 ),
@@ -572,6 +598,9 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                 what + ": the output",
                 "The output mixes the *values*, not the keys: weights @ values, shape (d_v,)."
                 if output.shape == (d_k,)
+                else _squeezed_hint(output.shape, "output", "d_v", "compute weights @ values")
+                + "Output = weights @ values: (len_k,) @ (len_k, d_v) -> (d_v,)."
+                if output.shape == () and d_v == 1
                 else "Output = weights @ values: (len_k,) @ (len_k, d_v) -> (d_v,); a "
                 "weighted sum over the keys, one number per value feature.",
             )

@@ -906,14 +906,44 @@ _SDPA_ROWS_NOT_ON_THEIR_OWN = (
 )
 
 
-def _expect_fully_masked_rows_finite(c, mask, weights, what) -> None:
+_SDPA_UNBLOCKED_ROWS_ZEROED = (
+    "the query rows whose mask is all False (no allowed key) came out as NaN, and on the "
+    "same input with query row 0 allowed every key, that row came out all zeros: your "
+    "repair zeroes the rows with no *blocked* key instead of the rows with no *allowed* "
+    "key. That is a flipped mask reused (mask = ~mask to fill the scores, then "
+    "~mask.any(dim=-1) on the flipped one), or mask.all(dim=-1) where ~mask.any(dim=-1) "
+    "belongs. Keep the mask as given (fill where ~mask, without rebinding it) and zero the "
+    "rows where ~mask.any(dim=-1, keepdim=True)."
+)
+
+
+def _unblocked_rows_zeroed(c, fn, q, k, v, mask) -> bool:
+    """Whether the answer zeroes a query row that may attend to every key: a probe on the
+    same q, k, v with query row 0 of the mask all True (a repair of the fully masked rows
+    that found the rows with nothing blocked)."""
+    probe_mask = mask.clone()
+    probe_mask[..., 0, :] = True  # (..., len_q, len_k): row 0 allows every key
+    try:
+        result = c.call(fn, q.clone(), k.clone(), v.clone(), probe_mask)
+        weights = result[1].detach()  # (..., len_q, len_k)
+        full = probe_mask.expand(weights.shape).all(dim=-1)  # (..., len_q)
+    except Exception:  # the main input gives the message
+        return False
+    return bool(full.any()) and bool((weights[full] == 0).all())
+
+
+def _expect_fully_masked_rows_finite(c, mask, weights, what, probe=None) -> None:
     """NaN exactly in the rows with no allowed key: the rows were not repaired, or
-    repaired by a multiplication (NaN * 0 is NaN), which these weights cannot tell apart."""
+    repaired by a multiplication (NaN * 0 is NaN), which these weights cannot tell apart;
+    or (``probe()`` True: a row that allows every key is zeroed) repaired in the rows
+    with no blocked key instead."""
     w = weights.detach()
     dead = ~mask.expand(w.shape).any(dim=-1)  # (..., len_q)
     bad = (~torch.isfinite(w)).any(dim=-1)  # (..., len_q)
     if not bad.any() or not dead.any() or bool(bad[~dead].any()):
         return
+    if probe is not None and probe():
+        c.fail(f"{what}your `weights`: {_SDPA_UNBLOCKED_ROWS_ZEROED}")
     first = tuple(int(i) for i in (dead & bad).nonzero()[0])
     c.fail(
         f"{what}your `weights`: {FULLY_MASKED_NAN} Multiplying them by a 0/1 mask does not "
@@ -1039,7 +1069,13 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
             c.expect_floating(output, "your `output`", preferred=q.dtype)
             _expect_deterministic(c, scaled_dot_product_attention, args, weights, what)
             if mask is not None:
-                _expect_fully_masked_rows_finite(c, mask, weights, what)
+                _expect_fully_masked_rows_finite(
+                    c,
+                    mask,
+                    weights,
+                    what,
+                    partial(_unblocked_rows_zeroed, c, scaled_dot_product_attention, q, k, v, mask),
+                )
                 _expect_masking_keeps_finite(
                     c, scaled_dot_product_attention, args, mask, weights, what
                 )

@@ -6,6 +6,7 @@ wrong axis, ...).
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -147,6 +148,12 @@ _SOFTMAX_OF_MINUS_X = (
     "Yours is the softmax of -x: the smallest entry gets the most weight. The shift is "
     "written the wrong way round, exp(max - x) where exp(x - max) belongs."
 )
+_SOFTMAX_PLUS_ONE = (
+    "Your result is exp(x{shift}) / (1 + sum): a 1 added to the denominator (the "
+    "'softmax plus one', softmax1 or quiet softmax, of the 'attention is off by one' post), "
+    "so each slice adds up to sum / (1 + sum), less than 1. The softmax divides by the sum "
+    "alone: exp(x - max) / sum(exp(x - max))."
+)
 _SOFTMAX_INPLACE = (
     "For example x -= x.max(...) or np.exp(x, out=x) write into the caller's array: "
     "compute x - m into a new array instead."
@@ -226,6 +233,12 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
         mistakes[_SOFTMAX_NOT_NORMALISED] = exps
         mistakes[_SOFTMAX_NOT_NORMALISED.replace("exp(x) (or exp(x - max))", "exp(x)")] = np.exp(x)
         mistakes[_SOFTMAX_WHOLE_ARRAY] = exps / np.sum(exps)
+        mistakes[_SOFTMAX_PLUS_ONE.format(shift=" - max")] = exps / (
+            1.0 + np.sum(exps, axis=axis, keepdims=True)
+        )
+        mistakes[_SOFTMAX_PLUS_ONE.format(shift="")] = np.exp(x) / (
+            1.0 + np.sum(np.exp(x), axis=axis, keepdims=True)
+        )
         sums = np.sum(exps, axis=axis)
         try:
             mistakes[_SOFTMAX_KEEPDIMS] = exps / sums
@@ -599,6 +612,69 @@ def _moved_axis_hint(got, expected: np.ndarray, axis: int) -> str:
     return hint
 
 
+#: errors of a step written for one number or one vector, met by a whole array: an `if`
+#: on it, math.exp / float() / math.isinf on it
+_ONE_VECTOR_ERRORS = re.compile(
+    r"truth value of an array|only (0-dimensional|length-1|size-1) arrays can be converted"
+)
+#: the 1-D vector a softmax that failed on a 2-D input is probed with ("drank")
+_ONE_VECTOR_PROBE = np.array([0.0, -4.0, 1.5, 1.5, 0.0, 3.5])
+
+
+def _one_vector_hint(c, softmax, exc: BaseException) -> str:
+    """An ambiguous truth value (or an array given to math.exp, float()) on an input of 2
+    or more dims, from a softmax written for one vector: a probe on a 1-D vector tells a
+    Python list (entry by entry) from a numpy result that is right there; "" when the
+    probe tells neither."""
+    try:
+        got = c.call(softmax, _ONE_VECTOR_PROBE.copy())
+    except Exception:  # the failing call gives the message
+        return ""
+    if isinstance(got, list):
+        return (
+            "On a 1-D vector your softmax returns a Python list: it is written for one "
+            "vector only, entry by entry (a loop or a comprehension over x, with math.exp, "
+            "max or sum). On this input each entry of x is a whole row, so comparing one "
+            "(v != -inf, max(...)) or giving it to math.exp raises this error. softmax takes an array of any number "
+            "of dims: work on the whole array with numpy, np.max(x, axis=axis, "
+            "keepdims=True), np.exp and np.sum(..., axis=axis, keepdims=True), and return "
+            "a numpy array."
+        )
+    if (
+        isinstance(got, np.ndarray)
+        and got.shape == _ONE_VECTOR_PROBE.shape
+        and np.allclose(np.asarray(got, np.float64), ref.softmax(_ONE_VECTOR_PROBE), atol=1e-6)
+    ):
+        return (
+            "Your softmax is right on a 1-D vector, so a step was written for one vector: "
+            "on this input a slice maximum or an entry of x is a whole array (an `if` on "
+            "the maximum, such as `if peak == -inf`, Python's max or a comparison over "
+            "the entries of x, or math.exp or float() of one). Handle every slice at once: np.where(np.isfinite(peak), "
+            "peak, 0.0) instead of an `if`, numpy reductions with axis=axis."
+        )
+    return ""
+
+
+def _dims_handled(c, softmax) -> str:
+    """None on an input of 3 or more dims from a softmax that returns arrays on a 1-D and
+    a 2-D input: a branch for each number of dims it knows, nothing for the others; ""
+    when the probes do not show that."""
+    probes = (_ONE_VECTOR_PROBE, np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 0.5]]))
+    for probe in probes:
+        try:
+            got = c.call(softmax, probe.copy())
+        except Exception:  # the failing call gives the message
+            return ""
+        if not isinstance(got, np.ndarray):
+            return ""
+    return (
+        "On a 1-D and a 2-D input your softmax returns arrays: it handles those numbers of "
+        "dims only (a branch for each x.ndim), and for this one no branch returns anything. "
+        "softmax takes x of any number of dims: one formula along `axis` covers them all, "
+        "np.max(x, axis=axis, keepdims=True), np.exp, np.sum(..., axis=axis, keepdims=True)."
+    )
+
+
 def _softmax_unwritten(
     softmax, x: np.ndarray, axis: int, call_args: dict, wrong, warnings=()
 ) -> str:
@@ -672,12 +748,22 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 x.copy(),
                 **call_args,
                 call_repr=shown,
-                hints=_SOFTMAX_HINTS,
+                hints=[
+                    *_SOFTMAX_HINTS.items(),
+                    (
+                        lambda exc, x=x: x.ndim > 1 and bool(_ONE_VECTOR_ERRORS.search(str(exc))),
+                        lambda exc: _one_vector_hint(c, softmax, exc),
+                    ),
+                ],
                 mutation_hint=_SOFTMAX_INPLACE,
             )
             warned = list(c.last_warnings)  # this call's, before other calls replace them
             axis = -1 if axis is None else axis
             what = f"{shown} on {label}"
+            if got is None and x.ndim > 2:
+                some_dims = _dims_handled(c, softmax)
+                if some_dims:
+                    c.fail(f"{what} returned None. {some_dims}")
             c.expect_type(
                 got,
                 np.ndarray,

@@ -52,10 +52,12 @@ from .mha_cases import (
     _state_shapes,
 )
 from .mha_diagnoses import (
+    _BOOL_MASK_ADDED,
     _OUTPUT_MISTAKES,
     _SCALED_AFTER_SOFTMAX,
     _WEIGHT_MISTAKES,
     _Agreement,
+    _bool_mask_added_weights,
     _extra_step_outputs,
     _head_width_projection_hint,
     _heads_mixed,
@@ -64,6 +66,7 @@ from .mha_diagnoses import (
     _mistake_values,
     _only_agreeing,
     _output_shape_hint,
+    _pair_unpacked_hint,
     _softmax_sum_hint,
     _weights_shape_hint,
     _wrong_scale,
@@ -448,6 +451,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
                 *((when, unless_sums_unkept(hint)) for when, hint in _length_mixup_hint(case)),
                 *_batch_of_one_hint(case.batch),
                 *_head_width_projection_hint(case),
+                *_pair_unpacked_hint(cls, case),
                 (RuntimeError, sums_unkept),
                 *(
                     []
@@ -560,6 +564,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     weight_mistakes[_SCALED_AFTER_SOFTMAX] = lambda: (
         multi_head_attention_f(*variant_args, scale="none")[1] / math.sqrt(d // h)
     )  # (batch, num_heads, len_q, len_k)
+    weight_mistakes[_BOOL_MASK_ADDED] = lambda: _bool_mask_added_weights(variant_args)
     convention = None
     if dropped_entirely and bool((weights.detach().abs() < 1e-6).all()):
         c.note(
@@ -603,7 +608,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     # The output.
     if dropped_entirely:
         bias = state["w_o.bias"].double().expand(b, lq, d)  # heads all zero -> w_o(0) = bias
-        rate = _dropout_rate_note(output, state, (query, key, value, mask), h, case.dropout)
+        rate = _dropout_rate_note(output, state, (query, key, value, mask), h, case.dropout, cls)
         right = torch.allclose(output.detach().double(), bias, atol=1e-5)
         if not rate and not right:
             rate = _probed_rate_note(cls, case.dropout)
@@ -640,7 +645,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             "In train mode with dropout=0.0, dropout changes nothing: the layer must compute "
             "exactly what it computes in eval mode."
         )
-        rate = _dropout_rate_note(output, state, (query, key, value, mask), h, case.dropout)
+        rate = _dropout_rate_note(output, state, (query, key, value, mask), h, case.dropout, cls)
         right = torch.allclose(output.detach().double(), expected_out, atol=1e-5)
         if not rate and not right:
             rate = _probed_rate_note(cls, case.dropout)

@@ -44,6 +44,27 @@ _SCALED_AFTER_SOFTMAX = (
     "weights are those of the unscaled scores, and each row sums to 1 / sqrt(d_head), not 1. "
     "Scale the scores before the softmax: softmax(q k^T / sqrt(d_head))."
 )
+# A bool mask added to the scores as if it were an additive float mask (round 18,
+# blind15d-mha-inline-bool-mask-added; before: told the mask is not applied).
+_BOOL_MASK_ADDED = (
+    "You added the bool mask to the scores (scores + mask): True counts as 1 and False as "
+    "0, so the keys the mask allows get a bonus of +1 and the ones it forbids are not "
+    "blocked. The course's mask is bool, True = may attend, not an additive mask of 0 and "
+    "-inf: block with it, scores.masked_fill(~mask, float('-inf')), before the softmax."
+)
+
+
+def _bool_mask_added_weights(args: tuple) -> torch.Tensor | None:
+    """The weights of softmax(scores + mask), the bool mask counted as 1 and 0: the
+    unmasked weights times e^mask, renormalised over the keys (float64)."""
+    mask = args[4]
+    if mask is None:
+        return None
+    unmasked = multi_head_attention_f(*args, mask_mode="none")[1]  # (b, h, len_q, len_k)
+    boosted = unmasked * torch.exp(mask.double())  # the mask broadcasts to the weights
+    return boosted / boosted.sum(dim=-1, keepdim=True)
+
+
 # (knobs of multi_head_attention_f, diagnosis): mistakes visible in the attention weights ...
 _WEIGHT_MISTAKES = [
     (
@@ -102,10 +123,12 @@ _WEIGHT_MISTAKES = [
     ),
     (
         {"fill": 0.0},
-        "Your blocked scores become 0 (the scores multiplied by the mask, or masked_fill with "
-        "0), not -inf: a score of 0 is an ordinary score, so the softmax still gives the keys "
-        "the mask forbids weight. Fill them with -inf (or a large negative number such as "
-        "-1e9) before the softmax: scores.masked_fill(~mask, float('-inf')).",
+        "Your blocked scores become 0 or practically 0 (the scores multiplied by the mask, "
+        "masked_fill with 0, or a fill value close to 0 such as -1e-9, a typo for -1e9: the "
+        "weights cannot tell these apart), not -inf: a score of about 0 is an ordinary score, "
+        "so the softmax still gives the keys the mask forbids weight. Fill them with -inf (or "
+        "a large negative number such as -1e9) before the softmax: "
+        "scores.masked_fill(~mask, float('-inf')).",
     ),
     (
         {"mask_mode": "after"},
@@ -774,3 +797,43 @@ def _softmax_sum_hint(cls) -> list:
         return ""
 
     return [(RuntimeError, text)]
+
+
+def _pair_unpacked_hint(cls, case: _Case) -> list:
+    """A (batch, num_heads, len, d_head) tensor unpacked as a pair, heads, weights = ...,
+    which splits it along its batch axis: PyTorch's F.scaled_dot_product_attention
+    returns only the output (round 18, blind15d-mha-torch-sdpa-unpacked-as-pair: a raw
+    "not enough values to unpack" in the course's merge_heads). Told by probes: the same
+    layer raises "too many values to unpack (expected 2)" with a batch of 3 sequences
+    and gets past that line with a batch of 2."""
+    d, h = case.d_model, case.num_heads
+
+    def raised_pair_error(batch: int) -> bool:
+        x = randn((batch, case.len_q, d), 993)  # (batch, len, d_model): self-attention
+        module = cls(d, h, dropout=0.0)
+        module.load_state_dict(random_state(_state_shapes(d), seed=994))
+        module.eval()
+        try:
+            with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+                module(x, x, x)
+        except ValueError as exc:
+            return "values to unpack (expected 2" in str(exc)
+        except Exception:  # a later step's error: the pair was unpacked
+            return False
+        return False
+
+    def text(exc: BaseException) -> str:
+        with contextlib.suppress(Exception):
+            if raised_pair_error(3) and not raised_pair_error(2):
+                return (
+                    "Your forward unpacks a tensor whose first axis is the batch as a pair "
+                    "(a, b = tensor splits it along its batch axis): it gets past that line "
+                    "with a batch of 2 sequences and raises 'too many values to unpack' with "
+                    "3. Most likely that is heads, weights = F.scaled_dot_product_attention"
+                    "(...): PyTorch's F.scaled_dot_product_attention returns only one tensor, "
+                    "the output, and no weights. Call the course's scaled_dot_product_attention, "
+                    "which returns (output, weights), as the layer must return the weights too."
+                )
+        return ""
+
+    return [(Exception, text)]

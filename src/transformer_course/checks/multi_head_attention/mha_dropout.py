@@ -68,33 +68,60 @@ def _fitted_rate(mixing: torch.Tensor, weights: torch.Tensor) -> float | None:
     return 1.0 - 1.0 / scale
 
 
-def _dropout_rate_note(output, state, inputs, num_heads: int, p: float) -> str:
-    """Dropout at the right place but at another rate than the ``p`` the layer was built
-    with: the dropout argument ignored (a fixed nn.Dropout(0.1), the paper's rate)."""
+def _fitted_output_rate(output, state, inputs, num_heads: int) -> float | None:
+    """The one dropout rate that every weight read back from ``output`` fits, or None."""
     if not isinstance(output, torch.Tensor) or output.dim() != 3:
-        return ""
+        return None
     query, key, value, mask = inputs
     with contextlib.suppress(RuntimeError):
         found = _read_back_mixing(output, state, query, key, value, mask, num_heads)
-        if found is None:
-            return ""
-        q = _fitted_rate(*found)
-        if q is None or abs(q - p) < 1e-3:
-            return ""
-        return (
-            f"Read back through w_o and the values, your layer drops attention weights at the "
-            f"rate {q:.3g} (each kept weight is scaled by 1/(1 - {q:.3g})), although it was "
-            f"built with dropout={p}: your layer ignores the dropout argument, and its rate "
-            f"{q:.3g} is fixed in your code. Build the dropout from the argument: "
-            "self.dropout = nn.Dropout(dropout)."
+        return None if found is None else _fitted_rate(*found)
+    return None
+
+
+def _dropout_rate_note(output, state, inputs, num_heads: int, p: float, cls=None) -> str:
+    """Dropout at the right place but at another rate than the ``p`` the layer was built
+    with: the dropout argument ignored (a fixed nn.Dropout(0.1), the paper's rate), or
+    the weights dropped twice (rate 1 - (1 - p)^2), told apart by a probe of ``cls``
+    built with another rate when ``cls`` is given."""
+    q = _fitted_output_rate(output, state, inputs, num_heads)
+    if q is None or abs(q - p) < 1e-3:
+        return ""
+    measured = (
+        f"Read back through w_o and the values, your layer drops attention weights at the "
+        f"rate {q:.3g} (each kept weight is scaled by 1/(1 - {q:.3g})), although it was "
+        f"built with dropout={p}"
+    )
+    if abs(q - (1 - (1 - p) ** 2)) < 1e-3:
+        other = 0.2  # a second rate: twice gives 0.36 there, a fixed rate stays where it is
+        again = _probed_rate(cls, other) if cls is not None else None
+        twice = (
+            "each weight goes through the dropout twice, e.g. weights = self.dropout(weights) "
+            "and then self.dropout(weights) @ v (a weight is kept with probability (1 - p)^2 "
+            "and scaled by 1/(1 - p)^2). Apply the dropout once, to the weights just before "
+            "they multiply the values."
         )
-    return ""
+        if again is not None and abs(again - (1 - (1 - other) ** 2)) < 1e-3:
+            return (
+                f"{measured}, and at {again:.3g} when built with dropout={other}: the rate "
+                f"1 - (1 - p)^2 of dropout applied twice. So {twice}"
+            )
+        if again is None:
+            return (
+                f"{measured}: {q:.3g} = 1 - (1 - {p})^2. Either {twice} Or the rate {q:.3g} "
+                "is fixed in your code: build the dropout from the argument, self.dropout = "
+                "nn.Dropout(dropout)."
+            )
+    return (
+        f"{measured}: your layer ignores the dropout argument, and its rate {q:.3g} is fixed "
+        "in your code. Build the dropout from the argument: self.dropout = nn.Dropout(dropout)."
+    )
 
 
-def _probed_rate_note(cls, p: float) -> str:
-    """:func:`_dropout_rate_note` on a probe whose mixing coefficients can be read back
-    (len_k <= d_head), for cases where the check's own input cannot: a fresh module of
-    ``cls`` built with dropout=p, the check's weights, train mode."""
+def _probe_output(cls, p: float):
+    """A fresh module of ``cls`` built with dropout=p, the check's weights, train mode,
+    called on a probe whose mixing coefficients can be read back (len_k <= d_head):
+    (output, state, inputs, num_heads), or None when the call fails."""
     d, h = 16, 2
     state = random_state(_state_shapes(d), seed=977)
     with contextlib.suppress(Exception):
@@ -103,10 +130,24 @@ def _probed_rate_note(cls, p: float) -> str:
         module.train()
         query, key = randn((2, 6, d), 978), randn((2, 4, d), 979)
         torch.manual_seed(980)
-        result = module(query, key, key)
+        with contextlib.redirect_stdout(io.StringIO()):
+            result = module(query, key, key)
         if isinstance(result, tuple | list) and len(result) == 2:
-            return _dropout_rate_note(result[0], state, (query, key, key, None), h, p)
-    return ""
+            return result[0], state, (query, key, key, None), h
+    return None
+
+
+def _probed_rate(cls, p: float) -> float | None:
+    """The dropout rate read back from a probe of ``cls`` built with dropout=p."""
+    probe = _probe_output(cls, p)
+    return None if probe is None else _fitted_output_rate(*probe)
+
+
+def _probed_rate_note(cls, p: float) -> str:
+    """:func:`_dropout_rate_note` on a probe whose mixing coefficients can be read back
+    (len_k <= d_head), for cases where the check's own input cannot."""
+    probe = _probe_output(cls, p)
+    return "" if probe is None else _dropout_rate_note(*probe, p, cls=cls)
 
 
 def _expect_backward_in_training(c: Checker, module, args: tuple, output, call: str, p: float):
@@ -211,7 +252,7 @@ def _check_dropout_placement(c: Checker, cls, case: _Case) -> None:
         _expect_backward_in_training(c, module, (query, key, value), output, call, p)
         return
     with torch.no_grad():
-        if note := _dropout_rate_note(output, state, (query, key, value, None), h, p):
+        if note := _dropout_rate_note(output, state, (query, key, value, None), h, p, cls):
             c.fail(f"the output of {call}: {note}")
         values = torch.linalg.lstsq(weights, heads).solution  # (b, h, lk, d_head)
         on_values = _kept_or_dropped(values, v, p) and torch.allclose(

@@ -16,6 +16,9 @@ QUIZ_HEAD_WIDTH = Quiz(
         "the heads share d_model between them instead.",
         12: "12 is h, the number of heads, not the width of one head.",
         8: "8 = sqrt(64) is what the scores are divided by, sqrt(d_k), not d_k itself.",
+        256: "256 is 768 / 3, as if d_model were shared out between the queries, the keys "
+        "and the values. Each of the three is d_model wide (one projection computes them for "
+        "every head at once); it is the heads that split that width between them.",
         96: "96 is 768 / 8: 8 is the paper's number of heads (h = 8 in the original "
         "Transformer), not BERT-base's. Divide d_model by the h of the model the question "
         "describes.",

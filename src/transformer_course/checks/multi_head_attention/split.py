@@ -124,6 +124,39 @@ def _folded_heads_note(got, x: torch.Tensor, num_heads: int) -> str:
     return ""
 
 
+def _heads_along_length_note(got, x: torch.Tensor, num_heads: int) -> str:
+    """The heads laid end to end along the length axis, 3-D (batch, num_heads * len,
+    d_head), told by the values (round 18, blind15d-split-pieces-concatenated-on-length:
+    torch.cat(x.split(d_head, dim=-1), dim=1) where torch.stack belongs; before: "a
+    reshape, view, flatten or concatenation combined them")."""
+    batch, length, d_model = x.shape
+    d_head = d_model // num_heads
+    if not (
+        isinstance(got, torch.Tensor)
+        and tuple(got.shape) == (batch, num_heads * length, d_head)
+        and got.dtype == x.dtype
+        and num_heads > 1
+    ):
+        return ""
+    four = x.reshape(batch, length, num_heads, d_head)
+    layouts = {
+        "head after head (all of head 0's positions, then head 1's): the pieces of x.split("
+        "d_head, dim=-1) joined with torch.cat(..., dim=1), where torch.stack(..., dim=1) "
+        "gives them an axis of their own (or a reshape to (batch, num_heads * len, d_head) "
+        "after the transpose)": four.transpose(1, 2).reshape(batch, -1, d_head),
+        "position after position (each token's heads in turn): x.reshape(batch, -1, d_head) "
+        "or x.view(batch, -1, d_head), with no num_heads axis": four.reshape(batch, -1, d_head),
+    }
+    for name, value in layouts.items():
+        if torch.equal(got, value):
+            return (
+                f"Yours is 3-D: the heads are laid end to end along the length axis, {name}. "
+                "Keep heads and positions as separate axes, (batch, num_heads, len, d_head): "
+                "x.reshape(batch, len, num_heads, d_head).transpose(1, 2)."
+            )
+    return ""
+
+
 def _squeezed_or_folded(split_heads, got, x: torch.Tensor, num_heads: int) -> str:
     """A batch of one's axes of size 1 gone (a bare .squeeze()) or the heads folded into the
     batch axis: on a batch of one both give (num_heads, len, d_head), the same numbers in the
@@ -405,6 +438,7 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
                 _fixed_heads_note(*fixed)
                 or _single_head_returns_x(split_heads, got, x, num_heads)
                 or _squeezed_or_folded(split_heads, got, x, num_heads)
+                or _heads_along_length_note(got, x, num_heads)
                 or batch_note()
                 or _heads_short_of_last_feature(got, expected)
                 or _split_shape_hint(got.shape, batch, length, num_heads, d_head)

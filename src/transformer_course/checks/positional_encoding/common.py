@@ -57,12 +57,28 @@ def _exponent_cause(c: float, d_model: int) -> tuple[str, str] | None:
                 "only with the natural log (np.log, math.log); or write the power directly, "
                 "pos / np.power(10000.0, 2i / d_model)."
             )
+    log_ratio = _log_ratio_exponent(d_model)
+    if log_ratio > 0 and abs(c - log_ratio) < 1e-3 * log_ratio:
+        return "log ratio", (
+            f" {c:.4g} = 2·d_model·ln(10000 / d_model) / ln 10000 at d_model = {d_model}: the "
+            "exp(log) form with the division inside the logarithm, np.log(10000.0 / d_model) "
+            "where np.log(10000.0) / d_model belongs (a parenthesis misplaced), so pair i "
+            "turns at (d_model / 10000)^(2i) per position instead of 10000^(-2i / d_model). "
+            "Write exp(-2i·(np.log(10000.0) / d_model)), or the power directly, "
+            "pos / np.power(10000.0, 2i / d_model)."
+        )
     if abs(c - 2.0 * d_model**2) < 1e-3 * d_model**2:
         return "times d_model", (
             f" That is 2i·d_model = 2i·{d_model}: the exponent multiplies by d_model where it "
             "divides, 2i / d_model."
         )
     return None
+
+
+def _log_ratio_exponent(d_model: int) -> float:
+    """The c of exp(-2i·ln(10000 / d_model)) = 10000^(-c·i/d_model): the logarithm taken
+    of the ratio 10000 / d_model instead of divided by d_model."""
+    return 2.0 * d_model * math.log(10000.0 / d_model) / math.log(10000.0)
 
 
 def _exponent_why(c: float, d_model: int) -> str:
@@ -80,6 +96,7 @@ def _cause_exponent(key: str, d_model: int) -> float:
         "log10": 2.0 / math.log(10.0),
         "log2": 2.0 / math.log(2.0),
         "times d_model": 2.0 * d_model**2,
+        "log ratio": _log_ratio_exponent(d_model),
     }[key]
 
 

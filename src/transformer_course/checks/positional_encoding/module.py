@@ -314,6 +314,7 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None, tab
                 lambda exc: "must match the size of tensor" in str(exc) and not lazy(exc),
                 _slice_hint(layout, batch, length, max_len, d_model),
             ),
+            (lambda exc: "instances of 'Dropout'" in str(exc), _DROPOUT_AS_NUMBER),
             (
                 lambda error: isinstance(error, ValueError) and length <= max_len,
                 f"Your PositionalEncoding refused x with len={length} positions, although "
@@ -857,6 +858,42 @@ def _check_argument_order(c, d_model: int, max_len: int, cls, x, table) -> None:
     )
 
 
+_DROPOUT_AS_NUMBER = (
+    "Your nn.Dropout module was given where a number belongs: F.dropout(x + pe, "
+    "self.dropout, ...) passes the module as the probability p, and comparing it with "
+    "0 and 1 fails. Call the module itself, self.dropout(x + pe) (it knows its p and "
+    "the training mode), or keep the float p from __init__ for F.dropout."
+)
+
+
+def _buffer_name_hint(exc: BaseException) -> str:
+    """register_buffer refusing a name the module already holds as a plain attribute."""
+    found = re.search(r"attribute '(\w+)' already exists", str(exc))
+    if not found:
+        return ""
+    name = found.group(1)
+    return (
+        f"register_buffer('{name}', ...) refuses a name the module already holds as a plain "
+        f"attribute: self.{name} = table followed by self.register_buffer('{name}', "
+        f"self.{name}) raises this. Register the table without assigning it first, "
+        f"self.register_buffer('{name}', table): it is then self.{name}, and part of the "
+        "state dict."
+    )
+
+
+def _expect_constructible(c, cls, d_model: int, max_len: int) -> None:
+    """Build the module once with the course's hints for construction errors (a buffer
+    registered under a name already taken); build_module builds it again for the checks."""
+    c.call(
+        cls,
+        d_model,
+        max_len=max_len,
+        dropout=0.0,
+        call_repr=f"PositionalEncoding({d_model}, max_len={max_len}, dropout=0.0)",
+        hints=[(KeyError, _buffer_name_hint)],
+    )
+
+
 def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
     """PositionalEncoding(d_model, max_len=..., dropout=...): x (batch, len, d_model) ->
     dropout(x + PE[:len]), with a fixed (never trained) table; see the module docstring
@@ -865,6 +902,8 @@ def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
     with Checker("PositionalEncoding", hidden=hidden) as c:
         c.require_callable(cls)
         gen = torch_generator(303 if hidden else 30)
+        first_d_model, first_max_len, _ = (_HIDDEN_MODULE if hidden else _VISIBLE_MODULE)[0]
+        _expect_constructible(c, cls, first_d_model, first_max_len)
         for d_model, max_len, inputs in _HIDDEN_MODULE if hidden else _VISIBLE_MODULE:
             module, built = build_module(
                 c,

@@ -9,6 +9,7 @@ import contextlib
 import io
 import itertools
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -35,8 +36,28 @@ def _shift_pair_index(k, d_model) -> np.ndarray:
     return m
 
 
+def _shift_cosines_tiled(k, d_model) -> np.ndarray | None:
+    """The right matrix but for its diagonal, which holds the d_model/2 cosines in pair
+    order, repeated from the start (np.fill_diagonal with the pairs' cosines, np.tile):
+    entry j holds pair j mod (d_model/2)'s where pair j // 2's belongs. None where that
+    is the right matrix (d_model = 2, k = 0)."""
+    theta = k / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
+    m = _shift_at_angles(theta)
+    right = np.diag(m).copy()
+    np.fill_diagonal(m, np.tile(np.cos(theta), 2))
+    return None if np.allclose(np.diag(m), right) else m
+
+
 def _shift_mistakes(k, d_model):
     return {
+        "Your diagonal holds the d_model/2 cosines in pair order, then again from the first: "
+        "diagonal entry j holds the cosine of pair j mod (d_model/2) where pair j // 2's "
+        "belongs. np.fill_diagonal(m, np.cos(theta)) does that (it cycles through the values "
+        "it is given), as np.tile would. Each cosine sits twice, on the two features of its "
+        "pair: m[2i, 2i] = m[2i+1, 2i+1] = cos(w_i·k), e.g. "
+        "np.fill_diagonal(m, np.repeat(np.cos(theta), 2)).": (
+            lambda: _shift_cosines_tiled(k, d_model)
+        ),
         "Pair i's block was written at rows and columns (i, i + 1), the pair index used as "
         "the feature index: the blocks overlap and overwrite each other, and the rows and "
         "columns of features d_model/2 + 1 and above stay empty. Pair i holds features 2i and 2i + 1, so its block "
@@ -609,6 +630,22 @@ def _stale(relative_shift, got, seen: list, k: int, d_model: int) -> str:
     )
 
 
+def _python_sequence_hint(exc: BaseException) -> str:
+    """Arithmetic on a Python range or list (range(0, d_model, 2) + 1, k / [..]): numpy's
+    elementwise arithmetic belongs; "" for another TypeError."""
+    text = str(exc)
+    found = re.search(r"unsupported operand type\(s\) for .*'(range|list)'", text)
+    kind = found.group(1) if found else "list" if "can only concatenate list" in text else ""
+    if not kind:
+        return ""
+    return (
+        f"A Python {kind} does no arithmetic entry by entry: range(0, d_model, 2) + 1 (or a "
+        "number divided by a list) raises this. Keep the feature indices and the angles as "
+        "numpy arrays, two_i = np.arange(0, d_model, 2): they index the matrix just as "
+        "well (m[two_i, two_i + 1]) and compute elementwise."
+    )
+
+
 def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
     """relative_shift(k, d_model) -> M (d_model, d_model) with PE[pos + k] = PE[pos] @ M.
 
@@ -634,6 +671,7 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                         lambda error: not isinstance(error, ValueError),
                         lambda error, k=k, d_model=d_model: _swapped(relative_shift, k, d_model),
                     ),
+                    (TypeError, _python_sequence_hint),
                 ],
             )
             _expect_array(c, got, what, "(d_model, d_model)")

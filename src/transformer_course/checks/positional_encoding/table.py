@@ -9,11 +9,13 @@ import contextlib
 import io
 import math
 import re
+import traceback
 
 import numpy as np
 
 from transformer_course.checking import Checker
 from transformer_course.checking.arguments import arguments_swapped
+from transformer_course.checking.failure import _is_learner_frame
 from transformer_course.checking.size_one_axes import flat_vector_broadcast
 from transformer_course.reference import positional_encoding as ref
 
@@ -116,6 +118,70 @@ def _column_slice_hint(max_len: int, d_model: int):
         )
 
     return lambda exc: isinstance(exc, ValueError), text
+
+
+def _whole_table_hint(max_len: int, d_model: int):
+    """For numpy's "could not broadcast input array from shape (max_len, d_model) into
+    shape (max_len, half)": one angle per feature went whole into the sines' or cosines'
+    slice, which holds one column per pair."""
+
+    def text(exc: BaseException) -> str:
+        found = re.search(r"from shape \((\d+),(\d+)\) into shape \((\d+),(\d+)\)", str(exc))
+        if not found:
+            return ""
+        rows, given, _, room = (int(g) for g in found.groups())
+        if rows != max_len or given != d_model or room not in {(d_model + 1) // 2, d_model // 2}:
+            return ""
+        return (
+            f"The value has d_model = {d_model} columns, one per feature, but the slice holds "
+            f"{room}, one per pair (the sines pe[:, 0::2], the cosines pe[:, 1::2]). Either "
+            "the sines (or cosines) of a whole (max_len, d_model) table of angles went into "
+            "the slice: with one angle per feature, take the sines of its even columns and "
+            "the cosines of its odd ones, np.sin(angles[:, 0::2]) and np.cos(angles[:, "
+            "1::2]); or the frequencies were made for every feature (np.arange(d_model) "
+            "where np.arange(0, d_model, 2) belongs): one frequency per pair."
+        )
+
+    return lambda exc: isinstance(exc, ValueError), text
+
+
+#: numpy's error for an array given to a function of one number (math.sin, float(), ...)
+_SCALAR_ONLY = re.compile(r"only (0-dimensional|length-1|size-1) arrays can be converted")
+
+
+def _scalar_function_hint(exc: BaseException) -> str:
+    """An array given to a function of Python's math module (one number in, one out): the
+    failing line of the learner's code names which; "" for another error."""
+    if not _SCALAR_ONLY.search(str(exc)):
+        return ""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _is_learner_frame(f.filename)]
+    line = (frames[-1].line or "") if frames else ""
+    # a call on a number written out (math.log(10000.0)) cannot be the one given an array
+    literal = set(re.findall(r"\bmath\.(\w+)\s*\(\s*[\d.eE+-]+\s*\)", line))
+    called = [
+        name
+        for name in dict.fromkeys(re.findall(r"\bmath\.(\w+)\s*\(", line))
+        if name not in literal
+    ]
+    if len(called) == 1:
+        return (
+            f"math.{called[0]} takes a single number, and here it was given an array (the "
+            "table is computed for every position and pair at once): use "
+            f"np.{called[0]}, which works elementwise on a whole array."
+        )
+    if called:
+        names = " or ".join(f"math.{name}" for name in called)
+        return (
+            f"{names} was given an array (the table is computed for every position and "
+            "pair at once), and each of them takes a single number: use "
+            + " and ".join(f"np.{name}" for name in called)
+            + ", which work elementwise on a whole array."
+        )
+    return (
+        "A function of one number (math.sin, math.cos, math.exp, float(), ...) was given an "
+        "array: the table is computed for every position and pair at once, so use numpy's "
+        "elementwise functions (np.sin, np.cos, np.exp, np.power) on the whole array."
+    )
 
 
 def _pe_confirmed(positional_encoding, cases, current, got64, tol) -> dict:
@@ -251,6 +317,8 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 call_repr=what,
                 hints=[
                     _column_slice_hint(max_len, d_model),
+                    _whole_table_hint(max_len, d_model),
+                    (TypeError, _scalar_function_hint),
                     (
                         ValueError,
                         lambda exc, max_len=max_len, d_model=d_model: flat_vector_broadcast(

@@ -741,6 +741,23 @@ def _decode_bytes_only(ids, merges) -> str | None:
     return bytes(i for i in ids if i < 256).decode("utf-8", errors="replace")
 
 
+def _stripped(text: str) -> dict:
+    """{message: text} for each way of cutting the whitespace off text's ends that
+    changes it (.strip(), .lstrip(), .rstrip())."""
+    ends = {
+        "strip": "both its ends (the leading and the trailing whitespace)",
+        "lstrip": "its start (the leading whitespace)",
+        "rstrip": "its end (the trailing whitespace)",
+    }
+    return {
+        f"The whitespace at {where} is missing: your text was tidied with .{method}() (or a "
+        f"cut of the spaces and newlines there), but they are bytes of the text like any "
+        "other. Return the decoded text exactly as it is.": getattr(text, method)()
+        for method, where in ends.items()
+        if getattr(text, method)() != text
+    }
+
+
 def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
     """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8,
     so strict decoding and errors="replace" both pass)."""
@@ -750,6 +767,7 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
             merges = ref.train_bpe("the cat sat on the mat. café déjà 東京 東京", 15)
             cases = [(text, merges) for text in (*_HIDDEN_BPE_TEXTS, "東京 café")]
             cases.append(("xabcx", _UNSORTED_MERGES))
+            cases.append(("  the mat \n", merges))  # whitespace at both ends is text too
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
             cases = [(text, merges) for text in (_CLASSIC, "abcd")]
@@ -758,6 +776,8 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
             cases += [("héllo", ref.train_bpe("héllo héllo", 3)), ("héllo", merges)]
             # learned order is not sorted order: (97, 256) uses 256, learned before it
             cases.append(("abc", _UNSORTED_MERGES))
+            # a text that starts with a space and ends with a newline: both are its bytes
+            cases.append((" aaab \n", merges))
         earlier: dict | None = None  # the merges of the first call
         for text, merges in cases:
             earlier = merges if earlier is None else earlier
@@ -845,6 +865,7 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     "entry for a merge, or a test such as `if i < 256` skips the others: each "
                     "merge (a, b) -> new_id stands for table[a] + table[b], built in learned "
                     "order, and every id's bytes are joined.": (_decode_bytes_only(ids, merges)),
+                    **_stripped(text),
                     "Each id stands for *bytes*, not characters: chr(byte) turns 'é' (two bytes) "
                     "into 'Ã©'. Keep bytes in the table (bytes([i])), join them, and decode the "
                     "result as UTF-8 once.": _decode_bytes_as_chars(ids, merges),

@@ -190,6 +190,21 @@ def _ids_merged_with(text: str, merges: dict[tuple[int, int], int]) -> str:
     )
 
 
+def _merged_least_frequent(text: str, merges: dict[tuple[int, int], int]) -> bool:
+    """True when the learner's merges are exactly those of the training loop with min in
+    max's place (the least frequent pair, first on a tie, at every step)."""
+    ids = list(text.encode("utf-8"))
+    least: dict[tuple[int, int], int] = {}
+    for step in range(len(merges)):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        pair = min(counts, key=counts.get)
+        least[pair] = 256 + step
+        ids = ref.merge_pair(ids, pair, 256 + step)
+    return bool(merges) and least == dict(merges)
+
+
 def _replay_merges(text: str, merges: dict[tuple[int, int], int]) -> str:
     """Replay the learner's merges (in the order of their new ids) on the text's bytes and
     name the first decision that differs from the rule (the most frequent pair of the
@@ -216,6 +231,15 @@ def _replay_merges(text: str, merges: dict[tuple[int, int], int]) -> str:
             remaining = {p: n for p, n in original.items() if p not in taken}
             if pair == best:
                 return f"Merge {step} merged {pair} but gave it id {new_id}, not {256 + step}."
+            if _merged_least_frequent(text, merges):
+                return (
+                    f"{said} Every one of your merges is the least frequent pair of the ids at "
+                    "its step (the first of them on a tie): your loop takes the least frequent "
+                    "pair, min(counts, key=counts.get) (or the first of a sort by count, "
+                    "ascending), where the rule takes the most frequent one, max(counts, "
+                    "key=counts.get). (min belongs to bpe_encode, which picks the pair with "
+                    "the lowest merge rank.)"
+                )
             causes = []
             if mine == counts[best]:
                 causes.append(

@@ -463,6 +463,22 @@ def _end_models(decode, ids, vocab, probe) -> dict:
     return out
 
 
+def _decode_split_into_characters(ids, vocab) -> dict:
+    """{message: the right tokens split into their characters}, when some token has more
+    than one character (the result of tokens += token on a list)."""
+    tokens = ref.decode(ids, vocab)
+    longest = max(tokens, key=len, default="")
+    if len(longest) < 2:
+        return {}
+    return {
+        f"Every token came back split into its characters ({longest!r} as "
+        f"{', '.join(map(repr, longest))}): tokens += token (or tokens.extend(token)) on a "
+        "list adds a string's characters one by one, a str being a sequence of characters. "
+        "Add each token whole: tokens.append(token), or [id_to_token[int(i)] for i in "
+        "ids].": [ch for token in tokens for ch in token]
+    }
+
+
 def check_decode(decode, *, hidden: bool = False) -> None:
     """Check ``decode(ids, vocab)``; ids come as a list or as a 1-D integer array (a row
     of a padded batch); a list or a tuple of str is accepted back. The last case's vocab
@@ -544,6 +560,7 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                         token for token, index in vocab.items() if index in {int(i) for i in ids}
                     ],
                     **_decode_some_specials_dropped(decode, vocab, ref.decode(ids, vocab)),
+                    **_decode_split_into_characters(ids, vocab),
                     "Only the first token came back: the loop ends after the first id. A "
                     "return indented inside the for loop (or a break) returns the list as "
                     "soon as it holds one token; put the return after the loop, at the "

@@ -222,6 +222,14 @@ def _pad_filled_with(seqs, pad_id, expected, got) -> dict:
     }
 
 
+def _zeros_made_pad(seqs, pad_id, expected):
+    """``expected`` with every 0 in it, the real ids 0 inside the rows too, made pad_id (None
+    when no real id 0 sits in a row, or pad_id is 0)."""
+    if pad_id == 0 or not any(0 in seq for seq in seqs):
+        return None
+    return np.where(expected == 0, pad_id, expected)
+
+
 def _reversed_rows(seqs, pad_id, expected):
     flipped = expected.copy()
     for row, seq in enumerate(seqs):
@@ -241,7 +249,8 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
             cases = [
                 ([list(rng.integers(4, 50, size=n)) for n in (3, 1, 7, 7, 2)], 0),
                 ([[5, 6], [], [7]], 0),
-                ([[9, 9, 9], [8]], 99),
+                # a real id 0 (the byte 0 in BPE) inside a row, padded with another id
+                ([[9, 0, 9], [8]], 99),
                 ([[9, 9, 9]], 7),
                 ([[], []], 0),
                 ([[300, 5], [1000]], 1),
@@ -250,7 +259,8 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
         else:
             cases = [
                 ([[5, 6, 7], [8], [9, 10]], 0),
-                ([[4, 5], [], [6, 7, 8, 9]], 3),
+                # a real id 0 (the byte 0 in BPE) inside a row, padded with another id
+                ([[4, 0], [], [6, 7, 8, 9]], 3),
                 # BPE ids reach 256 and more: a dtype of 8 bits cannot hold them
                 ([[256, 300, 7], [1000]], 1),
                 # no sequences at all: a (0, 0) batch (the hint's "no sequences at all")
@@ -350,6 +360,14 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                         ref.pad_batch(sorted(seqs, key=len, reverse=True), pad_id)
                         if sorted(seqs, key=len, reverse=True) != seqs
                         else None
+                    ),
+                    f"Your real ids 0 inside the sequences became pad_id={pad_id} too: every 0 "
+                    "in the batch was replaced, as padding with zeros and then replacing the "
+                    "zeros (batch[batch == 0] = pad_id, or np.where(batch == 0, pad_id, "
+                    "batch)) does, which cannot tell the padding from a real id 0. Fill only "
+                    "the padding places: start from np.full((len(sequences), max_len), pad_id, "
+                    "dtype=np.int64) and copy each sequence into the start of its row.": (
+                        _zeros_made_pad(seqs, pad_id, expected)
                     ),
                     "Each sequence is reversed in its row: copy it as it is, its first id "
                     "first, then the padding.": _reversed_rows(seqs, pad_id, expected),

@@ -102,7 +102,27 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
                 hint="The counts are right, but list the pairs in the order they first occur (a "
                 "plain dict or a Counter does that when you count left to right; a set or a sort "
                 "does not): train_bpe breaks ties by first occurrence.",
+                mistakes=_key_order_models(expected),
             )
+
+
+def _key_order_models(expected: dict) -> dict:
+    """{message: keys in a wrong order} for the orders a sort gives: by the pairs' ids
+    (np.unique, sorted) and by count (most_common)."""
+    first_seen = list(expected)
+    by_ids = sorted(first_seen)
+    by_count = [pair for pair, _ in Counter(expected).most_common()]
+    return {
+        "The counts are right, but your pairs come sorted by their ids, in ascending "
+        "order, not in the order they first occur: np.unique(..., axis=0, "
+        "return_counts=True) returns its pairs sorted (so do sorted(...) and a sort of the "
+        "keys). Count left to right into a dict or a Counter, which keep first occurrence: "
+        "train_bpe breaks ties by it.": by_ids if by_ids != first_seen else None,
+        "The counts are right, but your pairs come sorted by count, the most frequent first "
+        "(as Counter.most_common() or a sort by count gives), not in the order they first "
+        "occur: return the dict or Counter itself, which keeps first occurrence; train_bpe "
+        "breaks ties by it.": by_count if by_count not in (first_seen, by_ids) else None,
+    }
 
 
 def _pairs_difference(ids, got: dict, expected: dict) -> str:
@@ -635,6 +655,40 @@ def _expect_no_pair_for_new_id(c: Checker, what: str, got, pair, new_id, expecte
     )
 
 
+def _probe_merge(merge_pair, ids: list[int], pair: tuple[int, int], new_id: int):
+    """The learner's merge_pair on a small input, as a list of ints (None if it fails)."""
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        return [int(i) for i in merge_pair(list(ids), pair, new_id)]
+    return None
+
+
+def _second_id_against_first(merge_pair) -> str:
+    """When probes show that the learner's merge_pair merges (pair[0], pair[0]) for a pair
+    of two different ids, and nothing else (its second id compared with pair[0]): that
+    named, with a bound one place short if another probe shows it too; "" otherwise."""
+    # (3, 3) merged for the pair (3, 4), and a 3 followed by another id left alone (which
+    # "only ids[i] == pair[0] compared" would merge)
+    if _probe_merge(merge_pair, [3, 3, 4, 1], (3, 4), 9) != [9, 4, 1] or _probe_merge(
+        merge_pair, [3, 5, 1], (3, 4), 9
+    ) != [3, 5, 1]:
+        return ""
+    said = (
+        "Your test compares the second id with pair[0] again "
+        "(ids[i + 1] == pair[0], a copy-paste slip), so only a pair of two equal ids, "
+        "(pair[0], pair[0]), ever merges: merge_pair([3, 3, 4, 1], (3, 4), 9) gave "
+        "[9, 4, 1], the (3, 3) merged, where the answer is [3, 9, 1]. Compare ids[i + 1] "
+        "with pair[1]: (ids[i], ids[i + 1]) == pair."
+    )
+    if _probe_merge(merge_pair, [1, 3, 3], (3, 3), 9) == [1, 3, 3]:
+        said += (
+            " Your loop also never merges a pair in the last two places: "
+            "merge_pair([1, 3, 3], (3, 3), 9) gave [1, 3, 3], not [1, 9]. Its bound stops "
+            "one place short (i + 2 < len(ids), or range(len(ids) - 2)); a pair starting "
+            "at i needs only i + 1 < len(ids)."
+        )
+    return said
+
+
 def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
     """Check ``merge_pair(ids, pair, new_id)``: a new list (or tuple), non-overlapping
     merges from the left, the input left alone."""
@@ -728,6 +782,13 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 and _stops_at_first_left_id(merge_pair)
             ):
                 c.fail(f"{what} returned {got}, expected {expected}. {_first_left_id_message()}")
+            # probes tell a second id compared with pair[0] from the other ways to merge
+            # nothing (or the wrong pairs) of a pair of two different ids
+            second_twice = (
+                _second_id_against_first(merge_pair)
+                if list(got) != list(expected) and pair[0] != pair[1]
+                else ""
+            )
             c.expect_equal(
                 got,
                 expected,
@@ -737,48 +798,52 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                     + " Scan left to right; where ids[i], ids[i+1] equal the pair, emit new_id "
                     "and skip two positions, otherwise emit ids[i] and move one."
                 ).strip(),
-                mistakes={
-                    _overlap_message(ids, pair, new_id): _merge_double(ids, pair, new_id),
-                    **_merge_as_text(ids, pair, new_id),
-                    **_told_apart(
-                        merge_pair,
-                        ids,
-                        pair,
-                        new_id,
-                        got,
-                        {
-                            _MERGE_BACKWARDS: _merge_with_previous,
-                            _MERGE_RIGHT_TO_LEFT: _merge_right_to_left,
+                mistakes=(
+                    {second_twice: got}
+                    if second_twice
+                    else {
+                        _overlap_message(ids, pair, new_id): _merge_double(ids, pair, new_id),
+                        **_merge_as_text(ids, pair, new_id),
+                        **_told_apart(
+                            merge_pair,
+                            ids,
+                            pair,
+                            new_id,
+                            got,
+                            {
+                                _MERGE_BACKWARDS: _merge_with_previous,
+                                _MERGE_RIGHT_TO_LEFT: _merge_right_to_left,
+                            },
+                            _BACKWARDS_PROBE,
+                        ),
+                        "Nothing after the first merge was kept: the result ends with its new_id. "
+                        "Either the loop stops there (a return or break inside it), or a flag that "
+                        "skips the pair's second id is set but never reset, so every later id is "
+                        "skipped too. Keep scanning to the end, and skip exactly one id after a "
+                        "merge (i += 2, or reset the flag once it has skipped).": (
+                            _merge_stops_after_first(ids, pair, new_id)
+                        ),
+                        **{
+                            f"Your merged pairs became {new_id + shift} (new_id "
+                            f"{'+' if shift > 0 else '-'} 1), not new_id={new_id}: write the new_id "
+                            "you were given.": ref.merge_pair(ids, pair, new_id + shift)
+                            for shift in (-1, 1)
+                            if pair in zip(ids, ids[1:])
                         },
-                        _BACKWARDS_PROBE,
-                    ),
-                    "Nothing after the first merge was kept: the result ends with its new_id. "
-                    "Either the loop stops there (a return or break inside it), or a flag that "
-                    "skips the pair's second id is set but never reset, so every later id is "
-                    "skipped too. Keep scanning to the end, and skip exactly one id after a "
-                    "merge (i += 2, or reset the flag once it has skipped).": (
-                        _merge_stops_after_first(ids, pair, new_id)
-                    ),
-                    **{
-                        f"Your merged pairs became {new_id + shift} (new_id "
-                        f"{'+' if shift > 0 else '-'} 1), not new_id={new_id}: write the new_id "
-                        "you were given.": ref.merge_pair(ids, pair, new_id + shift)
-                        for shift in (-1, 1)
-                        if pair in zip(ids, ids[1:])
-                    },
-                    "The last id went missing: when no merge happens at the final position, it "
-                    "still has to be copied.": expected[:-1] if expected else None,
-                    **later_missed,
-                    "Nothing was merged: you returned the ids unchanged although the pair "
-                    "occurs in them, so your test for the pair is never true. A list slice "
-                    "never equals the tuple pair (ids[i:i + 2] == pair compares [a, b] with "
-                    "(a, b), always False); one id compared with both halves, (ids[i], "
-                    "ids[i]) == pair, is never true either when the pair's two ids differ. "
-                    "Compare (ids[i], ids[i + 1]) == pair, or tuple(ids[i:i + 2]) == pair. "
-                    "(Or the input list was returned instead of the new one.)": list(ids),
-                    **_merge_scan_mistakes(ids, pair, new_id, got, probe),
-                    **_merge_step_mistakes(ids, pair, new_id),
-                },
+                        "The last id went missing: when no merge happens at the final position, it "
+                        "still has to be copied.": expected[:-1] if expected else None,
+                        **later_missed,
+                        "Nothing was merged: you returned the ids unchanged although the pair "
+                        "occurs in them, so your test for the pair is never true. A list slice "
+                        "never equals the tuple pair (ids[i:i + 2] == pair compares [a, b] with "
+                        "(a, b), always False); one id compared with both halves, (ids[i], "
+                        "ids[i]) == pair, is never true either when the pair's two ids differ. "
+                        "Compare (ids[i], ids[i + 1]) == pair, or tuple(ids[i:i + 2]) == pair. "
+                        "(Or the input list was returned instead of the new one.)": list(ids),
+                        **_merge_scan_mistakes(ids, pair, new_id, got, probe),
+                        **_merge_step_mistakes(ids, pair, new_id),
+                    }
+                ),
             )
             # this input passed: if only the first occurrence had been merged, it would not have
             first_only_ruled_out = first_only_ruled_out or first_only != expected

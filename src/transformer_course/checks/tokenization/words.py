@@ -184,6 +184,28 @@ def _backspace_hint(runs, tokenize) -> str:
     )
 
 
+def _marks_before_their_words(got: list[str], expected: list[str]) -> tuple[str, str] | None:
+    """(word, mark) when ``got`` is ``expected`` with one or more (word, mark) neighbours
+    swapped, the mark first, and nothing else changed; None otherwise."""
+    if len(got) != len(expected) or got == expected:
+        return None
+    first, i = None, 0
+    while i < len(expected):
+        if got[i] == expected[i]:
+            i += 1
+            continue
+        word, mark = expected[i], expected[i + 1] if i + 1 < len(expected) else ""
+        if not (
+            got[i : i + 2] == [mark, word]
+            and re.fullmatch(r"\w+", word)
+            and re.fullmatch(r"[^\w\s]", mark)
+        ):
+            return None
+        first = first or (word, mark)
+        i += 2
+    return first
+
+
 def _tokens_family_hint(got: list[str], expected: list[str], runs=(), tokenize=None) -> str:
     """Families of tokenising mistakes told by the tokens alone: whitespace inside tokens,
     the right tokens reordered or deduplicated (a set, a sort), and whole classes of
@@ -198,6 +220,16 @@ def _tokens_family_hint(got: list[str], expected: list[str], runs=(), tokenize=N
             r"separates tokens: no token contains any, re.findall(r'\w+|[^\w\s]', ...)."
         )
     lowered = [t.lower() for t in got]
+    swapped = _marks_before_their_words(lowered, expected)
+    if swapped:
+        word, mark = swapped
+        return (
+            f"Your tokens are the right ones, but a mark that follows a word comes out before "
+            f"that word: {mark!r} before {word!r}, where the text has {word!r} then {mark!r}. "
+            "A character loop does that when, at a punctuation mark, it appends the mark "
+            "before the word it has been collecting: append (flush) the collected word "
+            "first, then the mark."
+        )
     if lowered != expected and sorted(set(lowered)) == sorted(set(expected)):
         if len(lowered) < len(expected) and len(set(lowered)) == len(lowered):
             how = "each token once (a set, or dict.fromkeys, removes the repeats)"
