@@ -163,3 +163,15 @@ def test_a_raw_error_gets_the_advice_its_text_and_lines_show(fn, arg, expected):
 def test_the_advice_is_silent_where_its_cause_does_not_show(fn, arg, absent):
     message = _message(fn) if arg is None else _message(fn, arg)
     assert absent not in message, message
+
+
+def test_the_general_advice_gives_way_to_an_exercise_s_own_on_the_same_api():
+    """An exercise's hint that names the API (math.sin) replaces the general one that names
+    it too; a hint about something else leaves the general advice in place."""
+    own = "math.sin takes one number: use np.sin on the whole table."
+    for hint, general in ((own, False), ("Check the table's shape.", True)):
+        with pytest.raises(CheckFailure) as failure, Checker("demo") as c:
+            c.call(sines_with_math, np.ones(3), hints=[(TypeError, hint)])
+        message = failure.value.message
+        assert hint in message
+        assert ("math.sin works on one Python number only" in message) is general

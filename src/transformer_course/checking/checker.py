@@ -45,6 +45,16 @@ from transformer_course.checking.snapshots import same_as_snapshot, snapshot
 __all__ = ["Checker"]
 
 
+#: the names of the APIs a hint is about (np.vectorize, math.sin, .named_parameters())
+_API_NAMES = re.compile(r"\b(?:np|torch|math|F|nn)\.\w+|\.\w+\(\)|\bis not None\b")
+
+
+def _same_subject(hint: str, others: list[str]) -> bool:
+    """Whether an exercise's own hint already names an API the general ``hint`` names."""
+    names = set(_API_NAMES.findall(hint))
+    return any(name in other for name in names for other in others)
+
+
 #: a fallback message: what differs, and the largest difference with both values
 _FALLBACK_LEAD = re.compile(
     r"^(?P<what>.*?) differs from the reference: "
@@ -406,7 +416,13 @@ class Checker:
     ) -> CheckFailure:
         """The failure for an exception the learner's code raised (with its hints; the
         generic ones too unless ``generic`` is False)."""
-        advice = matching_hints(exc, [*hint_list, *(GENERIC_HINTS.items() if generic else ())])
+        advice = matching_hints(exc, hint_list)
+        if generic:  # the general advice, unless the exercise's own says the same thing
+            advice += [
+                hint
+                for hint in matching_hints(exc, GENERIC_HINTS.items())
+                if hint not in advice and not _same_subject(hint, advice)
+            ]
         origin = course_origin(exc)
         if origin:
             advice.append(
