@@ -1139,7 +1139,67 @@ def _cross_entropy_unflattened(logits, labels, pad_id, smoothing=0.1):
     return F.cross_entropy(logits, labels, ignore_index=pad_id, label_smoothing=smoothing)
 
 
+@named("log_probs_scaled_in_place")
+def log_probs_scaled_in_place(logits, labels, pad_id, smoothing=0.1):
+    """Round 18: the value right, log_softmax's saved output changed in place (backward
+    raises)."""
+    log_probs = F.log_softmax(logits, dim=-1)  # (..., V)
+    log_probs *= -1  # -log p from here on
+    keep = labels != pad_id
+    nll = log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    loss = (1 - smoothing) * nll + smoothing * log_probs.mean(-1)  # (...)
+    return loss[keep].mean()
+
+
+@named("probs_logged_in_place")
+def probs_logged_in_place(logits, labels, pad_id, smoothing=0.1):
+    """Round 18: softmax's saved output turned into log-probabilities in place."""
+    log_probs = logits.softmax(-1).log_()  # (..., V)
+    keep = labels != pad_id
+    nll = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    loss = (1 - smoothing) * nll - smoothing * log_probs.mean(-1)  # (...)
+    return loss[keep].mean()
+
+
+@named("smoothing_term_detached")
+def smoothing_term_detached(logits, labels, pad_id, smoothing=0.1):
+    """Round 18: the value right, the smoothing term cut from the graph."""
+    log_probs = F.log_softmax(logits, dim=-1)  # (..., V)
+    keep = labels != pad_id
+    nll = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    uniform = -log_probs.detach().mean(-1)  # (...)
+    return ((1 - smoothing) * nll + smoothing * uniform)[keep].mean()
+
+
+@named("terms_combined_in_place")
+def terms_combined_in_place(logits, labels, pad_id, smoothing=0.1):
+    """In-place steps on tensors no backward needs: right (round 18)."""
+    log_probs = F.log_softmax(logits, dim=-1)  # (..., V)
+    keep = labels != pad_id
+    loss = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    loss.mul_(1 - smoothing).sub_(smoothing * log_probs.mean(-1))  # (...)
+    return loss[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    # round 18 (blind15a): the value right and backward raising, or the gradient wrong
+    Mistake(
+        SMOOTH,
+        log_probs_scaled_in_place,
+        r"loss\.backward\(\) raised RuntimeError.*\n.*changed in place a tensor that autograd "
+        r"saved.*Here it is log_softmax's output",
+    ),
+    Mistake(
+        SMOOTH,
+        probs_logged_in_place,
+        r"loss\.backward\(\) raised RuntimeError.*\n.*changed in place a tensor that autograd "
+        r"saved for the backward pass \(a method ending in _",
+    ),
+    Mistake(
+        SMOOTH,
+        smoothing_term_detached,
+        r"is right, but its gradient with respect to the logits is not.*\.detach\(\)",
+    ),
     # the visible batches but the last hold token V - 1 (so the one-hot is V wide there)
     Mistake(
         SMOOTH,
@@ -1291,6 +1351,7 @@ SMOOTHING_CORRECT = [
         nll_loss_plus_uniform,
         float64_inside,
         masked_fill_and_divide,
+        terms_combined_in_place,
     )
 ]
 

@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from transformer_course.checking import Checker, short, tolerance, torch_generator
+from transformer_course.checking.graph import graph_reaches
 from transformer_course.checking.oracles import label_smoothing_f
 
 
@@ -506,6 +507,56 @@ def _size_mismatch_hint(logits: torch.Tensor, labels: torch.Tensor, pad_id: int)
     return text
 
 
+def _expect_gradient(c: Checker, got, logits, labels, pad_id, eps, what: str) -> None:
+    """The loss's gradient with respect to the logits, once its value is right: training
+    calls loss.backward(). An in-place change of a tensor autograd saved (log_probs.neg_()
+    on log_softmax's output, a -= or a slice assignment) leaves the value right and makes
+    backward raise; a part cut from the graph (.detach(), .data) leaves it right and the
+    gradient wrong (round 18, blind15a-ls-log-probs-negated-in-place). Skipped where the
+    result carries no graph back to the check's logits (the sandboxed grader)."""
+    if not graph_reaches(got, [logits]):
+        return
+    try:
+        (grad,) = torch.autograd.grad(got, logits, allow_unused=True)  # (..., V)
+    except RuntimeError as exc:
+        text = str(exc).split(" Hint:")[0]  # without torch's advice on anomaly detection
+        raised = (
+            f"The value of {what} is right, but loss.backward() raised RuntimeError: {text[:300]}"
+        )
+        if "modified by an inplace operation" not in text:
+            c.fail(
+                f"{raised}\nTraining calls loss.backward(): build the loss from the logits "
+                "with torch operations that autograd can follow."
+            )
+        saved = (
+            " Here it is log_softmax's output, which log_softmax's backward needs: "
+            "log_probs was changed in place after torch.log_softmax (log_probs.neg_(), "
+            "mul_(...), log_probs *= -1, or an assignment into a slice of it)."
+            if re.search(r"output \d+ of LogSoftmax", text)
+            else ""
+        )
+        c.fail(
+            f"{raised}\nAn operation changed in place a tensor that autograd saved for the "
+            f"backward pass (a method ending in _, such as neg_() or mul_(), an x -= ..., or "
+            f"an assignment into a slice).{saved} Use the out-of-place form, which returns a "
+            "new tensor: nll = -log_probs.gather(...), or neg_log_probs = -log_probs."
+        )
+    expected_logits = logits.detach().double().requires_grad_(True)
+    (expected,) = torch.autograd.grad(
+        smoothed_cross_entropy(expected_logits, labels, pad_id, eps), expected_logits
+    )
+    tol = tolerance(got.dtype)
+    if grad is None or not torch.allclose(grad.double(), expected, **tol):
+        c.fail(
+            f"The value of {what} is right, but its gradient with respect to the logits is "
+            "not (the one loss.backward() gives training): part of the loss is cut from "
+            "the graph or replaced by a constant (a .detach(), .data, .item() or "
+            "torch.tensor(...) on one of the terms, or a torch.no_grad() block). Compute "
+            "both terms from `logits` with torch operations only."
+        )
+    c.ok()
+
+
 def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> None:
     """label_smoothed_loss(logits, labels, pad_id, smoothing) -> 0-d tensor (PyTorch's)."""
     with Checker("label_smoothed_loss", hidden=hidden) as c:
@@ -593,3 +644,4 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 "logits: log(softmax(x)) gives log 0 = -inf), then (1 - ε)·(-log p[y]) + "
                 "ε·mean over all V tokens of -log p, averaged over the non-pad positions.",
             )
+            _expect_gradient(c, got, logits, labels, pad_id, eps, what)
