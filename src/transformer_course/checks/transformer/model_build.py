@@ -179,6 +179,37 @@ def _dropout_refused(case: _Case, got: float) -> str:
     )
 
 
+def _check_table_length(c: Checker, own: Mapping, built: str, case: _Case) -> None:
+    """The positional table holds max_len positions: the contract builds
+    PositionalEncoding(d_model, max_len, dropout). Left out, max_len takes
+    PositionalEncoding's default (5000): the logits are the same, but the saved table has
+    another length and longer inputs than max_len are accepted (round 18,
+    blind15a-tr-positional-max-len-not-passed). Any layout is accepted, (1, max_len,
+    d_model), (max_len, d_model) or (max_len, 1, d_model); a table computed in forward
+    (no buffer) is not looked at."""
+    tables = {
+        key: tuple(value.shape)
+        for key, value in own.items()
+        if key.startswith(_POSITIONS) and value.dim() >= 2 and value.shape[-1] == case.d_model
+    }
+    if not tables or any(case.max_len in shape[:-1] for shape in tables.values()):
+        return
+    key, shape = next(iter(tables.items()))
+    rows = max(shape[:-1])
+    cause = (
+        "5000 is PositionalEncoding's default max_len: max_len was not passed on"
+        if rows == 5000
+        else "max_len was not passed on as it was given"
+    )
+    c.fail(
+        f"{built}: the positional table {key} has shape {shape}, {rows} positions, but the "
+        f"model was given max_len={case.max_len}: {cause}. Build "
+        "self.positional_encoding = PositionalEncoding(d_model, max_len, dropout) with the "
+        "model's max_len (by position in that order, or by keyword), so that the saved "
+        "table has max_len rows and a sentence longer than max_len is refused."
+    )
+
+
 def _build(c: Checker, cls, case: _Case) -> tuple[nn.Module, str]:
     """Construct, check the state-dict keys and shapes, check the tying, load the case's
     weights (leaving the learner's positional-encoding buffers as they are), set the mode."""
@@ -220,6 +251,7 @@ def _build(c: Checker, cls, case: _Case) -> tuple[nn.Module, str]:
                 f"{_keys_hint(found, expected, case)}".strip()
             )
     c.ok()
+    _check_table_length(c, own, built, case)
     buffers = {
         key: value.detach().clone() for key, value in own.items() if key.startswith(_POSITIONS)
     }
