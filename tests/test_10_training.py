@@ -1582,7 +1582,32 @@ def clip_by_added_norms(model, batch, optimizer, loss_fn, clip_norm=1.0):
     return loss.item()
 
 
+@named("gradient_norm_over_named_parameters")
+def gradient_norm_over_named_parameters(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """Round 18: the clipping written by hand over model.named_parameters(), whose
+    (name, parameter) tuples have no .grad."""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        norms = [p.grad.norm() for p in model.named_parameters() if p.grad is not None]
+        scale = (clip_norm / (torch.stack(norms).norm() + 1e-6)).clamp(max=1.0)
+        for p in model.parameters():
+            p.grad.mul_(scale)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 STEP_MISTAKES = [
+    # round 18 (blind15a): the raw AttributeError of a (name, parameter) tuple
+    Mistake(
+        STEP,
+        gradient_norm_over_named_parameters,
+        r"'tuple' object has no attribute 'grad'\nA \(name, parameter\) pair was used where a "
+        r"parameter belongs: model\.named_parameters\(\)",
+    ),
     # blind14a: both were told only a scaled update or the steps' order
     Mistake(
         STEP,
