@@ -2234,7 +2234,19 @@ SCORE_MISTAKES = [
         named("references_wrapped_once_more")(
             scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, [r]).score)
         ),
-        r"such as \[references\] \(the per-sentence lists wrapped once more\)",
+        r"the per-sentence lists wrapped once more \(\[references\], not regrouped",
+    ),
+    # round 18 (blind15a): the streams built right, then wrapped in one more list
+    Mistake(
+        SCORES,
+        named("streams_wrapped_once_more")(
+            scores_with(
+                bleu=lambda h, r: (
+                    sacrebleu.corpus_bleu(h, [[list(s) for s in itertools.zip_longest(*r)]]).score
+                )
+            )
+        ),
+        r"or the streams, once built, wrapped in one more list \(\[streams\]",
     ),
     Mistake(
         SCORES,
