@@ -2861,6 +2861,23 @@ def test_beam_search_tells_the_joining_from_the_memory_when_a_batch_raises():
     assert "called model.encode on 2 sentences at once (a slice of more than one row" in text
 
 
+def test_beam_search_names_an_output_as_wide_as_one_rows_answer():
+    """Round 18 (blind15a): an output sized by one row's answer raised on a longer row and
+    was told the expand() tutorial and the candidates of the joining; the lengths of the
+    answers searched alone name the row whose length it took."""
+    last = _beam_editing(
+        "    width = max(len(tokens) for tokens in results)\n",
+        "    width = len(results[-1])  # every row is padded to this\n",
+    )
+    text = _visible_message(check_beam_search, last)
+    assert re.search(
+        r"your output is \d+ wide, the length of row 2's answer, and row \d+'s answer "
+        r"\(\d+ tokens\) does not fit its row\. The width is the LONGEST answer's",
+        text,
+    ), text
+    assert "expand keeps an axis" not in text, text
+
+
 def test_beam_search_names_a_beam_one_hypothesis_too_wide():
     """Blind round 6 (probe): `>= beam_size + 1` ends the walk one hypothesis late; it was
     told only that beam_size=1 must give greedy_decode's answer."""
