@@ -439,6 +439,20 @@ def returns_from_the_while_loop(
 
 
 BATCH_MISTAKES = [
+    # round 18 (blind15a): the seeded order drawn whatever shuffle says was told only
+    # "in another order"
+    Mistake(
+        check_make_batches,
+        named("shuffled_whatever_shuffle_says")(
+            batches_with(
+                order=lambda pairs, indices, shuffle, seed: random.Random(seed).sample(
+                    range(len(pairs)), len(pairs)
+                )
+            )
+        ),
+        r"shuffle=False\): the batches hold the right pairs, in another order, and it is the "
+        r"order the same call gives with shuffle=True .* shuffled whatever shuffle says",
+    ),
     # blind14a: a raw ValueError, a row count, and 'the range's arguments in the wrong
     # order' for these three before
     Mistake(
