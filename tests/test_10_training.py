@@ -1195,7 +1195,25 @@ def terms_combined_in_place(logits, labels, pad_id, smoothing=0.1):
     return loss[keep].mean()
 
 
+@named("taken_along_dim_keeps_its_axis")
+def taken_along_dim_keeps_its_axis(logits, labels, pad_id, smoothing=0.1):
+    """Round 18: -log p[y] taken with take_along_dim, its (..., 1) axis kept, the smoothing
+    term written first."""
+    log_probs = F.log_softmax(logits, dim=-1)  # (..., V)
+    keep = labels != pad_id
+    safe = torch.where(keep, labels, torch.zeros_like(labels))
+    nll = -torch.take_along_dim(log_probs, safe.unsqueeze(-1), dim=-1)  # (..., 1)
+    loss = -smoothing * log_probs.mean(-1) + (1 - smoothing) * nll
+    return loss[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    Mistake(
+        SMOOTH,
+        taken_along_dim_keeps_its_axis,
+        r"This is the error of -log p\[y\] gathered .* still with the trailing axis of size 1 "
+        r"that the index added.*\.squeeze\(-1\)",
+    ),
     # round 18 (blind15a): the value right and backward raising, or the gradient wrong
     Mistake(
         SMOOTH,

@@ -455,6 +455,32 @@ def _gather_axis_hint(logits: torch.Tensor, labels: torch.Tensor, pad_id: int):
     return text
 
 
+def _unsqueezed_target_term(logits, labels, pad_id, exc: BaseException) -> str:
+    """The gathered -log p[y] kept as (..., 1), without .squeeze(-1), and combined with
+    the (...,) smoothing term: named when that very combination raises the very same
+    error on these inputs (round 18, blind15a-ls-gathered-not-squeezed); "" otherwise."""
+    log_probs = torch.log_softmax(logits.detach(), dim=-1)  # (..., V)
+    index = labels.masked_fill(labels == pad_id, 0)[..., None]  # (..., 1)
+    gathered = -log_probs.gather(-1, index)  # (..., 1): the axis gather's index added
+    uniform = -log_probs.mean(dim=-1)  # (...)
+    raised = set()
+    for first, second in ((gathered, uniform), (uniform, gathered)):  # either order
+        try:
+            first + second
+        except RuntimeError as error:
+            raised.add(str(error))
+    if str(exc) not in raised:
+        return ""
+    return (
+        f"This is the error of -log p[y] gathered as log_probs.gather(-1, labels[..., None]), "
+        f"shape {tuple(gathered.shape)}, still with the trailing axis of size 1 that the "
+        f"index added, combined with the smoothing term mean_j(-log p[j]), shape "
+        f"{tuple(uniform.shape)}: broadcasting lines the size-1 axis up with the positions. "
+        "Drop that axis first, .squeeze(-1) (only that one: a bare .squeeze() drops every "
+        "axis of size 1), so that both terms are (...,), one value per position."
+    )
+
+
 _SIZES = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
 
 
@@ -477,6 +503,9 @@ def _size_mismatch_hint(logits: torch.Tensor, labels: torch.Tensor, pad_id: int)
     )
 
     def text(exc: BaseException) -> str:
+        kept = _unsqueezed_target_term(logits, labels, pad_id, exc)
+        if kept:
+            return kept
         found = _SIZES.search(str(exc))
         if not found:
             return terms
