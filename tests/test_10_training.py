@@ -1207,7 +1207,23 @@ def taken_along_dim_keeps_its_axis(logits, labels, pad_id, smoothing=0.1):
     return loss[keep].mean()
 
 
+@named("labels_indexed_into_the_vocabulary")
+def labels_indexed_into_the_vocabulary(logits, labels, pad_id, smoothing=0.1):
+    """Round 18: log p[y] picked by advanced indexing with the labels tensor (every label
+    at every position) instead of gather."""
+    log_probs = F.log_softmax(logits, dim=-1)  # (..., V)
+    picked = log_probs[..., labels.clamp(min=0)]  # (..., *labels.shape)
+    loss = -smoothing * log_probs.mean(-1) - (1 - smoothing) * picked
+    return loss[labels != pad_id].mean()
+
+
 SMOOTHING_MISTAKES = [
+    Mistake(
+        SMOOTH,
+        labels_indexed_into_the_vocabulary,
+        r"is what indexing gives instead of gather: log_probs\[\.\.\., labels\] \(advanced "
+        r"indexing\) takes the column of EVERY label at every position",
+    ),
     Mistake(
         SMOOTH,
         taken_along_dim_keeps_its_axis,

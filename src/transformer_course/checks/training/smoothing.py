@@ -213,6 +213,25 @@ def _wrong_axis(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
     return found
 
 
+def _indexed_not_gathered(x, labels, pad_id, eps) -> list[torch.Tensor]:
+    """The loss with -log p[y] picked by indexing, -log_probs[..., labels], instead of
+    gather: every label's column at every position, broadcast against the smoothing term
+    and masked by the non-pad positions (round 18, blind15a-ls-labels-as-index-not-gather);
+    the labels as given and with the pads replaced by 0."""
+    log_probs = torch.log_softmax(x, dim=-1)  # (..., V)
+    keep = labels != pad_id  # (...)
+    uniform = -log_probs.mean(dim=-1)  # (...)
+    values = []
+    for index in (labels, labels.masked_fill(~keep, 0)):
+        target = -log_probs[..., index]  # (..., *labels.shape)
+        try:
+            loss = (1 - eps) * target + eps * uniform  # broadcast over the trailing axes
+            values.append(loss[keep].mean())
+        except (RuntimeError, IndexError):
+            continue
+    return values
+
+
 def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol) -> str:
     """Which masks and denominators give the learner's value (all of them, when several
     do); or softmax applied before F.cross_entropy, log_softmax over another axis, other
@@ -238,6 +257,16 @@ def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol) -> str:
         return (
             head + "; or ".join(weights) + ". The contract: (1 - ε)·(-log p[y]) + "
             "ε·mean_j(-log p[j]), averaged over the non-pad positions."
+        )
+    indexed = _indexed_not_gathered(x, labels, pad_id, eps)
+    if any(close(wrong) for wrong in indexed):
+        return (
+            "Your value is what indexing gives instead of gather: log_probs[..., labels] "
+            f"(advanced indexing) takes the column of EVERY label at every position, shape "
+            f"{tuple(x.shape[:-1]) + tuple(labels.shape)} here, not each position's own "
+            "label, so the target term averages -log p of all the batch's labels. Pick each "
+            "position's own with log_probs.gather(-1, labels[..., None]).squeeze(-1), shape "
+            f"{tuple(labels.shape)}."
         )
     twice = F.cross_entropy(
         torch.softmax(x, -1).reshape(-1, x.shape[-1]),
