@@ -287,6 +287,25 @@ class TPositionalDefaultLength(_Reference):
         self.positional_encoding = PositionalEncoding(d_model=d_model, dropout=kw["dropout"])
 
 
+class TTiedToTransposeMethod(_Reference):
+    """Round 18: the output weight tied to weight.t(), as if nn.Linear stored (d_model,
+    vocab_size); nn.Module refuses the plain tensor."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, *args, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, num_heads, *args, **kw)
+        if kw.get("tie_embeddings"):
+            self.output.weight = self.tgt_embedding.embedding.weight.t()  # x @ W.T
+
+
+class TTiedToClone(_Reference):
+    """Round 18: the output weight given a clone of the shared one (a plain tensor)."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, *args, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, num_heads, *args, **kw)
+        if kw.get("tie_embeddings"):
+            self.output.weight = self.tgt_embedding.embedding.weight.clone()
+
+
 class TDropoutTwice(_Embedded):
     """Blind round 6 (probe): another nn.Dropout after self.positional_encoding, which
     already applies one; it passed every check (dropout 1.0 and 0.0 cannot show it)."""
@@ -1777,6 +1796,18 @@ MISTAKES = [
     ),
     Mistake(check_Transformer, TDropoutTwice, r"dropout ran twice on that sum"),
     Mistake(check_Transformer, TTwoPositionalEncodings, r"You built a second positional encoding"),
+    Mistake(
+        check_Transformer,
+        TTiedToTransposeMethod,
+        r"output layer was given the TRANSPOSE of the shared \(\d+, \d+\) Parameter.*No "
+        r"transpose is needed",
+    ),
+    Mistake(
+        check_Transformer,
+        TTiedToClone,
+        r"output layer was given a plain tensor where a Parameter belongs: a tensor computed "
+        r"from the shared one",
+    ),
     Mistake(
         check_Transformer,
         TPositionalLengthFixed,
