@@ -438,7 +438,22 @@ def returns_from_the_while_loop(
     return batches
 
 
+def _pairs_reversed_batches(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, **_options):
+    """Round 18: every pair read as (target, source), markers on the source."""
+    reversed_pairs = [(target, source) for source, target in pairs]
+    return batches_with(src=lambda s, bos, eos: [*s, eos])(
+        reversed_pairs, batch_size, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id
+    )
+
+
 BATCH_MISTAKES = [
+    # round 18 (blind15a): each pair read the other way round, told only the src row
+    Mistake(
+        check_make_batches,
+        named("pairs_read_target_first")(_pairs_reversed_batches),
+        r"src holds the target ids and labels \(and decoder_input\) are built from the "
+        r"source: source and target are swapped",
+    ),
     # round 18 (blind15a): the seeded order drawn whatever shuffle says was told only
     # "in another order"
     Mistake(

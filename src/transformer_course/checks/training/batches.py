@@ -297,6 +297,19 @@ def _check_rows(c: Checker, batch, chunk, ids: dict[str, int], what: str, src_fo
         want_d, want_l = [bos, *target], [*target, eos]
         shown = f"for the pair (source {list(source)}, target {list(target)})"
         form = _src_form(s, list(source), bos, eos)
+        swapped = (
+            list(source) != list(target)
+            and _src_form(s, list(target), bos, eos) is not None
+            and lab == [*source, eos]
+        )
+        if form is None and swapped:  # round 18, blind15a-mb-pairs-unpacked-target-first
+            c.fail(
+                f"in {what}, src row {i} is {s_raw} and labels row {i} is {l_raw} {shown}: "
+                "src holds the target ids and labels (and decoder_input) are built from the "
+                "source: source and target are swapped, each pair unpacked as (target, "
+                "source). A pair is (source ids, target ids): `for source, target in pairs` "
+                "(the model reads the source and learns to write the target)."
+            )
         if form is None:
             hint = (
                 _hardcoded(s_raw[: len(s)], s, ids)
