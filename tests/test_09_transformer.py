@@ -269,6 +269,43 @@ class TTwoPositionalEncodings(_Reference):
         self.tgt_positional_encoding = PositionalEncoding(d_model, 64, 0.0)
 
 
+class TPositionalLengthFixed(_Reference):
+    """Round 18: the positional table built with a length written in (512, the contract's
+    default) instead of the max_len given: the same logits on every short input."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, *args, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, num_heads, *args, **kw)
+        self.positional_encoding = PositionalEncoding(d_model, 512, kw.get("dropout", 0.1))
+
+
+class TPositionalDefaultLength(_Reference):
+    """Round 18: PositionalEncoding given d_model and the dropout by keyword, max_len left
+    to its default (5000)."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, *args, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, num_heads, *args, **kw)
+        self.positional_encoding = PositionalEncoding(d_model=d_model, dropout=kw["dropout"])
+
+
+class TTiedToTransposeMethod(_Reference):
+    """Round 18: the output weight tied to weight.t(), as if nn.Linear stored (d_model,
+    vocab_size); nn.Module refuses the plain tensor."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, *args, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, num_heads, *args, **kw)
+        if kw.get("tie_embeddings"):
+            self.output.weight = self.tgt_embedding.embedding.weight.t()  # x @ W.T
+
+
+class TTiedToClone(_Reference):
+    """Round 18: the output weight given a clone of the shared one (a plain tensor)."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, *args, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model, num_heads, *args, **kw)
+        if kw.get("tie_embeddings"):
+            self.output.weight = self.tgt_embedding.embedding.weight.clone()
+
+
 class TDropoutTwice(_Embedded):
     """Blind round 6 (probe): another nn.Dropout after self.positional_encoding, which
     already applies one; it passed every check (dropout 1.0 and 0.0 cannot show it)."""
@@ -1759,6 +1796,30 @@ MISTAKES = [
     ),
     Mistake(check_Transformer, TDropoutTwice, r"dropout ran twice on that sum"),
     Mistake(check_Transformer, TTwoPositionalEncodings, r"You built a second positional encoding"),
+    Mistake(
+        check_Transformer,
+        TTiedToTransposeMethod,
+        r"output layer was given the TRANSPOSE of the shared \(\d+, \d+\) Parameter.*No "
+        r"transpose is needed",
+    ),
+    Mistake(
+        check_Transformer,
+        TTiedToClone,
+        r"output layer was given a plain tensor where a Parameter belongs: a tensor computed "
+        r"from the shared one",
+    ),
+    Mistake(
+        check_Transformer,
+        TPositionalLengthFixed,
+        r"positional table positional_encoding\.pe has shape \(1, 512, \d+\), 512 positions, but "
+        r"the model was given max_len=32: max_len was not passed on",
+    ),
+    Mistake(
+        check_Transformer,
+        TPositionalDefaultLength,
+        r"5000 positions, but the model was given max_len=32: 5000 is PositionalEncoding's "
+        r"default max_len",
+    ),
     Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),
     Mistake(check_Transformer, TTargetPaddingOnQueryAxis, r"padding part on the QUERY axis"),
     Mistake(check_Transformer, TDecodeEncodesAgain, r"computed again inside decode"),

@@ -438,7 +438,36 @@ def returns_from_the_while_loop(
     return batches
 
 
+def _pairs_reversed_batches(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, **_options):
+    """Round 18: every pair read as (target, source), markers on the source."""
+    reversed_pairs = [(target, source) for source, target in pairs]
+    return batches_with(src=lambda s, bos, eos: [*s, eos])(
+        reversed_pairs, batch_size, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id
+    )
+
+
 BATCH_MISTAKES = [
+    # round 18 (blind15a): each pair read the other way round, told only the src row
+    Mistake(
+        check_make_batches,
+        named("pairs_read_target_first")(_pairs_reversed_batches),
+        r"src holds the target ids and labels \(and decoder_input\) are built from the "
+        r"source: source and target are swapped",
+    ),
+    # round 18 (blind15a): the seeded order drawn whatever shuffle says was told only
+    # "in another order"
+    Mistake(
+        check_make_batches,
+        named("shuffled_whatever_shuffle_says")(
+            batches_with(
+                order=lambda pairs, indices, shuffle, seed: random.Random(seed).sample(
+                    range(len(pairs)), len(pairs)
+                )
+            )
+        ),
+        r"shuffle=False\): the batches hold the right pairs, in another order, and it is the "
+        r"order the same call gives with shuffle=True .* shuffled whatever shuffle says",
+    ),
     # blind14a: a raw ValueError, a row count, and 'the range's arguments in the wrong
     # order' for these three before
     Mistake(
@@ -1139,7 +1168,101 @@ def _cross_entropy_unflattened(logits, labels, pad_id, smoothing=0.1):
     return F.cross_entropy(logits, labels, ignore_index=pad_id, label_smoothing=smoothing)
 
 
+@named("log_probs_scaled_in_place")
+def log_probs_scaled_in_place(logits, labels, pad_id, smoothing=0.1):
+    """Round 18: the value right, log_softmax's saved output changed in place (backward
+    raises)."""
+    log_probs = F.log_softmax(logits, dim=-1)  # (..., V)
+    log_probs *= -1  # -log p from here on
+    keep = labels != pad_id
+    nll = log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    loss = (1 - smoothing) * nll + smoothing * log_probs.mean(-1)  # (...)
+    return loss[keep].mean()
+
+
+@named("probs_logged_in_place")
+def probs_logged_in_place(logits, labels, pad_id, smoothing=0.1):
+    """Round 18: softmax's saved output turned into log-probabilities in place."""
+    log_probs = logits.softmax(-1).log_()  # (..., V)
+    keep = labels != pad_id
+    nll = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    loss = (1 - smoothing) * nll - smoothing * log_probs.mean(-1)  # (...)
+    return loss[keep].mean()
+
+
+@named("smoothing_term_detached")
+def smoothing_term_detached(logits, labels, pad_id, smoothing=0.1):
+    """Round 18: the value right, the smoothing term cut from the graph."""
+    log_probs = F.log_softmax(logits, dim=-1)  # (..., V)
+    keep = labels != pad_id
+    nll = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    uniform = -log_probs.detach().mean(-1)  # (...)
+    return ((1 - smoothing) * nll + smoothing * uniform)[keep].mean()
+
+
+@named("terms_combined_in_place")
+def terms_combined_in_place(logits, labels, pad_id, smoothing=0.1):
+    """In-place steps on tensors no backward needs: right (round 18)."""
+    log_probs = F.log_softmax(logits, dim=-1)  # (..., V)
+    keep = labels != pad_id
+    loss = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    loss.mul_(1 - smoothing).sub_(smoothing * log_probs.mean(-1))  # (...)
+    return loss[keep].mean()
+
+
+@named("taken_along_dim_keeps_its_axis")
+def taken_along_dim_keeps_its_axis(logits, labels, pad_id, smoothing=0.1):
+    """Round 18: -log p[y] taken with take_along_dim, its (..., 1) axis kept, the smoothing
+    term written first."""
+    log_probs = F.log_softmax(logits, dim=-1)  # (..., V)
+    keep = labels != pad_id
+    safe = torch.where(keep, labels, torch.zeros_like(labels))
+    nll = -torch.take_along_dim(log_probs, safe.unsqueeze(-1), dim=-1)  # (..., 1)
+    loss = -smoothing * log_probs.mean(-1) + (1 - smoothing) * nll
+    return loss[keep].mean()
+
+
+@named("labels_indexed_into_the_vocabulary")
+def labels_indexed_into_the_vocabulary(logits, labels, pad_id, smoothing=0.1):
+    """Round 18: log p[y] picked by advanced indexing with the labels tensor (every label
+    at every position) instead of gather."""
+    log_probs = F.log_softmax(logits, dim=-1)  # (..., V)
+    picked = log_probs[..., labels.clamp(min=0)]  # (..., *labels.shape)
+    loss = -smoothing * log_probs.mean(-1) - (1 - smoothing) * picked
+    return loss[labels != pad_id].mean()
+
+
 SMOOTHING_MISTAKES = [
+    Mistake(
+        SMOOTH,
+        labels_indexed_into_the_vocabulary,
+        r"is what indexing gives instead of gather: log_probs\[\.\.\., labels\] \(advanced "
+        r"indexing\) takes the column of EVERY label at every position",
+    ),
+    Mistake(
+        SMOOTH,
+        taken_along_dim_keeps_its_axis,
+        r"This is the error of -log p\[y\] gathered .* still with the trailing axis of size 1 "
+        r"that the index added.*\.squeeze\(-1\)",
+    ),
+    # round 18 (blind15a): the value right and backward raising, or the gradient wrong
+    Mistake(
+        SMOOTH,
+        log_probs_scaled_in_place,
+        r"loss\.backward\(\) raised RuntimeError.*\n.*changed in place a tensor that autograd "
+        r"saved.*Here it is log_softmax's output",
+    ),
+    Mistake(
+        SMOOTH,
+        probs_logged_in_place,
+        r"loss\.backward\(\) raised RuntimeError.*\n.*changed in place a tensor that autograd "
+        r"saved for the backward pass \(a method ending in _",
+    ),
+    Mistake(
+        SMOOTH,
+        smoothing_term_detached,
+        r"is right, but its gradient with respect to the logits is not.*\.detach\(\)",
+    ),
     # the visible batches but the last hold token V - 1 (so the one-hot is V wide there)
     Mistake(
         SMOOTH,
@@ -1291,6 +1414,7 @@ SMOOTHING_CORRECT = [
         nll_loss_plus_uniform,
         float64_inside,
         masked_fill_and_divide,
+        terms_combined_in_place,
     )
 ]
 
@@ -1521,7 +1645,32 @@ def clip_by_added_norms(model, batch, optimizer, loss_fn, clip_norm=1.0):
     return loss.item()
 
 
+@named("gradient_norm_over_named_parameters")
+def gradient_norm_over_named_parameters(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """Round 18: the clipping written by hand over model.named_parameters(), whose
+    (name, parameter) tuples have no .grad."""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        norms = [p.grad.norm() for p in model.named_parameters() if p.grad is not None]
+        scale = (clip_norm / (torch.stack(norms).norm() + 1e-6)).clamp(max=1.0)
+        for p in model.parameters():
+            p.grad.mul_(scale)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 STEP_MISTAKES = [
+    # round 18 (blind15a): the raw AttributeError of a (name, parameter) tuple
+    Mistake(
+        STEP,
+        gradient_norm_over_named_parameters,
+        r"'tuple' object has no attribute 'grad'\nA \(name, parameter\) pair was used where a "
+        r"parameter belongs: model\.named_parameters\(\)",
+    ),
     # blind14a: both were told only a scaled update or the steps' order
     Mistake(
         STEP,
@@ -2148,7 +2297,19 @@ SCORE_MISTAKES = [
         named("references_wrapped_once_more")(
             scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, [r]).score)
         ),
-        r"such as \[references\] \(the per-sentence lists wrapped once more\)",
+        r"the per-sentence lists wrapped once more \(\[references\], not regrouped",
+    ),
+    # round 18 (blind15a): the streams built right, then wrapped in one more list
+    Mistake(
+        SCORES,
+        named("streams_wrapped_once_more")(
+            scores_with(
+                bleu=lambda h, r: (
+                    sacrebleu.corpus_bleu(h, [[list(s) for s in itertools.zip_longest(*r)]]).score
+                )
+            )
+        ),
+        r"or the streams, once built, wrapped in one more list \(\[streams\]",
     ),
     Mistake(
         SCORES,
@@ -2761,6 +2922,23 @@ def test_beam_search_tells_the_joining_from_the_memory_when_a_batch_raises():
     two_rows = _beam_editing("src = src_ids[row : row + 1]", "src = src_ids[row : row + 2]")
     text = _visible_message(check_beam_search, two_rows)
     assert "called model.encode on 2 sentences at once (a slice of more than one row" in text
+
+
+def test_beam_search_names_an_output_as_wide_as_one_rows_answer():
+    """Round 18 (blind15a): an output sized by one row's answer raised on a longer row and
+    was told the expand() tutorial and the candidates of the joining; the lengths of the
+    answers searched alone name the row whose length it took."""
+    last = _beam_editing(
+        "    width = max(len(tokens) for tokens in results)\n",
+        "    width = len(results[-1])  # every row is padded to this\n",
+    )
+    text = _visible_message(check_beam_search, last)
+    assert re.search(
+        r"your output is \d+ wide, the length of row 2's answer, and row \d+'s answer "
+        r"\(\d+ tokens\) does not fit its row\. The width is the LONGEST answer's",
+        text,
+    ), text
+    assert "expand keeps an axis" not in text, text
 
 
 def test_beam_search_names_a_beam_one_hypothesis_too_wide():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import itertools
 import types
 from collections.abc import Iterator, Sequence
@@ -295,6 +297,19 @@ def _check_rows(c: Checker, batch, chunk, ids: dict[str, int], what: str, src_fo
         want_d, want_l = [bos, *target], [*target, eos]
         shown = f"for the pair (source {list(source)}, target {list(target)})"
         form = _src_form(s, list(source), bos, eos)
+        swapped = (
+            list(source) != list(target)
+            and _src_form(s, list(target), bos, eos) is not None
+            and lab == [*source, eos]
+        )
+        if form is None and swapped:  # round 18, blind15a-mb-pairs-unpacked-target-first
+            c.fail(
+                f"in {what}, src row {i} is {s_raw} and labels row {i} is {l_raw} {shown}: "
+                "src holds the target ids and labels (and decoder_input) are built from the "
+                "source: source and target are swapped, each pair unpacked as (target, "
+                "source). A pair is (source ids, target ids): `for source, target in pairs` "
+                "(the model reads the source and learns to write the target)."
+            )
         if form is None:
             hint = (
                 _hardcoded(s_raw[: len(s)], s, ids)
@@ -602,6 +617,32 @@ def _right_in_one_batch(c: Checker, make_batches, pairs, ids: dict[str, int]) ->
     return len(batches) == 1 and _contents(batches, few, ids) == [[0, 1]]
 
 
+def _expect_shuffle_read(c, make_batches, pairs, batch_size, ids, contents, what) -> None:
+    """shuffle=False gave the right pairs in another order: when the same call with
+    shuffle=True (the same default seed) gives that very order, and another seed another
+    one (a sort by length is the same for every seed), the permutation is drawn whatever
+    shuffle says (round 18, blind15a-mb-shuffles-when-not-asked); otherwise
+    nothing is said here."""
+    if contents is None:
+        return
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            shuffled = make_batches(pairs, batch_size, **ids, shuffle=True)
+            reseeded = make_batches(pairs, batch_size, **ids, shuffle=True, seed=9017)
+        same = _contents(list(shuffled), pairs, ids) == contents
+        seeded = _contents(list(reseeded), pairs, ids) != contents
+    except Exception:  # the shuffled call is checked on its own below
+        return
+    if same and seeded:  # a seeded permutation (not a sort, which no seed changes)
+        c.fail(
+            f"{what}: the batches hold the right pairs, in another order, and it is the "
+            "order the same call gives with shuffle=True (the same default seed): the "
+            "pairs are shuffled whatever shuffle says. Draw the permutation only under "
+            "`if shuffle:`; with shuffle=False batch 0 holds the first batch_size pairs of "
+            "`pairs`, batch 1 the next, and so on."
+        )
+
+
 def check_make_batches(make_batches, *, hidden: bool = False) -> None:
     """make_batches(pairs, batch_size, *, pad_id, bos_id, eos_id, shuffle, seed) -> batches."""
     with Checker("make_batches", hidden=hidden) as c:
@@ -695,6 +736,7 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
             rows = [_strip(r, ids["pad_id"]) for batch in batches for r in _rows(batch[2])]
             wanted = [[*t, ids["eos_id"]] for _, t in pairs]
             if sorted(map(tuple, rows)) == sorted(map(tuple, wanted)) and rows != wanted:
+                _expect_shuffle_read(c, make_batches, pairs, batch_size, ids, contents, what)
                 c.fail(
                     f"{what}: the batches hold the right pairs, in another order. With "
                     "shuffle=False keep the order of `pairs`: batch 0 holds the first "

@@ -534,7 +534,15 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                             failure.learner_traceback,
                         )
                     if _right_alone(c, beam_search, model, src, setting, pad_id, replays):
+                        answers = [
+                            _search(model, src[i], *setting, replays=replays)
+                            for i in range(src.shape[0])
+                        ]
                         encoded = _encoded_batches(beam_search, model, src, setting)
+                        width = _width_from_one_row(failure.message, answers)
+                        if width and all(n == 1 for n in encoded) and len(encoded) >= len(answers):
+                            raised = failure.message.split("\n", 1)[0]
+                            c.fail(f"{raised}\n{width}", failure.learner_traceback)
                         text = _batch_dependent(src.shape[0], "raises", encoded)
                         c.fail(f"{failure.message}\n{text}", failure.learner_traceback)
                     raise
@@ -715,6 +723,49 @@ def _encoded_batches(beam_search, model, src, setting) -> list[int]:
     finally:
         hook.remove()
     return rows
+
+
+#: the two sizes of a copy that does not fit: a row slice given a longer row of tokens
+_COPY_SIZES = (
+    re.compile(
+        r"expanded size of the tensor \((\d+)\) must match the existing size \((\d+)\) at "
+        r"non-singleton dimension 0\.\s+Target sizes: \[\d+\]\.\s+Tensor sizes: \[\d+\]"
+    ),
+    re.compile(r"indexing result of shape \[(\d+)\]"),
+)
+
+
+def _width_from_one_row(message: str, answers: list[list[int]]) -> str:
+    """When every sentence alone is right and the batch raises copying a row of tokens
+    into a slice as long as ONE row's answer (out[row, : len(tokens)] of an output sized
+    by results[0], say): which row's length the output took, and the row that does not
+    fit (round 18, blind15a-bs-output-width-from-first-row); "" when the sizes the error
+    names are not those answers' lengths or not a copy of one row (1-D sizes)."""
+    lengths = [len(tokens) for tokens in answers]
+    longest = max(lengths)
+    slot = tokens = None
+    found = _COPY_SIZES[0].search(message)
+    if found:
+        slot, tokens = int(found.group(1)), int(found.group(2))
+    else:
+        shape = _COPY_SIZES[1].search(message)
+        given = re.search(r"value tensor of shape \[(\d+)\]", message)
+        if shape and given:
+            slot, tokens = int(shape.group(1)), int(given.group(1))
+    if slot is None or slot >= longest or slot not in lengths or tokens not in lengths:
+        return ""
+    sized_by = lengths.index(slot)
+    row = lengths.index(tokens)
+    which = "the first row's" if sized_by == 0 else f"row {sized_by}'s"
+    return (
+        f"Searched one at a time (src_ids[i : i + 1]), each sentence gets the right answer "
+        f"from your beam_search; their lengths are {lengths}. The batch raises where the "
+        f"answers are put together: your output is {slot} wide, the length of {which} "
+        f"answer, and row {row}'s answer ({tokens} tokens) does not fit its row. The width "
+        f"is the LONGEST answer's, {longest} here: width = max(len(tokens) for tokens in "
+        "answers); out = torch.full((batch, width), model.pad_id), then out[row, "
+        ": len(tokens)] = torch.tensor(tokens)."
+    )
 
 
 def _batch_dependent(batch: int, outcome: str, encoded: list[int] | None = None) -> str:

@@ -130,6 +130,19 @@ _ONE_STREAM_HINT = (
     "the j-th reference of every sentence (None where a sentence has fewer), so "
     "references[i] (the list for sentence i) must be regrouped first."
 )
+#: sacrebleu's TypeError for a list of lists of lists: two calls give it, and the error
+#: does not tell them apart (round 18, blind15a-tsc-streams-wrapped-again: only the first
+#: was named, which sent a learner whose streams were right to regroup them again)
+_NESTED_TOO_DEEP_HINT = (
+    "sacrebleu found a reference that is not a string: its second argument is a list of "
+    "streams, each a list of strings (stream j = the j-th reference of every sentence). A "
+    "list of lists of lists gives this error, and two calls pass one: the per-sentence "
+    "lists wrapped once more ([references], not regrouped into streams), or the streams, "
+    "once built, wrapped in one more list ([streams], as sacrebleu's README writes [refs] "
+    "for a single stream). Pass the list of streams itself, sacrebleu.corpus_bleu("
+    "hypotheses, streams), with references[i] (the list for sentence i) regrouped first: "
+    "stream j holds the j-th reference of every sentence (None where a sentence has fewer)."
+)
 _BLEU_MISTAKES = {
     "first": "BLEU counts only the first reference of each sentence (zip(*references) "
     "does that too when a sentence has just one: it stops at the shortest list). Every "
@@ -315,11 +328,7 @@ def check_translation_scores(translation_scores, *, hidden: bool = False) -> Non
                 [list(refs) for refs in references],
                 call_repr=what,
                 hints={
-                    "should be a sequence of sequence of strings": "sacrebleu found a "
-                    "reference that is not a string: its second argument is a list of "
-                    "streams, each a list of strings (stream j = the j-th reference of every "
-                    "sentence). A list of lists of lists, such as [references] (the "
-                    "per-sentence lists wrapped once more), gives this error. " + _ONE_STREAM_HINT,
+                    "should be a sequence of sequence of strings": _NESTED_TOO_DEEP_HINT,
                     "Each element of `hyps` should be a string": _hypotheses_hint(
                         hypotheses, references
                     ),

@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from transformer_course.checking import Checker, short, tolerance, torch_generator
+from transformer_course.checking.graph import graph_reaches
 from transformer_course.checking.oracles import label_smoothing_f
 
 
@@ -212,6 +213,25 @@ def _wrong_axis(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
     return found
 
 
+def _indexed_not_gathered(x, labels, pad_id, eps) -> list[torch.Tensor]:
+    """The loss with -log p[y] picked by indexing, -log_probs[..., labels], instead of
+    gather: every label's column at every position, broadcast against the smoothing term
+    and masked by the non-pad positions (round 18, blind15a-ls-labels-as-index-not-gather);
+    the labels as given and with the pads replaced by 0."""
+    log_probs = torch.log_softmax(x, dim=-1)  # (..., V)
+    keep = labels != pad_id  # (...)
+    uniform = -log_probs.mean(dim=-1)  # (...)
+    values = []
+    for index in (labels, labels.masked_fill(~keep, 0)):
+        target = -log_probs[..., index]  # (..., *labels.shape)
+        try:
+            loss = (1 - eps) * target + eps * uniform  # broadcast over the trailing axes
+            values.append(loss[keep].mean())
+        except (RuntimeError, IndexError):
+            continue
+    return values
+
+
 def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol) -> str:
     """Which masks and denominators give the learner's value (all of them, when several
     do); or softmax applied before F.cross_entropy, log_softmax over another axis, other
@@ -237,6 +257,16 @@ def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol) -> str:
         return (
             head + "; or ".join(weights) + ". The contract: (1 - ε)·(-log p[y]) + "
             "ε·mean_j(-log p[j]), averaged over the non-pad positions."
+        )
+    indexed = _indexed_not_gathered(x, labels, pad_id, eps)
+    if any(close(wrong) for wrong in indexed):
+        return (
+            "Your value is what indexing gives instead of gather: log_probs[..., labels] "
+            f"(advanced indexing) takes the column of EVERY label at every position, shape "
+            f"{tuple(x.shape[:-1]) + tuple(labels.shape)} here, not each position's own "
+            "label, so the target term averages -log p of all the batch's labels. Pick each "
+            "position's own with log_probs.gather(-1, labels[..., None]).squeeze(-1), shape "
+            f"{tuple(labels.shape)}."
         )
     twice = F.cross_entropy(
         torch.softmax(x, -1).reshape(-1, x.shape[-1]),
@@ -454,6 +484,32 @@ def _gather_axis_hint(logits: torch.Tensor, labels: torch.Tensor, pad_id: int):
     return text
 
 
+def _unsqueezed_target_term(logits, labels, pad_id, exc: BaseException) -> str:
+    """The gathered -log p[y] kept as (..., 1), without .squeeze(-1), and combined with
+    the (...,) smoothing term: named when that very combination raises the very same
+    error on these inputs (round 18, blind15a-ls-gathered-not-squeezed); "" otherwise."""
+    log_probs = torch.log_softmax(logits.detach(), dim=-1)  # (..., V)
+    index = labels.masked_fill(labels == pad_id, 0)[..., None]  # (..., 1)
+    gathered = -log_probs.gather(-1, index)  # (..., 1): the axis gather's index added
+    uniform = -log_probs.mean(dim=-1)  # (...)
+    raised = set()
+    for first, second in ((gathered, uniform), (uniform, gathered)):  # either order
+        try:
+            first + second
+        except RuntimeError as error:
+            raised.add(str(error))
+    if str(exc) not in raised:
+        return ""
+    return (
+        f"This is the error of -log p[y] gathered as log_probs.gather(-1, labels[..., None]), "
+        f"shape {tuple(gathered.shape)}, still with the trailing axis of size 1 that the "
+        f"index added, combined with the smoothing term mean_j(-log p[j]), shape "
+        f"{tuple(uniform.shape)}: broadcasting lines the size-1 axis up with the positions. "
+        "Drop that axis first, .squeeze(-1) (only that one: a bare .squeeze() drops every "
+        "axis of size 1), so that both terms are (...,), one value per position."
+    )
+
+
 _SIZES = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
 
 
@@ -476,6 +532,9 @@ def _size_mismatch_hint(logits: torch.Tensor, labels: torch.Tensor, pad_id: int)
     )
 
     def text(exc: BaseException) -> str:
+        kept = _unsqueezed_target_term(logits, labels, pad_id, exc)
+        if kept:
+            return kept
         found = _SIZES.search(str(exc))
         if not found:
             return terms
@@ -504,6 +563,56 @@ def _size_mismatch_hint(logits: torch.Tensor, labels: torch.Tensor, pad_id: int)
         return terms
 
     return text
+
+
+def _expect_gradient(c: Checker, got, logits, labels, pad_id, eps, what: str) -> None:
+    """The loss's gradient with respect to the logits, once its value is right: training
+    calls loss.backward(). An in-place change of a tensor autograd saved (log_probs.neg_()
+    on log_softmax's output, a -= or a slice assignment) leaves the value right and makes
+    backward raise; a part cut from the graph (.detach(), .data) leaves it right and the
+    gradient wrong (round 18, blind15a-ls-log-probs-negated-in-place). Skipped where the
+    result carries no graph back to the check's logits (the sandboxed grader)."""
+    if not graph_reaches(got, [logits]):
+        return
+    try:
+        (grad,) = torch.autograd.grad(got, logits, allow_unused=True)  # (..., V)
+    except RuntimeError as exc:
+        text = str(exc).split(" Hint:")[0]  # without torch's advice on anomaly detection
+        raised = (
+            f"The value of {what} is right, but loss.backward() raised RuntimeError: {text[:300]}"
+        )
+        if "modified by an inplace operation" not in text:
+            c.fail(
+                f"{raised}\nTraining calls loss.backward(): build the loss from the logits "
+                "with torch operations that autograd can follow."
+            )
+        saved = (
+            " Here it is log_softmax's output, which log_softmax's backward needs: "
+            "log_probs was changed in place after torch.log_softmax (log_probs.neg_(), "
+            "mul_(...), log_probs *= -1, or an assignment into a slice of it)."
+            if re.search(r"output \d+ of LogSoftmax", text)
+            else ""
+        )
+        c.fail(
+            f"{raised}\nAn operation changed in place a tensor that autograd saved for the "
+            f"backward pass (a method ending in _, such as neg_() or mul_(), an x -= ..., or "
+            f"an assignment into a slice).{saved} Use the out-of-place form, which returns a "
+            "new tensor: nll = -log_probs.gather(...), or neg_log_probs = -log_probs."
+        )
+    expected_logits = logits.detach().double().requires_grad_(True)
+    (expected,) = torch.autograd.grad(
+        smoothed_cross_entropy(expected_logits, labels, pad_id, eps), expected_logits
+    )
+    tol = tolerance(got.dtype)
+    if grad is None or not torch.allclose(grad.double(), expected, **tol):
+        c.fail(
+            f"The value of {what} is right, but its gradient with respect to the logits is "
+            "not (the one loss.backward() gives training): part of the loss is cut from "
+            "the graph or replaced by a constant (a .detach(), .data, .item() or "
+            "torch.tensor(...) on one of the terms, or a torch.no_grad() block). Compute "
+            "both terms from `logits` with torch operations only."
+        )
+    c.ok()
 
 
 def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> None:
@@ -593,3 +702,4 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 "logits: log(softmax(x)) gives log 0 = -inf), then (1 - ε)·(-log p[y]) + "
                 "ε·mean over all V tokens of -log p, averaged over the non-pad positions.",
             )
+            _expect_gradient(c, got, logits, labels, pad_id, eps, what)

@@ -27,6 +27,17 @@ _STEP_MODEL = {"d_model": 16, "num_heads": 2, "num_layers": 1, "d_ff": 32, "max_
 STEP_VOCAB = 13  # the vocabulary size of train_step's models and batches
 
 
+#: a raw AttributeError of a (name, parameter) pair taken for a parameter (round 18,
+#: blind15a-ts-clip-named-parameters): model.named_parameters() where
+#: model.parameters() belongs, in clip_grad_norm_ or a loop over the gradients
+_NAMED_PARAMETERS_HINT = (
+    "A (name, parameter) pair was used where a parameter belongs: model.named_parameters() "
+    "(like model.state_dict().items()) yields tuples, and a tuple has no .grad. "
+    "clip_grad_norm_ and every loop over the gradients take the parameters themselves: "
+    "nn.utils.clip_grad_norm_(model.parameters(), clip_norm)."
+)
+
+
 def step_model(vocab: int, pad_id: int, seed: int, config: dict = _STEP_MODEL):
     """A small reference Transformer (a course object) with deterministic weights."""
     model = course_object(Transformer, vocab, vocab, dropout=0.0, pad_id=pad_id, **config)
@@ -535,6 +546,7 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                     "(no torch.no_grad(), no .detach()).",
                     "Trying to backward through the graph a second time": "backward() was "
                     "called twice on the same loss: call it once per step.",
+                    "'tuple' object has no attribute 'grad'": _NAMED_PARAMETERS_HINT,
                     _softmax_of_ids: "The loss function took the (log-)softmax of int64 "
                     "token ids: the labels went where the logits belong. Its order is "
                     "loss_fn(logits, labels): the model's logits first, then the labels.",

@@ -179,6 +179,79 @@ def _dropout_refused(case: _Case, got: float) -> str:
     )
 
 
+def _check_table_length(c: Checker, own: Mapping, built: str, case: _Case) -> None:
+    """The positional table holds max_len positions: the contract builds
+    PositionalEncoding(d_model, max_len, dropout). Left out, max_len takes
+    PositionalEncoding's default (5000): the logits are the same, but the saved table has
+    another length and longer inputs than max_len are accepted (round 18,
+    blind15a-tr-positional-max-len-not-passed). Any layout is accepted, (1, max_len,
+    d_model), (max_len, d_model) or (max_len, 1, d_model); a table computed in forward
+    (no buffer) is not looked at."""
+    tables = {
+        key: tuple(value.shape)
+        for key, value in own.items()
+        if key.startswith(_POSITIONS) and value.dim() >= 2 and value.shape[-1] == case.d_model
+    }
+    if not tables or any(case.max_len in shape[:-1] for shape in tables.values()):
+        return
+    key, shape = next(iter(tables.items()))
+    rows = max(shape[:-1])
+    cause = (
+        "5000 is PositionalEncoding's default max_len: max_len was not passed on"
+        if rows == 5000
+        else "max_len was not passed on as it was given"
+    )
+    c.fail(
+        f"{built}: the positional table {key} has shape {shape}, {rows} positions, but the "
+        f"model was given max_len={case.max_len}: {cause}. Build "
+        "self.positional_encoding = PositionalEncoding(d_model, max_len, dropout) with the "
+        "model's max_len (by position in that order, or by keyword), so that the saved "
+        "table has max_len rows and a sentence longer than max_len is refused."
+    )
+
+
+def _plain_tensor_tied(error: TypeError) -> str:
+    """nn.Module refused a plain tensor as a weight (tie_embeddings=True): a tensor made
+    from the shared Parameter instead of the Parameter itself. The value torch's
+    __setattr__ was given (read from the error's own traceback, when it has one) tells a
+    transpose (a view of a Parameter, its shape reversed) from the other candidates
+    (round 18, blind15a-tr-tied-output-weight-transposed)."""
+    value, trace = None, error.__traceback__
+    while trace is not None:
+        frame = trace.tb_frame
+        if frame.f_code.co_name == "__setattr__" and isinstance(
+            frame.f_locals.get("value"), torch.Tensor
+        ):
+            value = frame.f_locals["value"]
+        trace = trace.tb_next
+    base = getattr(value, "_base", None)
+    tie = (
+        "Tie by assigning the Parameter itself, self.output.weight = "
+        "self.tgt_embedding.embedding.weight (whatever the attribute is called in your "
+        "embedding), so that both modules hold one Parameter."
+    )
+    if (
+        isinstance(base, nn.Parameter)
+        and value.dim() == 2
+        and tuple(value.shape) == tuple(base.shape)[::-1]
+    ):
+        return (
+            f"\nWith tie_embeddings=True the output layer was given the TRANSPOSE of the "
+            f"shared {tuple(base.shape)} Parameter, a plain tensor of shape "
+            f"{tuple(value.shape)}, which nn.Module refuses as a weight. No transpose is "
+            "needed: nn.Linear(d_model, vocab_size) stores its weight as (out_features, "
+            "in_features) = (vocab_size, d_model), the embedding's own shape, and computes "
+            f"x @ weight.T itself. {tie}"
+        )
+    return (
+        "\nWith tie_embeddings=True the output layer was given a plain tensor where a "
+        "Parameter belongs: a tensor computed from the shared one (a transpose .T or .t(), "
+        ".clone(), .detach(), a product) is a new tensor, not the Parameter, and nn.Module "
+        "refuses it as a weight. nn.Linear(d_model, vocab_size) already stores its weight "
+        f"as (vocab_size, d_model), the embedding's own shape. {tie}"
+    )
+
+
 def _build(c: Checker, cls, case: _Case) -> tuple[nn.Module, str]:
     """Construct, check the state-dict keys and shapes, check the tying, load the case's
     weights (leaving the learner's positional-encoding buffers as they are), set the mode."""
@@ -193,6 +266,10 @@ def _build(c: Checker, cls, case: _Case) -> tuple[nn.Module, str]:
             **case.kwargs,
         )
     except CheckFailure as failure:
+        if isinstance(failure.__cause__, TypeError) and "as parameter 'weight'" in str(
+            failure.__cause__
+        ):
+            raise failure.with_cause(_plain_tensor_tied(failure.__cause__)) from failure.__cause__
         if isinstance(failure.__cause__, ValueError):
             raise failure.with_cause(
                 _refused_valid(cls, case, failure.__cause__)
@@ -220,6 +297,7 @@ def _build(c: Checker, cls, case: _Case) -> tuple[nn.Module, str]:
                 f"{_keys_hint(found, expected, case)}".strip()
             )
     c.ok()
+    _check_table_length(c, own, built, case)
     buffers = {
         key: value.detach().clone() for key, value in own.items() if key.startswith(_POSITIONS)
     }
