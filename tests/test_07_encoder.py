@@ -2432,6 +2432,73 @@ R17G_MISTAKES = [
 ]
 
 
+class LayerDropoutDefaultThird(ref.EncoderLayer):
+    """A default dropout rate of 0.3 (blind round 15: a default rate other than 0.0 was
+    accepted, the defaults being compared in eval mode only)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.3, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+
+
+class EncoderDropoutDefaultFifth(ref.Encoder):
+    """The stack's default rate 0.2 (the stack twin; before: accepted)."""
+
+    def __init__(self, num_layers, d_model, num_heads, d_ff, dropout=0.2, **kw):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, **kw)
+
+
+class LayerNormFirstBeforeDropout(ref.EncoderLayer):
+    """__init__(d_model, num_heads, d_ff, norm_first, dropout): the two last parameters in
+    the other order (before: accepted, every check passed them by keyword)."""
+
+    def __init__(self, d_model, num_heads, d_ff, norm_first=False, dropout=0.0):
+        super().__init__(d_model, num_heads, d_ff, dropout=dropout, norm_first=norm_first)
+
+
+class EncoderDropoutLast(ref.Encoder):
+    """__init__(..., norm_first, final_norm, dropout): the rate moved to the end, a rotation
+    of the three (before: accepted)."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, norm_first=False, final_norm=None, dropout=0.0
+    ):
+        super().__init__(
+            num_layers,
+            d_model,
+            num_heads,
+            d_ff,
+            dropout=dropout,
+            norm_first=norm_first,
+            final_norm=final_norm,
+        )
+
+
+R18G_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerDropoutDefaultThird,
+        r"gives another result in train mode than EncoderLayer\(8, 2, 16, dropout=0\.0\).*your "
+        r"default dropout rate is not 0\.0, the contract's\. Yours is 0\.3",
+    ),
+    Mistake(
+        check_Encoder,
+        EncoderDropoutDefaultFifth,
+        r"your default dropout rate is not 0\.0, the contract's\. Yours is 0\.2",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerNormFirstBeforeDropout,
+        r"passed by position.*your dropout and norm_first are exchanged",
+    ),
+    Mistake(
+        check_Encoder,
+        EncoderDropoutLast,
+        r"passed by position.*not in the contract's order, \(dropout, norm_first, "
+        r"final_norm\)(?![\s\S]*exchanged)",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     [
         *LN_MISTAKES,
@@ -2441,6 +2508,7 @@ test_classic_mistake, test_correct_variant = lesson_tests(
         *R12G_MISTAKES,
         *R15C_MISTAKES,
         *R17G_MISTAKES,
+        *R18G_MISTAKES,
     ],
     [
         *(Correct(check_LayerNorm, cls) for cls in LN_CORRECT),

@@ -58,6 +58,8 @@ from transformer_course.checking.layers import (
     dropout_hint,
     dropout_rate_problem,
     expect_composite,
+    expect_dropout_default_in_train,
+    expect_positional_order,
     expect_sublayers_dropped,
     expect_tensor_result,
     mistake_pairs,
@@ -1120,6 +1122,14 @@ _BUILT_ON = (
 )
 
 
+# the contract's order matters: lesson 09 builds the stacks positionally (Encoder(*layers))
+_BY_POSITION = (
+    "Lesson 09's Transformer passes these arguments by position, Encoder(num_layers, "
+    "d_model, num_heads, d_ff, dropout, norm_first, final_norm), and so do callers that "
+    "follow the contract: declare them in the contract's order."
+)
+
+
 def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
     """EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first): self-attention and
     feed-forward, each with a residual connection and a LayerNorm."""
@@ -1131,6 +1141,11 @@ def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
         x = randn((2, 5, 8), 61 + 100 * hidden)
         defaults = {"dropout": 0.0, "norm_first": False}
         expect_contract_defaults(c, cls, (8, 2, 16), defaults, (x,), "EncoderLayer", seed=62)
+        expect_dropout_default_in_train(c, cls, (8, 2, 16), (x,), "EncoderLayer", seed=62)
+        order = {"dropout": 0.5, "norm_first": True}
+        expect_positional_order(
+            c, cls, (8, 2, 16), order, (x,), "EncoderLayer", seed=62, caller=_BY_POSITION
+        )
 
 
 def _ffn_sizes_swapped(cls, case: _LayerCase, message: str) -> str | None:
@@ -1379,6 +1394,11 @@ def check_Encoder(cls, *, hidden: bool = False) -> None:
         x = randn((2, 5, 8), 63 + 100 * hidden)
         defaults = {"dropout": 0.0, "norm_first": False, "final_norm": None}
         expect_contract_defaults(c, cls, (2, 8, 2, 16), defaults, (x,), "Encoder", seed=64)
+        expect_dropout_default_in_train(c, cls, (2, 8, 2, 16), (x,), "Encoder", seed=64)
+        order = {"dropout": 0.5, "norm_first": True, "final_norm": False}
+        expect_positional_order(
+            c, cls, (2, 8, 2, 16), order, (x,), "Encoder", seed=64, caller=_BY_POSITION
+        )
 
 
 def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = False) -> None:
