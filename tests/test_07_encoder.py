@@ -2473,7 +2473,52 @@ class EncoderDropoutLast(ref.Encoder):
         )
 
 
+def _statistics_without_grad(self, x):
+    """The statistics computed under torch.no_grad() ("they are only constants")."""
+    with torch.no_grad():
+        var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+    return (x - mean) / torch.sqrt(var + self.eps)
+
+
+def _variance_data(self, x):
+    """Only the variance cut from the graph, through .data."""
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True).data
+    return (x - mean) / (var + self.eps).sqrt()
+
+
+class LNCachedStatistics(LNBase):
+    """Statistics taken on the first call, in a dict, and reused by every later call
+    ("as BatchNorm at inference")."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        self.cache = {}
+
+    def forward(self, x):
+        if "std" not in self.cache:
+            self.cache["mu"] = x.mean(-1, keepdim=True)
+            self.cache["std"] = (x.var(-1, keepdim=True, unbiased=False) + self.eps).sqrt()
+        return self.weight * (x - self.cache["mu"]) / self.cache["std"] + self.bias
+
+
 R18G_MISTAKES = [
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNStatisticsWithoutGrad", _statistics_without_grad),
+        r"values of .* are right, but its gradient with respect to x2 is not nn\.LayerNorm's: "
+        r"it is what you get when no gradient flows through the mean and the variance",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNVarianceData", _variance_data),
+        r"no gradient flows through the variance \(",
+    ),
+    Mistake(
+        check_LayerNorm,
+        LNCachedStatistics,
+        r"normalises it with the mean and variance of the first call's input",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerDropoutDefaultThird,

@@ -34,6 +34,7 @@ import torch
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.failure import CheckFailure
+from transformer_course.checking.graph import graph_reaches
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.keep_probability import KEEP_PROBABILITY, rate_read_backwards
 from transformer_course.checking.layer_flow import FALLS_THROUGH, stream_dropped_entry
@@ -632,6 +633,117 @@ def check_LayerNorm(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)  # whatever the learner's code draws, it draws the same each time
         for case in _HIDDEN_NORM if hidden else _VISIBLE_NORM:
             _check_norm_case(c, cls, case)
+        _check_second_call_and_gradient(c, cls, seed=7 + 100 * hidden)
+
+
+def _stats_norm(
+    x: torch.Tensor,
+    p,
+    eps: float = 1e-5,
+    *,
+    stats_of: torch.Tensor | None = None,
+    detach_mean: bool = False,
+    detach_variance: bool = False,
+) -> torch.Tensor:
+    """LayerNorm in float64 with the statistics of ``stats_of`` (x's own by default), the
+    mean and/or the variance optionally cut from the graph. (..., d) -> (..., d)."""
+    source = x if stats_of is None else stats_of
+    mean = source.mean(dim=-1, keepdim=True)  # (..., 1)
+    variance = source.var(dim=-1, keepdim=True, unbiased=False)  # (..., 1)
+    mean = mean.detach() if detach_mean else mean
+    variance = variance.detach() if detach_variance else variance
+    return (x - mean) / torch.sqrt(variance + eps) * p["weight"] + p["bias"]
+
+
+_STATS_KEPT = (
+    "Called a second time, on another x, your LayerNorm normalises it with the mean and "
+    "variance of the first call's input: the statistics are computed once and kept on self "
+    "(as BatchNorm's running statistics), then reused. LayerNorm has no running "
+    "statistics: every call takes each token's own mean and variance, from the x of that "
+    "call."
+)
+_STATE_KEPT = (
+    "Called a second time, on another x, your LayerNorm gives another result than a fresh "
+    "one with the same weights: it keeps something on self from one call to the next "
+    "(statistics, a shape, an intermediate result). forward must compute everything from "
+    "the x of each call."
+)
+_DETACHED = {
+    (True, True): "the mean and the variance",
+    (True, False): "the mean",
+    (False, True): "the variance",
+}
+
+
+def _check_second_call_and_gradient(c: Checker, cls, *, seed: int) -> None:
+    """One module called twice, on two inputs with different statistics (every case
+    builds a fresh module and calls it once: statistics kept on self from the first call
+    were accepted, blind15g-ln-statistics-kept-from-first-call), then the gradient with
+    respect to x of the second result (the values alone cannot show statistics detached
+    from the graph, blind15g-ln-statistics-detached)."""
+    d_model = 8
+    expected_shapes = state_shapes(ref.LayerNorm(d_model))
+    state = random_state(expected_shapes, seed)
+    module, built = build_module(
+        c,
+        cls,
+        d_model,
+        name="LayerNorm",
+        expected_shapes=expected_shapes,
+        keys_hint=lambda found: state_hint(found, expected_shapes),
+        state=state,
+    )
+    p = as_float64(state)
+    first = randn((2, 3, d_model), seed)  # (2, 3, 8)
+    second = (3.0 * randn((2, 3, d_model), seed + 1) + 2.0).requires_grad_()  # (2, 3, 8)
+    c.call(module, first, call_repr=f"layer_norm(x {tuple(first.shape)}) [{built}]")
+    call = f"layer_norm(x2 {tuple(second.shape)}) [{built}, called before on another x]"
+    got = c.call(module, second, call_repr=call)
+    what = f"the output of {call}"
+    expect_tensor_result(c, got, second.shape, what)
+    x64 = second.detach().double()
+    expected = _stats_norm(x64, p)
+    if not torch.allclose(got.detach().double(), expected, **tolerance(got.dtype)):
+        stale = _stats_norm(x64, p, stats_of=first.double())
+        kept = torch.allclose(got.detach().double(), stale, **tolerance(got.dtype))
+        c.fail(f"{what} is not what the reference gives. {_STATS_KEPT if kept else _STATE_KEPT}")
+    if not graph_reaches(got, [second]):  # handed back without its graph (the grader)
+        return
+    upstream = randn(tuple(second.shape), seed + 2)  # (2, 3, 8), d loss / d output
+    (grad,) = c.call(
+        torch.autograd.grad,
+        got,
+        second,
+        upstream,
+        call_repr=f"torch.autograd.grad({call}, x2, upstream gradient)",
+    )
+
+    def reference_grad(**detach: bool) -> torch.Tensor:
+        leaf = x64.clone().requires_grad_()
+        (found,) = torch.autograd.grad(_stats_norm(leaf, p, **detach), leaf, upstream.double())
+        return found
+
+    expected_grad = reference_grad()
+    if torch.allclose(grad.double(), expected_grad, rtol=1e-4, atol=1e-5):
+        return
+    for (mean, variance), which in _DETACHED.items():
+        cut = reference_grad(detach_mean=mean, detach_variance=variance)
+        if torch.allclose(grad.double(), cut, rtol=1e-4, atol=1e-5):
+            c.fail(
+                f"The values of {call} are right, but its gradient with respect to x2 is not "
+                f"nn.LayerNorm's: it is what you get when no gradient flows through {which} "
+                "(.detach(), torch.no_grad() or .item() on the statistics, treating them as "
+                "constants as BatchNorm's running statistics are). They are functions of x: "
+                "keep them in the graph, so that the gradient includes the terms through "
+                f"{which}."
+            )
+    largest = (grad.double() - expected_grad).abs().max().item()
+    c.fail(
+        f"The values of {call} are right, but its gradient with respect to x2 differs from "
+        f"nn.LayerNorm's (largest difference {largest:.3g}): somewhere your computation "
+        "leaves the autograd graph (.detach(), .data, .item(), torch.no_grad(), a NumPy round "
+        "trip) or is replaced by a constant."
+    )
 
 
 def _upcast_hint(c: Checker, module, built: str) -> str:
