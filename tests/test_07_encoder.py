@@ -2502,7 +2502,19 @@ class LNCachedStatistics(LNBase):
         return self.weight * (x - self.cache["mu"]) / self.cache["std"] + self.bias
 
 
+def _std_half_power(self, x):
+    """std = (var + eps) ** 1/2 on its own line: half the variance, not its root."""
+    var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+    std = (var + self.eps) ** 1 / 2
+    return (x - mean) / std
+
+
 R18G_MISTAKES = [
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNStdHalfPower", _std_half_power),
+        r"You divide by \(var \+ eps\) / 2, half the variance.*operator precedence",
+    ),
     Mistake(
         check_LayerNorm,
         ln_class("LNStatisticsWithoutGrad", _statistics_without_grad),

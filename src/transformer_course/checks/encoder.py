@@ -441,6 +441,32 @@ _VARIANCE_FLOORED = (
 )
 
 
+_PRECEDENCE = (
+    "the power binds tighter than the division (operator precedence): Python reads "
+    "(var + eps) ** 1/2 as ((var + eps) ** 1) / 2. Put the exponent in brackets, "
+    "(var + eps) ** (1/2), or write (var + eps) ** 0.5 or torch.sqrt(var + eps)."
+)
+_HALF_POWER = (
+    "You divide by (var + eps) / 2, half the variance, where its square root belongs: "
+    f"written as a separate std = (var + eps) ** 1/2, {_PRECEDENCE}"
+)
+_HALF_POWER_INLINE = (
+    "You divide by var + eps and then by 2, where LayerNorm divides by the square root "
+    "sqrt(var + eps): written inline, (x - mean) / (var + eps) ** 1/2, "
+    f"{_PRECEDENCE}"
+)
+
+
+def _half_power_norm(x: torch.Tensor, p, eps: float, *, inline: bool = False) -> torch.Tensor:
+    """LayerNorm with `** 1/2` unbracketed: std = (var + eps) ** 1/2 divides by
+    (var + eps) / 2; inline, (x - mean) / (var + eps) ** 1/2 divides by var + eps, then 2."""
+    x = x.detach().double()  # (..., d_model)
+    centred = x - x.mean(dim=-1, keepdim=True)
+    variance = (centred**2).mean(dim=-1, keepdim=True)  # (..., 1)
+    divisor = 2 * (variance + eps) if inline else (variance + eps) / 2
+    return p["weight"] * centred / divisor + p["bias"]
+
+
 def _floored_variance_norm(x: torch.Tensor, p, eps: float) -> torch.Tensor:
     """LayerNorm with the biased variance floor-divided, sum // d_model (blind13g)."""
     x = x.detach().double()  # (..., d_model)
@@ -887,6 +913,8 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
         mistakes={
             **mistake_values(lambda **k: layer_norm_f(x, p, **k), mistakes),
             _VARIANCE_FLOORED: lambda: _floored_variance_norm(x, p, eps),
+            _HALF_POWER: lambda: _half_power_norm(x, p, eps),
+            _HALF_POWER_INLINE: lambda: _half_power_norm(x, p, eps, inline=True),
         },
         # one constant on every token is an observed diagnosis, not advice: said as one
         explain=lambda: (
