@@ -2509,7 +2509,28 @@ def _std_half_power(self, x):
     return (x - mean) / std
 
 
+def _output_dropped_too(self, x):
+    """The hidden dropout, and F.dropout once more on the block's output."""
+    hidden = self.dropout(F.relu(self.w_1(x)))
+    return F.dropout(self.w_2(hidden), p=self.dropout.p, training=self.training)
+
+
+def _second_bias_again(self, x):
+    """b_2 added by hand after nn.Linear has added it."""
+    return self.w_2(self.dropout(torch.relu(self.w_1(x)))) + self.w_2.bias
+
+
 R18G_MISTAKES = [
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNOutputDroppedToo", _output_dropped_too),
+        r"and so is the input of w_2: your dropout acts twice",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNSecondBiasAgain", _second_bias_again),
+        r"The second bias is added twice: nn\.Linear already adds its bias",
+    ),
     Mistake(
         check_LayerNorm,
         ln_class("LNStdHalfPower", _std_half_power),

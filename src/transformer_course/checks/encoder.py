@@ -996,6 +996,52 @@ _FFN_DROP_OUTPUT = (
     "activations (as in nn.TransformerEncoderLayer); the dropout on the block's output belongs "
     "to the encoder layer (exercise 3)."
 )
+_FFN_DROP_TWICE = (
+    "In train mode with dropout=1.0 your output is all zeros, and so is the input of w_2: "
+    "your dropout acts twice, on the hidden activations between the ReLU and w_2 (right) and "
+    "once more on the output of w_2. Delete the second one: this block has one dropout, on "
+    "the d_ff-wide hidden activations; the dropout on the block's output belongs to the "
+    "encoder layer (exercise 3)."
+)
+_FFN_BIASES_TWICE = (
+    "Both biases are added twice: nn.Linear already adds its bias, self.w_1(x) is "
+    "x @ W_1^T + b_1, so a further + self.w_1.bias (or + self.w_2.bias) counts it again. "
+    "Call the layers alone: self.w_2(self.dropout(torch.relu(self.w_1(x))))."
+)
+_FFN_BIAS_1_TWICE = (
+    "The first bias is added twice: nn.Linear already adds its bias, self.w_1(x) is "
+    "x @ W_1^T + b_1, so a further + self.w_1.bias counts it again. Call the layer alone."
+)
+_FFN_BIAS_2_TWICE = (
+    "The second bias is added twice: nn.Linear already adds its bias, self.w_2(h) is "
+    "h @ W_2^T + b_2, so a further + self.w_2.bias counts it again. Call the layer alone."
+)
+
+
+def _w2_input_all_zeros(module, x: torch.Tensor) -> bool:
+    """Whether the input that `w_2` receives on this call is all zeros (a forward
+    pre-hook; False when there is no `w_2` or the call raises)."""
+    seen: list[torch.Tensor] = []
+    try:
+        handle = module.get_submodule("w_2").register_forward_pre_hook(
+            lambda _, args: seen.append(args[0].detach()) if args else None
+        )
+    except Exception:
+        return False
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            module(x)
+    except Exception:
+        return False
+    finally:
+        handle.remove()
+    return len(seen) == 1 and torch.is_tensor(seen[0]) and not seen[0].any().item()
+
+
+def _biases_doubled(p, *names: str):
+    return {**p, **{f"{name}.bias": 2 * p[f"{name}.bias"] for name in names}}
+
+
 _FFN_DROP_INPUT = (
     "In train mode with dropout=1.0 your result is w_2(relu(b_1)): your dropout acts on the "
     "input x, before w_1. In this block it sits between the ReLU and w_2."
@@ -1170,8 +1216,11 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
     if inverted := _keep_probability(c, cls, case, x, got, p):
         c.fail(f"{what} is not what the reference gives. {inverted}")
     if drop:
+        # all zeros out: the hidden dropout too when w_2 also reads zeros (w_2's bias makes
+        # its output nonzero, so a second dropout zeroes it; blind15g-ffn-dropout-twice)
+        twice = bool((got == 0).all()) and _w2_input_all_zeros(module, x)
         table |= {
-            _FFN_DROP_OUTPUT: {"drop_at": "output"},
+            _FFN_DROP_TWICE if twice else _FFN_DROP_OUTPUT: {"drop_at": "output"},
             _FFN_DROP_INPUT: {"drop_at": "input"},
             _FFN_NO_DROP: {"drop_at": "nowhere"},
         }
@@ -1183,6 +1232,9 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         mistakes={
             **mistake_values(lambda **k: ffn_f(x, p, drop=drop, **k), table),
             _FFN_RELU_ON_INPUT: lambda: ffn_f(torch.relu(x), p, drop=drop, activation="none"),
+            _FFN_BIASES_TWICE: lambda: ffn_f(x, _biases_doubled(p, "w_1", "w_2"), drop=drop),
+            _FFN_BIAS_1_TWICE: lambda: ffn_f(x, _biases_doubled(p, "w_1"), drop=drop),
+            _FFN_BIAS_2_TWICE: lambda: ffn_f(x, _biases_doubled(p, "w_2"), drop=drop),
         },
         pairs=lambda: mistake_pairs(lambda **k: ffn_f(x, p, drop=drop, **k), table),
         hint=dropout_hint(case.dropout, case.mode),
