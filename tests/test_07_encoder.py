@@ -2520,7 +2520,25 @@ def _second_bias_again(self, x):
     return self.w_2(self.dropout(torch.relu(self.w_1(x)))) + self.w_2.bias
 
 
+class LayerPostFeedForwardResidualTwice(LayerBase):
+    """Post-LN whose feed-forward block keeps the stream beside the normalised sum,
+    h + norm2(h + ffn(h)) (pre-LN right)."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        h = self.norm1(x + self.dropout(self.attend(x, mask)))
+        normalised = self.norm2(h + self.dropout(self.feed_forward(h)))
+        return h + normalised
+
+
 R18G_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerPostFeedForwardResidualTwice,
+        r"adds x once more around the normalised sum, x = x \+ norm2\(x \+ "
+        r"dropout\(feed_forward\(\.\.\.\)\)\): the residual is added twice",
+    ),
     Mistake(
         check_PositionwiseFeedForward,
         ffn_class("FFNOutputDroppedToo", _output_dropped_too),

@@ -1292,6 +1292,33 @@ _FFN_FIRST = (
     "token on its own)."
 )
 
+
+def _extra_residual_message(parts: tuple[str, ...]) -> str:
+    """x + norm(x + sub(x)): a post-LN sub-layer's normalised sum added to x once more."""
+    names = {"attn": ("norm1", "self_attn", "x, x, x, mask"), "ffn": ("norm2", "feed_forward", "x")}
+    wrong = " and ".join(
+        f"x = x + {norm}(x + dropout({attr}(...)))" for norm, attr, _ in map(names.get, parts)
+    )
+    norm, attr, args = names[parts[0]]
+    return (
+        f"Your post-LN layer adds x once more around the normalised sum, {wrong}: the "
+        "residual is added twice and the layer's output is no longer normalised. In post-LN "
+        f"the norm's output replaces the stream: x = {norm}(x + dropout({attr}({args})))."
+    )
+
+
+def _extra_residual_layer(x, p, mask, num_heads: int, parts: tuple[str, ...]) -> torch.Tensor:
+    """The post-LN layer with x + norm(x + sub(x)) for the sub-layers in ``parts``, each
+    sub-layer's block computed by the oracle on its own. (batch, len, d) -> the same."""
+    h = x.double()
+    for part, norm in (("attn", "norm1"), ("ffn", "norm2")):
+        block = encoder_layer_f(
+            h, p, mask, num_heads, norm_first=False, order=(part,), norms=(norm,)
+        )
+        h = h + block if part in parts else block
+    return h
+
+
 _PARALLEL = (
     "Your layer runs its two sub-layers in parallel (GPT-J's layout): the feed-forward block "
     "reads the layer's input x, as the self-attention does, and both outputs go into one "
@@ -1501,6 +1528,18 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         **tolerance(got.dtype),
         mistakes={
             **mistake_values(compute, table),
+            # post-LN with x + norm(x + sub(x)) (blind15g-el-post-ln-extra-residual-around-
+            # norm was told that the feed-forward does not read norm1's output)
+            **(
+                {
+                    _extra_residual_message(parts): (
+                        lambda parts=parts: _extra_residual_layer(x, p, mask, case.num_heads, parts)
+                    )
+                    for parts in (("attn", "ffn"), ("attn",), ("ffn",))
+                }
+                if not case.norm_first and not drop
+                else {}
+            ),
             # the pre-LN branch without its return: the post-LN layer runs on its result
             **(
                 {FALLS_THROUGH: lambda: compute(x=compute(), norm_first=False)}
