@@ -634,9 +634,9 @@ def expect_positional_order(
     caller: str = "",
 ) -> None:
     """``cls(*args, *keywords.values())`` must compute what ``cls(*args, **keywords)``
-    computes (train mode, the same weights, the same seed: a dropout rate in ``keywords``
-    then shows where it lands): ``keywords`` in the contract's order, with values that tell
-    the parameters apart. The checks pass them by keyword, so a signature with two
+    computes (eval mode, the same weights: deterministic, also where the learner's code runs
+    in another process and a seed set here does not reach it): ``keywords`` in the
+    contract's order, with values that tell the parameters apart. The checks pass them by keyword, so a signature with two
     of them in the other order (blind15g-enc-signature-norm-first-final-norm-swapped) was
     accepted, while a later lesson passes them positionally. The two exchanged are named
     when passing them by keyword in each other's place reproduces the positional build."""
@@ -647,7 +647,7 @@ def expect_positional_order(
             args,
             [{"keywords": dict(keywords)}, {"positional": tuple(keywords.values())}],
             inputs,
-            "train",
+            "eval",
             seed,
         )
     except Exception:  # said by the checks that build it by keyword
@@ -672,7 +672,7 @@ def expect_positional_order(
                     {"keywords": exchanged},
                 ],
                 inputs,
-                "train",
+                "eval",
                 seed,
             )
             if not _same(got, by_position):
@@ -700,7 +700,7 @@ def expect_positional_order(
     contract = ", ".join(f"{key}={value!r}" for key, value in keywords.items())
     c.fail(
         f"{name}({given}, {', '.join(map(repr, keywords.values()))}), its arguments passed by "
-        f"position, gives another result (train mode, the same weights and seed) than {name}({given}, "
+        f"position, gives another result (eval mode, the same weights) than {name}({given}, "
         f"{contract}) by keyword: the parameters of your __init__ are not in the contract's "
         f"order, ({', '.join(names)}) after the sizes.{swapped}" + (f" {caller}" if caller else "")
     )

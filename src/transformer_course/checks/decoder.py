@@ -876,7 +876,7 @@ def check_DecoderLayer(cls, *, hidden: bool = False) -> None:
         expect_contract_defaults(c, cls, (8, 2, 16), defaults, (x, memory), "DecoderLayer", seed=67)
         inputs = (x, memory)
         expect_dropout_default_in_train(c, cls, (8, 2, 16), inputs, "DecoderLayer", seed=67)
-        order = {"dropout": 0.5, "norm_first": True}
+        order = {"dropout": 0.0, "norm_first": True}
         expect_positional_order(
             c, cls, (8, 2, 16), order, inputs, "DecoderLayer", seed=67, caller=_BY_POSITION
         )
@@ -1109,7 +1109,7 @@ def check_Decoder(cls, *, hidden: bool = False) -> None:
         expect_contract_defaults(c, cls, (2, 8, 2, 16), defaults, (x, memory), "Decoder", seed=70)
         inputs = (x, memory)
         expect_dropout_default_in_train(c, cls, (2, 8, 2, 16), inputs, "Decoder", seed=70)
-        order = {"dropout": 0.5, "norm_first": True, "final_norm": False}
+        order = {"dropout": 0.0, "norm_first": True, "final_norm": False}
         expect_positional_order(
             c, cls, (2, 8, 2, 16), order, inputs, "Decoder", seed=70, caller=_BY_POSITION
         )

@@ -1361,7 +1361,7 @@ def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
         defaults = {"dropout": 0.0, "norm_first": False}
         expect_contract_defaults(c, cls, (8, 2, 16), defaults, (x,), "EncoderLayer", seed=62)
         expect_dropout_default_in_train(c, cls, (8, 2, 16), (x,), "EncoderLayer", seed=62)
-        order = {"dropout": 0.5, "norm_first": True}
+        order = {"dropout": 0.0, "norm_first": True}
         expect_positional_order(
             c, cls, (8, 2, 16), order, (x,), "EncoderLayer", seed=62, caller=_BY_POSITION
         )
@@ -1626,7 +1626,7 @@ def check_Encoder(cls, *, hidden: bool = False) -> None:
         defaults = {"dropout": 0.0, "norm_first": False, "final_norm": None}
         expect_contract_defaults(c, cls, (2, 8, 2, 16), defaults, (x,), "Encoder", seed=64)
         expect_dropout_default_in_train(c, cls, (2, 8, 2, 16), (x,), "Encoder", seed=64)
-        order = {"dropout": 0.5, "norm_first": True, "final_norm": False}
+        order = {"dropout": 0.0, "norm_first": True, "final_norm": False}
         expect_positional_order(
             c, cls, (2, 8, 2, 16), order, (x,), "Encoder", seed=64, caller=_BY_POSITION
         )
