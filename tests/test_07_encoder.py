@@ -2432,6 +2432,169 @@ R17G_MISTAKES = [
 ]
 
 
+class LayerDropoutDefaultThird(ref.EncoderLayer):
+    """A default dropout rate of 0.3 (blind round 15: a default rate other than 0.0 was
+    accepted, the defaults being compared in eval mode only)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.3, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+
+
+class EncoderDropoutDefaultFifth(ref.Encoder):
+    """The stack's default rate 0.2 (the stack twin; before: accepted)."""
+
+    def __init__(self, num_layers, d_model, num_heads, d_ff, dropout=0.2, **kw):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, **kw)
+
+
+class LayerNormFirstBeforeDropout(ref.EncoderLayer):
+    """__init__(d_model, num_heads, d_ff, norm_first, dropout): the two last parameters in
+    the other order (before: accepted, every check passed them by keyword)."""
+
+    def __init__(self, d_model, num_heads, d_ff, norm_first=False, dropout=0.0):
+        super().__init__(d_model, num_heads, d_ff, dropout=dropout, norm_first=norm_first)
+
+
+class EncoderDropoutLast(ref.Encoder):
+    """__init__(..., norm_first, final_norm, dropout): the rate moved to the end, a rotation
+    of the three (before: accepted)."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, norm_first=False, final_norm=None, dropout=0.0
+    ):
+        super().__init__(
+            num_layers,
+            d_model,
+            num_heads,
+            d_ff,
+            dropout=dropout,
+            norm_first=norm_first,
+            final_norm=final_norm,
+        )
+
+
+def _statistics_without_grad(self, x):
+    """The statistics computed under torch.no_grad() ("they are only constants")."""
+    with torch.no_grad():
+        var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+    return (x - mean) / torch.sqrt(var + self.eps)
+
+
+def _variance_data(self, x):
+    """Only the variance cut from the graph, through .data."""
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True).data
+    return (x - mean) / (var + self.eps).sqrt()
+
+
+class LNCachedStatistics(LNBase):
+    """Statistics taken on the first call, in a dict, and reused by every later call
+    ("as BatchNorm at inference")."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        self.cache = {}
+
+    def forward(self, x):
+        if "std" not in self.cache:
+            self.cache["mu"] = x.mean(-1, keepdim=True)
+            self.cache["std"] = (x.var(-1, keepdim=True, unbiased=False) + self.eps).sqrt()
+        return self.weight * (x - self.cache["mu"]) / self.cache["std"] + self.bias
+
+
+def _std_half_power(self, x):
+    """std = (var + eps) ** 1/2 on its own line: half the variance, not its root."""
+    var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+    std = (var + self.eps) ** 1 / 2
+    return (x - mean) / std
+
+
+def _output_dropped_too(self, x):
+    """The hidden dropout, and F.dropout once more on the block's output."""
+    hidden = self.dropout(F.relu(self.w_1(x)))
+    return F.dropout(self.w_2(hidden), p=self.dropout.p, training=self.training)
+
+
+def _second_bias_again(self, x):
+    """b_2 added by hand after nn.Linear has added it."""
+    return self.w_2(self.dropout(torch.relu(self.w_1(x)))) + self.w_2.bias
+
+
+class LayerPostFeedForwardResidualTwice(LayerBase):
+    """Post-LN whose feed-forward block keeps the stream beside the normalised sum,
+    h + norm2(h + ffn(h)) (pre-LN right)."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return layer_variant("_").forward(self, x, mask)
+        h = self.norm1(x + self.dropout(self.attend(x, mask)))
+        normalised = self.norm2(h + self.dropout(self.feed_forward(h)))
+        return h + normalised
+
+
+R18G_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerPostFeedForwardResidualTwice,
+        r"adds x once more around the normalised sum, x = x \+ norm2\(x \+ "
+        r"dropout\(feed_forward\(\.\.\.\)\)\): the residual is added twice",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNOutputDroppedToo", _output_dropped_too),
+        r"and so is the input of w_2: your dropout acts twice",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNSecondBiasAgain", _second_bias_again),
+        r"The second bias is added twice: nn\.Linear already adds its bias",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNStdHalfPower", _std_half_power),
+        r"You divide by \(var \+ eps\) / 2, half the variance.*operator precedence",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNStatisticsWithoutGrad", _statistics_without_grad),
+        r"values of .* are right, but its gradient with respect to x2 is not nn\.LayerNorm's: "
+        r"it is what you get when no gradient flows through the mean and the variance",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNVarianceData", _variance_data),
+        r"no gradient flows through the variance \(",
+    ),
+    Mistake(
+        check_LayerNorm,
+        LNCachedStatistics,
+        r"normalises it with the mean and variance of the first call's input",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerDropoutDefaultThird,
+        r"gives another result in train mode than EncoderLayer\(8, 2, 16, dropout=0\.0\).*your "
+        r"default dropout rate is not 0\.0, the contract's\. Yours is 0\.3",
+    ),
+    Mistake(
+        check_Encoder,
+        EncoderDropoutDefaultFifth,
+        r"your default dropout rate is not 0\.0, the contract's\. Yours is 0\.2",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerNormFirstBeforeDropout,
+        r"passed by position.*your dropout and norm_first are exchanged",
+    ),
+    Mistake(
+        check_Encoder,
+        EncoderDropoutLast,
+        r"passed by position.*not in the contract's order, \(dropout, norm_first, "
+        r"final_norm\)(?![\s\S]*exchanged)",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     [
         *LN_MISTAKES,
@@ -2441,6 +2604,7 @@ test_classic_mistake, test_correct_variant = lesson_tests(
         *R12G_MISTAKES,
         *R15C_MISTAKES,
         *R17G_MISTAKES,
+        *R18G_MISTAKES,
     ],
     [
         *(Correct(check_LayerNorm, cls) for cls in LN_CORRECT),

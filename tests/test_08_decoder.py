@@ -1690,8 +1690,49 @@ R17G_MISTAKES = [
 ]
 
 
+class LayerDropoutDefaultTenth(ref.DecoderLayer):
+    """The paper's rate as the default, dropout=0.1 (blind round 15: a default rate other
+    than 0.0 was accepted, the defaults being compared in eval mode only)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.1, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+
+
+class DecoderFinalNormBeforeNormFirst(ref.Decoder):
+    """__init__(..., dropout, final_norm, norm_first): the two flags in the other order
+    (blind round 15; before: accepted, every check passed them by keyword)."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, final_norm=None, norm_first=False
+    ):
+        super().__init__(
+            num_layers,
+            d_model,
+            num_heads,
+            d_ff,
+            dropout,
+            norm_first=norm_first,
+            final_norm=final_norm,
+        )
+
+
+R18G_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerDropoutDefaultTenth,
+        r"gives another result in train mode than DecoderLayer\(8, 2, 16, dropout=0\.0\).*your "
+        r"default dropout rate is not 0\.0, the contract's\. Yours is 0\.1",
+    ),
+    Mistake(
+        check_Decoder,
+        DecoderFinalNormBeforeNormFirst,
+        r"passed by position.*your norm_first and final_norm are exchanged",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
-    [*LAYER_MISTAKES, *DECODER_MISTAKES, *R12G_MISTAKES, *R17G_MISTAKES],
+    [*LAYER_MISTAKES, *DECODER_MISTAKES, *R12G_MISTAKES, *R17G_MISTAKES, *R18G_MISTAKES],
     [
         *(Correct(check_DecoderLayer, cls) for cls in LAYER_CORRECT),
         *(Correct(check_Decoder, cls) for cls in DECODER_CORRECT),

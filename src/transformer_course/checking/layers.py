@@ -29,6 +29,8 @@ __all__ = [
     "dropout_rate_problem",
     "expect_composite",
     "expect_deterministic_in_eval",
+    "expect_dropout_default_in_train",
+    "expect_positional_order",
     "expect_tensor_result",
     "mistake_pairs",
     "mistake_values",
@@ -548,3 +550,157 @@ def build(
         **kw,
     )
     return module, built, state
+
+
+def _seeded_outputs(
+    cls: Any, args: tuple, builds: list[dict[str, Any]], inputs: tuple, mode: str, seed: int
+) -> list[torch.Tensor]:
+    """The first output of cls(*args, *positional, **keywords), for each build {"positional":
+    (...), "keywords": {...}}, every one holding the same random parameters (those of the
+    first build; a parameter another build lacks or shapes otherwise keeps its own) and run
+    in ``mode`` under the same seed, so that dropout at one rate draws the same masks."""
+    outputs = []
+    state = None
+    with contextlib.redirect_stdout(io.StringIO()):
+        for spec in builds:
+            torch.manual_seed(seed)  # what the state leaves to the module's own init
+            module = cls(*args, *spec.get("positional", ()), **spec.get("keywords", {}))
+            if state is None:
+                state = random_state(state_shapes(module), seed)
+            own = dict(module.named_parameters(remove_duplicate=False))
+            fits = {k: v for k, v in state.items() if k in own and own[k].shape == v.shape}
+            module.load_state_dict(fits, strict=False)
+            getattr(module, mode)()
+            torch.manual_seed(seed)
+            with torch.no_grad():
+                out = module(*inputs)
+            out = out[0] if isinstance(out, tuple) else out
+            if not isinstance(out, torch.Tensor):
+                raise TypeError(type(out).__name__)
+            outputs.append(out.detach().double())
+    return outputs
+
+
+def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.shape == b.shape and torch.allclose(a, b, rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+def expect_dropout_default_in_train(
+    c: Checker, cls: Any, args: tuple, inputs: tuple, name: str, *, seed: int = 0
+) -> None:
+    """``cls(*args)`` in train mode must compute what ``cls(*args, dropout=0.0)`` computes
+    (the same weights, the same seed): the defaults are compared in eval mode, where a
+    default dropout rate of 0.1 (the paper's, blind15g-enc-dropout-default-paper-rate) acts
+    as 0 and was accepted. The rate at fault is named when building with it explicitly
+    reproduces the default build's draws. Constructors that raise are left alone."""
+    given = ", ".join(map(repr, args))
+    try:
+        explicit, implicit = _seeded_outputs(
+            cls, args, [{"keywords": {"dropout": 0.0}}, {}], inputs, "train", seed
+        )
+    except Exception:  # said by the checks that build it with every keyword
+        return
+    if _same(explicit, implicit):
+        return
+    rate = ""
+    for candidate in (0.1, 0.2, 0.3, 0.5):
+        try:
+            (with_rate,) = _seeded_outputs(
+                cls, args, [{"keywords": {"dropout": candidate}}], inputs, "train", seed
+            )
+        except Exception:
+            continue
+        if _same(with_rate, implicit):
+            rate = f" Yours is {candidate} (built with dropout={candidate}, it draws the same)."
+            break
+    c.fail(
+        f"{name}({given}), built with its default dropout, gives another result in train "
+        f"mode than {name}({given}, dropout=0.0), with the same weights and the same random "
+        f"seed: your default dropout rate is not 0.0, the contract's.{rate} Make it "
+        "`dropout: float = 0.0`: a model that wants the paper's 0.1 passes it explicitly, and "
+        "a caller that leaves it out expects no dropout at all."
+    )
+
+
+def expect_positional_order(
+    c: Checker,
+    cls: Any,
+    args: tuple,
+    keywords: Mapping[str, Any],
+    inputs: tuple,
+    name: str,
+    *,
+    seed: int = 0,
+    caller: str = "",
+) -> None:
+    """``cls(*args, *keywords.values())`` must compute what ``cls(*args, **keywords)``
+    computes (eval mode, the same weights: deterministic, also where the learner's code runs
+    in another process and a seed set here does not reach it): ``keywords`` in the
+    contract's order, with values that tell the parameters apart. The checks pass them by keyword, so a signature with two
+    of them in the other order (blind15g-enc-signature-norm-first-final-norm-swapped) was
+    accepted, while a later lesson passes them positionally. The two exchanged are named
+    when passing them by keyword in each other's place reproduces the positional build."""
+    given = ", ".join(map(repr, args))
+    try:
+        by_keyword, by_position = _seeded_outputs(
+            cls,
+            args,
+            [{"keywords": dict(keywords)}, {"positional": tuple(keywords.values())}],
+            inputs,
+            "eval",
+            seed,
+        )
+    except Exception:  # said by the checks that build it by keyword
+        return
+    if _same(by_keyword, by_position):
+        return
+    names = list(keywords)
+    # a second set of values (each flag flipped): a rotation of three parameters can match
+    # one exchange on the first set by truthiness alone; an exchange must match on both
+    flipped = {k: (not v if isinstance(v, bool) else v) for k, v in keywords.items()}
+
+    def exchange_matches(first: str, second: str) -> bool:
+        for values in (keywords, flipped):
+            exchanged = {**values, first: values[second], second: values[first]}
+            # the keyword build first: its parameters, as in the positional build
+            _, by_position, got = _seeded_outputs(
+                cls,
+                args,
+                [
+                    {"keywords": dict(values)},
+                    {"positional": tuple(values.values())},
+                    {"keywords": exchanged},
+                ],
+                inputs,
+                "eval",
+                seed,
+            )
+            if not _same(got, by_position):
+                return False
+        return True
+
+    swapped = ""
+    for i, first in enumerate(names):
+        for second in names[i + 1 :]:
+            try:
+                matches = exchange_matches(first, second)
+            except Exception:
+                continue
+            if matches:
+                swapped = (
+                    f" Passed by position, your {first} and {second} are exchanged: "
+                    f"{name}({given}, {', '.join(map(repr, keywords.values()))}) computes "
+                    f"what {first}={keywords[second]!r}, {second}={keywords[first]!r} "
+                    "computes, so your signature has these two parameters in each other's "
+                    "places."
+                )
+                break
+        if swapped:
+            break
+    contract = ", ".join(f"{key}={value!r}" for key, value in keywords.items())
+    c.fail(
+        f"{name}({given}, {', '.join(map(repr, keywords.values()))}), its arguments passed by "
+        f"position, gives another result (eval mode, the same weights) than {name}({given}, "
+        f"{contract}) by keyword: the parameters of your __init__ are not in the contract's "
+        f"order, ({', '.join(names)}) after the sizes.{swapped}" + (f" {caller}" if caller else "")
+    )

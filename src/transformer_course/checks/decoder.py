@@ -52,6 +52,8 @@ from transformer_course.checking.layers import (
     describe_mask,
     dropout_rate_problem,
     expect_composite,
+    expect_dropout_default_in_train,
+    expect_positional_order,
     expect_sublayers_dropped,
     expect_tensor_result,
     mistake_values,
@@ -853,6 +855,14 @@ _PARTS = {"self": "self_attn", "cross": "cross_attn", "ffn": "feed_forward"}
 _PART_NORMS = {"self": "norm1", "cross": "norm2", "ffn": "norm3"}
 
 
+# the contract's order matters: lesson 09 builds the stacks positionally (Decoder(*layers))
+_BY_POSITION = (
+    "Lesson 09's Transformer passes these arguments by position, Decoder(num_layers, "
+    "d_model, num_heads, d_ff, dropout, norm_first, final_norm), and so do callers that "
+    "follow the contract: declare them in the contract's order."
+)
+
+
 def check_DecoderLayer(cls, *, hidden: bool = False) -> None:
     """DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first): masked self-attention,
     cross-attention, feed-forward, each with a residual connection and a LayerNorm."""
@@ -864,6 +874,12 @@ def check_DecoderLayer(cls, *, hidden: bool = False) -> None:
         x, memory = randn((2, 4, 8), 65 + 100 * hidden), randn((2, 5, 8), 66 + 100 * hidden)
         defaults = {"dropout": 0.0, "norm_first": False}
         expect_contract_defaults(c, cls, (8, 2, 16), defaults, (x, memory), "DecoderLayer", seed=67)
+        inputs = (x, memory)
+        expect_dropout_default_in_train(c, cls, (8, 2, 16), inputs, "DecoderLayer", seed=67)
+        order = {"dropout": 0.0, "norm_first": True}
+        expect_positional_order(
+            c, cls, (8, 2, 16), order, inputs, "DecoderLayer", seed=67, caller=_BY_POSITION
+        )
 
 
 def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
@@ -1091,6 +1107,12 @@ def check_Decoder(cls, *, hidden: bool = False) -> None:
         x, memory = randn((2, 4, 8), 68 + 100 * hidden), randn((2, 5, 8), 69 + 100 * hidden)
         defaults = {"dropout": 0.0, "norm_first": False, "final_norm": None}
         expect_contract_defaults(c, cls, (2, 8, 2, 16), defaults, (x, memory), "Decoder", seed=70)
+        inputs = (x, memory)
+        expect_dropout_default_in_train(c, cls, (2, 8, 2, 16), inputs, "Decoder", seed=70)
+        order = {"dropout": 0.0, "norm_first": True, "final_norm": False}
+        expect_positional_order(
+            c, cls, (2, 8, 2, 16), order, inputs, "Decoder", seed=70, caller=_BY_POSITION
+        )
 
 
 #: an encoder layer's submodules; a decoder layer has cross_attn and norm3 besides

@@ -34,6 +34,7 @@ import torch
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.failure import CheckFailure
+from transformer_course.checking.graph import graph_reaches
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.keep_probability import KEEP_PROBABILITY, rate_read_backwards
 from transformer_course.checking.layer_flow import FALLS_THROUGH, stream_dropped_entry
@@ -58,6 +59,8 @@ from transformer_course.checking.layers import (
     dropout_hint,
     dropout_rate_problem,
     expect_composite,
+    expect_dropout_default_in_train,
+    expect_positional_order,
     expect_sublayers_dropped,
     expect_tensor_result,
     mistake_pairs,
@@ -438,6 +441,32 @@ _VARIANCE_FLOORED = (
 )
 
 
+_PRECEDENCE = (
+    "the power binds tighter than the division (operator precedence): Python reads "
+    "(var + eps) ** 1/2 as ((var + eps) ** 1) / 2. Put the exponent in brackets, "
+    "(var + eps) ** (1/2), or write (var + eps) ** 0.5 or torch.sqrt(var + eps)."
+)
+_HALF_POWER = (
+    "You divide by (var + eps) / 2, half the variance, where its square root belongs: "
+    f"written as a separate std = (var + eps) ** 1/2, {_PRECEDENCE}"
+)
+_HALF_POWER_INLINE = (
+    "You divide by var + eps and then by 2, where LayerNorm divides by the square root "
+    "sqrt(var + eps): written inline, (x - mean) / (var + eps) ** 1/2, "
+    f"{_PRECEDENCE}"
+)
+
+
+def _half_power_norm(x: torch.Tensor, p, eps: float, *, inline: bool = False) -> torch.Tensor:
+    """LayerNorm with `** 1/2` unbracketed: std = (var + eps) ** 1/2 divides by
+    (var + eps) / 2; inline, (x - mean) / (var + eps) ** 1/2 divides by var + eps, then 2."""
+    x = x.detach().double()  # (..., d_model)
+    centred = x - x.mean(dim=-1, keepdim=True)
+    variance = (centred**2).mean(dim=-1, keepdim=True)  # (..., 1)
+    divisor = 2 * (variance + eps) if inline else (variance + eps) / 2
+    return p["weight"] * centred / divisor + p["bias"]
+
+
 def _floored_variance_norm(x: torch.Tensor, p, eps: float) -> torch.Tensor:
     """LayerNorm with the biased variance floor-divided, sum // d_model (blind13g)."""
     x = x.detach().double()  # (..., d_model)
@@ -630,6 +659,117 @@ def check_LayerNorm(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)  # whatever the learner's code draws, it draws the same each time
         for case in _HIDDEN_NORM if hidden else _VISIBLE_NORM:
             _check_norm_case(c, cls, case)
+        _check_second_call_and_gradient(c, cls, seed=7 + 100 * hidden)
+
+
+def _stats_norm(
+    x: torch.Tensor,
+    p,
+    eps: float = 1e-5,
+    *,
+    stats_of: torch.Tensor | None = None,
+    detach_mean: bool = False,
+    detach_variance: bool = False,
+) -> torch.Tensor:
+    """LayerNorm in float64 with the statistics of ``stats_of`` (x's own by default), the
+    mean and/or the variance optionally cut from the graph. (..., d) -> (..., d)."""
+    source = x if stats_of is None else stats_of
+    mean = source.mean(dim=-1, keepdim=True)  # (..., 1)
+    variance = source.var(dim=-1, keepdim=True, unbiased=False)  # (..., 1)
+    mean = mean.detach() if detach_mean else mean
+    variance = variance.detach() if detach_variance else variance
+    return (x - mean) / torch.sqrt(variance + eps) * p["weight"] + p["bias"]
+
+
+_STATS_KEPT = (
+    "Called a second time, on another x, your LayerNorm normalises it with the mean and "
+    "variance of the first call's input: the statistics are computed once and kept on self "
+    "(as BatchNorm's running statistics), then reused. LayerNorm has no running "
+    "statistics: every call takes each token's own mean and variance, from the x of that "
+    "call."
+)
+_STATE_KEPT = (
+    "Called a second time, on another x, your LayerNorm gives another result than a fresh "
+    "one with the same weights: it keeps something on self from one call to the next "
+    "(statistics, a shape, an intermediate result). forward must compute everything from "
+    "the x of each call."
+)
+_DETACHED = {
+    (True, True): "the mean and the variance",
+    (True, False): "the mean",
+    (False, True): "the variance",
+}
+
+
+def _check_second_call_and_gradient(c: Checker, cls, *, seed: int) -> None:
+    """One module called twice, on two inputs with different statistics (every case
+    builds a fresh module and calls it once: statistics kept on self from the first call
+    were accepted, blind15g-ln-statistics-kept-from-first-call), then the gradient with
+    respect to x of the second result (the values alone cannot show statistics detached
+    from the graph, blind15g-ln-statistics-detached)."""
+    d_model = 8
+    expected_shapes = state_shapes(ref.LayerNorm(d_model))
+    state = random_state(expected_shapes, seed)
+    module, built = build_module(
+        c,
+        cls,
+        d_model,
+        name="LayerNorm",
+        expected_shapes=expected_shapes,
+        keys_hint=lambda found: state_hint(found, expected_shapes),
+        state=state,
+    )
+    p = as_float64(state)
+    first = randn((2, 3, d_model), seed)  # (2, 3, 8)
+    second = (3.0 * randn((2, 3, d_model), seed + 1) + 2.0).requires_grad_()  # (2, 3, 8)
+    c.call(module, first, call_repr=f"layer_norm(x {tuple(first.shape)}) [{built}]")
+    call = f"layer_norm(x2 {tuple(second.shape)}) [{built}, called before on another x]"
+    got = c.call(module, second, call_repr=call)
+    what = f"the output of {call}"
+    expect_tensor_result(c, got, second.shape, what)
+    x64 = second.detach().double()
+    expected = _stats_norm(x64, p)
+    if not torch.allclose(got.detach().double(), expected, **tolerance(got.dtype)):
+        stale = _stats_norm(x64, p, stats_of=first.double())
+        kept = torch.allclose(got.detach().double(), stale, **tolerance(got.dtype))
+        c.fail(f"{what} is not what the reference gives. {_STATS_KEPT if kept else _STATE_KEPT}")
+    if not graph_reaches(got, [second]):  # handed back without its graph (the grader)
+        return
+    upstream = randn(tuple(second.shape), seed + 2)  # (2, 3, 8), d loss / d output
+    (grad,) = c.call(
+        torch.autograd.grad,
+        got,
+        second,
+        upstream,
+        call_repr=f"torch.autograd.grad({call}, x2, upstream gradient)",
+    )
+
+    def reference_grad(**detach: bool) -> torch.Tensor:
+        leaf = x64.clone().requires_grad_()
+        (found,) = torch.autograd.grad(_stats_norm(leaf, p, **detach), leaf, upstream.double())
+        return found
+
+    expected_grad = reference_grad()
+    if torch.allclose(grad.double(), expected_grad, rtol=1e-4, atol=1e-5):
+        return
+    for (mean, variance), which in _DETACHED.items():
+        cut = reference_grad(detach_mean=mean, detach_variance=variance)
+        if torch.allclose(grad.double(), cut, rtol=1e-4, atol=1e-5):
+            c.fail(
+                f"The values of {call} are right, but its gradient with respect to x2 is not "
+                f"nn.LayerNorm's: it is what you get when no gradient flows through {which} "
+                "(.detach(), torch.no_grad() or .item() on the statistics, treating them as "
+                "constants as BatchNorm's running statistics are). They are functions of x: "
+                "keep them in the graph, so that the gradient includes the terms through "
+                f"{which}."
+            )
+    largest = (grad.double() - expected_grad).abs().max().item()
+    c.fail(
+        f"The values of {call} are right, but its gradient with respect to x2 differs from "
+        f"nn.LayerNorm's (largest difference {largest:.3g}): somewhere your computation "
+        "leaves the autograd graph (.detach(), .data, .item(), torch.no_grad(), a NumPy round "
+        "trip) or is replaced by a constant."
+    )
 
 
 def _upcast_hint(c: Checker, module, built: str) -> str:
@@ -773,6 +913,8 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
         mistakes={
             **mistake_values(lambda **k: layer_norm_f(x, p, **k), mistakes),
             _VARIANCE_FLOORED: lambda: _floored_variance_norm(x, p, eps),
+            _HALF_POWER: lambda: _half_power_norm(x, p, eps),
+            _HALF_POWER_INLINE: lambda: _half_power_norm(x, p, eps, inline=True),
         },
         # one constant on every token is an observed diagnosis, not advice: said as one
         explain=lambda: (
@@ -854,6 +996,52 @@ _FFN_DROP_OUTPUT = (
     "activations (as in nn.TransformerEncoderLayer); the dropout on the block's output belongs "
     "to the encoder layer (exercise 3)."
 )
+_FFN_DROP_TWICE = (
+    "In train mode with dropout=1.0 your output is all zeros, and so is the input of w_2: "
+    "your dropout acts twice, on the hidden activations between the ReLU and w_2 (right) and "
+    "once more on the output of w_2. Delete the second one: this block has one dropout, on "
+    "the d_ff-wide hidden activations; the dropout on the block's output belongs to the "
+    "encoder layer (exercise 3)."
+)
+_FFN_BIASES_TWICE = (
+    "Both biases are added twice: nn.Linear already adds its bias, self.w_1(x) is "
+    "x @ W_1^T + b_1, so a further + self.w_1.bias (or + self.w_2.bias) counts it again. "
+    "Call the layers alone: self.w_2(self.dropout(torch.relu(self.w_1(x))))."
+)
+_FFN_BIAS_1_TWICE = (
+    "The first bias is added twice: nn.Linear already adds its bias, self.w_1(x) is "
+    "x @ W_1^T + b_1, so a further + self.w_1.bias counts it again. Call the layer alone."
+)
+_FFN_BIAS_2_TWICE = (
+    "The second bias is added twice: nn.Linear already adds its bias, self.w_2(h) is "
+    "h @ W_2^T + b_2, so a further + self.w_2.bias counts it again. Call the layer alone."
+)
+
+
+def _w2_input_all_zeros(module, x: torch.Tensor) -> bool:
+    """Whether the input that `w_2` receives on this call is all zeros (a forward
+    pre-hook; False when there is no `w_2` or the call raises)."""
+    seen: list[torch.Tensor] = []
+    try:
+        handle = module.get_submodule("w_2").register_forward_pre_hook(
+            lambda _, args: seen.append(args[0].detach()) if args else None
+        )
+    except Exception:
+        return False
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            module(x)
+    except Exception:
+        return False
+    finally:
+        handle.remove()
+    return len(seen) == 1 and torch.is_tensor(seen[0]) and not seen[0].any().item()
+
+
+def _biases_doubled(p, *names: str):
+    return {**p, **{f"{name}.bias": 2 * p[f"{name}.bias"] for name in names}}
+
+
 _FFN_DROP_INPUT = (
     "In train mode with dropout=1.0 your result is w_2(relu(b_1)): your dropout acts on the "
     "input x, before w_1. In this block it sits between the ReLU and w_2."
@@ -1028,8 +1216,11 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
     if inverted := _keep_probability(c, cls, case, x, got, p):
         c.fail(f"{what} is not what the reference gives. {inverted}")
     if drop:
+        # all zeros out: the hidden dropout too when w_2 also reads zeros (w_2's bias makes
+        # its output nonzero, so a second dropout zeroes it; blind15g-ffn-dropout-twice)
+        twice = bool((got == 0).all()) and _w2_input_all_zeros(module, x)
         table |= {
-            _FFN_DROP_OUTPUT: {"drop_at": "output"},
+            _FFN_DROP_TWICE if twice else _FFN_DROP_OUTPUT: {"drop_at": "output"},
             _FFN_DROP_INPUT: {"drop_at": "input"},
             _FFN_NO_DROP: {"drop_at": "nowhere"},
         }
@@ -1041,6 +1232,9 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         mistakes={
             **mistake_values(lambda **k: ffn_f(x, p, drop=drop, **k), table),
             _FFN_RELU_ON_INPUT: lambda: ffn_f(torch.relu(x), p, drop=drop, activation="none"),
+            _FFN_BIASES_TWICE: lambda: ffn_f(x, _biases_doubled(p, "w_1", "w_2"), drop=drop),
+            _FFN_BIAS_1_TWICE: lambda: ffn_f(x, _biases_doubled(p, "w_1"), drop=drop),
+            _FFN_BIAS_2_TWICE: lambda: ffn_f(x, _biases_doubled(p, "w_2"), drop=drop),
         },
         pairs=lambda: mistake_pairs(lambda **k: ffn_f(x, p, drop=drop, **k), table),
         hint=dropout_hint(case.dropout, case.mode),
@@ -1098,6 +1292,33 @@ _FFN_FIRST = (
     "token on its own)."
 )
 
+
+def _extra_residual_message(parts: tuple[str, ...]) -> str:
+    """x + norm(x + sub(x)): a post-LN sub-layer's normalised sum added to x once more."""
+    names = {"attn": ("norm1", "self_attn", "x, x, x, mask"), "ffn": ("norm2", "feed_forward", "x")}
+    wrong = " and ".join(
+        f"x = x + {norm}(x + dropout({attr}(...)))" for norm, attr, _ in map(names.get, parts)
+    )
+    norm, attr, args = names[parts[0]]
+    return (
+        f"Your post-LN layer adds x once more around the normalised sum, {wrong}: the "
+        "residual is added twice and the layer's output is no longer normalised. In post-LN "
+        f"the norm's output replaces the stream: x = {norm}(x + dropout({attr}({args})))."
+    )
+
+
+def _extra_residual_layer(x, p, mask, num_heads: int, parts: tuple[str, ...]) -> torch.Tensor:
+    """The post-LN layer with x + norm(x + sub(x)) for the sub-layers in ``parts``, each
+    sub-layer's block computed by the oracle on its own. (batch, len, d) -> the same."""
+    h = x.double()
+    for part, norm in (("attn", "norm1"), ("ffn", "norm2")):
+        block = encoder_layer_f(
+            h, p, mask, num_heads, norm_first=False, order=(part,), norms=(norm,)
+        )
+        h = h + block if part in parts else block
+    return h
+
+
 _PARALLEL = (
     "Your layer runs its two sub-layers in parallel (GPT-J's layout): the feed-forward block "
     "reads the layer's input x, as the self-attention does, and both outputs go into one "
@@ -1120,6 +1341,14 @@ _BUILT_ON = (
 )
 
 
+# the contract's order matters: lesson 09 builds the stacks positionally (Encoder(*layers))
+_BY_POSITION = (
+    "Lesson 09's Transformer passes these arguments by position, Encoder(num_layers, "
+    "d_model, num_heads, d_ff, dropout, norm_first, final_norm), and so do callers that "
+    "follow the contract: declare them in the contract's order."
+)
+
+
 def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
     """EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first): self-attention and
     feed-forward, each with a residual connection and a LayerNorm."""
@@ -1131,6 +1360,11 @@ def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
         x = randn((2, 5, 8), 61 + 100 * hidden)
         defaults = {"dropout": 0.0, "norm_first": False}
         expect_contract_defaults(c, cls, (8, 2, 16), defaults, (x,), "EncoderLayer", seed=62)
+        expect_dropout_default_in_train(c, cls, (8, 2, 16), (x,), "EncoderLayer", seed=62)
+        order = {"dropout": 0.0, "norm_first": True}
+        expect_positional_order(
+            c, cls, (8, 2, 16), order, (x,), "EncoderLayer", seed=62, caller=_BY_POSITION
+        )
 
 
 def _ffn_sizes_swapped(cls, case: _LayerCase, message: str) -> str | None:
@@ -1294,6 +1528,18 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         **tolerance(got.dtype),
         mistakes={
             **mistake_values(compute, table),
+            # post-LN with x + norm(x + sub(x)) (blind15g-el-post-ln-extra-residual-around-
+            # norm was told that the feed-forward does not read norm1's output)
+            **(
+                {
+                    _extra_residual_message(parts): (
+                        lambda parts=parts: _extra_residual_layer(x, p, mask, case.num_heads, parts)
+                    )
+                    for parts in (("attn", "ffn"), ("attn",), ("ffn",))
+                }
+                if not case.norm_first and not drop
+                else {}
+            ),
             # the pre-LN branch without its return: the post-LN layer runs on its result
             **(
                 {FALLS_THROUGH: lambda: compute(x=compute(), norm_first=False)}
@@ -1379,6 +1625,11 @@ def check_Encoder(cls, *, hidden: bool = False) -> None:
         x = randn((2, 5, 8), 63 + 100 * hidden)
         defaults = {"dropout": 0.0, "norm_first": False, "final_norm": None}
         expect_contract_defaults(c, cls, (2, 8, 2, 16), defaults, (x,), "Encoder", seed=64)
+        expect_dropout_default_in_train(c, cls, (2, 8, 2, 16), (x,), "Encoder", seed=64)
+        order = {"dropout": 0.0, "norm_first": True, "final_norm": False}
+        expect_positional_order(
+            c, cls, (2, 8, 2, 16), order, (x,), "Encoder", seed=64, caller=_BY_POSITION
+        )
 
 
 def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = False) -> None:
