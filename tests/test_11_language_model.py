@@ -2697,6 +2697,22 @@ def _batches_half_the_starts(tiled: bool):
     return next_token_batches
 
 
+def _batches_squeezed_first_axis(tokens, block_size, batch_size, generator):
+    """nanoGPT's stack, then .squeeze(0) on both: a batch of one loses its batch axis."""
+    ix = torch.randint(len(tokens) - block_size, (batch_size,), generator=generator)
+    x = torch.stack([tokens[i : i + block_size] for i in ix]).squeeze(0)
+    y = torch.stack([tokens[i + 1 : i + 1 + block_size] for i in ix]).squeeze(0)
+    return x, y
+
+
+def _batches_inputs_one_too_long(tokens, block_size, batch_size, generator):
+    """The inputs sliced block_size + 1 long, the targets right."""
+    ix = torch.randint(len(tokens) - block_size, (batch_size,), generator=generator)
+    x = torch.stack([tokens[i : i + block_size + 1] for i in ix])  # (batch, block_size + 1)
+    y = torch.stack([tokens[i + 1 : i + 1 + block_size] for i in ix])  # (batch, block_size)
+    return x, y
+
+
 def _batches_inner_starts(tokens, block_size, batch_size, generator):
     """Starts drawn from 1 to num_tokens - block_size - 2: neither end occurs."""
     starts = torch.randint(1, len(tokens) - block_size - 1, (batch_size,), generator=generator)
@@ -2705,6 +2721,18 @@ def _batches_inner_starts(tokens, block_size, batch_size, generator):
 
 
 MISTAKES = [
+    # blind15b: a squeezed batch of one was accepted; inputs one token too long got the shape
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_squeezed_first_axis),
+        r"\(1, \d\), but it has shape \(\d,\)\. With batch_size = 1 the batch axis is gone.*"
+        r"squeeze",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_inputs_one_too_long),
+        r"inputs are one position too long: block_size \+ 1 tokens per row",
+    ),
     # blind round 10 (b10h): positions spaced length / (length - 1) apart were told "Your
     # positions are right ..., but not your frequencies"; a second length parts the two
     Mistake(
