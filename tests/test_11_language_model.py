@@ -2335,6 +2335,37 @@ def _sample_nanogpt_hf(logits, temperature=1.0, top_k=None, top_p=None, generato
     return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
 
 
+def _sample_hf_temperature_slip(where: str):
+    """Hugging Face's top-p with a temperature slip: divided again inside top-p ("twice":
+    the nucleus at t ** 2), or divided only inside the top-p branch ("branch")."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return torch.argmax(logits, dim=-1)
+        if where == "twice":
+            logits = logits / temperature
+        if top_k is not None:
+            v, _ = torch.topk(logits, min(top_k, logits.size(-1)))
+            logits = logits.masked_fill(logits < v[:, [-1]], -float("Inf"))
+        if top_p is not None:
+            if where == "branch":
+                logits = logits / temperature
+            sorted_logits, sorted_indices = torch.sort(logits, descending=True)
+            scale = temperature if where == "twice" else 1.0
+            cumulative_probs = torch.cumsum(F.softmax(sorted_logits / scale, dim=-1), dim=-1)
+            sorted_indices_to_remove = cumulative_probs > top_p
+            sorted_indices_to_remove[..., 1:] = sorted_indices_to_remove[..., :-1].clone()
+            sorted_indices_to_remove[..., 0] = 0
+            indices_to_remove = sorted_indices_to_remove.scatter(
+                1, sorted_indices, sorted_indices_to_remove
+            )
+            logits = logits.masked_fill(indices_to_remove, -float("Inf"))
+        probs = F.softmax(logits, dim=-1)  # (batch, vocab)
+        return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
+
+    return _named("sample", sample)
+
+
 def _sample_sorted_space(*, map_back=True, extra_kept_column=None):
     """Temperature, top-k and top-p all worked in sorted order (a sort once, the filters
     on the sorted logits) and the draw made there: right when the drawn position is mapped
@@ -2721,6 +2752,18 @@ def _batches_inner_starts(tokens, block_size, batch_size, generator):
 
 
 MISTAKES = [
+    # blind15b: the temperature applied only in a filter's branch was told "you divided the
+    # probabilities"; applied again inside top-p, told "never drew some tokens"
+    Mistake(
+        check_sample,
+        _sample_hf_temperature_slip("branch"),
+        r"when no top-p is given; with top_p=1\.0 .* only inside the `if top_p is not None:`",
+    ),
+    Mistake(
+        check_sample,
+        _sample_hf_temperature_slip("twice"),
+        r"top-p chose its tokens from the probabilities at temperature t \*\* 2",
+    ),
     # blind15b: a squeezed batch of one was accepted; inputs one token too long got the shape
     Mistake(
         check_next_token_batches,
