@@ -759,6 +759,22 @@ class FfnTwoThirds(nn.Module):
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
 
 
+class FfnResidualOwn(ref.SwiGLU):
+    """The residual added inside the feed-forward, after w2 (blind15b)."""
+
+    def forward(self, x):
+        out = self.w2(F.silu(self.w1(x)) * self.w3(x))  # (..., d_model)
+        return out + x
+
+
+class FfnSigmoidOfInput(ref.SwiGLU):
+    """A hand-written SiLU whose sigmoid takes the block's input (blind15b)."""
+
+    def forward(self, x):
+        z = self.w1(x)  # (..., d_ff)
+        return self.w2(z * x.sigmoid() * self.w3(x))
+
+
 class FfnSwapped(ref.SwiGLU):
     def forward(self, x):
         return self.w2(self.w1(x) * F.silu(self.w3(x)))
@@ -2752,6 +2768,14 @@ def _batches_inner_starts(tokens, block_size, batch_size, generator):
 
 
 MISTAKES = [
+    # blind15b: a residual inside SwiGLU got the largest difference; the sigmoid of x in a
+    # hand-written SiLU got two other causes (the probe at d_ff = d_model tells it)
+    Mistake(check_SwiGLU, FfnResidualOwn, r"block's output plus its input.*residual"),
+    Mistake(
+        check_SwiGLU,
+        FfnSigmoidOfInput,
+        r"d_ff = d_model = \d+, where nothing clashes, .* sigmoid of the block's input x",
+    ),
     # blind15b: the temperature applied only in a filter's branch was told "you divided the
     # probabilities"; applied again inside top-p, told "never drew some tokens"
     Mistake(
@@ -3264,7 +3288,12 @@ MISTAKES = [
     Mistake(check_SwiGLU, FfnOutputNamedW3, r"the names w2 and w3 are swapped"),
     Mistake(check_SwiGLU, FfnSiluAfter, r"SiLU after the product"),
     Mistake(check_SwiGLU, FfnDivided, r"divided the gate by the value"),
-    Mistake(check_SwiGLU, FfnGateTimesInput, r"or x itself in the product .*silu\(w1\(x\)\) \* x"),
+    # b15b: the probe at d_ff = d_model names it alone (two candidates before)
+    Mistake(
+        check_SwiGLU,
+        FfnGateTimesInput,
+        r"nothing clashes, .*value is x itself, not its projection: silu\(w1\(x\)\) \* x",
+    ),
     Mistake(check_SwiGLU, FfnW2First, r"sizes \d+ and \d+ are d_model and d_ff.*w2 applied"),
     Mistake(check_CausalSelfAttention, AttentionNoRope, r"no rotary embedding"),
     # blind round 10 (b10b): "largest difference" alone before
