@@ -423,6 +423,26 @@ class NormTorch(nn.RMSNorm):
         super().__init__(d_model, eps=eps)
 
 
+class NormHoldsTorchNorm(nn.Module):
+    """PyTorch's norm held as a submodule (blind15b: told the stack's final-norm advice):
+    nn.RMSNorm, or nn.LayerNorm without its bias."""
+
+    def __init__(self, d_model, eps=1e-5, kind="rms"):
+        super().__init__()
+        if kind == "rms":
+            self.inner = nn.RMSNorm(d_model, eps=eps)
+        else:
+            self.inner = nn.LayerNorm(d_model, eps=eps, bias=False)
+
+    def forward(self, x):
+        return self.inner(x)
+
+
+class NormHoldsLayerNorm(NormHoldsTorchNorm):
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps, kind="layer")
+
+
 class NormLlama(nn.Module):
     """Llama's RMSNorm: computed in float32, cast back, then the gain."""
 
@@ -2768,6 +2788,9 @@ def _batches_inner_starts(tokens, block_size, batch_size, generator):
 
 
 MISTAKES = [
+    # blind15b: PyTorch's norm as a submodule was told the stack's final-norm advice
+    Mistake(check_RMSNorm, NormHoldsTorchNorm, r"holds PyTorch's nn\.RMSNorm as `self\.inner`"),
+    Mistake(check_RMSNorm, NormHoldsLayerNorm, r"nn\.LayerNorm .*also subtracts the mean"),
     # blind15b: a residual inside SwiGLU got the largest difference; the sigmoid of x in a
     # hand-written SiLU got two other causes (the probe at d_ff = d_model tells it)
     Mistake(check_SwiGLU, FfnResidualOwn, r"block's output plus its input.*residual"),
