@@ -691,6 +691,16 @@ def _rotate_half_neox(x, cos, sin):
     return x * cos + rotated * sin
 
 
+def _rotate_half_tables_for_four_axes(x, cos, sin):
+    """GPT-NeoX's rotate_half, with the tables reshaped to (1, 1, len, d_head) as for a
+    (batch, heads, len, d_head) x: a 2-D x gains two leading axes."""
+    cos = torch.cat([cos, cos], -1).to(x.dtype).view(1, 1, cos.shape[0], -1)
+    sin = torch.cat([sin, sin], -1).to(x.dtype).view(1, 1, sin.shape[0], -1)
+    half = x.shape[-1] // 2
+    rotated = torch.cat([-x[..., half:], x[..., :half]], -1)
+    return x * cos + rotated * sin
+
+
 def _rotate_half_tables(doubled):
     """rotate_half with the tables doubled along the positions ("positions", torch.cat
     along dim 0) or not doubled at all ("none")."""
@@ -2788,6 +2798,12 @@ def _batches_inner_starts(tokens, block_size, batch_size, generator):
 
 
 MISTAKES = [
+    # blind15b: tables with two leading axes got the shape alone
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_half_tables_for_four_axes),
+        r"extra leading axes of size one come from the tables, given 2 leading axes",
+    ),
     # blind15b: PyTorch's norm as a submodule was told the stack's final-norm advice
     Mistake(check_RMSNorm, NormHoldsTorchNorm, r"holds PyTorch's nn\.RMSNorm as `self\.inner`"),
     Mistake(check_RMSNorm, NormHoldsLayerNorm, r"nn\.LayerNorm .*also subtracts the mean"),
