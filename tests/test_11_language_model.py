@@ -2066,6 +2066,21 @@ class GptTiedLinear(_Gpt):
     head = "lm_head"
 
 
+class GptNormedLogits(ref.GPT):
+    """The final norm built over the vocabulary and applied to the tied output's logits
+    (F.linear), the stream reaching the output unnormalised (blind15b)."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        self.norm = ref.RMSNorm(vocab_size, eps)
+
+    def forward(self, ids):
+        x = self.embedding(ids)  # (batch, len, d_model)
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(F.linear(x, self.embedding.weight))  # (batch, len, vocab)
+
+
 class GptAdjacent(_Gpt):
     """Adjacent-pair RoPE in every block, and F.linear for the tied output."""
 
@@ -2798,6 +2813,12 @@ def _batches_inner_starts(tokens, block_size, batch_size, generator):
 
 
 MISTAKES = [
+    # blind15b: a final norm over the vocabulary got its shape alone
+    Mistake(
+        check_GPT,
+        GptNormedLogits,
+        r"norm\.weight has shape \(\d+,\), vocab_size .*fits only the logits",
+    ),
     # blind15b: tables with two leading axes got the shape alone
     Mistake(
         check_apply_rotary,
