@@ -443,6 +443,18 @@ class NormHoldsLayerNorm(NormHoldsTorchNorm):
         super().__init__(d_model, eps, kind="layer")
 
 
+class NormEpsTuple(nn.Module):
+    """eps kept with a trailing comma, a tuple of one number (blind15b: a raw TypeError)."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(d_model))
+        self.eps = (eps,)
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
 class NormLlama(nn.Module):
     """Llama's RMSNorm: computed in float32, cast back, then the gain."""
 
@@ -2813,6 +2825,9 @@ def _batches_inner_starts(tokens, block_size, batch_size, generator):
 
 
 MISTAKES = [
+    Mistake(
+        check_RMSNorm, NormEpsTuple, r"'tuple'\nA tuple met a tensor in arithmetic: .*trailing"
+    ),
     # blind15b: a final norm over the vocabulary got its shape alone
     Mistake(
         check_GPT,

@@ -437,6 +437,15 @@ def _expect_gradients(c: Checker, cls, case: _NormCase) -> None:
     )
 
 
+#: b15b: self.eps = eps, (a trailing comma) raised PyTorch's TypeError with no course hint
+_TUPLE_OPERAND = (
+    lambda exc: isinstance(exc, TypeError) and "'tuple'" in str(exc) and "operand" in str(exc),
+    "A tuple met a tensor in arithmetic: a number stored with a trailing comma, self.eps = "
+    "eps, (a tuple of one number), or an (eps,) default. Store the number itself, "
+    "self.eps = eps, and add it inside the square root: torch.sqrt(mean_square + self.eps).",
+)
+
+
 #: PyTorch's own norms, by class name (nn.RMSNorm exists from torch 2.4 on)
 _TORCH_NORMS = {
     "RMSNorm": "nn.RMSNorm computes it for you",
@@ -501,7 +510,7 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
                 module,
                 x,
                 call_repr=f"{built}(x {tuple(x.shape)})",
-                hints=[dropped_axis_hint(x.shape)],
+                hints=[dropped_axis_hint(x.shape), _TUPLE_OPERAND],
             )
             what = f"{built}(x {tuple(x.shape)}{', float64' if x.dtype == torch.float64 else ''})"
             expect_tensor_result(c, got, tuple(x.shape), what)
