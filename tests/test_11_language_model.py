@@ -423,6 +423,38 @@ class NormTorch(nn.RMSNorm):
         super().__init__(d_model, eps=eps)
 
 
+class NormHoldsTorchNorm(nn.Module):
+    """PyTorch's norm held as a submodule (blind15b: told the stack's final-norm advice):
+    nn.RMSNorm, or nn.LayerNorm without its bias."""
+
+    def __init__(self, d_model, eps=1e-5, kind="rms"):
+        super().__init__()
+        if kind == "rms":
+            self.inner = nn.RMSNorm(d_model, eps=eps)
+        else:
+            self.inner = nn.LayerNorm(d_model, eps=eps, bias=False)
+
+    def forward(self, x):
+        return self.inner(x)
+
+
+class NormHoldsLayerNorm(NormHoldsTorchNorm):
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps, kind="layer")
+
+
+class NormEpsTuple(nn.Module):
+    """eps kept with a trailing comma, a tuple of one number (blind15b: a raw TypeError)."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(d_model))
+        self.eps = (eps,)
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
 class NormLlama(nn.Module):
     """Llama's RMSNorm: computed in float32, cast back, then the gain."""
 
@@ -671,6 +703,16 @@ def _rotate_half_neox(x, cos, sin):
     return x * cos + rotated * sin
 
 
+def _rotate_half_tables_for_four_axes(x, cos, sin):
+    """GPT-NeoX's rotate_half, with the tables reshaped to (1, 1, len, d_head) as for a
+    (batch, heads, len, d_head) x: a 2-D x gains two leading axes."""
+    cos = torch.cat([cos, cos], -1).to(x.dtype).view(1, 1, cos.shape[0], -1)
+    sin = torch.cat([sin, sin], -1).to(x.dtype).view(1, 1, sin.shape[0], -1)
+    half = x.shape[-1] // 2
+    rotated = torch.cat([-x[..., half:], x[..., :half]], -1)
+    return x * cos + rotated * sin
+
+
 def _rotate_half_tables(doubled):
     """rotate_half with the tables doubled along the positions ("positions", torch.cat
     along dim 0) or not doubled at all ("none")."""
@@ -757,6 +799,22 @@ class FfnTwoThirds(nn.Module):
 
     def forward(self, x):
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
+class FfnResidualOwn(ref.SwiGLU):
+    """The residual added inside the feed-forward, after w2 (blind15b)."""
+
+    def forward(self, x):
+        out = self.w2(F.silu(self.w1(x)) * self.w3(x))  # (..., d_model)
+        return out + x
+
+
+class FfnSigmoidOfInput(ref.SwiGLU):
+    """A hand-written SiLU whose sigmoid takes the block's input (blind15b)."""
+
+    def forward(self, x):
+        z = self.w1(x)  # (..., d_ff)
+        return self.w2(z * x.sigmoid() * self.w3(x))
 
 
 class FfnSwapped(ref.SwiGLU):
@@ -2020,6 +2078,21 @@ class GptTiedLinear(_Gpt):
     head = "lm_head"
 
 
+class GptNormedLogits(ref.GPT):
+    """The final norm built over the vocabulary and applied to the tied output's logits
+    (F.linear), the stream reaching the output unnormalised (blind15b)."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        self.norm = ref.RMSNorm(vocab_size, eps)
+
+    def forward(self, ids):
+        x = self.embedding(ids)  # (batch, len, d_model)
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(F.linear(x, self.embedding.weight))  # (batch, len, vocab)
+
+
 class GptAdjacent(_Gpt):
     """Adjacent-pair RoPE in every block, and F.linear for the tied output."""
 
@@ -2333,6 +2406,37 @@ def _sample_nanogpt_hf(logits, temperature=1.0, top_k=None, top_p=None, generato
         logits = logits.masked_fill(indices_to_remove, -float("Inf"))
     probs = F.softmax(logits, dim=-1)
     return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
+
+
+def _sample_hf_temperature_slip(where: str):
+    """Hugging Face's top-p with a temperature slip: divided again inside top-p ("twice":
+    the nucleus at t ** 2), or divided only inside the top-p branch ("branch")."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return torch.argmax(logits, dim=-1)
+        if where == "twice":
+            logits = logits / temperature
+        if top_k is not None:
+            v, _ = torch.topk(logits, min(top_k, logits.size(-1)))
+            logits = logits.masked_fill(logits < v[:, [-1]], -float("Inf"))
+        if top_p is not None:
+            if where == "branch":
+                logits = logits / temperature
+            sorted_logits, sorted_indices = torch.sort(logits, descending=True)
+            scale = temperature if where == "twice" else 1.0
+            cumulative_probs = torch.cumsum(F.softmax(sorted_logits / scale, dim=-1), dim=-1)
+            sorted_indices_to_remove = cumulative_probs > top_p
+            sorted_indices_to_remove[..., 1:] = sorted_indices_to_remove[..., :-1].clone()
+            sorted_indices_to_remove[..., 0] = 0
+            indices_to_remove = sorted_indices_to_remove.scatter(
+                1, sorted_indices, sorted_indices_to_remove
+            )
+            logits = logits.masked_fill(indices_to_remove, -float("Inf"))
+        probs = F.softmax(logits, dim=-1)  # (batch, vocab)
+        return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
+
+    return _named("sample", sample)
 
 
 def _sample_sorted_space(*, map_back=True, extra_kept_column=None):
@@ -2697,6 +2801,22 @@ def _batches_half_the_starts(tiled: bool):
     return next_token_batches
 
 
+def _batches_squeezed_first_axis(tokens, block_size, batch_size, generator):
+    """nanoGPT's stack, then .squeeze(0) on both: a batch of one loses its batch axis."""
+    ix = torch.randint(len(tokens) - block_size, (batch_size,), generator=generator)
+    x = torch.stack([tokens[i : i + block_size] for i in ix]).squeeze(0)
+    y = torch.stack([tokens[i + 1 : i + 1 + block_size] for i in ix]).squeeze(0)
+    return x, y
+
+
+def _batches_inputs_one_too_long(tokens, block_size, batch_size, generator):
+    """The inputs sliced block_size + 1 long, the targets right."""
+    ix = torch.randint(len(tokens) - block_size, (batch_size,), generator=generator)
+    x = torch.stack([tokens[i : i + block_size + 1] for i in ix])  # (batch, block_size + 1)
+    y = torch.stack([tokens[i + 1 : i + 1 + block_size] for i in ix])  # (batch, block_size)
+    return x, y
+
+
 def _batches_inner_starts(tokens, block_size, batch_size, generator):
     """Starts drawn from 1 to num_tokens - block_size - 2: neither end occurs."""
     starts = torch.randint(1, len(tokens) - block_size - 1, (batch_size,), generator=generator)
@@ -2705,6 +2825,56 @@ def _batches_inner_starts(tokens, block_size, batch_size, generator):
 
 
 MISTAKES = [
+    Mistake(
+        check_RMSNorm, NormEpsTuple, r"'tuple'\nA tuple met a tensor in arithmetic: .*trailing"
+    ),
+    # blind15b: a final norm over the vocabulary got its shape alone
+    Mistake(
+        check_GPT,
+        GptNormedLogits,
+        r"norm\.weight has shape \(\d+,\), vocab_size .*fits only the logits",
+    ),
+    # blind15b: tables with two leading axes got the shape alone
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_half_tables_for_four_axes),
+        r"extra leading axes of size one come from the tables, given 2 leading axes",
+    ),
+    # blind15b: PyTorch's norm as a submodule was told the stack's final-norm advice
+    Mistake(check_RMSNorm, NormHoldsTorchNorm, r"holds PyTorch's nn\.RMSNorm as `self\.inner`"),
+    Mistake(check_RMSNorm, NormHoldsLayerNorm, r"nn\.LayerNorm .*also subtracts the mean"),
+    # blind15b: a residual inside SwiGLU got the largest difference; the sigmoid of x in a
+    # hand-written SiLU got two other causes (the probe at d_ff = d_model tells it)
+    Mistake(check_SwiGLU, FfnResidualOwn, r"block's output plus its input.*residual"),
+    Mistake(
+        check_SwiGLU,
+        FfnSigmoidOfInput,
+        r"d_ff = d_model = \d+, where nothing clashes, .* sigmoid of the block's input x",
+    ),
+    # blind15b: the temperature applied only in a filter's branch was told "you divided the
+    # probabilities"; applied again inside top-p, told "never drew some tokens"
+    Mistake(
+        check_sample,
+        _sample_hf_temperature_slip("branch"),
+        r"when no top-p is given; with top_p=1\.0 .* only inside the `if top_p is not None:`",
+    ),
+    Mistake(
+        check_sample,
+        _sample_hf_temperature_slip("twice"),
+        r"top-p chose its tokens from the probabilities at temperature t \*\* 2",
+    ),
+    # blind15b: a squeezed batch of one was accepted; inputs one token too long got the shape
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_squeezed_first_axis),
+        r"\(1, \d\), but it has shape \(\d,\)\. With batch_size = 1 the batch axis is gone.*"
+        r"squeeze",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_inputs_one_too_long),
+        r"inputs are one position too long: block_size \+ 1 tokens per row",
+    ),
     # blind round 10 (b10h): positions spaced length / (length - 1) apart were told "Your
     # positions are right ..., but not your frequencies"; a second length parts the two
     Mistake(
@@ -3193,7 +3363,12 @@ MISTAKES = [
     Mistake(check_SwiGLU, FfnOutputNamedW3, r"the names w2 and w3 are swapped"),
     Mistake(check_SwiGLU, FfnSiluAfter, r"SiLU after the product"),
     Mistake(check_SwiGLU, FfnDivided, r"divided the gate by the value"),
-    Mistake(check_SwiGLU, FfnGateTimesInput, r"or x itself in the product .*silu\(w1\(x\)\) \* x"),
+    # b15b: the probe at d_ff = d_model names it alone (two candidates before)
+    Mistake(
+        check_SwiGLU,
+        FfnGateTimesInput,
+        r"nothing clashes, .*value is x itself, not its projection: silu\(w1\(x\)\) \* x",
+    ),
     Mistake(check_SwiGLU, FfnW2First, r"sizes \d+ and \d+ are d_model and d_ff.*w2 applied"),
     Mistake(check_CausalSelfAttention, AttentionNoRope, r"no rotary embedding"),
     # blind round 10 (b10b): "largest difference" alone before

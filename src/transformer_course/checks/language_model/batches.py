@@ -22,11 +22,15 @@ class _BatchCase:
     batch_size: int
 
 
-_VISIBLE_BATCH = [_BatchCase(1, 12, 4, 400), _BatchCase(2, 50, 8, 6)]
+# b15b: a batch of one (and windows of one token) must keep both axes: a .squeeze() on the
+# result passed every batch of several rows
+_VISIBLE_BATCH = [_BatchCase(1, 12, 4, 400), _BatchCase(2, 50, 8, 6), _BatchCase(3, 10, 3, 1)]
 _HIDDEN_BATCH = [
     _BatchCase(101, 9, 3, 500),
     _BatchCase(102, 200, 16, 12),
     _BatchCase(103, 6, 5, 50),
+    _BatchCase(104, 8, 1, 5),
+    _BatchCase(105, 7, 2, 1),
 ]
 
 _TARGETS_SAME = (
@@ -95,6 +99,41 @@ def _time_major(value: torch.Tensor, shape: tuple[int, int], position: dict[int,
         "It is the transpose of what is asked, (block_size, batch_size), time-major: each "
         "window is a column. The windows are the rows, (batch_size, block_size): stack them "
         "along dim 0 (or drop the .T / transpose)."
+    )
+
+
+def _axis_of_one_dropped(value: torch.Tensor, shape: tuple[int, int]) -> str:
+    """The hint for a table that lost its axis of size one (batch_size = 1 or block_size =
+    1) and kept the others: squeezed (b15b-ntb-squeezed-batch-of-one got the shape alone)."""
+    sizes = [n for n in shape if n != 1]
+    if value.dim() >= 2 or 1 not in shape or list(value.shape) != sizes:
+        return ""
+    which = "batch_size = 1" if shape[0] == 1 else "block_size = 1"
+    lost = "batch axis" if shape[0] == 1 else "window axis"
+    return (
+        f"With {which} the {lost} is gone: something removed the axes of size one (a "
+        ".squeeze() on the tables, or an index [0] / .squeeze(0) meant for another shape). "
+        "The tables are (batch_size, block_size) for every size, a batch of one included "
+        "(the model takes (batch, len)): return tokens[positions] and tokens[positions + 1] "
+        "as they are."
+    )
+
+
+def _long_by_one(value: torch.Tensor, shape: tuple[int, int], name: str) -> str:
+    """The hint for windows one position too long (batch_size, block_size + 1): the window
+    and the token after it, returned whole (b15b-ntb-inputs-keep-the-extra-token got the
+    shape alone)."""
+    if value.dim() != 2 or tuple(value.shape) != (shape[0], shape[1] + 1):
+        return ""
+    fix = (
+        "the inputs are its first block_size tokens, chunks[:, :-1], the targets its last "
+        "block_size, chunks[:, 1:]"
+    )
+    return (
+        f"Your {name} are one position too long: block_size + 1 tokens per row, the window "
+        "and the token after it (positions starts[:, None] + torch.arange(block_size + 1), "
+        "or tokens[s : s + block_size + 1]), returned whole. Such a chunk holds both tables: "
+        f"{fix}."
     )
 
 
@@ -403,6 +442,8 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
                     shape,
                     f"{call}: {name}",
                     _time_major(value, shape, position)
+                    or _axis_of_one_dropped(value, shape)
+                    or _long_by_one(value, shape, name)
                     or _short_by_one(value, shape)
                     or _each_start_once(value, shape, case.num_tokens)
                     or _rows_not_batch_size(value, shape, case.num_tokens),

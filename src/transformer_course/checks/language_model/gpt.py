@@ -416,6 +416,25 @@ def _expect_gradients(c: Checker, build, case: _ModelCase, state, eps: float) ->
         )
 
 
+def _norm_over_vocabulary(c: Checker, cls, args: tuple, vocab: int, d_model: int) -> None:
+    """Before the state-dict shapes are compared: a final norm built over vocab_size
+    features, which fits only the logits (b15b-gpt-final-norm-on-logits got its shape
+    alone, not where such a norm goes)."""
+    try:
+        gain = cls(*args).state_dict().get("norm.weight")
+    except Exception:  # build_module says what went wrong
+        return
+    if vocab == d_model or tuple(getattr(gain, "shape", ())) != (vocab,):
+        return
+    c.fail(
+        f"GPT{args}: norm.weight has shape ({vocab},), vocab_size features, expected "
+        f"({d_model},), d_model: a final norm over the vocabulary fits only the logits "
+        "(batch, len, vocab_size), after the tied output. The final norm normalises the "
+        "blocks' output, the stream, before the output: self.norm = RMSNorm(d_model, eps) "
+        "and logits = self.norm(x) @ self.embedding.weight.T."
+    )
+
+
 def check_GPT(cls, *, hidden: bool = False) -> None:
     with Checker("GPT", hidden=hidden) as c:
         c.require_callable(cls)
@@ -437,6 +456,7 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
                 blocks = ""
             if blocks:
                 c.fail(f"GPT{args}: {blocks}")
+            _norm_over_vocabulary(c, cls, args, case.vocab, case.d_model)
             build = functools.partial(
                 build_module,
                 c,

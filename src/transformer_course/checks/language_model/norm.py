@@ -21,7 +21,7 @@ from transformer_course.checking.layers import (
 from transformer_course.checking.oracles import rms_norm_f
 from transformer_course.reference import language_model as ref
 
-from .common import expect_layers_in_init, expect_parameters_not_buffers
+from .common import _built, expect_layers_in_init, expect_parameters_not_buffers
 
 
 @dataclass(frozen=True)
@@ -437,6 +437,50 @@ def _expect_gradients(c: Checker, cls, case: _NormCase) -> None:
     )
 
 
+#: b15b: self.eps = eps, (a trailing comma) raised PyTorch's TypeError with no course hint
+_TUPLE_OPERAND = (
+    lambda exc: isinstance(exc, TypeError) and "'tuple'" in str(exc) and "operand" in str(exc),
+    "A tuple met a tensor in arithmetic: a number stored with a trailing comma, self.eps = "
+    "eps, (a tuple of one number), or an (eps,) default. Store the number itself, "
+    "self.eps = eps, and add it inside the square root: torch.sqrt(mean_square + self.eps).",
+)
+
+
+#: PyTorch's own norms, by class name (nn.RMSNorm exists from torch 2.4 on)
+_TORCH_NORMS = {
+    "RMSNorm": "nn.RMSNorm computes it for you",
+    "LayerNorm": "nn.LayerNorm also subtracts the mean, which RMSNorm does not",
+}
+
+
+def _wraps_torch_norm(c: Checker, cls, args: tuple) -> None:
+    """Before the state-dict keys are compared: a module that holds PyTorch's nn.RMSNorm
+    (or nn.LayerNorm) as a submodule instead of a gain of its own (b15b-rms-wraps-nn-rmsnorm
+    got the stack's final-norm advice of lessons 07-09 after the keys)."""
+    try:
+        module = cls(*args)
+        wrapped = [
+            (name, type(sub).__name__)
+            for name, sub in module.named_modules()
+            if name
+            and type(sub).__module__.startswith("torch.nn")
+            and type(sub).__name__ in _TORCH_NORMS
+        ]
+    except Exception:  # build() says what went wrong
+        return
+    if not wrapped:
+        return
+    name, kind = wrapped[0]
+    c.fail(
+        f"{_built('RMSNorm', args)} holds PyTorch's nn.{kind} as `self.{name}` (its gain is "
+        f"at `{name}.weight`, not `weight`): {_TORCH_NORMS[kind]}, and this exercise asks "
+        "you to write the normalisation out, x / sqrt(mean(x ** 2) + eps) * weight, not "
+        "with nn.RMSNorm or F.rms_norm. The gain is this module's own parameter, "
+        "self.weight = nn.Parameter(torch.ones(d_model)), so that the state dict has the "
+        "key `weight` that the later lessons load."
+    )
+
+
 def check_RMSNorm(cls, *, hidden: bool = False) -> None:
     with Checker("RMSNorm", hidden=hidden) as c:
         c.require_callable(cls)
@@ -445,6 +489,7 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
             args = (d_model,) if case.eps is None else (d_model, case.eps)
             probe = randn(case.shape, case.seed).to(case.dtype)
             expect_layers_in_init(c, cls, args, probe, ref.RMSNorm(d_model), "RMSNorm")
+            _wraps_torch_norm(c, cls, args)
             module, built, state = build(
                 c,
                 cls,
@@ -465,7 +510,7 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
                 module,
                 x,
                 call_repr=f"{built}(x {tuple(x.shape)})",
-                hints=[dropped_axis_hint(x.shape)],
+                hints=[dropped_axis_hint(x.shape), _TUPLE_OPERAND],
             )
             what = f"{built}(x {tuple(x.shape)}{', float64' if x.dtype == torch.float64 else ''})"
             expect_tensor_result(c, got, tuple(x.shape), what)

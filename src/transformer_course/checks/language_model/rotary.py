@@ -1016,6 +1016,17 @@ def _rotary_shape_hint(got: Any, x: torch.Tensor, expected: torch.Tensor) -> str
             "and sin, (len, d_head // 2), already line up with x's last two axes, (..., len, "
             "d_head // 2), whatever leading axes x has: use them as they are."
         )
+    for extra in range(1, 4):  # b15b: cos[None, None], for a (batch, heads, len, d_head) x
+        leading = torch.broadcast_shapes((1,) * extra + (length, half), (*lead, length, half))
+        if len(leading) > x.dim() and shape == (*leading[:-1], d_head):
+            return (
+                f"Your result has {len(shape)} axes, x has {x.dim()}: the extra leading axes "
+                f"of size one come from the tables, given {extra} leading axes "
+                "(cos[None, None], unsqueeze(0), or view(1, 1, len, -1), to fit a (batch, "
+                "heads, len, d_head) x), which broadcasting adds to an x with fewer axes. cos "
+                "and sin, (len, d_head // 2), already line up with x's last two axes, (..., "
+                "len, d_head // 2), whatever leading axes x has: use them as they are."
+            )
     if shape in ((*lead, 2, length, half), (*lead, length, 2, half)):
         return (
             "Your result has an extra axis of size 2: torch.stack puts the two rotated "

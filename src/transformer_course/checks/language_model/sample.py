@@ -63,9 +63,10 @@ _HIDDEN_SAMPLE = [
 ]
 
 _TEMPERATURE_PROBS = (
-    "Your samples follow softmax(logits), whatever the temperature: you divided the "
-    "probabilities by the temperature, and renormalising (which torch.multinomial does) "
-    "undoes that. Divide the logits, before the softmax: softmax(logits / temperature)."
+    "Your samples follow softmax(logits), whatever the temperature: the temperature has no "
+    "effect here. Either it never reaches the logits, or you divided the probabilities by "
+    "it, and renormalising (which torch.multinomial does) undoes that. Divide the logits, "
+    "before the softmax: softmax(logits / temperature)."
 )
 _TEMPERATURE_TIMES = (
     "You multiplied the logits by the temperature: divide them, logits / temperature."
@@ -245,6 +246,62 @@ _SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistak
         "top_p_rule": "one_too_many",
     },
 }
+
+
+def _top_p_temperature_twice(temperature: float) -> str:
+    return (
+        f"Your top-p chose its tokens from the probabilities at temperature t ** 2 = "
+        f"{temperature * temperature:g} (t = {temperature:g}), while the draw follows t: "
+        "the logits were divided by the temperature again inside top-p (softmax(logits / "
+        "temperature) on logits already divided). Divide once, before top-k and top-p; "
+        "top-p takes the softmax of the logits as they come: torch.softmax(logits, dim=-1)."
+    )
+
+
+def _nucleus_at_t_squared(row: torch.Tensor, case: _SampleCase) -> torch.Tensor:
+    """What sample draws from when top-p chooses its tokens at temperature t ** 2 (the
+    logits divided again inside top-p) and the draw keeps temperature t."""
+    t, options = case.temperature, dict(top_k=case.top_k, top_p=case.top_p)
+    kept = sample_probabilities_f(row, temperature=t * t, **options) > 0
+    probs = torch.softmax(row.double() / t, -1) * kept
+    return probs / probs.sum()
+
+
+def _temperature_in_branch(sample, case: _SampleCase) -> str:
+    """For samples that ignore the temperature: whether they follow it when a filter that
+    removes nothing is given (top_k = vocab, or top_p = 1.0), which puts the division
+    inside that filter's branch (b15b-sample-temperature-inside-top-k was told "you divided
+    the probabilities"). "" when neither does (or the probe raises)."""
+    vocab = len(case.logits)
+    row = torch.tensor(case.logits, dtype=torch.float32)
+    logits = row.expand(case.draws, -1).contiguous()  # (draws, vocab)
+    probes = []
+    if case.top_k is None:
+        probes.append(("top_k", vocab, f"top_k={vocab}, the whole vocabulary"))
+    if case.top_p is None:
+        probes.append(("top_p", 1.0, "top_p=1.0"))
+    for name, value, shown in probes:
+        options = dict(temperature=case.temperature, top_k=case.top_k, top_p=case.top_p)
+        options[name] = value
+        kwargs = {k: v for k, v in options.items() if v is not None}
+        try:
+            got = sample(logits, **kwargs, generator=_generator(case.seed + 70))
+            frequencies = _frequencies(got, vocab)
+        except Exception:
+            continue
+        probs = sample_probabilities_f(row, **options)
+        bound = 6 * (probs * (1 - probs) / case.draws).sqrt() + 1e-3
+        if bool(((frequencies - probs).abs() <= bound).all()):
+            what = name.replace("_", "-")
+            return (
+                f"Your samples follow softmax(logits), whatever the temperature, when no "
+                f"{what} is given; with {shown} (which removes nothing) they follow "
+                f"temperature {case.temperature:g}: the division by the temperature runs "
+                f"only inside the `if {name} is not None:` branch (an indentation slip?). "
+                "Divide the logits first, whatever the filters: logits = logits / "
+                "temperature, then top-k, then top-p."
+            )
+    return ""
 
 
 _TOP_P_ASCENDING = (
@@ -523,6 +580,8 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
         # another distribution refutes them all (a top-p over the batch axis keeps every
         # token of 4000 copies, as a top-p with no effect would)
         c.fail(f"{call}: " + _ROWS_MIX.format(rows=case.draws))
+    if fitting == [_TEMPERATURE_PROBS] and (branch := _temperature_in_branch(sample, case)):
+        c.fail(f"{call}: {branch}")
     if fitting == [_TOP_P_FEW]:
         c.fail(f"{call}: {_TOP_P_FEW}{_top_token_removed(sample, case)}")
     if fitting == [_TOP_P_SKIPPED] and (overlap := _overlapping_shift(sample, case)):
@@ -641,6 +700,11 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
             return sample_probabilities_f(row, **options, top_k_extra=kept - case.top_k)
 
         models[_TOP_K_FROM_SMALLEST] = from_smallest
+    if case.top_p is not None and case.temperature != 1.0:
+        # b15b: the temperature applied again inside top-p
+        models[_top_p_temperature_twice(case.temperature)] = lambda row: _nucleus_at_t_squared(
+            row, case
+        )
     if case.top_p is not None:
         models[_TOP_P_ASCENDING] = lambda row: _ascending_top_p(row, case)
         models[_TOP_P_LOGITS] = lambda row: _logits_top_p(row, case)

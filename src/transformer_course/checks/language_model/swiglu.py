@@ -77,6 +77,41 @@ _COMBINE = {  # how the gate g = silu(w1(x)) and the value v = w3(x) were combin
 }
 
 
+_RESIDUAL = (
+    "Your result is the block's output plus its input, x + w2(silu(w1(x)) * w3(x)): the "
+    "residual connection belongs to the decoder block (x + feed_forward(norm2(x))), not to "
+    "SwiGLU, and added here it is added twice. SwiGLU returns w2(silu(w1(x)) * w3(x)) alone."
+)
+#: where the block's input x takes a projection's place (b15b: a hand-written SiLU took
+#: the sigmoid of x, w1(x) * sigmoid(x)); each a shape clash when d_ff != d_model
+_INPUT_FOR = {
+    "value": (
+        "the value is x itself, not its projection: silu(w1(x)) * x where silu(w1(x)) * "
+        "w3(x) belongs"
+    ),
+    "sigmoid": (
+        "the SiLU written by hand takes the sigmoid of the block's input x instead of the "
+        "gate's pre-activation z = w1(x): w1(x) * sigmoid(x) where z * sigmoid(z), "
+        "F.silu(w1(x)), belongs"
+    ),
+    "gate": "the gate is silu(x), without w1: silu(x) * w3(x) where silu(w1(x)) * w3(x) belongs",
+}
+
+
+def _input_mistakes(x, state) -> dict[str, torch.Tensor | None]:
+    """{the _INPUT_FOR key: the result} of x put where a projection belongs (None where
+    the widths differ: those raise)."""
+    z, value = linear(x, state, "w1"), linear(x, state, "w3")
+    if z.shape != x.shape:
+        return dict.fromkeys(_INPUT_FOR)
+    xd = x.double()
+    return {
+        "value": linear(torch.nn.functional.silu(z) * xd, state, "w2"),
+        "sigmoid": linear(z * torch.sigmoid(xd) * value, state, "w2"),
+        "gate": linear(torch.nn.functional.silu(xd) * value, state, "w2"),
+    }
+
+
 def _combine_mistakes(x, state) -> dict[str, object]:
     """The gate and value combined by another operation, or w2 applied too early."""
     gate, value = torch.nn.functional.silu(linear(x, state, "w1")), linear(x, state, "w3")
@@ -90,6 +125,12 @@ def _combine_mistakes(x, state) -> dict[str, object]:
         _COMBINE["w2 first"]: lambda: (
             linear(gate, state, "w2") * value if gate.shape == x.shape else None
         ),
+        _RESIDUAL: lambda: swiglu_f(x, state) + x.double(),
+        **{
+            f"Your block puts x where a projection belongs: {_INPUT_FOR[key]}. "
+            "SwiGLU: w2(silu(w1(x)) * w3(x)).": (lambda key=key: _input_mistakes(x, state)[key])
+            for key in _INPUT_FOR
+        },
     }
     return values
 
@@ -138,9 +179,46 @@ def _swapped_w2_w3(c: Checker, cls, d_model: int, d_ff: int) -> None:
     )
 
 
-def _w2_first_hint(d_model: int, d_ff: int):
-    """For a size clash of d_model with d_ff in an element-wise product: w2 applied
-    before the gate met the value."""
+def _equal_width_probe(cls, d_model: int, x: torch.Tensor) -> str:
+    """Which one of the candidates for a d_model/d_ff clash the learner's block computes
+    when it is built with d_ff = d_model, where none of them raises (b15b: the sigmoid of
+    x in a hand-written SiLU was told "w2 first, or x in the product"); "" when none or
+    several fit, or the probe cannot run."""
+    try:
+        with torch.random.fork_rng():
+            torch.manual_seed(0)
+            module = cls(d_model, d_model).eval()
+        state = {k: v.detach() for k, v in module.state_dict().items()}
+        with torch.no_grad():
+            got = module(x)  # (..., d_model)
+        gate, value = torch.nn.functional.silu(linear(x, state, "w1")), linear(x, state, "w3")
+        candidates = {
+            "w2 applied to the gate before the product: w2(silu(w1(x))) * w3(x) where "
+            "w2(silu(w1(x)) * w3(x)) belongs": linear(gate, state, "w2") * value,
+            **{_INPUT_FOR[k]: v for k, v in _input_mistakes(x, state).items()},
+        }
+        if not isinstance(got, torch.Tensor) or got.shape != x.shape:
+            return ""
+        fit = [
+            what
+            for what, expected in candidates.items()
+            if torch.allclose(got.double(), expected, rtol=1e-4, atol=1e-5)
+        ]
+    except Exception:
+        return ""
+    if len(fit) != 1:
+        return ""
+    return (
+        f"Built with d_ff = d_model = {d_model}, where nothing clashes, your block computes "
+        f"exactly what this mistake gives: {fit[0]}. The gate silu(w1(x)) and the value "
+        "w3(x) are multiplied in the d_ff features, then w2 maps the product back: "
+        "w2(silu(w1(x)) * w3(x))."
+    )
+
+
+def _w2_first_hint(d_model: int, d_ff: int, cls=None, x: torch.Tensor | None = None):
+    """For a size clash of d_model with d_ff in an element-wise product: the candidate
+    the block computes at equal widths, when exactly one fits; otherwise the candidates."""
 
     def applies(exc: BaseException) -> bool:
         text = str(exc)
@@ -152,14 +230,23 @@ def _w2_first_hint(d_model: int, d_ff: int):
             and f"({d_ff})" in text
         )
 
-    return (
-        applies,
-        f"The sizes {d_model} and {d_ff} are d_model and d_ff: something with d_model features "
-        "met something with d_ff (w1's or w3's output). Two likely causes: w2 applied to the "
-        "gate before the product, w2(silu(w1(x))) * w3(x); or x itself in the product "
-        "without its projection, silu(w1(x)) * x. The gate and the value w3(x) are multiplied "
-        "first, in the d_ff features, then w2 maps the product back: w2(silu(w1(x)) * w3(x)).",
-    )
+    def advice(exc: BaseException) -> str:
+        sizes = (
+            f"The sizes {d_model} and {d_ff} are d_model and d_ff: something with d_model "
+            "features met something with d_ff (w1's or w3's output). "
+        )
+        named = _equal_width_probe(cls, d_model, x) if cls is not None else ""
+        if named:
+            return sizes + named
+        return sizes + (
+            "Likely causes: w2 applied to the gate before the product, w2(silu(w1(x))) * "
+            "w3(x); or x itself where a projection belongs: in the product, silu(w1(x)) * x; "
+            "or inside a hand-written SiLU, w1(x) * sigmoid(x) where z * sigmoid(z) with z "
+            "= w1(x) belongs. The gate and the value w3(x) are multiplied first, in the d_ff "
+            "features, then w2 maps the product back: w2(silu(w1(x)) * w3(x))."
+        )
+
+    return (applies, advice)
 
 
 @dataclass(frozen=True)
@@ -226,7 +313,7 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
                 module,
                 x,
                 call_repr=what,
-                hints=[_w2_first_hint(d_model, case.d_ff), _layer_not_called_hint()],
+                hints=[_w2_first_hint(d_model, case.d_ff, cls, x), _layer_not_called_hint()],
             )
             expect_tensor_result(c, got, tuple(x.shape), what)
             table = {
