@@ -455,3 +455,14 @@ def test_the_search_is_silent(recwarn):
         matching(REFERENCE_ROW, _calls(complex_row, _row_inputs(4)))
         matching(reference_function("softmax"), _calls(lambda x: x, (np.array([1e308, -np.inf]),)))
     assert len(recwarn) == 0, [str(w.message) for w in recwarn]
+
+
+def test_a_flag_standing_alone_is_quoted_with_its_statement():
+    """`keep[..., 0] = False` edited to True: the sentence quotes the assignment, not the
+    bare constant ("`True` where `False` belongs" says nothing)."""
+    function = ast.parse("def f(keep):\n    keep[..., 0] = False\n    return keep\n").body[0]
+    sentences = [edit.sentence for edit in edits_of(function)]
+    assert (
+        "passes `True` where `False` belongs: `keep[..., 0] = True` where "
+        "`keep[..., 0] = False` belongs"
+    ) in sentences

@@ -440,6 +440,11 @@ def _expression_edits(
         yield from _number_edits(node, value, parents, edit)
     elif isinstance(node, ast.Constant) and isinstance(node.value, bool):
         context = _context(node, parents)
+        while context is node or not isinstance(context, (ast.expr, ast.stmt)):
+            # a flag standing alone (x[0] = False): the statement shows where it is
+            context = parents.get(id(context), node)
+            if context is node:
+                break
         new = ast.Constant(not node.value)
         yield edit(
             new,
