@@ -92,6 +92,13 @@ def masked_if_given(scores, mask=None):
     return scores
 
 
+def copied_into_short_slice(rows):
+    out = torch.zeros(len(rows), 2)
+    for i, row in enumerate(rows):
+        out[i, : len(rows[0])] = row
+    return out
+
+
 def exp_with_math(x):
     return math.exp(x)
 
@@ -135,6 +142,11 @@ def _message(fn, *args):
         ),
         (tied_transposed, 5, r"assign the other layer's Parameter itself"),
         (rows_vectorized, np.array([0, 2]), r"np\.vectorize calls the function once per number"),
+        (
+            copied_into_short_slice,
+            [torch.ones(2), torch.ones(3)],
+            r"A slice assignment \(x\[\.\.\.\] = value\) got a value with 3 entries",
+        ),
         (
             lambda scores: masked_if_given(scores, torch.tensor([True, False])),
             torch.zeros(2),

@@ -525,6 +525,15 @@ def _expand_advice(exc: BaseException) -> str:
     if not found:
         return ""
     asked, size, dim = int(found[1]), int(found[2]), int(found[3])
+    code = _failing_code(exc)
+    if not re.search(r"\.expand(_as)?\(", code) and re.search(r"\]\s*=[^=]", code):
+        # no expand written: a slice assignment, whose value PyTorch expands to the slice
+        return (
+            f"A slice assignment (x[...] = value) got a value with {size} entries along one "
+            f"axis, where the slice holds {asked}: the slice and the value must have the same "
+            "sizes (or the value a size of 1 there). Print both shapes: a slice that is too "
+            "short or too long (a width taken from another row, say) is the usual cause."
+        )
     rule = (
         "expand keeps an axis with -1 and repeats only an axis of size 1 (to any size); it "
         "never changes an axis of another size"
