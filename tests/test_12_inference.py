@@ -670,6 +670,19 @@ class LengthPlusStop(ref.KVCache):
         return keys, values
 
 
+class CountsTheRefusedChunk(ref.KVCache):
+    """Sets the new length before testing the capacity: a refused chunk is counted."""
+
+    def forward(self, k_new, v_new):
+        start = self.length
+        self.length = start + k_new.shape[-2]
+        if self.length > self.keys.shape[-2]:
+            raise ValueError("the cache is full")
+        self.keys[:, :, start : self.length] = k_new
+        self.values[:, :, start : self.length] = v_new
+        return self.keys[:, :, : self.length], self.values[:, :, : self.length]
+
+
 class ValuesGetKeys(ref.KVCache):
     """Stores k_new in both buffers (a copy-paste slip)."""
 
@@ -1869,6 +1882,12 @@ MISTAKES = [
     ),
     Mistake(check_KVCache, Swapped, r"Keys and values are swapped"),
     Mistake(check_KVCache, NeverFull, r"did not raise an error"),
+    Mistake(
+        check_KVCache,
+        CountsTheRefusedChunk,
+        r"refused chunk of 3.*raised ValueError.*A refused call must leave the cache as it "
+        r"was.*self\.length is \d+ after the refused call, not \d+: it was advanced before",
+    ),
     # the learner's own ValueError passed through raw, with no word on why it was wrong
     Mistake(check_KVCache, RejectsFull, r"fills the cache exactly.*stop > max_len"),
     Mistake(check_KVCache, ClassLevelStore, r"(?s)second KVCache.*own buffers"),
