@@ -446,6 +446,27 @@ def _gqa_repeat_kv(q, k, v, mask=None):
     return torch.softmax(scores, -1) @ v
 
 
+def _gqa_repeat_kv_remainder(q, k, v, mask=None):
+    """Llama's repeat_kv with the group as a remainder: n_rep = num_heads % num_kv_heads."""
+    batch, kv, length, d = k.shape
+    n_rep = q.shape[1] % kv
+    k = k[:, :, None].expand(batch, kv, n_rep, length, d).reshape(batch, kv * n_rep, length, d)
+    v = (
+        v[:, :, None]
+        .expand(batch, kv, n_rep, length, v.shape[-1])
+        .reshape(batch, kv * n_rep, length, v.shape[-1])
+    )
+    return ref.scaled_dot_product_attention(q, k, v, mask)[0]
+
+
+def _gqa_group_inverted(q, k, v, mask=None):
+    """The group divided the wrong way round: num_kv_heads // num_heads."""
+    num_kv_heads, num_heads = k.size(1), q.size(1)
+    group = num_kv_heads // num_heads
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    return ref.scaled_dot_product_attention(q, k, v, mask)[0]
+
+
 def _gqa_grouped_einsum(q, k, v, mask=None):
     """No copies: queries regrouped as (batch, kv, group, len_q, d), keys broadcast."""
     batch, heads, len_q, d = q.shape
@@ -1971,6 +1992,17 @@ MISTAKES = [
         r"without a cache",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_repeat_kv_remainder),
+        r"repeated 0 times.*it is 0 as well: the group was computed with % \(num_heads % "
+        r"num_kv_heads",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_group_inverted),
+        r"repeated 0 times, not 2 \(.*Or divided the wrong way round, num_kv_heads // num_heads",
+    ),
     # the family "a step whose result never reaches the output" (checking/unapplied):
     # masked_fill's or torch.where's result thrown away, or the argument ignored
     # (blind11e-tiled-causal-fill-discarded was told "ignores the keys' block offset or is

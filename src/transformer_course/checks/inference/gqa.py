@@ -528,8 +528,13 @@ def _group_from_other_axes(fn, q_shape: tuple, k_shape: tuple, used: int) -> str
         for j in range(4)
         if (i, j) != (1, 1) and all(k[j] and q[i] // k[j] == count for q, k, count in observed)
     ]
-    if len(agree) != 1 or all(count == 1 for _, _, count in observed):
-        # never repeated (count 1 everywhere) is not a group read from other axes
+    if (
+        len(agree) != 1
+        or all(count == 1 for *_, count in observed)
+        or all(count == 0 for *_, count in observed)
+    ):
+        # never repeated (count 1 everywhere) is not a group read from other axes, nor
+        # is a count 0 everywhere (num_kv_heads // num_heads gives it too)
         return ""
     i, j = agree[0]
     off = [
@@ -605,6 +610,23 @@ def _axes_added_to_mask(fn, call: tuple) -> str:
     )
 
 
+def _zero_group(fn, heads: int, kv: int) -> str:
+    """The key/value heads repeated 0 times (they reached the attention with no head),
+    when a probe whose axes all have the same size (so that every q.shape[i] // k.shape[j]
+    and num_kv_heads // num_heads is 1) repeats them 0 times as well: the group is the
+    remainder num_heads % num_kv_heads (blind15e-gqa-group-by-modulo was told the group
+    was read from other axes); "" otherwise."""
+    if fn is None or _group_used(fn, (3, 3, 3, 3), (3, 3, 3, 3)) != 0:
+        return ""
+    return (
+        f"Your keys or values reached the attention with 0 heads: each of the {kv} "
+        f"key/value heads was repeated 0 times, not {heads // kv}. On q and k (3, 3, 3, 3), "
+        "where every division of one axis by another is 1, it is 0 as well: the group was "
+        "computed with % (num_heads % num_kv_heads, the remainder, 0 whenever num_heads is "
+        "a multiple of num_kv_heads) instead of //."
+    )
+
+
 def _gqa_heads_hint(
     heads: int, kv: int, earlier_groups: tuple[int, ...] = (), call: tuple = (), fn=None
 ):
@@ -675,6 +697,9 @@ def _gqa_heads_hint(
                 "the group size came out 1 (read from other axes than q.shape[1] and "
                 "k.shape[1]). " + rule
             )
+        remainder = _zero_group(fn, heads, kv) if other == 0 else ""
+        if remainder:
+            return remainder + " " + rule
         if other % kv == 0 and len(call) >= 2:
             located = _group_from_other_axes(
                 fn, tuple(call[0].shape), tuple(call[1].shape), other // kv
@@ -688,6 +713,11 @@ def _gqa_heads_hint(
                 "size hard-coded? Or read from other axes than q.shape[1] and k.shape[1]?"
                 if used in earlier_groups
                 else "the group size read from other axes than q.shape[1] and k.shape[1]?"
+                + (
+                    " Or divided the wrong way round, num_kv_heads // num_heads?"
+                    if not used
+                    else ""
+                )
             )
             return (
                 f"Your keys or values reached the attention with {other} heads: each of the "
