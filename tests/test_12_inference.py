@@ -467,6 +467,32 @@ def _gqa_group_inverted(q, k, v, mask=None):
     return ref.scaled_dot_product_attention(q, k, v, mask)[0]
 
 
+def _gqa_chunked_groups_whole_mask(q, k, v, mask=None):
+    """Attends group by group (q.chunk per key/value head), each group given the whole
+    mask: wrong for a mask with one slice per query head."""
+    outputs = []
+    for q_g, k_g, v_g in zip(q.chunk(k.shape[1], dim=1), k.split(1, 1), v.split(1, 1), strict=True):
+        scores = q_g @ k_g.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        outputs.append(scores.softmax(-1) @ v_g)  # (batch, group, len_q, d_v)
+    return torch.cat(outputs, dim=1)
+
+
+def _gqa_chunked_groups(q, k, v, mask=None):
+    """Group by group, the mask cut into each group's heads when it has one per head."""
+    group = q.shape[1] // k.shape[1]
+    outputs = []
+    for g in range(k.shape[1]):
+        heads = slice(g * group, (g + 1) * group)
+        scores = q[:, heads] @ k[:, g : g + 1].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if mask is not None:
+            group_mask = mask[:, heads] if mask.dim() == 4 and mask.shape[1] > 1 else mask
+            scores = scores.masked_fill(~group_mask, float("-inf"))
+        outputs.append(scores.softmax(-1) @ v[:, g : g + 1])  # (batch, group, len_q, d_v)
+    return torch.cat(outputs, dim=1)
+
+
 def _gqa_grouped_einsum(q, k, v, mask=None):
     """No copies: queries regrouped as (batch, kv, group, len_q, d), keys broadcast."""
     batch, heads, len_q, d = q.shape
@@ -1994,6 +2020,12 @@ MISTAKES = [
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
     Mistake(
         check_grouped_query_attention,
+        _named("gqa", _gqa_chunked_groups_whole_mask),
+        r"one slice per query head, met the \d query heads of one group.*not cut into the "
+        r"group's slices.*mask\[:, g \* group : \(g \+ 1\) \* group\]",
+    ),
+    Mistake(
+        check_grouped_query_attention,
         _named("gqa", _gqa_repeat_kv_remainder),
         r"repeated 0 times.*it is 0 as well: the group was computed with % \(num_heads % "
         r"num_kv_heads",
@@ -2962,6 +2994,7 @@ CORRECT = [
     Correct(check_grouped_query_attention, _named("gqa", _gqa_repeat_kv)),
     Correct(check_grouped_query_attention, _named("gqa", _gqa_grouped_einsum)),
     Correct(check_grouped_query_attention, _named("gqa", _gqa_per_head_loop)),
+    Correct(check_grouped_query_attention, _named("gqa", _gqa_chunked_groups)),
     Correct(check_online_softmax, _named("s", _softmax_two_pass)),
     Correct(check_online_softmax, _named("s", _softmax_logsumexp_online)),
     Correct(check_tiled_attention, _named("t", _tiled_normalised_running)),

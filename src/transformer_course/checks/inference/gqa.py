@@ -427,6 +427,15 @@ def _gqa_cases(hidden: bool):
 
     causal = look_ahead_mask(5)  # (len, len)
     padding = torch.tensor([[True] * 6, [True, True, True, True, False, False]])[:, None, None]
+
+    def per_head(seed, batch, heads, len_q, len_k):
+        """A mask with one slice per query head, (batch, heads, len_q, len_k), each query
+        seeing its first key at least."""
+        generator = torch.Generator().manual_seed(seed)
+        mask = torch.rand(batch, heads, len_q, len_k, generator=generator) > 0.4
+        mask[..., 0] = True
+        return mask
+
     if not hidden:
         return [
             case(1201, 2, 4, 2, 3, 5, 4, d_v=6),  # values of another width than the keys
@@ -438,6 +447,10 @@ def _gqa_cases(hidden: bool):
             # float64 inputs keep their dtype (a softmax computed in float32 and never cast
             # back, blind10e-gqa-softmax-upcast-not-cast-back, passed every float32 input)
             case(1205, 2, 4, 2, 3, 5, 4, d_v=3, mask=causal[2:], dtype=torch.float64),
+            # a mask with one slice per query head and several groups (a loop over the
+            # groups that passes each the whole mask, blind15e-gqa-group-loop-whole-mask,
+            # passed every mask of one head); group 3 != num_kv_heads 2
+            case(1206, 1, 6, 2, 3, 4, 4, mask=per_head(1207, 1, 6, 3, 4)),
         ]
     return [
         case(2201, 2, 6, 3, 4, 6, 4, d_v=5, mask=padding),
@@ -445,7 +458,41 @@ def _gqa_cases(hidden: bool):
         case(2203, 3, 4, 4, 3, 7, 2),
         case(2204, 2, 3, 1, 1, 4, 6),
         case(2205, 1, 6, 2, 4, 4, 3, mask=causal[1:, 1:], dtype=torch.float64),
+        case(2206, 2, 6, 3, 2, 5, 4, mask=per_head(2207, 2, 6, 2, 5)),  # group 2 != 3
     ]
+
+
+def _mask_not_cut_hint(fn, call: tuple):
+    """A mask with one slice per query head, (batch, num_heads, len_q, len_k), against
+    scores of one group's query heads: a loop over the key/value heads that hands each
+    group the whole mask (blind15e-gqa-group-loop-whole-mask). The error's sizes are the
+    group and num_heads (the group differs from num_kv_heads on these inputs), and the
+    same call with the mask's first head only, which broadcasts, raises nothing."""
+    q, k, v, mask = call
+    heads, kv = q.shape[1], k.shape[1]
+    group = heads // kv
+
+    def hint(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if mask is None or mask.dim() != 4 or mask.shape[1] != heads or group in (1, kv):
+            return ""
+        if not found or {int(found[1]), int(found[2])} != {group, heads}:
+            return ""
+        try:
+            fn(q.clone(), k.clone(), v.clone(), mask[:, :1].clone())
+        except Exception:  # the mask is not what raised
+            return ""
+        return (
+            f"Your mask, {tuple(mask.shape)} with one slice per query head, met the "
+            f"{group} query heads of one group: a mask of one head runs, so the scores of a "
+            f"group ({group} heads) were given the whole mask, not cut into the group's "
+            f"slices. With a loop over the key/value heads, group g needs "
+            "mask[:, g * group : (g + 1) * group] when the mask has num_heads heads (a mask "
+            "of one head broadcasts as it is); or repeat the keys and values "
+            "(repeat_interleave(group, dim=1)) and use the mask as given."
+        )
+
+    return (RuntimeError, hint)
 
 
 def _flattened_hint():
@@ -868,6 +915,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 mask,
                 call_repr=what,
                 hints=[
+                    _mask_not_cut_hint(grouped_query_attention, (q, k, v, mask)),
                     _gqa_heads_hint(
                         heads, kv, tuple(earlier_groups), (q, k, v, mask), grouped_query_attention
                     ),
