@@ -620,6 +620,24 @@ def _softmax_logsumexp_online(x, block_size):
     return torch.exp(x - lse[..., None])
 
 
+def _softmax_blocks_reshaped(x, block_size):
+    """The row cut into blocks by a reshape: right only when block_size divides it."""
+    blocks = x.reshape(*x.shape[:-1], -1, block_size)  # (..., n_blocks, block_size)
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for b in range(blocks.shape[-2]):
+        block = blocks[..., b, :]
+        new_m = torch.maximum(m, block.amax(-1))
+        total = total * torch.exp(m - new_m) + torch.exp(block - new_m[..., None]).sum(-1)
+        m = new_m
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def _softmax_result_squeezed(x, block_size):
+    """Right values, the result squeezed: axes of size 1 are lost."""
+    return _softmax_two_pass(x, block_size).squeeze()
+
+
 # ---------------------------------------------------------------------- tiled_attention
 def _tiled_weights_without_max(q, k, v, block_size, causal=False):
     """Each block's weights exp(s), the maximum never subtracted, while the running sum
@@ -2018,6 +2036,17 @@ MISTAKES = [
         r"without a cache",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_blocks_reshaped),
+        r"cut into blocks by a view \(or reshape, unflatten\).*needs block_size to divide "
+        r"the row's length.*x\[\.\.\., start : start \+ block_size\]",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_result_squeezed),
+        r"should have shape \((1, 6|3, 1, 5)\).*axes of size 1 dropped: x\.squeeze\(\)",
+    ),
     Mistake(
         check_grouped_query_attention,
         _named("gqa", _gqa_chunked_groups_whole_mask),
