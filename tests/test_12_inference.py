@@ -1917,6 +1917,13 @@ def _gqa_group_loop_selects_kv_head(q, k, v, mask=None):
     return torch.cat(outputs, dim=1)  # (batch, num_heads, len_q, d_v)
 
 
+def _window_by_rolled_xor(size, window):
+    """The old keys as the look-ahead mask rolled down window rows: roll wraps around."""
+    keep = look_ahead_mask(size)
+    keep_old = torch.roll(keep, shifts=(window,), dims=(0,))
+    return keep ^ (keep & keep_old)
+
+
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
@@ -2036,6 +2043,11 @@ MISTAKES = [
         r"without a cache",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_by_rolled_xor),
+        r"first \d queries see nothing at all, not even themselves.*torch\.roll, which wraps",
+    ),
     Mistake(
         check_online_softmax,
         _named("s", _softmax_blocks_reshaped),
