@@ -1169,6 +1169,21 @@ def _generate_to_total_length(model, prompt, max_new_tokens):
     return ids, torch.stack(rows, dim=1)
 
 
+@torch.no_grad()
+def _generate_keeps_last_token(model, prompt, max_new_tokens):
+    """Every step's logits kept, but the new token overwrites the one before: ids come back
+    as the prompt and the last token."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    rows, token = [], None
+    for step in range(max_new_tokens):
+        rows.append(logits)
+        token = logits.argmax(-1, keepdim=True)  # (batch, 1)
+        logits = model(token, caches=caches, start=length + step)[:, -1]
+    return torch.cat([prompt, token], dim=1), torch.stack(rows, dim=1)
+
+
 def _softmax_divides_flat(x, block_size):
     """The final division by the running sum without [..., None]."""
     m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
@@ -2043,6 +2058,12 @@ MISTAKES = [
         r"without a cache",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_keeps_last_token),
+        r"ids should have shape \(\d+, \d+\).*one new token, the last step's, although "
+        r"your logits have all \d+ steps.*earlier new tokens were all dropped",
+    ),
     Mistake(
         check_sliding_window_mask,
         _named("w", _window_by_rolled_xor),

@@ -799,9 +799,11 @@ def _expect_greedy_choices(c: Checker, ids, logits, expected_logits, length: int
         )
 
 
-def _ids_shape_hint(ids, prompt, new: int) -> str:
+def _ids_shape_hint(ids, prompt, new: int, expected_ids=None, logits=None) -> str:
     """What a wrong shape of ids says: one token too few or too many (the loop's count),
-    the new tokens alone, max_new_tokens positions in all (taken for the total length)."""
+    the new tokens alone, max_new_tokens positions in all (taken for the total length),
+    the prompt and the last new token only (ids rebuilt from the prompt at each step: told
+    apart from the total length by the logits, which have every step)."""
     rule = "ids are the prompt followed by the new tokens."
     found = tuple(ids.shape)
     batch, length = prompt.shape
@@ -813,6 +815,26 @@ def _ids_shape_hint(ids, prompt, new: int) -> str:
     if len(found) != 2 or found[0] != batch:
         return rule
     starts_with_prompt = found[1] >= length and torch.equal(ids[:, :length], prompt)
+    if (
+        found[1] == length + 1
+        and new > 1
+        and starts_with_prompt
+        and isinstance(expected_ids, torch.Tensor)
+        and torch.equal(ids[:, length], expected_ids[:, -1])
+        and isinstance(logits, torch.Tensor)
+        and logits.dim() == 3
+        and logits.shape[:2] == (batch, new)
+    ):
+        # blind15e-gen-appends-to-prompt was told it took max_new_tokens for the total
+        # length: its logits show all max_new_tokens steps, so the loop ran them all
+        return (
+            f"It holds the prompt and one new token, the last step's, although your logits "
+            f"have all {new} steps: the loop ran max_new_tokens times, but the earlier new "
+            "tokens were all dropped: ids rebuilt from the prompt at each step "
+            "(torch.cat([prompt, next_id], dim=1)), or each new token kept in place of the "
+            "one before, instead of appending it to the ids so far: ids = "
+            "torch.cat([ids, next_id], dim=1). " + rule
+        )
     if found[1] == new and starts_with_prompt:
         return (
             f"It holds max_new_tokens = {new} positions in all, the prompt's {length} "
@@ -1060,7 +1082,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 ids,
                 (batch, length + new),
                 f"{call}: ids",
-                _ids_shape_hint(ids, prompt, new),
+                _ids_shape_hint(ids, prompt, new, expected_ids, logits),
             )
             c.expect_integer_dtype(ids, f"{call}: ids")
             c.expect_shape(
