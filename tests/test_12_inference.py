@@ -1184,6 +1184,15 @@ def _generate_keeps_last_token(model, prompt, max_new_tokens):
     return torch.cat([prompt, token], dim=1), torch.stack(rows, dim=1)
 
 
+def _generate_one_roomy_cache_for_all_layers(model, prompt, max_new_tokens):
+    """One cache, with room for every layer's positions, handed to every layer: no
+    overflow, but each layer attends to the others' keys."""
+    batch, length = prompt.shape
+    (shared,) = model.new_caches(batch, len(model.layers) * (length + max_new_tokens))[:1]
+    caches = [shared for _ in model.layers]
+    return checks.cached_generation(model, prompt, max_new_tokens, caches=caches)
+
+
 def _softmax_divides_flat(x, block_size):
     """The final division by the running sum without [..., None]."""
     m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
@@ -2058,6 +2067,11 @@ MISTAKES = [
         r"without a cache",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_one_roomy_cache_for_all_layers),
+        r"got \d caches but only 1 distinct cache object: several layers share one cache",
+    ),
     Mistake(
         check_generate,
         _named("generate", _generate_keeps_last_token),

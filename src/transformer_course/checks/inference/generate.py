@@ -240,10 +240,38 @@ def _shape_unpacked_swapped(calls: list[dict], batch: int, length: int, new: int
     )
 
 
+def _shared_cache(calls: list[dict]) -> str:
+    """When the model was handed one cache object for several layers (a list made by
+    multiplication, [KVCache(...)] * num_layers, blind15e-gen-one-cache-for-every-layer,
+    told its caches were too small), read from the caches the model received; "" when
+    every layer had its own."""
+    for number, call in enumerate(calls):
+        caches = call["caches"]
+        if not caches or len(caches) < 2:
+            continue
+        distinct = len({id(cache) for cache in caches})
+        if distinct == len(caches):
+            continue
+        return (
+            f"Call {number + 1} of the model got {len(caches)} caches but only {distinct} "
+            f"distinct cache object{'s' if distinct > 1 else ''}: several layers share one "
+            "cache (caches[0] is caches[1]), as a list made by multiplication, "
+            "[KVCache(...)] * num_layers, holds the same object num_layers times. Each layer "
+            "then stores its keys and values after the other layers' (the cache overflows, "
+            "or attends to another layer's keys). Make one cache per layer: "
+            "model.new_caches(batch, len + max_new_tokens), or [KVCache(...) for _ in "
+            "range(num_layers)]."
+        )
+    return ""
+
+
 def _cache_overflow_hint(calls: list[dict], length: int, new: int) -> str:
-    """Why the reference KVCache refused to store more positions: the loop fed positions a
-    second time (when the caches had room for len + max_new_tokens), or the caches were
-    made too small."""
+    """Why the reference KVCache refused to store more positions: one cache shared by the
+    layers, the loop fed positions a second time (when the caches had room for len +
+    max_new_tokens), or the caches were made too small."""
+    shared = _shared_cache(calls)
+    if shared:
+        return shared
     room = _room(calls)
     if room is not None and room >= length + new:
         refed = _refed(calls, length)
@@ -619,7 +647,8 @@ def _explain_generation(got, expected, calls, length: int, ids=None) -> str:
     recorded a step off, or a step's logits repeating the step before's); when none
     explains it, the first wrong step alone."""
     cause = (
-        _diagnose_calls(calls, length, ids, _step0_wrong(got, expected))
+        _shared_cache(calls)
+        or _diagnose_calls(calls, length, ids, _step0_wrong(got, expected))
         or _fed_other_tokens(calls, ids, length)
         or _scaled_logits(got, expected)
         or _shifted_logits(got, expected)
