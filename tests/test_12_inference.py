@@ -1193,6 +1193,23 @@ def _generate_one_roomy_cache_for_all_layers(model, prompt, max_new_tokens):
     return checks.cached_generation(model, prompt, max_new_tokens, caches=caches)
 
 
+@torch.no_grad()
+def _generate_until_end_of_text(model, prompt, max_new_tokens, eos_id=0):
+    """Stops before appending a column of end-of-text tokens (id 0)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, rows = prompt, []
+    while len(rows) < max_new_tokens:
+        token = logits.argmax(-1, keepdim=True)  # (batch, 1)
+        if torch.all(token == eos_id):
+            break
+        rows.append(logits)
+        ids = torch.cat([ids, token], dim=1)
+        logits = model(token, caches=caches, start=ids.shape[1] - 1)[:, -1]
+    return ids, torch.stack(rows, dim=1) if rows else logits[:, None, :0]
+
+
 def _softmax_divides_flat(x, block_size):
     """The final division by the running sum without [..., None]."""
     m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
@@ -2071,6 +2088,12 @@ MISTAKES = [
         check_generate,
         _named("generate", _generate_one_roomy_cache_for_all_layers),
         r"got \d caches but only 1 distinct cache object: several layers share one cache",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_until_end_of_text),
+        r"holds \d new tokens?, not max_new_tokens = \d, and your loop stopped where every "
+        r"sequence's token is 0 \(step \d's, the next one, not kept\).*no early stop",
     ),
     Mistake(
         check_generate,

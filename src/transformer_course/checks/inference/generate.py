@@ -28,12 +28,16 @@ _VISIBLE_GENERATE = [  # (seed, batch, prompt length, new tokens, model sizes)
     # visible models repeat one token from the first step on, so a next_id computed once
     # (a stale token) passed them and failed the hidden run only
     (29, 2, 3, 4, {}),
+    # a greedy path that reaches token 0 after another (16, 0, 0, 0): a loop that stops
+    # at token 0 (an end-of-text test, blind15e-gen-stops-at-token-zero) passed the others
+    (121, 1, 3, 4, {}),
 ]
 _HIDDEN_GENERATE = [
     (21, 2, 7, 9, {"d_model": 48, "num_heads": 2, "num_layers": 3, "vocab_size": 40}),
     (22, 4, 2, 5, {}),
     (23, 1, 6, 3, {"num_heads": 8}),
     (24, 3, 2, 4, _FLAT),
+    (50, 1, 2, 3, {}),  # greedy tokens 0, 0, 0 (seed 1050)
 ]
 
 
@@ -828,6 +832,32 @@ def _expect_greedy_choices(c: Checker, ids, logits, expected_logits, length: int
         )
 
 
+def _stopped_at_token_zero(ids, expected_ids, length: int, new: int) -> str:
+    """When ids hold fewer new tokens than max_new_tokens, all of them right, and the
+    loop stopped at the first step whose tokens are all 0 (kept or not): an end-of-text
+    stop (blind15e-gen-stops-at-token-zero passed every model that never chose 0); ""
+    otherwise."""
+    if not isinstance(expected_ids, torch.Tensor) or ids.dtype != expected_ids.dtype:
+        return ""
+    kept = ids.shape[1] - length  # the new tokens in ids
+    if not 0 <= kept < new or not torch.equal(ids[:, length:], expected_ids[:, length:][:, :kept]):
+        return ""
+    zero = [  # the steps whose tokens are all 0
+        step for step in range(new) if bool((expected_ids[:, length + step] == 0).all())
+    ]
+    if not zero or zero[0] not in (kept - 1, kept):
+        return ""
+    where = "the last one kept" if zero[0] == kept - 1 else "the next one, not kept"
+    fewer = " (the loop ran one step too few gives this count too)" if kept == new - 1 else ""
+    return (
+        f"It holds {kept} new token{'s' if kept != 1 else ''}, not max_new_tokens = {new}, "
+        f"and your loop stopped where every sequence's token is 0 (step {zero[0] + 1}'s, "
+        f"{where}){fewer}: a stop at token 0, as an end-of-text test (if (next_id == "
+        "0).all(): break) does. generate makes exactly max_new_tokens tokens, whatever "
+        "they are: no early stop."
+    )
+
+
 def _ids_shape_hint(ids, prompt, new: int, expected_ids=None, logits=None) -> str:
     """What a wrong shape of ids says: one token too few or too many (the loop's count),
     the new tokens alone, max_new_tokens positions in all (taken for the total length),
@@ -844,6 +874,9 @@ def _ids_shape_hint(ids, prompt, new: int, expected_ids=None, logits=None) -> st
     if len(found) != 2 or found[0] != batch:
         return rule
     starts_with_prompt = found[1] >= length and torch.equal(ids[:, :length], prompt)
+    stopped = _stopped_at_token_zero(ids, expected_ids, length, new) if starts_with_prompt else ""
+    if stopped:
+        return f"{stopped} {rule}"
     if (
         found[1] == length + 1
         and new > 1
