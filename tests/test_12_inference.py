@@ -493,6 +493,15 @@ def _gqa_chunked_groups(q, k, v, mask=None):
     return torch.cat(outputs, dim=1)
 
 
+def _gqa_mask_or_all_true(q, k, v, mask=None):
+    """The optional mask replaced by an all-True one with `or`: a tensor's truth value."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    mask = mask or torch.ones_like(scores, dtype=torch.bool)
+    return torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1) @ v
+
+
 def _gqa_grouped_einsum(q, k, v, mask=None):
     """No copies: queries regrouped as (batch, kv, group, len_q, d), keys broadcast."""
     batch, heads, len_q, d = q.shape
@@ -2116,6 +2125,12 @@ MISTAKES = [
         check_online_softmax,
         _named("s", _softmax_result_squeezed),
         r"should have shape \((1, 6|3, 1, 5)\).*axes of size 1 dropped: x\.squeeze\(\)",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_mask_or_all_true),
+        r"(?s)Boolean value of Tensor.*Without the mask the same call runs: the mask's truth "
+        r"value was asked for.*if mask is not None",
     ),
     Mistake(
         check_grouped_query_attention,

@@ -495,6 +495,29 @@ def _mask_not_cut_hint(fn, call: tuple):
     return (RuntimeError, hint)
 
 
+def _mask_truth_hint(fn, call: tuple):
+    """A tensor's truth value asked for when a mask is given, while the same call without
+    the mask runs: the optional mask was tested with `if mask:` (blind15e-gqa-if-mask-
+    truthiness got the general advice on `if` and tensors only)."""
+    q, k, v, mask = call
+
+    def hint(exc: BaseException) -> str:
+        if mask is None or "Boolean value of Tensor" not in str(exc):
+            return ""
+        try:
+            fn(q.clone(), k.clone(), v.clone(), None)
+        except Exception:  # the mask is not what raised
+            return ""
+        return (
+            "Without the mask the same call runs: the mask's truth value was asked for, as "
+            "`if mask:` (or mask and/or ...) does to test whether a mask was given. A tensor "
+            "of several entries has no single truth value; test for the argument instead: "
+            "if mask is not None:."
+        )
+
+    return (RuntimeError, hint)
+
+
 def _flattened_hint():
     """An axis that no longer exists: torch.repeat_interleave (or repeat) with no dim
     flattens its input to one axis (got only the generic axis hint)."""
@@ -915,6 +938,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 mask,
                 call_repr=what,
                 hints=[
+                    _mask_truth_hint(grouped_query_attention, (q, k, v, mask)),
                     _mask_not_cut_hint(grouped_query_attention, (q, k, v, mask)),
                     _gqa_heads_hint(
                         heads, kv, tuple(earlier_groups), (q, k, v, mask), grouped_query_attention
