@@ -502,6 +502,16 @@ def _gqa_mask_or_all_true(q, k, v, mask=None):
     return torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1) @ v
 
 
+def _gqa_keys_permuted(q, k, v, mask=None):
+    """Written by hand, the keys permuted on heads and positions (0, 2, 1, 3) for q @ kᵀ."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.permute(0, 2, 1, 3) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
 def _gqa_grouped_einsum(q, k, v, mask=None):
     """No copies: queries regrouped as (batch, kv, group, len_q, d), keys broadcast."""
     batch, heads, len_q, d = q.shape
@@ -2125,6 +2135,14 @@ MISTAKES = [
         check_online_softmax,
         _named("s", _softmax_result_squeezed),
         r"should have shape \((1, 6|3, 1, 5)\).*axes of size 1 dropped: x\.squeeze\(\)",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_keys_permuted),
+        # the hidden run's len_k is a multiple of num_kv_heads: the raw error there
+        r"(?s)The clash is between num_heads = 4 and len_k = 5: the keys \(or values\) "
+        r"reached the product with their positions on the head axis.*k\.transpose\(-2, -1\)"
+        r"|first two dimensions of batch2 tensor to be: \[12, 4\] but got: \[12, 6\]",
     ),
     Mistake(
         check_grouped_query_attention,

@@ -518,6 +518,32 @@ def _mask_truth_hint(fn, call: tuple):
     return (RuntimeError, hint)
 
 
+def _positions_on_head_axis_hint(call: tuple):
+    """A clash along axis 1 between num_heads and len_k (a size no repeat of the key/value
+    heads gives): the keys' positions were moved to the head axis, k.transpose(1, 2) where
+    q @ kᵀ needs the last two axes swapped (blind15e-gqa-keys-transposed-on-head-axis was
+    told to repeat the key/value heads)."""
+    q, k = call[0], call[1]
+    heads, kv, len_k = q.shape[1], k.shape[1], k.shape[2]
+
+    def hint(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or int(found[3]) != 1 or len_k % kv == 0:
+            return ""
+        if {int(found[1]), int(found[2])} != {heads, len_k}:
+            return ""
+        return (
+            f"The clash is between num_heads = {heads} and len_k = {len_k}: the keys (or "
+            "values) reached the product with their positions on the head axis (axis 1), "
+            "as k.transpose(1, 2) (the axes split_heads swaps) leaves them, (batch, len_k, "
+            "num_heads, d_head). For the scores q @ kᵀ swap the last two axes: "
+            "k.transpose(-2, -1), (batch, num_heads, d_head, len_k); the values are used as "
+            "they are, weights @ v."
+        )
+
+    return (RuntimeError, hint)
+
+
 def _flattened_hint():
     """An axis that no longer exists: torch.repeat_interleave (or repeat) with no dim
     flattens its input to one axis (got only the generic axis hint)."""
@@ -943,6 +969,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                     _gqa_heads_hint(
                         heads, kv, tuple(earlier_groups), (q, k, v, mask), grouped_query_attention
                     ),
+                    _positions_on_head_axis_hint((q, k, v, mask)),
                     _flattened_hint(),
                     _mask_head_index_hint(grouped_query_attention, (q, k, v, mask)),
                     _head_index_hint(heads, kv),
