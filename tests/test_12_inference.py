@@ -446,6 +446,72 @@ def _gqa_repeat_kv(q, k, v, mask=None):
     return torch.softmax(scores, -1) @ v
 
 
+def _gqa_repeat_kv_remainder(q, k, v, mask=None):
+    """Llama's repeat_kv with the group as a remainder: n_rep = num_heads % num_kv_heads."""
+    batch, kv, length, d = k.shape
+    n_rep = q.shape[1] % kv
+    k = k[:, :, None].expand(batch, kv, n_rep, length, d).reshape(batch, kv * n_rep, length, d)
+    v = (
+        v[:, :, None]
+        .expand(batch, kv, n_rep, length, v.shape[-1])
+        .reshape(batch, kv * n_rep, length, v.shape[-1])
+    )
+    return ref.scaled_dot_product_attention(q, k, v, mask)[0]
+
+
+def _gqa_group_inverted(q, k, v, mask=None):
+    """The group divided the wrong way round: num_kv_heads // num_heads."""
+    num_kv_heads, num_heads = k.size(1), q.size(1)
+    group = num_kv_heads // num_heads
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    return ref.scaled_dot_product_attention(q, k, v, mask)[0]
+
+
+def _gqa_chunked_groups_whole_mask(q, k, v, mask=None):
+    """Attends group by group (q.chunk per key/value head), each group given the whole
+    mask: wrong for a mask with one slice per query head."""
+    outputs = []
+    for q_g, k_g, v_g in zip(q.chunk(k.shape[1], dim=1), k.split(1, 1), v.split(1, 1), strict=True):
+        scores = q_g @ k_g.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        outputs.append(scores.softmax(-1) @ v_g)  # (batch, group, len_q, d_v)
+    return torch.cat(outputs, dim=1)
+
+
+def _gqa_chunked_groups(q, k, v, mask=None):
+    """Group by group, the mask cut into each group's heads when it has one per head."""
+    group = q.shape[1] // k.shape[1]
+    outputs = []
+    for g in range(k.shape[1]):
+        heads = slice(g * group, (g + 1) * group)
+        scores = q[:, heads] @ k[:, g : g + 1].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if mask is not None:
+            group_mask = mask[:, heads] if mask.dim() == 4 and mask.shape[1] > 1 else mask
+            scores = scores.masked_fill(~group_mask, float("-inf"))
+        outputs.append(scores.softmax(-1) @ v[:, g : g + 1])  # (batch, group, len_q, d_v)
+    return torch.cat(outputs, dim=1)
+
+
+def _gqa_mask_or_all_true(q, k, v, mask=None):
+    """The optional mask replaced by an all-True one with `or`: a tensor's truth value."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    mask = mask or torch.ones_like(scores, dtype=torch.bool)
+    return torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1) @ v
+
+
+def _gqa_keys_permuted(q, k, v, mask=None):
+    """Written by hand, the keys permuted on heads and positions (0, 2, 1, 3) for q @ kᵀ."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.permute(0, 2, 1, 3) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
 def _gqa_grouped_einsum(q, k, v, mask=None):
     """No copies: queries regrouped as (batch, kv, group, len_q, d), keys broadcast."""
     batch, heads, len_q, d = q.shape
@@ -573,6 +639,24 @@ def _softmax_logsumexp_online(x, block_size):
     return torch.exp(x - lse[..., None])
 
 
+def _softmax_blocks_reshaped(x, block_size):
+    """The row cut into blocks by a reshape: right only when block_size divides it."""
+    blocks = x.reshape(*x.shape[:-1], -1, block_size)  # (..., n_blocks, block_size)
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for b in range(blocks.shape[-2]):
+        block = blocks[..., b, :]
+        new_m = torch.maximum(m, block.amax(-1))
+        total = total * torch.exp(m - new_m) + torch.exp(block - new_m[..., None]).sum(-1)
+        m = new_m
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+def _softmax_result_squeezed(x, block_size):
+    """Right values, the result squeezed: axes of size 1 are lost."""
+    return _softmax_two_pass(x, block_size).squeeze()
+
+
 # ---------------------------------------------------------------------- tiled_attention
 def _tiled_weights_without_max(q, k, v, block_size, causal=False):
     """Each block's weights exp(s), the maximum never subtracted, while the running sum
@@ -668,6 +752,19 @@ class LengthPlusStop(ref.KVCache):
         keys, values = super().forward(k_new, v_new)
         self.length += before
         return keys, values
+
+
+class CountsTheRefusedChunk(ref.KVCache):
+    """Sets the new length before testing the capacity: a refused chunk is counted."""
+
+    def forward(self, k_new, v_new):
+        start = self.length
+        self.length = start + k_new.shape[-2]
+        if self.length > self.keys.shape[-2]:
+            raise ValueError("the cache is full")
+        self.keys[:, :, start : self.length] = k_new
+        self.values[:, :, start : self.length] = v_new
+        return self.keys[:, :, : self.length], self.values[:, :, : self.length]
 
 
 class ValuesGetKeys(ref.KVCache):
@@ -1089,6 +1186,47 @@ def _generate_to_total_length(model, prompt, max_new_tokens):
         ids = torch.cat([ids, next_id], dim=1)
         logits = model(next_id, caches=caches, start=ids.shape[1] - 1)[:, -1]
     return ids, torch.stack(rows, dim=1)
+
+
+@torch.no_grad()
+def _generate_keeps_last_token(model, prompt, max_new_tokens):
+    """Every step's logits kept, but the new token overwrites the one before: ids come back
+    as the prompt and the last token."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    rows, token = [], None
+    for step in range(max_new_tokens):
+        rows.append(logits)
+        token = logits.argmax(-1, keepdim=True)  # (batch, 1)
+        logits = model(token, caches=caches, start=length + step)[:, -1]
+    return torch.cat([prompt, token], dim=1), torch.stack(rows, dim=1)
+
+
+def _generate_one_roomy_cache_for_all_layers(model, prompt, max_new_tokens):
+    """One cache, with room for every layer's positions, handed to every layer: no
+    overflow, but each layer attends to the others' keys."""
+    batch, length = prompt.shape
+    (shared,) = model.new_caches(batch, len(model.layers) * (length + max_new_tokens))[:1]
+    caches = [shared for _ in model.layers]
+    return checks.cached_generation(model, prompt, max_new_tokens, caches=caches)
+
+
+@torch.no_grad()
+def _generate_until_end_of_text(model, prompt, max_new_tokens, eos_id=0):
+    """Stops before appending a column of end-of-text tokens (id 0)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, rows = prompt, []
+    while len(rows) < max_new_tokens:
+        token = logits.argmax(-1, keepdim=True)  # (batch, 1)
+        if torch.all(token == eos_id):
+            break
+        rows.append(logits)
+        ids = torch.cat([ids, token], dim=1)
+        logits = model(token, caches=caches, start=ids.shape[1] - 1)[:, -1]
+    return ids, torch.stack(rows, dim=1) if rows else logits[:, None, :0]
 
 
 def _softmax_divides_flat(x, block_size):
@@ -1839,6 +1977,13 @@ def _gqa_group_loop_selects_kv_head(q, k, v, mask=None):
     return torch.cat(outputs, dim=1)  # (batch, num_heads, len_q, d_v)
 
 
+def _window_by_rolled_xor(size, window):
+    """The old keys as the look-ahead mask rolled down window rows: roll wraps around."""
+    keep = look_ahead_mask(size)
+    keep_old = torch.roll(keep, shifts=(window,), dims=(0,))
+    return keep ^ (keep & keep_old)
+
+
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
@@ -1869,6 +2014,12 @@ MISTAKES = [
     ),
     Mistake(check_KVCache, Swapped, r"Keys and values are swapped"),
     Mistake(check_KVCache, NeverFull, r"did not raise an error"),
+    Mistake(
+        check_KVCache,
+        CountsTheRefusedChunk,
+        r"refused chunk of 3.*raised ValueError.*A refused call must leave the cache as it "
+        r"was.*self\.length is \d+ after the refused call, not \d+: it was advanced before",
+    ),
     # the learner's own ValueError passed through raw, with no word on why it was wrong
     Mistake(check_KVCache, RejectsFull, r"fills the cache exactly.*stop > max_len"),
     Mistake(check_KVCache, ClassLevelStore, r"(?s)second KVCache.*own buffers"),
@@ -1952,6 +2103,70 @@ MISTAKES = [
         r"without a cache",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_one_roomy_cache_for_all_layers),
+        r"got \d caches but only 1 distinct cache object: several layers share one cache",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_until_end_of_text),
+        r"holds \d new tokens?, not max_new_tokens = \d, and your loop stopped where every "
+        r"sequence's token is 0 \(step \d's, the next one, not kept\).*no early stop",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_keeps_last_token),
+        r"ids should have shape \(\d+, \d+\).*one new token, the last step's, although "
+        r"your logits have all \d+ steps.*earlier new tokens were all dropped",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_by_rolled_xor),
+        r"first \d queries see nothing at all, not even themselves.*torch\.roll, which wraps",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_blocks_reshaped),
+        r"cut into blocks by a view \(or reshape, unflatten\).*needs block_size to divide "
+        r"the row's length.*x\[\.\.\., start : start \+ block_size\]",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_result_squeezed),
+        r"should have shape \((1, 6|3, 1, 5)\).*axes of size 1 dropped: x\.squeeze\(\)",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_keys_permuted),
+        # the hidden run's len_k is a multiple of num_kv_heads: the raw error there
+        r"(?s)The clash is between num_heads = 4 and len_k = 5: the keys \(or values\) "
+        r"reached the product with their positions on the head axis.*k\.transpose\(-2, -1\)"
+        r"|first two dimensions of batch2 tensor to be: \[12, 4\] but got: \[12, 6\]",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_mask_or_all_true),
+        r"(?s)Boolean value of Tensor.*Without the mask the same call runs: the mask's truth "
+        r"value was asked for.*if mask is not None",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_chunked_groups_whole_mask),
+        r"one slice per query head, met the \d query heads of one group.*not cut into the "
+        r"group's slices.*mask\[:, g \* group : \(g \+ 1\) \* group\]",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_repeat_kv_remainder),
+        r"repeated 0 times.*it is 0 as well: the group was computed with % \(num_heads % "
+        r"num_kv_heads",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_group_inverted),
+        r"repeated 0 times, not 2 \(.*Or divided the wrong way round, num_kv_heads // num_heads",
+    ),
     # the family "a step whose result never reaches the output" (checking/unapplied):
     # masked_fill's or torch.where's result thrown away, or the argument ignored
     # (blind11e-tiled-causal-fill-discarded was told "ignores the keys' block offset or is
@@ -2911,6 +3126,7 @@ CORRECT = [
     Correct(check_grouped_query_attention, _named("gqa", _gqa_repeat_kv)),
     Correct(check_grouped_query_attention, _named("gqa", _gqa_grouped_einsum)),
     Correct(check_grouped_query_attention, _named("gqa", _gqa_per_head_loop)),
+    Correct(check_grouped_query_attention, _named("gqa", _gqa_chunked_groups)),
     Correct(check_online_softmax, _named("s", _softmax_two_pass)),
     Correct(check_online_softmax, _named("s", _softmax_logsumexp_online)),
     Correct(check_tiled_attention, _named("t", _tiled_normalised_running)),

@@ -614,10 +614,12 @@ def _refuses_one_past_full(cls, sizes: tuple) -> bool:
     return False
 
 
-def _expect_straddle_refused(c: Checker, cls, hidden: bool) -> None:
+def _expect_straddle_refused(c: Checker, cls, hidden: bool):
     """A chunk that starts inside the cache but runs past its end must be refused, as a
     chunk after a full cache is (any error: gpt-fast's index_copy_ raises IndexError). A
-    cache whose test reads the length before the chunk (length >= max_len) stores it."""
+    cache whose test reads the length before the chunk (length >= max_len) stores it.
+    Returns the check that the refusal left the cache as it was, run last (after the
+    check that two caches do not share storage, a cause that also shows there)."""
     sizes = (1, 2, 4, 3) if hidden else (2, 3, 5, 4)
     batch, heads, max_len, d_head = sizes
     first_n = max_len - 2
@@ -637,7 +639,9 @@ def _expect_straddle_refused(c: Checker, cls, hidden: bool) -> None:
         c.fail(_ASSERTED.format(what=f"{built}, after {first_n} positions, called with 3 new,"))
     except Exception:  # any other error is fine: the cache refused
         c.ok()
-        return
+        return lambda: _expect_refusal_changes_nothing(
+            c, cache, built, first, first_n, max_len, hidden
+        )
     why = (
         " Your cache does refuse one more position once it is full, so its test looks at "
         "the length before this chunk (self.length >= max_len, or start >= max_len) instead "
@@ -651,6 +655,53 @@ def _expect_straddle_refused(c: Checker, cls, hidden: bool) -> None:
         f"the cache (at position {first_n} < {max_len}) but runs past its end.{why} Test, "
         "before writing, whether the length after the write fits: if self.length + "
         "k_new.shape[-2] > max_len: raise ValueError(...)."
+    )
+
+
+def _expect_refusal_changes_nothing(
+    c: Checker, cache, built: str, first, first_n: int, max_len: int, hidden: bool
+) -> None:
+    """After a refused chunk, the cache holds what it held before: the chunk of the 2
+    positions left must be stored after the first ones (blind15e-kv-length-advanced-
+    before-capacity-check: self.length += n before the test, so the refused call counted
+    positions it never stored)."""
+    counter = getattr(cache, "length", None)
+    moved = (
+        f" Your self.length is {counter} after the refused call, not {first_n}: it was "
+        "advanced before the capacity test raised."
+        if isinstance(counter, int) and not isinstance(counter, bool) and counter != first_n
+        else ""
+    )
+    rest = max_len - first_n
+    batch, heads, _, d_head = first.shape
+    fits = randn((batch, heads, rest, d_head), 1292 + hidden)
+    # (batch, num_heads, rest, d_head): exactly the positions left
+    call = (
+        f"{built} after {first_n} positions and a refused chunk of 3, called with the "
+        f"{rest} that fit"
+    )
+    rule = (
+        f"A refused call must leave the cache as it was ({first_n} positions stored).{moved} "
+        "Test the capacity first, before changing anything: stop = self.length + "
+        "k_new.shape[-2]; if stop > max_len: raise ValueError(...); then write and set "
+        "self.length = stop."
+    )
+    try:
+        got = cache(fits, fits.clone())
+    except Exception as exc:  # the cache refuses positions that fit
+        c.fail(f"{call}: raised {type(exc).__name__}: {exc}. {rule}")
+    expected = torch.cat([first, fits], dim=-2)  # (batch, num_heads, max_len, d_head)
+    keys = got[0] if isinstance(got, tuple) and got else None
+    right = (
+        isinstance(keys, torch.Tensor)
+        and keys.shape == expected.shape
+        and torch.allclose(keys.double(), expected.double())
+    )
+    c.expect_true(
+        right,
+        f"{call}: returned keys "
+        f"{tuple(keys.shape) if isinstance(keys, torch.Tensor) else short(keys)}, not the "
+        f"{max_len} positions stored (the first {first_n}, then these {rest}). {rule}",
     )
 
 
@@ -1020,7 +1071,7 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                         "raise an error. The cache must refuse (raise ValueError) instead of "
                         "silently dropping or overwriting positions."
                     )
-        _expect_straddle_refused(c, cls, hidden)
+        after_refusal = _expect_straddle_refused(c, cls, hidden)
         # Two caches must not share storage.
         first = c.call(cls, 1, 1, 4, 2, torch.float32, call_repr="KVCache(1, 1, 4, 2)")
         second = c.call(cls, 1, 1, 4, 2, torch.float32, call_repr="KVCache(1, 1, 4, 2)")
@@ -1036,6 +1087,8 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
             "its own buffers and its own length (made in __init__ with self.; not class "
             "attributes or module-level lists).",
         )
+        if after_refusal is not None:
+            after_refusal()
 
 
 # ============================================================================== generate

@@ -28,12 +28,16 @@ _VISIBLE_GENERATE = [  # (seed, batch, prompt length, new tokens, model sizes)
     # visible models repeat one token from the first step on, so a next_id computed once
     # (a stale token) passed them and failed the hidden run only
     (29, 2, 3, 4, {}),
+    # a greedy path that reaches token 0 after another (16, 0, 0, 0): a loop that stops
+    # at token 0 (an end-of-text test, blind15e-gen-stops-at-token-zero) passed the others
+    (121, 1, 3, 4, {}),
 ]
 _HIDDEN_GENERATE = [
     (21, 2, 7, 9, {"d_model": 48, "num_heads": 2, "num_layers": 3, "vocab_size": 40}),
     (22, 4, 2, 5, {}),
     (23, 1, 6, 3, {"num_heads": 8}),
     (24, 3, 2, 4, _FLAT),
+    (50, 1, 2, 3, {}),  # greedy tokens 0, 0, 0 (seed 1050)
 ]
 
 
@@ -240,10 +244,38 @@ def _shape_unpacked_swapped(calls: list[dict], batch: int, length: int, new: int
     )
 
 
+def _shared_cache(calls: list[dict]) -> str:
+    """When the model was handed one cache object for several layers (a list made by
+    multiplication, [KVCache(...)] * num_layers, blind15e-gen-one-cache-for-every-layer,
+    told its caches were too small), read from the caches the model received; "" when
+    every layer had its own."""
+    for number, call in enumerate(calls):
+        caches = call["caches"]
+        if not caches or len(caches) < 2:
+            continue
+        distinct = len({id(cache) for cache in caches})
+        if distinct == len(caches):
+            continue
+        return (
+            f"Call {number + 1} of the model got {len(caches)} caches but only {distinct} "
+            f"distinct cache object{'s' if distinct > 1 else ''}: several layers share one "
+            "cache (caches[0] is caches[1]), as a list made by multiplication, "
+            "[KVCache(...)] * num_layers, holds the same object num_layers times. Each layer "
+            "then stores its keys and values after the other layers' (the cache overflows, "
+            "or attends to another layer's keys). Make one cache per layer: "
+            "model.new_caches(batch, len + max_new_tokens), or [KVCache(...) for _ in "
+            "range(num_layers)]."
+        )
+    return ""
+
+
 def _cache_overflow_hint(calls: list[dict], length: int, new: int) -> str:
-    """Why the reference KVCache refused to store more positions: the loop fed positions a
-    second time (when the caches had room for len + max_new_tokens), or the caches were
-    made too small."""
+    """Why the reference KVCache refused to store more positions: one cache shared by the
+    layers, the loop fed positions a second time (when the caches had room for len +
+    max_new_tokens), or the caches were made too small."""
+    shared = _shared_cache(calls)
+    if shared:
+        return shared
     room = _room(calls)
     if room is not None and room >= length + new:
         refed = _refed(calls, length)
@@ -619,7 +651,8 @@ def _explain_generation(got, expected, calls, length: int, ids=None) -> str:
     recorded a step off, or a step's logits repeating the step before's); when none
     explains it, the first wrong step alone."""
     cause = (
-        _diagnose_calls(calls, length, ids, _step0_wrong(got, expected))
+        _shared_cache(calls)
+        or _diagnose_calls(calls, length, ids, _step0_wrong(got, expected))
         or _fed_other_tokens(calls, ids, length)
         or _scaled_logits(got, expected)
         or _shifted_logits(got, expected)
@@ -799,9 +832,37 @@ def _expect_greedy_choices(c: Checker, ids, logits, expected_logits, length: int
         )
 
 
-def _ids_shape_hint(ids, prompt, new: int) -> str:
+def _stopped_at_token_zero(ids, expected_ids, length: int, new: int) -> str:
+    """When ids hold fewer new tokens than max_new_tokens, all of them right, and the
+    loop stopped at the first step whose tokens are all 0 (kept or not): an end-of-text
+    stop (blind15e-gen-stops-at-token-zero passed every model that never chose 0); ""
+    otherwise."""
+    if not isinstance(expected_ids, torch.Tensor) or ids.dtype != expected_ids.dtype:
+        return ""
+    kept = ids.shape[1] - length  # the new tokens in ids
+    if not 0 <= kept < new or not torch.equal(ids[:, length:], expected_ids[:, length:][:, :kept]):
+        return ""
+    zero = [  # the steps whose tokens are all 0
+        step for step in range(new) if bool((expected_ids[:, length + step] == 0).all())
+    ]
+    if not zero or zero[0] not in (kept - 1, kept):
+        return ""
+    where = "the last one kept" if zero[0] == kept - 1 else "the next one, not kept"
+    fewer = " (the loop ran one step too few gives this count too)" if kept == new - 1 else ""
+    return (
+        f"It holds {kept} new token{'s' if kept != 1 else ''}, not max_new_tokens = {new}, "
+        f"and your loop stopped where every sequence's token is 0 (step {zero[0] + 1}'s, "
+        f"{where}){fewer}: a stop at token 0, as an end-of-text test (if (next_id == "
+        "0).all(): break) does. generate makes exactly max_new_tokens tokens, whatever "
+        "they are: no early stop."
+    )
+
+
+def _ids_shape_hint(ids, prompt, new: int, expected_ids=None, logits=None) -> str:
     """What a wrong shape of ids says: one token too few or too many (the loop's count),
-    the new tokens alone, max_new_tokens positions in all (taken for the total length)."""
+    the new tokens alone, max_new_tokens positions in all (taken for the total length),
+    the prompt and the last new token only (ids rebuilt from the prompt at each step: told
+    apart from the total length by the logits, which have every step)."""
     rule = "ids are the prompt followed by the new tokens."
     found = tuple(ids.shape)
     batch, length = prompt.shape
@@ -813,6 +874,29 @@ def _ids_shape_hint(ids, prompt, new: int) -> str:
     if len(found) != 2 or found[0] != batch:
         return rule
     starts_with_prompt = found[1] >= length and torch.equal(ids[:, :length], prompt)
+    stopped = _stopped_at_token_zero(ids, expected_ids, length, new) if starts_with_prompt else ""
+    if stopped:
+        return f"{stopped} {rule}"
+    if (
+        found[1] == length + 1
+        and new > 1
+        and starts_with_prompt
+        and isinstance(expected_ids, torch.Tensor)
+        and torch.equal(ids[:, length], expected_ids[:, -1])
+        and isinstance(logits, torch.Tensor)
+        and logits.dim() == 3
+        and logits.shape[:2] == (batch, new)
+    ):
+        # blind15e-gen-appends-to-prompt was told it took max_new_tokens for the total
+        # length: its logits show all max_new_tokens steps, so the loop ran them all
+        return (
+            f"It holds the prompt and one new token, the last step's, although your logits "
+            f"have all {new} steps: the loop ran max_new_tokens times, but the earlier new "
+            "tokens were all dropped: ids rebuilt from the prompt at each step "
+            "(torch.cat([prompt, next_id], dim=1)), or each new token kept in place of the "
+            "one before, instead of appending it to the ids so far: ids = "
+            "torch.cat([ids, next_id], dim=1). " + rule
+        )
     if found[1] == new and starts_with_prompt:
         return (
             f"It holds max_new_tokens = {new} positions in all, the prompt's {length} "
@@ -1060,7 +1144,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 ids,
                 (batch, length + new),
                 f"{call}: ids",
-                _ids_shape_hint(ids, prompt, new),
+                _ids_shape_hint(ids, prompt, new, expected_ids, logits),
             )
             c.expect_integer_dtype(ids, f"{call}: ids")
             c.expect_shape(

@@ -427,6 +427,15 @@ def _gqa_cases(hidden: bool):
 
     causal = look_ahead_mask(5)  # (len, len)
     padding = torch.tensor([[True] * 6, [True, True, True, True, False, False]])[:, None, None]
+
+    def per_head(seed, batch, heads, len_q, len_k):
+        """A mask with one slice per query head, (batch, heads, len_q, len_k), each query
+        seeing its first key at least."""
+        generator = torch.Generator().manual_seed(seed)
+        mask = torch.rand(batch, heads, len_q, len_k, generator=generator) > 0.4
+        mask[..., 0] = True
+        return mask
+
     if not hidden:
         return [
             case(1201, 2, 4, 2, 3, 5, 4, d_v=6),  # values of another width than the keys
@@ -438,6 +447,10 @@ def _gqa_cases(hidden: bool):
             # float64 inputs keep their dtype (a softmax computed in float32 and never cast
             # back, blind10e-gqa-softmax-upcast-not-cast-back, passed every float32 input)
             case(1205, 2, 4, 2, 3, 5, 4, d_v=3, mask=causal[2:], dtype=torch.float64),
+            # a mask with one slice per query head and several groups (a loop over the
+            # groups that passes each the whole mask, blind15e-gqa-group-loop-whole-mask,
+            # passed every mask of one head); group 3 != num_kv_heads 2
+            case(1206, 1, 6, 2, 3, 4, 4, mask=per_head(1207, 1, 6, 3, 4)),
         ]
     return [
         case(2201, 2, 6, 3, 4, 6, 4, d_v=5, mask=padding),
@@ -445,7 +458,90 @@ def _gqa_cases(hidden: bool):
         case(2203, 3, 4, 4, 3, 7, 2),
         case(2204, 2, 3, 1, 1, 4, 6),
         case(2205, 1, 6, 2, 4, 4, 3, mask=causal[1:, 1:], dtype=torch.float64),
+        case(2206, 2, 6, 3, 2, 5, 4, mask=per_head(2207, 2, 6, 2, 5)),  # group 2 != 3
     ]
+
+
+def _mask_not_cut_hint(fn, call: tuple):
+    """A mask with one slice per query head, (batch, num_heads, len_q, len_k), against
+    scores of one group's query heads: a loop over the key/value heads that hands each
+    group the whole mask (blind15e-gqa-group-loop-whole-mask). The error's sizes are the
+    group and num_heads (the group differs from num_kv_heads on these inputs), and the
+    same call with the mask's first head only, which broadcasts, raises nothing."""
+    q, k, v, mask = call
+    heads, kv = q.shape[1], k.shape[1]
+    group = heads // kv
+
+    def hint(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if mask is None or mask.dim() != 4 or mask.shape[1] != heads or group in (1, kv):
+            return ""
+        if not found or {int(found[1]), int(found[2])} != {group, heads}:
+            return ""
+        try:
+            fn(q.clone(), k.clone(), v.clone(), mask[:, :1].clone())
+        except Exception:  # the mask is not what raised
+            return ""
+        return (
+            f"Your mask, {tuple(mask.shape)} with one slice per query head, met the "
+            f"{group} query heads of one group: a mask of one head runs, so the scores of a "
+            f"group ({group} heads) were given the whole mask, not cut into the group's "
+            f"slices. With a loop over the key/value heads, group g needs "
+            "mask[:, g * group : (g + 1) * group] when the mask has num_heads heads (a mask "
+            "of one head broadcasts as it is); or repeat the keys and values "
+            "(repeat_interleave(group, dim=1)) and use the mask as given."
+        )
+
+    return (RuntimeError, hint)
+
+
+def _mask_truth_hint(fn, call: tuple):
+    """A tensor's truth value asked for when a mask is given, while the same call without
+    the mask runs: the optional mask was tested with `if mask:` (blind15e-gqa-if-mask-
+    truthiness got the general advice on `if` and tensors only)."""
+    q, k, v, mask = call
+
+    def hint(exc: BaseException) -> str:
+        if mask is None or "Boolean value of Tensor" not in str(exc):
+            return ""
+        try:
+            fn(q.clone(), k.clone(), v.clone(), None)
+        except Exception:  # the mask is not what raised
+            return ""
+        return (
+            "Without the mask the same call runs: the mask's truth value was asked for, as "
+            "`if mask:` (or mask and/or ...) does to test whether a mask was given. A tensor "
+            "of several entries has no single truth value; test for the argument instead: "
+            "if mask is not None:."
+        )
+
+    return (RuntimeError, hint)
+
+
+def _positions_on_head_axis_hint(call: tuple):
+    """A clash along axis 1 between num_heads and len_k (a size no repeat of the key/value
+    heads gives): the keys' positions were moved to the head axis, k.transpose(1, 2) where
+    q @ kᵀ needs the last two axes swapped (blind15e-gqa-keys-transposed-on-head-axis was
+    told to repeat the key/value heads)."""
+    q, k = call[0], call[1]
+    heads, kv, len_k = q.shape[1], k.shape[1], k.shape[2]
+
+    def hint(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not found or int(found[3]) != 1 or len_k % kv == 0:
+            return ""
+        if {int(found[1]), int(found[2])} != {heads, len_k}:
+            return ""
+        return (
+            f"The clash is between num_heads = {heads} and len_k = {len_k}: the keys (or "
+            "values) reached the product with their positions on the head axis (axis 1), "
+            "as k.transpose(1, 2) (the axes split_heads swaps) leaves them, (batch, len_k, "
+            "num_heads, d_head). For the scores q @ kᵀ swap the last two axes: "
+            "k.transpose(-2, -1), (batch, num_heads, d_head, len_k); the values are used as "
+            "they are, weights @ v."
+        )
+
+    return (RuntimeError, hint)
 
 
 def _flattened_hint():
@@ -528,8 +624,13 @@ def _group_from_other_axes(fn, q_shape: tuple, k_shape: tuple, used: int) -> str
         for j in range(4)
         if (i, j) != (1, 1) and all(k[j] and q[i] // k[j] == count for q, k, count in observed)
     ]
-    if len(agree) != 1 or all(count == 1 for _, _, count in observed):
-        # never repeated (count 1 everywhere) is not a group read from other axes
+    if (
+        len(agree) != 1
+        or all(count == 1 for *_, count in observed)
+        or all(count == 0 for *_, count in observed)
+    ):
+        # never repeated (count 1 everywhere) is not a group read from other axes, nor
+        # is a count 0 everywhere (num_kv_heads // num_heads gives it too)
         return ""
     i, j = agree[0]
     off = [
@@ -605,6 +706,23 @@ def _axes_added_to_mask(fn, call: tuple) -> str:
     )
 
 
+def _zero_group(fn, heads: int, kv: int) -> str:
+    """The key/value heads repeated 0 times (they reached the attention with no head),
+    when a probe whose axes all have the same size (so that every q.shape[i] // k.shape[j]
+    and num_kv_heads // num_heads is 1) repeats them 0 times as well: the group is the
+    remainder num_heads % num_kv_heads (blind15e-gqa-group-by-modulo was told the group
+    was read from other axes); "" otherwise."""
+    if fn is None or _group_used(fn, (3, 3, 3, 3), (3, 3, 3, 3)) != 0:
+        return ""
+    return (
+        f"Your keys or values reached the attention with 0 heads: each of the {kv} "
+        f"key/value heads was repeated 0 times, not {heads // kv}. On q and k (3, 3, 3, 3), "
+        "where every division of one axis by another is 1, it is 0 as well: the group was "
+        "computed with % (num_heads % num_kv_heads, the remainder, 0 whenever num_heads is "
+        "a multiple of num_kv_heads) instead of //."
+    )
+
+
 def _gqa_heads_hint(
     heads: int, kv: int, earlier_groups: tuple[int, ...] = (), call: tuple = (), fn=None
 ):
@@ -675,6 +793,9 @@ def _gqa_heads_hint(
                 "the group size came out 1 (read from other axes than q.shape[1] and "
                 "k.shape[1]). " + rule
             )
+        remainder = _zero_group(fn, heads, kv) if other == 0 else ""
+        if remainder:
+            return remainder + " " + rule
         if other % kv == 0 and len(call) >= 2:
             located = _group_from_other_axes(
                 fn, tuple(call[0].shape), tuple(call[1].shape), other // kv
@@ -688,6 +809,11 @@ def _gqa_heads_hint(
                 "size hard-coded? Or read from other axes than q.shape[1] and k.shape[1]?"
                 if used in earlier_groups
                 else "the group size read from other axes than q.shape[1] and k.shape[1]?"
+                + (
+                    " Or divided the wrong way round, num_kv_heads // num_heads?"
+                    if not used
+                    else ""
+                )
             )
             return (
                 f"Your keys or values reached the attention with {other} heads: each of the "
@@ -838,9 +964,12 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 mask,
                 call_repr=what,
                 hints=[
+                    _mask_truth_hint(grouped_query_attention, (q, k, v, mask)),
+                    _mask_not_cut_hint(grouped_query_attention, (q, k, v, mask)),
                     _gqa_heads_hint(
                         heads, kv, tuple(earlier_groups), (q, k, v, mask), grouped_query_attention
                     ),
+                    _positions_on_head_axis_hint((q, k, v, mask)),
                     _flattened_hint(),
                     _mask_head_index_hint(grouped_query_attention, (q, k, v, mask)),
                     _head_index_hint(heads, kv),

@@ -304,6 +304,35 @@ def _unpack_hint(x: torch.Tensor):
     return (ValueError, hint)
 
 
+def _view_blocks_hint(x: torch.Tensor, block_size: int):
+    """x cut into blocks by a view or reshape to (..., -1, block_size) (or unflatten): an
+    error on a row whose length block_size does not divide (blind15e-online-blocks-by-view
+    got the raw error only)."""
+    n = x.shape[-1]
+    viewed = re.compile(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)")
+    unflattened = re.compile(r"sizes \[([-\d, ]+)\] don't multiply up to the size of dim")
+
+    def hint(exc: BaseException) -> str:
+        if n % block_size == 0:
+            return ""
+        found = viewed.search(str(exc))
+        if found and int(found[2]) != x.numel():
+            found = None
+        found = found or unflattened.search(str(exc))
+        if not found or [int(s) for s in found[1].split(",")][-2:] != [-1, block_size]:
+            return ""
+        return (
+            f"x was cut into blocks by a view (or reshape, unflatten) to (..., -1, "
+            f"block_size) = [{found[1]}]: that needs block_size to divide the row's length, "
+            f"but here n = {n} and block_size = {block_size}, so the last block is shorter: "
+            f"{n % block_size} of {block_size}. Walk the blocks by slicing, x[..., start : start + "
+            "block_size] for start in range(0, n, block_size): the last slice is simply "
+            "shorter."
+        )
+
+    return (RuntimeError, hint)
+
+
 def _softmax_cases(hidden: bool):
     if not hidden:
         return [
@@ -319,6 +348,9 @@ def _softmax_cases(hidden: bool):
             (randn((2, 6), 1304) - 1000.0, 4),  # every value far below 0 (after large ones)
             (randn((2, 5), 1306, dtype=torch.float64), 2),  # the output keeps x's dtype
             (_falling(randn((2, 6), 1305), 2), 2),  # a later block far below an earlier one
+            # one row with its axis of size 1: the shape (1, n) comes back (x.squeeze(),
+            # blind15e-online-squeezes-input, passed every input without such an axis)
+            (randn((1, 6), 1308), 4),
             (randn((7,), 1307), 3),  # 1-D: x's shape (n,) comes back, no leading axis added
         ]
     return [
@@ -330,6 +362,7 @@ def _softmax_cases(hidden: bool):
         (randn((3, 7), 2304, scale=2.0) - 700.0, 3),
         (_falling(randn((3, 2, 9), 2305), 3), 3),  # leading axes that do not broadcast
         (randn((6, 5), 2306), 2),  # more rows than block_size
+        (randn((3, 1, 5), 2308), 2),  # an axis of size 1 kept
         (randn((9,), 2307, scale=3.0), 4),  # 1-D, last among the cases (see _ONE_ROW_KEPT)
     ]
 
@@ -661,6 +694,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                 block_size,
                 call_repr=what,
                 hints=[
+                    _view_blocks_hint(x, block_size),
                     _rows_hint(x, block_size, columns_kept),
                     _row_shape_hint(x),
                     _unpack_hint(x),
@@ -683,6 +717,15 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                 # the 1-D case comes after every case with leading axes (_softmax_cases),
                 # whose shapes were then right: no keepdim (that gives (rows, rows, n))
                 shape_hint = _ONE_ROW_KEPT
+            squeezed = tuple(size for size in x.shape if size != 1)
+            if tuple(got.shape) == squeezed != tuple(x.shape):
+                shape_hint = (
+                    f"Your output is x's shape with its axes of size 1 dropped: x.squeeze() "
+                    f"(or a squeeze of the result) turned {tuple(x.shape)} into {squeezed}, "
+                    "and the shape was never restored. The contract returns x's shape; work "
+                    "on x as it is (x[..., start : start + block_size] and the statistics "
+                    "over dim=-1 need no squeeze), or reshape the result to x.shape."
+                )
             if tuple(got.shape) == (*x.shape, x.shape[-1]) and columns_kept():
                 shape_hint = _shaped_like_x()  # (..., n, n): a column axis kept twice
             c.expect_shape(got, x.shape, what, shape_hint)

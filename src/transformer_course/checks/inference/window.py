@@ -45,6 +45,13 @@ def _wrapped(size: int, window: int) -> torch.Tensor | None:
     return mask
 
 
+def _rolled(size: int, window: int) -> torch.Tensor:
+    """The keys too old taken as the look-ahead mask rolled down window rows (torch.roll
+    wraps the last rows around to the top), taken away from the look-ahead mask."""
+    causal = torch.ones(size, size, dtype=torch.bool).tril()  # (size, size)
+    return causal & ~causal.roll(window, dims=0)
+
+
 def _wrap_hint(size: int, window: int):
     """An IndexError from a negative key index below -size: the window's start not clamped."""
 
@@ -195,6 +202,17 @@ def _window_models(size: int, window: int) -> list[tuple[str, torch.Tensor | Non
             # blind14e-sw-chunked-not-sliding (its band widths alone before)
             _CHUNKED,
             _chunked(size, window) if 1 < window < size else None,
+        ),
+        (
+            # blind15e-sw-roll-wraps-around (told "leaves the query itself out")
+            f"Your first {window} queries see nothing at all, not even themselves, while the "
+            f"rows from query {window} on are right: the keys too old were found by shifting "
+            f"the look-ahead mask down {window} rows with torch.roll, which wraps its last "
+            "rows (all True) around to the top instead of shifting in rows of False, so "
+            "those queries lose every key. Shift without wrap-around: old = "
+            "torch.tril(ones, diagonal=-window) (or i - j >= window), then "
+            "look_ahead_mask(size) & ~old.",
+            _rolled(size, window) if 0 < window < size else None,
         ),
         (
             # blind14e-sw-old-keys-without-negation (told "leaves the query itself out")
