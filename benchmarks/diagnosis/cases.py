@@ -2748,3 +2748,31 @@ CASES += _BLIND15F
 from benchmarks.diagnosis.cases_blind15g import BLIND15G as _BLIND15G  # noqa: E402
 
 CASES += _BLIND15G
+
+from benchmarks.diagnosis.cases_blind16a import BLIND16A as _BLIND16A  # noqa: E402
+
+CASES += _BLIND16A
+
+from benchmarks.diagnosis.cases_blind16b import BLIND16B as _BLIND16B  # noqa: E402
+
+CASES += _BLIND16B
+
+from benchmarks.diagnosis.cases_blind16c import BLIND16C as _BLIND16C  # noqa: E402
+
+CASES += _BLIND16C
+
+from benchmarks.diagnosis.cases_blind16d import BLIND16D as _BLIND16D  # noqa: E402
+
+CASES += _BLIND16D
+
+from benchmarks.diagnosis.cases_blind16e import BLIND16E as _BLIND16E  # noqa: E402
+
+CASES += _BLIND16E
+
+from benchmarks.diagnosis.cases_blind16f import BLIND16F as _BLIND16F  # noqa: E402
+
+CASES += _BLIND16F
+
+from benchmarks.diagnosis.cases_blind16g import BLIND16G as _BLIND16G  # noqa: E402
+
+CASES += _BLIND16G
