@@ -1,7 +1,8 @@
 """Diagnosis by single edits of the reference: when a learner's result is wrong and no
 mistake the check knows explains it, the edit of the reference that reproduces the
 learner's results on every input the check ran is named (:mod:`.edits`: the edits and
-their sentences; :mod:`.search`: recording the calls, running the edits, matching)."""
+their sentences; :mod:`.search`: recording the calls, running the edits, matching;
+:mod:`.probes`: new inputs that put an edit found on one wrong result to the test)."""
 
 from transformer_course.checking.deviations.edits import Edit, edits_of
 from transformer_course.checking.deviations.search import (
