@@ -204,28 +204,29 @@ BLIND16A: list[Case] = [
             ),
         ),
     ),
-    _c(
-        "mb-tensors-int32",
-        L10,
-        "make_batches",
-        "converts the padded arrays with torch.tensor(a, dtype=torch.int32) instead of "
-        "torch.from_numpy (int64): every batch tensor is int32 where the contract (and "
-        "cross-entropy's labels) want int64.",
-        (
-            r"int32.{0,60}(int64|torch\.long)",
-            r"int64.{0,40}(not|instead of) int32",
-            r"dtype.{0,40}int32",
-        ),
-        (r"shuffl", r"<bos>", r"<eos>", r"numpy array"),
-        edits=(
-            (
-                "batches.append(tuple(torch.from_numpy(a) for a in (src, decoder_input, labels)))",
-                "batches.append(\n"
-                "            tuple(torch.tensor(a, dtype=torch.int32) for a in (src, decoder_input, labels))\n"
-                "        )",
-            ),
-        ),
-    ),
+    # blind16a-mb-tensors-int32 left out after the run: int32 tensors are accepted on purpose (integer tensors, numpy integer arrays too); generalisation.py lists it
+    # _c(
+    #     "mb-tensors-int32",
+    #     L10,
+    #     "make_batches",
+    #     "converts the padded arrays with torch.tensor(a, dtype=torch.int32) instead of "
+    #     "torch.from_numpy (int64): every batch tensor is int32 where the contract (and "
+    #     "cross-entropy's labels) want int64.",
+    #     (
+    #         r"int32.{0,60}(int64|torch\.long)",
+    #         r"int64.{0,40}(not|instead of) int32",
+    #         r"dtype.{0,40}int32",
+    #     ),
+    #     (r"shuffl", r"<bos>", r"<eos>", r"numpy array"),
+    #     edits=(
+    #         (
+    #             "batches.append(tuple(torch.from_numpy(a) for a in (src, decoder_input, labels)))",
+    #             "batches.append(\n"
+    #             "            tuple(torch.tensor(a, dtype=torch.int32) for a in (src, decoder_input, labels))\n"
+    #             "        )",
+    #         ),
+    #     ),
+    # ),
     # ----------------------------------------------------------------------- 10 noam_lr
     _c(
         "noam-clamp-with-min",
@@ -372,22 +373,23 @@ BLIND16A: list[Case] = [
         ),
     ),
     # ------------------------------------------------------------- 10 translation_scores
-    _c(
-        "tsc-holes-filled-with-first-reference",
-        L10,
-        "translation_scores",
-        "fills the holes of the reference streams with the sentence's first reference "
-        "(refs[0]) instead of None: a sentence with fewer references gets its first one "
-        "again as an extra reference, which changes BLEU when the reference lists differ "
-        "in length.",
-        (
-            r"hole.{0,60}None",
-            r"None.{0,60}(hole|missing|fewer)",
-            r"(first|repeated|duplicat).{0,40}reference.{0,40}(hole|missing|fewer|again)",
-        ),
-        (r"empty string", r"zip\(", r"lowercase", r"exact_match"),
-        edits=(("refs[j] if j < len(refs) else None", "refs[j] if j < len(refs) else refs[0]"),),
-    ),
+    # blind16a-tsc-holes-filled-with-first-reference left out after the run: a right answer (BLEU does not change); generalisation.py lists it
+    # _c(
+    #     "tsc-holes-filled-with-first-reference",
+    #     L10,
+    #     "translation_scores",
+    #     "fills the holes of the reference streams with the sentence's first reference "
+    #     "(refs[0]) instead of None: a sentence with fewer references gets its first one "
+    #     "again as an extra reference, which changes BLEU when the reference lists differ "
+    #     "in length.",
+    #     (
+    #         r"hole.{0,60}None",
+    #         r"None.{0,60}(hole|missing|fewer)",
+    #         r"(first|repeated|duplicat).{0,40}reference.{0,40}(hole|missing|fewer|again)",
+    #     ),
+    #     (r"empty string", r"zip\(", r"lowercase", r"exact_match"),
+    #     edits=(("refs[j] if j < len(refs) else None", "refs[j] if j < len(refs) else refs[0]"),),
+    # ),
     _c(
         "tsc-bleu-on-one-joined-sentence",
         L10,

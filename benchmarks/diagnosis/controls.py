@@ -74,6 +74,9 @@ _GENERIC_AFTER_ROUND_17 = (
     "f5e3a15",
     "with edits of __init__, more edit kinds and shape explanations everywhere",
 )
+#: after round 18, which read round 15's cases and fixed their classes (with the probes
+#: of the single-edit diagnosis, and hints for raw errors); round 16's cases' base
+_AFTER_ROUND_18 = ("f0c70d0", "after round 18: round 15's cases read and fixed")
 CONTROLS = (
     Control(
         "round 11's first cases (blind11a-g)",
@@ -98,6 +101,7 @@ CONTROLS = (
             ("3e64947", "after round 11, before round 12"),
             *_DEVIATIONS,
             _GENERIC_AFTER_ROUND_17,
+            _AFTER_ROUND_18,
         ),
     ),
     Control(
@@ -119,6 +123,7 @@ CONTROLS = (
         (
             ("bea9fb8", "after rounds 16-17: the cases' base, before they were read"),
             _GENERIC_AFTER_ROUND_17,
+            _AFTER_ROUND_18,
         ),
     ),
 )

@@ -1057,6 +1057,65 @@ BATCHES = (
             ),
         ),
     ),
+    Batch(
+        "round 16, 09-10",
+        "69ccb6c",
+        "by a new helper (b16a) that had read no check and no message, judged against the "
+        "checks after round 18 (f0c70d0's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+        excluded=(
+            (
+                "blind16a-tsc-holes-filled-with-first-reference",
+                "a right answer (its author's finding after the run): a hole filled with a copy of a reference the sentence already has changes neither the clipped n-gram counts nor the set of reference lengths, so BLEU is the same",
+            ),
+            (
+                "blind16a-mb-tensors-int32",
+                "make_batches asks for integer tensors (int64 named as what nn.Embedding and the loss want) and accepts numpy integer arrays, which the training code converts: int32 tensors are accepted on purpose",
+            ),
+        ),
+    ),
+    Batch(
+        "round 16, 11",
+        "8deeb7c",
+        "by a new helper (b16b) that had read no check and no message, judged against the "
+        "checks after round 18 (f0c70d0's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+    ),
+    Batch(
+        "round 16, 00-02",
+        "003c491",
+        "by a new helper (b16c) that had read no check and no message, judged against the "
+        "checks after round 18 (f0c70d0's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+    ),
+    Batch(
+        "round 16, 05-06",
+        "ae2c5e2",
+        "by a new helper (b16d) that had read no check and no message, judged against the "
+        "checks after round 18 (f0c70d0's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+    ),
+    Batch(
+        "round 16, 12",
+        "20fffbb",
+        "by a new helper (b16e) that had read no check and no message, judged against the "
+        "checks after round 18 (f0c70d0's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+    ),
+    Batch(
+        "round 16, 03-04",
+        "ae51f86",
+        "by a new helper (b16f) that had read no check and no message, judged against the "
+        "checks after round 18 (f0c70d0's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+    ),
+    Batch(
+        "round 16, 07-08",
+        "0261cfe",
+        "by a new helper (b16g) that had read no check and no message, judged against the "
+        "checks after round 18 (f0c70d0's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
