@@ -12,7 +12,6 @@ every new input on which the learner's result is wrong adds to the evidence.
 from __future__ import annotations
 
 import contextlib
-import warnings
 from typing import Any
 
 import numpy as np
@@ -22,10 +21,11 @@ from transformer_course.checking.deviations.search import (
     Raised,
     Recorded,
     Variant,
+    _bounded_and_quiet,
     _built_module,
     _instance,
     _run,
-    _time_limit,
+    _Timeout,
     frozen,
     same,
 )
@@ -93,17 +93,14 @@ def probe_calls(record: Recorded, count: int = _PROBES) -> list[Recorded]:
         saved = global_random_state()
         restore_random_state(record.random_state)
         try:
-            with (
-                _time_limit(_LEARNER_LIMIT_S),
-                warnings.catch_warnings(),
-                np.errstate(all="ignore"),
-            ):
-                warnings.simplefilter("ignore")
+            with _bounded_and_quiet(_LEARNER_LIMIT_S):
                 result = target(*frozen(args), **frozen(kwargs))
             result = frozen(result)
+        except _Timeout:  # stopped: no probe
+            return []
         except Exception as error:  # (the learner's code: anything may come back)
             result = Raised.of(error)
-        except BaseException:  # stopped (a time limit): no probe
+        except BaseException:  # (KeyboardInterrupt, SystemExit from the learner's code)
             return []
         finally:
             restore_random_state(saved)

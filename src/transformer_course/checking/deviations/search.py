@@ -335,6 +335,15 @@ def _time_limit(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
+@contextlib.contextmanager
+def _bounded_and_quiet(seconds: float):
+    """One call of code that may be wrong: stopped after ``seconds``, its warnings and
+    numpy's floating-point complaints silenced (an edit's overflow is not the learner's)."""
+    with _time_limit(seconds), warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
+
+
 _FAILED = object()
 
 
@@ -357,12 +366,7 @@ def _built_module(cls: type, call: Recorded, limit: float) -> Any:
     args, kwargs = call.built or ((), {})
     restore_random_state(call.random_state)
     try:
-        with (
-            _time_limit(limit),
-            warnings.catch_warnings(),
-            np.errstate(all="ignore"),
-        ):
-            warnings.simplefilter("ignore")
+        with _bounded_and_quiet(limit):
             module = cls(*frozen(args), **frozen(kwargs))
             if call.constructed:
                 return structure(module)
@@ -394,12 +398,7 @@ def _run(
         function = instance
     restore_random_state(call.random_state)
     try:
-        with (
-            _time_limit(limit),
-            warnings.catch_warnings(),
-            np.errstate(all="ignore"),
-        ):
-            warnings.simplefilter("ignore")
+        with _bounded_and_quiet(limit):
             return function(*frozen(call.args), **frozen(call.kwargs))
     except _Timeout:
         return _FAILED
