@@ -37,6 +37,10 @@ from transformer_course.checking.formatting import (
 )
 from transformer_course.checking.hints import GENERIC_HINTS, Hint, matching_hints
 from transformer_course.checking.layouts import match_layout
+from transformer_course.checking.parameters_kept import (
+    changed_parameters_message,
+    parameters_snapshot,
+)
 from transformer_course.checking.randomness import global_random_state, restore_random_state
 from transformer_course.checking.relations import first_wrong, match_relation
 from transformer_course.checking.size_one_axes import permuted_axes, size_one_axes
@@ -53,6 +57,8 @@ _API_NAMES = re.compile(r"\bmath\.\w+|\bnp\.vectorize\b|\bnamed_parameters\b")
 def _same_subject(hint: str, others: list[str]) -> bool:
     """Whether an exercise's own hint already names an API the general ``hint`` names."""
     names = set(_API_NAMES.findall(hint))
+    if " only rearranges the entries" in hint or " keeps the number of entries" in hint:
+        return any("reshape" in other for other in others)  # the exercise's own reading
     return any(name in other for name in names for other in others)
 
 
@@ -315,6 +321,7 @@ class Checker:
             else []
         )
         record = self._record(fn, args, kwargs)
+        parameters = parameters_snapshot(fn)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -354,6 +361,10 @@ class Checker:
             print(
                 f"note: `{call_repr}` issued a {warning.category.__name__}: {clip(str(warning.message))}"
             )
+        if parameters is not None:
+            changed = changed_parameters_message(fn, parameters, call_repr)
+            if changed:
+                self.fail(changed)
         for name, value, recorded in snapshots:
             if not same_as_snapshot(value, recorded):
                 reshaped = _reshaped_in_place(value, recorded, str(name).strip("`"))

@@ -6,6 +6,8 @@ import re
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 
+from transformer_course.checking.raw_errors import RAW_ERROR_HINTS, matmul_advice
+
 __all__ = [
     "GENERIC_HINTS",
     "Hint",
@@ -137,10 +139,7 @@ GENERIC_HINTS: dict[str | type[BaseException], str | Callable[[BaseException], s
     # blind13e-tiled-mask-by-boolean-index: scores[future] = -inf on batched scores
     "The shape of the mask": lambda exc: _boolean_index_advice(exc),
     "mat1 and mat2 shapes cannot be multiplied": lambda exc: (
-        "A matrix product (@, nn.Linear) got shapes that do not chain: the last axis of the "
-        "left operand must equal the first of the right's (its second-to-last for batched "
-        "tensors). Print the shapes on the line shown below; a missing or extra transpose is "
-        "the usual cause." + _dot_t_advice(exc)
+        matmul_advice(exc) + _dot_t_advice(exc)
     ),
     # blind10g-mha-inline-scores-with-dot-T, in the PyTorch versions where .T on more than
     # two axes raises instead of warning
@@ -155,12 +154,6 @@ GENERIC_HINTS: dict[str | type[BaseException], str | Callable[[BaseException], s
     "must be Tensor, not ": lambda exc: _module_class_advice(exc),
     # b11b: the module built from the tensor then multiplied, nn.SiLU(h) * value
     "unsupported operand type(s)": lambda exc: _module_class_advice(exc),
-    "'indices' to have one of the following scalar types": (
-        "The token ids that reached an embedding are floats: ids must be int64. A tensor of "
-        "ids you build yourself (the <bos> column from torch.full or torch.ones, a torch.cat "
-        "with a float tensor) needs dtype=torch.long, e.g. torch.full((batch, 1), bos_id, "
-        "dtype=torch.long)."
-    ),
     "but got float": (
         "A size in a shape is a float: `/` gives a float in Python 3 even when it divides "
         "evenly (8 / 2 == 4.0), and shapes need ints. Compute sizes with // (or int(...)), "
@@ -764,3 +757,6 @@ def _hits(when, exc: BaseException, text: str) -> bool:
 def two_mistakes(first: str, second: str) -> str:
     """The message for two known mistakes made at once: both named."""
     return f"Two mistakes at once. (1) {first} (2) {second}"
+
+
+GENERIC_HINTS.update(RAW_ERROR_HINTS)

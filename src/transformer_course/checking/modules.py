@@ -111,6 +111,36 @@ def _plain_tensors(module: nn.Module, missing: list[str]) -> str:
     )
 
 
+def _plain_containers(module: nn.Module, missing: list[str], extra: list[str]) -> str:
+    """The message for missing keys (none unexpected) when the module keeps layers in a
+    plain Python dict, list or tuple attribute, which PyTorch does not register (b16b: three
+    projections in a dict were told "the submodules must be called exactly so"); "" when
+    no such attribute holds a module."""
+    if not missing or extra:
+        return ""
+    held = []
+    for name, value in vars(module).items():
+        if name.startswith("_"):
+            continue
+        items = value.values() if isinstance(value, dict) else value
+        if isinstance(value, dict | list | tuple) and any(
+            isinstance(item, nn.Module) for item in items
+        ):
+            held.append((name, type(value).__name__))
+    if not held:
+        return ""
+    name, kind = held[0]
+    container = "nn.ModuleDict" if kind == "dict" else "nn.ModuleList"
+    return (
+        f"its state dict lacks {_key_list(missing)}, and it keeps modules in `self.{name}`, a "
+        f"plain Python {kind}: nn.Module registers a submodule assigned to an attribute "
+        f"directly (self.w = nn.Linear(...)) or held in nn.ModuleList / nn.ModuleDict, and "
+        f"the modules of a plain {kind} are invisible to state_dict, .parameters(), .to() and "
+        f"the optimizer, which would never train them. Assign each to its own attribute, "
+        f"named as the keys say, or hold them in an {container}."
+    )
+
+
 def _shared_modules(key: str, value: torch.Tensor, state: Mapping[str, torch.Tensor]) -> str:
     """When ``key`` holds what was loaded into another key with the same ending, the two
     submodules are one object: say which two, or "" when no such key is found."""
@@ -366,7 +396,11 @@ def build_module(
         if mismatch:
             missing = sorted(set(expected_shapes) - set(found))
             extra = sorted(set(found) - set(expected_shapes))
-            unregistered = _unregistered(found, missing, extra) or _plain_tensors(module, missing)
+            unregistered = (
+                _unregistered(found, missing, extra)
+                or _plain_tensors(module, missing)
+                or _plain_containers(module, missing, extra)
+            )
             if unregistered:
                 c.fail(f"{built}: {unregistered}")
             hint = keys_hint(found) if keys_hint else ""

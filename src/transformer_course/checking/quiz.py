@@ -14,6 +14,7 @@ implemented yet" message and lets the grader fetch the answer as plain data.
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 
 from transformer_course.checking.checker import Checker
 from transformer_course.checking.formatting import short
+from transformer_course.checking.relations import number_relation
 
 __all__ = ["Quiz", "quiz_check"]
 
@@ -58,6 +60,68 @@ def _hedged(value: object, choices: Mapping[str, str]) -> str:
     return f"two letters, ({found[1]}) and ({found[2]})"
 
 
+def _form_note(value: object, choices: Mapping[str, str]) -> str:
+    """For an answer that is not one of the letters: what form it has, and the letter it
+    seems to mean where one does ("" when it means none)."""
+    letters = ", ".join(f'"{letter}"' for letter in choices)
+    if value is None:
+        return (
+            "returned None: the function has no return statement (or a bare return). "
+            f"Return your letter, one of {letters}."
+        )
+    if isinstance(value, list | tuple | set) and len(value) == 1:
+        (inner,) = tuple(value)
+        letter = _letter(inner)
+        if letter in choices:
+            return (
+                f"returned a {type(value).__name__}, {short(value)}, with the letter inside: "
+                f'return the string itself, "{letter}".'
+            )
+    if isinstance(value, str):
+        unquoted = value.strip().strip("\"'`")
+        if unquoted != value.strip() and _letter(unquoted) in choices:
+            return (
+                f"returned {short(value)}: the quote marks are characters of your string "
+                f'({len(value)} characters). One pair of quotes makes the string: return "'
+                f'{_letter(unquoted)}".'
+            )
+    if inspect.isgenerator(value):
+        return (
+            "returned a generator: a function with `yield` in it returns a generator instead "
+            f"of a value. Use return: return one of {letters}."
+        )
+    if not isinstance(value, str | int | float) or isinstance(value, bool):
+        return ""
+    if isinstance(value, str):
+        text = value.strip().lower().strip(".\"'")
+    else:  # a number in its shortest form (a huge int has no bounded one)
+        text = f"{value:g}" if isinstance(value, float) or abs(value) < 10**15 else ""
+    for letter, choice in choices.items():
+        if text and text == choice.strip().lower().strip(".\"'`"):
+            return (
+                f"returned {short(value)}, the text of choice ({letter}): the answer is the "
+                f'choice\'s letter, "{letter}".'
+            )
+    if isinstance(value, str) and len(text) > 1:
+        holding = [letter for letter, choice in choices.items() if text in choice.lower()]
+        if len(holding) == 1:
+            return (
+                f"returned {short(value)}, words from choice ({holding[0]}): the answer is "
+                f'the choice\'s letter, "{holding[0]}".'
+            )
+        return (
+            f"returned {short(value)}, words rather than a letter: a concept question is "
+            f"answered with the letter of the choice you pick, one of {letters}. Which "
+            "choice says what you mean?"
+        )
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return (
+            f"returned the number {short(value)}: this question is answered with a letter, a "
+            f"string: one of {letters}."
+        )
+    return ""
+
+
 def _unquoted_letter(exc: BaseException, quiz: Quiz) -> str:
     """For a NameError on one of the quiz's letters (``return b``, round 14's
     blind14d-q-cross-shape-letter-unquoted): the letter needs quotes; "" otherwise."""
@@ -78,6 +142,13 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
 
     def check(answer_function: Callable[[], object], *, hidden: bool = False) -> None:
         with Checker(quiz.name, hidden=hidden) as c:
+            if isinstance(answer_function, str | int | float) and not callable(answer_function):
+                c.fail(
+                    f"`{quiz.name}` is {short(answer_function)}, a value, where the function "
+                    "belongs: the answer goes inside the function, as its return value, "
+                    f"def {quiz.name}(): return {short(answer_function)}. (A later cell that "
+                    f"assigns {quiz.name} = ... replaces the function too.)"
+                )
             c.require_callable(answer_function, quiz.name)
             given = c.call(
                 answer_function,
@@ -94,7 +165,12 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
                     )
                 letter = _letter(given)
                 if letter not in quiz.choices:
-                    c.fail(f"{quiz.name}() returned {short(given)}: return one of {letters}.")
+                    form = _form_note(given, quiz.choices)
+                    c.fail(
+                        f"{quiz.name}() {form}"
+                        if form
+                        else f"{quiz.name}() returned {short(given)}: return one of {letters}."
+                    )
                 if letter != quiz.answer:
                     c.fail(
                         f"({letter}) {quiz.choices[letter]} is not right. "
@@ -113,7 +189,7 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
                             and math.isclose(number, float(value), rel_tol=quiz.rel_tol)
                         ),
                         "",
-                    )
+                    ) or number_relation(number, float(quiz.answer), quiz.rel_tol)
                     c.fail(f"{number:g} is not right. {known} Think again.".replace("  ", " "))
             c.ok()
             if not hidden:

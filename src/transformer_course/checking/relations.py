@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Relation", "first_wrong", "match_relation"]
+__all__ = ["LOG_BASE_CAUSES", "Relation", "first_wrong", "match_relation", "number_relation"]
 
 
 @dataclass(frozen=True)
@@ -31,9 +31,31 @@ class Relation:
     message: str
 
 
-def _recognisable(value: float) -> str:
-    """``value`` as an integer, a square root of one, or a reciprocal of those, if it is
-    one (to 4 significant digits); "" otherwise."""
+#: factors that turn a logarithm of one base into another's: a result in bits where nats
+#: belong (log2 for the natural log) is 1/ln 2 = 1.4427 times too large
+_LOG_BASES = (
+    (1 / np.log(2), "1/ln 2 = log2(e)"),
+    (np.log(2), "ln 2"),
+    (1 / np.log(10), "1/ln 10 = log10(e)"),
+    (np.log(10), "ln 10"),
+)
+
+#: what each factor of :data:`_LOG_BASES` says about the logarithm used
+LOG_BASE_CAUSES = {
+    "1/ln 2 = log2(e)": "a logarithm in base 2 (bits) where the natural log (nats) belongs",
+    "ln 2": "the natural log where a logarithm in base 2 belongs",
+    "1/ln 10 = log10(e)": "a logarithm in base 10 where the natural log belongs",
+    "ln 10": "the natural log where a logarithm in base 10 belongs",
+}
+
+
+def _recognisable(value: float, rel_tol: float = 1e-4) -> str:
+    """``value`` as an integer, a square root of one, a reciprocal of those, or a factor
+    between two logarithms' bases, if it is one (to 4 significant digits, or ``rel_tol``
+    for the factor); "" otherwise."""
+    for factor, name in _LOG_BASES:
+        if abs(value - factor) <= rel_tol * factor:
+            return name
     for form, number in (("{}", value), ("1/{}", 1 / value)):
         for name, candidate in (("{}", number), ("sqrt({})", number * number)):
             nearest = round(candidate)
@@ -75,6 +97,13 @@ def match_relation(
     if abs(factor) > 1e-6 and abs(factor - 1) > 1e-3 and np.allclose(got, factor * expected, **tol):
         named = _recognisable(abs(factor))
         shown = f"{factor:.6g}" + (f" (= {'-' if factor < 0 else ''}{named})" if named else "")
+        if named in LOG_BASE_CAUSES and factor > 0:
+            return Relation(
+                "scaled",
+                f"Your values are the reference's times one constant, {shown}, at every "
+                f"entry: the factor between two logarithms' bases, so {LOG_BASE_CAUSES[named]}"
+                " (np.log and torch.log are the natural log).",
+            )
         return Relation(
             "scaled",
             f"Your values are the reference's times one constant, {shown}, at every entry: a "
@@ -103,3 +132,27 @@ def first_wrong(got: np.ndarray, expected: np.ndarray, *, rtol: float, atol: flo
         f"{count} of {wrong.size} entries differ, the first at index {index} (yours "
         f"{float(got[index]):.6g}, expected {float(expected[index]):.6g})."
     )
+
+
+def number_relation(got: float, expected: float, rel_tol: float = 1e-4) -> str:
+    """For one wrong number (a concept question's answer): how it relates to the right one,
+    when one simple relation does (a logarithm of another base, one too many or too few, a
+    whole factor too many or too few, the reciprocal); "" otherwise."""
+    if not (np.isfinite(got) and np.isfinite(expected)) or expected == 0 or got == 0:
+        return ""
+    ratio = got / expected
+    named = _recognisable(abs(ratio), max(rel_tol, 1e-4)) if ratio > 0 else ""
+    if named in LOG_BASE_CAUSES:
+        return f"Your number is the right one times {named}: {LOG_BASE_CAUSES[named]}."
+    if abs(got - expected) == 1.0 and float(expected).is_integer():
+        return "Your number is one away from the right one: an off-by-one in what you counted."
+    if abs(got - 1 / expected) <= 1e-6 * abs(got):
+        return "Your number is the right one's reciprocal: one quantity divided by the other the wrong way up."
+    if named and ratio > 0 and named.isdigit():
+        return f"Your number is {named} times the right one: a factor of {named} too many."
+    if named.startswith("1/") and named[2:].isdigit():
+        return (
+            f"Your number is the right one divided by {named[2:]}: a factor of {named[2:]} "
+            "left out, or divided where it belongs."
+        )
+    return ""

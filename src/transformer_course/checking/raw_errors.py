@@ -1,0 +1,259 @@
+"""Advice for Python and PyTorch errors whose own text (and the learner's failing line) tells
+the slip: each function takes the exception and returns the advice, or "" when the text
+does not tell it. :data:`RAW_ERROR_HINTS` joins :data:`.hints.GENERIC_HINTS`, so every check
+adds them to a raw error its call raised.
+
+Blind round 16's raw errors that reached the learner with no course hint: a module whose
+``__init__`` never called ``super().__init__()``, ``torch.bmm`` on 4-D tensors,
+``self.train`` (the method) passed as dropout's ``training``, a ``forward`` whose masks were
+made keyword-only, an attribute read in ``forward`` that ``__init__`` never stored, a string
+raised, a table viewed to a batch's shape, and ``torch.where`` with one argument indexed.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+
+__all__ = ["RAW_ERROR_HINTS", "matmul_advice"]
+
+
+def _failing_lines(exc: BaseException) -> str:
+    """The learner's lines on the traceback, comments left out."""
+    from transformer_course.checking.failure import learner_frames
+
+    return "\n".join(part.split("#")[0] for part in learner_frames(exc).splitlines())
+
+
+def _super_init_advice(exc: BaseException) -> str:
+    found = re.search(r"cannot assign (\w+) before Module\.__init__\(\) call", str(exc))
+    if not found:
+        return ""
+    return (
+        f"An nn.Module's {found[1]} can only be stored once nn.Module's own __init__ has run: "
+        "it sets up the dictionaries that register parameters and submodules. Call "
+        "super().__init__() as the first line of your __init__, before any self.x = ..."
+    )
+
+
+def _bmm_advice(exc: BaseException) -> str:
+    if not re.search(r"batch[12] must be a 3D tensor", str(exc)):
+        return ""
+    return (
+        "torch.bmm multiplies 3-D tensors only, (batch, n, m) @ (batch, m, p), and this one "
+        "has another number of axes (4-D, with a heads axis: (batch, num_heads, len, d_head)). "
+        "Use torch.matmul or the @ operator: they treat every leading axis as a batch axis."
+    )
+
+
+def _train_method_advice(exc: BaseException) -> str:
+    if not re.search(r"argument '(train|training)'[^:]*must be bool, not method", str(exc)):
+        return ""
+    return (
+        "self.train is nn.Module's method (model.train() switches train mode on); the mode "
+        "itself is the attribute self.training, a bool. Pass training=self.training."
+    )
+
+
+_POSITIONAL = re.compile(
+    r"(\w[\w.]*)\(\) takes (\d+) positional arguments? but (\d+) (?:was|were) given"
+)
+
+
+def _positional_count_advice(exc: BaseException) -> str:
+    """A forward (or __init__) of the learner's class given more arguments by position
+    than it accepts: parameters missing, or made keyword-only."""
+    import torch.nn
+
+    found = _POSITIONAL.search(str(exc))
+    if not found:
+        return ""
+    name, takes, given = found[1], int(found[2]) - 1, int(found[3]) - 1
+    owner, _, method = name.rpartition(".")
+    if method not in {"forward", "__init__"} or hasattr(torch.nn, owner) or given <= takes:
+        return ""
+    return (
+        f"{name} was called with {given} arguments by position, and yours accepts {takes}. "
+        "Either parameters are missing from its signature, or they come after a bare * "
+        "(keyword-only: a call must then name them). Write the signature as the exercise "
+        "gives it, with every parameter positional."
+    )
+
+
+def _missing_attribute_advice(exc: BaseException) -> str:
+    """An attribute of the learner's own module read and never stored (nn.Module's
+    __getattr__ raises for it)."""
+    found = re.search(r"'(\w+)' object has no attribute '(\w+)'", str(exc))
+    if not found or not isinstance(exc, AttributeError):
+        return ""
+    cls, name = found[1], found[2]
+    if cls in {"Tensor", "ndarray", "list", "tuple", "dict", "int", "float", "str", "NoneType"}:
+        return ""
+    frames = exc.__traceback__
+    module_getattr = False
+    while frames is not None:
+        code = frames.tb_frame.f_code
+        if code.co_name == "__getattr__" and "torch" in code.co_filename:
+            module_getattr = True
+        frames = frames.tb_next
+    if not module_getattr or f"self.{name}" not in _failing_lines(exc):
+        return ""
+    return (
+        f"Your {cls} reads self.{name}, and nothing stored it: __init__ must keep every "
+        f"argument that forward uses (self.{name} = {name}), under the name forward reads. "
+        "A constructor argument is a local variable of __init__ and is gone once it returns."
+    )
+
+
+def _raised_non_exception_advice(exc: BaseException) -> str:
+    if "exceptions must derive from BaseException" not in str(exc):
+        return ""
+    if re.search(r"\braise\s+[rbfu]*[\"']", _failing_lines(exc)):
+        return (
+            "Your code raises a string: a str is not an exception, so Python refuses to raise "
+            'it. Put the message inside an exception: raise ValueError("what is wrong").'
+        )
+    return (
+        "`raise` was given something that is not an exception (a string, say): raise an "
+        'exception object with the message inside it, raise ValueError("what is wrong").'
+    )
+
+
+_VIEW = re.compile(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)")
+
+
+def _view_size_advice(exc: BaseException) -> str:
+    """A view/reshape to a shape with another number of entries than the tensor holds:
+    when the shape is a batch's of the tensor's (its leading size not in the tensor), that
+    view cannot repeat entries and broadcasting is meant."""
+    found = _VIEW.search(str(exc))
+    if not found:
+        return ""
+    asked = [int(size) for size in found[1].split(",")]
+    held = int(found[2])
+    if -1 in asked or held == 0:
+        return ""
+    wanted = math.prod(asked)
+    written = re.search(
+        r"((?:\w+\.)*\w+(?:\[[^\]]*\])?)\.(view|reshape)\(([^()]*(?:\([^()]*\))?[^()]*)\)",
+        _failing_lines(exc),
+    )
+    call = f"`{written[1]}.{written[2]}({written[3]})`" if written else "view/reshape"
+    for lead in range(1, len(asked)):
+        if math.prod(asked[lead:]) == held and math.prod(asked[:lead]) > 1:
+            shape, tail = tuple(asked), tuple(asked[lead:])
+            return (
+                f"{call} only rearranges the entries a tensor holds: this one holds "
+                f"{held} = {' x '.join(map(str, tail))} and the shape {shape} needs {wanted}, "
+                f"{wanted // held} copies of it. It cannot repeat them: to use one {tail} "
+                f"tensor for every entry of the leading {tuple(asked[:lead])}, let "
+                f"broadcasting do it (a {tail} tensor combines with a {shape} one as it is, "
+                "in +, * or masked_fill), or use .expand(...)."
+            )
+    return (
+        f"{call} keeps the number of entries: the tensor holds {held} and the shape "
+        f"{tuple(asked)} needs {wanted}. A size taken from the wrong variable, or the wrong "
+        "tensor reshaped: print the tensor's shape on the line shown below."
+    )
+
+
+def _one_argument_where_advice(exc: BaseException) -> str:
+    if "tuple indices must be integers or slices, not tuple" not in str(exc):
+        return ""
+    if not re.search(r"\bwhere\(|\bnonzero\(", _failing_lines(exc)):
+        return ""
+    return (
+        "torch.where(condition) with one argument (like nonzero) returns a tuple of index "
+        "tensors, one per axis, not a tensor: it cannot be indexed as one. "
+        "torch.where(condition, a, b) with three arguments picks element-wise, and a "
+        "comparison such as ids != pad_id is already the bool tensor."
+    )
+
+
+_MATMUL = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
+
+
+def matmul_advice(exc: BaseException) -> str:
+    """A 2-D matrix product (nn.Linear's too) whose shapes do not chain: what each width
+    is, and, when the left operand's width is the product's output width, that it was fed
+    a tensor already projected to that width (a layer given another layer's output where
+    its input belongs) or a transposed operand."""
+    found = _MATMUL.search(str(exc))
+    general = (
+        "A matrix product (@, nn.Linear) got shapes that do not chain: the last axis of the "
+        "left operand must equal the first of the right's (its second-to-last for batched "
+        "tensors)."
+    )
+    if not found:
+        return general + " Print the shapes on the line shown below."
+    _, width, needed, out = (int(group) for group in found.groups())
+    if width == out and width != needed:
+        return (
+            f"{general} Here the left operand has {width} features where {needed} belong, and "
+            f"{width} is what this product outputs (an nn.Linear({needed}, {width}) takes "
+            f"{needed}): it was given a tensor that had already been through a layer of "
+            f"width {width} (another projection's output, where that projection's input "
+            "belongs), or an operand is transposed. Check which tensor each layer reads."
+        )
+    return (
+        f"{general} Here the left operand has {width} features and the right expects "
+        f"{needed}: a tensor of another width fed to this layer (the wrong tensor, or one "
+        "from another layer), or a missing or extra transpose. Print the shapes on the line "
+        "shown below."
+    )
+
+
+def _float_lookup_advice(exc: BaseException) -> str:
+    """Floats given to an embedding lookup: token ids cast or built as floats, or a tensor
+    of vectors (hidden states) passed to the lookup, told apart by the tensor the lookup
+    received (torch's frame holds it) and the table's width."""
+    import torch
+
+    if "'indices' to have one of the following scalar types" not in str(exc):
+        return ""
+    given = table = None
+    frames = exc.__traceback__
+    while frames is not None:
+        local = frames.tb_frame.f_locals
+        if frames.tb_frame.f_code.co_name == "embedding" and "weight" in local:
+            given, table = local.get("input"), local.get("weight")
+        frames = frames.tb_next
+    cast = (
+        "The token ids that reached an embedding are floats: ids must be int64. A tensor of "
+        "ids you build yourself (the <bos> column from torch.full or torch.ones, a torch.cat "
+        "with a float tensor) needs dtype=torch.long, e.g. torch.full((batch, 1), bos_id, "
+        "dtype=torch.long)."
+    )
+    vectors = (
+        "An embedding lookup (nn.Embedding, F.embedding) takes token ids, and it was given a "
+        "tensor of vectors{shape}: hidden states, not ids. A lookup cannot run backwards: "
+        "to turn vectors into one score per token with the embedding's matrix (tied "
+        "weights), multiply by its transpose, h @ self.embedding.weight.T (or "
+        "F.linear(h, self.embedding.weight))."
+    )
+    if not isinstance(given, torch.Tensor) or not isinstance(table, torch.Tensor):
+        return (
+            "Floats reached an embedding lookup, which takes int64 token ids. Either ids were "
+            "built or cast as floats (torch.full/torch.ones without dtype=torch.long, a "
+            "torch.cat with a float tensor), or vectors (hidden states) were passed to the "
+            "lookup where a product with the embedding's matrix belongs, h @ "
+            "self.embedding.weight.T."
+        )
+    whole = bool(torch.equal(given, given.round())) if given.is_floating_point() else True
+    if given.dim() >= 1 and given.shape[-1] == table.shape[1] and not whole:
+        return vectors.format(shape=f" of shape {tuple(given.shape)}, {table.shape[1]} wide")
+    return cast if whole else vectors.format(shape="")
+
+
+RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]] = {
+    "before Module.__init__() call": _super_init_advice,
+    "must be a 3D tensor": _bmm_advice,
+    "must be bool, not method": _train_method_advice,
+    "positional argument": _positional_count_advice,
+    "object has no attribute": _missing_attribute_advice,
+    "exceptions must derive from BaseException": _raised_non_exception_advice,
+    "is invalid for input of size": _view_size_advice,
+    "tuple indices must be integers or slices": _one_argument_where_advice,
+    "'indices' to have one of the following scalar types": _float_lookup_advice,
+}

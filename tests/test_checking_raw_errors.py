@@ -1,0 +1,238 @@
+"""checking.raw_errors, parameters_kept, the quiz's answer forms and number relations: the
+general diagnoses added after blind round 16, each on a wrong answer of its class (not a
+benchmark case's code) and silent on the answers that only share the error's type."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.checking.relations import match_relation, number_relation
+
+
+def _message(fn, *args, **kwargs):
+    with pytest.raises(CheckFailure) as failure, Checker("demo") as c:
+        c.call(fn, *args, **kwargs)
+    return failure.value.message
+
+
+class NoSuperInit(nn.Module):
+    def __init__(self, width):
+        self.proj = nn.Linear(width, width)
+
+
+class ScoresWithBmm(nn.Module):
+    def forward(self, q, k):
+        return torch.bmm(q, k.transpose(-2, -1))  # (batch, heads, len, len) wanted
+
+
+class DropoutWithTrainMethod(nn.Module):
+    def forward(self, x):
+        return F.dropout(x, 0.1, training=self.train)
+
+
+class MaskKeywordOnly(nn.Module):
+    def forward(self, x, memory, *, src_mask=None, tgt_mask=None):
+        return x
+
+
+class ReadsUnstoredFlag(nn.Module):
+    def __init__(self, width, pre_norm=False):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+
+    def forward(self, x):
+        return self.norm(x) if self.pre_norm else x
+
+
+def raises_message(d_model):
+    if d_model % 2:
+        raise f"d_model must be even, got {d_model}"
+    return d_model
+
+
+def raises_number(d_model):
+    raise 3  # noqa: B016 (the wrong answer under test)
+
+
+def pe_table_reshaped(x):
+    table = torch.zeros(x.shape[1], x.shape[2])  # (len, d_model)
+    return x + table.reshape(x.shape)
+
+
+def where_of_one_argument(ids):
+    return torch.where(ids != 0)[:, None, :]
+
+
+def stacked_projections(x):
+    gate, up = nn.Linear(4, 6), nn.Linear(4, 6)
+    return up(gate(x))  # up reads the gate's output: 6 features where 4 belong
+
+
+def head_states_looked_up(ids):
+    table = nn.Embedding(10, 4)
+    hidden = table(ids) * 0.37  # (batch, len, d_model)
+    return table(hidden)
+
+
+def ids_built_as_floats(ids):
+    start = torch.full((ids.shape[0], 1), 1.0)  # float <bos> column
+    return nn.Embedding(10, 4)(torch.cat([start, ids.float()], dim=1))
+
+
+@pytest.mark.parametrize(
+    "fn, args, expected",
+    [
+        (NoSuperInit, (4,), r"Call super\(\)\.__init__\(\) as the first line"),
+        (ScoresWithBmm(), (torch.ones(2, 3, 4, 5),) * 2, r"Use torch\.matmul or the @"),
+        (DropoutWithTrainMethod(), (torch.ones(2, 3),), r"Pass training=self\.training"),
+        (
+            MaskKeywordOnly(),
+            (torch.ones(1), torch.ones(1), None, None),
+            r"after a bare \* \(keyword-only",
+        ),
+        (ReadsUnstoredFlag(4), (torch.ones(2, 4),), r"reads self\.pre_norm, and nothing stored"),
+        (raises_message, (5,), r"Your code raises a string"),
+        (raises_number, (5,), r"`raise` was given something that is not an exception"),
+        (
+            pe_table_reshaped,
+            (torch.ones(2, 5, 8),),
+            r"`table\.reshape\(x\.shape\)` only rearranges .* cannot repeat them",
+        ),
+        (where_of_one_argument, (torch.tensor([[1, 0]]),), r"torch\.where\(condition\) with one"),
+        (
+            stacked_projections,
+            (torch.ones(2, 4),),
+            r"6 features where 4 belong, and 6 is what this product outputs",
+        ),
+        (
+            head_states_looked_up,
+            (torch.tensor([[1, 2]]),),
+            r"a tensor of vectors of shape \(1, 2, 4\)",
+        ),
+        (ids_built_as_floats, (torch.tensor([[1, 2]]),), r"token ids that reached an embedding"),
+    ],
+)
+def test_a_raw_error_is_told_what_its_text_shows(fn, args, expected):
+    message = _message(fn, *args)
+    assert re.search(expected, message, re.DOTALL), message
+
+
+def test_a_library_module_called_with_too_many_arguments_is_not_told_about_its_signature():
+    message = _message(nn.Sequential(nn.Linear(2, 2)), torch.ones(1, 2), torch.ones(1, 2))
+    assert "keyword-only" not in message, message
+
+
+def test_a_plain_tensor_s_missing_attribute_is_not_an_unstored_one():
+    message = _message(lambda x: x.nonexistent, torch.ones(2))
+    assert "nothing stored" not in message, message
+
+
+def test_a_view_with_another_shape_of_entries_is_told_only_the_counts():
+    message = _message(lambda x: x.view(3, 5), torch.ones(2, 4))
+    assert "needs 15" in message and "cannot repeat" not in message, message
+
+
+def test_an_exercise_s_own_reading_of_a_refused_reshape_replaces_the_general_one():
+    own = "Your reshape asks for the size of batch where len belongs."
+    with pytest.raises(CheckFailure) as failure, Checker("demo") as c:
+        c.call(pe_table_reshaped, torch.ones(2, 5, 8), hints=[(RuntimeError, own)])
+    assert own in failure.value.message
+    assert "only rearranges the entries" not in failure.value.message
+
+
+class RescalesItsWeight(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        with torch.no_grad():
+            self.proj.weight.mul_(0.5)  # rescaled on every call
+        return self.proj(x)
+
+
+class FillsItsCache(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.register_buffer("cache", torch.zeros(4))
+
+    def forward(self, x):
+        self.cache += 1  # a buffer may change (a KV cache, running statistics)
+        return self.proj(x)
+
+
+def test_a_forward_that_changes_its_parameters_is_told_which_and_by_what_factor():
+    message = _message(RescalesItsWeight(), torch.ones(2, 4))
+    assert re.search(
+        r"changed the module's own parameter proj\.weight \(multiplied by 0\.5\)", message
+    )
+
+
+def test_a_forward_that_changes_a_buffer_passes():
+    with Checker("demo") as c:
+        c.call(FillsItsCache(), torch.ones(2, 4))
+
+
+_QUIZ = Quiz(
+    "quiz_demo",
+    answer="b",
+    why={"b": "Right."},
+    choices={"a": "the number of words", "b": "the width of each key vector", "c": "d_model"},
+)
+_NUMBER = Quiz("quiz_floor", answer=0.5004, why={}, rel_tol=0.01)
+
+
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        (lambda: ["b"], r"a list, \['b'\], with the letter inside: return the string itself"),
+        (lambda: '"b"', r"the quote marks are characters of your string \(3 characters\)"),
+        (lambda: "d_model", r"the text of choice \(c\).*\"c\""),
+        (lambda: "width of each key", r"words from choice \(b\)"),
+        (lambda: "sqrt", r"words rather than a letter"),
+        (lambda: 2, r"returned the number 2: this question is answered with a letter"),
+        (lambda: None, r"returned None: the function has no return statement"),
+        ((lambda: (yield "b")), r"returned a generator"),
+        ("b", r"`quiz_demo` is 'b', a value, where the function belongs"),
+    ],
+)
+def test_a_quiz_answer_in_another_form_is_told_its_form(answer, expected):
+    with pytest.raises(CheckFailure) as failure:
+        quiz_check(_QUIZ)(answer)
+    assert re.search(expected, failure.value.message, re.DOTALL), failure.value.message
+
+
+@pytest.mark.parametrize(
+    "given, expected",
+    [
+        (0.722, r"times 1/ln 2 = log2\(e\): a logarithm in base 2 \(bits\)"),
+        (0.5004 * math.log(2), r"times ln 2: the natural log where a logarithm in base 2"),
+        (2.0016, r"4 times the right one"),
+        (1.9984, r"reciprocal"),
+    ],
+)
+def test_a_wrong_number_is_related_to_the_right_one(given, expected):
+    with pytest.raises(CheckFailure) as failure:
+        quiz_check(_NUMBER)(lambda: given)
+    assert re.search(expected, failure.value.message), failure.value.message
+
+
+def test_numbers_with_no_simple_relation_get_none():
+    assert number_relation(0.61, 0.5) == ""
+    assert number_relation(7.0, 0.0) == ""
+    assert "one away" in number_relation(13.0, 12.0)
+
+
+def test_values_in_bits_where_nats_belong_name_the_logarithm():
+    nats = torch.tensor([0.3, 1.2, 2.5]).numpy()
+    relation = match_relation(nats / math.log(2), nats, rtol=1e-6, atol=1e-8)
+    assert relation is not None and "base 2 (bits)" in relation.message
