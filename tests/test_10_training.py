@@ -1893,8 +1893,10 @@ def beam_with(
     shrink=False,
     stop="bound",
     live_join=False,
+    live_first=False,
     keep_bos=False,
     pad_zero=False,
+    pad_with=None,
     as_list=False,
     pad_to_max_len=False,
     raw_choice=False,
@@ -1959,12 +1961,13 @@ def beam_with(
                     break
                 if stop == "worst_finished" and done and min(map(norm, done)) >= live[0][0]:
                     break
-            pool = done + live if live_join else (done or live)
+            pool = done + live if live_join else (live or done) if live_first else (done or live)
             best = max(pool, key=(lambda c: c[0]) if raw_choice else norm)
             out.append(best[1] if keep_bos else best[1][1:])
         if as_list:
             return out
         pad = 0 if pad_zero else model.pad_id
+        pad = {"eos": eos_id, "minus_one": -1}.get(pad_with, pad)
         width = max_len if pad_to_max_len else max(map(len, out))
         return torch.tensor([seq + [pad] * (width - len(seq)) for seq in out])
 
@@ -2068,6 +2071,24 @@ BEAM_MISTAKES = [
     ),
     Mistake(BEAM, named("keeps_bos")(beam_with(keep_bos=True)), "starts with <bos>"),
     Mistake(BEAM, named("pads_with_zero")(beam_with(pad_zero=True)), "padded with 0"),
+    # blind16a: the rows padded with eos_id were told an <eos> candidate was extended or
+    # token lists shared; the right answers followed by a fill the model does not write
+    Mistake(
+        BEAM,
+        named("pads_with_eos")(beam_with(pad_with="eos")),
+        r"padded with eos_id instead of model\.pad_id",
+    ),
+    Mistake(
+        BEAM,
+        named("pads_with_minus_one")(beam_with(pad_with="minus_one")),
+        r"padded with -1 instead of model\.pad_id",
+    ),
+    # blind16a: a live hypothesis preferred to the finished ones (beam or finished)
+    Mistake(
+        BEAM,
+        named("live_hypotheses_first")(beam_with(live_first=True)),
+        r"live hypotheses whenever any was left",
+    ),
     Mistake(BEAM, named("returns_a_list")(beam_with(as_list=True)), "returned a list"),
     # the length penalty in the stopping rule only: a third visible model tells this
     # apart from a penalty left out or multiplied (the first two cannot)
