@@ -1429,6 +1429,7 @@ def _greedy_variant(
     position=-1,
     break_first=False,
     update="or",
+    cut_last=False,
 ):
     """The reference loop with one decision changed (no knob of greedy_decode_f);
     ``break_first``: the stop test before the step's column is appended."""
@@ -1437,7 +1438,7 @@ def _greedy_variant(
         with torch.no_grad():
             memory = model.encode(src_ids)
             batch = src_ids.shape[0]
-            first = model.pad_id if start == "pad" else bos_id
+            first = {"pad": model.pad_id, "eos": eos_id, "zeros": 0}.get(start, bos_id)
             rows = src_ids.shape[1] if start == "len_src_rows" else batch
             tokens = torch.full((rows, 2 if start == "two" else 1), first, dtype=torch.long)
             finished = torch.zeros(batch, dtype=torch.bool)
@@ -1456,7 +1457,8 @@ def _greedy_variant(
                     break
                 if break_first:
                     tokens = torch.cat([tokens, token[:, None]], dim=1)
-        return tokens[:, 1:]
+        # cut_last: "at most max_len tokens" sliced off a tensor that has <bos> in front
+        return tokens[:, 1:max_len] if cut_last else tokens[:, 1:]
 
     return greedy
 
@@ -2007,7 +2009,7 @@ MISTAKES = [
     Mistake(
         check_greedy_decode, greedy_one_step_more, r"You generated \d+ tokens: at most max_len"
     ),
-    Mistake(check_greedy_decode, greedy_one_step_less, r"Your rows stop at \d+ tokens"),
+    Mistake(check_greedy_decode, greedy_one_step_less, r"Your rows stop at \d+ tokens: max_len"),
     Mistake(
         check_greedy_decode,
         greedy_memory_kept_on_the_model,
@@ -2062,6 +2064,25 @@ MISTAKES = [
         check_greedy_decode,
         _greedy_variant(start="pad"),
         r"decoder input starts with model\.pad_id, not <bos>",
+    ),
+    # blind16a: a start column of another id was only located (the first departing
+    # decision); the first target the decoder read tells what it held
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(start="eos"),
+        r"decoder input starts with eos_id, not <bos>: its first column holds \d+",
+    ),
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(start="zeros"),
+        r"decoder input starts with (0 \(torch\.zeros\)|model\.pad_id), not <bos>",
+    ),
+    # blind16a: the loop ran max_len steps, the result's slice cut the last column; told
+    # the loop stopped one step short (the width of the decoder's last input parts them)
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(cut_last=True),
+        r"the last generated token \(column\) was cut off afterwards",
     ),
     Mistake(
         check_greedy_decode,
