@@ -3138,3 +3138,16 @@ def test_beam_search_keeps_the_expand_hint_for_other_size_mismatches():
         "The size of tensor a (3) must match the size of tensor b (1) at non-singleton dimension 0"
     )
     assert "memory.expand(k, -1, -1)" in hint(error)
+
+
+@pytest.mark.parametrize(
+    ("log", "unit"), [(math.log2, r"in bits: .*base-2"), (math.log10, r"base-10 logarithms")]
+)
+def test_loss_floor_quiz_names_a_logarithm_of_another_base(log, unit):
+    """blind16a: the floor computed with log2 (0.722 bits) got only "not right"; the right
+    entropy in another base names the base."""
+    from transformer_course.checks.training.quizzes import check_quiz_loss_floor
+
+    q = 0.9 + 0.1 / 10
+    floor = -(q * log(q) + 9 * 0.01 * log(0.01))
+    assert_rejected(check_quiz_loss_floor, lambda: round(floor, 3), unit)
