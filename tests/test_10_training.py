@@ -611,6 +611,21 @@ def noam_variant(formula, name):
 
 
 NOAM_MISTAKES = [
+    # blind16a: the family 'the rate does not depend on the step': every step clamped to
+    # 1 (min where max belongs) was told only step ** 0 in both branches
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: d**-0.5 * min(min(s, 1) ** -0.5, min(s, 1) * w**-1.5),
+            "every_step_clamped_to_1",
+        ),
+        r"Your rate is the same at every step .* the paper's rate at step 1 .*min\(step, 1\)",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(w**-0.5, w * w**-1.5), "warmup_for_step"),
+        r"Your rate is the same at every step .* uses warmup where step belongs",
+    ),
     # blind14a: the warm-up's fraction floored (0 all through the warm-up) was told only
     # the differing values
     Mistake(
