@@ -1146,6 +1146,31 @@ def _count_mistake(**knobs):
     return count
 
 
+def _count_by_hand(*, attention_bias="d_model", output_bias="vocab_size"):
+    """A count written out from the layers' shapes, with one bias width switchable:
+    the attention projections' (d_head, one head's share) or the output layer's
+    (d_model, its in_features)."""
+
+    def count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+    ):
+        widths = {"d_model": d_model, "d_head": d_model // num_heads, "vocab_size": vocab_size}
+        attention = 4 * (d_model * d_model + widths[attention_bias])
+        feed_forward = (d_model * d_ff + d_ff) + (d_ff * d_model + d_model)
+        norm = 2 * d_model
+        final = norm if final_norm else 0
+        output_weight = 0 if tie_embeddings else vocab_size * d_model
+        return {
+            "embeddings": (1 if tie_embeddings else 2) * vocab_size * d_model,
+            "encoder": num_layers * (attention + feed_forward + 2 * norm) + final,
+            "decoder": num_layers * (2 * attention + feed_forward + 3 * norm) + final,
+            "output": output_weight + widths[output_bias],
+        }
+
+    count_parameters.__name__ = f"count_by_hand_{attention_bias}_{output_bias}"
+    return count_parameters
+
+
 def count_w1_bias_d_model(
     vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
 ):
@@ -1933,6 +1958,18 @@ MISTAKES = [
         for knobs, message in checks.COUNT_MISTAKES
     ],
     Mistake(check_count_parameters, count_total_only, r"returned a int.*single number"),
+    # blind16a: a bias sized by the wrong width outside the feed-forward was told the
+    # restated rule ('output') or a breakdown of the layer ('encoder')
+    Mistake(
+        check_count_parameters,
+        _count_by_hand(attention_bias="d_head"),
+        r"each attention projection's bias as d_head numbers",
+    ),
+    Mistake(
+        check_count_parameters,
+        _count_by_hand(output_bias="d_model"),
+        r"output layer's bias as d_model numbers: nn\.Linear\(d_model, vocab_size\)",
+    ),
     # tied, the shared matrix under 'output': named (the keys alone, before)
     Mistake(
         check_count_parameters,
@@ -2182,6 +2219,7 @@ CORRECT = [
     Correct(check_Transformer, TExplicitDropout),
     Correct(check_Transformer, TTiedTheOtherWay),
     Correct(check_count_parameters, count_paper_style),
+    Correct(check_count_parameters, _count_by_hand()),
     Correct(check_count_parameters, count_numpy_ints),
     Correct(check_count_parameters, count_floats),
     Correct(check_greedy_decode, greedy_reencode),
