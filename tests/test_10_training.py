@@ -2257,6 +2257,20 @@ def _first(references):
 
 SCORES = check_translation_scores
 SCORE_MISTAKES = [
+    # blind16a: the corpus scored as one sentence (joined) got the recipe alone
+    Mistake(
+        SCORES,
+        named("bleu_of_one_joined_sentence")(
+            scores_with(
+                bleu=lambda h, r: (
+                    sacrebleu.corpus_bleu(
+                        ["\n".join(h)], [["\n".join(filter(None, s))] for s in _streams(r)]
+                    ).score
+                )
+            )
+        ),
+        r"You scored the whole corpus as ONE sentence",
+    ),
     # blind round 4: a flat list of (first) references where corpus_bleu wants streams
     Mistake(
         SCORES,
