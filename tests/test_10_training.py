@@ -1525,7 +1525,7 @@ def step_with(
                 nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
             if order in ("clip-step", "no-backward") and zero != "never-steps":
                 optimizer.step()
-            if zero == "after":
+            if zero == "after" or (zero == "when_clipping" and norm is not None):
                 optimizer.zero_grad()
         if eval_after:
             model.eval()
@@ -1679,6 +1679,13 @@ def gradient_norm_over_named_parameters(model, batch, optimizer, loss_fn, clip_n
 
 
 STEP_MISTAKES = [
+    # blind16a: gradients cleared only on the calls that clip were told the accumulation
+    # alone; the calls with a clip_norm leaving none tell where the clearing is
+    Mistake(
+        check_train_step,
+        named("zero_grad_only_when_clipping")(step_with(zero="when_clipping")),
+        r"the one with clip_norm=None, .* cleared only when clipping",
+    ),
     # round 18 (blind15a): the raw AttributeError of a (name, parameter) tuple
     Mistake(
         STEP,
