@@ -1146,6 +1146,31 @@ def _count_mistake(**knobs):
     return count
 
 
+def _count_by_hand(*, attention_bias="d_model", output_bias="vocab_size"):
+    """A count written out from the layers' shapes, with one bias width switchable:
+    the attention projections' (d_head, one head's share) or the output layer's
+    (d_model, its in_features)."""
+
+    def count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+    ):
+        widths = {"d_model": d_model, "d_head": d_model // num_heads, "vocab_size": vocab_size}
+        attention = 4 * (d_model * d_model + widths[attention_bias])
+        feed_forward = (d_model * d_ff + d_ff) + (d_ff * d_model + d_model)
+        norm = 2 * d_model
+        final = norm if final_norm else 0
+        output_weight = 0 if tie_embeddings else vocab_size * d_model
+        return {
+            "embeddings": (1 if tie_embeddings else 2) * vocab_size * d_model,
+            "encoder": num_layers * (attention + feed_forward + 2 * norm) + final,
+            "decoder": num_layers * (2 * attention + feed_forward + 3 * norm) + final,
+            "output": output_weight + widths[output_bias],
+        }
+
+    count_parameters.__name__ = f"count_by_hand_{attention_bias}_{output_bias}"
+    return count_parameters
+
+
 def count_w1_bias_d_model(
     vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
 ):
@@ -1429,6 +1454,7 @@ def _greedy_variant(
     position=-1,
     break_first=False,
     update="or",
+    cut_last=False,
 ):
     """The reference loop with one decision changed (no knob of greedy_decode_f);
     ``break_first``: the stop test before the step's column is appended."""
@@ -1437,7 +1463,7 @@ def _greedy_variant(
         with torch.no_grad():
             memory = model.encode(src_ids)
             batch = src_ids.shape[0]
-            first = model.pad_id if start == "pad" else bos_id
+            first = {"pad": model.pad_id, "eos": eos_id, "zeros": 0}.get(start, bos_id)
             rows = src_ids.shape[1] if start == "len_src_rows" else batch
             tokens = torch.full((rows, 2 if start == "two" else 1), first, dtype=torch.long)
             finished = torch.zeros(batch, dtype=torch.bool)
@@ -1456,7 +1482,8 @@ def _greedy_variant(
                     break
                 if break_first:
                     tokens = torch.cat([tokens, token[:, None]], dim=1)
-        return tokens[:, 1:]
+        # cut_last: "at most max_len tokens" sliced off a tensor that has <bos> in front
+        return tokens[:, 1:max_len] if cut_last else tokens[:, 1:]
 
     return greedy
 
@@ -1931,6 +1958,18 @@ MISTAKES = [
         for knobs, message in checks.COUNT_MISTAKES
     ],
     Mistake(check_count_parameters, count_total_only, r"returned a int.*single number"),
+    # blind16a: a bias sized by the wrong width outside the feed-forward was told the
+    # restated rule ('output') or a breakdown of the layer ('encoder')
+    Mistake(
+        check_count_parameters,
+        _count_by_hand(attention_bias="d_head"),
+        r"each attention projection's bias as d_head numbers",
+    ),
+    Mistake(
+        check_count_parameters,
+        _count_by_hand(output_bias="d_model"),
+        r"output layer's bias as d_model numbers: nn\.Linear\(d_model, vocab_size\)",
+    ),
     # tied, the shared matrix under 'output': named (the keys alone, before)
     Mistake(
         check_count_parameters,
@@ -2007,7 +2046,7 @@ MISTAKES = [
     Mistake(
         check_greedy_decode, greedy_one_step_more, r"You generated \d+ tokens: at most max_len"
     ),
-    Mistake(check_greedy_decode, greedy_one_step_less, r"Your rows stop at \d+ tokens"),
+    Mistake(check_greedy_decode, greedy_one_step_less, r"Your rows stop at \d+ tokens: max_len"),
     Mistake(
         check_greedy_decode,
         greedy_memory_kept_on_the_model,
@@ -2062,6 +2101,25 @@ MISTAKES = [
         check_greedy_decode,
         _greedy_variant(start="pad"),
         r"decoder input starts with model\.pad_id, not <bos>",
+    ),
+    # blind16a: a start column of another id was only located (the first departing
+    # decision); the first target the decoder read tells what it held
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(start="eos"),
+        r"decoder input starts with eos_id, not <bos>: its first column holds \d+",
+    ),
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(start="zeros"),
+        r"decoder input starts with (0 \(torch\.zeros\)|model\.pad_id), not <bos>",
+    ),
+    # blind16a: the loop ran max_len steps, the result's slice cut the last column; told
+    # the loop stopped one step short (the width of the decoder's last input parts them)
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(cut_last=True),
+        r"the last generated token \(column\) was cut off afterwards",
     ),
     Mistake(
         check_greedy_decode,
@@ -2161,6 +2219,7 @@ CORRECT = [
     Correct(check_Transformer, TExplicitDropout),
     Correct(check_Transformer, TTiedTheOtherWay),
     Correct(check_count_parameters, count_paper_style),
+    Correct(check_count_parameters, _count_by_hand()),
     Correct(check_count_parameters, count_numpy_ints),
     Correct(check_count_parameters, count_floats),
     Correct(check_greedy_decode, greedy_reencode),

@@ -611,6 +611,21 @@ def noam_variant(formula, name):
 
 
 NOAM_MISTAKES = [
+    # blind16a: the family 'the rate does not depend on the step': every step clamped to
+    # 1 (min where max belongs) was told only step ** 0 in both branches
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: d**-0.5 * min(min(s, 1) ** -0.5, min(s, 1) * w**-1.5),
+            "every_step_clamped_to_1",
+        ),
+        r"Your rate is the same at every step .* the paper's rate at step 1 .*min\(step, 1\)",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(w**-0.5, w * w**-1.5), "warmup_for_step"),
+        r"Your rate is the same at every step .* uses warmup where step belongs",
+    ),
     # blind14a: the warm-up's fraction floored (0 all through the warm-up) was told only
     # the differing values
     Mistake(
@@ -1510,7 +1525,7 @@ def step_with(
                 nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
             if order in ("clip-step", "no-backward") and zero != "never-steps":
                 optimizer.step()
-            if zero == "after":
+            if zero == "after" or (zero == "when_clipping" and norm is not None):
                 optimizer.zero_grad()
         if eval_after:
             model.eval()
@@ -1664,6 +1679,13 @@ def gradient_norm_over_named_parameters(model, batch, optimizer, loss_fn, clip_n
 
 
 STEP_MISTAKES = [
+    # blind16a: gradients cleared only on the calls that clip were told the accumulation
+    # alone; the calls with a clip_norm leaving none tell where the clearing is
+    Mistake(
+        check_train_step,
+        named("zero_grad_only_when_clipping")(step_with(zero="when_clipping")),
+        r"the one with clip_norm=None, .* cleared only when clipping",
+    ),
     # round 18 (blind15a): the raw AttributeError of a (name, parameter) tuple
     Mistake(
         STEP,
@@ -1893,8 +1915,10 @@ def beam_with(
     shrink=False,
     stop="bound",
     live_join=False,
+    live_first=False,
     keep_bos=False,
     pad_zero=False,
+    pad_with=None,
     as_list=False,
     pad_to_max_len=False,
     raw_choice=False,
@@ -1959,12 +1983,13 @@ def beam_with(
                     break
                 if stop == "worst_finished" and done and min(map(norm, done)) >= live[0][0]:
                     break
-            pool = done + live if live_join else (done or live)
+            pool = done + live if live_join else (live or done) if live_first else (done or live)
             best = max(pool, key=(lambda c: c[0]) if raw_choice else norm)
             out.append(best[1] if keep_bos else best[1][1:])
         if as_list:
             return out
         pad = 0 if pad_zero else model.pad_id
+        pad = {"eos": eos_id, "minus_one": -1}.get(pad_with, pad)
         width = max_len if pad_to_max_len else max(map(len, out))
         return torch.tensor([seq + [pad] * (width - len(seq)) for seq in out])
 
@@ -2068,6 +2093,24 @@ BEAM_MISTAKES = [
     ),
     Mistake(BEAM, named("keeps_bos")(beam_with(keep_bos=True)), "starts with <bos>"),
     Mistake(BEAM, named("pads_with_zero")(beam_with(pad_zero=True)), "padded with 0"),
+    # blind16a: the rows padded with eos_id were told an <eos> candidate was extended or
+    # token lists shared; the right answers followed by a fill the model does not write
+    Mistake(
+        BEAM,
+        named("pads_with_eos")(beam_with(pad_with="eos")),
+        r"padded with eos_id instead of model\.pad_id",
+    ),
+    Mistake(
+        BEAM,
+        named("pads_with_minus_one")(beam_with(pad_with="minus_one")),
+        r"padded with -1 instead of model\.pad_id",
+    ),
+    # blind16a: a live hypothesis preferred to the finished ones (beam or finished)
+    Mistake(
+        BEAM,
+        named("live_hypotheses_first")(beam_with(live_first=True)),
+        r"live hypotheses whenever any was left",
+    ),
     Mistake(BEAM, named("returns_a_list")(beam_with(as_list=True)), "returned a list"),
     # the length penalty in the stopping rule only: a third visible model tells this
     # apart from a penalty left out or multiplied (the first two cannot)
@@ -2221,6 +2264,20 @@ def _first(references):
 
 SCORES = check_translation_scores
 SCORE_MISTAKES = [
+    # blind16a: the corpus scored as one sentence (joined) got the recipe alone
+    Mistake(
+        SCORES,
+        named("bleu_of_one_joined_sentence")(
+            scores_with(
+                bleu=lambda h, r: (
+                    sacrebleu.corpus_bleu(
+                        ["\n".join(h)], [["\n".join(filter(None, s))] for s in _streams(r)]
+                    ).score
+                )
+            )
+        ),
+        r"You scored the whole corpus as ONE sentence",
+    ),
     # blind round 4: a flat list of (first) references where corpus_bleu wants streams
     Mistake(
         SCORES,
@@ -3117,3 +3174,16 @@ def test_beam_search_keeps_the_expand_hint_for_other_size_mismatches():
         "The size of tensor a (3) must match the size of tensor b (1) at non-singleton dimension 0"
     )
     assert "memory.expand(k, -1, -1)" in hint(error)
+
+
+@pytest.mark.parametrize(
+    ("log", "unit"), [(math.log2, r"in bits: .*base-2"), (math.log10, r"base-10 logarithms")]
+)
+def test_loss_floor_quiz_names_a_logarithm_of_another_base(log, unit):
+    """blind16a: the floor computed with log2 (0.722 bits) got only "not right"; the right
+    entropy in another base names the base."""
+    from transformer_course.checks.training.quizzes import check_quiz_loss_floor
+
+    q = 0.9 + 0.1 / 10
+    floor = -(q * log(q) + 9 * 0.01 * log(0.01))
+    assert_rejected(check_quiz_loss_floor, lambda: round(floor, 3), unit)

@@ -155,7 +155,12 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                 stop = best is not None and best >= live
             if stop:
                 break
-        pool = finished + beam if variant == "live_joins" else (finished or beam)
+        if variant == "live_joins":
+            pool = finished + beam
+        elif variant == "live_first":  # a live hypothesis wins whenever one is left
+            pool = beam or finished
+        else:
+            pool = finished or beam
         if variant == "last_collected":
             return pool[-1][0]
         if variant == "worst_live" and not finished:  # beam[-1], the live one of lowest score
@@ -279,6 +284,10 @@ _BEAM_MESSAGES = {
     "score / ((5 + L) / 6) ** α, with the best live score.",
     "live_joins": "You let unfinished hypotheses compete with finished ones at the end. A "
     "live hypothesis is chosen only when none has finished at all.",
+    "live_first": "You took the answer from the live hypotheses whenever any was left "
+    "(max(beam or finished, ...)), so a finished translation is returned only when the beam "
+    "is empty. The finished hypotheses come first: a live hypothesis (no <eos> yet) is "
+    "chosen only when none has finished at all, max(finished or beam, key=normalised).",
     "raw_choice": "You picked the answer by its raw score: your stopping rule divides by the "
     "length penalty, but the choice of the answer does not. Return the finished hypothesis "
     "with the best score / ((5 + L) / 6) ** α.",
@@ -407,6 +416,65 @@ def _beam_rows(
     return rows
 
 
+def _filled_after_answers(got, model, src, setting, pad_id, bos_id, eos_id, replays):
+    """(row index, row, fill, fill's name, model writes it) when every row is its
+    expected answer followed by one same id, not model.pad_id, up to the width (in at
+    least one row): the output buffer was filled with that id. Ids the model wrote after
+    <eos> (a finished hypothesis extended) look the same only where the model picks that
+    id after the answer: asked of the model (the last item)."""
+    if not (
+        isinstance(got, torch.Tensor)
+        and got.dtype == torch.int64
+        and got.dim() == 2
+        and got.shape[0] == src.shape[0]
+    ):
+        return None
+    answers = [_search(model, src[i], *setting, replays=replays) for i in range(src.shape[0])]
+    rows = got.tolist()
+    if any(row[: len(answer)] != answer for row, answer in zip(rows, answers, strict=True)):
+        return None
+    tails = {i: row[len(answers[i]) :] for i, row in enumerate(rows) if len(row) > len(answers[i])}
+    fills = {t for tail in tails.values() for t in tail}
+    if len(fills) != 1 or pad_id in fills:
+        return None
+    (fill,) = fills
+    written = True  # the model picks the fill right after every answer followed by it
+    with torch.no_grad():
+        for i in tails:
+            source = src[i : i + 1]  # (1, len_src)
+            prefix = torch.tensor([[bos_id, *answers[i]]])  # (1, 1 + L)
+            logits = model.decode(prefix, model.encode(source), source)  # (1, 1 + L, vocab)
+            written = written and int(logits[0, -1].argmax()) == fill
+    name = {eos_id: "eos_id", bos_id: "bos_id"}.get(fill, str(fill))
+    first = min(tails)
+    return first, rows[first], fill, name, written and fill == eos_id
+
+
+def _fill_message(what, i, row, fill, name, written) -> str:
+    """The message for rows filled with ``fill`` after right answers (see above)."""
+    shown = (
+        f"row {i} of {what} is {row}. Each row is the expected answer followed by {name} "
+        f"({fill}) up to the width"
+    )
+    padded = (
+        f"the rows are padded with {name} instead of model.pad_id (a buffer such as "
+        f"torch.full((batch, width), {name}) where torch.full((batch, width), model.pad_id) "
+        "belongs)"
+    )
+    if not written:
+        return (
+            f"{shown}, in every row: the answers are right, but {padded}; after some of "
+            f"these answers the model does not pick {fill}, so no search wrote them. After "
+            "<eos> a row holds only model.pad_id."
+        )
+    return (
+        f"{shown}. The model picks <eos> again after these answers, so two mistakes give "
+        f"that here: (1) {padded}, or (2) a finished hypothesis that stayed in the beam "
+        "and was extended (it is finished: set it aside, never extended). After <eos> a "
+        "row holds only model.pad_id."
+    )
+
+
 def _stripped(row: list[int], pad_id: int) -> list[int]:
     end = len(row)
     while end and row[end - 1] == pad_id:
@@ -479,6 +547,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
         observations = []  # (model, source row, setting, ids, pad_id, row, expected, what, i)
         replays = {}  # the reference's decoder calls, shared by its searches (see _search)
         batches = {}  # observation index -> the src_ids of its call
+        pending_fill = ""  # rows filled after their answers, on inputs that cannot tell why
         for model, src, settings, ids, pad_id in beam_cases(hidden):
             bos_id, eos_id = ids["bos_id"], ids["eos_id"]
             for beam_size, max_len, alpha in settings:
@@ -546,11 +615,21 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                         text = _batch_dependent(src.shape[0], "raises", encoded)
                         c.fail(f"{failure.message}\n{text}", failure.learner_traceback)
                     raise
+                filled = _filled_after_answers(
+                    got, model, src, setting, pad_id, bos_id, eos_id, replays
+                )
+                if filled and not filled[-1]:  # the model would not write these ids itself
+                    c.fail(_fill_message(what, *filled))
+                if filled:  # the model would: a later call may tell the two causes apart
+                    pending_fill = pending_fill or _fill_message(what, *filled)
+                    continue
                 rows = _beam_rows(c, got, src.shape[0], max_len, pad_id, eos_id, bos_id, what)
                 for i, row in enumerate(rows):
                     expected = _search(model, src[i], *setting, replays=replays)
                     observations.append((model, src[i], setting, pad_id, row, expected, what, i))
                     batches[len(observations) - 1] = src
+        if pending_fill:
+            c.fail(pending_fill)
         wrong = [o for o in observations if not _same_row(o[4], o[5], o[3])]
         if not wrong:
             c.ok()

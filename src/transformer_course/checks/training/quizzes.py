@@ -33,12 +33,21 @@ QUIZ_TEACHER_FORCING = Quiz(
 check_quiz_teacher_forcing = quiz_check(QUIZ_TEACHER_FORCING)
 
 _Q = 0.9 + 0.1 / 10  # the target's share with eps = 0.1, V = 10
+_FLOOR = -(_Q * math.log(_Q) + 9 * 0.01 * math.log(0.01))  # in nats (natural logarithms)
 QUIZ_LOSS_FLOOR = Quiz(
     name="quiz_loss_floor",
-    answer=-(_Q * math.log(_Q) + 9 * 0.01 * math.log(0.01)),
+    answer=_FLOOR,
     rel_tol=0.01,
     why={
-        -(_Q * math.log(_Q) + 9 * 0.01 * math.log(0.01)): "The cross-entropy -Σ q log p is "
+        # the right entropy in another unit: the logarithm's base is the mistake
+        _FLOOR / math.log(2): "≈ 0.722 is the floor in bits: the entropy of the smoothed "
+        "target with base-2 logarithms (log2). The loss is in nats: PyTorch's "
+        "cross-entropy and log_softmax use the natural logarithm, ln, so the floor is "
+        "-(0.91 ln 0.91 + 9 × 0.01 ln 0.01) (bits × ln 2).",
+        _FLOOR / math.log(10): "≈ 0.217 is the floor with base-10 logarithms (log10). The "
+        "loss is in nats: PyTorch's cross-entropy and log_softmax use the natural "
+        "logarithm, ln, so the floor is -(0.91 ln 0.91 + 9 × 0.01 ln 0.01).",
+        _FLOOR: "The cross-entropy -Σ q log p is "
         "smallest when p = q, and then it equals the entropy of q: -(0.91 ln 0.91 + 9 × "
         "0.01 ln 0.01) ≈ 0.500. A model that is right every time still has a loss of about "
         "0.5 per token, which is why a label-smoothed loss curve levels off well above 0.",

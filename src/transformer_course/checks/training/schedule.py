@@ -360,6 +360,9 @@ def _explain_noam(noam_lr, cases) -> str:
     rates = [(d, w, steps, _learner_values(noam_lr, d, w, steps)) for d, w, steps in cases]
     if any(values is None for *_, values in rates):
         return ""
+    constant = _constant_rate(rates)
+    if constant:
+        return constant
     ratios = [[v / _noam(s, d, w) for s, v in zip(steps, vals)] for d, w, steps, vals in rates]
     if all(math.isclose(max(r), min(r), rel_tol=1e-6) for r in ratios):
         fits = [
@@ -457,6 +460,40 @@ def _explain_noam(noam_lr, cases) -> str:
             "-1.5 belongs to warmup alone, step * warmup ** -1.5."
         )
     return text
+
+
+def _constant_rate(rates) -> str:
+    """Rates that do not depend on the step: the same value at every step of each case.
+    Named as the paper's rate at one step (step 1: every step clamped to 1, as min(step, 1)
+    gives where the guard max(step, 1) belongs; warmup: warmup where step belongs) when
+    that step fits every case; otherwise the symptom alone."""
+    if not all(math.isclose(max(v), min(v), rel_tol=1e-9) for *_, v in rates):
+        return ""
+    shown = ", ".join(f"{v[0]:.6g} for d_model={d}, warmup={w}" for d, w, _, v in rates)
+    head = f"Your rate is the same at every step ({shown}): no warm-up and no decay"
+
+    def at(step_of) -> bool:
+        return all(
+            math.isclose(v[0], _noam(step_of(w), d, w), rel_tol=1e-6) for d, w, _, v in rates
+        )
+
+    if at(lambda w: 1):
+        return (
+            f"{head}. It is the paper's rate at step 1 on every case: every step is computed "
+            "as step 1, as min(step, 1) gives (1 for every step >= 1) where the guard "
+            "against step 0 is max(step, 1), which lifts step 0 alone to 1 and leaves the "
+            "other steps as they are."
+        )
+    if at(lambda w: w):
+        return (
+            f"{head}. It is the paper's peak, its rate at step = warmup, on every case: your "
+            "formula uses warmup where step belongs (min(step ** -0.5, step * warmup ** "
+            "-1.5) varies with step)."
+        )
+    return (
+        f"{head}: the step never reaches your formula (a constant or another argument in "
+        "its place). lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)."
+    )
 
 
 def _one_branch_factor(rates) -> str:

@@ -170,6 +170,13 @@ _BLEU_MISTAKES = {
     "has fewer references. Without the None the later streams are shorter, and their "
     "references slide onto other sentences (sacrebleu pairs stream entries with hypotheses "
     "by position): [refs[j] if j < len(refs) else None for refs in references].",
+    "joined": "You scored the whole corpus as ONE sentence: the hypotheses joined into one "
+    "string (' '.join(hypotheses)) and each reference stream joined into one. The n-grams "
+    "then run across sentence boundaries, a sentence's words can match another sentence's "
+    "references, and the reference length is chosen once for the corpus instead of per "
+    "sentence. corpus_bleu takes one "
+    "hypothesis per sentence and adds up their n-gram counts itself: "
+    "sacrebleu.corpus_bleu(hypotheses, streams), each stream one entry per sentence.",
     "flat": "The references were given as a flat list of strings, one per sentence "
     "(references[i][0]), not as a list of streams: sacrebleu then reads each string as a "
     "stream of its own. corpus_bleu's second argument is a list of streams, "
@@ -203,6 +210,9 @@ _BLEU_MODELS = {
     _BLEU_MISTAKES["per_sentence_lists"]: lambda h, r: _corpus(h, r),
     _BLEU_MISTAKES["compacted"]: lambda h, r: _corpus(h, _compacted(r)),
     _BLEU_MISTAKES["flat"]: lambda h, r: _corpus(h, [refs[0] for refs in r]),
+    _BLEU_MISTAKES["joined"]: lambda h, r: _corpus(
+        [" ".join(h)], [[" ".join(x for x in stream if x is not None)] for stream in _streams(r)]
+    ),
 }
 
 #: an input on which the mistakes that can tie on the checked ones part: the reference

@@ -255,14 +255,28 @@ def _diagnose_step(
     loss_fn,
     stale=None,
     grads_left=False,
+    left_when_not_clipping=False,
 ):
     """Fail with the most likely cause of weights that differ from one reference step;
     ``stale``: the gradients the model held when the call began (None: none);
-    ``grads_left``: whether non-zero gradients were left in the model after the call."""
+    ``grads_left``: whether non-zero gradients were left in the model after the call;
+    ``left_when_not_clipping``: the previous call passed clip_norm=None and left its
+    gradients, while every earlier call with a clip_norm left none."""
     if stale:
         wrong, _ = _sgd_variant(
             start, STEP_VOCAB, pad_id, batch, lr, loss_fn, clip=clip, stale_grads=stale
         )
+        if _same_state(state, wrong) and left_when_not_clipping:
+            c.fail(
+                f"after {what}, the weights are not what one step gives: the gradients of "
+                "the previous call, the one with clip_norm=None, were still in the model and "
+                "were added to this step's (PyTorch accumulates gradients), while the calls "
+                "with a clip_norm left none. Your gradients are cleared only when clipping: "
+                "optimizer.zero_grad() inside the `if clip_norm is not None:` branch (an "
+                "indentation slip) never runs with clip_norm=None. Clear them once per step "
+                "whatever clip_norm is: optimizer.zero_grad() after optimizer.step(), outside "
+                "the if (or at the start, before loss.backward())."
+            )
         if _same_state(state, wrong):
             c.fail(
                 f"after {what}, the weights are not what one step gives: the gradients "
@@ -506,6 +520,7 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
         loss_fn = course_function(smoothed_cross_entropy, pad_id=pad_id, smoothing=0.1)
         expected_model = copy_model(model, STEP_VOCAB, pad_id)
         expected_optimizer = torch.optim.SGD(expected_model.parameters(), lr=lr)
+        left = []  # (the clip_norm a call passed, whether it left gradients), call by call
         for number, ((given, clip), batch) in enumerate(zip(clips, batches)):
             start = {k: v.detach().clone() for k, v in model.state_dict().items()}
             stale = {  # gradients left by the previous call (the idiom that clears first)
@@ -513,6 +528,8 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                 for name, p in model.named_parameters()
                 if p.grad is not None and bool(p.grad.detach().abs().max() > 0)
             }
+            if number:
+                left.append((clips[number - 1][1], bool(stale)))
             what = (
                 f"train_step(model, batch, optimizer, loss_fn"
                 f"{'' if given == 'default' else f', clip_norm={given}'})"
@@ -590,6 +607,10 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                     loss_fn,
                     stale,
                     grads_left,
+                    left_when_not_clipping=bool(left)
+                    and left[-1] == (None, True)
+                    and any(norm is not None for norm, _ in left)
+                    and not any(norm is not None and was for norm, was in left),
                 )
             c.ok()
             if not math.isclose(value, expected_loss, rel_tol=1e-4, abs_tol=1e-5):

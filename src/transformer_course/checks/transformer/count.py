@@ -354,16 +354,44 @@ COUNT_MISTAKES += _per_head_mistakes() + _per_layer_mistakes() + _subtracted_mis
 COUNT_MISTAKES += _bias_width_mistakes() + _single_layer_mistakes() + _two_sub_layer_mistakes()
 COUNT_MISTAKES += _short_attention_mistakes()
 
+# the family 'a bias sized by the wrong width', beyond the feed-forward (module knobs, see
+# mistaken_counts): an nn.Linear(n_in, n_out) has a bias of n_out numbers
+COUNT_MISTAKES += [
+    (
+        {"attention_bias": "d_head"},
+        "You counted each attention projection's bias as d_head numbers (one head's share, "
+        "d_model / num_heads) while its weight is d_model x d_model: each of w_q, w_k, w_v "
+        "and w_o is ONE nn.Linear(d_model, d_model), whose bias has d_model numbers "
+        "whatever num_heads is (the heads split its output, they do not shrink it). One "
+        "attention is 4 * (d_model * d_model + d_model).",
+    ),
+    (
+        {"output_bias": "d_model"},
+        "You sized the output layer's bias as d_model numbers: nn.Linear(d_model, "
+        "vocab_size) has a bias of out_features = vocab_size numbers, one per token's "
+        "logit. 'output' is vocab_size * d_model + vocab_size untied, vocab_size tied.",
+    ),
+]
+
 
 def mistaken_counts(args: tuple, knobs: dict) -> dict[str, int]:
-    """``count_parameters_f(*args, **knobs)``, with this module's own knob
+    """``count_parameters_f(*args, **knobs)``, with this module's own knobs
     ``decoder_attention_short`` (how many projections, each with its bias, one attention
-    of every decoder layer leaves out)."""
+    of every decoder layer leaves out), ``attention_bias`` (the width of the attention
+    projections' biases: "d_model" or "d_head") and ``output_bias`` (the width of the
+    output layer's bias: "vocab_size" or "d_model")."""
     knobs = dict(knobs)
     short = knobs.pop("decoder_attention_short", 0)
+    attention_bias = knobs.pop("attention_bias", "d_model")
+    output_bias = knobs.pop("output_bias", "vocab_size")
     counts = count_parameters_f(*args, **knobs)
-    _v, d, _h, layers, _f, _tie, _final = args
+    v, d, h, layers, _f, _tie, _final = args
     counts["decoder"] -= layers * short * (d * d + d)
+    if attention_bias == "d_head":  # four biases of d_head numbers where d_model belongs
+        counts["encoder"] -= layers * 4 * (d - d // h)
+        counts["decoder"] -= layers * 2 * 4 * (d - d // h)
+    if output_bias == "d_model":
+        counts["output"] += d - v
     return counts
 
 

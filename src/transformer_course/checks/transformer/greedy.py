@@ -164,13 +164,27 @@ GREEDY_MISTAKES = [
 ]
 
 
-def off_by_one_mistakes(max_len: int) -> list[tuple[dict, str]]:
+def off_by_one_mistakes(max_len: int, widest_input: int = 0) -> list[tuple[dict, str]]:
+    """The step count off by one. ``widest_input``: the most target positions the
+    learner's decoder read in one call (<bos> included), which tells a loop one step short
+    (max_len - 1 at most) from a last token cut off afterwards (max_len: the input of
+    step max_len, which generates the last token)."""
+    short_rows = (
+        f"Your rows stop at {max_len - 1} tokens: max_len = {max_len} "
+        "new tokens may be generated (range(max_len) steps)."
+    )
+    if widest_input >= max_len:
+        short_rows = (
+            f"Your rows stop at {max_len - 1} tokens, but your decoder's last call read "
+            f"<bos> and {max_len - 1} tokens, the input of step max_len = {max_len}: the "
+            "last generated token (column) was cut off afterwards, by the slice that "
+            "returns the result. The "
+            f"token tensor has <bos> in front, 1 + max_len = {max_len + 1} columns, so "
+            f"tokens[:, 1:max_len] keeps max_len - 1 = {max_len - 1} of them; drop only "
+            "<bos>: tokens[:, 1:]."
+        )
     return [
-        (
-            {"steps": max_len - 1},
-            f"Your rows stop at {max_len - 1} tokens: max_len = {max_len} "
-            "new tokens may be generated (range(max_len) steps).",
-        ),
+        ({"steps": max_len - 1}, short_rows),
         (
             {"steps": max_len + 1},
             f"You generated {max_len + 1} tokens: at most max_len = "
@@ -494,13 +508,15 @@ def _check_greedy_case(
         c.fail(
             f"{call} returned shape {tuple(got.shape)}; expected (batch, n) = ({batch}, n).{hint}"
         )
+    # (batch, steps) targets read in one call: the widest tells how many steps ran
+    widest = max((e.shape[-1] for e in embedded if e.dim() == 2), default=0)
     mistakes = {
         message: (
             lambda knobs=knobs: greedy_decode_f(
                 model, src, case.max_len, case.bos_id, case.eos_id, **knobs
             )
         )
-        for knobs, message in [*GREEDY_MISTAKES, *off_by_one_mistakes(case.max_len)]
+        for knobs, message in [*GREEDY_MISTAKES, *off_by_one_mistakes(case.max_len, widest)]
     }
     apart = (
         set()
@@ -528,7 +544,35 @@ def _check_greedy_case(
             return _rows_interfere(c, greedy_decode, model, src, case, got, expected) + text
         return text
 
+    if not _same_tokens(got, expected):
+        _expect_bos_start(c, embedded, case, call)
     c.expect_equal(got, expected, call, mistakes=mistakes, hint=hint)
+
+
+def _expect_bos_start(c: Checker, embedded: list[torch.Tensor], case: _GreedyCase, call: str):
+    """The first target the decoder read (recorded at model.tgt_embedding) starts with
+    <bos> in every row; a start column holding another id (eos_id, pad_id, torch.zeros'
+    0) is named with what it held."""
+    if not embedded or embedded[0].dim() != 2 or embedded[0].is_floating_point():
+        return
+    start = embedded[0][:, 0]  # (batch,)
+    if bool((start == case.bos_id).all()):
+        return
+    held = sorted(set(start.tolist()))
+    names = {0: "0 (torch.zeros)", case.pad_id: "model.pad_id", case.eos_id: "eos_id"}
+    if len(held) == 1:
+        what = names.get(held[0], f"id {held[0]}")
+        ids = f"its first column holds {held[0]} in every row"
+    else:
+        what = f"ids {held}"
+        ids = "its first column holds them"
+    masked = " (a <pad> first token is masked out as padding, too)" if case.pad_id in held else ""
+    c.fail(
+        f"{call}: your decoder input starts with {what}, not <bos>: {ids} where bos_id = "
+        f"{case.bos_id} belongs{masked}. Every target starts with <bos>, so the first "
+        "prediction is conditioned on the wrong start token: torch.full((batch, 1), "
+        "bos_id, dtype=torch.long)."
+    )
 
 
 def _overwritten_rows(embedded: list[torch.Tensor], got, case: _GreedyCase) -> str:
