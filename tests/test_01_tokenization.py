@@ -3369,6 +3369,49 @@ CORRECT = [
     Correct(checks.check_bpe_decode, decode_bytearray),
 ]
 
+
+# ------------------------------------------ round 19 (fix19c): mistakes of blind round 16
+def bpe_decode_errors_ignored(ids, merges):  # a broken character dropped without a trace
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="ignore")
+
+
+def bpe_decode_empty_on_error(ids, merges):  # gives up on the whole text
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    try:
+        return b"".join(table[i] for i in ids).decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+
+
+def decode_backslash_escapes(ids, merges):  # a broken character shown as \xc3: visible
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="backslashreplace")
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_errors_ignored,
+        r"returned 'hi', expected 'hi\ufffd'.*lost it without a trace.*errors='ignore'",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_empty_on_error,
+        r"returned '', expected 'hi\ufffd': the whole text vanished.*returns '' on a "
+        r"UnicodeDecodeError",
+    ),
+]
+CORRECT += [
+    Correct(checks.check_bpe_decode, decode_backslash_escapes),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 
