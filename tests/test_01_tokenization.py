@@ -3395,11 +3395,43 @@ def decode_backslash_escapes(ids, merges):  # a broken character shown as \xc3: 
     return b"".join(table[i] for i in ids).decode("utf-8", errors="backslashreplace")
 
 
+def vocab_specials_sorted(token_lists, min_freq=1):  # sorted(): alphabetical ids
+    vocab = {token: i for i, token in enumerate(sorted(SPECIALS))}
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    for token, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def vocab_unk_listed_last(token_lists, min_freq=1):  # <unk> written at the end of the list
+    vocab = {}
+    for token in ["<pad>", "<bos>", "<eos>", "<unk>"]:
+        vocab[token] = len(vocab)
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    for token, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
 MISTAKES += [
     Mistake(
         checks.check_bpe_decode,
         bpe_decode_errors_ignored,
         r"returned 'hi', expected 'hi\ufffd'.*lost it without a trace.*errors='ignore'",
+    ),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_specials_sorted,
+        r"ids 0-3 in alphabetical order \(<bos>=0, <eos>=1, <pad>=2, <unk>=3\): they went "
+        r"through sorted\(\)",
+    ),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_unk_listed_last,
+        r"in another order \(<pad>=0, <bos>=1, <eos>=2, <unk>=3\)\. Either you listed them "
+        r"in this order, or you numbered them from a set",
     ),
     Mistake(
         checks.check_bpe_decode,
