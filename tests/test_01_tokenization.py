@@ -3415,7 +3415,30 @@ def vocab_unk_listed_last(token_lists, min_freq=1):  # <unk> written at the end 
     return vocab
 
 
+def encode_unk_unless_all_known(tokens, vocab):  # one unknown token: all of them <unk>
+    if all(t in vocab for t in tokens):
+        return [vocab[t] for t in tokens]
+    return [vocab["<unk>"]] * len(tokens)
+
+
+def encode_membership_in_values(tokens, vocab):  # `in vocab.values()`: no token is found
+    unk = vocab["<unk>"]
+    return [vocab[t] if t in vocab.values() else unk for t in tokens]
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_encode,
+        encode_unk_unless_all_known,
+        r"every token became <unk> \(1\), the known ones too.*gives the right ids\. One "
+        r"unknown token turned the whole sequence into <unk>",
+    ),
+    Mistake(
+        checks.check_encode,
+        encode_membership_in_values,
+        r"every token became <unk> \(1\), the known ones too.*with known tokens only, does "
+        r"not give their ids either.*Your lookup finds no token in vocab",
+    ),
     Mistake(
         checks.check_bpe_decode,
         bpe_decode_errors_ignored,
