@@ -1437,6 +1437,23 @@ CORRECT = [
     Correct(check_TokenEmbedding, TETableNamedTable),
 ]
 
+
+# ------------------------------------------ round 19 (fix19c): mistakes of blind round 16
+class TokenEmbeddingScaleWhileTraining(_ScaledEmbedding):  # scale as a training-time trick
+    def forward(self, ids):
+        scale = math.sqrt(self.d_model) if self.training else 1.0
+        return self.embedding(ids) * scale
+
+
+MISTAKES += [
+    Mistake(
+        check_TokenEmbedding,
+        TokenEmbeddingScaleWhileTraining,
+        r"\.eval\(\) applied to ids of shape \(\d+, \d+\) returns the plain lookup, while in "
+        r"training mode.*the scale only while self\.training",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

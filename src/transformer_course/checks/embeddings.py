@@ -1522,6 +1522,35 @@ def _expect_same_in_training(c, module, ids, expected, built: str, seed: int) ->
     )
 
 
+def _expect_scaled_in_eval_mode(c, module, ids, plain, d_model: int, built: str, seed: int):
+    """Eval mode gave the plain lookup: one call in training mode tells a scale applied
+    only while self.training (right there) from no scale at all (the plain lookup there
+    too, which the caller's message names)."""
+    what = f"{built}.train() applied to ids of shape {tuple(ids.shape)}"
+    module.train()
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            trained = c.call(module, ids.clone(), call_repr=what)
+    finally:
+        module.eval()
+    scaled = plain * math.sqrt(d_model)  # (batch, len, d_model)
+    if (
+        isinstance(trained, torch.Tensor)
+        and trained.shape == scaled.shape
+        and torch.allclose(trained.detach().double(), scaled.double(), rtol=1e-5, atol=1e-6)
+    ):
+        c.fail(
+            f"{built}.eval() applied to ids of shape {tuple(ids.shape)} returns the plain "
+            f"lookup, while in training mode (.train()) it returns the lookup times "
+            f"sqrt(d_model) = {math.sqrt(d_model):.3g}: your forward applies the scale only "
+            "while self.training, as if it were a training-time trick like dropout. The "
+            "factor is part of the model: its later layers expect the scaled embeddings in "
+            "evaluation and generation too. Scale in both modes, with no test of "
+            "self.training: return self.embedding(ids) * math.sqrt(self.d_model)."
+        )
+
+
 def _described(value) -> str:
     if isinstance(value, torch.Tensor):
         return f"a tensor of shape {tuple(value.shape)}"
@@ -1687,6 +1716,10 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                         and all(abs(factor - f) > 1e-4 * max(1.0, f) for f in named)
                     ):
                         scale_hint = _constant_scale_hint(c, cls, factor, d_model)
+            if got.shape == plain.shape and torch.allclose(
+                got.detach().double(), plain.double(), rtol=1e-5, atol=1e-6
+            ):
+                _expect_scaled_in_eval_mode(c, module, ids, plain, d_model, built, seed)
             c.expect_close(
                 got,
                 plain * math.sqrt(d_model),
