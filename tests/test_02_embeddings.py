@@ -1445,7 +1445,44 @@ class TokenEmbeddingScaleWhileTraining(_ScaledEmbedding):  # scale as a training
         return self.embedding(ids) * scale
 
 
+def one_hot_smoothed_like_pytorch(ids, vocab_size, epsilon=0.1):  # a loss's soft target
+    exact = np.eye(vocab_size)[np.asarray(ids)]
+    return (1 - epsilon) * exact + epsilon / vocab_size
+
+
+def one_hot_filled_background(ids, vocab_size):  # started from a filled array, not zeros
+    ids = np.asarray(ids)
+    out = np.full((*ids.shape, vocab_size), 0.5)
+    np.put_along_axis(out, ids[..., None], 1.0, axis=-1)
+    return out
+
+
+def one_hot_flat_view(ids, vocab_size):  # ravel() is a view: the ids index it flat
+    ids = np.asarray(ids)
+    out = np.zeros((*ids.shape, vocab_size))
+    out.ravel()[ids] = 1.0
+    return out
+
+
 MISTAKES += [
+    Mistake(
+        check_one_hot,
+        one_hot_smoothed_like_pytorch,
+        r"values other than 0 and 1.*Yours is a smoothed target, 0\.9\d at the id and "
+        r"0\.0\d at every other entry.*label smoothing",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_filled_background,
+        r"values other than 0 and 1.*Yours is 1 at the id and 0\.5 at every other entry: "
+        r"the vectors did not start from zeros",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_flat_view,
+        r"hold 0 or \d ones: your 1s sit at the positions [\d, ]+ of the whole array "
+        r"flattened.*read the ids as flat indices",
+    ),
     Mistake(
         check_TokenEmbedding,
         TokenEmbeddingScaleWhileTraining,

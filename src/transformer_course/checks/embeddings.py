@@ -202,6 +202,17 @@ def _several_ones(got: np.ndarray, ids: np.ndarray, vocab_size: int) -> str:
         if len(counts) == 1
         else f"your one-hot vectors hold {', '.join(map(str, counts[:-1]))} or {counts[-1]} ones"
     )
+    flat = np.zeros(got.shape)
+    flat.flat[np.ravel(ids)] = 1.0  # np.put(out, ids, 1): positions of the flattened array
+    if np.array_equal(got, flat):
+        return (
+            f"{held}: your 1s sit at the positions {', '.join(map(str, np.ravel(ids)))} of "
+            "the whole array flattened, so in its first row(s), not one per row. np.put(out, "
+            "ids, 1), out.flat[ids] = 1 and out.ravel()[ids] = 1 read the ids as flat "
+            "indices. Pair each id with its own row: np.put_along_axis(out, ids[..., None], "
+            "1, axis=-1), out[np.arange(len(ids)), ids] = 1 for 1-D ids, or "
+            "np.eye(vocab_size)[ids]."
+        )
     every_id = np.zeros(vocab_size)
     every_id[np.ravel(ids)] = 1.0
     if np.unique(ids).size > 1 and np.array_equal(got, np.broadcast_to(every_id, got.shape)):
@@ -281,6 +292,44 @@ def _width_hint(vocab_size: int, ids=None, one_hot=None):
     return hint
 
 
+def _not_zero_one_hint(got: np.ndarray, expected: np.ndarray) -> str:
+    """Values other than 0 and 1 (got has expected's shape): what they are, where the
+    entries at the ids and the others are each one constant (a target smoothed over the
+    vocabulary, a scaled vector, a filled start), or the largest entry at each id."""
+    got = np.asarray(got, dtype=float)
+    at_id, elsewhere = got[expected == 1], got[expected == 0]
+    if not at_id.size or not elsewhere.size:
+        return ""
+    high, low = float(at_id[0]), float(elsewhere[0])
+    constant = np.allclose(at_id, high, atol=1e-9) and np.allclose(elsewhere, low, atol=1e-9)
+    if constant and abs(low) <= 1e-12:
+        return (
+            f" Yours is {high:.4g} at the id and 0 elsewhere: the 1 was scaled (multiplied, "
+            "or filled with another value). Put exactly 1 there: np.eye(vocab_size)[ids]."
+        )
+    if constant and 0 < low < high and np.allclose(got.sum(axis=-1), 1.0, atol=1e-6):
+        return (
+            f" Yours is a smoothed target, {high:.4g} at the id and {low:.4g} at every other "
+            "entry, the rows summing to 1: label smoothing. That is a choice of the loss, "
+            "applied to the targets while training (lesson 10, F.cross_entropy(..., "
+            "label_smoothing=0.1)); a one-hot vector is exact, 1 at the id and 0 elsewhere, "
+            "so that one_hot(ids) @ table picks exactly the id's row: np.eye(vocab_size)[ids]."
+        )
+    if constant and low != 0:
+        return (
+            f" Yours is {high:.4g} at the id and {low:.4g} at every other entry: the vectors "
+            "did not start from zeros (np.ones or np.full?), or a constant was "
+            "added. Start from zeros and set a single 1: np.eye(vocab_size)[ids]."
+        )
+    if np.array_equal(got.argmax(axis=-1), expected.argmax(axis=-1)):
+        return (
+            " Your largest entry of each vector is at the id, but the others are not 0: a "
+            "distribution over the vocabulary (a softmax, a smoothed target) rather than the "
+            "exact one-hot vector, np.eye(vocab_size)[ids]."
+        )
+    return ""
+
+
 def check_one_hot(one_hot, *, hidden: bool = False) -> None:
     """one_hot(ids, vocab_size) -> (..., vocab_size) numbers with a single 1 per id.
 
@@ -341,7 +390,7 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
             c.expect_true(
                 bool(np.isin(got, (0, 1)).all()),
                 f"{what} contains values other than 0 and 1: a one-hot vector is all zeros except "
-                "a single 1 at the token's id.",
+                "a single 1 at the token's id." + _not_zero_one_hint(got, expected),
             )
             row_sums = got.sum(axis=-1)
             if not np.all(row_sums == 1):
