@@ -1464,7 +1464,31 @@ def one_hot_flat_view(ids, vocab_size):  # ravel() is a view: the ids index it f
     return out
 
 
+def cos_as_unit_score(a, b):  # a 'score' habit: the cosine moved into [0, 1]
+    unit_a = a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)
+    unit_b = b / np.maximum(np.linalg.norm(b, axis=-1, keepdims=True), 1e-12)
+    return 0.5 * (unit_a @ unit_b.T) + 0.5
+
+
+def cos_min_max_scaled(a, b):  # min-max normalised over the whole matrix
+    unit_a = a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)
+    unit_b = b / np.maximum(np.linalg.norm(b, axis=-1, keepdims=True), 1e-12)
+    cosines = unit_a @ unit_b.T
+    return (cosines - cosines.min()) / (cosines.max() - cosines.min())
+
+
 MISTAKES += [
+    Mistake(
+        check_cosine_similarity,
+        cos_as_unit_score,
+        r"^(?!.*min-max).*Yours is the cosine rescaled to \[0, 1\], \(cosine \+ 1\) / 2",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_min_max_scaled,
+        r"^(?!.*\(cosine \+ 1\) / 2).*rescaled to \[0, 1\] over the whole matrix, \(cosine "
+        r"- min\) / \(max - min\)",
+    ),
     Mistake(
         check_one_hot,
         one_hot_smoothed_like_pytorch,

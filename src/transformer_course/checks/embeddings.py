@@ -1020,6 +1020,45 @@ def _angle_mistakes(cosines: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
+#: a probe where the two ways of moving cosines into [0, 1] differ: the cosines are 1,
+#: 0.6 and 0, so (cos + 1) / 2 gives 1, 0.8, 0.5 and a min-max rescaling the cosines
+_RESCALE_PROBE = (np.array([[1.0, 0.0]]), np.array([[2.0, 0.0], [3.0, 4.0], [0.0, 1.0]]))
+
+
+def _rescaled_mistakes(cosine_similarity, cosines: np.ndarray, got) -> dict[str, np.ndarray]:
+    """The cosines moved into [0, 1]: shifted and halved, (cos + 1) / 2, or min-max
+    rescaled over the whole matrix. Where these inputs give both the same result (the
+    cosines span [-1, 1]), one call on _RESCALE_PROBE tells which one the code computes."""
+    tail = (
+        "Cosine similarity is the cosine itself, a·b / (|a| |b|), which ranges over [-1, 1]: "
+        "1 for the same direction, 0 for orthogonal, -1 for opposite. Return it as it is."
+    )
+    spread = float(cosines.max() - cosines.min()) if cosines.size else 0.0
+    halved = (cosines + 1.0) / 2.0
+    min_max = (cosines - cosines.min()) / spread if spread > 1e-9 else None
+    models = {
+        "Yours is the cosine rescaled to [0, 1], (cosine + 1) / 2: orthogonal vectors get "
+        f"0.5 and opposite ones 0. {tail}": halved,
+        "Yours is the cosine rescaled to [0, 1] over the whole matrix, (cosine - min) / "
+        "(max - min) (a min-max normalisation): the lowest entry became 0 and the highest "
+        f"1. {tail}": min_max,
+    }
+    if min_max is None or not np.allclose(halved, min_max, atol=1e-9):
+        return models
+    if np.shape(got) != halved.shape or not np.allclose(got, halved, atol=1e-6):
+        return models  # neither is the result: no call needed
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(cosine_similarity(*(x.copy() for x in _RESCALE_PROBE)), dtype=float)
+    right = ref.cosine_similarity(*_RESCALE_PROBE)  # (1, 3): 1, 0.6, 0
+    if probe is not None and probe.shape == right.shape:
+        if np.allclose(probe, (right + 1.0) / 2.0, atol=1e-6):
+            return dict(list(models.items())[:1])
+        if np.allclose(probe, right, atol=1e-6):  # min-max of cosines spanning [0, 1]
+            return dict(list(models.items())[1:])
+    return models
+
+
 def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
     """cosine_similarity(a (n, d), b (m, d)) -> (n, m); a zero vector gives 0.
 
@@ -1134,6 +1173,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     # the angle between the vectors (face-embedding code's "distance based
                     # on cosine similarity"), in radians or as a fraction of pi
                     **_angle_mistakes(expected),
+                    **_rescaled_mistakes(cosine_similarity, expected, got_np),
                     "Yours is the Pearson correlation: each vector was centred on its own "
                     "mean before the cosine (what np.corrcoef computes). Cosine similarity "
                     "uses the vectors as they are: a·b / (|a| |b|).": (
