@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+import string
 from collections import Counter, OrderedDict, defaultdict
 
 import jupytext
@@ -3415,6 +3416,16 @@ def vocab_unk_listed_last(token_lists, min_freq=1):  # <unk> written at the end 
     return vocab
 
 
+def tokenize_apostrophes_filtered_out(text):  # a clean-up that joins "don't" into 'dont'
+    cleaned = "".join(ch for ch in text.lower() if ch != "'")
+    return re.findall(r"\w+|[^\w\s]", cleaned)
+
+
+def tokenize_punctuation_translated_away(text):  # every ASCII mark deleted before the split
+    cleaned = text.lower().translate(str.maketrans("", "", string.punctuation))
+    return re.findall(r"\w+|[^\w\s]", cleaned)
+
+
 def encode_unk_unless_all_known(tokens, vocab):  # one unknown token: all of them <unk>
     if all(t in vocab for t in tokens):
         return [vocab[t] for t in tokens]
@@ -3427,6 +3438,18 @@ def encode_membership_in_values(tokens, vocab):  # `in vocab.values()`: no token
 
 
 MISTAKES += [
+    Mistake(
+        checks.check_tokenize,
+        tokenize_apostrophes_filtered_out,
+        r"You removed the apostrophes \(\'\) from the text before splitting it: \"didn't\" "
+        r"\(in tokenize\(.*\)\) became \['didnt'\]",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_punctuation_translated_away,
+        r"You removed the characters .*'-'.* from the text before splitting it: .* became "
+        r"\['\w+'\], the words on both sides of a removed character joined.*str\.translate",
+    ),
     Mistake(
         checks.check_encode,
         encode_unk_unless_all_known,
