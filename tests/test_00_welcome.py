@@ -85,6 +85,18 @@ def center_sum_over_number_of_rows(x):  # the sum divided by len(x), not x.shape
     return x - sums / len(x)
 
 
+def center_each_sample_flattened(x):  # first axis taken for the rows: zeros for 1-D x
+    means = x.reshape(len(x), -1).mean(axis=1)
+    return x - means.reshape(-1, *([1] * (x.ndim - 1)))
+
+
+def center_each_sample_over_trailing_axes(x):  # per-sample mean; 1-D x handled apart
+    if x.ndim == 1:
+        return x - x.mean()
+    trailing = tuple(range(1, x.ndim))
+    return x - np.mean(x, axis=trailing, keepdims=True)
+
+
 def center_each_first_axis_slice(x):  # `for row in x`: 2-D slices of a 3-D x
     return np.stack([row - row.mean() for row in x]) if x.ndim > 1 else x - x.mean()
 
@@ -195,7 +207,20 @@ MISTAKES = [
     Mistake(
         check_center_rows,
         center_each_first_axis_slice,
-        r"^(?!.*whole array).*mean of all of x\[i\]",
+        r"^(?!.*whole array).*mean of all of x\[i\]: either x\.mean\(axis=tuple\(range\(1, "
+        r"x\.ndim\)\).*or a loop over the first axis",
+    ),
+    Mistake(
+        check_center_rows,
+        center_each_sample_over_trailing_axes,
+        r"mean of all of x\[i\]: either x\.mean\(axis=tuple\(range\(1, x\.ndim\)\).*per-sample "
+        r"mean.*Subtract each row's own mean",
+    ),
+    Mistake(
+        check_center_rows,
+        center_each_sample_flattened,
+        r"mean of all of x\[i\], and center_rows\(\[2\.0, 4\.0, 9\.0\]\) gives zeros.*"
+        r"x\.reshape\(len\(x\), -1\)",
     ),
     Mistake(check_center_rows, center_median, "each row's median instead of its mean"),
     Mistake(check_center_rows, center_adds_mean, "added each row's mean"),

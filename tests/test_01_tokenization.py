@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+import string
 from collections import Counter, OrderedDict, defaultdict
 
 import jupytext
@@ -3367,6 +3368,126 @@ CORRECT = [
     Correct(checks.check_bpe_decode, decode_recursive),
     Correct(checks.check_bpe_decode, decode_like_minbpe),
     Correct(checks.check_bpe_decode, decode_bytearray),
+]
+
+
+# ------------------------------------------ round 19 (fix19c): mistakes of blind round 16
+def bpe_decode_errors_ignored(ids, merges):  # a broken character dropped without a trace
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="ignore")
+
+
+def bpe_decode_empty_on_error(ids, merges):  # gives up on the whole text
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    try:
+        return b"".join(table[i] for i in ids).decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+
+
+def decode_backslash_escapes(ids, merges):  # a broken character shown as \xc3: visible
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="backslashreplace")
+
+
+def vocab_specials_sorted(token_lists, min_freq=1):  # sorted(): alphabetical ids
+    vocab = {token: i for i, token in enumerate(sorted(SPECIALS))}
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    for token, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def vocab_unk_listed_last(token_lists, min_freq=1):  # <unk> written at the end of the list
+    vocab = {}
+    for token in ["<pad>", "<bos>", "<eos>", "<unk>"]:
+        vocab[token] = len(vocab)
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    for token, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+def tokenize_apostrophes_filtered_out(text):  # a clean-up that joins "don't" into 'dont'
+    cleaned = "".join(ch for ch in text.lower() if ch != "'")
+    return re.findall(r"\w+|[^\w\s]", cleaned)
+
+
+def tokenize_punctuation_translated_away(text):  # every ASCII mark deleted before the split
+    cleaned = text.lower().translate(str.maketrans("", "", string.punctuation))
+    return re.findall(r"\w+|[^\w\s]", cleaned)
+
+
+def encode_unk_unless_all_known(tokens, vocab):  # one unknown token: all of them <unk>
+    if all(t in vocab for t in tokens):
+        return [vocab[t] for t in tokens]
+    return [vocab["<unk>"]] * len(tokens)
+
+
+def encode_membership_in_values(tokens, vocab):  # `in vocab.values()`: no token is found
+    unk = vocab["<unk>"]
+    return [vocab[t] if t in vocab.values() else unk for t in tokens]
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_tokenize,
+        tokenize_apostrophes_filtered_out,
+        r"You removed the apostrophes \(\'\) from the text before splitting it: \"didn't\" "
+        r"\(in tokenize\(.*\)\) became \['didnt'\]",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_punctuation_translated_away,
+        r"You removed the characters .*'-'.* from the text before splitting it: .* became "
+        r"\['\w+'\], the words on both sides of a removed character joined.*str\.translate",
+    ),
+    Mistake(
+        checks.check_encode,
+        encode_unk_unless_all_known,
+        r"every token became <unk> \(1\), the known ones too.*gives the right ids\. One "
+        r"unknown token turned the whole sequence into <unk>",
+    ),
+    Mistake(
+        checks.check_encode,
+        encode_membership_in_values,
+        r"every token became <unk> \(1\), the known ones too.*with known tokens only, does "
+        r"not give their ids either.*Your lookup finds no token in vocab",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_errors_ignored,
+        r"returned 'hi', expected 'hi\ufffd'.*lost it without a trace.*errors='ignore'",
+    ),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_specials_sorted,
+        r"ids 0-3 in alphabetical order \(<bos>=0, <eos>=1, <pad>=2, <unk>=3\): they went "
+        r"through sorted\(\)",
+    ),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_unk_listed_last,
+        r"in another order \(<pad>=0, <bos>=1, <eos>=2, <unk>=3\)\. Either you listed them "
+        r"in this order, or you numbered them from a set",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_empty_on_error,
+        r"returned '', expected 'hi\ufffd': the whole text vanished.*returns '' on a "
+        r"UnicodeDecodeError",
+    ),
+]
+CORRECT += [
+    Correct(checks.check_bpe_decode, decode_backslash_escapes),
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -1437,6 +1437,84 @@ CORRECT = [
     Correct(check_TokenEmbedding, TETableNamedTable),
 ]
 
+
+# ------------------------------------------ round 19 (fix19c): mistakes of blind round 16
+class TokenEmbeddingScaleWhileTraining(_ScaledEmbedding):  # scale as a training-time trick
+    def forward(self, ids):
+        scale = math.sqrt(self.d_model) if self.training else 1.0
+        return self.embedding(ids) * scale
+
+
+def one_hot_smoothed_like_pytorch(ids, vocab_size, epsilon=0.1):  # a loss's soft target
+    exact = np.eye(vocab_size)[np.asarray(ids)]
+    return (1 - epsilon) * exact + epsilon / vocab_size
+
+
+def one_hot_filled_background(ids, vocab_size):  # started from a filled array, not zeros
+    ids = np.asarray(ids)
+    out = np.full((*ids.shape, vocab_size), 0.5)
+    np.put_along_axis(out, ids[..., None], 1.0, axis=-1)
+    return out
+
+
+def one_hot_flat_view(ids, vocab_size):  # ravel() is a view: the ids index it flat
+    ids = np.asarray(ids)
+    out = np.zeros((*ids.shape, vocab_size))
+    out.ravel()[ids] = 1.0
+    return out
+
+
+def cos_as_unit_score(a, b):  # a 'score' habit: the cosine moved into [0, 1]
+    unit_a = a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)
+    unit_b = b / np.maximum(np.linalg.norm(b, axis=-1, keepdims=True), 1e-12)
+    return 0.5 * (unit_a @ unit_b.T) + 0.5
+
+
+def cos_min_max_scaled(a, b):  # min-max normalised over the whole matrix
+    unit_a = a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)
+    unit_b = b / np.maximum(np.linalg.norm(b, axis=-1, keepdims=True), 1e-12)
+    cosines = unit_a @ unit_b.T
+    return (cosines - cosines.min()) / (cosines.max() - cosines.min())
+
+
+MISTAKES += [
+    Mistake(
+        check_cosine_similarity,
+        cos_as_unit_score,
+        r"^(?!.*min-max).*Yours is the cosine rescaled to \[0, 1\], \(cosine \+ 1\) / 2",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_min_max_scaled,
+        r"^(?!.*\(cosine \+ 1\) / 2).*rescaled to \[0, 1\] over the whole matrix, \(cosine "
+        r"- min\) / \(max - min\)",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_smoothed_like_pytorch,
+        r"values other than 0 and 1.*Yours is a smoothed target, 0\.9\d at the id and "
+        r"0\.0\d at every other entry.*label smoothing",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_filled_background,
+        r"values other than 0 and 1.*Yours is 1 at the id and 0\.5 at every other entry: "
+        r"the vectors did not start from zeros",
+    ),
+    Mistake(
+        check_one_hot,
+        one_hot_flat_view,
+        r"hold 0 or \d ones: your 1s sit at the positions [\d, ]+ of the whole array "
+        r"flattened.*read the ids as flat indices",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TokenEmbeddingScaleWhileTraining,
+        r"\.eval\(\) applied to ids of shape \(\d+, \d+\) returns the plain lookup, while in "
+        r"training mode.*the scale only while self\.training",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

@@ -202,6 +202,17 @@ def _several_ones(got: np.ndarray, ids: np.ndarray, vocab_size: int) -> str:
         if len(counts) == 1
         else f"your one-hot vectors hold {', '.join(map(str, counts[:-1]))} or {counts[-1]} ones"
     )
+    flat = np.zeros(got.shape)
+    flat.flat[np.ravel(ids)] = 1.0  # np.put(out, ids, 1): positions of the flattened array
+    if np.array_equal(got, flat):
+        return (
+            f"{held}: your 1s sit at the positions {', '.join(map(str, np.ravel(ids)))} of "
+            "the whole array flattened, so in its first row(s), not one per row. np.put(out, "
+            "ids, 1), out.flat[ids] = 1 and out.ravel()[ids] = 1 read the ids as flat "
+            "indices. Pair each id with its own row: np.put_along_axis(out, ids[..., None], "
+            "1, axis=-1), out[np.arange(len(ids)), ids] = 1 for 1-D ids, or "
+            "np.eye(vocab_size)[ids]."
+        )
     every_id = np.zeros(vocab_size)
     every_id[np.ravel(ids)] = 1.0
     if np.unique(ids).size > 1 and np.array_equal(got, np.broadcast_to(every_id, got.shape)):
@@ -281,6 +292,44 @@ def _width_hint(vocab_size: int, ids=None, one_hot=None):
     return hint
 
 
+def _not_zero_one_hint(got: np.ndarray, expected: np.ndarray) -> str:
+    """Values other than 0 and 1 (got has expected's shape): what they are, where the
+    entries at the ids and the others are each one constant (a target smoothed over the
+    vocabulary, a scaled vector, a filled start), or the largest entry at each id."""
+    got = np.asarray(got, dtype=float)
+    at_id, elsewhere = got[expected == 1], got[expected == 0]
+    if not at_id.size or not elsewhere.size:
+        return ""
+    high, low = float(at_id[0]), float(elsewhere[0])
+    constant = np.allclose(at_id, high, atol=1e-9) and np.allclose(elsewhere, low, atol=1e-9)
+    if constant and abs(low) <= 1e-12:
+        return (
+            f" Yours is {high:.4g} at the id and 0 elsewhere: the 1 was scaled (multiplied, "
+            "or filled with another value). Put exactly 1 there: np.eye(vocab_size)[ids]."
+        )
+    if constant and 0 < low < high and np.allclose(got.sum(axis=-1), 1.0, atol=1e-6):
+        return (
+            f" Yours is a smoothed target, {high:.4g} at the id and {low:.4g} at every other "
+            "entry, the rows summing to 1: label smoothing. That is a choice of the loss, "
+            "applied to the targets while training (lesson 10, F.cross_entropy(..., "
+            "label_smoothing=0.1)); a one-hot vector is exact, 1 at the id and 0 elsewhere, "
+            "so that one_hot(ids) @ table picks exactly the id's row: np.eye(vocab_size)[ids]."
+        )
+    if constant and low != 0:
+        return (
+            f" Yours is {high:.4g} at the id and {low:.4g} at every other entry: the vectors "
+            "did not start from zeros (np.ones or np.full?), or a constant was "
+            "added. Start from zeros and set a single 1: np.eye(vocab_size)[ids]."
+        )
+    if np.array_equal(got.argmax(axis=-1), expected.argmax(axis=-1)):
+        return (
+            " Your largest entry of each vector is at the id, but the others are not 0: a "
+            "distribution over the vocabulary (a softmax, a smoothed target) rather than the "
+            "exact one-hot vector, np.eye(vocab_size)[ids]."
+        )
+    return ""
+
+
 def check_one_hot(one_hot, *, hidden: bool = False) -> None:
     """one_hot(ids, vocab_size) -> (..., vocab_size) numbers with a single 1 per id.
 
@@ -341,7 +390,7 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
             c.expect_true(
                 bool(np.isin(got, (0, 1)).all()),
                 f"{what} contains values other than 0 and 1: a one-hot vector is all zeros except "
-                "a single 1 at the token's id.",
+                "a single 1 at the token's id." + _not_zero_one_hint(got, expected),
             )
             row_sums = got.sum(axis=-1)
             if not np.all(row_sums == 1):
@@ -971,6 +1020,45 @@ def _angle_mistakes(cosines: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
+#: a probe where the two ways of moving cosines into [0, 1] differ: the cosines are 1,
+#: 0.6 and 0, so (cos + 1) / 2 gives 1, 0.8, 0.5 and a min-max rescaling the cosines
+_RESCALE_PROBE = (np.array([[1.0, 0.0]]), np.array([[2.0, 0.0], [3.0, 4.0], [0.0, 1.0]]))
+
+
+def _rescaled_mistakes(cosine_similarity, cosines: np.ndarray, got) -> dict[str, np.ndarray]:
+    """The cosines moved into [0, 1]: shifted and halved, (cos + 1) / 2, or min-max
+    rescaled over the whole matrix. Where these inputs give both the same result (the
+    cosines span [-1, 1]), one call on _RESCALE_PROBE tells which one the code computes."""
+    tail = (
+        "Cosine similarity is the cosine itself, a·b / (|a| |b|), which ranges over [-1, 1]: "
+        "1 for the same direction, 0 for orthogonal, -1 for opposite. Return it as it is."
+    )
+    spread = float(cosines.max() - cosines.min()) if cosines.size else 0.0
+    halved = (cosines + 1.0) / 2.0
+    min_max = (cosines - cosines.min()) / spread if spread > 1e-9 else None
+    models = {
+        "Yours is the cosine rescaled to [0, 1], (cosine + 1) / 2: orthogonal vectors get "
+        f"0.5 and opposite ones 0. {tail}": halved,
+        "Yours is the cosine rescaled to [0, 1] over the whole matrix, (cosine - min) / "
+        "(max - min) (a min-max normalisation): the lowest entry became 0 and the highest "
+        f"1. {tail}": min_max,
+    }
+    if min_max is None or not np.allclose(halved, min_max, atol=1e-9):
+        return models
+    if np.shape(got) != halved.shape or not np.allclose(got, halved, atol=1e-6):
+        return models  # neither is the result: no call needed
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(cosine_similarity(*(x.copy() for x in _RESCALE_PROBE)), dtype=float)
+    right = ref.cosine_similarity(*_RESCALE_PROBE)  # (1, 3): 1, 0.6, 0
+    if probe is not None and probe.shape == right.shape:
+        if np.allclose(probe, (right + 1.0) / 2.0, atol=1e-6):
+            return dict(list(models.items())[:1])
+        if np.allclose(probe, right, atol=1e-6):  # min-max of cosines spanning [0, 1]
+            return dict(list(models.items())[1:])
+    return models
+
+
 def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
     """cosine_similarity(a (n, d), b (m, d)) -> (n, m); a zero vector gives 0.
 
@@ -1085,6 +1173,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     # the angle between the vectors (face-embedding code's "distance based
                     # on cosine similarity"), in radians or as a fraction of pi
                     **_angle_mistakes(expected),
+                    **_rescaled_mistakes(cosine_similarity, expected, got_np),
                     "Yours is the Pearson correlation: each vector was centred on its own "
                     "mean before the cosine (what np.corrcoef computes). Cosine similarity "
                     "uses the vectors as they are: a·b / (|a| |b|).": (
@@ -1522,6 +1611,35 @@ def _expect_same_in_training(c, module, ids, expected, built: str, seed: int) ->
     )
 
 
+def _expect_scaled_in_eval_mode(c, module, ids, plain, d_model: int, built: str, seed: int):
+    """Eval mode gave the plain lookup: one call in training mode tells a scale applied
+    only while self.training (right there) from no scale at all (the plain lookup there
+    too, which the caller's message names)."""
+    what = f"{built}.train() applied to ids of shape {tuple(ids.shape)}"
+    module.train()
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            trained = c.call(module, ids.clone(), call_repr=what)
+    finally:
+        module.eval()
+    scaled = plain * math.sqrt(d_model)  # (batch, len, d_model)
+    if (
+        isinstance(trained, torch.Tensor)
+        and trained.shape == scaled.shape
+        and torch.allclose(trained.detach().double(), scaled.double(), rtol=1e-5, atol=1e-6)
+    ):
+        c.fail(
+            f"{built}.eval() applied to ids of shape {tuple(ids.shape)} returns the plain "
+            f"lookup, while in training mode (.train()) it returns the lookup times "
+            f"sqrt(d_model) = {math.sqrt(d_model):.3g}: your forward applies the scale only "
+            "while self.training, as if it were a training-time trick like dropout. The "
+            "factor is part of the model: its later layers expect the scaled embeddings in "
+            "evaluation and generation too. Scale in both modes, with no test of "
+            "self.training: return self.embedding(ids) * math.sqrt(self.d_model)."
+        )
+
+
 def _described(value) -> str:
     if isinstance(value, torch.Tensor):
         return f"a tensor of shape {tuple(value.shape)}"
@@ -1687,6 +1805,10 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                         and all(abs(factor - f) > 1e-4 * max(1.0, f) for f in named)
                     ):
                         scale_hint = _constant_scale_hint(c, cls, factor, d_model)
+            if got.shape == plain.shape and torch.allclose(
+                got.detach().double(), plain.double(), rtol=1e-5, atol=1e-6
+            ):
+                _expect_scaled_in_eval_mode(c, module, ids, plain, d_model, built, seed)
             c.expect_close(
                 got,
                 plain * math.sqrt(d_model),

@@ -264,7 +264,56 @@ def _divisor_message(center_rows, x: np.ndarray, got: np.ndarray) -> str | None:
     )
 
 
-def _mistakes(x: np.ndarray, expected: np.ndarray) -> dict:
+_PER_SAMPLE_TAIL = (
+    "Subtract each row's own mean, over the last axis alone: x - x.mean(axis=-1, "
+    "keepdims=True) works for any number of dimensions."
+)
+#: two ways of taking each x[i]'s mean, which give the same results on every input
+_PER_SAMPLE_CAUSES = {
+    "axes": "x.mean(axis=tuple(range(1, x.ndim)), keepdims=True), the per-sample mean of "
+    "image normalisation, which averages every axis but the first",
+    "loop": "a loop over the first axis (`for row in x`), whose x[i] is a 2-D slice when x "
+    "is 3-D, so row.mean() averages the whole slice",
+}
+_PER_SAMPLE = (
+    "You subtracted from each x[i] the mean of all of x[i]: either "
+    f"{_PER_SAMPLE_CAUSES['axes']}, or {_PER_SAMPLE_CAUSES['loop']}. {_PER_SAMPLE_TAIL}"
+)
+_ONE_DIM = np.array([2.0, 4.0, 9.0])
+
+
+def _per_sample_mean(x: np.ndarray) -> np.ndarray | None:
+    """x minus the mean of each x[i] over all its entries (3-D x and up)."""
+    return x - x.mean(axis=tuple(range(1, x.ndim)), keepdims=True) if x.ndim >= 3 else None
+
+
+def _per_sample_message(center_rows, x: np.ndarray, got) -> str:
+    """When got is x minus each x[i]'s mean: one call on a 1-D x can single out code that
+    takes the first axis for the rows (a plain loop over it, a reshape to (len(x), -1)),
+    which centres each single number on itself (zeros). Right
+    there, the two causes stay: the axes' mean (axis=tuple(range(1, 1)) or -1 is -1) and a
+    loop that treats 1-D x apart give the same results on every input."""
+    model = _per_sample_mean(x)
+    got = np.asarray(got, dtype=np.float64)
+    if model is None or got.shape != model.shape or not np.allclose(got, model):
+        return _PER_SAMPLE
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(center_rows(_ONE_DIM.copy()), dtype=np.float64)
+    if probe is None or probe.shape != _ONE_DIM.shape:
+        return _PER_SAMPLE
+    shown = f"center_rows({_ONE_DIM.tolist()})"
+    if np.allclose(probe, 0.0):
+        return (
+            f"You subtracted from each x[i] the mean of all of x[i], and {shown} gives "
+            "zeros, each number centred on itself: x's first axis was taken for the rows, "
+            f"either by {_PER_SAMPLE_CAUSES['loop']}, or by a mean of each x[i] flattened "
+            f"(x.reshape(len(x), -1).mean(axis=1)). {_PER_SAMPLE_TAIL}"
+        )
+    return _PER_SAMPLE
+
+
+def _mistakes(x: np.ndarray, expected: np.ndarray, per_sample: str = _PER_SAMPLE) -> dict:
     return {
         "It looks like you took the mean over axis 0 (down each column) instead of "
         "over each row's entries (axis=-1).": x - x.mean(axis=0, keepdims=True),
@@ -287,12 +336,7 @@ def _mistakes(x: np.ndarray, expected: np.ndarray) -> dict:
             if x.ndim >= 3 and x.shape[:-1] == x.shape[:-1][::-1]
             else None
         ),
-        "You subtracted from each x[i] the mean of all of x[i] (a loop over the first axis, "
-        "`for row in x`, gives 2-D slices when x is 3-D, and their .mean() averages a whole "
-        "slice): a row is the last axis. x - x.mean(axis=-1, keepdims=True) works for any "
-        "number of dimensions.": (
-            x - x.mean(axis=tuple(range(1, x.ndim)), keepdims=True) if x.ndim >= 3 else None
-        ),
+        per_sample: _per_sample_mean(x),
         **{
             f"You subtracted each row's {name} instead of its mean: x - x.mean(axis=-1, "
             "keepdims=True).": x - value
@@ -429,7 +473,12 @@ def check_center_rows(center_rows, *, hidden: bool = False) -> None:
                 what,
                 **tolerance(got.dtype, x.dtype),
                 hint="Each row (along the last axis) should end up with mean 0.",
-                mistakes=_told_apart(center_rows, x, got, _mistakes(x, expected)),
+                mistakes=_told_apart(
+                    center_rows,
+                    x,
+                    got,
+                    _mistakes(x, expected, _per_sample_message(center_rows, x, got)),
+                ),
                 explain=lambda got=got, x=x: (
                     _divisor_message(center_rows, x, np.asarray(got, np.float64)) or ""
                 ),

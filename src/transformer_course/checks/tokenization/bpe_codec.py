@@ -758,6 +758,47 @@ def _stripped(text: str) -> dict:
     }
 
 
+#: ids of 'hi' followed by 195, the first of the two bytes of 'é' alone: not a whole
+#: UTF-8 character, as when a model's output or a single token ends inside one
+_CUT_CHARACTER_IDS = [104, 105, 195]
+
+
+def _check_cut_character(c: Checker, bpe_decode, merges: dict) -> None:
+    """Bytes that are not a whole UTF-8 character must leave a mark: U+FFFD (errors=
+    "replace", as the reference and the lesson's pieces show), an escape, or an error
+    (strict decoding). Fail where they vanish without a trace."""
+    ids = list(_CUT_CHARACTER_IDS)
+    data = bytes(ids)  # every id is a byte: b"hi\xc3"
+    try:
+        got = bpe_decode(list(ids), dict(merges))
+    except UnicodeDecodeError:
+        return  # strict decoding: the broken character is reported, not hidden
+    except Exception:
+        got = c.call(bpe_decode, list(ids), dict(merges))  # the usual message for it
+    what = f"bpe_decode({ids}, merges)"
+    expected = data.decode("utf-8", errors="replace")  # 'hi\ufffd'
+    if got == data.decode("utf-8", errors="ignore"):
+        c.fail(
+            f"{what} returned {got!r}, expected {expected!r}. The ids end with the byte 195, "
+            "the first of the two bytes of 'é' alone (a token, or a model's output, can end "
+            "inside a character), and yours lost it without a trace: the bytes that are not "
+            "a whole UTF-8 character were dropped, by errors='ignore' or by removing the "
+            "replacement character '\\ufffd' after errors='replace' (.replace('\\ufffd', "
+            "''), a filter). Keep a mark for them: .decode('utf-8', errors='replace') shows "
+            "each as '\\ufffd' (U+FFFD, printed �), so the text still shows that something "
+            "was there."
+        )
+    if got == "":
+        c.fail(
+            f"{what} returned '', expected {expected!r}: the whole text vanished because "
+            "its last byte, 195, is only the first of the two bytes of 'é' (a token, or a "
+            "model's output, can end inside a character). An except that returns '' on a "
+            "UnicodeDecodeError hides the text that did decode. Decode with "
+            ".decode('utf-8', errors='replace'): each broken character shows as '\\ufffd' "
+            "(U+FFFD, printed �) and the rest of the text stays."
+        )
+
+
 def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
     """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8,
     so strict decoding and errors="replace" both pass)."""
@@ -871,3 +912,5 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     "result as UTF-8 once.": _decode_bytes_as_chars(ids, merges),
                 },
             )
+        # ids that end inside a character (bpe_encode never gives them, a model can)
+        _check_cut_character(c, bpe_decode, earlier)

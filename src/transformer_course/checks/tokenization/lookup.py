@@ -196,6 +196,7 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                 )
             got = _ids(c, got, what)
             expected = ref.encode(tokens, vocab)
+            _expect_not_all_unk(c, encode, tokens, vocab, got, what)
             _expect_not_accumulated(
                 c,
                 what,
@@ -242,6 +243,39 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                     **_encode_one_special_added(expected, vocab),
                 },
             )
+
+
+def _expect_not_all_unk(c, encode, tokens, vocab, got, what) -> None:
+    """Every id is <unk>'s although some tokens are known: one more call, with the known
+    tokens alone, tells an unknown token that turns the whole sequence into <unk> (a try
+    around the whole lookup) from a lookup that finds no token at all."""
+    unk = vocab["<unk>"]
+    known = [t for t in tokens if t in vocab and vocab[t] != unk]
+    if not known or len(got) != len(tokens) or any(i != unk for i in got):
+        return
+    shown = f"{known[0]!r} is {vocab[known[0]]}"
+    unknown = [t for t in tokens if t not in vocab]
+    try:
+        alone = encode(list(known), dict(vocab))
+    except Exception:
+        alone = None
+    if unknown and alone == [vocab[t] for t in known]:
+        c.fail(
+            f"{what} returned {got}: every token became <unk> ({unk}), the known ones too "
+            f"({shown}), while encode({known!r}, vocab), without the unknown token(s) "
+            f"{unknown[:3]}, gives the right ids. One unknown token turned the whole "
+            "sequence into <unk>: a try around the whole lookup whose except returns "
+            "[vocab['<unk>']] * len(tokens) (or a test such as all(t in vocab for t in "
+            "tokens)). Only the unknown token becomes <unk>: look each token up on its own, "
+            'vocab.get(token, vocab["<unk>"]).'
+        )
+    c.fail(
+        f"{what} returned {got}: every token became <unk> ({unk}), the known ones too "
+        f"({shown}), and encode({known!r}, vocab), with known tokens only, does not give "
+        f"their ids either (it returned {alone!r}). Your lookup finds no token in vocab: "
+        "check the key you look up (the token itself, as it is given) and the dict you look "
+        'it up in (the vocab argument): vocab.get(token, vocab["<unk>"]).'
+    )
 
 
 def _encode_one_special_added(expected: list[int], vocab) -> dict:

@@ -323,23 +323,42 @@ def _is_id(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+_SET_ORDER = (
+    "a set ({'<pad>', '<unk>', ...}, or set(SPECIAL_TOKENS)), whose order follows the "
+    "strings' hashes, not the order written, and changes from one Python run to the next"
+)
+
+
 def _specials_order_hint(got: dict) -> str:
     """When the special tokens have the ids 0-3 but in another order: which ones are
-    exchanged ("" otherwise)."""
+    exchanged, and the causes the order tells apart: sorted() (alphabetical order), a
+    list written in this order or a set, whose order one run cannot tell from a list's
+    ("" otherwise)."""
     ids = {t: got.get(t) for t in ref.SPECIAL_TOKENS}
     right = {t: i for i, t in enumerate(ref.SPECIAL_TOKENS)}
     if sorted(map(str, ids.values())) != ["0", "1", "2", "3"] or ids == right:
         return ""
-    wrong = [t for t in ref.SPECIAL_TOKENS if ids[t] != right[t]]
-    listed = ", ".join(f"{t}={ids[t]}" for t in sorted(ids, key=lambda t: ids[t]))
-    if len(wrong) == 2:
-        first, second = wrong
-        torchtext = " (torchtext's old vocabularies put <unk> first)" if ids["<unk>"] == 0 else ""
+    order = sorted(ids, key=lambda t: ids[t])
+    listed = ", ".join(f"{t}={ids[t]}" for t in order)
+    if order == sorted(ref.SPECIAL_TOKENS):
         return (
-            f"Your special tokens have the ids 0-3 in another order ({listed}): {first} and "
-            f"{second} are swapped in the order you listed them{torchtext}. "
+            f"Your special tokens have the ids 0-3 in alphabetical order ({listed}): they "
+            "went through sorted() (or a sorted set of them) before they were numbered (a "
+            "set, unsorted, gives this order too, by chance). Number them from the list "
+            "SPECIAL_TOKENS as it is. "
         )
-    return f"Your special tokens have the ids 0-3 in another order ({listed}). "
+    wrong = [t for t in ref.SPECIAL_TOKENS if ids[t] != right[t]]
+    swapped = f": {wrong[0]} and {wrong[1]} are swapped" if len(wrong) == 2 else ""
+    torchtext = (
+        " (torchtext's old vocabularies put <unk> first)"
+        if ids["<unk>"] == 0 and ids["<pad>"] == 1
+        else ""
+    )
+    return (
+        f"Your special tokens have the ids 0-3 in another order ({listed}){swapped}. Either "
+        f"you listed them in this order{torchtext}, or you numbered them from {_SET_ORDER}: "
+        "number them from the list SPECIAL_TOKENS, whose order is fixed. "
+    )
 
 
 def _expect_min_freq_default(c, build_vocab) -> None:

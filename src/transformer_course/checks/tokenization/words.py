@@ -73,11 +73,16 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
             ]
 
         every_single, every_pair = agreeing(singles), agreeing(pairs)
+        # marks deleted from the text before the split, shown by every run: named before
+        # a known mistake that only one run agrees with (punctuation dropped, say)
+        removed = _removed_before_split(runs)
         for (text, what, got), single, pair in zip(runs, singles, pairs, strict=True):
             if every_single:
                 single, pair = {m: single[m] for m in every_single}, None
             elif len(every_pair) == 1:
                 single, pair = {}, {every_pair[0]: pair[every_pair[0]]}
+            elif removed:
+                single, pair = {}, None
             _expect_not_accumulated(
                 c, what, lambda text=text: tokenize(text), got, ref.tokenize(text)
             )
@@ -86,7 +91,8 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
                 ref.tokenize(text),
                 what,
                 hint=lambda got=got, text=text: (
-                    _structure_hint(got, ref.tokenize(text), runs, tokenize)
+                    removed
+                    or _structure_hint(got, ref.tokenize(text), runs, tokenize)
                     or "Words are runs of letters, digits or '_' (re's \\w); every other "
                     "non-space character is a token on its own; everything is lower-cased."
                 ),
@@ -258,6 +264,50 @@ def _tokens_family_hint(got: list[str], expected: list[str], runs=(), tokenize=N
             "character but whitespace."
         )
     return ""
+
+
+def _removed_before_split(runs) -> str:
+    """When every run's tokens are the reference's tokens of the text with some characters
+    deleted (those missing from every run's tokens, each kept nowhere): those characters
+    were removed from the text before the split, so the words on both sides of one
+    became one token ("didn't" -> 'didnt'); "" otherwise, or when no word was joined."""
+    if not all(isinstance(t, str) for _, _, got in runs for t in got):
+        return ""
+    kept = {ch for _, _, got in runs for t in got for ch in t}
+    wanted = {ch for text, _, _ in runs for t in ref.tokenize(text) for ch in t}
+    removed = sorted(wanted - kept)
+    if not removed:
+        return ""
+    table = str.maketrans("", "", "".join(removed))
+    joined = []  # (a piece of the text, the one token yours made of its words)
+    for text, _, got in runs:
+        if ref.tokenize(text.translate(table)) != list(got):
+            return ""
+        for chunk in text.lower().split():
+            words = [t for t in ref.tokenize(chunk) if re.fullmatch(r"\w+", t)]
+            after = [t for t in ref.tokenize(chunk.translate(table)) if re.fullmatch(r"\w+", t)]
+            if len(words) >= 2 and 1 <= len(after) < len(words):  # words joined
+                piece = _MARK.sub("", chunk[:1]) + chunk[1:].rstrip(".,!?;:)\"'")
+                joined.append((piece, after, text))
+    if not joined:
+        return ""
+    piece, tokens, text = joined[0]
+    how = (
+        f".replace({removed[0]!r}, '')"
+        if len(removed) == 1
+        else "str.translate, a .replace for each"
+    )
+    named = (
+        "the apostrophes (')"
+        if removed == ["'"]
+        else f"the characters {', '.join(map(repr, removed))}"
+    )
+    return (
+        f"You removed {named} from the text before splitting it: {piece!r} (in "
+        f"tokenize({text!r})) became {tokens!r}, the words on both sides of a removed character joined into one token "
+        f"(a {how}, or a clean-up such as re.sub before findall). Split the text as it is: "
+        f"every mark is a token of its own, so {piece!r} gives {ref.tokenize(piece)!r}."
+    )
 
 
 def _structure_hint(got: list[str], expected: list[str], runs=(), tokenize=None) -> str:
