@@ -566,6 +566,45 @@ def _tiled_hints(
     ]
 
 
+def _positions_flat_hint(tiled_attention, q, k, v, block: int, causal: bool):
+    """A size clash on a leading axis (0 or 1, not one of q's batch or head axes) between
+    len_q and a block's width, on a causal call: two position vectors compared element by
+    element, the query positions a 1-D torch.arange(len_q) where the (len_q, block)
+    table needs a column (blind16e-tiled-causal-positions-not-column got the raw
+    broadcast error alone). Named when the same input with causal=False runs: the clash
+    is in the causal mask."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    widths = {min(block, len_k - start) for start in range(0, len_k, block)}
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not causal or not found:
+            return ""
+        sizes, axis = {int(found.group(1)), int(found.group(2))}, int(found.group(3))
+        if axis > 1 or axis >= q.dim() - 2 or q.shape[axis] in sizes or len(sizes) != 2:
+            return ""
+        if len_q not in sizes or not (sizes - {len_q}) <= widths:
+            return ""
+        (width,) = sizes - {len_q}
+        try:
+            tiled_attention(q, k, v, block, False)
+        except Exception:  # the clash is not the causal mask's alone
+            return ""
+        return (
+            f"The same input with causal=False runs, so the clash is in the causal mask: a "
+            f"vector of len_q = {len_q} met one of {width}, a block's width, element by "
+            f"element (dimension {axis} of a 1-D or 2-D tensor, not an axis of q's). The "
+            "query positions are a flat vector, torch.arange(len_q), where the mask needs a "
+            "(len_q, block) table: make them a column, torch.arange(len_q)[:, None] "
+            "(len_q, 1), and compare them with the block's key positions as a row, "
+            "torch.arange(start, stop)[None, :] (1, block): future = key_positions > "
+            "query_positions broadcasts to (len_q, block). (When a block holds exactly "
+            "len_q keys, the flat comparison runs and masks the wrong keys.)"
+        )
+
+    return (lambda exc: isinstance(exc, RuntimeError), text)
+
+
 _STEP_ZERO = re.compile(r"range\(\) arg 3 must not be zero")
 _MASK_AS_INDEX = re.compile(
     r"shape of the mask \[(\d+), (\d+)\] at index 0 does not match the shape of the indexed"
@@ -860,6 +899,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 call_repr=what,
                 hints=[
                     _transposed_scores_hint(q, k, block),
+                    _positions_flat_hint(tiled_attention, q, k, v, block, causal),
                     *_tiled_hints(
                         q,
                         v,
