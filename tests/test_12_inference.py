@@ -876,6 +876,39 @@ def _tiled_causal(discard=False, ignore=False, flat_queries=False):
     return tiled_attention
 
 
+def _tiled_query_tiles(local_positions=False):
+    """FlashAttention-2's loop order: tiles of block_size queries outside, blocks of keys
+    inside; the causal mask from each tile's query positions counted from 0 inside the
+    tile (local_positions) or from the tile's start."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        tiles = []
+        for first in range(0, len_q, block_size):
+            q_tile = q[..., first : first + block_size, :]  # (..., tile, d_k)
+            rows = q_tile.shape[-2]
+            offset = 0 if local_positions else first
+            m = torch.full(q_tile.shape[:-1], float("-inf"), dtype=q.dtype)
+            row_sum = torch.zeros_like(m)
+            o = torch.zeros((*q_tile.shape[:-1], v.shape[-1]), dtype=q.dtype)
+            for start in range(0, len_k, block_size):
+                stop = min(start + block_size, len_k)
+                s = q_tile @ k[..., start:stop, :].mT / math.sqrt(q.shape[-1])
+                if causal:
+                    allowed = torch.ones(rows, stop - start, dtype=torch.bool).tril(offset - start)
+                    s = s.masked_fill(~allowed, float("-inf"))
+                m_new = torch.maximum(m, s.amax(-1))
+                p = torch.exp(s - m_new.unsqueeze(-1))
+                alpha = torch.exp(m - m_new)
+                row_sum = alpha * row_sum + p.sum(-1)
+                o = alpha.unsqueeze(-1) * o + p @ v[..., start:stop, :]
+                m = m_new
+            tiles.append(o / row_sum.unsqueeze(-1))
+        return torch.cat(tiles, dim=-2)  # (..., len_q, d_v)
+
+    return tiled_attention
+
+
 def _tiled_loop(pair=(-2, -1), first=0, short=0):
     """Tiled attention whose scores transpose the key block over ``pair``, whose loop
     starts at key ``first``, and whose blocks stop ``short`` keys before len_k."""
@@ -2362,6 +2395,12 @@ MISTAKES = [
         # the axes themselves, read from probes whose sizes all differ (blind12e)
         r"repeated q\.shape\[1\] // k\.shape\[2\] \(num_heads // len_k[;)]",
     ),
+    # round 19 (blind15e): located to the causal mask only
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_query_tiles(local_positions=True)),
+        r"query's index \*inside its tile of queries\*",
+    ),
     # round 19 (blind16e): the raw broadcast error alone
     Mistake(
         check_tiled_attention,
@@ -3185,6 +3224,7 @@ CORRECT = [
     Correct(check_KVCache, GrowingCache),
     Correct(check_tiled_attention, _named("tiled_attention", _tiled_causal())),
     Correct(check_tiled_attention, _tiled_loop()),
+    Correct(check_tiled_attention, _named("tiled_attention", _tiled_query_tiles())),
     Correct(check_tiled_attention, _tiled_normalised("flash1")),
     Correct(check_KVCache, GptFastCache),
     Correct(check_generate, _gen(token_by_token=True)),

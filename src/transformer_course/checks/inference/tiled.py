@@ -1057,6 +1057,24 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         if causal and several
                         else None
                     ),
+                    # blind15e-tiled-query-tiles-local-positions (located to the causal
+                    # mask only): the queries tiled too, each tile's positions from 0
+                    "The causal mask compares the key with the query's index *inside its "
+                    "tile of queries* (torch.arange(q_stop - q_start)) instead of its "
+                    "position in the sequence (q_start + index): the first tile of "
+                    "block_size queries is right, every later tile is masked as if its "
+                    "queries were the first ones and sees too few keys. Take the query "
+                    "positions as torch.arange(q_start, q_stop)[:, None].": (
+                        scaled_dot_product_attention(
+                            q,
+                            k,
+                            v,
+                            torch.arange(k.shape[-2])[None, :]
+                            <= torch.arange(q.shape[-2])[:, None] % block,
+                        )[0]
+                        if causal and q.shape[-2] > block
+                        else None
+                    ),
                     # blind13e-tiled-causal-flag-tested-is-not-none (told only "masks the
                     # future"): the flag ignored or tested for None, candidates alike here
                     "With causal=False nothing may be masked, but yours masks the future: "
