@@ -5,6 +5,7 @@ import math
 import re
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.inputs import randn
@@ -874,6 +875,60 @@ def _expect_default_not_causal(c: Checker, tiled_attention, hidden: bool) -> Non
     )
 
 
+class _FloatResults(TorchFunctionMode):
+    """While active: the shapes of the floating tensors that PyTorch functions, tensor
+    methods and operators return (the call's intermediate tables, watched from outside,
+    as the course's watch for forbidden APIs is)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shapes: list[tuple[int, ...]] = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        for item in result if isinstance(result, tuple | list) else (result,):
+            if isinstance(item, torch.Tensor) and item.is_floating_point():
+                self.shapes.append(tuple(item.shape))
+        return result
+
+
+def _expect_no_full_table(c: Checker, tiled_attention, hidden: bool) -> None:
+    """A right answer that still builds a floating (..., len_q, len_k) table for every
+    batch and head, the table tiling exists to avoid (blind15e-tiled-full-score-table: all
+    the scores computed before the loop, its blocks of columns walked after; exact, so
+    accepted): one causal call with len_k = 4 blocks, watched. A boolean mask over all
+    keys, with no batch or head axes, is not counted."""
+    batch, heads, len_q, len_k, block = (2, 2, 6, 12, 3) if not hidden else (1, 3, 5, 10, 2)
+    q = randn((batch, heads, len_q, 4), 1461 + hidden)  # (batch, heads, len_q, d_k)
+    k = randn((batch, heads, len_k, 4), 1462 + hidden)  # (batch, heads, len_k, d_k)
+    v = randn((batch, heads, len_k, 3), 1463 + hidden)  # (batch, heads, len_k, d_v)
+    full = batch * heads * len_q * len_k
+    watch = _FloatResults()
+    try:
+        with watch:
+            tiled_attention(q, k, v, block, True)
+    except Exception:  # the calls before ran; this one tells nothing
+        return
+    tables = [
+        shape
+        for shape in watch.shapes
+        if shape[-2:] in {(len_q, len_k), (len_k, len_q)} and math.prod(shape) >= full
+    ]
+    if not tables:
+        return
+    c.fail(
+        f"tiled_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, "
+        f"block_size={block}, causal=True) gives the right output, but while it ran a "
+        f"floating tensor of shape {tables[0]} was made: a whole (len_q, len_k) table for "
+        "every batch and head (of scores, such as q @ k.transpose(-2, -1) computed once "
+        "before the loop, or of weights or an additive mask over all keys). Tiling exists "
+        "so that such a table never exists: its memory grows with len_q * len_k, while "
+        f"one block's scores are (..., len_q, block) = (..., {len_q}, {block}). Compute the "
+        "scores inside the loop, for the block's keys only: q @ k[..., start:stop, "
+        ":].transpose(-2, -1), masked with the block's own key positions."
+    )
+
+
 def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
     """tiled_attention(q, k, v, block_size, causal=False) -> output (..., len_q, d_v)."""
     with (
@@ -1210,6 +1265,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 uncausal_blocks = max(uncausal_blocks, k.shape[-2])
             ran = True
         _expect_default_not_causal(c, tiled_attention, hidden)
+        _expect_no_full_table(c, tiled_attention, hidden)
 
 
 # ===================================================================== sliding_window_mask
