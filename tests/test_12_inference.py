@@ -115,6 +115,29 @@ class RejectsFull(ref.KVCache):
         return super().forward(k_new, v_new)
 
 
+class FullRaisesOwnError(ref.KVCache):
+    """Refuses a chunk past max_len with an error type of its own choosing, not ValueError."""
+
+    def forward(self, k_new, v_new):
+        if self.length + k_new.size(2) > self.keys.size(2):
+            raise Exception("KV cache overflow")
+        return super().forward(k_new, v_new)
+
+
+class RefusesOnlyWhenFull(ref.KVCache):
+    """Refuses only a cache already full: a chunk that straddles the end reaches the write,
+    whose slice is cut short at the buffer's end (PyTorch's shape error, by accident)."""
+
+    def forward(self, k_new, v_new):
+        if self.length == self.keys.shape[2]:
+            raise ValueError("no room left")
+        stop = self.length + k_new.shape[2]
+        self.keys[:, :, self.length : stop] = k_new
+        self.values[:, :, self.length : stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
 class NeverFull(nn.Module):
     """A growing cache with no limit (HF's DynamicCache style) and no error when full."""
 
@@ -352,6 +375,19 @@ def _gqa_scaled_by_d_v(q, k, v, mask=None):
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
     return torch.softmax(scores, dim=-1) @ v
+
+
+def _gqa_scaled_by_model_width(q, k, v, mask=None):
+    """Written with einsum, the scores scaled by 1 / sqrt(d_model), the width all the
+    query heads fill together, not one head's d_head."""
+    heads, kv, d_head = q.shape[1], k.shape[1], q.shape[-1]
+    d_model = heads * d_head
+    keys = k.repeat_interleave(heads // kv, dim=1)  # (batch, num_heads, len_k, d_head)
+    values = v.repeat_interleave(heads // kv, dim=1)
+    scores = torch.einsum("bhqd,bhkd->bhqk", q, keys) * d_model**-0.5
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, float("-inf"))
+    return torch.einsum("bhqk,bhkd->bhqd", scores.softmax(dim=-1), values)
 
 
 def _gqa_unscaled(q, k, v, mask=None):
@@ -807,9 +843,10 @@ class CapacityFromHeads(ref.KVCache):
         return super().forward(k_new, v_new)
 
 
-def _tiled_causal(discard=False, ignore=False):
+def _tiled_causal(discard=False, ignore=False, flat_queries=False):
     """Tiled attention whose causal mask is computed and its masked_fill's result dropped
-    (discard), or never computed (ignore)."""
+    (discard), or never computed (ignore); or built from the query positions as a flat
+    vector (flat_queries: the keys a row, the queries no column)."""
 
     def tiled_attention(q, k, v, block_size, causal=False):
         scale = 1 / math.sqrt(q.shape[-1])
@@ -820,7 +857,10 @@ def _tiled_causal(discard=False, ignore=False):
             stop = min(start + block_size, k.shape[-2])
             scores = q @ k[..., start:stop, :].transpose(-2, -1) * scale
             if causal and not ignore:
-                future = torch.arange(start, stop)[None, :] > torch.arange(q.shape[-2])[:, None]
+                query_positions = torch.arange(q.shape[-2])  # (len_q,)
+                if not flat_queries:
+                    query_positions = query_positions[:, None]  # (len_q, 1)
+                future = torch.arange(start, stop)[None, :] > query_positions
                 if discard:
                     scores.masked_fill(future, float("-inf"))
                 else:
@@ -834,6 +874,61 @@ def _tiled_causal(discard=False, ignore=False):
         return acc / total[..., None]
 
     return tiled_attention
+
+
+def _tiled_query_tiles(local_positions=False):
+    """FlashAttention-2's loop order: tiles of block_size queries outside, blocks of keys
+    inside; the causal mask from each tile's query positions counted from 0 inside the
+    tile (local_positions) or from the tile's start."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        tiles = []
+        for first in range(0, len_q, block_size):
+            q_tile = q[..., first : first + block_size, :]  # (..., tile, d_k)
+            rows = q_tile.shape[-2]
+            offset = 0 if local_positions else first
+            m = torch.full(q_tile.shape[:-1], float("-inf"), dtype=q.dtype)
+            row_sum = torch.zeros_like(m)
+            o = torch.zeros((*q_tile.shape[:-1], v.shape[-1]), dtype=q.dtype)
+            for start in range(0, len_k, block_size):
+                stop = min(start + block_size, len_k)
+                s = q_tile @ k[..., start:stop, :].mT / math.sqrt(q.shape[-1])
+                if causal:
+                    allowed = torch.ones(rows, stop - start, dtype=torch.bool).tril(offset - start)
+                    s = s.masked_fill(~allowed, float("-inf"))
+                m_new = torch.maximum(m, s.amax(-1))
+                p = torch.exp(s - m_new.unsqueeze(-1))
+                alpha = torch.exp(m - m_new)
+                row_sum = alpha * row_sum + p.sum(-1)
+                o = alpha.unsqueeze(-1) * o + p @ v[..., start:stop, :]
+                m = m_new
+            tiles.append(o / row_sum.unsqueeze(-1))
+        return torch.cat(tiles, dim=-2)  # (..., len_q, d_v)
+
+    return tiled_attention
+
+
+def _tiled_from_split_table(q, k, v, block_size, causal=False):
+    """Exact, but the whole table of scores is made first and split into its blocks of
+    columns: the (len_q, len_k) table tiling avoids exists anyway."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    table = torch.matmul(q, k.mT) / math.sqrt(q.shape[-1])  # (..., len_q, len_k)
+    if causal:
+        table = table.masked_fill(torch.ones(len_q, len_k).triu(1).bool(), float("-inf"))
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    row_sum = torch.zeros_like(m)
+    out = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start, scores in zip(
+        range(0, len_k, block_size), table.split(block_size, dim=-1), strict=True
+    ):
+        m_new = torch.maximum(m, scores.amax(-1))
+        p = torch.exp(scores - m_new.unsqueeze(-1))
+        alpha = torch.exp(m - m_new)
+        row_sum = alpha * row_sum + p.sum(-1)
+        out = alpha.unsqueeze(-1) * out + p @ v[..., start : start + block_size, :]
+        m = m_new
+    return out / row_sum.unsqueeze(-1)
 
 
 def _tiled_loop(pair=(-2, -1), first=0, short=0):
@@ -2014,6 +2109,18 @@ MISTAKES = [
     ),
     Mistake(check_KVCache, Swapped, r"Keys and values are swapped"),
     Mistake(check_KVCache, NeverFull, r"did not raise an error"),
+    # round 19 (blind16e): any error was accepted as the refusal of a full cache
+    Mistake(
+        check_KVCache,
+        FullRaisesOwnError,
+        r"raised Exception \(KV cache overflow\), not the ValueError the contract names",
+    ),
+    Mistake(
+        check_KVCache,
+        RefusesOnlyWhenFull,
+        r"raised PyTorch's shape error .*no capacity test stopped the chunk \(your cache does "
+        r"refuse one more position once it is full, so its test looks at the length before",
+    ),
     Mistake(
         check_KVCache,
         CountsTheRefusedChunk,
@@ -2310,6 +2417,26 @@ MISTAKES = [
         # the axes themselves, read from probes whose sizes all differ (blind12e)
         r"repeated q\.shape\[1\] // k\.shape\[2\] \(num_heads // len_k[;)]",
     ),
+    # round 19 (blind15e): located to the causal mask only
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_query_tiles(local_positions=True)),
+        r"query's index \*inside its tile of queries\*",
+    ),
+    # round 19 (blind15e): exact, so accepted, though the table tiling avoids was built
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_from_split_table),
+        r"gives the right output, but while it ran a floating tensor of shape \(\d, \d, "
+        r"\d+, \d+\) was made: a whole \(len_q, len_k\) table",
+    ),
+    # round 19 (blind16e): the raw broadcast error alone
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_causal(flat_queries=True)),
+        r"with causal=False runs, so the clash is in the causal mask.*"
+        r"torch\.arange\(len_q\)\[:, None\]",
+    ),
     Mistake(
         check_grouped_query_attention,
         _named("gqa", _gqa_divided_by_d),
@@ -2331,6 +2458,13 @@ MISTAKES = [
         r"number of repeats is a float",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_unscaled), r"sqrt\(d_head\)"),
+    # round 19 (blind16e): the model's width, equal to d_head on the first input
+    # (num_heads = d_head = 4), was told "divided by d_head"; a probe tells them apart
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_scaled_by_model_width),
+        r"^(?!.*cannot tell).*divided by sqrt\(num_heads \* d_head\), the model's width",
+    ),
     # the visible run accepted it (d_v == d_head there), the hidden one said "largest
     # difference" (blind6d-gqa-scale-by-d-v)
     Mistake(
@@ -3119,6 +3253,7 @@ CORRECT = [
     Correct(check_KVCache, GrowingCache),
     Correct(check_tiled_attention, _named("tiled_attention", _tiled_causal())),
     Correct(check_tiled_attention, _tiled_loop()),
+    Correct(check_tiled_attention, _named("tiled_attention", _tiled_query_tiles())),
     Correct(check_tiled_attention, _tiled_normalised("flash1")),
     Correct(check_KVCache, GptFastCache),
     Correct(check_generate, _gen(token_by_token=True)),

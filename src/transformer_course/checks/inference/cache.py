@@ -635,9 +635,19 @@ def _expect_straddle_refused(c: Checker, cls, hidden: bool):
     second = randn((batch, heads, 3, d_head), 1291 + hidden)
     try:
         cache(second, second.clone())
-    except AssertionError:
-        c.fail(_ASSERTED.format(what=f"{built}, after {first_n} positions, called with 3 new,"))
-    except Exception:  # any other error is fine: the cache refused
+    except Exception as exc:  # the cache refused: with the right error?
+        before = (
+            "(your cache does refuse one more position once it is full, so its test looks "
+            "at the length before this chunk, self.length >= max_len, instead of the length "
+            "after it)"
+            if _refuses_one_past_full(cls, sizes)
+            else ""
+        )
+        problem = _refusal_problem(
+            exc, f"{built}, after {first_n} positions, called with 3 new,", before
+        )
+        if problem:
+            c.fail(problem)
         c.ok()
         return lambda: _expect_refusal_changes_nothing(
             c, cache, built, first, first_n, max_len, hidden
@@ -835,6 +845,49 @@ _ASSERTED = (
     "itself guarantees, and Python removes asserts altogether when run with -O, so the "
     "cache would then overwrite or drop positions silently."
 )
+
+
+_TORCH_SHAPE_ERROR = re.compile(
+    r"expanded size of the tensor|must match the (existing )?size|shape mismatch"
+)
+
+
+def _refusal_problem(exc: BaseException, what: str, why: str = "") -> str:
+    """What is wrong with the error a cache raised to refuse positions past max_len, or ""
+    when it is a fine refusal: ValueError (the contract's), or IndexError (an index past
+    the end, as gpt-fast's index_copy_ raises). Any other type is named (blind16e-kv-
+    overflow-raises-runtime-error, RuntimeError, was accepted), and torch's own shape
+    error from the write tells that no capacity test stopped the chunk (``why``: what
+    tells why, when a probe knows)."""
+    if isinstance(exc, AssertionError):
+        return _ASSERTED.format(what=what)
+    if isinstance(exc, ValueError | IndexError):
+        return ""
+    name, text = type(exc).__name__, str(exc)
+    text = text if len(text) <= 120 else text[:117] + "..."
+    if isinstance(exc, RuntimeError) and _TORCH_SHAPE_ERROR.search(str(exc)):
+        return (
+            f"{what} raised PyTorch's shape error ({name}: {text}), not a "
+            "refusal of your own: no capacity test stopped the chunk "
+            + (why or "(there is none, or it lets this chunk through)")
+            + ", and the write failed only because the slice [length:stop] is cut short at "
+            "the end of the buffer. Test, before writing, "
+            "whether the positions fit: if self.length + k_new.shape[-2] > max_len: raise "
+            "ValueError(...)."
+        )
+    return (
+        f"{what} raised {name} ({text}), not the ValueError the contract "
+        "names: the cache does refuse, the error's type is what is wrong. A caller "
+        "tells a full cache from a bug by the error's type (except ValueError: shorten the "
+        f"prompt), and {name} is "
+        + (
+            "what PyTorch raises for any shape, dtype or device error, so catching it would "
+            "also hide real bugs."
+            if isinstance(exc, RuntimeError)
+            else "not the type a caller catches for it."
+        )
+        + " Raise ValueError(...) (IndexError, an index past the end, is also accepted)."
+    )
 
 
 def check_KVCache(cls, *, hidden: bool = False) -> None:
@@ -1059,11 +1112,12 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                 extra = randn((batch, heads, 1, d_head), seed + 2, dtype=dtype)
                 try:
                     c.call(cache, extra, extra.clone(), call_repr="cache(k_new, v_new)")
-                except Exception as exc:  # any error but an assert's: the cache refused
-                    if isinstance(exc.__cause__, AssertionError):
-                        c.fail(
-                            _ASSERTED.format(what=f"{built}, full, called with 1 more position,")
-                        )
+                except Exception as exc:  # the cache refused: with the right error?
+                    problem = _refusal_problem(
+                        exc.__cause__ or exc, f"{built}, full, called with 1 more position,"
+                    )
+                    if problem:
+                        c.fail(problem)
                     c.ok()
                 else:
                     c.fail(

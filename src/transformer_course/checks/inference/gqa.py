@@ -942,6 +942,98 @@ def _localise_gqa(grouped_query_attention, got, q, k, v, mask) -> str:
     )
 
 
+def _scale_divisors(q, k, v) -> dict[str, float]:
+    """The classic wrong divisors of the scores (the right one is sqrt(d_head)), each with
+    the sentence that names it."""
+    heads, len_q, d = q.shape[1], q.shape[-2], q.shape[-1]
+    len_k, d_v = k.shape[-2], v.shape[-1]
+    divisors = {
+        "The scores are not divided by sqrt(d_head).": 1.0,
+        "The scores are divided by d_head instead of sqrt(d_head).": float(d),
+        # blind16e-gqa-scale-by-model-width was told "d_head", equal here (num_heads = d_head)
+        "The scores are divided by sqrt(num_heads * d_head), the model's width d_model (the "
+        "size the projections work in), instead of sqrt(d_head), the width of one head: "
+        "each head's scores are a dot product over d_head = q.shape[-1] features.": math.sqrt(
+            heads * d
+        ),
+    }
+    if d_v != d:
+        divisors[
+            "The scores are divided by sqrt(d_v), the values' width (v.shape[-1]), instead "
+            "of sqrt(d_head), the width of the queries and keys (q.shape[-1]): the two "
+            "differ here."
+        ] = math.sqrt(d_v)
+    for name, axis, size in (("len_q", "q.shape[-2]", len_q), ("len_k", "k.shape[-2]", len_k)):
+        if size != d and (name == "len_q" or len_k != len_q):
+            divisors[
+                f"The scores are divided by sqrt({name}), the square root of a length "
+                f"({axis}), instead of sqrt(d_head) = sqrt(q.shape[-1]): d_head is the "
+                "last axis."
+            ] = math.sqrt(size)
+    return {text: value for text, value in divisors.items() if value != math.sqrt(d)}
+
+
+def _scale_mistakes(grouped_query_attention, got, q, k, v, mask) -> dict:
+    """The wrong scales as ``mistakes`` for expect_close, one entry per distinct divisor.
+    Where several candidates share this input's divisor and the output is that divisor's,
+    a probe whose sizes give each candidate its own divisor tells which one the code
+    uses; when it cannot, the candidates are named together."""
+    groups: dict[float, list[str]] = {}
+    for text, value in _scale_divisors(q, k, v).items():
+        same = next((key for key in groups if math.isclose(key, value)), value)
+        groups.setdefault(same, []).append(text)
+    mistakes = {}
+    for divisor, texts in groups.items():
+        expected = gqa_expected(q, k, v, mask, scale=1 / divisor)
+        if len(texts) > 1 and got.shape == expected.shape:
+            close = torch.allclose(got.double(), expected.double(), atol=1e-4, rtol=1e-4)
+            found = _probe_scale(grouped_query_attention, texts) if close else None
+            if found:
+                texts = [found]
+        if len(texts) == 1:
+            mistakes[texts[0]] = expected
+            continue
+        mistakes[
+            f"The scores are divided by {divisor:.4g} where sqrt(d_head) belongs; on this "
+            "input several classic divisors equal it, so it cannot tell them apart: "
+            + " Or: ".join(texts)
+        ] = expected
+    return mistakes
+
+
+def _probe_scale(grouped_query_attention, texts: list[str]) -> str | None:
+    """Which of ``texts`` (candidates from :func:`_scale_divisors`) the learner's code
+    follows on a probe where every candidate has its own divisor (num_heads 4,
+    num_kv_heads 2, d_head 3, d_v 5, len_q 7, len_k 8), or None."""
+    q = randn((1, 4, 7, 3), 1261)  # (batch, num_heads, len_q, d_head)
+    k = randn((1, 2, 8, 3), 1262)  # (batch, num_kv_heads, len_k, d_head)
+    v = randn((1, 2, 8, 5), 1263)  # (batch, num_kv_heads, len_k, d_v)
+    try:
+        got = grouped_query_attention(q, k, v, None)
+    except Exception:  # the probe tells nothing
+        return None
+    if not isinstance(got, torch.Tensor) or got.shape != (1, 4, 7, 5):
+        return None
+    divisors = _scale_divisors(q, k, v)
+    matched = [
+        text
+        for text in texts
+        if text in divisors
+        and torch.allclose(
+            got.double(),
+            gqa_expected(q, k, v, None, scale=1 / divisors[text]).double(),
+            atol=1e-4,
+            rtol=1e-4,
+        )
+    ]
+    if len(matched) != 1:
+        return None
+    return (
+        f"{matched[0]} (Here the candidate divisors coincide; a probe with num_heads = 4 and "
+        "d_head = 3, where each has its own value, tells which one yours uses.)"
+    )
+
+
 def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = False) -> None:
     """grouped_query_attention(q, k, v, mask=None) -> output (batch, num_heads, len_q, d_v)."""
     with (
@@ -1046,27 +1138,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 "[k0, k0, k1, k1].": (
                     gqa_expected(q, k, v, mask, tile=True) if 1 < kv < heads else None
                 ),
-                "The scores are not divided by sqrt(d_head).": gqa_expected(q, k, v, mask, scale=1),
-                "The scores are divided by d_head instead of sqrt(d_head).": gqa_expected(
-                    q, k, v, mask, scale=1 / q.shape[-1]
-                ),
-                "The scores are divided by sqrt(d_v), the values' width (v.shape[-1]), instead "
-                "of sqrt(d_head), the width of the queries and keys (q.shape[-1]): the two "
-                "differ here.": (
-                    gqa_expected(q, k, v, mask, scale=1 / math.sqrt(v.shape[-1]))
-                    if v.shape[-1] != q.shape[-1]
-                    else None
-                ),
-                **{
-                    f"The scores are divided by sqrt({name}), the square root of a length "
-                    f"({axis}), instead of sqrt(d_head) = sqrt(q.shape[-1]): d_head is the "
-                    "last axis.": gqa_expected(q, k, v, mask, scale=1 / math.sqrt(size))
-                    for name, axis, size in (
-                        ("len_q", "q.shape[-2]", len_q),
-                        ("len_k", "k.shape[-2]", k.shape[-2]),
-                    )
-                    if size != q.shape[-1] and (name == "len_q" or k.shape[-2] != len_q)
-                },
+                **_scale_mistakes(grouped_query_attention, got, q, k, v, mask),
                 "The mask was ignored: blocked keys got weight. "
                 + never_applied(
                     "the mask",

@@ -5,6 +5,7 @@ import math
 import re
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.inputs import randn
@@ -566,6 +567,45 @@ def _tiled_hints(
     ]
 
 
+def _positions_flat_hint(tiled_attention, q, k, v, block: int, causal: bool):
+    """A size clash on a leading axis (0 or 1, not one of q's batch or head axes) between
+    len_q and a block's width, on a causal call: two position vectors compared element by
+    element, the query positions a 1-D torch.arange(len_q) where the (len_q, block)
+    table needs a column (blind16e-tiled-causal-positions-not-column got the raw
+    broadcast error alone). Named when the same input with causal=False runs: the clash
+    is in the causal mask."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    widths = {min(block, len_k - start) for start in range(0, len_k, block)}
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if not causal or not found:
+            return ""
+        sizes, axis = {int(found.group(1)), int(found.group(2))}, int(found.group(3))
+        if axis > 1 or axis >= q.dim() - 2 or q.shape[axis] in sizes or len(sizes) != 2:
+            return ""
+        if len_q not in sizes or not (sizes - {len_q}) <= widths:
+            return ""
+        (width,) = sizes - {len_q}
+        try:
+            tiled_attention(q, k, v, block, False)
+        except Exception:  # the clash is not the causal mask's alone
+            return ""
+        return (
+            f"The same input with causal=False runs, so the clash is in the causal mask: a "
+            f"vector of len_q = {len_q} met one of {width}, a block's width, element by "
+            f"element (dimension {axis} of a 1-D or 2-D tensor, not an axis of q's). The "
+            "query positions are a flat vector, torch.arange(len_q), where the mask needs a "
+            "(len_q, block) table: make them a column, torch.arange(len_q)[:, None] "
+            "(len_q, 1), and compare them with the block's key positions as a row, "
+            "torch.arange(start, stop)[None, :] (1, block): future = key_positions > "
+            "query_positions broadcasts to (len_q, block). (When a block holds exactly "
+            "len_q keys, the flat comparison runs and masks the wrong keys.)"
+        )
+
+    return (lambda exc: isinstance(exc, RuntimeError), text)
+
+
 _STEP_ZERO = re.compile(r"range\(\) arg 3 must not be zero")
 _MASK_AS_INDEX = re.compile(
     r"shape of the mask \[(\d+), (\d+)\] at index 0 does not match the shape of the indexed"
@@ -835,6 +875,60 @@ def _expect_default_not_causal(c: Checker, tiled_attention, hidden: bool) -> Non
     )
 
 
+class _FloatResults(TorchFunctionMode):
+    """While active: the shapes of the floating tensors that PyTorch functions, tensor
+    methods and operators return (the call's intermediate tables, watched from outside,
+    as the course's watch for forbidden APIs is)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shapes: list[tuple[int, ...]] = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        for item in result if isinstance(result, tuple | list) else (result,):
+            if isinstance(item, torch.Tensor) and item.is_floating_point():
+                self.shapes.append(tuple(item.shape))
+        return result
+
+
+def _expect_no_full_table(c: Checker, tiled_attention, hidden: bool) -> None:
+    """A right answer that still builds a floating (..., len_q, len_k) table for every
+    batch and head, the table tiling exists to avoid (blind15e-tiled-full-score-table: all
+    the scores computed before the loop, its blocks of columns walked after; exact, so
+    accepted): one causal call with len_k = 4 blocks, watched. A boolean mask over all
+    keys, with no batch or head axes, is not counted."""
+    batch, heads, len_q, len_k, block = (2, 2, 6, 12, 3) if not hidden else (1, 3, 5, 10, 2)
+    q = randn((batch, heads, len_q, 4), 1461 + hidden)  # (batch, heads, len_q, d_k)
+    k = randn((batch, heads, len_k, 4), 1462 + hidden)  # (batch, heads, len_k, d_k)
+    v = randn((batch, heads, len_k, 3), 1463 + hidden)  # (batch, heads, len_k, d_v)
+    full = batch * heads * len_q * len_k
+    watch = _FloatResults()
+    try:
+        with watch:
+            tiled_attention(q, k, v, block, True)
+    except Exception:  # the calls before ran; this one tells nothing
+        return
+    tables = [
+        shape
+        for shape in watch.shapes
+        if shape[-2:] in {(len_q, len_k), (len_k, len_q)} and math.prod(shape) >= full
+    ]
+    if not tables:
+        return
+    c.fail(
+        f"tiled_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, "
+        f"block_size={block}, causal=True) gives the right output, but while it ran a "
+        f"floating tensor of shape {tables[0]} was made: a whole (len_q, len_k) table for "
+        "every batch and head (of scores, such as q @ k.transpose(-2, -1) computed once "
+        "before the loop, or of weights or an additive mask over all keys). Tiling exists "
+        "so that such a table never exists: its memory grows with len_q * len_k, while "
+        f"one block's scores are (..., len_q, block) = (..., {len_q}, {block}). Compute the "
+        "scores inside the loop, for the block's keys only: q @ k[..., start:stop, "
+        ":].transpose(-2, -1), masked with the block's own key positions."
+    )
+
+
 def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
     """tiled_attention(q, k, v, block_size, causal=False) -> output (..., len_q, d_v)."""
     with (
@@ -860,6 +954,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 call_repr=what,
                 hints=[
                     _transposed_scores_hint(q, k, block),
+                    _positions_flat_hint(tiled_attention, q, k, v, block, causal),
                     *_tiled_hints(
                         q,
                         v,
@@ -1017,6 +1112,24 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         if causal and several
                         else None
                     ),
+                    # blind15e-tiled-query-tiles-local-positions (located to the causal
+                    # mask only): the queries tiled too, each tile's positions from 0
+                    "The causal mask compares the key with the query's index *inside its "
+                    "tile of queries* (torch.arange(q_stop - q_start)) instead of its "
+                    "position in the sequence (q_start + index): the first tile of "
+                    "block_size queries is right, every later tile is masked as if its "
+                    "queries were the first ones and sees too few keys. Take the query "
+                    "positions as torch.arange(q_start, q_stop)[:, None].": (
+                        scaled_dot_product_attention(
+                            q,
+                            k,
+                            v,
+                            torch.arange(k.shape[-2])[None, :]
+                            <= torch.arange(q.shape[-2])[:, None] % block,
+                        )[0]
+                        if causal and q.shape[-2] > block
+                        else None
+                    ),
                     # blind13e-tiled-causal-flag-tested-is-not-none (told only "masks the
                     # future"): the flag ignored or tested for None, candidates alike here
                     "With causal=False nothing may be masked, but yours masks the future: "
@@ -1152,6 +1265,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 uncausal_blocks = max(uncausal_blocks, k.shape[-2])
             ran = True
         _expect_default_not_causal(c, tiled_attention, hidden)
+        _expect_no_full_table(c, tiled_attention, hidden)
 
 
 # ===================================================================== sliding_window_mask
