@@ -1965,6 +1965,41 @@ MISTAKES += [
 ]
 
 
+# round 19 (blind round 16): the position and the pair index in each other's place in
+# the angle, and a pair whose angle is 0 at every position (sin 0, cos 0: written, not
+# skipped)
+def pe_pair_number_over_position_power(max_len, d_model):
+    """i / 10000^(2·pos/d_model), written with torch and the pair number i."""
+    pair = torch.arange((d_model + 1) // 2, dtype=torch.float64)  # (ceil(d_model/2),)
+    pos = torch.arange(max_len, dtype=torch.float64).unsqueeze(1)  # (max_len, 1)
+    angle = pair / 10000 ** (2 * pos / d_model)  # (max_len, ceil(d_model/2))
+    pe = torch.zeros(max_len, d_model, dtype=torch.float64)
+    pe[:, 0::2], pe[:, 1::2] = torch.sin(angle), torch.cos(angle[:, : d_model // 2])
+    return pe.numpy()
+
+
+def pe_angle_times_pair_index(max_len, d_model):
+    """pos · 2i / 10000^(2i/d_model): a factor that is 0 for pair 0."""
+    two_i = np.arange(0, d_model, 2, dtype=np.float64)  # (d_model/2,)
+    angles = np.arange(max_len)[:, None] * two_i / 10000.0 ** (two_i / d_model)
+    return _interleave(np.sin(angles), np.cos(angles), d_model)
+
+
+MISTAKES += [
+    Mistake(
+        check_positional_encoding,
+        pe_pair_number_over_position_power,
+        r"swapped roles in the angle: yours is i / 10000\^\(2·pos/d_model\)",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_angle_times_pair_index,
+        r"^(?!.*slice start).*features \[0\] are 0 and the features \[1\] are 1 at every "
+        r"position.*angle of pair\(s\) \[0\] is 0 at every position",
+    ),
+]
+
+
 # round 19 (blind round 16): a default of the given signature changed (hidden by the
 # keyword calls), and a table that carries a gradient without being a parameter
 class PEDefaultMaxLen1024(ref.PositionalEncoding):
