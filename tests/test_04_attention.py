@@ -1924,7 +1924,45 @@ def sm_shift_largest_magnitude(x, axis=-1):  # max |x|, as for a "safe" scale
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
 
 
+def row_values_scaled(query, keys, values):
+    """The scale put on the values: the weights unscaled, the output shrunk by √d_k."""
+    weights = ref.softmax(keys @ query)
+    return weights, weights @ (values / np.sqrt(query.size))
+
+
+def sdpa_output_scaled(q, k, v, mask=None):
+    """The scale divides the mixed values, not the scores."""
+    scores = torch.matmul(q, k.transpose(-2, -1))
+    if mask is not None:
+        scores = scores.masked_fill(mask.logical_not(), float("-inf"))
+    weights = torch.nan_to_num(F.softmax(scores, dim=-1))
+    return torch.matmul(weights, v) / math.sqrt(k.size(-1)), weights
+
+
+def sdpa_weights_mT_times_v(q, k, v, mask=None):
+    """The output mixes v with the weights transposed (.mT), as if v were indexed by the
+    queries."""
+    _, weights = ref.scaled_dot_product_attention(q, k, v, mask)
+    return weights.mT.matmul(v), weights
+
+
 R19F_MISTAKES = [
+    Mistake(
+        check_attention_row,
+        row_values_scaled,
+        r"no scaling, and your output is weights @ values divided by √d_k.*went onto the "
+        r"output \(or the values\), not onto the scores",
+    ),
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_output_scaled,
+        r"no scaling, and your output is weights @ v divided by √d_k.*went onto the output",
+    ),
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_weights_mT_times_v,
+        r"On a square input the check ran.*your output is weights\.transpose\(-2, -1\) @ v",
+    ),
     Mistake(
         check_softmax,
         sm_over_largest_exponential,
