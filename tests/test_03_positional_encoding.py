@@ -1964,7 +1964,121 @@ MISTAKES += [
     ),
 ]
 
+
+# round 19 (blind round 16): the position and the pair index in each other's place in
+# the angle, and a pair whose angle is 0 at every position (sin 0, cos 0: written, not
+# skipped)
+def pe_pair_number_over_position_power(max_len, d_model):
+    """i / 10000^(2·pos/d_model), written with torch and the pair number i."""
+    pair = torch.arange((d_model + 1) // 2, dtype=torch.float64)  # (ceil(d_model/2),)
+    pos = torch.arange(max_len, dtype=torch.float64).unsqueeze(1)  # (max_len, 1)
+    angle = pair / 10000 ** (2 * pos / d_model)  # (max_len, ceil(d_model/2))
+    pe = torch.zeros(max_len, d_model, dtype=torch.float64)
+    pe[:, 0::2], pe[:, 1::2] = torch.sin(angle), torch.cos(angle[:, : d_model // 2])
+    return pe.numpy()
+
+
+def pe_angle_times_pair_index(max_len, d_model):
+    """pos · 2i / 10000^(2i/d_model): a factor that is 0 for pair 0."""
+    two_i = np.arange(0, d_model, 2, dtype=np.float64)  # (d_model/2,)
+    angles = np.arange(max_len)[:, None] * two_i / 10000.0 ** (two_i / d_model)
+    return _interleave(np.sin(angles), np.cos(angles), d_model)
+
+
+MISTAKES += [
+    Mistake(
+        check_positional_encoding,
+        pe_pair_number_over_position_power,
+        r"swapped roles in the angle: yours is i / 10000\^\(2·pos/d_model\)",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_angle_times_pair_index,
+        r"^(?!.*slice start).*features \[0\] are 0 and the features \[1\] are 1 at every "
+        r"position.*angle of pair\(s\) \[0\] is 0 at every position",
+    ),
+]
+
+
+# round 19 (blind round 16): a default of the given signature changed (hidden by the
+# keyword calls), and a table that carries a gradient without being a parameter
+class PEDefaultMaxLen1024(ref.PositionalEncoding):
+    """A shorter default table, "enough for any sentence": PositionalEncoding(d_model)
+    refuses sequences longer than 1024 positions."""
+
+    def __init__(self, d_model, max_len=1024, dropout=0.1):
+        super().__init__(d_model, max_len=max_len, dropout=dropout)
+
+
+class PEDefaultNoDropout(ref.PositionalEncoding):
+    """Dropout off by default, a rate the caller must ask for."""
+
+    def __init__(self, d_model, max_len=5000, dropout=0.0):
+        super().__init__(d_model, max_len=max_len, dropout=dropout)
+
+
+class PETrackedTable(nn.Module):
+    """The table made with requires_grad=True ("so it can adapt"), then registered as a
+    buffer: no optimiser sees it, but every output carries a graph into it."""
+
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        table = torch.tensor(
+            ref.positional_encoding(max_len, d_model), dtype=torch.float32, requires_grad=True
+        )
+        self.register_buffer("table", table)  # (max_len, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.dropout(x + self.table[: x.size(1)])
+
+
+PERowsTrackedInForward = _module(
+    lambda s, x: s.dropout(x + s.pe[:, : x.size(1)].clone().requires_grad_()),
+    name="rows_tracked_in_forward",
+)
+
+MISTAKES += [
+    Mistake(
+        check_PositionalEncoding,
+        PEDefaultMaxLen1024,
+        r"PositionalEncoding\(4\), built with its defaults.*raised ValueError.*your default "
+        r"max_len is not 5000\. Your default table holds 1024 positions",
+    ),
+    Mistake(check_PositionalEncoding, PEDefaultNoDropout, r"your default dropout is not 0\.1"),
+    Mistake(
+        check_PositionalEncoding,
+        PETrackedTable,
+        r"requires grad.*your buffer `table` has requires_grad on(?!.*nn\.Parameter\))",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PERowsTrackedInForward,
+        r"requires grad.*no trainable parameter and no buffer that needs a gradient, so "
+        r"forward makes",
+    ),
+]
+
+
+class PENoDefaults(ref.PositionalEncoding):
+    """Every argument required: a caller must say max_len and dropout (the course's
+    Transformer does); nothing in the course relies on the defaults being there."""
+
+    def __init__(self, d_model, max_len, dropout):
+        super().__init__(d_model, max_len=max_len, dropout=dropout)
+
+
+class PELongerDefault(ref.PositionalEncoding):
+    """A longer default table than the signature's: every sequence up to 5000 positions
+    still gets its rows."""
+
+    def __init__(self, d_model, max_len=8192, dropout=0.1):
+        super().__init__(d_model, max_len=max_len, dropout=dropout)
+
+
 CORRECT = [
+    Correct(check_PositionalEncoding, PENoDefaults),
+    Correct(check_PositionalEncoding, PELongerDefault),
     Correct(check_positional_encoding, pe_loops),
     Correct(check_positional_encoding, pe_torch_div_term),
     Correct(check_positional_encoding, pe_torch_float32_result),

@@ -357,7 +357,12 @@ SOFTMAX_MISTAKES = [
         sm_global_max_axis_0,
         r"Two mistakes at once\. \(1\).*normalised along axis -2.*\(2\).*one maximum for the whole",
     ),
-    Mistake(check_softmax, sm_not_normalised, r"without dividing by the sum"),
+    Mistake(
+        check_softmax,
+        sm_not_normalised,
+        r"Your result is exp\(x - max\).*never divided by their sum, or .*divided by their "
+        r"maximum",
+    ),
     Mistake(check_softmax, sm_whole_array, r"add up to 1 over the whole array"),
     Mistake(check_softmax, sm_no_keepdims, r"keepdims=True"),
     Mistake(check_softmax, sm_nan_on_all_neg_inf, DEAD_NAN),
@@ -1899,13 +1904,91 @@ R17F_MISTAKES = [
 ]
 
 
+# round 19 (blind round 16): the exponentials divided by their maximum (exp(x - max), the
+# same as never divided), and the shifts that never go below 0 told apart by a probe
+def sm_over_largest_exponential(x, axis=-1):
+    exps = np.exp(x)
+    return exps / exps.max(axis=axis, keepdims=True)
+
+
+def sm_shift_abs_of_max(x, axis=-1):  # |slice max|: a negative maximum shifts further down
+    e = np.exp(x - np.abs(x.max(axis=axis, keepdims=True)))
+    with np.errstate(invalid="ignore"):
+        return e / e.sum(axis=axis, keepdims=True)
+
+
+def sm_shift_largest_magnitude(x, axis=-1):  # max |x|, as for a "safe" scale
+    scale = np.amax(np.absolute(x), axis=axis, keepdims=True)
+    e = np.exp(x - scale)
+    total = e.sum(axis=axis, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def row_values_scaled(query, keys, values):
+    """The scale put on the values: the weights unscaled, the output shrunk by √d_k."""
+    weights = ref.softmax(keys @ query)
+    return weights, weights @ (values / np.sqrt(query.size))
+
+
+def sdpa_output_scaled(q, k, v, mask=None):
+    """The scale divides the mixed values, not the scores."""
+    scores = torch.matmul(q, k.transpose(-2, -1))
+    if mask is not None:
+        scores = scores.masked_fill(mask.logical_not(), float("-inf"))
+    weights = torch.nan_to_num(F.softmax(scores, dim=-1))
+    return torch.matmul(weights, v) / math.sqrt(k.size(-1)), weights
+
+
+def sdpa_weights_mT_times_v(q, k, v, mask=None):
+    """The output mixes v with the weights transposed (.mT), as if v were indexed by the
+    queries."""
+    _, weights = ref.scaled_dot_product_attention(q, k, v, mask)
+    return weights.mT.matmul(v), weights
+
+
+R19F_MISTAKES = [
+    Mistake(
+        check_attention_row,
+        row_values_scaled,
+        r"no scaling, and your output is weights @ values divided by √d_k.*went onto the "
+        r"output \(or the values\), not onto the scores",
+    ),
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_output_scaled,
+        r"no scaling, and your output is weights @ v divided by √d_k.*went onto the output",
+    ),
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_weights_mT_times_v,
+        r"On a square input the check ran.*your output is weights\.transpose\(-2, -1\) @ v",
+    ),
+    Mistake(
+        check_softmax,
+        sm_over_largest_exponential,
+        r"Your result is exp\(x - max\).*or they were divided by their maximum",
+    ),
+    Mistake(
+        check_softmax,
+        sm_shift_abs_of_max,
+        r"^(?!.*np\.maximum\(peak, 0\))(?s:.*)absolute value of the slice maximum",
+    ),
+    Mistake(
+        check_softmax,
+        sm_shift_largest_magnitude,
+        r"^(?!.*np\.maximum\(peak, 0\))(?s:.*)each slice's largest absolute value",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     SOFTMAX_MISTAKES
     + ROW_MISTAKES
     + SDPA_MISTAKES
     + FORBIDDEN_MISTAKES
     + R12F_MISTAKES
-    + R17F_MISTAKES,
+    + R17F_MISTAKES
+    + R19F_MISTAKES,
     SOFTMAX_CORRECT + ROW_CORRECT + SDPA_CORRECT,
 )
 

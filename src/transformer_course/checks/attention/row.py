@@ -506,6 +506,36 @@ def _row_per_feature_hint(exc: BaseException, len_k: int, d_k: int) -> str:
     )
 
 
+def _row_scale_moved_to_output(weights, output, query, keys, values) -> str:
+    """Weights that are the softmax of the unscaled scores, with an output that is their
+    weighted sum divided by √d_k (or d_k): the scale applied after the softmax, to the
+    output or to the values, instead of to the scores. "" otherwise."""
+    d_k = query.shape[-1]
+    q64, k64, v64 = (a.astype(np.float64) for a in (query, keys, values))
+    unscaled = ref.softmax(k64 @ q64)  # (len_k,)
+    w64, out64 = (np.asarray(a, dtype=np.float64) for a in (weights, output))
+    if (
+        d_k == 1
+        or np.allclose(unscaled, ref.softmax(k64 @ q64 / math.sqrt(d_k)), rtol=1e-4, atol=1e-6)
+        or w64.shape != unscaled.shape
+        or out64.shape != (values.shape[-1],)
+        or not np.allclose(w64, unscaled, rtol=1e-4, atol=1e-6)
+    ):
+        return ""
+    mixed = w64 @ v64  # (d_v,)
+    for divisor, shown in ((math.sqrt(d_k), f"√d_k = √{d_k}"), (float(d_k), f"d_k = {d_k}")):
+        if np.allclose(out64, mixed / divisor, rtol=1e-4, atol=1e-6):
+            return (
+                f"Your weights match softmax(keys @ query) with no scaling, and your output is "
+                f"weights @ values divided by {shown}: the scale went onto the output (or the "
+                "values), not onto the scores. Dividing "
+                "the output only shrinks it; dividing the scores is what keeps the softmax "
+                "from saturating. Scale the scores: softmax(keys @ query / √d_k), then "
+                "weights @ values as it is."
+            )
+    return ""
+
+
 def check_attention_row(attention_row, *, hidden: bool = False) -> None:
     """(weights, output) = attention_row(query, keys, values), one query, numpy.
 
@@ -620,6 +650,9 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                     "written, NaN exactly where that overflows (the largest score here is "
                     f"{float(scores.max()):.4g}). " + _SOFTMAX_OVERFLOW
                 )
+            moved = _row_scale_moved_to_output(weights, output, query, keys, values)
+            if moved:
+                c.fail(f"{what}: your `weights` are not what the reference gives. {moved}")
             nan_scores = _row_nan_scores_hint(c, attention_row, weights, query, keys, values)
             if nan_scores:
                 c.fail(f"{what}: your `weights` are not what the reference gives. {nan_scores}")

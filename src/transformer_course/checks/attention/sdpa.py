@@ -51,7 +51,8 @@ _SDPA_SHAPES = (
     "(..., len_q, d_k) @ (..., d_k, len_k) -> (..., len_q, len_k); the output is weights @ v, "
     "(..., len_q, len_k) @ (..., len_k, d_v) -> (..., len_q, d_v). Here len_q = {len_q}, "
     "len_k = {len_k}, d_k = {d_k} and d_v = {d_v} differ on purpose. Did you swap q and k "
-    "(k @ qᵀ), multiply by k instead of v, or transpose other dims than the last two (k.T "
+    "(k @ qᵀ), multiply by k instead of v, transpose the weights before weights @ v, or "
+    "transpose other dims than the last two (k.T "
     "reverses them all, k.transpose(0, 1) swaps the first two; k.transpose(-2, -1) is right "
     "whatever the batch dims)?"
 )
@@ -305,7 +306,65 @@ _SDPA_WHOLE_SHAPE = (
 )
 
 
-def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None) -> list:
+_SDPA_OUTPUT_TRANSPOSED_WEIGHTS = (
+    "Your weights are right, but your output is weights.transpose(-2, -1) @ v: the "
+    "weights were transposed before mixing the values, (..., len_k, len_q) @ (..., len_k, "
+    "d_v). That fails whenever len_q != len_k{failed}, and where they are equal each output "
+    "row mixes the values with a *column* of the weights (the weights of one key over all "
+    "the queries) instead of its query's row. The output is weights @ v as they are: "
+    "(..., len_q, len_k) @ (..., len_k, d_v) -> (..., len_q, d_v)."
+)
+#: a square input (len_q = len_k) on which transposed weights still multiply: the
+#: output then shows whether the weights were transposed before weights @ v
+_SQUARE_PROBE = tuple(
+    torch.randn(2, 4, d, generator=torch_generator(4747 + i), dtype=torch.float64)
+    for i, d in enumerate((3, 3, 5))
+)
+
+
+def _transposed_weights_probe(fn) -> bool:
+    """Whether ``fn`` on :data:`_SQUARE_PROBE` (no mask) returns the right weights and the
+    output weights.transpose(-2, -1) @ v."""
+    q, k, v = (t.clone() for t in _SQUARE_PROBE)
+    try:
+        with torch.no_grad(), torch.random.fork_rng(devices=[]):
+            torch.manual_seed(_CALL_SEED)
+            output, weights = fn(q, k, v)
+    except Exception:  # a probe: the message falls back to the candidates
+        return False
+    if not (isinstance(output, torch.Tensor) and isinstance(weights, torch.Tensor)):
+        return False
+    right_out, right_w = ref.scaled_dot_product_attention(q, k, v)
+    w = weights.double()
+    return (
+        w.shape == right_w.shape
+        and output.shape == right_out.shape
+        and torch.allclose(w, right_w.double(), atol=1e-6)
+        and not torch.allclose(output.double(), right_out.double(), atol=1e-6)
+        and torch.allclose(output.double(), w.transpose(-2, -1) @ v, atol=1e-6)
+    )
+
+
+def _sdpa_shapes_hint(dims: dict, fn=None) -> Callable[[BaseException], str]:
+    """The shapes of the two products; with the learner's function ``fn``, named as the
+    weights transposed before weights @ v when a square input shows it."""
+
+    def hint(_exc: BaseException) -> str:
+        if fn is not None and _transposed_weights_probe(fn):
+            return (
+                "On a square input the check ran (len_q = len_k = 4), y"
+                + (
+                    _SDPA_OUTPUT_TRANSPOSED_WEIGHTS.format(
+                        failed=f" (here len_q = {dims['len_q']}, len_k = {dims['len_k']})"
+                    )[1:]
+                )
+            )
+        return _SDPA_SHAPES.format(**dims)
+
+    return hint
+
+
+def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None, fn=None) -> list:
     shape = tuple(k.shape)
     dims = {"len_q": q.shape[-2], "len_k": k.shape[-2], "d_k": q.shape[-1], "d_v": v.shape[-1]}
     scores = (*torch.broadcast_shapes(q.shape[:-2], k.shape[:-2]), q.shape[-2], k.shape[-2])
@@ -360,7 +419,7 @@ def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None) ->
         ("The shape of the mask", _SDPA_BOOL_INDEX),
         (
             lambda exc: _is_shape_error(exc) and not (mask is not None and _raised_on_mask_line(exc)),
-            _SDPA_SHAPES.format(**dims),
+            _sdpa_shapes_hint(dims, fn),
         ),
         ("a leaf Variable that requires grad is being used in an in-place operation",
          "An in-place operation changed an input that requires gradients. " + _SDPA_MUTATION),
@@ -967,6 +1026,36 @@ def _expect_rows_masked_on_their_own(c, q, k, mask, weights, convention, earlier
     c.fail(what + _SDPA_ROWS_NOT_ON_THEIR_OWN.format(earlier=earlier))
 
 
+def _scale_moved_to_output(q, k, v, mask, weights, output) -> str:
+    """Weights that are the softmax of the unscaled scores, with an output that is their
+    weighted sum of v divided by √d_k (or d_k): the scale put on the output (or on v)
+    instead of the scores. "" otherwise."""
+    d_k = q.shape[-1]
+    if d_k == 1:
+        return ""
+    unscaled = attention_weights_variant(q, k, mask, scale=1.0)  # (..., len_q, len_k)
+    if torch.allclose(unscaled, attention_weights_variant(q, k, mask), rtol=1e-4, atol=1e-6):
+        return ""  # the scale changes nothing here (every key blocked): nothing to tell
+    w, out = weights.detach().double(), output.detach().double()
+    if w.shape != unscaled.shape or not torch.allclose(
+        torch.nan_to_num(w), unscaled, rtol=1e-4, atol=1e-6
+    ):
+        return ""
+    mixed = torch.nan_to_num(w) @ v.detach().double()  # (..., len_q, d_v)
+    if out.shape != mixed.shape:
+        return ""
+    for divisor, shown in ((math.sqrt(d_k), f"√d_k = √{d_k}"), (float(d_k), f"d_k = {d_k}")):
+        if torch.allclose(out, mixed / divisor, rtol=1e-4, atol=1e-6):
+            return (
+                f"Your weights match softmax(q kᵀ) with no scaling, and your output is "
+                f"weights @ v divided by {shown}: the scale went onto the output (or v), not "
+                "onto the scores. Dividing the output only shrinks it; dividing the scores is "
+                "what keeps the softmax from saturating. Scale the scores: softmax(q kᵀ / "
+                "√d_k), then weights @ v as it is."
+            )
+    return ""
+
+
 def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: bool = False):
     """(output, weights) = scaled_dot_product_attention(q, k, v, mask=None) on torch tensors.
 
@@ -991,7 +1080,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 scaled_dot_product_attention,
                 *args,
                 call_repr=f"scaled_dot_product_attention({_describe(q, k, v, mask)})",
-                hints=_sdpa_hints(q, k, v, mask),
+                hints=_sdpa_hints(q, k, v, mask, scaled_dot_product_attention),
                 mutation_hint=_SDPA_MUTATION,
             )
             what = f"On {label} ({_describe(q, k, v, mask)}), "
@@ -1082,6 +1171,9 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
             exp_out, exp_w = ref.scaled_dot_product_attention(
                 q.double(), k.double(), v.double(), mask
             )  # (..., len_q, d_v), (..., len_q, len_k)
+            moved = _scale_moved_to_output(q, k, v, mask, weights, output)
+            if moved:
+                c.fail(what + "your `weights` are not what the reference gives. " + moved)
             convention = expect_attention_weights(
                 c,
                 weights,
@@ -1113,6 +1205,11 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 **_output_tolerance(output.dtype, q.dtype, values=v),
                 hint=_SDPA_OUTPUT_HINT,
                 mistakes={
+                    _SDPA_OUTPUT_TRANSPOSED_WEIGHTS.format(failed=""): (
+                        weights.detach().double().transpose(-2, -1) @ v.double()
+                        if len_q == len_k
+                        else None
+                    ),
                     **_sdpa_output_mistakes(exp_out, mask),
                     **_output_from_scores(q, k, v, mask),
                     **_output_from_unmasked(q, k, v, mask),

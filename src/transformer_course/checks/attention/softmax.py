@@ -75,6 +75,15 @@ _SOFTMAX_NOT_NORMALISED = (
     "so the entries of a slice do not add up to 1. Divide by "
     "np.sum(e, axis=axis, keepdims=True)."
 )
+#: exp(x - max), the largest entry of each slice 1: two codes give it, and no input
+#: tells them apart (exp(x) / max(exp(x)) is exp(x - max))
+_SOFTMAX_SHIFTED_NOT_NORMALISED = (
+    "Your result is exp(x - max): the largest entry of each slice is 1, and the entries "
+    "of a slice do not add up to 1. Either the exponentials were never divided by their "
+    "sum, or they were divided by their maximum (np.max where np.sum belongs: "
+    "exp(x) / max(exp(x)) is exp(x - max)); on any input the two give the same. Divide by "
+    "the sum along the axis, np.sum(e, axis=axis, keepdims=True)."
+)
 _SOFTMAX_WHOLE_ARRAY = (
     "Your values add up to 1 over the whole array instead of along the axis: each slice "
     "along `axis` is normalised on its own. Pass axis=axis, keepdims=True to np.sum."
@@ -230,7 +239,7 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
                 mistakes[message] = wrong
         peak = np.max(x, axis=axis, keepdims=True)
         exps = np.exp(x - np.where(np.isfinite(peak), peak, 0.0))
-        mistakes[_SOFTMAX_NOT_NORMALISED] = exps
+        mistakes[_SOFTMAX_SHIFTED_NOT_NORMALISED] = exps
         mistakes[_SOFTMAX_NOT_NORMALISED.replace("exp(x) (or exp(x - max))", "exp(x)")] = np.exp(x)
         mistakes[_SOFTMAX_WHOLE_ARRAY] = exps / np.sum(exps)
         mistakes[_SOFTMAX_PLUS_ONE.format(shift=" - max")] = exps / (
@@ -490,14 +499,60 @@ def _softmax_axis_and_global_max(c, softmax, got: np.ndarray, x: np.ndarray, axi
 _SOFTMAX_SHIFT_NOT_BELOW_ZERO = (
     "Your shift never goes below 0: on rows around +1000 your weights are right, but on "
     "rows whose entries are all around -1000 (their own maximum about -1000) they come "
-    "out 0 (or NaN) instead of adding up to 1. Subtracting max(0, the slice maximum) "
-    "(np.maximum(peak, 0)), or the maximum's absolute value, leaves exp(-1000) = 0 "
-    "everywhere there. Subtract each slice's own maximum, negative or not: "
-    "np.max(x, axis=axis, keepdims=True)."
+    "out 0 (or NaN) instead of adding up to 1. Three shifts do that: max(0, the slice "
+    "maximum) (np.maximum(peak, 0)), the absolute value of the maximum "
+    "(np.abs(np.max(x))), or the largest absolute value (np.max(np.abs(x)))."
 )
 #: rows that all live around -1000, close to one another: one maximum for the whole array
 #: is right here, a shift that never goes below 0 underflows every row
 _NEGATIVE_ROWS = np.array([[-1000.0, -1001.0, -1002.0], [-1001.0, -1000.0, -1003.0]])
+
+
+#: rows that part the shifts that never go below 0 (each row's right weights, or 0 / NaN):
+#: [-1000, 0, 1] underflows only under the largest magnitude (1000), [-400, -401, -402]
+#: under the maximum's absolute value (400) too, and neither under max(0, max) (exp(-400)
+#: is still a float)
+_MAGNITUDE_ROWS = np.array([[-1000.0, 0.0, 1.0], [-400.0, -401.0, -402.0]])
+#: which of _MAGNITUDE_ROWS come out wrong -> the shift that gives it
+_SHIFTS_NOT_BELOW_ZERO = {
+    (False, False): "Your shift never goes below 0: it is max(0, the slice maximum) "
+    "(np.maximum(peak, 0), or a maximum clamped at 0): on rows whose entries are all around -1000 (their own maximum "
+    "about -1000) you subtract 0, exp(-1000) underflows to 0 everywhere, and the weights "
+    "come out 0 (or NaN) instead of adding up to 1.",
+    (False, True): "Your shift is the absolute value of the slice maximum, "
+    "np.abs(np.max(x, ...)): on a row whose maximum is negative it moves the row further "
+    "down, not up to 0. A row around -400 (maximum -400) is shifted by +400 to about -800, "
+    "where exp() underflows to 0 everywhere, and its weights come out 0 (or NaN) instead "
+    "of adding up to 1 (rows around -1000 likewise).",
+    (True, True): "Your shift is each slice's largest absolute value, np.max(np.abs(x), "
+    "...), not its maximum: right wherever the largest magnitude is the maximum, but on "
+    "the row [-1000, 0, 1] it subtracts 1000, not 1, and exp() underflows to 0 everywhere "
+    "there, so its weights come out 0 (or NaN) instead of adding up to 1 (rows around "
+    "-400 or -1000 likewise).",
+}
+
+
+def _shift_never_below_zero(c, softmax) -> str:
+    """The message for a shift that never goes below 0 (low rows underflow, high rows are
+    right): _MAGNITUDE_ROWS tells max(0, max), |max| and max(|x|) apart; the three as
+    candidates when the probe fits none of them."""
+    try:
+        with np.errstate(all="ignore"):
+            probe = np.asarray(
+                c.call(softmax, _MAGNITUDE_ROWS.copy(), axis=-1), dtype=np.float64
+            )  # (2, 3)
+    except (CheckFailure, TypeError, ValueError):
+        probe = None
+    expected = ref.softmax(_MAGNITUDE_ROWS, axis=-1)  # (2, 3)
+    found = None
+    if probe is not None and probe.shape == expected.shape:
+        right = [bool(np.allclose(p, e, atol=1e-6)) for p, e in zip(probe, expected, strict=True)]
+        lost = [bool(np.allclose(p, 0.0, atol=1e-6) or np.isnan(p).all()) for p in probe]
+        if all(r or w for r, w in zip(right, lost, strict=True)):
+            found = _SHIFTS_NOT_BELOW_ZERO.get(tuple(lost))
+    return (
+        found or _SOFTMAX_SHIFT_NOT_BELOW_ZERO
+    ) + " Subtract each slice's own maximum, negative or not: np.max(x, axis=axis, keepdims=True)."
 
 
 def _shift_models(x: np.ndarray, axis: int, peak: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -532,7 +587,7 @@ def _softmax_global_or_clamped(c, softmax, got: np.ndarray, x: np.ndarray, axis:
     if one_max and not clamped:
         return _SOFTMAX_GLOBAL_MAX_ZEROS if finite else _SOFTMAX_GLOBAL_MAX
     if clamped and not one_max:
-        return _SOFTMAX_SHIFT_NOT_BELOW_ZERO
+        return _shift_never_below_zero(c, softmax)
     if not one_max:
         return ""
     try:  # both agree on this input: rows that all live around -1000 part them
@@ -545,7 +600,7 @@ def _softmax_global_or_clamped(c, softmax, got: np.ndarray, x: np.ndarray, axis:
     if fits and np.allclose(probe, expected, atol=1e-6):
         return _SOFTMAX_GLOBAL_MAX_ZEROS if finite else _SOFTMAX_GLOBAL_MAX
     if fits and (np.allclose(probe, 0.0, atol=1e-6) or np.isnan(probe).all()):
-        return _SOFTMAX_SHIFT_NOT_BELOW_ZERO
+        return _shift_never_below_zero(c, softmax)
     return (
         "On rows around +1000 and -1000 your weights come out 0 (or NaN) on the low rows: "
         "either one maximum for the whole array (np.max(x)) or a shift that never goes "

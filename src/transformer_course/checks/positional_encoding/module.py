@@ -349,13 +349,8 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None, tab
 
         hint = dropped_only_at_one(tuple(out.shape), tuple(x.shape), run_grown) or hint
     c.expect_shape(out, x.shape, what, hint)
-    c.expect_true(
-        not out.requires_grad,
-        f"{what} returned a tensor that requires grad, although x does not: the table is "
-        "a learnable nn.Parameter, so an optimiser would change it. The sinusoidal table is "
-        "fixed, not learned: keep it as a buffer (register_buffer), which moves with "
-        ".to(device) and is saved in the state dict, but is never trained.",
-    )
+    if out.requires_grad:
+        _fail_requires_grad(c, module, what)
     c.expect_dtype(
         out,
         x.dtype,
@@ -404,6 +399,37 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None, tab
         "the table.",
         mistakes=mistakes,
         explain=lambda: _rows_added(out, x, table),
+    )
+
+
+def _fail_requires_grad(c, module, what: str) -> None:
+    """The output requires grad although x does not: say where the gradient comes from, a
+    trainable parameter, a buffer with requires_grad on, or something forward makes."""
+    trainable = [name for name, p in module.named_parameters() if p.requires_grad]
+    tracked = [name for name, b in module.named_buffers() if b.requires_grad]
+    start = f"{what} returned a tensor that requires grad, although x does not: "
+    fixed = (
+        "The sinusoidal table is fixed, not learned: keep it as a buffer (register_buffer) "
+        "that needs no gradient, which moves with .to(device) and is saved in the state "
+        "dict, but is never trained."
+    )
+    if trainable:
+        c.fail(
+            start + f"your module holds a trainable parameter, `{trainable[0]}` (an "
+            "nn.Parameter), so an optimiser would change it. " + fixed
+        )
+    if tracked:
+        c.fail(
+            start + f"your buffer `{tracked[0]}` has requires_grad on (requires_grad_(), or "
+            "a table made with requires_grad=True): no optimiser sees a buffer, so it is never "
+            "trained, but every output now carries a graph back into the table, and "
+            "autograd computes a gradient for it in every backward pass. " + fixed + " "
+            "Register the table as it comes, without requires_grad."
+        )
+    c.fail(
+        start + "your module holds no trainable parameter and no buffer that needs a "
+        "gradient, so forward makes the tensor that does (a table or rows built there with "
+        "requires_grad=True, or an nn.Parameter made in forward). " + fixed
     )
 
 
@@ -858,6 +884,101 @@ def _check_argument_order(c, d_model: int, max_len: int, cls, x, table) -> None:
     )
 
 
+#: the signature's defaults, __init__(self, d_model, max_len=5000, dropout=0.1)
+_DEFAULT_MAX_LEN, _DEFAULT_DROPOUT = 5000, 0.1
+
+
+def _built_run(cls, args: tuple, kwargs: dict, x: torch.Tensor):
+    """cls(*args, **kwargs) in training mode applied to x, seeded: (output, "") or
+    (None, what went wrong, the error named); a constructor that raises gives
+    (None, None), said by the checks that build it with every keyword."""
+    try:
+        with torch.random.fork_rng(devices=[]), contextlib.redirect_stdout(io.StringIO()):
+            module = cls(*args, **kwargs)
+    except Exception:  # a constructor that needs more arguments: not this check's business
+        return None, None
+    try:
+        with torch.random.fork_rng(devices=[]), contextlib.redirect_stdout(io.StringIO()):
+            torch.manual_seed(_CALL_SEED)
+            module.train()
+            out = module(x.clone())
+    except Exception as exc:  # reported as what the call did, not raised
+        return None, f"raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+        return None, "did not return a tensor of x's shape"
+    return out.detach().double(), ""
+
+
+def _table_rows(cls, d_model: int) -> int:
+    """The number of positions of the table that cls(d_model) stores (its defaults), read
+    from its state dict: the axis beside the d_model features that is not of size 1 (0
+    when there is no such table)."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            found = cls(d_model).state_dict()
+    except Exception:
+        return 0
+    for value in found.values():
+        if isinstance(value, torch.Tensor) and value.dim() in (2, 3) and value.shape[-1] == d_model:
+            rows = [n for n in value.shape[:-1] if n != 1]
+            if len(rows) == 1:
+                return rows[0]
+    return 0
+
+
+def _check_signature_defaults(c, cls, gen) -> None:
+    """PositionalEncoding(d_model) with the signature's defaults, max_len=5000 and
+    dropout=0.1, left out: the checks pass both by keyword, so a default changed in the
+    signature (max_len=512, BERT's length) was accepted, and a caller that builds it
+    with its defaults gets a table too short for sequences up to 5000 positions (or
+    another dropout rate). Run in training mode, seeded, on x as long as the default
+    table: the same draws as the module built with the defaults written out."""
+    d_model = 4
+    x = torch.randn(1, _DEFAULT_MAX_LEN, d_model, generator=gen)  # (1, 5000, d_model)
+    contract = {"max_len": _DEFAULT_MAX_LEN, "dropout": _DEFAULT_DROPOUT}
+    explicit, _ = _built_run(cls, (d_model,), contract, x)
+    if explicit is None:  # the checks with every keyword say what is wrong
+        return
+    implicit, failure = _built_run(cls, (d_model,), {}, x)
+    if failure is None or (
+        implicit is not None and torch.allclose(implicit, explicit, rtol=1e-5, atol=1e-6)
+    ):
+        return
+    written = (
+        f"PositionalEncoding({d_model}, max_len={_DEFAULT_MAX_LEN}, dropout={_DEFAULT_DROPOUT})"
+    )
+    both = (
+        f"PositionalEncoding({d_model}), built with its defaults, applied in training mode "
+        f"(seeded) to x of shape {tuple(x.shape)}"
+    )
+    signature = "__init__(self, d_model, max_len=5000, dropout=0.1)"
+    without_max_len, _ = _built_run(cls, (d_model,), {"dropout": _DEFAULT_DROPOUT}, x)
+    if without_max_len is None or not torch.allclose(
+        without_max_len, explicit, rtol=1e-5, atol=1e-6
+    ):
+        rows = _table_rows(cls, d_model)
+        stored = f" Your default table holds {rows} positions." if rows else ""
+        c.fail(
+            f"{both}, {failure or 'gave another output'}, while {written}, the signature's "
+            f"defaults written out, takes it: your default max_len is not "
+            f"{_DEFAULT_MAX_LEN}.{stored} Keep the signature given, {signature}: a module "
+            "built without max_len must take any sequence up to 5000 positions"
+            + (" (512 is BERT's limit, not this module's)." if rows == 512 else ".")
+        )
+    c.fail(
+        f"{both}, "
+        + (
+            f"{failure}, while {written} takes it"
+            if failure
+            else f"gave another output than {written}"
+        )
+        + ", the signature's defaults written out, with the same draws, while leaving max_len alone out changes "
+        f"nothing: your default dropout is not {_DEFAULT_DROPOUT}. Keep the signature given, "
+        f"{signature}: 0.1 is the paper's P_drop (section 5.4), and a caller that leaves "
+        "dropout out expects it."
+    )
+
+
 _DROPOUT_AS_NUMBER = (
     "Your nn.Dropout module was given where a number belongs: F.dropout(x + pe, "
     "self.dropout, ...) passes the module as the probability p, and comparing it with "
@@ -937,3 +1058,4 @@ def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
         x = torch.randn(2, max_len, d_model, generator=gen)  # (batch, max_len, d_model)
         table = torch.tensor(ref.positional_encoding(max_len, d_model), dtype=torch.float32)
         _check_argument_order(c, d_model, max_len, cls, x, table)
+        _check_signature_defaults(c, cls, gen)

@@ -48,6 +48,22 @@ def _unwritten_columns(got: np.ndarray) -> str:
     empty = [int(j) for j in np.flatnonzero((got == 0).all(axis=0))]
     if not empty:
         return ""
+    # a sine feature 0 everywhere beside its cosine 1 everywhere: sin(0) and cos(0), written
+    # at an angle that is 0 at every position, not a column left unwritten
+    still = [
+        j // 2
+        for j in empty
+        if j % 2 == 0 and j + 1 < got.shape[1] and np.allclose(got[:, j + 1], 1.0, atol=1e-6)
+    ]
+    if still and len(still) == len(empty):
+        return (
+            f"Your features {empty} are 0 and the features {[2 * i + 1 for i in still]} are 1 "
+            f"at every position: sin(0) and cos(0), so the angle of pair(s) {still} is 0 at "
+            "every position. Something was written there, at an angle that does not grow "
+            "with the position: the angle is pos / 10000^(2i/d_model), the position in the "
+            "numerator (a pair index in the numerator, or a factor that is 0 for that pair, "
+            "gives this)."
+        )
     parity = {j % 2 for j in empty}
     which = (
         "the even features 2i (the sines)"

@@ -123,6 +123,31 @@ def _pe_power_then_divided(max_len: int, d_model: int) -> np.ndarray:
     return table
 
 
+def _pe_roles_swapped(max_len: int, d_model: int, pair_index: str) -> np.ndarray:
+    """The table whose angle has the positions and the pair indices in each other's
+    place: ``pair_index`` / 10000^(position term / d_model), with the pair index written
+    as the even feature index 2i ("2i": 2i / 10000^(pos/d_model)) or as the pair number i
+    ("i": i / 10000^(2·pos/d_model))."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]  # (max_len, 1)
+    two_i = np.arange(0, d_model, 2, dtype=np.float64)[None, :]  # (1, ceil(d_model / 2))
+    if pair_index == "2i":
+        angles = two_i / np.power(10000.0, positions / d_model)  # (max_len, P)
+    else:
+        angles = (two_i / 2) / np.power(10000.0, 2 * positions / d_model)  # (max_len, P)
+    table = np.zeros((max_len, d_model))
+    table[:, 0::2] = np.sin(angles)
+    table[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return table
+
+
+#: the angle with the position and the pair index in each other's place, by how the
+#: pair index was written
+_PE_ROLES_SWAPPED = {
+    "2i": "2i / 10000^(pos/d_model)",
+    "i": "i / 10000^(2·pos/d_model)",
+}
+
+
 def _pe_compute(max_len, d_model):
     return lambda **knobs: sinusoidal_positions_f(max_len, d_model, **knobs)
 
@@ -202,6 +227,14 @@ def _pe_mistakes(max_len, d_model):
         "and the other pairs almost not at all. Keep / d_model inside the exponent: "
         "np.power(10000.0, two_i / d_model), or 10000 ** (2 * i / d_model)."
     ] = lambda: _pe_power_then_divided(max_len, d_model)
+    for pair_index, written in _PE_ROLES_SWAPPED.items():
+        mistakes[
+            "The position and the pair index swapped roles in the angle: yours is "
+            f"{written}, the pair index divided by a power of the position, where the "
+            "formula is pos / 10000^(2i/d_model): the position is the numerator and the "
+            "pair index goes in the exponent. (That is why feature 0 is 0 at every "
+            "position: its pair index is 0.)"
+        ] = lambda pair_index=pair_index: _pe_roles_swapped(max_len, d_model, pair_index)
     for size in _PE_DENOMINATORS:
         mistakes[
             f"The exponent divides 2i by {size} where it divides by d_model: pair i turns at "
