@@ -975,3 +975,33 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def decoder_mask_length_of_longest_side(tgt_ids, pad_id):  # the larger size taken as len
+    n = sorted(tgt_ids.shape)[-1]
+    causal = torch.ones(n, n).tril().bool()  # (n, n)
+    return ref.padding_mask(tgt_ids, pad_id) & causal
+
+
+def decoder_mask_length_of_shortest_side(tgt_ids, pad_id):  # the smaller size taken as len
+    n = min(tgt_ids.size(0), tgt_ids.size(1))
+    return ref.padding_mask(tgt_ids, pad_id) & ref.look_ahead_mask(n)
+
+
+# round 19 (blind16d-decmask-length-from-largest-size): uncaught while no input had more
+# sequences than positions; a probe with batch and length the other way round tells the
+# larger (or smaller) of the two sizes from a size read from the batch alone
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_length_of_longest_side,
+        r"fails here, with \d+ sequences of \d+ positions, more sequences than positions: its "
+        r"length follows the larger of the two sizes \(max\(tgt_ids\.shape\)",
+    ),
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_length_of_shortest_side,
+        r"fewer sequences than positions: its length follows the smaller of the two sizes",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

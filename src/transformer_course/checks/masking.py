@@ -131,6 +131,8 @@ def visible_decoder_cases() -> list[tuple[torch.Tensor, int]]:
         (torch.tensor([[2]]), 0),
         # a batch of one that holds pads: a single sentence padded to a fixed length
         (torch.tensor([[2, 6, 3, 0]]), 0),
+        # more sequences than positions: a size read from the batch shows only here
+        (torch.tensor([[2, 5, 3], [2, 9, 3], [2, 3, 0], [2, 7, 3], [2, 3, 0]]), 0),
     ]
 
 
@@ -143,6 +145,7 @@ def hidden_decoder_cases() -> list[tuple[torch.Tensor, int]]:
         (_padded_batch(6204, [16, 5, 11, 0, 16], 16, 0), 0),
         (_padded_batch(6205, [1], 1, 0), 0),
         (_padded_batch(6206, [3], 6, 1), 1),  # a batch of one that holds pads
+        (_padded_batch(6207, [4, 2, 4, 3, 1, 4, 4], 4, 0), 0),  # more sequences than positions
     ]
 
 
@@ -1254,11 +1257,49 @@ def _square_batch_hint(decoder_self_attention_mask, ids: torch.Tensor, pad_id: i
         return ""
     if not torch.equal(probe.bool(), expected):
         return ""
+    if named := _larger_or_smaller_size_note(decoder_self_attention_mask, ids, pad_id):
+        return named
     return (
         f" With as many sequences as positions ({len(square)} of each) yours gives the right "
         f"mask, so it reads one size for the other: here the batch size is tgt_ids.shape[0] "
         f"= {batch} and the length tgt_ids.shape[1] = {length}. The look-ahead mask is "
         "(len, len): look_ahead_mask(tgt_ids.shape[1])."
+    )
+
+
+def _larger_or_smaller_size_note(decoder_self_attention_mask, ids: torch.Tensor, pad_id: int):
+    """After an error on ids with batch != len, where the square batch came out right: is
+    the mask right too with the batch and the length the other way round (fewer sequences
+    than positions where this batch has more, or more where it has fewer)? Then the size
+    follows the length only while it is the larger (or the smaller) of the two: the length
+    taken as max(tgt_ids.shape) (blind16d-decmask-length-from-largest-size, uncaught while
+    no input had more sequences than positions) or min(...). "" when the probe says no."""
+    batch, length = ids.shape
+    if batch > length >= 2:
+        other = ids[: length - 1]  # (len - 1, len): fewer sequences than positions
+    elif length > batch >= 2:
+        other = ids[:, : batch - 1]  # (batch, batch - 1): more sequences than positions
+    else:
+        return ""
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = decoder_self_attention_mask(other.clone(), pad_id)
+    expected = ref.decoder_self_attention_mask(other, pad_id)
+    if not (isinstance(probe, torch.Tensor) and probe.shape == expected.shape):
+        return ""
+    if not torch.equal(probe.bool(), expected):
+        return ""
+    rows, columns = other.shape
+    larger = batch > length
+    return (
+        f" Yours gives the right mask for {rows} sequences of {columns} positions and for "
+        f"as many sequences as positions, and fails here, with {batch} sequences of {length} "
+        f"positions, {'more' if larger else 'fewer'} sequences than positions: its length "
+        f"follows the {'larger' if larger else 'smaller'} of the two sizes "
+        f"({'max' if larger else 'min'}(tgt_ids.shape) or the like), so a batch "
+        f"{'larger' if larger else 'smaller'} than the length takes the length's place. The "
+        "look-ahead part is (len, len) whatever the batch size: "
+        "look_ahead_mask(tgt_ids.shape[1])."
     )
 
 
