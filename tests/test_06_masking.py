@@ -1005,3 +1005,39 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def padding_mask_new_axis_in_front(ids, pad_id):  # unsqueeze(0) where unsqueeze(1) belongs
+    return (ids != pad_id).unsqueeze(0).unsqueeze(2)  # (1, batch, 1, len)
+
+
+def padding_mask_batch_on_query_axis(ids, pad_id):
+    return (ids != pad_id).reshape(1, 1, *ids.shape)  # (1, 1, batch, len)
+
+
+def decoder_mask_batch_on_heads_axis(tgt_ids, pad_id):
+    real = (tgt_ids != pad_id).unsqueeze(1)  # (batch, 1, len)
+    return real.unsqueeze(0) & ref.look_ahead_mask(tgt_ids.shape[1])  # (1, batch, len, len)
+
+
+# round 19 (blind16d-padmask-batch-on-heads-axis): the right flags with the batch axis on
+# another axis, a 1 in front (before: "assumes a batch of one somewhere")
+MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_new_axis_in_front,
+        r"its batch axis \(\d sequences\) sits on the heads axis \(axis 1\), \(1, batch, 1, \d\)"
+        r".*Keep the batch axis first: \(ids != pad_id\)\[:, None, None, :\]",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_batch_on_query_axis,
+        r"^(?![\s\S]*batch of one)[\s\S]*sits on the query axis \(axis 2\)",
+    ),
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_batch_on_heads_axis,
+        r"^(?![\s\S]*batch of one)[\s\S]*sits on the heads axis \(axis 1\), \(1, batch, \d, \d\)",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -357,6 +357,40 @@ _PAD_SHAPE_HINTS = {
 }
 
 
+_MASK_AXES = ("batch", "heads", "query", "key")
+
+
+def _batch_axis_moved_note(got, expected: torch.Tensor, batch: int, fix: str) -> str:
+    """The right flags with the batch axis on another axis of the four, a 1 in front of it
+    (round 19, blind16d-padmask-batch-on-heads-axis: [None, :, None, :] gives (1, batch,
+    1, len), told it assumes a batch of one): moving that axis back to the front gives the
+    expected mask exactly, so the flags are right and only the axis is misplaced."""
+    if not (
+        isinstance(got, torch.Tensor)
+        and batch > 1
+        and got.ndim == 4
+        and got.shape[0] == 1
+        and got.shape != expected.shape
+    ):
+        return ""
+    for axis in range(1, 4):
+        if got.shape[axis] != batch:
+            continue
+        moved = got.detach().cpu().movedim(axis, 0)  # the batch axis back in front
+        if moved.shape == expected.shape and torch.equal(moved != 0, expected):
+            shape = ", ".join("batch" if k == axis else str(n) for k, n in enumerate(got.shape))
+            return (
+                f"Yours holds the right flags, but its batch axis ({batch} sequences) sits on "
+                f"the {_MASK_AXES[axis]} axis (axis {axis}), ({shape}), with a 1 in front "
+                "where the batch belongs: a new axis was inserted before the batch (an index "
+                "such as [None, :, ...] or unsqueeze(0), or a view/reshape that starts with 1). "
+                f"Attention's scores are (batch, heads, query, key), so this would pair "
+                f"sequence b with {('head b', 'query b', 'key b')[axis - 1]}. "
+                f"Keep the batch axis first: {fix}."
+            )
+    return ""
+
+
 def _same_flags_reshaped(got, expected: torch.Tensor, batch: int) -> str:
     """The right flags, in order, under another shape whose batch axis is 1 (round 10,
     blind10d-padmask-view-batch-of-one: .view(1, 1, 1, -1), written for one sentence,
@@ -643,6 +677,12 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 what,
                 _and_dtype(
                     _same_flags_reshaped(got, expected, batch)
+                    or _batch_axis_moved_note(
+                        got,
+                        expected,
+                        batch,
+                        "(ids != pad_id)[:, None, None, :], (batch, 1, 1, len)",
+                    )
                     or batch_note()
                     or _shape_or_size_one(got, expected, batch, length),
                     got.dtype,
@@ -1536,7 +1576,13 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 expected.shape,
                 what,
                 _and_dtype(
-                    batch_note()
+                    _batch_axis_moved_note(
+                        got,
+                        expected,
+                        batch,
+                        "padding_mask(tgt_ids, pad_id) & look_ahead_mask(len), (batch, 1, len, len)",
+                    )
+                    or batch_note()
                     or _decoder_shape_or_size_one(got, expected, batch, length, ids, pad_id),
                     got.dtype,
                 ),
