@@ -1041,3 +1041,39 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def padding_mask_real_after_first_token(ids, pad_id):  # a running max: pads assumed first
+    seen = (ids != pad_id).int().cummax(dim=-1).values.bool()  # (batch, len)
+    return seen[:, None, None, :]
+
+
+def padding_mask_real_up_to_last_token(ids, pad_id):  # a running count from the end
+    left = (ids != pad_id).flip(-1).cumsum(-1).flip(-1)  # real tokens from here to the end
+    return (left > 0).unsqueeze(1).unsqueeze(1)
+
+
+# round 19 (blind16d-padmask-real-from-first-token-on): a mask right for the same sequences
+# padded at the other end is told it assumes the side of the pads (before: "True
+# everywhere"); "True everywhere" itself stays for a mask that is True on any input
+MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_real_after_first_token,
+        r"^(?![\s\S]*True everywhere)[\s\S]*marks as real every position from a row's first "
+        r"real token on.*with their pads moved to the start get the right mask: your code "
+        r"assumes the pads sit at the start",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_real_up_to_last_token,
+        r"marks as real every position up to a row's last real token.*your code assumes the "
+        r"pads sit at the end",
+    ),
+    Mistake(
+        check_padding_mask,
+        lambda ids, pad_id: torch.ones_like(ids, dtype=torch.bool)[:, None, None, :],
+        r"^(?![\s\S]*assumes the pads)[\s\S]*True everywhere",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -502,6 +502,78 @@ def _counted_padding_mistakes(ids: torch.Tensor, pad_id: int, expected) -> dict:
     return found
 
 
+_PAD_ALL_TRUE = "Your mask is True everywhere"
+
+
+def _pads_moved(ids: torch.Tensor, pad_id: int, *, to_start: bool) -> torch.Tensor:
+    """The same sequences with their pads moved to one end, the real tokens kept in order."""
+    rows = []
+    for row in ids:
+        real, pads = row[row != pad_id], row[row == pad_id]
+        rows.append(torch.cat([pads, real] if to_start else [real, pads]))
+    return torch.stack(rows)  # (batch, len)
+
+
+def _padding_side_note(padding_mask, ids: torch.Tensor, pad_id: int, got) -> str:
+    """A mask wrong exactly for the sequences padded at one end, and right once their pads
+    are moved to the other end: it assumes where the pads sit (round 19, blind16d-padmask-
+    real-from-first-token-on: (ids != pad_id).cumsum(-1) > 0, right for left padding, was
+    told only "True everywhere"). The probe changes nothing but the side of those pads."""
+    if not (isinstance(got, torch.Tensor) and got.numel() == ids.numel()):
+        return ""
+    expected = ids != pad_id  # (batch, len)
+    flags = got.detach().cpu().reshape(ids.shape) != 0  # (batch, len)
+    at_end, at_start = (_pads_moved(ids, pad_id, to_start=side) for side in (False, True))
+    ends = [bool((a == r).all() and (b != r).any()) for r, a, b in zip(ids, at_end, at_start)]
+    starts = [bool((b == r).all() and (a != r).any()) for r, a, b in zip(ids, at_end, at_start)]
+    wrong = [bool((f != e).any()) for f, e in zip(flags, expected)]
+    if not any(wrong):
+        return ""
+    sides = [
+        (here, there, side, moved)
+        for here, there, side, moved in (
+            ("end", "start", ends, at_start),
+            ("start", "end", starts, at_end),
+        )
+        if all(side[b] for b in range(len(ids)) if wrong[b])
+    ]
+    if not sides:
+        return ""
+    here, there, side, moved = sides[0]
+    probe = torch.stack([moved[b] if side[b] else ids[b] for b in range(len(ids))])
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            again = padding_mask(probe.clone(), pad_id)
+    except Exception:  # the learner's code, on the same sequences padded at the other end
+        return ""
+    if not (
+        isinstance(again, torch.Tensor) and torch.equal(again, ref.padding_mask(probe, pad_id))
+    ):
+        return ""
+    from_first = expected.long().cumsum(-1) > 0  # every position from the first real token on
+    up_to_last = expected.flip(-1).long().cumsum(-1).flip(-1) > 0  # up to the last real token
+    rows = [b for b in range(len(ids)) if wrong[b]]
+    if torch.equal(flags[rows], (from_first if here == "end" else up_to_last)[rows]):
+        what = (
+            "marks as real every position from a row's first real token on, so the pads after "
+            "the last real token count as real (a running count such as (ids != pad_id)"
+            ".cumsum(-1) > 0, or cummax, does that)"
+            if here == "end"
+            else "marks as real every position up to a row's last real token, so the pads "
+            "before the first real token count as real (a running count from the end, such as "
+            "a flipped cumsum, does that)"
+        )
+    else:
+        what = f"is wrong for the sequences whose pads sit at the {here}"
+    sequences = ", ".join(f"{b} {ids[b].tolist()}" for b in rows[:2])
+    return (
+        f"Your mask {what}: sequence{'s' if len(rows) > 1 else ''} {sequences} here. The same "
+        f"sequences with their pads moved to the {there} get the right mask: your code assumes "
+        f"the pads sit at the {there}. Mark each position by its own id, (ids != pad_id), "
+        "wherever the pads are."
+    )
+
+
 def _complemented_ids_mistake(padding_mask, ids: torch.Tensor, pad_id: int, got) -> dict:
     """~ids == pad_id, "not a pad" written without parentheses (round 18, blind15d-padmask-
     not-before-comparison: told the condition never holds, and by the single-edit
@@ -710,7 +782,7 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 ] = (ids != 0)[:, None, None, :]
             if bool((ids == pad_id).any()):
                 mistakes[
-                    "Your mask is True everywhere: it lets every query attend to the pads. It "
+                    f"{_PAD_ALL_TRUE}: it lets every query attend to the pads. It "
                     "must be False where ids == pad_id."
                 ] = torch.ones_like(expected)
             mistakes.update(_counted_padding_mistakes(ids, pad_id, expected))
@@ -743,6 +815,16 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                     f"is right only while no real id lies {side} pad_id; only the pads are to be "
                     "hidden: `ids != pad_id`."
                 ] = kept
+
+            # named by their values first; "True everywhere" has other causes too, and the
+            # probe tells a mask that assumes the side of the pads from them
+            specific = [v for m, v in mistakes.items() if not m.startswith(_PAD_ALL_TRUE)]
+            if (
+                not torch.equal(got, expected)
+                and not any(torch.equal(got, v) for v in specific)
+                and (note := _padding_side_note(padding_mask, ids, pad_id, got))
+            ):
+                c.fail(f"{what} is not the padding mask. {note}")
 
             def explain(
                 got=got,
