@@ -2542,3 +2542,17 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+@pytest.mark.parametrize("answer", [768 / 20, 20])
+def test_quiz_head_width_explains_the_sentence_length(answer):
+    """d_model divided by the sentence's 20 tokens, or the 20 tokens themselves (round 19,
+    blind16d-q-head-width-divided-by-tokens: before, "38 is not right") is told that the
+    width does not depend on the length, and the message does not give the answer away."""
+    from transformer_course.checks.multi_head_attention import check_quiz_head_width
+
+    with pytest.raises(Exception) as failure:
+        check_quiz_head_width(lambda: answer)
+    message = str(failure.value)
+    assert re.search(r"does not depend on the sentence length", message), message
+    assert "64" not in message and "12" not in message, message
