@@ -2500,3 +2500,59 @@ def test_quiz_letter_without_quotes_is_told_to_quote_it():
             message,
         ), message
         assert "not right" not in message, message
+
+
+def split_heads_permute_result_unused(x, num_heads):  # permute is not in place either
+    batch, length, d_model = x.shape
+    heads = x.view(batch, length, num_heads, d_model // num_heads)
+    heads.permute(0, 2, 1, 3)
+    return heads
+
+
+def merge_heads_transpose_result_unused(x):
+    x.transpose(1, 2)  # meant: x = x.transpose(1, 2)
+    return x.flatten(2)
+
+
+def merge_heads_reversed(x):
+    heads = [x[:, h] for h in range(x.shape[1])]  # each (batch, len, d_head)
+    return torch.cat(heads[::-1], dim=-1)
+
+
+# round 19 (blind16d-split-transpose-result-dropped, blind16d-merge-heads-prepended-in-loop):
+# a transpose whose result was dropped is named beside a missing one (the calls cannot tell
+# them apart); heads concatenated in reverse order are named (before: the first wrong entry)
+MISTAKES += [
+    Mistake(
+        check_split_heads,
+        split_heads_permute_result_unused,
+        r"Add `\.transpose\(1, 2\)`\. If your code has the transpose \(or a permute\), its "
+        r"result was not kept: neither is in place",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_heads_transpose_result_unused,
+        r"You flattened len and d_head together.*its result was not kept",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_heads_reversed,
+        r"Yours holds every head, each whole, but its blocks of d_head = \d+ columns are the "
+        r"heads in reverse order, the last head first",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+@pytest.mark.parametrize("answer", [768 / 20, 20])
+def test_quiz_head_width_explains_the_sentence_length(answer):
+    """d_model divided by the sentence's 20 tokens, or the 20 tokens themselves (round 19,
+    blind16d-q-head-width-divided-by-tokens: before, "38 is not right") is told that the
+    width does not depend on the length, and the message does not give the answer away."""
+    from transformer_course.checks.multi_head_attention import check_quiz_head_width
+
+    with pytest.raises(Exception) as failure:
+        check_quiz_head_width(lambda: answer)
+    message = str(failure.value)
+    assert re.search(r"does not depend on the sentence length", message), message
+    assert "64" not in message and "12" not in message, message

@@ -975,3 +975,105 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def decoder_mask_length_of_longest_side(tgt_ids, pad_id):  # the larger size taken as len
+    n = sorted(tgt_ids.shape)[-1]
+    causal = torch.ones(n, n).tril().bool()  # (n, n)
+    return ref.padding_mask(tgt_ids, pad_id) & causal
+
+
+def decoder_mask_length_of_shortest_side(tgt_ids, pad_id):  # the smaller size taken as len
+    n = min(tgt_ids.size(0), tgt_ids.size(1))
+    return ref.padding_mask(tgt_ids, pad_id) & ref.look_ahead_mask(n)
+
+
+# round 19 (blind16d-decmask-length-from-largest-size): uncaught while no input had more
+# sequences than positions; a probe with batch and length the other way round tells the
+# larger (or smaller) of the two sizes from a size read from the batch alone
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_length_of_longest_side,
+        r"fails here, with \d+ sequences of \d+ positions, more sequences than positions: its "
+        r"length follows the larger of the two sizes \(max\(tgt_ids\.shape\)",
+    ),
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_length_of_shortest_side,
+        r"fewer sequences than positions: its length follows the smaller of the two sizes",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def padding_mask_new_axis_in_front(ids, pad_id):  # unsqueeze(0) where unsqueeze(1) belongs
+    return (ids != pad_id).unsqueeze(0).unsqueeze(2)  # (1, batch, 1, len)
+
+
+def padding_mask_batch_on_query_axis(ids, pad_id):
+    return (ids != pad_id).reshape(1, 1, *ids.shape)  # (1, 1, batch, len)
+
+
+def decoder_mask_batch_on_heads_axis(tgt_ids, pad_id):
+    real = (tgt_ids != pad_id).unsqueeze(1)  # (batch, 1, len)
+    return real.unsqueeze(0) & ref.look_ahead_mask(tgt_ids.shape[1])  # (1, batch, len, len)
+
+
+# round 19 (blind16d-padmask-batch-on-heads-axis): the right flags with the batch axis on
+# another axis, a 1 in front (before: "assumes a batch of one somewhere")
+MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_new_axis_in_front,
+        r"its batch axis \(\d sequences\) sits on the heads axis \(axis 1\), \(1, batch, 1, \d\)"
+        r".*Keep the batch axis first: \(ids != pad_id\)\[:, None, None, :\]",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_batch_on_query_axis,
+        r"^(?![\s\S]*batch of one)[\s\S]*sits on the query axis \(axis 2\)",
+    ),
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_batch_on_heads_axis,
+        r"^(?![\s\S]*batch of one)[\s\S]*sits on the heads axis \(axis 1\), \(1, batch, \d, \d\)",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def padding_mask_real_after_first_token(ids, pad_id):  # a running max: pads assumed first
+    seen = (ids != pad_id).int().cummax(dim=-1).values.bool()  # (batch, len)
+    return seen[:, None, None, :]
+
+
+def padding_mask_real_up_to_last_token(ids, pad_id):  # a running count from the end
+    left = (ids != pad_id).flip(-1).cumsum(-1).flip(-1)  # real tokens from here to the end
+    return (left > 0).unsqueeze(1).unsqueeze(1)
+
+
+# round 19 (blind16d-padmask-real-from-first-token-on): a mask right for the same sequences
+# padded at the other end is told it assumes the side of the pads (before: "True
+# everywhere"); "True everywhere" itself stays for a mask that is True on any input
+MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_real_after_first_token,
+        r"^(?![\s\S]*True everywhere)[\s\S]*marks as real every position from a row's first "
+        r"real token on.*with their pads moved to the start get the right mask: your code "
+        r"assumes the pads sit at the start",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_real_up_to_last_token,
+        r"marks as real every position up to a row's last real token.*your code assumes the "
+        r"pads sit at the end",
+    ),
+    Mistake(
+        check_padding_mask,
+        lambda ids, pad_id: torch.ones_like(ids, dtype=torch.bool)[:, None, None, :],
+        r"^(?![\s\S]*assumes the pads)[\s\S]*True everywhere",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -131,6 +131,8 @@ def visible_decoder_cases() -> list[tuple[torch.Tensor, int]]:
         (torch.tensor([[2]]), 0),
         # a batch of one that holds pads: a single sentence padded to a fixed length
         (torch.tensor([[2, 6, 3, 0]]), 0),
+        # more sequences than positions: a size read from the batch shows only here
+        (torch.tensor([[2, 5, 3], [2, 9, 3], [2, 3, 0], [2, 7, 3], [2, 3, 0]]), 0),
     ]
 
 
@@ -143,6 +145,7 @@ def hidden_decoder_cases() -> list[tuple[torch.Tensor, int]]:
         (_padded_batch(6204, [16, 5, 11, 0, 16], 16, 0), 0),
         (_padded_batch(6205, [1], 1, 0), 0),
         (_padded_batch(6206, [3], 6, 1), 1),  # a batch of one that holds pads
+        (_padded_batch(6207, [4, 2, 4, 3, 1, 4, 4], 4, 0), 0),  # more sequences than positions
     ]
 
 
@@ -354,6 +357,40 @@ _PAD_SHAPE_HINTS = {
 }
 
 
+_MASK_AXES = ("batch", "heads", "query", "key")
+
+
+def _batch_axis_moved_note(got, expected: torch.Tensor, batch: int, fix: str) -> str:
+    """The right flags with the batch axis on another axis of the four, a 1 in front of it
+    (round 19, blind16d-padmask-batch-on-heads-axis: [None, :, None, :] gives (1, batch,
+    1, len), told it assumes a batch of one): moving that axis back to the front gives the
+    expected mask exactly, so the flags are right and only the axis is misplaced."""
+    if not (
+        isinstance(got, torch.Tensor)
+        and batch > 1
+        and got.ndim == 4
+        and got.shape[0] == 1
+        and got.shape != expected.shape
+    ):
+        return ""
+    for axis in range(1, 4):
+        if got.shape[axis] != batch:
+            continue
+        moved = got.detach().cpu().movedim(axis, 0)  # the batch axis back in front
+        if moved.shape == expected.shape and torch.equal(moved != 0, expected):
+            shape = ", ".join("batch" if k == axis else str(n) for k, n in enumerate(got.shape))
+            return (
+                f"Yours holds the right flags, but its batch axis ({batch} sequences) sits on "
+                f"the {_MASK_AXES[axis]} axis (axis {axis}), ({shape}), with a 1 in front "
+                "where the batch belongs: a new axis was inserted before the batch (an index "
+                "such as [None, :, ...] or unsqueeze(0), or a view/reshape that starts with 1). "
+                f"Attention's scores are (batch, heads, query, key), so this would pair "
+                f"sequence b with {('head b', 'query b', 'key b')[axis - 1]}. "
+                f"Keep the batch axis first: {fix}."
+            )
+    return ""
+
+
 def _same_flags_reshaped(got, expected: torch.Tensor, batch: int) -> str:
     """The right flags, in order, under another shape whose batch axis is 1 (round 10,
     blind10d-padmask-view-batch-of-one: .view(1, 1, 1, -1), written for one sentence,
@@ -463,6 +500,78 @@ def _counted_padding_mistakes(ids: torch.Tensor, pad_id: int, expected) -> dict:
             "(ids != pad_id), wherever the pads are."
         ] = value
     return found
+
+
+_PAD_ALL_TRUE = "Your mask is True everywhere"
+
+
+def _pads_moved(ids: torch.Tensor, pad_id: int, *, to_start: bool) -> torch.Tensor:
+    """The same sequences with their pads moved to one end, the real tokens kept in order."""
+    rows = []
+    for row in ids:
+        real, pads = row[row != pad_id], row[row == pad_id]
+        rows.append(torch.cat([pads, real] if to_start else [real, pads]))
+    return torch.stack(rows)  # (batch, len)
+
+
+def _padding_side_note(padding_mask, ids: torch.Tensor, pad_id: int, got) -> str:
+    """A mask wrong exactly for the sequences padded at one end, and right once their pads
+    are moved to the other end: it assumes where the pads sit (round 19, blind16d-padmask-
+    real-from-first-token-on: (ids != pad_id).cumsum(-1) > 0, right for left padding, was
+    told only "True everywhere"). The probe changes nothing but the side of those pads."""
+    if not (isinstance(got, torch.Tensor) and got.numel() == ids.numel()):
+        return ""
+    expected = ids != pad_id  # (batch, len)
+    flags = got.detach().cpu().reshape(ids.shape) != 0  # (batch, len)
+    at_end, at_start = (_pads_moved(ids, pad_id, to_start=side) for side in (False, True))
+    ends = [bool((a == r).all() and (b != r).any()) for r, a, b in zip(ids, at_end, at_start)]
+    starts = [bool((b == r).all() and (a != r).any()) for r, a, b in zip(ids, at_end, at_start)]
+    wrong = [bool((f != e).any()) for f, e in zip(flags, expected)]
+    if not any(wrong):
+        return ""
+    sides = [
+        (here, there, side, moved)
+        for here, there, side, moved in (
+            ("end", "start", ends, at_start),
+            ("start", "end", starts, at_end),
+        )
+        if all(side[b] for b in range(len(ids)) if wrong[b])
+    ]
+    if not sides:
+        return ""
+    here, there, side, moved = sides[0]
+    probe = torch.stack([moved[b] if side[b] else ids[b] for b in range(len(ids))])
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            again = padding_mask(probe.clone(), pad_id)
+    except Exception:  # the learner's code, on the same sequences padded at the other end
+        return ""
+    if not (
+        isinstance(again, torch.Tensor) and torch.equal(again, ref.padding_mask(probe, pad_id))
+    ):
+        return ""
+    from_first = expected.long().cumsum(-1) > 0  # every position from the first real token on
+    up_to_last = expected.flip(-1).long().cumsum(-1).flip(-1) > 0  # up to the last real token
+    rows = [b for b in range(len(ids)) if wrong[b]]
+    if torch.equal(flags[rows], (from_first if here == "end" else up_to_last)[rows]):
+        what = (
+            "marks as real every position from a row's first real token on, so the pads after "
+            "the last real token count as real (a running count such as (ids != pad_id)"
+            ".cumsum(-1) > 0, or cummax, does that)"
+            if here == "end"
+            else "marks as real every position up to a row's last real token, so the pads "
+            "before the first real token count as real (a running count from the end, such as "
+            "a flipped cumsum, does that)"
+        )
+    else:
+        what = f"is wrong for the sequences whose pads sit at the {here}"
+    sequences = ", ".join(f"{b} {ids[b].tolist()}" for b in rows[:2])
+    return (
+        f"Your mask {what}: sequence{'s' if len(rows) > 1 else ''} {sequences} here. The same "
+        f"sequences with their pads moved to the {there} get the right mask: your code assumes "
+        f"the pads sit at the {there}. Mark each position by its own id, (ids != pad_id), "
+        "wherever the pads are."
+    )
 
 
 def _complemented_ids_mistake(padding_mask, ids: torch.Tensor, pad_id: int, got) -> dict:
@@ -640,6 +749,12 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 what,
                 _and_dtype(
                     _same_flags_reshaped(got, expected, batch)
+                    or _batch_axis_moved_note(
+                        got,
+                        expected,
+                        batch,
+                        "(ids != pad_id)[:, None, None, :], (batch, 1, 1, len)",
+                    )
                     or batch_note()
                     or _shape_or_size_one(got, expected, batch, length),
                     got.dtype,
@@ -667,7 +782,7 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 ] = (ids != 0)[:, None, None, :]
             if bool((ids == pad_id).any()):
                 mistakes[
-                    "Your mask is True everywhere: it lets every query attend to the pads. It "
+                    f"{_PAD_ALL_TRUE}: it lets every query attend to the pads. It "
                     "must be False where ids == pad_id."
                 ] = torch.ones_like(expected)
             mistakes.update(_counted_padding_mistakes(ids, pad_id, expected))
@@ -700,6 +815,16 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                     f"is right only while no real id lies {side} pad_id; only the pads are to be "
                     "hidden: `ids != pad_id`."
                 ] = kept
+
+            # named by their values first; "True everywhere" has other causes too, and the
+            # probe tells a mask that assumes the side of the pads from them
+            specific = [v for m, v in mistakes.items() if not m.startswith(_PAD_ALL_TRUE)]
+            if (
+                not torch.equal(got, expected)
+                and not any(torch.equal(got, v) for v in specific)
+                and (note := _padding_side_note(padding_mask, ids, pad_id, got))
+            ):
+                c.fail(f"{what} is not the padding mask. {note}")
 
             def explain(
                 got=got,
@@ -1254,11 +1379,49 @@ def _square_batch_hint(decoder_self_attention_mask, ids: torch.Tensor, pad_id: i
         return ""
     if not torch.equal(probe.bool(), expected):
         return ""
+    if named := _larger_or_smaller_size_note(decoder_self_attention_mask, ids, pad_id):
+        return named
     return (
         f" With as many sequences as positions ({len(square)} of each) yours gives the right "
         f"mask, so it reads one size for the other: here the batch size is tgt_ids.shape[0] "
         f"= {batch} and the length tgt_ids.shape[1] = {length}. The look-ahead mask is "
         "(len, len): look_ahead_mask(tgt_ids.shape[1])."
+    )
+
+
+def _larger_or_smaller_size_note(decoder_self_attention_mask, ids: torch.Tensor, pad_id: int):
+    """After an error on ids with batch != len, where the square batch came out right: is
+    the mask right too with the batch and the length the other way round (fewer sequences
+    than positions where this batch has more, or more where it has fewer)? Then the size
+    follows the length only while it is the larger (or the smaller) of the two: the length
+    taken as max(tgt_ids.shape) (blind16d-decmask-length-from-largest-size, uncaught while
+    no input had more sequences than positions) or min(...). "" when the probe says no."""
+    batch, length = ids.shape
+    if batch > length >= 2:
+        other = ids[: length - 1]  # (len - 1, len): fewer sequences than positions
+    elif length > batch >= 2:
+        other = ids[:, : batch - 1]  # (batch, batch - 1): more sequences than positions
+    else:
+        return ""
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = decoder_self_attention_mask(other.clone(), pad_id)
+    expected = ref.decoder_self_attention_mask(other, pad_id)
+    if not (isinstance(probe, torch.Tensor) and probe.shape == expected.shape):
+        return ""
+    if not torch.equal(probe.bool(), expected):
+        return ""
+    rows, columns = other.shape
+    larger = batch > length
+    return (
+        f" Yours gives the right mask for {rows} sequences of {columns} positions and for "
+        f"as many sequences as positions, and fails here, with {batch} sequences of {length} "
+        f"positions, {'more' if larger else 'fewer'} sequences than positions: its length "
+        f"follows the {'larger' if larger else 'smaller'} of the two sizes "
+        f"({'max' if larger else 'min'}(tgt_ids.shape) or the like), so a batch "
+        f"{'larger' if larger else 'smaller'} than the length takes the length's place. The "
+        "look-ahead part is (len, len) whatever the batch size: "
+        "look_ahead_mask(tgt_ids.shape[1])."
     )
 
 
@@ -1495,7 +1658,13 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 expected.shape,
                 what,
                 _and_dtype(
-                    batch_note()
+                    _batch_axis_moved_note(
+                        got,
+                        expected,
+                        batch,
+                        "padding_mask(tgt_ids, pad_id) & look_ahead_mask(len), (batch, 1, len, len)",
+                    )
+                    or batch_note()
                     or _decoder_shape_or_size_one(got, expected, batch, length, ids, pad_id),
                     got.dtype,
                 ),

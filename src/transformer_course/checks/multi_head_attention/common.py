@@ -20,6 +20,16 @@ def _where_from(got: torch.Tensor, x: torch.Tensor, index: tuple[int, ...]) -> s
     return f"x{tuple(int(i) for i in hits[0])}" if len(hits) == 1 else "a value not taken from x"
 
 
+#: the other cause of a missing transpose (round 19, blind16d-split-transpose-result-dropped:
+#: `heads.transpose(1, 2)` on a line of its own was told only to add a transpose): the
+#: calls cannot tell a transpose never written from one whose result was dropped
+_TRANSPOSE_RESULT_KEPT = (
+    "If your code has the transpose (or a permute), its result was not kept: neither is in "
+    "place, each returns a new tensor and leaves its input as it was, so a line "
+    "`t.transpose(1, 2)` on its own changes nothing. Keep the result: t = t.transpose(1, 2), "
+    "or chain it."
+)
+
 _SAME_DTYPE = "Reshaping and transposing move numbers around; they never need to change the dtype."
 
 

@@ -19,6 +19,7 @@ from transformer_course.reference import multi_head_attention as ref
 
 from .common import (
     _SAME_DTYPE,
+    _TRANSPOSE_RESULT_KEPT,
     _batch_of_one_hint,
     _expect_graph,
     _fixed_heads_hint,
@@ -44,7 +45,7 @@ _HIDDEN_MERGE = [
 _MERGE_NO_TRANSPOSE = (
     "You reshaped (batch, num_heads, len, d_head) straight to (batch, len, d_model) without a "
     "transpose, so each output 'token' is cut out of one head's block of numbers. Move the "
-    "heads axis back behind len first (`.transpose(1, 2)`), then reshape."
+    "heads axis back behind len first (`.transpose(1, 2)`), then reshape. " + _TRANSPOSE_RESULT_KEPT
 )
 _MERGE_INTERLEAVED = (
     "Your heads come out interleaved (feature j of head i landed at j*num_heads + i): merging "
@@ -100,6 +101,32 @@ def _heads_in_columns(got, x: torch.Tensor) -> list[int] | None:
 
 def _heads_list(heads: list[int]) -> str:
     return ("head " if len(heads) == 1 else "heads ") + ", ".join(str(h) for h in heads)
+
+
+def _heads_reordered_note(got, x: torch.Tensor) -> str:
+    """Every head there, each whole, but in another order (round 19, blind16d-merge-heads-
+    prepended-in-loop: torch.cat([x[:, i], merged], -1) in a loop puts the last head first,
+    told only its first wrong entry). The blocks of columns say which head each is."""
+    present = _heads_in_columns(got, x)
+    num_heads = x.shape[1]
+    if present is None or sorted(present) != list(range(num_heads)):
+        return ""
+    if present == list(range(num_heads)):
+        return ""
+    if present == list(reversed(range(num_heads))):
+        how = (
+            "in reverse order, the last head first: a loop that puts each new head in front "
+            "(torch.cat([x[:, h], merged], dim=-1), or list.insert(0, ...)), or a reversed "
+            "range or flip, gives this"
+        )
+    else:
+        how = f"in the order {', '.join(map(str, present))}"
+    return (
+        f"Yours holds every head, each whole, but its blocks of d_head = {x.shape[3]} columns "
+        f"are the heads {how}. Merging concatenates the heads in their order, head 0 first: "
+        "torch.cat([x[:, h] for h in range(num_heads)], dim=-1), or x.transpose(1, 2)"
+        ".reshape(batch, len, num_heads * d_head)."
+    )
 
 
 def _missing_heads_note(merge_heads, got, x: torch.Tensor, seed: int) -> str:
@@ -168,7 +195,8 @@ def _merge_shape_hint(
         if torch.equal(got, x.reshape(shape)):
             return (
                 "You flattened len and d_head together: move the heads axis back behind len "
-                "first (`.transpose(1, 2)`), then flatten the last two axes."
+                "first (`.transpose(1, 2)`), then flatten the last two axes. "
+                + _TRANSPOSE_RESULT_KEPT
             )
         if torch.equal(got, x.transpose(1, 2).reshape(shape)):
             return _MERGE_UNPACKED_AS_SPLIT
@@ -338,6 +366,8 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 got=got, x=x, expected=expected, d_head=d_head, batch_note=batch_note
             ) -> str:
                 if note := batch_note():
+                    return note
+                if note := _heads_reordered_note(got, x):
                     return note
                 b, t, f = (int(n) for n in (got != expected).nonzero()[0])  # first wrong entry
                 return (

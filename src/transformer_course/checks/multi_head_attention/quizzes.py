@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from transformer_course.checking.quiz import Quiz, quiz_check
 
+_BY_TOKENS = (
+    "{value}: it divides by the sentence's 20 tokens, as if the tokens shared out the "
+    "width. They do not: every token has all d_model features, and d_k does not depend on "
+    "the sentence length (the number of tokens). The heads share d_model between them."
+)
+
 QUIZ_HEAD_WIDTH = Quiz(
     name="quiz_head_width",
     answer=64,
@@ -22,6 +28,12 @@ QUIZ_HEAD_WIDTH = Quiz(
         96: "96 is 768 / 8: 8 is the paper's number of heads (h = 8 in the original "
         "Transformer), not BERT-base's. Divide d_model by the h of the model the question "
         "describes.",
+        # the sentence's 20 tokens brought into the width (round 19, blind16d-q-head-width-
+        # divided-by-tokens: 768 // 20 was told only "38 is not right")
+        38: _BY_TOKENS.format(value="38 is 768 // 20"),
+        38.4: _BY_TOKENS.format(value="38.4 is 768 / 20"),
+        20: "20 is the number of tokens in the sentence, not a width: d_k does not depend on "
+        "the sentence length. Each token has d_model features, and the heads share those.",
     },
 )
 check_quiz_head_width = quiz_check(QUIZ_HEAD_WIDTH)

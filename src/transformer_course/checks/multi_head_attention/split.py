@@ -19,6 +19,7 @@ from transformer_course.reference import multi_head_attention as ref
 
 from .common import (
     _SAME_DTYPE,
+    _TRANSPOSE_RESULT_KEPT,
     _batch_of_one_hint,
     _expect_graph,
     _fixed_heads_hint,
@@ -45,7 +46,7 @@ _SPLIT_NO_TRANSPOSE = (
     "You reshaped straight to (batch, num_heads, len, d_head) without a transpose. A reshape "
     "only regroups the numbers in memory order, so 'head 0' then holds the first tokens' "
     "complete vectors instead of the first d_head features of every token. Reshape to "
-    "(batch, len, num_heads, d_head) first, then `.transpose(1, 2)`."
+    "(batch, len, num_heads, d_head) first, then `.transpose(1, 2)`. " + _TRANSPOSE_RESULT_KEPT
 )
 _SPLIT_STRIDED = (
     "Your heads are split along the wrong axis: head i should hold the contiguous features "
@@ -185,7 +186,8 @@ def _squeezed_or_folded(split_heads, got, x: torch.Tensor, num_heads: int) -> st
 def _split_shape_hint(got: tuple, batch: int, length: int, num_heads: int, d_head: int) -> str:
     hints = {
         (batch, length, num_heads, d_head): "That is (batch, len, num_heads, d_head): you cut "
-        "d_model into heads but left the heads axis after len. Add `.transpose(1, 2)`.",
+        "d_model into heads but left the heads axis after len. Add `.transpose(1, 2)`. "
+        + _TRANSPOSE_RESULT_KEPT,
         (batch, num_heads, d_head, length): "len and d_head are swapped: transpose axes 1 and 2 "
         "of the (batch, len, num_heads, d_head) tensor, not 2 and 3.",
         (batch, length, d_head, num_heads): "The last two axes are (d_head, num_heads): reshape "
