@@ -1731,10 +1731,50 @@ R18G_MISTAKES = [
 ]
 
 
+class LayerMasksReshapedWithoutNoneTest(ref.DecoderLayer):
+    """Brings 3-D masks to four axes with mask.dim() at the top of forward, never testing for
+    None: right with both masks given, AttributeError without them (round 19; before:
+    accepted, every call of the layer's check gave both masks)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        src_mask = src_mask.unsqueeze(1) if src_mask.dim() == 3 else src_mask
+        tgt_mask = tgt_mask.unsqueeze(1) if tgt_mask.dim() == 3 else tgt_mask
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
+class LayerNoneMasksAllTrue(ref.DecoderLayer):
+    """Correct: a mask left to None replaced by an all-True one, which allows everything."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if src_mask is None:  # (1, 1, 1, len_src)
+            src_mask = torch.ones(1, 1, 1, memory.shape[1], dtype=torch.bool)
+        if tgt_mask is None:  # (1, 1, len_tgt, len_tgt)
+            tgt_mask = torch.ones(1, 1, x.shape[1], x.shape[1], dtype=torch.bool)
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
+R19G_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerMasksReshapedWithoutNoneTest,
+        r"both masks left to their default, None` raised AttributeError[\s\S]*Your layer was right "
+        r"with both masks given and fails with both left to their default, None.*test `if "
+        r"src_mask is not None` first",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
-    [*LAYER_MISTAKES, *DECODER_MISTAKES, *R12G_MISTAKES, *R17G_MISTAKES, *R18G_MISTAKES],
     [
-        *(Correct(check_DecoderLayer, cls) for cls in LAYER_CORRECT),
+        *LAYER_MISTAKES,
+        *DECODER_MISTAKES,
+        *R12G_MISTAKES,
+        *R17G_MISTAKES,
+        *R18G_MISTAKES,
+        *R19G_MISTAKES,
+    ],
+    [
+        *(Correct(check_DecoderLayer, cls) for cls in [*LAYER_CORRECT, LayerNoneMasksAllTrue]),
         *(Correct(check_Decoder, cls) for cls in DECODER_CORRECT),
     ],
 )

@@ -1048,6 +1048,7 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             ),
             lambda: build_layer()[0],
         )
+        _expect_runs_without_masks(c, module, inputs, case, built, p)
     if drop:
         x, memory = inputs.x, inputs.memory
         attention = "MultiHeadAttention(d_model, num_heads, dropout)"
@@ -1061,6 +1062,50 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             ),
         }
         expect_sublayers_dropped(c, module, parts, state, f"train mode with dropout={case.dropout}")
+
+
+_NONE_MEANS_NO_MASK = (
+    "Your layer was right with both masks given and fails with both left to "
+    "their default, None: forward(x, memory, src_mask=None, tgt_mask=None) makes the masks "
+    "optional, and None means no mask (the lesson calls layer(x, memory, None, mask)). A "
+    "mask is used on the way without a test for None (mask.bool(), ~mask, "
+    "mask.unsqueeze(...), mask.to(...)): test `if src_mask is not None` first, or pass each "
+    "mask to its attention as it is (MultiHeadAttention takes mask=None as no mask)."
+)
+
+
+def _expect_runs_without_masks(
+    c: Checker, module, inputs: _Inputs, case: _DecCase, built: str, p
+) -> None:
+    """The layer called with x and memory alone, both masks left to their default, None
+    (the contract's "no mask"; the lesson calls a layer with src_mask=None): a layer that
+    uses a mask without testing for None (src_mask.bool() at the top of forward:
+    blind16g-dl-masks-cast-to-bool-when-none was accepted, every call giving both masks)
+    raises here. What the layer computes for tgt_mask=None may be no mask or a look-ahead
+    mask of its own (d2l's decoder block builds one): both are accepted."""
+    shapes = f"x {tuple(inputs.x.shape)}, memory {tuple(inputs.memory.shape)}"
+    call = f"layer({shapes}) [{built}], both masks left to their default, None"
+    got = c.call(
+        module, inputs.x, inputs.memory, call_repr=call, hints=[(Exception, _NONE_MEANS_NO_MASK)]
+    )
+    what = f"the output of {call}"
+    expect_tensor_result(
+        c, got, inputs.x.shape, what, inputs={"x": inputs.x, "memory": inputs.memory}
+    )
+
+    def oracle(tgt_mask):  # (batch, len_tgt, d_model), float64
+        return decoder_layer_f(
+            inputs.x, inputs.memory, p, None, tgt_mask, case.num_heads, norm_first=case.norm_first
+        )
+
+    if _close64(got, oracle(None)) or _close64(got, oracle(look_ahead_mask(case.len_tgt))):
+        return
+    c.fail(
+        f"{what} is not what the reference gives, although the same layer was right with both "
+        "masks given: src_mask=None and tgt_mask=None mean no mask (every position may attend "
+        "to every other), the same as passing mask=None to MultiHeadAttention. Look at what "
+        "forward does when a mask is None."
+    )
 
 
 def _output_shape_hint(got, case: _DecCase) -> str:
