@@ -25,6 +25,7 @@ from common import (
 from torch import nn
 
 from transformer_course.checks.encoder import (
+    _eval_dropout_hint,
     check_Encoder,
     check_EncoderLayer,
     check_LayerNorm,
@@ -2595,6 +2596,70 @@ R18G_MISTAKES = [
 ]
 
 
+# ------------------------------------------------------------------------------- round 19
+class LayerMaskPermutedForAttention(LayerBase):
+    """Hands the self-attention the padding mask permuted to (batch, 1, len, 1): it blocks
+    the padded query rows, not the padded keys (round 19; before: told that dropout acts in
+    eval mode)."""
+
+    def attend(self, h, mask):
+        rows = None if mask is None else mask.permute(0, 1, 3, 2)  # (batch, 1, len, 1)
+        return self.self_attn(h, h, h, rows)[0]
+
+    forward = LayerAnnotatedStyle.forward
+    connect = LayerAnnotatedStyle.connect
+
+
+def _padding_from_zero_vectors(self, x, mask=None):
+    if mask is None:  # the padding read off all-zero vectors: (batch, len)
+        mask = x.abs().sum(dim=-1) != 0
+    for layer in self.layers:
+        x = layer(x, mask)
+    return self.finish(x)
+
+
+def _all_true_mask_when_none(self, x, mask=None):
+    if mask is None:  # (batch, 1, 1, len): allows every key, as None does
+        mask = torch.ones(x.shape[0], 1, 1, x.shape[1], dtype=torch.bool)
+    for layer in self.layers:
+        x = layer(x, mask)
+    return self.finish(x)
+
+
+R19G_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerMaskPermutedForAttention,
+        r"Your layer's mask blocks the padded query rows instead of the padded key columns"
+        r"(?![\s\S]*switched to eval)",
+    ),
+    Mistake(
+        check_Encoder,
+        stack_class("EncoderPaddingFromZeroVectors", _padding_from_zero_vectors),
+        r"called with mask=None, and `layers\.0` received a mask of shape \(2, 4\): your "
+        r"stack hands on a mask of its own making when mask is None.*A \(batch, len\) mask",
+    ),
+]
+
+
+def test_eval_dropout_advice_only_where_the_rate_changes_the_eval_output():
+    """The advice that dropout acts in eval mode is given only where the same layer built
+    with dropout=0.0 gives another eval-mode output (round 19: a mask mistake was given it)."""
+    torch.manual_seed(0)
+    layer = ref.EncoderLayer(8, 2, 16, 0.2).eval()
+    x = torch.randn(2, 5, 8)  # (batch, len, d_model)
+    got = layer(x)
+
+    def at_rate_zero():
+        other = ref.EncoderLayer(8, 2, 16, 0.0)
+        other.load_state_dict(layer.state_dict())
+        return other.eval()
+
+    assert _eval_dropout_hint(at_rate_zero, (x,), got, 0.2) == ""
+    assert "switched to eval()" in _eval_dropout_hint(at_rate_zero, (x,), got * 0.8, 0.2)
+    assert "switched to eval()" in _eval_dropout_hint(lambda: 1 / 0, (x,), got, 0.2)
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     [
         *LN_MISTAKES,
@@ -2605,12 +2670,19 @@ test_classic_mistake, test_correct_variant = lesson_tests(
         *R15C_MISTAKES,
         *R17G_MISTAKES,
         *R18G_MISTAKES,
+        *R19G_MISTAKES,
     ],
     [
         *(Correct(check_LayerNorm, cls) for cls in LN_CORRECT),
         *(Correct(check_PositionwiseFeedForward, cls) for cls in FFN_CORRECT),
         *(Correct(check_EncoderLayer, cls) for cls in LAYER_CORRECT),
-        *(Correct(check_Encoder, cls) for cls in ENCODER_CORRECT),
+        *(
+            Correct(check_Encoder, cls)
+            for cls in [
+                *ENCODER_CORRECT,
+                stack_class("EncoderAllTrueMaskWhenNone", _all_true_mask_when_none),
+            ]
+        ),
     ],
 )
 

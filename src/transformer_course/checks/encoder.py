@@ -35,6 +35,7 @@ import torch
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.graph import graph_reaches
+from transformer_course.checking.hooks import inputs_received
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.keep_probability import KEEP_PROBABILITY, rate_read_backwards
 from transformer_course.checking.layer_flow import FALLS_THROUGH, stream_dropped_entry
@@ -1349,6 +1350,49 @@ _BY_POSITION = (
 )
 
 
+_MASK_ON_QUERIES = (
+    "Your layer's mask blocks the padded query rows instead of the padded key columns: what "
+    "it gives is the attention with the mask's last two axes exchanged, (batch, 1, len, 1) "
+    "where the padding mask is (batch, 1, 1, len). The real tokens still attend to the <pad> "
+    "positions, and each <pad> position's own row is blocked. The mask was turned on the way "
+    "(a transpose(-1, -2), or an unsqueeze(-1) on a (batch, len) mask): pass mask to the "
+    "self-attention as it is given; it broadcasts against the scores (batch, num_heads, len_q, "
+    "len_k) by itself."
+)
+
+
+def _mask_on_queries(mask: torch.Tensor | None) -> torch.Tensor | None:
+    """The padding mask (batch, 1, 1, len) with its last two axes exchanged, (batch, 1, len,
+    1): it blocks the padded queries instead of the padded keys; None for no such mask."""
+    if mask is None or mask.dim() != 4 or mask.shape[-2] != 1 or mask.shape[-1] == 1:
+        return None
+    return mask.transpose(-1, -2)
+
+
+def _eval_dropout_hint(module_at_rate_zero, args: tuple, got: torch.Tensor, rate: float) -> str:
+    """The advice that dropout still acts in eval mode, given only where the eval-mode output
+    depends on the dropout rate: ``module_at_rate_zero()`` builds the same layer with
+    dropout=0.0 and the same weights, in eval mode. When it gives the same output, dropout is
+    not what is wrong (blind16g-el-padding-mask-on-query-rows, a mask mistake, was told that
+    dropout acts in eval mode); "" then. The advice stays when the probe cannot run."""
+    advice = dropout_hint(rate, "eval")
+    try:
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            other = module_at_rate_zero()
+            again = other(*args)
+    except Exception:
+        return advice
+    again = again[0] if isinstance(again, tuple) and again else again
+    if (
+        isinstance(again, torch.Tensor)
+        and isinstance(got, torch.Tensor)
+        and again.shape == got.shape
+        and torch.allclose(again.detach().double(), got.detach().double(), rtol=0, atol=1e-12)
+    ):
+        return ""
+    return advice
+
+
 def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
     """EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first): self-attention and
     feed-forward, each with a residual connection and a LayerNorm."""
@@ -1365,6 +1409,13 @@ def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
         expect_positional_order(
             c, cls, (8, 2, 16), order, (x,), "EncoderLayer", seed=62, caller=_BY_POSITION
         )
+
+
+def _built_at_rate_zero(cls, case: _LayerCase, state) -> Any:
+    """The case's layer built with dropout=0.0, holding the case's weights, in eval mode."""
+    module = cls(case.d_model, case.num_heads, case.d_ff, dropout=0.0, norm_first=case.norm_first)
+    module.load_state_dict(state)
+    return module.eval()
 
 
 def _ffn_sizes_swapped(cls, case: _LayerCase, message: str) -> str | None:
@@ -1546,12 +1597,32 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
                 if case.norm_first
                 else {}
             ),
+            # the padding mask blocking query rows (blind16g-el-padding-mask-on-query-rows
+            # was told that dropout acts in eval mode)
+            **(
+                {
+                    _MASK_ON_QUERIES: lambda: encoder_layer_f(
+                        x, p, _mask_on_queries(mask), case.num_heads, norm_first=case.norm_first
+                    )
+                }
+                if _mask_on_queries(mask) is not None and not drop
+                else {}
+            ),
         },
         localise=lambda: (
             dropout_rate_problem(module, args, got, case.dropout)
             or ("" if case.mode == "train" and case.dropout > 0 else localise())
         ),
-        hint=dropout_hint(case.dropout, case.mode) or _BUILT_ON,
+        hint=lambda: (
+            (
+                _eval_dropout_hint(
+                    lambda: _built_at_rate_zero(cls, case, state), args, got, case.dropout
+                )
+                if case.mode == "eval" and case.dropout > 0
+                else ""
+            )
+            or _BUILT_ON
+        ),
     )
     if drop:
         parts = {
@@ -1615,6 +1686,47 @@ _STACK_BUILT_ON = (
 )
 
 
+def _mask_made_when_none(module, call, x: torch.Tensor) -> str:
+    """For a stack called with mask=None: the first layer (``layers.<i>``) or self-attention
+    that receives a tensor as its mask all the same, found with pre-hooks; the stack built a
+    mask of its own (blind16g-enc-default-mask-batch-by-len, a (batch, len) mask of ones, was
+    given the raw broadcasting error alone). "" when every mask received is None."""
+    roles = {"self_attn"} | {
+        name.rsplit(".", 1)[-1]
+        for name, _ in module.named_modules()
+        if name.startswith("layers.") and name.count(".") == 1
+    }
+    for name, role, args, kwargs in inputs_received(module, roles, call):
+        if role == "self_attn":
+            received = kwargs.get("mask", args[3] if len(args) > 3 else None)
+        elif name.startswith("layers.") and name.count(".") == 1:
+            received = kwargs.get("mask", args[1] if len(args) > 1 else None)
+        else:
+            continue
+        if not isinstance(received, torch.Tensor):
+            continue
+        shape = tuple(received.shape)
+        who = (
+            "stack hands on a mask of its"
+            if role != "self_attn"
+            else "layers hand on a mask of their"
+        )
+        said = (
+            f"The encoder was called with mask=None, and `{name}` received a mask of shape "
+            f"{shape}: your {who} own making when mask is None. None means "
+            "no mask: pass it on to every layer as it is (MultiHeadAttention takes mask=None "
+            "as no mask)."
+        )
+        if shape == tuple(x.shape[:2]):
+            said += (
+                " A (batch, len) mask does not fit either: against the scores (batch, "
+                "num_heads, len_q, len_k) it lines up with the last two axes, (len_q, len_k); "
+                "a padding mask has the shape (batch, 1, 1, len)."
+            )
+        return said
+    return ""
+
+
 def check_Encoder(cls, *, hidden: bool = False) -> None:
     """Encoder(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)."""
     with Checker("Encoder", hidden=hidden) as c:
@@ -1661,6 +1773,11 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
         *args,
         call_repr=call,
         hints=[
+            *(
+                [(Exception, lambda _exc: _mask_made_when_none(module, lambda: module(*args), x))]
+                if mask is None
+                else []
+            ),
             *mask_arrival_hint(module, lambda: module(*args), {"self_attn": ("mask", mask)}),
             *LAYER_HINTS,
             *stack_input_hint(module, lambda: module(*args), x, case.num_layers),
@@ -1716,6 +1833,7 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
         mistakes=mistake_values(compute, table),
         localise=lambda: (
             dropout_rate_problem(module, args, got, case.dropout)
+            or (_mask_made_when_none(module, lambda: module(*args), x) if mask is None else "")
             or ("" if case.mode == "train" and case.dropout > 0 else localise())
         ),
         hint=dropout_hint(case.dropout, case.mode) or _STACK_BUILT_ON,
