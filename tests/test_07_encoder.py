@@ -2610,6 +2610,21 @@ class LayerMaskPermutedForAttention(LayerBase):
     connect = LayerAnnotatedStyle.connect
 
 
+class LayerAttentionRateAsHeads(nn.Module):
+    """Builds the self-attention with the rate and the head count in each other's places
+    (round 19; before: a division by zero inside the course's code, no cause)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__()
+        self.norm_first = norm_first
+        self.norm1, self.norm2 = ref.LayerNorm(d_model), ref.LayerNorm(d_model)
+        self.self_attn = MultiHeadAttention(d_model, dropout, num_heads)
+        self.feed_forward = ref.PositionwiseFeedForward(d_model, d_ff, dropout)
+        self.dropout = nn.Dropout(dropout)
+
+    forward = ref.EncoderLayer.forward
+
+
 def _padding_from_zero_vectors(self, x, mask=None):
     if mask is None:  # the padding read off all-zero vectors: (batch, len)
         mask = x.abs().sum(dim=-1) != 0
@@ -2627,6 +2642,13 @@ def _all_true_mask_when_none(self, x, mask=None):
 
 
 R19G_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerAttentionRateAsHeads,
+        r"raised ZeroDivisionError[\s\S]*dropout=0\.5 instead, your layer hands nn\.Dropout the "
+        r"rate \d, which is num_heads\. num_heads and dropout reach the self-attention in "
+        r"swapped places",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerMaskPermutedForAttention,

@@ -1753,7 +1753,25 @@ class LayerNoneMasksAllTrue(ref.DecoderLayer):
         return super().forward(x, memory, src_mask, tgt_mask)
 
 
+class LayerCrossRateAsHeads(ref.DecoderLayer):
+    """The cross-attention built with the rate and the head count in each other's places."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, 0.5, norm_first)
+        self.cross_attn = MultiHeadAttention(d_model, dropout, num_heads)
+        for module in self.modules():
+            if isinstance(module, nn.Dropout):
+                module.p = dropout
+
+
 R19G_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerCrossRateAsHeads,
+        r"raised ZeroDivisionError[\s\S]*your layer hands nn\.Dropout the rate \d, which is "
+        r"num_heads\. num_heads and dropout reach one of the attentions \(self_attn or "
+        r"cross_attn\) in swapped places",
+    ),
     Mistake(
         check_DecoderLayer,
         LayerMasksReshapedWithoutNoneTest,

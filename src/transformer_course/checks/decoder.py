@@ -82,6 +82,7 @@ from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.rearranged import arrival_hint
 from transformer_course.checking.state_keys import built_keys, norms_without_affine
+from transformer_course.checking.swapped_arguments import attention_arguments_swapped
 from transformer_course.checking.unregistered import unregistered_dropouts
 from transformer_course.exercise import Exercise
 from transformer_course.reference import decoder as ref
@@ -902,6 +903,9 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
     try:
         module, built, state = build_layer()
     except CheckFailure as failure:
+        where = "one of the attentions (self_attn or cross_attn)"
+        if (swapped := attention_arguments_swapped(cls, case, failure.message, where)) is not None:
+            raise failure.with_cause(swapped) from None
         # norms built without their gain and bias (elementwise_affine=False), read off the
         # keys of the layer constructed again
         found = (

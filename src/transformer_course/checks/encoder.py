@@ -95,6 +95,7 @@ from transformer_course.checking.oracles import (
 from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.state_keys import built_keys, norms_without_affine
+from transformer_course.checking.swapped_arguments import attention_arguments_swapped
 from transformer_course.checking.unregistered import expect_deterministic_registered
 from transformer_course.exercise import Exercise
 from transformer_course.reference import encoder as ref
@@ -1474,6 +1475,8 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         )
     except CheckFailure as failure:
         if (swapped := _ffn_sizes_swapped(cls, case, failure.message)) is not None:
+            raise failure.with_cause(swapped) from None
+        if (swapped := attention_arguments_swapped(cls, case, failure.message)) is not None:
             raise failure.with_cause(swapped) from None
         if affine := _norms_without_affine(cls, case, failure.message):
             raise CheckFailure(
