@@ -2625,6 +2625,22 @@ class LayerAttentionRateAsHeads(nn.Module):
     forward = ref.EncoderLayer.forward
 
 
+def _mean_times_rsqrt(self, x):
+    """x - mean * rsqrt(var + eps): the brackets around x - mean left out."""
+    var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+    return x - mean * torch.rsqrt(var + self.eps)
+
+
+class LNMeanAloneScaled(LNBase):
+    """std on its own line, and the bracket left out around x - mean, the gain multiplying
+    the divided mean alone."""
+
+    def forward(self, x):
+        mean = x.mean(dim=-1, keepdim=True)
+        std = torch.sqrt(x.var(dim=-1, keepdim=True, unbiased=False) + self.eps)
+        return x - mean / std * self.weight + self.bias
+
+
 def _padding_from_zero_vectors(self, x, mask=None):
     if mask is None:  # the padding read off all-zero vectors: (batch, len)
         mask = x.abs().sum(dim=-1) != 0
@@ -2642,6 +2658,18 @@ def _all_true_mask_when_none(self, x, mask=None):
 
 
 R19G_MISTAKES = [
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNMeanTimesRsqrt", _mean_times_rsqrt),
+        r"Only the mean is divided by the standard deviation: yours is x - mean / sqrt\(var "
+        r"\+ eps\).*operator precedence",
+    ),
+    Mistake(
+        check_LayerNorm,
+        LNMeanAloneScaled,
+        r"Only the mean is (divided by the standard deviation|normalised and scaled).*operator "
+        r"precedence",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerAttentionRateAsHeads,

@@ -459,6 +459,32 @@ _HALF_POWER_INLINE = (
 )
 
 
+_MEAN_ALONE_DIVIDED = (
+    "Only the mean is divided by the standard deviation: yours is x - mean / sqrt(var + eps) "
+    "(times the weight, plus the bias), so x itself is never scaled. Python divides before "
+    "it subtracts (operator precedence): bracket the difference, (x - mean) / "
+    "torch.sqrt(var + eps)."
+)
+_MEAN_ALONE_SCALED = (
+    "Only the mean is normalised and scaled: yours is x - mean / sqrt(var + eps) * weight + "
+    "bias, so x itself is neither divided nor multiplied by the weight. Python divides and "
+    "multiplies before it subtracts (operator precedence): bracket the difference, (x - mean) "
+    "/ torch.sqrt(var + eps) * self.weight + self.bias."
+)
+
+
+def _mean_alone_divided(x: torch.Tensor, p, eps: float, *, gain_inside: bool) -> torch.Tensor:
+    """LayerNorm with the brackets around x - mean left out: x - mean / sqrt(var + eps),
+    the gain applied to that whole (``gain_inside``) or to the divided mean alone.
+    (..., d_model) -> the same."""
+    x = x.detach().double()  # (..., d_model)
+    mean = x.mean(dim=-1, keepdim=True)  # (..., 1)
+    std = torch.sqrt(((x - mean) ** 2).mean(dim=-1, keepdim=True) + eps)  # (..., 1)
+    if gain_inside:
+        return p["weight"] * (x - mean / std) + p["bias"]
+    return x - mean / std * p["weight"] + p["bias"]
+
+
 def _half_power_norm(x: torch.Tensor, p, eps: float, *, inline: bool = False) -> torch.Tensor:
     """LayerNorm with `** 1/2` unbracketed: std = (var + eps) ** 1/2 divides by
     (var + eps) / 2; inline, (x - mean) / (var + eps) ** 1/2 divides by var + eps, then 2."""
@@ -917,6 +943,16 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
             _VARIANCE_FLOORED: lambda: _floored_variance_norm(x, p, eps),
             _HALF_POWER: lambda: _half_power_norm(x, p, eps),
             _HALF_POWER_INLINE: lambda: _half_power_norm(x, p, eps, inline=True),
+            # the brackets around x - mean left out (blind16g-ln-only-mean-divided-precedence
+            # was given the largest difference and the formula)
+            _MEAN_ALONE_DIVIDED: lambda: _mean_alone_divided(x, p, eps, gain_inside=True),
+            # where the gain is all ones (a fresh module) the two are one result: the
+            # bracket, said once
+            **(
+                {}
+                if bool((p["weight"] == 1).all())
+                else {_MEAN_ALONE_SCALED: lambda: _mean_alone_divided(x, p, eps, gain_inside=False)}
+            ),
         },
         # one constant on every token is an observed diagnosis, not advice: said as one
         explain=lambda: (
