@@ -1764,7 +1764,37 @@ class LayerCrossRateAsHeads(ref.DecoderLayer):
                 module.p = dropout
 
 
+class LayerResidualDropoutsFromHeads(LayerTorchStyle):
+    """PyTorch's three residual dropouts, each built with the head count as its rate (round
+    19; before: three candidates, the attention's, the feed-forward's and this one)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.dropout1, self.dropout2, self.dropout3 = (nn.Dropout(num_heads) for _ in range(3))
+
+
+class LayerFeedForwardRateFromHeads(ref.DecoderLayer):
+    """The feed-forward block built with the head count as its rate: the probe that names a
+    residual dropout must not name it here."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.feed_forward = PositionwiseFeedForward(d_model, d_ff, num_heads)
+
+
 R19G_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerResidualDropoutsFromHeads,
+        r"raised ValueError[^\n]*got \d+\nThe rate \d+ is num_heads\. Built with num_heads=1 and "
+        r"dropout=0\.0 instead, your layer in train mode drops every sub-layer's output whole"
+        r".*nn\.Dropout\(num_heads\) where nn\.Dropout\(dropout\) belongs",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerFeedForwardRateFromHeads,
+        r"^(?![\s\S]*drops every sub-layer's output whole)[\s\S]*raised ValueError",
+    ),
     Mistake(
         check_DecoderLayer,
         LayerCrossRateAsHeads,

@@ -20,6 +20,9 @@ len_src != len_tgt.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -883,6 +886,58 @@ def check_DecoderLayer(cls, *, hidden: bool = False) -> None:
         )
 
 
+def _residual_dropout_from_num_heads(c: Checker, cls, case: _DecCase, message: str) -> str:
+    """For a build whose nn.Dropout refused the rate num_heads: which dropout got it. Built
+    again with one head (nn.Dropout(1) is allowed) and dropout=0.0, in train mode, a layer
+    whose residual dropouts got num_heads drops every sub-layer's output whole, and gives
+    what every dropout at p=1 gives; one whose attention or feed-forward got it does not
+    (their dropouts act inside the block). blind16g-dl-dropout-built-with-num-heads was
+    given the three candidates; "" when the probe does not single this one out."""
+    first = message.split("\n")[0]
+    if case.num_heads == 1 or not (
+        "probability" in first and re.search(rf"got {case.num_heads}\b", first)
+    ):
+        return ""
+    try:
+        module, _, state = build(
+            c,
+            cls,
+            case.d_model,
+            1,
+            case.d_ff,
+            name="DecoderLayer",
+            reference=ref.DecoderLayer(case.d_model, 1, case.d_ff, 0.0, case.norm_first),
+            seed=case.seed,
+            mode="train",
+            dropout=0.0,
+            norm_first=case.norm_first,
+        )
+        inputs = _inputs(case)
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            got = module(*inputs.args())  # (batch, len_tgt, d_model)
+    except Exception:  # CheckFailure included: no evidence either way
+        return ""
+    got = got[0] if isinstance(got, tuple) and got else got
+    every_output_dropped = decoder_layer_f(
+        inputs.x,
+        inputs.memory,
+        as_float64(state),
+        inputs.src_mask,
+        inputs.tgt_mask,
+        1,
+        norm_first=case.norm_first,
+        drop=True,
+    )
+    if not _close64(got, every_output_dropped):
+        return ""
+    return (
+        f"\nThe rate {case.num_heads} is num_heads. Built with num_heads=1 and dropout=0.0 "
+        "instead, your layer in train mode drops every sub-layer's output whole, as "
+        "nn.Dropout(1) does: the dropout on the sub-layers' outputs is given num_heads, "
+        "nn.Dropout(num_heads) where nn.Dropout(dropout) belongs."
+    )
+
+
 def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
     args = (case.d_model, case.num_heads, case.d_ff)
 
@@ -906,6 +961,8 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
         where = "one of the attentions (self_attn or cross_attn)"
         if (swapped := attention_arguments_swapped(cls, case, failure.message, where)) is not None:
             raise failure.with_cause(swapped) from None
+        if rate := _residual_dropout_from_num_heads(c, cls, case, failure.message):
+            raise failure.with_cause(rate) from None
         # norms built without their gain and bias (elementwise_affine=False), read off the
         # keys of the layer constructed again
         found = (
