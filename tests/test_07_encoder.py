@@ -2641,6 +2641,23 @@ class LNMeanAloneScaled(LNBase):
         return x - mean / std * self.weight + self.bias
 
 
+class LayerResidualDropoutsFromHeads(LayerTorchStyle):
+    """PyTorch's two residual dropouts, each built with the head count as its rate."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.dropout1, self.dropout2 = nn.Dropout(num_heads), nn.Dropout(num_heads)
+
+
+class LayerAttentionRateFromHeads(ref.EncoderLayer):
+    """The self-attention built with the head count as its rate: the probe that names a
+    residual dropout must not name it here."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.self_attn = MultiHeadAttention(d_model, num_heads, num_heads)
+
+
 def _padding_from_zero_vectors(self, x, mask=None):
     if mask is None:  # the padding read off all-zero vectors: (batch, len)
         mask = x.abs().sum(dim=-1) != 0
@@ -2658,6 +2675,18 @@ def _all_true_mask_when_none(self, x, mask=None):
 
 
 R19G_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerResidualDropoutsFromHeads,
+        r"raised ValueError[^\n]*got \d+\nThe rate \d+ is num_heads\. Built with num_heads=1 and "
+        r"dropout=0\.0 instead, your layer in train mode drops both sub-layers' outputs whole"
+        r".*nn\.Dropout\(num_heads\) where nn\.Dropout\(dropout\) belongs",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerAttentionRateFromHeads,
+        r"^(?![\s\S]*outputs whole)[\s\S]*raised ValueError",
+    ),
     Mistake(
         check_LayerNorm,
         ln_class("LNMeanTimesRsqrt", _mean_times_rsqrt),

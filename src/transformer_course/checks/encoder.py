@@ -1481,6 +1481,56 @@ def _ffn_sizes_swapped(cls, case: _LayerCase, message: str) -> str | None:
     )
 
 
+def _residual_dropout_from_num_heads(c: Checker, cls, case: _LayerCase, message: str) -> str:
+    """For a build whose nn.Dropout refused the rate num_heads: which dropout got it. Built
+    again with one head (nn.Dropout(1) is allowed) and dropout=0.0, in train mode, a layer
+    whose residual dropout got num_heads drops both sub-layers' outputs whole and gives what
+    every dropout at p=1 gives; one whose attention or feed-forward got it does not (their
+    dropouts act inside the block). The three were given as candidates before (the
+    decoder's twin: blind16g-dl-dropout-built-with-num-heads); "" when the probe does not
+    single this one out."""
+    first = message.split("\n")[0]
+    if case.num_heads == 1 or not (
+        "probability" in first and re.search(rf"got {case.num_heads}\b", first)
+    ):
+        return ""
+    x = randn((case.batch, case.length, case.d_model), case.seed + 1)
+    _, mask = source_mask(case.batch, case.length, case.padding, case.seed + 2)
+    args = (x,) if mask is None else (x, mask)
+    try:
+        module, _, state = build(
+            c,
+            cls,
+            case.d_model,
+            1,
+            case.d_ff,
+            name="EncoderLayer",
+            reference=ref.EncoderLayer(case.d_model, 1, case.d_ff, 0.0, case.norm_first),
+            seed=case.seed,
+            mode="train",
+            dropout=0.0,
+            norm_first=case.norm_first,
+        )
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            got = module(*args)  # (batch, len, d_model)
+    except Exception:  # CheckFailure included: no evidence either way
+        return ""
+    got = got[0] if isinstance(got, tuple) and got else got
+    dropped = encoder_layer_f(x, as_float64(state), mask, 1, norm_first=case.norm_first, drop=True)
+    if not (
+        isinstance(got, torch.Tensor)
+        and got.shape == dropped.shape
+        and torch.allclose(got.detach().double(), dropped, rtol=1e-4, atol=1e-5)
+    ):
+        return ""
+    return (
+        f"\nThe rate {case.num_heads} is num_heads. Built with num_heads=1 and dropout=0.0 "
+        "instead, your layer in train mode drops both sub-layers' outputs whole, as "
+        "nn.Dropout(1) does: the dropout on the sub-layers' outputs is given num_heads, "
+        "nn.Dropout(num_heads) where nn.Dropout(dropout) belongs."
+    )
+
+
 def _norms_without_affine(cls, case: _LayerCase, message: str) -> str:
     """For a state-dict keys failure whose only wrong keys are norms' weight and bias: the
     layer constructed again (its keys read) shows norms built without a learned gain and
@@ -1514,6 +1564,8 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
             raise failure.with_cause(swapped) from None
         if (swapped := attention_arguments_swapped(cls, case, failure.message)) is not None:
             raise failure.with_cause(swapped) from None
+        if rate := _residual_dropout_from_num_heads(c, cls, case, failure.message):
+            raise failure.with_cause(rate) from None
         if affine := _norms_without_affine(cls, case, failure.message):
             raise CheckFailure(
                 failure.exercise, failure.message + affine, failure.learner_traceback
