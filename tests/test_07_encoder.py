@@ -25,11 +25,11 @@ from common import (
 from torch import nn
 
 from transformer_course.checks.encoder import (
-    _eval_dropout_hint,
     check_Encoder,
     check_EncoderLayer,
     check_LayerNorm,
     check_PositionwiseFeedForward,
+    eval_dropout_hint,
 )
 from transformer_course.reference import encoder as ref
 from transformer_course.reference.masking import padding_mask
@@ -2734,9 +2734,9 @@ def test_eval_dropout_advice_only_where_the_rate_changes_the_eval_output():
         other.load_state_dict(layer.state_dict())
         return other.eval()
 
-    assert _eval_dropout_hint(at_rate_zero, (x,), got, 0.2) == ""
-    assert "switched to eval()" in _eval_dropout_hint(at_rate_zero, (x,), got * 0.8, 0.2)
-    assert "switched to eval()" in _eval_dropout_hint(lambda: 1 / 0, (x,), got, 0.2)
+    assert eval_dropout_hint(at_rate_zero, (x,), got, 0.2) == ""
+    assert "switched to eval()" in eval_dropout_hint(at_rate_zero, (x,), got * 0.8, 0.2)
+    assert "switched to eval()" in eval_dropout_hint(lambda: 1 / 0, (x,), got, 0.2)
 
 
 test_classic_mistake, test_correct_variant = lesson_tests(

@@ -1406,7 +1406,7 @@ def _mask_on_queries(mask: torch.Tensor | None) -> torch.Tensor | None:
     return mask.transpose(-1, -2)
 
 
-def _eval_dropout_hint(module_at_rate_zero, args: tuple, got: torch.Tensor, rate: float) -> str:
+def eval_dropout_hint(module_at_rate_zero, args: tuple, got: torch.Tensor, rate: float) -> str:
     """The advice that dropout still acts in eval mode, given only where the eval-mode output
     depends on the dropout rate: ``module_at_rate_zero()`` builds the same layer with
     dropout=0.0 and the same weights, in eval mode. When it gives the same output, dropout is
@@ -1706,7 +1706,7 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         ),
         hint=lambda: (
             (
-                _eval_dropout_hint(
+                eval_dropout_hint(
                     lambda: _built_at_rate_zero(cls, case, state), args, got, case.dropout
                 )
                 if case.mode == "eval" and case.dropout > 0
