@@ -29,6 +29,7 @@ from transformer_course.checks.encoder import (
     check_EncoderLayer,
     check_LayerNorm,
     check_PositionwiseFeedForward,
+    eval_dropout_hint,
 )
 from transformer_course.reference import encoder as ref
 from transformer_course.reference.masking import padding_mask
@@ -2595,6 +2596,149 @@ R18G_MISTAKES = [
 ]
 
 
+# ------------------------------------------------------------------------------- round 19
+class LayerMaskPermutedForAttention(LayerBase):
+    """Hands the self-attention the padding mask permuted to (batch, 1, len, 1): it blocks
+    the padded query rows, not the padded keys (round 19; before: told that dropout acts in
+    eval mode)."""
+
+    def attend(self, h, mask):
+        rows = None if mask is None else mask.permute(0, 1, 3, 2)  # (batch, 1, len, 1)
+        return self.self_attn(h, h, h, rows)[0]
+
+    forward = LayerAnnotatedStyle.forward
+    connect = LayerAnnotatedStyle.connect
+
+
+class LayerAttentionRateAsHeads(nn.Module):
+    """Builds the self-attention with the rate and the head count in each other's places
+    (round 19; before: a division by zero inside the course's code, no cause)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__()
+        self.norm_first = norm_first
+        self.norm1, self.norm2 = ref.LayerNorm(d_model), ref.LayerNorm(d_model)
+        self.self_attn = MultiHeadAttention(d_model, dropout, num_heads)
+        self.feed_forward = ref.PositionwiseFeedForward(d_model, d_ff, dropout)
+        self.dropout = nn.Dropout(dropout)
+
+    forward = ref.EncoderLayer.forward
+
+
+def _mean_times_rsqrt(self, x):
+    """x - mean * rsqrt(var + eps): the brackets around x - mean left out."""
+    var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+    return x - mean * torch.rsqrt(var + self.eps)
+
+
+class LNMeanAloneScaled(LNBase):
+    """std on its own line, and the bracket left out around x - mean, the gain multiplying
+    the divided mean alone."""
+
+    def forward(self, x):
+        mean = x.mean(dim=-1, keepdim=True)
+        std = torch.sqrt(x.var(dim=-1, keepdim=True, unbiased=False) + self.eps)
+        return x - mean / std * self.weight + self.bias
+
+
+class LayerResidualDropoutsFromHeads(LayerTorchStyle):
+    """PyTorch's two residual dropouts, each built with the head count as its rate."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.dropout1, self.dropout2 = nn.Dropout(num_heads), nn.Dropout(num_heads)
+
+
+class LayerAttentionRateFromHeads(ref.EncoderLayer):
+    """The self-attention built with the head count as its rate: the probe that names a
+    residual dropout must not name it here."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.self_attn = MultiHeadAttention(d_model, num_heads, num_heads)
+
+
+def _padding_from_zero_vectors(self, x, mask=None):
+    if mask is None:  # the padding read off all-zero vectors: (batch, len)
+        mask = x.abs().sum(dim=-1) != 0
+    for layer in self.layers:
+        x = layer(x, mask)
+    return self.finish(x)
+
+
+def _all_true_mask_when_none(self, x, mask=None):
+    if mask is None:  # (batch, 1, 1, len): allows every key, as None does
+        mask = torch.ones(x.shape[0], 1, 1, x.shape[1], dtype=torch.bool)
+    for layer in self.layers:
+        x = layer(x, mask)
+    return self.finish(x)
+
+
+R19G_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerResidualDropoutsFromHeads,
+        r"raised ValueError[^\n]*got \d+\nThe rate \d+ is num_heads\. Built with num_heads=1 and "
+        r"dropout=0\.0 instead, your layer in train mode drops both sub-layers' outputs whole"
+        r".*nn\.Dropout\(num_heads\) where nn\.Dropout\(dropout\) belongs",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerAttentionRateFromHeads,
+        r"^(?![\s\S]*outputs whole)[\s\S]*raised ValueError",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNMeanTimesRsqrt", _mean_times_rsqrt),
+        r"Only the mean is divided by the standard deviation: yours is x - mean / sqrt\(var "
+        r"\+ eps\).*operator precedence",
+    ),
+    Mistake(
+        check_LayerNorm,
+        LNMeanAloneScaled,
+        r"Only the mean is (divided by the standard deviation|normalised and scaled).*operator "
+        r"precedence",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerAttentionRateAsHeads,
+        r"raised ZeroDivisionError[\s\S]*dropout=0\.5 instead, your layer hands nn\.Dropout the "
+        r"rate \d, which is num_heads\. num_heads and dropout reach the self-attention in "
+        r"swapped places",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerMaskPermutedForAttention,
+        r"Your layer's mask blocks the padded query rows instead of the padded key columns"
+        r"(?![\s\S]*switched to eval)",
+    ),
+    Mistake(
+        check_Encoder,
+        stack_class("EncoderPaddingFromZeroVectors", _padding_from_zero_vectors),
+        r"called with mask=None, and `layers\.0` received a mask of shape \(2, 4\): your "
+        r"stack hands on a mask of its own making when mask is None.*A \(batch, len\) mask",
+    ),
+]
+
+
+def test_eval_dropout_advice_only_where_the_rate_changes_the_eval_output():
+    """The advice that dropout acts in eval mode is given only where the same layer built
+    with dropout=0.0 gives another eval-mode output (round 19: a mask mistake was given it)."""
+    torch.manual_seed(0)
+    layer = ref.EncoderLayer(8, 2, 16, 0.2).eval()
+    x = torch.randn(2, 5, 8)  # (batch, len, d_model)
+    got = layer(x)
+
+    def at_rate_zero():
+        other = ref.EncoderLayer(8, 2, 16, 0.0)
+        other.load_state_dict(layer.state_dict())
+        return other.eval()
+
+    assert eval_dropout_hint(at_rate_zero, (x,), got, 0.2) == ""
+    assert "switched to eval()" in eval_dropout_hint(at_rate_zero, (x,), got * 0.8, 0.2)
+    assert "switched to eval()" in eval_dropout_hint(lambda: 1 / 0, (x,), got, 0.2)
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     [
         *LN_MISTAKES,
@@ -2605,12 +2749,19 @@ test_classic_mistake, test_correct_variant = lesson_tests(
         *R15C_MISTAKES,
         *R17G_MISTAKES,
         *R18G_MISTAKES,
+        *R19G_MISTAKES,
     ],
     [
         *(Correct(check_LayerNorm, cls) for cls in LN_CORRECT),
         *(Correct(check_PositionwiseFeedForward, cls) for cls in FFN_CORRECT),
         *(Correct(check_EncoderLayer, cls) for cls in LAYER_CORRECT),
-        *(Correct(check_Encoder, cls) for cls in ENCODER_CORRECT),
+        *(
+            Correct(check_Encoder, cls)
+            for cls in [
+                *ENCODER_CORRECT,
+                stack_class("EncoderAllTrueMaskWhenNone", _all_true_mask_when_none),
+            ]
+        ),
     ],
 )
 

@@ -1731,10 +1731,98 @@ R18G_MISTAKES = [
 ]
 
 
+class LayerMasksReshapedWithoutNoneTest(ref.DecoderLayer):
+    """Brings 3-D masks to four axes with mask.dim() at the top of forward, never testing for
+    None: right with both masks given, AttributeError without them (round 19; before:
+    accepted, every call of the layer's check gave both masks)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        src_mask = src_mask.unsqueeze(1) if src_mask.dim() == 3 else src_mask
+        tgt_mask = tgt_mask.unsqueeze(1) if tgt_mask.dim() == 3 else tgt_mask
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
+class LayerNoneMasksAllTrue(ref.DecoderLayer):
+    """Correct: a mask left to None replaced by an all-True one, which allows everything."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if src_mask is None:  # (1, 1, 1, len_src)
+            src_mask = torch.ones(1, 1, 1, memory.shape[1], dtype=torch.bool)
+        if tgt_mask is None:  # (1, 1, len_tgt, len_tgt)
+            tgt_mask = torch.ones(1, 1, x.shape[1], x.shape[1], dtype=torch.bool)
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
+class LayerCrossRateAsHeads(ref.DecoderLayer):
+    """The cross-attention built with the rate and the head count in each other's places."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, 0.5, norm_first)
+        self.cross_attn = MultiHeadAttention(d_model, dropout, num_heads)
+        for module in self.modules():
+            if isinstance(module, nn.Dropout):
+                module.p = dropout
+
+
+class LayerResidualDropoutsFromHeads(LayerTorchStyle):
+    """PyTorch's three residual dropouts, each built with the head count as its rate (round
+    19; before: three candidates, the attention's, the feed-forward's and this one)."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.dropout1, self.dropout2, self.dropout3 = (nn.Dropout(num_heads) for _ in range(3))
+
+
+class LayerFeedForwardRateFromHeads(ref.DecoderLayer):
+    """The feed-forward block built with the head count as its rate: the probe that names a
+    residual dropout must not name it here."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.feed_forward = PositionwiseFeedForward(d_model, d_ff, num_heads)
+
+
+R19G_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerResidualDropoutsFromHeads,
+        r"raised ValueError[^\n]*got \d+\nThe rate \d+ is num_heads\. Built with num_heads=1 and "
+        r"dropout=0\.0 instead, your layer in train mode drops every sub-layer's output whole"
+        r".*nn\.Dropout\(num_heads\) where nn\.Dropout\(dropout\) belongs",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerFeedForwardRateFromHeads,
+        r"^(?![\s\S]*drops every sub-layer's output whole)[\s\S]*raised ValueError",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerCrossRateAsHeads,
+        r"raised ZeroDivisionError[\s\S]*your layer hands nn\.Dropout the rate \d, which is "
+        r"num_heads\. num_heads and dropout reach one of the attentions \(self_attn or "
+        r"cross_attn\) in swapped places",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerMasksReshapedWithoutNoneTest,
+        r"both masks left to their default, None` raised AttributeError[\s\S]*Your layer was right "
+        r"with both masks given and fails with both left to their default, None.*test `if "
+        r"src_mask is not None` first",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
-    [*LAYER_MISTAKES, *DECODER_MISTAKES, *R12G_MISTAKES, *R17G_MISTAKES, *R18G_MISTAKES],
     [
-        *(Correct(check_DecoderLayer, cls) for cls in LAYER_CORRECT),
+        *LAYER_MISTAKES,
+        *DECODER_MISTAKES,
+        *R12G_MISTAKES,
+        *R17G_MISTAKES,
+        *R18G_MISTAKES,
+        *R19G_MISTAKES,
+    ],
+    [
+        *(Correct(check_DecoderLayer, cls) for cls in [*LAYER_CORRECT, LayerNoneMasksAllTrue]),
         *(Correct(check_Decoder, cls) for cls in DECODER_CORRECT),
     ],
 )

@@ -20,6 +20,9 @@ len_src != len_tgt.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,6 +85,7 @@ from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.rearranged import arrival_hint
 from transformer_course.checking.state_keys import built_keys, norms_without_affine
+from transformer_course.checking.swapped_arguments import attention_arguments_swapped
 from transformer_course.checking.unregistered import unregistered_dropouts
 from transformer_course.exercise import Exercise
 from transformer_course.reference import decoder as ref
@@ -882,6 +886,58 @@ def check_DecoderLayer(cls, *, hidden: bool = False) -> None:
         )
 
 
+def _residual_dropout_from_num_heads(c: Checker, cls, case: _DecCase, message: str) -> str:
+    """For a build whose nn.Dropout refused the rate num_heads: which dropout got it. Built
+    again with one head (nn.Dropout(1) is allowed) and dropout=0.0, in train mode, a layer
+    whose residual dropouts got num_heads drops every sub-layer's output whole, and gives
+    what every dropout at p=1 gives; one whose attention or feed-forward got it does not
+    (their dropouts act inside the block). blind16g-dl-dropout-built-with-num-heads was
+    given the three candidates; "" when the probe does not single this one out."""
+    first = message.split("\n")[0]
+    if case.num_heads == 1 or not (
+        "probability" in first and re.search(rf"got {case.num_heads}\b", first)
+    ):
+        return ""
+    try:
+        module, _, state = build(
+            c,
+            cls,
+            case.d_model,
+            1,
+            case.d_ff,
+            name="DecoderLayer",
+            reference=ref.DecoderLayer(case.d_model, 1, case.d_ff, 0.0, case.norm_first),
+            seed=case.seed,
+            mode="train",
+            dropout=0.0,
+            norm_first=case.norm_first,
+        )
+        inputs = _inputs(case)
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            got = module(*inputs.args())  # (batch, len_tgt, d_model)
+    except Exception:  # CheckFailure included: no evidence either way
+        return ""
+    got = got[0] if isinstance(got, tuple) and got else got
+    every_output_dropped = decoder_layer_f(
+        inputs.x,
+        inputs.memory,
+        as_float64(state),
+        inputs.src_mask,
+        inputs.tgt_mask,
+        1,
+        norm_first=case.norm_first,
+        drop=True,
+    )
+    if not _close64(got, every_output_dropped):
+        return ""
+    return (
+        f"\nThe rate {case.num_heads} is num_heads. Built with num_heads=1 and dropout=0.0 "
+        "instead, your layer in train mode drops every sub-layer's output whole, as "
+        "nn.Dropout(1) does: the dropout on the sub-layers' outputs is given num_heads, "
+        "nn.Dropout(num_heads) where nn.Dropout(dropout) belongs."
+    )
+
+
 def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
     args = (case.d_model, case.num_heads, case.d_ff)
 
@@ -902,6 +958,11 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
     try:
         module, built, state = build_layer()
     except CheckFailure as failure:
+        where = "one of the attentions (self_attn or cross_attn)"
+        if (swapped := attention_arguments_swapped(cls, case, failure.message, where)) is not None:
+            raise failure.with_cause(swapped) from None
+        if rate := _residual_dropout_from_num_heads(c, cls, case, failure.message):
+            raise failure.with_cause(rate) from None
         # norms built without their gain and bias (elementwise_affine=False), read off the
         # keys of the layer constructed again
         found = (
@@ -1048,6 +1109,7 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             ),
             lambda: build_layer()[0],
         )
+        _expect_runs_without_masks(c, module, inputs, case, built, p)
     if drop:
         x, memory = inputs.x, inputs.memory
         attention = "MultiHeadAttention(d_model, num_heads, dropout)"
@@ -1061,6 +1123,50 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             ),
         }
         expect_sublayers_dropped(c, module, parts, state, f"train mode with dropout={case.dropout}")
+
+
+_NONE_MEANS_NO_MASK = (
+    "Your layer was right with both masks given and fails with both left to "
+    "their default, None: forward(x, memory, src_mask=None, tgt_mask=None) makes the masks "
+    "optional, and None means no mask (the lesson calls layer(x, memory, None, mask)). A "
+    "mask is used on the way without a test for None (mask.bool(), ~mask, "
+    "mask.unsqueeze(...), mask.to(...)): test `if src_mask is not None` first, or pass each "
+    "mask to its attention as it is (MultiHeadAttention takes mask=None as no mask)."
+)
+
+
+def _expect_runs_without_masks(
+    c: Checker, module, inputs: _Inputs, case: _DecCase, built: str, p
+) -> None:
+    """The layer called with x and memory alone, both masks left to their default, None
+    (the contract's "no mask"; the lesson calls a layer with src_mask=None): a layer that
+    uses a mask without testing for None (src_mask.bool() at the top of forward:
+    blind16g-dl-masks-cast-to-bool-when-none was accepted, every call giving both masks)
+    raises here. What the layer computes for tgt_mask=None may be no mask or a look-ahead
+    mask of its own (d2l's decoder block builds one): both are accepted."""
+    shapes = f"x {tuple(inputs.x.shape)}, memory {tuple(inputs.memory.shape)}"
+    call = f"layer({shapes}) [{built}], both masks left to their default, None"
+    got = c.call(
+        module, inputs.x, inputs.memory, call_repr=call, hints=[(Exception, _NONE_MEANS_NO_MASK)]
+    )
+    what = f"the output of {call}"
+    expect_tensor_result(
+        c, got, inputs.x.shape, what, inputs={"x": inputs.x, "memory": inputs.memory}
+    )
+
+    def oracle(tgt_mask):  # (batch, len_tgt, d_model), float64
+        return decoder_layer_f(
+            inputs.x, inputs.memory, p, None, tgt_mask, case.num_heads, norm_first=case.norm_first
+        )
+
+    if _close64(got, oracle(None)) or _close64(got, oracle(look_ahead_mask(case.len_tgt))):
+        return
+    c.fail(
+        f"{what} is not what the reference gives, although the same layer was right with both "
+        "masks given: src_mask=None and tgt_mask=None mean no mask (every position may attend "
+        "to every other), the same as passing mask=None to MultiHeadAttention. Look at what "
+        "forward does when a mask is None."
+    )
 
 
 def _output_shape_hint(got, case: _DecCase) -> str:

@@ -35,6 +35,7 @@ import torch
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.graph import graph_reaches
+from transformer_course.checking.hooks import inputs_received
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.keep_probability import KEEP_PROBABILITY, rate_read_backwards
 from transformer_course.checking.layer_flow import FALLS_THROUGH, stream_dropped_entry
@@ -94,6 +95,7 @@ from transformer_course.checking.oracles import (
 from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.state_keys import built_keys, norms_without_affine
+from transformer_course.checking.swapped_arguments import attention_arguments_swapped
 from transformer_course.checking.unregistered import expect_deterministic_registered
 from transformer_course.exercise import Exercise
 from transformer_course.reference import encoder as ref
@@ -455,6 +457,32 @@ _HALF_POWER_INLINE = (
     "sqrt(var + eps): written inline, (x - mean) / (var + eps) ** 1/2, "
     f"{_PRECEDENCE}"
 )
+
+
+_MEAN_ALONE_DIVIDED = (
+    "Only the mean is divided by the standard deviation: yours is x - mean / sqrt(var + eps) "
+    "(times the weight, plus the bias), so x itself is never scaled. Python divides before "
+    "it subtracts (operator precedence): bracket the difference, (x - mean) / "
+    "torch.sqrt(var + eps)."
+)
+_MEAN_ALONE_SCALED = (
+    "Only the mean is normalised and scaled: yours is x - mean / sqrt(var + eps) * weight + "
+    "bias, so x itself is neither divided nor multiplied by the weight. Python divides and "
+    "multiplies before it subtracts (operator precedence): bracket the difference, (x - mean) "
+    "/ torch.sqrt(var + eps) * self.weight + self.bias."
+)
+
+
+def _mean_alone_divided(x: torch.Tensor, p, eps: float, *, gain_inside: bool) -> torch.Tensor:
+    """LayerNorm with the brackets around x - mean left out: x - mean / sqrt(var + eps),
+    the gain applied to that whole (``gain_inside``) or to the divided mean alone.
+    (..., d_model) -> the same."""
+    x = x.detach().double()  # (..., d_model)
+    mean = x.mean(dim=-1, keepdim=True)  # (..., 1)
+    std = torch.sqrt(((x - mean) ** 2).mean(dim=-1, keepdim=True) + eps)  # (..., 1)
+    if gain_inside:
+        return p["weight"] * (x - mean / std) + p["bias"]
+    return x - mean / std * p["weight"] + p["bias"]
 
 
 def _half_power_norm(x: torch.Tensor, p, eps: float, *, inline: bool = False) -> torch.Tensor:
@@ -915,6 +943,16 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
             _VARIANCE_FLOORED: lambda: _floored_variance_norm(x, p, eps),
             _HALF_POWER: lambda: _half_power_norm(x, p, eps),
             _HALF_POWER_INLINE: lambda: _half_power_norm(x, p, eps, inline=True),
+            # the brackets around x - mean left out (blind16g-ln-only-mean-divided-precedence
+            # was given the largest difference and the formula)
+            _MEAN_ALONE_DIVIDED: lambda: _mean_alone_divided(x, p, eps, gain_inside=True),
+            # where the gain is all ones (a fresh module) the two are one result: the
+            # bracket, said once
+            **(
+                {}
+                if bool((p["weight"] == 1).all())
+                else {_MEAN_ALONE_SCALED: lambda: _mean_alone_divided(x, p, eps, gain_inside=False)}
+            ),
         },
         # one constant on every token is an observed diagnosis, not advice: said as one
         explain=lambda: (
@@ -1349,6 +1387,49 @@ _BY_POSITION = (
 )
 
 
+_MASK_ON_QUERIES = (
+    "Your layer's mask blocks the padded query rows instead of the padded key columns: what "
+    "it gives is the attention with the mask's last two axes exchanged, (batch, 1, len, 1) "
+    "where the padding mask is (batch, 1, 1, len). The real tokens still attend to the <pad> "
+    "positions, and each <pad> position's own row is blocked. The mask was turned on the way "
+    "(a transpose(-1, -2), or an unsqueeze(-1) on a (batch, len) mask): pass mask to the "
+    "self-attention as it is given; it broadcasts against the scores (batch, num_heads, len_q, "
+    "len_k) by itself."
+)
+
+
+def _mask_on_queries(mask: torch.Tensor | None) -> torch.Tensor | None:
+    """The padding mask (batch, 1, 1, len) with its last two axes exchanged, (batch, 1, len,
+    1): it blocks the padded queries instead of the padded keys; None for no such mask."""
+    if mask is None or mask.dim() != 4 or mask.shape[-2] != 1 or mask.shape[-1] == 1:
+        return None
+    return mask.transpose(-1, -2)
+
+
+def eval_dropout_hint(module_at_rate_zero, args: tuple, got: torch.Tensor, rate: float) -> str:
+    """The advice that dropout still acts in eval mode, given only where the eval-mode output
+    depends on the dropout rate: ``module_at_rate_zero()`` builds the same layer with
+    dropout=0.0 and the same weights, in eval mode. When it gives the same output, dropout is
+    not what is wrong (blind16g-el-padding-mask-on-query-rows, a mask mistake, was told that
+    dropout acts in eval mode); "" then. The advice stays when the probe cannot run."""
+    advice = dropout_hint(rate, "eval")
+    try:
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            other = module_at_rate_zero()
+            again = other(*args)
+    except Exception:
+        return advice
+    again = again[0] if isinstance(again, tuple) and again else again
+    if (
+        isinstance(again, torch.Tensor)
+        and isinstance(got, torch.Tensor)
+        and again.shape == got.shape
+        and torch.allclose(again.detach().double(), got.detach().double(), rtol=0, atol=1e-12)
+    ):
+        return ""
+    return advice
+
+
 def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
     """EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first): self-attention and
     feed-forward, each with a residual connection and a LayerNorm."""
@@ -1365,6 +1446,13 @@ def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
         expect_positional_order(
             c, cls, (8, 2, 16), order, (x,), "EncoderLayer", seed=62, caller=_BY_POSITION
         )
+
+
+def _built_at_rate_zero(cls, case: _LayerCase, state) -> Any:
+    """The case's layer built with dropout=0.0, holding the case's weights, in eval mode."""
+    module = cls(case.d_model, case.num_heads, case.d_ff, dropout=0.0, norm_first=case.norm_first)
+    module.load_state_dict(state)
+    return module.eval()
 
 
 def _ffn_sizes_swapped(cls, case: _LayerCase, message: str) -> str | None:
@@ -1390,6 +1478,56 @@ def _ffn_sizes_swapped(cls, case: _LayerCase, message: str) -> str | None:
         "PositionwiseFeedForward(d_model, dropout, d_ff) for PositionwiseFeedForward(d_model, "
         "d_ff, dropout), so the rate became a layer size. Pass them in the order of the "
         "signature, or by keyword."
+    )
+
+
+def _residual_dropout_from_num_heads(c: Checker, cls, case: _LayerCase, message: str) -> str:
+    """For a build whose nn.Dropout refused the rate num_heads: which dropout got it. Built
+    again with one head (nn.Dropout(1) is allowed) and dropout=0.0, in train mode, a layer
+    whose residual dropout got num_heads drops both sub-layers' outputs whole and gives what
+    every dropout at p=1 gives; one whose attention or feed-forward got it does not (their
+    dropouts act inside the block). The three were given as candidates before (the
+    decoder's twin: blind16g-dl-dropout-built-with-num-heads); "" when the probe does not
+    single this one out."""
+    first = message.split("\n")[0]
+    if case.num_heads == 1 or not (
+        "probability" in first and re.search(rf"got {case.num_heads}\b", first)
+    ):
+        return ""
+    x = randn((case.batch, case.length, case.d_model), case.seed + 1)
+    _, mask = source_mask(case.batch, case.length, case.padding, case.seed + 2)
+    args = (x,) if mask is None else (x, mask)
+    try:
+        module, _, state = build(
+            c,
+            cls,
+            case.d_model,
+            1,
+            case.d_ff,
+            name="EncoderLayer",
+            reference=ref.EncoderLayer(case.d_model, 1, case.d_ff, 0.0, case.norm_first),
+            seed=case.seed,
+            mode="train",
+            dropout=0.0,
+            norm_first=case.norm_first,
+        )
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            got = module(*args)  # (batch, len, d_model)
+    except Exception:  # CheckFailure included: no evidence either way
+        return ""
+    got = got[0] if isinstance(got, tuple) and got else got
+    dropped = encoder_layer_f(x, as_float64(state), mask, 1, norm_first=case.norm_first, drop=True)
+    if not (
+        isinstance(got, torch.Tensor)
+        and got.shape == dropped.shape
+        and torch.allclose(got.detach().double(), dropped, rtol=1e-4, atol=1e-5)
+    ):
+        return ""
+    return (
+        f"\nThe rate {case.num_heads} is num_heads. Built with num_heads=1 and dropout=0.0 "
+        "instead, your layer in train mode drops both sub-layers' outputs whole, as "
+        "nn.Dropout(1) does: the dropout on the sub-layers' outputs is given num_heads, "
+        "nn.Dropout(num_heads) where nn.Dropout(dropout) belongs."
     )
 
 
@@ -1424,6 +1562,10 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
     except CheckFailure as failure:
         if (swapped := _ffn_sizes_swapped(cls, case, failure.message)) is not None:
             raise failure.with_cause(swapped) from None
+        if (swapped := attention_arguments_swapped(cls, case, failure.message)) is not None:
+            raise failure.with_cause(swapped) from None
+        if rate := _residual_dropout_from_num_heads(c, cls, case, failure.message):
+            raise failure.with_cause(rate) from None
         if affine := _norms_without_affine(cls, case, failure.message):
             raise CheckFailure(
                 failure.exercise, failure.message + affine, failure.learner_traceback
@@ -1546,12 +1688,32 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
                 if case.norm_first
                 else {}
             ),
+            # the padding mask blocking query rows (blind16g-el-padding-mask-on-query-rows
+            # was told that dropout acts in eval mode)
+            **(
+                {
+                    _MASK_ON_QUERIES: lambda: encoder_layer_f(
+                        x, p, _mask_on_queries(mask), case.num_heads, norm_first=case.norm_first
+                    )
+                }
+                if _mask_on_queries(mask) is not None and not drop
+                else {}
+            ),
         },
         localise=lambda: (
             dropout_rate_problem(module, args, got, case.dropout)
             or ("" if case.mode == "train" and case.dropout > 0 else localise())
         ),
-        hint=dropout_hint(case.dropout, case.mode) or _BUILT_ON,
+        hint=lambda: (
+            (
+                eval_dropout_hint(
+                    lambda: _built_at_rate_zero(cls, case, state), args, got, case.dropout
+                )
+                if case.mode == "eval" and case.dropout > 0
+                else ""
+            )
+            or _BUILT_ON
+        ),
     )
     if drop:
         parts = {
@@ -1615,6 +1777,47 @@ _STACK_BUILT_ON = (
 )
 
 
+def _mask_made_when_none(module, call, x: torch.Tensor) -> str:
+    """For a stack called with mask=None: the first layer (``layers.<i>``) or self-attention
+    that receives a tensor as its mask all the same, found with pre-hooks; the stack built a
+    mask of its own (blind16g-enc-default-mask-batch-by-len, a (batch, len) mask of ones, was
+    given the raw broadcasting error alone). "" when every mask received is None."""
+    roles = {"self_attn"} | {
+        name.rsplit(".", 1)[-1]
+        for name, _ in module.named_modules()
+        if name.startswith("layers.") and name.count(".") == 1
+    }
+    for name, role, args, kwargs in inputs_received(module, roles, call):
+        if role == "self_attn":
+            received = kwargs.get("mask", args[3] if len(args) > 3 else None)
+        elif name.startswith("layers.") and name.count(".") == 1:
+            received = kwargs.get("mask", args[1] if len(args) > 1 else None)
+        else:
+            continue
+        if not isinstance(received, torch.Tensor):
+            continue
+        shape = tuple(received.shape)
+        who = (
+            "stack hands on a mask of its"
+            if role != "self_attn"
+            else "layers hand on a mask of their"
+        )
+        said = (
+            f"The encoder was called with mask=None, and `{name}` received a mask of shape "
+            f"{shape}: your {who} own making when mask is None. None means "
+            "no mask: pass it on to every layer as it is (MultiHeadAttention takes mask=None "
+            "as no mask)."
+        )
+        if shape == tuple(x.shape[:2]):
+            said += (
+                " A (batch, len) mask does not fit either: against the scores (batch, "
+                "num_heads, len_q, len_k) it lines up with the last two axes, (len_q, len_k); "
+                "a padding mask has the shape (batch, 1, 1, len)."
+            )
+        return said
+    return ""
+
+
 def check_Encoder(cls, *, hidden: bool = False) -> None:
     """Encoder(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)."""
     with Checker("Encoder", hidden=hidden) as c:
@@ -1661,6 +1864,11 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
         *args,
         call_repr=call,
         hints=[
+            *(
+                [(Exception, lambda _exc: _mask_made_when_none(module, lambda: module(*args), x))]
+                if mask is None
+                else []
+            ),
             *mask_arrival_hint(module, lambda: module(*args), {"self_attn": ("mask", mask)}),
             *LAYER_HINTS,
             *stack_input_hint(module, lambda: module(*args), x, case.num_layers),
@@ -1716,6 +1924,7 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
         mistakes=mistake_values(compute, table),
         localise=lambda: (
             dropout_rate_problem(module, args, got, case.dropout)
+            or (_mask_made_when_none(module, lambda: module(*args), x) if mask is None else "")
             or ("" if case.mode == "train" and case.dropout > 0 else localise())
         ),
         hint=dropout_hint(case.dropout, case.mode) or _STACK_BUILT_ON,
