@@ -104,13 +104,14 @@ def ids_built_as_floats(ids):
         (
             pe_table_reshaped,
             (torch.ones(2, 5, 8),),
-            r"`table\.reshape\(x\.shape\)` only rearranges .* cannot repeat them",
+            r"`table\.reshape\(x\.shape\)` asks a \(5, 8\) tensor for the shape \(2, 5, 8\)"
+            r".*cannot repeat entries",
         ),
         (where_of_one_argument, (torch.tensor([[1, 0]]),), r"torch\.where\(condition\) with one"),
         (
             stacked_projections,
             (torch.ones(2, 4),),
-            r"6 features where 4 belong, and 6 is what this product outputs",
+            r"6 features where 4 belong, and 6 is also what this product outputs",
         ),
         (
             head_states_looked_up,
@@ -135,6 +136,37 @@ def test_a_plain_tensor_s_missing_attribute_is_not_an_unstored_one():
     assert "nothing stored" not in message, message
 
 
+def heads_merged_with_a_squared_width(x):
+    batch, _, length, d_head = x.shape
+    return x.transpose(1, 2).reshape(batch, length, d_head * d_head)
+
+
+def rows_viewed_from_a_slice(x):
+    table = torch.zeros(10, x.shape[2])
+    return x + table[: x.shape[1]].view(x.shape)
+
+
+def largest_values_fed_back(ids):
+    table = nn.Embedding(10, 4)
+    logits = table(ids) @ torch.ones(4, 10)  # (batch, len, vocab)
+    following = logits[:, -1].max(dim=-1, keepdim=True)[0]  # values, not indices
+    return table(torch.cat([ids.float(), following], dim=1))
+
+
+def test_a_refused_reshape_is_read_from_the_tensor_s_own_shape():
+    """Only a tensor that is the shape's tail is told that a view cannot repeat it; one of
+    another shape (a size mistyped) gets the counts; an expression names both readings."""
+    message = _message(heads_merged_with_a_squared_width, torch.ones(2, 2, 3, 4))
+    assert "needs 96" in message and "cannot repeat" not in message, message
+    message = _message(rows_viewed_from_a_slice, torch.ones(2, 5, 8))
+    assert re.search(r"If it is a \(5, 8\) tensor .* Otherwise a size", message, re.DOTALL)
+
+
+def test_values_of_a_maximum_given_to_a_lookup_are_not_called_vectors():
+    message = _message(largest_values_fed_back, torch.tensor([[1, 2], [3, 4]]))
+    assert "a maximum's value" in message and "tensor of vectors" not in message, message
+
+
 def test_a_view_with_another_shape_of_entries_is_told_only_the_counts():
     message = _message(lambda x: x.view(3, 5), torch.ones(2, 4))
     assert "needs 15" in message and "cannot repeat" not in message, message
@@ -145,7 +177,7 @@ def test_an_exercise_s_own_reading_of_a_refused_reshape_replaces_the_general_one
     with pytest.raises(CheckFailure) as failure, Checker("demo") as c:
         c.call(pe_table_reshaped, torch.ones(2, 5, 8), hints=[(RuntimeError, own)])
     assert own in failure.value.message
-    assert "only rearranges the entries" not in failure.value.message
+    assert "cannot repeat entries" not in failure.value.message
 
 
 class RescalesItsWeight(nn.Module):

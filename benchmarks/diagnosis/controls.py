@@ -77,6 +77,18 @@ _GENERIC_AFTER_ROUND_17 = (
 #: after round 18, which read round 15's cases and fixed their classes (with the probes
 #: of the single-edit diagnosis, and hints for raw errors); round 16's cases' base
 _AFTER_ROUND_18 = ("f0c70d0", "after round 18: round 15's cases read and fixed")
+#: the general diagnoses of round 19 (raw errors told by their text and failing line, a
+#: forward that changes its parameters, layers in a plain dict, a quiz answer's form, a
+#: wrong number related to the right one): designed from round 16's reports (their
+#: classes, not their cases), before any per-case fix of round 19
+_GENERIC_ROUND_19 = ("e313667", "with round 19's general diagnoses, before its per-case fixes")
+#: the same, corrected where this control showed them wrong: four of round 12's second
+#: cases lost their name to them, and their messages were read (so this control is no
+#: longer wholly unread: those four cases are known)
+_GENERIC_ROUND_19_CORRECTED = (
+    "89dd575",
+    "round 19's general diagnoses corrected on four of these cases' messages",
+)
 CONTROLS = (
     Control(
         "round 11's first cases (blind11a-g)",
@@ -102,6 +114,8 @@ CONTROLS = (
             *_DEVIATIONS,
             _GENERIC_AFTER_ROUND_17,
             _AFTER_ROUND_18,
+            _GENERIC_ROUND_19,
+            _GENERIC_ROUND_19_CORRECTED,
         ),
     ),
     Control(

@@ -57,7 +57,7 @@ _API_NAMES = re.compile(r"\bmath\.\w+|\bnp\.vectorize\b|\bnamed_parameters\b")
 def _same_subject(hint: str, others: list[str]) -> bool:
     """Whether an exercise's own hint already names an API the general ``hint`` names."""
     names = set(_API_NAMES.findall(hint))
-    if " only rearranges the entries" in hint or " keeps the number of entries" in hint:
+    if "view/reshape cannot repeat entries" in hint or " keeps the number of entries" in hint:
         return any("reshape" in other for other in others)  # the exercise's own reading
     return any(name in other for name in names for other in others)
 
@@ -429,6 +429,7 @@ class Checker:
         """The failure for an exception the learner's code raised (with its hints; the
         generic ones too unless ``generic`` is False)."""
         advice = matching_hints(exc, hint_list)
+        own = bool(advice)  # the exercise's own reading of its error
         if generic:  # the general advice, unless the exercise's own says the same thing
             advice += [
                 hint
@@ -443,7 +444,7 @@ class Checker:
                 "contract (the message above says what)."
             )
         deviation = self.deviation(candidates=not advice)
-        if advice and self._errors_only():  # the check's own advice on its error comes first
+        if own and self._errors_only():  # the check's own advice on its error comes first
             deviation = ""
         return CheckFailure(
             self.exercise,

@@ -133,7 +133,7 @@ def _plain_containers(module: nn.Module, missing: list[str], extra: list[str]) -
     container = "nn.ModuleDict" if kind == "dict" else "nn.ModuleList"
     return (
         f"its state dict lacks {_key_list(missing)}, and it keeps modules in `self.{name}`, a "
-        f"plain Python {kind}: nn.Module registers a submodule assigned to an attribute "
+        f"plain Python {kind}, whose modules are not registered: nn.Module registers a submodule assigned to an attribute "
         f"directly (self.w = nn.Linear(...)) or held in nn.ModuleList / nn.ModuleDict, and "
         f"the modules of a plain {kind} are invisible to state_dict, .parameters(), .to() and "
         f"the optimizer, which would never train them. Assign each to its own attribute, "

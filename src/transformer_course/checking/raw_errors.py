@@ -136,26 +136,69 @@ def _view_size_advice(exc: BaseException) -> str:
         return ""
     wanted = math.prod(asked)
     written = re.search(
-        r"((?:\w+\.)*\w+(?:\[[^\]]*\])?)\.(view|reshape)\(([^()]*(?:\([^()]*\))?[^()]*)\)",
+        r"((?:\w+\.)*\w+(?:\[(?:[^\[\]]|\[[^\]]*\])*\])?)\.(view|reshape)"
+        r"\(([^()]*(?:\([^()]*\))?[^()]*)\)",
         _failing_lines(exc),
     )
-    call = f"`{written[1]}.{written[2]}({written[3]})`" if written else "view/reshape"
-    for lead in range(1, len(asked)):
-        if math.prod(asked[lead:]) == held and math.prod(asked[:lead]) > 1:
-            shape, tail = tuple(asked), tuple(asked[lead:])
-            return (
-                f"{call} only rearranges the entries a tensor holds: this one holds "
-                f"{held} = {' x '.join(map(str, tail))} and the shape {shape} needs {wanted}, "
-                f"{wanted // held} copies of it. It cannot repeat them: to use one {tail} "
-                f"tensor for every entry of the leading {tuple(asked[:lead])}, let "
-                f"broadcasting do it (a {tail} tensor combines with a {shape} one as it is, "
-                "in +, * or masked_fill), or use .expand(...)."
-            )
-    return (
+    method = re.search(r"\.(view|reshape)\(([^()]*(?:\([^()]*\))?[^()]*)\)", _failing_lines(exc))
+    call = (
+        f"`{written[1]}.{written[2]}({written[3]})`"
+        if written
+        else f"`.{method[1]}({method[2]})`"
+        if method
+        else "A reshape"
+    )
+    shape = _local_shape(exc, written[1]) if written else None
+    general = (
         f"{call} keeps the number of entries: the tensor holds {held} and the shape "
         f"{tuple(asked)} needs {wanted}. A size taken from the wrong variable, or the wrong "
         "tensor reshaped: print the tensor's shape on the line shown below."
     )
+    for lead in range(1, len(asked)):
+        tail = tuple(asked[lead:])
+        if math.prod(tail) != held or math.prod(asked[:lead]) <= 1:
+            continue
+        like_another = bool(written) and re.fullmatch(
+            r"\s*(?:\w+\.)*\w+\.(?:shape|size\(\))\s*", written[3]
+        )
+        if shape != tail and (shape is not None or not like_another):
+            return general  # not seen to be a table viewed as a batch: the counts alone
+        repeat = (
+            f"view/reshape cannot repeat entries: to use one {tail} tensor for every entry "
+            f"of the leading {tuple(asked[:lead])}, let broadcasting do it (a {tail} tensor "
+            f"combines with a {tuple(asked)} one as it is, in +, * or masked_fill), or use "
+            ".expand(...)."
+        )
+        if shape == tail:
+            return (
+                f"{call} asks a {tail} tensor for the shape {tuple(asked)}, {wanted // held} "
+                f"times its {held} entries. {repeat}"
+            )
+        return (
+            f"{call} asks for {tuple(asked)}, {wanted} entries, {wanted // held} times the "
+            f"{held} the tensor holds. If it is a {tail} tensor meant for every entry of the "
+            f"leading {tuple(asked[:lead])}: {repeat} Otherwise a size was taken from the "
+            "wrong variable."
+        )
+    return general
+
+
+def _local_shape(exc: BaseException, name: str) -> tuple[int, ...] | None:
+    """The shape of the tensor a plain name stands for in the learner's failing frame (the
+    innermost of theirs on the traceback); None for anything else (an expression)."""
+    from transformer_course.checking.failure import _is_learner_frame
+
+    if not name.isidentifier():
+        return None
+    frame = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if _is_learner_frame(tb.tb_frame.f_code.co_filename):
+            frame = tb.tb_frame
+        tb = tb.tb_next
+    value = frame.f_locals.get(name) if frame is not None else None
+    shape = getattr(value, "shape", None)
+    return tuple(int(size) for size in shape) if isinstance(shape, tuple) else None
 
 
 def _one_argument_where_advice(exc: BaseException) -> str:
@@ -191,10 +234,11 @@ def matmul_advice(exc: BaseException) -> str:
     if width == out and width != needed:
         return (
             f"{general} Here the left operand has {width} features where {needed} belong, and "
-            f"{width} is what this product outputs (an nn.Linear({needed}, {width}) takes "
-            f"{needed}): it was given a tensor that had already been through a layer of "
-            f"width {width} (another projection's output, where that projection's input "
-            "belongs), or an operand is transposed. Check which tensor each layer reads."
+            f"{width} is also what this product outputs (an nn.Linear({needed}, {width}) takes "
+            f"{needed}): the layer was given the wrong tensor, one of width {width} (the "
+            f"block's input, or the output of another layer of that width) where a tensor of "
+            f"width {needed} belongs, or an operand is transposed. Check which tensor each "
+            "layer reads."
         )
     return (
         f"{general} Here the left operand has {width} features and the right expects "
@@ -241,9 +285,17 @@ def _float_lookup_advice(exc: BaseException) -> str:
             "self.embedding.weight.T."
         )
     whole = bool(torch.equal(given, given.round())) if given.is_floating_point() else True
-    if given.dim() >= 1 and given.shape[-1] == table.shape[1] and not whole:
+    if whole:
+        return cast
+    if given.dim() >= 1 and given.shape[-1] == table.shape[1] and given.dim() >= 2:
         return vectors.format(shape=f" of shape {tuple(given.shape)}, {table.shape[1]} wide")
-    return cast if whole else vectors.format(shape="")
+    return (
+        f"The tensor that reached an embedding lookup, of shape {tuple(given.shape)}, holds "
+        "floats that are not whole numbers, where token ids belong: values were computed "
+        "where the ids belong. A token taken as a maximum's value (x.max(dim=-1)[0], "
+        ".values) instead of its index (argmax, .indices, x.max(dim=-1)[1]), or probabilities "
+        "where the drawn ids belong, give such values."
+    )
 
 
 RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]] = {
