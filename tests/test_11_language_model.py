@@ -7,6 +7,7 @@ same weight, a plain SwiGLU formula with F.silu, F.scaled_dot_product_attention
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 
@@ -622,6 +623,28 @@ def _rope_llama(length, d_head, base=10000.0):
         torch.ones(length, d_head // 2), torch.outer(torch.arange(length).float(), freqs)
     )
     return freqs_cis.real, freqs_cis.imag
+
+
+def _rope_memo_without_base():
+    """Tables memoised in a module-level dict keyed by (length, d_head): base left out of the
+    key, so a later call with another base gets the first one's tables."""
+    memo = {}
+
+    def rotary_embedding(length, d_head, base=10000.0):
+        key = (length, d_head)
+        if key not in memo:
+            angles = _angles(length, d_head, base)  # (length, d_head // 2)
+            memo[key] = (angles.cos().float(), angles.sin().float())
+        return memo[key]
+
+    return rotary_embedding
+
+
+@functools.lru_cache(maxsize=32)
+def _rope_lru_cached(length, d_head, base=10000.0):
+    """The tables memoised by functools.lru_cache: keyed on every argument."""
+    angles = _angles(length, d_head, base)  # (length, d_head // 2)
+    return angles.cos().float(), angles.sin().float()
 
 
 # -------------------------------------------------------------------------- apply_rotary
@@ -3267,6 +3290,12 @@ MISTAKES = [
     ),
     Mistake(check_rotary_embedding, _rope(sign=-1), r"grow with i"),
     Mistake(check_rotary_embedding, _rope(swap=True), r"returned \(sin, cos\)"),
+    # blind16b: a cache keyed by the length alone passed every check (each call its own length)
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_memo_without_base()),
+        r"returned the very tables of an earlier call.* a key that leaves out base\b",
+    ),
     Mistake(
         check_rotary_embedding,
         _named("rotary_embedding", _rope_in_half_precision),
@@ -4037,6 +4066,7 @@ CORRECT = [
     Correct(check_RMSNorm, NormLlama),
     Correct(check_RMSNorm, NormPower),
     Correct(check_rotary_embedding, _named("rotary_embedding", _rope_llama)),
+    Correct(check_rotary_embedding, _named("rotary_embedding", _rope_lru_cached)),
     Correct(check_apply_rotary, _named("apply_rotary", _rotate_half_neox)),
     Correct(check_apply_rotary, _named("apply_rotary", _rotate_adjacent), note=r"neighbouring"),
     Correct(check_apply_rotary, _named("apply_rotary", _rotate_adjacent_complex), note=r"2i"),
