@@ -492,6 +492,18 @@ class FfnW2Transposed(nn.Module):
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
 
 
+class FfnGateThroughW1(FfnW2Transposed):
+    """w1 reads the value instead of x: the value projection chained before the gate."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__(d_model, d_ff)
+        self.w2 = nn.Linear(d_ff, d_model, bias=False)
+
+    def forward(self, x):
+        value = self.w3(x)  # (..., d_ff)
+        return self.w2(F.silu(self.w1(value)) * value)
+
+
 # ---------------------------------------------------------------------- rotary_embedding
 def _angles(length, d_head, base=10000.0, *, first=0, exponent=2):
     theta = base ** (-exponent * torch.arange(d_head // 2, dtype=torch.float64) / d_head)
@@ -3371,6 +3383,13 @@ MISTAKES = [
         r"two rotated halves back in the wrong order",
     ),
     Mistake(check_SwiGLU, FfnSwapped, r"gate and value are swapped"),
+    # blind16b: a projection reading another's d_ff output got only the transpose note
+    Mistake(
+        check_SwiGLU,
+        FfnGateThroughW1,
+        r"(?s)was given \d+ = d_ff features.*exactly what this gives: w1 reads the value w3\(x\) "
+        r"instead of x: silu\(w1\(w3\(x\)\)\) \* w3\(x\)",
+    ),
     Mistake(check_SwiGLU, FfnTwoThirds, r"not to d_ff = \d+\. That is int\(2 \* d_ff / 3\)"),
     Mistake(check_SwiGLU, FfnReLU, r"used ReLU"),
     # was told "the submodules must be called exactly so", though their names were right
