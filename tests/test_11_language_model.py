@@ -1095,6 +1095,13 @@ class AttentionOutputInForward(ref.CausalSelfAttention):
         return super().forward(x)
 
 
+class GptHeadsAndLayersExchanged(ref.GPT):
+    """num_heads and num_layers exchanged in the signature, the body the reference's."""
+
+    def __init__(self, vocab_size, d_model, num_layers, d_ff, num_heads, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+
+
 class GptBlocksCalledAtOnce(ref.GPT):
     """The ModuleList of blocks called on the embeddings in one expression."""
 
@@ -3383,6 +3390,12 @@ MISTAKES = [
         r"two rotated halves back in the wrong order",
     ),
     Mistake(check_SwiGLU, FfnSwapped, r"gate and value are swapped"),
+    # blind16b: right when num_heads == num_layers (the visible case); a block count alone
+    Mistake(
+        check_GPT,
+        GptHeadsAndLayersExchanged,
+        r"number of blocks is num_heads, not num_layers, so num_heads and num_layers are swapped",
+    ),
     # blind16b: a projection reading another's d_ff output got only the transpose note
     Mistake(
         check_SwiGLU,
