@@ -2450,6 +2450,26 @@ def _sample_nanogpt_hf(logits, temperature=1.0, top_k=None, top_p=None, generato
     return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
 
 
+def _sample_draws_last_row(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """The last row of multinomial's (batch, 1) draws, [-1], for its column."""
+    if temperature == 0:
+        return torch.argmax(logits, dim=-1)
+    probs = F.softmax(logits / temperature, dim=-1)  # (batch, vocab)
+    return torch.multinomial(probs, 1, generator=generator)[-1]  # (1,)
+
+
+def _sample_top_k_from_max(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """nanoGPT's top-k with the threshold read from the wrong end of topk's sorted values."""
+    if temperature == 0:
+        return torch.argmax(logits, dim=-1)
+    logits = logits / temperature
+    if top_k is not None:
+        v, _ = torch.topk(logits, min(top_k, logits.size(-1)))  # (batch, k), descending
+        logits = logits.masked_fill(logits < v[:, [0]], -float("inf"))
+    probs = F.softmax(logits, dim=-1)
+    return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
+
+
 def _sample_hf_temperature_slip(where: str):
     """Hugging Face's top-p with a temperature slip: divided again inside top-p ("twice":
     the nucleus at t ** 2), or divided only inside the top-p branch ("branch")."""
@@ -3701,6 +3721,18 @@ MISTAKES = [
     Mistake(check_sample, _sampler(top_p_rule="too_few"), r"one token too few"),
     Mistake(check_sample, _sampler(top_p_rule="too_many"), r"one token too many"),
     Mistake(check_sample, _sampler(renormalise=False), r"renormalise"),
+    # blind16b: the shape alone, and "check top-k" alone, before
+    Mistake(
+        check_sample,
+        _named("sample", _sample_draws_last_row),
+        r"one token for the whole batch, the last row's: .* \[-1\] on it takes its last row",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_from_max),
+        r"keeps one token, the most probable \(greedy\), where top_k=\d+ keeps \d+: the "
+        r"threshold is the largest logit",
+    ),
     Mistake(
         check_sample, _sampler(temperature_at="after_top_p"), r"probabilities at temperature 1"
     ),
