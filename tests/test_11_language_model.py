@@ -273,6 +273,14 @@ class NormFourthRoot(ref.RMSNorm):
         return x / (x.pow(4).mean(-1, keepdim=True) + self.eps) ** 0.25 * self.weight
 
 
+class NormMeanDividedAgain(ref.RMSNorm):
+    """The mean of the squares divided by d_model once more (sum / d_model ** 2)."""
+
+    def forward(self, x):
+        mean_square = x.pow(2).mean(-1, keepdim=True) / x.size(-1)  # (..., 1)
+        return x * torch.rsqrt(mean_square + self.eps) * self.weight
+
+
 class NormZeroGain(ref.RMSNorm):
     """The gain initialised to zeros (Gemma's 1 + weight start) and used directly."""
 
@@ -3109,6 +3117,13 @@ MISTAKES = [
         r"it is the sum of the squares divided by x\.shape\[\d\] = \d+, not by d_model",
     ),
     Mistake(check_RMSNorm, NormFourthRoot, r"one number per token.*for token \(0, 0\) yours is"),
+    # blind16b: the first token's number alone before
+    Mistake(
+        check_RMSNorm,
+        NormMeanDividedAgain,
+        r"one number per token.*it is the sum of the squares divided by d_model \*\* 2.*"
+        r"sqrt\(d_model\) times too large",
+    ),
     Mistake(
         check_next_token_batches,
         _named("next_token_batches", _batches_block_size_starts),
