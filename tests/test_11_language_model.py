@@ -820,6 +820,13 @@ def _rotate_adjacent(x, cos, sin):
     return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)
 
 
+def _rotate_adjacent_unflattened(x, cos, sin):
+    """Adjacent pairs stacked on a last axis of their own, never flattened back."""
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    even, odd = x[..., 0::2], x[..., 1::2]  # (..., len, d_head // 2) each
+    return torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1)
+
+
 # ------------------------------------------------------------------------------- SwiGLU
 class _Ffn(ref.SwiGLU):
     def act(self, z):
@@ -3404,6 +3411,17 @@ MISTAKES = [
         r"two rotated halves .* joined along axis -2 \(len\), with the right values",
     ),
     Mistake(check_apply_rotary, _rotate(join=(torch.stack, -3)), r"extra axis of size 2"),
+    # blind16b: the shape alone before
+    Mistake(
+        check_apply_rotary,
+        _rotate(join=(torch.stack, -1)),
+        r"extra trailing axis of size 2.*two rotated halves stacked on a new last axis",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_adjacent_unflattened),
+        r"extra trailing axis of size 2.*neighbouring pair.*values are right: flatten",
+    ),
     Mistake(
         check_apply_rotary,
         _rotate(split_axis=-2),

@@ -1092,6 +1092,35 @@ def _rotary_shape_hint(got: Any, x: torch.Tensor, expected: torch.Tensor) -> str
                 "and sin, (len, d_head // 2), already line up with x's last two axes, (..., "
                 "len, d_head // 2), whatever leading axes x has: use them as they are."
             )
+    if shape == (*lead, length, half, 2) and isinstance(got, torch.Tensor):
+        # b16b: torch.view_as_real of the rotated complex pairs, never flattened back
+        flat = got.detach().double().flatten(-2)  # (..., len, d_head), pairs interleaved
+        adjacent = rotate_f(x, rope_angles_f(length, d_head), "adjacent")
+
+        def close(a: torch.Tensor, b: torch.Tensor) -> bool:
+            return bool(torch.allclose(a, b, rtol=1e-2, atol=1e-2))
+
+        if close(flat, adjacent):
+            return (
+                "Your result has an extra trailing axis of size 2, (..., len, d_head // 2, "
+                "2): each rotated neighbouring pair (2i, 2i + 1) on an axis of its own, as "
+                "torch.view_as_real returns the complex numbers (or torch.stack([...], "
+                "dim=-1) of the two rotated parts). The values are right: flatten the last "
+                "two axes back into d_head, torch.view_as_real(...).flatten(-2)."
+            )
+        if close(got.detach().double().transpose(-1, -2).flatten(-2), expected.double()):
+            return (
+                "Your result has an extra trailing axis of size 2, (..., len, d_head // 2, "
+                "2): the two rotated halves stacked on a new last axis, torch.stack([...], "
+                "dim=-1) (flattening it would interleave them). Join the halves along the "
+                "last axis: torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)."
+            )
+        return (
+            "Your result has an extra trailing axis of size 2, (..., len, d_head // 2, 2): "
+            "pairs on an axis of their own (torch.view_as_real, or torch.stack(..., dim=-1)), "
+            "never merged back into d_head features (.flatten(-2) for neighbouring pairs, "
+            "torch.cat(..., dim=-1) for halves)."
+        )
     if shape in ((*lead, 2, length, half), (*lead, length, 2, half)):
         return (
             "Your result has an extra axis of size 2: torch.stack puts the two rotated "
