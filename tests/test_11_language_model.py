@@ -7,6 +7,7 @@ same weight, a plain SwiGLU formula with F.silu, F.scaled_dot_product_attention
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 
@@ -272,6 +273,14 @@ class NormFourthRoot(ref.RMSNorm):
         return x / (x.pow(4).mean(-1, keepdim=True) + self.eps) ** 0.25 * self.weight
 
 
+class NormMeanDividedAgain(ref.RMSNorm):
+    """The mean of the squares divided by d_model once more (sum / d_model ** 2)."""
+
+    def forward(self, x):
+        mean_square = x.pow(2).mean(-1, keepdim=True) / x.size(-1)  # (..., 1)
+        return x * torch.rsqrt(mean_square + self.eps) * self.weight
+
+
 class NormZeroGain(ref.RMSNorm):
     """The gain initialised to zeros (Gemma's 1 + weight start) and used directly."""
 
@@ -491,6 +500,18 @@ class FfnW2Transposed(nn.Module):
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
 
 
+class FfnGateThroughW1(FfnW2Transposed):
+    """w1 reads the value instead of x: the value projection chained before the gate."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__(d_model, d_ff)
+        self.w2 = nn.Linear(d_ff, d_model, bias=False)
+
+    def forward(self, x):
+        value = self.w3(x)  # (..., d_ff)
+        return self.w2(F.silu(self.w1(value)) * value)
+
+
 # ---------------------------------------------------------------------- rotary_embedding
 def _angles(length, d_head, base=10000.0, *, first=0, exponent=2):
     theta = base ** (-exponent * torch.arange(d_head // 2, dtype=torch.float64) / d_head)
@@ -622,6 +643,28 @@ def _rope_llama(length, d_head, base=10000.0):
         torch.ones(length, d_head // 2), torch.outer(torch.arange(length).float(), freqs)
     )
     return freqs_cis.real, freqs_cis.imag
+
+
+def _rope_memo_without_base():
+    """Tables memoised in a module-level dict keyed by (length, d_head): base left out of the
+    key, so a later call with another base gets the first one's tables."""
+    memo = {}
+
+    def rotary_embedding(length, d_head, base=10000.0):
+        key = (length, d_head)
+        if key not in memo:
+            angles = _angles(length, d_head, base)  # (length, d_head // 2)
+            memo[key] = (angles.cos().float(), angles.sin().float())
+        return memo[key]
+
+    return rotary_embedding
+
+
+@functools.lru_cache(maxsize=32)
+def _rope_lru_cached(length, d_head, base=10000.0):
+    """The tables memoised by functools.lru_cache: keyed on every argument."""
+    angles = _angles(length, d_head, base)  # (length, d_head // 2)
+    return angles.cos().float(), angles.sin().float()
 
 
 # -------------------------------------------------------------------------- apply_rotary
@@ -775,6 +818,13 @@ def _rotate_adjacent(x, cos, sin):
     cos, sin = cos.to(x.dtype), sin.to(x.dtype)
     a, b = x[..., 0::2], x[..., 1::2]
     return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)
+
+
+def _rotate_adjacent_unflattened(x, cos, sin):
+    """Adjacent pairs stacked on a last axis of their own, never flattened back."""
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    even, odd = x[..., 0::2], x[..., 1::2]  # (..., len, d_head // 2) each
+    return torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1)
 
 
 # ------------------------------------------------------------------------------- SwiGLU
@@ -1058,6 +1108,13 @@ class AttentionOutputInForward(ref.CausalSelfAttention):
     def forward(self, x):
         self.w_o = nn.Linear(x.shape[-1], x.shape[-1], bias=False)
         return super().forward(x)
+
+
+class GptHeadsAndLayersExchanged(ref.GPT):
+    """num_heads and num_layers exchanged in the signature, the body the reference's."""
+
+    def __init__(self, vocab_size, d_model, num_layers, d_ff, num_heads, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
 
 
 class GptBlocksCalledAtOnce(ref.GPT):
@@ -2408,6 +2465,26 @@ def _sample_nanogpt_hf(logits, temperature=1.0, top_k=None, top_p=None, generato
     return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
 
 
+def _sample_draws_last_row(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """The last row of multinomial's (batch, 1) draws, [-1], for its column."""
+    if temperature == 0:
+        return torch.argmax(logits, dim=-1)
+    probs = F.softmax(logits / temperature, dim=-1)  # (batch, vocab)
+    return torch.multinomial(probs, 1, generator=generator)[-1]  # (1,)
+
+
+def _sample_top_k_from_max(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """nanoGPT's top-k with the threshold read from the wrong end of topk's sorted values."""
+    if temperature == 0:
+        return torch.argmax(logits, dim=-1)
+    logits = logits / temperature
+    if top_k is not None:
+        v, _ = torch.topk(logits, min(top_k, logits.size(-1)))  # (batch, k), descending
+        logits = logits.masked_fill(logits < v[:, [0]], -float("inf"))
+    probs = F.softmax(logits, dim=-1)
+    return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
+
+
 def _sample_hf_temperature_slip(where: str):
     """Hugging Face's top-p with a temperature slip: divided again inside top-p ("twice":
     the nucleus at t ** 2), or divided only inside the top-p branch ("branch")."""
@@ -3047,6 +3124,13 @@ MISTAKES = [
         r"it is the sum of the squares divided by x\.shape\[\d\] = \d+, not by d_model",
     ),
     Mistake(check_RMSNorm, NormFourthRoot, r"one number per token.*for token \(0, 0\) yours is"),
+    # blind16b: the first token's number alone before
+    Mistake(
+        check_RMSNorm,
+        NormMeanDividedAgain,
+        r"one number per token.*it is the sum of the squares divided by d_model \*\* 2.*"
+        r"sqrt\(d_model\) times too large",
+    ),
     Mistake(
         check_next_token_batches,
         _named("next_token_batches", _batches_block_size_starts),
@@ -3267,6 +3351,12 @@ MISTAKES = [
     ),
     Mistake(check_rotary_embedding, _rope(sign=-1), r"grow with i"),
     Mistake(check_rotary_embedding, _rope(swap=True), r"returned \(sin, cos\)"),
+    # blind16b: a cache keyed by the length alone passed every check (each call its own length)
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_memo_without_base()),
+        r"returned the very tables of an earlier call.* a key that leaves out base\b",
+    ),
     Mistake(
         check_rotary_embedding,
         _named("rotary_embedding", _rope_in_half_precision),
@@ -3321,6 +3411,17 @@ MISTAKES = [
         r"two rotated halves .* joined along axis -2 \(len\), with the right values",
     ),
     Mistake(check_apply_rotary, _rotate(join=(torch.stack, -3)), r"extra axis of size 2"),
+    # blind16b: the shape alone before
+    Mistake(
+        check_apply_rotary,
+        _rotate(join=(torch.stack, -1)),
+        r"extra trailing axis of size 2.*two rotated halves stacked on a new last axis",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_adjacent_unflattened),
+        r"extra trailing axis of size 2.*neighbouring pair.*values are right: flatten",
+    ),
     Mistake(
         check_apply_rotary,
         _rotate(split_axis=-2),
@@ -3342,6 +3443,19 @@ MISTAKES = [
         r"two rotated halves back in the wrong order",
     ),
     Mistake(check_SwiGLU, FfnSwapped, r"gate and value are swapped"),
+    # blind16b: right when num_heads == num_layers (the visible case); a block count alone
+    Mistake(
+        check_GPT,
+        GptHeadsAndLayersExchanged,
+        r"number of blocks is num_heads, not num_layers, so num_heads and num_layers are swapped",
+    ),
+    # blind16b: a projection reading another's d_ff output got only the transpose note
+    Mistake(
+        check_SwiGLU,
+        FfnGateThroughW1,
+        r"(?s)was given \d+ = d_ff features.*exactly what this gives: w1 reads the value w3\(x\) "
+        r"instead of x: silu\(w1\(w3\(x\)\)\) \* w3\(x\)",
+    ),
     Mistake(check_SwiGLU, FfnTwoThirds, r"not to d_ff = \d+\. That is int\(2 \* d_ff / 3\)"),
     Mistake(check_SwiGLU, FfnReLU, r"used ReLU"),
     # was told "the submodules must be called exactly so", though their names were right
@@ -3640,6 +3754,18 @@ MISTAKES = [
     Mistake(check_sample, _sampler(top_p_rule="too_few"), r"one token too few"),
     Mistake(check_sample, _sampler(top_p_rule="too_many"), r"one token too many"),
     Mistake(check_sample, _sampler(renormalise=False), r"renormalise"),
+    # blind16b: the shape alone, and "check top-k" alone, before
+    Mistake(
+        check_sample,
+        _named("sample", _sample_draws_last_row),
+        r"one token for the whole batch, the last row's: .* \[-1\] on it takes its last row",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_from_max),
+        r"keeps one token, the most probable \(greedy\), where top_k=\d+ keeps \d+: the "
+        r"threshold is the largest logit",
+    ),
     Mistake(
         check_sample, _sampler(temperature_at="after_top_p"), r"probabilities at temperature 1"
     ),
@@ -4037,6 +4163,7 @@ CORRECT = [
     Correct(check_RMSNorm, NormLlama),
     Correct(check_RMSNorm, NormPower),
     Correct(check_rotary_embedding, _named("rotary_embedding", _rope_llama)),
+    Correct(check_rotary_embedding, _named("rotary_embedding", _rope_lru_cached)),
     Correct(check_apply_rotary, _named("apply_rotary", _rotate_half_neox)),
     Correct(check_apply_rotary, _named("apply_rotary", _rotate_adjacent), note=r"neighbouring"),
     Correct(check_apply_rotary, _named("apply_rotary", _rotate_adjacent_complex), note=r"2i"),

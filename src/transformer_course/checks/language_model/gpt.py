@@ -220,6 +220,35 @@ def _layer_count(found, num_layers: int) -> str:
     )
 
 
+def _blocks_follow_num_heads(cls, vocab: int, d_ff: int) -> str:
+    """Whether the number of blocks follows num_heads rather than num_layers (b16b:
+    DecoderBlock(d_model, num_layers, ...) for _ in range(num_heads), right whenever the
+    two are equal, as in the visible case): two builds with the two exchanged, each block
+    count read from the state dict; the message, or "" (also when a build fails)."""
+    d_model = 16
+    counts = []
+    for num_heads, num_layers in ((4, 2), (2, 4)):
+        try:
+            with torch.random.fork_rng():
+                found = cls(vocab, d_model, num_heads, d_ff, num_layers).state_dict()
+        except Exception:  # a probe: the check's own builds tell errors
+            return ""
+        indices = {int(key.split(".")[1]) for key in found if re.match(r"layers\.\d+\.", key)}
+        counts.append(len(indices))
+    if counts != [4, 2]:
+        return ""
+    return (
+        f"GPT({vocab}, {d_model}, 4, {d_ff}, 2) holds 4 blocks and GPT({vocab}, {d_model}, 2, "
+        f"{d_ff}, 4) holds 2: your number of blocks is num_heads, not num_layers, so "
+        "num_heads and num_layers are swapped (right only when the two are equal): "
+        "range(num_heads) where range(num_layers) belongs, and then each block's heads are "
+        "likely num_layers, DecoderBlock(d_model, num_layers, ...), or the two parameters "
+        "exchanged in __init__'s signature. The order is GPT(vocab_size, d_model, num_heads, "
+        "d_ff, num_layers): [DecoderBlock(d_model, num_heads, d_ff, eps) for _ in "
+        "range(num_layers)]."
+    )
+
+
 def _check_norm_gains(c: Checker, built: str, state) -> None:
     """Every parameter a newly built reference GPT holds at ones (the RMSNorm gains) is at
     ones in the learner's newly built GPT too (blind10h-gpt-init-every-parameter: every
@@ -454,6 +483,9 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
                 blocks = count(cls(*args).state_dict())
             except Exception:  # build_module below says what went wrong
                 blocks = ""
+            if index == 0 or blocks:
+                swapped = _blocks_follow_num_heads(cls, case.vocab, case.d_ff)
+                c.expect_true(not swapped, swapped)
             if blocks:
                 c.fail(f"GPT{args}: {blocks}")
             _norm_over_vocabulary(c, cls, args, case.vocab, case.d_model)

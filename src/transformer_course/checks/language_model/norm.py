@@ -241,6 +241,23 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
             ("the square root of the sum of squares (the L2 norm, not divided by d_model)", v)
             for v in (l2.sqrt(), (l2 + eps).sqrt())
         ),
+        # b16b: the L2 norm divided by d_model, where sqrt(d_model) belongs (the mean of
+        # the squares divided by d_model once more gives the same)
+        *(
+            (
+                "the sum of the squares divided by d_model ** 2, sqrt(d_model) times too "
+                "small (the L2 norm x.norm(dim=-1) divided by d_model where sqrt(d_model) "
+                "belongs, or the mean of the squares divided by d_model again), so your "
+                "output is sqrt(d_model) times too large",
+                value,
+            )
+            for value in (
+                (l2 / x.shape[-1] ** 2 + eps).sqrt(),
+                l2.sqrt() / x.shape[-1],
+                (l2 + eps).sqrt() / x.shape[-1],
+                l2.sqrt() / x.shape[-1] + eps,
+            )
+        ),
         # b13b: the sum of the squares divided by another axis's size than d_model
         # (len(x), x.shape[0]: the batch), named by the axis when no other has its size
         *(

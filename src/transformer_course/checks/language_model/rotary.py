@@ -213,6 +213,71 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                 )
             )
         _judge_runs(c, runs, localise=lambda: _wrong_frequencies(runs, cases, rotary_embedding))
+        stale = _stale_tables(rotary_embedding)
+        c.expect_true(not stale, stale)
+
+
+# one length, three calls that differ from the first in base, then in d_head: a result kept
+# between calls under a key that leaves an argument out comes back for the later calls
+_STALE_PROBE = ((11, 8, 100.0), (11, 8), (11, 4, 100.0))
+
+
+def _stale_tables(rotary_embedding) -> str:
+    """When every call the check made (each with a length of its own) was right: whether
+    calls with one length and another d_head or base give back an earlier call's tables
+    (blind16b: a dict default argument keyed by the length alone, accepted before); the
+    message, or "" when they are right (or the probe says nothing)."""
+    results: list[tuple[tuple, torch.Tensor, bool]] = []  # (args, (cos, sin) stacked, right)
+    stale: list[tuple[tuple, tuple]] = []  # (later call's args, earlier call's args)
+    for args in _STALE_PROBE:
+        try:
+            with torch.no_grad():
+                cos, sin = rotary_embedding(*args)
+            got = torch.stack([torch.as_tensor(cos).double(), torch.as_tensor(sin).double()])
+        except Exception:  # a probe: the checks' own calls tell errors
+            return ""
+        length, d_head = args[0], args[1]
+        angles = rope_angles_f(length, d_head, args[2] if len(args) > 2 else 10000.0)
+        expected = torch.stack([angles.cos(), angles.sin()])  # (2, length, d_head // 2)
+        right = got.shape == expected.shape and torch.allclose(got, expected, atol=1e-4)
+        if not right:
+            earlier = [
+                before
+                for before, table, was_right in results
+                if was_right and table.shape == got.shape and torch.allclose(table, got)
+            ]
+            if not earlier:
+                return ""  # wrong in another way: not what this probe tells
+            stale.append((args, earlier[0]))
+        results.append((args, got, right))
+    if not stale:
+        return ""
+
+    def shown(args: tuple) -> str:
+        return f"rotary_embedding{args}"
+
+    def base(args: tuple) -> float:
+        return args[2] if len(args) > 2 else 10000.0
+
+    left_out = [
+        name
+        for name, differs in (
+            ("d_head", any(a[1] != b[1] for a, b in stale)),
+            ("base", any(base(a) != base(b) for a, b in stale)),
+        )
+        if differs
+    ]
+    later, earlier = stale[0]
+    return (
+        f"{shown(later)} returned the very tables of an earlier call, {shown(earlier)} (the "
+        "same length, another d_head or base), although each call with a length not asked "
+        "before gave the right tables: your tables are kept between calls (a cache: a dict as "
+        "a default argument, a global dict, an attribute) under a key that leaves out "
+        f"{' and '.join(left_out)}, so a later call with the same length gets the stale "
+        "tables of an earlier one. Key the cache on every argument, (length, d_head, base) "
+        "(functools.lru_cache does), or compute the "
+        "tables on each call: they are cheap."
+    )
 
 
 _POW_SWAPPED = (
@@ -1027,6 +1092,35 @@ def _rotary_shape_hint(got: Any, x: torch.Tensor, expected: torch.Tensor) -> str
                 "and sin, (len, d_head // 2), already line up with x's last two axes, (..., "
                 "len, d_head // 2), whatever leading axes x has: use them as they are."
             )
+    if shape == (*lead, length, half, 2) and isinstance(got, torch.Tensor):
+        # b16b: torch.view_as_real of the rotated complex pairs, never flattened back
+        flat = got.detach().double().flatten(-2)  # (..., len, d_head), pairs interleaved
+        adjacent = rotate_f(x, rope_angles_f(length, d_head), "adjacent")
+
+        def close(a: torch.Tensor, b: torch.Tensor) -> bool:
+            return bool(torch.allclose(a, b, rtol=1e-2, atol=1e-2))
+
+        if close(flat, adjacent):
+            return (
+                "Your result has an extra trailing axis of size 2, (..., len, d_head // 2, "
+                "2): each rotated neighbouring pair (2i, 2i + 1) on an axis of its own, as "
+                "torch.view_as_real returns the complex numbers (or torch.stack([...], "
+                "dim=-1) of the two rotated parts). The values are right: flatten the last "
+                "two axes back into d_head, torch.view_as_real(...).flatten(-2)."
+            )
+        if close(got.detach().double().transpose(-1, -2).flatten(-2), expected.double()):
+            return (
+                "Your result has an extra trailing axis of size 2, (..., len, d_head // 2, "
+                "2): the two rotated halves stacked on a new last axis, torch.stack([...], "
+                "dim=-1) (flattening it would interleave them). Join the halves along the "
+                "last axis: torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)."
+            )
+        return (
+            "Your result has an extra trailing axis of size 2, (..., len, d_head // 2, 2): "
+            "pairs on an axis of their own (torch.view_as_real, or torch.stack(..., dim=-1)), "
+            "never merged back into d_head features (.flatten(-2) for neighbouring pairs, "
+            "torch.cat(..., dim=-1) for halves)."
+        )
     if shape in ((*lead, 2, length, half), (*lead, length, 2, half)):
         return (
             "Your result has an extra axis of size 2: torch.stack puts the two rotated "

@@ -112,6 +112,13 @@ _TOP_K_FEWER = (
     "Keep the logits >= the k-th largest: kth = torch.topk(logits, top_k).values[..., -1:], "
     "remove logits < kth."
 )
+_TOP_K_ONE = (
+    "Your top-k keeps one token, the most probable (greedy), where top_k={k} keeps {k}: the "
+    "threshold is the largest logit, not the k-th largest. torch.topk sorts its values in "
+    "descending order, so .values[..., :1] (or [..., 0]) is the largest and .values[..., "
+    "-1:] the k-th (the same draws come from torch.topk(logits, 1), top_k never used). "
+    "kth = torch.topk(logits, top_k).values[..., -1:]; remove the logits < kth."
+)
 _TOP_K_MORE = (
     "Your top-k keeps k + 1 tokens, one too many: the threshold is the k-th largest logit, "
     "torch.topk(logits, top_k).values[..., -1:]; keep the logits >= it."
@@ -351,6 +358,39 @@ def _frequencies(tokens: torch.Tensor, vocab: int) -> torch.Tensor:
     )
 
 
+_ONE_TOKEN = (
+    " Yours is one token for the whole batch{which}: torch.multinomial(probs, 1) gives "
+    "(batch, 1), one draw per row, and {index} on it takes its {row} row, where [:, 0] (or "
+    ".squeeze(-1)) takes its column. (A single draw for the batch, from probs{index} or the "
+    "flattened probabilities, gives one token too.)"
+)
+
+
+def _per_row_hint(sample, got: Any, rows: int) -> str:
+    """The hint for a result of shape (batch,) that has another shape: "One token per row",
+    and, for one token where rows > 1 (b16b: the first row of multinomial's (batch, 1)
+    draws, [0] for [:, 0]), which row's token it is, read from a probe whose rows each
+    allow one token only."""
+    hint = "One token per row of logits: (batch,), not (batch, 1)."
+    if not (isinstance(got, torch.Tensor) and tuple(got.shape) == (1,) and rows > 1):
+        return hint
+    logits = torch.full((3, 5), -1e4)  # row r allows token r + 1 only
+    logits[torch.arange(3), torch.arange(1, 4)] = 0.0
+    try:
+        with torch.no_grad():
+            probe = sample(logits, temperature=1.0, generator=_generator(0))
+        token = int(probe.flatten()[0]) if tuple(probe.shape) == (1,) else None
+    except Exception:  # a probe: any failure means no answer
+        token = None
+    which, index, row = {
+        1: (", the first row's", "[0]", "first"),
+        3: (", the last row's", "[-1]", "last"),
+    }.get(token, ("", "[0]", "first"))
+    return "One token per row of logits: (batch,)." + _ONE_TOKEN.format(
+        which=which, index=index, row=row
+    )
+
+
 def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
     kwargs: dict[str, Any] = {"temperature": case.temperature}
     if case.top_k is not None:
@@ -541,9 +581,7 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     vocab = logits.shape[1]
     got, call = _sample_call(c, sample, logits, case, case.seed)
     c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
-    c.expect_shape(
-        got, (case.draws,), call, "One token per row of logits: (batch,), not (batch, 1)."
-    )
+    c.expect_shape(got, (case.draws,), call, _per_row_hint(sample, got, case.draws))
     c.expect_true(
         got.dtype == torch.int64, f"{call} should return int64 token ids, not {got.dtype}."
     )
@@ -700,6 +738,11 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
             return sample_probabilities_f(row, **options, top_k_extra=kept - case.top_k)
 
         models[_TOP_K_FROM_SMALLEST] = from_smallest
+    if case.top_k is not None and case.top_k > 1:
+        # b16b: the threshold read from the first of topk's values, the largest
+        models[_TOP_K_ONE.format(k=case.top_k)] = lambda row: sample_probabilities_f(
+            row, temperature=case.temperature, top_k=1, top_p=case.top_p
+        )
     if case.top_p is not None and case.temperature != 1.0:
         # b15b: the temperature applied again inside top-p
         models[_top_p_temperature_twice(case.temperature)] = lambda row: _nucleus_at_t_squared(
@@ -890,7 +933,7 @@ def _sample_rows(c: Checker, sample, case: _RowsCase) -> None:
             call_repr=call,
         )
         c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
-        c.expect_shape(got, (case.rows,), call, "One token per row of logits: (batch,).")
+        c.expect_shape(got, (case.rows,), call, _per_row_hint(sample, got, case.rows))
         for r in range(case.rows):
             token = int(got[r])
             if not (0 <= token < len(base) and allowed[r, token]):
@@ -954,7 +997,7 @@ def _sample_rows_top_k(c: Checker, sample, case: _RowsCase, top_k: int = 2) -> N
             hints={"probability tensor contains": _ROW_EMPTIED.format(k=top_k)},
         )
         c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
-        c.expect_shape(got, (case.rows,), call, "One token per row of logits: (batch,).")
+        c.expect_shape(got, (case.rows,), call, _per_row_hint(sample, got, case.rows))
         for r in range(case.rows):
             token = int(got[r])
             inside = 0 <= token < len(base)
@@ -1100,7 +1143,7 @@ def _sample_top_p_zero(c: Checker, sample, row: tuple[float, ...], seed: int) ->
         hints={"probability tensor contains": _TOP_P_ZERO_EMPTIED},
     )
     c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
-    c.expect_shape(got, (rows,), call, "One token per row of logits: (batch,).")
+    c.expect_shape(got, (rows,), call, _per_row_hint(sample, got, rows))
     expected = logits.argmax(-1)  # (rows,)
     wrong = torch.nonzero(got.long() != expected).flatten().tolist()
     if not wrong:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import torch
@@ -216,6 +217,92 @@ def _equal_width_probe(cls, d_model: int, x: torch.Tensor) -> str:
     )
 
 
+def _chained_mistakes(x: torch.Tensor, state) -> dict[str, torch.Tensor]:
+    """{what: the result} of a projection that reads x given another projection's output,
+    the layers chained where they work side by side (b16b: w2(w3(silu(w1(x))))); each a
+    matrix-shape clash when d_ff != d_model, so computed at equal widths."""
+
+    def w(name: str, t: torch.Tensor) -> torch.Tensor:  # (..., d_model) -> (..., d_model)
+        return linear(t, state, name)
+
+    z, value = w("w1", x), w("w3", x)
+    gate = torch.nn.functional.silu(z)
+    silu = torch.nn.functional.silu
+    return {
+        "w3 reads the gate instead of x, chained after it with no product: "
+        "w2(w3(silu(w1(x)))) where w2(silu(w1(x)) * w3(x)) belongs": w("w2", w("w3", gate)),
+        "w3 reads the gate instead of x: silu(w1(x)) * w3(silu(w1(x))) where silu(w1(x)) * "
+        "w3(x) belongs": w("w2", gate * w("w3", gate)),
+        "w3 reads w1's output instead of x: silu(w1(x)) * w3(w1(x)) where silu(w1(x)) * "
+        "w3(x) belongs": w("w2", gate * w("w3", z)),
+        "w1 reads the value w3(x) instead of x, chained after it with no product: "
+        "w2(silu(w1(w3(x)))) where w2(silu(w1(x)) * w3(x)) belongs": w("w2", silu(w("w1", value))),
+        "w1 reads the value w3(x) instead of x: silu(w1(w3(x))) * w3(x) where silu(w1(x)) * "
+        "w3(x) belongs": w("w2", silu(w("w1", value)) * value),
+    }
+
+
+def _chained_probe(cls, d_model: int, x: torch.Tensor) -> str:
+    """Which chaining of the projections the learner's block computes when it is built with
+    d_ff = d_model, where nothing clashes; "" when none or several fit."""
+    try:
+        with torch.random.fork_rng():
+            torch.manual_seed(0)
+            module = cls(d_model, d_model).eval()
+        state = {k: v.detach() for k, v in module.state_dict().items()}
+        with torch.no_grad():
+            got = module(x)  # (..., d_model)
+        if not isinstance(got, torch.Tensor) or got.shape != x.shape:
+            return ""
+        fit = [
+            what
+            for what, expected in _chained_mistakes(x, state).items()
+            if torch.allclose(got.double(), expected, rtol=1e-4, atol=1e-5)
+        ]
+    except Exception:  # a probe: any failure means no answer
+        return ""
+    return fit[0] if len(fit) == 1 else ""
+
+
+def _chained_hint(d_model: int, d_ff: int, cls=None, x: torch.Tensor | None = None):
+    """For a matrix-shape clash where a layer that reads d_model features (w1 or w3) got
+    d_ff of them (b16b: w2(w3(silu(w1(x)))) was given the generic transpose note): the
+    chaining the block computes at equal widths when exactly one fits, else the
+    candidates."""
+    clash = re.compile(r"shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
+
+    def applies(exc: BaseException) -> bool:
+        found = clash.search(str(exc))
+        return (
+            d_model != d_ff
+            and isinstance(exc, RuntimeError)
+            and found is not None
+            and tuple(int(n) for n in found.groups()[1:]) == (d_ff, d_model, d_ff)
+        )
+
+    def advice(exc: BaseException) -> str:
+        sizes = (
+            f"A layer that reads the block's input, d_model = {d_model} features (w1 or w3, "
+            f"nn.Linear(d_model, d_ff)), was given {d_ff} = d_ff features: the output of w1 "
+            "or w3 (or the gate silu(w1(x))). "
+        )
+        named = _chained_probe(cls, d_model, x) if cls is not None and x is not None else ""
+        if named:
+            return sizes + (
+                f"Built with d_ff = d_model = {d_model}, where nothing clashes, your block "
+                f"computes exactly what this gives: {named}. "
+                "w1 and w3 both read x, side by side; their outputs are multiplied, and w2 "
+                "maps the product back: w2(silu(w1(x)) * w3(x))."
+            )
+        return sizes + (
+            "The projections are chained where they work side by side: w1 and w3 both read "
+            "x, the gate silu(w1(x)) and the value w3(x) are multiplied, and only w2 reads "
+            "d_ff features: w2(silu(w1(x)) * w3(x))."
+        )
+
+    return (applies, advice)
+
+
 def _w2_first_hint(d_model: int, d_ff: int, cls=None, x: torch.Tensor | None = None):
     """For a size clash of d_model with d_ff in an element-wise product: the candidate
     the block computes at equal widths, when exactly one fits; otherwise the candidates."""
@@ -313,7 +400,11 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
                 module,
                 x,
                 call_repr=what,
-                hints=[_w2_first_hint(d_model, case.d_ff, cls, x), _layer_not_called_hint()],
+                hints=[
+                    _w2_first_hint(d_model, case.d_ff, cls, x),
+                    _chained_hint(d_model, case.d_ff, cls, x),
+                    _layer_not_called_hint(),
+                ],
             )
             expect_tensor_result(c, got, tuple(x.shape), what)
             table = {
