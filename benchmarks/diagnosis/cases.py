@@ -2776,3 +2776,31 @@ CASES += _BLIND16F
 from benchmarks.diagnosis.cases_blind16g import BLIND16G as _BLIND16G  # noqa: E402
 
 CASES += _BLIND16G
+
+from benchmarks.diagnosis.cases_blind17a import BLIND17A as _BLIND17A  # noqa: E402
+
+CASES += _BLIND17A
+
+from benchmarks.diagnosis.cases_blind17b import BLIND17B as _BLIND17B  # noqa: E402
+
+CASES += _BLIND17B
+
+from benchmarks.diagnosis.cases_blind17c import BLIND17C as _BLIND17C  # noqa: E402
+
+CASES += _BLIND17C
+
+from benchmarks.diagnosis.cases_blind17d import BLIND17D as _BLIND17D  # noqa: E402
+
+CASES += _BLIND17D
+
+from benchmarks.diagnosis.cases_blind17e import BLIND17E as _BLIND17E  # noqa: E402
+
+CASES += _BLIND17E
+
+from benchmarks.diagnosis.cases_blind17f import BLIND17F as _BLIND17F  # noqa: E402
+
+CASES += _BLIND17F
+
+from benchmarks.diagnosis.cases_blind17g import BLIND17G as _BLIND17G  # noqa: E402
+
+CASES += _BLIND17G
