@@ -89,6 +89,8 @@ _GENERIC_ROUND_19_CORRECTED = (
     "89dd575",
     "round 19's general diagnoses corrected on four of these cases' messages",
 )
+#: after round 19, which read round 16's cases and fixed their classes; round 17's base
+_AFTER_ROUND_19 = ("1f5edb0", "after round 19: round 16's cases read and fixed")
 CONTROLS = (
     Control(
         "round 11's first cases (blind11a-g)",
@@ -129,6 +131,15 @@ CONTROLS = (
         (
             ("71949de", "after round 15: the cases' base, before they were read"),
             _DEVIATIONS[-1],
+        ),
+    ),
+    Control(
+        "round 16's cases, new to the benchmark (blind16a-g)",
+        tuple(f"blind16{x}-" for x in "abcdefg"),
+        (
+            ("f0c70d0", "after round 18: the cases' base, before they were read"),
+            ("89dd575", "round 19's general diagnoses, designed from these cases' reports"),
+            _AFTER_ROUND_19,
         ),
     ),
     Control(
