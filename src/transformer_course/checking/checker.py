@@ -165,6 +165,8 @@ class Checker:
         self._random_state: tuple | None = None
         self._threads = 1
         self._watch = None
+        #: what a call of a module did to its own parameters ("" while none changed them)
+        self._changed_parameters = ""
         #: the learner's answer (set by require_callable), and every call made to it
         #: (arguments, random state, result): what the single-edit diagnosis replays
         self._answer: Any = None
@@ -199,6 +201,8 @@ class Checker:
 
     # ------------------------------------------------------------------ basics
     def fail(self, message: str, learner_traceback: str = "") -> None:
+        if self._changed_parameters and "changed" not in message:
+            message = f"{self._changed_parameters}\n{message}"
         raise CheckFailure(self.exercise, self._with_deviation(message), learner_traceback)
 
     def _with_deviation(self, message: str) -> str:
@@ -361,10 +365,10 @@ class Checker:
             print(
                 f"note: `{call_repr}` issued a {warning.category.__name__}: {clip(str(warning.message))}"
             )
-        if parameters is not None:
-            changed = changed_parameters_message(fn, parameters, call_repr)
-            if changed:
-                self.fail(changed)
+        if parameters is not None and not self._changed_parameters:
+            # said with the check's first failure (an exercise's own reading of changed
+            # weights, which names them, comes first): the root of what fails after it
+            self._changed_parameters = changed_parameters_message(fn, parameters, call_repr)
         for name, value, recorded in snapshots:
             if not same_as_snapshot(value, recorded):
                 reshaped = _reshaped_in_place(value, recorded, str(name).strip("`"))
