@@ -888,25 +888,34 @@ def _check_argument_order(c, d_model: int, max_len: int, cls, x, table) -> None:
 _DEFAULT_MAX_LEN, _DEFAULT_DROPOUT = 5000, 0.1
 
 
-def _built_run(cls, args: tuple, kwargs: dict, x: torch.Tensor):
-    """cls(*args, **kwargs) in training mode applied to x, seeded: (output, "") or
-    (None, what went wrong, the error named); a constructor that raises gives
-    (None, None), said by the checks that build it with every keyword."""
+def _built_run(cls, args: tuple, kwargs: dict, x: torch.Tensor, mode: str = "eval"):
+    """cls(*args, **kwargs) in ``mode`` applied to x: (output, "") or (None, what went
+    wrong, the error named); a constructor that raises gives (None, None), said by the
+    checks that build it with every keyword. No seed is relied on: in the grader the
+    module runs in the sandbox, whose random stream this side does not set."""
     try:
-        with torch.random.fork_rng(devices=[]), contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()):
             module = cls(*args, **kwargs)
     except Exception:  # a constructor that needs more arguments: not this check's business
         return None, None
     try:
-        with torch.random.fork_rng(devices=[]), contextlib.redirect_stdout(io.StringIO()):
-            torch.manual_seed(_CALL_SEED)
-            module.train()
+        with contextlib.redirect_stdout(io.StringIO()):
+            module.train(mode == "train")
             out = module(x.clone())
     except Exception as exc:  # reported as what the call did, not raised
         return None, f"raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
     if not isinstance(out, torch.Tensor) or out.shape != x.shape:
         return None, "did not return a tensor of x's shape"
     return out.detach().double(), ""
+
+
+def _dropout_rate(trained: torch.Tensor, evaluated: torch.Tensor) -> float | None:
+    """The rate an inverted dropout used, read off its kept entries, which it scales by
+    1 / (1 - p): p = 1 - eval / train there (None when nothing was kept)."""
+    kept = (trained != 0) & (evaluated.abs() > 1e-6)
+    if not bool(kept.any()):
+        return None
+    return float(1 - (evaluated[kept] / trained[kept]).median())
 
 
 def _table_rows(cls, d_model: int) -> int:
@@ -939,43 +948,34 @@ def _check_signature_defaults(c, cls, gen) -> None:
     explicit, _ = _built_run(cls, (d_model,), contract, x)
     if explicit is None:  # the checks with every keyword say what is wrong
         return
-    implicit, failure = _built_run(cls, (d_model,), {}, x)
-    if failure is None or (
-        implicit is not None and torch.allclose(implicit, explicit, rtol=1e-5, atol=1e-6)
-    ):
-        return
     written = (
         f"PositionalEncoding({d_model}, max_len={_DEFAULT_MAX_LEN}, dropout={_DEFAULT_DROPOUT})"
     )
-    both = (
-        f"PositionalEncoding({d_model}), built with its defaults, applied in training mode "
-        f"(seeded) to x of shape {tuple(x.shape)}"
-    )
     signature = "__init__(self, d_model, max_len=5000, dropout=0.1)"
-    without_max_len, _ = _built_run(cls, (d_model,), {"dropout": _DEFAULT_DROPOUT}, x)
-    if without_max_len is None or not torch.allclose(
-        without_max_len, explicit, rtol=1e-5, atol=1e-6
-    ):
+    implicit, failure = _built_run(cls, (d_model,), {}, x)
+    if failure is None:
+        return
+    if implicit is None or not torch.allclose(implicit, explicit, rtol=1e-5, atol=1e-6):
         rows = _table_rows(cls, d_model)
         stored = f" Your default table holds {rows} positions." if rows else ""
         c.fail(
-            f"{both}, {failure or 'gave another output'}, while {written}, the signature's "
-            f"defaults written out, takes it: your default max_len is not "
+            f"PositionalEncoding({d_model}), built with its defaults, applied in eval mode to x "
+            f"of shape {tuple(x.shape)}, {failure or 'gave another output'}, while {written}, "
+            f"the signature's defaults written out, takes it: your default max_len is not "
             f"{_DEFAULT_MAX_LEN}.{stored} Keep the signature given, {signature}: a module "
             "built without max_len must take any sequence up to 5000 positions"
             + (" (512 is BERT's limit, not this module's)." if rows == 512 else ".")
         )
+    trained, failure = _built_run(cls, (d_model,), {}, x, mode="train")
+    rate = _dropout_rate(trained, implicit) if trained is not None else None
+    if rate is None or abs(rate - _DEFAULT_DROPOUT) <= 1e-4:
+        return
     c.fail(
-        f"{both}, "
-        + (
-            f"{failure}, while {written} takes it"
-            if failure
-            else f"gave another output than {written}"
-        )
-        + ", the signature's defaults written out, with the same draws, while leaving max_len alone out changes "
-        f"nothing: your default dropout is not {_DEFAULT_DROPOUT}. Keep the signature given, "
-        f"{signature}: 0.1 is the paper's P_drop (section 5.4), and a caller that leaves "
-        "dropout out expects it."
+        f"PositionalEncoding({d_model}), built with its defaults, applied in training mode to "
+        f"x of shape {tuple(x.shape)}, scales the entries it keeps by 1 / (1 - p) with p = "
+        f"{rate:.3g}: your default dropout is not {_DEFAULT_DROPOUT}. Keep the signature "
+        f"given, {signature}: 0.1 is the paper's P_drop (section 5.4), and a caller that "
+        "leaves dropout out expects it."
     )
 
 
