@@ -42,6 +42,9 @@ class Batch:
     #: a batch of mechanical mistakes instead of written cases: the mutants numbered
     #: (first, last) of every exercise, as the commit's runner draws and judges them
     mutants: tuple[int, int] | None = None
+    #: the commit before the batch's cases, when they took more than one commit (its
+    #: parent otherwise): the batch's cases are those the commit added since then
+    since: str | None = None
 
 
 BATCHES = (
@@ -1116,6 +1119,49 @@ BATCHES = (
         "checks after round 18 (f0c70d0's); every case compared with the earlier cases' "
         "causes before any run and replaced where it repeated one",
     ),
+    Batch(
+        "round 17, 09-10",
+        "a11099b",
+        "by a new helper (b17a) that had read no check and no message, judged against the "
+        "checks after round 19 (1f5edb0's); only 6 cases, written in the time left, "
+        "compared with the earlier cases' causes for four of the exercises",
+    ),
+    Batch(
+        "round 17, 11",
+        "9b3836a",
+        "by a new helper (b17b) that had read no check and no message, judged against the "
+        "checks after round 19 (1f5edb0's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+    ),
+    Batch(
+        "round 17, 05-06",
+        "ce841a9",
+        "by a new helper (b17d) that had read no check and no message, judged against the "
+        "checks after round 19 (1f5edb0's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+    ),
+    Batch(
+        "round 17, 12",
+        "7627104",
+        "by a new helper (b17e) that had read no check and no message, judged against the "
+        "checks after round 19 (1f5edb0's); only 8 cases, written in the time left and "
+        "not compared with the earlier cases' causes",
+    ),
+    Batch(
+        "round 17, 03-04",
+        "a67d7e2",
+        "by a new helper (b17f) that had read no check and no message, judged against the "
+        "checks after round 19 (1f5edb0's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one (19 of a first 21, committed before the check, did: the batch is both commits)",
+        since="1f5edb0",
+    ),
+    Batch(
+        "round 17, 07-08",
+        "aa3d6b3",
+        "by a new helper (b17g) that had read no check and no message, judged against the "
+        "checks after round 19 (1f5edb0's); every case compared with the earlier cases' "
+        "causes before any run and replaced where it repeated one",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
@@ -1177,7 +1223,7 @@ def _in_tree(commit: str, argument: str) -> tuple[str, dict | list]:
 def batch_ids(batch: Batch) -> list[str]:
     """The held-out case ids that the batch's commit added."""
     _, now = _in_tree(batch.commit, "-")
-    _, before = _in_tree(f"{batch.commit}^", "-")
+    _, before = _in_tree(batch.since or f"{batch.commit}^", "-")
     return [case_id for case_id in now if case_id not in set(before)]
 
 
