@@ -2804,3 +2804,19 @@ CASES += _BLIND17F
 from benchmarks.diagnosis.cases_blind17g import BLIND17G as _BLIND17G  # noqa: E402
 
 CASES += _BLIND17G
+
+from benchmarks.diagnosis.cases_blind18a import BLIND18A as _BLIND18A  # noqa: E402
+
+CASES += _BLIND18A
+
+from benchmarks.diagnosis.cases_blind18b import BLIND18B as _BLIND18B  # noqa: E402
+
+CASES += _BLIND18B
+
+from benchmarks.diagnosis.cases_blind18c import BLIND18C as _BLIND18C  # noqa: E402
+
+CASES += _BLIND18C
+
+from benchmarks.diagnosis.cases_blind18d import BLIND18D as _BLIND18D  # noqa: E402
+
+CASES += _BLIND18D
