@@ -398,3 +398,20 @@ def test_expect_equal_names_the_relation_of_two_dicts_of_counts():
     with pytest.raises(CheckFailure) as failure, Checker("demo") as c:
         c.expect_equal({"a": 3, "b": 1, "c": 5}, expected, "demo()")
     assert "Your values" not in failure.value.message
+
+
+def test_a_huge_answer_is_not_copied_into_the_checks_records():
+    """The records of a check's calls (for the one-edit diagnosis) copy each result: a
+    list shared 10^5 times (10^8 items) took minutes to copy, and a grader's time. Beyond
+    FROZEN_ITEMS items a result is not recorded."""
+    from transformer_course.checking.deviations import FROZEN_ITEMS, TooLargeToFreeze, frozen
+
+    shared = [list(range(1000))] * (FROZEN_ITEMS // 1000 + 1)
+    with pytest.raises(TooLargeToFreeze):
+        frozen(shared)
+    with pytest.raises(TooLargeToFreeze):
+        frozen("a" * (FROZEN_ITEMS + 1))
+    small = {"ids": [[1, 2], [3]], "x": torch.ones(2)}
+    copy = frozen(small)
+    assert copy["ids"] == small["ids"] and copy["ids"][0] is not small["ids"][0]
+    assert torch.equal(copy["x"], small["x"]) and copy["x"] is not small["x"]

@@ -37,6 +37,10 @@ from transformer_course.checking.formatting import (
 )
 from transformer_course.checking.hints import GENERIC_HINTS, Hint, matching_hints
 from transformer_course.checking.layouts import match_layout
+from transformer_course.checking.module_settings import (
+    changed_settings_message,
+    settings_snapshot,
+)
 from transformer_course.checking.parameters_kept import (
     changed_parameters_message,
     parameters_snapshot,
@@ -167,6 +171,7 @@ class Checker:
         self._watch = None
         #: what a call of a module did to its own parameters ("" while none changed them)
         self._changed_parameters = ""
+        self._changed_settings = ""
         #: the learner's answer (set by require_callable), and every call made to it
         #: (arguments, random state, result): what the single-edit diagnosis replays
         self._answer: Any = None
@@ -196,6 +201,8 @@ class Checker:
             watch, self._watch = self._watch, None
             watch.close(self, ok=exc_type is None)
         if exc_type is None:
+            if self._changed_settings:
+                raise CheckFailure(self.exercise, self._changed_settings)
             self.done()
         return False
 
@@ -203,6 +210,8 @@ class Checker:
     def fail(self, message: str, learner_traceback: str = "") -> None:
         if self._changed_parameters and "changed" not in message:
             message = f"{self._changed_parameters}\n{message}"
+        if self._changed_settings and self._changed_settings not in message:
+            message = f"{self._changed_settings}\n{message}"
         raise CheckFailure(self.exercise, self._with_deviation(message), learner_traceback)
 
     def _with_deviation(self, message: str) -> str:
@@ -326,6 +335,7 @@ class Checker:
         )
         record = self._record(fn, args, kwargs)
         parameters = parameters_snapshot(fn)
+        settings = settings_snapshot(fn)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -369,6 +379,10 @@ class Checker:
             # said with the check's first failure (an exercise's own reading of changed
             # weights, which names them, comes first): the root of what fails after it
             self._changed_parameters = changed_parameters_message(fn, parameters, call_repr)
+        if settings is not None and not self._changed_settings:
+            # a setting that forward wrote: every later call differs, though this one and a
+            # fresh module's may be right; said with the first failure, or at the end
+            self._changed_settings = changed_settings_message(fn, settings, call_repr)
         for name, value, recorded in snapshots:
             if not same_as_snapshot(value, recorded):
                 reshaped = _reshaped_in_place(value, recorded, str(name).strip("`"))

@@ -78,6 +78,12 @@ def learner_frames(exc: BaseException) -> str:
     return clip(text + "".join(traceback.format_exception_only(type(exc), exc)), 2000)
 
 
+def learner_lines(exc: BaseException) -> str:
+    """The learner's lines on the traceback (``learner_frames``), comments left out: what
+    a hint may read for the code that raised."""
+    return "\n".join(part.split("#")[0] for part in learner_frames(exc).splitlines())
+
+
 def learner_source(exc: BaseException) -> str:
     """The whole source of every function of the learner's that the traceback passes
     through (not only the failing lines): where a value that fails later was made."""

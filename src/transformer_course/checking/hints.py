@@ -242,10 +242,9 @@ def _failing_code(exc: BaseException) -> str:
 
 def _given_or_not_advice(exc: BaseException) -> str:
     """`if mask:` (or `mask or ...`) where `if mask is not None:` was meant."""
-    from transformer_course.checking.failure import learner_frames
+    from transformer_course.checking.failure import learner_lines
 
-    line = "\n".join(part.split("#")[0] for part in learner_frames(exc).splitlines())
-    found = re.search(r"\bif\s+(not\s+)?(\w+)\s*:|\b(\w+)\s+or\s+", line)
+    found = re.search(r"\bif\s+(not\s+)?(\w+)\s*:|\b(\w+)\s+or\s+", learner_lines(exc))
     if not found:
         return ""
     name = found[2] or found[3]

@@ -96,8 +96,10 @@ _DROP_ON_SUM = (
 )
 _DROP_NEVER = (
     "In train mode with dropout=1.0 your layer gives the same as in eval mode: dropout is never "
-    "applied. Use nn.Dropout modules (they follow train()/eval()) on each sub-layer's output, "
-    "and pass dropout on to MultiHeadAttention and PositionwiseFeedForward."
+    "applied. It is left out, passed on to no sub-layer, or called only when the layer is not "
+    "training (`if not self.training:`, where nn.Dropout does nothing anyway). Use nn.Dropout "
+    "modules on each sub-layer's output, called with no condition (they follow train()/eval() "
+    "by themselves), and pass dropout on to MultiHeadAttention and PositionwiseFeedForward."
 )
 
 

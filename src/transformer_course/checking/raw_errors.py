@@ -16,14 +16,9 @@ import math
 import re
 from collections.abc import Callable
 
+from transformer_course.checking.failure import learner_lines
+
 __all__ = ["RAW_ERROR_HINTS", "matmul_advice"]
-
-
-def _failing_lines(exc: BaseException) -> str:
-    """The learner's lines on the traceback, comments left out."""
-    from transformer_course.checking.failure import learner_frames
-
-    return "\n".join(part.split("#")[0] for part in learner_frames(exc).splitlines())
 
 
 def _super_init_advice(exc: BaseException) -> str:
@@ -97,7 +92,7 @@ def _missing_attribute_advice(exc: BaseException) -> str:
         if code.co_name == "__getattr__" and "torch" in code.co_filename:
             module_getattr = True
         frames = frames.tb_next
-    if not module_getattr or f"self.{name}" not in _failing_lines(exc):
+    if not module_getattr or f"self.{name}" not in learner_lines(exc):
         return ""
     return (
         f"Your {cls} reads self.{name}, and nothing stored it: __init__ must keep every "
@@ -109,7 +104,7 @@ def _missing_attribute_advice(exc: BaseException) -> str:
 def _raised_non_exception_advice(exc: BaseException) -> str:
     if "exceptions must derive from BaseException" not in str(exc):
         return ""
-    if re.search(r"\braise\s+[rbfu]*[\"']", _failing_lines(exc)):
+    if re.search(r"\braise\s+[rbfu]*[\"']", learner_lines(exc)):
         return (
             "Your code raises a string: a str is not an exception, so Python refuses to raise "
             'it. Put the message inside an exception: raise ValueError("what is wrong").'
@@ -138,9 +133,9 @@ def _view_size_advice(exc: BaseException) -> str:
     written = re.search(
         r"((?:\w+\.)*\w+(?:\[(?:[^\[\]]|\[[^\]]*\])*\])?)\.(view|reshape)"
         r"\(([^()]*(?:\([^()]*\))?[^()]*)\)",
-        _failing_lines(exc),
+        learner_lines(exc),
     )
-    method = re.search(r"\.(view|reshape)\(([^()]*(?:\([^()]*\))?[^()]*)\)", _failing_lines(exc))
+    method = re.search(r"\.(view|reshape)\(([^()]*(?:\([^()]*\))?[^()]*)\)", learner_lines(exc))
     call = (
         f"`{written[1]}.{written[2]}({written[3]})`"
         if written
@@ -204,7 +199,7 @@ def _local_shape(exc: BaseException, name: str) -> tuple[int, ...] | None:
 def _one_argument_where_advice(exc: BaseException) -> str:
     if "tuple indices must be integers or slices, not tuple" not in str(exc):
         return ""
-    if not re.search(r"\bwhere\(|\bnonzero\(", _failing_lines(exc)):
+    if not re.search(r"\bwhere\(|\bnonzero\(", learner_lines(exc)):
         return ""
     return (
         "torch.where(condition) with one argument (like nonzero) returns a tuple of index "

@@ -11,7 +11,24 @@ from typing import Any
 
 import torch
 
-__all__ = ["attention_arguments_swapped"]
+__all__ = ["attention_arguments_swapped", "dropout_refuses"]
+
+
+def dropout_refuses(cls, case: Any, dropout: float, value: float) -> bool:
+    """Whether the layer ``cls``, built with ``case``'s sizes and ``dropout``, fails in an
+    nn.Dropout that refuses ``value`` as its rate ("dropout probability has to be between 0
+    and 1, but got <value>"): evidence that ``value``, another argument, reached the
+    dropout's place. Any other outcome is no evidence either way."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            cls(
+                case.d_model, case.num_heads, case.d_ff, dropout=dropout, norm_first=case.norm_first
+            )
+    except ValueError as exc:
+        return "probability" in str(exc) and bool(re.search(rf"\b{value}\b", str(exc)))
+    except Exception:
+        return False
+    return False
 
 
 def attention_arguments_swapped(
@@ -27,15 +44,7 @@ def attention_arguments_swapped(
         return None
     if "ZeroDivisionError" not in message.split("\n")[0]:
         return None
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
-            cls(case.d_model, case.num_heads, case.d_ff, dropout=0.5, norm_first=case.norm_first)
-    except ValueError as exc:  # nn.Dropout: "dropout probability has to be between 0 and 1"
-        if "probability" not in str(exc) or not re.search(rf"\b{case.num_heads}\b", str(exc)):
-            return None
-    except Exception:  # another failure: no evidence either way
-        return None
-    else:
+    if not dropout_refuses(cls, case, 0.5, case.num_heads):
         return None
     return (
         "\nThe division by zero comes from the dropout rate, 0.0, used as num_heads: built with "

@@ -77,6 +77,7 @@ from transformer_course.checking.localise import (
     mask_arrival_hint,
     stack_input_hint,
 )
+from transformer_course.checking.module_settings import NEVER_IN_TRAINING
 from transformer_course.checking.modules import (
     build_module,
     expect_contract_defaults,
@@ -95,7 +96,10 @@ from transformer_course.checking.oracles import (
 from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.state_keys import built_keys, norms_without_affine
-from transformer_course.checking.swapped_arguments import attention_arguments_swapped
+from transformer_course.checking.swapped_arguments import (
+    attention_arguments_swapped,
+    dropout_refuses,
+)
 from transformer_course.checking.unregistered import expect_deterministic_registered
 from transformer_course.exercise import Exercise
 from transformer_course.reference import encoder as ref
@@ -1086,8 +1090,8 @@ _FFN_DROP_INPUT = (
 )
 _FFN_NO_DROP = (
     "In train mode with dropout=1.0 your block gives the same as in eval mode: its dropout is "
-    "never applied. Apply self.dropout (an nn.Dropout) to the hidden activations, between the "
-    "ReLU and w_2."
+    f"never applied. {NEVER_IN_TRAINING} It acts on the hidden activations, between the ReLU "
+    "and w_2: self.dropout (an nn.Dropout)."
 )
 
 _FFN_KEEP_PROBABILITY = (
@@ -1462,15 +1466,7 @@ def _ffn_sizes_swapped(cls, case: _LayerCase, message: str) -> str | None:
     (blind13g-el-feed-forward-arguments-swapped); None when it does not."""
     if not (message.startswith("calling `") and "type float" in message.split("\n")[0]):
         return None
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
-            cls(case.d_model, case.num_heads, case.d_ff, dropout=0, norm_first=case.norm_first)
-    except ValueError as exc:  # nn.Dropout: "dropout probability has to be between 0 and 1"
-        if "probability" not in str(exc) or not re.search(rf"\b{case.d_ff}\b", str(exc)):
-            return None
-    except Exception:  # another failure: no evidence either way
-        return None
-    else:
+    if not dropout_refuses(cls, case, 0, case.d_ff):
         return None
     return (
         f" Built with dropout=0 instead, your layer's nn.Dropout is handed {case.d_ff}, which "

@@ -6,8 +6,10 @@ their sentences; :mod:`.search`: recording the calls, running the edits, matchin
 
 from transformer_course.checking.deviations.edits import Edit, edits_of
 from transformer_course.checking.deviations.search import (
+    FROZEN_ITEMS,
     Raised,
     Recorded,
+    TooLargeToFreeze,
     Variant,
     diagnose,
     explained,
@@ -22,9 +24,11 @@ from transformer_course.checking.deviations.search import (
 )
 
 __all__ = [
+    "FROZEN_ITEMS",
     "Edit",
     "Raised",
     "Recorded",
+    "TooLargeToFreeze",
     "Variant",
     "diagnose",
     "edits_of",

@@ -20,6 +20,7 @@ from transformer_course.checking.deviations.search import (
     _FAILED,
     Raised,
     Recorded,
+    TooLargeToFreeze,
     Variant,
     _bounded_and_quiet,
     _built_module,
@@ -96,7 +97,7 @@ def probe_calls(record: Recorded, count: int = _PROBES) -> list[Recorded]:
             with _bounded_and_quiet(_LEARNER_LIMIT_S):
                 result = target(*frozen(args), **frozen(kwargs))
             result = frozen(result)
-        except _Timeout:  # stopped: no probe
+        except (_Timeout, TooLargeToFreeze):  # stopped, or too large to keep: no probe
             return []
         except Exception as error:  # (the learner's code: anything may come back)
             result = Raised.of(error)

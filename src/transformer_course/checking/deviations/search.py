@@ -40,8 +40,10 @@ from transformer_course.checking.deviations.edits import Edit, edits_of
 from transformer_course.checking.randomness import global_random_state, restore_random_state
 
 __all__ = [
+    "FROZEN_ITEMS",
     "Raised",
     "Recorded",
+    "TooLargeToFreeze",
     "Variant",
     "diagnose",
     "explained",
@@ -105,11 +107,29 @@ class Variant:
         return self._function
 
 
+#: the most items (list, tuple and dict entries, and leaves) that ``frozen`` copies: an
+#: answer returning a list shared 10^5 times (10^8 items to visit) took six minutes to copy
+#: for a record that no diagnosis needs
+FROZEN_ITEMS = 1_000_000
+
+
+class TooLargeToFreeze(Exception):
+    """A value with more than ``FROZEN_ITEMS`` items: not recorded."""
+
+
 def frozen(value: Any) -> Any:
     """A copy of ``value`` that later calls cannot change (tensors detached and cloned;
-    random generators copied with their state)."""
+    random generators copied with their state). Raises ``TooLargeToFreeze`` for a value
+    of more than ``FROZEN_ITEMS`` items."""
+    return _frozen(value, [FROZEN_ITEMS])
+
+
+def _frozen(value: Any, left: list[int]) -> Any:
     import torch
 
+    left[0] -= 1
+    if left[0] < 0:
+        raise TooLargeToFreeze
     if isinstance(value, torch.Generator):
         twin = torch.Generator(device=value.device)
         twin.set_state(value.get_state())
@@ -125,11 +145,13 @@ def frozen(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return value.copy()
     if isinstance(value, tuple):
-        return tuple(frozen(item) for item in value)
+        return tuple(_frozen(item, left) for item in value)
     if isinstance(value, list):
-        return [frozen(item) for item in value]
+        return [_frozen(item, left) for item in value]
     if isinstance(value, dict):
-        return {key: frozen(item) for key, item in value.items()}
+        return {key: _frozen(item, left) for key, item in value.items()}
+    if isinstance(value, str | bytes) and len(value) > FROZEN_ITEMS:
+        raise TooLargeToFreeze
     try:
         return copy.deepcopy(value)
     except Exception:  # an object that cannot be copied is passed as it is

@@ -91,8 +91,10 @@ _DROPOUT_NOT_IN_TRAIN = (
     "not applied in training, or its result never reaches the output (`self.dropout(weights)` "
     "on a line of its own returns a new tensor and leaves weights as they were; and the heads "
     "that scaled_dot_product_attention returns were computed without dropout, so they must be "
-    "recomputed from the dropped-out weights). Apply it to the attention weights before they "
-    "multiply the values: `heads = self.dropout(weights) @ v`."
+    "recomputed from the dropped-out weights); a dropout called only when `not "
+    "self.training` never acts either (nn.Dropout does nothing in eval mode). Apply it, with no "
+    "condition, to the attention weights before they multiply the values: "
+    "`heads = self.dropout(weights) @ v`."
 )
 _DROPOUT_AFTER_W_O = (
     "In train mode with dropout=1.0 your output is all zeros: you applied dropout to the "

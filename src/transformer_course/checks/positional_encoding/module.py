@@ -15,6 +15,7 @@ import torch
 
 from transformer_course.checking import Checker, torch_generator
 from transformer_course.checking.dropout_placement import fitting_placements, sum_placements
+from transformer_course.checking.module_settings import NEVER_IN_TRAINING
 from transformer_course.checking.modules import build_module
 from transformer_course.checking.size_one_axes import dropped_only_at_one
 from transformer_course.reference import positional_encoding as ref
@@ -713,7 +714,8 @@ def _check_dropout(c, cls, d_model, max_len, x, table):
         ),
         mistakes={
             "The output is exactly x + PE, so dropout was not applied in training mode. "
-            "Create an nn.Dropout(dropout) in __init__ and call it on the sum in forward.": total,
+            f"{NEVER_IN_TRAINING} Create an nn.Dropout(dropout) in __init__ and call it on "
+            "the sum in forward.": total,
             "Dropout was applied to x *before* adding the encoding (with dropout=1.0 the "
             "output holds the encoding alone). The paper applies dropout to the *sums* of the "
             "embeddings and the positional encodings (section 5.4): dropout(x + PE).": (total - x),

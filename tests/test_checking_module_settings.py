@@ -1,0 +1,131 @@
+"""checking.module_settings: a forward that writes its layers' settings (a dropout rate, a
+mode flag, a replaced layer) fails with what it changed, even where every output a check
+compares is right; and a dropout that acts in neither mode is told both ways of writing it.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from transformer_course.checking import Checker
+from transformer_course.checking.failure import CheckFailure
+from transformer_course.checking.module_settings import (
+    changed_settings_message,
+    settings_snapshot,
+)
+from transformer_course.checks.encoder import check_PositionwiseFeedForward
+from transformer_course.checks.multi_head_attention import check_MultiHeadAttention
+from transformer_course.checks.positional_encoding import check_PositionalEncoding
+from transformer_course.reference import encoder as ref_encoder
+from transformer_course.reference import multi_head_attention as ref_mha
+from transformer_course.reference import positional_encoding as ref_pe
+
+
+class MHARateZeroedAfterEval(ref_mha.MultiHeadAttention):
+    """Keeps the rate in a variable of its own and writes 0 into the layer when evaluating."""
+
+    def forward(self, query, key, value, mask=None):
+        if not self.training:
+            self.dropout.p = 0.0
+        return super().forward(query, key, value, mask)
+
+
+class MHADropoutForcedOn(ref_mha.MultiHeadAttention):
+    """Switches its dropout layer to train mode inside forward, to be sure that it drops."""
+
+    def forward(self, query, key, value, mask=None):
+        self.dropout.train()
+        heads, weights = super().forward(query, key, value, mask)
+        return heads, self.dropout(weights)
+
+
+class FFNDropoutReplaced(ref_encoder.PositionwiseFeedForward):
+    """Swaps its dropout for an identity the first time it runs in eval mode."""
+
+    def forward(self, x):
+        if not self.training and isinstance(self.dropout, nn.Dropout):
+            self.dropout = nn.Identity()
+        return super().forward(x)
+
+
+class FFNDropoutInEvalOnly(ref_encoder.PositionwiseFeedForward):
+    def forward(self, x):
+        hidden = torch.relu(self.w_1(x))
+        if self.training is False:
+            hidden = self.dropout(hidden)
+        return self.w_2(hidden)
+
+
+class PEDropoutInEvalOnly(ref_pe.PositionalEncoding):
+    def forward(self, x):
+        out = x + self.pe[:, : x.shape[1]]
+        return out if self.training else self.dropout(out)
+
+
+class FFNCountingCalls(ref_encoder.PositionwiseFeedForward):
+    """Correct: a counter of its own (a learner's class) that every call advances."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        return super().forward(x)
+
+
+class FFNFunctionalDropout(ref_encoder.PositionwiseFeedForward):
+    """Correct: F.dropout with the module's own mode and rate, read on each call."""
+
+    def forward(self, x):
+        hidden = torch.relu(self.w_1(x))
+        hidden = nn.functional.dropout(hidden, self.dropout.p, training=self.training)
+        return self.w_2(hidden)
+
+
+@pytest.mark.parametrize(
+    ("check", "answer", "said"),
+    [
+        (
+            check_MultiHeadAttention,
+            MHARateZeroedAfterEval,
+            r"changed dropout\.p from 0\.\d+ to 0\.0",
+        ),
+        (check_MultiHeadAttention, MHADropoutForcedOn, r"switched dropout\.training from False"),
+        (check_PositionwiseFeedForward, FFNDropoutReplaced, r"replaced its submodule dropout"),
+        (check_PositionwiseFeedForward, FFNDropoutInEvalOnly, r"`if not self\.training:`"),
+        (check_PositionalEncoding, PEDropoutInEvalOnly, r"`if not self\.training:`"),
+    ],
+)
+def test_a_forward_that_writes_its_settings_or_drops_only_in_eval_is_told(check, answer, said):
+    with pytest.raises(CheckFailure, match=said):
+        check(answer)
+
+
+@pytest.mark.parametrize("answer", [FFNCountingCalls, FFNFunctionalDropout])
+def test_own_counters_and_functional_dropout_pass(answer):
+    check_PositionwiseFeedForward(answer)
+
+
+def test_the_snapshot_compares_torch_layers_settings_and_every_mode_flag():
+    torch.manual_seed(0)
+    module = FFNCountingCalls(8, 12, dropout=0.25)
+    before = settings_snapshot(module)
+    assert before is not None and before["dropout.p"] == 0.25 and before["training"] is True
+    assert "calls" not in before  # a learner's own class: its attributes may change
+    module(torch.zeros(1, 2, 8))
+    assert changed_settings_message(module, before, "ffn(x)") == ""
+    module.dropout.p = 0.5
+    assert "changed dropout.p from 0.25 to 0.5" in changed_settings_message(
+        module, before, "ffn(x)"
+    )
+    assert settings_snapshot(lambda x: x) is None
+
+
+def test_a_changed_setting_is_said_at_the_end_of_a_check_that_otherwise_passes():
+    module = MHARateZeroedAfterEval(8, 2, dropout=0.5).eval()
+    with pytest.raises(CheckFailure, match="for good") as failure, Checker("demo") as c:
+        c.call(module, torch.zeros(1, 3, 8), torch.zeros(1, 3, 8), torch.zeros(1, 3, 8))
+    assert "changed dropout.p from 0.5 to 0.0" in failure.value.message
