@@ -140,6 +140,26 @@ def _sample_softmax_over_batch(logits, temperature=1.0, top_k=None, top_p=None, 
     return torch.multinomial(probs, 1, generator=generator)[:, 0]
 
 
+def _batches_numpy_style_floor(tokens, block_size, batch_size, generator):
+    """Starts as floor(u * high) from uniform draws of the generator, the way a numpy
+    `rng.random()` port writes it: valid windows, not the contract's draw."""
+    high = len(tokens) - block_size
+    starts = torch.floor(high * torch.rand(batch_size, generator=generator)).to(torch.int64)
+    windows = torch.stack([tokens[s : s + block_size + 1] for s in starts.tolist()])
+    return windows[:, :-1], windows[:, 1:]
+
+
+def _batches_one_draw_at_a_time(tokens, block_size, batch_size, generator):
+    """Correct: one start per call of torch.randint, the same stream as one draw of all."""
+    high = len(tokens) - block_size
+    rows = []
+    for _ in range(batch_size):
+        start = int(torch.randint(high, (1,), generator=generator))
+        rows.append(tokens[start : start + block_size + 1])
+    windows = torch.stack(rows)
+    return windows[:, :-1], windows[:, 1:]
+
+
 def _batches_nanogpt(tokens, block_size, batch_size, generator):
     """nanoGPT's get_batch: one-argument randint, then a stack of slices."""
     ix = torch.randint(len(tokens) - block_size, (batch_size,), generator=generator)
@@ -2947,6 +2967,13 @@ MISTAKES = [
         r"\(1, \d\), but it has shape \(\d,\)\. With batch_size = 1 the batch axis is gone.*"
         r"squeeze",
     ),
+    # blind17b-ntb-starts-from-scaled-rand: valid windows of another draw were accepted
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_numpy_style_floor),
+        r"not the ones the contract's draw gives.*Yours are the starts of uniform floats scaled "
+        r"and truncated",
+    ),
     Mistake(
         check_next_token_batches,
         _named("next_token_batches", _batches_inputs_one_too_long),
@@ -4159,6 +4186,7 @@ MISTAKES = [
 
 CORRECT = [
     Correct(check_next_token_batches, _named("next_token_batches", _batches_nanogpt)),
+    Correct(check_next_token_batches, _named("next_token_batches", _batches_one_draw_at_a_time)),
     Correct(check_next_token_batches, _named("next_token_batches", _batches_unfold)),
     Correct(check_RMSNorm, NormLlama),
     Correct(check_RMSNorm, NormPower),

@@ -404,6 +404,72 @@ def _missing_starts(starts: list[int], last: int) -> str:
     )
 
 
+def _contract_starts(case: _BatchCase) -> list[int]:
+    """The starts the contract's draw gives with the check's generator."""
+    high = case.num_tokens - case.block_size
+    generator = _plain_generator(case.seed)
+    return torch.randint(0, high, (case.batch_size,), generator=generator).tolist()
+
+
+def _other_draws(case: _BatchCase) -> dict[str, list[int]]:
+    """The starts that other ways of drawing from the same generator give: each would pass
+    every test of range, spread and reproducibility (blind17b-ntb-starts-from-scaled-rand)."""
+    high, size = case.num_tokens - case.block_size, (case.batch_size,)
+
+    def draw(how) -> list[int]:
+        return how(_plain_generator(case.seed)).tolist()
+
+    return {
+        "uniform floats scaled and truncated, (torch.rand(batch_size, generator=generator) "
+        "* high).long()": draw(lambda g: (torch.rand(size, generator=g) * high).long()),
+        "a permutation's first entries, torch.randperm(high, generator=generator)"
+        "[:batch_size] (which also never repeats a start)": draw(
+            lambda g: torch.randperm(high, generator=g)[: case.batch_size]
+        ),
+        "torch.randint with high one smaller, torch.randint(0, num_tokens - block_size - 1, "
+        "...)": draw(lambda g: torch.randint(0, high - 1, size, generator=g)),
+        "torch.randint with high one larger, torch.randint(0, num_tokens - block_size + 1, "
+        "...)": draw(lambda g: torch.randint(0, high + 1, size, generator=g)),
+        "torch.randint from 1, torch.randint(1, num_tokens - block_size, ...)": draw(
+            lambda g: torch.randint(1, high, size, generator=g)
+        ),
+    }
+
+
+def _other_draw(call: str, starts: list[int], case: _BatchCase) -> str:
+    """The message for valid windows drawn otherwise than the contract's
+    torch.randint(0, num_tokens - block_size, (batch_size,), generator=generator): the
+    lesson's training run reproduces the reference's batches (and the shipped record) only
+    with that draw. "" when the starts are the contract's."""
+    expected = _contract_starts(case)
+    if starts == expected:
+        return ""
+
+    def head(values: list[int], shown: int = 8) -> str:
+        return (
+            "[" + ", ".join(map(str, values[:shown])) + (", ...]" if len(values) > shown else "]")
+        )
+
+    said = (
+        f"{call}: your windows are valid windows, drawn with the generator, but not the ones "
+        f"the contract's draw gives: yours start at {head(starts)}, torch.randint(0, "
+        f"num_tokens - block_size, (batch_size,), generator=generator) gives {head(expected)}."
+    )
+    matching = [how for how, other in _other_draws(case).items() if other == starts]
+    if len(matching) == 1:
+        said += f" Yours are the starts of {matching[0]}."
+    else:
+        said += (
+            " Another random function (torch.rand scaled, torch.randperm, "
+            "torch.multinomial), another low or high bound, or another draw from the "
+            "generator before this one gives such starts."
+        )
+    return (
+        f"{said} Draw exactly so: the same seed must give the reference's batches, which "
+        "the lesson's training run (and its shipped record) is compared with."
+    )
+
+
 def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
     with Checker("next_token_batches", hidden=hidden) as c:
         c.require_callable(next_token_batches)
@@ -495,3 +561,5 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
                     call, "batches", (inputs, targets), other, (case.seed, case.seed + 1)
                 )
                 c.expect_true(not ignored, ignored)
+            drawn = _other_draw(call, starts, case)
+            c.expect_true(not drawn, drawn)
