@@ -1438,6 +1438,20 @@ class AttentionQueriesValuesExchanged(AttentionSlips):
     slip = "q_v"
 
 
+class AttentionScaleHalfHead(_Attention):
+    """Scores divided by pow(d_head, 1) / 2, the square root written with the wrong
+    precedence: right only for d_head = 4."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = q @ k.transpose(-2, -1) / (pow(self.d_head, 1) / 2)
+        scores = scores.masked_fill(~look_ahead_mask(length), float("-inf"))
+        return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
+
+
 class AttentionTablesAtLeast32(_Attention):
     """The rotation tables for max(d_head, 32) features: heads narrower than 32 get
     tables of the wrong width (b10h: PyTorch's size error alone)."""
@@ -3162,6 +3176,11 @@ MISTAKES = [
         check_next_token_batches,
         _named("next_token_batches", _batches_block_size_starts),
         r"has block_size \(\d+\) rows: was the number of starts drawn block_size",
+    ),
+    # blind17b-csa-scale-power-precedence: at d_model = 16, d_head = 8, d_head / 2 is
+    # sqrt(d_model), and was told so
+    Mistake(
+        check_CausalSelfAttention, AttentionScaleHalfHead, r"by d_head / 2, not sqrt\(d_head\)"
     ),
     Mistake(
         check_CausalSelfAttention,

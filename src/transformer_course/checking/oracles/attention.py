@@ -144,7 +144,7 @@ def multi_head_attention_f(
 
     Knobs: ``q_from``/``k_from``/``v_from``: which input ("query", "key", "value") each
     projection reads; ``k_proj``/``v_proj``: which projection the keys/values go through
-    (None: none); ``scale`` "sqrt_d_head" (right), "sqrt_d_model", "d_head", "none";
+    (None: none); ``scale`` "sqrt_d_head" (right), "sqrt_d_model", "d_head", "half_d_head" (d_head ** 1 / 2), "none";
     ``softmax_dim``, ``mask_mode``, ``is_causal``, ``uniform_weights``, ``drop``,
     ``weights``: as in :func:`scaled_dot_product_attention_f`; ``split``/``merge``
     "correct" or "no_transpose"; ``use_w_o`` False: the merged heads are the output.
@@ -186,6 +186,7 @@ def multi_head_attention_f(
         "sqrt_d_head": 1.0 / math.sqrt(d_head),
         "sqrt_d_model": 1.0 / math.sqrt(d_model),
         "d_head": 1.0 / d_head,
+        "half_d_head": 2.0 / d_head,
         "none": 1.0,
     }[scale]
     heads, weights = scaled_dot_product_attention_f(

@@ -278,6 +278,11 @@ _SCALE_D_MODEL = (
     "You divided the scores by sqrt(d_model); each head's scores are divided by "
     "sqrt(d_head), d_head = d_model // num_heads."
 )
+_SCALE_HALF_D_HEAD = (
+    "You divided the scores by d_head / 2, not sqrt(d_head): `d_head ** 1 / 2` is read as "
+    "(d_head ** 1) / 2, because ** binds tighter than /. Write d_head ** 0.5 (or "
+    "math.sqrt(d_head))."
+)
 
 _IGNORES_BASE = (
     "Your rotation ignores the base the module was built with: it uses rotary_embedding's "
@@ -356,6 +361,7 @@ _ATTENTION_MISTAKES = {
     _NO_SCALE: {"scale": "none"},
     _SCALE_D_MODEL: {"scale": "sqrt_d_model"},
     "You divided the scores by d_head instead of sqrt(d_head).": {"scale": "d_head"},
+    _SCALE_HALF_D_HEAD: {"scale": "half_d_head"},
     _IGNORES_BASE: {"base": 10000.0},
     "Your attention neither rotates the queries and keys nor masks the future. Either both "
     "are left out, or the length was read from the batch axis (x.shape[0], 1 here): "
@@ -390,8 +396,11 @@ class _ModelCase:
 _VISIBLE_ATTENTION = [_ModelCase(1, 2, 6, 16, 2, eps=0.5)]
 _HIDDEN_ATTENTION = [_ModelCase(101, 1, 9, 24, 3), _ModelCase(102, 3, 5, 32, 2, eps=0.25)]
 #: CausalSelfAttention's own cases add a base other than the default (a learner's
-#: rotary_embedding(len, d_head) without self.base shows only there)
-_VISIBLE_CSA = [*_VISIBLE_ATTENTION, _ModelCase(3, 2, 6, 16, 2, base=100.0)]
+#: rotary_embedding(len, d_head) without self.base shows only there), first, with d_model
+#: = 24 and d_head = 8, where the scales sqrt(d_model), d_head / 2 and sqrt(d_head) all
+#: differ (blind17b-csa-scale-power-precedence, d_head / 2, was told sqrt(d_model): at
+#: d_model = 16, d_head = 8 they are both 4)
+_VISIBLE_CSA = [_ModelCase(3, 2, 6, 24, 3, base=100.0), *_VISIBLE_ATTENTION]
 _HIDDEN_CSA = [*_HIDDEN_ATTENTION, _ModelCase(103, 1, 7, 24, 3, base=500.0)]
 
 
