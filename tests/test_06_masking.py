@@ -443,6 +443,13 @@ MISTAKES = [
 # Round 11 (r11d): the batch axis mishandled, right on every sequence alone and wrong on the
 # batch (checking.batch_rows; the family of blind11d-split-assumes-batch-of-one, proved here
 # on two masks that no case contains).
+def padding_mask_last_token_kept(ids, pad_id):
+    """The last position always let through (an <eos> taken to sit there)."""
+    keep = ids.ne(pad_id)
+    keep[..., -1] = True
+    return keep.unsqueeze(1).unsqueeze(1)
+
+
 def padding_mask_first_sequence_only(ids, pad_id):
     return (ids[0] != pad_id)[None, None, None, :]
 
@@ -497,6 +504,11 @@ MISTAKES += [
         r"Your numbers are right and in the right order, but axes of size 1 of .* are gone",
     ),
     Mistake(check_padding_mask, padding_mask_first_sequence_only, _BATCH_AXIS),
+    Mistake(
+        check_padding_mask,
+        padding_mask_last_token_kept,
+        r"marks the last position of every row real, whatever it holds",
+    ),
     Mistake(check_decoder_self_attention_mask, decoder_mask_first_sequence_only, _BATCH_AXIS),
     Mistake(
         check_padding_mask,

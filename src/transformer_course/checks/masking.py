@@ -816,6 +816,27 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                     "hidden: `ids != pad_id`."
                 ] = kept
 
+            # one position forced real in every row (a <bos> assumed at position 0, an <eos>
+            # at the end, or a guard against fully masked rows): right while no row has a pad
+            # there (blind17d-padmask-first-position-always-real was misread)
+            for column, where, why in (
+                (0, "position 0 (the first)", "a <bos> assumed there"),
+                (-1, "the last position", "an <eos> assumed there"),
+            ):
+                forced = expected.clone()
+                forced[..., column] = True
+                if not torch.equal(forced, expected) and not any(
+                    torch.equal(forced, value) for value in mistakes.values()
+                ):
+                    rows = [int(b) for b in torch.nonzero(~expected[:, 0, 0, column]).flatten()]
+                    mistakes[
+                        f"Your mask marks {where} of every row real, whatever it holds ({why}, "
+                        f"or a guard against rows with no real token): row {rows[0]} holds the "
+                        f"pad id there{' (a left-padded row)' if column == 0 else ''}, and its "
+                        "mask must be False there. Decide every position from ids alone: "
+                        "`ids != pad_id`; a fully masked row is the attention's to handle."
+                    ] = forced
+
             # named by their values first; "True everywhere" has other causes too, and the
             # probe tells a mask that assumes the side of the pads from them
             specific = [v for m, v in mistakes.items() if not m.startswith(_PAD_ALL_TRUE)]
