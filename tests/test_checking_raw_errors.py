@@ -87,9 +87,15 @@ def ids_built_as_floats(ids):
     return nn.Embedding(10, 4)(torch.cat([start, ids.float()], dim=1))
 
 
+def masks_multiplied_as_matrices(ids):
+    real = (ids != 0)[:, None, :]  # (batch, 1, len)
+    return torch.matmul(real, torch.ones(ids.shape[1], ids.shape[1], dtype=torch.bool).tril())
+
+
 @pytest.mark.parametrize(
     "fn, args, expected",
     [
+        (masks_multiplied_as_matrices, (torch.tensor([[1, 0]]),), r"Masks combine entry by entry"),
         (NoSuperInit, (4,), r"Call super\(\)\.__init__\(\) as the first line"),
         (ScoresWithBmm(), (torch.ones(2, 3, 4, 5),) * 2, r"Use torch\.matmul or the @"),
         (DropoutWithTrainMethod(), (torch.ones(2, 3),), r"Pass training=self\.training"),

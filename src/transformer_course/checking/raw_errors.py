@@ -293,6 +293,19 @@ def _float_lookup_advice(exc: BaseException) -> str:
     )
 
 
+def _bool_product_advice(exc: BaseException) -> str:
+    """A matrix product of bool tensors ("addmm_impl_cpu_" / "mm" not implemented for
+    'Bool'): masks combined with @ where & belongs (blind17d-decmask-matmul-instead-of-and
+    got the raw error)."""
+    if not re.search(r"(addmm|mm|bmm|matmul|dot)\w*\" not implemented for 'Bool'", str(exc)):
+        return ""
+    return (
+        "A matrix product (@, torch.matmul, mm) got bool tensors, which it does not multiply. "
+        "Masks combine entry by entry: `a & b` (both allow), `a | b` (either allows), `~a` "
+        "(the opposite); @ sums products over an axis, which is not a combination of masks."
+    )
+
+
 RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]] = {
     "before Module.__init__() call": _super_init_advice,
     "must be a 3D tensor": _bmm_advice,
@@ -303,4 +316,5 @@ RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]]
     "is invalid for input of size": _view_size_advice,
     "tuple indices must be integers or slices": _one_argument_where_advice,
     "'indices' to have one of the following scalar types": _float_lookup_advice,
+    "not implemented for 'Bool'": _bool_product_advice,
 }

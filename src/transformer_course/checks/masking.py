@@ -894,7 +894,9 @@ def _look_ahead_mistakes(size: int, picture: str) -> dict[str, torch.Tensor]:
             ones, diagonal=-1
         ),
         "Your mask is True everywhere: nothing is hidden, so every position can see the "
-        "future.": ones,
+        "future. Either the triangle was never cut, or it was cut and the result dropped: "
+        "torch.tril(m) and m.tril() return a new tensor and leave m as it was, so write "
+        "m = torch.tril(m) (or the in-place m.tril_()).": ones,
     }
     return {message + picture: value for message, value in mistakes.items()}
 

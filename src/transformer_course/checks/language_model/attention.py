@@ -107,7 +107,9 @@ _BEFORE_SPLIT = (
 )
 _NOT_CAUSAL = (
     "Your attention is not causal: every query sees every key. Pass look_ahead_mask(len) "
-    "to scaled_dot_product_attention, so that query i attends to keys 0 .. i."
+    "to scaled_dot_product_attention, so that query i attends to keys 0 .. i. (Masking by "
+    "hand: scores.masked_fill(...) returns a new tensor and leaves scores as they were; "
+    "assign it, scores = scores.masked_fill(~mask, float('-inf')).)"
 )
 _MASK_INVERTED = (
     "Your mask is the wrong way round: each query attends to the keys after it only (the "
