@@ -77,13 +77,6 @@ def sm_no_keepdims(x, axis=-1):
     return e / e.sum(axis=axis)
 
 
-def sm_singleton_axes_dropped(x, axis=-1):
-    """Tidies the result with np.squeeze: every axis of length 1 is gone."""
-    shifted = x - np.max(x, axis=axis, keepdims=True)
-    weights = np.exp(shifted) / np.sum(np.exp(shifted), axis=axis, keepdims=True)
-    return np.squeeze(weights)
-
-
 def sm_nan_on_all_neg_inf(x, axis=-1):  # the CS231n-style softmax, without the -inf case
     e = np.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
@@ -281,7 +274,6 @@ SOFTMAX_MISTAKES = [
         r"handles those numbers of dims only",
     ),
     # blind round 15: the 'plus one' denominator; a softmax written for one vector
-    Mistake(check_softmax, sm_singleton_axes_dropped, r"axis 0 of length 1 dropped.*squeeze"),
     Mistake(check_softmax, sm_quiet_softmax, r"exp\(x - max\) / \(1 \+ sum\): a 1 added"),
     Mistake(
         check_softmax,
