@@ -266,7 +266,14 @@ def sm_matrix_or_vector_only(x, axis=-1):  # a branch per ndim, none for 3-D
     return None
 
 
+def sm_squeezed_to_tidy(x, axis=-1):  # every axis of size 1 dropped from the result
+    shifted = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return np.squeeze(shifted / shifted.sum(axis=axis, keepdims=True))
+
+
 SOFTMAX_MISTAKES = [
+    # blind round 17: a bare squeeze of the result; a batch of one row shows it
+    Mistake(check_softmax, sm_squeezed_to_tidy, r"of length 1 \(?.{0,12}dropped.{0,30}squeeze"),
     Mistake(
         check_softmax,
         sm_matrix_or_vector_only,
