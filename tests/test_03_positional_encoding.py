@@ -58,6 +58,16 @@ def pe_positions_normalised(max_len, d_model):  # positions / max_len, in [0, 1)
     return _interleave(np.sin(angles), np.cos(angles), d_model)
 
 
+def pe_positions_counted_from_one(max_len, d_model):  # range(1, max_len): row 0 missing
+    angles = _angles(max_len, d_model)[1:]  # (max_len - 1, d_model // 2 rounded up)
+    return _interleave(np.sin(angles), np.cos(angles), d_model)
+
+
+def pe_positions_up_to_max_len(max_len, d_model):  # range(max_len + 1): one row too many
+    angles = _angles(max_len + 1, d_model)  # (max_len + 1, d_model // 2 rounded up)
+    return _interleave(np.sin(angles), np.cos(angles), d_model)
+
+
 # ------------------------------------------------------------------ correct
 def pe_each_feature_own_exponent(max_len, d_model):
     """pos / 10000^(2j/d_model) with j every feature's own index (blind round 9)."""
@@ -1080,6 +1090,17 @@ def pe_positions_reversed(max_len, d_model):
 
 
 MISTAKES = [
+    # blind round 17: a table one row short or one row long, and which row
+    Mistake(
+        check_positional_encoding,
+        pe_positions_counted_from_one,
+        r"max_len - 1 = \d+ rows, one row short: positions 1 \.\. \d+: position 0 is missing",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_positions_up_to_max_len,
+        r"max_len \+ 1 = \d+ rows, one row too many: positions 0 \.\. \d+: one past the last",
+    ),
     Mistake(
         check_positional_encoding,
         pe_from_one_base_1000,
