@@ -68,6 +68,12 @@ def pe_positions_up_to_max_len(max_len, d_model):  # range(max_len + 1): one row
     return _interleave(np.sin(angles), np.cos(angles), d_model)
 
 
+def pe_cosine_angles_counted_from_the_end(max_len, d_model):  # odd d_model: the next pair's
+    angles = _angles(max_len, d_model)  # (max_len, d_model // 2 rounded up)
+    cosines = np.cos(angles[:, angles.shape[1] - d_model // 2 :])  # (max_len, d_model // 2)
+    return _interleave(np.sin(angles), cosines, d_model)
+
+
 # ------------------------------------------------------------------ correct
 def pe_each_feature_own_exponent(max_len, d_model):
     """pos / 10000^(2j/d_model) with j every feature's own index (blind round 9)."""
@@ -1100,6 +1106,11 @@ MISTAKES = [
         check_positional_encoding,
         pe_positions_up_to_max_len,
         r"max_len \+ 1 = \d+ rows, one row too many: positions 0 \.\. \d+: one past the last",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_cosine_angles_counted_from_the_end,
+        r"odd d_model every cosine holds the next pair's angle",
     ),
     Mistake(
         check_positional_encoding,
