@@ -551,6 +551,27 @@ def shift_loops(k, d_model):
     return m
 
 
+def _shift_blocks_at(k, d_model, pair_indices):  # only the listed pairs' blocks written
+    if d_model % 2:
+        raise ValueError("odd d_model")
+    m = np.zeros((d_model, d_model))
+    for i in pair_indices:
+        theta = k / 10000 ** (2 * i / d_model)
+        m[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [
+            [math.cos(theta), -math.sin(theta)],
+            [math.sin(theta), math.cos(theta)],
+        ]
+    return m
+
+
+def shift_stops_one_pair_early(k, d_model):  # range(d_model // 2 - 1): last block zero
+    return _shift_blocks_at(k, d_model, range(d_model // 2 - 1))
+
+
+def shift_feature_starts_by_four(k, d_model):  # starts 0, 4, 8, ...: every other pair
+    return _shift_blocks_at(k, d_model, [start // 2 for start in range(0, d_model, 4)])
+
+
 def shift_pair_index_as_feature(k, d_model):  # pair i's block at (i, i + 1): overlapping
     if d_model % 2:
         raise ValueError("odd d_model")
@@ -1251,6 +1272,17 @@ MISTAKES = [
         r"^(?!(?s:.*)ln 10)(?s:.*)(10000\^\(0\.8686·i/d_model\)|same angle k)",
     ),
     Mistake(check_relative_shift, shift_transposed, "wrong sign.*transpose"),
+    # blind round 17: some pairs' blocks never written (a loop over the wrong pairs)
+    Mistake(
+        check_relative_shift,
+        shift_stops_one_pair_early,
+        r"blocks of pair\(s\) \[\d+\] are all zero.*stops one pair early",
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_feature_starts_by_four,
+        r"blocks of pair\(s\) \[1(, \d+)*\] are all zero.*steps by 2 over the pair index",
+    ),
     # blind round 10: a lost sign looks like the transpose at k < 0; the call with |k| parts
     # them (the transpose is wrong there too)
     Mistake(
