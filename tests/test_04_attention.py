@@ -271,7 +271,12 @@ def sm_squeezed_to_tidy(x, axis=-1):  # every axis of size 1 dropped from the re
     return np.squeeze(shifted / shifted.sum(axis=axis, keepdims=True))
 
 
+def sm_two_decimals_for_display(x, axis=-1):  # weights rounded for a tidy printout
+    return ref.softmax(x, axis=axis).round(2)
+
+
 SOFTMAX_MISTAKES = [
+    Mistake(check_softmax, sm_two_decimals_for_display, r"softmax rounded to 2 decimal"),
     # blind round 17: a bare squeeze of the result; a batch of one row shows it
     Mistake(check_softmax, sm_squeezed_to_tidy, r"of length 1 \(?.{0,12}dropped.{0,30}squeeze"),
     Mistake(

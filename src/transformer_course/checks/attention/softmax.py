@@ -279,6 +279,16 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
             mistakes[_SOFTMAX_NEG_INF_AS_ZERO] = ref.softmax(
                 np.where(np.isneginf(x), 0.0, x), axis=axis
             )
+        for decimals in range(1, 6):  # the weights rounded for display (np.round, round())
+            rounded = np.round(right, decimals)
+            if not np.allclose(rounded, right, atol=1e-6, equal_nan=True):
+                mistakes[
+                    f"Your weights are the softmax rounded to {decimals} decimal(s) "
+                    f"(np.round(..., {decimals}), or round()): rounding moves every weight "
+                    "by up to half a unit of the last decimal kept, so a slice no longer adds "
+                    "up to 1 exactly and a weight below half that unit becomes 0. Return the weights "
+                    "unrounded; round only where you print them."
+                ] = rounded
         try:
             shifted = np.exp(x - np.max(x, axis=axis))
             mistakes[_SOFTMAX_PEAK_KEEPDIMS] = shifted / np.sum(shifted, axis=axis, keepdims=True)
