@@ -683,8 +683,24 @@ def r_output_only(query, keys, values):
     return ref.attention_row(query, keys, values)[1]
 
 
+def r_query_as_residual(query, keys, values):  # a residual inside attention: + query
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))  # (len_k,)
+    return weights, np.add(values.T @ weights, query)  # (d_v,) + (d_k,)
+
+
+def r_integer_output_buffer(query, keys, values):  # float products into an int32 array
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))  # (len_k,)
+    output = np.zeros_like(values[0], dtype=np.int32)  # (d_v,)
+    for weight, row in zip(weights, values, strict=True):
+        output += weight * row
+    return weights, output
+
+
 ROW = check_attention_row
 ROW_MISTAKES = [
+    # blind round 17: the query added to the output; an integer accumulator
+    Mistake(ROW, r_query_as_residual, r"met one of \d+ \(d_k.*residual connection"),
+    Mistake(ROW, r_integer_output_buffer, r"Float results were written into an integer array"),
     Mistake(ROW, r_base_2_softmax, r"a factor 0\.6931 off\): the scaled scores times ln 2"),
     Mistake(
         ROW, r_scores_times_five, r"scores are multiplied by 5 \(divided by 0\.2\) where 1/√d_k"
