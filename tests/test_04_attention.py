@@ -511,6 +511,12 @@ def r_by_d_k(query, keys, values):
     return _row(query, keys, values, scale=query.shape[-1])
 
 
+def r_query_and_keys_scaled(query, keys, values):  # both divided by √d_k: / d_k in all
+    root = math.sqrt(query.shape[-1])
+    weights = ref.softmax((keys / root) @ (query / root))  # (len_k,)
+    return weights, weights @ values
+
+
 def r_times_sqrt_d_k(query, keys, values):
     return _row(query, keys, values, scale=1 / math.sqrt(query.shape[-1]))
 
@@ -727,6 +733,7 @@ ROW_MISTAKES = [
     Mistake(ROW, r_no_scaling, r"no scaling.*√d_k"),
     Mistake(ROW, r_by_number_of_words, r"the number of keys \(words\).*not the number of words"),
     Mistake(ROW, r_by_d_k, r"divided by d_k = \d+ instead of by sqrt\(d_k\) = √\d+"),
+    Mistake(ROW, r_query_and_keys_scaled, r"divided by d_k = \d+ .*each divided by √d_k"),
     Mistake(ROW, r_times_sqrt_d_k, r"multiplied by sqrt\(d_k\) = √\d+ instead of divided"),
     Mistake(ROW, r_by_sqrt_len_k, r"square root of the number of keys"),
     Mistake(ROW, r_scaled_after_softmax, r"divided by √d_k = √\d+ afterwards.*before the softmax"),
@@ -874,6 +881,12 @@ def a_no_scaling(q, k, v, mask=None):
 
 def a_by_d_k(q, k, v, mask=None):
     w = _fill_and_softmax(_scaled(q, k, q.shape[-1]), mask)
+    return w @ v, w
+
+
+def a_scaled_after_too(q, k, v, mask=None):  # q pre-scaled, then the scores scaled again
+    scores = _scaled(q / _root(q), k, _root(q))  # (batch, len_q, len_k): / d_k in all
+    w = _fill_and_softmax(scores, mask)
     return w @ v, w
 
 
@@ -1379,6 +1392,7 @@ SDPA_MISTAKES = [
     Mistake(SDPA, a_no_scaling, r"with no scaling.*√d_k"),
     Mistake(SDPA, a_scaled_after_softmax, r"divided by √d_k = √\d+ afterwards.*before the softmax"),
     Mistake(SDPA, a_by_d_k, r"divided by d_k = \d+ instead of by √d_k"),
+    Mistake(SDPA, a_scaled_after_too, r"divided by d_k = \d+ .*applied twice"),
     Mistake(SDPA, a_by_inverted_scale, r"multiplied by √d_k = √\d+ instead of divided"),
     Mistake(SDPA, a_by_fourth_root, r"one constant c = [\d.]+ for every score.*must be √d_k.*too small"),
     Mistake(SDPA, a_by_len_k, r"divided by len_k = \d+, the number of keys.*not the number of words"),

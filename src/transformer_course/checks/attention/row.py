@@ -110,7 +110,10 @@ def _row_scales(query, keys, values) -> list[tuple[float, str]]:
         (
             float(d_k),
             f"Your weights match scores divided by d_k = {d_k} instead of by sqrt(d_k) = "
-            f"√{d_k} = {root:.4g}: take the square root.",
+            f"√{d_k} = {root:.4g}. Either the square root is missing (/ d_k), or √d_k was "
+            "applied twice: query and keys each divided by √d_k (their product then shrinks "
+            "by d_k), or the scores divided twice. Divide once, the scores by "
+            "math.sqrt(d_k).",
         ),
         (
             float(len_k),
