@@ -58,6 +58,22 @@ def pe_positions_normalised(max_len, d_model):  # positions / max_len, in [0, 1)
     return _interleave(np.sin(angles), np.cos(angles), d_model)
 
 
+def pe_positions_counted_from_one(max_len, d_model):  # range(1, max_len): row 0 missing
+    angles = _angles(max_len, d_model)[1:]  # (max_len - 1, d_model // 2 rounded up)
+    return _interleave(np.sin(angles), np.cos(angles), d_model)
+
+
+def pe_positions_up_to_max_len(max_len, d_model):  # range(max_len + 1): one row too many
+    angles = _angles(max_len + 1, d_model)  # (max_len + 1, d_model // 2 rounded up)
+    return _interleave(np.sin(angles), np.cos(angles), d_model)
+
+
+def pe_cosine_angles_counted_from_the_end(max_len, d_model):  # odd d_model: the next pair's
+    angles = _angles(max_len, d_model)  # (max_len, d_model // 2 rounded up)
+    cosines = np.cos(angles[:, angles.shape[1] - d_model // 2 :])  # (max_len, d_model // 2)
+    return _interleave(np.sin(angles), cosines, d_model)
+
+
 # ------------------------------------------------------------------ correct
 def pe_each_feature_own_exponent(max_len, d_model):
     """pos / 10000^(2j/d_model) with j every feature's own index (blind round 9)."""
@@ -533,6 +549,27 @@ def shift_loops(k, d_model):
             [math.sin(theta), math.cos(theta)],
         ]
     return m
+
+
+def _shift_blocks_at(k, d_model, pair_indices):  # only the listed pairs' blocks written
+    if d_model % 2:
+        raise ValueError("odd d_model")
+    m = np.zeros((d_model, d_model))
+    for i in pair_indices:
+        theta = k / 10000 ** (2 * i / d_model)
+        m[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [
+            [math.cos(theta), -math.sin(theta)],
+            [math.sin(theta), math.cos(theta)],
+        ]
+    return m
+
+
+def shift_stops_one_pair_early(k, d_model):  # range(d_model // 2 - 1): last block zero
+    return _shift_blocks_at(k, d_model, range(d_model // 2 - 1))
+
+
+def shift_feature_starts_by_four(k, d_model):  # starts 0, 4, 8, ...: every other pair
+    return _shift_blocks_at(k, d_model, [start // 2 for start in range(0, d_model, 4)])
 
 
 def shift_pair_index_as_feature(k, d_model):  # pair i's block at (i, i + 1): overlapping
@@ -1080,6 +1117,22 @@ def pe_positions_reversed(max_len, d_model):
 
 
 MISTAKES = [
+    # blind round 17: a table one row short or one row long, and which row
+    Mistake(
+        check_positional_encoding,
+        pe_positions_counted_from_one,
+        r"max_len - 1 = \d+ rows, one row short: positions 1 \.\. \d+: position 0 is missing",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_positions_up_to_max_len,
+        r"max_len \+ 1 = \d+ rows, one row too many: positions 0 \.\. \d+: one past the last",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_cosine_angles_counted_from_the_end,
+        r"odd d_model every cosine holds the next pair's angle",
+    ),
     Mistake(
         check_positional_encoding,
         pe_from_one_base_1000,
@@ -1219,6 +1272,17 @@ MISTAKES = [
         r"^(?!(?s:.*)ln 10)(?s:.*)(10000\^\(0\.8686·i/d_model\)|same angle k)",
     ),
     Mistake(check_relative_shift, shift_transposed, "wrong sign.*transpose"),
+    # blind round 17: some pairs' blocks never written (a loop over the wrong pairs)
+    Mistake(
+        check_relative_shift,
+        shift_stops_one_pair_early,
+        r"blocks of pair\(s\) \[\d+\] are all zero.*stops one pair early",
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_feature_starts_by_four,
+        r"blocks of pair\(s\) \[1(, \d+)*\] are all zero.*steps by 2 over the pair index",
+    ),
     # blind round 10: a lost sign looks like the transpose at k < 0; the call with |k| parts
     # them (the transpose is wrong there too)
     Mistake(

@@ -266,7 +266,19 @@ def sm_matrix_or_vector_only(x, axis=-1):  # a branch per ndim, none for 3-D
     return None
 
 
+def sm_squeezed_to_tidy(x, axis=-1):  # every axis of size 1 dropped from the result
+    shifted = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return np.squeeze(shifted / shifted.sum(axis=axis, keepdims=True))
+
+
+def sm_two_decimals_for_display(x, axis=-1):  # weights rounded for a tidy printout
+    return ref.softmax(x, axis=axis).round(2)
+
+
 SOFTMAX_MISTAKES = [
+    Mistake(check_softmax, sm_two_decimals_for_display, r"softmax rounded to 2 decimal"),
+    # blind round 17: a bare squeeze of the result; a batch of one row shows it
+    Mistake(check_softmax, sm_squeezed_to_tidy, r"of length 1 \(?.{0,12}dropped.{0,30}squeeze"),
     Mistake(
         check_softmax,
         sm_matrix_or_vector_only,
@@ -499,6 +511,12 @@ def r_by_d_k(query, keys, values):
     return _row(query, keys, values, scale=query.shape[-1])
 
 
+def r_query_and_keys_scaled(query, keys, values):  # both divided by √d_k: / d_k in all
+    root = math.sqrt(query.shape[-1])
+    weights = ref.softmax((keys / root) @ (query / root))  # (len_k,)
+    return weights, weights @ values
+
+
 def r_times_sqrt_d_k(query, keys, values):
     return _row(query, keys, values, scale=1 / math.sqrt(query.shape[-1]))
 
@@ -671,8 +689,24 @@ def r_output_only(query, keys, values):
     return ref.attention_row(query, keys, values)[1]
 
 
+def r_query_as_residual(query, keys, values):  # a residual inside attention: + query
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))  # (len_k,)
+    return weights, np.add(values.T @ weights, query)  # (d_v,) + (d_k,)
+
+
+def r_integer_output_buffer(query, keys, values):  # float products into an int32 array
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))  # (len_k,)
+    output = np.zeros_like(values[0], dtype=np.int32)  # (d_v,)
+    for weight, row in zip(weights, values, strict=True):
+        output += weight * row
+    return weights, output
+
+
 ROW = check_attention_row
 ROW_MISTAKES = [
+    # blind round 17: the query added to the output; an integer accumulator
+    Mistake(ROW, r_query_as_residual, r"met one of \d+ \(d_k.*residual connection"),
+    Mistake(ROW, r_integer_output_buffer, r"Float results were written into an integer array"),
     Mistake(ROW, r_base_2_softmax, r"a factor 0\.6931 off\): the scaled scores times ln 2"),
     Mistake(
         ROW, r_scores_times_five, r"scores are multiplied by 5 \(divided by 0\.2\) where 1/√d_k"
@@ -699,6 +733,7 @@ ROW_MISTAKES = [
     Mistake(ROW, r_no_scaling, r"no scaling.*√d_k"),
     Mistake(ROW, r_by_number_of_words, r"the number of keys \(words\).*not the number of words"),
     Mistake(ROW, r_by_d_k, r"divided by d_k = \d+ instead of by sqrt\(d_k\) = √\d+"),
+    Mistake(ROW, r_query_and_keys_scaled, r"divided by d_k = \d+ .*each divided by √d_k"),
     Mistake(ROW, r_times_sqrt_d_k, r"multiplied by sqrt\(d_k\) = √\d+ instead of divided"),
     Mistake(ROW, r_by_sqrt_len_k, r"square root of the number of keys"),
     Mistake(ROW, r_scaled_after_softmax, r"divided by √d_k = √\d+ afterwards.*before the softmax"),
@@ -846,6 +881,12 @@ def a_no_scaling(q, k, v, mask=None):
 
 def a_by_d_k(q, k, v, mask=None):
     w = _fill_and_softmax(_scaled(q, k, q.shape[-1]), mask)
+    return w @ v, w
+
+
+def a_scaled_after_too(q, k, v, mask=None):  # q pre-scaled, then the scores scaled again
+    scores = _scaled(q / _root(q), k, _root(q))  # (batch, len_q, len_k): / d_k in all
+    w = _fill_and_softmax(scores, mask)
     return w @ v, w
 
 
@@ -1351,6 +1392,7 @@ SDPA_MISTAKES = [
     Mistake(SDPA, a_no_scaling, r"with no scaling.*√d_k"),
     Mistake(SDPA, a_scaled_after_softmax, r"divided by √d_k = √\d+ afterwards.*before the softmax"),
     Mistake(SDPA, a_by_d_k, r"divided by d_k = \d+ instead of by √d_k"),
+    Mistake(SDPA, a_scaled_after_too, r"divided by d_k = \d+ .*applied twice"),
     Mistake(SDPA, a_by_inverted_scale, r"multiplied by √d_k = √\d+ instead of divided"),
     Mistake(SDPA, a_by_fourth_root, r"one constant c = [\d.]+ for every score.*must be √d_k.*too small"),
     Mistake(SDPA, a_by_len_k, r"divided by len_k = \d+, the number of keys.*not the number of words"),

@@ -110,7 +110,10 @@ def _row_scales(query, keys, values) -> list[tuple[float, str]]:
         (
             float(d_k),
             f"Your weights match scores divided by d_k = {d_k} instead of by sqrt(d_k) = "
-            f"√{d_k} = {root:.4g}: take the square root.",
+            f"√{d_k} = {root:.4g}. Either the square root is missing (/ d_k), or √d_k was "
+            "applied twice: query and keys each divided by √d_k (their product then shrinks "
+            "by d_k), or the scores divided twice. Divide once, the scores by "
+            "math.sqrt(d_k).",
         ),
         (
             float(len_k),
@@ -461,6 +464,40 @@ _ROW_PRODUCT_SHAPES = (
 )
 
 
+#: a residual brought inside attention: the output (d_v,) met the query (d_k,)
+_ROW_QUERY_ADDED = (
+    "Attention's output is weights @ values alone, (d_v,): nothing of the query's size "
+    "(d_k) enters it after the scores. If you added the query to it (output + query, a "
+    "residual connection), drop that: the residual x + sublayer(x) belongs to the layer "
+    "around attention, not inside it (and it needs d_v == d_model)."
+)
+
+
+def _row_d_v_met_d_k(exc: BaseException, d_v: int, d_k: int) -> str:
+    """The hint for a broadcast error between a (d_v,) and a (d_k,) vector: the output
+    combined element-wise with the query (or a key); "" for other shapes."""
+    found = re.search(r"broadcast together with shapes \((\d+),\) \((\d+),\)", str(exc))
+    if d_v == d_k or not found or {int(found[1]), int(found[2])} != {d_v, d_k}:
+        return ""
+    return (
+        f"A vector of {d_v} entries (d_v: the output, weights @ values) met one of {d_k} "
+        "(d_k: the query, or a key) element-wise. " + _ROW_QUERY_ADDED
+    )
+
+
+#: float products added into an integer array: numpy refuses the cast (UFuncTypeError)
+_INTEGER_ACCUMULATOR = re.compile(
+    r"Cannot cast ufunc '\w+' output from dtype\('float\d*'\) to dtype\('u?int"
+)
+_ROW_INTEGER_ACCUMULATOR = (
+    "Float results were written into an integer array: an accumulator made with an "
+    "integer dtype (np.zeros(d_v, dtype=int), np.zeros_like of an integer array, or a "
+    "np.array of integer literals) cannot hold weights[j] * values[j], and numpy refuses to "
+    "cast the floats to integers in +=. Create it as floats: np.zeros(d_v) (float64 by "
+    "default) or np.zeros(d_v, dtype=values.dtype), or compute weights @ values directly."
+)
+
+
 def _product_sizes(exc: BaseException) -> tuple[int, int] | None:
     """(entries of the left operand, rows of the right one) of a failed numpy product,
     read from its error text (np.matmul / @, np.dot); None when it is not one."""
@@ -559,6 +596,14 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                 call_repr=shown,
                 hints=[
                     (
+                        lambda exc: bool(_INTEGER_ACCUMULATOR.search(str(exc))),
+                        _ROW_INTEGER_ACCUMULATOR,
+                    ),
+                    (
+                        ValueError,
+                        lambda exc, d_v=d_v, d_k=d_k: _row_d_v_met_d_k(exc, d_v, d_k),
+                    ),
+                    (
                         ValueError,
                         lambda exc, len_k=len_k, d_k=d_k: _row_per_feature_hint(exc, len_k, d_k),
                     ),
@@ -571,8 +616,12 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                     ),
                     (
                         ValueError,
-                        lambda exc, len_k=len_k, d_v=d_v, d_k=d_k: flat_vector_broadcast(
-                            exc, {len_k: "len_k, one per key", d_v: "d_v", d_k: "d_k"}
+                        lambda exc, len_k=len_k, d_v=d_v, d_k=d_k: (
+                            ""  # the output met the query: the hint above says so
+                            if _row_d_v_met_d_k(exc, d_v, d_k)
+                            else flat_vector_broadcast(
+                                exc, {len_k: "len_k, one per key", d_v: "d_v", d_k: "d_k"}
+                            )
                         ),
                     ),
                 ],
@@ -602,6 +651,17 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
             )
             if weights.shape == (d_v,) and output.shape == (len_k,):
                 c.fail(f"{what}: return (weights, output), in that order.")
+            if d_v == 1 and output.shape == (d_k,):  # (1,) + (d_k,) broadcasts
+                added = np.asarray(output, dtype=np.float64) - query.astype(np.float64)
+                exp_out = ref.attention_row(  # (d_v,)
+                    query.astype(np.float64), keys.astype(np.float64), values.astype(np.float64)
+                )[1]
+                if np.allclose(added, exp_out, atol=1e-4):
+                    c.fail(
+                        f"{what}: the output should have shape ({d_v},), but it has shape "
+                        f"({d_k},): it is the right output plus the query, broadcast over "
+                        f"d_k = {d_k} entries. " + _ROW_QUERY_ADDED
+                    )
             c.expect_shape(
                 weights,
                 (len_k,),

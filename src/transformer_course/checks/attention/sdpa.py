@@ -447,7 +447,9 @@ def _sdpa_scales(q, k, v) -> list[tuple[float, str]]:
         (
             float(d_k),
             f"Your weights match scores divided by d_k = {d_k} instead of by √d_k = "
-            f"{root:.4g}: take the square root (math.sqrt(d_k)).",
+            f"{root:.4g}. Either the square root is missing (/ d_k), or √d_k was applied "
+            "twice: q and k each divided by √d_k (their product then shrinks by d_k), or the "
+            "scores divided twice. Divide once, the scores by math.sqrt(d_k).",
         ),
         (
             d_k**0.25,

@@ -279,6 +279,16 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
             mistakes[_SOFTMAX_NEG_INF_AS_ZERO] = ref.softmax(
                 np.where(np.isneginf(x), 0.0, x), axis=axis
             )
+        for decimals in range(1, 6):  # the weights rounded for display (np.round, round())
+            rounded = np.round(right, decimals)
+            if not np.allclose(rounded, right, atol=1e-6, equal_nan=True):
+                mistakes[
+                    f"Your weights are the softmax rounded to {decimals} decimal(s) "
+                    f"(np.round(..., {decimals}), or round()): rounding moves every weight "
+                    "by up to half a unit of the last decimal kept, so a slice no longer adds "
+                    "up to 1 exactly and a weight below half that unit becomes 0. Return the weights "
+                    "unrounded; round only where you print them."
+                ] = rounded
         try:
             shifted = np.exp(x - np.max(x, axis=axis))
             mistakes[_SOFTMAX_PEAK_KEEPDIMS] = shifted / np.sum(shifted, axis=axis, keepdims=True)
@@ -408,6 +418,8 @@ def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]
         return [
             ("small logits", small, None, nan_hint),
             ("a 1-D vector of scores", drank, None, nan_hint),
+            # a batch of one row: its axis of size 1 is part of the shape (a bare squeeze)
+            ("a batch of one row", drank[None, :5].copy(), None, nan_hint),
             ("axis=0", np.array([[1.0, 2.0, 0.0, -1.0], [3.0, 0.0, 0.0, 2.0]]), 0, nan_hint),
             ("a 3-D input, axis=1", numpy_rng(40).normal(size=(2, 3, 4)), 1, nan_hint),
             ("float32 input", numpy_rng(41).normal(size=(2, 5)).astype(np.float32), -1, nan_hint),
@@ -436,6 +448,8 @@ def _softmax_cases(hidden: bool) -> list[tuple[str, np.ndarray, int | None, str]
         ("a random square input", square, None, nan_hint),
         ("a 4-D input, axis=-3", rng.normal(size=(2, 3, 2, 2)), -3, nan_hint),
         ("a 3-D input, axis=0", rng.normal(size=(3, 2, 4)), 0, nan_hint),
+        # two axes of size 1 besides the softmax axis: a bare squeeze drops both
+        ("one slice, shape (1, 4, 1), axis=1", rng.normal(size=(1, 4, 1)), 1, nan_hint),
         ("a 1-D float32 input", rng.normal(size=7).astype(np.float32), -1, nan_hint),
         ("large logits", large, -1, _SOFTMAX_OVERFLOW),
         ("large logits along axis=0", large.T.copy(), 0, _SOFTMAX_OVERFLOW),

@@ -646,6 +646,53 @@ def _python_sequence_hint(exc: BaseException) -> str:
     )
 
 
+def _blocks_left_zero(got, k: int, d_model: int) -> str:
+    """The sentence for a matrix whose written 2x2 blocks are right but some pairs' blocks
+    are all zero (a loop over the wrong pairs): which pairs, and the loops that skip
+    exactly those; "" when it is not that."""
+    pairs = d_model // 2
+    if d_model % 2 or pairs < 2 or np.shape(got) != (d_model, d_model):
+        return ""
+    got64 = np.asarray(got, dtype=np.float64)  # (d_model, d_model)
+    expected = ref.relative_shift(k, d_model)  # (d_model, d_model)
+    atol = _FLOAT32_FORMULA["atol"]
+    blocks = np.kron(np.eye(pairs), np.ones((2, 2))) > 0
+    if np.abs(np.where(blocks, 0.0, got64)).max() > atol:
+        return ""
+    empty, wrong = [], []
+    for i in range(pairs):
+        block = got64[2 * i : 2 * i + 2, 2 * i : 2 * i + 2]
+        if np.abs(block).max() <= atol:
+            empty.append(i)
+        elif not np.allclose(block, expected[2 * i : 2 * i + 2, 2 * i : 2 * i + 2], atol=atol):
+            wrong.append(i)
+    if not empty or wrong or len(empty) == pairs:
+        return ""
+    candidates = []
+    if empty == list(range(1, pairs, 2)):
+        candidates.append(
+            "a loop that steps by 2 over the pair index (range(0, d_model // 2, 2), or block "
+            "starts 2 * i for i in range(0, d_model // 2, 2)): the step of 2 belongs to the "
+            "feature index 2i, not to the pair index as well"
+        )
+    if empty == [pairs - 1]:
+        candidates.append("a loop that stops one pair early (range(d_model // 2 - 1))")
+    if empty == list(range((pairs + 1) // 2, pairs)) and len(empty) > 1:
+        candidates.append(
+            "a loop over half the pairs (range(d_model // 4), the pair count halved once too often)"
+        )
+    named = (
+        " Loops that skip exactly these: " + "; or ".join(candidates) + "." if candidates else ""
+    )
+    return (
+        f"The 2×2 blocks of pair(s) {empty} are all zero, never written, while the blocks "
+        "your code did write are right: your loop does not visit every pair."
+        + named
+        + f" Write one block for each of the d_model // 2 = {pairs} pairs: for i in "
+        "range(d_model // 2), rows and columns 2i and 2i+1."
+    )
+
+
 def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
     """relative_shift(k, d_model) -> M (d_model, d_model) with PE[pos + k] = PE[pos] @ M.
 
@@ -698,6 +745,9 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
             c.expect_floating(got, what, preferred="float64")
             if k < 0 and d_model % 2 == 0:
                 _expect_negative_k_kept(c, relative_shift, got, what, k, d_model)
+            left_zero = _blocks_left_zero(got, k, d_model)
+            if left_zero:
+                c.fail(f"{what} is not what the reference gives. {left_zero}")
             c.expect_close(
                 got,
                 ref.relative_shift(k, d_model),

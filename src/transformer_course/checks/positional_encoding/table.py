@@ -316,6 +316,47 @@ def _other_tables(positional_encoding, cases, current) -> list:
     return tables
 
 
+def _rows_off_by_one(got, max_len: int, d_model: int) -> str:
+    """The sentence for a table one row short or one row long: which positions its rows
+    hold (0 .. max_len - 2, 1 .. max_len - 1, 0 .. max_len) when its values tell it."""
+    rows = int(np.shape(got)[0])
+    table = ref.positional_encoding(max_len + 1, d_model)  # (max_len + 1, d_model)
+    try:
+        got64 = np.asarray(got, dtype=np.float64)  # (rows, d_model)
+    except (TypeError, ValueError):
+        got64 = None
+
+    def holds(first: int) -> bool:
+        return got64 is not None and np.allclose(got64, table[first : first + rows], atol=1e-5)
+
+    if rows == max_len - 1:
+        if holds(0):
+            which = (
+                f"positions 0 .. {max_len - 2}: the last position, max_len - 1 = "
+                f"{max_len - 1}, is missing (np.arange(max_len - 1), or range(max_len - 1))"
+            )
+        elif holds(1):
+            which = (
+                f"positions 1 .. {max_len - 1}: position 0 is missing (positions counted "
+                "from 1, np.arange(1, max_len))"
+            )
+        else:
+            which = "one position short (a range that stops at max_len - 1, or starts at 1)"
+        return (
+            f"Your table has max_len - 1 = {rows} rows, one row short: {which}. Positions "
+            "run 0 .. max_len - 1, max_len of them: np.arange(max_len)."
+        )
+    which = (
+        f"positions 0 .. {max_len}: one past the last"
+        if holds(0)
+        else "one position too many (a range that runs to max_len inclusive)"
+    )
+    return (
+        f"Your table has max_len + 1 = {rows} rows, one row too many: {which}. Positions "
+        "run 0 .. max_len - 1, max_len of them: np.arange(max_len)."
+    )
+
+
 def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> None:
     """positional_encoding(max_len, d_model) -> the (max_len, d_model) sinusoidal table.
 
@@ -370,6 +411,8 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 hint += " Yours looks transposed."
             elif shape == (1, max_len, d_model):
                 hint += " Return the 2-D table; the batch axis is added later, by the module."
+            elif len(shape) == 2 and shape[1] == d_model and abs(shape[0] - max_len) == 1:
+                hint += " " + _rows_off_by_one(got, max_len, d_model)
             elif len(shape) == 2 and shape[0] == max_len and shape[1] == d_model + 1:
                 hint += (
                     " With an odd d_model your table got one extra column: keep d_model of them."

@@ -93,6 +93,20 @@ def _pe_cosines_replaced(max_len: int, d_model: int, cosines) -> np.ndarray:
     return table
 
 
+def _pe_cosines_drop_first_angle(max_len: int, d_model: int) -> np.ndarray:
+    """The table whose cosines take the last d_model // 2 angles (angles[:, 1:] for an odd
+    d_model); for an even d_model that slice is all the angles: the reference table."""
+    table = ref.positional_encoding(max_len, d_model)  # (max_len, d_model)
+    if d_model % 2 == 0 or d_model < 3:
+        return table
+    positions = np.arange(max_len, dtype=np.float64)[:, None]  # (max_len, 1)
+    angles = positions / np.power(
+        10000.0, np.arange(0, d_model, 2) / d_model
+    )  # (max_len, pairs + 1)
+    table[:, 1::2] = np.cos(angles[:, 1:])  # (max_len, d_model // 2)
+    return table
+
+
 def _pe_cosines_drop_last_angle(max_len: int, d_model: int) -> np.ndarray:
     """The table whose cosines take angles[:, :-1] whatever d_model is."""
     positions = np.arange(max_len, dtype=np.float64)[:, None]  # (max_len, 1)
@@ -206,6 +220,14 @@ def _pe_mistakes(max_len, d_model):
         "gets another pair's angle (or numpy cannot broadcast). Use "
         "np.cos(angles[:, : d_model // 2]), right for both."
     ] = lambda: _pe_cosines_drop_last_angle(max_len, d_model)
+    mistakes[
+        "Your sines are right, but with an odd d_model every cosine holds the next pair's "
+        "angle: feature 2i+1 is the cosine of pair i+1's angle, not of pair i's. An odd "
+        "d_model has one angle more than cosines (its last sine has no partner), and your "
+        "cosines took the last d_model // 2 angles (angles[:, 1:], or a slice counted from "
+        "the end, angles[:, -(d_model // 2):]), dropping the first angle where the last "
+        "belongs. Take the first ones: pe[:, 1::2] = np.cos(angles[:, : d_model // 2])."
+    ] = lambda: _pe_cosines_drop_first_angle(max_len, d_model)
     mistakes[
         "Your denominator is 10 ** (4 ** (2i/d_model)): ** is right-associative, so "
         "10.0**4 ** (2i / d_model) without parentheses around 10.0**4 raises 4, not 10000, "
