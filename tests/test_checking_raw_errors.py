@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -289,3 +290,24 @@ def test_values_in_bits_where_nats_belong_name_the_logarithm():
     nats = torch.tensor([0.3, 1.2, 2.5]).numpy()
     relation = match_relation(nats / math.log(2), nats, rtol=1e-6, atol=1e-8)
     assert relation is not None and "base 2 (bits)" in relation.message
+
+
+@pytest.mark.parametrize(
+    "round_them, expected",
+    [
+        (lambda v: np.round(v, 4), r"rounded to 4 decimal places"),
+        (lambda v: np.round(v, 1), r"rounded to 1 decimal place "),
+        (lambda v: np.array([float(f"{x:.2g}") for x in v]), r"rounded to 2 significant digits"),
+    ],
+)
+def test_values_rounded_for_a_print_are_named(round_them, expected):
+    values = np.array([4.41942e-4, 6.98771e-5, 0.123456, 1.98765])
+    relation = match_relation(round_them(values), values, rtol=1e-5, atol=1e-8)
+    assert relation is not None and relation.kind == "rounded", relation
+    assert re.search(expected, relation.message), relation.message
+
+
+def test_a_small_error_is_not_called_a_rounding():
+    values = np.array([4.41942e-4, 6.98771e-5, 0.123456, 1.98765])
+    relation = match_relation(values * (1 + 3e-6), values, rtol=1e-7, atol=1e-12)
+    assert relation is None or relation.kind != "rounded"

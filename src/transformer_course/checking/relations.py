@@ -24,7 +24,7 @@ __all__ = ["LOG_BASE_CAUSES", "Relation", "first_wrong", "match_relation", "numb
 
 @dataclass(frozen=True)
 class Relation:
-    """``kind``: "zero", "negated", "scaled" or "offset"; ``message``: what the learner
+    """``kind``: "rounded", "zero", "negated", "scaled" or "offset"; ``message``: what the learner
     reads."""
 
     kind: str
@@ -64,6 +64,47 @@ def _recognisable(value: float, rel_tol: float = 1e-4) -> str:
     return ""
 
 
+def _rounded(got: np.ndarray, expected: np.ndarray) -> Relation | None:
+    """The reference's values rounded to a number of decimals, or of significant digits
+    (round(x, 4) for a tidy print, f"{x:.3g}"), where rounding changes some of them and
+    leaves some non-zero: blind17a-noam-rounded-to-four-places got "differs" alone."""
+    if not np.any(got):
+        return None
+    close = {"rtol": 1e-6, "atol": 1e-6 * float(np.abs(expected).max())}
+
+    missed = float(np.abs(got - expected).max())
+
+    def fits(candidate: np.ndarray) -> bool:
+        # the rounding explains the whole difference, not a hundredth of it less
+        return (
+            bool(np.any(candidate))
+            and not np.allclose(candidate, expected, rtol=1e-9, atol=0.0)
+            and np.allclose(got, candidate, **close)
+            and float(np.abs(got - candidate).max()) <= 0.01 * missed
+        )
+
+    for decimals in range(0, 9):
+        if fits(np.round(expected, decimals)):
+            return Relation(
+                "rounded",
+                f"Your values are the reference's rounded to {decimals} decimal place"
+                f"{'s' if decimals != 1 else ''} (round(x, {decimals}), np.round): rounding "
+                "for a tidy print changes the values themselves. Return them unrounded, and "
+                'round only where you print them (f"{x:.4f}" formats without changing x).',
+            )
+    for digits in range(1, 7):
+        significant = np.vectorize(lambda v, d=digits: float(f"{v:.{d}g}"))(expected)
+        if fits(significant):
+            return Relation(
+                "rounded",
+                f"Your values are the reference's rounded to {digits} significant digit"
+                f'{"s" if digits != 1 else ""} (f"{{x:.{digits}g}}" turned back into a '
+                "number): rounding for a tidy print changes the values themselves. Return "
+                "them unrounded, and round only where you print them.",
+            )
+    return None
+
+
 def match_relation(
     got: np.ndarray, expected: np.ndarray, *, rtol: float, atol: float
 ) -> Relation | None:
@@ -74,6 +115,9 @@ def match_relation(
         return None
     if not (np.isfinite(got).all() and np.isfinite(expected).all()):
         return None
+    rounded = _rounded(got, expected)
+    if rounded is not None:
+        return rounded
     tol = {"rtol": max(rtol, 1e-4), "atol": max(atol, 1e-5)}
     spread = float(np.abs(expected).max())
     if spread <= 100 * tol["atol"]:
