@@ -311,3 +311,19 @@ def test_a_small_error_is_not_called_a_rounding():
     values = np.array([4.41942e-4, 6.98771e-5, 0.123456, 1.98765])
     relation = match_relation(values * (1 + 3e-6), values, rtol=1e-7, atol=1e-12)
     assert relation is None or relation.kind != "rounded"
+
+
+def test_an_answer_printed_instead_of_returned_is_told_so():
+    def printed_letter():
+        print("b")
+
+    with pytest.raises(CheckFailure) as failure:
+        quiz_check(_QUIZ)(printed_letter)
+    assert "printed 'b' and returned None" in failure.value.message
+
+    def silent():
+        return None
+
+    with pytest.raises(CheckFailure) as failure:
+        quiz_check(_QUIZ)(silent)
+    assert "printed" not in failure.value.message

@@ -45,6 +45,7 @@ from transformer_course.checking.parameters_kept import (
     changed_parameters_message,
     parameters_snapshot,
 )
+from transformer_course.checking.printed import printed_not_returned, tee_stdout
 from transformer_course.checking.randomness import global_random_state, restore_random_state
 from transformer_course.checking.relations import first_wrong, match_relation
 from transformer_course.checking.size_one_axes import permuted_axes, size_one_axes
@@ -172,6 +173,8 @@ class Checker:
         #: what a call of a module did to its own parameters ("" while none changed them)
         self._changed_parameters = ""
         self._changed_settings = ""
+        #: the note for the last call of the answer, when it printed and returned None
+        self._printed_not_returned = ""
         #: the learner's answer (set by require_callable), and every call made to it
         #: (arguments, random state, result): what the single-edit diagnosis replays
         self._answer: Any = None
@@ -210,6 +213,8 @@ class Checker:
     def fail(self, message: str, learner_traceback: str = "") -> None:
         if self._changed_parameters and "changed" not in message:
             message = f"{self._changed_parameters}\n{message}"
+        if self._printed_not_returned and "None" in message:
+            message = f"{message}\n{self._printed_not_returned}"
         if self._changed_settings and self._changed_settings not in message:
             message = f"{self._changed_settings}\n{message}"
         raise CheckFailure(self.exercise, self._with_deviation(message), learner_traceback)
@@ -339,7 +344,8 @@ class Checker:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                result = fn(*args, **kwargs)
+                with tee_stdout() as printed:
+                    result = fn(*args, **kwargs)
             except NotImplementedError as exc:
                 if str(exc).strip():  # a library's (torch: an op with no kernel for a dtype)
                     raise self._raised(exc, call_repr, hint_list) from exc
@@ -379,6 +385,9 @@ class Checker:
             # said with the check's first failure (an exercise's own reading of changed
             # weights, which names them, comes first): the root of what fails after it
             self._changed_parameters = changed_parameters_message(fn, parameters, call_repr)
+        self._printed_not_returned = (
+            printed_not_returned(printed.text) if result is None and fn is self._answer else ""
+        )
         if settings is not None and not self._changed_settings:
             # a setting that forward wrote: every later call differs, though this one and a
             # fresh module's may be right; said with the first failure, or at the end
