@@ -129,3 +129,16 @@ def test_a_changed_setting_is_said_at_the_end_of_a_check_that_otherwise_passes()
     with pytest.raises(CheckFailure, match="for good") as failure, Checker("demo") as c:
         c.call(module, torch.zeros(1, 3, 8), torch.zeros(1, 3, 8), torch.zeros(1, 3, 8))
     assert "changed dropout.p from 0.5 to 0.0" in failure.value.message
+
+
+class FFNOutputSizedDFF(ref_encoder.PositionwiseFeedForward):
+    """w_2 built d_ff -> d_ff: its output size is d_ff where d_model belongs."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.w_2 = nn.Linear(d_ff, d_ff)
+
+
+def test_a_parameter_sized_by_another_argument_names_the_argument():
+    with pytest.raises(CheckFailure, match=r"Its size \d+ is d_ff, where d_model \(\d+\) belongs"):
+        check_PositionwiseFeedForward(FFNOutputSizedDFF)

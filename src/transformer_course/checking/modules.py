@@ -351,6 +351,47 @@ def _swapped_sizes(
     return ""
 
 
+def _contract_arguments(name: str, args: tuple, kwargs: dict) -> dict[str, Any]:
+    """The constructor's arguments by the contract's names (the reference class's
+    signature: the check passes them in the contract's order); {} when unknown."""
+    from transformer_course.checking.deviations import reference_function
+
+    reference = reference_function(name)
+    if not isinstance(reference, type):
+        return {}
+    try:
+        bound = inspect.signature(reference).bind_partial(*args, **kwargs)
+    except (TypeError, ValueError):
+        return {}
+    return dict(bound.arguments)
+
+
+def _size_from_argument(
+    name: str, args: tuple, kwargs: dict, got: tuple[int, ...], expected: tuple[int, ...]
+) -> str:
+    """For a parameter of the wrong shape: the constructor argument its wrong size is,
+    where another argument's size belongs (LayerNorm(d_ff) for LayerNorm(d_model):
+    blind17g-dec-final-norm-width-d-ff was told the shapes alone); "" when no axis's sizes
+    are two arguments' values, or when a value is several arguments' (then the inputs
+    cannot tell which)."""
+    if len(got) != len(expected):
+        return ""
+    by_value: dict[int, list[str]] = {}
+    for argument, value in _contract_arguments(name, args, kwargs).items():
+        if type(value) is int:
+            by_value.setdefault(value, []).append(argument)
+    for wrong, right in zip(got, expected, strict=True):
+        if wrong == right:
+            continue
+        given, belongs = by_value.get(wrong, []), by_value.get(right, [])
+        if len(given) == 1 and len(belongs) == 1:
+            return (
+                f"Its size {wrong} is {given[0]}, where {belongs[0]} ({right}) belongs: that "
+                f"layer was built with {given[0]} in the place of {belongs[0]}."
+            )
+    return ""
+
+
 def build_module(
     c: Checker,
     cls: Any,
@@ -449,7 +490,10 @@ def build_module(
         for key, shape in expected_shapes.items():
             if found[key] != tuple(shape):
                 hint = keys_hint(found) if keys_hint else ""
-                hint = f"{transposed_weight_hint(module, key, found[key], shape)} {hint}".strip()
+                hint = (
+                    f"{transposed_weight_hint(module, key, found[key], shape)} "
+                    f"{_size_from_argument(name, args, kwargs, found[key], tuple(shape))} {hint}"
+                ).strip()
                 c.fail(
                     f"{built}: {key} has shape {found[key]}, expected {tuple(shape)}. {hint}".strip()
                 )
