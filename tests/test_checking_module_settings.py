@@ -15,9 +15,11 @@ from transformer_course.checking.module_settings import (
     changed_settings_message,
     settings_snapshot,
 )
+from transformer_course.checks.decoder import check_Decoder
 from transformer_course.checks.encoder import check_PositionwiseFeedForward
 from transformer_course.checks.multi_head_attention import check_MultiHeadAttention
 from transformer_course.checks.positional_encoding import check_PositionalEncoding
+from transformer_course.reference import decoder as ref_decoder
 from transformer_course.reference import encoder as ref_encoder
 from transformer_course.reference import multi_head_attention as ref_mha
 from transformer_course.reference import positional_encoding as ref_pe
@@ -142,3 +144,17 @@ class FFNOutputSizedDFF(ref_encoder.PositionwiseFeedForward):
 def test_a_parameter_sized_by_another_argument_names_the_argument():
     with pytest.raises(CheckFailure, match=r"Its size \d+ is d_ff, where d_model \(\d+\) belongs"):
         check_PositionwiseFeedForward(FFNOutputSizedDFF)
+
+
+class DecoderWidthFirst(ref_decoder.Decoder):
+    """__init__(d_model, num_layers, ...): the contract's first two parameters swapped."""
+
+    def __init__(self, d_model, num_layers, num_heads, d_ff, *args, **kwargs):
+        super().__init__(num_layers, d_model, num_heads, d_ff, *args, **kwargs)
+
+
+def test_a_size_shown_in_an_error_under_another_argument_s_name_names_both():
+    with pytest.raises(
+        CheckFailure, match=r"not the d_model given \(d_model=\d+\) but num_layers's"
+    ):
+        check_Decoder(DecoderWidthFirst)

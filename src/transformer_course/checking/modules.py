@@ -220,6 +220,40 @@ _NUM_HEADS_POSITION = {
 }
 
 
+def _argument_in_another_place(
+    name: str, args: tuple, kwargs: dict
+) -> Callable[[BaseException], str]:
+    """For an error raised while building that shows a size by its name (``d_model=3``)
+    whose value is not the one given under that name but exactly one other argument's
+    (num_layers=3): that argument reached the named one's place, an order slip in a
+    signature or a call (blind17g-enc-num-layers-d-model-swapped got the course's
+    ValueError alone)."""
+
+    def hint(exc: BaseException) -> str:
+        given = _contract_arguments(name, args, kwargs)
+        if not given:
+            return ""
+        for shown, value in re.findall(r"\b([a-z_]+)=(\d+)\b", str(exc)):
+            if shown not in given or type(given[shown]) is not int or given[shown] == int(value):
+                continue
+            others = [
+                argument
+                for argument, size in given.items()
+                if argument != shown and type(size) is int and size == int(value)
+            ]
+            if len(others) == 1:
+                return (
+                    f"The {shown}={value} in the error is not the {shown} given "
+                    f"({shown}={given[shown]}) but {others[0]}'s value: {others[0]} reached "
+                    f"the place of {shown} on the way (parameters of __init__ in another order "
+                    f"than the contract's {', '.join(given)}, or a call that passes them so). "
+                    "Keep the contract's order, or pass sizes by keyword."
+                )
+        return ""
+
+    return hint
+
+
 def _heads_hint(name: str, built: str, args: tuple) -> Callable[[BaseException], str]:
     """For "d_model=... is not divisible by num_heads=N" raised while building: N is one
     of the sizes given to the constructor in another place (an argument order slip)."""
@@ -416,7 +450,14 @@ def build_module(
     """
     built = _signature(name, args, kwargs)
     module = c.call(
-        cls, *args, call_repr=built, hints=[(ValueError, _heads_hint(name, built, args))], **kwargs
+        cls,
+        *args,
+        call_repr=built,
+        hints=[
+            (ValueError, _heads_hint(name, built, args)),
+            (Exception, _argument_in_another_place(name, args, kwargs)),
+        ],
+        **kwargs,
     )
     c.expect_type(
         module,
