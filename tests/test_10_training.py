@@ -1052,13 +1052,6 @@ def returns_detached(logits, labels, pad_id, smoothing=0.1):
     return _pytorch_per_token(logits.detach(), labels, smoothing)[labels != pad_id].mean()
 
 
-@named("real_ids_from_pad_up")
-def real_ids_from_pad_up(logits, labels, pad_id, smoothing=0.1):
-    """The real positions taken as the ids past the pad id (pad thought to be id 0)."""
-    real = labels.gt(pad_id)
-    return _pytorch_per_token(logits, labels.clamp(min=0), smoothing)[real].mean()
-
-
 @named("no_reduction")
 def no_reduction(logits, labels, pad_id, smoothing=0.1):
     return _pytorch_per_token(logits, labels, smoothing)[labels != pad_id]
@@ -1306,7 +1299,6 @@ SMOOTHING_MISTAKES = [
     ),
     Mistake(SMOOTH, gather_along_positions, r"gathered along dim=1 \(or -2, the positions\)"),
     Mistake(SMOOTH, target_term_divided, r"the target term divides where it multiplies"),
-    Mistake(SMOOTH, real_ids_from_pad_up, r"greater than pad_id \(labels > pad_id\)"),
     Mistake(SMOOTH, mask_inverted, r"over the pad positions only.*your mask is inverted"),
     # blind12a: uncaught (no input had an axis of size 1 besides the vocabulary's)
     Mistake(

@@ -17,8 +17,8 @@ def label_smoothing_f(
     and slip: {name: loss}, "pytorch" the right one (F.cross_entropy's label_smoothing,
     <pad> ignored, the mean over the real tokens); the others "fairseq", "annotated_kl",
     "annotated_ce", "kl", "no_smoothing", "others_only", "target_only", "with_pad", "sum",
-    "per_batch", "mean_of_means", "pad_zero", "pad_above", "pad_denominator" (None where a
-    slip cannot be told apart on these inputs). logits (..., vocab_size), labels (...)."""
+    "per_batch", "mean_of_means", "pad_zero", "pad_denominator" (None where a slip cannot
+    be told apart on these inputs). logits (..., vocab_size), labels (...)."""
     x = logits.detach().double()
     vocab = x.shape[-1]
     logp = torch.log_softmax(x, dim=-1)
@@ -71,12 +71,6 @@ def label_smoothing_f(
         y0 = labels.masked_fill(~keep0, 0)
         nll0 = -logp.gather(-1, y0[..., None]).squeeze(-1)
         variants["pad_zero"] = ((1 - eps) * nll0 + eps * total / vocab)[keep0].mean()
-    # the positions kept by labels > pad_id (pad_id taken for the smallest id): told apart
-    # only where a real label lies below pad_id (blind17a-ls-keep-labels-above-pad)
-    above = labels > pad_id
-    variants["pad_above"] = (
-        pytorch[above].mean() if bool((keep & ~above).any()) and bool(above.any()) else None
-    )
     # the pad positions' losses zeroed, but counted in the mean (loss.masked_fill(pad,
     # 0).mean()): named only where no other candidate, nor the right answer, gives it
     pad_denominator = pytorch[keep].sum() / keep.numel()

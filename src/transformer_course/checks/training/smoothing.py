@@ -72,10 +72,6 @@ _SMOOTHING_MESSAGES = {
     "all non-pad positions of the batch.",
     "pad_zero": "You skipped the positions whose label is 0, not those equal to pad_id: use "
     "the pad_id argument (here it is not 0, and 0 is an ordinary token).",
-    "pad_above": "You kept only the positions whose label is greater than pad_id (labels > "
-    "pad_id), as if the pad id were the smallest id: here real labels lie below pad_id, and "
-    "your mean leaves them out. Keep every position whose label is not pad_id: "
-    "labels != pad_id.",
 }
 
 
@@ -693,7 +689,6 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                         "per_batch",
                         "mean_of_means",
                         "pad_zero",
-                        "pad_above",
                     }
                 },
                 explain=lambda got=got, x=logits, y=labels, p=pad_id, e=eps, t=tol: (
