@@ -247,8 +247,6 @@ _NUMBER = Quiz("quiz_floor", answer=0.5004, why={}, rel_tol=0.01)
     "answer, expected",
     [
         (lambda: ["b"], r"a list, \['b'\], with the letter inside: return the string itself"),
-        (lambda: ("c", "the model width"), r"the letter \"c\" among them: return the letter alone"),
-        (lambda: ["a", "c"], r"a list of several letters.*one letter"),
         (lambda: '"b"', r"the quote marks are characters of your string \(3 characters\)"),
         (lambda: "d_model", r"the text of choice \(c\).*\"c\""),
         (lambda: "width of each key", r"words from choice \(b\)"),

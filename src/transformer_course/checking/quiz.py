@@ -77,25 +77,6 @@ def _form_note(value: object, choices: Mapping[str, str]) -> str:
                 f"returned a {type(value).__name__}, {short(value)}, with the letter inside: "
                 f'return the string itself, "{letter}".'
             )
-    if isinstance(value, list | tuple) and 1 < len(value) <= 10:
-        # the letter with its reason, or with other letters (blind17d-q-fully-masked-
-        # letter-with-reason returned ('b', 'the query attends to nothing'))
-        letters_in = [
-            _letter(item) for item in value if isinstance(item, str) and len(item.strip()) <= 3
-        ]
-        letters_in = [letter for letter in letters_in if letter in choices]
-        kind = type(value).__name__
-        if len(letters_in) == 1:
-            return (
-                f"returned a {kind} of {len(value)} items, {short(value)}, the letter "
-                f'"{letters_in[0]}" among them: return the letter alone, a string, '
-                f'"{letters_in[0]}" (a reason or comment belongs in a # comment).'
-            )
-        if len(set(letters_in)) > 1:
-            return (
-                f"returned a {kind} of several letters, {short(value)}: the question has one "
-                f"answer; return one letter, a string, one of {letters}."
-            )
     if isinstance(value, str):
         unquoted = value.strip().strip("\"'`")
         if unquoted != value.strip() and _letter(unquoted) in choices:
