@@ -363,6 +363,11 @@ DECODER_MISTAKES = {
         lambda ids, p: _pad(ids, p) & torch.tril(torch.ones(ids.shape[1], ids.shape[1])),
         r"(?s)raised NotImplementedError: \"bitwise_and.*float tensor.*dtype=torch\.bool",
     ),
+    # blind17d: a matrix product where the element-wise AND belongs
+    "combined with torch.matmul": (
+        lambda ids, p: torch.matmul(_pad(ids, p), _tril(ids.shape[1])),
+        r"no matrix product for bool tensors.*use & \(element-wise AND\)",
+    ),
     "sees one step ahead": (
         lambda ids, p: _pad(ids, p) & _tril(ids.shape[1], 1),
         r"can see the future",

@@ -247,6 +247,8 @@ _NUMBER = Quiz("quiz_floor", answer=0.5004, why={}, rel_tol=0.01)
     "answer, expected",
     [
         (lambda: ["b"], r"a list, \['b'\], with the letter inside: return the string itself"),
+        (lambda: ["(b)", "keys are d_k wide"], r"a list of 2 items.*Return the letter alone"),
+        (lambda: ("c", 1.0), r"a tuple of 2 items.*Return the letter alone, the string \"c\""),
         (lambda: '"b"', r"the quote marks are characters of your string \(3 characters\)"),
         (lambda: "d_model", r"the text of choice \(c\).*\"c\""),
         (lambda: "width of each key", r"words from choice \(b\)"),

@@ -77,6 +77,14 @@ def _form_note(value: object, choices: Mapping[str, str]) -> str:
                 f"returned a {type(value).__name__}, {short(value)}, with the letter inside: "
                 f'return the string itself, "{letter}".'
             )
+    if isinstance(value, list | tuple) and len(value) > 1:
+        letters_inside = [_letter(item) for item in value if _letter(item) in choices]
+        if len(letters_inside) == 1:
+            return (
+                f"returned a {type(value).__name__} of {len(value)} items, {short(value)}: "
+                f"the letter comes with other values (a reason?). Return the letter alone, "
+                f'the string "{letters_inside[0]}".'
+            )
     if isinstance(value, str):
         unquoted = value.strip().strip("\"'`")
         if unquoted != value.strip() and _letter(unquoted) in choices:
