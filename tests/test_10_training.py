@@ -1095,6 +1095,15 @@ def _smoothing_weighted(target_weight, uniform_weight):
     return label_smoothed_loss
 
 
+@named("label_smoothed_loss")
+def real_labels_counted_from_pad_upwards(logits, labels, pad_id, smoothing=0.1):
+    logp = F.log_softmax(logits, dim=-1)
+    keep = labels.ge(pad_id + 1)  # assumes <pad> is the smallest id
+    nll = -logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+    loss = (1 - smoothing) * nll + smoothing * (-logp).mean(-1)
+    return loss.masked_select(keep).mean()
+
+
 SMOOTH = check_label_smoothed_loss
 
 
@@ -1248,6 +1257,13 @@ def labels_indexed_into_the_vocabulary(logits, labels, pad_id, smoothing=0.1):
 
 
 SMOOTHING_MISTAKES = [
+    # round 20 (blind17a): only the labels on one side of pad_id kept
+    Mistake(
+        SMOOTH,
+        real_labels_counted_from_pad_upwards,
+        r"mean over the positions with labels > pad_id only: every real label below the pad "
+        r"id .* keep the positions with labels != pad_id",
+    ),
     Mistake(
         SMOOTH,
         labels_indexed_into_the_vocabulary,
