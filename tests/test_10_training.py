@@ -861,7 +861,30 @@ def scale_in_warm_up_branch_only(step, d_model, warmup):
     return step**-0.5
 
 
+@named("noam_lr")
+def noam_lr_formatted_to_five_places(step, d_model, warmup):
+    rate = d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+    return float(f"{rate:.5f}")  # a tidy number for the log
+
+
+@named("noam_lr")
+def noam_lr_floored_to_six_places(step, d_model, warmup):
+    rate = d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+    return math.floor(rate * 1e6) / 1e6
+
+
 NOAM_MISTAKES += [
+    # round 20 (blind17a): the rate rounded or cut to a few decimal places
+    Mistake(
+        check_noam_lr,
+        noam_lr_formatted_to_five_places,
+        r"Your rates are the right ones rounded to 5 decimal places \(round\(lr, 5\)\)",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_lr_floored_to_six_places,
+        r"Your rates are the right ones cut to 6 decimal places",
+    ),
     # was "differs from the reference: largest difference at index (3,)"
     Mistake(
         check_noam_lr,
