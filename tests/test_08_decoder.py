@@ -1228,7 +1228,22 @@ class DecoderMemoryKept(ref.Decoder):
         return super().forward(x, self.kept_memory, src_mask, tgt_mask)
 
 
+class DecoderFinalNormFeedForwardWide(ref.Decoder):
+    """The final norm sized like the feed-forward's hidden layer (round 20, blind17g)."""
+
+    def __init__(self, num_layers, d_model, num_heads, d_ff, *args, **kw):
+        super().__init__(num_layers, d_model, num_heads, d_ff, *args, **kw)
+        if self.norm is not None:
+            self.norm = LayerNorm(d_ff)
+
+
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderFinalNormFeedForwardWide,
+        r"norm\.weight has shape \(\d+,\), expected \(\d+,\)\. Your final LayerNorm has \d+ "
+        r"features, the value of d_ff: it is built as LayerNorm\(d_ff\)",
+    ),
     Mistake(
         S,
         DecoderLookAheadWhenNone,

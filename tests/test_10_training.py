@@ -861,7 +861,30 @@ def scale_in_warm_up_branch_only(step, d_model, warmup):
     return step**-0.5
 
 
+@named("noam_lr")
+def noam_lr_formatted_to_five_places(step, d_model, warmup):
+    rate = d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+    return float(f"{rate:.5f}")  # a tidy number for the log
+
+
+@named("noam_lr")
+def noam_lr_floored_to_six_places(step, d_model, warmup):
+    rate = d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+    return math.floor(rate * 1e6) / 1e6
+
+
 NOAM_MISTAKES += [
+    # round 20 (blind17a): the rate rounded or cut to a few decimal places
+    Mistake(
+        check_noam_lr,
+        noam_lr_formatted_to_five_places,
+        r"Your rates are the right ones rounded to 5 decimal places \(round\(lr, 5\)\)",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_lr_floored_to_six_places,
+        r"Your rates are the right ones cut to 6 decimal places",
+    ),
     # was "differs from the reference: largest difference at index (3,)"
     Mistake(
         check_noam_lr,
@@ -1095,6 +1118,15 @@ def _smoothing_weighted(target_weight, uniform_weight):
     return label_smoothed_loss
 
 
+@named("label_smoothed_loss")
+def real_labels_counted_from_pad_upwards(logits, labels, pad_id, smoothing=0.1):
+    logp = F.log_softmax(logits, dim=-1)
+    keep = labels.ge(pad_id + 1)  # assumes <pad> is the smallest id
+    nll = -logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+    loss = (1 - smoothing) * nll + smoothing * (-logp).mean(-1)
+    return loss.masked_select(keep).mean()
+
+
 SMOOTH = check_label_smoothed_loss
 
 
@@ -1248,6 +1280,13 @@ def labels_indexed_into_the_vocabulary(logits, labels, pad_id, smoothing=0.1):
 
 
 SMOOTHING_MISTAKES = [
+    # round 20 (blind17a): only the labels on one side of pad_id kept
+    Mistake(
+        SMOOTH,
+        real_labels_counted_from_pad_upwards,
+        r"mean over the positions with labels > pad_id only: every real label below the pad "
+        r"id .* keep the positions with labels != pad_id",
+    ),
     Mistake(
         SMOOTH,
         labels_indexed_into_the_vocabulary,

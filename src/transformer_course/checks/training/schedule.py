@@ -539,6 +539,28 @@ def _one_branch_factor(rates) -> str:
     )
 
 
+def _rounded_noam(steps, d_model, warmup) -> dict:
+    """The right rates rounded (or cut) to a few decimal places: round(lr, k), or
+    int(lr * 10**k) / 10**k, which lose the digits of rates of the order of 1e-4."""
+    exact = np.array([_noam(s, d_model, warmup) for s in steps])  # (len(steps),)
+    variants = {}
+    for places in range(1, 9):
+        scale = 10.0**places
+        for how, values in (
+            (f"rounded to {places} decimal places (round(lr, {places}))", np.round(exact, places)),
+            (f"cut to {places} decimal places", np.trunc(exact * scale) / scale),
+        ):
+            if not values.any() or any(np.array_equal(values, v) for v in variants.values()):
+                continue  # all 0.0 (another mistake's symptom), or told by an earlier one
+            message = (
+                f"Your rates are the right ones {how}: rates of the order of 1e-4 lose most "
+                "of their digits, and small ones become 0.0. Return the rate itself; round "
+                "only where you print it."
+            )
+            variants[message] = values
+    return variants
+
+
 def check_noam_lr(noam_lr, *, hidden: bool = False) -> None:
     """noam_lr(step, d_model, warmup) -> float, the schedule of section 5.3."""
     with Checker("noam_lr", hidden=hidden) as c:
@@ -580,8 +602,11 @@ def check_noam_lr(noam_lr, *, hidden: bool = False) -> None:
                 rtol=1e-6,
                 atol=1e-12,
                 mistakes={
-                    message: np.array([wrong(s, d_model, warmup) for s in steps])
-                    for message, wrong in _NOAM_MISTAKES.items()
+                    **{
+                        message: np.array([wrong(s, d_model, warmup) for s in steps])
+                        for message, wrong in _NOAM_MISTAKES.items()
+                    },
+                    **_rounded_noam(steps, d_model, warmup),
                 },
                 explain=lambda: _explain_noam(noam_lr, cases),
                 hint="lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5).",

@@ -615,6 +615,28 @@ def _expect_gradient(c: Checker, got, logits, labels, pad_id, eps, what: str) ->
     c.ok()
 
 
+def _pad_side_mistakes(logits, labels, pad_id, eps) -> dict:
+    """The loss averaged over the labels on one side of pad_id only (labels > pad_id or
+    labels < pad_id instead of labels != pad_id): only where the labels lie on both sides,
+    so that the variant differs from the reference."""
+    real = labels[labels != pad_id]
+    if not ((real < pad_id).any() and (real > pad_id).any()):
+        return {}
+    logits64 = logits.detach().double()
+    variants = {}
+    for kept, dropped, below in ((">", "below", labels < pad_id), ("<", "above", labels > pad_id)):
+        # labels (...) with the dropped side turned into pad_id: the reference then skips them
+        one_side = labels.masked_fill(below, pad_id)
+        message = (
+            f"Your loss is the mean over the positions with labels {kept} pad_id only: every "
+            f"real label {dropped} the pad id (pad_id={pad_id} here) is dropped too. That "
+            "works only when the pad id is the smallest (or largest) id; keep the positions "
+            "with labels != pad_id."
+        )
+        variants[message] = smoothed_cross_entropy(logits64, one_side, pad_id, eps)
+    return variants
+
+
 def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> None:
     """label_smoothed_loss(logits, labels, pad_id, smoothing) -> 0-d tensor (PyTorch's)."""
     with Checker("label_smoothed_loss", hidden=hidden) as c:
@@ -672,25 +694,27 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
             variants = label_smoothing_f(logits, labels, pad_id, eps)
             tol = tolerance(got.dtype)
             expected = smoothed_cross_entropy(logits.detach().double(), labels, pad_id, eps)
+            mistakes = {
+                _SMOOTHING_MESSAGES[name]: variants[name]
+                for name in _SMOOTHING_MESSAGES
+                if eps > 0
+                or name
+                in {
+                    "with_pad",
+                    "pad_denominator",
+                    "sum",
+                    "per_batch",
+                    "mean_of_means",
+                    "pad_zero",
+                }
+            }
+            mistakes.update(_pad_side_mistakes(logits, labels, pad_id, eps))
             c.expect_close(
                 got.detach(),
                 expected,
                 what,
                 **tolerance(got.dtype),
-                mistakes={
-                    _SMOOTHING_MESSAGES[name]: variants[name]
-                    for name in _SMOOTHING_MESSAGES
-                    if eps > 0
-                    or name
-                    in {
-                        "with_pad",
-                        "pad_denominator",
-                        "sum",
-                        "per_batch",
-                        "mean_of_means",
-                        "pad_zero",
-                    }
-                },
+                mistakes=mistakes,
                 explain=lambda got=got, x=logits, y=labels, p=pad_id, e=eps, t=tol: (
                     _explain_loss(got, x, y, p, e, t["rtol"], t["atol"])
                     or _size_one_axis_note(label_smoothed_loss, x, y, p, e)
