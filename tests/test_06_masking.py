@@ -366,7 +366,7 @@ DECODER_MISTAKES = {
     # blind17d: a matrix product where the element-wise AND belongs
     "combined with torch.matmul": (
         lambda ids, p: torch.matmul(_pad(ids, p), _tril(ids.shape[1])),
-        r"no matrix product for bool tensors.*use & \(element-wise AND\)",
+        r"A matrix product \(@, torch\.matmul, mm\) got bool tensors.*Masks combine entry by entry",
     ),
     "sees one step ahead": (
         lambda ids, p: _pad(ids, p) & _tril(ids.shape[1], 1),

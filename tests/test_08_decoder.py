@@ -1241,8 +1241,8 @@ DECODER_MISTAKES = [
     Mistake(
         S,
         DecoderFinalNormFeedForwardWide,
-        r"norm\.weight has shape \(\d+,\), expected \(\d+,\)\. Your final LayerNorm has \d+ "
-        r"features, the value of d_ff: it is built as LayerNorm\(d_ff\)",
+        r"norm\.weight has shape \(\d+,\), expected \(\d+,\)\. Its size \d+ is d_ff, where "
+        r"d_model \(\d+\) belongs",
     ),
     Mistake(
         S,

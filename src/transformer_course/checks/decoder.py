@@ -1203,24 +1203,6 @@ _STACK_BUILT_ON = (
 )
 
 
-def _final_norm_width_note(case, message: str) -> str:
-    """The final LayerNorm built with the width of another argument (LayerNorm(d_ff)):
-    named only when exactly one argument has the size found."""
-    found = re.search(r"\bnorm\.(?:weight|bias) has shape \((\d+),\), expected \((\d+),\)", message)
-    if not found:
-        return ""
-    size = int(found.group(1))
-    sizes = {"num_layers": case.num_layers, "num_heads": case.num_heads, "d_ff": case.d_ff}
-    names = [name for name, value in sizes.items() if value == size]
-    if len(names) != 1:
-        return ""
-    return (
-        f" Your final LayerNorm has {size} features, the value of {names[0]}: it is built as "
-        f"LayerNorm({names[0]}). It normalises the stack's output (batch, len_tgt, d_model): "
-        "LayerNorm(d_model)."
-    )
-
-
 def check_Decoder(cls, *, hidden: bool = False) -> None:
     """Decoder(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)."""
     with Checker("Decoder", hidden=hidden) as c:
@@ -1291,10 +1273,6 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         if encoder_layers := _built_from_encoder_layers(cls, case, args, kwargs, failure.message):
             raise CheckFailure(
                 failure.exercise, failure.message + encoder_layers, failure.learner_traceback
-            ) from None
-        if norm_width := _final_norm_width_note(case, failure.message):
-            raise CheckFailure(
-                failure.exercise, failure.message + norm_width, failure.learner_traceback
             ) from None
         raise also_wrong_besides_final_norm(failure, cls, case, _check_stack_case) from None
     inputs = _inputs(case)

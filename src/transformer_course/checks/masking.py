@@ -1336,11 +1336,6 @@ def _explain_decoder(got, ids, pad_id, seed, picture) -> str:
     )
 
 
-_BOOL_MATMUL = (
-    "torch has no matrix product for bool tensors (its 'mm' kernels raise this): did you "
-    "combine the masks with @ or torch.matmul? The two masks combine entry by entry: use & "
-    "(element-wise AND), which broadcasts (batch, 1, 1, len) with (len, len)."
-)
 _IN_PLACE_COMBINE = (
     "That error comes from an in-place operation (such as mask &= other, or mask.logical_and_"
     "(other)): its result must fit in the tensor on the left, and the (len, len) look-ahead "
@@ -1659,7 +1654,6 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                             ),
                         ),
                         ("doesn't match the broadcast shape", _IN_PLACE_COMBINE),
-                        ("not implemented for 'Bool'", _BOOL_MATMUL),
                         (TypeError, _size_not_an_int_hint),
                         *row_by_row_hint(row_right, batch, size="tgt_ids"),
                     ],
