@@ -1125,6 +1125,14 @@ BATCHES = (
         "by a new helper (b17a) that had read no check and no message, judged against the "
         "checks after round 19 (1f5edb0's); only 6 cases, written in the time left, "
         "compared with the earlier cases' causes for four of the exercises",
+        excluded=(
+            (
+                "blind17a-ls-float64-log-probs",
+                "a float64 loss from float32 logits is accepted on purpose: the loss's check "
+                "takes any floating dtype (expect_floating, with a note), its value and its "
+                "gradient on the logits are right",
+            ),
+        ),
     ),
     Batch(
         "round 17, 11",
@@ -1132,6 +1140,15 @@ BATCHES = (
         "by a new helper (b17b) that had read no check and no message, judged against the "
         "checks after round 19 (1f5edb0's); every case compared with the earlier cases' "
         "causes before any run and replaced where it repeated one",
+        excluded=(
+            (
+                "blind17b-sample-top-p-strict-greater",
+                "the token whose preceding mass equals top_p exactly is kept by Hugging Face's "
+                "shift-right top-p (cumulative > top_p), which the tests accept as a correct "
+                "variant: the two conventions differ only at an exact tie, and both are "
+                "accepted on purpose",
+            ),
+        ),
     ),
     Batch(
         "round 17, 05-06",
@@ -1154,6 +1171,14 @@ BATCHES = (
         "checks after round 19 (1f5edb0's); every case compared with the earlier cases' "
         "causes before any run and replaced where it repeated one (19 of a first 21, committed before the check, did: the batch is both commits)",
         since="1f5edb0",
+        excluded=(
+            (
+                "blind17f-pem-length-check-removed",
+                "the lesson states len <= max_len as forward's precondition and asks for no "
+                "error; without the guard a longer input still fails, with PyTorch's shape "
+                "error, and no wrong answer is accepted",
+            ),
+        ),
     ),
     Batch(
         "round 17, 07-08",
