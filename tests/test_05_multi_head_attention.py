@@ -928,6 +928,16 @@ class DropoutAlwaysOn(Base):
         return self.w_o(self.merge(F.dropout(weights, self.p) @ v)), weights
 
 
+class MergedWithValueLength(Base):
+    """Merges the heads back with the values' length, value.size(1) (len_k)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        merged = heads.permute(0, 2, 1, 3).reshape(query.size(0), value.size(1), self.d_model)
+        return self.w_o(merged), weights
+
+
 class DropoutNeverApplied(Base):
     """Creates self.dropout and never uses it."""
 
@@ -1370,6 +1380,11 @@ MISTAKES = [
         r"different outputs.*eval mode, where dropout must do nothing",
     ),
     Mistake(check_MultiHeadAttention, DropoutNeverApplied, r"dropout is not applied in training"),
+    Mistake(
+        check_MultiHeadAttention,
+        MergedWithValueLength,
+        r"the attention's output, merged back.*merge with the queries' length",
+    ),
     Mistake(check_MultiHeadAttention, DropoutAfterOutputProjection, r"after w_o"),
     Mistake(check_MultiHeadAttention, DropoutOnScores, r"applied dropout to the scores"),
     Mistake(check_MultiHeadAttention, DropoutOnValues, r"applied dropout to the values v instead"),

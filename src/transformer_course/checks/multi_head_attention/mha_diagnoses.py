@@ -404,11 +404,28 @@ def _length_mixup_hint(case: _Case):
         "length, key.shape[1] (or -1 in that place), not the query's (split_heads(self.w_k(key), "
         "num_heads) does that)."
     )
-    q_with_len_k = (
-        f"The tensor your code reshapes holds batch * len_q * d_model = {b * lq * d} numbers, the "
-        f"query projection (len_q = {lq}), but the shape asks for len_k = {lk} positions, the "
-        "keys' length: split the queries with their own length, query.shape[1] (or -1 there)."
-    )
+
+    def q_with_len_k(exc: BaseException) -> str:
+        # len_q positions: the query projection, split into heads (a 4-D shape asked for),
+        # or the attention's output, merged back (a 3-D one): blind17d-mha-inline-merge-
+        # with-key-length was told to split the queries
+        asked = reshaped(exc)
+        merged = asked is not None and len(asked[0]) == 3
+        start = (
+            f"The tensor your code reshapes holds batch * len_q * d_model = {b * lq * d} "
+            f"numbers, but the shape asks for len_k = {lk} positions, the keys' length. "
+        )
+        if merged:
+            return start + (
+                "It is the attention's output, merged back to (batch, len, d_model): the "
+                "output has one row per query, so merge with the queries' length, "
+                "query.shape[1] (or -1 there), not key.shape[1] (merge_heads does that)."
+            )
+        return start + (
+            f"It is the query projection (len_q = {lq}), split into heads: split the queries "
+            "with their own length, query.shape[1] (or -1 there)."
+        )
+
     specific = [with_length(b * lk * d, lq), with_length(b * lq * d, lk)]
 
     def other_mixup(exc: BaseException) -> bool:
