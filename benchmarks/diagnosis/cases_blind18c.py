@@ -212,6 +212,7 @@ BLIND18C: list[Case] = [
                 "        self.embedding = nn.Embedding(vocab_size, d_model, padding_idx=0)  # <pad>",
             ),
         ),
+        source="https://github.com/ibalazevic/TuckER/issues/17",
     ),
     _c(
         "onehot-ids-cast-uint8",
@@ -408,6 +409,7 @@ BLIND18C: list[Case] = [
                 "    scores = q @ k.transpose(-2, -1)",
             ),
         ),
+        source="https://github.com/waybarrios/vllm-mlx/pull/144",
     ),
     # ---------------------------------------------------------------- 09_transformer
     _c(
@@ -440,6 +442,7 @@ BLIND18C: list[Case] = [
                 "            finished = finished | next_token == eos_id",
             ),
         ),
+        source="https://github.com/python/cpython/issues/116094",
     ),
     _c(
         "cp-w1-bias-sized-d-model",
