@@ -91,6 +91,10 @@ _GENERIC_ROUND_19_CORRECTED = (
 )
 #: after round 19, which read round 16's cases and fixed their classes; round 17's base
 _AFTER_ROUND_19 = ("1f5edb0", "after round 19: round 16's cases read and fixed")
+#: after round 20, which read round 17's cases and fixed their classes (with general
+#: diagnoses: a forward that writes its layers' settings, values rounded for a print, an
+#: argument's size in another's place, printed instead of returned); round 18's base
+_AFTER_ROUND_20 = ("aff273a", "after round 20: round 17's cases read and fixed")
 CONTROLS = (
     Control(
         "round 11's first cases (blind11a-g)",
@@ -118,6 +122,7 @@ CONTROLS = (
             _AFTER_ROUND_18,
             _GENERIC_ROUND_19,
             _GENERIC_ROUND_19_CORRECTED,
+            _AFTER_ROUND_20,
         ),
     ),
     Control(
@@ -140,6 +145,14 @@ CONTROLS = (
             ("f0c70d0", "after round 18: the cases' base, before they were read"),
             ("89dd575", "round 19's general diagnoses, designed from these cases' reports"),
             _AFTER_ROUND_19,
+        ),
+    ),
+    Control(
+        "round 17's cases, new to the benchmark (blind17a-g)",
+        tuple(f"blind17{x}-" for x in "abcdefg"),
+        (
+            ("1f5edb0", "after round 19: the cases' base, before they were read"),
+            _AFTER_ROUND_20,
         ),
     ),
     Control(

@@ -1187,6 +1187,33 @@ BATCHES = (
         "checks after round 19 (1f5edb0's); every case compared with the earlier cases' "
         "causes before any run and replaced where it repeated one",
     ),
+    Batch(
+        "round 18, 04-06",
+        "0c0cca5",
+        "by a new helper (b18b) that had read no check and no message, written blind "
+        "while round 20 changed the checks (its helpers never saw these cases), judged "
+        "against the checks after round 20 (aff273a's); every case compared with the "
+        "earlier cases' causes before it was committed; fewer cases than asked, after an "
+        "outage",
+    ),
+    Batch(
+        "round 18, 01-04, 09, 12",
+        "3815f61",
+        "by a new helper (b18c) that had read no check and no message, written blind "
+        "while round 20 changed the checks (its helpers never saw these cases), judged "
+        "against the checks after round 20 (aff273a's); every case compared with the "
+        "earlier cases' causes before it was committed; fewer cases than asked, after an "
+        "outage",
+    ),
+    Batch(
+        "round 18, 11-12",
+        "e583983",
+        "by a new helper (b18d) that had read no check and no message, written blind "
+        "while round 20 changed the checks (its helpers never saw these cases), judged "
+        "against the checks after round 20 (aff273a's); every case compared with the "
+        "earlier cases' causes before it was committed; fewer cases than asked, after an "
+        "outage",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
