@@ -2820,3 +2820,7 @@ CASES += _BLIND18C
 from benchmarks.diagnosis.cases_blind18d import BLIND18D as _BLIND18D  # noqa: E402
 
 CASES += _BLIND18D
+
+from benchmarks.diagnosis.cases_blind18e import BLIND18E as _BLIND18E  # noqa: E402
+
+CASES += _BLIND18E
