@@ -2824,3 +2824,19 @@ CASES += _BLIND18D
 from benchmarks.diagnosis.cases_blind18e import BLIND18E as _BLIND18E  # noqa: E402
 
 CASES += _BLIND18E
+
+from benchmarks.diagnosis.cases_blind19a import BLIND19A as _BLIND19A  # noqa: E402
+
+CASES += _BLIND19A
+
+from benchmarks.diagnosis.cases_blind19b import BLIND19B as _BLIND19B  # noqa: E402
+
+CASES += _BLIND19B
+
+from benchmarks.diagnosis.cases_blind19c import BLIND19C as _BLIND19C  # noqa: E402
+
+CASES += _BLIND19C
+
+from benchmarks.diagnosis.cases_blind19d import BLIND19D as _BLIND19D  # noqa: E402
+
+CASES += _BLIND19D
