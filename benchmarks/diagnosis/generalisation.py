@@ -1214,6 +1214,15 @@ BATCHES = (
         "earlier cases' causes before it was committed; fewer cases than asked, after an "
         "outage",
     ),
+    Batch(
+        "round 18, 05-11",
+        "e205db6",
+        "by a new helper (b18e) that had read no check and no message, written blind "
+        "while round 20 changed the checks (its helpers never saw these cases), judged "
+        "against the checks after round 20 (aff273a's); every case compared with the "
+        "earlier cases' causes before it was committed; committed after the last stop's "
+        "final CI had started, so first measured here",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
