@@ -466,3 +466,61 @@ def test_a_flag_standing_alone_is_quoted_with_its_statement():
         "passes `True` where `False` belongs: `keep[..., 0] = True` where "
         "`keep[..., 0] = False` belongs"
     ) in sentences
+
+
+def test_an_edit_that_another_mistake_gives_too_names_both():
+    """A name of the edit alone blames a step the learner may have written right: a
+    square root left out is also the root taken of q and of k (the scores divided by
+    d_k either way); a tril left out is also a tril whose result is never kept; triu for
+    tril is also the lower triangle transposed; torch.range for torch.arange is also an
+    end one step too far. A function that makes a tensor (arange) has no result to keep."""
+
+    def query_and_keys_both_scaled(query, keys, values):
+        root = math.sqrt(query.shape[-1])
+        scores = (keys / root) @ (query / root)
+        weights = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
+        return weights, weights @ values
+
+    calls = _calls(query_and_keys_both_scaled, _row_inputs(0), _row_inputs(1))
+    (sentence,) = _sentences(REFERENCE_ROW, calls)
+    assert sentence.startswith("leaves out `sqrt` (or applies the root twice, once to each of")
+    assert "q and k both scaled by it" in sentence
+
+    source = textwrap.dedent(
+        """
+        def f(size, scores, mask, d):
+            causal = torch.tril(torch.ones(size, size, dtype=torch.bool))
+            positions = torch.arange(0, d, 2)
+            return causal, scores.masked_fill(~mask, 0.0), positions
+        """
+    )
+    sentences = [edit.sentence for edit in edits_of(ast.parse(source).body[0])]
+    for expected in (
+        "leaves out `tril` (or calls it without keeping what it returns, or with a `diagonal` "
+        "(its second argument) that cuts nothing): `torch.ones(size, size, dtype=torch.bool)` "
+        "where `torch.tril(torch.ones(…))` belongs",
+        "calls `triu` where `tril` belongs (the same as the lower triangle transposed, with "
+        "`.T` or `transpose`): `torch.triu(torch.ones(…))` where `torch.tril(torch.ones(…))` "
+        "belongs",
+        "leaves out `.masked_fill(…)` (or calls it without keeping what it returns: "
+        "`masked_fill` is not in place): `scores` where `scores.masked_fill(~mask, 0.0)` belongs",
+        "calls `range` where `arange` belongs (`torch.range` includes its end, as an end one "
+        "step too far does): `torch.range(0, d, 2)` where `torch.arange(0, d, 2)` belongs",
+        "leaves out `arange`: `0` where `torch.arange(0, d, 2)` belongs",
+    ):
+        assert expected in sentences, expected
+    assert not any("arange` is not in place" in s for s in sentences)
+
+
+def test_a_dropped_tril_is_named_through_the_check():
+    """Through look_ahead_mask's own check: tril called on a line of its own."""
+
+    def look_ahead_mask(size):
+        mask = torch.ones(size, size, dtype=torch.bool)
+        torch.tril(mask)
+        return mask
+
+    check = registry.exercise("06_masking", "look_ahead_mask").check
+    with pytest.raises(CheckFailure) as failure:
+        check(look_ahead_mask)
+    assert "calls it without keeping what it returns" in failure.value.message

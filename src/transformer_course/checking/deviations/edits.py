@@ -190,6 +190,29 @@ _FAMILIES: tuple[tuple[str, ...], ...] = (
     ("sqrt", "rsqrt"),
     ("sum", "norm"),
 )
+#: another way of writing the same wrong code, for an edit whose result it gives on every
+#: input (a name of the edit alone would blame a step the learner may have written right)
+_SWAP_TWINS = {  # (the function used, the one that belongs)
+    ("triu", "tril"): "the same as the lower triangle transposed, with `.T` or `transpose`",
+    ("tril", "triu"): "the same as the upper triangle transposed, with `.T` or `transpose`",
+    ("range", "arange"): "`torch.range` includes its end, as an end one step too far does",
+}
+#: left-out functions whose result a second mistake gives too (sqrt(a) * sqrt(a) = a)
+_LEFT_OUT_TWINS = {
+    "sqrt": "or applies the root twice, once to each of two factors that multiply: q and k "
+    "both scaled by it, say",
+    "tril": "or calls it without keeping what it returns, or with a `diagonal` (its second "
+    "argument) that cuts nothing",
+    "triu": "or calls it without keeping what it returns, or with a `diagonal` (its second "
+    "argument) that cuts nothing",
+}
+#: libraries whose functions return a new tensor and leave their input alone (an in-place
+#: twin ends in ``_``): a call of them whose result is never kept changes nothing
+_NOT_IN_PLACE_MODULES = ("torch", "F", "np")
+#: functions that make a tensor rather than change one (no input to keep unchanged)
+_MAKERS = {"arange", "range", "linspace", "logspace", "zeros", "ones", "full", "empty", "eye", "tensor", "as_tensor", "from_numpy", "array", "asarray", "rand", "randn", "randint", "randperm", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like"}  # fmt: skip
+
+
 #: functions of one value that a learner may apply once too often (``sqrt(sqrt(d_k))``)
 _TWICE = {"sqrt", "rsqrt", "exp", "log", "softmax", "log_softmax", "relu", "gelu", "tanh", "sigmoid", "silu", "dropout", "norm"}  # fmt: skip
 #: reductions that a learner may take over the whole tensor (the axis left out)
@@ -210,6 +233,27 @@ def _call_name(node: ast.Call) -> str:
     if isinstance(func, ast.Name):
         return func.id
     return ""
+
+
+def _returns_new_tensor(node: ast.Call) -> bool:
+    """``torch.f(x)``, ``F.f(x)``, ``np.f(x)``: a call of a library function that returns
+    its result and leaves its argument alone."""
+    func = node.func
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id in _NOT_IN_PLACE_MODULES
+        and not func.attr.endswith("_")
+        and func.attr not in _MAKERS
+    )
+
+
+def _unkept(name: str) -> str:
+    """The second way to leave out a call that returns a new tensor: calling it on a line
+    of its own and never keeping what it returns ("" for an in-place method)."""
+    if name.endswith("_"):
+        return ""
+    return f" (or calls it without keeping what it returns: `{name}` is not in place)"
 
 
 def _with_name(func: ast.expr, name: str) -> ast.expr:
@@ -597,9 +641,12 @@ def _call_edits(node: ast.Call, edit: Callable[..., Edit]) -> Iterator[Edit]:
                     new = ast.Call(
                         func=_with_name(node.func, other), args=node.args, keywords=node.keywords
                     )
+                    twin = _SWAP_TWINS.get((other, name))
+                    also = f" ({twin})" if twin else ""
                     yield edit(
                         new,
-                        f"calls `{other}` where `{name}` belongs: {quote(new)} where {old} belongs",
+                        f"calls `{other}` where `{name}` belongs{also}: {quote(new)} where "
+                        f"{old} belongs",
                         "function",
                     )
     if name == "range" and node.args:
@@ -638,16 +685,20 @@ def _call_edits(node: ast.Call, edit: Callable[..., Edit]) -> Iterator[Edit]:
         ):
             yield edit(
                 receiver,
-                f"leaves out `.{name}(…)`: {quote(receiver)} where {old} belongs",
+                f"leaves out `.{name}(…)`{_unkept(name)}: {quote(receiver)} where {old} belongs",
                 "left out",
             )
     if name not in _KEEP_CALLS and len(node.args) >= 1 and not node.keywords:
         for argument in node.args[:2]:
             if isinstance(argument, ast.Starred):
                 continue
+            twin = _LEFT_OUT_TWINS.get(name)
+            if twin is None and argument is node.args[0] and _returns_new_tensor(node):
+                twin = _unkept(name).strip(" ()")
+            also = f" ({twin})" if twin else ""
             yield edit(
                 argument,
-                f"leaves out `{name}`: {quote(argument)} where {old} belongs",
+                f"leaves out `{name}`{also}: {quote(argument)} where {old} belongs",
                 "left out",
             )
     for position, keyword in enumerate(node.keywords):
