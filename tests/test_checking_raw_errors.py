@@ -93,6 +93,22 @@ def masks_multiplied_as_matrices(ids):
     return torch.matmul(real, torch.ones(ids.shape[1], ids.shape[1], dtype=torch.bool).tril())
 
 
+def pair_read_by_name(pair):
+    source, target = pair["source"], pair["target"]  # pair is a (source, target) tuple
+    return source + target
+
+
+def rarest_of_ranked(words, rank):
+    return max(words, key=lambda word: rank.get(word))  # words missing from rank: None
+
+
+def compares_a_forgotten_result(values):
+    def largest(v):
+        max(v)  # no return: None
+
+    return [v for v in values if largest(v) > 0]
+
+
 @pytest.mark.parametrize(
     "fn, args, expected",
     [
@@ -126,6 +142,22 @@ def masks_multiplied_as_matrices(ids):
             r"a tensor of vectors of shape \(1, 2, 4\)",
         ),
         (ids_built_as_floats, (torch.tensor([[1, 2]]),), r"token ids that reached an embedding"),
+        (
+            pair_read_by_name,
+            ((torch.ones(2), torch.ones(2)),),
+            r"`pair` is a tuple of 2 parts, not a dict: `pair\['source'\]`",
+        ),
+        (
+            rarest_of_ranked,
+            (["a", "b"], {"a": 1}),
+            r"dict\.get\(key\) returns None for a key the dict does not hold.*float\('-inf'\) "
+            r"for max",
+        ),
+        (
+            compares_a_forgotten_result,
+            ([[1, 2]],),
+            r"a function with no `return`",
+        ),
     ],
 )
 def test_a_raw_error_is_told_what_its_text_shows(fn, args, expected):
@@ -327,3 +359,11 @@ def test_an_answer_printed_instead_of_returned_is_told_so():
     with pytest.raises(CheckFailure) as failure:
         quiz_check(_QUIZ)(silent)
     assert "printed" not in failure.value.message
+
+
+def test_an_order_comparison_without_none_gets_no_advice_about_none():
+    def mixed(values):
+        return sorted(values)
+
+    message = _message(mixed, [1, "a"])
+    assert "met None" not in message, message

@@ -8,6 +8,7 @@ Blind round 16's raw errors that reached the learner with no course hint: a modu
 ``self.train`` (the method) passed as dropout's ``training``, a ``forward`` whose masks were
 made keyword-only, an attribute read in ``forward`` that ``__init__`` never stored, a string
 raised, a table viewed to a batch's shape, and ``torch.where`` with one argument indexed.
+Blind round 18's: a tuple read by key, and None compared (dict.get with no default).
 """
 
 from __future__ import annotations
@@ -178,21 +179,24 @@ def _view_size_advice(exc: BaseException) -> str:
     return general
 
 
-def _local_shape(exc: BaseException, name: str) -> tuple[int, ...] | None:
-    """The shape of the tensor a plain name stands for in the learner's failing frame (the
-    innermost of theirs on the traceback); None for anything else (an expression)."""
+def _learner_local(exc: BaseException, name: str) -> object:
+    """The value a plain name stands for in the learner's failing frame (the innermost of
+    theirs on the traceback); None when there is none."""
     from transformer_course.checking.failure import _is_learner_frame
 
-    if not name.isidentifier():
-        return None
     frame = None
     tb = exc.__traceback__
     while tb is not None:
         if _is_learner_frame(tb.tb_frame.f_code.co_filename):
             frame = tb.tb_frame
         tb = tb.tb_next
-    value = frame.f_locals.get(name) if frame is not None else None
-    shape = getattr(value, "shape", None)
+    return frame.f_locals.get(name) if frame is not None and name.isidentifier() else None
+
+
+def _local_shape(exc: BaseException, name: str) -> tuple[int, ...] | None:
+    """The shape of the tensor a plain name stands for in the learner's failing frame; None
+    for anything else (an expression)."""
+    shape = getattr(_learner_local(exc, name), "shape", None)
     return tuple(int(size) for size in shape) if isinstance(shape, tuple) else None
 
 
@@ -206,6 +210,52 @@ def _one_argument_where_advice(exc: BaseException) -> str:
         "tensors, one per axis, not a tensor: it cannot be indexed as one. "
         "torch.where(condition, a, b) with three arguments picks element-wise, and a "
         "comparison such as ids != pad_id is already the bool tensor."
+    )
+
+
+def _key_on_sequence_advice(exc: BaseException) -> str:
+    """A tuple or list read by key (``batch['src']``): the value is a sequence of parts,
+    read by position (blind18d's train_step read its batch as a dict)."""
+    found = re.search(r"(tuple|list) indices must be integers or slices, not str", str(exc))
+    if not found:
+        return ""
+    kind = found[1]
+    read = re.search(r"([A-Za-z_][\w.]*)\[\s*(['\"])([^'\"]+)\2\s*\]", learner_lines(exc))
+    if read is None:
+        return (
+            f"A {kind} was read by a key (a string), as a dict would be: a {kind} holds its "
+            f"parts by position. Unpack it (a, b, c = value) in the order its contract gives."
+        )
+    name, key = read[1], read[3]
+    value = _learner_local(exc, name)
+    parts = f" of {len(value)} parts" if isinstance(value, tuple | list) else ""
+    return (
+        f"`{name}` is a {kind}{parts}, not a dict: `{name}['{key}']` asks it for a key it "
+        f"cannot have. Read its parts by position, in the order its contract gives "
+        f"(a, b, c = {name}, or {name}[0])."
+    )
+
+
+def _none_compared_advice(exc: BaseException) -> str:
+    """An order comparison that met None (min or sorted with key=d.get, a function with no
+    return): dict.get with no default is told when the failing line calls .get."""
+    found = re.search(
+        r"'([<>]=?)' not supported between instances of '(\w+)' and '(\w+)'", str(exc)
+    )
+    if not found or "NoneType" not in (found[2], found[3]):
+        return ""
+    if re.search(r"\.get\b", learner_lines(exc)):
+        return (
+            "A comparison met None where a number belongs: dict.get(key) returns None for a "
+            "key the dict does not hold, so min/max/sorted with key=d.get (or a lambda "
+            "calling d.get(k)) compare None as soon as one item is missing from d. Give "
+            "the missing ones a value that ranks them last: d.get(k, float('inf')) for "
+            "min, float('-inf') for max."
+        )
+    return (
+        "A comparison met None where a number belongs: a value that is None, such as what "
+        "dict.get(key) returns for a missing key, or what a function with no `return` "
+        "gives back. Print the two values compared on the line shown below."
     )
 
 
@@ -317,4 +367,6 @@ RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]]
     "tuple indices must be integers or slices": _one_argument_where_advice,
     "'indices' to have one of the following scalar types": _float_lookup_advice,
     "not implemented for 'Bool'": _bool_product_advice,
+    "indices must be integers or slices, not str": _key_on_sequence_advice,
+    "not supported between instances of": _none_compared_advice,
 }
