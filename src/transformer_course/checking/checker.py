@@ -25,6 +25,7 @@ from transformer_course.checking.deviations import (
 )
 from transformer_course.checking.deviations.probes import confirm, evidence, probe_calls
 from transformer_course.checking.empty_inputs import empty_input_hint
+from transformer_course.checking.failing_line import failing_line_values
 from transformer_course.checking.failure import CheckFailure, course_origin, learner_frames
 from transformer_course.checking.formatting import (
     as_numpy,
@@ -473,10 +474,11 @@ class Checker:
         deviation = self.deviation(candidates=not advice)
         if own and self._errors_only():  # the check's own advice on its error comes first
             deviation = ""
+        values = failing_line_values(exc)
         return CheckFailure(
             self.exercise,
             f"calling `{call_repr}` raised {type(exc).__name__}: {clip(str(exc), 1000)}"
-            + "".join(f"\n{text}" for text in [*advice, deviation] if text),
+            + "".join(f"\n{text}" for text in [*advice, values, deviation] if text),
             learner_frames(exc),
         )
 

@@ -1,0 +1,99 @@
+"""checking.failing_line: a raw error's message shows what the names on the learner's
+failing line held (shapes and dtypes, lengths, small numbers), and nothing when the line
+holds no sized value or the error came from no line of the learner's."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking.failing_line import failing_line_values
+
+
+def _message(fn, *args):
+    with pytest.raises(CheckFailure) as failure, Checker("demo") as c:
+        c.call(fn, *args)
+    return failure.value.message
+
+
+def keys_not_transposed(q, k):
+    d_k = q.shape[-1]
+    return q @ k / d_k**0.5  # (batch, len_q, d_k) @ (batch, len_k, d_k): k.transpose missing
+
+
+class TableForTheBatch(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("table", torch.zeros(4, 8))  # (max_len, d_model)
+        self.scale = 2.0
+
+    def forward(self, x):
+        return x * self.scale + self.table[: x.shape[0]]  # rows for the batch, not the length
+
+
+def pairs_looked_up(pairs):
+    first, second = pairs[0]  # a list of ints, not of pairs
+    return first + second
+
+
+def counts_from_a_dict(counts):
+    return counts["a"] + 1
+
+
+@pytest.mark.parametrize(
+    "fn, args, expected",
+    [
+        (
+            keys_not_transposed,
+            (torch.ones(2, 3, 4), torch.ones(2, 5, 4)),
+            r"On your line that raised: q \(2, 3, 4\) float32, k \(2, 5, 4\) float32, "
+            r"d_k = 4\.$",
+        ),
+        (
+            TableForTheBatch(),
+            (torch.ones(2, 3, 8),),
+            r"On your line that raised: x \(2, 3, 8\) float32, self\.scale = 2, "
+            r"self\.table \(4, 8\) float32\.$",
+        ),
+        (
+            pairs_looked_up,
+            ([1, 2, 3],),
+            r"On your line that raised: pairs a list of 3 \(first item 1\)\.$",
+        ),
+    ],
+)
+def test_a_raw_error_shows_the_values_on_the_failing_line(fn, args, expected):
+    message = _message(fn, *args)
+    assert re.search(expected, message, re.MULTILINE), message
+
+
+def test_a_line_of_numbers_and_unknown_objects_shows_nothing():
+    """Only sizes are what a raw error hides: a line whose names hold no tensor, array or
+    sequence (a dict, a number) adds nothing."""
+    message = _message(counts_from_a_dict, {"b": 1})
+    assert "On your line that raised" not in message, message
+
+
+def test_an_error_raised_outside_the_learner_s_code_shows_nothing():
+    try:
+        np.zeros(3) @ np.zeros(4)
+    except ValueError as error:
+        assert failing_line_values(error) == ""
+
+
+def test_a_learner_s_object_is_never_asked_to_describe_itself():
+    class Loud:
+        def __repr__(self):
+            raise RuntimeError("never called")
+
+    def uses_it(thing, x):
+        return thing, x @ torch.ones(3)  # (2,) @ (3,) raises
+
+    message = _message(uses_it, Loud(), torch.ones(2))
+    assert "On your line that raised: x (2,) float32." in message, message
+    assert "never called" not in message
