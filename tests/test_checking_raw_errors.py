@@ -312,6 +312,17 @@ def test_a_wrong_number_is_related_to_the_right_one(given, expected):
     assert re.search(expected, failure.value.message), failure.value.message
 
 
+def test_a_thousand_where_two_to_the_ten_belongs_is_named_either_way():
+    """Sizes in MB for MiB, or per 1000 tokens for per 1024 (blind18d's quiz answer
+    187.5 for 192 got "not right" alone), once or squared; 1000/1024 is not 1, 2, ... or
+    their reciprocal, so no other relation hides it."""
+    assert "(1000/1024): 1000 where 1024 belongs" in number_relation(187.5, 192.0)
+    assert "(1024/1000)^2: 1024 where 1000 belongs, 2 times over" in number_relation(
+        192.0 * 1.024**2, 192.0
+    )
+    assert number_relation(190.0, 192.0) == ""
+
+
 def test_numbers_with_no_simple_relation_get_none():
     assert number_relation(0.61, 0.5) == ""
     assert number_relation(7.0, 0.0) == ""

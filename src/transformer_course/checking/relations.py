@@ -188,6 +188,16 @@ def number_relation(got: float, expected: float, rel_tol: float = 1e-4) -> str:
     named = _recognisable(abs(ratio), max(rel_tol, 1e-4)) if ratio > 0 else ""
     if named in LOG_BASE_CAUSES:
         return f"Your number is the right one times {named}: {LOG_BASE_CAUSES[named]}."
+    for power in (1, 2, 3):  # 1000 where 1024 = 2^10 belongs (MB for MiB), or the reverse
+        for used, belongs in ((1000, 1024), (1024, 1000)):
+            factor = (used / belongs) ** power
+            if abs(ratio - factor) <= 1e-6 * factor:
+                exponent, times = ("", "") if power == 1 else (f"^{power}", f", {power} times over")
+                return (
+                    f"Your number is the right one times ({used}/{belongs}){exponent}: {used} "
+                    f"where {belongs} belongs{times} (a thousand and 2^10 = 1024 are different "
+                    "units: MB and MiB, or 1000 tokens and 1024)."
+                )
     if abs(got - expected) == 1.0 and float(expected).is_integer():
         return "Your number is one away from the right one: an off-by-one in what you counted."
     if abs(got - 1 / expected) <= 1e-6 * abs(got):
