@@ -669,6 +669,30 @@ def encode_drops_last(tokens, vocab):
     return [vocab.get(t, vocab["<unk>"]) for t in tokens[:-1]]
 
 
+def encode_skips_seen_tokens(tokens, vocab):  # each token's id once, first-seen order
+    seen, ids = set(), []
+    for token in tokens:
+        if token not in seen:
+            seen.add(token)
+            ids.append(vocab.get(token, vocab["<unk>"]))
+    return ids
+
+
+def encode_over_unique_tokens(tokens, vocab):  # np.unique: each token once, sorted
+    return [vocab.get(str(token), vocab["<unk>"]) for token in np.unique(tokens)]
+
+
+def encode_prepends_each_id(tokens, vocab):  # insert(0, ...): the ids come out backwards
+    ids = []
+    for token in tokens:
+        ids.insert(0, vocab.get(token, vocab["<unk>"]))
+    return ids
+
+
+def encode_sorted_ids(tokens, vocab):
+    return sorted(vocab.get(token, vocab["<unk>"]) for token in tokens)
+
+
 def decode_one_id_low(ids, vocab):
     inverse = {i: t for t, i in vocab.items()}
     return [inverse[int(i) - 1] for i in ids]
@@ -1284,6 +1308,14 @@ MISTAKES = [
     Mistake(checks.check_encode, encode_ids_plus_one, r"ids are one too high"),
     Mistake(checks.check_encode, encode_unknown_as_eos, r"not 3 \(the id of <eos>\)"),
     Mistake(checks.check_encode, encode_drops_last, r"last token's id is missing"),
+    Mistake(checks.check_encode, encode_skips_seen_tokens, r"A token already seen was dropped"),
+    Mistake(
+        checks.check_encode,
+        encode_over_unique_tokens,
+        r"not in the tokens' order either.*set of the tokens|another order than the tokens \(a loop over a set",
+    ),
+    Mistake(checks.check_encode, encode_prepends_each_id, r"right ones, but in reverse order"),
+    Mistake(checks.check_encode, encode_sorted_ids, r"right ones, but sorted by value"),
     Mistake(checks.check_decode, decode_one_id_low, r"one id off: each is the token of its id - 1"),
     Mistake(checks.check_decode, decode_reversed, r"come in reverse order"),
     Mistake(checks.check_pad_batch, pad_with_max_len, r"The padding holds \d+, not pad_id="),
@@ -2428,6 +2460,11 @@ def tokenize_trailing_spaces_kept(text):  # \s* after each token
     return [t for t in re.findall(r"\w+\s*|[^\w\s]\s*", text.lower())]
 
 
+def tokenize_words_keep_leading_space(text):  # the space before each word kept with it
+    word_or_mark = re.compile(r"\s?\w+|[^\w\s]")
+    return [match.group() for match in word_or_mark.finditer(text.lower())]
+
+
 def tokenize_sorted_set(text):
     return sorted(set(re.findall(r"\w+|[^\w\s]", text.lower())))
 
@@ -2701,10 +2738,17 @@ MISTAKES += [
     Mistake(
         checks.check_tokenize,
         tokenize_split_at_word_boundaries,
-        r"Your token '[^']*' holds whitespace",
+        r"Your token '[^']*' (holds whitespace|ends with the spaces after it).*word boundaries",
     ),
     Mistake(
-        checks.check_tokenize, tokenize_trailing_spaces_kept, r"Your token '[^']*' holds whitespace"
+        checks.check_tokenize,
+        tokenize_trailing_spaces_kept,
+        r"Your token '[^']*' ends with the spaces after it",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_words_keep_leading_space,
+        r"Your token ' \w+' starts with the space before it.*r' \?\\w\+'",
     ),
     Mistake(
         checks.check_tokenize,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+from collections import Counter
 from itertools import combinations
 
 import numpy as np
@@ -138,6 +139,61 @@ def _unknown_tokens_stored(given_vocab: dict, tokens, vocab: dict) -> str:
     )
 
 
+def _encode_order_hint(tokens, got: list[int], expected: list[int]) -> str:
+    """The right ids in another order (reversed, sorted, shuffled), or each id once (the
+    repeats of a token dropped, in the sentence's order or not): told by the ids alone,
+    since each token's id is known. "" otherwise."""
+    if got == expected or not got:
+        return ""
+    if sorted(got) == sorted(expected):
+        if got == expected[::-1]:
+            how = (
+                "in reverse order: the last token's id comes first (reversed(tokens), "
+                "tokens[::-1], or each id inserted at the front)"
+            )
+        elif got == sorted(got):
+            how = "sorted by value (sorted(...) put them in increasing order)"
+        else:
+            how = (
+                "in another order than the tokens (a loop over a set of the tokens, or over "
+                "the tokens sorted, reorders them)"
+            )
+        return (
+            f"Your ids are the right ones, but {how}. encode keeps the order of the "
+            "tokens: ids[k] is the id of tokens[k], for k = 0 .. len(tokens) - 1."
+        )
+    repeated = [t for t, n in Counter(tokens).items() if n > 1]
+    if not (
+        repeated
+        and len(got) < len(expected)
+        and len(set(got)) == len(got)
+        and set(got) == set(expected)
+    ):
+        return ""
+    token = repeated[0]
+    once = (
+        f"Each id comes once in yours: {token!r} occurs {tokens.count(token)} times in the "
+        f"tokens, but its id appears once, so the result has {len(got)} ids for "
+        f"{len(tokens)} tokens."
+    )
+    first_seen = list(dict.fromkeys(expected))
+    if got == first_seen:
+        why = (
+            " A token already seen was dropped (dict.fromkeys(tokens), a test against the "
+            "tokens or ids seen so far, or a set(tokens) whose order happened to match)."
+        )
+    else:
+        why = (
+            " The ids are not in the tokens' order either: that is what looping over a set "
+            "of the tokens gives (set(tokens), or sorted(set(tokens)), np.unique), each "
+            "token once, in the set's own order or sorted."
+        )
+    return (
+        f"{once}{why} encode returns one id per token, repeats included and in the order of "
+        "the tokens: loop over tokens itself."
+    )
+
+
 def check_encode(encode, *, hidden: bool = False) -> None:
     """Check ``encode(tokens, vocab)``: one id per token, <unk>'s id for unknown tokens."""
     with Checker("encode", hidden=hidden, explain_shapes=True) as c:
@@ -208,7 +264,10 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                 got,
                 expected,
                 what,
-                hint=f"Look each token up in vocab (vocab is {dict(list(vocab.items())[:8])}...).",
+                hint=lambda tokens=tokens, vocab=vocab, got=got, expected=expected: (
+                    _encode_order_hint(tokens, got, expected)
+                    or f"Look each token up in vocab (vocab is {dict(list(vocab.items())[:8])}...)."
+                ),
                 mistakes={
                     f"Unknown tokens must become the id of <unk> ({unk}), not be skipped.": [
                         vocab[t] for t in tokens if t in vocab

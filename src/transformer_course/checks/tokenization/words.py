@@ -212,6 +212,39 @@ def _marks_before_their_words(got: list[str], expected: list[str]) -> tuple[str,
     return first
 
 
+def _whitespace_in_tokens_hint(spaced: list[str]) -> str:
+    r"""The message for tokens that hold whitespace (``spaced``: those tokens): each token
+    led by one space before its word (a pattern with an optional space in front, GPT-2's
+    r' ?\w+'), each followed by the whitespace after it (\w+\s*), or whitespace
+    elsewhere (a split at word boundaries, \b)."""
+    kinds = {ch for t in spaced for ch in t if ch.isspace()}
+    named = "spaces" if kinds == {" "} else "spaces, tabs or newlines"
+    fix = (
+        r"Whitespace only separates tokens: no token contains any, "
+        r"re.findall(r'\w+|[^\w\s]', ...)."
+    )
+    inner = [t for t in spaced if any(ch.isspace() for ch in t.strip())]
+    if not inner and all(t[0] == " " and not t[1].isspace() and t == t.rstrip() for t in spaced):
+        return (
+            f"Your token {spaced[0]!r} starts with the space before it: the space in front "
+            "of a word stayed in its token, as its first character (a token at the start of "
+            "the text or right after a mark comes out bare). A pattern with an optional space "
+            r"in front of the word, r' ?\w+' (GPT-2's pre-tokenizer keeps the space so that "
+            f"its byte-level BPE can encode it), does that. {fix}"
+        )
+    if not inner and all(t == t.lstrip() for t in spaced):
+        return (
+            f"Your token {spaced[0]!r} ends with the {named} after it: the whitespace that "
+            r"follows a word or mark stayed attached to it (a pattern such as r'\w+\s*', or "
+            r"a split at word boundaries, \b, keeps it). " + fix
+        )
+    return (
+        f"Your token {spaced[0]!r} holds whitespace: the {named} next to a word or mark "
+        r"stayed attached to it (splitting at word boundaries, \b, or on a pattern that "
+        f"does not consume the whitespace, keeps it). {fix}"
+    )
+
+
 def _tokens_family_hint(got: list[str], expected: list[str], runs=(), tokenize=None) -> str:
     """Families of tokenising mistakes told by the tokens alone: whitespace inside tokens,
     the right tokens reordered or deduplicated (a set, a sort), and whole classes of
@@ -219,12 +252,7 @@ def _tokens_family_hint(got: list[str], expected: list[str], runs=(), tokenize=N
     a plain-string "\b" (told by one more call of ``tokenize``); "" otherwise."""
     spaced = [t for t in got if any(ch.isspace() for ch in t) and t.strip()]
     if spaced:
-        return (
-            f"Your token {spaced[0]!r} holds whitespace: the spaces, tabs or newlines next to "
-            r"a word or mark stayed attached to it (splitting at word boundaries, \b, or on a "
-            "pattern that does not consume the whitespace, keeps it). Whitespace only "
-            r"separates tokens: no token contains any, re.findall(r'\w+|[^\w\s]', ...)."
-        )
+        return _whitespace_in_tokens_hint(spaced)
     lowered = [t.lower() for t in got]
     swapped = _marks_before_their_words(lowered, expected)
     if swapped:
