@@ -1111,6 +1111,17 @@ def pe_t2t_spacing(max_len, d_model):
     return pe
 
 
+def pe_rates_spread_to_one(max_len, d_model):
+    """The exponents normalised to end at exactly 1, i / (pairs - 1), written as rates (the
+    last pair then turns at 1/10000 per position)."""
+    pairs = (d_model + 1) // 2
+    exponents = np.arange(pairs) / max(pairs - 1, 1)  # (pairs,), 0 .. 1
+    angles = np.arange(max_len)[:, None] * 10000.0 ** (-exponents)  # (max_len, pairs)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe
+
+
 def pe_positions_reversed(max_len, d_model):
     """A layout mistake no table lists: the rows run from the last position to the first."""
     return ref.positional_encoding(max_len, d_model)[::-1].copy()
@@ -1199,6 +1210,11 @@ MISTAKES = [
         r"slice of the table's features holds \d+ columns, but it was given \d+",
     ),
     Mistake(check_positional_encoding, pe_t2t_spacing, r"^(?!.*doubled).*2i / \(d_model - 2\)"),
+    Mistake(
+        check_positional_encoding,
+        pe_rates_spread_to_one,
+        r"^(?!.*tensor2tensor).*exponents run evenly from 0 to exactly 1",
+    ),
     # the named swap and halves, not also the generic "another feature order" (both permute)
     Mistake(check_positional_encoding, pe_swapped, r"^(?!.*another feature order).*swapped"),
     Mistake(
