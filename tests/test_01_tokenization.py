@@ -729,6 +729,14 @@ def bpe_decode_as_ascii(ids, merges):
     return b"".join(pieces[i] for i in ids).decode("ascii", errors="replace")
 
 
+def train_on_casefolded_text(text, num_merges):  # capitals folded before the bytes
+    return ref.train_bpe(text.casefold(), num_merges)
+
+
+def train_on_stripped_text(text, num_merges):  # the outer spaces' bytes never counted
+    return ref.train_bpe(text.strip(), num_merges)
+
+
 def train_on_latin1(text, num_merges):
     ids, merges = list(text.encode("latin-1", errors="replace")), {}
     for step in range(num_merges):
@@ -1333,6 +1341,17 @@ MISTAKES = [
         r"^(?!.*token by token).*decoded the bytes as ASCII",
     ),
     Mistake(checks.check_train_bpe, train_on_latin1, r"or a latin-1 encoding"),
+    Mistake(
+        checks.check_train_bpe,
+        train_on_casefolded_text,
+        r"learned on the text lower-cased \(text\.lower\(\), or casefold\(\)\)",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_on_stripped_text,
+        r"learned on the text stripped of the whitespace at its ends",
+        hidden_only=True,
+    ),
     Mistake(
         checks.check_train_bpe,
         train_max_over_items,
