@@ -37,6 +37,18 @@ def one_hot_bool(ids, vocab_size):
     return np.asarray(ids)[..., None] == np.arange(vocab_size)
 
 
+def one_hot_ids_as_int8(ids, vocab_size):  # ids of 128 and above turn negative
+    small_ids = np.asarray(ids).astype(np.int8)
+    return np.eye(vocab_size)[small_ids]
+
+
+def one_hot_filled_through_uint8(ids, vocab_size):  # a compact copy: 256 wraps to 0
+    flat = np.array(ids, dtype=np.uint8).ravel()
+    out = np.zeros((flat.size, vocab_size))
+    out[np.arange(flat.size), flat] = 1.0
+    return out.reshape(*np.shape(ids), vocab_size)
+
+
 def one_hot_transposed(ids, vocab_size):
     return np.eye(vocab_size)[:, ids]
 
@@ -740,6 +752,12 @@ MISTAKES = [
     ),
     Mistake(check_one_hot, one_hot_bool, r"booleans.*add up as logic.*astype"),
     Mistake(check_one_hot, one_hot_transposed, r"transposed"),
+    Mistake(check_one_hot, one_hot_ids_as_int8, r"cast to int8 \(-128 \.\. 127\).*from the end"),
+    Mistake(
+        check_one_hot,
+        one_hot_filled_through_uint8,
+        r"The 1 for id \d+ sits in column \d+: the ids were cast to uint8",
+    ),
     Mistake(
         check_one_hot, one_hot_rows_for_1d_ids, r"(?s)right on the same ids flattened.*any shape"
     ),

@@ -63,6 +63,7 @@ def _one_hot_cases(hidden: bool) -> list[tuple[np.ndarray, int]]:
             (np.array([[1, 4, 4], [0, 2, 5]]), 7),
             (np.array([0, 3, 1, 3], dtype=np.int32), 4),  # the largest id is used; int32 ids
             (np.array([[3], [1]]), 5),  # an axis of size 1 (a batch of one-token sequences)
+            (np.array([299, 7, 256, 130]), 300),  # ids past 255: no 8-bit type holds them
         ]
     rng = numpy_rng(2002)
     cases = []
@@ -70,6 +71,7 @@ def _one_hot_cases(hidden: bool) -> list[tuple[np.ndarray, int]]:
         # ids stay below vocab_size - 1, so vocab_size cannot be guessed from the ids
         cases.append((rng.integers(0, vocab_size - 1, size=shape), vocab_size))
     cases.append((np.array([[5, 0], [2, 5]], dtype=np.int32), 6))
+    cases.append((np.array([[260, 3], [511, 129]]), 512))
     return cases
 
 
@@ -330,6 +332,32 @@ def _not_zero_one_hint(got: np.ndarray, expected: np.ndarray) -> str:
     return ""
 
 
+def _ids_narrowed_mistakes(ids: np.ndarray, vocab_size: int) -> dict:
+    """The one-hot vectors of the ids cast to an 8-bit integer type first (uint8 wraps an
+    id of 256 or more round modulo 256; int8 wraps 128 and above to negative ids, which
+    index from the end): {message: model}, for the types that change these ids."""
+    out = {}
+    for dtype, bits in ((np.uint8, "0 .. 255"), (np.int8, "-128 .. 127")):
+        narrowed = ids.astype(dtype).astype(np.int64)
+        changed = np.flatnonzero(narrowed.ravel() != ids.ravel())
+        if not changed.size or narrowed.min() < -vocab_size:
+            continue
+        negative = np.flatnonzero(narrowed.ravel() < 0)  # where int8 differs from uint8
+        k = int(negative[0] if negative.size else changed[0])
+        big, small = int(ids.ravel()[k]), int(narrowed.ravel()[k])
+        column = small % vocab_size
+        out[
+            f"The 1 for id {big} sits in column {column}: the ids were cast to "
+            f"{np.dtype(dtype).name} ({bits}) before indexing, so id {big} wrapped round to "
+            f"{small}"
+            + (f", which indexes from the end (column {column})" if small < 0 else "")
+            + ". An 8-bit type cannot hold the ids of a vocabulary above "
+            f"{np.iinfo(dtype).max + 1}: keep the ids' own integer type (int64), "
+            "np.eye(vocab_size)[ids]."
+        ] = np.eye(vocab_size)[narrowed]
+    return out
+
+
 def check_one_hot(one_hot, *, hidden: bool = False) -> None:
     """one_hot(ids, vocab_size) -> (..., vocab_size) numbers with a single 1 per id.
 
@@ -405,6 +433,7 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                     "Ids count from 0, and id i goes in column i.": np.roll(expected, -1, axis=-1),
                     "The 1 sits one column too far right: did you add 1 to the ids? "
                     "Ids count from 0, and id i goes in column i.": np.roll(expected, 1, axis=-1),
+                    **_ids_narrowed_mistakes(ids, vocab_size),
                 },
             )
             passed_several = passed_several or ids.size > 1
