@@ -823,6 +823,23 @@ class PERefusesFullLength(ref.PositionalEncoding):
         return self.dropout(x + self.pe[:, : x.shape[1]])
 
 
+class PEClipsToTable(ref.PositionalEncoding):
+    """Keeps only the positions the table covers: min(len, max_len) of them."""
+
+    def forward(self, x):
+        length = min(x.size(1), self.pe.size(1))
+        return self.dropout(x[:, :length] + self.pe[:, :length])
+
+
+class PEZeroRowsPastTable(ref.PositionalEncoding):
+    """Pads the table's rows with zeros past max_len: longer positions get no encoding."""
+
+    def forward(self, x):
+        rows = self.pe[:, : x.size(1)]  # (1, min(len, max_len), d_model)
+        missing = x.size(1) - rows.size(1)
+        return self.dropout(x + F.pad(rows, (0, 0, 0, missing)))
+
+
 class PEAnnotated(nn.Module):
     """The Annotated Transformer's PositionalEncoding, with this course's argument order
     (its own, (d_model, dropout, max_len), is a mistake here: PEAnnotatedOrder)."""
@@ -1701,6 +1718,16 @@ MISTAKES = [
         check_PositionalEncoding,
         PERefusesFullLength,
         r"refused x with len=\d+ positions, although it was built with max_len=\d+",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEClipsToTable,
+        r"one position more than max_len: it returned shape \(1, \d+, \d+\): the sequence was cut",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEZeroRowsPastTable,
+        r"one position more than max_len: it returned x's shape, but not x plus the table's rows",
     ),
 ]
 
