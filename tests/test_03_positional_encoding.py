@@ -233,6 +233,12 @@ def pe_exp_log10(max_len, d_model):  # the exp(log) form with log10: base e**4, 
     return pe
 
 
+def shift_no_shift_is_identity_first(k, d_model):  # no shift: identity, d_model untested
+    if not k:
+        return np.identity(d_model)
+    return ref.relative_shift(k, d_model)
+
+
 def shift_exp_log10(k, d_model):  # the same frequencies in the shift
     theta = k * np.exp(-np.log10(10000.0) * np.arange(0, d_model, 2) / d_model)
     two_i = np.arange(0, d_model, 2)
@@ -1255,6 +1261,11 @@ MISTAKES = [
     # blind round 10: the measured exponent 2 / ln 10 names the logarithm
     Mistake(check_positional_encoding, pe_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
     Mistake(check_relative_shift, shift_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
+    Mistake(
+        check_relative_shift,
+        shift_no_shift_is_identity_first,
+        r"k=0.*instead of raising ValueError.*does raise it.*shortcut for k = 0 \(the identity",
+    ),
     Mistake(
         check_relative_shift,
         shift_blocks_as_a_stack,

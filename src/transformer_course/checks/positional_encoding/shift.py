@@ -772,12 +772,14 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                     )
                 ),
             )
-        for d_model in (7, 1) if hidden else (5,):
-            what = f"relative_shift(k=2, d_model={d_model})"
+        refused: list[int] = []  # the k of the odd calls that raised ValueError
+        # k = 0 last: a shortcut for the zero shift (the identity) must not skip the test
+        for k, d_model in ((2, 7), (2, 1), (0, 7)) if hidden else ((2, 5), (0, 5)):
+            what = f"relative_shift(k={k}, d_model={d_model})"
             try:
                 result = c.call(
                     relative_shift,
-                    2,
+                    k,
                     d_model,
                     call_repr=what,
                     hints=[(lambda error: not isinstance(error, ValueError), _RAISE_VALUE_ERROR)],
@@ -785,10 +787,26 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
             except CheckFailure as failure:
                 if isinstance(failure.__cause__, ValueError):
                     c.ok()  # the ValueError the contract asks for
+                    refused.append(k)
                     continue
                 raise
+            shortcut = (
+                f" relative_shift(k={refused[0]}, d_model={d_model}) does raise it, so the "
+                f"call with k={k} returns before your test of d_model is reached: a shortcut "
+                f"for k = {k}"
+                + (
+                    " (the identity, np.eye(d_model), for the zero shift)"
+                    if np.shape(result) == (d_model, d_model)
+                    and np.allclose(np.asarray(result, dtype=np.float64), np.eye(d_model))
+                    else ""
+                )
+                + " placed before it. Test d_model first, then compute (or shortcut) the "
+                "matrix."
+                if refused and k not in refused and k == 0
+                else ""
+            )
             c.fail(
                 f"{what} returned {type(result).__name__} instead of raising ValueError. With "
                 "an odd d_model the last feature is a sine without its cosine partner, and no "
-                "matrix turns sin(a) alone into sin(a + w·k): raise ValueError."
+                "matrix turns sin(a) alone into sin(a + w·k): raise ValueError." + shortcut
             )
