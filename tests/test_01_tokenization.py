@@ -641,6 +641,23 @@ def train_one_merge_short(text, num_merges):
     return ref.train_bpe(text, max(num_merges - 1, 0))
 
 
+def bpe_decode_ascii_table(ids, merges):  # 128 single bytes: no byte of a non-ASCII letter
+    table = {i: bytes([i]) for i in range(128)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8")
+
+
+def bpe_decode_table_of_seen_bytes(ids, merges):  # only the bytes the ids hold alone
+    table = {}
+    for i in ids:
+        if i < 256:
+            table[i] = bytes([i])
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8")
+
+
 def bpe_decode_parts_swapped(ids, merges):
     table = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -1373,6 +1390,18 @@ MISTAKES = [
     ),
     Mistake(checks.check_decode, decode_with_tolist, r"(?s)AttributeError.*has no \.tolist\(\)"),
     Mistake(checks.check_bpe_decode, bpe_decode_parts_swapped, r"in the wrong order, table\[b\]"),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_ascii_table,
+        r"^(?!(?s:.*)incremented before)(?s:.*)no entry for the byte \d+: your table holds fewer "
+        r"than the 256 single bytes.*range\(128\)",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_table_of_seen_bytes,
+        r"^(?!(?s:.*)incremented before)(?s:.*)no entry for the byte \d+: your table was started "
+        r"from the bytes that occur in ids",
+    ),
     Mistake(
         checks.check_get_pair_counts,
         pairs_two_by_two,
