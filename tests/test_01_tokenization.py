@@ -600,6 +600,15 @@ def pairs_two_by_two(ids):  # zip(ids[::2], ids[1::2]): pairs at even positions 
     return dict(Counter(zip(ids[::2], ids[1::2])))
 
 
+def pairs_as_sorted_tuples(ids):  # tuple(sorted(...)): (b, a) counted as (a, b)
+    return dict(Counter(tuple(sorted(pair)) for pair in zip(ids, ids[1:])))
+
+
+def pairs_of_distinct_ids_only(ids):  # len(set(pair)) == 2: (a, a) never counted
+    counts = Counter(zip(ids, ids[1:]))
+    return {pair: n for pair, n in counts.items() if len(set(pair)) == 2}
+
+
 def pairs_backwards(ids):
     return dict(Counter((b, a) for a, b in zip(ids, ids[1:])))
 
@@ -1329,6 +1338,16 @@ MISTAKES = [
     Mistake(checks.check_get_pair_counts, pairs_in_set_order, "counts are right, but"),
     Mistake(checks.check_get_pair_counts, pairs_missing_last, "last pair is missing"),
     Mistake(checks.check_get_pair_counts, pairs_backwards, r"Your pairs are backwards"),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_as_sorted_tuples,
+        r"pairs are stored smaller id first: \(\d+, \d+\) is counted as",
+    ),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_of_distinct_ids_only,
+        r"Every pair of two equal ids is missing",
+    ),
     Mistake(checks.check_build_vocab, vocab_bound_one_too_low, r"bound is one too low"),
     Mistake(checks.check_encode, encode_ids_plus_one, r"ids are one too high"),
     Mistake(checks.check_encode, encode_unknown_as_eos, r"not 3 \(the id of <eos>\)"),

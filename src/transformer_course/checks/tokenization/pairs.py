@@ -128,6 +128,25 @@ def _key_order_models(expected: dict) -> dict:
 def _pairs_difference(ids, got: dict, expected: dict) -> str:
     """What the learner's counts have that the adjacent pairs do not (pairs that never
     occur side by side, the wrap-around pair named), or lack, or count differently."""
+    unordered = Counter()
+    for (a, b), n in expected.items():
+        unordered[min(a, b), max(a, b)] += n
+    if dict(got) == dict(unordered) and unordered != Counter(expected):
+        flipped = next(p for p in expected if p[0] > p[1])
+        return (
+            f"Your pairs are stored smaller id first: {flipped} is counted as "
+            f"{flipped[::-1]}, together with the pair written that way. A pair is ordered: "
+            "(a, b) means a then b, and (b, a) is another pair (sorted(pair), min/max or a "
+            "frozenset loses that). Keep (ids[i], ids[i + 1]) as it is."
+        )
+    equal = [p for p in expected if p[0] == p[1]]
+    if equal and dict(got) == {p: n for p, n in expected.items() if p[0] != p[1]}:
+        return (
+            f"Every pair of two equal ids is missing ({', '.join(str(p) for p in equal[:3])}), "
+            "every other count is right: a test such as ids[i] != ids[i + 1] (or pair[0] != "
+            "pair[1]) skips them, as if a repeated id made no pair. (a, a) is a pair like any "
+            "other, often the most frequent one ('aa' in 'aaab')."
+        )
     parts = []
     extra = [pair for pair in got if pair not in expected]
     if extra:
