@@ -260,6 +260,19 @@ def cos_clipped_to_non_negative(a, b):  # np.clip(..., 0, 1): opposite vectors g
     return np.clip(ref.cosine_similarity(a, b), 0.0, 1.0)
 
 
+def cos_self_pairs_excluded(a, b):  # -inf on (i, i): no vector is its own neighbour
+    sim = ref.cosine_similarity(a, b)
+    k = min(sim.shape)
+    sim[np.arange(k), np.arange(k)] = -np.inf
+    return sim
+
+
+def cos_diagonal_set_to_one(a, b):  # "a vector is similar to itself": (i, i) = 1
+    sim = ref.cosine_similarity(a, b)
+    np.fill_diagonal(sim, 1.0)
+    return sim
+
+
 def cos_elementwise(a, b):
     return np.sum(_unit(a) * _unit(b), axis=-1)
 
@@ -800,6 +813,16 @@ MISTAKES = [
     Mistake(check_cosine_similarity, cos_elementwise, r"elementwise|pairwise"),
     Mistake(
         check_cosine_similarity, cos_clipped_to_non_negative, r"negative similarities became 0"
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_self_pairs_excluded,
+        r"right except the diagonal: each entry \(i, i\) is -inf.*fill_diagonal",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_diagonal_set_to_one,
+        r"right except the diagonal: each entry \(i, i\) is 1,",
     ),
     Mistake(check_TokenEmbedding, TEFlattened, r"batch and length axes are merged.*flattened"),
     Mistake(check_cosine_similarity, cos_swapped, r"b @ a\.T"),

@@ -1088,6 +1088,29 @@ def _rescaled_mistakes(cosine_similarity, cosines: np.ndarray, got) -> dict[str,
     return models
 
 
+def _diagonal_overwritten(got: np.ndarray, expected: np.ndarray) -> dict:
+    """Every entry right but the diagonal (i, i), which holds one constant: the diagonal
+    overwritten (np.fill_diagonal with 0, -inf or 1: nearest-neighbour code keeps a vector
+    from being its own neighbour). {message: model}, {} otherwise."""
+    k = min(expected.shape)
+    if got.shape != expected.shape or k < 2:
+        return {}
+    diagonal = np.diagonal(got)[:k]
+    value = diagonal[0]
+    same = np.all(diagonal == value) or (np.isnan(value) and np.isnan(diagonal).all())
+    if not same or np.allclose(np.diagonal(expected)[:k], value):
+        return {}
+    model = expected.copy()
+    np.fill_diagonal(model, value)
+    return {
+        f"Every entry is right except the diagonal: each entry (i, i) is {value:g}, where the "
+        "cosine of a[i] and b[i] belongs (1 when a is b). The diagonal was overwritten "
+        f"(np.fill_diagonal(sim, {value:g}), as nearest-neighbour code does so that a vector "
+        "is not its own neighbour): cosine_similarity returns every pair's cosine; leave "
+        "excluding a vector from its own neighbours to the code that searches.": model
+    }
+
+
 def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
     """cosine_similarity(a (n, d), b (m, d)) -> (n, m); a zero vector gives 0.
 
@@ -1243,6 +1266,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                         @ (b64 / np.maximum((b64 * b64).sum(-1, keepdims=True), 1e-24)).T
                     ),
                     **_scaling_mistakes(a64, b64),
+                    **_diagonal_overwritten(got_np, expected),
                     **_zero_vector_value(got_np, expected, a64, b64),
                     **_eps_added_to_entries(a64, b64, has_zero),
                     "Every entry is 0, but only the entries that involve a zero vector should "
