@@ -724,6 +724,12 @@ def decode_one_id_low(ids, vocab):
     return [inverse[int(i) - 1] for i in ids]
 
 
+def decode_unwraps_every_row(ids, vocab):  # assumes <bos> ... <eos> around every row
+    id_to_token = {index: token for token, index in vocab.items()}
+    tokens = [id_to_token[int(i)] for i in ids]
+    return tokens[1 : len(tokens) - 1]
+
+
 def decode_reversed(ids, vocab):
     inverse = {i: t for t, i in vocab.items()}
     return [inverse[int(i)] for i in reversed(list(ids))]
@@ -1362,6 +1368,9 @@ MISTAKES = [
     Mistake(checks.check_encode, encode_sorted_ids, r"right ones, but sorted by value"),
     Mistake(checks.check_decode, decode_one_id_low, r"one id off: each is the token of its id - 1"),
     Mistake(checks.check_decode, decode_reversed, r"come in reverse order"),
+    Mistake(
+        checks.check_decode, decode_unwraps_every_row, r"The first and the last token are missing"
+    ),
     Mistake(checks.check_pad_batch, pad_with_max_len, r"The padding holds \d+, not pad_id="),
     Mistake(checks.check_pad_batch, pad_rows_reversed, r"reversed in its row"),
     Mistake(

@@ -572,6 +572,43 @@ def _decode_split_into_characters(ids, vocab) -> dict:
     }
 
 
+def _single_id_lost(decode, vocab) -> str:
+    """The message for a single id decoded to no token: which end of a list the learner's
+    decode cuts off, told by one call on four ids ([1:], [:-1] or [1:-1]); the candidates
+    when that call does not tell."""
+    probe = sorted(vocab.values())[:4]  # four ids of the vocabulary
+    expected = ref.decode(probe, vocab)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            got = list(decode(list(probe), dict(vocab)))
+    except Exception:  # no verdict from the probe
+        got = None
+    shown = f"decode({probe}, vocab) gives {got}"
+    if got == expected[1:-1]:
+        return (
+            f"The first and the last token are missing: {shown}, and here a single id gave "
+            "no token at all. Your decode cuts off both ends ([1:-1], as if every row were "
+            "wrapped in <bos> ... <eos>); decode maps every id, the ends included."
+        )
+    if got == expected[1:]:
+        return (
+            f"The first token is missing: {shown}, and here a single id gave no token at all "
+            "(a [1:], or a loop that starts at 1, drops it). decode maps every id, the first "
+            "one included."
+        )
+    if got == expected[:-1]:
+        return (
+            f"The last token is missing: {shown}, and here a single id gave no token at all "
+            "(a [:-1], or a loop that stops one early, drops it). decode maps every id, the "
+            "last one included."
+        )
+    return (
+        "Your decode returned no token for a single id: an end of the list was cut off "
+        "([1:], [:-1] or [1:-1], a loop that starts at 1 or stops one early). decode maps "
+        "every id, the first and the last included."
+    )
+
+
 def check_decode(decode, *, hidden: bool = False) -> None:
     """Check ``decode(ids, vocab)``; ids come as a list or as a 1-D integer array (a row
     of a padded batch); a list or a tuple of str is accepted back. The last case's vocab
@@ -630,7 +667,15 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                     "the id itself, id_to_token[int(i)].": _decode_shifted(ids, vocab, 1),
                     "The first token is missing: decode maps every id, the first one "
                     "included (a [1:], or a loop that starts at 1, drops it).": (
-                        ref.decode(ids, vocab)[1:] if len(ids) else None
+                        ref.decode(ids, vocab)[1:] if len(ids) > 1 else None
+                    ),
+                    # (the probe call only when a single id gave nothing)
+                    **({_single_id_lost(decode, vocab): []} if len(ids) == 1 and got == [] else {}),
+                    "The first and the last token are missing: your decode cuts off both "
+                    "ends ([1:-1], as if every row were wrapped in <bos> ... <eos>). decode "
+                    "maps every id, the ends included: the ids need not be wrapped, and "
+                    "<bos>/<eos> are decoded like any other token.": (
+                        ref.decode(ids, vocab)[1:-1] if len(ids) > 2 else None
                     ),
                     "Your tokens come in reverse order: decode keeps the order of the ids, "
                     "the first id's token first.": (
