@@ -1134,6 +1134,23 @@ def pe_t2t_spacing(max_len, d_model):
     return pe
 
 
+def pe_angles_cast_to_int(max_len, d_model):
+    """The angles cast to whole radians (astype(int) truncates, as // would)."""
+    angles = np.arange(max_len)[:, None] / 10000.0 ** (np.arange(0, d_model, 2) / d_model)
+    angles = angles.astype(int)  # (max_len, pairs)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe
+
+
+def pe_angles_rint(max_len, d_model):
+    """The angles rounded to the nearest radian."""
+    angles = np.rint(np.arange(max_len)[:, None] / 10000.0 ** (np.arange(0, d_model, 2) / d_model))
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe
+
+
 def pe_rates_spread_to_one(max_len, d_model):
     """The exponents normalised to end at exactly 1, i / (pairs - 1), written as rates (the
     last pair then turns at 1/10000 per position)."""
@@ -1233,6 +1250,12 @@ MISTAKES = [
         r"slice of the table's features holds \d+ columns, but it was given \d+",
     ),
     Mistake(check_positional_encoding, pe_t2t_spacing, r"^(?!.*doubled).*2i / \(d_model - 2\)"),
+    Mistake(
+        check_positional_encoding,
+        pe_angles_cast_to_int,
+        r"angles are whole numbers of radians, rounded down",
+    ),
+    Mistake(check_positional_encoding, pe_angles_rint, r"angles are rounded to whole numbers"),
     Mistake(
         check_positional_encoding,
         pe_rates_spread_to_one,
