@@ -239,6 +239,18 @@ def shift_no_shift_is_identity_first(k, d_model):  # no shift: identity, d_model
     return ref.relative_shift(k, d_model)
 
 
+def shift_sin_cos_exchanged_in_blocks(k, d_model):  # [[sin, cos], [-cos, sin]]: no rotation
+    if d_model % 2:
+        raise ValueError("d_model must be even")
+    m = np.zeros((d_model, d_model))
+    for i in range(d_model // 2):
+        angle = k / 10000 ** (2 * i / d_model)
+        m[2 * i, 2 * i] = m[2 * i + 1, 2 * i + 1] = math.sin(angle)
+        m[2 * i, 2 * i + 1] = math.cos(angle)
+        m[2 * i + 1, 2 * i] = -math.cos(angle)
+    return m
+
+
 def shift_exp_log10(k, d_model):  # the same frequencies in the shift
     theta = k * np.exp(-np.log10(10000.0) * np.arange(0, d_model, 2) / d_model)
     two_i = np.arange(0, d_model, 2)
@@ -1284,6 +1296,11 @@ MISTAKES = [
     # blind round 10: the measured exponent 2 / ln 10 names the logarithm
     Mistake(check_positional_encoding, pe_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
     Mistake(check_relative_shift, shift_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
+    Mistake(
+        check_relative_shift,
+        shift_sin_cos_exchanged_in_blocks,
+        r"Sine and cosine are swapped in every 2×2 block.*minus sign below the diagonal",
+    ),
     Mistake(
         check_relative_shift,
         shift_no_shift_is_identity_first,

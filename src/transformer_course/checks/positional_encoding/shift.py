@@ -83,6 +83,19 @@ def _shift_mistakes(k, d_model):
         "w_i = 1 / 10000^(2i/d_model) (the frequencies of positional_encoding).": (
             lambda: _shift_at_angles(k * np.power(10000.0, np.arange(0, d_model, 2) / d_model))
         ),
+        **{
+            "Sine and cosine are swapped in every 2×2 block: the diagonal holds sin(w_i·k) "
+            "where cos(w_i·k) belongs, and the entries off it hold ±cos(w_i·k) where "
+            "±sin(w_i·k) belong"
+            + (" (with the minus sign below the diagonal, too)" if transpose else "")
+            + ". Such a block is no rotation, so PE[pos] @ M is no row of the table. From "
+            "sin(a+b) = sin a·cos b + cos a·sin b and cos(a+b) = cos a·cos b - sin a·sin b: "
+            "M[2i, 2i] = M[2i+1, 2i+1] = cos(w_i·k), M[2i+1, 2i] = +sin(w_i·k), "
+            "M[2i, 2i+1] = -sin(w_i·k).": (
+                lambda transpose=transpose: _shift_sin_cos_swapped(k, d_model, transpose)
+            )
+            for transpose in (False, True)
+        },
         f"Your matrix is k = {k} times the matrix of a shift by one position (k * M1, "
         "the matrix multiplied by the number k): the entries are scaled, but a shift by k "
         "turns each pair by k times its angle, w_i·k, which is the k-th *matrix* power of "
@@ -97,6 +110,21 @@ def _shift_mistakes(k, d_model):
             lambda: _elementwise_power(relative_shift_f(1, d_model), k) if k != 1 else None
         ),
     }
+
+
+def _shift_sin_cos_swapped(k, d_model, transpose: bool) -> np.ndarray | None:
+    """Every 2x2 block with sin and cos exchanged: sin(w_i·k) on the diagonal, +cos below
+    it and -cos above (the minus above the diagonal kept; ``transpose``: below it). None
+    for an odd d_model (no matrix) or k = 0 with d_model 2 (nothing to tell)."""
+    if d_model % 2:
+        return None
+    theta = k / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
+    two_i = np.arange(0, d_model, 2)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i] = m[two_i + 1, two_i + 1] = np.sin(theta)
+    below, above = (-np.cos(theta), np.cos(theta)) if transpose else (np.cos(theta), -np.cos(theta))
+    m[two_i + 1, two_i], m[two_i, two_i + 1] = below, above
+    return m
 
 
 def _single_shift_mistakes(k, d_model):
