@@ -49,6 +49,10 @@ def one_hot_filled_through_uint8(ids, vocab_size):  # a compact copy: 256 wraps 
     return out.reshape(*np.shape(ids), vocab_size)
 
 
+def one_hot_where_without_new_axis(ids, vocab_size):  # (vocab,) against ids' own shape
+    return np.where(np.arange(vocab_size) == np.asarray(ids), 1.0, 0.0)
+
+
 def one_hot_transposed(ids, vocab_size):
     return np.eye(vocab_size)[:, ids]
 
@@ -765,6 +769,11 @@ MISTAKES = [
     ),
     Mistake(check_one_hot, one_hot_bool, r"booleans.*add up as logic.*astype"),
     Mistake(check_one_hot, one_hot_transposed, r"transposed"),
+    Mistake(
+        check_one_hot,
+        one_hot_where_without_new_axis,
+        r"raised ValueError.*broadcast[\s\S]*ids\[\.\.\., None\] == np\.arange",
+    ),
     Mistake(check_one_hot, one_hot_ids_as_int8, r"cast to int8 \(-128 \.\. 127\).*from the end"),
     Mistake(
         check_one_hot,

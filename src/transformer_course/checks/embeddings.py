@@ -358,6 +358,33 @@ def _ids_narrowed_mistakes(ids: np.ndarray, vocab_size: int) -> dict:
     return out
 
 
+def _no_new_axis_hint(ids: np.ndarray, vocab_size: int):
+    """A broadcasting error between the vocabulary's (vocab_size,) and the ids' own shape:
+    np.arange(vocab_size) compared with ids that have no last axis of their own (each id
+    must meet all vocab_size columns). (matches, text) for ``c.call``."""
+    ids_shape = "(" + ", ".join(str(n) for n in ids.shape) + ("," if ids.ndim == 1 else "") + ")"
+
+    def matches(exc: BaseException) -> bool:
+        text = str(exc)
+        return (
+            isinstance(exc, ValueError)
+            and "broadcast" in text
+            and f"({vocab_size},)" in text
+            and ids_shape in text
+        )
+
+    def text(exc: BaseException) -> str:
+        return (
+            f"The vocabulary's {vocab_size} columns, shape ({vocab_size},), met the ids' own "
+            f"shape {ids_shape} axis to axis: a comparison such as np.arange(vocab_size) == "
+            "ids pairs them elementwise. Each id needs a row of vocab_size flags: give the ids "
+            "a last axis of size 1 first, ids[..., None] == np.arange(vocab_size) "
+            "(np.expand_dims(ids, -1)), which broadcasts to (*ids.shape, vocab_size)."
+        )
+
+    return (matches, text)
+
+
 def check_one_hot(one_hot, *, hidden: bool = False) -> None:
     """one_hot(ids, vocab_size) -> (..., vocab_size) numbers with a single 1 per id.
 
@@ -376,7 +403,10 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                     ids.copy(),
                     vocab_size,
                     call_repr=what,
-                    hints=[(IndexError, _width_hint(vocab_size, ids, one_hot))],
+                    hints=[
+                        (IndexError, _width_hint(vocab_size, ids, one_hot)),
+                        _no_new_axis_hint(ids, vocab_size),
+                    ],
                     mutation_hint="one_hot only reads the ids.",
                 )
             except CheckFailure as failure:
@@ -1966,10 +1996,12 @@ QUIZ_LINEAR_LAYER = Quiz(
         "b": "nn.Linear(vocab_size, d_model) stores its weight as (d_model, vocab_size), "
         "out_features first, so E (vocab_size, d_model) does not even fit; the layer "
         "multiplies by weight.T, which must be E.",
-        "c": "This layer maps d_model numbers to vocab_size numbers: the direction of the "
+        "c": "nn.Linear's arguments are (in_features, out_features), input size first, so "
+        "this layer maps d_model numbers to vocab_size numbers: the direction of the "
         "model's last layer, which turns a vector into scores over the vocabulary (the "
         "paper ties that layer's weight to E). A one-hot vector has vocab_size entries, "
-        "so it cannot be its input.",
+        "so in_features must be vocab_size. (It is the weight that is stored (out_features, "
+        "in_features).)",
         "d": "The bias would add the same vector to every token's row: the result is "
         "E[ids] + bias, not the lookup.",
     },
