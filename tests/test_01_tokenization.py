@@ -600,6 +600,15 @@ def pairs_two_by_two(ids):  # zip(ids[::2], ids[1::2]): pairs at even positions 
     return dict(Counter(zip(ids[::2], ids[1::2])))
 
 
+def pairs_while_past_the_end(ids):  # i < len(ids): ids[i + 1] read at the last id
+    counts, i = {}, 0
+    while i < len(ids):
+        pair = (ids[i], ids[i + 1])
+        counts[pair] = counts.get(pair, 0) + 1
+        i += 1
+    return counts
+
+
 def pairs_as_sorted_tuples(ids):  # tuple(sorted(...)): (b, a) counted as (a, b)
     return dict(Counter(tuple(sorted(pair)) for pair in zip(ids, ids[1:])))
 
@@ -1348,6 +1357,11 @@ MISTAKES = [
         checks.check_get_pair_counts,
         pairs_as_sorted_tuples,
         r"pairs are stored smaller id first: \(\d+, \d+\) is counted as",
+    ),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_while_past_the_end,
+        r"raised IndexError[\s\S]*reads the next id, ids\[i \+ 1\], at the last position",
     ),
     Mistake(
         checks.check_get_pair_counts,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 from collections import Counter
 
 from transformer_course.checking import Checker, numpy_rng
@@ -39,7 +40,7 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
             cases = [list(_CLASSIC.encode()), [1, 1, 1], [5, 6, 5, 6], [1, 2, 3, 3, 3, 3], [7]]
         for ids in cases:
             what = f"get_pair_counts({ids})"
-            got = c.call(get_pair_counts, list(ids))
+            got = c.call(get_pair_counts, list(ids), hints=[_PAST_THE_END_HINT])
             c.expect_type(got, dict, what, "Return a dict {(a, b): count}.")
             first = dict(got)  # a copy: a dict kept between calls changes under the next one
             again = c.call(get_pair_counts, list(ids))
@@ -104,6 +105,24 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
                 "does not): train_bpe breaks ties by first occurrence.",
                 mistakes=_key_order_models(expected),
             )
+
+
+def _reads_next_id(exc: BaseException) -> bool:
+    """An IndexError raised on a line of the learner's that reads the next id (x[i + 1])."""
+    if not isinstance(exc, IndexError):
+        return False
+    from transformer_course.checking.failure import learner_frames
+
+    return re.search(r"\[\s*\w+\s*\+\s*1\s*\]", learner_frames(exc)) is not None
+
+
+#: (matches, text) for c.call: the loop that reads ids[i + 1] at the last id
+_PAST_THE_END_HINT = (
+    _reads_next_id,
+    "Your loop reads the next id, ids[i + 1], at the last position too: there i + 1 is past "
+    "the end. i runs one step too far (range(len(ids)) where range(len(ids) - 1) belongs): "
+    "the last id starts no pair. zip(ids, ids[1:]) stops in time by itself.",
+)
 
 
 def _key_order_models(expected: dict) -> dict:
