@@ -2550,6 +2550,23 @@ def tokenize_trailing_spaces_kept(text):  # \s* after each token
     return [t for t in re.findall(r"\w+\s*|[^\w\s]\s*", text.lower())]
 
 
+def tokenize_peels_chunk_ends(text):  # marks inside a chunk ("well-known") stay glued
+    def is_mark(ch):
+        return not (ch.isalnum() or ch == "_")
+
+    tokens = []
+    for chunk in text.lower().split():
+        head, tail = [], []
+        while chunk and is_mark(chunk[0]):
+            head.append(chunk[0])
+            chunk = chunk[1:]
+        while chunk and is_mark(chunk[-1]):
+            tail.insert(0, chunk[-1])
+            chunk = chunk[:-1]
+        tokens += head + ([chunk] if chunk else []) + tail
+    return tokens
+
+
 def tokenize_words_keep_leading_space(text):  # the space before each word kept with it
     word_or_mark = re.compile(r"\s?\w+|[^\w\s]")
     return [match.group() for match in word_or_mark.finditer(text.lower())]
@@ -2834,6 +2851,11 @@ MISTAKES += [
         checks.check_tokenize,
         tokenize_trailing_spaces_kept,
         r"Your token '[^']*' ends with the spaces after it",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_peels_chunk_ends,
+        r"A mark inside a word stays glued in it",
     ),
     Mistake(
         checks.check_tokenize,
