@@ -600,6 +600,24 @@ def pairs_two_by_two(ids):  # zip(ids[::2], ids[1::2]): pairs at even positions 
     return dict(Counter(zip(ids[::2], ids[1::2])))
 
 
+def pairs_while_past_the_end(ids):  # i < len(ids): ids[i + 1] read at the last id
+    counts, i = {}, 0
+    while i < len(ids):
+        pair = (ids[i], ids[i + 1])
+        counts[pair] = counts.get(pair, 0) + 1
+        i += 1
+    return counts
+
+
+def pairs_as_sorted_tuples(ids):  # tuple(sorted(...)): (b, a) counted as (a, b)
+    return dict(Counter(tuple(sorted(pair)) for pair in zip(ids, ids[1:])))
+
+
+def pairs_of_distinct_ids_only(ids):  # len(set(pair)) == 2: (a, a) never counted
+    counts = Counter(zip(ids, ids[1:]))
+    return {pair: n for pair, n in counts.items() if len(set(pair)) == 2}
+
+
 def pairs_backwards(ids):
     return dict(Counter((b, a) for a, b in zip(ids, ids[1:])))
 
@@ -641,6 +659,23 @@ def train_one_merge_short(text, num_merges):
     return ref.train_bpe(text, max(num_merges - 1, 0))
 
 
+def bpe_decode_ascii_table(ids, merges):  # 128 single bytes: no byte of a non-ASCII letter
+    table = {i: bytes([i]) for i in range(128)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8")
+
+
+def bpe_decode_table_of_seen_bytes(ids, merges):  # only the bytes the ids hold alone
+    table = {}
+    for i in ids:
+        if i < 256:
+            table[i] = bytes([i])
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8")
+
+
 def bpe_decode_parts_swapped(ids, merges):
     table = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -669,9 +704,39 @@ def encode_drops_last(tokens, vocab):
     return [vocab.get(t, vocab["<unk>"]) for t in tokens[:-1]]
 
 
+def encode_skips_seen_tokens(tokens, vocab):  # each token's id once, first-seen order
+    seen, ids = set(), []
+    for token in tokens:
+        if token not in seen:
+            seen.add(token)
+            ids.append(vocab.get(token, vocab["<unk>"]))
+    return ids
+
+
+def encode_over_unique_tokens(tokens, vocab):  # np.unique: each token once, sorted
+    return [vocab.get(str(token), vocab["<unk>"]) for token in np.unique(tokens)]
+
+
+def encode_prepends_each_id(tokens, vocab):  # insert(0, ...): the ids come out backwards
+    ids = []
+    for token in tokens:
+        ids.insert(0, vocab.get(token, vocab["<unk>"]))
+    return ids
+
+
+def encode_sorted_ids(tokens, vocab):
+    return sorted(vocab.get(token, vocab["<unk>"]) for token in tokens)
+
+
 def decode_one_id_low(ids, vocab):
     inverse = {i: t for t, i in vocab.items()}
     return [inverse[int(i) - 1] for i in ids]
+
+
+def decode_unwraps_every_row(ids, vocab):  # assumes <bos> ... <eos> around every row
+    id_to_token = {index: token for token, index in vocab.items()}
+    tokens = [id_to_token[int(i)] for i in ids]
+    return tokens[1 : len(tokens) - 1]
 
 
 def decode_reversed(ids, vocab):
@@ -703,6 +768,14 @@ def bpe_decode_as_ascii(ids, merges):
     for (a, b), new_id in merges.items():
         pieces[new_id] = pieces[a] + pieces[b]
     return b"".join(pieces[i] for i in ids).decode("ascii", errors="replace")
+
+
+def train_on_casefolded_text(text, num_merges):  # capitals folded before the bytes
+    return ref.train_bpe(text.casefold(), num_merges)
+
+
+def train_on_stripped_text(text, num_merges):  # the outer spaces' bytes never counted
+    return ref.train_bpe(text.strip(), num_merges)
 
 
 def train_on_latin1(text, num_merges):
@@ -1280,12 +1353,38 @@ MISTAKES = [
     Mistake(checks.check_get_pair_counts, pairs_in_set_order, "counts are right, but"),
     Mistake(checks.check_get_pair_counts, pairs_missing_last, "last pair is missing"),
     Mistake(checks.check_get_pair_counts, pairs_backwards, r"Your pairs are backwards"),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_as_sorted_tuples,
+        r"pairs are stored smaller id first: \(\d+, \d+\) is counted as",
+    ),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_while_past_the_end,
+        r"raised IndexError[\s\S]*reads the next id, ids\[i \+ 1\], at the last position",
+    ),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_of_distinct_ids_only,
+        r"Every pair of two equal ids is missing",
+    ),
     Mistake(checks.check_build_vocab, vocab_bound_one_too_low, r"bound is one too low"),
     Mistake(checks.check_encode, encode_ids_plus_one, r"ids are one too high"),
     Mistake(checks.check_encode, encode_unknown_as_eos, r"not 3 \(the id of <eos>\)"),
     Mistake(checks.check_encode, encode_drops_last, r"last token's id is missing"),
+    Mistake(checks.check_encode, encode_skips_seen_tokens, r"A token already seen was dropped"),
+    Mistake(
+        checks.check_encode,
+        encode_over_unique_tokens,
+        r"not in the tokens' order either.*set of the tokens|another order than the tokens \(a loop over a set",
+    ),
+    Mistake(checks.check_encode, encode_prepends_each_id, r"right ones, but in reverse order"),
+    Mistake(checks.check_encode, encode_sorted_ids, r"right ones, but sorted by value"),
     Mistake(checks.check_decode, decode_one_id_low, r"one id off: each is the token of its id - 1"),
     Mistake(checks.check_decode, decode_reversed, r"come in reverse order"),
+    Mistake(
+        checks.check_decode, decode_unwraps_every_row, r"The first and the last token are missing"
+    ),
     Mistake(checks.check_pad_batch, pad_with_max_len, r"The padding holds \d+, not pad_id="),
     Mistake(checks.check_pad_batch, pad_rows_reversed, r"reversed in its row"),
     Mistake(
@@ -1301,6 +1400,17 @@ MISTAKES = [
         r"^(?!.*token by token).*decoded the bytes as ASCII",
     ),
     Mistake(checks.check_train_bpe, train_on_latin1, r"or a latin-1 encoding"),
+    Mistake(
+        checks.check_train_bpe,
+        train_on_casefolded_text,
+        r"learned on the text lower-cased \(text\.lower\(\), or casefold\(\)\)",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_on_stripped_text,
+        r"learned on the text stripped of the whitespace at its ends",
+        hidden_only=True,
+    ),
     Mistake(
         checks.check_train_bpe,
         train_max_over_items,
@@ -1322,6 +1432,18 @@ MISTAKES = [
     ),
     Mistake(checks.check_decode, decode_with_tolist, r"(?s)AttributeError.*has no \.tolist\(\)"),
     Mistake(checks.check_bpe_decode, bpe_decode_parts_swapped, r"in the wrong order, table\[b\]"),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_ascii_table,
+        r"^(?!(?s:.*)incremented before)(?s:.*)no entry for the byte \d+: your table holds fewer "
+        r"than the 256 single bytes.*range\(128\)",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_table_of_seen_bytes,
+        r"^(?!(?s:.*)incremented before)(?s:.*)no entry for the byte \d+: your table was started "
+        r"from the bytes that occur in ids",
+    ),
     Mistake(
         checks.check_get_pair_counts,
         pairs_two_by_two,
@@ -2428,6 +2550,28 @@ def tokenize_trailing_spaces_kept(text):  # \s* after each token
     return [t for t in re.findall(r"\w+\s*|[^\w\s]\s*", text.lower())]
 
 
+def tokenize_peels_chunk_ends(text):  # marks inside a chunk ("well-known") stay glued
+    def is_mark(ch):
+        return not (ch.isalnum() or ch == "_")
+
+    tokens = []
+    for chunk in text.lower().split():
+        head, tail = [], []
+        while chunk and is_mark(chunk[0]):
+            head.append(chunk[0])
+            chunk = chunk[1:]
+        while chunk and is_mark(chunk[-1]):
+            tail.insert(0, chunk[-1])
+            chunk = chunk[:-1]
+        tokens += head + ([chunk] if chunk else []) + tail
+    return tokens
+
+
+def tokenize_words_keep_leading_space(text):  # the space before each word kept with it
+    word_or_mark = re.compile(r"\s?\w+|[^\w\s]")
+    return [match.group() for match in word_or_mark.finditer(text.lower())]
+
+
 def tokenize_sorted_set(text):
     return sorted(set(re.findall(r"\w+|[^\w\s]", text.lower())))
 
@@ -2701,10 +2845,22 @@ MISTAKES += [
     Mistake(
         checks.check_tokenize,
         tokenize_split_at_word_boundaries,
-        r"Your token '[^']*' holds whitespace",
+        r"Your token '[^']*' (holds whitespace|ends with the spaces after it).*word boundaries",
     ),
     Mistake(
-        checks.check_tokenize, tokenize_trailing_spaces_kept, r"Your token '[^']*' holds whitespace"
+        checks.check_tokenize,
+        tokenize_trailing_spaces_kept,
+        r"Your token '[^']*' ends with the spaces after it",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_peels_chunk_ends,
+        r"A mark inside a word stays glued in it",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_words_keep_leading_space,
+        r"Your token ' \w+' starts with the space before it.*r' \?\\w\+'",
     ),
     Mistake(
         checks.check_tokenize,

@@ -37,6 +37,22 @@ def one_hot_bool(ids, vocab_size):
     return np.asarray(ids)[..., None] == np.arange(vocab_size)
 
 
+def one_hot_ids_as_int8(ids, vocab_size):  # ids of 128 and above turn negative
+    small_ids = np.asarray(ids).astype(np.int8)
+    return np.eye(vocab_size)[small_ids]
+
+
+def one_hot_filled_through_uint8(ids, vocab_size):  # a compact copy: 256 wraps to 0
+    flat = np.array(ids, dtype=np.uint8).ravel()
+    out = np.zeros((flat.size, vocab_size))
+    out[np.arange(flat.size), flat] = 1.0
+    return out.reshape(*np.shape(ids), vocab_size)
+
+
+def one_hot_where_without_new_axis(ids, vocab_size):  # (vocab,) against ids' own shape
+    return np.where(np.arange(vocab_size) == np.asarray(ids), 1.0, 0.0)
+
+
 def one_hot_transposed(ids, vocab_size):
     return np.eye(vocab_size)[:, ids]
 
@@ -246,6 +262,19 @@ def embed_torch(ids, table):
 # ------------------------------------------------------------------ wrong
 def cos_clipped_to_non_negative(a, b):  # np.clip(..., 0, 1): opposite vectors get 0
     return np.clip(ref.cosine_similarity(a, b), 0.0, 1.0)
+
+
+def cos_self_pairs_excluded(a, b):  # -inf on (i, i): no vector is its own neighbour
+    sim = ref.cosine_similarity(a, b)
+    k = min(sim.shape)
+    sim[np.arange(k), np.arange(k)] = -np.inf
+    return sim
+
+
+def cos_diagonal_set_to_one(a, b):  # "a vector is similar to itself": (i, i) = 1
+    sim = ref.cosine_similarity(a, b)
+    np.fill_diagonal(sim, 1.0)
+    return sim
 
 
 def cos_elementwise(a, b):
@@ -741,6 +770,17 @@ MISTAKES = [
     Mistake(check_one_hot, one_hot_bool, r"booleans.*add up as logic.*astype"),
     Mistake(check_one_hot, one_hot_transposed, r"transposed"),
     Mistake(
+        check_one_hot,
+        one_hot_where_without_new_axis,
+        r"raised ValueError.*broadcast[\s\S]*ids\[\.\.\., None\] == np\.arange",
+    ),
+    Mistake(check_one_hot, one_hot_ids_as_int8, r"cast to int8 \(-128 \.\. 127\).*from the end"),
+    Mistake(
+        check_one_hot,
+        one_hot_filled_through_uint8,
+        r"The 1 for id \d+ sits in column \d+: the ids were cast to uint8",
+    ),
+    Mistake(
         check_one_hot, one_hot_rows_for_1d_ids, r"(?s)right on the same ids flattened.*any shape"
     ),
     Mistake(check_embed, embed_take_without_axis, r"flat list.*np\.take\(table, ids, axis=0\)"),
@@ -782,6 +822,16 @@ MISTAKES = [
     Mistake(check_cosine_similarity, cos_elementwise, r"elementwise|pairwise"),
     Mistake(
         check_cosine_similarity, cos_clipped_to_non_negative, r"negative similarities became 0"
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_self_pairs_excluded,
+        r"right except the diagonal: each entry \(i, i\) is -inf.*fill_diagonal",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_diagonal_set_to_one,
+        r"right except the diagonal: each entry \(i, i\) is 1,",
     ),
     Mistake(check_TokenEmbedding, TEFlattened, r"batch and length axes are merged.*flattened"),
     Mistake(check_cosine_similarity, cos_swapped, r"b @ a\.T"),

@@ -233,6 +233,24 @@ def pe_exp_log10(max_len, d_model):  # the exp(log) form with log10: base e**4, 
     return pe
 
 
+def shift_no_shift_is_identity_first(k, d_model):  # no shift: identity, d_model untested
+    if not k:
+        return np.identity(d_model)
+    return ref.relative_shift(k, d_model)
+
+
+def shift_sin_cos_exchanged_in_blocks(k, d_model):  # [[sin, cos], [-cos, sin]]: no rotation
+    if d_model % 2:
+        raise ValueError("d_model must be even")
+    m = np.zeros((d_model, d_model))
+    for i in range(d_model // 2):
+        angle = k / 10000 ** (2 * i / d_model)
+        m[2 * i, 2 * i] = m[2 * i + 1, 2 * i + 1] = math.sin(angle)
+        m[2 * i, 2 * i + 1] = math.cos(angle)
+        m[2 * i + 1, 2 * i] = -math.cos(angle)
+    return m
+
+
 def shift_exp_log10(k, d_model):  # the same frequencies in the shift
     theta = k * np.exp(-np.log10(10000.0) * np.arange(0, d_model, 2) / d_model)
     two_i = np.arange(0, d_model, 2)
@@ -823,6 +841,23 @@ class PERefusesFullLength(ref.PositionalEncoding):
         return self.dropout(x + self.pe[:, : x.shape[1]])
 
 
+class PEClipsToTable(ref.PositionalEncoding):
+    """Keeps only the positions the table covers: min(len, max_len) of them."""
+
+    def forward(self, x):
+        length = min(x.size(1), self.pe.size(1))
+        return self.dropout(x[:, :length] + self.pe[:, :length])
+
+
+class PEZeroRowsPastTable(ref.PositionalEncoding):
+    """Pads the table's rows with zeros past max_len: longer positions get no encoding."""
+
+    def forward(self, x):
+        rows = self.pe[:, : x.size(1)]  # (1, min(len, max_len), d_model)
+        missing = x.size(1) - rows.size(1)
+        return self.dropout(x + F.pad(rows, (0, 0, 0, missing)))
+
+
 class PEAnnotated(nn.Module):
     """The Annotated Transformer's PositionalEncoding, with this course's argument order
     (its own, (d_model, dropout, max_len), is a mistake here: PEAnnotatedOrder)."""
@@ -1111,6 +1146,34 @@ def pe_t2t_spacing(max_len, d_model):
     return pe
 
 
+def pe_angles_cast_to_int(max_len, d_model):
+    """The angles cast to whole radians (astype(int) truncates, as // would)."""
+    angles = np.arange(max_len)[:, None] / 10000.0 ** (np.arange(0, d_model, 2) / d_model)
+    angles = angles.astype(int)  # (max_len, pairs)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe
+
+
+def pe_angles_rint(max_len, d_model):
+    """The angles rounded to the nearest radian."""
+    angles = np.rint(np.arange(max_len)[:, None] / 10000.0 ** (np.arange(0, d_model, 2) / d_model))
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe
+
+
+def pe_rates_spread_to_one(max_len, d_model):
+    """The exponents normalised to end at exactly 1, i / (pairs - 1), written as rates (the
+    last pair then turns at 1/10000 per position)."""
+    pairs = (d_model + 1) // 2
+    exponents = np.arange(pairs) / max(pairs - 1, 1)  # (pairs,), 0 .. 1
+    angles = np.arange(max_len)[:, None] * 10000.0 ** (-exponents)  # (max_len, pairs)
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe
+
+
 def pe_positions_reversed(max_len, d_model):
     """A layout mistake no table lists: the rows run from the last position to the first."""
     return ref.positional_encoding(max_len, d_model)[::-1].copy()
@@ -1199,6 +1262,17 @@ MISTAKES = [
         r"slice of the table's features holds \d+ columns, but it was given \d+",
     ),
     Mistake(check_positional_encoding, pe_t2t_spacing, r"^(?!.*doubled).*2i / \(d_model - 2\)"),
+    Mistake(
+        check_positional_encoding,
+        pe_angles_cast_to_int,
+        r"angles are whole numbers of radians, rounded down",
+    ),
+    Mistake(check_positional_encoding, pe_angles_rint, r"angles are rounded to whole numbers"),
+    Mistake(
+        check_positional_encoding,
+        pe_rates_spread_to_one,
+        r"^(?!.*tensor2tensor).*exponents run evenly from 0 to exactly 1",
+    ),
     # the named swap and halves, not also the generic "another feature order" (both permute)
     Mistake(check_positional_encoding, pe_swapped, r"^(?!.*another feature order).*swapped"),
     Mistake(
@@ -1222,6 +1296,16 @@ MISTAKES = [
     # blind round 10: the measured exponent 2 / ln 10 names the logarithm
     Mistake(check_positional_encoding, pe_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
     Mistake(check_relative_shift, shift_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
+    Mistake(
+        check_relative_shift,
+        shift_sin_cos_exchanged_in_blocks,
+        r"Sine and cosine are swapped in every 2×2 block.*minus sign below the diagonal",
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_no_shift_is_identity_first,
+        r"k=0.*instead of raising ValueError.*does raise it.*shortcut for k = 0 \(the identity",
+    ),
     Mistake(
         check_relative_shift,
         shift_blocks_as_a_stack,
@@ -1685,6 +1769,16 @@ MISTAKES = [
         check_PositionalEncoding,
         PERefusesFullLength,
         r"refused x with len=\d+ positions, although it was built with max_len=\d+",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEClipsToTable,
+        r"one position more than max_len: it returned shape \(1, \d+, \d+\): the sequence was cut",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEZeroRowsPastTable,
+        r"one position more than max_len: it returned x's shape, but not x plus the table's rows",
     ),
 ]
 

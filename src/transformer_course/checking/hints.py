@@ -386,7 +386,7 @@ def _counter_advice(exc: BaseException) -> str:
     from transformer_course.checking.failure import learner_frames
 
     line = learner_frames(exc)
-    read_then_written = re.search(r"(\w+)\[.*\]\s*=\s*\1\[.*\]\s*\+", line)
+    read_then_written = re.search(r"(\w+)\[(.*)\]\s*=\s*\1\[\2\]\s*\+", line)  # same key
     if not re.search(r"\]\s*\+=", line) and not read_then_written:
         return ""
     return (

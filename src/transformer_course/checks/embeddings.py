@@ -63,6 +63,7 @@ def _one_hot_cases(hidden: bool) -> list[tuple[np.ndarray, int]]:
             (np.array([[1, 4, 4], [0, 2, 5]]), 7),
             (np.array([0, 3, 1, 3], dtype=np.int32), 4),  # the largest id is used; int32 ids
             (np.array([[3], [1]]), 5),  # an axis of size 1 (a batch of one-token sequences)
+            (np.array([299, 7, 256, 130]), 300),  # ids past 255: no 8-bit type holds them
         ]
     rng = numpy_rng(2002)
     cases = []
@@ -70,6 +71,7 @@ def _one_hot_cases(hidden: bool) -> list[tuple[np.ndarray, int]]:
         # ids stay below vocab_size - 1, so vocab_size cannot be guessed from the ids
         cases.append((rng.integers(0, vocab_size - 1, size=shape), vocab_size))
     cases.append((np.array([[5, 0], [2, 5]], dtype=np.int32), 6))
+    cases.append((np.array([[260, 3], [511, 129]]), 512))
     return cases
 
 
@@ -330,6 +332,59 @@ def _not_zero_one_hint(got: np.ndarray, expected: np.ndarray) -> str:
     return ""
 
 
+def _ids_narrowed_mistakes(ids: np.ndarray, vocab_size: int) -> dict:
+    """The one-hot vectors of the ids cast to an 8-bit integer type first (uint8 wraps an
+    id of 256 or more round modulo 256; int8 wraps 128 and above to negative ids, which
+    index from the end): {message: model}, for the types that change these ids."""
+    out = {}
+    for dtype, bits in ((np.uint8, "0 .. 255"), (np.int8, "-128 .. 127")):
+        narrowed = ids.astype(dtype).astype(np.int64)
+        changed = np.flatnonzero(narrowed.ravel() != ids.ravel())
+        if not changed.size or narrowed.min() < -vocab_size:
+            continue
+        negative = np.flatnonzero(narrowed.ravel() < 0)  # where int8 differs from uint8
+        k = int(negative[0] if negative.size else changed[0])
+        big, small = int(ids.ravel()[k]), int(narrowed.ravel()[k])
+        column = small % vocab_size
+        out[
+            f"The 1 for id {big} sits in column {column}: the ids were cast to "
+            f"{np.dtype(dtype).name} ({bits}) before indexing, so id {big} wrapped round to "
+            f"{small}"
+            + (f", which indexes from the end (column {column})" if small < 0 else "")
+            + ". An 8-bit type cannot hold the ids of a vocabulary above "
+            f"{np.iinfo(dtype).max + 1}: keep the ids' own integer type (int64), "
+            "np.eye(vocab_size)[ids]."
+        ] = np.eye(vocab_size)[narrowed]
+    return out
+
+
+def _no_new_axis_hint(ids: np.ndarray, vocab_size: int):
+    """A broadcasting error between the vocabulary's (vocab_size,) and the ids' own shape:
+    np.arange(vocab_size) compared with ids that have no last axis of their own (each id
+    must meet all vocab_size columns). (matches, text) for ``c.call``."""
+    ids_shape = "(" + ", ".join(str(n) for n in ids.shape) + ("," if ids.ndim == 1 else "") + ")"
+
+    def matches(exc: BaseException) -> bool:
+        text = str(exc)
+        return (
+            isinstance(exc, ValueError)
+            and "broadcast" in text
+            and f"({vocab_size},)" in text
+            and ids_shape in text
+        )
+
+    def text(exc: BaseException) -> str:
+        return (
+            f"The vocabulary's {vocab_size} columns, shape ({vocab_size},), met the ids' own "
+            f"shape {ids_shape} axis to axis: a comparison such as np.arange(vocab_size) == "
+            "ids pairs them elementwise. Each id needs a row of vocab_size flags: give the ids "
+            "a last axis of size 1 first, ids[..., None] == np.arange(vocab_size) "
+            "(np.expand_dims(ids, -1)), which broadcasts to (*ids.shape, vocab_size)."
+        )
+
+    return (matches, text)
+
+
 def check_one_hot(one_hot, *, hidden: bool = False) -> None:
     """one_hot(ids, vocab_size) -> (..., vocab_size) numbers with a single 1 per id.
 
@@ -348,7 +403,10 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                     ids.copy(),
                     vocab_size,
                     call_repr=what,
-                    hints=[(IndexError, _width_hint(vocab_size, ids, one_hot))],
+                    hints=[
+                        (IndexError, _width_hint(vocab_size, ids, one_hot)),
+                        _no_new_axis_hint(ids, vocab_size),
+                    ],
                     mutation_hint="one_hot only reads the ids.",
                 )
             except CheckFailure as failure:
@@ -405,6 +463,7 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                     "Ids count from 0, and id i goes in column i.": np.roll(expected, -1, axis=-1),
                     "The 1 sits one column too far right: did you add 1 to the ids? "
                     "Ids count from 0, and id i goes in column i.": np.roll(expected, 1, axis=-1),
+                    **_ids_narrowed_mistakes(ids, vocab_size),
                 },
             )
             passed_several = passed_several or ids.size > 1
@@ -1059,6 +1118,29 @@ def _rescaled_mistakes(cosine_similarity, cosines: np.ndarray, got) -> dict[str,
     return models
 
 
+def _diagonal_overwritten(got: np.ndarray, expected: np.ndarray) -> dict:
+    """Every entry right but the diagonal (i, i), which holds one constant: the diagonal
+    overwritten (np.fill_diagonal with 0, -inf or 1: nearest-neighbour code keeps a vector
+    from being its own neighbour). {message: model}, {} otherwise."""
+    k = min(expected.shape)
+    if got.shape != expected.shape or k < 2:
+        return {}
+    diagonal = np.diagonal(got)[:k]
+    value = diagonal[0]
+    same = np.all(diagonal == value) or (np.isnan(value) and np.isnan(diagonal).all())
+    if not same or np.allclose(np.diagonal(expected)[:k], value):
+        return {}
+    model = expected.copy()
+    np.fill_diagonal(model, value)
+    return {
+        f"Every entry is right except the diagonal: each entry (i, i) is {value:g}, where the "
+        "cosine of a[i] and b[i] belongs (1 when a is b). The diagonal was overwritten "
+        f"(np.fill_diagonal(sim, {value:g}), as nearest-neighbour code does so that a vector "
+        "is not its own neighbour): cosine_similarity returns every pair's cosine; leave "
+        "excluding a vector from its own neighbours to the code that searches.": model
+    }
+
+
 def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
     """cosine_similarity(a (n, d), b (m, d)) -> (n, m); a zero vector gives 0.
 
@@ -1214,6 +1296,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                         @ (b64 / np.maximum((b64 * b64).sum(-1, keepdims=True), 1e-24)).T
                     ),
                     **_scaling_mistakes(a64, b64),
+                    **_diagonal_overwritten(got_np, expected),
                     **_zero_vector_value(got_np, expected, a64, b64),
                     **_eps_added_to_entries(a64, b64, has_zero),
                     "Every entry is 0, but only the entries that involve a zero vector should "
@@ -1913,10 +1996,12 @@ QUIZ_LINEAR_LAYER = Quiz(
         "b": "nn.Linear(vocab_size, d_model) stores its weight as (d_model, vocab_size), "
         "out_features first, so E (vocab_size, d_model) does not even fit; the layer "
         "multiplies by weight.T, which must be E.",
-        "c": "This layer maps d_model numbers to vocab_size numbers: the direction of the "
+        "c": "nn.Linear's arguments are (in_features, out_features), input size first, so "
+        "this layer maps d_model numbers to vocab_size numbers: the direction of the "
         "model's last layer, which turns a vector into scores over the vocabulary (the "
         "paper ties that layer's weight to E). A one-hot vector has vocab_size entries, "
-        "so it cannot be its input.",
+        "so in_features must be vocab_size. (It is the weight that is stored (out_features, "
+        "in_features).)",
         "d": "The bias would add the same vector to every token's row: the result is "
         "E[ids] + bias, not the lookup.",
     },

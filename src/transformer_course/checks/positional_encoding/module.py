@@ -785,6 +785,45 @@ def _check_gradient_reaches_x(c, module, built: str, x: torch.Tensor) -> None:
     )
 
 
+def _check_too_long(c, module, built: str, max_len: int, d_model: int, seed: int) -> None:
+    """A sequence one position longer than max_len lies outside the contract (len <=
+    max_len): raising is right, whatever the exception, and so is the right sum for all
+    len positions (rows computed in forward). Returning anything else is not: a sequence
+    cut to max_len positions (silent truncation), or x with only some positions added."""
+    length = max_len + 1
+    x = torch.randn(1, length, d_model, generator=torch_generator(seed))  # (1, len, d_model)
+    what = f"{built} applied to x of shape {tuple(x.shape)}, one position more than max_len"
+    torch.manual_seed(_CALL_SEED)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            out = module(x.clone())
+    except Exception:  # refused: right (a ValueError says why best)
+        return
+    if not isinstance(out, torch.Tensor):
+        return  # what forward returns is checked on legal inputs
+    rows = torch.tensor(ref.positional_encoding(length, d_model), dtype=torch.float32)
+    if out.shape == x.shape and torch.allclose(out.detach().float(), x + rows, **_FLOAT32_FORMULA):
+        return  # the rows of every position, computed for this length: right
+    if tuple(out.shape) == (1, max_len, d_model):
+        cause = (
+            f"it returned shape {tuple(out.shape)}: the sequence was cut to its first "
+            f"max_len={max_len} positions (x[:, :max_len]), silently dropping the last one"
+        )
+    elif out.shape == x.shape:
+        cause = (
+            "it returned x's shape, but not x plus the table's rows for every position: "
+            "positions past the table got no rows of their own (or the rows of others)"
+        )
+    else:
+        cause = f"it returned shape {tuple(out.shape)} for x of shape {tuple(x.shape)}"
+    c.fail(
+        f"{what}: {cause}. The table holds max_len positions, so a longer sequence cannot be "
+        "encoded: refuse it, as the reference does, with "
+        "raise ValueError(f'sequence length {len} exceeds max_len={max_len}') before the "
+        "addition: the layers after it would go on, unwarned, with a result that is not x's."
+    )
+
+
 def _check_follows_to(c, cls, d_model, max_len, gen):
     """The table is a buffer (or computed from x): converting the module converts it.
     Run in bfloat16, where a table left behind in float32 shows in the output's dtype."""
@@ -1052,6 +1091,7 @@ def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
                     c, module, built, x, table, layout, max_len, tables, table_right=table_right
                 )
             _check_gradient_reaches_x(c, module, built, x)
+            _check_too_long(c, module, built, max_len, d_model, seed=max_len)
             x = torch.randn(2, min(max_len, 6), d_model, generator=gen)  # (batch, len, d_model)
             _check_dropout(c, cls, d_model, max_len, x, table)
             _check_follows_to(c, cls, d_model, max_len, gen)

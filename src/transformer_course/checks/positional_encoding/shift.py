@@ -83,6 +83,19 @@ def _shift_mistakes(k, d_model):
         "w_i = 1 / 10000^(2i/d_model) (the frequencies of positional_encoding).": (
             lambda: _shift_at_angles(k * np.power(10000.0, np.arange(0, d_model, 2) / d_model))
         ),
+        **{
+            "Sine and cosine are swapped in every 2×2 block: the diagonal holds sin(w_i·k) "
+            "where cos(w_i·k) belongs, and the entries off it hold ±cos(w_i·k) where "
+            "±sin(w_i·k) belong"
+            + (" (with the minus sign below the diagonal, too)" if transpose else "")
+            + ". Such a block is no rotation, so PE[pos] @ M is no row of the table. From "
+            "sin(a+b) = sin a·cos b + cos a·sin b and cos(a+b) = cos a·cos b - sin a·sin b: "
+            "M[2i, 2i] = M[2i+1, 2i+1] = cos(w_i·k), M[2i+1, 2i] = +sin(w_i·k), "
+            "M[2i, 2i+1] = -sin(w_i·k).": (
+                lambda transpose=transpose: _shift_sin_cos_swapped(k, d_model, transpose)
+            )
+            for transpose in (False, True)
+        },
         f"Your matrix is k = {k} times the matrix of a shift by one position (k * M1, "
         "the matrix multiplied by the number k): the entries are scaled, but a shift by k "
         "turns each pair by k times its angle, w_i·k, which is the k-th *matrix* power of "
@@ -97,6 +110,21 @@ def _shift_mistakes(k, d_model):
             lambda: _elementwise_power(relative_shift_f(1, d_model), k) if k != 1 else None
         ),
     }
+
+
+def _shift_sin_cos_swapped(k, d_model, transpose: bool) -> np.ndarray | None:
+    """Every 2x2 block with sin and cos exchanged: sin(w_i·k) on the diagonal, +cos below
+    it and -cos above (the minus above the diagonal kept; ``transpose``: below it). None
+    for an odd d_model (no matrix) or k = 0 with d_model 2 (nothing to tell)."""
+    if d_model % 2:
+        return None
+    theta = k / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
+    two_i = np.arange(0, d_model, 2)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i] = m[two_i + 1, two_i + 1] = np.sin(theta)
+    below, above = (-np.cos(theta), np.cos(theta)) if transpose else (np.cos(theta), -np.cos(theta))
+    m[two_i + 1, two_i], m[two_i, two_i + 1] = below, above
+    return m
 
 
 def _single_shift_mistakes(k, d_model):
@@ -772,12 +800,14 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                     )
                 ),
             )
-        for d_model in (7, 1) if hidden else (5,):
-            what = f"relative_shift(k=2, d_model={d_model})"
+        refused: list[int] = []  # the k of the odd calls that raised ValueError
+        # k = 0 last: a shortcut for the zero shift (the identity) must not skip the test
+        for k, d_model in ((2, 7), (2, 1), (0, 7)) if hidden else ((2, 5), (0, 5)):
+            what = f"relative_shift(k={k}, d_model={d_model})"
             try:
                 result = c.call(
                     relative_shift,
-                    2,
+                    k,
                     d_model,
                     call_repr=what,
                     hints=[(lambda error: not isinstance(error, ValueError), _RAISE_VALUE_ERROR)],
@@ -785,10 +815,26 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
             except CheckFailure as failure:
                 if isinstance(failure.__cause__, ValueError):
                     c.ok()  # the ValueError the contract asks for
+                    refused.append(k)
                     continue
                 raise
+            shortcut = (
+                f" relative_shift(k={refused[0]}, d_model={d_model}) does raise it, so the "
+                f"call with k={k} returns before your test of d_model is reached: a shortcut "
+                f"for k = {k}"
+                + (
+                    " (the identity, np.eye(d_model), for the zero shift)"
+                    if np.shape(result) == (d_model, d_model)
+                    and np.allclose(np.asarray(result, dtype=np.float64), np.eye(d_model))
+                    else ""
+                )
+                + " placed before it. Test d_model first, then compute (or shortcut) the "
+                "matrix."
+                if refused and k not in refused and k == 0
+                else ""
+            )
             c.fail(
                 f"{what} returned {type(result).__name__} instead of raising ValueError. With "
                 "an odd d_model the last feature is a sine without its cosine partner, and no "
-                "matrix turns sin(a) alone into sin(a + w·k): raise ValueError."
+                "matrix turns sin(a) alone into sin(a + w·k): raise ValueError." + shortcut
             )

@@ -162,6 +162,32 @@ _PE_ROLES_SWAPPED = {
 }
 
 
+def _pe_exponents_to_one(max_len: int, d_model: int) -> np.ndarray:
+    """The table whose exponents run evenly from 0 to exactly 1 over the pairs' angles
+    (np.linspace(0, 1, number of angles)): pair i turns at pos / 10000^(i / (pairs - 1)).
+    With a single angle its exponent, 0, is right: the reference table."""
+    pairs = (d_model + 1) // 2  # the number of angles: one per sine
+    if pairs < 2:
+        return ref.positional_encoding(max_len, d_model)
+    exponents = np.linspace(0.0, 1.0, pairs)  # (pairs,)
+    angles = np.arange(max_len, dtype=np.float64)[:, None] / np.power(10000.0, exponents)
+    table = np.zeros((max_len, d_model))
+    table[:, 0::2] = np.sin(angles)
+    table[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return table
+
+
+def _pe_angles_rounded(max_len: int, d_model: int, rounding) -> np.ndarray:
+    """The table whose angles are rounded to whole radians by ``rounding`` (np.floor: a
+    floor division pos // 10000^(2i/d_model), or int(); np.round)."""
+    positions = np.arange(max_len, dtype=np.float64)[:, None]  # (max_len, 1)
+    angles = rounding(positions / np.power(10000.0, np.arange(0, d_model, 2) / d_model))
+    table = np.zeros((max_len, d_model))
+    table[:, 0::2] = np.sin(angles)
+    table[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return table
+
+
 def _pe_compute(max_len, d_model):
     return lambda **knobs: sinusoidal_positions_f(max_len, d_model, **knobs)
 
@@ -257,6 +283,25 @@ def _pe_mistakes(max_len, d_model):
             "pair index goes in the exponent. (That is why feature 0 is 0 at every "
             "position: its pair index is 0.)"
         ] = lambda pair_index=pair_index: _pe_roles_swapped(max_len, d_model, pair_index)
+    mistakes[
+        "Your exponents run evenly from 0 to exactly 1 over the pairs: pair i got "
+        "i / (pairs - 1), as np.linspace(0, 1, number of pairs) spreads them, so the last "
+        "pair turns at exactly pos / 10000 and every pair after the first turns too "
+        "slowly. The exponent is 2i/d_model: it starts at 0 and stays below 1 (the last "
+        "pair's is (d_model - 2)/d_model for an even d_model), np.arange(0, d_model, 2) / "
+        "d_model."
+    ] = lambda: _pe_exponents_to_one(max_len, d_model)
+    mistakes[
+        "Your angles are whole numbers of radians, rounded down: pos // 10000^(2i/d_model) "
+        "(a floor division, or int() of the angle) drops the fraction, so pair 0 is right "
+        "but the slower pairs stay at angle 0 for many positions. The angle is the true "
+        "quotient, pos / 10000^(2i/d_model), with /."
+    ] = lambda: _pe_angles_rounded(max_len, d_model, np.floor)
+    mistakes[
+        "Your angles are rounded to whole numbers of radians (np.round, or round()), so "
+        "pair 0 is right but the slower pairs move in jumps of a whole radian or not at "
+        "all. The angle is the true quotient, pos / 10000^(2i/d_model): do not round it."
+    ] = lambda: _pe_angles_rounded(max_len, d_model, np.round)
     for size in _PE_DENOMINATORS:
         mistakes[
             f"The exponent divides 2i by {size} where it divides by d_model: pair i turns at "

@@ -4,6 +4,8 @@ bytes decoded once.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 import traceback
 
@@ -733,6 +735,64 @@ def _missing_merge_hint(merges: dict):
     return (matches, text)
 
 
+def _missing_byte_hint(bpe_decode, merges: dict):
+    """A KeyError on a single byte (an int 0..255): the table did not start with all 256
+    bytes. Two probes tell which it lacks: the bytes the ids do not hold on their own (a
+    table started from the ids' bytes: bpe_decode([97], {(98, 99): 256}) fails on 98), or
+    the bytes past ASCII (range(128): bpe_decode([195, 169], {}), 'é', fails on 195).
+    (matches, text) for ``c.call``."""
+
+    def matches(exc: BaseException) -> bool:
+        return _byte_key(exc) is not None
+
+    def fails_on_a_byte(ids, probe_merges) -> bool:
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                bpe_decode(list(ids), dict(probe_merges))
+        except Exception as exc:  # the probe's own KeyError is the answer
+            return _byte_key(exc) is not None
+        return False
+
+    def text(exc: BaseException) -> str:
+        byte = exc.args[0]
+        users = [(pair, new) for pair, new in merges.items() if byte in pair]
+        from_ids = fails_on_a_byte([97], {(98, 99): 256})
+        ascii_only = fails_on_a_byte([195, 169], {})
+        if from_ids and not ascii_only:
+            used = f" (merge {users[0][0]} -> {users[0][1]} is made of {byte})" if users else ""
+            why = (
+                "your table was started from the bytes that occur in ids: it lacks the bytes "
+                "that only occur inside merged tokens"
+                + used
+                + ", and bpe_decode([97], {(98, 99): 256}) fails on 98 the same way"
+            )
+        elif ascii_only and not from_ids:
+            why = (
+                "your table holds fewer than the 256 single bytes: bpe_decode([195, 169], {}), "
+                "the two bytes of 'é', fails on 195 too (range(128), the ASCII bytes only?)"
+            )
+        else:
+            why = (
+                "the table did not start with every single byte (it was started from the "
+                "bytes in ids, or from fewer than 256, range(128) say)"
+            )
+        return (
+            f"Your table has no entry for the byte {byte}: {why}. Start it with every single "
+            "byte, {i: bytes([i]) for i in range(256)}, then add the merges in the order "
+            "they were learned."
+        )
+
+    return (matches, text)
+
+
+def _byte_key(exc: BaseException) -> int | None:
+    """The key of a KeyError when it is a single byte's id (an int 0..255); None otherwise."""
+    key = exc.args[0] if isinstance(exc, KeyError) and exc.args else None
+    if isinstance(key, int) and not isinstance(key, bool) and 0 <= key < 256:
+        return key
+    return None
+
+
 def _decode_bytes_only(ids, merges) -> str | None:
     """The text of the ids below 256 alone (the merged tokens left out), or None when
     every id is a byte."""
@@ -839,6 +899,7 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     (_range_past_255, _DECODE_RANGE_HINT),
                     ("unsupported operand type(s) for -: 'bytes'", _DECODE_BYTES_SUBTRACTED),
                     _missing_merge_hint(merges),
+                    _missing_byte_hint(bpe_decode, merges),
                     (
                         "'bytes' object cannot be interpreted as an integer",
                         "bytes([...]) takes byte values (ints), but it got bytes objects: "

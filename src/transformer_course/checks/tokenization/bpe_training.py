@@ -460,6 +460,30 @@ def _expect_no_state_between_calls(c, train_bpe, got, text, num_merges, what) ->
         )
 
 
+def _normalised_text_mistakes(text: str, num_merges: int) -> dict:
+    """The merges learned on the text changed before its bytes were taken (lower-cased,
+    upper-cased, stripped of its outer whitespace), each only where that changes the text:
+    {message: the merges as a list of items}."""
+    changes = {
+        "lower-cased (text.lower(), or casefold()): the capitals' own bytes were replaced "
+        "by those of small letters": text.lower(),
+        "upper-cased (text.upper()): the small letters' bytes were replaced by those of "
+        "capitals": text.upper(),
+        "stripped of the whitespace at its ends (text.strip()): those spaces' bytes are "
+        "missing": text.strip(),
+    }
+    return {
+        f"Your merges are the ones learned on the text {how}, so other pairs became the "
+        "most frequent. train_bpe learns on the UTF-8 bytes of the text exactly as it is "
+        "given, list(text.encode('utf-8')): normalising it is not part of BPE (bpe_encode "
+        "takes the bytes of the text as they are, and the merges must fit them).": list(
+            ref.train_bpe(changed, num_merges).items()
+        )
+        for how, changed in changes.items()
+        if changed != text
+    }
+
+
 def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
     """Check ``train_bpe(text, num_merges)``: merges over UTF-8 bytes, the most frequent
     pair first (ties: first occurrence), new ids 256 + i, in the order learned. Stopping
@@ -474,10 +498,19 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                 ("ab", 5),
                 ("", 3),
                 ("xxxxxx", 3),  # one kind of pair, several times: still merged
+                (" The Cat sat. THE CAT! ", 6),
             ]
         else:
             # "to be or not to be": its third merge, (257, 98) = "to b", crosses a space
-            cases = [(_CLASSIC, 3), ("aaaa", 4), ("héllo héllo", 3), ("to be or not to be", 3)]
+            # "Hello hello HELLO": capitals are bytes of their own (a lower-cased text
+            # learns (h, e) first, its own bytes (e, l))
+            cases = [
+                (_CLASSIC, 3),
+                ("aaaa", 4),
+                ("héllo héllo", 3),
+                ("to be or not to be", 3),
+                ("Hello hello HELLO", 3),
+            ]
         for text, num_merges in cases:
             what = f"train_bpe({text!r}, {num_merges})"
             got = _merges(
@@ -589,6 +622,7 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     )
                     if any(ord(ch) > 127 for ch in text)
                     else None,
+                    **_normalised_text_mistakes(text, num_merges),
                     "No merge of yours contains a space (32): you split the text into words "
                     "(text.split()) and learned the merges on each word, so the spaces are gone "
                     "and no merge crosses two words. train_bpe learns on the bytes of the whole "

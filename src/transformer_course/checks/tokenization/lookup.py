@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+from collections import Counter
 from itertools import combinations
 
 import numpy as np
@@ -138,6 +139,61 @@ def _unknown_tokens_stored(given_vocab: dict, tokens, vocab: dict) -> str:
     )
 
 
+def _encode_order_hint(tokens, got: list[int], expected: list[int]) -> str:
+    """The right ids in another order (reversed, sorted, shuffled), or each id once (the
+    repeats of a token dropped, in the sentence's order or not): told by the ids alone,
+    since each token's id is known. "" otherwise."""
+    if got == expected or not got:
+        return ""
+    if sorted(got) == sorted(expected):
+        if got == expected[::-1]:
+            how = (
+                "in reverse order: the last token's id comes first (reversed(tokens), "
+                "tokens[::-1], or each id inserted at the front)"
+            )
+        elif got == sorted(got):
+            how = "sorted by value (sorted(...) put them in increasing order)"
+        else:
+            how = (
+                "in another order than the tokens (a loop over a set of the tokens, or over "
+                "the tokens sorted, reorders them)"
+            )
+        return (
+            f"Your ids are the right ones, but {how}. encode keeps the order of the "
+            "tokens: ids[k] is the id of tokens[k], for k = 0 .. len(tokens) - 1."
+        )
+    repeated = [t for t, n in Counter(tokens).items() if n > 1]
+    if not (
+        repeated
+        and len(got) < len(expected)
+        and len(set(got)) == len(got)
+        and set(got) == set(expected)
+    ):
+        return ""
+    token = repeated[0]
+    once = (
+        f"Each id comes once in yours: {token!r} occurs {tokens.count(token)} times in the "
+        f"tokens, but its id appears once, so the result has {len(got)} ids for "
+        f"{len(tokens)} tokens."
+    )
+    first_seen = list(dict.fromkeys(expected))
+    if got == first_seen:
+        why = (
+            " A token already seen was dropped (dict.fromkeys(tokens), a test against the "
+            "tokens or ids seen so far, or a set(tokens) whose order happened to match)."
+        )
+    else:
+        why = (
+            " The ids are not in the tokens' order either: that is what looping over a set "
+            "of the tokens gives (set(tokens), or sorted(set(tokens)), np.unique), each "
+            "token once, in the set's own order or sorted."
+        )
+    return (
+        f"{once}{why} encode returns one id per token, repeats included and in the order of "
+        "the tokens: loop over tokens itself."
+    )
+
+
 def check_encode(encode, *, hidden: bool = False) -> None:
     """Check ``encode(tokens, vocab)``: one id per token, <unk>'s id for unknown tokens."""
     with Checker("encode", hidden=hidden, explain_shapes=True) as c:
@@ -208,7 +264,10 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                 got,
                 expected,
                 what,
-                hint=f"Look each token up in vocab (vocab is {dict(list(vocab.items())[:8])}...).",
+                hint=lambda tokens=tokens, vocab=vocab, got=got, expected=expected: (
+                    _encode_order_hint(tokens, got, expected)
+                    or f"Look each token up in vocab (vocab is {dict(list(vocab.items())[:8])}...)."
+                ),
                 mistakes={
                     f"Unknown tokens must become the id of <unk> ({unk}), not be skipped.": [
                         vocab[t] for t in tokens if t in vocab
@@ -513,6 +572,43 @@ def _decode_split_into_characters(ids, vocab) -> dict:
     }
 
 
+def _single_id_lost(decode, vocab) -> str:
+    """The message for a single id decoded to no token: which end of a list the learner's
+    decode cuts off, told by one call on four ids ([1:], [:-1] or [1:-1]); the candidates
+    when that call does not tell."""
+    probe = sorted(vocab.values())[:4]  # four ids of the vocabulary
+    expected = ref.decode(probe, vocab)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            got = list(decode(list(probe), dict(vocab)))
+    except Exception:  # no verdict from the probe
+        got = None
+    shown = f"decode({probe}, vocab) gives {got}"
+    if got == expected[1:-1]:
+        return (
+            f"The first and the last token are missing: {shown}, and here a single id gave "
+            "no token at all. Your decode cuts off both ends ([1:-1], as if every row were "
+            "wrapped in <bos> ... <eos>); decode maps every id, the ends included."
+        )
+    if got == expected[1:]:
+        return (
+            f"The first token is missing: {shown}, and here a single id gave no token at all "
+            "(a [1:], or a loop that starts at 1, drops it). decode maps every id, the first "
+            "one included."
+        )
+    if got == expected[:-1]:
+        return (
+            f"The last token is missing: {shown}, and here a single id gave no token at all "
+            "(a [:-1], or a loop that stops one early, drops it). decode maps every id, the "
+            "last one included."
+        )
+    return (
+        "Your decode returned no token for a single id: an end of the list was cut off "
+        "([1:], [:-1] or [1:-1], a loop that starts at 1 or stops one early). decode maps "
+        "every id, the first and the last included."
+    )
+
+
 def check_decode(decode, *, hidden: bool = False) -> None:
     """Check ``decode(ids, vocab)``; ids come as a list or as a 1-D integer array (a row
     of a padded batch); a list or a tuple of str is accepted back. The last case's vocab
@@ -571,7 +667,15 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                     "the id itself, id_to_token[int(i)].": _decode_shifted(ids, vocab, 1),
                     "The first token is missing: decode maps every id, the first one "
                     "included (a [1:], or a loop that starts at 1, drops it).": (
-                        ref.decode(ids, vocab)[1:] if len(ids) else None
+                        ref.decode(ids, vocab)[1:] if len(ids) > 1 else None
+                    ),
+                    # (the probe call only when a single id gave nothing)
+                    **({_single_id_lost(decode, vocab): []} if len(ids) == 1 and got == [] else {}),
+                    "The first and the last token are missing: your decode cuts off both "
+                    "ends ([1:-1], as if every row were wrapped in <bos> ... <eos>). decode "
+                    "maps every id, the ends included: the ids need not be wrapped, and "
+                    "<bos>/<eos> are decoded like any other token.": (
+                        ref.decode(ids, vocab)[1:-1] if len(ids) > 2 else None
                     ),
                     "Your tokens come in reverse order: decode keeps the order of the ids, "
                     "the first id's token first.": (

@@ -349,9 +349,10 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                 mistakes={
                     "You padded on the left (the padding first, then the tokens): pad on the right, "
                     "the tokens first, then the padding.": _left_padded(seqs, pad_id, expected),
-                    "Fill with the pad_id you were given, not a hard-coded 0.": ref.pad_batch(
-                        seqs, 0
-                    ),
+                    f"Your padding is 0 whatever pad_id is (here pad_id={pad_id}): fill with "
+                    "the pad_id you were given, not a hard-coded 0. (np.pad fills with 0 "
+                    "unless given constant_values=pad_id; so do np.zeros and torch's "
+                    "pad_sequence without padding_value.)": ref.pad_batch(seqs, 0),
                     transposed: expected.T,
                     **_pad_filled_with(seqs, pad_id, expected, array),
                     "Your rows come longest first: you sorted the sequences by length (as "

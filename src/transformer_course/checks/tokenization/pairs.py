@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 from collections import Counter
 
 from transformer_course.checking import Checker, numpy_rng
@@ -39,7 +40,7 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
             cases = [list(_CLASSIC.encode()), [1, 1, 1], [5, 6, 5, 6], [1, 2, 3, 3, 3, 3], [7]]
         for ids in cases:
             what = f"get_pair_counts({ids})"
-            got = c.call(get_pair_counts, list(ids))
+            got = c.call(get_pair_counts, list(ids), hints=[_PAST_THE_END_HINT])
             c.expect_type(got, dict, what, "Return a dict {(a, b): count}.")
             first = dict(got)  # a copy: a dict kept between calls changes under the next one
             again = c.call(get_pair_counts, list(ids))
@@ -106,6 +107,24 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
             )
 
 
+def _reads_next_id(exc: BaseException) -> bool:
+    """An IndexError raised on a line of the learner's that reads the next id (x[i + 1])."""
+    if not isinstance(exc, IndexError):
+        return False
+    from transformer_course.checking.failure import learner_frames
+
+    return re.search(r"\[\s*\w+\s*\+\s*1\s*\]", learner_frames(exc)) is not None
+
+
+#: (matches, text) for c.call: the loop that reads ids[i + 1] at the last id
+_PAST_THE_END_HINT = (
+    _reads_next_id,
+    "Your loop reads the next id, ids[i + 1], at the last position too: there i + 1 is past "
+    "the end. i runs one step too far (range(len(ids)) where range(len(ids) - 1) belongs): "
+    "the last id starts no pair. zip(ids, ids[1:]) stops in time by itself.",
+)
+
+
 def _key_order_models(expected: dict) -> dict:
     """{message: keys in a wrong order} for the orders a sort gives: by the pairs' ids
     (np.unique, sorted) and by count (most_common)."""
@@ -128,6 +147,25 @@ def _key_order_models(expected: dict) -> dict:
 def _pairs_difference(ids, got: dict, expected: dict) -> str:
     """What the learner's counts have that the adjacent pairs do not (pairs that never
     occur side by side, the wrap-around pair named), or lack, or count differently."""
+    unordered = Counter()
+    for (a, b), n in expected.items():
+        unordered[min(a, b), max(a, b)] += n
+    if dict(got) == dict(unordered) and unordered != Counter(expected):
+        flipped = next(p for p in expected if p[0] > p[1])
+        return (
+            f"Your pairs are stored smaller id first: {flipped} is counted as "
+            f"{flipped[::-1]}, together with the pair written that way. A pair is ordered: "
+            "(a, b) means a then b, and (b, a) is another pair (sorted(pair), min/max or a "
+            "frozenset loses that). Keep (ids[i], ids[i + 1]) as it is."
+        )
+    equal = [p for p in expected if p[0] == p[1]]
+    if equal and dict(got) == {p: n for p, n in expected.items() if p[0] != p[1]}:
+        return (
+            f"Every pair of two equal ids is missing ({', '.join(str(p) for p in equal[:3])}), "
+            "every other count is right: a test such as ids[i] != ids[i + 1] (or pair[0] != "
+            "pair[1]) skips them, as if a repeated id made no pair. (a, a) is a pair like any "
+            "other, often the most frequent one ('aa' in 'aaab')."
+        )
     parts = []
     extra = [pair for pair in got if pair not in expected]
     if extra:

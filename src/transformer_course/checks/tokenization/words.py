@@ -35,6 +35,16 @@ _HIDDEN_TEXTS = [
     "Größe ΣΟΦΊΑ b2b",
 ]
 
+#: a word's inner marks left glued (whitespace split, marks peeled off the ends): named only
+#: when every run agrees, since one text alone cannot tell it from a word pattern that
+#: admits that mark ([\w-]+, [\w']+)
+_GLUED_INSIDE = (
+    "A mark inside a word stays glued in it ('well-known', 'didn't'): you split on "
+    "whitespace and peeled the marks off the two ends of each chunk only. Every mark is a "
+    "token, wherever it stands: 'well-known' is 'well', '-', 'known'. re.findall(r'\\w+|"
+    "[^\\w\\s]', text) finds them all."
+)
+
 
 _TOKENIZE_HINTS = [
     (
@@ -73,6 +83,9 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
             ]
 
         every_single, every_pair = agreeing(singles), agreeing(pairs)
+        if _GLUED_INSIDE not in every_single:  # one text alone cannot tell it
+            for table in singles:
+                table.pop(_GLUED_INSIDE, None)
         # marks deleted from the text before the split, shown by every run: named before
         # a known mistake that only one run agrees with (punctuation dropped, say)
         removed = _removed_before_split(runs)
@@ -212,6 +225,39 @@ def _marks_before_their_words(got: list[str], expected: list[str]) -> tuple[str,
     return first
 
 
+def _whitespace_in_tokens_hint(spaced: list[str]) -> str:
+    r"""The message for tokens that hold whitespace (``spaced``: those tokens): each token
+    led by one space before its word (a pattern with an optional space in front, GPT-2's
+    r' ?\w+'), each followed by the whitespace after it (\w+\s*), or whitespace
+    elsewhere (a split at word boundaries, \b)."""
+    kinds = {ch for t in spaced for ch in t if ch.isspace()}
+    named = "spaces" if kinds == {" "} else "spaces, tabs or newlines"
+    fix = (
+        r"Whitespace only separates tokens: no token contains any, "
+        r"re.findall(r'\w+|[^\w\s]', ...)."
+    )
+    inner = [t for t in spaced if any(ch.isspace() for ch in t.strip())]
+    if not inner and all(t[0] == " " and not t[1].isspace() and t == t.rstrip() for t in spaced):
+        return (
+            f"Your token {spaced[0]!r} starts with the space before it: the space in front "
+            "of a word stayed in its token, as its first character (a token at the start of "
+            "the text or right after a mark comes out bare). A pattern with an optional space "
+            r"in front of the word, r' ?\w+' (GPT-2's pre-tokenizer keeps the space so that "
+            f"its byte-level BPE can encode it), does that. {fix}"
+        )
+    if not inner and all(t == t.lstrip() for t in spaced):
+        return (
+            f"Your token {spaced[0]!r} ends with the {named} after it: the whitespace that "
+            r"follows a word or mark stayed attached to it (a pattern such as r'\w+\s*', or "
+            r"a split at word boundaries, \b, keeps it). " + fix
+        )
+    return (
+        f"Your token {spaced[0]!r} holds whitespace: the {named} next to a word or mark "
+        r"stayed attached to it (splitting at word boundaries, \b, or on a pattern that "
+        f"does not consume the whitespace, keeps it). {fix}"
+    )
+
+
 def _tokens_family_hint(got: list[str], expected: list[str], runs=(), tokenize=None) -> str:
     """Families of tokenising mistakes told by the tokens alone: whitespace inside tokens,
     the right tokens reordered or deduplicated (a set, a sort), and whole classes of
@@ -219,12 +265,7 @@ def _tokens_family_hint(got: list[str], expected: list[str], runs=(), tokenize=N
     a plain-string "\b" (told by one more call of ``tokenize``); "" otherwise."""
     spaced = [t for t in got if any(ch.isspace() for ch in t) and t.strip()]
     if spaced:
-        return (
-            f"Your token {spaced[0]!r} holds whitespace: the spaces, tabs or newlines next to "
-            r"a word or mark stayed attached to it (splitting at word boundaries, \b, or on a "
-            "pattern that does not consume the whitespace, keeps it). Whitespace only "
-            r"separates tokens: no token contains any, re.findall(r'\w+|[^\w\s]', ...)."
-        )
+        return _whitespace_in_tokens_hint(spaced)
     lowered = [t.lower() for t in got]
     swapped = _marks_before_their_words(lowered, expected)
     if swapped:
@@ -412,6 +453,7 @@ _SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
     "letters and digits together: \\w+.": ("findall", r"[^\W\d]+|\d+|[^\w\s]"),
     "An apostrophe is punctuation like any other: 'didn't' is 'didn', \"'\", 't' "
     "(crude, and one reason real tokenizers use subwords).": ("findall", r"[\w']+|[^\w\s]"),
+    _GLUED_INSIDE: ("edges", ""),
     "Tabs and newlines are whitespace too: they separate tokens and never are "
     "tokens (\\s matches every kind of whitespace; ' ' only the space).": (
         "findall",
@@ -432,10 +474,25 @@ _SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
 }
 
 
+def _peel_ends(text: str) -> list[str]:
+    """Split on whitespace, then peel the marks off the two ends of each chunk, one token
+    each: a mark inside a chunk ("didn't", "well-known", "3.14") stays in it."""
+    tokens = []
+    for chunk in text.split():
+        lead = re.match(r"[^\w\s]*", chunk).group()
+        rest = chunk[len(lead) :]
+        trail = re.search(r"[^\w\s]*\Z", rest).group()
+        core = rest[: len(rest) - len(trail)]
+        tokens += [*lead, *([core] if core else []), *trail]
+    return tokens
+
+
 def _split(rule: tuple[str, str], text: str) -> list[str]:
     how, pattern = rule
     if how == "str":
         return text.split()
+    if how == "edges":
+        return _peel_ends(text)
     if how == "split_kept":  # the separators kept, empty strings dropped
         return [piece for piece in re.split(pattern, text) if piece]
     return re.split(pattern, text) if how == "split" else re.findall(pattern, text)
