@@ -1211,6 +1211,34 @@ def _tiled_with(*, finish=None, scale_of=None):
     return _named("tiled_attention", tiled_attention)
 
 
+def _tiled_written(*, keys_of=None, scale_of=None, rows_of=None):
+    """tiled_attention with all the keys transposed at once by keys_of(k) (..., d_k, len_k),
+    the scale scale_of(q) and the causal mask's query positions rows_of(q, k) (len, 1)
+    (the right ones when None)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_k = k.shape[-2]
+        keys_t = k.transpose(-2, -1) if keys_of is None else keys_of(k)  # (..., d_k, len_k)
+        scale = q.shape[-1] ** -0.5 if scale_of is None else scale_of(q)
+        rows = torch.arange(q.shape[-2])[:, None] if rows_of is None else rows_of(q, k)
+        m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        for start in range(0, len_k, block_size):
+            stop = min(start + block_size, len_k)
+            s = (q @ keys_t[..., start:stop]) * scale
+            if causal:
+                s = s.masked_fill(torch.arange(start, stop)[None, :] > rows, float("-inf"))
+            new = torch.maximum(m, s.amax(dim=-1))
+            w = torch.exp(s - new[..., None])
+            total = total * torch.exp(m - new) + w.sum(-1)
+            acc = acc * torch.exp(m - new)[..., None] + w @ v[..., start:stop, :]
+            m = new
+        return acc / total[..., None]
+
+    return _named("tiled_attention", tiled_attention)
+
+
 def _window_loop_unclamped(size, window):
     """The window filled key by key, its first key i - window + 1 not clamped at 0."""
     mask = torch.zeros(size, size, dtype=torch.bool)
@@ -2589,6 +2617,32 @@ MISTAKES = [
     Mistake(
         check_tiled_attention, _named("t", _tiled_bottom_right), r"aligned to the bottom right"
     ),
+    # round 21: the keys' transpose written as a view of all of k (located to "every
+    # block" before), the scale's square root written ** -1 / 2 and d_k read from axis 1
+    # (the same), the causal mask's query positions counted over the keys (told both it
+    # and a running tensor made like v)
+    Mistake(
+        check_tiled_attention,
+        _tiled_written(keys_of=lambda k: k.view(*k.shape[:-2], k.shape[-1], k.shape[-2])),
+        r"keys reshaped to \(\.\.\., d_k, len_k\) instead of transposed",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_written(scale_of=lambda q: q.shape[-1] ** -1 / 2),
+        r"multiplied by 0\.\d+ .*1/\(2·d_k\) = 1/\d+: the square root written as d_k \*\* 1 / 2",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_written(scale_of=lambda q: q.size(1) ** -0.5),
+        r"1/sqrt\(\d\), with \d = (q\.shape\[0\] = )?q\.shape\[1\] .*d_k was read from "
+        r"another axis than the last",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_written(rows_of=lambda q, k: torch.arange(k.size(-2)).unsqueeze(-1)),
+        r"the causal mask has len_k = \d+ rows where the len_q = \d+ queries belong: its query "
+        r"positions were made from the number of keys, torch\.arange\(len_k\)",
+    ),
     # PyTorch's raw size clashes before
     Mistake(
         check_tiled_attention,
@@ -3250,6 +3304,8 @@ MISTAKES = [
 ]
 
 CORRECT = [
+    # round 21: the keys transposed once for all blocks, the scale as a power
+    Correct(check_tiled_attention, _tiled_written(keys_of=lambda k: k.mT)),
     Correct(check_KVCache, GrowingCache),
     Correct(check_tiled_attention, _named("tiled_attention", _tiled_causal())),
     Correct(check_tiled_attention, _tiled_loop()),
