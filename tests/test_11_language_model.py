@@ -1772,6 +1772,25 @@ class BlockSandwichedOutputs(ref.DecoderBlock):
         return x
 
 
+class BlockOutputThroughFirstNorm(ref.DecoderBlock):
+    """Round 21: the block's result normalised once more, with norm1 (a post-norm habit;
+    told the final norm is an Encoder's LayerNorm before)."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        out = h + self.feed_forward(self.norm2(h))
+        return self.norm1(out)
+
+
+class BlockSecondResidualFromData(ref.DecoderBlock):
+    """Round 21: the stream added around the feed-forward taken as h.data: the values are
+    right, the gradient through that residual path is lost (uncaught before)."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return h.data + self.feed_forward(self.norm2(h))
+
+
 class BlockAttentionUnnormalised(ref.DecoderBlock):
     def forward(self, x):
         attended = x + self.attn(x)
@@ -3002,6 +3021,16 @@ MISTAKES = [
     ),
     # blind round 13 (b13b): a sub-layer reading the raw stream, its norm moved or left out
     Mistake(check_DecoderBlock, BlockSandwichedOutputs, r"norms act on the sub-layers' outputs"),
+    Mistake(
+        check_DecoderBlock,
+        BlockSecondResidualFromData,
+        r"forward values are right, but the second residual path carries no gradient",
+    ),
+    Mistake(
+        check_DecoderBlock,
+        BlockOutputThroughFirstNorm,
+        r"normalises its output too: it returns norm1\(h \+ feed_forward\(norm2\(h\)\)\)",
+    ),
     Mistake(
         check_DecoderBlock, BlockAttentionUnnormalised, r"attention reads the raw, unnormalised"
     ),
