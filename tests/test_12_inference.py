@@ -810,6 +810,41 @@ class ValuesGetKeys(ref.KVCache):
         return super().forward(k_new, k_new.clone())
 
 
+class ValuesAliasKeys(ref.KVCache):
+    """Round 21: the values buffer made the keys' tensor itself (self.values = self.keys):
+    every write of the values overwrites the keys (told "keys written with v_new")."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__(batch, num_heads, max_len, d_head, dtype)
+        self.values = self.keys
+
+
+class PlainAttributeCache(nn.Module):
+    """Round 21: keys and values kept as plain tensor attributes, no buffers (passed)."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__()
+        self.keys = torch.zeros(batch, num_heads, max_len, d_head, dtype=dtype)
+        self.values = torch.zeros_like(self.keys)
+        self.length = 0
+
+    def forward(self, k_new, v_new):
+        stop = self.length + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError("full")
+        self.keys[:, :, self.length : stop] = k_new
+        self.values[:, :, self.length : stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class BFloat16ByDefault(ref.KVCache):
+    """Round 21: the dtype's default changed to bfloat16 (passed: every call gave one)."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.bfloat16):
+        super().__init__(batch, num_heads, max_len, d_head, dtype)
+
+
 class GrowsPastMaxLen(GrowingCache):
     """A growing cache that refuses only when it is already full (length >= max_len): a
     chunk that runs past the end is stored."""
@@ -2699,7 +2734,10 @@ MISTAKES = [
     ),
     # round 9 (b9e): the classes behind blind9e's unnamed, misnamed and uncaught answers
     Mistake(check_KVCache, LengthPlusStop, r"increased by stop \(self\.length \+= stop\)"),
-    Mistake(check_KVCache, ValuesGetKeys, r"values returned are the keys"),
+    Mistake(check_KVCache, ValuesGetKeys, r"values returned are the keys: v_new is never"),
+    Mistake(check_KVCache, ValuesAliasKeys, r"keys and values buffers are one tensor"),
+    Mistake(check_KVCache, PlainAttributeCache, r"plain tensor attributes .*not registered"),
+    Mistake(check_KVCache, BFloat16ByDefault, r"made without a dtype, holds keys torch\.bfloat16"),
     Mistake(
         check_KVCache,
         GrowsPastMaxLen,
