@@ -246,6 +246,15 @@ class NormSubtractsMean(_Norm):
     statistic = "variance"
 
 
+class NormGainDouble(ref.RMSNorm):
+    """Round 21: the gain converted to float64 after construction (passed: a float32
+    input came back float64)."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        self.double()
+
+
 class NormStd(ref.RMSNorm):
     """x divided by its (biased) standard deviation: the mean subtracted inside the
     statistic only (timm's RmsNorm before pytorch-image-models#2380)."""
@@ -2971,6 +2980,11 @@ MISTAKES = [
         r"extra leading axes of size one come from the tables, given 2 leading axes",
     ),
     # blind15b: PyTorch's norm as a submodule was told the stack's final-norm advice
+    Mistake(
+        check_RMSNorm,
+        NormGainDouble,
+        r"returned torch\.float64 for a float32 input, not float32: your weight is torch\.float64",
+    ),
     Mistake(check_RMSNorm, NormHoldsTorchNorm, r"holds PyTorch's nn\.RMSNorm as `self\.inner`"),
     Mistake(check_RMSNorm, NormHoldsLayerNorm, r"nn\.LayerNorm .*also subtracts the mean"),
     # blind15b: a residual inside SwiGLU got the largest difference; the sigmoid of x in a

@@ -498,6 +498,28 @@ def _wraps_torch_norm(c: Checker, cls, args: tuple) -> None:
     )
 
 
+def _other_dtype(c: Checker, module, what: str, got: torch.dtype) -> None:
+    """A float32 input that comes back in another dtype (blind12i-rms-gain-float64, a gain
+    made float64, passed: x * weight promotes): the parameters' dtypes say whether the
+    gain is the cause."""
+    found = {
+        key: value.dtype
+        for key, value in module.state_dict().items()
+        if isinstance(value, torch.Tensor)
+        and value.is_floating_point()
+        and value.dtype != torch.float32
+    }
+    cause = (
+        f"your {', '.join(f'{key} is {dtype}' for key, dtype in found.items())}, and x * "
+        f"weight promotes the float32 x to {got}. Make the gain in the default dtype, "
+        "nn.Parameter(torch.ones(d_model)) (no dtype=...): the model's weights are float32."
+        if found
+        else f"your forward computes in {got} and never casts back. Return x's dtype (cast "
+        "back with .type_as(x), as Llama's RMSNorm does)."
+    )
+    c.fail(f"{what} returned {got} for a float32 input, not float32: {cause}")
+
+
 def check_RMSNorm(cls, *, hidden: bool = False) -> None:
     with Checker("RMSNorm", hidden=hidden) as c:
         c.require_callable(cls)
@@ -533,6 +555,8 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
             expect_tensor_result(c, got, tuple(x.shape), what)
             if x.dtype == torch.float64 and got.dtype != torch.float64:
                 c.fail(_LOWER_PRECISION.format(what=what, got=got.dtype))
+            if x.dtype == torch.float32 and got.dtype != torch.float32:
+                _other_dtype(c, module, what, got.dtype)
             if case.eps is None:
                 _eps_ignored(c, cls, case, x, state, got, built)
             eps = 1e-5 if case.eps is None else case.eps
