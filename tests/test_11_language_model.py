@@ -713,6 +713,15 @@ def _rotate(*, direction=1, mixed=False, not_rotated=False, split_axis=-1, join=
     return apply_rotary
 
 
+def _rotary_second_half_detached(x, cos, sin):
+    """Round 21: the second half taken from x.data: the values are right, the gradient
+    through b is lost (uncaught before, as a detached copy of all of x)."""
+    half = x.shape[-1] // 2
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., :half], x.data[..., half:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
+
+
 def _rotary_no_minus(x, cos, sin):
     half = x.shape[-1] // 2
     cos, sin = cos.to(x.dtype), sin.to(x.dtype)
@@ -3492,6 +3501,16 @@ MISTAKES = [
         r"(?s)IndexError.*any number of leading axes.*x\[\.\.\., :half\]",
     ),
     Mistake(check_apply_rotary, _rotate(mixed=True), r"pairing is mixed"),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", torch.no_grad()(_rotate())),
+        r"does not require grad: your code cuts x from autograd",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_second_half_detached),
+        r"No gradient reaches x's features \[4, 5, 6, 7\] .*cut from autograd",
+    ),
     Mistake(check_apply_rotary, _rotate(not_rotated=True), r"rather than a rotation"),
     # told only the shapes or PyTorch's raw size clash before
     Mistake(

@@ -10,6 +10,7 @@ import torch
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.failure import CheckFailure
+from transformer_course.checking.graph import graph_reaches
 from transformer_course.checking.hints import Hint, outer_axis_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import mistake_pairs
@@ -1208,6 +1209,66 @@ def _expect_non_contiguous(c: Checker, apply_rotary, seed: int, hidden: bool, pa
     c.expect_close(got, expected, call, **tol)
 
 
+def _expect_gradient_reaches_x(c: Checker, apply_rotary, seed: int, pairing: str) -> None:
+    """The result of an x that requires grad requires grad too, and its gradient is the
+    rotation's transpose of the upstream gradient (blind18d-rot-input-detached-copy:
+    x.detach().clone() first passed every value check; the projections before the
+    rotation would never learn)."""
+    x = randn((2, 3, 6, 8), seed).requires_grad_(True)  # (batch, heads, len, d_head), a leaf
+    upstream = randn((2, 3, 6, 8), seed + 1)  # dLoss/dresult
+    cos, sin = ref.rotary_embedding(6, 8)  # (len, d_head // 2)
+    call = "apply_rotary(x (2, 3, 6, 8) requiring grad, cos, sin)"
+    got = c.call(apply_rotary, x, cos, sin, call_repr=call)
+    if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(x.shape):
+        return  # the value checks said what is wrong
+    if not got.requires_grad:
+        c.fail(
+            f"{call} returned a result that does not require grad: your code cuts x from "
+            "autograd (x.detach(), x.data, a copy made with x.detach().clone() or "
+            "torch.tensor(x), torch.no_grad(), or a round trip through NumPy), so no gradient "
+            "reaches the queries and keys and their projections never learn. Compute with x "
+            "itself; to leave the caller's tensor unchanged, out-of-place operations (or "
+            "x.clone(), which keeps the graph) are enough."
+        )
+    if not graph_reaches(got, [x]):
+        return  # values without their graph (the sandboxed grader's): nothing to follow
+    loss = f"({call} * upstream).sum()"
+    c.call((got * upstream).sum().backward, call_repr=f"{loss}.backward()", unchanged=False)
+    if x.grad is None:
+        c.fail(
+            f"{loss}.backward() left x without a gradient: your result is computed from a "
+            "copy of x cut from autograd (x.detach(), x.data). Compute with x itself."
+        )
+    angles = rope_angles_f(6, 8)  # (len, d_head // 2)
+    expected = rotate_f(upstream, angles, pairing, direction=-1)  # (2, 3, 6, 8)
+
+    def explain(got=x.grad) -> str:
+        lost = [
+            int(i)
+            for i in range(8)
+            if bool((got[..., i] == 0).all()) and not bool((expected[..., i] == 0).all())
+        ]
+        if not lost:
+            return ""
+        return (
+            f"No gradient reaches x's features {lost} (of d_head = 8), although the values "
+            "are right: the terms computed from them use a copy cut from autograd "
+            "(x[..., i].detach(), x.data[...], or a tensor filled in place under "
+            "torch.no_grad()). Take every slice from x itself."
+        )
+
+    c.expect_close(
+        x.grad,
+        expected,
+        f"The gradient of {loss} with respect to x",
+        **tolerance(torch.float32),
+        explain=explain,
+        hint="The values are right, so part of your computation is cut from autograd "
+        "(.detach(), .data, torch.no_grad(), a copy made with torch.tensor(...)): compute "
+        "every term from x itself.",
+    )
+
+
 def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
     with Checker("apply_rotary", hidden=hidden) as c:
         c.require_callable(apply_rotary)
@@ -1304,3 +1365,4 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
         )
         _expect_non_contiguous(c, apply_rotary, 57 if hidden else 7, hidden, pairing)
         _relative_property(c, apply_rotary, 16 if hidden else 8, 55 if hidden else 5)
+        _expect_gradient_reaches_x(c, apply_rotary, 71 if hidden else 17, pairing)
