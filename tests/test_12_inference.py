@@ -1246,6 +1246,18 @@ def _tiled_with(*, finish=None, scale_of=None):
     return _named("tiled_attention", tiled_attention)
 
 
+def _window_cached_by_size():
+    """Round 21: sliding_window_mask keeping its masks in a dict keyed by the size alone
+    (setdefault: the first window's mask for every later window; passed before)."""
+    masks = {}
+
+    def sliding_window_mask(size, window):
+        offsets = _offsets(size)  # (size, size): i - j
+        return masks.setdefault(size, (offsets >= 0) & (offsets < window))
+
+    return sliding_window_mask
+
+
 def _tiled_written(*, keys_of=None, scale_of=None, rows_of=None):
     """tiled_attention with all the keys transposed at once by keys_of(k) (..., d_k, len_k),
     the scale scale_of(q) and the causal mask's query positions rows_of(q, k) (len, 1)
@@ -2700,6 +2712,12 @@ MISTAKES = [
         check_tiled_attention,
         _named("t", _tiled_slips(v_extra=1)),
         r"weights cover \d+ keys, but your slice of v has \d+ rows \(one row too many\)",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _window_cached_by_size(),
+        r"sliding_window_mask\((6, 2|9, 4)\), called after sliding_window_mask\((6, 3|9, 2)\), "
+        r"returned that earlier call's mask: .*keyed by the size",
     ),
     Mistake(
         check_sliding_window_mask,
