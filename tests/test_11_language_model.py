@@ -2294,6 +2294,18 @@ def _sampler(
     return sample
 
 
+def _sample_top_k_clamped_to_rows(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Round 21: top_k clamped with the number of rows, len(logits) (told "not clamped")."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = logits.topk(min(top_k, len(logits)), dim=-1).values[:, -1:]
+        logits = torch.where(logits < kth, float("-inf"), logits)
+    logits = _filtered(logits, None, top_p)  # top-p as the tests' right one
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator).view(-1)
+
+
 def _sample_top_p_on_unrenormalised(source):
     """b12b: top-p after top-k, but its running total taken on probabilities top-k did not
     renormalise: "probs" zeroes the removed tokens' probabilities (the benchmark's case),
@@ -3341,6 +3353,11 @@ MISTAKES = [
         check_next_token_batches,
         _batches_whole_stream,
         r"(?s)IndexError.*a window or its targets reach beyond the last token",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_clamped_to_rows),
+        r"Yours does clamp, but to the number of rows: .*min\(top_k, logits\.shape\[0\]\)",
     ),
     Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
     # the shapes alone before (blind6d-batches-time-major)

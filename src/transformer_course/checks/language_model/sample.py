@@ -391,6 +391,31 @@ def _per_row_hint(sample, got: Any, rows: int) -> str:
     )
 
 
+def _beyond_vocabulary(sample, top_k: int, rows: int, vocab: int) -> str:
+    """torch.topk refused a top_k beyond the vocabulary: a probe with fewer rows than
+    top_k tells a clamp to the number of rows (min(top_k, logits.shape[0]),
+    blind17b-sample-top-k-clamped-to-batch, was told "not clamped") from none at all."""
+    said = (
+        f"top_k={top_k} is larger than the vocabulary ({vocab} tokens), and torch.topk "
+        "refuses a k larger than the axis: then every token is kept. "
+    )
+    fix = "Clamp it, torch.topk(logits, min(top_k, logits.shape[-1]))."
+    few = min(top_k, vocab) - 1  # fewer rows than top_k and than the vocabulary
+    if rows <= few or few < 1:
+        return said + fix
+    try:
+        with torch.no_grad():
+            sample(torch.zeros(few, vocab), temperature=1.0, top_k=top_k, generator=_generator(3))
+    except Exception:  # the probe raises too: top_k is not clamped at all
+        return said + fix
+    return (
+        said + f"Yours does clamp, but to the number of rows: with {few} rows the same top_k runs, "
+        f"with {rows} it does not, so the clamp is min(top_k, logits.shape[0]) (or "
+        "len(logits)), the batch, where the vocabulary belongs; with fewer rows than top_k "
+        "it also keeps too few tokens. " + fix
+    )
+
+
 def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
     kwargs: dict[str, Any] = {"temperature": case.temperature}
     if case.top_k is not None:
@@ -402,9 +427,7 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
     vocab = logits.shape[-1]
     beyond = (
         lambda exc: case.top_k is not None and case.top_k > vocab and "out of range" in str(exc),
-        f"top_k={case.top_k} is larger than the vocabulary ({vocab} tokens), and torch.topk "
-        "refuses a k larger than the axis: then every token is kept. Clamp it, "
-        "torch.topk(logits, min(top_k, logits.shape[-1])).",
+        lambda exc: _beyond_vocabulary(sample, case.top_k, logits.shape[0], vocab),
     )
     rows = logits.shape[0]
     sizes = {f"({rows})", f"({case.top_k})"}
