@@ -2306,6 +2306,14 @@ def _sample_top_k_clamped_to_rows(logits, temperature=1.0, top_k=None, top_p=Non
     return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator).view(-1)
 
 
+def _sample_greedy_for_int_only(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Round 21: the greedy case tested by type, so 0.0 divides by zero (told only that
+    temperature 0 is the argmax)."""
+    if isinstance(temperature, int) and not temperature:
+        return logits.argmax(-1)
+    return _sampler(greedy=False)(logits, temperature, top_k, top_p, generator)
+
+
 def _sample_top_p_on_unrenormalised(source):
     """b12b: top-p after top-k, but its running total taken on probabilities top-k did not
     renormalise: "probs" zeroes the removed tokens' probabilities (the benchmark's case),
@@ -3358,6 +3366,11 @@ MISTAKES = [
         check_sample,
         _named("sample", _sample_top_k_clamped_to_rows),
         r"Yours does clamp, but to the number of rows: .*min\(top_k, logits\.shape\[0\]\)",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_greedy_for_int_only),
+        r"With temperature=0, the int, yours returns the argmax, but with 0\.0 it divides",
     ),
     Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
     # the shapes alone before (blind6d-batches-time-major)

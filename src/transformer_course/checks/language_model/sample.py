@@ -1041,6 +1041,29 @@ def _sample_rows_top_k(c: Checker, sample, case: _RowsCase, top_k: int = 2) -> N
     c.ok()
 
 
+def _greedy_text(sample, rows: torch.Tensor) -> str:
+    """temperature=0.0 divided by zero: whether the int 0 is greedy (blind17b-sample-
+    temperature-is-zero: `if temperature is 0:`, an identity test that holds for the int
+    only), told by a probe with the int."""
+    try:
+        with torch.no_grad():
+            got = sample(rows.clone(), temperature=0, generator=_generator(1))
+        greedy_int = isinstance(got, torch.Tensor) and torch.equal(
+            got.long().flatten(), rows.argmax(-1)
+        )
+    except Exception:  # the probe raises too: the greedy case is missing for both
+        greedy_int = False
+    if not greedy_int:
+        return _GREEDY
+    return (
+        "With temperature=0, the int, yours returns the argmax, but with 0.0 it divides by "
+        "zero: your test of the greedy case holds for the int 0 only. `temperature is 0` "
+        "compares identity (the same object), which the float 0.0 is not (nor is a "
+        "type test such as isinstance(temperature, int)); compare the value: "
+        "`if temperature == 0:`."
+    )
+
+
 def check_sample(sample, *, hidden: bool = False) -> None:
     with Checker("sample", hidden=hidden) as c:
         c.require_callable(sample)
@@ -1054,7 +1077,10 @@ def check_sample(sample, *, hidden: bool = False) -> None:
             temperature=0.0,
             generator=_generator(1),
             call_repr=call,
-            hints={"probability tensor contains": _GREEDY, "division by zero": _GREEDY},
+            hints={
+                "probability tensor contains": lambda exc, rows=rows: _greedy_text(sample, rows),
+                "division by zero": lambda exc, rows=rows: _greedy_text(sample, rows),
+            },
         )
         c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
         over_batch = (
