@@ -119,6 +119,14 @@ def _batches_ids_plus_one(tokens, block_size, batch_size, generator):
     return tokens[positions], tokens[positions] + 1
 
 
+def _batches_tuples_of_windows(tokens, block_size, batch_size, generator):
+    """Round 21: the windows returned as tuples, never stacked (told only "a tuple")."""
+    starts = torch.randint(len(tokens) - block_size, (batch_size,), generator=generator)
+    pairs = [(tokens[s : s + block_size], tokens[s + 1 : s + 1 + block_size]) for s in starts]
+    inputs, targets = zip(*pairs, strict=True)
+    return inputs, targets
+
+
 def _batches_whole_stream(tokens, block_size, batch_size, generator):
     """Starts drawn from the whole stream: windows near the end run past it."""
     starts = torch.randint(0, len(tokens), (batch_size,), generator=generator)
@@ -3356,6 +3364,11 @@ MISTAKES = [
         check_next_token_batches,
         _named("next_token_batches", _batches_from_one),
         r"start 0 never occurs in many draws: are the starts drawn from 1",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _batches_tuples_of_windows,
+        r"inputs should be a Tensor, but it is a tuple\. It is a Python tuple of \d+ windows",
     ),
     Mistake(
         check_next_token_batches,
