@@ -730,6 +730,13 @@ def _rotary_second_half_detached(x, cos, sin):
     return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
 
 
+def _rotary_tables_cut_to_heads(x, cos, sin):
+    """Round 21: the tables cut to x.size(1) rows (the heads of a 4-D x): a raw broadcast
+    error before."""
+    rows = x.size(1)
+    return _rotate()(x, cos[:rows], sin[:rows])
+
+
 def _rotary_no_minus(x, cos, sin):
     half = x.shape[-1] // 2
     cos, sin = cos.to(x.dtype), sin.to(x.dtype)
@@ -3544,6 +3551,11 @@ MISTAKES = [
         r"(?s)IndexError.*any number of leading axes.*x\[\.\.\., :half\]",
     ),
     Mistake(check_apply_rotary, _rotate(mixed=True), r"pairing is mixed"),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_tables_cut_to_heads),
+        r"and \d = x\.shape\[1\]: on the positions' axis .*cos\[: x\.shape\[1\]\]",
+    ),
     Mistake(
         check_apply_rotary,
         _named("apply_rotary", torch.no_grad()(_rotate())),

@@ -997,6 +997,34 @@ def _tables_axis_hint(shape: tuple[int, ...]) -> Hint:
     return lambda exc: isinstance(exc, RuntimeError), text
 
 
+def _tables_cut_hint(shape: tuple[int, ...]) -> Hint:
+    """For a clash of len with the size of another of x's axes on the positions' axis:
+    the tables cut to that axis's size (blind17b-rot-tables-sliced-to-first-axis,
+    cos[: x.shape[0]], got the bare broadcast error)."""
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if len(shape) < 3 or not found or int(found.group(3)) != len(shape) - 2:
+            return ""
+        sizes = {int(found.group(1)), int(found.group(2))}
+        length = shape[-2]
+        if length not in sizes or len(sizes) != 2:
+            return ""
+        (other,) = sizes - {length}
+        axes = [f"x.shape[{i}]" for i, size in enumerate(shape[:-2]) if size == other]
+        if not axes:
+            return ""
+        return (
+            f"The sizes are x's len ({length}) and {other} = {' = '.join(axes)}: on the "
+            f"positions' axis something has {other} rows, the size of another axis of x. The "
+            f"likely cause: cos and sin cut to it, {'cos[: ' + axes[0] + ']'} (the length "
+            "only for a (len, d_head) input). The positions are x's axis -2: "
+            "cos[: x.shape[-2]] (and sin), or the tables as they are, one row per position."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
 def _unpacks_two_halves(exc: BaseException) -> bool:
     return isinstance(exc, ValueError) and "too many values to unpack (expected 2" in str(exc)
 
@@ -1290,6 +1318,7 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                     _split_size_hint(d_head, x.dim()),
                     *_axes_count_hints(x.dim()),
                     _tables_axis_hint(tuple(x.shape)),
+                    _tables_cut_hint(tuple(x.shape)),
                 ],
             )
             c.expect_type(got, torch.Tensor, call)
