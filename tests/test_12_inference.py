@@ -1183,6 +1183,10 @@ def _gqa_by_hand(q, k, v, mask=None, *, keys="interleave", values="interleave", 
     group = q.shape[1] // k.shape[1]
 
     def widen(t, how):
+        if how == "none":
+            return t
+        if how == "length":  # tiled along the length axis instead of the heads
+            return t.repeat(1, 1, group, 1)
         return t.repeat_interleave(group, 1) if how == "interleave" else t.repeat(1, group, 1, 1)
 
     k, v = widen(k, keys), widen(v, values)
@@ -2484,7 +2488,8 @@ MISTAKES = [
     Mistake(
         check_grouped_query_attention,
         _named("gqa", _gqa_axes(dim=2)),
-        r"num_kv_heads = \d+ heads, not num_heads = \d+: .*another axis than dim=1",
+        r"num_kv_heads = \d+ heads, not num_heads = \d+: they were repeated along the length "
+        r"axis \(dim=2\) instead of the head axis",
     ),
     Mistake(
         check_grouped_query_attention,
@@ -2821,6 +2826,24 @@ MISTAKES = [
         check_generate,
         _generate_with(start=lambda length, step: step + 1),
         r"counts the new tokens only .*without the prompt's len = \d+ positions",
+    ),
+    # round 21: told three candidates (not repeated, another axis, a group of 1)
+    Mistake(
+        check_grouped_query_attention,
+        _named(
+            "gqa",
+            lambda q, k, v, mask=None: _gqa_by_hand(q, k, v, mask, keys="tile", values="none"),
+        ),
+        r"Your values reached the attention with num_kv_heads = \d+ heads, not num_heads = \d+: "
+        r"your keys are repeated along the head axis, your values are not",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named(
+            "gqa",
+            lambda q, k, v, mask=None: _gqa_by_hand(q, k, v, mask, keys="length", values="length"),
+        ),
+        r"they were repeated along the length axis \(dim=2\) instead of the head axis",
     ),
     Mistake(
         check_grouped_query_attention,
