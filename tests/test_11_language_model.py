@@ -238,6 +238,23 @@ class _Norm(ref.RMSNorm):
         return x / torch.sqrt(stat + self.eps) * self.weight
 
 
+class NormSquaresOverDMinusOne(ref.RMSNorm):
+    """Round 21: the squares' sum divided by d_model - 1 (told only the first token's
+    number before)."""
+
+    def forward(self, x):
+        square_mean = (x * x).sum(dim=-1, keepdim=True) / (self.weight.numel() - 1)
+        return x * torch.rsqrt(square_mean + self.eps) * self.weight
+
+
+class NormEpsAsLowerBound(ref.RMSNorm):
+    """Round 21: eps as a lower bound of the mean square, not added to it."""
+
+    def forward(self, x):
+        square_mean = x.pow(2).mean(-1, keepdim=True)
+        return x / torch.maximum(square_mean, torch.tensor(self.eps)).sqrt() * self.weight
+
+
 class NormMean(_Norm):
     statistic = "mean"
 
@@ -3024,6 +3041,12 @@ MISTAKES = [
         r"extra leading axes of size one come from the tables, given 2 leading axes",
     ),
     # blind15b: PyTorch's norm as a submodule was told the stack's final-norm advice
+    Mistake(check_RMSNorm, NormSquaresOverDMinusOne, r"divided by d_model - 1 = \d+ \(Bessel"),
+    Mistake(
+        check_RMSNorm,
+        NormEpsAsLowerBound,
+        r"eps is a lower bound of the mean square, sqrt\(max\(mean\(x \*\* 2\), eps\)\)",
+    ),
     Mistake(
         check_RMSNorm,
         NormGainDouble,
