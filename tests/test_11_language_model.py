@@ -3534,6 +3534,14 @@ MISTAKES = [
         r"Your angles are computed in float16: the frequencies, the positions",
     ),
     # b13b: the exponent doubled (told only "not your frequencies" with their values)
+    # round 21: the exponents' end included (told "1 more columns" alone)
+    Mistake(
+        check_rotary_embedding,
+        _rope_frequencies(
+            lambda d, base: base ** -(torch.linspace(0, d, d // 2 + 1, dtype=torch.float64) / d)
+        ),
+        r"one frequency too many, d_head // 2 \+ 1: the pair indices ran up to d_head inclusive",
+    ),
     Mistake(
         check_rotary_embedding,
         _rope_theta(lambda i, d, base: (1.0 / base) ** (4 * i / d)),

@@ -116,6 +116,10 @@ def _pairs_prefix(value: Any, name: str, case: _RopeCase, base: float) -> str:
         case.d_head // 4: "torch.arange(0, d_head // 2, 2) stops at d_head // 2 with a step of "
         "2, d_head // 4 indices",
         case.d_head: "torch.arange(d_head) gives one index per feature",
+        # blind17b-rope-one-frequency-too-many was told only "1 more columns"
+        case.d_head // 2 + 1: "one frequency too many, d_head // 2 + 1: the pair indices "
+        "ran up to d_head inclusive, torch.arange(0, d_head + 1, 2) or torch.range(0, "
+        "d_head, 2) (whose end is included)",
     }
     why = f" ({ranges[columns]})" if columns in ranges else ""
     what = (
