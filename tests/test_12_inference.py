@@ -2198,7 +2198,8 @@ MISTAKES = [
         check_KVCache,
         RefusesOnlyWhenFull,
         r"raised PyTorch's shape error .*no capacity test stopped the chunk \(your cache does "
-        r"refuse one more position once it is full, so its test looks at the length before",
+        r"refuse one more position once it is full, so either its test looks at the length "
+        r"before .*or the test comes after the write",
     ),
     Mistake(
         check_KVCache,

@@ -669,10 +669,13 @@ def _expect_straddle_refused(c: Checker, cls, hidden: bool):
     try:
         cache(second, second.clone())
     except Exception as exc:  # the cache refused: with the right error?
+        # blind18d-kv-writes-before-capacity-check was told the first alone: a test that
+        # comes after the write raises the same errors on every input
         before = (
-            "(your cache does refuse one more position once it is full, so its test looks "
-            "at the length before this chunk, self.length >= max_len, instead of the length "
-            "after it)"
+            "(your cache does refuse one more position once it is full, so either its test "
+            "looks at the length before this chunk, self.length >= max_len, instead of the "
+            "length after it, or the test comes after the write, which fails first; the "
+            "calls cannot tell the two apart)"
             if _refuses_one_past_full(cls, sizes)
             else ""
         )
