@@ -592,6 +592,13 @@ def _rope_theta(theta_of):
     return rotary_embedding
 
 
+def _rope_position_as_power(length, d_head, base=10000.0):
+    """Round 21: the angles as torch.pow(theta, m), the position an exponent."""
+    theta = base ** -(torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
+    angles = torch.pow(theta[None, :], torch.arange(length, dtype=torch.float64)[:, None])
+    return angles.cos().float(), angles.sin().float()
+
+
 def _rope_float64(length, d_head, base=10000.0):
     """The angles in float64, returned without the cast to float32."""
     angles = _angles(length, d_head, base)
@@ -1394,6 +1401,21 @@ class AttentionFunctionalDropout(ref.CausalSelfAttention):
         scores = scores.masked_fill(~look_ahead_mask(length), float("-inf"))
         weights = F.dropout(torch.softmax(scores, -1), p=0.1)
         return self.w_o(merge_heads(weights @ v))
+
+
+class AttentionSdpaDropout(ref.CausalSelfAttention):
+    """Round 21: PyTorch's fused attention given dropout_p (on in eval mode too): F.dropout
+    alone was named before."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads = F.scaled_dot_product_attention(
+            q, k, v, attn_mask=look_ahead_mask(length), dropout_p=0.25
+        )
+        return self.w_o(merge_heads(heads))
 
 
 class AttentionRotaryArgumentsSwapped(ref.CausalSelfAttention):
@@ -3534,6 +3556,11 @@ MISTAKES = [
         r"Your angles are computed in float16: the frequencies, the positions",
     ),
     # b13b: the exponent doubled (told only "not your frequencies" with their values)
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_position_as_power),
+        r"Your angles are theta_i \*\* m, each frequency raised to the power of the position",
+    ),
     # round 21: the exponents' end included (told "1 more columns" alone)
     Mistake(
         check_rotary_embedding,
@@ -3772,6 +3799,12 @@ MISTAKES = [
         GptEmbeddingSizesSwapped,
         r"embedding\.weight has shape \(\d+, \d+\), expected \(\d+, \d+\)\. Its two arguments "
         r"are swapped: .*must be nn\.Embedding\(\d+, \d+\) \(the vocabulary size first\)",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionSdpaDropout,
+        r"in eval mode, gave different results.*F\.scaled_dot_product_attention\(q, k, v, "
+        r"\.\.\., dropout_p=p\)",
     ),
     Mistake(
         check_CausalSelfAttention,

@@ -471,6 +471,12 @@ def _check_layer(
             # b12b: F.dropout in forward got "differs from the reference" alone
             torch.manual_seed(case.seed + 1)
             random = random_in_eval(what, got, c.call(module, x, call_repr=what, hints=hints))
+            if random:  # blind18d-csa-sdpa-dropout-p: the one candidate this lesson adds
+                random += (
+                    " So does F.scaled_dot_product_attention(q, k, v, ..., dropout_p=p) with "
+                    "p > 0: it drops attention weights whatever the mode; pass dropout_p=0.0 "
+                    "(or p if self.training else 0.0)."
+                )
             c.expect_true(not random, random)
             oracle = functools.partial(oracle_f, x, state, case.num_heads, **oracle_options(case))
             where = functools.partial(_localise_block, module, x) if localise else None

@@ -78,10 +78,23 @@ def _rope_slips(length: int, d_head: int, base: float) -> dict[str, torch.Tensor
         _TIMES_D: base ** (-2 * i * d_head),
         _TIMES_BASE: base * (-2 * i / d_head),
     }
-    return {
+    found = {
         message: torch.stack([(positions * theta).cos(), (positions * theta).sin()])
         for message, theta in thetas.items()
     }
+    # blind18d-rope-angles-as-powers got "differs" alone: the position as an exponent
+    theta = base ** (-2 * i / d_head)  # (d_head // 2,)
+    powered = theta**positions  # (length, d_head // 2)
+    found[_POWERS] = torch.stack([powered.cos(), powered.sin()])
+    return found
+
+
+_POWERS = (
+    "Your angles are theta_i ** m, each frequency raised to the power of the position, "
+    "instead of the product m * theta_i: position 0 gets the angle 1 instead of 0, and the "
+    "angles shrink with the position instead of growing. angle[m, i] = m * theta_i: "
+    "torch.arange(length)[:, None] * theta."
+)
 
 
 _SWAPPED_COS_SIN = "You returned (sin, cos): return (cos, sin), in that order."
