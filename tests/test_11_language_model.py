@@ -119,6 +119,14 @@ def _batches_ids_plus_one(tokens, block_size, batch_size, generator):
     return tokens[positions], tokens[positions] + 1
 
 
+def _batches_tuples_of_windows(tokens, block_size, batch_size, generator):
+    """Round 21: the windows returned as tuples, never stacked (told only "a tuple")."""
+    starts = torch.randint(len(tokens) - block_size, (batch_size,), generator=generator)
+    pairs = [(tokens[s : s + block_size], tokens[s + 1 : s + 1 + block_size]) for s in starts]
+    inputs, targets = zip(*pairs, strict=True)
+    return inputs, targets
+
+
 def _batches_whole_stream(tokens, block_size, batch_size, generator):
     """Starts drawn from the whole stream: windows near the end run past it."""
     starts = torch.randint(0, len(tokens), (batch_size,), generator=generator)
@@ -230,6 +238,23 @@ class _Norm(ref.RMSNorm):
         return x / torch.sqrt(stat + self.eps) * self.weight
 
 
+class NormSquaresOverDMinusOne(ref.RMSNorm):
+    """Round 21: the squares' sum divided by d_model - 1 (told only the first token's
+    number before)."""
+
+    def forward(self, x):
+        square_mean = (x * x).sum(dim=-1, keepdim=True) / (self.weight.numel() - 1)
+        return x * torch.rsqrt(square_mean + self.eps) * self.weight
+
+
+class NormEpsAsLowerBound(ref.RMSNorm):
+    """Round 21: eps as a lower bound of the mean square, not added to it."""
+
+    def forward(self, x):
+        square_mean = x.pow(2).mean(-1, keepdim=True)
+        return x / torch.maximum(square_mean, torch.tensor(self.eps)).sqrt() * self.weight
+
+
 class NormMean(_Norm):
     statistic = "mean"
 
@@ -244,6 +269,15 @@ class NormWrongAxis(_Norm):
 
 class NormSubtractsMean(_Norm):
     statistic = "variance"
+
+
+class NormGainDouble(ref.RMSNorm):
+    """Round 21: the gain converted to float64 after construction (passed: a float32
+    input came back float64)."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        self.double()
 
 
 class NormStd(ref.RMSNorm):
@@ -558,6 +592,13 @@ def _rope_theta(theta_of):
     return rotary_embedding
 
 
+def _rope_position_as_power(length, d_head, base=10000.0):
+    """Round 21: the angles as torch.pow(theta, m), the position an exponent."""
+    theta = base ** -(torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
+    angles = torch.pow(theta[None, :], torch.arange(length, dtype=torch.float64)[:, None])
+    return angles.cos().float(), angles.sin().float()
+
+
 def _rope_float64(length, d_head, base=10000.0):
     """The angles in float64, returned without the cast to float32."""
     angles = _angles(length, d_head, base)
@@ -702,6 +743,22 @@ def _rotate(*, direction=1, mixed=False, not_rotated=False, split_axis=-1, join=
         return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
 
     return apply_rotary
+
+
+def _rotary_second_half_detached(x, cos, sin):
+    """Round 21: the second half taken from x.data: the values are right, the gradient
+    through b is lost (uncaught before, as a detached copy of all of x)."""
+    half = x.shape[-1] // 2
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., :half], x.data[..., half:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
+
+
+def _rotary_tables_cut_to_heads(x, cos, sin):
+    """Round 21: the tables cut to x.size(1) rows (the heads of a 4-D x): a raw broadcast
+    error before."""
+    rows = x.size(1)
+    return _rotate()(x, cos[:rows], sin[:rows])
 
 
 def _rotary_no_minus(x, cos, sin):
@@ -1346,6 +1403,21 @@ class AttentionFunctionalDropout(ref.CausalSelfAttention):
         return self.w_o(merge_heads(weights @ v))
 
 
+class AttentionSdpaDropout(ref.CausalSelfAttention):
+    """Round 21: PyTorch's fused attention given dropout_p (on in eval mode too): F.dropout
+    alone was named before."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads = F.scaled_dot_product_attention(
+            q, k, v, attn_mask=look_ahead_mask(length), dropout_p=0.25
+        )
+        return self.w_o(merge_heads(heads))
+
+
 class AttentionRotaryArgumentsSwapped(ref.CausalSelfAttention):
     """b12b: rotary_embedding(self.d_head, length): (d_head, len // 2) tables, a shape error
     whose sizes a fixed head width explains too, so both are said."""
@@ -1770,6 +1842,25 @@ class BlockSandwichedOutputs(ref.DecoderBlock):
         for norm, sublayer in ((self.norm1, self.attn), (self.norm2, self.feed_forward)):
             x = x + norm(sublayer(x))
         return x
+
+
+class BlockOutputThroughFirstNorm(ref.DecoderBlock):
+    """Round 21: the block's result normalised once more, with norm1 (a post-norm habit;
+    told the final norm is an Encoder's LayerNorm before)."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        out = h + self.feed_forward(self.norm2(h))
+        return self.norm1(out)
+
+
+class BlockSecondResidualFromData(ref.DecoderBlock):
+    """Round 21: the stream added around the feed-forward taken as h.data: the values are
+    right, the gradient through that residual path is lost (uncaught before)."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return h.data + self.feed_forward(self.norm2(h))
 
 
 class BlockAttentionUnnormalised(ref.DecoderBlock):
@@ -2255,6 +2346,26 @@ def _sampler(
         return torch.multinomial(probs, 1, generator=generator)[:, 0]
 
     return sample
+
+
+def _sample_top_k_clamped_to_rows(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Round 21: top_k clamped with the number of rows, len(logits) (told "not clamped")."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = logits.topk(min(top_k, len(logits)), dim=-1).values[:, -1:]
+        logits = torch.where(logits < kth, float("-inf"), logits)
+    logits = _filtered(logits, None, top_p)  # top-p as the tests' right one
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator).view(-1)
+
+
+def _sample_greedy_for_int_only(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Round 21: the greedy case tested by type, so 0.0 divides by zero (told only that
+    temperature 0 is the argmax)."""
+    if isinstance(temperature, int) and not temperature:
+        return logits.argmax(-1)
+    return _sampler(greedy=False)(logits, temperature, top_k, top_p, generator)
 
 
 def _sample_top_p_on_unrenormalised(source):
@@ -2952,6 +3063,17 @@ MISTAKES = [
         r"extra leading axes of size one come from the tables, given 2 leading axes",
     ),
     # blind15b: PyTorch's norm as a submodule was told the stack's final-norm advice
+    Mistake(check_RMSNorm, NormSquaresOverDMinusOne, r"divided by d_model - 1 = \d+ \(Bessel"),
+    Mistake(
+        check_RMSNorm,
+        NormEpsAsLowerBound,
+        r"eps is a lower bound of the mean square, sqrt\(max\(mean\(x \*\* 2\), eps\)\)",
+    ),
+    Mistake(
+        check_RMSNorm,
+        NormGainDouble,
+        r"returned torch\.float64 for a float32 input, not float32: your weight is torch\.float64",
+    ),
     Mistake(check_RMSNorm, NormHoldsTorchNorm, r"holds PyTorch's nn\.RMSNorm as `self\.inner`"),
     Mistake(check_RMSNorm, NormHoldsLayerNorm, r"nn\.LayerNorm .*also subtracts the mean"),
     # blind15b: a residual inside SwiGLU got the largest difference; the sigmoid of x in a
@@ -3002,6 +3124,16 @@ MISTAKES = [
     ),
     # blind round 13 (b13b): a sub-layer reading the raw stream, its norm moved or left out
     Mistake(check_DecoderBlock, BlockSandwichedOutputs, r"norms act on the sub-layers' outputs"),
+    Mistake(
+        check_DecoderBlock,
+        BlockSecondResidualFromData,
+        r"forward values are right, but the second residual path carries no gradient",
+    ),
+    Mistake(
+        check_DecoderBlock,
+        BlockOutputThroughFirstNorm,
+        r"normalises its output too: it returns norm1\(h \+ feed_forward\(norm2\(h\)\)\)",
+    ),
     Mistake(
         check_DecoderBlock, BlockAttentionUnnormalised, r"attention reads the raw, unnormalised"
     ),
@@ -3287,8 +3419,23 @@ MISTAKES = [
     ),
     Mistake(
         check_next_token_batches,
+        _batches_tuples_of_windows,
+        r"inputs should be a Tensor, but it is a tuple\. It is a Python tuple of \d+ windows",
+    ),
+    Mistake(
+        check_next_token_batches,
         _batches_whole_stream,
         r"(?s)IndexError.*a window or its targets reach beyond the last token",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_clamped_to_rows),
+        r"Yours does clamp, but to the number of rows: .*min\(top_k, logits\.shape\[0\]\)",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_greedy_for_int_only),
+        r"With temperature=0, the int, yours returns the argmax, but with 0\.0 it divides",
     ),
     Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
     # the shapes alone before (blind6d-batches-time-major)
@@ -3411,6 +3558,19 @@ MISTAKES = [
     # b13b: the exponent doubled (told only "not your frequencies" with their values)
     Mistake(
         check_rotary_embedding,
+        _named("rotary_embedding", _rope_position_as_power),
+        r"Your angles are theta_i \*\* m, each frequency raised to the power of the position",
+    ),
+    # round 21: the exponents' end included (told "1 more columns" alone)
+    Mistake(
+        check_rotary_embedding,
+        _rope_frequencies(
+            lambda d, base: base ** -(torch.linspace(0, d, d // 2 + 1, dtype=torch.float64) / d)
+        ),
+        r"one frequency too many, d_head // 2 \+ 1: the pair indices ran up to d_head inclusive",
+    ),
+    Mistake(
+        check_rotary_embedding,
         _rope_theta(lambda i, d, base: (1.0 / base) ** (4 * i / d)),
         r"That is base \*\* 2: the exponent is doubled, theta_i = base \*\* \(-4i / d_head\)",
     ),
@@ -3449,6 +3609,21 @@ MISTAKES = [
         r"(?s)IndexError.*any number of leading axes.*x\[\.\.\., :half\]",
     ),
     Mistake(check_apply_rotary, _rotate(mixed=True), r"pairing is mixed"),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_tables_cut_to_heads),
+        r"and \d = x\.shape\[1\]: on the positions' axis .*cos\[: x\.shape\[1\]\]",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", torch.no_grad()(_rotate())),
+        r"does not require grad: your code cuts x from autograd",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_second_half_detached),
+        r"No gradient reaches x's features \[4, 5, 6, 7\] .*cut from autograd",
+    ),
     Mistake(check_apply_rotary, _rotate(not_rotated=True), r"rather than a rotation"),
     # told only the shapes or PyTorch's raw size clash before
     Mistake(
@@ -3624,6 +3799,12 @@ MISTAKES = [
         GptEmbeddingSizesSwapped,
         r"embedding\.weight has shape \(\d+, \d+\), expected \(\d+, \d+\)\. Its two arguments "
         r"are swapped: .*must be nn\.Embedding\(\d+, \d+\) \(the vocabulary size first\)",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionSdpaDropout,
+        r"in eval mode, gave different results.*F\.scaled_dot_product_attention\(q, k, v, "
+        r"\.\.\., dropout_p=p\)",
     ),
     Mistake(
         check_CausalSelfAttention,

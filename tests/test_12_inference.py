@@ -810,6 +810,41 @@ class ValuesGetKeys(ref.KVCache):
         return super().forward(k_new, k_new.clone())
 
 
+class ValuesAliasKeys(ref.KVCache):
+    """Round 21: the values buffer made the keys' tensor itself (self.values = self.keys):
+    every write of the values overwrites the keys (told "keys written with v_new")."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__(batch, num_heads, max_len, d_head, dtype)
+        self.values = self.keys
+
+
+class PlainAttributeCache(nn.Module):
+    """Round 21: keys and values kept as plain tensor attributes, no buffers (passed)."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__()
+        self.keys = torch.zeros(batch, num_heads, max_len, d_head, dtype=dtype)
+        self.values = torch.zeros_like(self.keys)
+        self.length = 0
+
+    def forward(self, k_new, v_new):
+        stop = self.length + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError("full")
+        self.keys[:, :, self.length : stop] = k_new
+        self.values[:, :, self.length : stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class BFloat16ByDefault(ref.KVCache):
+    """Round 21: the dtype's default changed to bfloat16 (passed: every call gave one)."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.bfloat16):
+        super().__init__(batch, num_heads, max_len, d_head, dtype)
+
+
 class GrowsPastMaxLen(GrowingCache):
     """A growing cache that refuses only when it is already full (length >= max_len): a
     chunk that runs past the end is stored."""
@@ -1148,6 +1183,10 @@ def _gqa_by_hand(q, k, v, mask=None, *, keys="interleave", values="interleave", 
     group = q.shape[1] // k.shape[1]
 
     def widen(t, how):
+        if how == "none":
+            return t
+        if how == "length":  # tiled along the length axis instead of the heads
+            return t.repeat(1, 1, group, 1)
         return t.repeat_interleave(group, 1) if how == "interleave" else t.repeat(1, group, 1, 1)
 
     k, v = widen(k, keys), widen(v, values)
@@ -1207,6 +1246,46 @@ def _tiled_with(*, finish=None, scale_of=None):
             acc = acc * correction[..., None] + w @ v[..., start:stop, :]
             m = new
         return acc / total[..., None] if finish is None else finish(acc, total)
+
+    return _named("tiled_attention", tiled_attention)
+
+
+def _window_cached_by_size():
+    """Round 21: sliding_window_mask keeping its masks in a dict keyed by the size alone
+    (setdefault: the first window's mask for every later window; passed before)."""
+    masks = {}
+
+    def sliding_window_mask(size, window):
+        offsets = _offsets(size)  # (size, size): i - j
+        return masks.setdefault(size, (offsets >= 0) & (offsets < window))
+
+    return sliding_window_mask
+
+
+def _tiled_written(*, keys_of=None, scale_of=None, rows_of=None):
+    """tiled_attention with all the keys transposed at once by keys_of(k) (..., d_k, len_k),
+    the scale scale_of(q) and the causal mask's query positions rows_of(q, k) (len, 1)
+    (the right ones when None)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_k = k.shape[-2]
+        keys_t = k.transpose(-2, -1) if keys_of is None else keys_of(k)  # (..., d_k, len_k)
+        scale = q.shape[-1] ** -0.5 if scale_of is None else scale_of(q)
+        rows = torch.arange(q.shape[-2])[:, None] if rows_of is None else rows_of(q, k)
+        m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        for start in range(0, len_k, block_size):
+            stop = min(start + block_size, len_k)
+            s = (q @ keys_t[..., start:stop]) * scale
+            if causal:
+                s = s.masked_fill(torch.arange(start, stop)[None, :] > rows, float("-inf"))
+            new = torch.maximum(m, s.amax(dim=-1))
+            w = torch.exp(s - new[..., None])
+            total = total * torch.exp(m - new) + w.sum(-1)
+            acc = acc * torch.exp(m - new)[..., None] + w @ v[..., start:stop, :]
+            m = new
+        return acc / total[..., None]
 
     return _named("tiled_attention", tiled_attention)
 
@@ -2119,7 +2198,8 @@ MISTAKES = [
         check_KVCache,
         RefusesOnlyWhenFull,
         r"raised PyTorch's shape error .*no capacity test stopped the chunk \(your cache does "
-        r"refuse one more position once it is full, so its test looks at the length before",
+        r"refuse one more position once it is full, so either its test looks at the length "
+        r"before .*or the test comes after the write",
     ),
     Mistake(
         check_KVCache,
@@ -2409,7 +2489,8 @@ MISTAKES = [
     Mistake(
         check_grouped_query_attention,
         _named("gqa", _gqa_axes(dim=2)),
-        r"num_kv_heads = \d+ heads, not num_heads = \d+: .*another axis than dim=1",
+        r"num_kv_heads = \d+ heads, not num_heads = \d+: they were repeated along the length "
+        r"axis \(dim=2\) instead of the head axis",
     ),
     Mistake(
         check_grouped_query_attention,
@@ -2589,6 +2670,32 @@ MISTAKES = [
     Mistake(
         check_tiled_attention, _named("t", _tiled_bottom_right), r"aligned to the bottom right"
     ),
+    # round 21: the keys' transpose written as a view of all of k (located to "every
+    # block" before), the scale's square root written ** -1 / 2 and d_k read from axis 1
+    # (the same), the causal mask's query positions counted over the keys (told both it
+    # and a running tensor made like v)
+    Mistake(
+        check_tiled_attention,
+        _tiled_written(keys_of=lambda k: k.view(*k.shape[:-2], k.shape[-1], k.shape[-2])),
+        r"keys reshaped to \(\.\.\., d_k, len_k\) instead of transposed",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_written(scale_of=lambda q: q.shape[-1] ** -1 / 2),
+        r"multiplied by 0\.\d+ .*1/\(2·d_k\) = 1/\d+: the square root written as d_k \*\* 1 / 2",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_written(scale_of=lambda q: q.size(1) ** -0.5),
+        r"1/sqrt\(\d\), with \d = (q\.shape\[0\] = )?q\.shape\[1\] .*d_k was read from "
+        r"another axis than the last",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_written(rows_of=lambda q, k: torch.arange(k.size(-2)).unsqueeze(-1)),
+        r"the causal mask has len_k = \d+ rows where the len_q = \d+ queries belong: its query "
+        r"positions were made from the number of keys, torch\.arange\(len_k\)",
+    ),
     # PyTorch's raw size clashes before
     Mistake(
         check_tiled_attention,
@@ -2611,6 +2718,12 @@ MISTAKES = [
         check_tiled_attention,
         _named("t", _tiled_slips(v_extra=1)),
         r"weights cover \d+ keys, but your slice of v has \d+ rows \(one row too many\)",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _window_cached_by_size(),
+        r"sliding_window_mask\((6, 2|9, 4)\), called after sliding_window_mask\((6, 3|9, 2)\), "
+        r"returned that earlier call's mask: .*keyed by the size",
     ),
     Mistake(
         check_sliding_window_mask,
@@ -2645,7 +2758,10 @@ MISTAKES = [
     ),
     # round 9 (b9e): the classes behind blind9e's unnamed, misnamed and uncaught answers
     Mistake(check_KVCache, LengthPlusStop, r"increased by stop \(self\.length \+= stop\)"),
-    Mistake(check_KVCache, ValuesGetKeys, r"values returned are the keys"),
+    Mistake(check_KVCache, ValuesGetKeys, r"values returned are the keys: v_new is never"),
+    Mistake(check_KVCache, ValuesAliasKeys, r"keys and values buffers are one tensor"),
+    Mistake(check_KVCache, PlainAttributeCache, r"plain tensor attributes .*not registered"),
+    Mistake(check_KVCache, BFloat16ByDefault, r"made without a dtype, holds keys torch\.bfloat16"),
     Mistake(
         check_KVCache,
         GrowsPastMaxLen,
@@ -2711,6 +2827,24 @@ MISTAKES = [
         check_generate,
         _generate_with(start=lambda length, step: step + 1),
         r"counts the new tokens only .*without the prompt's len = \d+ positions",
+    ),
+    # round 21: told three candidates (not repeated, another axis, a group of 1)
+    Mistake(
+        check_grouped_query_attention,
+        _named(
+            "gqa",
+            lambda q, k, v, mask=None: _gqa_by_hand(q, k, v, mask, keys="tile", values="none"),
+        ),
+        r"Your values reached the attention with num_kv_heads = \d+ heads, not num_heads = \d+: "
+        r"your keys are repeated along the head axis, your values are not",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named(
+            "gqa",
+            lambda q, k, v, mask=None: _gqa_by_hand(q, k, v, mask, keys="length", values="length"),
+        ),
+        r"they were repeated along the length axis \(dim=2\) instead of the head axis",
     ),
     Mistake(
         check_grouped_query_attention,
@@ -3250,6 +3384,8 @@ MISTAKES = [
 ]
 
 CORRECT = [
+    # round 21: the keys transposed once for all blocks, the scale as a power
+    Correct(check_tiled_attention, _tiled_written(keys_of=lambda k: k.mT)),
     Correct(check_KVCache, GrowingCache),
     Correct(check_tiled_attention, _named("tiled_attention", _tiled_causal())),
     Correct(check_tiled_attention, _tiled_loop()),

@@ -83,6 +83,45 @@ def _written_in_buffers(cache, k_new, length: int) -> str:
     return ""
 
 
+def _share_storage(cache) -> bool | None:
+    """Whether the cache's keys and values are one tensor's memory (the same zeros
+    registered as both buffers, or self.keys = self.values = ...); None when the two are
+    not both tensors."""
+    keys, values = getattr(cache, "keys", None), getattr(cache, "values", None)
+    if not isinstance(keys, torch.Tensor) or not isinstance(values, torch.Tensor):
+        return None
+    return keys.data_ptr() == values.data_ptr()
+
+
+def _one_written_twice(cache, returned: str, other: str) -> str:
+    """The {returned} came back equal to the {other}: one buffer written with the other's
+    new positions, or the two buffers one tensor (blind11l-kv-one-tensor-both-buffers was
+    told the first); the buffers' memory tells them apart."""
+    new = {"keys": "k_new", "values": "v_new"}
+    shared = _share_storage(cache)
+    if shared:
+        return (
+            f"The {returned} returned are the {other}: your keys and values buffers are one "
+            "tensor (they share the same storage), so each write of one overwrites the "
+            "other. The same zeros tensor registered as both buffers, or self.keys = "
+            "self.values = torch.zeros(...), does this. Give each its own tensor: "
+            'self.register_buffer("keys", torch.zeros(shape, dtype=dtype), persistent=False) '
+            "and a second torch.zeros(...) for values."
+        )
+    if shared is None:
+        return (
+            f"The {returned} returned are the {other}: either the {returned} buffer was "
+            f"written with {new[other]} (self.{returned}[...] = {new[other]}?), or the keys "
+            "and values are one tensor, so that writing one overwrites the other. Write "
+            f"{new[returned]} into its own buffer, made with its own torch.zeros(...)."
+        )
+    return (
+        f"The {returned} returned are the {other}: {new[returned]} is never stored, the "
+        f"{returned} buffer was written with {new[other]} (self.{returned}[...] = "
+        f"{new[other]}?). Write {new[returned]} into the {returned}."
+    )
+
+
 def _explain_cache(
     got_k, got_v, expected_k, expected_v, batch: int, k_new=None, length=0, cache=None
 ) -> str:
@@ -96,15 +135,9 @@ def _explain_cache(
     ):
         return "Keys and values are swapped."
     if keys_right and torch.allclose(got_v.double(), expected_k.double()):
-        return (
-            "The values returned are the keys: v_new is never stored, the values buffer was "
-            "written with k_new (self.values[...] = k_new?). Write v_new into the values."
-        )
+        return _one_written_twice(cache, "values", "keys")
     if values_right and torch.allclose(got_k.double(), expected_v.double()):
-        return (
-            "The keys returned are the values: k_new is never stored, the keys buffer was "
-            "written with v_new (self.keys[...] = v_new?). Write k_new into the keys."
-        )
+        return _one_written_twice(cache, "keys", "values")
     if k_new is not None and length > 0:
         start = _written_at(got_k, k_new, length)
         if start is not None:
@@ -636,10 +669,13 @@ def _expect_straddle_refused(c: Checker, cls, hidden: bool):
     try:
         cache(second, second.clone())
     except Exception as exc:  # the cache refused: with the right error?
+        # blind18d-kv-writes-before-capacity-check was told the first alone: a test that
+        # comes after the write raises the same errors on every input
         before = (
-            "(your cache does refuse one more position once it is full, so its test looks "
-            "at the length before this chunk, self.length >= max_len, instead of the length "
-            "after it)"
+            "(your cache does refuse one more position once it is full, so either its test "
+            "looks at the length before this chunk, self.length >= max_len, instead of the "
+            "length after it, or the test comes after the write, which fails first; the "
+            "calls cannot tell the two apart)"
             if _refuses_one_past_full(cls, sizes)
             else ""
         )
@@ -751,6 +787,23 @@ def _expect_allocated_up_front(c: Checker, cls, cache, built: str, sizes: tuple,
     cache's empty buffer (0 positions)."""
     if _four_axis_buffers(cache):
         return
+    plain = [
+        name
+        for name in ("keys", "values")
+        if isinstance(getattr(cache, name, None), torch.Tensor)
+        and name not in dict(cache.named_buffers())
+    ]
+    if plain:
+        # blind12l-kv-plain-attributes-not-buffers passed: its values are right
+        c.fail(
+            f"{built}: {' and '.join(plain)} {'is a' if len(plain) == 1 else 'are'} plain "
+            f"tensor attribute{'' if len(plain) == 1 else 's'} (self.keys = torch.zeros(...)), "
+            "not registered as buffers: the module's buffers() do not hold them, so "
+            "model.to(device), .to(dtype) or .cuda() leave them behind (the cache stays on "
+            "the CPU while the model moves to the GPU). Register them: "
+            'self.register_buffer("keys", torch.zeros(shape, dtype=dtype), persistent=False) '
+            "(and the same for values)."
+        )
     batch, heads, _, d_head = sizes
     try:
         probe = cls(*sizes, dtype)
@@ -890,6 +943,40 @@ def _refusal_problem(exc: BaseException, what: str, why: str = "") -> str:
     )
 
 
+def _expect_default_dtype(c: Checker, cls, sizes: tuple[int, ...]) -> None:
+    """A cache made without a dtype holds float32, the signature's default (blind12l-kv-
+    default-dtype-half, dtype=torch.float16 as the default, passed: every call gave one)."""
+    built = f"KVCache({', '.join(map(str, sizes))})"
+    cache = c.call(
+        cls,
+        *sizes,
+        call_repr=built,
+        hints=[
+            (
+                lambda exc: isinstance(exc, TypeError) and "dtype" in str(exc),
+                lambda exc: (
+                    "The contract's dtype has a default, torch.float32: def "
+                    "__init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32)."
+                ),
+            )
+        ],
+    )
+    found = {
+        name: buffer.dtype
+        for name in ("keys", "values")
+        if isinstance(buffer := getattr(cache, name, None), torch.Tensor)
+        and buffer.dtype != torch.float32
+    }
+    if found:
+        told = ", ".join(f"{name} {dtype}" for name, dtype in found.items())
+        c.fail(
+            f"{built}, made without a dtype, holds {told}, not float32: the dtype argument's "
+            "default is torch.float32 (def __init__(self, batch, num_heads, max_len, d_head, "
+            "dtype=torch.float32)), so a cache made without one stores float32; yours has "
+            "another default, or a dtype of its own where dtype=dtype belongs."
+        )
+
+
 def check_KVCache(cls, *, hidden: bool = False) -> None:
     """KVCache(batch, num_heads, max_len, d_head, dtype); forward(k_new, v_new) appends the
     new positions and returns (keys, values), all positions so far."""
@@ -932,6 +1019,8 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
             )
             _expect_allocated_up_front(c, cls, cache, built, (batch, heads, max_len, d_head), dtype)
             _expect_contract_names(c, cache, built)
+            if number == 0:
+                _expect_default_dtype(c, cls, (batch, heads, max_len, d_head))
             for name in ("keys", "values"):
                 buffer = getattr(cache, name, None)
                 _expect_layout(c, buffer, name, built, (batch, heads, max_len, d_head), cls, dtype)

@@ -648,6 +648,45 @@ def _group_from_other_axes(fn, q_shape: tuple, k_shape: tuple, used: int) -> str
     )
 
 
+def _one_unrepeated(fn) -> str | None:
+    """ "keys" or "values" when the learner's function repeats only the other one
+    (blind11l-gqa-values-not-repeated was told keys or values): on a probe whose keys
+    (or values) already have num_heads heads, code that leaves them unrepeated runs and
+    code that repeats them clashes; None when neither probe, or both, runs."""
+    if fn is None:
+        return None
+    q = randn((1, 4, 3, 4), 1274)  # (batch, num_heads, len_q, d_head)
+    narrow_k, narrow_v = randn((1, 2, 5, 4), 1275), randn((1, 2, 5, 6), 1276)
+    wide_k, wide_v = randn((1, 4, 5, 4), 1277), randn((1, 4, 5, 6), 1278)
+    runs = {}
+    for one, (k, v) in (("keys", (wide_k, narrow_v)), ("values", (narrow_k, wide_v))):
+        try:
+            got = fn(q, k, v, None)
+            runs[one] = isinstance(got, torch.Tensor) and tuple(got.shape) == (1, 4, 3, 6)
+        except Exception:  # the learner's code on a probe
+            runs[one] = False
+    found = [one for one, ran in runs.items() if ran]
+    return found[0] if len(found) == 1 else None
+
+
+def _repeated_on_length(fn) -> bool:
+    """Whether the learner's function repeats the keys along the length axis: with one
+    key/value head (which needs no repeat to broadcast) and a (len_q, len_k) mask, its
+    scores then have group * len_k columns and clash with the mask (blind17e-gqa-repeat-
+    interleave-on-length-axis was told three candidates)."""
+    if fn is None:
+        return False
+    q = randn((1, 4, 3, 4), 1271)  # (batch, num_heads, len_q, d_head)
+    k = randn((1, 1, 5, 4), 1272)  # (batch, num_kv_heads, len_k, d_head)
+    v = randn((1, 1, 5, 4), 1273)
+    try:
+        fn(q, k, v, torch.ones(3, 5, dtype=torch.bool))
+    except Exception as exc:  # the learner's code on a probe
+        found = _BROADCAST.search(str(exc))
+        return bool(found) and {int(found.group(1)), int(found.group(2))} == {20, 5}
+    return False
+
+
 def _values_from_keys(fn) -> str:
     """When the learner's output, with as many key/value heads as query heads (nothing to
     repeat) and d_v != d_head, is attention(q, k, k): the values were built from the keys
@@ -785,6 +824,23 @@ def _gqa_heads_hint(
             located = _group_from_other_axes(fn, tuple(call[0].shape), tuple(call[1].shape), 1)
             if located:
                 return located + " " + rule
+        if other == kv and _repeated_on_length(fn):
+            return (
+                f"Your keys or values reached the attention with num_kv_heads = {kv} heads, "
+                f"not num_heads = {heads}: they were repeated along the length axis (dim=2) "
+                "instead of the head axis: on a probe with one key/value head and a (len_q, "
+                "len_k) mask, yours makes group times len_k keys, which the mask does not fit "
+                "(each query head then attends to every key group times). " + rule
+            )
+        one = _one_unrepeated(fn) if other == kv else None
+        if one is not None:
+            done = "values" if one == "keys" else "keys"
+            return (
+                f"Your {one} reached the attention with num_kv_heads = {kv} heads, not "
+                f"num_heads = {heads}: your {done} are repeated along the head axis, your "
+                f"{one} are not (a probe whose {one} already have num_heads heads runs, "
+                f"where its {done} would clash). Repeat both: " + rule
+            )
         if other == kv:
             return (
                 f"Your keys or values reached the attention with num_kv_heads = {kv} heads, "

@@ -38,6 +38,8 @@ _CACHE_FACTORS = (  # (right value, {wrong value: (short name, what it counts)})
         {
             1: ("one token", "one token, not 1024"),
             4096: ("4096 tokens", "4096 tokens (section 3's context), not 1024"),
+            # blind18d-quiz-cache-per-thousand-tokens was told only "not right"
+            1000: ("1000 tokens", "1000 tokens (per 1024 read as per thousand), not 1024"),
         },
     ),
     (

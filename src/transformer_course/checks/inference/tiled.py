@@ -13,6 +13,7 @@ from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
     tiled_attention_f,
 )
+from transformer_course.checking.temperature import named_factors, precedence_scales
 from transformer_course.checking.transposes import pairs_reproducing
 from transformer_course.checking.unapplied import never_applied
 from transformer_course.reference.attention import scaled_dot_product_attention
@@ -51,6 +52,121 @@ def _scaled_by_length(q, k, v, causal: bool) -> dict:
         for name, (axis, size) in lengths.items()
         if size != q.shape[-1]
     }
+
+
+def _keys_reshaped(q, k, v, block: int, causal: bool, whole: bool) -> torch.Tensor | None:
+    """Attention whose keys were turned (..., n, d_k) -> (..., d_k, n) with reshape (or
+    view) instead of a transpose: each block's slice (``whole`` False) or all of k at once
+    (``whole`` True, then sliced by columns). reshape keeps the entries' order in memory,
+    so they are regrouped rather than moved between the axes. None where that is the
+    transpose (one key per block and d_k == 1)."""
+    d_k, len_k = q.shape[-1], k.shape[-2]
+    if whole:
+        keys_t = k.reshape(*k.shape[:-2], d_k, len_k)  # (..., d_k, len_k), entries regrouped
+    else:
+        keys_t = torch.cat(
+            [
+                k[..., start : start + block, :].reshape(*k.shape[:-2], d_k, -1)
+                for start in range(0, len_k, block)
+            ],
+            dim=-1,
+        )  # (..., d_k, len_k)
+    if torch.equal(keys_t, k.transpose(-2, -1)):
+        return None
+    scores = q.double() @ keys_t.double() / math.sqrt(d_k)  # (..., len_q, len_k)
+    if causal:
+        future = torch.arange(len_k)[None, :] > torch.arange(q.shape[-2])[:, None]
+        scores = scores.masked_fill(future, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v.double()  # (..., len_q, d_v)
+
+
+_KEYS_RESHAPED = (
+    "Your scores use the keys reshaped to (..., d_k, {n}) instead of transposed: reshape "
+    "(and view) keep the entries in their memory order and only regroup them, so the shape "
+    "is right but each column mixes features of several keys. Swap the two axes with "
+    "k[..., start:stop, :].transpose(-2, -1) (or .mT)."
+)
+
+
+def _keys_reshaped_mistakes(q, k, v, block: int, causal: bool) -> dict:
+    """The keys' transpose made with reshape, per block or for all of k at once (one
+    entry when the two coincide, as with a single block)."""
+    per_block = _keys_reshaped(q, k, v, block, causal, whole=False)
+    whole = _keys_reshaped(q, k, v, block, causal, whole=True)
+    found = {_KEYS_RESHAPED.format(n="block"): per_block}
+    if whole is not None and (per_block is None or not torch.allclose(whole, per_block)):
+        found[_KEYS_RESHAPED.format(n="len_k") + " (Here all of k was reshaped at once.)"] = whole
+    return found
+
+
+def _fitted_scale(got, q, k, v, causal: bool) -> float | None:
+    """The factor t with got = softmax(t · q kᵀ) v (the causal mask applied), measured on
+    a grid of log t and refined by golden-section search; None when no t fits."""
+    target = got.detach().double()
+    if not bool(torch.isfinite(target).all()):
+        return None
+    q64, k64, v64 = q.double(), k.double(), v.double()
+
+    def error(log_t: float) -> float:
+        value = _tiled_expected(q64, k64, v64, causal, scale=math.exp(log_t))
+        return float((value - target).abs().max())
+
+    grid = [math.log(1e-3) + i * math.log(1e6) / 60 for i in range(61)]
+    best = min(range(len(grid)), key=lambda i: error(grid[i]))
+    low, high = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
+    ratio = (math.sqrt(5) - 1) / 2
+    for _ in range(40):
+        a, b = high - ratio * (high - low), low + ratio * (high - low)
+        if error(a) < error(b):
+            high = b
+        else:
+            low = a
+    t = math.exp((low + high) / 2)
+    fitted = _tiled_expected(q64, k64, v64, causal, scale=t)
+    return t if torch.allclose(fitted, target, rtol=1e-4, atol=1e-5) else None
+
+
+def _scale_named(got, q, k, v, causal: bool) -> str:
+    """When the output is attention with another scale t than 1/sqrt(d_k): t, and the
+    expression of the call's sizes that gives it where exactly one does; "" when no
+    scale fits (or the scale is right)."""
+    d_k = q.shape[-1]
+    t = _fitted_scale(got, q, k, v, causal)
+    if t is None or math.isclose(t, 1 / math.sqrt(d_k), rel_tol=1e-3):
+        return ""
+    names = {
+        f"1/(2·d_k) = 1/{2 * d_k}: " + text.split(": ", 1)[1]: value
+        for text, value in precedence_scales(d_k).items()
+        if value < 1
+    }
+    names.update(
+        {
+            f"2·d_k = {2 * d_k}: " + text.split(": ", 1)[1]: value
+            for text, value in precedence_scales(d_k).items()
+            if value > 1
+        }
+    )
+    axes_of: dict[int, list[int]] = {}
+    for axis, size in enumerate(q.shape[:-2]):
+        if size not in (1, d_k):
+            axes_of.setdefault(size, []).append(axis)
+    for size, axes in axes_of.items():
+        read = " or ".join(f"q.shape[{axis}]" for axis in axes)
+        names[
+            f"1/sqrt({size}), with {size} = {' = '.join(f'q.shape[{a}]' for a in axes)} "
+            f"(of q {tuple(q.shape)}), where d_k = q.shape[-1] = {d_k} belongs: d_k was read "
+            f"from another axis than the last; {read} is d_k only for 2-D (len, d_k) "
+            "inputs. Take d_k = q.shape[-1]"
+        ] = 1 / math.sqrt(size)
+    found = named_factors(t, names, rtol=1e-3)
+    said = (
+        f"Your scores are multiplied by {t:.4g} where 1/sqrt(d_k) = 1/sqrt({d_k}) = "
+        f"{1 / math.sqrt(d_k):.4g} belongs (the output is exactly softmax(t · q kᵀ) v with "
+        f"t = {t:.4g})"
+    )
+    if len(found) == 1:
+        return f"{said}: {t:.4g} is {found[0]}."
+    return said + ": find where your scale comes from; it is 1 / math.sqrt(q.shape[-1])."
 
 
 def _tiled_expected(q, k, v, causal: bool, *, scale: float | None = None):
@@ -406,12 +522,15 @@ def _tiled_hints(
     short_fine: bool = False,
     earlier_ran: bool = False,
     values_probe=None,
+    uncausal_probe=None,
 ) -> list:
     """For the size clashes of tiled attention's classic slips, what the sizes are: a
     block's weights against its slice of v (the rows differ), a per-query tensor against
     a block's width (a sum over the wrong axis, unless ``summed_fine``: an earlier input
     where that sum would have clashed ran; or a causal mask of the wrong height), the
-    accumulated output's last axis against d_v."""
+    accumulated output's last axis against d_v. ``uncausal_probe()`` says whether the
+    same call with causal=False runs: it tells a causal mask of the wrong height from a
+    running tensor of the wrong height."""
     len_q, len_k, d_v = q.shape[-2], v.shape[-2], v.shape[-1]
     widths = {min(block, len_k - start) for start in range(0, len_k, block)}
 
@@ -496,6 +615,23 @@ def _tiled_hints(
                 if other == len_k != len_q and other not in widths
                 else ""
             )
+            if mask and (like_keys or short) and uncausal_probe is not None:
+                # blind18c/18d-tiled-query-positions-len-k were told both: the same call
+                # without the mask tells them apart (it runs: the mask is the wrong one)
+                if uncausal_probe():
+                    like_keys = short = ""
+                    if other == len_k != len_q:
+                        mask = (
+                            f"the causal mask has len_k = {len_k} rows where the len_q = "
+                            f"{len_q} queries belong: its query positions were made from the "
+                            "number of keys, torch.arange(len_k), instead of len_q, "
+                            "torch.arange(len_q)[:, None] (the same call with causal=False "
+                            "runs, so the running tensors are right)"
+                        )
+                    else:
+                        mask += " (the same call with causal=False runs)"
+                else:
+                    mask = ""
             found = [cause for cause in (summed, mask, short, like_keys) if cause]
             if not found:
                 return ""
@@ -964,6 +1100,9 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         short_fine,
                         ran,
                         values_probe=lambda: _values_sliced_on_last_axis(tiled_attention),
+                        uncausal_probe=lambda args=(q, k, v, block): _runs(
+                            lambda: tiled_attention(*args, False)
+                        ),
                     ),
                     _block_count_hint(q.shape[-2], k.shape[-2], block),
                     _mask_as_index_hint(q, k.shape[-2], block),
@@ -1235,6 +1374,9 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     # masked_fill as it is (True = may attend), FlashAttention-1's
                     # normalised output rescaled without the old sum (located only before)
                     _ZERO_SCALE: _tiled_expected(q, k, v, causal, scale=0.0),
+                    # blind12l-tiled-keys-reshaped-not-transposed (located to "every
+                    # block" before): per block or all the keys at once
+                    **_keys_reshaped_mistakes(q, k, v, block, causal),
                     _FILLS_VISIBLE: (
                         _informative(_blockwise(q, k, v, block, causal, fill_visible=True))
                         if causal
@@ -1249,7 +1391,10 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     or (
                         ""
                         if _arranged_or_related(got, e)
-                        else _localise_tiled(tiled_attention, *args)
+                        # blind12l-tiled-scale-precedence, blind15e-tiled-d-k-from-axis-1
+                        # (located to "every block" before): the scale measured
+                        else _scale_named(got, args[0], args[1], args[2], args[4])
+                        or _localise_tiled(tiled_attention, *args)
                     )
                 ),
                 hint="For each block: scores, new maximum m' = max(m, block max), rescale the "

@@ -5,6 +5,7 @@ import torch
 
 from transformer_course.checking import Checker
 from transformer_course.checking.hints import two_mistakes
+from transformer_course.checking.stale import earlier_call
 
 from .common import _expect_tensor
 
@@ -381,6 +382,30 @@ def _swapped(sliding_window_mask, got, size: int, window: int) -> str:
     )
 
 
+def _expect_nothing_kept(c: Checker, sliding_window_mask, args: tuple, ran: list) -> None:
+    """A size asked before, with another window: a mask kept between calls under a key
+    without the window (a dict keyed by the size) comes back as the earlier call's."""
+    size, window = args
+    what = f"sliding_window_mask({size}, {window})"
+    got = c.call(sliding_window_mask, size, window)
+    _expect_tensor(c, got, what)
+    expected = _window(size, 0, window - 1)
+    if tuple(got.shape) == (size, size) and not torch.equal(got, expected):
+        before = earlier_call(
+            got, ran, args, lambda n, w: _window(n, 0, w - 1), lambda a, b: torch.equal(a, b)
+        )
+        if before is not None:
+            c.fail(
+                f"{what}, called after sliding_window_mask{before}, returned that earlier "
+                "call's mask: your function keeps its masks between calls under a key "
+                "without the window (a dict keyed by the size, as a mutable default argument "
+                "or a module-level cache), so a second window of the same size gets the "
+                "first one's mask. Build the mask on every call (it is cheap), or key a "
+                "cache by (size, window)."
+            )
+    c.expect_equal(got, expected, what)
+
+
 def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> None:
     """sliding_window_mask(size, window) -> bool (size, size): j <= i and i - j < window."""
     with Checker("sliding_window_mask", hidden=hidden) as c:
@@ -457,3 +482,5 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
                 mistakes=_unrefuted(size, window, ran),
             )
             ran.append((size, window))
+        # blind18c-sw-masks-cached-by-size passed: every size came with one window only
+        _expect_nothing_kept(c, sliding_window_mask, (9, 4) if hidden else (6, 2), ran)

@@ -429,11 +429,12 @@ def _check_layer(
     inspect: Callable[[Checker, nn.Module, str, _ModelCase], None] | None = None,
     before: Callable[[Checker, Any, _ModelCase], None] | None = None,
     more_mistakes: Callable[[torch.Tensor, Any, _ModelCase], dict[str, Callable]] | None = None,
+    after: Callable[[Checker, Any, _ModelCase], None] | None = None,
 ) -> None:
     """The check of a layer of the GPT that maps x (batch, len, d_model) to the same
     shape: ``cls(*args(case))`` with deterministic weights, against ``oracle_f(x, state,
     num_heads, **oracle_options(case))`` (with the ``table``'s mistakes), then its causal
-    property."""
+    property; ``after(c, cls, first case)`` last (a gradient check, say)."""
     with Checker(name, hidden=hidden) as c:
         c.require_callable(cls)
         for case in cases[1] if hidden else cases[0]:
@@ -470,6 +471,12 @@ def _check_layer(
             # b12b: F.dropout in forward got "differs from the reference" alone
             torch.manual_seed(case.seed + 1)
             random = random_in_eval(what, got, c.call(module, x, call_repr=what, hints=hints))
+            if random:  # blind18d-csa-sdpa-dropout-p: the one candidate this lesson adds
+                random += (
+                    " So does F.scaled_dot_product_attention(q, k, v, ..., dropout_p=p) with "
+                    "p > 0: it drops attention weights whatever the mode; pass dropout_p=0.0 "
+                    "(or p if self.training else 0.0)."
+                )
             c.expect_true(not random, random)
             oracle = functools.partial(oracle_f, x, state, case.num_heads, **oracle_options(case))
             where = functools.partial(_localise_block, module, x) if localise else None
@@ -497,6 +504,8 @@ def _check_layer(
                 c, cls, module, name, args(case), case, state, oracle_f, oracle_options
             )
         _same_in_train_mode(c, cls, args(case), x, name)
+        if after is not None:
+            after(c, cls, (cases[1] if hidden else cases[0])[0])
 
 
 def _right_at(module, x: torch.Tensor, expected: Callable[[str], torch.Tensor]) -> bool | None:

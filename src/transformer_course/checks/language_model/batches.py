@@ -470,6 +470,26 @@ def _other_draw(call: str, starts: list[int], case: _BatchCase) -> str:
     )
 
 
+def _not_stacked(value, shape: tuple[int, int]) -> str:
+    """A list or tuple of the windows (blind17b-ntb-returns-lists-of-windows was told only
+    "a list"): what it holds, and the stack that makes the (batch_size, block_size)
+    tensor."""
+    if not isinstance(value, list | tuple) or not value:
+        return ""
+    kinds = {
+        tuple(item.shape) if isinstance(item, torch.Tensor) else type(item).__name__
+        for item in value
+    }
+    if kinds != {(shape[1],)}:
+        return ""
+    return (
+        f"It is a Python {type(value).__name__} of {len(value)} windows of shape "
+        f"({shape[1]},), one per sequence: join them into one (batch_size, block_size) = "
+        f"{shape} tensor with torch.stack(windows) (or index the stream with a "
+        "(batch_size, block_size) tensor of positions, which gives it in one step)."
+    )
+
+
 def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
     with Checker("next_token_batches", hidden=hidden) as c:
         c.require_callable(next_token_batches)
@@ -502,7 +522,7 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
             inputs, targets = got
             shape = (case.batch_size, case.block_size)
             for name, value in (("inputs", inputs), ("targets", targets)):
-                c.expect_type(value, torch.Tensor, f"{call}: {name}")
+                c.expect_type(value, torch.Tensor, f"{call}: {name}", _not_stacked(value, shape))
                 c.expect_shape(
                     value,
                     shape,

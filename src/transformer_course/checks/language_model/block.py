@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import re
 
+import torch
 from torch import nn
 
-from transformer_course.checking import Checker
+from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.graph import graph_reaches
+from transformer_course.checking.inputs import randn
 from transformer_course.checking.layer_mistakes import (
     add_new,
     norm_choice_mistakes,
     residual_mistakes,
 )
+from transformer_course.checking.layers import build
 from transformer_course.checking.oracles import (
     causal_self_attention_f,
     decoder_block_f,
@@ -19,6 +23,7 @@ from transformer_course.checking.oracles import (
     swiglu_f,
 )
 from transformer_course.checking.oracles.state import sub
+from transformer_course.reference import language_model as ref
 
 from .attention import (
     _BLOCK_NORMS,
@@ -101,6 +106,14 @@ _ATTN_UNNORMALISED = (
     "effect on your result): h = x + attn(norm1(x)), then h + feed_forward(norm2(h))."
 )
 
+_OUTPUT_NORMED = (
+    "Your block normalises its output too: it returns {norm}(h + feed_forward(norm2(h))) "
+    "instead of the sum h + feed_forward(norm2(h)) itself (a post-norm habit). In a "
+    "pre-norm block only the sub-layers' inputs are normalised; the stream leaves the block "
+    "as the residual sum, and the one final RMSNorm is GPT's own `norm`, after the last "
+    "block."
+)
+
 
 def _norm_placement_mistakes(x, state, case: _ModelCase) -> dict:
     """A sub-layer that reads the raw stream (its norm left out, or moved onto its
@@ -135,7 +148,22 @@ def _norm_placement_mistakes(x, state, case: _ModelCase) -> dict:
         h = x + attn(x)
         return h + ffn(norm("norm2", h))
 
-    return {_NORMS_ON_OUTPUTS: on_outputs, _FFN_UNNORMALISED: ffn_raw, _ATTN_UNNORMALISED: attn_raw}
+    def output_normed(name):
+        def block(pairing):
+            attn, ffn, norm = parts(pairing)
+            h = x + attn(norm("norm1", x))
+            return norm(name, h + ffn(norm("norm2", h)))
+
+        return block
+
+    return {
+        _NORMS_ON_OUTPUTS: on_outputs,
+        _FFN_UNNORMALISED: ffn_raw,
+        _ATTN_UNNORMALISED: attn_raw,
+        # blind18d-block-output-normalised was told the final norm is a LayerNorm of an
+        # Encoder's or Decoder's (the shared text of lessons 07-08)
+        **{_OUTPUT_NORMED.format(norm=name): output_normed(name) for name in ("norm1", "norm2")},
+    }
 
 
 def _heads_sources(d_model: int, num_heads: int, d_ff: int) -> dict[str, int]:
@@ -272,6 +300,112 @@ def _block_width(c: Checker, cls, case: _ModelCase) -> None:
     )
 
 
+_GRADIENT_PATHS = (
+    "The forward values are right, but {cause}. Training follows this gradient, so the "
+    "layers before the block would learn from a wrong signal. Compute both residual sums "
+    "with the tensors themselves, h = x + attn(norm1(x)) and h + feed_forward(norm2(h)), "
+    "without .detach(), .data or torch.no_grad()."
+)
+_CUT_PATHS = {  # {what is cut from autograd: where it is cut}, each a mistake of its own
+    "the first residual path carries no gradient: the x added to the attention's output "
+    "is cut from autograd (x.detach() + attn(norm1(x)), or x.data)": ("x",),
+    "the second residual path carries no gradient: the h added to the feed-forward's "
+    "output is cut from autograd (h.detach() + feed_forward(norm2(h)), or h.data)": ("h",),
+    "no gradient flows through the attention: what it reads or returns is cut from "
+    "autograd (norm1(x).detach(), or its result detached)": ("attn",),
+    "no gradient flows through the feed-forward: what it reads or returns is cut from "
+    "autograd (norm2(h).detach(), or its result detached)": ("ffn",),
+    "neither residual path carries a gradient: the stream added to each sub-layer's output "
+    "is cut from autograd": ("x", "h"),
+}
+
+
+def _block_gradient(x, state, case: _ModelCase, pairing: str, cut: tuple[str, ...] = ()):
+    """d(sum(block(x) * upstream))/dx in float64 with the paths in ``cut`` detached ("x",
+    "h": a residual's stream; "attn", "ffn": a sub-layer's branch); ``upstream`` is
+    x's seeded companion (seed + 1)."""
+    eps = 1e-5 if case.eps is None else case.eps
+    x64 = x.detach().double().requires_grad_(True)  # (batch, len, d_model)
+    upstream = randn(tuple(x.shape), case.seed + 1).double()
+
+    def keep(name, t):
+        return t.detach() if name in cut else t
+
+    normed = rms_norm_f(x64, sub(state, "norm1"), eps)
+    attended = causal_self_attention_f(normed, sub(state, "attn"), case.num_heads, pairing=pairing)
+    h = keep("x", x64) + keep("attn", attended)
+    fed = swiglu_f(rms_norm_f(h, sub(state, "norm2"), eps), sub(state, "feed_forward"))
+    out = keep("h", h) + keep("ffn", fed)
+    (grad,) = torch.autograd.grad((out * upstream).sum(), (x64,))
+    return out.detach(), grad
+
+
+def _expect_block_gradient(c: Checker, cls, case: _ModelCase) -> None:
+    """The gradient with respect to the block's input, whose forward values are right
+    (blind18d-block-residual-detached: x.detach() + attn(norm1(x)) passed): for the sum
+    of the output times a seeded upstream gradient, against the float64 oracle's, each
+    path cut from autograd a mistake of its own."""
+    args = (case.d_model, case.num_heads, case.d_ff) + (() if case.eps is None else (case.eps,))
+    module, built, state = build(
+        c,
+        cls,
+        *args,
+        name="DecoderBlock",
+        reference=ref.DecoderBlock(*args),
+        seed=case.seed,
+        mode="eval",
+    )
+    x = randn((case.batch, case.length, case.d_model), case.seed, scale=2.0)
+    x.requires_grad_(True)  # (batch, len, d_model), a leaf
+    upstream = randn(tuple(x.shape), case.seed + 1)  # dLoss/dout, (batch, len, d_model)
+    what = f"{built}(x {tuple(x.shape)})"
+    out = c.call(module, x, call_repr=what)
+    if not isinstance(out, torch.Tensor) or tuple(out.shape) != tuple(x.shape):
+        return  # the value checks said what is wrong
+    pairing = next(
+        (
+            p
+            for p in ("half", "adjacent")
+            if torch.allclose(
+                out.detach().double(), _block_gradient(x, state, case, p)[0], rtol=1e-4, atol=1e-4
+            )
+        ),
+        None,
+    )
+    if pairing is None:
+        return  # the value checks said what is wrong
+    parameters = dict(module.named_parameters())
+    if not out.requires_grad:
+        c.fail(
+            f"{what} does not require grad: your forward takes its result out of autograd (a "
+            ".detach(), .data, torch.no_grad() or a round trip through NumPy), so training "
+            "could not update anything in or before the block."
+        )
+    if not graph_reaches(out, [x, *parameters.values()]):
+        return  # values without their graph (the sandboxed grader's): nothing to follow
+    loss = f"({what} * upstream).sum()"
+    c.call((out * upstream).sum().backward, call_repr=f"{loss}.backward()", unchanged=False)
+    if x.grad is None:
+        c.fail(
+            f"{loss}.backward() left x without a gradient although the result requires grad: "
+            "in your forward, x is cut from autograd wherever it is used (x.detach(), x.data), "
+            "so the layers before the block would never learn. Compute with x itself."
+        )
+    c.expect_close(
+        x.grad,
+        _block_gradient(x, state, case, pairing)[1],
+        f"The gradient of {loss} with respect to x",
+        **tolerance(torch.float32),
+        mistakes={
+            _GRADIENT_PATHS.format(cause=cause): (_block_gradient(x, state, case, pairing, cut)[1])
+            for cause, cut in _CUT_PATHS.items()
+        },
+        hint="The forward values are right, so something in your forward is cut from "
+        "autograd (.detach(), .data, torch.no_grad(), a copy made with torch.tensor(...)) "
+        "or computed outside it.",
+    )
+
+
 def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
     _check_layer(
         cls,
@@ -289,4 +423,5 @@ def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
         inspect=_inspect_block,
         before=_block_width,
         more_mistakes=_norm_placement_mistakes,
+        after=_expect_block_gradient,
     )

@@ -258,6 +258,24 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
                 l2.sqrt() / x.shape[-1] + eps,
             )
         ),
+        # blind17b-rms-mean-square-over-d-minus-one (told only the first token's number):
+        # Bessel's correction, as an unbiased variance divides
+        *(
+            (
+                f"the sum of the squares divided by d_model - 1 = {x.shape[-1] - 1} (Bessel's "
+                "correction, as an unbiased variance divides), not by d_model = "
+                f"{x.shape[-1]}: the mean of the squares is sum / d_model",
+                (l2 / (x.shape[-1] - 1) + e).sqrt(),
+            )
+            for e in (eps, 0.0)
+            if x.shape[-1] > 2
+        ),
+        # eps as a lower bound of the root (of the mean square: _EPS_FLOOR)
+        (
+            "the root mean square floored at eps, max(sqrt(mean(x ** 2)), eps), where eps is "
+            "added under the root",
+            x.pow(2).mean(-1, keepdim=True).sqrt().clamp(min=eps),
+        ),
         # b13b: the sum of the squares divided by another axis's size than d_model
         # (len(x), x.shape[0]: the batch), named by the axis when no other has its size
         *(
@@ -498,6 +516,36 @@ def _wraps_torch_norm(c: Checker, cls, args: tuple) -> None:
     )
 
 
+_EPS_FLOOR = (
+    "Your eps is a lower bound of the mean square, sqrt(max(mean(x ** 2), eps)) (a "
+    "clamp(min=eps) or torch.maximum), where it is added to it: the two agree on tokens of "
+    "ordinary size, not on one whose mean square is near eps. Add it: "
+    "x / sqrt(x.pow(2).mean(dim=-1, keepdim=True) + eps)."
+)
+
+
+def _other_dtype(c: Checker, module, what: str, got: torch.dtype) -> None:
+    """A float32 input that comes back in another dtype (blind12i-rms-gain-float64, a gain
+    made float64, passed: x * weight promotes): the parameters' dtypes say whether the
+    gain is the cause."""
+    found = {
+        key: value.dtype
+        for key, value in module.state_dict().items()
+        if isinstance(value, torch.Tensor)
+        and value.is_floating_point()
+        and value.dtype != torch.float32
+    }
+    cause = (
+        f"your {', '.join(f'{key} is {dtype}' for key, dtype in found.items())}, and x * "
+        f"weight promotes the float32 x to {got}. Make the gain in the default dtype, "
+        "nn.Parameter(torch.ones(d_model)) (no dtype=...): the model's weights are float32."
+        if found
+        else f"your forward computes in {got} and never casts back. Return x's dtype (cast "
+        "back with .type_as(x), as Llama's RMSNorm does)."
+    )
+    c.fail(f"{what} returned {got} for a float32 input, not float32: {cause}")
+
+
 def check_RMSNorm(cls, *, hidden: bool = False) -> None:
     with Checker("RMSNorm", hidden=hidden) as c:
         c.require_callable(cls)
@@ -533,6 +581,8 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
             expect_tensor_result(c, got, tuple(x.shape), what)
             if x.dtype == torch.float64 and got.dtype != torch.float64:
                 c.fail(_LOWER_PRECISION.format(what=what, got=got.dtype))
+            if x.dtype == torch.float32 and got.dtype != torch.float32:
+                _other_dtype(c, module, what, got.dtype)
             if case.eps is None:
                 _eps_ignored(c, cls, case, x, state, got, built)
             eps = 1e-5 if case.eps is None else case.eps
@@ -544,7 +594,14 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
                 # float32 precision is enough, also for a float64 input (Llama's RMSNorm
                 # computes in float32 and casts back)
                 **tolerance(got.dtype, torch.float32),
-                mistakes=mistake_values(lambda **k: rms_norm_f(x, state, **k), table),
+                mistakes={
+                    **mistake_values(lambda **k: rms_norm_f(x, state, **k), table),
+                    # blind18e-rms-eps-as-floor-not-added: where no token's mean square is
+                    # near eps, it is named with the candidates it cannot be told from
+                    _EPS_FLOOR: x.double()
+                    * state["weight"].double()
+                    / x.double().pow(2).mean(-1, keepdim=True).clamp(min=eps).sqrt(),
+                },
                 pairs=lambda table=table, x=x, state=state, eps=eps: mistake_pairs(
                     lambda **k: rms_norm_f(x, state, eps, **k), _without_eps(table, eps)
                 ),

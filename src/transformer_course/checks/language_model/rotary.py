@@ -10,6 +10,7 @@ import torch
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.failure import CheckFailure
+from transformer_course.checking.graph import graph_reaches
 from transformer_course.checking.hints import Hint, outer_axis_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import mistake_pairs
@@ -77,10 +78,23 @@ def _rope_slips(length: int, d_head: int, base: float) -> dict[str, torch.Tensor
         _TIMES_D: base ** (-2 * i * d_head),
         _TIMES_BASE: base * (-2 * i / d_head),
     }
-    return {
+    found = {
         message: torch.stack([(positions * theta).cos(), (positions * theta).sin()])
         for message, theta in thetas.items()
     }
+    # blind18d-rope-angles-as-powers got "differs" alone: the position as an exponent
+    theta = base ** (-2 * i / d_head)  # (d_head // 2,)
+    powered = theta**positions  # (length, d_head // 2)
+    found[_POWERS] = torch.stack([powered.cos(), powered.sin()])
+    return found
+
+
+_POWERS = (
+    "Your angles are theta_i ** m, each frequency raised to the power of the position, "
+    "instead of the product m * theta_i: position 0 gets the angle 1 instead of 0, and the "
+    "angles shrink with the position instead of growing. angle[m, i] = m * theta_i: "
+    "torch.arange(length)[:, None] * theta."
+)
 
 
 _SWAPPED_COS_SIN = "You returned (sin, cos): return (cos, sin), in that order."
@@ -115,6 +129,10 @@ def _pairs_prefix(value: Any, name: str, case: _RopeCase, base: float) -> str:
         case.d_head // 4: "torch.arange(0, d_head // 2, 2) stops at d_head // 2 with a step of "
         "2, d_head // 4 indices",
         case.d_head: "torch.arange(d_head) gives one index per feature",
+        # blind17b-rope-one-frequency-too-many was told only "1 more columns"
+        case.d_head // 2 + 1: "one frequency too many, d_head // 2 + 1: the pair indices "
+        "ran up to d_head inclusive, torch.arange(0, d_head + 1, 2) or torch.range(0, "
+        "d_head, 2) (whose end is included)",
     }
     why = f" ({ranges[columns]})" if columns in ranges else ""
     what = (
@@ -996,6 +1014,34 @@ def _tables_axis_hint(shape: tuple[int, ...]) -> Hint:
     return lambda exc: isinstance(exc, RuntimeError), text
 
 
+def _tables_cut_hint(shape: tuple[int, ...]) -> Hint:
+    """For a clash of len with the size of another of x's axes on the positions' axis:
+    the tables cut to that axis's size (blind17b-rot-tables-sliced-to-first-axis,
+    cos[: x.shape[0]], got the bare broadcast error)."""
+
+    def text(exc: BaseException) -> str:
+        found = _BROADCAST.search(str(exc))
+        if len(shape) < 3 or not found or int(found.group(3)) != len(shape) - 2:
+            return ""
+        sizes = {int(found.group(1)), int(found.group(2))}
+        length = shape[-2]
+        if length not in sizes or len(sizes) != 2:
+            return ""
+        (other,) = sizes - {length}
+        axes = [f"x.shape[{i}]" for i, size in enumerate(shape[:-2]) if size == other]
+        if not axes:
+            return ""
+        return (
+            f"The sizes are x's len ({length}) and {other} = {' = '.join(axes)}: on the "
+            f"positions' axis something has {other} rows, the size of another axis of x. The "
+            f"likely cause: cos and sin cut to it, {'cos[: ' + axes[0] + ']'} (the length "
+            "only for a (len, d_head) input). The positions are x's axis -2: "
+            "cos[: x.shape[-2]] (and sin), or the tables as they are, one row per position."
+        )
+
+    return lambda exc: isinstance(exc, RuntimeError), text
+
+
 def _unpacks_two_halves(exc: BaseException) -> bool:
     return isinstance(exc, ValueError) and "too many values to unpack (expected 2" in str(exc)
 
@@ -1208,6 +1254,66 @@ def _expect_non_contiguous(c: Checker, apply_rotary, seed: int, hidden: bool, pa
     c.expect_close(got, expected, call, **tol)
 
 
+def _expect_gradient_reaches_x(c: Checker, apply_rotary, seed: int, pairing: str) -> None:
+    """The result of an x that requires grad requires grad too, and its gradient is the
+    rotation's transpose of the upstream gradient (blind18d-rot-input-detached-copy:
+    x.detach().clone() first passed every value check; the projections before the
+    rotation would never learn)."""
+    x = randn((2, 3, 6, 8), seed).requires_grad_(True)  # (batch, heads, len, d_head), a leaf
+    upstream = randn((2, 3, 6, 8), seed + 1)  # dLoss/dresult
+    cos, sin = ref.rotary_embedding(6, 8)  # (len, d_head // 2)
+    call = "apply_rotary(x (2, 3, 6, 8) requiring grad, cos, sin)"
+    got = c.call(apply_rotary, x, cos, sin, call_repr=call)
+    if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(x.shape):
+        return  # the value checks said what is wrong
+    if not got.requires_grad:
+        c.fail(
+            f"{call} returned a result that does not require grad: your code cuts x from "
+            "autograd (x.detach(), x.data, a copy made with x.detach().clone() or "
+            "torch.tensor(x), torch.no_grad(), or a round trip through NumPy), so no gradient "
+            "reaches the queries and keys and their projections never learn. Compute with x "
+            "itself; to leave the caller's tensor unchanged, out-of-place operations (or "
+            "x.clone(), which keeps the graph) are enough."
+        )
+    if not graph_reaches(got, [x]):
+        return  # values without their graph (the sandboxed grader's): nothing to follow
+    loss = f"({call} * upstream).sum()"
+    c.call((got * upstream).sum().backward, call_repr=f"{loss}.backward()", unchanged=False)
+    if x.grad is None:
+        c.fail(
+            f"{loss}.backward() left x without a gradient: your result is computed from a "
+            "copy of x cut from autograd (x.detach(), x.data). Compute with x itself."
+        )
+    angles = rope_angles_f(6, 8)  # (len, d_head // 2)
+    expected = rotate_f(upstream, angles, pairing, direction=-1)  # (2, 3, 6, 8)
+
+    def explain(got=x.grad) -> str:
+        lost = [
+            int(i)
+            for i in range(8)
+            if bool((got[..., i] == 0).all()) and not bool((expected[..., i] == 0).all())
+        ]
+        if not lost:
+            return ""
+        return (
+            f"No gradient reaches x's features {lost} (of d_head = 8), although the values "
+            "are right: the terms computed from them use a copy cut from autograd "
+            "(x[..., i].detach(), x.data[...], or a tensor filled in place under "
+            "torch.no_grad()). Take every slice from x itself."
+        )
+
+    c.expect_close(
+        x.grad,
+        expected,
+        f"The gradient of {loss} with respect to x",
+        **tolerance(torch.float32),
+        explain=explain,
+        hint="The values are right, so part of your computation is cut from autograd "
+        "(.detach(), .data, torch.no_grad(), a copy made with torch.tensor(...)): compute "
+        "every term from x itself.",
+    )
+
+
 def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
     with Checker("apply_rotary", hidden=hidden) as c:
         c.require_callable(apply_rotary)
@@ -1229,6 +1335,7 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                     _split_size_hint(d_head, x.dim()),
                     *_axes_count_hints(x.dim()),
                     _tables_axis_hint(tuple(x.shape)),
+                    _tables_cut_hint(tuple(x.shape)),
                 ],
             )
             c.expect_type(got, torch.Tensor, call)
@@ -1304,3 +1411,4 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
         )
         _expect_non_contiguous(c, apply_rotary, 57 if hidden else 7, hidden, pairing)
         _relative_property(c, apply_rotary, 16 if hidden else 8, 55 if hidden else 5)
+        _expect_gradient_reaches_x(c, apply_rotary, 71 if hidden else 17, pairing)

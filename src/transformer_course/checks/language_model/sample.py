@@ -391,6 +391,31 @@ def _per_row_hint(sample, got: Any, rows: int) -> str:
     )
 
 
+def _beyond_vocabulary(sample, top_k: int, rows: int, vocab: int) -> str:
+    """torch.topk refused a top_k beyond the vocabulary: a probe with fewer rows than
+    top_k tells a clamp to the number of rows (min(top_k, logits.shape[0]),
+    blind17b-sample-top-k-clamped-to-batch, was told "not clamped") from none at all."""
+    said = (
+        f"top_k={top_k} is larger than the vocabulary ({vocab} tokens), and torch.topk "
+        "refuses a k larger than the axis: then every token is kept. "
+    )
+    fix = "Clamp it, torch.topk(logits, min(top_k, logits.shape[-1]))."
+    few = min(top_k, vocab) - 1  # fewer rows than top_k and than the vocabulary
+    if rows <= few or few < 1:
+        return said + fix
+    try:
+        with torch.no_grad():
+            sample(torch.zeros(few, vocab), temperature=1.0, top_k=top_k, generator=_generator(3))
+    except Exception:  # the probe raises too: top_k is not clamped at all
+        return said + fix
+    return (
+        said + f"Yours does clamp, but to the number of rows: with {few} rows the same top_k runs, "
+        f"with {rows} it does not, so the clamp is min(top_k, logits.shape[0]) (or "
+        "len(logits)), the batch, where the vocabulary belongs; with fewer rows than top_k "
+        "it also keeps too few tokens. " + fix
+    )
+
+
 def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
     kwargs: dict[str, Any] = {"temperature": case.temperature}
     if case.top_k is not None:
@@ -402,9 +427,7 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
     vocab = logits.shape[-1]
     beyond = (
         lambda exc: case.top_k is not None and case.top_k > vocab and "out of range" in str(exc),
-        f"top_k={case.top_k} is larger than the vocabulary ({vocab} tokens), and torch.topk "
-        "refuses a k larger than the axis: then every token is kept. Clamp it, "
-        "torch.topk(logits, min(top_k, logits.shape[-1])).",
+        lambda exc: _beyond_vocabulary(sample, case.top_k, logits.shape[0], vocab),
     )
     rows = logits.shape[0]
     sizes = {f"({rows})", f"({case.top_k})"}
@@ -1018,6 +1041,29 @@ def _sample_rows_top_k(c: Checker, sample, case: _RowsCase, top_k: int = 2) -> N
     c.ok()
 
 
+def _greedy_text(sample, rows: torch.Tensor) -> str:
+    """temperature=0.0 divided by zero: whether the int 0 is greedy (blind17b-sample-
+    temperature-is-zero: `if temperature is 0:`, an identity test that holds for the int
+    only), told by a probe with the int."""
+    try:
+        with torch.no_grad():
+            got = sample(rows.clone(), temperature=0, generator=_generator(1))
+        greedy_int = isinstance(got, torch.Tensor) and torch.equal(
+            got.long().flatten(), rows.argmax(-1)
+        )
+    except Exception:  # the probe raises too: the greedy case is missing for both
+        greedy_int = False
+    if not greedy_int:
+        return _GREEDY
+    return (
+        "With temperature=0, the int, yours returns the argmax, but with 0.0 it divides by "
+        "zero: your test of the greedy case holds for the int 0 only. `temperature is 0` "
+        "compares identity (the same object), which the float 0.0 is not (nor is a "
+        "type test such as isinstance(temperature, int)); compare the value: "
+        "`if temperature == 0:`."
+    )
+
+
 def check_sample(sample, *, hidden: bool = False) -> None:
     with Checker("sample", hidden=hidden) as c:
         c.require_callable(sample)
@@ -1031,7 +1077,10 @@ def check_sample(sample, *, hidden: bool = False) -> None:
             temperature=0.0,
             generator=_generator(1),
             call_repr=call,
-            hints={"probability tensor contains": _GREEDY, "division by zero": _GREEDY},
+            hints={
+                "probability tensor contains": lambda exc, rows=rows: _greedy_text(sample, rows),
+                "division by zero": lambda exc, rows=rows: _greedy_text(sample, rows),
+            },
         )
         c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
         over_batch = (
