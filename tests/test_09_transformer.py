@@ -414,6 +414,69 @@ class TDecodeUsesStoredMemory(_Reference):
         return super().decode(tgt_ids, self.memory, src_ids)
 
 
+class TVocabRefusedByAssert(ref.Transformer):
+    """the shared vocabulary tested with assert: AssertionError (nothing under python -O)
+    where the contract raises ValueError"""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=False, **kwargs):
+        if tie_embeddings:
+            assert src_vocab_size == tgt_vocab_size, "one vocabulary for tying"
+        super().__init__(
+            src_vocab_size, tgt_vocab_size, *args, tie_embeddings=tie_embeddings, **kwargs
+        )
+
+
+class TVocabRefusedWithTypeError(ref.Transformer):
+    """refuses the two sizes, but with another exception type than the contract's"""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=False, **kwargs):
+        if tie_embeddings and src_vocab_size != tgt_vocab_size:
+            raise TypeError("cannot tie two vocabularies")
+        super().__init__(
+            src_vocab_size, tgt_vocab_size, *args, tie_embeddings=tie_embeddings, **kwargs
+        )
+
+
+class VocabMismatchError(ValueError):
+    """a project's own error class, a ValueError: accepted"""
+
+
+class TVocabRefusedWithValueErrorSubclass(ref.Transformer):
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=False, **kwargs):
+        if tie_embeddings and src_vocab_size != tgt_vocab_size:
+            raise VocabMismatchError(f"{src_vocab_size} != {tgt_vocab_size}")
+        super().__init__(
+            src_vocab_size, tgt_vocab_size, *args, tie_embeddings=tie_embeddings, **kwargs
+        )
+
+
+class TDecoderStackFromEncoderClass(ref.Transformer):
+    """copy-paste slip: the decoder stack built with the Encoder class (no cross-attention)"""
+
+    def __init__(
+        self,
+        src_vocab_size,
+        tgt_vocab_size,
+        d_model=512,
+        num_heads=8,
+        num_layers=6,
+        d_ff=2048,
+        dropout=0.1,
+        **kwargs,
+    ):
+        super().__init__(
+            src_vocab_size,
+            tgt_vocab_size,
+            d_model,
+            num_heads,
+            num_layers,
+            d_ff,
+            dropout,
+            **kwargs,
+        )
+        self.decoder = Encoder(num_layers, d_model, num_heads, d_ff, dropout)
+
+
 class TTiedByNewParameter(ref.Transformer):
     """nn.Parameter(table) for the other two: new Parameter objects over one storage."""
 
@@ -1728,6 +1791,22 @@ def greedy_stacked_steps_first(model, src_ids, max_len, bos_id, eos_id):
 MISTAKES = [
     Mistake(
         check_Transformer,
+        TVocabRefusedByAssert,
+        r"raised AssertionError: .*asks for a ValueError.*python -O removes it",
+    ),
+    Mistake(
+        check_Transformer,
+        TVocabRefusedWithTypeError,
+        r"raised TypeError: .*asks for a ValueError.*raise ValueError instead of TypeError",
+    ),
+    Mistake(
+        check_Transformer,
+        TDecoderStackFromEncoderClass,
+        r"missing: \['decoder\.layers\.0\.cross_attn.*Your decoder's layers have no "
+        r"cross-attention .* built from the encoder's classes",
+    ),
+    Mistake(
+        check_Transformer,
         TTiesWhenSizesEqual,
         r"tie_embeddings=False, but src_embedding and tgt_embedding share one table",
     ),
@@ -2210,6 +2289,7 @@ MISTAKES = [
 
 CORRECT = [
     Correct(check_Transformer, TAnnotatedStyle),
+    Correct(check_Transformer, TVocabRefusedWithValueErrorSubclass),
     Correct(check_Transformer, TMaxLenDefault),
     Correct(check_Transformer, THelperMethod),
     Correct(check_Transformer, TAddModuleLoop),
