@@ -445,9 +445,10 @@ def _expect_vocab_check(c: Checker, cls, case: _Case) -> None:
             c.ok()
             return
         kind = type(raised).__name__
+        said = clip(str(raised).strip().split("\n")[0], 200)
         deliberate = isinstance(raised, AssertionError)
         c.fail(
-            f"{built} raised {kind}: {clip(str(raised)) or '(no message)'}. Refusing it is "
+            f"{built} raised {kind}: {said or '(no message)'}. Refusing it is "
             "right, but the contract asks for a ValueError (the caller passed an invalid "
             "combination of arguments, and code that catches the refusal catches ValueError). "
             + (
