@@ -226,6 +226,25 @@ def one_batch_only(pairs, batch_size, **kwargs):
     return ref.make_batches(pairs, batch_size, **kwargs)[0]
 
 
+@named("shuffle_by_np_random_seed")
+def shuffle_by_np_random_seed(pairs, batch_size, *, shuffle=False, seed=0, **kwargs):
+    """seeds numpy's global stream to shuffle: the order is right, the caller's stream reset"""
+    if not shuffle:
+        return ref.make_batches(pairs, batch_size, **kwargs)
+    np.random.seed(seed)  # noqa: NPY002 (the mistake: numpy's global stream)
+    order = np.random.permutation(len(pairs))  # noqa: NPY002
+    return ref.make_batches([pairs[i] for i in order], batch_size, **kwargs)
+
+
+@named("shuffle_by_random_seed")
+def shuffle_by_random_seed(pairs, batch_size, *, shuffle=False, seed=0, **kwargs):
+    order = list(range(len(pairs)))
+    if shuffle:
+        random.seed(seed)
+        random.shuffle(order)
+    return ref.make_batches([pairs[i] for i in order], batch_size, **kwargs)
+
+
 # ------------------------------------------------------------ correct make_batches
 dict_batches = named("dict_batches")(batches_with(container=dict))
 list_batches = named("list_batches")(batches_with(container=list))
@@ -544,6 +563,16 @@ BATCH_MISTAKES = [
         r"the source with <eos> in front and <bos> at the end, which is not one of the three",
     ),
     Mistake(check_make_batches, drops_last_batch, "Keep the last, smaller batch"),
+    Mistake(
+        check_make_batches,
+        shuffle_by_np_random_seed,
+        r"changed numpy's `np\.random` global random state: .*Draw from a generator of your own",
+    ),
+    Mistake(
+        check_make_batches,
+        shuffle_by_random_seed,
+        r"changed Python's `random` module's global random state",
+    ),
     Mistake(check_make_batches, sorted_by_length, "With shuffle=False keep the order"),
     Mistake(check_make_batches, float_tensors, "token ids are integers"),
     Mistake(check_make_batches, wrong_keys, 'the keys "src", "decoder_input" and "labels"'),

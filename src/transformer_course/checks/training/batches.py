@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
+import random
 import types
 from collections.abc import Iterator, Sequence
 
@@ -777,3 +778,47 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
                 "each epoch sees the data in a new order)."
             )
         c.ok()
+        _expect_global_random_state_kept(c, make_batches, pairs, batch_size, ids, seeds[0])
+
+
+def _global_random_states() -> dict[str, object]:
+    """The global random streams a shuffle may touch, by the name a message gives them."""
+    return {
+        "PyTorch's": torch.get_rng_state(),
+        "Python's `random` module's": random.getstate(),
+        "numpy's `np.random`": np.random.get_state(),  # noqa: NPY002 (the global state itself)
+    }
+
+
+def _same_state(a, b) -> bool:
+    if torch.is_tensor(a):
+        return torch.equal(a, b)
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+        return all(_same_state(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray):
+        return np.array_equal(a, b)
+    return a == b
+
+
+def _expect_global_random_state_kept(c, make_batches, pairs, batch_size, ids, seed) -> None:
+    """A seeded shuffle draws from a generator of its own: seeding or drawing from a
+    global stream changes every later draw of the caller (dropout masks, initialisation;
+    blind12h-mb-seeds-global-generator was accepted). ``seed`` is not the last call's: a
+    global stream seeded again with the same seed ends in the same state."""
+    before = _global_random_states()
+    what = f"make_batches(pairs, batch_size={batch_size}, ..., shuffle=True, seed={seed})"
+    c.call(make_batches, pairs, batch_size, call_repr=what, **ids, shuffle=True, seed=seed)
+    after = _global_random_states()
+    changed = [name for name in before if not _same_state(before[name], after[name])]
+    if changed:
+        c.fail(
+            f"{what} changed {' and '.join(changed)} global random state: it seeds the global "
+            "generator (torch.manual_seed(seed), random.seed(seed), np.random.seed(seed)) or "
+            "draws from it (torch.randperm(n) without generator=, random.shuffle(...)). Your "
+            "order is right, but every later random draw of the caller (the dropout masks, a "
+            "model's initial weights) changes with it: a data pipeline must not reset the "
+            "training's random stream. Draw from a generator of your own: g = "
+            "torch.Generator().manual_seed(seed); torch.randperm(n, generator=g) (or "
+            "random.Random(seed).shuffle(order), np.random.default_rng(seed))."
+        )
+    c.ok()
