@@ -1266,6 +1266,24 @@ def probs_logged_in_place(logits, labels, pad_id, smoothing=0.1):
     return loss[keep].mean()
 
 
+@named("target_term_on_raw_logits")
+def target_term_on_raw_logits(logits, labels, pad_id, smoothing=0.1):
+    """the target's term gathered from the logits, the smoothing term right"""
+    log_probs = F.log_softmax(logits, dim=-1)  # (..., V)
+    keep = labels != pad_id
+    picked = logits.gather(-1, labels.masked_fill(~keep, 0)[..., None])[..., 0]  # (...)
+    uniform = -log_probs.mean(-1)  # (...)
+    return ((1 - smoothing) * -picked + smoothing * uniform)[keep].mean()
+
+
+@named("log_softmax_forgotten")
+def log_softmax_forgotten(logits, labels, pad_id, smoothing=0.1):
+    """both terms on the raw logits (no log_softmax at all)"""
+    keep = labels != pad_id
+    nll = -logits.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    return ((1 - smoothing) * nll - smoothing * logits.mean(-1))[keep].mean()
+
+
 @named("smoothing_term_detached")
 def smoothing_term_detached(logits, labels, pad_id, smoothing=0.1):
     """Round 18: the value right, the smoothing term cut from the graph."""
@@ -1418,6 +1436,18 @@ SMOOTHING_MISTAKES = [
         SMOOTH,
         named("log_softmax_over_positions")(_weighted(lambda e, v: 1 - e, lambda e, v: e, 1)),
         r"log_softmax over axis 1 \(of size",
+    ),
+    Mistake(
+        SMOOTH,
+        target_term_on_raw_logits,
+        r"Adding 3\.0 to every logit changed your loss .*Here the target term reads "
+        r"-logits\[y\]",
+    ),
+    Mistake(
+        SMOOTH,
+        log_softmax_forgotten,
+        r"Adding 3\.0 to every logit changed your loss .*raw logits where log-probabilities "
+        r"belong\. Look for a term computed from `logits`",
     ),
     Mistake(
         SMOOTH,
