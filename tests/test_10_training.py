@@ -1653,6 +1653,24 @@ def clip_scales_up(model, batch, optimizer, loss_fn, clip_norm=1.0):
     return loss.item()
 
 
+@named("clip_by_hand_with_l1_norm")
+def clip_by_hand_with_l1_norm(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """clipping by hand, the total norm taken as the sum of the absolute values"""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        grads = [p.grad for p in model.parameters() if p.grad is not None]
+        total = sum(g.abs().sum() for g in grads)
+        scale = min(1.0, clip_norm / (float(total) + 1e-6))
+        for g in grads:
+            g.mul_(scale)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 @named("clip_exhausted_generator")
 def clip_exhausted_generator(model, batch, optimizer, loss_fn, clip_norm=1.0):
     model.train()
@@ -1937,6 +1955,7 @@ STEP_MISTAKES = [
     # blind9a: clipping by hand without min(1, .) scales small gradients up; no call had
     # gradients below clip_norm, so it passed both checks
     Mistake(STEP, clip_scales_up, r"already below clip_norm=.*scaled it up to clip_norm"),
+    Mistake(STEP, clip_by_hand_with_l1_norm, r"Your clipping measures the gradients' total 1-norm"),
     # blind9a: a used-up generator clips nothing; the candidates did not include it
     Mistake(STEP, clip_exhausted_generator, r"iterator that was already used up"),
     # blind9a: loss_fn(labels, logits) raised a raw NotImplementedError

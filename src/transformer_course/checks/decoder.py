@@ -1146,7 +1146,6 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             c.fail(f"In {call}: {sources}")
     _expect_properties(c, module, inputs, case, call, got)
     if case.later_calls:
-        _expect_gradient_reaches_inputs(c, module, inputs, call)
         _expect_fresh_each_call(
             c,
             module,
@@ -1160,6 +1159,7 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             lambda: build_layer()[0],
         )
         _expect_runs_without_masks(c, module, inputs, case, built, p)
+        _expect_gradient_reaches_inputs(c, module, inputs, call, got)
     if drop:
         x, memory = inputs.x, inputs.memory
         attention = "MultiHeadAttention(d_model, num_heads, dropout)"
@@ -1175,7 +1175,9 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
         expect_sublayers_dropped(c, module, parts, state, f"train mode with dropout={case.dropout}")
 
 
-def _expect_gradient_reaches_inputs(c: Checker, module, inputs: _Inputs, call: str) -> None:
+def _expect_gradient_reaches_inputs(
+    c: Checker, module, inputs: _Inputs, call: str, right: torch.Tensor
+) -> None:
     """The output's gradient reaches x and memory: a right output cut off from an input
     (memory.detach(), torch.no_grad() around the cross-attention, .data, a numpy round
     trip) trains nothing before it; lesson 10's encoder learns only through memory."""
@@ -1186,8 +1188,13 @@ def _expect_gradient_reaches_inputs(c: Checker, module, inputs: _Inputs, call: s
     args = dict(zip(("x", "memory", "src_mask", "tgt_mask"), inputs.args()))
     args.update(leaves)
     got = c.call(module, *args.values(), call_repr=call)
-    if not (isinstance(got, torch.Tensor) and got.requires_grad):
-        return  # said by the checks of the output
+    if not (
+        isinstance(got, torch.Tensor)
+        and got.requires_grad
+        and got.shape == right.shape
+        and torch.allclose(got.detach(), right.detach(), rtol=1e-5, atol=1e-6)
+    ):
+        return  # not the checked (right) output again: said by the checks of the output
     upstream = randn(tuple(got.shape), 68).to(got.dtype)
     grads = c.call(
         torch.autograd.grad,
