@@ -2379,8 +2379,27 @@ def _first(references):
     return [refs[0] for refs in references]
 
 
+def _streams_as_wide_as_the_first(references):
+    """the stream count read off the first sentence: a later, longer list is cut"""
+    streams = [[] for _ in references[0]]
+    for refs in references:
+        padded = list(refs) + [None] * len(streams)
+        for stream, reference in zip(streams, padded):
+            stream.append(reference)
+    return streams
+
+
 SCORES = check_translation_scores
 SCORE_MISTAKES = [
+    Mistake(
+        SCORES,
+        named("streams_as_wide_as_the_first_sentence")(
+            scores_with(
+                bleu=lambda h, r: sacrebleu.corpus_bleu(h, _streams_as_wide_as_the_first(r)).score
+            )
+        ),
+        r"Your streams stop at the first sentence's number of references",
+    ),
     # blind16a: the corpus scored as one sentence (joined) got the recipe alone
     Mistake(
         SCORES,
@@ -2904,6 +2923,12 @@ def test_bleu_probe_parts_the_mistakes_that_tie():
     }
     right = scores._bleu(hypotheses, references)
     assert abs(values["per_sentence_lists"] - values["compacted"]) > 1
+    # the streams cut to the first sentence's width and to the first reference part here
+    width_first, first = (
+        scores._BLEU_MODELS[scores._BLEU_MISTAKES[name]](hypotheses, references)
+        for name in ("width_first", "first")
+    )
+    assert abs(width_first - first) > 1
     assert all(abs(value - right) > 1 for value in values.values())
     visible = scores._VISIBLE_SCORES[0]
     tie = [scores._BLEU_MODELS[scores._BLEU_MISTAKES[n]](*visible) for n in values]
