@@ -2123,7 +2123,9 @@ MISTAKES = [
         for knobs, message in checks.GREEDY_MISTAKES
     ],
     Mistake(
-        check_greedy_decode, greedy_one_step_more, r"You generated \d+ tokens: at most max_len"
+        check_greedy_decode,
+        greedy_one_step_more,
+        r"You generated \d+ tokens: your loop runs one step too many",
     ),
     Mistake(check_greedy_decode, greedy_one_step_less, r"Your rows stop at \d+ tokens: max_len"),
     Mistake(
