@@ -414,29 +414,6 @@ class TDecodeUsesStoredMemory(_Reference):
         return super().decode(tgt_ids, self.memory, src_ids)
 
 
-class TVocabRefusedByAssert(ref.Transformer):
-    """the shared vocabulary tested with assert: AssertionError (nothing under python -O)
-    where the contract raises ValueError"""
-
-    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=False, **kwargs):
-        if tie_embeddings:
-            assert src_vocab_size == tgt_vocab_size, "one vocabulary for tying"
-        super().__init__(
-            src_vocab_size, tgt_vocab_size, *args, tie_embeddings=tie_embeddings, **kwargs
-        )
-
-
-class TVocabRefusedWithTypeError(ref.Transformer):
-    """refuses the two sizes, but with another exception type than the contract's"""
-
-    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=False, **kwargs):
-        if tie_embeddings and src_vocab_size != tgt_vocab_size:
-            raise TypeError("cannot tie two vocabularies")
-        super().__init__(
-            src_vocab_size, tgt_vocab_size, *args, tie_embeddings=tie_embeddings, **kwargs
-        )
-
-
 class VocabMismatchError(ValueError):
     """a project's own error class, a ValueError: accepted"""
 
@@ -1789,16 +1766,6 @@ def greedy_stacked_steps_first(model, src_ids, max_len, bos_id, eos_id):
 
 # ================================================================== the lists
 MISTAKES = [
-    Mistake(
-        check_Transformer,
-        TVocabRefusedByAssert,
-        r"raised AssertionError: .*asks for a ValueError.*python -O removes it",
-    ),
-    Mistake(
-        check_Transformer,
-        TVocabRefusedWithTypeError,
-        r"raised TypeError: .*asks for a ValueError.*raise ValueError instead of TypeError",
-    ),
     Mistake(
         check_Transformer,
         TDecoderStackFromEncoderClass,
