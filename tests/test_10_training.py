@@ -566,12 +566,12 @@ BATCH_MISTAKES = [
     Mistake(
         check_make_batches,
         shuffle_by_np_random_seed,
-        r"changed numpy's `np\.random` global random state: .*Draw from a generator of your own",
+        r"seeds numpy's `np\.random` global random stream: .*Draw from a generator of your own",
     ),
     Mistake(
         check_make_batches,
         shuffle_by_random_seed,
-        r"changed Python's `random` module's global random state",
+        r"seeds Python's `random` module's global random stream",
     ),
     Mistake(check_make_batches, sorted_by_length, "With shuffle=False keep the order"),
     Mistake(check_make_batches, float_tensors, "token ids are integers"),
