@@ -607,6 +607,38 @@ class LayerPostMemoryThroughNorm3(ref.DecoderLayer):
         return self.norm3(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerMemoryThroughNumpy(ref.DecoderLayer):
+    """memory taken through numpy on its way in (to "clean" it): the values are right, the
+    encoder gets no gradient from the decoder's loss"""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        memory = torch.from_numpy(memory.detach().cpu().numpy())
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
+class LayerMemoryDroppedOnce(ref.DecoderLayer):
+    """post-LN: one dropout mask on memory, shared by the keys and the values"""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        enc = self.dropout(memory)
+        x = self.norm2(x + self.dropout(self.cross_attn(x, enc, enc, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerMemoryKeptLastPositions(ref.DecoderLayer):
+    """keeps memory's last len_tgt positions (and the mask's), to make the lengths agree"""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        n = x.shape[1]
+        if memory.shape[1] > n:
+            memory = memory[:, memory.shape[1] - n :]
+            src_mask = None if src_mask is None else src_mask[..., -n:]
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
 class LayerPreNormalisesItsOutput(ref.DecoderLayer):
     """Pre-LN ending with norm1 of the last residual sum: the same family (a post-LN step
     added at the end of a pre-LN layer), with another norm."""
@@ -669,6 +701,23 @@ LAYER_MISTAKES = [
         check_DecoderLayer,
         LayerPreNormalisesItsOutput,
         r"your pre-LN layer returns `self\.norm1` of the last sum instead of the sum itself",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerMemoryThroughNumpy,
+        r"is right, but no gradient flows back from it into `memory` .*The encoder then never "
+        r"learns",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerMemoryDroppedOnce,
+        r"The keys and values of `self\.cross_attn` are dropout\(memory\) \(train mode",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerMemoryKeptLastPositions,
+        r"The keys and values of `self\.cross_attn` are memory cut to its last \d positions "
+        r"\(memory\[:, -\d:\], the target's length\)",
     ),
     Mistake(
         check_DecoderLayer,

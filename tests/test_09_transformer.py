@@ -414,6 +414,46 @@ class TDecodeUsesStoredMemory(_Reference):
         return super().decode(tgt_ids, self.memory, src_ids)
 
 
+class VocabMismatchError(ValueError):
+    """a project's own error class, a ValueError: accepted"""
+
+
+class TVocabRefusedWithValueErrorSubclass(ref.Transformer):
+    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=False, **kwargs):
+        if tie_embeddings and src_vocab_size != tgt_vocab_size:
+            raise VocabMismatchError(f"{src_vocab_size} != {tgt_vocab_size}")
+        super().__init__(
+            src_vocab_size, tgt_vocab_size, *args, tie_embeddings=tie_embeddings, **kwargs
+        )
+
+
+class TDecoderStackFromEncoderClass(ref.Transformer):
+    """copy-paste slip: the decoder stack built with the Encoder class (no cross-attention)"""
+
+    def __init__(
+        self,
+        src_vocab_size,
+        tgt_vocab_size,
+        d_model=512,
+        num_heads=8,
+        num_layers=6,
+        d_ff=2048,
+        dropout=0.1,
+        **kwargs,
+    ):
+        super().__init__(
+            src_vocab_size,
+            tgt_vocab_size,
+            d_model,
+            num_heads,
+            num_layers,
+            d_ff,
+            dropout,
+            **kwargs,
+        )
+        self.decoder = Encoder(num_layers, d_model, num_heads, d_ff, dropout)
+
+
 class TTiedByNewParameter(ref.Transformer):
     """nn.Parameter(table) for the other two: new Parameter objects over one storage."""
 
@@ -1728,6 +1768,12 @@ def greedy_stacked_steps_first(model, src_ids, max_len, bos_id, eos_id):
 MISTAKES = [
     Mistake(
         check_Transformer,
+        TDecoderStackFromEncoderClass,
+        r"missing: \['decoder\.layers\.0\.cross_attn.*Your decoder's layers have no "
+        r"cross-attention .* built from the encoder's classes",
+    ),
+    Mistake(
+        check_Transformer,
         TTiesWhenSizesEqual,
         r"tie_embeddings=False, but src_embedding and tgt_embedding share one table",
     ),
@@ -2044,7 +2090,9 @@ MISTAKES = [
         for knobs, message in checks.GREEDY_MISTAKES
     ],
     Mistake(
-        check_greedy_decode, greedy_one_step_more, r"You generated \d+ tokens: at most max_len"
+        check_greedy_decode,
+        greedy_one_step_more,
+        r"You generated \d+ tokens: your loop runs one step too many",
     ),
     Mistake(check_greedy_decode, greedy_one_step_less, r"Your rows stop at \d+ tokens: max_len"),
     Mistake(
@@ -2210,6 +2258,7 @@ MISTAKES = [
 
 CORRECT = [
     Correct(check_Transformer, TAnnotatedStyle),
+    Correct(check_Transformer, TVocabRefusedWithValueErrorSubclass),
     Correct(check_Transformer, TMaxLenDefault),
     Correct(check_Transformer, THelperMethod),
     Correct(check_Transformer, TAddModuleLoop),

@@ -226,6 +226,25 @@ def one_batch_only(pairs, batch_size, **kwargs):
     return ref.make_batches(pairs, batch_size, **kwargs)[0]
 
 
+@named("shuffle_by_np_random_seed")
+def shuffle_by_np_random_seed(pairs, batch_size, *, shuffle=False, seed=0, **kwargs):
+    """seeds numpy's global stream to shuffle: the order is right, the caller's stream reset"""
+    if not shuffle:
+        return ref.make_batches(pairs, batch_size, **kwargs)
+    np.random.seed(seed)  # noqa: NPY002 (the mistake: numpy's global stream)
+    order = np.random.permutation(len(pairs))  # noqa: NPY002
+    return ref.make_batches([pairs[i] for i in order], batch_size, **kwargs)
+
+
+@named("shuffle_by_random_seed")
+def shuffle_by_random_seed(pairs, batch_size, *, shuffle=False, seed=0, **kwargs):
+    order = list(range(len(pairs)))
+    if shuffle:
+        random.seed(seed)
+        random.shuffle(order)
+    return ref.make_batches([pairs[i] for i in order], batch_size, **kwargs)
+
+
 # ------------------------------------------------------------ correct make_batches
 dict_batches = named("dict_batches")(batches_with(container=dict))
 list_batches = named("list_batches")(batches_with(container=list))
@@ -544,6 +563,16 @@ BATCH_MISTAKES = [
         r"the source with <eos> in front and <bos> at the end, which is not one of the three",
     ),
     Mistake(check_make_batches, drops_last_batch, "Keep the last, smaller batch"),
+    Mistake(
+        check_make_batches,
+        shuffle_by_np_random_seed,
+        r"seeds numpy's `np\.random` global random stream: .*Draw from a generator of your own",
+    ),
+    Mistake(
+        check_make_batches,
+        shuffle_by_random_seed,
+        r"seeds Python's `random` module's global random stream",
+    ),
     Mistake(check_make_batches, sorted_by_length, "With shuffle=False keep the order"),
     Mistake(check_make_batches, float_tensors, "token ids are integers"),
     Mistake(check_make_batches, wrong_keys, 'the keys "src", "decoder_input" and "labels"'),
@@ -1237,6 +1266,24 @@ def probs_logged_in_place(logits, labels, pad_id, smoothing=0.1):
     return loss[keep].mean()
 
 
+@named("target_term_on_raw_logits")
+def target_term_on_raw_logits(logits, labels, pad_id, smoothing=0.1):
+    """the target's term gathered from the logits, the smoothing term right"""
+    log_probs = F.log_softmax(logits, dim=-1)  # (..., V)
+    keep = labels != pad_id
+    picked = logits.gather(-1, labels.masked_fill(~keep, 0)[..., None])[..., 0]  # (...)
+    uniform = -log_probs.mean(-1)  # (...)
+    return ((1 - smoothing) * -picked + smoothing * uniform)[keep].mean()
+
+
+@named("log_softmax_forgotten")
+def log_softmax_forgotten(logits, labels, pad_id, smoothing=0.1):
+    """both terms on the raw logits (no log_softmax at all)"""
+    keep = labels != pad_id
+    nll = -logits.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    return ((1 - smoothing) * nll - smoothing * logits.mean(-1))[keep].mean()
+
+
 @named("smoothing_term_detached")
 def smoothing_term_detached(logits, labels, pad_id, smoothing=0.1):
     """Round 18: the value right, the smoothing term cut from the graph."""
@@ -1389,6 +1436,18 @@ SMOOTHING_MISTAKES = [
         SMOOTH,
         named("log_softmax_over_positions")(_weighted(lambda e, v: 1 - e, lambda e, v: e, 1)),
         r"log_softmax over axis 1 \(of size",
+    ),
+    Mistake(
+        SMOOTH,
+        target_term_on_raw_logits,
+        r"Adding 3\.0 to every logit changed your loss .*Here the target term reads "
+        r"-logits\[y\]",
+    ),
+    Mistake(
+        SMOOTH,
+        log_softmax_forgotten,
+        r"Adding 3\.0 to every logit changed your loss .*raw logits where log-probabilities "
+        r"belong\. Look for a term computed from `logits`",
     ),
     Mistake(
         SMOOTH,
@@ -1589,6 +1648,24 @@ def clip_scales_up(model, batch, optimizer, loss_fn, clip_norm=1.0):
         total = torch.sqrt(sum((g**2).sum() for g in grads))
         for g in grads:
             g.mul_(clip_norm / (total + 1e-6))
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+@named("clip_by_hand_with_l1_norm")
+def clip_by_hand_with_l1_norm(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """clipping by hand, the total norm taken as the sum of the absolute values"""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        grads = [p.grad for p in model.parameters() if p.grad is not None]
+        total = sum(g.abs().sum() for g in grads)
+        scale = min(1.0, clip_norm / (float(total) + 1e-6))
+        for g in grads:
+            g.mul_(scale)
     optimizer.step()
     optimizer.zero_grad()
     return loss.item()
@@ -1878,6 +1955,7 @@ STEP_MISTAKES = [
     # blind9a: clipping by hand without min(1, .) scales small gradients up; no call had
     # gradients below clip_norm, so it passed both checks
     Mistake(STEP, clip_scales_up, r"already below clip_norm=.*scaled it up to clip_norm"),
+    Mistake(STEP, clip_by_hand_with_l1_norm, r"Your clipping measures the gradients' total 1-norm"),
     # blind9a: a used-up generator clips nothing; the candidates did not include it
     Mistake(STEP, clip_exhausted_generator, r"iterator that was already used up"),
     # blind9a: loss_fn(labels, logits) raised a raw NotImplementedError
@@ -2301,8 +2379,27 @@ def _first(references):
     return [refs[0] for refs in references]
 
 
+def _streams_as_wide_as_the_first(references):
+    """the stream count read off the first sentence: a later, longer list is cut"""
+    streams = [[] for _ in references[0]]
+    for refs in references:
+        padded = list(refs) + [None] * len(streams)
+        for stream, reference in zip(streams, padded):
+            stream.append(reference)
+    return streams
+
+
 SCORES = check_translation_scores
 SCORE_MISTAKES = [
+    Mistake(
+        SCORES,
+        named("streams_as_wide_as_the_first_sentence")(
+            scores_with(
+                bleu=lambda h, r: sacrebleu.corpus_bleu(h, _streams_as_wide_as_the_first(r)).score
+            )
+        ),
+        r"Your streams stop at the first sentence's number of references",
+    ),
     # blind16a: the corpus scored as one sentence (joined) got the recipe alone
     Mistake(
         SCORES,
@@ -2826,6 +2923,12 @@ def test_bleu_probe_parts_the_mistakes_that_tie():
     }
     right = scores._bleu(hypotheses, references)
     assert abs(values["per_sentence_lists"] - values["compacted"]) > 1
+    # the streams cut to the first sentence's width and to the first reference part here
+    width_first, first = (
+        scores._BLEU_MODELS[scores._BLEU_MISTAKES[name]](hypotheses, references)
+        for name in ("width_first", "first")
+    )
+    assert abs(width_first - first) > 1
     assert all(abs(value - right) > 1 for value in values.values())
     visible = scores._VISIBLE_SCORES[0]
     tie = [scores._BLEU_MODELS[scores._BLEU_MISTAKES[n]](*visible) for n in values]

@@ -431,11 +431,45 @@ def _future_by_another_path(module, inputs: _Inputs, t: int) -> str:
     )
 
 
-def _cross_attention_sources(module, inputs: _Inputs, p) -> str:
+def _memory_label(value: torch.Tensor, memory: torch.Tensor, len_tgt: int, rate: float) -> str:
+    """What ``value`` (float64) is, when it is memory cut along its length or memory after
+    a dropout of ``rate`` (every entry zeroed or scaled by 1 / (1 - rate)); "" otherwise."""
+    if value.dim() == 3 and value.shape[::2] == memory.shape[::2]:
+        n = value.shape[1]
+        if 0 < n < memory.shape[1]:
+            for cut, text in ((memory[:, :n], f"[:, :{n}]"), (memory[:, -n:], f"[:, -{n}:]")):
+                if torch.allclose(value, cut, rtol=1e-4, atol=1e-5):
+                    first = "first" if text.startswith("[:, :") else "last"
+                    return (
+                        f"memory cut to its {first} {n} positions (memory{text}"
+                        + (", the target's length" if n == len_tgt else "")
+                        + f"): the other {memory.shape[1] - n} source positions are never "
+                        "read, and a source longer than the target loses its end"
+                    )
+    if rate > 0 and value.shape == memory.shape:
+        kept = value != 0
+        scaled = memory / (1 - rate) if rate < 1 else memory
+        dropped_whole = rate == 1.0 and not kept.any()
+        dropped_some = (
+            rate < 1
+            and not kept.all()
+            and torch.allclose(value[kept], scaled[kept], rtol=1e-4, atol=1e-5)
+        )
+        if dropped_whole or dropped_some:
+            return (
+                f"dropout(memory) (train mode, dropout={rate}: entries zeroed, the rest "
+                "scaled by 1 / (1 - p)): the layer's dropout acts on each sub-layer's "
+                "output, never on memory"
+            )
+    return ""
+
+
+def _cross_attention_sources(module, inputs: _Inputs, p, rate: float = 0.0) -> str:
     """The cross-attention's keys and values when they are not memory as given (each
     sub-result of the layer being right on the learner's own values, the localiser says
-    nothing of them): normalised by one of the layer's norms, or another tensor. "" when
-    they are memory, or the call cannot be observed."""
+    nothing of them): normalised by one of the layer's norms, cut along its length, after
+    a dropout of ``rate`` (train mode), or another tensor. "" when they are memory, or the
+    call cannot be observed."""
     calls = _attention_calls(module, "cross_attn", inputs)
     if not calls or len(calls) != 1:
         return ""
@@ -448,6 +482,10 @@ def _cross_attention_sources(module, inputs: _Inputs, p) -> str:
             return ""
         value = value.detach().double()
         if value.shape == memory.shape and torch.allclose(value, memory, rtol=1e-4, atol=1e-5):
+            continue
+        label = _memory_label(value, memory, inputs.x.shape[1], rate)
+        if label:
+            labels[slot] = label
             continue
         label = "another tensor than memory"
         for norm in ("norm1", "norm2", "norm3"):
@@ -467,6 +505,11 @@ def _cross_attention_sources(module, inputs: _Inputs, p) -> str:
     else:
         said = "In `self.cross_attn`, " + "; ".join(
             f"the {slot}s are {label}" for slot, label in labels.items()
+        )
+    if any(label.startswith(("memory ", "dropout(")) for label in labels.values()):
+        return (
+            f"{said}. The cross-attention reads the encoder output as given: "
+            "cross_attn(query, memory, memory, src_mask)."
         )
     return (
         f"{said}, not memory as given: the cross-attention reads the encoder output unchanged, "
@@ -1095,6 +1138,12 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
         ),
         hint=lambda: _property_problem(c, module, inputs, case, call, got) or _LAYER_BUILT_ON,
     )
+    if case.mode == "train" and case.dropout > 0:
+        # a dropout on memory: the output can hide it (at dropout=1.0 the cross-attention's
+        # output is dropped whole), the cross-attention's keys and values cannot
+        sources = _cross_attention_sources(module, inputs, p, case.dropout)
+        if sources:
+            c.fail(f"In {call}: {sources}")
     _expect_properties(c, module, inputs, case, call, got)
     if case.later_calls:
         _expect_fresh_each_call(
@@ -1110,6 +1159,7 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             lambda: build_layer()[0],
         )
         _expect_runs_without_masks(c, module, inputs, case, built, p)
+        _expect_gradient_reaches_inputs(c, module, inputs, call, got)
     if drop:
         x, memory = inputs.x, inputs.memory
         attention = "MultiHeadAttention(d_model, num_heads, dropout)"
@@ -1123,6 +1173,54 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             ),
         }
         expect_sublayers_dropped(c, module, parts, state, f"train mode with dropout={case.dropout}")
+
+
+def _expect_gradient_reaches_inputs(
+    c: Checker, module, inputs: _Inputs, call: str, right: torch.Tensor
+) -> None:
+    """The output's gradient reaches x and memory: a right output cut off from an input
+    (memory.detach(), torch.no_grad() around the cross-attention, .data, a numpy round
+    trip) trains nothing before it; lesson 10's encoder learns only through memory."""
+    leaves = {
+        name: getattr(inputs, name).detach().clone().requires_grad_(True)
+        for name in ("x", "memory")
+    }
+    args = dict(zip(("x", "memory", "src_mask", "tgt_mask"), inputs.args()))
+    args.update(leaves)
+    got = c.call(module, *args.values(), call_repr=call)
+    if not (
+        isinstance(got, torch.Tensor)
+        and got.requires_grad
+        and got.shape == right.shape
+        and torch.allclose(got.detach(), right.detach(), rtol=1e-5, atol=1e-6)
+    ):
+        return  # not the checked (right) output again: said by the checks of the output
+    upstream = randn(tuple(got.shape), 68).to(got.dtype)
+    grads = c.call(
+        torch.autograd.grad,
+        got,
+        list(leaves.values()),
+        upstream,
+        allow_unused=True,
+        call_repr=f"torch.autograd.grad({call}, [x, memory], upstream gradient)",
+    )
+    for (name, _leaf), grad in zip(leaves.items(), grads):
+        if grad is None or not bool(grad.abs().sum() > 0):
+            where = "the cross-attention's keys and values" if name == "memory" else "the layer"
+            c.fail(
+                f"The output of {call} is right, but no gradient flows back from it into "
+                f"`{name}` (its gradient is {'None' if grad is None else 'all zeros'}): "
+                f"{name} enters {where} cut off from the graph, by .detach(), .data, "
+                "torch.no_grad() or a round trip through numpy. "
+                + (
+                    "The encoder then never learns from the decoder's loss: the "
+                    "cross-attention must read memory itself, cross_attn(x, memory, memory, "
+                    "src_mask)."
+                    if name == "memory"
+                    else "Nothing before this layer then learns: compute on x itself."
+                )
+            )
+    c.ok()
 
 
 _NONE_MEANS_NO_MASK = (

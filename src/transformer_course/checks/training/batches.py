@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
+import random
 import types
 from collections.abc import Iterator, Sequence
 
@@ -777,3 +778,53 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
                 "each epoch sees the data in a new order)."
             )
         c.ok()
+        _expect_global_random_state_kept(c, make_batches, pairs, batch_size, ids, seeds[0])
+
+
+def _global_random_states() -> dict[str, object]:
+    """The global random streams a shuffle may touch, by the name a message gives them."""
+    return {
+        "PyTorch's": torch.get_rng_state(),
+        "Python's `random` module's": random.getstate(),
+        "numpy's `np.random`": np.random.get_state(),  # noqa: NPY002 (the global state itself)
+    }
+
+
+def _same_state(a, b) -> bool:
+    if torch.is_tensor(a):
+        return torch.equal(a, b)
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+        return all(_same_state(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray):
+        return np.array_equal(a, b)
+    return a == b
+
+
+def _expect_global_random_state_kept(c, make_batches, pairs, batch_size, ids, seed) -> None:
+    """A seeded shuffle draws from a generator of its own: seeding a global stream resets
+    every later draw of the caller (dropout masks, initialisation; blind12h-mb-seeds-global-
+    generator was accepted). Drawing from a global stream is accepted (the course's checks
+    tolerate it everywhere); seeding is told apart by two calls from two different global
+    states: a stream the call seeds is in the same state after both. ``seed`` is not the
+    last call's. The checker puts the global streams back afterwards."""
+    what = f"make_batches(pairs, batch_size={batch_size}, ..., shuffle=True, seed={seed})"
+    after = []
+    for _ in range(2):
+        c.call(make_batches, pairs, batch_size, call_repr=what, **ids, shuffle=True, seed=seed)
+        after.append(_global_random_states())
+        torch.rand(3)  # another global state before the second call
+        random.random()
+        np.random.rand(3)  # noqa: NPY002 (the global state itself)
+    seeded = [name for name in after[0] if _same_state(after[0][name], after[1][name])]
+    if seeded:
+        c.fail(
+            f"{what} seeds {' and '.join(seeded)} global random stream: called from two "
+            "different global states, it leaves the same state after both (torch.manual_seed("
+            "seed), random.seed(seed) or np.random.seed(seed) in your code). Your order is "
+            "right, but every later random draw of the caller (the dropout masks, a model's "
+            "initial weights) is reset with it: a data pipeline must not reseed the training's "
+            "random stream. Draw from a generator of your own: g = torch.Generator()."
+            "manual_seed(seed); torch.randperm(n, generator=g) (or random.Random(seed)."
+            "shuffle(order), np.random.default_rng(seed))."
+        )
+    c.ok()

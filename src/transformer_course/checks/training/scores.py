@@ -148,6 +148,11 @@ _BLEU_MISTAKES = {
     "does that too when a sentence has just one: it stops at the shortest list). Every "
     "correct translation counts: an n-gram matches if it occurs in any of the references; "
     "itertools.zip_longest(*references) fills the missing ones with None.",
+    "width_first": "Your streams stop at the first sentence's number of references (a "
+    "width taken from references[0]): a later sentence with more references than the first "
+    "loses its extra ones, and they never count. The number of streams is the largest "
+    "count, max(len(refs) for refs in references) (itertools.zip_longest(*references) "
+    "gives as many), each stream None where a sentence has fewer.",
     "empty": 'The streams are padded with "" where a sentence has fewer references: '
     'sacrebleu 2 drops None but keeps "" as a reference of length 0, and the brevity '
     "penalty then compares a short hypothesis with that empty reference. Pad with None.",
@@ -198,6 +203,9 @@ def _corpus(hypotheses, streams) -> float:
 #: each known mistake's BLEU, (hypotheses, references) -> score
 _BLEU_MODELS = {
     _BLEU_MISTAKES["first"]: lambda h, r: _bleu(h, [[refs[0]] for refs in r]),
+    _BLEU_MISTAKES["width_first"]: lambda h, r: _corpus(
+        h, [[refs[j] if j < len(refs) else None for refs in r] for j in range(len(r[0]))]
+    ),
     _BLEU_MISTAKES["empty"]: lambda h, r: _bleu(h, r, ""),
     _BLEU_MISTAKES["sentence_mean"]: lambda h, r: float(
         np.mean([sacrebleu.sentence_bleu(a, list(b)).score for a, b in zip(h, r)])

@@ -427,6 +427,46 @@ def _fitted_weights(label_smoothed_loss, logits, labels, pad_id, eps, value) -> 
     )
 
 
+def _shift_dependence(label_smoothed_loss, logits, labels, pad_id, eps, value: float) -> str:
+    """A loss that changes when one constant is added to every logit reads the raw logits
+    somewhere (log_softmax removes any such constant): said, with the term when one of
+    the two terms on raw logits gives the learner's value; "" otherwise."""
+    shift = 3.0
+    try:
+        with torch.no_grad():
+            shifted = label_smoothed_loss(logits.detach() + shift, labels.clone(), pad_id, eps)
+        shifted = float(torch.as_tensor(shifted).detach().double())
+    except Exception:
+        return ""
+    if not math.isfinite(shifted) or math.isclose(shifted, value, rel_tol=1e-4, abs_tol=1e-5):
+        return ""
+    x = logits.detach().double()
+    keep = labels != pad_id
+    nll, uniform = _term_means(torch.log_softmax(x, dim=-1), labels, keep)
+    raw_nll, raw_uniform = _term_means(x, labels, keep)
+    terms = {
+        "the smoothing term is the mean of -logits over the V tokens where the mean of "
+        "-log_probs belongs (-log_probs.mean(dim=-1))": (1 - eps) * nll + eps * raw_uniform,
+        "the target term reads -logits[y] where it reads -log_probs[y]": (1 - eps) * raw_nll
+        + eps * uniform,
+    }
+    named = [
+        text
+        for text, wrong in terms.items()
+        if math.isclose(value, float(wrong), rel_tol=1e-4, abs_tol=1e-5)
+    ]
+    said = (
+        f" Here {named[0]}."
+        if len(named) == 1
+        else " Look for a term computed from `logits` instead of from log_softmax(logits)."
+    )
+    return (
+        f"Adding {shift} to every logit changed your loss ({value:.6g} -> {shifted:.6g}); "
+        "a softmax, and the loss, cannot see such a constant: your loss reads the raw "
+        f"logits where log-probabilities belong.{said}"
+    )
+
+
 def _size_one_axis_note(label_smoothed_loss, logits, labels, pad_id, eps) -> str:
     """The family 'an axis of size 1 lost on the way' (a bare squeeze(), an index [0]):
     said when the labels have an axis of size 1 and the learner's loss is right on the same
@@ -717,6 +757,9 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 mistakes=mistakes,
                 explain=lambda got=got, x=logits, y=labels, p=pad_id, e=eps, t=tol: (
                     _explain_loss(got, x, y, p, e, t["rtol"], t["atol"])
+                    or _shift_dependence(
+                        label_smoothed_loss, x, y, p, e, float(got.detach().double())
+                    )
                     or _size_one_axis_note(label_smoothed_loss, x, y, p, e)
                     or _fitted_weights(
                         label_smoothed_loss, x, y, p, e, float(got.detach().double())

@@ -54,6 +54,10 @@ def copy_model(model, vocab, pad_id, config: dict = _STEP_MODEL):
     return twin
 
 
+#: clipping by another total norm than the 2-norm: mode -> clip_grad_norm_'s norm_type
+_OTHER_NORMS = {"norm_1": 1.0}
+
+
 def _sgd_variant(
     start_state,
     vocab,
@@ -98,6 +102,8 @@ def _sgd_variant(
         loss.backward()
         if clip is not None and mode == "norm":
             torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+        elif clip is not None and mode in _OTHER_NORMS:  # another norm than the 2-norm
+            torch.nn.utils.clip_grad_norm_(model.parameters(), clip, norm_type=_OTHER_NORMS[mode])
         elif clip is not None and mode == "value":
             torch.nn.utils.clip_grad_value_(model.parameters(), clip)
         elif clip is not None and mode == "each":
@@ -320,6 +326,11 @@ def _diagnose_step(
         "You clipped each gradient entry to [-clip_norm, clip_norm] "
         "(clip_grad_value_); the contract clips the total 2-norm of all gradients "
         "together, which keeps their direction: clip_grad_norm_.": dict(clip=clip, mode="value"),
+        "Your clipping measures the gradients' total 1-norm (norm_type=1, the sum of the "
+        "absolute values), which is larger than their 2-norm: the gradients are scaled down "
+        "more than asked, and also when their 2-norm is within clip_norm. The contract clips "
+        "the total 2-norm, clip_grad_norm_'s default: torch.nn.utils.clip_grad_norm_("
+        "model.parameters(), clip_norm), no norm_type.": dict(clip=clip, mode="norm_1"),
         "You clipped each parameter's gradient norm on its own; the contract clips "
         "the norm of all gradients together (one call, clip_grad_norm_("
         "model.parameters(), clip_norm)).": dict(clip=clip, mode="each"),

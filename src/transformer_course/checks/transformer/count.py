@@ -353,6 +353,15 @@ def _short_attention_mistakes() -> list[tuple[dict, str]]:
 COUNT_MISTAKES += _per_head_mistakes() + _per_layer_mistakes() + _subtracted_mistakes()
 COUNT_MISTAKES += _bias_width_mistakes() + _single_layer_mistakes() + _two_sub_layer_mistakes()
 COUNT_MISTAKES += _short_attention_mistakes()
+COUNT_MISTAKES.append(
+    (
+        {"tie_inverted": True},
+        "Your counts are right for the other value of tie_embeddings: a tied model gets the "
+        "untied counts (two tables, the output layer's weight counted) and an untied model "
+        "the tied ones. The tie_embeddings test is inverted (`if not tie_embeddings` where "
+        "`if tie_embeddings` belongs, or the two branches exchanged).",
+    )
+)
 
 # the family 'a bias sized by the wrong width', beyond the feed-forward (module knobs, see
 # mistaken_counts): an nn.Linear(n_in, n_out) has a bias of n_out numbers
@@ -384,6 +393,8 @@ def mistaken_counts(args: tuple, knobs: dict) -> dict[str, int]:
     short = knobs.pop("decoder_attention_short", 0)
     attention_bias = knobs.pop("attention_bias", "d_model")
     output_bias = knobs.pop("output_bias", "vocab_size")
+    if knobs.pop("tie_inverted", False):  # every tie_embeddings test reads the other value
+        args = (*args[:5], not args[5], *args[6:])
     counts = count_parameters_f(*args, **knobs)
     v, d, h, layers, _f, _tie, _final = args
     counts["decoder"] -= layers * short * (d * d + d)

@@ -187,8 +187,10 @@ def off_by_one_mistakes(max_len: int, widest_input: int = 0) -> list[tuple[dict,
         ({"steps": max_len - 1}, short_rows),
         (
             {"steps": max_len + 1},
-            f"You generated {max_len + 1} tokens: at most max_len = "
-            f"{max_len} new tokens, <bos> not counted.",
+            f"You generated {max_len + 1} tokens: your loop runs one step too many, "
+            f"max_len + 1 = {max_len + 1} steps (range(max_len + 1), or a loop test that "
+            f"lets one more step through, <= where < belongs). At most max_len = {max_len} "
+            "new tokens, <bos> not counted: range(max_len) steps.",
         ),
     ]
 

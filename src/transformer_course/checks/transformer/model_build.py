@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from transformer_course.checking import Checker, CheckFailure
-from transformer_course.checking.modules import build_module, transposed_weight_hint
+from transformer_course.checking.modules import _key_list, build_module, transposed_weight_hint
 
 from .common import _INDEX_HINT, _OUT_WEIGHT, _POSITIONS, _SRC_TABLE, _TGT_TABLE
 from .model_cases import _Case, _case_state, _parameter_shapes
@@ -83,6 +83,14 @@ def _keys_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple], case: 
             f"You built a second positional encoding ({', '.join(positional)}): the contract has "
             "ONE, positional_encoding, used for both sides (the sinusoids do not depend on the "
             "language; only the positions matter)."
+        )
+    cross = {key for key in missing if key.startswith("decoder.layers.") and ".cross_attn." in key}
+    if cross and not any(".cross_attn." in key for key in found):
+        hints.append(
+            "Your decoder's layers have no cross-attention (no cross_attn, no norm3): they are "
+            "encoder layers. The decoder stack is built from the encoder's classes (Encoder, or "
+            "EncoderLayer inside it) where lesson 08's Decoder belongs: self.decoder = "
+            "Decoder(num_layers, d_model, num_heads, d_ff, ...), whose layers read memory."
         )
     if "output.bias" in missing and _OUT_WEIGHT in found:
         hints.append("The output layer is nn.Linear(d_model, tgt_vocab_size), with its bias.")
@@ -284,7 +292,8 @@ def _build(c: Checker, cls, case: _Case) -> tuple[nn.Module, str]:
         extra = sorted(keys - set(expected))
         c.fail(
             f"{built} should have the state-dict keys of the contract (besides the positional "
-            f"encoding's table); missing: {missing or 'none'}, unexpected: {extra or 'none'}. "
+            f"encoding's table); missing: {_key_list(missing) if missing else 'none'}, "
+            f"unexpected: {_key_list(extra) if extra else 'none'}. "
             "The checks (and lesson 10) load weights by these names, so the submodules must be "
             "called src_embedding, tgt_embedding, positional_encoding, encoder, decoder and "
             f"output. {_keys_hint(found, expected, case)}".strip()
