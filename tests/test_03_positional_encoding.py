@@ -1334,7 +1334,11 @@ MISTAKES = [
     Mistake(check_positional_encoding, pe_tensor, r"torch\.Tensor.*work in numpy"),
     Mistake(check_positional_encoding, pe_precedence, "NaN or inf.*parentheses"),
     # the single-edit diagnosis names it exactly where the values alone said "outside"
-    Mistake(check_positional_encoding, pe_no_sin, r"outside \[-1, 1\]|leaves out `sin`.*: `angles` where"),
+    Mistake(
+        check_positional_encoding,
+        pe_no_sin,
+        r"outside \[-1, 1\]|leaves out `sin`.*: `angles` where",
+    ),
     Mistake(check_positional_encoding, pe_integer_table, r"floating-point"),
     # blind round 11: the exponent's denominator family, confirmed on every case
     Mistake(check_positional_encoding, pe_rows_from_1, r"rows \[0\].*starts late"),
