@@ -1988,6 +1988,12 @@ def sdpa_weights_mT_times_v(q, k, v, mask=None):
     return weights.mT.matmul(v), weights
 
 
+def sdpa_values_mT(q, k, v, mask=None):
+    """The output mixes the values transposed (.mT), as the keys are in the scores."""
+    _, weights = ref.scaled_dot_product_attention(q, k, v, mask)
+    return torch.matmul(weights, v.mT), weights
+
+
 R19F_MISTAKES = [
     Mistake(
         check_attention_row,
@@ -2004,6 +2010,12 @@ R19F_MISTAKES = [
         check_scaled_dot_product_attention,
         sdpa_weights_mT_times_v,
         r"On a square input the check ran.*your output is weights\.transpose\(-2, -1\) @ v",
+    ),
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_values_mT,
+        r"len_k = d_v = 4, your weights are right, but your output is weights @ "
+        r"v\.transpose\(-2, -1\)",
     ),
     Mistake(
         check_softmax,

@@ -345,6 +345,45 @@ def _transposed_weights_probe(fn) -> bool:
     )
 
 
+_SDPA_OUTPUT_TRANSPOSED_VALUES = (
+    "On an input the check ran where len_k = d_v = 4, your weights are right, but your "
+    "output is weights @ v.transpose(-2, -1): the values were transposed before mixing them, "
+    "(..., len_q, len_k) @ (..., d_v, len_k). That fails whenever d_v != len_k (here len_k "
+    "= {len_k}, d_v = {d_v}), and where they are equal each output row mixes the columns of "
+    "the values instead of its rows. Only the keys are transposed (for q @ kᵀ); the output "
+    "is weights @ v as they are: (..., len_q, len_k) @ (..., len_k, d_v) -> (..., len_q, d_v)."
+)
+#: an input with len_k = d_v (and len_q, d_k different) on which transposed values still
+#: multiply: the output then shows whether v was transposed before weights @ v
+_VALUES_PROBE = tuple(
+    torch.randn(2, n, d, generator=torch_generator(5151 + i), dtype=torch.float64)
+    for i, (n, d) in enumerate(((3, 5), (4, 5), (4, 4)))
+)
+
+
+def _transposed_values_probe(fn) -> bool:
+    """Whether ``fn`` on :data:`_VALUES_PROBE` (no mask) returns the right weights and the
+    output weights @ v.transpose(-2, -1)."""
+    q, k, v = (t.clone() for t in _VALUES_PROBE)
+    try:
+        with torch.no_grad(), torch.random.fork_rng(devices=[]):
+            torch.manual_seed(_CALL_SEED)
+            output, weights = fn(q, k, v)
+    except Exception:  # a probe: the message falls back to the candidates
+        return False
+    if not (isinstance(output, torch.Tensor) and isinstance(weights, torch.Tensor)):
+        return False
+    right_out, right_w = ref.scaled_dot_product_attention(q, k, v)
+    w = weights.double()
+    return (
+        w.shape == right_w.shape
+        and output.shape == right_out.shape
+        and torch.allclose(w, right_w.double(), atol=1e-6)
+        and not torch.allclose(output.double(), right_out.double(), atol=1e-6)
+        and torch.allclose(output.double(), w @ v.transpose(-2, -1), atol=1e-6)
+    )
+
+
 def _sdpa_shapes_hint(dims: dict, fn=None) -> Callable[[BaseException], str]:
     """The shapes of the two products; with the learner's function ``fn``, named as the
     weights transposed before weights @ v when a square input shows it."""
@@ -359,6 +398,8 @@ def _sdpa_shapes_hint(dims: dict, fn=None) -> Callable[[BaseException], str]:
                     )[1:]
                 )
             )
+        if fn is not None and _transposed_values_probe(fn):
+            return _SDPA_OUTPUT_TRANSPOSED_VALUES.format(**dims)
         return _SDPA_SHAPES.format(**dims)
 
     return hint
