@@ -612,6 +612,19 @@ class DropoutOnHeads(Base):
         return self.w_o(self.merge(self.dropout(weights @ v))), weights
 
 
+class TrainingBranchMixesKeys(Base):
+    """In training, the dropped-out weights multiply the projected keys, not the values."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        if self.training and self.dropout.p > 0:  # dropout skipped when it does nothing
+            heads = torch.matmul(self.dropout(weights), k)  # (batch, heads, len_q, d_head)
+        else:
+            heads = weights @ v
+        return self.w_o(self.merge(heads)), weights
+
+
 class ScoresWithDotT(Base):
     """q @ k.T on 4-D tensors, .T reversing all four axes (blind10g-mha-inline-scores-with-
     dot-T; before: told of an element-wise operation, where a matmul's batch axes met)."""
@@ -1400,6 +1413,11 @@ MISTAKES = [
         r"number",
     ),
     Mistake(check_MultiHeadAttention, DropoutOnHeads, r"dropout to the attention's result"),
+    Mistake(
+        check_MultiHeadAttention,
+        TrainingBranchMixesKeys,
+        r"\(dropped-out attention weights\) @ k, the projected keys .*instead of @ v",
+    ),
     Mistake(
         check_MultiHeadAttention,
         OutputProjectionBeforeMerge,
