@@ -1094,3 +1094,39 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def padding_mask_type_as_ids(ids, pad_id):  # meant to match the ids, takes their dtype
+    return (ids != pad_id).type_as(ids)[:, None, None, :]  # (batch, 1, 1, len)
+
+
+def decoder_mask_causal_type_as_ids(tgt_ids, pad_id):  # a bool & int64 gives int64
+    causal = ref.look_ahead_mask(tgt_ids.shape[1]).type_as(tgt_ids)  # (len, len)
+    return ref.padding_mask(tgt_ids, pad_id) & causal
+
+
+def padding_mask_long(ids, pad_id):  # a fixed cast: stays int64 whatever the ids
+    return (ids != pad_id).long()[:, None, None, :]
+
+
+# round 21 (blind12k-decmask-look-ahead-to-ids-dtype): a mask that takes the ids' dtype
+# (.to(ids), type_as, ones_like) is told so, from a probe with int32 ids; a fixed .long()
+# keeps the general message
+MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_type_as_ids,
+        r"takes the dtype of the ids it is given.*\.to\(ids\.device\)",
+    ),
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_causal_type_as_ids,
+        r"^(?![\s\S]*not \* or \+)[\s\S]*takes the dtype of the ids it is given",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_long,
+        r"^(?![\s\S]*takes the dtype of the ids)[\s\S]*drop any \.int\(\), \.long\(\)",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -329,6 +329,30 @@ def _causal_leak(
     return ""
 
 
+def _ids_dtype_followed(fn, ids: torch.Tensor, pad_id: int, got: torch.Tensor) -> str:
+    """When ``got`` has the ids' own integer dtype and the same call on the ids cast to
+    int32 comes back int32, the mask took the ids' dtype from them (.to(ids), type_as,
+    ones_like(ids), arithmetic with the ids), not from a cast (.long() stays int64): the
+    message that says so ("" otherwise, or when the probe fails)."""
+    if got.dtype != ids.dtype or got.dtype == torch.int32:
+        return ""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            probe = fn(ids.clone().to(torch.int32), pad_id)
+    except Exception:  # a probe: the general message stays
+        return ""
+    if not (isinstance(probe, torch.Tensor) and probe.dtype == torch.int32):
+        return ""
+    return (
+        f"Your mask takes the dtype of the ids it is given: {ids.dtype} ids give a "
+        f"{ids.dtype} mask, int32 ids an int32 one. So a tensor in it was converted to the "
+        "ids' dtype, not cast by a fixed .long(): `.to(ids)` (or .to(tgt_ids)) moves to the "
+        "ids' device *and* casts to their dtype, and so do .type_as(ids) and "
+        "torch.ones_like(ids) without dtype=; a bool & an integer tensor is then an integer "
+        "tensor. To follow the device only, write .to(ids.device)."
+    )
+
+
 # ------------------------------------------------------------------------ padding_mask
 _FROM_COMPARISON = (
     "A comparison such as `ids != pad_id` is already bool: drop any .int(), .long() or .float()."
@@ -764,7 +788,9 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 c,
                 got,
                 what,
-                _unpadded_special_case_note(padding_mask, ids, pad_id, got) or _FROM_COMPARISON,
+                _unpadded_special_case_note(padding_mask, ids, pad_id, got)
+                or _ids_dtype_followed(padding_mask, ids, pad_id, got)
+                or _FROM_COMPARISON,
                 expected=expected,
             )
             if not torch.equal(got, expected) and (
@@ -1692,12 +1718,13 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                     got.dtype,
                 ),
             )
+            followed = _ids_dtype_followed(decoder_self_attention_mask, ids, pad_id, got)
             _expect_bool(
                 c,
                 got,
                 what,
-                _FROM_COMPARISON,
-                "To combine two bool masks use & (logical AND), not * or +.",
+                followed or _FROM_COMPARISON,
+                "" if followed else "To combine two bool masks use & (logical AND), not * or +.",
                 expected=expected,
             )
             if not torch.equal(got, expected) and (
