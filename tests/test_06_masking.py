@@ -159,6 +159,10 @@ LOOK_AHEAD_MISTAKES = {
         lambda n: torch.triu(torch.ones(n, n, dtype=torch.bool)),
         r"torch.triu instead of torch.tril",
     ),
+    "tril turned over": (
+        lambda n: torch.tril(torch.ones(n, n, dtype=torch.bool)).transpose(0, 1),
+        r"the right mask transposed.*turned over \(\.T, \.transpose\(0, 1\)",
+    ),
     "inverted (triu diagonal=1)": (
         lambda n: torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1),
         r"True marks the blocked",
@@ -335,6 +339,10 @@ DECODER_MISTAKES = {
             _pad(ids, p) & torch.triu(torch.ones(ids.shape[1], ids.shape[1], dtype=torch.bool))
         ),
         r"upper triangle",
+    ),
+    "causal part transposed": (
+        lambda ids, p: _pad(ids, p) & _tril(ids.shape[1]).mT,
+        r"look-ahead part is the upper triangle: the right look-ahead mask transposed",
     ),
     "causal part inverted": (
         lambda ids, p: _pad(ids, p) & ~_tril(ids.shape[1]),

@@ -905,9 +905,12 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
 def _look_ahead_mistakes(size: int, picture: str) -> dict[str, torch.Tensor]:
     ones = torch.ones(size, size, dtype=torch.bool)
     mistakes = {
-        "Your mask has the diagonal but not the lower triangle: did you use torch.triu instead of "
-        "torch.tril? Position i would see itself and every *later* position (the future) but "
-        "none of the earlier ones.": torch.triu(ones),
+        "Your mask has the diagonal but not the lower triangle: it is the right mask "
+        "transposed, as torch.triu instead of torch.tril gives, or the lower triangle turned "
+        "over (.T, .transpose(0, 1), j >= i for i <= j): the two cannot be told apart from the "
+        "result. Position i would see itself and every *later* position (the future) but "
+        "none of the earlier ones. Rows are queries and columns keys: "
+        "torch.tril(torch.ones(size, size, dtype=torch.bool)) as it is.": torch.triu(ones),
         "Your mask is True exactly where it should be False: True marks the blocked (future) "
         "positions. That is the polarity of nn.Transformer.generate_square_subsequent_mask and "
         "of nn.MultiheadAttention's bool attn_mask (True = not allowed); in this course True "
@@ -1270,8 +1273,11 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
         "'may attend' (nn.MultiheadAttention's bool masks use the opposite polarity).": ~(
             pad & causal
         ),
-        "The look-ahead part uses the upper triangle (torch.triu instead of torch.tril?): each "
-        "query sees the future instead of the past.": pad & torch.ones_like(causal).triu(),
+        "The look-ahead part is the upper triangle: the right look-ahead mask transposed "
+        "(.T, .transpose(-2, -1), read as (len_k, len_q)) or built with torch.triu instead "
+        "of torch.tril; the result cannot tell the two apart. Each query sees the future "
+        "instead of the past. Rows are queries and columns keys: use look_ahead_mask(len) "
+        "as it is.": pad & torch.ones_like(causal).triu(),
         "The look-ahead part is inverted (True above the diagonal, the polarity of "
         "nn.Transformer.generate_square_subsequent_mask); here True means 'may attend'.": pad
         & ~causal,
@@ -1313,8 +1319,9 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
             "with the `pad_id` argument instead of a hard-coded 0."
         ] = (ids != 0)[:, None, None, :]
     causal_parts = {
-        "The look-ahead part uses the upper triangle (torch.triu instead of torch.tril?): each "
-        "query sees the future instead of the past.": torch.ones_like(causal).triu(),
+        "The look-ahead part is the upper triangle (the look-ahead mask transposed, or "
+        "torch.triu instead of torch.tril): each query sees the future instead of the "
+        "past.": torch.ones_like(causal).triu(),
         "The look-ahead part is inverted (True above the diagonal): here True means 'may "
         "attend'.": ~causal,
         "The look-ahead part leaves out the diagonal (tril with diagonal=-1?): each position "
