@@ -1138,3 +1138,35 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def decoder_mask_causal_expanded_over_batch(tgt_ids, pad_id):
+    batch, length = tgt_ids.shape
+    causal = ref.look_ahead_mask(length).expand(batch, length, length)  # (batch, len, len)
+    return ref.padding_mask(tgt_ids, pad_id) & causal  # (batch, batch, len, len)
+
+
+def decoder_mask_padding_three_axes(tgt_ids, pad_id):
+    batch, length = tgt_ids.shape
+    pad = (tgt_ids != pad_id).unsqueeze(1)  # (batch, 1, len): one axis too few
+    causal = ref.look_ahead_mask(length)[None, None].expand(batch, 1, length, length)
+    return pad & causal  # (batch, batch, len, len)
+
+
+# round 21 (blind18b-decmask-look-ahead-repeated-over-batch): a (batch, batch, len, len)
+# mask, each slice the right mask of one sequence, says which part met the heads axis
+# (before: "assumes a batch of one")
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_causal_expanded_over_batch,
+        r"^(?![\s\S]*batch of one)[\s\S]*right mask of sequence i, repeated along the heads "
+        r"axis.*\(batch, len, len\), with no heads axis",
+    ),
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_padding_three_axes,
+        r"right mask of sequence j: the padding part is 3-D, \(batch, 1, len\)",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -415,6 +415,44 @@ def _batch_axis_moved_note(got, expected: torch.Tensor, batch: int, fix: str) ->
     return ""
 
 
+def _decoder_batch_axis_twice_note(got, expected: torch.Tensor, batch: int) -> str:
+    """A (batch, batch, len, len) decoder mask whose every slice got[i, j] is the right mask
+    of one sequence: a batched part with one axis too few met the other part's heads axis.
+    got[i, j] == expected[i] (the sequence on axis 0): a (batch, len, len) part, the
+    look-ahead repeated or expanded over the batch with no heads axis, met the padding's
+    (batch, 1, 1, len); got[i, j] == expected[j] (the sequence on axis 1): the padding part
+    is 3-D, (batch, 1, len), and its batch axis met a 4-D part's heads axis."""
+    if not (
+        isinstance(got, torch.Tensor)
+        and batch > 1
+        and got.ndim == 4
+        and tuple(got.shape) == (batch, batch, *expected.shape[2:])
+    ):
+        return ""
+    flags = got.detach().cpu() != 0  # (batch, batch, len, len)
+    by_first = torch.equal(flags, expected.expand(-1, batch, -1, -1))
+    by_second = torch.equal(flags, expected[:, 0][None].expand(batch, -1, -1, -1))
+    if by_first == by_second:
+        return ""
+    if by_first:
+        return (
+            "Each slice [i, j] of yours is the right mask of sequence i, repeated along the "
+            "heads axis (axis 1): a part of your mask is 3-D, (batch, len, len), with no heads "
+            "axis, such as the look-ahead mask repeated or expanded over the batch, and "
+            "combined with the padding mask, (batch, 1, 1, len), its batch axis lined up with "
+            "the heads axis (broadcasting aligns the last axes). The look-ahead mask needs no "
+            "batch axis: the (len, len) triangle broadcasts over the batch by itself "
+            "(padding_mask(...) & look_ahead_mask(len)); a batched one must be (batch, 1, "
+            "len, len)."
+        )
+    return (
+        "Each slice [i, j] of yours is the right mask of sequence j: the padding part is "
+        "3-D, (batch, 1, len), an axis too few, so combined with a 4-D part its batch axis "
+        "lined up with the heads axis. The padding mask is (batch, 1, 1, len): "
+        "(tgt_ids != pad_id)[:, None, None, :]."
+    )
+
+
 def _same_flags_reshaped(got, expected: torch.Tensor, batch: int) -> str:
     """The right flags, in order, under another shape whose batch axis is 1 (round 10,
     blind10d-padmask-view-batch-of-one: .view(1, 1, 1, -1), written for one sentence,
@@ -1714,7 +1752,8 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 expected.shape,
                 what,
                 _and_dtype(
-                    _batch_axis_moved_note(
+                    _decoder_batch_axis_twice_note(got, expected, batch)
+                    or _batch_axis_moved_note(
                         got,
                         expected,
                         batch,
