@@ -1170,3 +1170,22 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def padding_mask_empty_rows_opened(ids, pad_id):  # a guard: a row of pads sees everything
+    keep = ids != pad_id  # (batch, len)
+    keep[keep.sum(dim=1) == 0] = True
+    return keep[:, None, None, :]
+
+
+# round 21 (blind12k-padmask-all-pad-rows-unmasked): a row of pads made all True while the
+# others are right is named (before: located, a pad key's weight)
+MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_empty_rows_opened,
+        r"right on every row with a real token, but row \d, made only of pads, comes out all "
+        r"True.*guard against fully masked rows",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -901,6 +901,24 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                         "`ids != pad_id`; a fully masked row is the attention's to handle."
                     ] = forced
 
+            # the rows with no real token made all True, a guard against fully masked rows
+            # (blind12k-padmask-all-pad-rows-unmasked was only located)
+            empty = ~expected.flatten(1).any(dim=1)  # (batch,): rows made only of pads
+            guarded = torch.where(empty[:, None, None, None], True, expected)
+            if bool(empty.any()) and not any(
+                torch.equal(guarded, value) for value in mistakes.values()
+            ):
+                rows = [int(b) for b in empty.nonzero().flatten()]
+                mistakes[
+                    f"Your mask is right on every row with a real token, but row {rows[0]}, "
+                    "made only of pads, comes out all True (attendable) instead of all "
+                    "False: a guard against fully masked rows (`mask | ~mask.any(-1, "
+                    "keepdim=True)`, a loop that fills empty rows with True?): every query of "
+                    "that sequence then reads its pads. Decide "
+                    "every position from ids alone: `ids != pad_id`; a fully masked row is "
+                    "the attention's to handle (it returns zero weights there)."
+                ] = guarded
+
             # named by their values first; "True everywhere" has other causes too, and the
             # probe tells a mask that assumes the side of the pads from them
             specific = [v for m, v in mistakes.items() if not m.startswith(_PAD_ALL_TRUE)]
