@@ -1189,3 +1189,30 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def padding_mask_ids_transposed(ids, pad_id):  # ids read as (len, batch)
+    keep = ids.transpose(0, 1) != pad_id  # (len, batch)
+    return keep.unsqueeze(1).unsqueeze(1)  # (len, 1, 1, batch)
+
+
+def padding_mask_reshape_batch_last(ids, pad_id):
+    batch = len(ids)
+    return (ids != pad_id).reshape(-1, 1, 1, batch)  # the batch size where len belongs
+
+
+# round 21 (blind12k-padmask-ids-read-sequence-first, blind18b-padmask-view-with-batch-
+# size): a (len, 1, 1, batch) mask told apart by its flags, transposed or regrouped
+MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_ids_transposed,
+        r"right mask with the batch and the length exchanged.*sequence-first",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_reshape_batch_last,
+        r"holds the right flags in order, regrouped.*put the batch size \(\d\) where the length",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -508,7 +508,44 @@ def _shape_or_size_one(got, expected: torch.Tensor, batch: int, length: int) -> 
     hint = _padding_shape_hint(tuple(got.shape), batch, length)
     if hint != _PAD_ONE_FLAG_PER_KEY:
         return hint
-    return size_one_axes_note(got, expected) or hint
+    return _batch_and_length_exchanged(got, expected, batch, length) or (
+        size_one_axes_note(got, expected) or hint
+    )
+
+
+def _batch_and_length_exchanged(got, expected: torch.Tensor, batch: int, length: int) -> str:
+    """A mask whose axes of size > 1 are (len, batch) where (batch, len) belong, told apart
+    by its flags: the ids read as sequence-first (transposed, .T), or the right flags in
+    order regrouped by a view/reshape that put the batch size where the length belongs."""
+    if not (
+        isinstance(got, torch.Tensor)
+        and batch > 1
+        and length > 1
+        and batch != length
+        and got.numel() == batch * length
+        and [n for n in got.shape if n > 1] == [length, batch]
+    ):
+        return ""
+    flags = (got.detach().cpu() != 0).reshape(length, batch)
+    right = expected.reshape(batch, length)  # (batch, len)
+    shape = tuple(got.shape)
+    if torch.equal(flags, right.T):
+        return (
+            f"Yours, {shape}, is the right mask with the batch and the length exchanged: "
+            f"flag [j, i] of yours is sequence i's position j. The ids were read as "
+            "sequence-first, (len, batch), as nn.Transformer's default layout is, and "
+            "transposed (ids.T, ids.transpose(0, 1)). In this course ids are batch-first, "
+            "(batch, len): (ids != pad_id)[:, None, None, :], no transpose."
+        )
+    if torch.equal(flags, right.reshape(length, batch)):
+        return (
+            f"Yours, {shape}, holds the right flags in order, regrouped into {length} groups "
+            f"of {batch}: a view or reshape put the batch size ({batch}) where the length "
+            f"({length}) belongs (.view(-1, 1, 1, ids.size(0))?). Take each size from the "
+            "axis it belongs to, (batch, 1, 1, len) = (ids.shape[0], 1, 1, ids.shape[1]), or "
+            "index: (ids != pad_id)[:, None, None, :]."
+        )
+    return ""
 
 
 _PAD_INVERTED = (
