@@ -1988,6 +1988,17 @@ def sdpa_weights_mT_times_v(q, k, v, mask=None):
     return weights.mT.matmul(v), weights
 
 
+def sdpa_dead_rows_nan_to_num_in_place(q, k, v, mask=None):
+    """The fully masked rows' NaN replaced in place on the softmax's output."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., len_q, len_k)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        weights.nan_to_num_(0.0)  # rows with no allowed key: NaN -> 0
+    return weights @ v, weights
+
+
 def sdpa_values_mT(q, k, v, mask=None):
     """The output mixes the values transposed (.mT), as the keys are in the scores."""
     _, weights = ref.scaled_dot_product_attention(q, k, v, mask)
@@ -2010,6 +2021,12 @@ R19F_MISTAKES = [
         check_scaled_dot_product_attention,
         sdpa_weights_mT_times_v,
         r"On a square input the check ran.*your output is weights\.transpose\(-2, -1\) @ v",
+    ),
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_dead_rows_nan_to_num_in_place,
+        r"modified by an inplace operation[\s\S]*Without a mask the same backward runs, so the "
+        r"step is in your mask branch: here the tensor is the softmax's output",
     ),
     Mistake(
         check_scaled_dot_product_attention,

@@ -1099,6 +1099,73 @@ def _scale_moved_to_output(q, k, v, mask, weights, output) -> str:
     return ""
 
 
+def _backward_error(fn, mask) -> str | None:
+    """Run ``fn`` on a small input that requires gradients (with ``mask``) and backward
+    through its output and weights: None when backward runs (or the forward call fails,
+    which the cases above report), else the text of the RuntimeError backward raised."""
+    q, k, v = (
+        torch.randn(2, n, d, generator=torch_generator(6161 + i), dtype=torch.float64)
+        for i, (n, d) in enumerate(((3, 4), (5, 4), (5, 6)))
+    )
+    given = [t.requires_grad_() for t in (q, k, v)]
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(_CALL_SEED)
+            output, weights = fn(*given, *([] if mask is None else [mask.clone()]))
+        loss = output.sum() + (weights * torch.arange(5, dtype=weights.dtype)).sum()
+    except Exception:  # a probe: the cases above say what is wrong with the call
+        return None
+    try:
+        loss.backward()
+    except RuntimeError as exc:
+        return str(exc).split(" Hint:")[0]
+    return None
+
+
+def _expect_backward_with_a_mask(c: Checker, fn) -> None:
+    """Backward must run with a mask too. The grad cases have none, so an in-place step
+    in the mask branch (the fully masked rows zeroed with weights.masked_fill_ on the
+    softmax's output, which softmax's backward needs) went unseen (blind12m-sdpa-nan-rows-
+    zeroed-in-place); the forward values are right, so only backward shows it."""
+    mask = torch.tensor(
+        [[True, False, True, True, False], [False] * 5, [True] * 5]
+    )  # (len_q, len_k): query 1 sees no key
+    text = _backward_error(fn, mask)
+    if text is None:
+        return
+    call = (
+        "scaled_dot_product_attention(q (2, 3, 4), k (2, 5, 4), v (2, 5, 6), mask (3, 5)) "
+        "with q, k and v requiring gradients (query 1 may attend to no key)"
+    )
+    raised = f"backward through the output and weights of {call} raised RuntimeError: {text[:400]}"
+    if "modified by an inplace operation" not in text:
+        c.fail(
+            f"{raised}\nLater lessons train through this function: build the output and the "
+            "weights with torch operations that autograd can follow."
+        )
+    unmasked = _backward_error(fn, None) is None
+    softmax = re.search(r"output \d+ of Softmax", text) is not None
+    where = (
+        "Without a mask the same backward runs, so the step is in your mask branch"
+        if unmasked
+        else "Backward fails without a mask too"
+    )
+    tensor = (
+        ": here the tensor is the softmax's output, the weights, which softmax's backward "
+        "needs (zeroing the fully masked rows with weights.masked_fill_(...), "
+        "weights[rows] = 0 or weights.nan_to_num_() changes it in place)"
+        if softmax
+        else " (an operation ending in _, such as masked_fill_ or nan_to_num_, an x[...] = "
+        "assignment, or x += ...)"
+    )
+    c.fail(
+        f"{raised}\nYour values are right, but an operation changed in place a tensor that "
+        f"autograd saved for the backward pass. {where}{tensor}. Use the out-of-place forms, "
+        "which return new tensors: weights = weights.masked_fill(rows, 0.0), torch.where, "
+        "weights.nan_to_num(0.0)."
+    )
+
+
 def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: bool = False):
     """(output, weights) = scaled_dot_product_attention(q, k, v, mask=None) on torch tensors.
 
@@ -1274,3 +1341,4 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                     "reaches q and k, so later lessons could never train the queries and "
                     "keys. Keep every step from q and k to the weights in torch, attached.",
                 )
+        _expect_backward_with_a_mask(c, scaled_dot_product_attention)
