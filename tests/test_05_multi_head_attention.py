@@ -625,6 +625,19 @@ class TrainingBranchMixesKeys(Base):
         return self.w_o(self.merge(heads)), weights
 
 
+class MaskDefaultsToLastOne(Base):
+    """A call without a mask reuses the mask of the last call that had one."""
+
+    saved_mask = None
+
+    def forward(self, query, key, value, mask=None):
+        if mask is not None:
+            self.saved_mask = mask
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, self.saved_mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
 class ScoresWithDotT(Base):
     """q @ k.T on 4-D tensors, .T reversing all four axes (blind10g-mha-inline-scores-with-
     dot-T; before: told of an element-wise operation, where a matmul's batch axes met)."""
@@ -1413,6 +1426,11 @@ MISTAKES = [
         r"number",
     ),
     Mistake(check_MultiHeadAttention, DropoutOnHeads, r"dropout to the attention's result"),
+    Mistake(
+        check_MultiHeadAttention,
+        MaskDefaultsToLastOne,
+        r"gives the masked output again.*the earlier call's mask was kept on the module",
+    ),
     Mistake(
         check_MultiHeadAttention,
         TrainingBranchMixesKeys,

@@ -152,8 +152,60 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
             f"key and value of length {case.len_k}]",
             f"key and value of length {other.len_k}",
         )
+        _expect_no_mask_kept(c, cls, next(case for case in cases if case.mask != "none"))
         _check_dropout_placement(c, cls, _HIDDEN_DROPOUT if hidden else _VISIBLE_DROPOUT)
         _expect_no_dropout_by_default(c, cls)
+
+
+def _expect_no_mask_kept(c: Checker, cls, case) -> None:
+    """One module called with a mask, then on the same inputs with mask=None, must give
+    what a fresh module gives unmasked: a mask kept on self and reused when a later call
+    passes none (blind12k-mha-mask-remembered-across-calls) was accepted, since the call
+    twice above passes its mask to the second call only. Eval mode, no gradients."""
+
+    def build():
+        module = cls(case.d_model, case.num_heads, dropout=case.dropout)
+        module.load_state_dict(random_state(_state_shapes(case.d_model), seed=case.seed))
+        return module.eval()
+
+    query, key, value, mask = _inputs(case)
+
+    def first(result):
+        return result[0] if isinstance(result, tuple | list) else result
+
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            unmasked = first(build()(query, key, value))
+            used = build()
+            masked = first(used(query, key, value, mask))
+            again = first(used(query, key, value))
+    except Exception:  # the cases above say what is wrong with one call
+        return
+    if not all(isinstance(t, torch.Tensor) for t in (unmasked, masked, again)):
+        return
+    if again.shape == unmasked.shape and torch.allclose(
+        again.double(), unmasked.double(), rtol=1e-5, atol=1e-6
+    ):
+        return
+    call = f"mha(query, key, value) [{_kind(case)}, mask=None]"
+    if again.shape == masked.shape and torch.allclose(
+        again.double(), masked.double(), rtol=1e-5, atol=1e-6
+    ):
+        c.fail(
+            f"{call} on a module called just before on the same inputs with mask=bool "
+            f"{tuple(mask.shape)} gives the masked output again, where a fresh module with the "
+            "same weights gives the unmasked one: the earlier call's mask was kept on the "
+            "module (self.mask = mask, or a stored default) and applied when this call passed "
+            "mask=None. forward must use the mask of each call only: `if mask is not None:` "
+            "on the argument, nothing stored on self."
+        )
+    c.fail(
+        f"{call} on a module called just before on the same inputs with mask=bool "
+        f"{tuple(mask.shape)} gives another result than a fresh module with the same weights: "
+        "your module keeps something from the masked call (the mask or a tensor computed "
+        "from it, stored on self) and reuses it. forward must compute everything from the "
+        "arguments of each call."
+    )
 
 
 def _state_shape_list(module) -> list[tuple[int, ...]]:
