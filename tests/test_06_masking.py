@@ -1216,3 +1216,24 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def decoder_mask_causal_only_with_pads(tgt_ids, pad_id):
+    length = tgt_ids.shape[1]
+    keep = ref.padding_mask(tgt_ids, pad_id)  # (batch, 1, 1, len)
+    if (tgt_ids != pad_id).all():  # "nothing to mask": every row is full
+        return keep.expand(-1, -1, length, -1)  # (batch, 1, len, len), all True
+    return keep & ref.look_ahead_mask(length)
+
+
+# round 21 (blind18b-decmask-causal-skipped-without-padding): a batch with no pad at all
+# (before: every case held a pad, and a look-ahead part skipped without pads passed)
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_causal_only_with_pads,
+        r"a batch with no pad at all\) returned a mask that is True everywhere.*leaves out the "
+        r"look-ahead mask when there is nothing to pad",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

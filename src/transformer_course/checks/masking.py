@@ -133,6 +133,9 @@ def visible_decoder_cases() -> list[tuple[torch.Tensor, int]]:
         (torch.tensor([[2, 6, 3, 0]]), 0),
         # more sequences than positions: a size read from the batch shows only here
         (torch.tensor([[2, 5, 3], [2, 9, 3], [2, 3, 0], [2, 7, 3], [2, 3, 0]]), 0),
+        # a batch that holds no pad at all: the look-ahead part alone matters (a shortcut
+        # that returns the padding mask when there is nothing to pad shows only here)
+        (torch.tensor([[2, 5, 6, 3], [2, 9, 4, 3]]), 0),
     ]
 
 
@@ -146,6 +149,7 @@ def hidden_decoder_cases() -> list[tuple[torch.Tensor, int]]:
         (_padded_batch(6205, [1], 1, 0), 0),
         (_padded_batch(6206, [3], 6, 1), 1),  # a batch of one that holds pads
         (_padded_batch(6207, [4, 2, 4, 3, 1, 4, 4], 4, 0), 0),  # more sequences than positions
+        (_padded_batch(6208, [5, 5, 5], 5, 1), 1),  # no pad at all
     ]
 
 
@@ -1733,6 +1737,36 @@ def _first_of(first, *others):
     return hint
 
 
+def _expect_causal_kept_without_pads(c, got, ids, pad_id, what, right_lengths) -> None:
+    """On a batch that holds no pad, the padding mask alone (all True, (batch, 1, 1, len)
+    or broadcast over the queries) after earlier calls on batches with pads came out
+    right: the look-ahead part is skipped when there is nothing to pad (blind18b-decmask-
+    causal-skipped-without-padding, accepted while every case held a pad)."""
+    length = ids.shape[1]
+    if not (
+        right_lengths
+        and length > 1
+        and bool((ids != pad_id).all())
+        and isinstance(got, torch.Tensor)
+        and got.ndim == 4
+        and got.shape[0] == ids.shape[0]
+        and got.shape[1] == 1
+        and got.shape[2] in (1, length)
+        and got.shape[3] == length
+        and bool((got != 0).all())
+    ):
+        return
+    c.fail(
+        f"{what} (a batch with no pad at all) returned a mask that is True everywhere, "
+        f"shape {tuple(got.shape)}: no look-ahead part, so every query sees the future "
+        "tokens. Your earlier calls, on batches that held pads, came out right: your code "
+        "leaves out the look-ahead mask when there is nothing to pad (an early return of "
+        "the padding mask, `if not (tgt_ids == pad_id).any(): ...`?). The look-ahead part "
+        "does not depend on the padding: the decoder must never see later tokens, padded "
+        "batch or not. Always return padding_mask(...) & look_ahead_mask(len)."
+    )
+
+
 def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bool = False) -> None:
     """decoder_self_attention_mask(tgt_ids (batch, len), pad_id) -> bool (batch, 1, len, len).
 
@@ -1802,6 +1836,7 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 raise
             _expect_mask_tensor(c, got, what)
             expected = ref.decoder_self_attention_mask(ids, pad_id)  # (batch, 1, len, len)
+            _expect_causal_kept_without_pads(c, got, ids, pad_id, what, right_lengths)
             c.expect_shape(
                 got,
                 expected.shape,
