@@ -1972,6 +1972,17 @@ def row_values_scaled(query, keys, values):
     return weights, weights @ (values / np.sqrt(query.size))
 
 
+def row_scaled_by_all_key_entries(query, keys, values):
+    """The divisor counts every entry of keys (len_k * d_k), not the width."""
+    weights = ref.softmax(keys @ query / np.sqrt(np.prod(keys.shape)))
+    return weights, weights @ values
+
+
+def row_scaled_by_number_of_keys(query, keys, values):
+    weights = ref.softmax(keys @ query / np.sqrt(keys.shape[0]))  # len_k, not d_k
+    return weights, weights @ values
+
+
 def sdpa_output_scaled(q, k, v, mask=None):
     """The scale divides the mixed values, not the scores."""
     scores = torch.matmul(q, k.transpose(-2, -1))
@@ -2006,6 +2017,16 @@ def sdpa_values_mT(q, k, v, mask=None):
 
 
 R19F_MISTAKES = [
+    Mistake(
+        check_attention_row,
+        row_scaled_by_all_key_entries,
+        r"You divided by √\(len_k · d_k\) = √keys\.size",
+    ),
+    Mistake(
+        check_attention_row,
+        row_scaled_by_number_of_keys,
+        r"divided by √\d, the square root of the number of keys",
+    ),
     Mistake(
         check_attention_row,
         row_values_scaled,

@@ -419,13 +419,16 @@ def _batch_axis_moved_note(got, expected: torch.Tensor, batch: int, fix: str) ->
     return ""
 
 
-def _decoder_batch_axis_twice_note(got, expected: torch.Tensor, batch: int) -> str:
+def _decoder_batch_axis_twice_note(fn, ids, pad_id, got, expected: torch.Tensor) -> str:
     """A (batch, batch, len, len) decoder mask whose every slice got[i, j] is the right mask
     of one sequence: a batched part with one axis too few met the other part's heads axis.
     got[i, j] == expected[i] (the sequence on axis 0): a (batch, len, len) part, the
     look-ahead repeated or expanded over the batch with no heads axis, met the padding's
     (batch, 1, 1, len); got[i, j] == expected[j] (the sequence on axis 1): the padding part
-    is 3-D, (batch, 1, len), and its batch axis met a 4-D part's heads axis."""
+    is 3-D, (batch, 1, len), and its batch axis met a 4-D part's heads axis. A probe on
+    the first sequence alone must give one slice on axis 1 (a fixed number of heads that
+    equals the batch size here gives that many again)."""
+    batch = ids.shape[0]
     if not (
         isinstance(got, torch.Tensor)
         and batch > 1
@@ -437,6 +440,13 @@ def _decoder_batch_axis_twice_note(got, expected: torch.Tensor, batch: int) -> s
     by_first = torch.equal(flags, expected.expand(-1, batch, -1, -1))
     by_second = torch.equal(flags, expected[:, 0][None].expand(batch, -1, -1, -1))
     if by_first == by_second:
+        return ""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            alone = fn(ids[:1].clone(), pad_id)
+    except Exception:  # a probe: the general message stays
+        return ""
+    if not (isinstance(alone, torch.Tensor) and alone.ndim == 4 and alone.shape[1] == 1):
         return ""
     if by_first:
         return (
@@ -1842,7 +1852,9 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 expected.shape,
                 what,
                 _and_dtype(
-                    _decoder_batch_axis_twice_note(got, expected, batch)
+                    _decoder_batch_axis_twice_note(
+                        decoder_self_attention_mask, ids, pad_id, got, expected
+                    )
                     or _batch_axis_moved_note(
                         got,
                         expected,
