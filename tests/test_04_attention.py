@@ -2010,6 +2010,13 @@ def sdpa_dead_rows_nan_to_num_in_place(q, k, v, mask=None):
     return weights @ v, weights
 
 
+def sdpa_scale_fixed_at_eight(q, k, v, mask=None):
+    """The scale of the paper's d_k = 64 example, written as a number."""
+    scores = q @ k.transpose(-2, -1) / 8.0  # sqrt(64)
+    weights = _fill_and_softmax(scores, mask)
+    return weights @ v, weights
+
+
 def sdpa_values_mT(q, k, v, mask=None):
     """The output mixes the values transposed (.mT), as the keys are in the scores."""
     _, weights = ref.scaled_dot_product_attention(q, k, v, mask)
@@ -2048,6 +2055,12 @@ R19F_MISTAKES = [
         sdpa_dead_rows_nan_to_num_in_place,
         r"modified by an inplace operation[\s\S]*Without a mask the same backward runs, so the "
         r"step is in your mask branch: here the tensor is the softmax's output",
+    ),
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_scale_fixed_at_eight,
+        r"with c = 8, and on an input with d_k = \d+ the check ran too, with the same c = 8: "
+        r"your scale is a constant",
     ),
     Mistake(
         check_scaled_dot_product_attention,

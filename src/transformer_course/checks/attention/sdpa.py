@@ -742,14 +742,42 @@ def _fitted_scale(q, k, mask, weights) -> float | None:
     return 1.0 / slope if slope > 0 else None
 
 
-def _fitted_scale_mistake(q, k, mask, weights) -> dict[str, Callable[[], torch.Tensor]]:
+def _fitted_scale_mistake(
+    q, k, mask, weights, probe_weights=None
+) -> dict[str, Callable[[], torch.Tensor]]:
     """A wrong constant scale that none of the named ones explains: what it is, measured
-    (the matcher keeps it only if softmax(q kᵀ / c) then gives the learner's weights)."""
+    (the matcher keeps it only if softmax(q kᵀ / c) then gives the learner's weights).
+    When the learner's weights on the scale probe (another d_k) fit the same c, the scale
+    is a constant that does not follow d_k, and is named so."""
     d_k = q.shape[-1]
     root = math.sqrt(d_k)
     c = _fitted_scale(q, k, mask, weights)
     if c is None or math.isclose(c, root, rel_tol=1e-3):
         return {}
+    probe = probe_weights() if probe_weights is not None else None
+    if probe is not None:
+        pq, pk, _ = _scale_probe()
+        probe_c = _fitted_scale(pq, pk, None, probe)
+        probe_d_k = pq.shape[-1]
+        if (
+            probe_c is not None
+            and probe_d_k != d_k
+            and math.isclose(probe_c, c, rel_tol=1e-3)
+            and torch.allclose(
+                probe.detach().double(),
+                attention_weights_variant(pq, pk, None, scale=c),
+                rtol=1e-4,
+                atol=1e-5,
+            )
+        ):
+            message = (
+                f"Your weights match softmax(q kᵀ / c) with c = {c:.4g}, and on an input "
+                f"with d_k = {probe_d_k} the check ran too, with the same c = {c:.4g}: your "
+                f"scale is a constant (a hard-coded {1 / c:.4g} or {c:.4g}, the √d_k of one "
+                f"example?) that does not depend on d_k. It must be √d_k, here √{d_k} = "
+                f"{root:.4g}, computed from the inputs: math.sqrt(q.shape[-1])."
+            )
+            return {message: partial(attention_weights_variant, q, k, mask, scale=c)}
     message = (
         f"Your weights match softmax(q kᵀ / c) with one constant c = {c:.4g} for every score, "
         f"but c must be √d_k = √{d_k} = {root:.4g} (d_k = q.shape[-1]): your scores are "
@@ -1284,6 +1312,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
             moved = _scale_moved_to_output(q, k, v, mask, weights, output)
             if moved:
                 c.fail(what + "your `weights` are not what the reference gives. " + moved)
+            probe_weights = _probe_weights(c, scaled_dot_product_attention)
             convention = expect_attention_weights(
                 c,
                 weights,
@@ -1291,10 +1320,8 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 what + "your `weights`",
                 expected=exp_w,
                 mistakes={
-                    **_sdpa_mistakes(
-                        q, k, v, mask, _probe_weights(c, scaled_dot_product_attention)
-                    ),
-                    **_fitted_scale_mistake(q, k, mask, weights),
+                    **_sdpa_mistakes(q, k, v, mask, probe_weights),
+                    **_fitted_scale_mistake(q, k, mask, weights, probe_weights),
                     **_fitted_fill_mistake(q, k, mask, weights),
                     **_always_causal(q, k, mask),
                 },
