@@ -638,6 +638,24 @@ class MaskDefaultsToLastOne(Base):
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
+class AttentionPairIndexedBackwards(Base):
+    """The attention's (output, weights) read as result[1], result[0]."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        result = scaled_dot_product_attention(q, k, v, mask)
+        heads, weights = result[1], result[0]
+        return self.w_o(self.merge(heads)), weights
+
+
+class ReturnsHeadsForWeights(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v  # (batch, heads, len_q, d_head)
+        return self.w_o(self.merge(heads)), heads
+
+
 class ScoresWithDotT(Base):
     """q @ k.T on 4-D tensors, .T reversing all four axes (blind10g-mha-inline-scores-with-
     dot-T; before: told of an element-wise operation, where a matmul's batch axes met)."""
@@ -1426,6 +1444,16 @@ MISTAKES = [
         r"number",
     ),
     Mistake(check_MultiHeadAttention, DropoutOnHeads, r"dropout to the attention's result"),
+    Mistake(
+        check_MultiHeadAttention,
+        AttentionPairIndexedBackwards,
+        r"it is the heads, each head's weights @ v.*unpacked the other way round",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        ReturnsHeadsForWeights,
+        r"it is the heads, each head's weights @ v.*your output is right",
+    ),
     Mistake(
         check_MultiHeadAttention,
         MaskDefaultsToLastOne,

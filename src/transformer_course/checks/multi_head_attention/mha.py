@@ -26,7 +26,7 @@ import re
 
 import torch
 
-from transformer_course.checking import Checker, CheckFailure, tolerance
+from transformer_course.checking import Checker, CheckFailure, tolerance, torch_generator
 from transformer_course.checking.attention_weights import (
     TRANSPOSED_WEIGHTS,
     expect_attention_weights,
@@ -155,6 +155,74 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
         _expect_no_mask_kept(c, cls, next(case for case in cases if case.mask != "none"))
         _check_dropout_placement(c, cls, _HIDDEN_DROPOUT if hidden else _VISIBLE_DROPOUT)
         _expect_no_dropout_by_default(c, cls)
+
+
+def _heads_returned_as_weights(output, weights, state, args, num_heads: int) -> str:
+    """The tensor returned as the weights is the heads, (dropped-out) weights @ v per head,
+    (batch, num_heads, len_q, d_head): the pair (output, weights) of the attention
+    unpacked the other way round, weights, heads = ... (blind18b-mha-sdpa-result-unpacked-
+    reversed: told its weights were not a softmax). Eval mode or no dropout only: compared
+    with the reference heads of the check's weights."""
+    query, key, value, mask = args
+    b, lq, d = query.shape
+    lk, dh = key.shape[1], d // num_heads
+    if not isinstance(weights, torch.Tensor) or tuple(weights.shape) != (b, num_heads, lq, dh):
+        return ""
+    st = {name: tensor.double() for name, tensor in state.items()}
+    reference = ref.MultiHeadAttention(d, num_heads).double().eval()
+    reference.load_state_dict(st)
+    with torch.no_grad():
+        _, right = reference(query.double(), key.double(), value.double(), mask)
+        v = (value.double() @ st["w_v.weight"].T + st["w_v.bias"]).reshape(b, lk, num_heads, dh)
+        heads = right @ v.transpose(1, 2)  # (batch, num_heads, len_q, d_head)
+        if not torch.allclose(weights.detach().double(), heads, rtol=1e-4, atol=1e-5):
+            return ""
+        expected_out, _ = reference(query.double(), key.double(), value.double(), mask)
+        output_right = (
+            isinstance(output, torch.Tensor)
+            and output.shape == expected_out.shape
+            and torch.allclose(output.detach().double(), expected_out, rtol=1e-4, atol=1e-5)
+        )
+    if output_right:
+        return (
+            "it is the heads, each head's weights @ v, (batch, num_heads, len_q, d_head), not "
+            "the attention weights; your output is right. Return the attention weights, "
+            "(batch, num_heads, len_q, len_k), the second item scaled_dot_product_attention "
+            "returns: return output, weights."
+        )
+    return (
+        "it is the heads, each head's weights @ v, (batch, num_heads, len_q, d_head), not "
+        "the attention weights. The pair the attention returns, (output, weights), was "
+        "unpacked the other way round (weights, heads = scaled_dot_product_attention(...)), "
+        "so the weights were merged and sent through w_o as if they were the heads. "
+        "Unpack in the order it returns: heads, weights = scaled_dot_product_attention(q, k, "
+        "v, mask)."
+    )
+
+
+def _heads_for_weights_probe(cls) -> str:
+    """Where the call raises: on a self-attention input with len = d_head, where heads
+    and weights have the same shape, a layer that returns the heads as the weights (the
+    attention's pair unpacked the other way round) runs, and that is said."""
+    d, h, length = 8, 2, 4  # d_head = 4 = len
+    state = random_state(_state_shapes(d), seed=995)
+    x = torch.randn(2, length, d, generator=torch_generator(996))  # (batch, len, d_model)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            module = cls(d, h, dropout=0.0)
+            module.load_state_dict(state)
+            module.eval()
+            output, weights = module(x, x, x)
+    except Exception:  # a probe: the error's own message stays
+        return ""
+    found = _heads_returned_as_weights(output, weights, state, (x, x, x, None), h)
+    if not found:
+        return ""
+    return (
+        f"On a self-attention input with len = d_head = {length} (MultiHeadAttention({d}, "
+        f"{h})), where the two have the same shape, your layer runs, and the tensor it "
+        f"returns as the weights {found.removeprefix('it ')}"
+    )
 
 
 def _expect_no_mask_kept(c: Checker, cls, case) -> None:
@@ -502,6 +570,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             *args,
             call_repr=call,
             hints=[
+                (RuntimeError, lambda _exc: _heads_for_weights_probe(cls)),
                 *((when, unless_sums_unkept(hint)) for when, hint in _length_mixup_hint(case)),
                 *_batch_of_one_hint(case.batch),
                 *_head_width_projection_hint(case),
@@ -571,6 +640,9 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     c.expect_true(not reordered, f"{call}: {reordered}")
     c.expect_type(output, torch.Tensor, what_o)
     c.expect_type(weights, torch.Tensor, what_w)
+    args4 = (query, key, value, mask)
+    if heads_returned := _heads_returned_as_weights(output, weights, state, args4, h):
+        c.fail(f"{what_w}: {heads_returned}")
     if tuple(output.shape) != (b, lq, d) or tuple(weights.shape) != (b, h, lq, lk):
         args4 = (query, key, value, mask)
         output_note, weights_note = _shape_notes(output, weights, state, case, args4)
