@@ -1447,7 +1447,7 @@ MISTAKES = [
     Mistake(
         check_MultiHeadAttention,
         AttentionPairIndexedBackwards,
-        r"it is the heads, each head's weights @ v.*unpacked the other way round",
+        r"is the heads, each head's weights @ v.*unpacked the other way round",
     ),
     Mistake(
         check_MultiHeadAttention,
