@@ -1237,3 +1237,20 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def decoder_mask_triangle_of_ids_shape(tgt_ids, pad_id):
+    causal = torch.ones(tgt_ids.shape, dtype=torch.bool).tril()  # (batch, len), not square
+    return ref.padding_mask(tgt_ids, pad_id) & causal
+
+
+# round 21 (blind18b-decmask-tril-of-ones-like-ids): a (batch, len) triangle is named
+# (before: the shape rule alone)
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_triangle_of_ids_shape,
+        r"Yours is the padding mask & a \(\d, \d\) triangle, the shape of tgt_ids",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

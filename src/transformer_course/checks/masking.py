@@ -419,6 +419,30 @@ def _batch_axis_moved_note(got, expected: torch.Tensor, batch: int, fix: str) ->
     return ""
 
 
+def _causal_shaped_like_ids_note(got, ids, pad_id) -> str:
+    """A (batch, 1, batch, len) mask that is the padding mask & a (batch, len) triangle:
+    the look-ahead part built with the shape of the ids (tril of ones_like(tgt_ids), of
+    tgt_ids.shape) instead of (len, len); right only when batch == len."""
+    batch, length = ids.shape
+    if not (
+        isinstance(got, torch.Tensor)
+        and batch != length
+        and tuple(got.shape) == (batch, 1, batch, length)
+    ):
+        return ""
+    pad = (ids != pad_id)[:, None, None, :]  # (batch, 1, 1, len)
+    triangle = torch.ones(batch, length, dtype=torch.bool).tril()  # (batch, len)
+    if not torch.equal(got.detach().cpu() != 0, pad & triangle):
+        return ""
+    return (
+        f"Yours is the padding mask & a ({batch}, {length}) triangle, the shape of tgt_ids "
+        "(batch, len), not a square (len, len): the look-ahead part was built from the ids' "
+        "shape (torch.tril(torch.ones_like(tgt_ids)), or torch.ones(tgt_ids.shape)), so it "
+        f"has {batch} query rows, one per sequence, instead of {length}, one per position. "
+        "Build it for the length alone: look_ahead_mask(tgt_ids.shape[1]), (len, len)."
+    )
+
+
 def _decoder_batch_axis_twice_note(fn, ids, pad_id, got, expected: torch.Tensor) -> str:
     """A (batch, batch, len, len) decoder mask whose every slice got[i, j] is the right mask
     of one sequence: a batched part with one axis too few met the other part's heads axis.
@@ -1852,7 +1876,8 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 expected.shape,
                 what,
                 _and_dtype(
-                    _decoder_batch_axis_twice_note(
+                    _causal_shaped_like_ids_note(got, ids, pad_id)
+                    or _decoder_batch_axis_twice_note(
                         decoder_self_attention_mask, ids, pad_id, got, expected
                     )
                     or _batch_axis_moved_note(
