@@ -656,6 +656,16 @@ class ReturnsHeadsForWeights(Base):
         return self.w_o(self.merge(heads)), heads
 
 
+class ProjectsTheValuesOnly(Base):
+    """The weights computed and returned, but the values, not weights @ v, concatenated."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        concatenated = v.transpose(1, 2).flatten(2)  # (batch, len_k, d_model)
+        return self.w_o(concatenated), weights
+
+
 class ScoresWithDotT(Base):
     """q @ k.T on 4-D tensors, .T reversing all four axes (blind10g-mha-inline-scores-with-
     dot-T; before: told of an element-wise operation, where a matmul's batch axes met)."""
@@ -1453,6 +1463,11 @@ MISTAKES = [
         check_MultiHeadAttention,
         ReturnsHeadsForWeights,
         r"it is the heads, each head's weights @ v.*your output is right",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        ProjectsTheValuesOnly,
+        r"Your output is w_o of the projected values alone.*weights never reach the output",
     ),
     Mistake(
         check_MultiHeadAttention,

@@ -401,9 +401,7 @@ def _row_temperature(weights, query, keys, probe_weights=None) -> str:
     ratio = t * math.sqrt(d_k)
     names = named_factors(ratio, COMMON_FACTORS)
     named = f": the scaled scores times {' or '.join(names)}" if names else ""
-    precedence = _row_precedence(t, d_k, probe_weights) or _row_size_scale(
-        t, q, k, probe_weights
-    )
+    precedence = _row_precedence(t, d_k, probe_weights) or _row_size_scale(t, q, k, probe_weights)
     return (
         f"Your weights are softmax(keys @ query × {t:.4g}): the scores are multiplied by "
         f"{t:.4g} (divided by {1 / t:.4g}) where 1/√d_k = 1/√{d_k} = {1 / math.sqrt(d_k):.4g} "

@@ -55,6 +55,7 @@ from .mha_diagnoses import (
     _BOOL_MASK_ADDED,
     _OUTPUT_MISTAKES,
     _SCALED_AFTER_SOFTMAX,
+    _VALUES_MERGED,
     _WEIGHT_MISTAKES,
     _Agreement,
     _bool_mask_added_weights,
@@ -198,6 +199,21 @@ def _heads_returned_as_weights(output, weights, state, args, num_heads: int) -> 
         "Unpack in the order it returns: heads, weights = scaled_dot_product_attention(q, k, "
         "v, mask)."
     )
+
+
+def _values_only_note(output, state, args) -> str:
+    """An output of len_k rows that is w_o of the projected values alone (the values merged
+    instead of the heads): told apart from queries taken from `key` by its values."""
+    _, key, value, _ = args
+    if not isinstance(output, torch.Tensor) or output.shape != value.shape:
+        return ""
+    st = {name: tensor.double() for name, tensor in state.items()}
+    with torch.no_grad():
+        values = value.double() @ st["w_v.weight"].T + st["w_v.bias"]  # (batch, len_k, d)
+        alone = values @ st["w_o.weight"].T + st["w_o.bias"]
+        if not torch.allclose(output.detach().double(), alone, rtol=1e-4, atol=1e-5):
+            return ""
+    return f"You have one output row per *key* ({key.shape[1]} rows). {_VALUES_MERGED}"
 
 
 def _heads_for_weights_probe(cls) -> str:
@@ -647,7 +663,12 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
         args4 = (query, key, value, mask)
         output_note, weights_note = _shape_notes(output, weights, state, case, args4)
         c.expect_shape(
-            output, (b, lq, d), what_o, output_note or _output_shape_hint(output.shape, case)
+            output,
+            (b, lq, d),
+            what_o,
+            output_note
+            or _values_only_note(output, state, args4)
+            or _output_shape_hint(output.shape, case),
         )
         c.expect_shape(
             weights,
