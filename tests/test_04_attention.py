@@ -2017,6 +2017,16 @@ def sdpa_scale_fixed_at_eight(q, k, v, mask=None):
     return weights @ v, weights
 
 
+def sdpa_mask_as_numbers(q, k, v, mask=None):
+    """The bool mask turned into 0.0 / 1.0 first, then negated with ~."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        keep = mask.float()
+        scores = scores.masked_fill(~keep, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights
+
+
 def sdpa_values_mT(q, k, v, mask=None):
     """The output mixes the values transposed (.mT), as the keys are in the scores."""
     _, weights = ref.scaled_dot_product_attention(q, k, v, mask)
@@ -2061,6 +2071,12 @@ R19F_MISTAKES = [
         sdpa_scale_fixed_at_eight,
         r"with c = 8, and on an input with d_k = \d+ the check ran too, with the same c = 8: "
         r"your scale is a constant",
+    ),
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_mask_as_numbers,
+        r"^(?![\s\S]*without dtype=torch\.bool)[\s\S]*The mask this call passed is bool.*your "
+        r"code turned the mask into numbers",
     ),
     Mistake(
         check_scaled_dot_product_attention,

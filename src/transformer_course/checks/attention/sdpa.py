@@ -14,6 +14,7 @@ import torch
 
 from transformer_course.checking import (
     Checker,
+    CheckFailure,
     tolerance,
     torch_generator,
 )
@@ -414,6 +415,19 @@ def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None, fn
         []
         if mask is None
         else [
+            (
+                lambda exc: (
+                    isinstance(exc, TypeError)
+                    and "operator.invert" in str(exc)
+                    and mask.dtype == torch.bool
+                ),
+                f"The mask this call passed is bool, shape {tuple(mask.shape)}, and ~ negates a "
+                "bool mask: the tensor ~ got is a float one, so your code turned the mask into "
+                "numbers before that line (mask.to(scores.dtype), mask.float(), "
+                "mask.type_as(scores), or arithmetic such as mask * 1.0). Keep the mask bool "
+                "and use it as given: scores.masked_fill(~mask, float('-inf')) broadcasts it "
+                "and needs no cast.",
+            ),
             (
                 lambda exc: (
                     "value of Tensor with more than one value is ambiguous" in str(exc)
@@ -1194,6 +1208,17 @@ def _expect_backward_with_a_mask(c: Checker, fn) -> None:
     )
 
 
+def _without_float_mask_candidates(failure: CheckFailure) -> CheckFailure:
+    """Where the check's own hint says the bool mask it passed was cast by the learner's
+    code, the general advice on ~ of a float mask (which also names masks built without
+    dtype=torch.bool, impossible for a mask the check built) is left out."""
+    if "The mask this call passed is bool" not in failure.message:
+        return failure
+    lines = failure.message.split("\n")
+    kept = [line for line in lines if not line.startswith("~ negates a bool mask, and this")]
+    return CheckFailure(failure.exercise, "\n".join(kept), failure.learner_traceback)
+
+
 def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: bool = False):
     """(output, weights) = scaled_dot_product_attention(q, k, v, mask=None) on torch tensors.
 
@@ -1214,13 +1239,16 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
             given = [t.clone().requires_grad_(case.get("grad", False)) for t in (q, k, v)]
             args = given if mask is None else [*given, mask.clone()]
             torch.manual_seed(_CALL_SEED)
-            result = c.call(
-                scaled_dot_product_attention,
-                *args,
-                call_repr=f"scaled_dot_product_attention({_describe(q, k, v, mask)})",
-                hints=_sdpa_hints(q, k, v, mask, scaled_dot_product_attention),
-                mutation_hint=_SDPA_MUTATION,
-            )
+            try:
+                result = c.call(
+                    scaled_dot_product_attention,
+                    *args,
+                    call_repr=f"scaled_dot_product_attention({_describe(q, k, v, mask)})",
+                    hints=_sdpa_hints(q, k, v, mask, scaled_dot_product_attention),
+                    mutation_hint=_SDPA_MUTATION,
+                )
+            except CheckFailure as failure:
+                raise _without_float_mask_candidates(failure) from None
             what = f"On {label} ({_describe(q, k, v, mask)}), "
             if isinstance(result, torch.Tensor):
                 c.fail(
