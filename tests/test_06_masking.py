@@ -1114,7 +1114,8 @@ def decoder_mask_causal_type_as_ids(tgt_ids, pad_id):  # a bool & int64 gives in
 
 
 def padding_mask_long(ids, pad_id):  # a fixed cast: stays int64 whatever the ids
-    return (ids != pad_id).long()[:, None, None, :]
+    flags = torch.ne(ids, pad_id).to(torch.int64)  # (batch, len)
+    return flags.unsqueeze(1).unsqueeze(2)
 
 
 # round 21 (blind12k-decmask-look-ahead-to-ids-dtype): a mask that takes the ids' dtype
