@@ -666,6 +666,13 @@ class ProjectsTheValuesOnly(Base):
         return self.w_o(concatenated), weights
 
 
+def merge_heads_counted_by_width(x):  # the head count read from the last axis
+    pieces = []
+    for head in range(x.size(-1)):
+        pieces.append(x[:, head])  # (batch, len, d_head)
+    return torch.cat(pieces, dim=-1)
+
+
 class ScoresWithDotT(Base):
     """q @ k.T on 4-D tensors, .T reversing all four axes (blind10g-mha-inline-scores-with-
     dot-T; before: told of an element-wise operation, where a matmul's batch axes met)."""
@@ -1173,6 +1180,11 @@ MISTAKES = [
         r"You transposed first and reshaped after",
     ),
     Mistake(check_merge_heads, merge_interleaved, r"interleaved"),
+    Mistake(
+        check_merge_heads,
+        merge_heads_counted_by_width,
+        r"counts the heads with d_head \(the size of the last axis\) instead of num_heads",
+    ),
     Mistake(check_merge_heads, merge_heads_averaged, r"one head's width: the heads are averaged"),
     Mistake(
         check_merge_heads,
