@@ -673,6 +673,19 @@ def merge_heads_counted_by_width(x):  # the head count read from the last axis
     return torch.cat(pieces, dim=-1)
 
 
+class KeepProbabilityDropout(Base):
+    """The dropout argument read as the probability of keeping a weight."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__(d_model, num_heads, dropout)
+        self.dropout = nn.Dropout(p=max(0.0, 1.0 - dropout))  # keep_prob -> drop rate
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
 class ScoresWithDotT(Base):
     """q @ k.T on 4-D tensors, .T reversing all four axes (blind10g-mha-inline-scores-with-
     dot-T; before: told of an element-wise operation, where a matmul's batch axes met)."""
@@ -1480,6 +1493,12 @@ MISTAKES = [
         check_MultiHeadAttention,
         ProjectsTheValuesOnly,
         r"Your output is w_o of the projected values alone.*weights never reach the output",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        KeepProbabilityDropout,
+        r"built with dropout=0\.0, your layer drops every attention weight in train mode.*"
+        r"probability of keeping a weight",
     ),
     Mistake(
         check_MultiHeadAttention,

@@ -33,6 +33,7 @@ from transformer_course.checking.attention_weights import (
     with_fully_masked_rows,
 )
 from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
+from transformer_course.checking.keep_probability import rate_read_backwards
 from transformer_course.checking.layers import mistake_pairs
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.oracles import multi_head_attention_f
@@ -198,6 +199,35 @@ def _heads_returned_as_weights(output, weights, state, args, num_heads: int) -> 
         "so the weights were merged and sent through w_o as if they were the heads. "
         "Unpack in the order it returns: heads, weights = scaled_dot_product_attention(q, k, "
         "v, mask)."
+    )
+
+
+def _expect_rate_not_backwards(c: Checker, cls, case, state, args, output, what_o) -> None:
+    """In train mode with dropout 0.0 or 1.0: a layer that drops every weight when built
+    with 0.0 and none when built with 1.0 reads its rate as a keep probability,
+    nn.Dropout(1 - dropout) (blind12k-mha-dropout-keep-probability: told only that train
+    mode differs from eval mode). The other side is a module built with the other rate."""
+    b, lq, d = output.shape if isinstance(output, torch.Tensor) else (0, 0, 0)
+
+    def output_with_rate(rate: float):
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            other = cls(case.d_model, case.num_heads, dropout=rate)
+            other.load_state_dict(state)
+            other.train()
+            torch.manual_seed(case.seed)
+            return other(*args)
+
+    backwards = False
+    with contextlib.suppress(Exception):  # a probe: the comparisons after it stay
+        dropped = state["w_o.bias"].expand(b, lq, d)  # every attention weight dropped
+        backwards = rate_read_backwards(output, case.dropout, dropped, output_with_rate)
+    c.expect_true(
+        not backwards,
+        f"{what_o}: built with dropout=0.0, your layer drops every attention weight in train "
+        "mode (its output is w_o's bias alone), and built with dropout=1.0 it does not: the "
+        "rate works backwards, as if the argument were the probability of keeping a weight "
+        "(TensorFlow's keep_prob), nn.Dropout(1 - dropout). PyTorch's rate is the "
+        "probability of zeroing each value: self.dropout = nn.Dropout(dropout).",
     )
 
 
@@ -763,6 +793,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             rate == "" or right,
             f"{what_o}: {rate}",
         )
+        _expect_rate_not_backwards(c, cls, case, state, args, output, what_o)
         c.expect_close(
             output,
             bias,
@@ -792,6 +823,8 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             "In train mode with dropout=0.0, dropout changes nothing: the layer must compute "
             "exactly what it computes in eval mode."
         )
+
+        _expect_rate_not_backwards(c, cls, case, state, args, output, what_o)
         rate = _dropout_rate_note(output, state, (query, key, value, mask), h, case.dropout, cls)
         right = torch.allclose(output.detach().double(), expected_out, atol=1e-5)
         if not rate and not right:
