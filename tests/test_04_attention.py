@@ -1972,6 +1972,17 @@ def row_values_scaled(query, keys, values):
     return weights, weights @ (values / np.sqrt(query.size))
 
 
+def row_scaled_by_all_key_entries(query, keys, values):
+    """The divisor counts every entry of keys (len_k * d_k), not the width."""
+    weights = ref.softmax(keys @ query / np.sqrt(np.prod(keys.shape)))
+    return weights, weights @ values
+
+
+def row_scaled_by_number_of_keys(query, keys, values):
+    weights = ref.softmax(keys @ query / np.sqrt(keys.shape[0]))  # len_k, not d_k
+    return weights, weights @ values
+
+
 def sdpa_output_scaled(q, k, v, mask=None):
     """The scale divides the mixed values, not the scores."""
     scores = torch.matmul(q, k.transpose(-2, -1))
@@ -1988,7 +1999,51 @@ def sdpa_weights_mT_times_v(q, k, v, mask=None):
     return weights.mT.matmul(v), weights
 
 
+def sdpa_dead_rows_nan_to_num_in_place(q, k, v, mask=None):
+    """The fully masked rows' NaN replaced in place on the softmax's output."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., len_q, len_k)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        weights.nan_to_num_(0.0)  # rows with no allowed key: NaN -> 0
+    return weights @ v, weights
+
+
+def sdpa_scale_fixed_at_eight(q, k, v, mask=None):
+    """The scale of the paper's d_k = 64 example, written as a number."""
+    scores = q @ k.transpose(-2, -1) / 8.0  # sqrt(64)
+    weights = _fill_and_softmax(scores, mask)
+    return weights @ v, weights
+
+
+def sdpa_mask_as_numbers(q, k, v, mask=None):
+    """The bool mask turned into 0.0 / 1.0 first, then negated with ~."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        keep = mask.float()
+        scores = scores.masked_fill(~keep, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights
+
+
+def sdpa_values_mT(q, k, v, mask=None):
+    """The output mixes the values transposed (.mT), as the keys are in the scores."""
+    _, weights = ref.scaled_dot_product_attention(q, k, v, mask)
+    return torch.matmul(weights, v.mT), weights
+
+
 R19F_MISTAKES = [
+    Mistake(
+        check_attention_row,
+        row_scaled_by_all_key_entries,
+        r"You divided by √\(len_k · d_k\) = √keys\.size",
+    ),
+    Mistake(
+        check_attention_row,
+        row_scaled_by_number_of_keys,
+        r"divided by √\d, the square root of the number of keys",
+    ),
     Mistake(
         check_attention_row,
         row_values_scaled,
@@ -2004,6 +2059,30 @@ R19F_MISTAKES = [
         check_scaled_dot_product_attention,
         sdpa_weights_mT_times_v,
         r"On a square input the check ran.*your output is weights\.transpose\(-2, -1\) @ v",
+    ),
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_dead_rows_nan_to_num_in_place,
+        r"modified by an inplace operation[\s\S]*Without a mask the same backward runs, so the "
+        r"step is in your mask branch: here the tensor is the softmax's output",
+    ),
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_scale_fixed_at_eight,
+        r"with c = 8, and on an input with d_k = \d+ the check ran too, with the same c = 8: "
+        r"your scale is a constant",
+    ),
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_mask_as_numbers,
+        r"^(?![\s\S]*without dtype=torch\.bool)[\s\S]*The mask this call passed is bool.*your "
+        r"code turned the mask into numbers",
+    ),
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_values_mT,
+        r"len_k = d_v = 4, your weights are right, but your output is weights @ "
+        r"v\.transpose\(-2, -1\)",
     ),
     Mistake(
         check_softmax,

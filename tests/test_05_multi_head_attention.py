@@ -612,6 +612,80 @@ class DropoutOnHeads(Base):
         return self.w_o(self.merge(self.dropout(weights @ v))), weights
 
 
+class TrainingBranchMixesKeys(Base):
+    """In training, the dropped-out weights multiply the projected keys, not the values."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        if self.training and self.dropout.p > 0:  # dropout skipped when it does nothing
+            heads = torch.matmul(self.dropout(weights), k)  # (batch, heads, len_q, d_head)
+        else:
+            heads = weights @ v
+        return self.w_o(self.merge(heads)), weights
+
+
+class MaskDefaultsToLastOne(Base):
+    """A call without a mask reuses the mask of the last call that had one."""
+
+    saved_mask = None
+
+    def forward(self, query, key, value, mask=None):
+        if mask is not None:
+            self.saved_mask = mask
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, self.saved_mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class AttentionPairIndexedBackwards(Base):
+    """The attention's (output, weights) read as result[1], result[0]."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        result = scaled_dot_product_attention(q, k, v, mask)
+        heads, weights = result[1], result[0]
+        return self.w_o(self.merge(heads)), weights
+
+
+class ReturnsHeadsForWeights(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        heads = self.dropout(weights) @ v  # (batch, heads, len_q, d_head)
+        return self.w_o(self.merge(heads)), heads
+
+
+class ProjectsTheValuesOnly(Base):
+    """The weights computed and returned, but the values, not weights @ v, concatenated."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        concatenated = v.transpose(1, 2).flatten(2)  # (batch, len_k, d_model)
+        return self.w_o(concatenated), weights
+
+
+def merge_heads_counted_by_width(x):  # the head count read from the last axis
+    pieces = []
+    for head in range(x.size(-1)):
+        pieces.append(x[:, head])  # (batch, len, d_head)
+    return torch.cat(pieces, dim=-1)
+
+
+class KeepProbabilityDropout(Base):
+    """The dropout argument read as the probability of keeping a weight."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__(d_model, num_heads, dropout)
+        self.dropout = nn.Dropout(p=max(0.0, 1.0 - dropout))  # keep_prob -> drop rate
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
 class ScoresWithDotT(Base):
     """q @ k.T on 4-D tensors, .T reversing all four axes (blind10g-mha-inline-scores-with-
     dot-T; before: told of an element-wise operation, where a matmul's batch axes met)."""
@@ -1119,6 +1193,11 @@ MISTAKES = [
         r"You transposed first and reshaped after",
     ),
     Mistake(check_merge_heads, merge_interleaved, r"interleaved"),
+    Mistake(
+        check_merge_heads,
+        merge_heads_counted_by_width,
+        r"counts the heads with d_head \(the size of the last axis\) instead of num_heads",
+    ),
     Mistake(check_merge_heads, merge_heads_averaged, r"one head's width: the heads are averaged"),
     Mistake(
         check_merge_heads,
@@ -1400,6 +1479,37 @@ MISTAKES = [
         r"number",
     ),
     Mistake(check_MultiHeadAttention, DropoutOnHeads, r"dropout to the attention's result"),
+    Mistake(
+        check_MultiHeadAttention,
+        AttentionPairIndexedBackwards,
+        r"is the heads, each head's weights @ v.*unpacked the other way round",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        ReturnsHeadsForWeights,
+        r"it is the heads, each head's weights @ v.*your output is right",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        ProjectsTheValuesOnly,
+        r"Your output is w_o of the projected values alone.*weights never reach the output",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        KeepProbabilityDropout,
+        r"built with dropout=0\.0, your layer drops every attention weight in train mode.*"
+        r"probability of keeping a weight",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        MaskDefaultsToLastOne,
+        r"gives the masked output again.*the earlier call's mask was kept on the module",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        TrainingBranchMixesKeys,
+        r"\(dropped-out attention weights\) @ k, the projected keys .*instead of @ v",
+    ),
     Mistake(
         check_MultiHeadAttention,
         OutputProjectionBeforeMerge,

@@ -159,6 +159,10 @@ LOOK_AHEAD_MISTAKES = {
         lambda n: torch.triu(torch.ones(n, n, dtype=torch.bool)),
         r"torch.triu instead of torch.tril",
     ),
+    "tril turned over": (
+        lambda n: torch.tril(torch.ones(n, n, dtype=torch.bool)).transpose(0, 1),
+        r"the right mask transposed.*turned over \(\.T, \.transpose\(0, 1\)",
+    ),
     "inverted (triu diagonal=1)": (
         lambda n: torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1),
         r"True marks the blocked",
@@ -335,6 +339,10 @@ DECODER_MISTAKES = {
             _pad(ids, p) & torch.triu(torch.ones(ids.shape[1], ids.shape[1], dtype=torch.bool))
         ),
         r"upper triangle",
+    ),
+    "causal part transposed": (
+        lambda ids, p: _pad(ids, p) & _tril(ids.shape[1]).mT,
+        r"look-ahead part is the upper triangle: the right look-ahead mask transposed",
     ),
     "causal part inverted": (
         lambda ids, p: _pad(ids, p) & ~_tril(ids.shape[1]),
@@ -1091,6 +1099,159 @@ MISTAKES += [
         check_padding_mask,
         lambda ids, pad_id: torch.ones_like(ids, dtype=torch.bool)[:, None, None, :],
         r"^(?![\s\S]*assumes the pads)[\s\S]*True everywhere",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def padding_mask_type_as_ids(ids, pad_id):  # meant to match the ids, takes their dtype
+    return (ids != pad_id).type_as(ids)[:, None, None, :]  # (batch, 1, 1, len)
+
+
+def decoder_mask_causal_type_as_ids(tgt_ids, pad_id):  # a bool & int64 gives int64
+    causal = ref.look_ahead_mask(tgt_ids.shape[1]).type_as(tgt_ids)  # (len, len)
+    return ref.padding_mask(tgt_ids, pad_id) & causal
+
+
+def padding_mask_long(ids, pad_id):  # a fixed cast: stays int64 whatever the ids
+    flags = torch.ne(ids, pad_id).to(torch.int64)  # (batch, len)
+    return flags.unsqueeze(1).unsqueeze(2)
+
+
+# round 21 (blind12k-decmask-look-ahead-to-ids-dtype): a mask that takes the ids' dtype
+# (.to(ids), type_as, ones_like) is told so, from a probe with int32 ids; a fixed .long()
+# keeps the general message
+MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_type_as_ids,
+        r"takes the dtype of the ids it is given.*\.to\(ids\.device\)",
+    ),
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_causal_type_as_ids,
+        r"^(?![\s\S]*not \* or \+)[\s\S]*takes the dtype of the ids it is given",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_long,
+        r"^(?![\s\S]*takes the dtype of the ids)[\s\S]*drop any \.int\(\), \.long\(\)",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def decoder_mask_causal_expanded_over_batch(tgt_ids, pad_id):
+    batch, length = tgt_ids.shape
+    causal = ref.look_ahead_mask(length).expand(batch, length, length)  # (batch, len, len)
+    return ref.padding_mask(tgt_ids, pad_id) & causal  # (batch, batch, len, len)
+
+
+def decoder_mask_padding_three_axes(tgt_ids, pad_id):
+    batch, length = tgt_ids.shape
+    pad = (tgt_ids != pad_id).unsqueeze(1)  # (batch, 1, len): one axis too few
+    causal = ref.look_ahead_mask(length)[None, None].expand(batch, 1, length, length)
+    return pad & causal  # (batch, batch, len, len)
+
+
+# round 21 (blind18b-decmask-look-ahead-repeated-over-batch): a (batch, batch, len, len)
+# mask, each slice the right mask of one sequence, says which part met the heads axis
+# (before: "assumes a batch of one")
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_causal_expanded_over_batch,
+        r"^(?![\s\S]*batch of one)[\s\S]*right mask of sequence i, repeated along the heads "
+        r"axis.*\(batch, len, len\), with no heads axis",
+    ),
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_padding_three_axes,
+        r"right mask of sequence j: the padding part is 3-D, \(batch, 1, len\)",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def padding_mask_empty_rows_opened(ids, pad_id):  # a guard: a row of pads sees everything
+    keep = ids != pad_id  # (batch, len)
+    keep[keep.sum(dim=1) == 0] = True
+    return keep[:, None, None, :]
+
+
+# round 21 (blind12k-padmask-all-pad-rows-unmasked): a row of pads made all True while the
+# others are right is named (before: located, a pad key's weight)
+MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_empty_rows_opened,
+        r"right on every row with a real token, but row \d, made only of pads, comes out all "
+        r"True.*guard against fully masked rows",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def padding_mask_ids_transposed(ids, pad_id):  # ids read as (len, batch)
+    keep = ids.transpose(0, 1) != pad_id  # (len, batch)
+    return keep.unsqueeze(1).unsqueeze(1)  # (len, 1, 1, batch)
+
+
+def padding_mask_reshape_batch_last(ids, pad_id):
+    batch = len(ids)
+    return (ids != pad_id).reshape(-1, 1, 1, batch)  # the batch size where len belongs
+
+
+# round 21 (blind12k-padmask-ids-read-sequence-first, blind18b-padmask-view-with-batch-
+# size): a (len, 1, 1, batch) mask told apart by its flags, transposed or regrouped
+MISTAKES += [
+    Mistake(
+        check_padding_mask,
+        padding_mask_ids_transposed,
+        r"right mask with the batch and the length exchanged.*sequence-first",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_reshape_batch_last,
+        r"holds the right flags in order, regrouped.*put the batch size \(\d\) where the length",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def decoder_mask_causal_only_with_pads(tgt_ids, pad_id):
+    length = tgt_ids.shape[1]
+    keep = ref.padding_mask(tgt_ids, pad_id)  # (batch, 1, 1, len)
+    if (tgt_ids != pad_id).all():  # "nothing to mask": every row is full
+        return keep.expand(-1, -1, length, -1)  # (batch, 1, len, len), all True
+    return keep & ref.look_ahead_mask(length)
+
+
+# round 21 (blind18b-decmask-causal-skipped-without-padding): a batch with no pad at all
+# (before: every case held a pad, and a look-ahead part skipped without pads passed)
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_causal_only_with_pads,
+        r"a batch with no pad at all\) returned a mask that is True everywhere.*leaves out the "
+        r"look-ahead mask when there is nothing to pad",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def decoder_mask_triangle_of_ids_shape(tgt_ids, pad_id):
+    causal = torch.ones(tgt_ids.shape, dtype=torch.bool).tril()  # (batch, len), not square
+    return ref.padding_mask(tgt_ids, pad_id) & causal
+
+
+# round 21 (blind18b-decmask-tril-of-ones-like-ids): a (batch, len) triangle is named
+# (before: the shape rule alone)
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_triangle_of_ids_shape,
+        r"Yours is the padding mask & a \(\d, \d\) triangle, the shape of tgt_ids",
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -133,6 +133,9 @@ def visible_decoder_cases() -> list[tuple[torch.Tensor, int]]:
         (torch.tensor([[2, 6, 3, 0]]), 0),
         # more sequences than positions: a size read from the batch shows only here
         (torch.tensor([[2, 5, 3], [2, 9, 3], [2, 3, 0], [2, 7, 3], [2, 3, 0]]), 0),
+        # a batch that holds no pad at all: the look-ahead part alone matters (a shortcut
+        # that returns the padding mask when there is nothing to pad shows only here)
+        (torch.tensor([[2, 5, 6, 3], [2, 9, 4, 3]]), 0),
     ]
 
 
@@ -146,6 +149,7 @@ def hidden_decoder_cases() -> list[tuple[torch.Tensor, int]]:
         (_padded_batch(6205, [1], 1, 0), 0),
         (_padded_batch(6206, [3], 6, 1), 1),  # a batch of one that holds pads
         (_padded_batch(6207, [4, 2, 4, 3, 1, 4, 4], 4, 0), 0),  # more sequences than positions
+        (_padded_batch(6208, [5, 5, 5], 5, 1), 1),  # no pad at all
     ]
 
 
@@ -329,6 +333,30 @@ def _causal_leak(
     return ""
 
 
+def _ids_dtype_followed(fn, ids: torch.Tensor, pad_id: int, got: torch.Tensor) -> str:
+    """When ``got`` has the ids' own integer dtype and the same call on the ids cast to
+    int32 comes back int32, the mask took the ids' dtype from them (.to(ids), type_as,
+    ones_like(ids), arithmetic with the ids), not from a cast (.long() stays int64): the
+    message that says so ("" otherwise, or when the probe fails)."""
+    if got.dtype != ids.dtype or got.dtype == torch.int32:
+        return ""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            probe = fn(ids.clone().to(torch.int32), pad_id)
+    except Exception:  # a probe: the general message stays
+        return ""
+    if not (isinstance(probe, torch.Tensor) and probe.dtype == torch.int32):
+        return ""
+    return (
+        f"Your mask takes the dtype of the ids it is given: {ids.dtype} ids give a "
+        f"{ids.dtype} mask, int32 ids an int32 one. So a tensor in it was converted to the "
+        "ids' dtype, not cast by a fixed .long(): `.to(ids)` (or .to(tgt_ids)) moves to the "
+        "ids' device *and* casts to their dtype, and so do .type_as(ids) and "
+        "torch.ones_like(ids) without dtype=; a bool & an integer tensor is then an integer "
+        "tensor. To follow the device only, write .to(ids.device)."
+    )
+
+
 # ------------------------------------------------------------------------ padding_mask
 _FROM_COMPARISON = (
     "A comparison such as `ids != pad_id` is already bool: drop any .int(), .long() or .float()."
@@ -391,6 +419,78 @@ def _batch_axis_moved_note(got, expected: torch.Tensor, batch: int, fix: str) ->
     return ""
 
 
+def _causal_shaped_like_ids_note(got, ids, pad_id) -> str:
+    """A (batch, 1, batch, len) mask that is the padding mask & a (batch, len) triangle:
+    the look-ahead part built with the shape of the ids (tril of ones_like(tgt_ids), of
+    tgt_ids.shape) instead of (len, len); right only when batch == len."""
+    batch, length = ids.shape
+    if not (
+        isinstance(got, torch.Tensor)
+        and batch != length
+        and tuple(got.shape) == (batch, 1, batch, length)
+    ):
+        return ""
+    pad = (ids != pad_id)[:, None, None, :]  # (batch, 1, 1, len)
+    triangle = torch.ones(batch, length, dtype=torch.bool).tril()  # (batch, len)
+    if not torch.equal(got.detach().cpu() != 0, pad & triangle):
+        return ""
+    return (
+        f"Yours is the padding mask & a ({batch}, {length}) triangle, the shape of tgt_ids "
+        "(batch, len), not a square (len, len): the look-ahead part was built from the ids' "
+        "shape (torch.tril(torch.ones_like(tgt_ids)), or torch.ones(tgt_ids.shape)), so it "
+        f"has {batch} query rows, one per sequence, instead of {length}, one per position. "
+        "Build it for the length alone: look_ahead_mask(tgt_ids.shape[1]), (len, len)."
+    )
+
+
+def _decoder_batch_axis_twice_note(fn, ids, pad_id, got, expected: torch.Tensor) -> str:
+    """A (batch, batch, len, len) decoder mask whose every slice got[i, j] is the right mask
+    of one sequence: a batched part with one axis too few met the other part's heads axis.
+    got[i, j] == expected[i] (the sequence on axis 0): a (batch, len, len) part, the
+    look-ahead repeated or expanded over the batch with no heads axis, met the padding's
+    (batch, 1, 1, len); got[i, j] == expected[j] (the sequence on axis 1): the padding part
+    is 3-D, (batch, 1, len), and its batch axis met a 4-D part's heads axis. A probe on
+    the first sequence alone must give one slice on axis 1 (a fixed number of heads that
+    equals the batch size here gives that many again)."""
+    batch = ids.shape[0]
+    if not (
+        isinstance(got, torch.Tensor)
+        and batch > 1
+        and got.ndim == 4
+        and tuple(got.shape) == (batch, batch, *expected.shape[2:])
+    ):
+        return ""
+    flags = got.detach().cpu() != 0  # (batch, batch, len, len)
+    by_first = torch.equal(flags, expected.expand(-1, batch, -1, -1))
+    by_second = torch.equal(flags, expected[:, 0][None].expand(batch, -1, -1, -1))
+    if by_first == by_second:
+        return ""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            alone = fn(ids[:1].clone(), pad_id)
+    except Exception:  # a probe: the general message stays
+        return ""
+    if not (isinstance(alone, torch.Tensor) and alone.ndim == 4 and alone.shape[1] == 1):
+        return ""
+    if by_first:
+        return (
+            "Each slice [i, j] of yours is the right mask of sequence i, repeated along the "
+            "heads axis (axis 1): a part of your mask is 3-D, (batch, len, len), with no heads "
+            "axis, such as the look-ahead mask repeated or expanded over the batch, and "
+            "combined with the padding mask, (batch, 1, 1, len), its batch axis lined up with "
+            "the heads axis (broadcasting aligns the last axes). The look-ahead mask needs no "
+            "batch axis: the (len, len) triangle broadcasts over the batch by itself "
+            "(padding_mask(...) & look_ahead_mask(len)); a batched one must be (batch, 1, "
+            "len, len)."
+        )
+    return (
+        "Each slice [i, j] of yours is the right mask of sequence j: the padding part is "
+        "3-D, (batch, 1, len), an axis too few, so combined with a 4-D part its batch axis "
+        "lined up with the heads axis. The padding mask is (batch, 1, 1, len): "
+        "(tgt_ids != pad_id)[:, None, None, :]."
+    )
+
+
 def _same_flags_reshaped(got, expected: torch.Tensor, batch: int) -> str:
     """The right flags, in order, under another shape whose batch axis is 1 (round 10,
     blind10d-padmask-view-batch-of-one: .view(1, 1, 1, -1), written for one sentence,
@@ -446,7 +546,44 @@ def _shape_or_size_one(got, expected: torch.Tensor, batch: int, length: int) -> 
     hint = _padding_shape_hint(tuple(got.shape), batch, length)
     if hint != _PAD_ONE_FLAG_PER_KEY:
         return hint
-    return size_one_axes_note(got, expected) or hint
+    return _batch_and_length_exchanged(got, expected, batch, length) or (
+        size_one_axes_note(got, expected) or hint
+    )
+
+
+def _batch_and_length_exchanged(got, expected: torch.Tensor, batch: int, length: int) -> str:
+    """A mask whose axes of size > 1 are (len, batch) where (batch, len) belong, told apart
+    by its flags: the ids read as sequence-first (transposed, .T), or the right flags in
+    order regrouped by a view/reshape that put the batch size where the length belongs."""
+    if not (
+        isinstance(got, torch.Tensor)
+        and batch > 1
+        and length > 1
+        and batch != length
+        and got.numel() == batch * length
+        and [n for n in got.shape if n > 1] == [length, batch]
+    ):
+        return ""
+    flags = (got.detach().cpu() != 0).reshape(length, batch)
+    right = expected.reshape(batch, length)  # (batch, len)
+    shape = tuple(got.shape)
+    if torch.equal(flags, right.T):
+        return (
+            f"Yours, {shape}, is the right mask with the batch and the length exchanged: "
+            f"flag [j, i] of yours is sequence i's position j. The ids were read as "
+            "sequence-first, (len, batch), as nn.Transformer's default layout is, and "
+            "transposed (ids.T, ids.transpose(0, 1)). In this course ids are batch-first, "
+            "(batch, len): (ids != pad_id)[:, None, None, :], no transpose."
+        )
+    if torch.equal(flags, right.reshape(length, batch)):
+        return (
+            f"Yours, {shape}, holds the right flags in order, regrouped into {length} groups "
+            f"of {batch}: a view or reshape put the batch size ({batch}) where the length "
+            f"({length}) belongs (.view(-1, 1, 1, ids.size(0))?). Take each size from the "
+            "axis it belongs to, (batch, 1, 1, len) = (ids.shape[0], 1, 1, ids.shape[1]), or "
+            "index: (ids != pad_id)[:, None, None, :]."
+        )
+    return ""
 
 
 _PAD_INVERTED = (
@@ -764,7 +901,9 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 c,
                 got,
                 what,
-                _unpadded_special_case_note(padding_mask, ids, pad_id, got) or _FROM_COMPARISON,
+                _unpadded_special_case_note(padding_mask, ids, pad_id, got)
+                or _ids_dtype_followed(padding_mask, ids, pad_id, got)
+                or _FROM_COMPARISON,
                 expected=expected,
             )
             if not torch.equal(got, expected) and (
@@ -837,6 +976,24 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                         "`ids != pad_id`; a fully masked row is the attention's to handle."
                     ] = forced
 
+            # the rows with no real token made all True, a guard against fully masked rows
+            # (blind12k-padmask-all-pad-rows-unmasked was only located)
+            empty = ~expected.flatten(1).any(dim=1)  # (batch,): rows made only of pads
+            guarded = torch.where(empty[:, None, None, None], True, expected)
+            if bool(empty.any()) and not any(
+                torch.equal(guarded, value) for value in mistakes.values()
+            ):
+                rows = [int(b) for b in empty.nonzero().flatten()]
+                mistakes[
+                    f"Your mask is right on every row with a real token, but row {rows[0]}, "
+                    "made only of pads, comes out all True (attendable) instead of all "
+                    "False: a guard against fully masked rows (`mask | ~mask.any(-1, "
+                    "keepdim=True)`, a loop that fills empty rows with True?): every query of "
+                    "that sequence then reads its pads. Decide "
+                    "every position from ids alone: `ids != pad_id`; a fully masked row is "
+                    "the attention's to handle (it returns zero weights there)."
+                ] = guarded
+
             # named by their values first; "True everywhere" has other causes too, and the
             # probe tells a mask that assumes the side of the pads from them
             specific = [v for m, v in mistakes.items() if not m.startswith(_PAD_ALL_TRUE)]
@@ -879,9 +1036,12 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
 def _look_ahead_mistakes(size: int, picture: str) -> dict[str, torch.Tensor]:
     ones = torch.ones(size, size, dtype=torch.bool)
     mistakes = {
-        "Your mask has the diagonal but not the lower triangle: did you use torch.triu instead of "
-        "torch.tril? Position i would see itself and every *later* position (the future) but "
-        "none of the earlier ones.": torch.triu(ones),
+        "Your mask has the diagonal but not the lower triangle: it is the right mask "
+        "transposed, as torch.triu instead of torch.tril gives, or the lower triangle turned "
+        "over (.T, .transpose(0, 1), j >= i for i <= j): the two cannot be told apart from the "
+        "result. Position i would see itself and every *later* position (the future) but "
+        "none of the earlier ones. Rows are queries and columns keys: "
+        "torch.tril(torch.ones(size, size, dtype=torch.bool)) as it is.": torch.triu(ones),
         "Your mask is True exactly where it should be False: True marks the blocked (future) "
         "positions. That is the polarity of nn.Transformer.generate_square_subsequent_mask and "
         "of nn.MultiheadAttention's bool attn_mask (True = not allowed); in this course True "
@@ -1244,8 +1404,11 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
         "'may attend' (nn.MultiheadAttention's bool masks use the opposite polarity).": ~(
             pad & causal
         ),
-        "The look-ahead part uses the upper triangle (torch.triu instead of torch.tril?): each "
-        "query sees the future instead of the past.": pad & torch.ones_like(causal).triu(),
+        "The look-ahead part is the upper triangle: the right look-ahead mask transposed "
+        "(.T, .transpose(-2, -1), read as (len_k, len_q)) or built with torch.triu instead "
+        "of torch.tril; the result cannot tell the two apart. Each query sees the future "
+        "instead of the past. Rows are queries and columns keys: use look_ahead_mask(len) "
+        "as it is.": pad & torch.ones_like(causal).triu(),
         "The look-ahead part is inverted (True above the diagonal, the polarity of "
         "nn.Transformer.generate_square_subsequent_mask); here True means 'may attend'.": pad
         & ~causal,
@@ -1287,8 +1450,9 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
             "with the `pad_id` argument instead of a hard-coded 0."
         ] = (ids != 0)[:, None, None, :]
     causal_parts = {
-        "The look-ahead part uses the upper triangle (torch.triu instead of torch.tril?): each "
-        "query sees the future instead of the past.": torch.ones_like(causal).triu(),
+        "The look-ahead part is the upper triangle (the look-ahead mask transposed, or "
+        "torch.triu instead of torch.tril): each query sees the future instead of the "
+        "past.": torch.ones_like(causal).triu(),
         "The look-ahead part is inverted (True above the diagonal): here True means 'may "
         "attend'.": ~causal,
         "The look-ahead part leaves out the diagonal (tril with diagonal=-1?): each position "
@@ -1607,6 +1771,36 @@ def _first_of(first, *others):
     return hint
 
 
+def _expect_causal_kept_without_pads(c, got, ids, pad_id, what, right_lengths) -> None:
+    """On a batch that holds no pad, the padding mask alone (all True, (batch, 1, 1, len)
+    or broadcast over the queries) after earlier calls on batches with pads came out
+    right: the look-ahead part is skipped when there is nothing to pad (blind18b-decmask-
+    causal-skipped-without-padding, accepted while every case held a pad)."""
+    length = ids.shape[1]
+    if not (
+        right_lengths
+        and length > 1
+        and bool((ids != pad_id).all())
+        and isinstance(got, torch.Tensor)
+        and got.ndim == 4
+        and got.shape[0] == ids.shape[0]
+        and got.shape[1] == 1
+        and got.shape[2] in (1, length)
+        and got.shape[3] == length
+        and bool((got != 0).all())
+    ):
+        return
+    c.fail(
+        f"{what} (a batch with no pad at all) returned a mask that is True everywhere, "
+        f"shape {tuple(got.shape)}: no look-ahead part, so every query sees the future "
+        "tokens. Your earlier calls, on batches that held pads, came out right: your code "
+        "leaves out the look-ahead mask when there is nothing to pad (an early return of "
+        "the padding mask, `if not (tgt_ids == pad_id).any(): ...`?). The look-ahead part "
+        "does not depend on the padding: the decoder must never see later tokens, padded "
+        "batch or not. Always return padding_mask(...) & look_ahead_mask(len)."
+    )
+
+
 def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bool = False) -> None:
     """decoder_self_attention_mask(tgt_ids (batch, len), pad_id) -> bool (batch, 1, len, len).
 
@@ -1676,12 +1870,17 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                 raise
             _expect_mask_tensor(c, got, what)
             expected = ref.decoder_self_attention_mask(ids, pad_id)  # (batch, 1, len, len)
+            _expect_causal_kept_without_pads(c, got, ids, pad_id, what, right_lengths)
             c.expect_shape(
                 got,
                 expected.shape,
                 what,
                 _and_dtype(
-                    _batch_axis_moved_note(
+                    _causal_shaped_like_ids_note(got, ids, pad_id)
+                    or _decoder_batch_axis_twice_note(
+                        decoder_self_attention_mask, ids, pad_id, got, expected
+                    )
+                    or _batch_axis_moved_note(
                         got,
                         expected,
                         batch,
@@ -1692,12 +1891,13 @@ def check_decoder_self_attention_mask(decoder_self_attention_mask, *, hidden: bo
                     got.dtype,
                 ),
             )
+            followed = _ids_dtype_followed(decoder_self_attention_mask, ids, pad_id, got)
             _expect_bool(
                 c,
                 got,
                 what,
-                _FROM_COMPARISON,
-                "To combine two bool masks use & (logical AND), not * or +.",
+                followed or _FROM_COMPARISON,
+                "" if followed else "To combine two bool masks use & (logical AND), not * or +.",
                 expected=expected,
             )
             if not torch.equal(got, expected) and (

@@ -349,6 +349,45 @@ def _row_rounded_scores(weights, query, keys, probe_weights) -> str:
     )
 
 
+def _size_scales(query, keys) -> dict[str, float]:
+    """The factors t (weights = softmax(t · keys @ query)) of a divisor taken from another
+    size than d_k, keyed by a description without numbers (a probe of other sizes is
+    matched against the same keys)."""
+    len_k, d_k = keys.shape
+    return {
+        "√(len_k · d_k) = √keys.size: numpy's .size is the number of entries of the whole "
+        "array (len_k · d_k), not its width as torch's size(-1) is; d_k = keys.shape[-1]": (
+            1 / math.sqrt(len_k * d_k)
+        ),
+        "√len_k, the number of keys (keys.shape[0] or len(keys)); d_k is the width, "
+        "keys.shape[-1]": 1 / math.sqrt(len_k),
+        "the query's length (np.linalg.norm(query)), where the fixed √d_k belongs": (
+            1 / float(np.linalg.norm(query))
+        ),
+    }
+
+
+def _row_size_scale(t: float, query, keys, probe_weights) -> str:
+    """The divisor read as a wrong size (keys.size, len_k, the query's norm): the names
+    that fit t on the call, kept only if they fit the probe too (when it runs)."""
+    scales = _size_scales(query, keys)
+    here = [name for name, value in scales.items() if math.isclose(t, value, rel_tol=1e-4)]
+    if not here:
+        return ""
+    weights = probe_weights() if probe_weights is not None else None
+    if weights is not None:
+        q, k, _ = _ROW_PROBE
+        t_probe = fitted_temperature(np.asarray(weights, np.float64), k @ q)
+        if t_probe is not None:
+            probe = _size_scales(q, k)
+            here = [name for name in here if math.isclose(t_probe, probe[name], rel_tol=1e-4)]
+    if len(here) == 1:
+        return f" You divided by {here[0]}."
+    if here:
+        return " You divided by one of: " + "; or ".join(here) + "."
+    return ""
+
+
 def _row_temperature(weights, query, keys, probe_weights=None) -> str:
     """Weights that are softmax(t · keys @ query) for another t than 1/√d_k (the family of
     a wrong scale of the scores, a temperature, another base of the exponential): the
@@ -362,7 +401,7 @@ def _row_temperature(weights, query, keys, probe_weights=None) -> str:
     ratio = t * math.sqrt(d_k)
     names = named_factors(ratio, COMMON_FACTORS)
     named = f": the scaled scores times {' or '.join(names)}" if names else ""
-    precedence = _row_precedence(t, d_k, probe_weights)
+    precedence = _row_precedence(t, d_k, probe_weights) or _row_size_scale(t, q, k, probe_weights)
     return (
         f"Your weights are softmax(keys @ query × {t:.4g}): the scores are multiplied by "
         f"{t:.4g} (divided by {1 / t:.4g}) where 1/√d_k = 1/√{d_k} = {1 / math.sqrt(d_k):.4g} "

@@ -14,6 +14,7 @@ import torch
 
 from transformer_course.checking import (
     Checker,
+    CheckFailure,
     tolerance,
     torch_generator,
 )
@@ -345,6 +346,45 @@ def _transposed_weights_probe(fn) -> bool:
     )
 
 
+_SDPA_OUTPUT_TRANSPOSED_VALUES = (
+    "On an input the check ran where len_k = d_v = 4, your weights are right, but your "
+    "output is weights @ v.transpose(-2, -1): the values were transposed before mixing them, "
+    "(..., len_q, len_k) @ (..., d_v, len_k). That fails whenever d_v != len_k (here len_k "
+    "= {len_k}, d_v = {d_v}), and where they are equal each output row mixes the columns of "
+    "the values instead of its rows. Only the keys are transposed (for q @ kᵀ); the output "
+    "is weights @ v as they are: (..., len_q, len_k) @ (..., len_k, d_v) -> (..., len_q, d_v)."
+)
+#: an input with len_k = d_v (and len_q, d_k different) on which transposed values still
+#: multiply: the output then shows whether v was transposed before weights @ v
+_VALUES_PROBE = tuple(
+    torch.randn(2, n, d, generator=torch_generator(5151 + i), dtype=torch.float64)
+    for i, (n, d) in enumerate(((3, 5), (4, 5), (4, 4)))
+)
+
+
+def _transposed_values_probe(fn) -> bool:
+    """Whether ``fn`` on :data:`_VALUES_PROBE` (no mask) returns the right weights and the
+    output weights @ v.transpose(-2, -1)."""
+    q, k, v = (t.clone() for t in _VALUES_PROBE)
+    try:
+        with torch.no_grad(), torch.random.fork_rng(devices=[]):
+            torch.manual_seed(_CALL_SEED)
+            output, weights = fn(q, k, v)
+    except Exception:  # a probe: the message falls back to the candidates
+        return False
+    if not (isinstance(output, torch.Tensor) and isinstance(weights, torch.Tensor)):
+        return False
+    right_out, right_w = ref.scaled_dot_product_attention(q, k, v)
+    w = weights.double()
+    return (
+        w.shape == right_w.shape
+        and output.shape == right_out.shape
+        and torch.allclose(w, right_w.double(), atol=1e-6)
+        and not torch.allclose(output.double(), right_out.double(), atol=1e-6)
+        and torch.allclose(output.double(), w @ v.transpose(-2, -1), atol=1e-6)
+    )
+
+
 def _sdpa_shapes_hint(dims: dict, fn=None) -> Callable[[BaseException], str]:
     """The shapes of the two products; with the learner's function ``fn``, named as the
     weights transposed before weights @ v when a square input shows it."""
@@ -359,6 +399,8 @@ def _sdpa_shapes_hint(dims: dict, fn=None) -> Callable[[BaseException], str]:
                     )[1:]
                 )
             )
+        if fn is not None and _transposed_values_probe(fn):
+            return _SDPA_OUTPUT_TRANSPOSED_VALUES.format(**dims)
         return _SDPA_SHAPES.format(**dims)
 
     return hint
@@ -373,6 +415,19 @@ def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None, fn
         []
         if mask is None
         else [
+            (
+                lambda exc: (
+                    isinstance(exc, TypeError)
+                    and "operator.invert" in str(exc)
+                    and mask.dtype == torch.bool
+                ),
+                f"The mask this call passed is bool, shape {tuple(mask.shape)}, and ~ negates a "
+                "bool mask: the tensor ~ got is a float one, so your code turned the mask into "
+                "numbers before that line (mask.to(scores.dtype), mask.float(), "
+                "mask.type_as(scores), or arithmetic such as mask * 1.0). Keep the mask bool "
+                "and use it as given: scores.masked_fill(~mask, float('-inf')) broadcasts it "
+                "and needs no cast.",
+            ),
             (
                 lambda exc: (
                     "value of Tensor with more than one value is ambiguous" in str(exc)
@@ -701,14 +756,42 @@ def _fitted_scale(q, k, mask, weights) -> float | None:
     return 1.0 / slope if slope > 0 else None
 
 
-def _fitted_scale_mistake(q, k, mask, weights) -> dict[str, Callable[[], torch.Tensor]]:
+def _fitted_scale_mistake(
+    q, k, mask, weights, probe_weights=None
+) -> dict[str, Callable[[], torch.Tensor]]:
     """A wrong constant scale that none of the named ones explains: what it is, measured
-    (the matcher keeps it only if softmax(q kᵀ / c) then gives the learner's weights)."""
+    (the matcher keeps it only if softmax(q kᵀ / c) then gives the learner's weights).
+    When the learner's weights on the scale probe (another d_k) fit the same c, the scale
+    is a constant that does not follow d_k, and is named so."""
     d_k = q.shape[-1]
     root = math.sqrt(d_k)
     c = _fitted_scale(q, k, mask, weights)
     if c is None or math.isclose(c, root, rel_tol=1e-3):
         return {}
+    probe = probe_weights() if probe_weights is not None else None
+    if probe is not None:
+        pq, pk, _ = _scale_probe()
+        probe_c = _fitted_scale(pq, pk, None, probe)
+        probe_d_k = pq.shape[-1]
+        if (
+            probe_c is not None
+            and probe_d_k != d_k
+            and math.isclose(probe_c, c, rel_tol=1e-3)
+            and torch.allclose(
+                probe.detach().double(),
+                attention_weights_variant(pq, pk, None, scale=c),
+                rtol=1e-4,
+                atol=1e-5,
+            )
+        ):
+            message = (
+                f"Your weights match softmax(q kᵀ / c) with c = {c:.4g}, and on an input "
+                f"with d_k = {probe_d_k} the check ran too, with the same c = {c:.4g}: your "
+                f"scale is a constant (a hard-coded {1 / c:.4g} or {c:.4g}, the √d_k of one "
+                f"example?) that does not depend on d_k. It must be √d_k, here √{d_k} = "
+                f"{root:.4g}, computed from the inputs: math.sqrt(q.shape[-1])."
+            )
+            return {message: partial(attention_weights_variant, q, k, mask, scale=c)}
     message = (
         f"Your weights match softmax(q kᵀ / c) with one constant c = {c:.4g} for every score, "
         f"but c must be √d_k = √{d_k} = {root:.4g} (d_k = q.shape[-1]): your scores are "
@@ -1058,6 +1141,84 @@ def _scale_moved_to_output(q, k, v, mask, weights, output) -> str:
     return ""
 
 
+def _backward_error(fn, mask) -> str | None:
+    """Run ``fn`` on a small input that requires gradients (with ``mask``) and backward
+    through its output and weights: None when backward runs (or the forward call fails,
+    which the cases above report), else the text of the RuntimeError backward raised."""
+    q, k, v = (
+        torch.randn(2, n, d, generator=torch_generator(6161 + i), dtype=torch.float64)
+        for i, (n, d) in enumerate(((3, 4), (5, 4), (5, 6)))
+    )
+    given = [t.requires_grad_() for t in (q, k, v)]
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(_CALL_SEED)
+            output, weights = fn(*given, *([] if mask is None else [mask.clone()]))
+        loss = output.sum() + (weights * torch.arange(5, dtype=weights.dtype)).sum()
+    except Exception:  # a probe: the cases above say what is wrong with the call
+        return None
+    try:
+        loss.backward()
+    except RuntimeError as exc:
+        return str(exc).split(" Hint:")[0]
+    return None
+
+
+def _expect_backward_with_a_mask(c: Checker, fn) -> None:
+    """Backward must run with a mask too. The grad cases have none, so an in-place step
+    in the mask branch (the fully masked rows zeroed with weights.masked_fill_ on the
+    softmax's output, which softmax's backward needs) went unseen (blind12m-sdpa-nan-rows-
+    zeroed-in-place); the forward values are right, so only backward shows it."""
+    mask = torch.tensor(
+        [[True, False, True, True, False], [False] * 5, [True] * 5]
+    )  # (len_q, len_k): query 1 sees no key
+    text = _backward_error(fn, mask)
+    if text is None:
+        return
+    call = (
+        "scaled_dot_product_attention(q (2, 3, 4), k (2, 5, 4), v (2, 5, 6), mask (3, 5)) "
+        "with q, k and v requiring gradients (query 1 may attend to no key)"
+    )
+    raised = f"backward through the output and weights of {call} raised RuntimeError: {text[:400]}"
+    if "modified by an inplace operation" not in text:
+        c.fail(
+            f"{raised}\nLater lessons train through this function: build the output and the "
+            "weights with torch operations that autograd can follow."
+        )
+    unmasked = _backward_error(fn, None) is None
+    softmax = re.search(r"output \d+ of Softmax", text) is not None
+    where = (
+        "Without a mask the same backward runs, so the step is in your mask branch"
+        if unmasked
+        else "Backward fails without a mask too"
+    )
+    tensor = (
+        ": here the tensor is the softmax's output, the weights, which softmax's backward "
+        "needs (zeroing the fully masked rows with weights.masked_fill_(...), "
+        "weights[rows] = 0 or weights.nan_to_num_() changes it in place)"
+        if softmax
+        else " (an operation ending in _, such as masked_fill_ or nan_to_num_, an x[...] = "
+        "assignment, or x += ...)"
+    )
+    c.fail(
+        f"{raised}\nYour values are right, but an operation changed in place a tensor that "
+        f"autograd saved for the backward pass. {where}{tensor}. Use the out-of-place forms, "
+        "which return new tensors: weights = weights.masked_fill(rows, 0.0), torch.where, "
+        "weights.nan_to_num(0.0)."
+    )
+
+
+def _without_float_mask_candidates(failure: CheckFailure) -> CheckFailure:
+    """Where the check's own hint says the bool mask it passed was cast by the learner's
+    code, the general advice on ~ of a float mask (which also names masks built without
+    dtype=torch.bool, impossible for a mask the check built) is left out."""
+    if "The mask this call passed is bool" not in failure.message:
+        return failure
+    lines = failure.message.split("\n")
+    kept = [line for line in lines if not line.startswith("~ negates a bool mask, and this")]
+    return CheckFailure(failure.exercise, "\n".join(kept), failure.learner_traceback)
+
+
 def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: bool = False):
     """(output, weights) = scaled_dot_product_attention(q, k, v, mask=None) on torch tensors.
 
@@ -1078,13 +1239,16 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
             given = [t.clone().requires_grad_(case.get("grad", False)) for t in (q, k, v)]
             args = given if mask is None else [*given, mask.clone()]
             torch.manual_seed(_CALL_SEED)
-            result = c.call(
-                scaled_dot_product_attention,
-                *args,
-                call_repr=f"scaled_dot_product_attention({_describe(q, k, v, mask)})",
-                hints=_sdpa_hints(q, k, v, mask, scaled_dot_product_attention),
-                mutation_hint=_SDPA_MUTATION,
-            )
+            try:
+                result = c.call(
+                    scaled_dot_product_attention,
+                    *args,
+                    call_repr=f"scaled_dot_product_attention({_describe(q, k, v, mask)})",
+                    hints=_sdpa_hints(q, k, v, mask, scaled_dot_product_attention),
+                    mutation_hint=_SDPA_MUTATION,
+                )
+            except CheckFailure as failure:
+                raise _without_float_mask_candidates(failure) from None
             what = f"On {label} ({_describe(q, k, v, mask)}), "
             if isinstance(result, torch.Tensor):
                 c.fail(
@@ -1176,6 +1340,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
             moved = _scale_moved_to_output(q, k, v, mask, weights, output)
             if moved:
                 c.fail(what + "your `weights` are not what the reference gives. " + moved)
+            probe_weights = _probe_weights(c, scaled_dot_product_attention)
             convention = expect_attention_weights(
                 c,
                 weights,
@@ -1183,10 +1348,8 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                 what + "your `weights`",
                 expected=exp_w,
                 mistakes={
-                    **_sdpa_mistakes(
-                        q, k, v, mask, _probe_weights(c, scaled_dot_product_attention)
-                    ),
-                    **_fitted_scale_mistake(q, k, mask, weights),
+                    **_sdpa_mistakes(q, k, v, mask, probe_weights),
+                    **_fitted_scale_mistake(q, k, mask, weights, probe_weights),
                     **_fitted_fill_mistake(q, k, mask, weights),
                     **_always_causal(q, k, mask),
                 },
@@ -1233,3 +1396,4 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                     "reaches q and k, so later lessons could never train the queries and "
                     "keys. Keep every step from q and k to the weights in torch, attached.",
                 )
+        _expect_backward_with_a_mask(c, scaled_dot_product_attention)

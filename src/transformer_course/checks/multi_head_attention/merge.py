@@ -175,6 +175,23 @@ def _missing_heads_note(merge_heads, got, x: torch.Tensor, seed: int) -> str:
             f"{facts} {seen}: the last head alone both times (x[:, -1], or a loop that keeps "
             "overwriting its result instead of concatenating)." + advice
         )
+    if again == present and present == list(range(d_head)):
+        # as many heads as d_head: the count read from the last axis, or a fixed list;
+        # a probe with another d_head (and more heads than it) tells the two apart
+        wider = randn((batch, d_head + 3, length, d_head + 1), seed + 71)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                kept = _heads_in_columns(merge_heads(wider), wider)
+        except Exception:
+            kept = None
+        if kept == list(range(d_head + 1)):
+            return (
+                f"{facts} {seen} too, and with {d_head + 3} heads of width {d_head + 1}, "
+                f"heads 0 to {d_head}: always the first d_head heads. Your code counts the "
+                "heads with d_head (the size of the last axis) instead of num_heads "
+                "(x.shape[1]): a loop over range(d_head), which runs past the last head "
+                "when d_head > num_heads." + advice
+            )
     if again == present:
         return (
             f"{facts} {seen} too: the same heads whatever the number of heads, so they are "
@@ -291,6 +308,37 @@ def _merge_shape_hint(
     return hints.get(shape, "The contract is (batch, len, num_heads * d_head).")
 
 
+def _heads_counted_by_d_head(merge_heads) -> str:
+    """Where the call raises IndexError: a loop over the heads whose count is d_head (the
+    last axis) instead of num_heads is right when the two are equal and, with more heads
+    than d_head, concatenates only the first d_head heads. Named when probes show both."""
+    square = randn((2, 3, 4, 3), 1717)  # num_heads = d_head = 3
+    wide = randn((2, 4, 3, 2), 1718)  # num_heads 4 > d_head 2
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            right = merge_heads(square.clone())
+            short = merge_heads(wide.clone())
+    except Exception:  # a probe: the error's own message stays
+        return ""
+    first = wide[:, :2].transpose(1, 2).reshape(2, 3, 4)  # the first d_head heads, merged
+    if not (
+        isinstance(right, torch.Tensor)
+        and torch.equal(right, ref.merge_heads(square))
+        and isinstance(short, torch.Tensor)
+        and short.shape == first.shape
+        and torch.equal(short, first)
+    ):
+        return ""
+    return (
+        "Your code counts the heads with d_head (the size of the last axis) instead of "
+        "num_heads (x.shape[1]): a loop over range(d_head). It is right when num_heads == "
+        "d_head (checked with 3 and 3), merges only the first d_head heads when there are "
+        "more heads (with 4 heads of width 2 it returned heads 0 and 1 alone), and runs "
+        "past the last head, as here, when d_head > num_heads. Loop over range(x.shape[1]), "
+        "or with no loop: x.transpose(1, 2).reshape(batch, len, num_heads * d_head)."
+    )
+
+
 def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
     """merge_heads(x (batch, num_heads, len, d_head)) -> (batch, len, num_heads * d_head).
 
@@ -333,6 +381,7 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 x,
                 call_repr=f"merge_heads(x {tuple(x.shape)}{layout})",
                 hints=[
+                    (IndexError, lambda _exc: _heads_counted_by_d_head(merge_heads)),
                     *_batch_of_one_hint(batch),
                     *_fixed_heads_hint(*fixed),
                     *row_by_row_hint(row_right, batch, unless=_batch_of_one_hint(batch)),

@@ -26,13 +26,14 @@ import re
 
 import torch
 
-from transformer_course.checking import Checker, CheckFailure, tolerance
+from transformer_course.checking import Checker, CheckFailure, tolerance, torch_generator
 from transformer_course.checking.attention_weights import (
     TRANSPOSED_WEIGHTS,
     expect_attention_weights,
     with_fully_masked_rows,
 )
 from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
+from transformer_course.checking.keep_probability import rate_read_backwards
 from transformer_course.checking.layers import mistake_pairs
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.oracles import multi_head_attention_f
@@ -55,6 +56,7 @@ from .mha_diagnoses import (
     _BOOL_MASK_ADDED,
     _OUTPUT_MISTAKES,
     _SCALED_AFTER_SOFTMAX,
+    _VALUES_MERGED,
     _WEIGHT_MISTAKES,
     _Agreement,
     _bool_mask_added_weights,
@@ -152,8 +154,172 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
             f"key and value of length {case.len_k}]",
             f"key and value of length {other.len_k}",
         )
+        _expect_no_mask_kept(c, cls, next(case for case in cases if case.mask != "none"))
         _check_dropout_placement(c, cls, _HIDDEN_DROPOUT if hidden else _VISIBLE_DROPOUT)
         _expect_no_dropout_by_default(c, cls)
+
+
+def _heads_returned_as_weights(output, weights, state, args, num_heads: int) -> str:
+    """The tensor returned as the weights is the heads, (dropped-out) weights @ v per head,
+    (batch, num_heads, len_q, d_head): the pair (output, weights) of the attention
+    unpacked the other way round, weights, heads = ... (blind18b-mha-sdpa-result-unpacked-
+    reversed: told its weights were not a softmax). Eval mode or no dropout only: compared
+    with the reference heads of the check's weights."""
+    query, key, value, mask = args
+    b, lq, d = query.shape
+    lk, dh = key.shape[1], d // num_heads
+    if not isinstance(weights, torch.Tensor) or tuple(weights.shape) != (b, num_heads, lq, dh):
+        return ""
+    st = {name: tensor.double() for name, tensor in state.items()}
+    reference = ref.MultiHeadAttention(d, num_heads).double().eval()
+    reference.load_state_dict(st)
+    with torch.no_grad():
+        _, right = reference(query.double(), key.double(), value.double(), mask)
+        v = (value.double() @ st["w_v.weight"].T + st["w_v.bias"]).reshape(b, lk, num_heads, dh)
+        heads = right @ v.transpose(1, 2)  # (batch, num_heads, len_q, d_head)
+        if not torch.allclose(weights.detach().double(), heads, rtol=1e-4, atol=1e-5):
+            return ""
+        expected_out, _ = reference(query.double(), key.double(), value.double(), mask)
+        output_right = (
+            isinstance(output, torch.Tensor)
+            and output.shape == expected_out.shape
+            and torch.allclose(output.detach().double(), expected_out, rtol=1e-4, atol=1e-5)
+        )
+    if output_right:
+        return (
+            "it is the heads, each head's weights @ v, (batch, num_heads, len_q, d_head), not "
+            "the attention weights; your output is right. Return the attention weights, "
+            "(batch, num_heads, len_q, len_k), the second item scaled_dot_product_attention "
+            "returns: return output, weights."
+        )
+    return (
+        "it is the heads, each head's weights @ v, (batch, num_heads, len_q, d_head), not "
+        "the attention weights. The pair the attention returns, (output, weights), was "
+        "unpacked the other way round (weights, heads = scaled_dot_product_attention(...)), "
+        "so the weights were merged and sent through w_o as if they were the heads. "
+        "Unpack in the order it returns: heads, weights = scaled_dot_product_attention(q, k, "
+        "v, mask)."
+    )
+
+
+def _expect_rate_not_backwards(c: Checker, cls, case, state, args, output, what_o) -> None:
+    """In train mode with dropout 0.0 or 1.0: a layer that drops every weight when built
+    with 0.0 and none when built with 1.0 reads its rate as a keep probability,
+    nn.Dropout(1 - dropout) (blind12k-mha-dropout-keep-probability: told only that train
+    mode differs from eval mode). The other side is a module built with the other rate."""
+    b, lq, d = output.shape if isinstance(output, torch.Tensor) else (0, 0, 0)
+
+    def output_with_rate(rate: float):
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            other = cls(case.d_model, case.num_heads, dropout=rate)
+            other.load_state_dict(state)
+            other.train()
+            torch.manual_seed(case.seed)
+            return other(*args)
+
+    backwards = False
+    with contextlib.suppress(Exception):  # a probe: the comparisons after it stay
+        dropped = state["w_o.bias"].expand(b, lq, d)  # every attention weight dropped
+        backwards = rate_read_backwards(output, case.dropout, dropped, output_with_rate)
+    c.expect_true(
+        not backwards,
+        f"{what_o}: built with dropout=0.0, your layer drops every attention weight in train "
+        "mode (its output is w_o's bias alone), and built with dropout=1.0 it does not: the "
+        "rate works backwards, as if the argument were the probability of keeping a weight "
+        "(TensorFlow's keep_prob), nn.Dropout(1 - dropout). PyTorch's rate is the "
+        "probability of zeroing each value: self.dropout = nn.Dropout(dropout).",
+    )
+
+
+def _values_only_note(output, state, args) -> str:
+    """An output of len_k rows that is w_o of the projected values alone (the values merged
+    instead of the heads): told apart from queries taken from `key` by its values."""
+    _, key, value, _ = args
+    if not isinstance(output, torch.Tensor) or output.shape != value.shape:
+        return ""
+    st = {name: tensor.double() for name, tensor in state.items()}
+    with torch.no_grad():
+        values = value.double() @ st["w_v.weight"].T + st["w_v.bias"]  # (batch, len_k, d)
+        alone = values @ st["w_o.weight"].T + st["w_o.bias"]
+        if not torch.allclose(output.detach().double(), alone, rtol=1e-4, atol=1e-5):
+            return ""
+    return f"You have one output row per *key* ({key.shape[1]} rows). {_VALUES_MERGED}"
+
+
+def _heads_for_weights_probe(cls) -> str:
+    """Where the call raises: on a self-attention input with len = d_head, where heads
+    and weights have the same shape, a layer that returns the heads as the weights (the
+    attention's pair unpacked the other way round) runs, and that is said."""
+    d, h, length = 8, 2, 4  # d_head = 4 = len
+    state = random_state(_state_shapes(d), seed=995)
+    x = torch.randn(2, length, d, generator=torch_generator(996))  # (batch, len, d_model)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            module = cls(d, h, dropout=0.0)
+            module.load_state_dict(state)
+            module.eval()
+            output, weights = module(x, x, x)
+    except Exception:  # a probe: the error's own message stays
+        return ""
+    found = _heads_returned_as_weights(output, weights, state, (x, x, x, None), h)
+    if not found:
+        return ""
+    return (
+        f"On a self-attention input with len = d_head = {length} (MultiHeadAttention({d}, "
+        f"{h})), where the two have the same shape, your layer runs, and the tensor it "
+        f"returns as the weights {found.removeprefix('it ')}"
+    )
+
+
+def _expect_no_mask_kept(c: Checker, cls, case) -> None:
+    """One module called with a mask, then on the same inputs with mask=None, must give
+    what a fresh module gives unmasked: a mask kept on self and reused when a later call
+    passes none (blind12k-mha-mask-remembered-across-calls) was accepted, since the call
+    twice above passes its mask to the second call only. Eval mode, no gradients."""
+
+    def build():
+        module = cls(case.d_model, case.num_heads, dropout=case.dropout)
+        module.load_state_dict(random_state(_state_shapes(case.d_model), seed=case.seed))
+        return module.eval()
+
+    query, key, value, mask = _inputs(case)
+
+    def first(result):
+        return result[0] if isinstance(result, tuple | list) else result
+
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            unmasked = first(build()(query, key, value))
+            used = build()
+            masked = first(used(query, key, value, mask))
+            again = first(used(query, key, value))
+    except Exception:  # the cases above say what is wrong with one call
+        return
+    if not all(isinstance(t, torch.Tensor) for t in (unmasked, masked, again)):
+        return
+    if again.shape == unmasked.shape and torch.allclose(
+        again.double(), unmasked.double(), rtol=1e-5, atol=1e-6
+    ):
+        return
+    call = f"mha(query, key, value) [{_kind(case)}, mask=None]"
+    if again.shape == masked.shape and torch.allclose(
+        again.double(), masked.double(), rtol=1e-5, atol=1e-6
+    ):
+        c.fail(
+            f"{call} on a module called just before on the same inputs with mask=bool "
+            f"{tuple(mask.shape)} gives the masked output again, where a fresh module with the "
+            "same weights gives the unmasked one: the earlier call's mask was kept on the "
+            "module (self.mask = mask, or a stored default) and applied when this call passed "
+            "mask=None. forward must use the mask of each call only: `if mask is not None:` "
+            "on the argument, nothing stored on self."
+        )
+    c.fail(
+        f"{call} on a module called just before on the same inputs with mask=bool "
+        f"{tuple(mask.shape)} gives another result than a fresh module with the same weights: "
+        "your module keeps something from the masked call (the mask or a tensor computed "
+        "from it, stored on self) and reuses it. forward must compute everything from the "
+        "arguments of each call."
+    )
 
 
 def _state_shape_list(module) -> list[tuple[int, ...]]:
@@ -450,6 +616,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             *args,
             call_repr=call,
             hints=[
+                (RuntimeError, lambda _exc: _heads_for_weights_probe(cls)),
                 *((when, unless_sums_unkept(hint)) for when, hint in _length_mixup_hint(case)),
                 *_batch_of_one_hint(case.batch),
                 *_head_width_projection_hint(case),
@@ -519,11 +686,19 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     c.expect_true(not reordered, f"{call}: {reordered}")
     c.expect_type(output, torch.Tensor, what_o)
     c.expect_type(weights, torch.Tensor, what_w)
+    args4 = (query, key, value, mask)
+    if heads_returned := _heads_returned_as_weights(output, weights, state, args4, h):
+        c.fail(f"{what_w}: {heads_returned}")
     if tuple(output.shape) != (b, lq, d) or tuple(weights.shape) != (b, h, lq, lk):
         args4 = (query, key, value, mask)
         output_note, weights_note = _shape_notes(output, weights, state, case, args4)
         c.expect_shape(
-            output, (b, lq, d), what_o, output_note or _output_shape_hint(output.shape, case)
+            output,
+            (b, lq, d),
+            what_o,
+            output_note
+            or _values_only_note(output, state, args4)
+            or _output_shape_hint(output.shape, case),
         )
         c.expect_shape(
             weights,
@@ -618,6 +793,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             rate == "" or right,
             f"{what_o}: {rate}",
         )
+        _expect_rate_not_backwards(c, cls, case, state, args, output, what_o)
         c.expect_close(
             output,
             bias,
@@ -647,6 +823,8 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             "In train mode with dropout=0.0, dropout changes nothing: the layer must compute "
             "exactly what it computes in eval mode."
         )
+
+        _expect_rate_not_backwards(c, cls, case, state, args, output, what_o)
         rate = _dropout_rate_note(output, state, (query, key, value, mask), h, case.dropout, cls)
         right = torch.allclose(output.detach().double(), expected_out, atol=1e-5)
         if not rate and not right:

@@ -650,7 +650,20 @@ def _extra_steps(args) -> dict[str, Any]:
     out, weights = multi_head_attention_f(*args)
     inputs = {"query": query, "key": key, "value": value}
     steps = extra_output_steps(out, inputs, layer="MultiHeadAttention")
-    return {message: (lambda v=v: (v, weights)) for message, v in steps.items()}
+    found = {message: (lambda v=v: (v, weights)) for message, v in steps.items()}
+    # the projected values merged instead of the heads, w_o(merge_heads(v)) (blind17d-mha-
+    # merges-values-not-heads): merge_heads(split_heads(x)) is x, so that is w_o(w_v(value))
+    st = {name: tensor.double() for name, tensor in args[0].items()}
+    values = value.double() @ st["w_v.weight"].T + st["w_v.bias"]  # (batch, len_k, d_model)
+    found[_VALUES_MERGED] = lambda: (values @ st["w_o.weight"].T + st["w_o.bias"], weights)
+    return found
+
+
+_VALUES_MERGED = (
+    "Your output is w_o of the projected values alone, w_o(merge_heads(v)): the attention "
+    "weights never reach the output (the values were merged where the heads, weights @ v, "
+    "belong). Merge the attention's result: w_o(merge_heads(weights @ v))."
+)
 
 
 def _extra_step_outputs(args) -> dict[str, Any]:

@@ -260,6 +260,17 @@ def _check_dropout_placement(c: Checker, cls, case: _Case) -> None:
         )
         on_heads = _kept_or_dropped(heads, weights @ v, p)
     what = f"the output of {call}"
+    with torch.no_grad():
+        mixed = _other_matrix_mixed(st, (key, value), heads, weights, p, h)
+    if mixed:
+        c.fail(
+            f"{what}, with dropout={p} in train mode, is (dropped-out attention weights) @ "
+            f"{mixed} instead of @ v, the projected values: read back through w_o, your "
+            f"heads mix {mixed} with coefficients that are each 0 or weight / (1 - p). The "
+            "cases above without dropout pass, so the line that applies the dropout "
+            "multiplies the wrong tensor. Use the projected values: "
+            "`self.dropout(weights) @ v`."
+        )
     rule = (
         "In multi-head attention, dropout acts on the attention weights, before they "
         "multiply the values: `self.dropout(weights) @ v` (each weight is either dropped or "
@@ -285,6 +296,36 @@ def _check_dropout_placement(c: Checker, cls, case: _Case) -> None:
         "Dropout sits somewhere else (on the queries, the keys, the values, the scores or "
         f"the output?), or it does not rescale the kept weights by 1/(1 - p). {rule}"
     )
+
+
+def _other_matrix_mixed(st, inputs, heads, weights, p: float, h: int) -> str:
+    """What the dropped-out weights multiply instead of the projected values, when one
+    candidate fits every coefficient read back from ``heads``: the projected keys (w_k of
+    the key input) or the value input without w_v. "" when none fits (or when a candidate
+    coincides with the projected values, so that they cannot be told apart)."""
+    key, value = inputs
+    b, lk, d = key.shape
+    dh = d // h
+
+    def split(x):  # (b, lk, d) -> (b, h, lk, d_head)
+        return x.reshape(b, lk, h, dh).transpose(1, 2)
+
+    v = split(value.double() @ st["w_v.weight"].T + st["w_v.bias"])
+    candidates = {
+        "k, the projected keys (w_k of the key input),": split(
+            key.double() @ st["w_k.weight"].T + st["w_k.bias"]
+        ),
+        "the value input itself, without w_v,": split(value.double()),
+    }
+    for name, other in candidates.items():
+        if torch.allclose(other, v, atol=1e-6):
+            continue
+        mixing = heads @ torch.linalg.pinv(other)  # (b, h, lq, lk)
+        if _kept_or_dropped(mixing, weights, p) and torch.allclose(
+            mixing @ other, heads, atol=1e-3
+        ):
+            return name
+    return ""
 
 
 def _expect_no_dropout_by_default(c: Checker, cls) -> None:
