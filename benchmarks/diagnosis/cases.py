@@ -2840,3 +2840,11 @@ CASES += _BLIND19C
 from benchmarks.diagnosis.cases_blind19d import BLIND19D as _BLIND19D  # noqa: E402
 
 CASES += _BLIND19D
+
+from benchmarks.diagnosis.cases_blind19e import BLIND19E as _BLIND19E  # noqa: E402
+
+CASES += _BLIND19E
+
+from benchmarks.diagnosis.cases_blind19f import BLIND19F as _BLIND19F  # noqa: E402
+
+CASES += _BLIND19F
