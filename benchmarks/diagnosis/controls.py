@@ -95,6 +95,11 @@ _AFTER_ROUND_19 = ("1f5edb0", "after round 19: round 16's cases read and fixed")
 #: diagnoses: a forward that writes its layers' settings, values rounded for a print, an
 #: argument's size in another's place, printed instead of returned); round 18's base
 _AFTER_ROUND_20 = ("aff273a", "after round 20: round 17's cases read and fixed")
+#: after round 21, which read round 18's cases (and every case still misnamed or uncaught)
+#: and fixed their classes (with general diagnoses: a single edit's other way of writing
+#: the same wrong code, the values on a failing line, a tuple read by key, None compared,
+#: 1000 for 1024); round 19's base
+_AFTER_ROUND_21 = ("86b9029", "after round 21: round 18's cases read and fixed")
 CONTROLS = (
     Control(
         "round 11's first cases (blind11a-g)",
@@ -123,6 +128,7 @@ CONTROLS = (
             _GENERIC_ROUND_19,
             _GENERIC_ROUND_19_CORRECTED,
             _AFTER_ROUND_20,
+            _AFTER_ROUND_21,
         ),
     ),
     Control(
@@ -153,6 +159,14 @@ CONTROLS = (
         (
             ("1f5edb0", "after round 19: the cases' base, before they were read"),
             _AFTER_ROUND_20,
+        ),
+    ),
+    Control(
+        "round 18's cases, new to the benchmark (blind18a-e)",
+        tuple(f"blind18{x}-" for x in "abcde"),
+        (
+            ("aff273a", "after round 20: the cases' base, before they were read"),
+            _AFTER_ROUND_21,
         ),
     ),
     Control(
