@@ -323,10 +323,10 @@ _SQUARE_PROBE = tuple(
 )
 
 
-def _transposed_weights_probe(fn) -> bool:
-    """Whether ``fn`` on :data:`_SQUARE_PROBE` (no mask) returns the right weights and the
-    output weights.transpose(-2, -1) @ v."""
-    q, k, v = (t.clone() for t in _SQUARE_PROBE)
+def _right_weights_output_as(fn, probe: tuple, wrong: Callable) -> bool:
+    """Whether ``fn`` on ``probe`` (q, k, v; no mask) returns the right weights and the
+    output ``wrong(weights, v)`` instead of the right one."""
+    q, k, v = (t.clone() for t in probe)
     try:
         with torch.no_grad(), torch.random.fork_rng(devices=[]):
             torch.manual_seed(_CALL_SEED)
@@ -342,8 +342,14 @@ def _transposed_weights_probe(fn) -> bool:
         and output.shape == right_out.shape
         and torch.allclose(w, right_w.double(), atol=1e-6)
         and not torch.allclose(output.double(), right_out.double(), atol=1e-6)
-        and torch.allclose(output.double(), w.transpose(-2, -1) @ v, atol=1e-6)
+        and torch.allclose(output.double(), wrong(w, v), atol=1e-6)
     )
+
+
+def _transposed_weights_probe(fn) -> bool:
+    """Whether ``fn`` on :data:`_SQUARE_PROBE` returns the right weights and the output
+    weights.transpose(-2, -1) @ v."""
+    return _right_weights_output_as(fn, _SQUARE_PROBE, lambda w, v: w.transpose(-2, -1) @ v)
 
 
 _SDPA_OUTPUT_TRANSPOSED_VALUES = (
@@ -363,26 +369,9 @@ _VALUES_PROBE = tuple(
 
 
 def _transposed_values_probe(fn) -> bool:
-    """Whether ``fn`` on :data:`_VALUES_PROBE` (no mask) returns the right weights and the
-    output weights @ v.transpose(-2, -1)."""
-    q, k, v = (t.clone() for t in _VALUES_PROBE)
-    try:
-        with torch.no_grad(), torch.random.fork_rng(devices=[]):
-            torch.manual_seed(_CALL_SEED)
-            output, weights = fn(q, k, v)
-    except Exception:  # a probe: the message falls back to the candidates
-        return False
-    if not (isinstance(output, torch.Tensor) and isinstance(weights, torch.Tensor)):
-        return False
-    right_out, right_w = ref.scaled_dot_product_attention(q, k, v)
-    w = weights.double()
-    return (
-        w.shape == right_w.shape
-        and output.shape == right_out.shape
-        and torch.allclose(w, right_w.double(), atol=1e-6)
-        and not torch.allclose(output.double(), right_out.double(), atol=1e-6)
-        and torch.allclose(output.double(), w @ v.transpose(-2, -1), atol=1e-6)
-    )
+    """Whether ``fn`` on :data:`_VALUES_PROBE` returns the right weights and the output
+    weights @ v.transpose(-2, -1)."""
+    return _right_weights_output_as(fn, _VALUES_PROBE, lambda w, v: w @ v.transpose(-2, -1))
 
 
 def _sdpa_shapes_hint(dims: dict, fn=None) -> Callable[[BaseException], str]:
