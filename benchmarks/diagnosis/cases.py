@@ -2848,3 +2848,15 @@ CASES += _BLIND19E
 from benchmarks.diagnosis.cases_blind19f import BLIND19F as _BLIND19F  # noqa: E402
 
 CASES += _BLIND19F
+
+from benchmarks.diagnosis.cases_blind20a import BLIND20A as _BLIND20A  # noqa: E402
+
+CASES += _BLIND20A
+
+from benchmarks.diagnosis.cases_blind20b import BLIND20B as _BLIND20B  # noqa: E402
+
+CASES += _BLIND20B
+
+from benchmarks.diagnosis.cases_blind20c import BLIND20C as _BLIND20C  # noqa: E402
+
+CASES += _BLIND20C
