@@ -12,7 +12,7 @@ import traceback
 from types import FrameType
 from typing import Any
 
-from transformer_course.checking.failure import _is_learner_frame
+from transformer_course.checking.failure import innermost_learner_traceback
 
 __all__ = ["failing_line_values"]
 
@@ -26,12 +26,7 @@ _STRING = re.compile(r"(['\"]).*?\1")
 
 def _innermost_learner_frame(exc: BaseException) -> tuple[FrameType, str] | None:
     """The learner's innermost frame on the traceback and the source of its failing line."""
-    found = None
-    tb = exc.__traceback__
-    while tb is not None:
-        if _is_learner_frame(tb.tb_frame.f_code.co_filename):
-            found = tb
-        tb = tb.tb_next
+    found = innermost_learner_traceback(exc)
     if found is None:
         return None
     summary = traceback.extract_tb(found, limit=1)

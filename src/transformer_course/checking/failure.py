@@ -9,10 +9,17 @@ import sysconfig
 import textwrap
 import traceback
 from pathlib import Path
+from types import TracebackType
 
 from transformer_course.checking.formatting import clip
 
-__all__ = ["CheckFailure", "course_origin", "learner_frames", "learner_source"]
+__all__ = [
+    "CheckFailure",
+    "course_origin",
+    "innermost_learner_traceback",
+    "learner_frames",
+    "learner_source",
+]
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
@@ -63,6 +70,18 @@ def _is_learner_frame(filename: str) -> bool:
     if filename.startswith("<frozen") or filename.startswith("<__array_function__"):
         return False
     return not any(filename.startswith(directory) for directory in _LIBRARY_DIRS)
+
+
+def innermost_learner_traceback(exc: BaseException) -> TracebackType | None:
+    """The traceback entry of the learner's innermost frame (the last of theirs the error
+    passed through); None when the learner's code is not on the traceback."""
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if _is_learner_frame(tb.tb_frame.f_code.co_filename):
+            found = tb
+        tb = tb.tb_next
+    return found
 
 
 def learner_frames(exc: BaseException) -> str:

@@ -182,14 +182,10 @@ def _view_size_advice(exc: BaseException) -> str:
 def _learner_local(exc: BaseException, name: str) -> object:
     """The value a plain name stands for in the learner's failing frame (the innermost of
     theirs on the traceback); None when there is none."""
-    from transformer_course.checking.failure import _is_learner_frame
+    from transformer_course.checking.failure import innermost_learner_traceback
 
-    frame = None
-    tb = exc.__traceback__
-    while tb is not None:
-        if _is_learner_frame(tb.tb_frame.f_code.co_filename):
-            frame = tb.tb_frame
-        tb = tb.tb_next
+    found = innermost_learner_traceback(exc)
+    frame = found.tb_frame if found is not None else None
     return frame.f_locals.get(name) if frame is not None and name.isidentifier() else None
 
 
