@@ -2860,3 +2860,7 @@ CASES += _BLIND20B
 from benchmarks.diagnosis.cases_blind20c import BLIND20C as _BLIND20C  # noqa: E402
 
 CASES += _BLIND20C
+
+from benchmarks.diagnosis.cases_blind20d import BLIND20D as _BLIND20D  # noqa: E402
+
+CASES += _BLIND20D
