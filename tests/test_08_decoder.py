@@ -1031,9 +1031,19 @@ class DecoderAnnotatedClones(StackBase):
         return self.norm(x)
 
 
+class DecoderDefaultSrcMaskFromMemory(ref.Decoder):
+    """src_mask=None replaced by an all-True mask sized from memory: the same as no mask."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if src_mask is None:
+            src_mask = torch.ones(memory.size(0), 1, 1, memory.size(1), dtype=torch.bool)
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
 DECODER_CORRECT = [
     ref.Decoder,
     DecoderAnnotatedClones,
+    DecoderDefaultSrcMaskFromMemory,
     # layers that build the look-ahead mask themselves (d2l's block, accepted by the layer's
     # check): called without tgt_mask the stack's output is causal, its masks passed on as
     # they came
@@ -1268,6 +1278,17 @@ class DecoderLookAheadWhenNone(ref.Decoder):
         return super().forward(x, memory, src_mask, tgt_mask)
 
 
+class DecoderDefaultSrcMaskFromTarget(ref.Decoder):
+    """src_mask=None replaced by an all-True mask cut from the target x, so sized with the
+    target's length: right while the two lengths are equal (the class of
+    blind19c-dec-default-src-mask-target-length, accepted before)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if src_mask is None:
+            src_mask = torch.ones_like(x[..., 0], dtype=torch.bool)[:, None, None, :]
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
 class DecoderMemoryKept(ref.Decoder):
     """The stack keeps the memory of its first call for every later one."""
 
@@ -1287,6 +1308,13 @@ class DecoderFinalNormFeedForwardWide(ref.Decoder):
 
 
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderDefaultSrcMaskFromTarget,
+        r"source and target of different lengths\) raised RuntimeError.*src_mask of shape "
+        r"\(2, 1, 1, (\d)\).*Its last axis .* is \1, which is x\.size\(1\) here.*where "
+        r"memory\.size\(1\), the source length, belongs",
+    ),
     Mistake(
         S,
         DecoderFinalNormFeedForwardWide,

@@ -85,6 +85,7 @@ from transformer_course.checking.oracles.norms import layer_norm_f
 from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.rearranged import arrival_hint
+from transformer_course.checking.size_sources import size_source_note
 from transformer_course.checking.state_keys import built_keys, norms_without_affine
 from transformer_course.checking.swapped_arguments import attention_arguments_swapped
 from transformer_course.checking.unregistered import unregistered_dropouts
@@ -686,6 +687,7 @@ def _expect_no_masks_passed_on(
         ],
     )
     if _close64(got, oracle(inputs.x, inputs.memory, None, None)):
+        _expect_default_src_mask_fits_memory(c, module, case, built, oracle)
         return
     received = _layer_masks(module, inputs) or []
     built_tgt = [(n, t) for n, _, t in received if t is not None]
@@ -707,6 +709,78 @@ def _expect_no_masks_passed_on(
         f"{call}: yours gives another result than the reference, and {names} received a mask "
         "although the stack was given none. src_mask=None and tgt_mask=None mean no mask: "
         "pass both on to every layer unchanged, layer(x, memory, src_mask, tgt_mask)."
+    )
+
+
+#: (len_tgt, len_src) of the probes without masks whose lengths differ: a mask the stack
+#: builds itself fits the target or the source, and two inputs tell which size it took
+_UNEQUAL_LENGTHS = ((0, 1), (1, 3))
+
+
+def _expect_default_src_mask_fits_memory(
+    c: Checker, module, case: _DecCase, built: str, oracle
+) -> None:
+    """The stack called with both masks None on a source longer than the target. A stack
+    that builds an all-True source mask when src_mask is None is right while the mask fits
+    memory; one sized with the target's length, x.size(1), is right whenever the two
+    lengths are equal, and every case with no masks had them equal
+    (blind19c-dec-default-src-mask-target-length was accepted). The size the layers
+    received is matched against the call's sizes on two such inputs (size_sources), and
+    named only when one source agrees on both."""
+    probes = []
+    for extra_tgt, extra_src in _UNEQUAL_LENGTHS:
+        len_tgt, len_src = case.len_tgt + extra_tgt, case.len_tgt + extra_src
+        x = randn((case.batch, len_tgt, case.d_model), case.seed + 5 + extra_tgt)
+        memory = randn((case.batch, len_src, case.d_model), case.seed + 6 + extra_src)
+        probes.append((x, memory))  # (batch, len_tgt, d_model), (batch, len_src, d_model)
+    x, memory = probes[0]
+    call = (
+        f"decoder(x {tuple(x.shape)}, memory {tuple(memory.shape)}) [{built}], both masks "
+        "left to their default, None (source and target of different lengths)"
+    )
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            with torch.no_grad():
+                got = module(x, memory)
+            if _close64(got, oracle(x, memory, None, None)):
+                return
+            outcome = "gives another result than the reference"
+        except Exception as error:  # the learner's code: any error it raises
+            outcome = f"raised {type(error).__name__}: {str(error).splitlines()[0]}"
+    observed, sizes, first = [], [], None
+    for x, memory in probes:
+        dummy = _Inputs(x, memory, None, None, None)
+        masks = [src for _, src, _ in _layer_masks(module, dummy) or [] if torch.is_tensor(src)]
+        if not masks:
+            break
+        first = masks[0] if first is None else first
+        observed.append(masks[0].shape[-1])
+        sizes.append(
+            {"x.size(1)": x.shape[1], "memory.size(1)": memory.shape[1], "x.size(0)": x.shape[0]}
+        )
+    if first is None or len(observed) < len(probes):
+        # nothing the layers received explains it: the call's own failure, said plainly
+        got = c.call(module, *probes[0], call_repr=call)
+        c.expect_true(_close64(got, oracle(*probes[0], None, None)), f"{call}: {outcome}.")
+        return
+    said = (
+        f"{call} {outcome}. Its layers received a src_mask of shape {tuple(first.shape)} "
+        "although the stack was given none: your Decoder builds a source mask of its own when "
+        "src_mask is None."
+    )
+    sized = size_source_note(
+        observed,
+        sizes,
+        f" Its last axis (the keys, one per source position) is {observed[0]}",
+        "memory.size(1), the source length,",
+        "",
+        exclude=("memory.size(1)",),
+    )
+    c.fail(
+        f"{said} {sized} The cross-attention's".replace("  ", " ")
+        + " keys are memory's positions: a source mask is "
+        "(batch, 1, 1, len_src), len_src = memory.size(1). Simplest: pass src_mask on as it "
+        "is, None included (MultiHeadAttention takes mask=None as no mask)."
     )
 
 
