@@ -717,8 +717,28 @@ class FFNFunctionalDropout(FFNBase):
         return self.w_2(F.dropout(F.relu(self.w_1(x)), self.p, training=self.training))
 
 
+class FFNReLUInPlace(FFND2L):
+    """nn.ReLU(inplace=True) on w_1's output: Linear's backward does not read its output,
+    so overwriting it is safe, and the backward pass runs."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.relu = nn.ReLU(inplace=True)
+
+
+class FFNFunctionalDropoutInPlace(FFNFunctionalDropout):
+    """F.dropout(..., inplace=True) on the ReLU's output, which ReLU's backward needs: the
+    values are right, the backward pass raises (the class of blind19e-ffn-dropout-inplace,
+    accepted before)."""
+
+    def forward(self, x):
+        hidden = F.relu(self.w_1(x))  # (batch, len, d_ff)
+        return self.w_2(F.dropout(hidden, self.p, training=self.training, inplace=True))
+
+
 FFN_CORRECT = [
     ref.PositionwiseFeedForward,
+    FFNReLUInPlace,
     FFNSequential,
     FFND2L,
     FFNFunctionalDropout,
@@ -823,6 +843,13 @@ class FFNNotImplemented(nn.Module):
 
 
 FFN_MISTAKES = [
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNFunctionalDropoutInPlace,
+        r"a backward pass through ffn\(x .*train mode\] raises RuntimeError .*the output of "
+        r"Relu, which its backward needs, was overwritten in place.*F\.dropout\(\.\.\., "
+        r"inplace=True\)",
+    ),
     Mistake(
         check_PositionwiseFeedForward,
         ffn_class("FFNReluAfter", lambda self, x: torch.relu(self.w_2(self.dropout(self.w_1(x))))),

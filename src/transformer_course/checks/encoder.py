@@ -33,6 +33,7 @@ from typing import Any
 import torch
 
 from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.backward_pass import backward_problem
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.graph import graph_reaches
 from transformer_course.checking.hooks import inputs_received
@@ -1166,6 +1167,28 @@ def check_PositionwiseFeedForward(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)
         for case in _HIDDEN_FFN if hidden else _VISIBLE_FFN:
             _check_ffn_case(c, cls, case)
+        _expect_ffn_backward_runs(c, cls, _HIDDEN_FFN[-1] if hidden else _VISIBLE_FFN[1])
+
+
+def _expect_ffn_backward_runs(c: Checker, cls, case: _FFNCase) -> None:
+    """One backward pass in train mode with a rate between 0 and 1, the only setting in
+    which a dropout that works in place overwrites what the ReLU's backward needs
+    (blind19e-ffn-dropout-inplace passed every check of the values)."""
+    module, built, _ = build(
+        c,
+        cls,
+        case.d_model,
+        case.d_ff,
+        name="PositionwiseFeedForward",
+        reference=ref.PositionwiseFeedForward(case.d_model, case.d_ff, case.dropout),
+        seed=case.seed,
+        mode="train",
+        dropout=case.dropout,
+    )
+    x = randn((case.batch, case.length, case.d_model), case.seed + 1)  # (batch, len, d_model)
+    call = f"ffn(x {tuple(x.shape)}) [{built}, train mode]"
+    problem = backward_problem(module, lambda: module(x), call)
+    c.expect_true(not problem, problem)
 
 
 _FFN_RELU_ON_INPUT = (
