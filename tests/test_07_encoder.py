@@ -68,12 +68,6 @@ def _rsqrt(self, x):
     return centred * torch.rsqrt(centred.pow(2).mean(-1, keepdim=True) + self.eps)
 
 
-def _moments(self, x):  # E[x^2] - E[x]^2
-    mean = x.mean(-1, keepdim=True)
-    var = (x * x).mean(-1, keepdim=True) - mean**2
-    return (x - mean) / (var + self.eps).sqrt()
-
-
 def _float64_inside(self, x):
     x64 = x.double()
     mean = x64.mean(-1, keepdim=True)
@@ -106,7 +100,6 @@ LN_CORRECT = [
     ref.LayerNorm,
     ln_class("LNVarMean", _var_mean),
     ln_class("LNRsqrt", _rsqrt),
-    ln_class("LNMoments", _moments),
     ln_class("LNFloat64Inside", _float64_inside),
     ln_class("LNStdSquared", _std_biased_squared),
     LNAnnotatedCorrected,
@@ -430,7 +423,33 @@ class LayerPostNormalisesTwiceAtTheEnd(ref.EncoderLayer):
         return out if self.norm_first else self.norm2(out)
 
 
+# the variance as E[x^2] - E[x]^2: right on paper, it cancels in float32 on tokens whose
+# mean is large next to their spread (the class of blind12n-ln-variance-from-second-moment,
+# accepted before: every case's tokens had means near 0; this was a correct variant then)
+def _moments(self, x):
+    mean = x.mean(-1, keepdim=True)
+    var = (x * x).mean(-1, keepdim=True) - mean**2
+    return (x - mean) / (var + self.eps).sqrt()
+
+
+def _sum_of_squares(self, x):
+    n = x.shape[-1]
+    mean = x.sum(-1, keepdim=True) / n
+    std = torch.sqrt(x.pow(2).sum(-1, keepdim=True) / n - mean.pow(2) + self.eps)
+    return (x - mean) / std
+
+
 LN_MISTAKES = [
+    *(
+        Mistake(
+            check_LayerNorm,
+            ln_class(name, normalise),
+            r"every token's mean large next to its spread.*The same module in float64 gives "
+            r"the right result.*variance computed as E\[x²\] - E\[x\]², the mean of the "
+            r"squares minus the squared mean.*cancels catastrophically",
+        )
+        for name, normalise in (("LNMoments", _moments), ("LNSumOfSquares", _sum_of_squares))
+    ),
     Mistake(
         check_LayerNorm,
         LNBiasInsideGain,

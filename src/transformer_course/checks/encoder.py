@@ -95,6 +95,7 @@ from transformer_course.checking.oracles import (
     uses_final_norm,
 )
 from transformer_course.checking.oracles.state import sub
+from transformer_course.checking.precision import right_in_float64
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.state_keys import built_keys, norms_without_affine
 from transformer_course.checking.swapped_arguments import (
@@ -693,6 +694,92 @@ def check_LayerNorm(cls, *, hidden: bool = False) -> None:
         for case in _HIDDEN_NORM if hidden else _VISIBLE_NORM:
             _check_norm_case(c, cls, case)
         _check_second_call_and_gradient(c, cls, seed=7 + 100 * hidden)
+        _expect_precise_on_large_means(c, cls, seed=8 + 100 * hidden)
+
+
+#: a token's mean next to its spread (about 1) in the precision probe: float32 keeps about
+#: 7 digits, so E[x²] (about 1e5 to 1e6) leaves the variance 2 or 3 of them
+_LARGE_MEAN = 300.0
+#: the probe's float32 result against the float64 oracle: the reference's own float32
+#: arithmetic is off by about 1e-4 at these means, a cancelling formula by about 0.1
+_PRECISION_TOLERANCE = {"rtol": 1e-3, "atol": 1e-3}
+_SECOND_MOMENT = (
+    "Yours is what the variance computed as E[x²] - E[x]², the mean of the squares minus "
+    "the squared mean, gives in float32: equal to the variance on paper, but here both "
+    "terms are about {square:.0e} while their difference, the variance, is about 1, below "
+    "what float32 resolves at that size, so the subtraction cancels catastrophically (the "
+    "variance comes out far off, 0, or negative and then NaN). Subtract the mean first, "
+    "then square: ((x - mean) ** 2).mean(dim=-1, keepdim=True), or x.var(dim=-1, "
+    "keepdim=True, unbiased=False)."
+)
+
+
+def _second_moment_norm(x: torch.Tensor, p, eps: float) -> torch.Tensor:
+    """LayerNorm with the variance E[x²] - E[x]², computed in x's dtype (float32: the
+    cancellation is the point), the rest in float64. x (..., d_model) -> (..., d_model)."""
+    mean = x.mean(dim=-1, keepdim=True)  # (..., 1)
+    variance = ((x * x).mean(dim=-1, keepdim=True) - mean * mean).double()  # (..., 1)
+    return (x.double() - mean.double()) / torch.sqrt(variance + eps) * p["weight"] + p["bias"]
+
+
+def _expect_precise_on_large_means(c: Checker, cls, *, seed: int) -> None:
+    """Tokens whose mean is large next to their spread, in float32: a formula right on
+    paper that cancels there (the variance as E[x²] - E[x]²) passed every case, whose
+    tokens have means near 0 (blind12n-ln-variance-from-second-moment). A wrong result
+    whose float64 copy is right is a loss of precision (checking.precision), and the
+    second-moment variance is named when it gives the learner's values."""
+    d_model = 8
+    expected_shapes = state_shapes(ref.LayerNorm(d_model))
+    state = random_state(expected_shapes, seed)
+    module, built = build_module(
+        c,
+        cls,
+        d_model,
+        name="LayerNorm",
+        expected_shapes=expected_shapes,
+        keys_hint=lambda found: state_hint(found, expected_shapes),
+        state=state,
+    )
+    means = _LARGE_MEAN * (1.0 + randn((2, 3, 1), seed + 1).abs())  # (2, 3, 1)
+    x = randn((2, 3, d_model), seed) + means  # (2, 3, 8) float32
+    what = (
+        f"{built} holding the check weight and bias, applied to x {tuple(x.shape)} float32 "
+        f"(every token's mean large next to its spread: means {means.min().item():.0f} to "
+        f"{means.max().item():.0f}, spreads about 1)"
+    )
+    got = c.call(module, x, call_repr=f"layer_norm(x {tuple(x.shape)}) [{built}]")
+    expect_tensor_result(c, got, x.shape, what)
+    p = as_float64(state)
+    expected = layer_norm_f(x, p, 1e-5)  # (2, 3, 8) float64
+    if torch.allclose(got.detach().double(), expected, **_PRECISION_TOLERANCE):
+        return
+    if right_in_float64(module, (x,), layer_norm_f(x.double(), p, 1e-5)):
+        said = (
+            "The same module in float64 gives the right result: your formula is right on "
+            "paper, and its float32 arithmetic loses the precision."
+        )
+        second = _second_moment_norm(x, p, 1e-5)
+        if _same_values(got, second):
+            said += " " + _SECOND_MOMENT.format(square=float((x.double() ** 2).mean()))
+        else:
+            said += (
+                " Look for a difference of two large, nearly equal numbers (such as E[x²] - "
+                "E[x]²): compute the deviations x - mean first, then their squares."
+            )
+        largest = (got.detach().double() - expected).abs().nan_to_num(float("inf")).max()
+        c.fail(
+            f"{what} is not what the reference gives (largest difference {largest.item():.3g})."
+            f" {said}"
+        )
+    c.expect_close(got, expected, what, **_PRECISION_TOLERANCE)
+
+
+def _same_values(got: torch.Tensor, expected: torch.Tensor) -> bool:
+    """Equal within float32's tolerance, NaN where NaN."""
+    got64 = got.detach().double()
+    return got64.shape == expected.shape and bool(
+        torch.allclose(got64, expected, rtol=1e-4, atol=1e-5, equal_nan=True)
+    )
 
 
 def _stats_norm(
