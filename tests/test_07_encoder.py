@@ -439,7 +439,21 @@ def _sum_of_squares(self, x):
     return (x - mean) / std
 
 
+class LNFunctionalLastTwoAxes(LNBase):
+    """F.layer_norm over the last two axes, x.shape[-2:] (the class of
+    blind19e-ln-functional-normalized-shape-all-but-batch, told the raw error alone)."""
+
+    def forward(self, x):
+        return F.layer_norm(x, x.shape[-2:], self.weight, self.bias, self.eps)
+
+
 LN_MISTAKES = [
+    Mistake(
+        check_LayerNorm,
+        LNFunctionalLastTwoAxes,
+        r"normalized_shape names the trailing axes.*asks for the last 2 axes of x at once "
+        r"\(positions and features together.*normalized_shape should be \(d_model,\)",
+    ),
     *(
         Mistake(
             check_LayerNorm,
@@ -1905,7 +1919,28 @@ class EncoderLayersWithoutDropout(ref.Encoder):
         )
 
 
+class EncoderLayersInModuleDict(ref.Encoder):
+    """The layers in an nn.ModuleDict keyed '0', '1', ... and looped over as a list: the
+    loop gets the keys (the class of blind19c-dec-layers-in-module-dict, told the raw
+    TypeError alone)."""
+
+    def __init__(self, num_layers, d_model, num_heads, d_ff, *args, **kw):
+        super().__init__(num_layers, d_model, num_heads, d_ff, *args, **kw)
+        self.layers = nn.ModuleDict({str(i): layer for i, layer in enumerate(self.layers)})
+
+    def forward(self, x, mask=None):
+        for block in self.layers:
+            x = block(x, mask)
+        return x if self.norm is None else self.norm(x)
+
+
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderLayersInModuleDict,
+        r"raised TypeError: 'str' object is not callable\n`block` is '0', a key of self\.layers "
+        r"\(an nn\.ModuleDict\).*Loop over self\.layers\.values\(\)",
+    ),
     Mistake(
         check_Encoder,
         EncoderLayersWithoutDropout,
