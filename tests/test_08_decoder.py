@@ -1289,6 +1289,22 @@ class DecoderDefaultSrcMaskFromTarget(ref.Decoder):
         return super().forward(x, memory, src_mask, tgt_mask)
 
 
+class DecoderFirstRowCut(ref.Decoder):
+    """The output's first position cut off, out[:, 1:] (the family of
+    blind19e-dec-target-shifted-inside, told the shapes alone)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        return super().forward(x, memory, src_mask, tgt_mask)[:, 1:]
+
+
+class DecoderFirstPositionOnly(ref.Decoder):
+    """The first position alone, out[:, 0] (the family of
+    blind15g-dec-returns-last-position-only)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        return super().forward(x, memory, src_mask, tgt_mask)[:, 0]
+
+
 class DecoderMemoryKept(ref.Decoder):
     """The stack keeps the memory of its first call for every later one."""
 
@@ -1308,6 +1324,17 @@ class DecoderFinalNormFeedForwardWide(ref.Decoder):
 
 
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderFirstRowCut,
+        r"should have shape \(\d, (\d), \d+\), but it has shape .* Your output is the right "
+        r"output without its first position: its \d rows are the reference's last \d of \1",
+    ),
+    Mistake(
+        S,
+        DecoderFirstPositionOnly,
+        r"Your output is the right output at the first position alone, x\[:, 0\] of the result",
+    ),
     Mistake(
         S,
         DecoderDefaultSrcMaskFromTarget,

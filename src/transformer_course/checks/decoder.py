@@ -85,6 +85,7 @@ from transformer_course.checking.oracles.norms import layer_norm_f
 from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.rearranged import arrival_hint
+from transformer_course.checking.sequence_slices import position_slice_note
 from transformer_course.checking.size_sources import size_source_note
 from transformer_course.checking.state_keys import built_keys, norms_without_affine
 from transformer_course.checking.swapped_arguments import attention_arguments_swapped
@@ -1348,6 +1349,25 @@ def _expect_runs_without_masks(
     )
 
 
+def _sliced_output_note(got, inputs: _Inputs, case: _DecCase, p, final: bool) -> str:
+    """For an output of the wrong shape (the stack's): whether it is the right output with
+    positions cut or indexed away (checking.sequence_slices); "" otherwise."""
+    if not isinstance(got, torch.Tensor) or got.shape == inputs.x.shape:
+        return ""
+    expected = decoder_f(  # (batch, len_tgt, d_model), float64
+        inputs.x,
+        inputs.memory,
+        p,
+        inputs.src_mask,
+        inputs.tgt_mask,
+        case.num_heads,
+        case.num_layers,
+        norm_first=case.norm_first,
+        final=final,
+    )
+    return position_slice_note(got, expected)
+
+
 def _output_shape_hint(got, case: _DecCase) -> str:
     # got may be anything here: the type is checked after (blind8d: a tuple crashed the check)
     if tuple(getattr(got, "shape", ()))[1:2] == (case.len_src,) and case.len_src != case.len_tgt:
@@ -1468,19 +1488,22 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         ],
     )
     what = f"the output of {call}"
+    p = as_float64(state)
+    drop = case.mode == "train" and case.dropout == 1.0
+    final = uses_final_norm(case.norm_first, case.final_norm)
     expect_tensor_result(
         c,
         got,
         inputs.x.shape,
         what,
         shape_hint=stacked_layers_hint(
-            got, tuple(inputs.x.shape), case.num_layers, _output_shape_hint(got, case)
+            got,
+            tuple(inputs.x.shape),
+            case.num_layers,
+            _sliced_output_note(got, inputs, case, p, final) or _output_shape_hint(got, case),
         ),
         inputs={"x": inputs.x, "memory": inputs.memory},
     )
-    p = as_float64(state)
-    drop = case.mode == "train" and case.dropout == 1.0
-    final = uses_final_norm(case.norm_first, case.final_norm)
 
     def compute(**knobs):
         return decoder_f(
