@@ -1934,7 +1934,28 @@ class EncoderLayersInModuleDict(ref.Encoder):
         return x if self.norm is None else self.norm(x)
 
 
+class EncoderSingleHeadLayers(ref.Encoder):
+    """Layers built with one head whatever num_heads is (the family of
+    blind19c-enc-head-size-in-num-heads-slot: a layer built with another setting than the
+    stack's arguments give; before: "are the masks passed on")."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = nn.ModuleList(
+            ref.EncoderLayer(d_model, 1, d_ff, dropout, norm_first) for _ in range(num_layers)
+        )
+
+
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderSingleHeadLayers,
+        r"`layers\.0\.self_attn\.num_heads` \(and \d more alike\) is 1 where the reference "
+        r"built with the same arguments has \d.*and 1 again on every input tried.*the constant "
+        r"1 is written into your code where num_heads belongs",
+    ),
     Mistake(
         check_Encoder,
         EncoderLayersInModuleDict,

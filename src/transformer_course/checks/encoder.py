@@ -78,7 +78,7 @@ from transformer_course.checking.localise import (
     mask_arrival_hint,
     stack_input_hint,
 )
-from transformer_course.checking.module_settings import NEVER_IN_TRAINING
+from transformer_course.checking.module_settings import NEVER_IN_TRAINING, wrong_setting_note
 from transformer_course.checking.modules import (
     build_module,
     expect_contract_defaults,
@@ -2031,9 +2031,34 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
         localise=lambda: (
             dropout_rate_problem(module, args, got, case.dropout)
             or (_mask_made_when_none(module, lambda: module(*args), x) if mask is None else "")
+            or _layers_built_otherwise(cls, case, module)
             or ("" if case.mode == "train" and case.dropout > 0 else localise())
         ),
         hint=dropout_hint(case.dropout, case.mode) or _STACK_BUILT_ON,
+    )
+
+
+#: (num_layers, d_model, num_heads, d_ff) of the stacks built again to tell where a wrong
+#: setting of a layer comes from: d_model // num_heads and num_heads differ on each
+_OTHER_STACK_SIZES = ((2, 16, 2, 8), (1, 12, 3, 20))
+_STACK_ARGUMENTS = ("num_layers", "d_model", "num_heads", "d_ff")
+
+
+def _layers_built_otherwise(cls, case: _StackCase, module) -> str:
+    """A layer whose settings (its attention's num_heads, say) are not the ones the
+    stack's arguments give: one argument in another's place when the layers are built
+    (checking.module_settings.wrong_setting_note)."""
+    kwargs = {"dropout": case.dropout, "norm_first": case.norm_first}
+    if case.final_norm is not None:
+        kwargs["final_norm"] = case.final_norm
+    own = (case.num_layers, case.d_model, case.num_heads, case.d_ff)
+    sizes = [dict(zip(_STACK_ARGUMENTS, numbers)) for numbers in (own, *_OTHER_STACK_SIZES)]
+    return wrong_setting_note(
+        module,
+        ref.Encoder(*own, **kwargs),
+        lambda named: cls(*(named[name] for name in _STACK_ARGUMENTS), **kwargs),
+        sizes,
+        "EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first)",
     )
 
 
