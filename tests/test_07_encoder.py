@@ -1465,7 +1465,46 @@ class LayerUnsqueezesMask(ref.EncoderLayer):
         return super().forward(x, None if mask is None else mask.unsqueeze(1))
 
 
+class LayerResidualOverSqrtThree(LayerBase):
+    """Every residual sum divided by sqrt(3) in both layouts (the family of
+    blind19e-dl-residual-scaled-by-sqrt-half: a residual sum scaled by a constant)."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = (x + self.dropout(self.attend(h, mask))) / math.sqrt(3)
+            return (x + self.dropout(self.feed_forward(self.norm2(x)))) / math.sqrt(3)
+        x = self.norm1((x + self.dropout(self.attend(x, mask))) / math.sqrt(3))
+        return self.norm2((x + self.dropout(self.feed_forward(x))) / math.sqrt(3))
+
+
+class LayerPostNorm1ResultDiscarded(LayerBase):
+    """Post-LN: self.norm1(x) called on a line of its own, its result never assigned (the
+    family of blind19c-dl-post-ln-norm2-result-discarded: a sub-module's result discarded)."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(self.attend(h, mask))
+            return x + self.dropout(self.feed_forward(self.norm2(x)))
+        x = x + self.dropout(self.attend(x, mask))
+        self.norm1(x)
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerPostNorm1ResultDiscarded,
+        r"`self\.norm1` runs on x \+ self_attn\(\.\.\.\), but its result is thrown away: "
+        r"`self\.feed_forward` reads that sum itself",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerResidualOverSqrtThree,
+        r"is \(x \+ self_attn\(\.\.\.\)\) \* 1/sqrt\(3\) \(= 0\.5774\), the sum scaled: the "
+        r"residual sum around `self\.self_attn` has a wrong sign or factor",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerSqueezesMask,

@@ -28,6 +28,7 @@ from torch import nn
 from transformer_course.checking.formatting import candidates_message
 from transformer_course.checking.hooks import inputs_received
 from transformer_course.checking.rearranged import rearrangement
+from transformer_course.checking.relations import recognisable_number
 
 __all__ = [
     "agreeing_mistakes",
@@ -224,6 +225,7 @@ def localise_layer(
     stream = x.detach().double()
     previous_out = stream
     earlier = [("the layer's input x", stream)]  # post-LN: the streams a residual could add
+    normalised_sum = None  # post-LN: the input of the last norm that ran right
     # pre-LN: the stream that reaches each sub-layer by name, x for the first, then h, h2,
     # ..., each defined ("h = x + attn(norm1(x))"), so that a formula never calls the
     # stream after a residual "x" (the layer's input)
@@ -369,6 +371,15 @@ def localise_layer(
                     f"the stream after the previous norm, x = {previous_norm}(x + "
                     f"{previous}(...)), then {name}(x, ...)."
                 )
+            if normalised_sum is not None and _close(inp, normalised_sum):
+                # blind19c-dl-post-ln-norm2-result-discarded: self.norm2(x) as a statement
+                return (
+                    f"`self.{previous_norm}` runs on x + {previous}(...), but its result is "
+                    f"thrown away: `self.{name}` reads that sum itself, not the normalised "
+                    f"one (a call like self.{previous_norm}(x) on a line of its own, its "
+                    f"result never assigned, changes nothing). Keep it: x = "
+                    f"{previous_norm}(x + {previous}(...)), then {name}(x, ...)."
+                )
             stale = next((label for label, old in earlier if _close(inp, old)), None)
             if stale is not None:  # blind7b-dec-cross-queries-from-layer-input
                 return (
@@ -398,6 +409,8 @@ def localise_layer(
             if norm_name != wanted_norm:
                 return _wrong_norm(name, norm_name, wanted_norm)
             stream = norm_out.detach().double()
+            # a sum the norm changes: one read in its place is the norm's result discarded
+            normalised_sum = None if _close(stream, norm_in) else norm_in
             earlier.append((f"the output of `self.{norm_name}`", stream))
             continue
         if _close(norm_in, out):
@@ -500,6 +513,16 @@ def _weighted_sum(
         fitted = torch.linalg.lstsq(terms, target.flatten().unsqueeze(1)).solution.flatten()
     except RuntimeError:
         return ""
+    common = float(fitted.mean())
+    if (
+        abs(float(fitted[0] - fitted[1])) <= 1e-3 * abs(common)
+        and abs(common - 1) > 1e-3
+        and (named := recognisable_number(common))
+        and _close(target, common * (stream + out))
+    ):
+        # the whole sum times one recognisable constant (blind19e-dl-residual-scaled-by-
+        # sqrt-half: (x + sublayer) * 0.5 ** 0.5, the residual of convolutional seq2seq)
+        return f"({stream_name} + {out_name}) * {named} (= {common:.4g}), the sum scaled"
     a, b = (round(float(value) * 2) / 2 for value in fitted)
     if (a, b) == (1.0, 1.0) or max(abs(a), abs(b)) > 2 or (a, b) == (0.0, 0.0):
         return ""
