@@ -878,6 +878,14 @@ class FFNNotImplemented(nn.Module):
 FFN_MISTAKES = [
     Mistake(
         check_PositionwiseFeedForward,
+        ffn_class(  # w_2 first, on the input (the family of blind12n-ffn-w2-reads-input)
+            "FFNLayersInReverse",
+            lambda self, x: self.w_1(self.dropout(torch.relu(self.w_2(x)))),
+        ),
+        r"`self\.w_2` receives x, the block's input, itself \(the layer that raised\)",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
         FFNFunctionalDropoutInPlace,
         r"a backward pass through ffn\(x .*train mode\] raises RuntimeError .*the output of "
         r"Relu, which its backward needs, was overwritten in place.*F\.dropout\(\.\.\., "

@@ -36,7 +36,7 @@ from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.backward_pass import backward_problem
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.graph import graph_reaches
-from transformer_course.checking.hooks import inputs_received
+from transformer_course.checking.hooks import inputs_received, last_input_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.keep_probability import KEEP_PROBABILITY, rate_read_backwards
 from transformer_course.checking.layer_flow import FALLS_THROUGH, stream_dropped_entry
@@ -1310,6 +1310,17 @@ def _hidden_width_hint(module, x: torch.Tensor, got: Any, case: _FFNCase) -> str
     )
 
 
+def _ffn_input_hint(module, x: torch.Tensor, case: _FFNCase, state):
+    """checking.hooks.last_input_hint against the reference block holding the same
+    weights, in the case's mode."""
+    reference = ref.PositionwiseFeedForward(case.d_model, case.d_ff, case.dropout)
+    with contextlib.suppress(Exception):  # a state the reference cannot take: no weights
+        reference.load_state_dict(state)
+    reference.train(case.mode == "train")
+    inputs = {"x, the block's input,": x}
+    return last_input_hint(module, lambda: module(x), inputs, reference, lambda: reference(x))
+
+
 def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
     module, built, state = build(
         c,
@@ -1327,7 +1338,12 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         f"the output of {built} in {case.mode} mode (holding the check's weights) for x "
         f"{tuple(x.shape)}"
     )
-    got = c.call(module, x, call_repr=f"ffn(x {tuple(x.shape)}) [{built}, {case.mode} mode]")
+    got = c.call(
+        module,
+        x,
+        call_repr=f"ffn(x {tuple(x.shape)}) [{built}, {case.mode} mode]",
+        hints=[_ffn_input_hint(module, x, case, state)],
+    )
     expect_tensor_result(
         c,
         got,
