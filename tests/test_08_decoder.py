@@ -1289,6 +1289,16 @@ class DecoderDefaultSrcMaskFromTarget(ref.Decoder):
         return super().forward(x, memory, src_mask, tgt_mask)
 
 
+class DecoderTgtMaskTransposed(ref.Decoder):
+    """The stack hands its layers tgt_mask transposed (the family of
+    blind12n-dl-tgt-mask-transposed: a mask read as (key, query))."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if tgt_mask is not None:
+            tgt_mask = tgt_mask.mT
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
 class DecoderFirstRowCut(ref.Decoder):
     """The output's first position cut off, out[:, 1:] (the family of
     blind19e-dec-target-shifted-inside, told the shapes alone)."""
@@ -1324,6 +1334,12 @@ class DecoderFinalNormFeedForwardWide(ref.Decoder):
 
 
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderTgtMaskTransposed,
+        r"`layers\.0\.self_attn` gets tgt_mask transposed, its last two axes \(queries, keys\) "
+        r"swapped",
+    ),
     Mistake(
         S,
         DecoderFirstRowCut,

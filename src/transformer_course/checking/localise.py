@@ -941,9 +941,22 @@ def mask_arrival_hint(
             label, wanted = given[role]
             if not isinstance(wanted, torch.Tensor) or not isinstance(mask, torch.Tensor):
                 continue
-            if tuple(mask.shape) == tuple(wanted.shape):
-                continue
             shown = name if "." in name else f"self.{name}"
+            if tuple(mask.shape) == tuple(wanted.shape):
+                if (
+                    wanted.dim() >= 2
+                    and not torch.equal(mask, wanted)
+                    and torch.equal(mask, wanted.transpose(-2, -1))
+                ):  # blind12n-dl-tgt-mask-transposed: read as (key, query)
+                    return (
+                        f"`{shown}` gets {label} transposed, its last two axes (queries, keys) "
+                        f"swapped, as if it were laid out (key, query): each query then reads "
+                        "the keys of another query's row (a look-ahead mask flipped: every "
+                        "position sees itself and the later positions instead of the earlier "
+                        f"ones). Pass {label} on as it is: (..., len_q, len_k), the layout of the "
+                        "attention scores."
+                    )
+                continue
             other = next(
                 (
                     other_label
