@@ -878,6 +878,15 @@ class FFNNotImplemented(nn.Module):
 FFN_MISTAKES = [
     Mistake(
         check_PositionwiseFeedForward,
+        ffn_class(  # a minimum over the batch (the family of blind12n-ffn-torch-max-reduces-batch)
+            "FFNTorchMinOverBatch",
+            lambda self, x: self.w_2(self.dropout(torch.min(self.w_1(x), 0).values)),
+        ),
+        r"the batch axis is gone, reduced\. Your activation is torch\.min\(h, 0\): with a "
+        r"number as its second argument",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
         ffn_class(  # w_2 first, on the input (the family of blind12n-ffn-w2-reads-input)
             "FFNLayersInReverse",
             lambda self, x: self.w_1(self.dropout(torch.relu(self.w_2(x)))),

@@ -94,7 +94,7 @@ from transformer_course.checking.oracles import (
     layer_norm_f,
     uses_final_norm,
 )
-from transformer_course.checking.oracles.state import sub
+from transformer_course.checking.oracles.state import linear, sub
 from transformer_course.checking.precision import right_in_float64
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.state_keys import built_keys, norms_without_affine
@@ -1310,6 +1310,40 @@ def _hidden_width_hint(module, x: torch.Tensor, got: Any, case: _FFNCase) -> str
     )
 
 
+#: reductions over the batch axis an activation may be written as by mistake
+_BATCH_REDUCTIONS = {
+    "torch.max(h, 0)": lambda h: h.amax(dim=0),
+    "torch.min(h, 0)": lambda h: h.amin(dim=0),
+}
+
+
+def _batch_axis_reduced_hint(x: torch.Tensor, got: Any, p) -> str:
+    """For an output that lost the batch axis, (len, d_model) for x (batch, len, d_model):
+    when it is w_2 of a maximum (or minimum) over the batch of w_1(x), the activation
+    written as torch.max(h, 0), which with a number as its second argument reduces over
+    that axis (blind12n-ffn-torch-max-reduces-batch was given the shapes alone); when it
+    is the block on the first sequence alone, that; "" otherwise."""
+    if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(x.shape[1:]):
+        return ""
+    if x.shape[0] > 1 and _same_values(got, ffn_f(x[0], p)):
+        return (
+            f"Yours is (len, d_model) = {tuple(got.shape)}: the block's output for the first "
+            "sequence alone, x[0]; the batch axis is indexed away. Return every sequence: "
+            "(batch, len, d_model), as x."
+        )
+    hidden = linear(x, p, "w_1")  # (batch, len, d_ff), float64
+    for written, reduce in _BATCH_REDUCTIONS.items():
+        if _same_values(got, linear(reduce(hidden), p, "w_2")):
+            return (
+                f"Yours is (len, d_model) = {tuple(got.shape)}: the batch axis is gone, reduced. "
+                f"Your activation is {written}: with a number as its second argument torch.max "
+                "(and torch.min) is a reduction over that axis, here the batch (dim 0), "
+                "returning (values, indices), not the element-wise max(h, 0). The ReLU is "
+                "torch.relu(h), h.clamp(min=0) or torch.maximum(h, torch.zeros_like(h))."
+            )
+    return ""
+
+
 def _ffn_input_hint(module, x: torch.Tensor, case: _FFNCase, state):
     """checking.hooks.last_input_hint against the reference block holding the same
     weights, in the case's mode."""
@@ -1357,6 +1391,7 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
             if tuple(getattr(got, "shape", ())) == (case.batch * case.length, case.d_model)
             and case.batch > 1
             else _hidden_width_hint(module, x, got, case)
+            or _batch_axis_reduced_hint(x, got, as_float64(state))
             or "The block maps every token d_model -> d_ff -> d_model: (batch, len, d_model)."
         ),
     )
