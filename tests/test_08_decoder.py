@@ -1299,6 +1299,16 @@ class DecoderTgtMaskTransposed(ref.Decoder):
         return super().forward(x, memory, src_mask, tgt_mask)
 
 
+class DecoderSrcMaskTruthiness(ref.Decoder):
+    """`src_mask if src_mask else None`: the tensor's truth value for "was it given" (the
+    family of blind12n-enc-if-mask-truthiness, a conditional expression)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = layer(x, memory, src_mask if src_mask else None, tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
 class DecoderFirstRowCut(ref.Decoder):
     """The output's first position cut off, out[:, 1:] (the family of
     blind19e-dec-target-shifted-inside, told the shapes alone)."""
@@ -1334,6 +1344,12 @@ class DecoderFinalNormFeedForwardWide(ref.Decoder):
 
 
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderSrcMaskTruthiness,
+        r"Boolean value of Tensor.*\n`if src_mask` asks whether the tensor itself is true.*"
+        r"write `if src_mask is not None`\.",
+    ),
     Mistake(
         S,
         DecoderTgtMaskTransposed,

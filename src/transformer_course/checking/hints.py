@@ -248,16 +248,18 @@ def _failing_code(exc: BaseException) -> str:
 
 
 def _given_or_not_advice(exc: BaseException) -> str:
-    """`if mask:` (or `mask or ...`) where `if mask is not None:` was meant."""
+    """`if mask:` (or `a if mask else b`, `mask or ...`) where `if mask is not None:` was
+    meant (blind12n-enc-if-mask-truthiness, a conditional expression, was not read)."""
     from transformer_course.checking.failure import learner_lines
 
-    found = re.search(r"\bif\s+(not\s+)?(\w+)\s*:|\b(\w+)\s+or\s+", learner_lines(exc))
+    found = re.search(r"\bif\s+(not\s+)?(\w+)\s*(?::|\selse\b)|\b(\w+)\s+or\s+", learner_lines(exc))
     if not found:
         return ""
     name = found[2] or found[3]
+    colon = "" if found[0].endswith("else") else ":"
     return (
-        f"`if {name}:` asks whether the tensor itself is true, not whether it was given: to "
-        f"test an optional argument write `if {name} is not None:`. "
+        f"`if {name}{colon}` asks whether the tensor itself is true, not whether it was given: "
+        f"to test an optional argument write `if {name} is not None{colon}`. "
     )
 
 
