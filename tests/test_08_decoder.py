@@ -1309,6 +1309,16 @@ class DecoderSrcMaskTruthiness(ref.Decoder):
         return x if self.norm is None else self.norm(x)
 
 
+class DecoderLastMemoryRow(ref.Decoder):
+    """memory[-1] for "the encoder's last output": the last sentence of the batch (the
+    family of blind12n-dec-memory-indexed-per-layer)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = layer(x, memory[-1], src_mask, tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
 class DecoderFirstRowCut(ref.Decoder):
     """The output's first position cut off, out[:, 1:] (the family of
     blind19e-dec-target-shifted-inside, told the shapes alone)."""
@@ -1344,6 +1354,12 @@ class DecoderFinalNormFeedForwardWide(ref.Decoder):
 
 
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderLastMemoryRow,
+        r"`layers\.0\.cross_attn` gets as its key memory\[(\d)\], shape \(\d, \d+\): one "
+        r"sentence's memory, row \1 of the batch axis",
+    ),
     Mistake(
         S,
         DecoderSrcMaskTruthiness,
