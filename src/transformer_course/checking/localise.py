@@ -923,6 +923,10 @@ def constant_factor(got: Any, expected: Any, width: int) -> str:
     return f"{factor:.4g} times{with_width}"
 
 
+def _same_shape_equal(a: torch.Tensor, b: Any) -> bool:
+    return isinstance(b, torch.Tensor) and tuple(a.shape) == tuple(b.shape) and torch.equal(a, b)
+
+
 def mask_arrival_hint(
     module: nn.Module, call: Callable[[], Any], given: Mapping[str, tuple[str, Any]]
 ) -> list:
@@ -969,6 +973,23 @@ def mask_arrival_hint(
                 None,
             )
             if other is not None:
+                # the other mask's own attention: gets that mask too (one mask in both
+                # slots, blind18e-dec-src-mask-in-both-slots) or this one (exchanged)
+                own_role = next(r for r, (lab, _) in given.items() if lab == other)
+                also = [
+                    n
+                    for n, r, m in seen
+                    if r == own_role
+                    and isinstance(m, torch.Tensor)
+                    and _same_shape_equal(m, given[own_role][1])
+                ]
+                if also:
+                    also_shown = also[0] if "." in also[0] else f"self.{also[0]}"
+                    return (
+                        f"`{shown}` gets {other}, where {label} belongs, and `{also_shown}` "
+                        f"gets {other} as well: {other} is passed in both mask slots and "
+                        f"{label} in none (a call with {other} twice)."
+                    )
                 return (
                     f"`{shown}` gets {other}, where {label} belongs: the masks are exchanged "
                     "on the way (the order of forward's parameters, or of a call's arguments)."
