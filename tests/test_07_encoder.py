@@ -2004,7 +2004,21 @@ class EncoderSingleHeadLayers(ref.Encoder):
         )
 
 
+class EncoderInputDividedBySqrtDModel(ref.Encoder):
+    """The input divided by sqrt(d_model) before the first layer (the family of
+    blind15g-dec-input-scaled-by-sqrt-d-model: the stack's input scaled)."""
+
+    def forward(self, x, mask=None):
+        return super().forward(x / math.sqrt(x.size(-1)), mask)
+
+
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderInputDividedBySqrtDModel,
+        r"layers\[0\] receives 0\.\d+ times, 1 / sqrt\(d_model\) = d_model \*\* -0\.5 with "
+        r"d_model = \d+, the stack's input x: the stream is scaled before the first layer",
+    ),
     Mistake(
         check_Encoder,
         EncoderSingleHeadLayers,

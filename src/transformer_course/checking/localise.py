@@ -822,6 +822,14 @@ def localise_stack(
                     "runs once, after the loop (for layer in self.layers: x = layer(x, ...); "
                     "then x = self.norm(x)), not before it."
                 )
+            if scaled := constant_factor(inp, x64, int(x64.shape[-1])):
+                # blind15g-dec-input-scaled-by-sqrt-d-model: x * sqrt(d_model) before the loop
+                return (
+                    f"{container}[0] receives {scaled} {input_name}: the stream is scaled "
+                    f"before the first layer. The stack "
+                    f"feeds its input to the first layer as it is (a scaling such as the "
+                    f"embeddings' sqrt(d_model) belongs to the embedding, outside the stack)."
+                )
             return f"{container}[0] does not receive {input_name}."
         if i > 0 and not _close(inp, previous):
             if _close(inp, x64):
