@@ -2012,7 +2012,22 @@ class EncoderInputDividedBySqrtDModel(ref.Encoder):
         return super().forward(x / math.sqrt(x.size(-1)), mask)
 
 
+class EncoderPadRowsMultipliedOut(ref.Encoder):
+    """The padded positions' outputs multiplied by the mask, so zeroed (the family of
+    blind15g-enc-pad-outputs-zeroed)."""
+
+    def forward(self, x, mask=None):
+        out = super().forward(x, mask)  # (batch, len, d_model)
+        return out if mask is None else out * mask[:, 0, 0, :, None]
+
+
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderPadRowsMultipliedOut,
+        r"The stack's output is layers\[\d\]'s output with the rows at the padded positions "
+        r"\(where mask is False\) set to 0",
+    ),
     Mistake(
         check_Encoder,
         EncoderInputDividedBySqrtDModel,

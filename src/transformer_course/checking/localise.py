@@ -862,6 +862,13 @@ def localise_stack(
     if final is None:
         if _close(got, previous_in + last):
             return _EXTRA_RESIDUAL.format("The stack's output is", f"{container}[{num_layers - 1}]")
+        if not _close(got, last) and (zeroed := _rows_zeroed(got, last, arguments)):
+            return (
+                f"The stack's output is {container}[{num_layers - 1}]'s output with {zeroed} set "
+                "to 0: the stack returns the last layer's output at every position, padded ones "
+                "included (what a later step does with the padded positions is its own choice; "
+                "the masks already keep them out of every attention): return x after the loop."
+            )
         if not _close(got, last):
             return (
                 f"The stack's output is not {container}[{num_layers - 1}]'s output, although in "
@@ -929,6 +936,38 @@ def constant_factor(got: Any, expected: Any, width: int) -> str:
     if named == "minus one":
         return "minus (-1 times)"
     return f"{factor:.4g} times{with_width}"
+
+
+def _rows_zeroed(got: Any, last: torch.Tensor, arguments: Sequence[tuple[str, Any]]) -> str:
+    """When ``got`` (batch, len, d) is ``last`` with some positions' rows all zeros and every
+    other row equal: which positions, named as the padded ones of a (batch, 1, 1, len)
+    mask among ``arguments`` when its False entries are exactly those positions
+    (blind15g-enc-pad-outputs-zeroed); "" otherwise."""
+    if not isinstance(got, torch.Tensor) or got.shape != last.shape or got.dim() != 3:
+        return ""
+    g = got.detach().double()
+    zero = (g == 0).all(dim=-1)  # (batch, len)
+    kept = ~zero
+    if not zero.any() or not torch.allclose(g[kept], last[kept], rtol=1e-4, atol=1e-5):
+        return ""
+    if bool((last[zero] == 0).all()):
+        return ""
+    for name, value in arguments:
+        if (
+            isinstance(value, torch.Tensor)
+            and value.dtype == torch.bool
+            and value.dim() == 4
+            and tuple(value.shape[1:3]) == (1, 1)
+            and value.shape[-1] == g.shape[1]
+            and torch.equal(~value[:, 0, 0, :].expand(zero.shape), zero)
+        ):
+            return f"the rows at the padded positions (where {name} is False)"
+    where = [
+        f"sentence {b}: {', '.join(str(int(t)) for t in zero[b].nonzero().flatten())}"
+        for b in range(zero.shape[0])
+        if zero[b].any()
+    ]
+    return f"the rows at some positions ({'; '.join(where)})"
 
 
 def _same_shape_equal(a: torch.Tensor, b: Any) -> bool:
