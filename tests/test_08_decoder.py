@@ -1319,6 +1319,17 @@ class DecoderLastMemoryRow(ref.Decoder):
         return x if self.norm is None else self.norm(x)
 
 
+class DecoderSrcMaskLastLayerOnly(ref.Decoder):
+    """src_mask passed to the last layer only (the family of
+    blind17g-dec-src-mask-dropped-after-first-layer: some layers get no source mask)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for i, layer in enumerate(self.layers):
+            last = i == len(self.layers) - 1
+            x = layer(x, memory, src_mask if last else None, tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
 class DecoderFirstRowCut(ref.Decoder):
     """The output's first position cut off, out[:, 1:] (the family of
     blind19e-dec-target-shifted-inside, told the shapes alone)."""
@@ -1354,6 +1365,13 @@ class DecoderFinalNormFeedForwardWide(ref.Decoder):
 
 
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderSrcMaskLastLayerOnly,
+        r"`layers\.0\.cross_attn`, `layers\.1\.cross_attn` get no mask, while "
+        r"`layers\.2\.cross_attn` gets src_mask: it is set to None \(or not passed on\) for some "
+        r"layers",
+    ),
     Mistake(
         S,
         DecoderLastMemoryRow,

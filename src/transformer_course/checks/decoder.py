@@ -361,8 +361,35 @@ def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call:
                 return wrong  # the mask arrives, reshaped: "pass src_mask" would be wrong
             if _cross_attention_ignores_padding(module, inputs):
                 return _SOURCE_PADDING_BYPASSES_ATTENTION
-            return _SEES_SOURCE_PADDING
+            return _layers_without_src_mask(module, inputs) or _SEES_SOURCE_PADDING
     return ""
+
+
+def _layers_without_src_mask(module, inputs: _Inputs) -> str:
+    """For a stack whose output sees the source padding: when some layers' cross-attention
+    gets src_mask and the others' none (src_mask set to None after the first layer:
+    blind17g-dec-src-mask-dropped-after-first-layer was told to pass src_mask, which its
+    first layer got), which; "" otherwise."""
+    calls = _attention_calls(module, "cross_attn", inputs) or []
+    if len(calls) < 2:
+        return ""
+    masks = []
+    for name, given in calls:
+        values = list(given.values())
+        masks.append((name, given.get("mask", values[3] if len(values) > 3 else None)))
+    got = [name for name, mask in masks if _same_mask(mask, inputs.src_mask)]
+    none = [name for name, mask in masks if mask is None]
+    if not got or not none or len(got) + len(none) != len(calls):
+        return ""
+    when = "after the first layer" if got == [masks[0][0]] else "for some layers"
+    return (
+        "Changing the encoder output at padded source positions changed your decoder's "
+        f"output: {', '.join(f'`{name}`' for name in none)} get{'s' if len(none) == 1 else ''} "
+        f"no mask, while {', '.join(f'`{name}`' for name in got)} "
+        f"get{'s' if len(got) == 1 else ''} src_mask: it is set to None (or not passed on) "
+        f"{when}, so those layers attend to the <pad> positions. Pass src_mask unchanged "
+        "to every layer: for layer in self.layers: x = layer(x, memory, src_mask, tgt_mask)."
+    )
 
 
 def _same_mask(a: Any, b: Any) -> bool:
