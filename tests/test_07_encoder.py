@@ -447,7 +447,18 @@ class LNFunctionalLastTwoAxes(LNBase):
         return F.layer_norm(x, x.shape[-2:], self.weight, self.bias, self.eps)
 
 
+def _mean_absolute_deviation(self, x):  # the family of blind17g-ln-mean-absolute-deviation
+    mean = x.mean(-1, keepdim=True)
+    spread = torch.abs(x - mean).sum(-1, keepdim=True) / x.shape[-1]
+    return (x - mean) / torch.sqrt(spread + self.eps)
+
+
 LN_MISTAKES = [
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNMeanAbsoluteDeviation", _mean_absolute_deviation),
+        r"Your spread is the mean absolute deviation",
+    ),
     Mistake(
         check_LayerNorm,
         LNFunctionalLastTwoAxes,
@@ -876,6 +887,14 @@ class FFNNotImplemented(nn.Module):
 
 
 FFN_MISTAKES = [
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class(  # the family of blind17g-ffn-relu-capped-at-one
+            "FFNHardtanhZeroOne",
+            lambda self, x: self.w_2(self.dropout(F.hardtanh(self.w_1(x), 0, 1))),
+        ),
+        r"Your hidden activation also caps the values at 1",
+    ),
     Mistake(
         check_PositionwiseFeedForward,
         ffn_class(  # a minimum over the batch (the family of blind12n-ffn-torch-max-reduces-batch)

@@ -237,6 +237,12 @@ _VARIANCE_UNCENTRED = (
     "mean is not 0. The variance is taken around the mean: ((x - mean) ** 2).mean(dim=-1, "
     "keepdim=True), or x.var(dim=-1, keepdim=True, unbiased=False)."
 )
+_VARIANCE_ABSOLUTE = (
+    "Your spread is the mean absolute deviation, (x - mean).abs().mean(-1), where the "
+    "variance belongs: the mean of the squared deviations, ((x - mean) ** 2).mean(-1), or "
+    "x.var(dim=-1, keepdim=True, unbiased=False). LayerNorm divides by the square root of "
+    "the variance plus eps, the standard deviation."
+)
 _SQUARED = (
     "You divide by the square of (var + eps), (var + eps) ** 2, where its square root "
     "belongs: (x - mean) / torch.sqrt(var + eps), or (var + eps) ** 0.5."
@@ -345,6 +351,7 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _NO_CENTERING: {"center": False},
         _MEAN_ADDED: {"mean_added": True},
         _VARIANCE_UNCENTRED: {"variance": "uncentred"},
+        _VARIANCE_ABSOLUTE: {"variance": "absolute"},
         _SQUARED: {"eps_at": "squared"},
         _EPS_SUBTRACTED: {"eps_at": "subtracted"},
         _EPS_IN_NUMERATOR: {"eps_at": "numerator"},
@@ -1113,6 +1120,8 @@ _OTHER_ACTIVATION = {
     "leaky_relu": "Your hidden activation is a leaky ReLU (negative slope 0.01), not the ReLU: "
     "the negative values must become 0." + _RELU_IS,
     "relu6": "Your hidden activation is ReLU6, which also caps the values at 6." + _RELU_IS,
+    "clamp_0_1": "Your hidden activation also caps the values at 1, h.clamp(0, 1) (a hard "
+    "sigmoid): every hidden unit above 1 is cut to 1. The ReLU has no upper bound." + _RELU_IS,
     "elu": "Your hidden activation is ELU, not the ReLU." + _RELU_IS,
     "softplus": "Your hidden activation is softplus, a smooth ReLU, not the ReLU." + _RELU_IS,
 }
