@@ -2040,7 +2040,21 @@ class EncoderPadRowsMultipliedOut(ref.Encoder):
         return out if mask is None else out * mask[:, 0, 0, :, None]
 
 
+class EncoderOneLayerTooMany(ref.Encoder):
+    """range(num_layers + 1) (the family of blind14g-dec-layer-count-from-num-heads: the
+    layer count taken from another size)."""
+
+    def __init__(self, num_layers, d_model, num_heads, d_ff, *args, **kw):
+        super().__init__(num_layers + 1, d_model, num_heads, d_ff, *args, **kw)
+
+
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderOneLayerTooMany,
+        r"Your stack has (\d) layers, the contract \d.*Its layer count, \1, which is num_layers "
+        r"\+ 1 here and on every input tried",
+    ),
     Mistake(
         check_Encoder,
         EncoderPadRowsMultipliedOut,

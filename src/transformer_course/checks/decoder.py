@@ -87,7 +87,11 @@ from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.rearranged import arrival_hint
 from transformer_course.checking.sequence_slices import position_slice_note
 from transformer_course.checking.size_sources import size_source_note
-from transformer_course.checking.state_keys import built_keys, norms_without_affine
+from transformer_course.checking.state_keys import (
+    built_keys,
+    layer_count_note,
+    norms_without_affine,
+)
 from transformer_course.checking.swapped_arguments import attention_arguments_swapped
 from transformer_course.checking.unregistered import unregistered_dropouts
 from transformer_course.exercise import Exercise
@@ -1499,6 +1503,12 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         if encoder_layers := _built_from_encoder_layers(cls, case, args, kwargs, failure.message):
             raise CheckFailure(
                 failure.exercise, failure.message + encoder_layers, failure.learner_traceback
+            ) from None
+        if "Your stack has " in failure.message and (
+            counted := layer_count_note(lambda numbers: cls(*numbers, **kwargs), args, "layers")
+        ):
+            raise CheckFailure(
+                failure.exercise, f"{failure.message} {counted}", failure.learner_traceback
             ) from None
         raise also_wrong_besides_final_norm(failure, cls, case, _check_stack_case) from None
     inputs = _inputs(case)

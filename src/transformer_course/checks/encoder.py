@@ -97,7 +97,11 @@ from transformer_course.checking.oracles import (
 from transformer_course.checking.oracles.state import linear, sub
 from transformer_course.checking.precision import right_in_float64
 from transformer_course.checking.quiz import Quiz, quiz_check
-from transformer_course.checking.state_keys import built_keys, norms_without_affine
+from transformer_course.checking.state_keys import (
+    built_keys,
+    layer_count_note,
+    norms_without_affine,
+)
 from transformer_course.checking.swapped_arguments import (
     attention_arguments_swapped,
     dropout_refuses,
@@ -2020,6 +2024,12 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
     except CheckFailure as failure:
         if probe:
             raise
+        if "Your stack has " in failure.message and (
+            counted := layer_count_note(lambda numbers: cls(*numbers, **kwargs), args, "layers")
+        ):
+            raise CheckFailure(
+                failure.exercise, f"{failure.message} {counted}", failure.learner_traceback
+            ) from None
         raise also_wrong_besides_final_norm(failure, cls, case, _check_encoder_case) from None
     x = randn((case.batch, case.length, case.d_model), case.seed + 1)
     _, mask = source_mask(case.batch, case.length, case.padding, case.seed + 2)
