@@ -68,12 +68,6 @@ def _rsqrt(self, x):
     return centred * torch.rsqrt(centred.pow(2).mean(-1, keepdim=True) + self.eps)
 
 
-def _moments(self, x):  # E[x^2] - E[x]^2
-    mean = x.mean(-1, keepdim=True)
-    var = (x * x).mean(-1, keepdim=True) - mean**2
-    return (x - mean) / (var + self.eps).sqrt()
-
-
 def _float64_inside(self, x):
     x64 = x.double()
     mean = x64.mean(-1, keepdim=True)
@@ -106,7 +100,6 @@ LN_CORRECT = [
     ref.LayerNorm,
     ln_class("LNVarMean", _var_mean),
     ln_class("LNRsqrt", _rsqrt),
-    ln_class("LNMoments", _moments),
     ln_class("LNFloat64Inside", _float64_inside),
     ln_class("LNStdSquared", _std_biased_squared),
     LNAnnotatedCorrected,
@@ -430,7 +423,58 @@ class LayerPostNormalisesTwiceAtTheEnd(ref.EncoderLayer):
         return out if self.norm_first else self.norm2(out)
 
 
+# the variance as E[x^2] - E[x]^2: right on paper, it cancels in float32 on tokens whose
+# mean is large next to their spread (the class of blind12n-ln-variance-from-second-moment,
+# accepted before: every case's tokens had means near 0; this was a correct variant then)
+def _moments(self, x):
+    mean = x.mean(-1, keepdim=True)
+    var = (x * x).mean(-1, keepdim=True) - mean**2
+    return (x - mean) / (var + self.eps).sqrt()
+
+
+def _sum_of_squares(self, x):
+    n = x.shape[-1]
+    mean = x.sum(-1, keepdim=True) / n
+    std = torch.sqrt(x.pow(2).sum(-1, keepdim=True) / n - mean.pow(2) + self.eps)
+    return (x - mean) / std
+
+
+class LNFunctionalLastTwoAxes(LNBase):
+    """F.layer_norm over the last two axes, x.shape[-2:] (the class of
+    blind19e-ln-functional-normalized-shape-all-but-batch, told the raw error alone)."""
+
+    def forward(self, x):
+        return F.layer_norm(x, x.shape[-2:], self.weight, self.bias, self.eps)
+
+
+def _mean_absolute_deviation(self, x):  # the family of blind17g-ln-mean-absolute-deviation
+    mean = x.mean(-1, keepdim=True)
+    spread = torch.abs(x - mean).sum(-1, keepdim=True) / x.shape[-1]
+    return (x - mean) / torch.sqrt(spread + self.eps)
+
+
 LN_MISTAKES = [
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNMeanAbsoluteDeviation", _mean_absolute_deviation),
+        r"Your spread is the mean absolute deviation",
+    ),
+    Mistake(
+        check_LayerNorm,
+        LNFunctionalLastTwoAxes,
+        r"normalized_shape names the trailing axes.*asks for the last 2 axes of x at once "
+        r"\(positions and features together.*normalized_shape should be \(d_model,\)",
+    ),
+    *(
+        Mistake(
+            check_LayerNorm,
+            ln_class(name, normalise),
+            r"every token's mean large next to its spread.*The same module in float64 gives "
+            r"the right result.*variance computed as E\[x²\] - E\[x\]², the mean of the "
+            r"squares minus the squared mean.*cancels catastrophically",
+        )
+        for name, normalise in (("LNMoments", _moments), ("LNSumOfSquares", _sum_of_squares))
+    ),
     Mistake(
         check_LayerNorm,
         LNBiasInsideGain,
@@ -717,8 +761,28 @@ class FFNFunctionalDropout(FFNBase):
         return self.w_2(F.dropout(F.relu(self.w_1(x)), self.p, training=self.training))
 
 
+class FFNReLUInPlace(FFND2L):
+    """nn.ReLU(inplace=True) on w_1's output: Linear's backward does not read its output,
+    so overwriting it is safe, and the backward pass runs."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.relu = nn.ReLU(inplace=True)
+
+
+class FFNFunctionalDropoutInPlace(FFNFunctionalDropout):
+    """F.dropout(..., inplace=True) on the ReLU's output, which ReLU's backward needs: the
+    values are right, the backward pass raises (the class of blind19e-ffn-dropout-inplace,
+    accepted before)."""
+
+    def forward(self, x):
+        hidden = F.relu(self.w_1(x))  # (batch, len, d_ff)
+        return self.w_2(F.dropout(hidden, self.p, training=self.training, inplace=True))
+
+
 FFN_CORRECT = [
     ref.PositionwiseFeedForward,
+    FFNReLUInPlace,
     FFNSequential,
     FFND2L,
     FFNFunctionalDropout,
@@ -823,6 +887,38 @@ class FFNNotImplemented(nn.Module):
 
 
 FFN_MISTAKES = [
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class(  # the family of blind17g-ffn-relu-capped-at-one
+            "FFNHardtanhZeroOne",
+            lambda self, x: self.w_2(self.dropout(F.hardtanh(self.w_1(x), 0, 1))),
+        ),
+        r"Your hidden activation also caps the values at 1",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class(  # a minimum over the batch (the family of blind12n-ffn-torch-max-reduces-batch)
+            "FFNTorchMinOverBatch",
+            lambda self, x: self.w_2(self.dropout(torch.min(self.w_1(x), 0).values)),
+        ),
+        r"the batch axis is gone, reduced\. Your activation is torch\.min\(h, 0\): with a "
+        r"number as its second argument",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class(  # w_2 first, on the input (the family of blind12n-ffn-w2-reads-input)
+            "FFNLayersInReverse",
+            lambda self, x: self.w_1(self.dropout(torch.relu(self.w_2(x)))),
+        ),
+        r"`self\.w_2` receives x, the block's input, itself \(the layer that raised\)",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNFunctionalDropoutInPlace,
+        r"a backward pass through ffn\(x .*train mode\] raises RuntimeError .*the output of "
+        r"Relu, which its backward needs, was overwritten in place.*F\.dropout\(\.\.\., "
+        r"inplace=True\)",
+    ),
     Mistake(
         check_PositionwiseFeedForward,
         ffn_class("FFNReluAfter", lambda self, x: torch.relu(self.w_2(self.dropout(self.w_1(x))))),
@@ -1405,7 +1501,46 @@ class LayerUnsqueezesMask(ref.EncoderLayer):
         return super().forward(x, None if mask is None else mask.unsqueeze(1))
 
 
+class LayerResidualOverSqrtThree(LayerBase):
+    """Every residual sum divided by sqrt(3) in both layouts (the family of
+    blind19e-dl-residual-scaled-by-sqrt-half: a residual sum scaled by a constant)."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = (x + self.dropout(self.attend(h, mask))) / math.sqrt(3)
+            return (x + self.dropout(self.feed_forward(self.norm2(x)))) / math.sqrt(3)
+        x = self.norm1((x + self.dropout(self.attend(x, mask))) / math.sqrt(3))
+        return self.norm2((x + self.dropout(self.feed_forward(x))) / math.sqrt(3))
+
+
+class LayerPostNorm1ResultDiscarded(LayerBase):
+    """Post-LN: self.norm1(x) called on a line of its own, its result never assigned (the
+    family of blind19c-dl-post-ln-norm2-result-discarded: a sub-module's result discarded)."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(self.attend(h, mask))
+            return x + self.dropout(self.feed_forward(self.norm2(x)))
+        x = x + self.dropout(self.attend(x, mask))
+        self.norm1(x)
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerPostNorm1ResultDiscarded,
+        r"`self\.norm1` runs on x \+ self_attn\(\.\.\.\), but its result is thrown away: "
+        r"`self\.feed_forward` reads that sum itself",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerResidualOverSqrtThree,
+        r"is \(x \+ self_attn\(\.\.\.\)\) \* 1/sqrt\(3\) \(= 0\.5774\), the sum scaled: the "
+        r"residual sum around `self\.self_attn` has a wrong sign or factor",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerSqueezesMask,
@@ -1859,7 +1994,92 @@ class EncoderLayersWithoutDropout(ref.Encoder):
         )
 
 
+class EncoderLayersInModuleDict(ref.Encoder):
+    """The layers in an nn.ModuleDict keyed '0', '1', ... and looped over as a list: the
+    loop gets the keys (the class of blind19c-dec-layers-in-module-dict, told the raw
+    TypeError alone)."""
+
+    def __init__(self, num_layers, d_model, num_heads, d_ff, *args, **kw):
+        super().__init__(num_layers, d_model, num_heads, d_ff, *args, **kw)
+        self.layers = nn.ModuleDict({str(i): layer for i, layer in enumerate(self.layers)})
+
+    def forward(self, x, mask=None):
+        for block in self.layers:
+            x = block(x, mask)
+        return x if self.norm is None else self.norm(x)
+
+
+class EncoderSingleHeadLayers(ref.Encoder):
+    """Layers built with one head whatever num_heads is (the family of
+    blind19c-enc-head-size-in-num-heads-slot: a layer built with another setting than the
+    stack's arguments give; before: "are the masks passed on")."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = nn.ModuleList(
+            ref.EncoderLayer(d_model, 1, d_ff, dropout, norm_first) for _ in range(num_layers)
+        )
+
+
+class EncoderInputDividedBySqrtDModel(ref.Encoder):
+    """The input divided by sqrt(d_model) before the first layer (the family of
+    blind15g-dec-input-scaled-by-sqrt-d-model: the stack's input scaled)."""
+
+    def forward(self, x, mask=None):
+        return super().forward(x / math.sqrt(x.size(-1)), mask)
+
+
+class EncoderPadRowsMultipliedOut(ref.Encoder):
+    """The padded positions' outputs multiplied by the mask, so zeroed (the family of
+    blind15g-enc-pad-outputs-zeroed)."""
+
+    def forward(self, x, mask=None):
+        out = super().forward(x, mask)  # (batch, len, d_model)
+        return out if mask is None else out * mask[:, 0, 0, :, None]
+
+
+class EncoderOneLayerTooMany(ref.Encoder):
+    """range(num_layers + 1) (the family of blind14g-dec-layer-count-from-num-heads: the
+    layer count taken from another size)."""
+
+    def __init__(self, num_layers, d_model, num_heads, d_ff, *args, **kw):
+        super().__init__(num_layers + 1, d_model, num_heads, d_ff, *args, **kw)
+
+
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderOneLayerTooMany,
+        r"Your stack has (\d) layers, the contract \d.*Its layer count, \1, which is num_layers "
+        r"\+ 1 here and on every input tried",
+    ),
+    Mistake(
+        check_Encoder,
+        EncoderPadRowsMultipliedOut,
+        r"The stack's output is layers\[\d\]'s output with the rows at the padded positions "
+        r"\(where mask is False\) set to 0",
+    ),
+    Mistake(
+        check_Encoder,
+        EncoderInputDividedBySqrtDModel,
+        r"layers\[0\] receives 0\.\d+ times, 1 / sqrt\(d_model\) = d_model \*\* -0\.5 with "
+        r"d_model = \d+, the stack's input x: the stream is scaled before the first layer",
+    ),
+    Mistake(
+        check_Encoder,
+        EncoderSingleHeadLayers,
+        r"`layers\.0\.self_attn\.num_heads` \(and \d more alike\) is 1 where the reference "
+        r"built with the same arguments has \d.*and 1 again on every input tried.*the constant "
+        r"1 is written into your code where num_heads belongs",
+    ),
+    Mistake(
+        check_Encoder,
+        EncoderLayersInModuleDict,
+        r"raised TypeError: 'str' object is not callable\n`block` is '0', a key of self\.layers "
+        r"\(an nn\.ModuleDict\).*Loop over self\.layers\.values\(\)",
+    ),
     Mistake(
         check_Encoder,
         EncoderLayersWithoutDropout,

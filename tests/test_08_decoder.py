@@ -1031,9 +1031,19 @@ class DecoderAnnotatedClones(StackBase):
         return self.norm(x)
 
 
+class DecoderDefaultSrcMaskFromMemory(ref.Decoder):
+    """src_mask=None replaced by an all-True mask sized from memory: the same as no mask."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if src_mask is None:
+            src_mask = torch.ones(memory.size(0), 1, 1, memory.size(1), dtype=torch.bool)
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
 DECODER_CORRECT = [
     ref.Decoder,
     DecoderAnnotatedClones,
+    DecoderDefaultSrcMaskFromMemory,
     # layers that build the look-ahead mask themselves (d2l's block, accepted by the layer's
     # check): called without tgt_mask the stack's output is causal, its masks passed on as
     # they came
@@ -1268,6 +1278,74 @@ class DecoderLookAheadWhenNone(ref.Decoder):
         return super().forward(x, memory, src_mask, tgt_mask)
 
 
+class DecoderDefaultSrcMaskFromTarget(ref.Decoder):
+    """src_mask=None replaced by an all-True mask cut from the target x, so sized with the
+    target's length: right while the two lengths are equal (the class of
+    blind19c-dec-default-src-mask-target-length, accepted before)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if src_mask is None:
+            src_mask = torch.ones_like(x[..., 0], dtype=torch.bool)[:, None, None, :]
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
+class DecoderTgtMaskTransposed(ref.Decoder):
+    """The stack hands its layers tgt_mask transposed (the family of
+    blind12n-dl-tgt-mask-transposed: a mask read as (key, query))."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if tgt_mask is not None:
+            tgt_mask = tgt_mask.mT
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
+class DecoderSrcMaskTruthiness(ref.Decoder):
+    """`src_mask if src_mask else None`: the tensor's truth value for "was it given" (the
+    family of blind12n-enc-if-mask-truthiness, a conditional expression)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = layer(x, memory, src_mask if src_mask else None, tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
+class DecoderLastMemoryRow(ref.Decoder):
+    """memory[-1] for "the encoder's last output": the last sentence of the batch (the
+    family of blind12n-dec-memory-indexed-per-layer)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = layer(x, memory[-1], src_mask, tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
+class DecoderSrcMaskLastLayerOnly(ref.Decoder):
+    """src_mask passed to the last layer only (the family of
+    blind17g-dec-src-mask-dropped-after-first-layer: some layers get no source mask)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for i, layer in enumerate(self.layers):
+            last = i == len(self.layers) - 1
+            x = layer(x, memory, src_mask if last else None, tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
+class DecoderFirstRowCut(ref.Decoder):
+    """The output's first position cut off, out[:, 1:] (the family of
+    blind19e-dec-target-shifted-inside, told the shapes alone)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        return super().forward(x, memory, src_mask, tgt_mask)[:, 1:]
+
+
+class DecoderFirstPositionOnly(ref.Decoder):
+    """The first position alone, out[:, 0] (the family of
+    blind15g-dec-returns-last-position-only)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        return super().forward(x, memory, src_mask, tgt_mask)[:, 0]
+
+
 class DecoderMemoryKept(ref.Decoder):
     """The stack keeps the memory of its first call for every later one."""
 
@@ -1287,6 +1365,49 @@ class DecoderFinalNormFeedForwardWide(ref.Decoder):
 
 
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderSrcMaskLastLayerOnly,
+        r"`layers\.0\.cross_attn`, `layers\.1\.cross_attn` get no mask, while "
+        r"`layers\.2\.cross_attn` gets src_mask: it is set to None \(or not passed on\) for some "
+        r"layers",
+    ),
+    Mistake(
+        S,
+        DecoderLastMemoryRow,
+        r"`layers\.0\.cross_attn` gets as its key memory\[(\d)\], shape \(\d, \d+\): one "
+        r"sentence's memory, row \1 of the batch axis",
+    ),
+    Mistake(
+        S,
+        DecoderSrcMaskTruthiness,
+        r"Boolean value of Tensor.*\n`if src_mask` asks whether the tensor itself is true.*"
+        r"write `if src_mask is not None`\.",
+    ),
+    Mistake(
+        S,
+        DecoderTgtMaskTransposed,
+        r"`layers\.0\.self_attn` gets tgt_mask transposed, its last two axes \(queries, keys\) "
+        r"swapped",
+    ),
+    Mistake(
+        S,
+        DecoderFirstRowCut,
+        r"should have shape \(\d, (\d), \d+\), but it has shape .* Your output is the right "
+        r"output without its first position: its \d rows are the reference's last \d of \1",
+    ),
+    Mistake(
+        S,
+        DecoderFirstPositionOnly,
+        r"Your output is the right output at the first position alone, x\[:, 0\] of the result",
+    ),
+    Mistake(
+        S,
+        DecoderDefaultSrcMaskFromTarget,
+        r"source and target of different lengths\) raised RuntimeError.*src_mask of shape "
+        r"\(2, 1, 1, (\d)\).*Its last axis .* is \1, which is x\.size\(1\) here.*where "
+        r"memory\.size\(1\), the source length, belongs",
+    ),
     Mistake(
         S,
         DecoderFinalNormFeedForwardWide,

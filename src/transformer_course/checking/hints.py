@@ -6,6 +6,7 @@ import re
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 
+from transformer_course.checking.failure import innermost_learner_traceback
 from transformer_course.checking.raw_errors import RAW_ERROR_HINTS, matmul_advice
 
 __all__ = [
@@ -150,6 +151,12 @@ GENERIC_HINTS: dict[str | type[BaseException], str | Callable[[BaseException], s
         "the same way: along the axis the error names, one is neither the same size nor 1. "
         "Print both shapes on the line shown below." + _dot_t_advice(exc)
     ),
+    # blind19c-dec-layers-in-module-dict: for layer in self.layers (an nn.ModuleDict)
+    "' object is not callable": lambda exc: _dict_keys_called_advice(exc),
+    # blind19e-ln-functional-normalized-shape-all-but-batch: F.layer_norm(x, x.shape[1:], ...)
+    "Expected weight to be of same shape as normalized_shape": lambda exc: _normalized_shape_advice(
+        exc
+    ),
     # blind10g-ffn-relu-class-not-instance: self.relu = nn.ReLU, then self.relu(h)
     "must be Tensor, not ": lambda exc: _module_class_advice(exc),
     # b11b: the module built from the tensor then multiplied, nn.SiLU(h) * value
@@ -241,16 +248,18 @@ def _failing_code(exc: BaseException) -> str:
 
 
 def _given_or_not_advice(exc: BaseException) -> str:
-    """`if mask:` (or `mask or ...`) where `if mask is not None:` was meant."""
+    """`if mask:` (or `a if mask else b`, `mask or ...`) where `if mask is not None:` was
+    meant (blind12n-enc-if-mask-truthiness, a conditional expression, was not read)."""
     from transformer_course.checking.failure import learner_lines
 
-    found = re.search(r"\bif\s+(not\s+)?(\w+)\s*:|\b(\w+)\s+or\s+", learner_lines(exc))
+    found = re.search(r"\bif\s+(not\s+)?(\w+)\s*(?::|\selse\b)|\b(\w+)\s+or\s+", learner_lines(exc))
     if not found:
         return ""
     name = found[2] or found[3]
+    colon = "" if found[0].endswith("else") else ":"
     return (
-        f"`if {name}:` asks whether the tensor itself is true, not whether it was given: to "
-        f"test an optional argument write `if {name} is not None:`. "
+        f"`if {name}{colon}` asks whether the tensor itself is true, not whether it was given: "
+        f"to test an optional argument write `if {name} is not None{colon}`. "
     )
 
 
@@ -621,6 +630,87 @@ def _module_class_advice(exc: BaseException) -> str:
         f"class, and calling the class, nn.{name}(h), builds a new module (h taken as its "
         f"first argument) instead of applying one to h. Create the module in __init__, "
         f"self.act = nn.{name}(), and call that instance on the tensor (or {instead})."
+    )
+
+
+_NOT_CALLABLE = re.compile(r"'(\w+)' object is not callable")
+
+
+def _dict_keys_called_advice(exc: BaseException) -> str:
+    """For a key of a dict called as if it were its value (a loop over an nn.ModuleDict,
+    or a plain dict, of layers: iterating a dict yields its keys): the local holding the
+    key, the dict it belongs to and the fix, read from the learner's innermost frame; ""
+    when no local of the called type is a key of a dict there."""
+    found = _NOT_CALLABLE.search(str(exc))
+    innermost = innermost_learner_traceback(exc)
+    if not found or innermost is None:
+        return ""
+    local_values = innermost.tb_frame.f_locals
+    containers = {name: value for name, value in local_values.items() if name != "self"}
+    owner = local_values.get("self")
+    if owner is not None:
+        containers |= {f"self.{name}": value for name, value in _attributes(owner).items()}
+    dicts = {
+        name: value
+        for name, value in containers.items()
+        if callable(getattr(value, "keys", None))
+        and callable(getattr(value, "values", None))
+        and not isinstance(value, type)
+    }
+    for name, value in local_values.items():
+        if type(value).__name__ != found.group(1):
+            continue
+        for where, mapping in dicts.items():
+            try:
+                is_key = value in mapping.keys()
+            except TypeError:  # an unhashable local: no key of any dict
+                is_key = False
+            if not is_key:
+                continue
+            module_name = type(mapping).__module__
+            kind = f"nn.{type(mapping).__name__}" if module_name.startswith("torch.nn") else "dict"
+            return (
+                f"`{name}` is {value!r}, a key of {where} ({'an' if kind.startswith('nn') else 'a'} "
+                f"{kind}), not one of its values: "
+                f"iterating a dict, an nn.ModuleDict included, yields its keys (names), not the "
+                f"modules. Loop over {where}.values(), or keep the layers in an nn.ModuleList "
+                "(the same state-dict keys, layers.0, layers.1, ...), which yields the modules."
+            )
+    return ""
+
+
+def _attributes(owner: object) -> dict[str, object]:
+    """An object's attributes, an nn.Module's submodules included; {} when unreadable."""
+    try:
+        found = dict(vars(owner))
+    except TypeError:
+        return {}
+    found |= found.pop("_modules", None) or {}
+    return found
+
+
+_NORMALIZED_SHAPE = re.compile(
+    r"weight of shape \[([\d, ]+)\] and normalized_shape = \[([\d, ]+)\]"
+)
+
+
+def _normalized_shape_advice(exc: BaseException) -> str:
+    """F.layer_norm given a normalized_shape of more axes than the weight's: what those
+    axes are and what belongs there; "" for another text."""
+    found = _NORMALIZED_SHAPE.search(str(exc))
+    if not found:
+        return ""
+    weight = [int(n) for n in found.group(1).split(",")]
+    asked = [int(n) for n in found.group(2).split(",")]
+    if len(asked) <= len(weight):
+        return ""
+    return (
+        f"F.layer_norm's normalized_shape names the trailing axes that are normalised "
+        f"together, and {asked} asks for the last {len(asked)} axes of x at once (positions "
+        f"and features together, one mean per sequence; x.shape[1:], every axis but the "
+        f"batch, is the features alone only for a 2-D x). LayerNorm normalises each token over its features alone: "
+        f"normalized_shape should be (d_model,), x.shape[-1:], the shape of the weight, "
+        f"{weight}."
     )
 
 

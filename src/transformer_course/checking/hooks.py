@@ -4,13 +4,13 @@ the checks' way to see inside a learner's composite module without reading its c
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import torch
 from torch import nn
 
-__all__ = ["inputs_received"]
+__all__ = ["inputs_received", "last_input_hint"]
 
 
 def inputs_received(
@@ -38,3 +38,76 @@ def inputs_received(
         for handle in handles:
             handle.remove()
     return seen
+
+
+def _first_arguments(module: nn.Module, call: Callable[[], Any]) -> list[tuple[str, Any, bool]]:
+    """(name, first positional argument, whether its forward returned) for every
+    submodule call during ``call()``, in order, whatever the call raises."""
+    seen: list[list] = []
+    handles = []
+    for name, child in module.named_modules():
+        if not name:
+            continue
+
+        def pre(_mod, args, name=name):
+            seen.append([name, args[0] if args else None, False])
+
+        def post(_mod, _args, _out, name=name):
+            for entry in reversed(seen):
+                if entry[0] == name and not entry[2]:
+                    entry[2] = True
+                    break
+
+        handles += [child.register_forward_pre_hook(pre), child.register_forward_hook(post)]
+    try:
+        with torch.no_grad(), contextlib.suppress(Exception):
+            call()
+    finally:
+        for handle in handles:
+            handle.remove()
+    return [(name, first, returned) for name, first, returned in seen]
+
+
+def _same_tensor(a: Any, b: torch.Tensor) -> bool:
+    return isinstance(a, torch.Tensor) and (
+        a is b or (a.shape == b.shape and bool(torch.equal(a.detach(), b.detach())))
+    )
+
+
+def last_input_hint(
+    module: nn.Module,
+    call: Callable[[], Any],
+    inputs: Mapping[str, torch.Tensor],
+    reference: nn.Module,
+    reference_call: Callable[[], Any],
+) -> tuple[Callable[[BaseException], bool], Callable[[BaseException], str]]:
+    """A hint (for Checker.call) for an error raised inside a composite module: when the
+    submodule that raised (called, never returned) received one of the call's own
+    ``inputs`` (label -> tensor) as its first argument, and the reference's submodule of
+    that name never receives it, that is said: a layer handed the module's input where
+    another tensor belongs (blind12n-ffn-w2-reads-input, w_2(dropout(x)), was told the
+    matmul's sizes alone). Both calls run again under hooks, only once the error has
+    happened."""
+
+    def text(_exc: BaseException) -> str:
+        raised = [entry for entry in _first_arguments(module, call) if not entry[2]]
+        if not raised:
+            return ""
+        name, first, _ = raised[-1]  # the innermost call that never returned
+        label = next((lab for lab, value in inputs.items() if _same_tensor(first, value)), None)
+        if label is None:
+            return ""
+        rightly = {
+            ref_name
+            for ref_name, ref_first, _ in _first_arguments(reference, reference_call)
+            if any(_same_tensor(ref_first, value) for value in inputs.values())
+        }
+        if name in rightly or name not in dict(reference.named_modules()):
+            return ""  # its input is right there, or the reference has no such layer
+        return (
+            f"`self.{name}` receives {label} itself (the layer that raised): it gets the "
+            f"module's own input, where the result of the steps before it belongs. Check "
+            f"which tensor `self.{name}` is given."
+        )
+
+    return (lambda exc: isinstance(exc, RuntimeError)), text

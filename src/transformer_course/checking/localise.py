@@ -28,6 +28,7 @@ from torch import nn
 from transformer_course.checking.formatting import candidates_message
 from transformer_course.checking.hooks import inputs_received
 from transformer_course.checking.rearranged import rearrangement
+from transformer_course.checking.relations import recognisable_number
 
 __all__ = [
     "agreeing_mistakes",
@@ -224,6 +225,7 @@ def localise_layer(
     stream = x.detach().double()
     previous_out = stream
     earlier = [("the layer's input x", stream)]  # post-LN: the streams a residual could add
+    normalised_sum = None  # post-LN: the input of the last norm that ran right
     # pre-LN: the stream that reaches each sub-layer by name, x for the first, then h, h2,
     # ..., each defined ("h = x + attn(norm1(x))"), so that a formula never calls the
     # stream after a residual "x" (the layer's input)
@@ -369,6 +371,15 @@ def localise_layer(
                     f"the stream after the previous norm, x = {previous_norm}(x + "
                     f"{previous}(...)), then {name}(x, ...)."
                 )
+            if normalised_sum is not None and _close(inp, normalised_sum):
+                # blind19c-dl-post-ln-norm2-result-discarded: self.norm2(x) as a statement
+                return (
+                    f"`self.{previous_norm}` runs on x + {previous}(...), but its result is "
+                    f"thrown away: `self.{name}` reads that sum itself, not the normalised "
+                    f"one (a call like self.{previous_norm}(x) on a line of its own, its "
+                    f"result never assigned, changes nothing). Keep it: x = "
+                    f"{previous_norm}(x + {previous}(...)), then {name}(x, ...)."
+                )
             stale = next((label for label, old in earlier if _close(inp, old)), None)
             if stale is not None:  # blind7b-dec-cross-queries-from-layer-input
                 return (
@@ -398,6 +409,8 @@ def localise_layer(
             if norm_name != wanted_norm:
                 return _wrong_norm(name, norm_name, wanted_norm)
             stream = norm_out.detach().double()
+            # a sum the norm changes: one read in its place is the norm's result discarded
+            normalised_sum = None if _close(stream, norm_in) else norm_in
             earlier.append((f"the output of `self.{norm_name}`", stream))
             continue
         if _close(norm_in, out):
@@ -500,6 +513,16 @@ def _weighted_sum(
         fitted = torch.linalg.lstsq(terms, target.flatten().unsqueeze(1)).solution.flatten()
     except RuntimeError:
         return ""
+    common = float(fitted.mean())
+    if (
+        abs(float(fitted[0] - fitted[1])) <= 1e-3 * abs(common)
+        and abs(common - 1) > 1e-3
+        and (named := recognisable_number(common))
+        and _close(target, common * (stream + out))
+    ):
+        # the whole sum times one recognisable constant (blind19e-dl-residual-scaled-by-
+        # sqrt-half: (x + sublayer) * 0.5 ** 0.5, the residual of convolutional seq2seq)
+        return f"({stream_name} + {out_name}) * {named} (= {common:.4g}), the sum scaled"
     a, b = (round(float(value) * 2) / 2 for value in fitted)
     if (a, b) == (1.0, 1.0) or max(abs(a), abs(b)) > 2 or (a, b) == (0.0, 0.0):
         return ""
@@ -799,6 +822,14 @@ def localise_stack(
                     "runs once, after the loop (for layer in self.layers: x = layer(x, ...); "
                     "then x = self.norm(x)), not before it."
                 )
+            if scaled := constant_factor(inp, x64, int(x64.shape[-1])):
+                # blind15g-dec-input-scaled-by-sqrt-d-model: x * sqrt(d_model) before the loop
+                return (
+                    f"{container}[0] receives {scaled} {input_name}: the stream is scaled "
+                    f"before the first layer. The stack "
+                    f"feeds its input to the first layer as it is (a scaling such as the "
+                    f"embeddings' sqrt(d_model) belongs to the embedding, outside the stack)."
+                )
             return f"{container}[0] does not receive {input_name}."
         if i > 0 and not _close(inp, previous):
             if _close(inp, x64):
@@ -831,6 +862,13 @@ def localise_stack(
     if final is None:
         if _close(got, previous_in + last):
             return _EXTRA_RESIDUAL.format("The stack's output is", f"{container}[{num_layers - 1}]")
+        if not _close(got, last) and (zeroed := _rows_zeroed(got, last, arguments)):
+            return (
+                f"The stack's output is {container}[{num_layers - 1}]'s output with {zeroed} set "
+                "to 0: the stack returns the last layer's output at every position, padded ones "
+                "included (what a later step does with the padded positions is its own choice; "
+                "the masks already keep them out of every attention): return x after the loop."
+            )
         if not _close(got, last):
             return (
                 f"The stack's output is not {container}[{num_layers - 1}]'s output, although in "
@@ -900,6 +938,42 @@ def constant_factor(got: Any, expected: Any, width: int) -> str:
     return f"{factor:.4g} times{with_width}"
 
 
+def _rows_zeroed(got: Any, last: torch.Tensor, arguments: Sequence[tuple[str, Any]]) -> str:
+    """When ``got`` (batch, len, d) is ``last`` with some positions' rows all zeros and every
+    other row equal: which positions, named as the padded ones of a (batch, 1, 1, len)
+    mask among ``arguments`` when its False entries are exactly those positions
+    (blind15g-enc-pad-outputs-zeroed); "" otherwise."""
+    if not isinstance(got, torch.Tensor) or got.shape != last.shape or got.dim() != 3:
+        return ""
+    g = got.detach().double()
+    zero = (g == 0).all(dim=-1)  # (batch, len)
+    kept = ~zero
+    if not zero.any() or not torch.allclose(g[kept], last[kept], rtol=1e-4, atol=1e-5):
+        return ""
+    if bool((last[zero] == 0).all()):
+        return ""
+    for name, value in arguments:
+        if (
+            isinstance(value, torch.Tensor)
+            and value.dtype == torch.bool
+            and value.dim() == 4
+            and tuple(value.shape[1:3]) == (1, 1)
+            and value.shape[-1] == g.shape[1]
+            and torch.equal(~value[:, 0, 0, :].expand(zero.shape), zero)
+        ):
+            return f"the rows at the padded positions (where {name} is False)"
+    where = [
+        f"sentence {b}: {', '.join(str(int(t)) for t in zero[b].nonzero().flatten())}"
+        for b in range(zero.shape[0])
+        if zero[b].any()
+    ]
+    return f"the rows at some positions ({'; '.join(where)})"
+
+
+def _same_shape_equal(a: torch.Tensor, b: Any) -> bool:
+    return isinstance(b, torch.Tensor) and tuple(a.shape) == tuple(b.shape) and torch.equal(a, b)
+
+
 def mask_arrival_hint(
     module: nn.Module, call: Callable[[], Any], given: Mapping[str, tuple[str, Any]]
 ) -> list:
@@ -918,9 +992,22 @@ def mask_arrival_hint(
             label, wanted = given[role]
             if not isinstance(wanted, torch.Tensor) or not isinstance(mask, torch.Tensor):
                 continue
-            if tuple(mask.shape) == tuple(wanted.shape):
-                continue
             shown = name if "." in name else f"self.{name}"
+            if tuple(mask.shape) == tuple(wanted.shape):
+                if (
+                    wanted.dim() >= 2
+                    and not torch.equal(mask, wanted)
+                    and torch.equal(mask, wanted.transpose(-2, -1))
+                ):  # blind12n-dl-tgt-mask-transposed: read as (key, query)
+                    return (
+                        f"`{shown}` gets {label} transposed, its last two axes (queries, keys) "
+                        f"swapped, as if it were laid out (key, query): each query then reads "
+                        "the keys of another query's row (a look-ahead mask flipped: every "
+                        "position sees itself and the later positions instead of the earlier "
+                        f"ones). Pass {label} on as it is: (..., len_q, len_k), the layout of the "
+                        "attention scores."
+                    )
+                continue
             other = next(
                 (
                     other_label
@@ -933,6 +1020,23 @@ def mask_arrival_hint(
                 None,
             )
             if other is not None:
+                # the other mask's own attention: gets that mask too (one mask in both
+                # slots, blind18e-dec-src-mask-in-both-slots) or this one (exchanged)
+                own_role = next(r for r, (lab, _) in given.items() if lab == other)
+                also = [
+                    n
+                    for n, r, m in seen
+                    if r == own_role
+                    and isinstance(m, torch.Tensor)
+                    and _same_shape_equal(m, given[own_role][1])
+                ]
+                if also:
+                    also_shown = also[0] if "." in also[0] else f"self.{also[0]}"
+                    return (
+                        f"`{shown}` gets {other}, where {label} belongs, and `{also_shown}` "
+                        f"gets {other} as well: {other} is passed in both mask slots and "
+                        f"{label} in none (a call with {other} twice)."
+                    )
                 return (
                     f"`{shown}` gets {other}, where {label} belongs: the masks are exchanged "
                     "on the way (the order of forward's parameters, or of a call's arguments)."

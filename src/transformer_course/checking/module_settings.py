@@ -22,10 +22,20 @@ blind17g-ffn-dropout-only-in-eval were told only that it is missing).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import sys
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["NEVER_IN_TRAINING", "changed_settings_message", "settings_snapshot"]
+__all__ = [
+    "NEVER_IN_TRAINING",
+    "changed_settings_message",
+    "differing_settings",
+    "setting_at",
+    "settings_snapshot",
+    "wrong_setting_note",
+]
 
 NEVER_IN_TRAINING = (
     "Either the dropout is left out, or it is called only when the module is not training "
@@ -113,3 +123,88 @@ def changed_settings_message(fn: Any, before: dict[str, Any], call_repr: str) ->
         "layers' settings and leave them as they were, or every later call computes "
         "something else."
     )
+
+
+def differing_settings(module: Any, reference: Any) -> list[tuple[str, Any, Any]]:
+    """``(name.attribute, learner's value, reference's value)`` for every plain setting
+    (an int, float or bool attribute, such as ``num_heads``, ``d_k``, ``p``, ``eps``) that
+    a submodule of ``module`` and the reference's submodule of the same name both hold,
+    and that differs: a module built with another argument than the one it was given
+    (blind19c-enc-head-size-in-num-heads-slot: EncoderLayer(d_model, d_model //
+    num_heads, ...) was told to check its masks). [] when the modules cannot be listed."""
+    try:
+        twins = dict(reference.named_modules())
+        mine = list(module.named_modules())
+    except Exception:  # not an nn.Module, or one whose submodules cannot be listed
+        return []
+    found = []
+    for name, sub in mine:
+        twin = twins.get(name)
+        if twin is None:
+            continue
+        held = vars(sub)
+        for attribute, want in vars(twin).items():
+            if attribute.startswith("_") or attribute == "training":
+                continue
+            if type(want) not in (int, float, bool) or type(held.get(attribute)) is not type(want):
+                continue
+            if held[attribute] != want:
+                found.append((f"{name}.{attribute}" if name else attribute, held[attribute], want))
+    return found
+
+
+def setting_at(module: Any, path: str) -> Any:
+    """The value of ``name.attribute`` on ``module``; None when it is not there."""
+    name, _, attribute = path.rpartition(".")
+    try:
+        return vars(module.get_submodule(name) if name else module).get(attribute)
+    except Exception:  # a module without that submodule
+        return None
+
+
+def wrong_setting_note(
+    module: Any,
+    reference: Any,
+    construct: Any,
+    sizes: Sequence[Mapping[str, int]],
+    signature: str,
+) -> str:
+    """The first setting of ``module`` that differs from the same-named one of
+    ``reference`` (built with the same arguments), said with the argument it came from
+    when the learner's class, built again by ``construct(sizes[i])`` for the other
+    argument sets, holds a value that one expression of the arguments gives every time
+    (checking.size_sources); "" when no setting differs. ``signature``: how the submodule
+    is built, for the fix."""
+    from transformer_course.checking.size_sources import size_source_note
+
+    differing = differing_settings(module, reference)
+    if not differing:
+        return ""
+    path, got, want = differing[0]
+    everywhere = [p for p, g, w in differing if p.split(".")[-1] == path.split(".")[-1]]
+    where = f"`{path}`" + (
+        f" (and {len(everywhere) - 1} more alike)" if len(everywhere) > 1 else ""
+    )
+    said = (
+        f"{where} is {got} where the reference built with the same arguments has {want}: "
+        "a submodule is built with another value than the one the arguments give."
+    )
+    observed = [got]
+    for other in sizes[1:]:
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                observed.append(setting_at(construct(other), path))
+        except Exception:  # the learner's constructor on other arguments: no note
+            break
+    attribute = path.split(".")[-1]
+    named = ""
+    if len(observed) == len(sizes) and all(isinstance(v, int) for v in observed):
+        named = size_source_note(
+            observed,
+            sizes,
+            f" Its value {got}",
+            attribute,
+            "",
+            exclude=(attribute,),
+        )
+    return " ".join(part for part in (said, named, f"Build it as {signature}.") if part)

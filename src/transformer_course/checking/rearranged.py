@@ -22,7 +22,7 @@ from torch import nn
 
 from transformer_course.checking.hooks import inputs_received
 
-__all__ = ["arrival_hint", "rearrangement"]
+__all__ = ["arrival_hint", "batch_row", "rearrangement"]
 
 
 def _equal(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -71,6 +71,18 @@ def rearrangement(got: Any, given: Any) -> str:
     return ""
 
 
+def batch_row(got: Any, given: Any) -> int | None:
+    """The i for which ``got`` is ``given[i]`` (one row of its first axis, the batch), when
+    ``given`` has more than one row and exactly one matches; None otherwise (blind12n-dec-
+    memory-indexed-per-layer: memory[i] handed to layer i)."""
+    if not isinstance(got, torch.Tensor) or not isinstance(given, torch.Tensor):
+        return None
+    if given.dim() < 2 or given.shape[0] < 2 or tuple(got.shape) != tuple(given.shape[1:]):
+        return None
+    rows = [i for i in range(given.shape[0]) if _equal(got.detach(), given[i].detach())]
+    return rows[0] if len(rows) == 1 else None
+
+
 def arrival_hint(
     module: nn.Module,
     call: Callable[[], Any],
@@ -96,6 +108,15 @@ def arrival_hint(
                 ):
                     continue
                 for label, tensor in given.items():
+                    if (index := batch_row(value, tensor)) is not None:
+                        shown = name if "." in name else f"self.{name}"
+                        return (
+                            f"`{shown}` gets as its {parameter} {label}[{index}], shape "
+                            f"{tuple(value.shape)}: one sentence's {label}, row {index} of the "
+                            f"batch axis of {label} {tuple(tensor.shape)} (an index into a "
+                            "batch-first tensor picks one sentence). "
+                            f"Pass {label} on whole, the same to every layer."
+                        )
                     how = rearrangement(value, tensor)
                     if how:
                         shown = name if "." in name else f"self.{name}"

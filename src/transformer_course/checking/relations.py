@@ -19,7 +19,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LOG_BASE_CAUSES", "Relation", "first_wrong", "match_relation", "number_relation"]
+__all__ = [
+    "LOG_BASE_CAUSES",
+    "Relation",
+    "first_wrong",
+    "match_relation",
+    "number_relation",
+    "recognisable_number",
+]
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,12 @@ def _recognisable(value: float, rel_tol: float = 1e-4) -> str:
             if 2 <= nearest <= 65536 and abs(candidate - nearest) <= 1e-4 * nearest:
                 return form.format(name.format(nearest))
     return ""
+
+
+def recognisable_number(value: float) -> str:
+    """``value`` as an integer, a square root of one or a reciprocal of those ("1/sqrt(2)"),
+    when it is one to 4 significant digits; "" otherwise."""
+    return _recognisable(value) if value else ""
 
 
 def _rounded(got: np.ndarray, expected: np.ndarray) -> Relation | None:

@@ -50,3 +50,38 @@ def norms_without_affine(found: Iterable[str], expected: Iterable[str]) -> str:
         "tensors instead of nn.Parameter. Build the norms as LayerNorm(d_model): their gain "
         "and bias are learned, and loaded by these names."
     )
+
+
+#: the stack's constructor arguments, and two more sets of them in which num_layers,
+#: num_heads and d_ff all differ, to tell which one a wrong layer count came from
+STACK_ARGUMENTS = ("num_layers", "d_model", "num_heads", "d_ff")
+OTHER_STACK_SIZES = ((2, 16, 4, 8), (4, 12, 3, 20))
+
+
+def layer_count_note(build: Callable[[tuple], nn.Module], own: tuple, container: str) -> str:
+    """For a stack with the wrong number of layers: the size among its constructor's
+    arguments (``own``, in STACK_ARGUMENTS' order) that the learner's layer count equals on
+    every argument set built (checking.size_sources), such as num_heads where num_layers
+    belongs (blind14g-dec-layer-count-from-num-heads was told the two counts alone); ""
+    when none or several agree, or a build fails."""
+    from transformer_course.checking.size_sources import size_source_note
+
+    observed, sizes = [], []
+    for numbers in (own, *OTHER_STACK_SIZES):
+        keys = built_keys(lambda numbers=numbers: build(numbers))
+        if keys is None:
+            return ""
+        prefix = f"{container}."
+        count = len({key.split(".")[1] for key in keys if key.startswith(prefix)})
+        observed.append(count)
+        sizes.append(dict(zip(STACK_ARGUMENTS, numbers)))
+    if observed[0] == own[0]:
+        return ""
+    return size_source_note(
+        observed,
+        sizes,
+        f"Its layer count, {observed[0]}",
+        "num_layers",
+        "",
+        exclude=("num_layers",),
+    )

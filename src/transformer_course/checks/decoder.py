@@ -85,7 +85,13 @@ from transformer_course.checking.oracles.norms import layer_norm_f
 from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.rearranged import arrival_hint
-from transformer_course.checking.state_keys import built_keys, norms_without_affine
+from transformer_course.checking.sequence_slices import position_slice_note
+from transformer_course.checking.size_sources import size_source_note
+from transformer_course.checking.state_keys import (
+    built_keys,
+    layer_count_note,
+    norms_without_affine,
+)
 from transformer_course.checking.swapped_arguments import attention_arguments_swapped
 from transformer_course.checking.unregistered import unregistered_dropouts
 from transformer_course.exercise import Exercise
@@ -359,8 +365,35 @@ def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call:
                 return wrong  # the mask arrives, reshaped: "pass src_mask" would be wrong
             if _cross_attention_ignores_padding(module, inputs):
                 return _SOURCE_PADDING_BYPASSES_ATTENTION
-            return _SEES_SOURCE_PADDING
+            return _layers_without_src_mask(module, inputs) or _SEES_SOURCE_PADDING
     return ""
+
+
+def _layers_without_src_mask(module, inputs: _Inputs) -> str:
+    """For a stack whose output sees the source padding: when some layers' cross-attention
+    gets src_mask and the others' none (src_mask set to None after the first layer:
+    blind17g-dec-src-mask-dropped-after-first-layer was told to pass src_mask, which its
+    first layer got), which; "" otherwise."""
+    calls = _attention_calls(module, "cross_attn", inputs) or []
+    if len(calls) < 2:
+        return ""
+    masks = []
+    for name, given in calls:
+        values = list(given.values())
+        masks.append((name, given.get("mask", values[3] if len(values) > 3 else None)))
+    got = [name for name, mask in masks if _same_mask(mask, inputs.src_mask)]
+    none = [name for name, mask in masks if mask is None]
+    if not got or not none or len(got) + len(none) != len(calls):
+        return ""
+    when = "after the first layer" if got == [masks[0][0]] else "for some layers"
+    return (
+        "Changing the encoder output at padded source positions changed your decoder's "
+        f"output: {', '.join(f'`{name}`' for name in none)} get{'s' if len(none) == 1 else ''} "
+        f"no mask, while {', '.join(f'`{name}`' for name in got)} "
+        f"get{'s' if len(got) == 1 else ''} src_mask: it is set to None (or not passed on) "
+        f"{when}, so those layers attend to the <pad> positions. Pass src_mask unchanged "
+        "to every layer: for layer in self.layers: x = layer(x, memory, src_mask, tgt_mask)."
+    )
 
 
 def _same_mask(a: Any, b: Any) -> bool:
@@ -686,6 +719,7 @@ def _expect_no_masks_passed_on(
         ],
     )
     if _close64(got, oracle(inputs.x, inputs.memory, None, None)):
+        _expect_default_src_mask_fits_memory(c, module, case, built, oracle)
         return
     received = _layer_masks(module, inputs) or []
     built_tgt = [(n, t) for n, _, t in received if t is not None]
@@ -707,6 +741,78 @@ def _expect_no_masks_passed_on(
         f"{call}: yours gives another result than the reference, and {names} received a mask "
         "although the stack was given none. src_mask=None and tgt_mask=None mean no mask: "
         "pass both on to every layer unchanged, layer(x, memory, src_mask, tgt_mask)."
+    )
+
+
+#: (len_tgt, len_src) of the probes without masks whose lengths differ: a mask the stack
+#: builds itself fits the target or the source, and two inputs tell which size it took
+_UNEQUAL_LENGTHS = ((0, 1), (1, 3))
+
+
+def _expect_default_src_mask_fits_memory(
+    c: Checker, module, case: _DecCase, built: str, oracle
+) -> None:
+    """The stack called with both masks None on a source longer than the target. A stack
+    that builds an all-True source mask when src_mask is None is right while the mask fits
+    memory; one sized with the target's length, x.size(1), is right whenever the two
+    lengths are equal, and every case with no masks had them equal
+    (blind19c-dec-default-src-mask-target-length was accepted). The size the layers
+    received is matched against the call's sizes on two such inputs (size_sources), and
+    named only when one source agrees on both."""
+    probes = []
+    for extra_tgt, extra_src in _UNEQUAL_LENGTHS:
+        len_tgt, len_src = case.len_tgt + extra_tgt, case.len_tgt + extra_src
+        x = randn((case.batch, len_tgt, case.d_model), case.seed + 5 + extra_tgt)
+        memory = randn((case.batch, len_src, case.d_model), case.seed + 6 + extra_src)
+        probes.append((x, memory))  # (batch, len_tgt, d_model), (batch, len_src, d_model)
+    x, memory = probes[0]
+    call = (
+        f"decoder(x {tuple(x.shape)}, memory {tuple(memory.shape)}) [{built}], both masks "
+        "left to their default, None (source and target of different lengths)"
+    )
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            with torch.no_grad():
+                got = module(x, memory)
+            if _close64(got, oracle(x, memory, None, None)):
+                return
+            outcome = "gives another result than the reference"
+        except Exception as error:  # the learner's code: any error it raises
+            outcome = f"raised {type(error).__name__}: {str(error).splitlines()[0]}"
+    observed, sizes, first = [], [], None
+    for x, memory in probes:
+        dummy = _Inputs(x, memory, None, None, None)
+        masks = [src for _, src, _ in _layer_masks(module, dummy) or [] if torch.is_tensor(src)]
+        if not masks:
+            break
+        first = masks[0] if first is None else first
+        observed.append(masks[0].shape[-1])
+        sizes.append(
+            {"x.size(1)": x.shape[1], "memory.size(1)": memory.shape[1], "x.size(0)": x.shape[0]}
+        )
+    if first is None or len(observed) < len(probes):
+        # nothing the layers received explains it: the call's own failure, said plainly
+        got = c.call(module, *probes[0], call_repr=call)
+        c.expect_true(_close64(got, oracle(*probes[0], None, None)), f"{call}: {outcome}.")
+        return
+    said = (
+        f"{call} {outcome}. Its layers received a src_mask of shape {tuple(first.shape)} "
+        "although the stack was given none: your Decoder builds a source mask of its own when "
+        "src_mask is None."
+    )
+    sized = size_source_note(
+        observed,
+        sizes,
+        f" Its last axis (the keys, one per source position) is {observed[0]}",
+        "memory.size(1), the source length,",
+        "",
+        exclude=("memory.size(1)",),
+    )
+    c.fail(
+        f"{said} {sized} The cross-attention's".replace("  ", " ")
+        + " keys are memory's positions: a source mask is "
+        "(batch, 1, 1, len_src), len_src = memory.size(1). Simplest: pass src_mask on as it "
+        "is, None included (MultiHeadAttention takes mask=None as no mask)."
     )
 
 
@@ -1274,6 +1380,25 @@ def _expect_runs_without_masks(
     )
 
 
+def _sliced_output_note(got, inputs: _Inputs, case: _DecCase, p, final: bool) -> str:
+    """For an output of the wrong shape (the stack's): whether it is the right output with
+    positions cut or indexed away (checking.sequence_slices); "" otherwise."""
+    if not isinstance(got, torch.Tensor) or got.shape == inputs.x.shape:
+        return ""
+    expected = decoder_f(  # (batch, len_tgt, d_model), float64
+        inputs.x,
+        inputs.memory,
+        p,
+        inputs.src_mask,
+        inputs.tgt_mask,
+        case.num_heads,
+        case.num_layers,
+        norm_first=case.norm_first,
+        final=final,
+    )
+    return position_slice_note(got, expected)
+
+
 def _output_shape_hint(got, case: _DecCase) -> str:
     # got may be anything here: the type is checked after (blind8d: a tuple crashed the check)
     if tuple(getattr(got, "shape", ()))[1:2] == (case.len_src,) and case.len_src != case.len_tgt:
@@ -1379,6 +1504,12 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
             raise CheckFailure(
                 failure.exercise, failure.message + encoder_layers, failure.learner_traceback
             ) from None
+        if "Your stack has " in failure.message and (
+            counted := layer_count_note(lambda numbers: cls(*numbers, **kwargs), args, "layers")
+        ):
+            raise CheckFailure(
+                failure.exercise, f"{failure.message} {counted}", failure.learner_traceback
+            ) from None
         raise also_wrong_besides_final_norm(failure, cls, case, _check_stack_case) from None
     inputs = _inputs(case)
     call = _call_text("decoder", inputs, case, stack_description(case, built))
@@ -1394,19 +1525,22 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         ],
     )
     what = f"the output of {call}"
+    p = as_float64(state)
+    drop = case.mode == "train" and case.dropout == 1.0
+    final = uses_final_norm(case.norm_first, case.final_norm)
     expect_tensor_result(
         c,
         got,
         inputs.x.shape,
         what,
         shape_hint=stacked_layers_hint(
-            got, tuple(inputs.x.shape), case.num_layers, _output_shape_hint(got, case)
+            got,
+            tuple(inputs.x.shape),
+            case.num_layers,
+            _sliced_output_note(got, inputs, case, p, final) or _output_shape_hint(got, case),
         ),
         inputs={"x": inputs.x, "memory": inputs.memory},
     )
-    p = as_float64(state)
-    drop = case.mode == "train" and case.dropout == 1.0
-    final = uses_final_norm(case.norm_first, case.final_norm)
 
     def compute(**knobs):
         return decoder_f(

@@ -33,9 +33,10 @@ from typing import Any
 import torch
 
 from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.backward_pass import backward_problem
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.graph import graph_reaches
-from transformer_course.checking.hooks import inputs_received
+from transformer_course.checking.hooks import inputs_received, last_input_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.keep_probability import KEEP_PROBABILITY, rate_read_backwards
 from transformer_course.checking.layer_flow import FALLS_THROUGH, stream_dropped_entry
@@ -77,7 +78,7 @@ from transformer_course.checking.localise import (
     mask_arrival_hint,
     stack_input_hint,
 )
-from transformer_course.checking.module_settings import NEVER_IN_TRAINING
+from transformer_course.checking.module_settings import NEVER_IN_TRAINING, wrong_setting_note
 from transformer_course.checking.modules import (
     build_module,
     expect_contract_defaults,
@@ -93,9 +94,14 @@ from transformer_course.checking.oracles import (
     layer_norm_f,
     uses_final_norm,
 )
-from transformer_course.checking.oracles.state import sub
+from transformer_course.checking.oracles.state import linear, sub
+from transformer_course.checking.precision import right_in_float64
 from transformer_course.checking.quiz import Quiz, quiz_check
-from transformer_course.checking.state_keys import built_keys, norms_without_affine
+from transformer_course.checking.state_keys import (
+    built_keys,
+    layer_count_note,
+    norms_without_affine,
+)
 from transformer_course.checking.swapped_arguments import (
     attention_arguments_swapped,
     dropout_refuses,
@@ -235,6 +241,12 @@ _VARIANCE_UNCENTRED = (
     "mean is not 0. The variance is taken around the mean: ((x - mean) ** 2).mean(dim=-1, "
     "keepdim=True), or x.var(dim=-1, keepdim=True, unbiased=False)."
 )
+_VARIANCE_ABSOLUTE = (
+    "Your spread is the mean absolute deviation, (x - mean).abs().mean(-1), where the "
+    "variance belongs: the mean of the squared deviations, ((x - mean) ** 2).mean(-1), or "
+    "x.var(dim=-1, keepdim=True, unbiased=False). LayerNorm divides by the square root of "
+    "the variance plus eps, the standard deviation."
+)
 _SQUARED = (
     "You divide by the square of (var + eps), (var + eps) ** 2, where its square root "
     "belongs: (x - mean) / torch.sqrt(var + eps), or (var + eps) ** 0.5."
@@ -343,6 +355,7 @@ def _norm_mistakes(case_eps: float | None, ndim: int = 3) -> dict[str, dict[str,
         _NO_CENTERING: {"center": False},
         _MEAN_ADDED: {"mean_added": True},
         _VARIANCE_UNCENTRED: {"variance": "uncentred"},
+        _VARIANCE_ABSOLUTE: {"variance": "absolute"},
         _SQUARED: {"eps_at": "squared"},
         _EPS_SUBTRACTED: {"eps_at": "subtracted"},
         _EPS_IN_NUMERATOR: {"eps_at": "numerator"},
@@ -692,6 +705,92 @@ def check_LayerNorm(cls, *, hidden: bool = False) -> None:
         for case in _HIDDEN_NORM if hidden else _VISIBLE_NORM:
             _check_norm_case(c, cls, case)
         _check_second_call_and_gradient(c, cls, seed=7 + 100 * hidden)
+        _expect_precise_on_large_means(c, cls, seed=8 + 100 * hidden)
+
+
+#: a token's mean next to its spread (about 1) in the precision probe: float32 keeps about
+#: 7 digits, so E[x²] (about 1e5 to 1e6) leaves the variance 2 or 3 of them
+_LARGE_MEAN = 300.0
+#: the probe's float32 result against the float64 oracle: the reference's own float32
+#: arithmetic is off by about 1e-4 at these means, a cancelling formula by about 0.1
+_PRECISION_TOLERANCE = {"rtol": 1e-3, "atol": 1e-3}
+_SECOND_MOMENT = (
+    "Yours is what the variance computed as E[x²] - E[x]², the mean of the squares minus "
+    "the squared mean, gives in float32: equal to the variance on paper, but here both "
+    "terms are about {square:.0e} while their difference, the variance, is about 1, below "
+    "what float32 resolves at that size, so the subtraction cancels catastrophically (the "
+    "variance comes out far off, 0, or negative and then NaN). Subtract the mean first, "
+    "then square: ((x - mean) ** 2).mean(dim=-1, keepdim=True), or x.var(dim=-1, "
+    "keepdim=True, unbiased=False)."
+)
+
+
+def _second_moment_norm(x: torch.Tensor, p, eps: float) -> torch.Tensor:
+    """LayerNorm with the variance E[x²] - E[x]², computed in x's dtype (float32: the
+    cancellation is the point), the rest in float64. x (..., d_model) -> (..., d_model)."""
+    mean = x.mean(dim=-1, keepdim=True)  # (..., 1)
+    variance = ((x * x).mean(dim=-1, keepdim=True) - mean * mean).double()  # (..., 1)
+    return (x.double() - mean.double()) / torch.sqrt(variance + eps) * p["weight"] + p["bias"]
+
+
+def _expect_precise_on_large_means(c: Checker, cls, *, seed: int) -> None:
+    """Tokens whose mean is large next to their spread, in float32: a formula right on
+    paper that cancels there (the variance as E[x²] - E[x]²) passed every case, whose
+    tokens have means near 0 (blind12n-ln-variance-from-second-moment). A wrong result
+    whose float64 copy is right is a loss of precision (checking.precision), and the
+    second-moment variance is named when it gives the learner's values."""
+    d_model = 8
+    expected_shapes = state_shapes(ref.LayerNorm(d_model))
+    state = random_state(expected_shapes, seed)
+    module, built = build_module(
+        c,
+        cls,
+        d_model,
+        name="LayerNorm",
+        expected_shapes=expected_shapes,
+        keys_hint=lambda found: state_hint(found, expected_shapes),
+        state=state,
+    )
+    means = _LARGE_MEAN * (1.0 + randn((2, 3, 1), seed + 1).abs())  # (2, 3, 1)
+    x = randn((2, 3, d_model), seed) + means  # (2, 3, 8) float32
+    what = (
+        f"{built} holding the check weight and bias, applied to x {tuple(x.shape)} float32 "
+        f"(every token's mean large next to its spread: means {means.min().item():.0f} to "
+        f"{means.max().item():.0f}, spreads about 1)"
+    )
+    got = c.call(module, x, call_repr=f"layer_norm(x {tuple(x.shape)}) [{built}]")
+    expect_tensor_result(c, got, x.shape, what)
+    p = as_float64(state)
+    expected = layer_norm_f(x, p, 1e-5)  # (2, 3, 8) float64
+    if torch.allclose(got.detach().double(), expected, **_PRECISION_TOLERANCE):
+        return
+    if right_in_float64(module, (x,), layer_norm_f(x.double(), p, 1e-5)):
+        said = (
+            "The same module in float64 gives the right result: your formula is right on "
+            "paper, and its float32 arithmetic loses the precision."
+        )
+        second = _second_moment_norm(x, p, 1e-5)
+        if _same_values(got, second):
+            said += " " + _SECOND_MOMENT.format(square=float((x.double() ** 2).mean()))
+        else:
+            said += (
+                " Look for a difference of two large, nearly equal numbers (such as E[x²] - "
+                "E[x]²): compute the deviations x - mean first, then their squares."
+            )
+        largest = (got.detach().double() - expected).abs().nan_to_num(float("inf")).max()
+        c.fail(
+            f"{what} is not what the reference gives (largest difference {largest.item():.3g})."
+            f" {said}"
+        )
+    c.expect_close(got, expected, what, **_PRECISION_TOLERANCE)
+
+
+def _same_values(got: torch.Tensor, expected: torch.Tensor) -> bool:
+    """Equal within float32's tolerance, NaN where NaN."""
+    got64 = got.detach().double()
+    return got64.shape == expected.shape and bool(
+        torch.allclose(got64, expected, rtol=1e-4, atol=1e-5, equal_nan=True)
+    )
 
 
 def _stats_norm(
@@ -1025,6 +1124,8 @@ _OTHER_ACTIVATION = {
     "leaky_relu": "Your hidden activation is a leaky ReLU (negative slope 0.01), not the ReLU: "
     "the negative values must become 0." + _RELU_IS,
     "relu6": "Your hidden activation is ReLU6, which also caps the values at 6." + _RELU_IS,
+    "clamp_0_1": "Your hidden activation also caps the values at 1, h.clamp(0, 1) (a hard "
+    "sigmoid): every hidden unit above 1 is cut to 1. The ReLU has no upper bound." + _RELU_IS,
     "elu": "Your hidden activation is ELU, not the ReLU." + _RELU_IS,
     "softplus": "Your hidden activation is softplus, a smooth ReLU, not the ReLU." + _RELU_IS,
 }
@@ -1166,6 +1267,28 @@ def check_PositionwiseFeedForward(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)
         for case in _HIDDEN_FFN if hidden else _VISIBLE_FFN:
             _check_ffn_case(c, cls, case)
+        _expect_ffn_backward_runs(c, cls, _HIDDEN_FFN[-1] if hidden else _VISIBLE_FFN[1])
+
+
+def _expect_ffn_backward_runs(c: Checker, cls, case: _FFNCase) -> None:
+    """One backward pass in train mode with a rate between 0 and 1, the only setting in
+    which a dropout that works in place overwrites what the ReLU's backward needs
+    (blind19e-ffn-dropout-inplace passed every check of the values)."""
+    module, built, _ = build(
+        c,
+        cls,
+        case.d_model,
+        case.d_ff,
+        name="PositionwiseFeedForward",
+        reference=ref.PositionwiseFeedForward(case.d_model, case.d_ff, case.dropout),
+        seed=case.seed,
+        mode="train",
+        dropout=case.dropout,
+    )
+    x = randn((case.batch, case.length, case.d_model), case.seed + 1)  # (batch, len, d_model)
+    call = f"ffn(x {tuple(x.shape)}) [{built}, train mode]"
+    problem = backward_problem(module, lambda: module(x), call)
+    c.expect_true(not problem, problem)
 
 
 _FFN_RELU_ON_INPUT = (
@@ -1200,6 +1323,51 @@ def _hidden_width_hint(module, x: torch.Tensor, got: Any, case: _FFNCase) -> str
     )
 
 
+#: reductions over the batch axis an activation may be written as by mistake
+_BATCH_REDUCTIONS = {
+    "torch.max(h, 0)": lambda h: h.amax(dim=0),
+    "torch.min(h, 0)": lambda h: h.amin(dim=0),
+}
+
+
+def _batch_axis_reduced_hint(x: torch.Tensor, got: Any, p) -> str:
+    """For an output that lost the batch axis, (len, d_model) for x (batch, len, d_model):
+    when it is w_2 of a maximum (or minimum) over the batch of w_1(x), the activation
+    written as torch.max(h, 0), which with a number as its second argument reduces over
+    that axis (blind12n-ffn-torch-max-reduces-batch was given the shapes alone); when it
+    is the block on the first sequence alone, that; "" otherwise."""
+    if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(x.shape[1:]):
+        return ""
+    if x.shape[0] > 1 and _same_values(got, ffn_f(x[0], p)):
+        return (
+            f"Yours is (len, d_model) = {tuple(got.shape)}: the block's output for the first "
+            "sequence alone, x[0]; the batch axis is indexed away. Return every sequence: "
+            "(batch, len, d_model), as x."
+        )
+    hidden = linear(x, p, "w_1")  # (batch, len, d_ff), float64
+    for written, reduce in _BATCH_REDUCTIONS.items():
+        if _same_values(got, linear(reduce(hidden), p, "w_2")):
+            return (
+                f"Yours is (len, d_model) = {tuple(got.shape)}: the batch axis is gone, reduced. "
+                f"Your activation is {written}: with a number as its second argument torch.max "
+                "(and torch.min) is a reduction over that axis, here the batch (dim 0), "
+                "returning (values, indices), not the element-wise max(h, 0). The ReLU is "
+                "torch.relu(h), h.clamp(min=0) or torch.maximum(h, torch.zeros_like(h))."
+            )
+    return ""
+
+
+def _ffn_input_hint(module, x: torch.Tensor, case: _FFNCase, state):
+    """checking.hooks.last_input_hint against the reference block holding the same
+    weights, in the case's mode."""
+    reference = ref.PositionwiseFeedForward(case.d_model, case.d_ff, case.dropout)
+    with contextlib.suppress(Exception):  # a state the reference cannot take: no weights
+        reference.load_state_dict(state)
+    reference.train(case.mode == "train")
+    inputs = {"x, the block's input,": x}
+    return last_input_hint(module, lambda: module(x), inputs, reference, lambda: reference(x))
+
+
 def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
     module, built, state = build(
         c,
@@ -1217,7 +1385,12 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         f"the output of {built} in {case.mode} mode (holding the check's weights) for x "
         f"{tuple(x.shape)}"
     )
-    got = c.call(module, x, call_repr=f"ffn(x {tuple(x.shape)}) [{built}, {case.mode} mode]")
+    got = c.call(
+        module,
+        x,
+        call_repr=f"ffn(x {tuple(x.shape)}) [{built}, {case.mode} mode]",
+        hints=[_ffn_input_hint(module, x, case, state)],
+    )
     expect_tensor_result(
         c,
         got,
@@ -1231,6 +1404,7 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
             if tuple(getattr(got, "shape", ())) == (case.batch * case.length, case.d_model)
             and case.batch > 1
             else _hidden_width_hint(module, x, got, case)
+            or _batch_axis_reduced_hint(x, got, as_float64(state))
             or "The block maps every token d_model -> d_ff -> d_model: (batch, len, d_model)."
         ),
     )
@@ -1850,6 +2024,12 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
     except CheckFailure as failure:
         if probe:
             raise
+        if "Your stack has " in failure.message and (
+            counted := layer_count_note(lambda numbers: cls(*numbers, **kwargs), args, "layers")
+        ):
+            raise CheckFailure(
+                failure.exercise, f"{failure.message} {counted}", failure.learner_traceback
+            ) from None
         raise also_wrong_besides_final_norm(failure, cls, case, _check_encoder_case) from None
     x = randn((case.batch, case.length, case.d_model), case.seed + 1)
     _, mask = source_mask(case.batch, case.length, case.padding, case.seed + 2)
@@ -1921,9 +2101,34 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
         localise=lambda: (
             dropout_rate_problem(module, args, got, case.dropout)
             or (_mask_made_when_none(module, lambda: module(*args), x) if mask is None else "")
+            or _layers_built_otherwise(cls, case, module)
             or ("" if case.mode == "train" and case.dropout > 0 else localise())
         ),
         hint=dropout_hint(case.dropout, case.mode) or _STACK_BUILT_ON,
+    )
+
+
+#: (num_layers, d_model, num_heads, d_ff) of the stacks built again to tell where a wrong
+#: setting of a layer comes from: d_model // num_heads and num_heads differ on each
+_OTHER_STACK_SIZES = ((2, 16, 2, 8), (1, 12, 3, 20))
+_STACK_ARGUMENTS = ("num_layers", "d_model", "num_heads", "d_ff")
+
+
+def _layers_built_otherwise(cls, case: _StackCase, module) -> str:
+    """A layer whose settings (its attention's num_heads, say) are not the ones the
+    stack's arguments give: one argument in another's place when the layers are built
+    (checking.module_settings.wrong_setting_note)."""
+    kwargs = {"dropout": case.dropout, "norm_first": case.norm_first}
+    if case.final_norm is not None:
+        kwargs["final_norm"] = case.final_norm
+    own = (case.num_layers, case.d_model, case.num_heads, case.d_ff)
+    sizes = [dict(zip(_STACK_ARGUMENTS, numbers)) for numbers in (own, *_OTHER_STACK_SIZES)]
+    return wrong_setting_note(
+        module,
+        ref.Encoder(*own, **kwargs),
+        lambda named: cls(*(named[name] for name in _STACK_ARGUMENTS), **kwargs),
+        sizes,
+        "EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first)",
     )
 
 

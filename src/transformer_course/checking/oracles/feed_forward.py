@@ -25,6 +25,7 @@ OTHER_ACTIVATIONS = {
     "silu": F.silu,
     "leaky_relu": F.leaky_relu,
     "relu6": F.relu6,
+    "clamp_0_1": lambda h: h.clamp(0, 1),
     "elu": F.elu,
     "softplus": F.softplus,
 }

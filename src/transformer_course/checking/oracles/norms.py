@@ -80,6 +80,8 @@ def layer_norm_f(
         var = x.pow(2).mean(dim=dims, keepdim=True)
     if variance == "uncentred":  # the second moment around 0, the numerator centred
         var = x.pow(2).mean(dim=dims, keepdim=True)
+    if variance == "absolute":  # the mean absolute deviation where the variance belongs
+        var = (x - x.mean(dim=dims, keepdim=True)).abs().mean(dim=dims, keepdim=True)
     if stats_swapped:
         mean, var = var, mean
     if mean_added:  # x - (-mean)

@@ -1,0 +1,34 @@
+"""checking.precision: a module whose float32 result is wrong and whose float64 copy is
+right is told apart from one that is wrong in both."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from transformer_course.checking.precision import right_in_float64
+
+
+class _LogOfProduct(nn.Module):
+    """log(prod(x)) for the sum of the logs: right on paper, the product underflows in
+    float32 (and not in float64) for many small factors."""
+
+    def forward(self, x):  # (batch, n) -> (batch,)
+        return torch.log(torch.prod(x, dim=-1))
+
+
+def test_right_in_float64_tells_precision_from_a_wrong_formula():
+    x = torch.full((2, 40), 0.01)  # prod 1e-80: 0 in float32, about 1e-80 in float64
+    expected = torch.log(x.double()).sum(-1)  # (2,)
+    module = _LogOfProduct()
+    assert torch.isinf(module(x)).all()
+    assert right_in_float64(module, (x,), expected) is True
+    assert right_in_float64(module, (x,), expected + 1.0) is False
+
+
+def test_right_in_float64_makes_no_claim_without_a_tensor():
+    class _ReturnsNone(nn.Module):
+        def forward(self, x):
+            return None
+
+    assert right_in_float64(_ReturnsNone(), (torch.ones(2),), torch.ones(2)) is None
