@@ -1109,6 +1109,46 @@ def count_final_norm_in_every_layer(
     return counts
 
 
+def count_final_norm_doubled(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """The final LayerNorm counted as two LayerNorms (4 * d_model) in each stack: with
+    num_layers=2 it agrees with the final norm counted per layer, nearby calls split them."""
+    counts = count_paper_style(vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings)
+    final_norms = 4 * d_model if final_norm else 0
+    counts["encoder"] += final_norms
+    counts["decoder"] += final_norms
+    return counts
+
+
+def count_two_attention_biases(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """One attention's biases counted twice where there are four (query and key only)."""
+    counts = ref.count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+    )
+    counts["encoder"] -= num_layers * 2 * d_model
+    counts["decoder"] -= num_layers * 2 * 2 * d_model
+    return counts
+
+
+def count_one_layer_too_many(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """The layers summed over range(num_layers + 1): one layer per stack too many."""
+    more = count_paper_style(
+        vocab_size, d_model, num_heads, num_layers + 1, d_ff, tie_embeddings, final_norm
+    )
+    return {
+        **ref.count_parameters(
+            vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+        ),
+        "encoder": more["encoder"],
+        "decoder": more["decoder"],
+    }
+
+
 def count_output_weight_in_embeddings(
     vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
 ):
@@ -1820,6 +1860,17 @@ MISTAKES = [
         count_final_norm_in_every_layer,
         r"counted the final LayerNorm once per layer",
     ),
+    Mistake(
+        check_count_parameters,
+        count_final_norm_doubled,
+        r"added the final LayerNorms of both stacks .* to each stack's count",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_two_attention_biases,
+        r"counted two biases of d_model numbers per attention instead of four",
+    ),
+    Mistake(check_count_parameters, count_one_layer_too_many, r"counts num_layers \+ 1 layers"),
     Mistake(check_Transformer, TNumLayersDefault, r"your default for num_layers is not 6"),
     Mistake(check_Transformer, TPadIdDefault, r"your default for pad_id is not 0"),
     Mistake(check_Transformer, TDffDefault, r"your default for d_ff is not 2048"),
