@@ -1065,6 +1065,14 @@ def summed(logits, labels, pad_id, smoothing=0.1):
     return _pytorch_per_token(logits, labels, smoothing)[labels != pad_id].sum()
 
 
+@named("mean_truncated")
+def mean_truncated(logits, labels, pad_id, smoothing=0.1):
+    """The mean taken with torch.div(..., rounding_mode="trunc"): a whole number."""
+    keep = labels != pad_id
+    total = _pytorch_per_token(logits, labels, smoothing)[keep].sum()
+    return torch.div(total, keep.sum(), rounding_mode="trunc")
+
+
 @named("divided_by_batch_size")
 def divided_by_batch_size(logits, labels, pad_id, smoothing=0.1):
     per_token = _pytorch_per_token(logits, labels, smoothing)
@@ -1422,7 +1430,8 @@ SMOOTHING_MISTAKES = [
     ),
     Mistake(SMOOTH, padding_included, "The padding is not ignored"),
     Mistake(SMOOTH, pad_in_the_denominator, "out of the sum but not out of the count"),
-    Mistake(SMOOTH, summed, "You summed over the tokens"),
+    Mistake(SMOOTH, summed, "sum over the non-pad positions instead of their mean"),
+    Mistake(SMOOTH, mean_truncated, r"truncated toward zero: a cast to int"),
     Mistake(SMOOTH, divided_by_batch_size, "divided the sum by the number of sentences"),
     Mistake(SMOOTH, mean_of_sentence_means, "averaged each sentence's tokens"),
     Mistake(SMOOTH, pad_hard_coded_0, "use the pad_id argument"),

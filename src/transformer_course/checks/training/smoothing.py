@@ -62,8 +62,10 @@ _SMOOTHING_MESSAGES = {
     "its loss. Divide by the number of positions whose label is not pad_id.",
     "with_pad": "The padding is not ignored: your mean includes the positions whose label is "
     "pad_id. Average only over the positions where labels != pad_id.",
-    "sum": "You summed over the tokens; the contract asks for the mean over the non-pad "
-    "positions (so that the loss does not grow with the batch size or the sentence length).",
+    "sum": "Your loss is the sum over the non-pad positions instead of their mean: it is N "
+    "times too large (N, the number of positions whose label is not pad_id), so it grows "
+    "with the number of tokens a batch holds. Divide the sum by N, or take the mean over "
+    "the non-pad positions.",
     "per_batch": "You divided the sum by the number of sentences (the batch size); divide by "
     "the number of non-pad tokens instead: the mean over the positions whose label is not "
     "pad_id.",
