@@ -1054,6 +1054,13 @@ def padding_included(logits, labels, pad_id, smoothing=0.1):
     return _pytorch_per_token(logits, labels, smoothing).mean()
 
 
+@named("keep_from_the_safe_labels")
+def keep_from_the_safe_labels(logits, labels, pad_id, smoothing=0.1):
+    """The pad labels turned into 0 with torch.where, and the mask taken from those."""
+    safe = torch.where(labels == pad_id, torch.zeros_like(labels), labels)
+    return _pytorch_per_token(logits, safe, smoothing)[safe != pad_id].mean()
+
+
 @named("pad_in_the_denominator")
 def pad_in_the_denominator(logits, labels, pad_id, smoothing=0.1):
     per_token = _pytorch_per_token(logits, labels, smoothing)
@@ -1429,6 +1436,7 @@ SMOOTHING_MISTAKES = [
         SMOOTH, forgot_the_uniform_part, r"The smoothing term ε·mean_j\(-log p\[j\]\) is missing"
     ),
     Mistake(SMOOTH, padding_included, "The padding is not ignored"),
+    Mistake(SMOOTH, keep_from_the_safe_labels, r"as if its label were token 0 \(pad_id="),
     Mistake(SMOOTH, pad_in_the_denominator, "out of the sum but not out of the count"),
     Mistake(SMOOTH, summed, "sum over the non-pad positions instead of their mean"),
     Mistake(SMOOTH, mean_truncated, r"truncated toward zero: a cast to int"),
