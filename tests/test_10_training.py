@@ -695,6 +695,19 @@ NOAM_MISTAKES = [
         ),
         r"is -1 in your formula instead of -0\.5 \(what -1 // 2 gives in Python",
     ),
+    # the family 'one exponent replaced' by any real number, fitted from the rates:
+    # (warmup ** 2) ** 0.75 written without its parentheses is warmup ** 1.68
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, s / w**2**0.75), "warmup_power_chain"),
+        r"is -1\.68179 in your formula instead of -1\.5 \(what warmup \*\* 2 \*\* 0\.75 "
+        r"gives: \*\* is right-associative",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, s * w**-1.6), "warmup_exponent_1_6"),
+        r"is -1\.6 in your formula instead of -1\.5\. lr",
+    ),
     # blind10j: d_model and warmup in each other's places, told only the largest difference
     Mistake(
         check_noam_lr,
@@ -857,6 +870,13 @@ def inf_at_step_0(step, d_model, warmup):
     )
 
 
+@named("step_0_as_step_2")
+def step_0_as_step_2(step, d_model, warmup):
+    """Step 0 replaced by step 2 (max(step, 2)): every step from 2 on is right."""
+    step = step if step else 2
+    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
 @named("clamped_to_2")
 def clamped_to_2(step, d_model, warmup):
     step = max(step, 2)
@@ -927,6 +947,9 @@ NOAM_MISTAKES += [
     ),
     Mistake(check_noam_lr, crashes_at_step_0, "should not crash before the first step"),
     Mistake(check_noam_lr, inf_at_step_0, "Before the first step, return 0.0"),
+    Mistake(
+        check_noam_lr, step_0_as_step_2, r"Yours is the rate of step 2: step 0 is replaced by 2"
+    ),
     Mistake(check_noam_lr, returns_a_tensor, "Return a Python float"),
     # told "largest difference at index (0,)" before
     Mistake(
