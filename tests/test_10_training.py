@@ -110,6 +110,44 @@ labels_padded_with_minus_100 = named("labels_padded_with_minus_100")(batches_wit
 hard_coded_specials = named("hard_coded_specials")(
     batches_with(decoder_input=lambda t, b, e: [BOS_ID, *t], labels=lambda t, b, e: [*t, EOS_ID])
 )
+pad_written_in = named("pad_written_in")(
+    batches_with(convert=lambda rows, pad: _tensor(rows, PAD_ID))
+)
+
+
+@named("torch_chunk_count")
+def torch_chunk_count(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
+    """torch.chunk(order, batch_size): batch_size read as the number of batches."""
+    order = torch.arange(len(pairs))
+    batches = []
+    for indices in torch.chunk(order, batch_size):
+        chunk = [pairs[i] for i in indices.tolist()]
+        batches.append(
+            (
+                _tensor([list(s) for s, _ in chunk], pad_id),
+                _tensor([[bos_id, *t] for _, t in chunk], pad_id),
+                _tensor([[*t, eos_id] for _, t in chunk], pad_id),
+            )
+        )
+    return batches
+
+
+@named("rows_extended_across_batches")
+def rows_extended_across_batches(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """One dict of row lists for the whole call, extended batch after batch."""
+    rows = {"src": [], "input": [], "labels": []}
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        rows["src"].extend(list(s) for s, _ in chunk)
+        rows["input"].extend([bos_id, *t] for _, t in chunk)
+        rows["labels"].extend([*t, eos_id] for _, t in chunk)
+        batches.append(tuple(_tensor(rows[k], pad_id) for k in ("src", "input", "labels")))
+    return batches
+
+
 source_with_bos_only = named("source_with_bos_only")(batches_with(src=lambda s, b, e: [b, *s]))
 source_eos_bos = named("source_eos_bos")(batches_with(src=lambda s, b, e: [e, *s, b]))
 drops_last_batch = named("drops_last_batch")(batches_with(drop_last=True))
@@ -548,7 +586,19 @@ BATCH_MISTAKES = [
     Mistake(check_make_batches, labels_padded_with_minus_100, "-100"),
     # was only shown the row (blind4c): a second shift of the labels
     Mistake(check_make_batches, labels_shifted_twice, "labels are shifted twice"),
-    Mistake(check_make_batches, hard_coded_specials, "use the arguments, not the constants"),
+    Mistake(check_make_batches, hard_coded_specials, "Use the arguments, not the constants"),
+    Mistake(
+        check_make_batches,
+        hard_coded_specials,
+        r"your rows are started with 2 \(written in\) instead of bos_id=",
+    ),
+    Mistake(check_make_batches, pad_written_in, r"padded with 0 \(written in\) instead of pad_id"),
+    Mistake(check_make_batches, torch_chunk_count, r"torch\.chunk\(order, \d+\)"),
+    Mistake(
+        check_make_batches,
+        rows_extended_across_batches,
+        r"each batch holds every earlier batch's rows as well as its own",
+    ),
     Mistake(check_make_batches, source_with_bos_only, "It should hold the source ids"),
     # the family 'the source's markers wrong', said as what is in front and at the end
     # (blind9a's <bos> alone was told only the accepted forms)
