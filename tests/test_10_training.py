@@ -1662,6 +1662,30 @@ def clip_before_backward(model, batch, optimizer, loss_fn, clip_norm=1.0):
     return loss.item()
 
 
+def last_sentence_logits(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """The model's output indexed with [-1] (one sentence's logits) before the loss."""
+    model.train()
+    src, decoder_input, labels = batch
+    out = model(src, decoder_input)[-1]
+    loss = loss_fn(out, labels)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+def logits_permuted(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """The logits permuted to (batch, V, len) for nn.CrossEntropyLoss's layout."""
+    model.train()
+    src, decoder_input, labels = batch
+    logits = model(src, decoder_input)
+    loss = loss_fn(logits.permute(0, 2, 1), labels)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 def step_with(
     *,
     train=True,
@@ -1974,6 +1998,8 @@ STEP_MISTAKES = [
         "against decoder_input instead of labels",
     ),
     Mistake(STEP, named("no_clipping")(step_with(clip=None)), "were not clipped"),
+    Mistake(STEP, last_sentence_logits, r"`out` has shape \(\d+, \d+\) = \(len_tgt, V\)"),
+    Mistake(STEP, logits_permuted, r"`logits\.permute\(0, 2, 1\)` has shape .* = \(batch, V"),
     Mistake(STEP, named("clip_after_step")(step_with(order="step-clip")), "too late"),
     # the candidates left this one out (blind4c): clipping zeros before backward()
     Mistake(STEP, clip_before_backward, r"clipping before loss\.backward\(\)"),
