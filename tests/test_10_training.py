@@ -1686,6 +1686,19 @@ def logits_permuted(model, batch, optimizer, loss_fn, clip_norm=1.0):
     return loss.item()
 
 
+def training_attribute_set(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """Training mode switched on through setattr: the top module's flag only."""
+    setattr(model, "training", True)  # noqa: B010 (the learner's way, on purpose)
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 def step_with(
     *,
     train=True,
@@ -1998,6 +2011,7 @@ STEP_MISTAKES = [
         "against decoder_input instead of labels",
     ),
     Mistake(STEP, named("no_clipping")(step_with(clip=None)), "were not clipped"),
+    Mistake(STEP, training_attribute_set, r"the flag was set on the top module only"),
     Mistake(STEP, last_sentence_logits, r"`out` has shape \(\d+, \d+\) = \(len_tgt, V\)"),
     Mistake(STEP, logits_permuted, r"`logits\.permute\(0, 2, 1\)` has shape .* = \(batch, V"),
     Mistake(STEP, named("clip_after_step")(step_with(order="step-clip")), "too late"),

@@ -558,6 +558,22 @@ def _step_twin(start: dict, pad_id, batch, lr, loss_fn, *, forward_in_eval=False
     return twin.state_dict()
 
 
+def _submodules_left_in_eval(model) -> str:
+    """When the model says training but some of its submodules are in eval mode: a few of
+    their names, and how many; "" otherwise (or when the model cannot be walked, as in
+    the sandboxed grader)."""
+    try:
+        if not model.training:
+            return ""
+        names = [name for name, module in model.named_modules() if name and not module.training]
+    except Exception:  # a model that is not a plain nn.Module here
+        return ""
+    if not names:
+        return ""
+    shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+    return f"{len(names)} of them: {shown}"
+
+
 def _expect_training_mode_forward(c: Checker, train_step, pad_id, batch, seed, lr) -> None:
     """One call on a model with dropout 1.0, handed over in eval mode: in training mode
     every dropout zeroes (as deterministic as dropout 0), so the step's weights tell a
@@ -580,6 +596,17 @@ def _expect_training_mode_forward(c: Checker, train_step, pad_id, batch, seed, l
         c.ok()
         return
     if _same_state(state, _step_twin(start, pad_id, batch, lr, loss_fn, forward_in_eval=True)):
+        left_in_eval = _submodules_left_in_eval(model)
+        if left_in_eval:
+            c.fail(
+                f"after {what}, the weights are those of a step whose forward pass ran in "
+                "eval mode, and the model's own flag says training (model.training is True) "
+                f"while its submodules are still in eval mode ({left_in_eval}): the flag was "
+                "set on the top module only, such as model.training = True. Setting the "
+                "attribute changes that one module; model.train() sets it on every "
+                "submodule too (the dropout layers among them). Call model.train() before "
+                "the forward pass."
+            )
         c.fail(
             f"after {what}, the weights are those of a step whose forward pass ran in eval "
             "mode: with dropout 1.0, training mode zeroes every dropout, eval mode none, and "
