@@ -934,6 +934,22 @@ class TDffDefault(ref.Transformer):
         super().__init__(src_vocab_size, tgt_vocab_size, *args, d_ff=d_ff, **kw)
 
 
+class TLayersAndDffSwapped(ref.Transformer):
+    """num_layers and d_ff in each other's places: d_ff layers of num_layers-wide
+    feed-forwards (told only "Each stack has num_layers layers" before)."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *, num_layers=6, d_ff=2048, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, num_layers=d_ff, d_ff=num_layers, **kw)
+
+
+class TModelAndHeadsSwapped(ref.Transformer):
+    """d_model and num_heads in each other's places: the attention refuses d_model=2 with
+    num_heads=8, a refusal that is not the learner's."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *, d_model=512, num_heads=8, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model=num_heads, num_heads=d_model, **kw)
+
+
 class TMaxLenDefault(ref.Transformer):
     """A larger table by default (the Annotated Transformer's max_len=5000): the same
     model on every input shorter than 512, accepted."""
@@ -1872,6 +1888,16 @@ MISTAKES = [
     ),
     Mistake(check_count_parameters, count_one_layer_too_many, r"counts num_layers \+ 1 layers"),
     Mistake(check_Transformer, TNumLayersDefault, r"your default for num_layers is not 6"),
+    Mistake(
+        check_Transformer,
+        TLayersAndDffSwapped,
+        r"yours have \d+, which is d_ff in this call: d_ff went where num_layers belongs",
+    ),
+    Mistake(
+        check_Transformer,
+        TModelAndHeadsSwapped,
+        r"built with d_model = \d+, not this call's d_model = \d+\. \d+ is num_heads",
+    ),
     Mistake(check_Transformer, TPadIdDefault, r"your default for pad_id is not 0"),
     Mistake(check_Transformer, TDffDefault, r"your default for d_ff is not 2048"),
     Mistake(check_Transformer, TScaledTwice, r"sqrt\(d_model\) twice"),
