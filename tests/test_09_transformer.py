@@ -950,6 +950,20 @@ class TModelAndHeadsSwapped(ref.Transformer):
         super().__init__(src_vocab_size, tgt_vocab_size, d_model=num_heads, num_heads=d_model, **kw)
 
 
+class TForwardMaxIndices(ref.Transformer):
+    """forward returns torch.max(...).indices, the predicted tokens, not the logits."""
+
+    def forward(self, src_ids, tgt_ids):
+        return torch.max(super().forward(src_ids, tgt_ids), dim=-1).indices
+
+
+class TForwardDropsFirstPosition(ref.Transformer):
+    """forward cuts the first position's logits ([:, 1:]): len_tgt - 1 rows."""
+
+    def forward(self, src_ids, tgt_ids):
+        return super().forward(src_ids, tgt_ids)[:, 1:]
+
+
 class TMaxLenDefault(ref.Transformer):
     """A larger table by default (the Annotated Transformer's max_len=5000): the same
     model on every input shorter than 512, accepted."""
@@ -1888,6 +1902,14 @@ MISTAKES = [
     ),
     Mistake(check_count_parameters, count_one_layer_too_many, r"counts num_layers \+ 1 layers"),
     Mistake(check_Transformer, TNumLayersDefault, r"your default for num_layers is not 6"),
+    Mistake(
+        check_Transformer, TForwardMaxIndices, r"of int64: token ids, .* instead of the logits"
+    ),
+    Mistake(
+        check_Transformer,
+        TForwardDropsFirstPosition,
+        r"Yours has len_tgt - 1 = \d+ positions: one target position is dropped",
+    ),
     Mistake(
         check_Transformer,
         TLayersAndDffSwapped,
