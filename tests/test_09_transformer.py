@@ -1944,7 +1944,7 @@ MISTAKES = [
         r"(?s)target ids were looked up in the "
         r"source's table|index out of range.*target ids through tgt_embedding",
     ),
-    Mistake(check_Transformer, TNoSourceMask, r"encoder ignores the padding of the source"),
+    Mistake(check_Transformer, TNoSourceMask, r"encoder runs without the source padding mask"),
     # was "differs from the reference" (blind8a-tr-padding-mask-true-blocks)
     Mistake(check_Transformer, TMaskPartsJoinedByOr, r"with \| \(either one allows\)"),
     Mistake(check_Transformer, TInvertedSourceMask, r"encoder's source padding mask is inverted"),

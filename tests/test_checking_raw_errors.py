@@ -400,3 +400,15 @@ def test_a_module_where_its_parameters_belong_is_named_with_its_variable():
     assert "`net` is the module itself (Linear)" in text and "net.parameters()" in text, text
     # an integer is not iterable either, but it is no module: nothing is said
     assert "module itself" not in _message(lambda n: list(n), 3)
+
+
+def scores_appended_with_stack(history, new_scores):
+    return torch.stack((history, new_scores), dim=-1)  # (rows, steps) and (rows,)
+
+
+def test_stack_of_tensors_one_axis_apart_is_told_to_use_cat():
+    """blind19c-gd-appends-with-stack (torch.stack to append a column) got the raw error."""
+    text = _message(scores_appended_with_stack, torch.zeros(4, 2), torch.ones(4))
+    assert "one axis apart" in text and "use torch.cat" in text, text
+    text = _message(scores_appended_with_stack, torch.zeros(4, 2), torch.ones(3, 5))
+    assert "the SAME shape" in text and "one axis apart" not in text, text

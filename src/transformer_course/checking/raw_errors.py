@@ -385,7 +385,32 @@ def _module_not_iterable_advice(exc: BaseException) -> str:
     )
 
 
+def _stack_of_unequal_advice(exc: BaseException) -> str:
+    """torch.stack given tensors of different shapes, where one has an axis more than the
+    other (a (batch, steps) tensor and a (batch,) column): torch.cat along the existing
+    axis was meant (blind19c-gd-appends-with-stack got the raw error)."""
+    found = re.findall(r"\[([\d, ]*)\] at entry (\d+)", str(exc))
+    if len(found) < 2:
+        return ""
+    shapes = [tuple(int(n) for n in sizes.split(",") if n.strip()) for sizes, _ in found[:2]]
+    if abs(len(shapes[0]) - len(shapes[1])) != 1:
+        return (
+            "torch.stack puts tensors of the SAME shape side by side along a new axis; these "
+            f"have the shapes {shapes[0]} and {shapes[1]}. To join tensors along an axis "
+            "they already have, use torch.cat."
+        )
+    longer, shorter = sorted(shapes, key=len, reverse=True)
+    return (
+        f"torch.stack puts tensors of the SAME shape side by side along a new axis; these "
+        f"have the shapes {shapes[0]} and {shapes[1]}, one axis apart. To append the "
+        f"{shorter} tensor to the {longer} one along an axis that one already has (a new "
+        "column of tokens, say), use torch.cat with the shorter one given that axis, for "
+        "example torch.cat([tokens, next_token[:, None]], dim=1)."
+    )
+
+
 RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]] = {
+    "stack expects each tensor to be equal size": _stack_of_unequal_advice,
     "object is not iterable": _module_not_iterable_advice,
     "before Module.__init__() call": _super_init_advice,
     "must be a 3D tensor": _bmm_advice,
