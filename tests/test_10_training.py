@@ -2521,6 +2521,42 @@ def _streams_as_wide_as_the_first(references):
 
 SCORES = check_translation_scores
 SCORE_MISTAKES = [
+    # the families 'an option of corpus_bleu changed' and 'the score rounded', and the
+    # exact match's count divided the wrong way (a whole number; every reference)
+    Mistake(
+        SCORES,
+        named("bleu_add_k_smoothing")(
+            scores_with(
+                bleu=lambda h, r: sacrebleu.corpus_bleu(h, _streams(r), smooth_method="add-k").score
+            )
+        ),
+        r"That is corpus_bleu with smooth_method='add-k'",
+    ),
+    Mistake(
+        SCORES,
+        named("bleu_rounded_to_2")(
+            scores_with(bleu=lambda h, r: round(sacrebleu.corpus_bleu(h, _streams(r)).score, 2))
+        ),
+        r"rounded to 2 decimal places \(round\(bleu, 2\)\)",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_match_math_floor")(
+            scores_with(exact=lambda h, r: math.floor(sum(a in b for a, b in zip(h, r)) / len(h)))
+        ),
+        r"with // \(floor division\), which rounds the fraction down",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_match_per_reference")(
+            scores_with(
+                exact=lambda h, r: (
+                    sum(a in b for a, b in zip(h, r)) / len([x for b in r for x in b])
+                )
+            )
+        ),
+        r"divided by the number of references of all the sentences",
+    ),
     Mistake(
         SCORES,
         named("streams_as_wide_as_the_first_sentence")(
