@@ -168,8 +168,9 @@ def _refused_valid(cls, case: _Case, error: ValueError) -> str:
                 cls(case.src_vocab, case.tgt_vocab, **case.kwargs, tie_embeddings=False)
             except Exception:
                 slip = (
-                    "your test refuses two vocabulary sizes even with tie_embeddings=False "
-                    "(it does not look at tie_embeddings)"
+                    "your test raises even with tie_embeddings=False: it refuses two "
+                    "vocabulary sizes without looking at tie_embeddings; raise only when "
+                    "tie_embeddings is True"
                 )
             else:
                 slip = (
@@ -423,7 +424,8 @@ def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -
             apart_copied = all(started_equal.values())
             c.fail(
                 f"{built}: tie_embeddings=True, but only some of the three matrices are shared "
-                f"({', '.join(apart)} keeps its own).{' T' + copied[1:] if apart_copied else ''} The paper "
+                f"({', '.join(apart)} is not shared: it keeps its own matrix)."
+                f"{' T' + copied[1:] if apart_copied else ''} The paper "
                 "(section 3.4) shares one matrix between both embeddings AND the output layer: "
                 "assign self.src_embedding.embedding.weight to "
                 "self.tgt_embedding.embedding.weight and to self.output.weight."
