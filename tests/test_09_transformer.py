@@ -1391,6 +1391,17 @@ def count_final_term_one(
     return counts
 
 
+def greedy_memory_first(model, src_ids, max_len, bos_id, eos_id):
+    """decode given the encoder's output first and the prefix second."""
+    with torch.no_grad():
+        enc_out = model.encode(src_ids)
+        ys = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        for _ in range(max_len):
+            best = model.decode(enc_out, ys, src_ids)[:, -1].argmax(-1)
+            ys = torch.cat([ys, best[:, None]], dim=1)
+    return ys[:, 1:]
+
+
 def greedy_reencode(model, src_ids, max_len, bos_id, eos_id):
     """Runs the whole model (encoder included) at every step: slower, same result."""
     tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
@@ -1901,6 +1912,7 @@ MISTAKES = [
         r"counted two biases of d_model numbers per attention instead of four",
     ),
     Mistake(check_count_parameters, count_one_layer_too_many, r"counts num_layers \+ 1 layers"),
+    Mistake(check_greedy_decode, greedy_memory_first, r"memory and the tokens are swapped"),
     Mistake(check_Transformer, TNumLayersDefault, r"your default for num_layers is not 6"),
     Mistake(
         check_Transformer, TForwardMaxIndices, r"of int64: token ids, .* instead of the logits"

@@ -420,6 +420,7 @@ def _check_greedy_case(
         case.eos_id,
         call_repr=call,
         hints=[
+            (Exception, _decode_arguments_hint),
             ("'indices' to have one of the following scalar types", float_ids),
             _batch_rows_hint(src),
             ("index out of range", id_beyond_vocab),
@@ -928,3 +929,32 @@ def _greedy_hint(
         f"reference {expected.shape[1]}: stop after max_len steps, or as soon as every row has "
         "produced <eos>."
     )
+
+
+_DECODE_CALL = re.compile(r"\.decode\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*[,)]")
+
+
+def _decode_arguments_hint(exc: BaseException) -> str:
+    """model.decode(tokens, memory, src_ids) called with its first two arguments in each
+    other's places, told from the failing line's call and the tensors its names hold in the
+    learner's frame: a float (batch, len, d_model) tensor first and int64 ids second
+    (blind19f-gd-decode-memory-and-tokens-swapped got the sizes hint alone); "" otherwise
+    (or where the frame cannot be read, as in the sandboxed grader)."""
+    from transformer_course.checking.failure import innermost_learner_traceback, learner_lines
+
+    found = _DECODE_CALL.search(learner_lines(exc))
+    innermost = innermost_learner_traceback(exc)
+    if found is None or innermost is None:
+        return ""
+    first, second = (innermost.tb_frame.f_locals.get(name) for name in found.groups())
+    if not (torch.is_tensor(first) and torch.is_tensor(second)):
+        return ""
+    if first.is_floating_point() and first.dim() == 3 and not second.is_floating_point():
+        return (
+            f"Your call model.decode({found[1]}, {found[2]}, ...) hands decode `{found[1]}`, "
+            f"a float tensor of shape {tuple(first.shape)} (the encoder's output, memory), "
+            f"as its first argument and `{found[2]}`, int64 ids of shape "
+            f"{tuple(second.shape)}, as its second: memory and the tokens are swapped. "
+            "decode takes the target ids first: model.decode(tokens, memory, src_ids)."
+        )
+    return ""
