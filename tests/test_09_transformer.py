@@ -1402,6 +1402,11 @@ def greedy_memory_first(model, src_ids, max_len, bos_id, eos_id):
     return ys[:, 1:]
 
 
+def greedy_batch_axis_squeezed(model, src_ids, max_len, bos_id, eos_id):
+    """The batch axis squeezed away at the end: a batch of one comes back 1-D."""
+    return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id).squeeze(0)
+
+
 def greedy_reencode(model, src_ids, max_len, bos_id, eos_id):
     """Runs the whole model (encoder included) at every step: slower, same result."""
     tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
@@ -1913,6 +1918,13 @@ MISTAKES = [
     ),
     Mistake(check_count_parameters, count_one_layer_too_many, r"counts num_layers \+ 1 layers"),
     Mistake(check_greedy_decode, greedy_memory_first, r"memory and the tokens are swapped"),
+    Mistake(
+        check_greedy_decode,
+        greedy_batch_axis_squeezed,
+        r"Your tokens are the expected ones\. That is the expected shape with its axis 0 of "
+        r"length 1 dropped",
+        hidden_only=True,
+    ),
     Mistake(check_Transformer, TNumLayersDefault, r"your default for num_layers is not 6"),
     Mistake(
         check_Transformer, TForwardMaxIndices, r"of int64: token ids, .* instead of the logits"

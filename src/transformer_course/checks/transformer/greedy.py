@@ -17,6 +17,7 @@ from transformer_course.checking.objects import course_object
 from transformer_course.checking.oracles import (
     greedy_decode_f,
 )
+from transformer_course.checking.size_one_axes import size_one_axes, size_one_axes_change
 from transformer_course.reference import transformer as ref
 
 from .common import _DECODE_SIZES_HINT, _INDEX_HINT, _POSITIONS
@@ -502,8 +503,17 @@ def _check_greedy_case(
             "column: tokens[:, 1:]."
         )
     if got.dim() != 2 or got.shape[0] != batch:
+        squeezed = (
+            size_one_axes(tuple(got.shape), tuple(expected.shape))
+            if size_one_axes_change(got, expected) == "lost"
+            else ""
+        )
         hint = (
-            " One row per sentence: did you decode a single sentence (the Annotated "
+            f" Your tokens are the expected ones. {squeezed.strip()} A batch of one sentence, "
+            "or one that stops after one step, has an axis of length 1 that the result "
+            "keeps: return tokens[:, 1:] as it is."
+            if squeezed
+            else " One row per sentence: did you decode a single sentence (the Annotated "
             "Transformer's greedy_decode does), or squeeze the batch away?"
             if got.dim() == 1
             else ""
