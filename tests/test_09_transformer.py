@@ -1407,6 +1407,20 @@ def greedy_batch_axis_squeezed(model, src_ids, max_len, bos_id, eos_id):
     return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id).squeeze(0)
 
 
+def greedy_finished_flags_start_true(model, src_ids, max_len, bos_id, eos_id):
+    """The finished flags made with torch.ones: every row is padded from the first step."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.ones(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            best = model.decode(tokens, memory, src_ids)[:, -1].argmax(-1)
+            best = best.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, best[:, None]], dim=1)
+            finished = finished | (best == eos_id)
+    return tokens[:, 1:]
+
+
 def greedy_reencode(model, src_ids, max_len, bos_id, eos_id):
     """Runs the whole model (encoder included) at every step: slower, same result."""
     tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
@@ -1918,6 +1932,12 @@ MISTAKES = [
     ),
     Mistake(check_count_parameters, count_one_layer_too_many, r"counts num_layers \+ 1 layers"),
     Mistake(check_greedy_decode, greedy_memory_first, r"memory and the tokens are swapped"),
+    Mistake(
+        check_greedy_decode,
+        greedy_finished_flags_start_true,
+        r"unfinished rows get pad_id\. Either the padding's condition is inverted .* or the "
+        r"finished flags start True",
+    ),
     Mistake(
         check_greedy_decode,
         greedy_batch_axis_squeezed,

@@ -812,10 +812,20 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
                 "finished earlier."
             )
         if mine_ == pad:
+            inverted = (
+                " Yours pads every row from the first step on, though none has produced "
+                "<eos>: unfinished rows get pad_id. Either the padding's condition is "
+                "inverted (the two branches of torch.where(finished, pad_id, next_token) "
+                "swapped, or masked_fill(~finished, pad_id)), or the finished flags start "
+                "True (torch.ones where torch.zeros belongs); either way no row ever "
+                "produces <eos>."
+                if step == 0 and bool((prefix[:, 1:] == pad).all()) and pad != eos
+                else ""
+            )
             return (
                 f"Row {row} has not produced <eos>, but at step {step + 1} yours gives it "
                 f"pad_id ({pad}); from the same prefix the reference decides {right_}. Only a "
-                "row that has produced <eos> is padded."
+                f"row that has produced <eos> is padded.{inverted}"
             )
         return (
             f"Replaying your steps: row {row}'s decision at step {step + 1} is the first that "
