@@ -1421,6 +1421,21 @@ def greedy_finished_flags_start_true(model, src_ids, max_len, bos_id, eos_id):
     return tokens[:, 1:]
 
 
+def greedy_first_sentence_logits(model, src_ids, max_len, bos_id, eos_id):
+    """The next token from scores[0], the first sentence's (steps, vocab) logits."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        done = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            scores = model.decode(tokens, memory, src_ids)
+            chosen = scores[0].argmax(dim=-1)
+            chosen = torch.where(done, model.pad_id, chosen)
+            tokens = torch.cat([tokens, chosen[:, None]], dim=1)
+            done = done | (chosen == eos_id)
+    return tokens[:, 1:]
+
+
 def greedy_reencode(model, src_ids, max_len, bos_id, eos_id):
     """Runs the whole model (encoder included) at every step: slower, same result."""
     tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
@@ -1932,6 +1947,11 @@ MISTAKES = [
     ),
     Mistake(check_count_parameters, count_one_layer_too_many, r"counts num_layers \+ 1 layers"),
     Mistake(check_greedy_decode, greedy_memory_first, r"memory and the tokens are swapped"),
+    Mistake(
+        check_greedy_decode,
+        greedy_first_sentence_logits,
+        r"`chosen` has 2 entries, one per position .* such as scores\[-1\] .* or scores\[0\]",
+    ),
     Mistake(
         check_greedy_decode,
         greedy_finished_flags_start_true,

@@ -422,6 +422,7 @@ def _check_greedy_case(
         call_repr=call,
         hints=[
             (Exception, _decode_arguments_hint),
+            (Exception, _one_sentence_logits_hint),
             ("'indices' to have one of the following scalar types", float_ids),
             _batch_rows_hint(src),
             ("index out of range", id_beyond_vocab),
@@ -977,4 +978,34 @@ def _decode_arguments_hint(exc: BaseException) -> str:
             f"{tuple(second.shape)}, as its second: memory and the tokens are swapped. "
             "decode takes the target ids first: model.decode(tokens, memory, src_ids)."
         )
+    return ""
+
+
+def _one_sentence_logits_hint(exc: BaseException) -> str:
+    """A next token with one entry per position instead of one per row: the argmax of one
+    sentence's (steps, vocab) logits, logits[-1] (the batch's last sentence) or
+    logits[0], where logits[:, -1] (every sentence's last position) belongs. Told from the
+    failing frame: a float (batch, steps, vocab) tensor and an int64 (steps,) one, with
+    steps != batch (blind12h-gd-logits-last-row-of-batch got the sizes hint alone)."""
+    from transformer_course.checking.failure import innermost_learner_traceback
+
+    innermost = innermost_learner_traceback(exc)
+    if innermost is None:
+        return ""
+    tensors = {k: v for k, v in innermost.tb_frame.f_locals.items() if torch.is_tensor(v)}
+    scores = [(k, v) for k, v in tensors.items() if v.is_floating_point() and v.dim() == 3]
+    for name, logits in scores:
+        batch, steps, _vocab = (int(n) for n in logits.shape)
+        if batch == steps:
+            continue
+        for token_name, tokens in tensors.items():
+            if tokens.dim() == 1 and not tokens.is_floating_point() and len(tokens) == steps:
+                return (
+                    f"`{token_name}` has {steps} entries, one per position of the {steps} so "
+                    f"far, where one per row (batch = {batch}) belongs: it is the argmax of "
+                    f"one sentence's (steps, vocab) logits, such as {name}[-1] (the LAST "
+                    f"SENTENCE of the batch, not the last position) or {name}[0]. The next "
+                    f"token of every row is {name}[:, -1].argmax(dim=-1): the last position "
+                    "of each sentence, shape (batch,)."
+                )
     return ""
