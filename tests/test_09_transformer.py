@@ -1436,6 +1436,22 @@ def greedy_first_sentence_logits(model, src_ids, max_len, bos_id, eos_id):
     return tokens[:, 1:]
 
 
+def greedy_starts_from_source_column(model, src_ids, max_len, bos_id, eos_id):
+    """The target started from the source's first token (src_ids[:, [0]])."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = src_ids[:, [0]]
+        done = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            chosen = model.decode(tokens, memory, src_ids)[:, -1].argmax(dim=-1)
+            chosen = chosen.masked_fill(done, model.pad_id)
+            tokens = torch.cat([tokens, chosen[:, None]], dim=1)
+            done = done | (chosen == eos_id)
+            if bool(done.all()):
+                break
+    return tokens[:, 1:]
+
+
 def greedy_reencode(model, src_ids, max_len, bos_id, eos_id):
     """Runs the whole model (encoder included) at every step: slower, same result."""
     tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
@@ -1947,6 +1963,11 @@ MISTAKES = [
     ),
     Mistake(check_count_parameters, count_one_layer_too_many, r"counts num_layers \+ 1 layers"),
     Mistake(check_greedy_decode, greedy_memory_first, r"memory and the tokens are swapped"),
+    Mistake(
+        check_greedy_decode,
+        greedy_starts_from_source_column,
+        r"they are the source's first column, src_ids\[:, :1\]",
+    ),
     Mistake(
         check_greedy_decode,
         greedy_first_sentence_logits,

@@ -559,11 +559,13 @@ def _check_greedy_case(
         return text
 
     if not _same_tokens(got, expected):
-        _expect_bos_start(c, embedded, case, call)
+        _expect_bos_start(c, embedded, case, call, src)
     c.expect_equal(got, expected, call, mistakes=mistakes, hint=hint)
 
 
-def _expect_bos_start(c: Checker, embedded: list[torch.Tensor], case: _GreedyCase, call: str):
+def _expect_bos_start(
+    c: Checker, embedded: list[torch.Tensor], case: _GreedyCase, call: str, src: torch.Tensor
+):
     """The first target the decoder read (recorded at model.tgt_embedding) starts with
     <bos> in every row; a start column holding another id (eos_id, pad_id, torch.zeros'
     0) is named with what it held."""
@@ -581,6 +583,12 @@ def _expect_bos_start(c: Checker, embedded: list[torch.Tensor], case: _GreedyCas
         what = f"ids {held}"
         ids = "its first column holds them"
     masked = " (a <pad> first token is masked out as padding, too)" if case.pad_id in held else ""
+    if len(held) > 1 and start.shape == src[:, 0].shape and torch.equal(start, src[:, 0]):
+        masked += (
+            ": they are the source's first column, src_ids[:, :1], as if every source began "
+            "with <bos> (these do not; and the target's start token is bos_id, whatever the "
+            "source holds)"
+        )
     c.fail(
         f"{call}: your decoder input starts with {what}, not <bos>: {ids} where bos_id = "
         f"{case.bos_id} belongs{masked}. Every target starts with <bos>, so the first "
