@@ -2169,6 +2169,7 @@ def beam_with(
     as_list=False,
     pad_to_max_len=False,
     raw_choice=False,
+    lowest_first=False,
     ascending=False,
     position=-1,
     product=False,
@@ -2231,7 +2232,10 @@ def beam_with(
                 if stop == "worst_finished" and done and min(map(norm, done)) >= live[0][0]:
                     break
             pool = done + live if live_join else (live or done) if live_first else (done or live)
-            best = max(pool, key=(lambda c: c[0]) if raw_choice else norm)
+            if lowest_first:  # the pool sorted ascending, its first taken: the worst
+                best = sorted(pool, key=norm)[0]
+            else:
+                best = max(pool, key=(lambda c: c[0]) if raw_choice else norm)
             out.append(best[1] if keep_bos else best[1][1:])
         if as_list:
             return out
@@ -2299,6 +2303,11 @@ finished_shared_across_rows = named("finished_shared_across_rows")(
 BEAM = check_beam_search
 BEAM_MISTAKES = [
     Mistake(BEAM, named("raw_logits")(beam_with(logits_only=True)), "add up raw logits"),
+    Mistake(
+        BEAM,
+        named("answer_sorted_ascending")(beam_with(lowest_first=True)),
+        r"picked the answer with min instead of max",
+    ),
     Mistake(
         BEAM, named("no_length_penalty")(beam_with(penalty=None)), "length penalty is not applied"
     ),
@@ -3342,7 +3351,7 @@ def test_beam_search_names_right_tokens_padded_in_the_wrong_place():
             "results.append(max(finished or beam, key=normalised)[0])",
             "best = max(finished or beam, key=normalised)[0]\n"
             "            results.append(best[:-1] if finished else best)",
-            r"every wrong answer is the expected one without its final <eos>",
+            r"every wrong answer is the expected one without its <eos> \(its final token\)",
         ),
         # blind10j: beam_size copies of the empty hypothesis was told "None of the known
         # mistakes explains all your answers"

@@ -165,6 +165,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
             return pool[-1][0]
         if variant == "worst_live" and not finished:  # beam[-1], the live one of lowest score
             return beam[-1][0]
+        if variant == "answer_min":  # min where max belongs: the lowest score wins
+            return min(pool, key=lambda h: scored(h, choice_mode))[0]
         return max(pool, key=lambda h: scored(h, choice_mode))[0]
 
 
@@ -224,6 +226,10 @@ _BEAM_MESSAGES = {
     "multiplied_penalty": "You multiplied the score by the length penalty; divide it: "
     "score / ((5 + L) / 6) ** α (the scores are negative, so multiplying favours short "
     "hypotheses instead of long ones).",
+    "answer_min": "You picked the answer with min instead of max: the finished hypothesis "
+    "with the LOWEST normalised score, the least probable one. The scores are "
+    "log-probabilities (negative, higher is better), not losses: pick max(finished, "
+    "key=normalised score).",
     "last_collected": "You returned the last hypothesis collected (finished[-1]) rather "
     "than the best one: pick max(finished, key=normalised score).",
     "worst_live": "When no hypothesis had finished, you returned the last live one "
@@ -659,8 +665,9 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
         if all(o[5] and o[5][-1] == o[2][3] and _same_row(o[4], o[5][:-1], o[3]) for o in wrong):
             c.fail(
                 f"for source row {i}, {what} chose {row}, expected {expected}: every wrong "
-                "answer is the expected one without its final <eos>. Return the finished "
-                "hypothesis with its <eos> (then model.pad_id), as greedy_decode does."
+                "answer is the expected one without its <eos> (its final token). Return "
+                "the finished hypothesis with its <eos> (then model.pad_id), as greedy_decode "
+                "does."
             )
         shown = f"for source row {i}, {what} chose {row}, expected {expected}"
 
