@@ -2184,6 +2184,8 @@ def beam_with(
         length = length + 1 if bos_in_length else length
         if penalty == "minus":
             return ((5 - length) / 6) ** alpha
+        if penalty == "six_alone":  # the parentheses left out: (5 + L) / 6 ** α
+            return (5 + length) / 6**alpha
         return length**alpha if penalty == "hf" else ((5 + length) / 6) ** alpha
 
     def beam_search(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0):
@@ -2303,6 +2305,11 @@ finished_shared_across_rows = named("finished_shared_across_rows")(
 BEAM = check_beam_search
 BEAM_MISTAKES = [
     Mistake(BEAM, named("raw_logits")(beam_with(logits_only=True)), "add up raw logits"),
+    Mistake(
+        BEAM,
+        named("penalty_power_of_six_alone")(beam_with(penalty="six_alone")),
+        r"the parentheses of \(\(5 \+ L\) / 6\) \*\* α are left out",
+    ),
     Mistake(
         BEAM,
         named("answer_sorted_ascending")(beam_with(lowest_first=True)),

@@ -64,6 +64,11 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
             length += 1
         if variant == "hf_penalty":
             return length**alpha
+        # the family 'the penalty's parentheses left out': ** binds tighter than /
+        if variant == "penalty_unparenthesised":  # score / (5 + L) / 6 ** α
+            return (5 + length) * 6**alpha
+        if variant == "penalty_power_of_six":  # score / ((5 + L) / 6 ** α)
+            return (5 + length) / 6**alpha
         return ((5 + length) / 6) ** alpha
 
     def scored(hypothesis, mode):
@@ -226,6 +231,15 @@ _BEAM_MESSAGES = {
     "multiplied_penalty": "You multiplied the score by the length penalty; divide it: "
     "score / ((5 + L) / 6) ** α (the scores are negative, so multiplying favours short "
     "hypotheses instead of long ones).",
+    "penalty_unparenthesised": "Your length penalty divides by (5 + L) * 6 ** α: "
+    "score / (5 + L) / 6 ** α without the parentheses of ((5 + L) / 6) ** α (** binds "
+    "tighter than /, so it applies to 6 alone, and each / divides once more). Even with "
+    "α = 0 every finished score is then divided by 5 + L instead of 1, which favours long "
+    "hypotheses. Write score / ((5 + L) / 6) ** α.",
+    "penalty_power_of_six": "Your length penalty is (5 + L) / 6 ** α: the parentheses of "
+    "((5 + L) / 6) ** α are left out, and ** binds tighter than /, so the power applies "
+    "to 6 alone. Even with α = 0 every finished score is then divided by 5 + L instead of "
+    "1. Write ((5 + L) / 6) ** α.",
     "answer_min": "You picked the answer with min instead of max: the finished hypothesis "
     "with the LOWEST normalised score, the least probable one. The scores are "
     "log-probabilities (negative, higher is better), not losses: pick max(finished, "
