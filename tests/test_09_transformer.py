@@ -1452,6 +1452,22 @@ def greedy_starts_from_source_column(model, src_ids, max_len, bos_id, eos_id):
     return tokens[:, 1:]
 
 
+def greedy_stop_test_before_update(model, src_ids, max_len, bos_id, eos_id):
+    """The all-finished test made before the flags take the new token in: one step late."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        done = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            chosen = model.decode(tokens, memory, src_ids)[:, -1].argmax(dim=-1)
+            chosen = chosen.masked_fill(done, model.pad_id)
+            tokens = torch.cat([tokens, chosen[:, None]], dim=1)
+            if bool(done.all()):
+                break
+            done = done | (chosen == eos_id)
+    return tokens[:, 1:]
+
+
 def greedy_reencode(model, src_ids, max_len, bos_id, eos_id):
     """Runs the whole model (encoder included) at every step: slower, same result."""
     tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
@@ -1965,6 +1981,11 @@ MISTAKES = [
     Mistake(check_greedy_decode, greedy_memory_first, r"memory and the tokens are swapped"),
     Mistake(
         check_greedy_decode,
+        greedy_stop_test_before_update,
+        r"Your extra column is all pad_id: .* saw it one step late",
+    ),
+    Mistake(
+        check_greedy_decode,
         greedy_starts_from_source_column,
         r"they are the source's first column, src_ids\[:, :1\]",
     ),
@@ -2408,7 +2429,7 @@ MISTAKES = [
         greedy_tokens_as_source,
         r"third argument must be the source ids themselves",
     ),
-    Mistake(check_greedy_decode, greedy_row_0_for_every_row, r"Every row got row 0's next token"),
+    Mistake(check_greedy_decode, greedy_row_0_for_every_row, r"Every row gets row 0's next token"),
     # the first sentence's memory for every row gives row 0's tokens everywhere, as the
     # batch-of-one argmax does: both are named
     Mistake(check_greedy_decode, greedy_memory_of(0), r"or every row was decoded from the first"),

@@ -2349,7 +2349,7 @@ BEAM_MISTAKES = [
     Mistake(
         BEAM,
         named("stop_after_beam_size_finished")(beam_with(stop="count")),
-        "stopped once beam_size",
+        "the number of finished hypotheses reached beam_size",
     ),
     Mistake(
         BEAM, named("live_hypotheses_compete")(beam_with(live_join=True)), "compete with finished"

@@ -280,7 +280,8 @@ _BEAM_MESSAGES = {
     "the normalised scores) with the WORST live one (beam[-1]): stop once the BEST finished "
     "normalised score (max) is at least the BEST live score, beam[0]'s (the beam is sorted "
     "best first).",
-    "count_rule": "You stopped once beam_size hypotheses had finished. A confident model "
+    "count_rule": "You stopped as soon as the number of finished hypotheses reached "
+    "beam_size. A confident model "
     "finishes several unlikely hypotheses early (each ends with an unlikely <eos>) while the "
     "likely one is still live: the count is reached before the best answer finishes. Stop "
     "when the best finished hypothesis's normalised score is at least the best live score.",

@@ -711,7 +711,7 @@ _REPLAY_RULES = {
         "the LAST position of the prefix, logits[:, -1]."
     ),
     "row_0": (
-        "Every row got row 0's next token: either one decision, row 0's argmax (next_token[0] "
+        "Every row gets row 0's next token: either one decision, row 0's argmax (next_token[0] "
         "or .item(), as in the Annotated Transformer's greedy_decode, which decodes one "
         "sentence), was used for the whole batch, or every row was decoded from the first "
         "sentence (its memory or its src_ids given to all rows); both give these tokens. Each "
@@ -814,7 +814,8 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
         if done:
             return (
                 f"Row {row} had produced <eos> before step {step + 1}, but yours then gives "
-                f"{mine_}: a finished row gets model.pad_id ({pad}) from then on, at every "
+                f"{mine_}: its finished flag was lost (False again) after its <eos>. A "
+                f"finished row gets model.pad_id ({pad}) from then on, at every "
                 "later step. Keep one finished flag per row that stays True once set "
                 "(finished = finished | (next_token == eos_id)): a flag computed afresh at "
                 "each step, from the new token or the last one, forgets the rows that "
@@ -953,10 +954,25 @@ def _greedy_hint(
                     "feeds every token so far (<bos> first) to model.decode(tokens, memory, "
                     "src_ids) and appends the argmax of logits[:, -1] over the vocabulary."
                 )
+    late = ""
+    if (
+        got.dim() == 2
+        and got.shape[1] == expected.shape[1] + 1
+        and bool((got[:, -1] == case.pad_id).all())
+        and expected.shape[1] < case.max_len
+    ):
+        late = (
+            " Your extra column is all pad_id: every row had produced <eos> a step before, "
+            "so the stop test saw it one step late. The finished flags are updated from the "
+            "column already written (tokens[:, -1] == eos_id, before the new token is "
+            "appended), or the all-finished test runs before the update: update finished "
+            "from the new token (finished = finished | (next_token == eos_id)), then stop "
+            "if finished.all()."
+        )
     return (
         f"The rows agree as far as they go, but the result has {got.shape[1]} columns and the "
         f"reference {expected.shape[1]}: stop after max_len steps, or as soon as every row has "
-        "produced <eos>."
+        f"produced <eos>.{late}"
     )
 
 
