@@ -2148,12 +2148,14 @@ MISTAKES = [
     Mistake(
         check_Transformer,
         TTieOutputOnly,
-        r"only some of the three matrices are shared \(src_embedding keeps its own\)",
+        r"only some of the three matrices are shared \(src_embedding is not shared: it keeps its "
+        r"own matrix\)",
     ),
     Mistake(
         check_Transformer,
         TTieEmbeddingsNotOutput,
-        r"only some of the three matrices are shared \(output keeps its own\)",
+        r"only some of the three matrices are shared \(output is not shared: it keeps its own "
+        r"matrix\)",
     ),
     Mistake(
         check_Transformer,
