@@ -1468,6 +1468,22 @@ def greedy_stop_test_before_update(model, src_ids, max_len, bos_id, eos_id):
     return tokens[:, 1:]
 
 
+def greedy_log_softmax_over_rows(model, src_ids, max_len, bos_id, eos_id):
+    """log_softmax over the rows (dim=0) of the last position's logits before the argmax."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        done = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            last = model.decode(tokens, memory, src_ids)[:, -1]
+            chosen = F.log_softmax(last, dim=0).argmax(dim=-1).masked_fill(done, model.pad_id)
+            tokens = torch.cat([tokens, chosen[:, None]], dim=1)
+            done = done | (chosen == eos_id)
+            if bool(done.all()):
+                break
+    return tokens[:, 1:]
+
+
 def greedy_reencode(model, src_ids, max_len, bos_id, eos_id):
     """Runs the whole model (encoder included) at every step: slower, same result."""
     tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
@@ -1979,6 +1995,11 @@ MISTAKES = [
     ),
     Mistake(check_count_parameters, count_one_layer_too_many, r"counts num_layers \+ 1 layers"),
     Mistake(check_greedy_decode, greedy_memory_first, r"memory and the tokens are swapped"),
+    Mistake(
+        check_greedy_decode,
+        greedy_log_softmax_over_rows,
+        r"Your softmax runs over the batch \(dim=0 of the last position's",
+    ),
     Mistake(
         check_greedy_decode,
         greedy_stop_test_before_update,

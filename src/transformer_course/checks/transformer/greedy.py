@@ -702,6 +702,13 @@ _REPLAY_RULES = {
         "the next token are a softmax over the vocabulary (dim=-1) of the last position's "
         "logits, logits[:, -1] (and the argmax of the logits alone gives the same token)."
     ),
+    "softmax_batch": (
+        "Your softmax runs over the batch (dim=0 of the last position's (batch, vocab) "
+        "logits) before the argmax: each token's scores are normalised across the sentences "
+        "instead of each sentence's across the vocabulary, so the chosen tokens depend on "
+        "the other rows (with one sentence every probability is 1 and the argmax is token "
+        "0). The next token is logits[:, -1].argmax(dim=-1) (a softmax, if any, over dim=-1)."
+    ),
     "positions": (
         "Your argmax ran over the positions (dim=1) instead of the vocabulary: the next token "
         "is logits[:, -1].argmax(dim=-1)."
@@ -768,6 +775,7 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
                 "right": logits[:, -1].argmax(-1),
                 "start": model.decode(padded, memory, src)[:, -1].argmax(-1),
                 "softmax_positions": torch.softmax(logits, dim=1)[:, -1].argmax(-1),
+                "softmax_batch": torch.softmax(logits[:, -1], dim=0).argmax(-1),
                 "positions": logits.argmax(dim=1)[:, -1],
                 "first": logits[:, 0].argmax(-1),
                 "row_0": logits[0, -1].argmax(-1).expand(batch),
