@@ -934,6 +934,36 @@ class TDffDefault(ref.Transformer):
         super().__init__(src_vocab_size, tgt_vocab_size, *args, d_ff=d_ff, **kw)
 
 
+class TLayersAndDffSwapped(ref.Transformer):
+    """num_layers and d_ff in each other's places: d_ff layers of num_layers-wide
+    feed-forwards (told only "Each stack has num_layers layers" before)."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *, num_layers=6, d_ff=2048, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, num_layers=d_ff, d_ff=num_layers, **kw)
+
+
+class TModelAndHeadsSwapped(ref.Transformer):
+    """d_model and num_heads in each other's places: the attention refuses d_model=2 with
+    num_heads=8, a refusal that is not the learner's."""
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, *, d_model=512, num_heads=8, **kw):
+        super().__init__(src_vocab_size, tgt_vocab_size, d_model=num_heads, num_heads=d_model, **kw)
+
+
+class TForwardMaxIndices(ref.Transformer):
+    """forward returns torch.max(...).indices, the predicted tokens, not the logits."""
+
+    def forward(self, src_ids, tgt_ids):
+        return torch.max(super().forward(src_ids, tgt_ids), dim=-1).indices
+
+
+class TForwardDropsFirstPosition(ref.Transformer):
+    """forward cuts the first position's logits ([:, 1:]): len_tgt - 1 rows."""
+
+    def forward(self, src_ids, tgt_ids):
+        return super().forward(src_ids, tgt_ids)[:, 1:]
+
+
 class TMaxLenDefault(ref.Transformer):
     """A larger table by default (the Annotated Transformer's max_len=5000): the same
     model on every input shorter than 512, accepted."""
@@ -1107,6 +1137,46 @@ def count_final_norm_in_every_layer(
         counts["encoder"] += num_layers * 2 * d_model
         counts["decoder"] += num_layers * 2 * d_model
     return counts
+
+
+def count_final_norm_doubled(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """The final LayerNorm counted as two LayerNorms (4 * d_model) in each stack: with
+    num_layers=2 it agrees with the final norm counted per layer, nearby calls split them."""
+    counts = count_paper_style(vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings)
+    final_norms = 4 * d_model if final_norm else 0
+    counts["encoder"] += final_norms
+    counts["decoder"] += final_norms
+    return counts
+
+
+def count_two_attention_biases(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """One attention's biases counted twice where there are four (query and key only)."""
+    counts = ref.count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+    )
+    counts["encoder"] -= num_layers * 2 * d_model
+    counts["decoder"] -= num_layers * 2 * 2 * d_model
+    return counts
+
+
+def count_one_layer_too_many(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """The layers summed over range(num_layers + 1): one layer per stack too many."""
+    more = count_paper_style(
+        vocab_size, d_model, num_heads, num_layers + 1, d_ff, tie_embeddings, final_norm
+    )
+    return {
+        **ref.count_parameters(
+            vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+        ),
+        "encoder": more["encoder"],
+        "decoder": more["decoder"],
+    }
 
 
 def count_output_weight_in_embeddings(
@@ -1319,6 +1389,99 @@ def count_final_term_one(
         counts["encoder"] += 1
         counts["decoder"] += 1
     return counts
+
+
+def greedy_memory_first(model, src_ids, max_len, bos_id, eos_id):
+    """decode given the encoder's output first and the prefix second."""
+    with torch.no_grad():
+        enc_out = model.encode(src_ids)
+        ys = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        for _ in range(max_len):
+            best = model.decode(enc_out, ys, src_ids)[:, -1].argmax(-1)
+            ys = torch.cat([ys, best[:, None]], dim=1)
+    return ys[:, 1:]
+
+
+def greedy_batch_axis_squeezed(model, src_ids, max_len, bos_id, eos_id):
+    """The batch axis squeezed away at the end: a batch of one comes back 1-D."""
+    return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id).squeeze(0)
+
+
+def greedy_finished_flags_start_true(model, src_ids, max_len, bos_id, eos_id):
+    """The finished flags made with torch.ones: every row is padded from the first step."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.ones(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            best = model.decode(tokens, memory, src_ids)[:, -1].argmax(-1)
+            best = best.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, best[:, None]], dim=1)
+            finished = finished | (best == eos_id)
+    return tokens[:, 1:]
+
+
+def greedy_first_sentence_logits(model, src_ids, max_len, bos_id, eos_id):
+    """The next token from scores[0], the first sentence's (steps, vocab) logits."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        done = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            scores = model.decode(tokens, memory, src_ids)
+            chosen = scores[0].argmax(dim=-1)
+            chosen = torch.where(done, model.pad_id, chosen)
+            tokens = torch.cat([tokens, chosen[:, None]], dim=1)
+            done = done | (chosen == eos_id)
+    return tokens[:, 1:]
+
+
+def greedy_starts_from_source_column(model, src_ids, max_len, bos_id, eos_id):
+    """The target started from the source's first token (src_ids[:, [0]])."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = src_ids[:, [0]]
+        done = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            chosen = model.decode(tokens, memory, src_ids)[:, -1].argmax(dim=-1)
+            chosen = chosen.masked_fill(done, model.pad_id)
+            tokens = torch.cat([tokens, chosen[:, None]], dim=1)
+            done = done | (chosen == eos_id)
+            if bool(done.all()):
+                break
+    return tokens[:, 1:]
+
+
+def greedy_stop_test_before_update(model, src_ids, max_len, bos_id, eos_id):
+    """The all-finished test made before the flags take the new token in: one step late."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        done = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            chosen = model.decode(tokens, memory, src_ids)[:, -1].argmax(dim=-1)
+            chosen = chosen.masked_fill(done, model.pad_id)
+            tokens = torch.cat([tokens, chosen[:, None]], dim=1)
+            if bool(done.all()):
+                break
+            done = done | (chosen == eos_id)
+    return tokens[:, 1:]
+
+
+def greedy_log_softmax_over_rows(model, src_ids, max_len, bos_id, eos_id):
+    """log_softmax over the rows (dim=0) of the last position's logits before the argmax."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        done = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            last = model.decode(tokens, memory, src_ids)[:, -1]
+            chosen = F.log_softmax(last, dim=0).argmax(dim=-1).masked_fill(done, model.pad_id)
+            tokens = torch.cat([tokens, chosen[:, None]], dim=1)
+            done = done | (chosen == eos_id)
+            if bool(done.all()):
+                break
+    return tokens[:, 1:]
 
 
 def greedy_reencode(model, src_ids, max_len, bos_id, eos_id):
@@ -1820,7 +1983,70 @@ MISTAKES = [
         count_final_norm_in_every_layer,
         r"counted the final LayerNorm once per layer",
     ),
+    Mistake(
+        check_count_parameters,
+        count_final_norm_doubled,
+        r"added the final LayerNorms of both stacks .* to each stack's count",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_two_attention_biases,
+        r"counted two biases of d_model numbers per attention instead of four",
+    ),
+    Mistake(check_count_parameters, count_one_layer_too_many, r"counts num_layers \+ 1 layers"),
+    Mistake(check_greedy_decode, greedy_memory_first, r"memory and the tokens are swapped"),
+    Mistake(
+        check_greedy_decode,
+        greedy_log_softmax_over_rows,
+        r"Your softmax runs over the batch \(dim=0 of the last position's",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_stop_test_before_update,
+        r"Your extra column is all pad_id: .* saw it one step late",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_starts_from_source_column,
+        r"they are the source's first column, src_ids\[:, :1\]",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_first_sentence_logits,
+        r"`chosen` has 2 entries, one per position .* such as scores\[-1\] .* or scores\[0\]",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_finished_flags_start_true,
+        r"unfinished rows get pad_id\. Either the padding's condition is inverted .* or the "
+        r"finished flags start True",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_batch_axis_squeezed,
+        r"Your tokens are the expected ones\. That is the expected shape with its axis 0 of "
+        r"length 1 dropped",
+        hidden_only=True,
+    ),
     Mistake(check_Transformer, TNumLayersDefault, r"your default for num_layers is not 6"),
+    Mistake(
+        check_Transformer, TForwardMaxIndices, r"of int64: token ids, .* instead of the logits"
+    ),
+    Mistake(
+        check_Transformer,
+        TForwardDropsFirstPosition,
+        r"Yours has len_tgt - 1 = \d+ positions: one target position is dropped",
+    ),
+    Mistake(
+        check_Transformer,
+        TLayersAndDffSwapped,
+        r"yours have \d+, which is d_ff in this call: d_ff went where num_layers belongs",
+    ),
+    Mistake(
+        check_Transformer,
+        TModelAndHeadsSwapped,
+        r"built with d_model = \d+, not this call's d_model = \d+\. \d+ is num_heads",
+    ),
     Mistake(check_Transformer, TPadIdDefault, r"your default for pad_id is not 0"),
     Mistake(check_Transformer, TDffDefault, r"your default for d_ff is not 2048"),
     Mistake(check_Transformer, TScaledTwice, r"sqrt\(d_model\) twice"),
@@ -1845,7 +2071,7 @@ MISTAKES = [
         r"(?s)target ids were looked up in the "
         r"source's table|index out of range.*target ids through tgt_embedding",
     ),
-    Mistake(check_Transformer, TNoSourceMask, r"encoder ignores the padding of the source"),
+    Mistake(check_Transformer, TNoSourceMask, r"encoder runs without the source padding mask"),
     # was "differs from the reference" (blind8a-tr-padding-mask-true-blocks)
     Mistake(check_Transformer, TMaskPartsJoinedByOr, r"with \| \(either one allows\)"),
     Mistake(check_Transformer, TInvertedSourceMask, r"encoder's source padding mask is inverted"),
@@ -1943,12 +2169,14 @@ MISTAKES = [
     Mistake(
         check_Transformer,
         TTieOutputOnly,
-        r"only some of the three matrices are shared \(src_embedding keeps its own\)",
+        r"only some of the three matrices are shared \(src_embedding is not shared: it keeps its "
+        r"own matrix\)",
     ),
     Mistake(
         check_Transformer,
         TTieEmbeddingsNotOutput,
-        r"only some of the three matrices are shared \(output keeps its own\)",
+        r"only some of the three matrices are shared \(output is not shared: it keeps its own "
+        r"matrix\)",
     ),
     Mistake(
         check_Transformer,
@@ -2224,7 +2452,7 @@ MISTAKES = [
         greedy_tokens_as_source,
         r"third argument must be the source ids themselves",
     ),
-    Mistake(check_greedy_decode, greedy_row_0_for_every_row, r"Every row got row 0's next token"),
+    Mistake(check_greedy_decode, greedy_row_0_for_every_row, r"Every row gets row 0's next token"),
     # the first sentence's memory for every row gives row 0's tokens everywhere, as the
     # batch-of-one argmax does: both are named
     Mistake(check_greedy_decode, greedy_memory_of(0), r"or every row was decoded from the first"),

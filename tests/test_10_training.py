@@ -110,6 +110,44 @@ labels_padded_with_minus_100 = named("labels_padded_with_minus_100")(batches_wit
 hard_coded_specials = named("hard_coded_specials")(
     batches_with(decoder_input=lambda t, b, e: [BOS_ID, *t], labels=lambda t, b, e: [*t, EOS_ID])
 )
+pad_written_in = named("pad_written_in")(
+    batches_with(convert=lambda rows, pad: _tensor(rows, PAD_ID))
+)
+
+
+@named("torch_chunk_count")
+def torch_chunk_count(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
+    """torch.chunk(order, batch_size): batch_size read as the number of batches."""
+    order = torch.arange(len(pairs))
+    batches = []
+    for indices in torch.chunk(order, batch_size):
+        chunk = [pairs[i] for i in indices.tolist()]
+        batches.append(
+            (
+                _tensor([list(s) for s, _ in chunk], pad_id),
+                _tensor([[bos_id, *t] for _, t in chunk], pad_id),
+                _tensor([[*t, eos_id] for _, t in chunk], pad_id),
+            )
+        )
+    return batches
+
+
+@named("rows_extended_across_batches")
+def rows_extended_across_batches(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """One dict of row lists for the whole call, extended batch after batch."""
+    rows = {"src": [], "input": [], "labels": []}
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        rows["src"].extend(list(s) for s, _ in chunk)
+        rows["input"].extend([bos_id, *t] for _, t in chunk)
+        rows["labels"].extend([*t, eos_id] for _, t in chunk)
+        batches.append(tuple(_tensor(rows[k], pad_id) for k in ("src", "input", "labels")))
+    return batches
+
+
 source_with_bos_only = named("source_with_bos_only")(batches_with(src=lambda s, b, e: [b, *s]))
 source_eos_bos = named("source_eos_bos")(batches_with(src=lambda s, b, e: [e, *s, b]))
 drops_last_batch = named("drops_last_batch")(batches_with(drop_last=True))
@@ -548,7 +586,19 @@ BATCH_MISTAKES = [
     Mistake(check_make_batches, labels_padded_with_minus_100, "-100"),
     # was only shown the row (blind4c): a second shift of the labels
     Mistake(check_make_batches, labels_shifted_twice, "labels are shifted twice"),
-    Mistake(check_make_batches, hard_coded_specials, "use the arguments, not the constants"),
+    Mistake(check_make_batches, hard_coded_specials, "Use the arguments, not the constants"),
+    Mistake(
+        check_make_batches,
+        hard_coded_specials,
+        r"your rows are started with 2 \(written in\) instead of bos_id=",
+    ),
+    Mistake(check_make_batches, pad_written_in, r"padded with 0 \(written in\) instead of pad_id"),
+    Mistake(check_make_batches, torch_chunk_count, r"torch\.chunk\(order, \d+\)"),
+    Mistake(
+        check_make_batches,
+        rows_extended_across_batches,
+        r"each batch holds every earlier batch's rows as well as its own",
+    ),
     Mistake(check_make_batches, source_with_bos_only, "It should hold the source ids"),
     # the family 'the source's markers wrong', said as what is in front and at the end
     # (blind9a's <bos> alone was told only the accepted forms)
@@ -694,6 +744,19 @@ NOAM_MISTAKES = [
             "decay_exponent_floor_division",
         ),
         r"is -1 in your formula instead of -0\.5 \(what -1 // 2 gives in Python",
+    ),
+    # the family 'one exponent replaced' by any real number, fitted from the rates:
+    # (warmup ** 2) ** 0.75 written without its parentheses is warmup ** 1.68
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, s / w**2**0.75), "warmup_power_chain"),
+        r"is -1\.68179 in your formula instead of -1\.5 \(what warmup \*\* 2 \*\* 0\.75 "
+        r"gives: \*\* is right-associative",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, s * w**-1.6), "warmup_exponent_1_6"),
+        r"is -1\.6 in your formula instead of -1\.5\. lr",
     ),
     # blind10j: d_model and warmup in each other's places, told only the largest difference
     Mistake(
@@ -857,6 +920,13 @@ def inf_at_step_0(step, d_model, warmup):
     )
 
 
+@named("step_0_as_step_2")
+def step_0_as_step_2(step, d_model, warmup):
+    """Step 0 replaced by step 2 (max(step, 2)): every step from 2 on is right."""
+    step = step if step else 2
+    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
 @named("clamped_to_2")
 def clamped_to_2(step, d_model, warmup):
     step = max(step, 2)
@@ -927,6 +997,9 @@ NOAM_MISTAKES += [
     ),
     Mistake(check_noam_lr, crashes_at_step_0, "should not crash before the first step"),
     Mistake(check_noam_lr, inf_at_step_0, "Before the first step, return 0.0"),
+    Mistake(
+        check_noam_lr, step_0_as_step_2, r"Yours is the rate of step 2: step 0 is replaced by 2"
+    ),
     Mistake(check_noam_lr, returns_a_tensor, "Return a Python float"),
     # told "largest difference at index (0,)" before
     Mistake(
@@ -1054,6 +1127,13 @@ def padding_included(logits, labels, pad_id, smoothing=0.1):
     return _pytorch_per_token(logits, labels, smoothing).mean()
 
 
+@named("keep_from_the_safe_labels")
+def keep_from_the_safe_labels(logits, labels, pad_id, smoothing=0.1):
+    """The pad labels turned into 0 with torch.where, and the mask taken from those."""
+    safe = torch.where(labels == pad_id, torch.zeros_like(labels), labels)
+    return _pytorch_per_token(logits, safe, smoothing)[safe != pad_id].mean()
+
+
 @named("pad_in_the_denominator")
 def pad_in_the_denominator(logits, labels, pad_id, smoothing=0.1):
     per_token = _pytorch_per_token(logits, labels, smoothing)
@@ -1063,6 +1143,14 @@ def pad_in_the_denominator(logits, labels, pad_id, smoothing=0.1):
 @named("summed")
 def summed(logits, labels, pad_id, smoothing=0.1):
     return _pytorch_per_token(logits, labels, smoothing)[labels != pad_id].sum()
+
+
+@named("mean_truncated")
+def mean_truncated(logits, labels, pad_id, smoothing=0.1):
+    """The mean taken with torch.div(..., rounding_mode="trunc"): a whole number."""
+    keep = labels != pad_id
+    total = _pytorch_per_token(logits, labels, smoothing)[keep].sum()
+    return torch.div(total, keep.sum(), rounding_mode="trunc")
 
 
 @named("divided_by_batch_size")
@@ -1421,8 +1509,10 @@ SMOOTHING_MISTAKES = [
         SMOOTH, forgot_the_uniform_part, r"The smoothing term ε·mean_j\(-log p\[j\]\) is missing"
     ),
     Mistake(SMOOTH, padding_included, "The padding is not ignored"),
+    Mistake(SMOOTH, keep_from_the_safe_labels, r"as if its label were token 0 \(pad_id="),
     Mistake(SMOOTH, pad_in_the_denominator, "out of the sum but not out of the count"),
-    Mistake(SMOOTH, summed, "You summed over the tokens"),
+    Mistake(SMOOTH, summed, "sum over the non-pad positions instead of their mean"),
+    Mistake(SMOOTH, mean_truncated, r"truncated toward zero: a cast to int"),
     Mistake(SMOOTH, divided_by_batch_size, "divided the sum by the number of sentences"),
     Mistake(SMOOTH, mean_of_sentence_means, "averaged each sentence's tokens"),
     Mistake(SMOOTH, pad_hard_coded_0, "use the pad_id argument"),
@@ -1567,6 +1657,43 @@ def clip_before_backward(model, batch, optimizer, loss_fn, clip_norm=1.0):
     if clip_norm is not None:
         nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
     loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+def last_sentence_logits(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """The model's output indexed with [-1] (one sentence's logits) before the loss."""
+    model.train()
+    src, decoder_input, labels = batch
+    out = model(src, decoder_input)[-1]
+    loss = loss_fn(out, labels)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+def logits_permuted(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """The logits permuted to (batch, V, len) for nn.CrossEntropyLoss's layout."""
+    model.train()
+    src, decoder_input, labels = batch
+    logits = model(src, decoder_input)
+    loss = loss_fn(logits.permute(0, 2, 1), labels)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+def training_attribute_set(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """Training mode switched on through setattr: the top module's flag only."""
+    setattr(model, "training", True)  # noqa: B010 (the learner's way, on purpose)
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
     optimizer.step()
     optimizer.zero_grad()
     return loss.item()
@@ -1884,6 +2011,9 @@ STEP_MISTAKES = [
         "against decoder_input instead of labels",
     ),
     Mistake(STEP, named("no_clipping")(step_with(clip=None)), "were not clipped"),
+    Mistake(STEP, training_attribute_set, r"the flag was set on the top module only"),
+    Mistake(STEP, last_sentence_logits, r"`out` has shape \(\d+, \d+\) = \(len_tgt, V\)"),
+    Mistake(STEP, logits_permuted, r"`logits\.permute\(0, 2, 1\)` has shape .* = \(batch, V"),
     Mistake(STEP, named("clip_after_step")(step_with(order="step-clip")), "too late"),
     # the candidates left this one out (blind4c): clipping zeros before backward()
     Mistake(STEP, clip_before_backward, r"clipping before loss\.backward\(\)"),
@@ -2039,6 +2169,7 @@ def beam_with(
     as_list=False,
     pad_to_max_len=False,
     raw_choice=False,
+    lowest_first=False,
     ascending=False,
     position=-1,
     product=False,
@@ -2053,6 +2184,8 @@ def beam_with(
         length = length + 1 if bos_in_length else length
         if penalty == "minus":
             return ((5 - length) / 6) ** alpha
+        if penalty == "six_alone":  # the parentheses left out: (5 + L) / 6 ** α
+            return (5 + length) / 6**alpha
         return length**alpha if penalty == "hf" else ((5 + length) / 6) ** alpha
 
     def beam_search(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0):
@@ -2101,7 +2234,10 @@ def beam_with(
                 if stop == "worst_finished" and done and min(map(norm, done)) >= live[0][0]:
                     break
             pool = done + live if live_join else (live or done) if live_first else (done or live)
-            best = max(pool, key=(lambda c: c[0]) if raw_choice else norm)
+            if lowest_first:  # the pool sorted ascending, its first taken: the worst
+                best = sorted(pool, key=norm)[0]
+            else:
+                best = max(pool, key=(lambda c: c[0]) if raw_choice else norm)
             out.append(best[1] if keep_bos else best[1][1:])
         if as_list:
             return out
@@ -2170,6 +2306,16 @@ BEAM = check_beam_search
 BEAM_MISTAKES = [
     Mistake(BEAM, named("raw_logits")(beam_with(logits_only=True)), "add up raw logits"),
     Mistake(
+        BEAM,
+        named("penalty_power_of_six_alone")(beam_with(penalty="six_alone")),
+        r"the parentheses of \(\(5 \+ L\) / 6\) \*\* α are left out",
+    ),
+    Mistake(
+        BEAM,
+        named("answer_sorted_ascending")(beam_with(lowest_first=True)),
+        r"picked the answer with min instead of max",
+    ),
+    Mistake(
         BEAM, named("no_length_penalty")(beam_with(penalty=None)), "length penalty is not applied"
     ),
     Mistake(BEAM, named("length_without_eos")(beam_with(count_eos=False)), "without <eos>"),
@@ -2203,7 +2349,7 @@ BEAM_MISTAKES = [
     Mistake(
         BEAM,
         named("stop_after_beam_size_finished")(beam_with(stop="count")),
-        "stopped once beam_size",
+        "the number of finished hypotheses reached beam_size",
     ),
     Mistake(
         BEAM, named("live_hypotheses_compete")(beam_with(live_join=True)), "compete with finished"
@@ -2391,6 +2537,42 @@ def _streams_as_wide_as_the_first(references):
 
 SCORES = check_translation_scores
 SCORE_MISTAKES = [
+    # the families 'an option of corpus_bleu changed' and 'the score rounded', and the
+    # exact match's count divided the wrong way (a whole number; every reference)
+    Mistake(
+        SCORES,
+        named("bleu_add_k_smoothing")(
+            scores_with(
+                bleu=lambda h, r: sacrebleu.corpus_bleu(h, _streams(r), smooth_method="add-k").score
+            )
+        ),
+        r"That is corpus_bleu with smooth_method='add-k'",
+    ),
+    Mistake(
+        SCORES,
+        named("bleu_rounded_to_2")(
+            scores_with(bleu=lambda h, r: round(sacrebleu.corpus_bleu(h, _streams(r)).score, 2))
+        ),
+        r"rounded to 2 decimal places \(round\(bleu, 2\)\)",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_match_math_floor")(
+            scores_with(exact=lambda h, r: math.floor(sum(a in b for a, b in zip(h, r)) / len(h)))
+        ),
+        r"with // \(floor division\), which rounds the fraction down",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_match_per_reference")(
+            scores_with(
+                exact=lambda h, r: (
+                    sum(a in b for a, b in zip(h, r)) / len([x for b in r for x in b])
+                )
+            )
+        ),
+        r"divided by the number of references of all the sentences",
+    ),
     Mistake(
         SCORES,
         named("streams_as_wide_as_the_first_sentence")(
@@ -3176,7 +3358,7 @@ def test_beam_search_names_right_tokens_padded_in_the_wrong_place():
             "results.append(max(finished or beam, key=normalised)[0])",
             "best = max(finished or beam, key=normalised)[0]\n"
             "            results.append(best[:-1] if finished else best)",
-            r"every wrong answer is the expected one without its final <eos>",
+            r"every wrong answer is the expected one without its <eos> \(its final token\)",
         ),
         # blind10j: beam_size copies of the empty hypothesis was told "None of the known
         # mistakes explains all your answers"

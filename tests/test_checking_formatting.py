@@ -415,3 +415,19 @@ def test_a_huge_answer_is_not_copied_into_the_checks_records():
     copy = frozen(small)
     assert copy["ids"] == small["ids"] and copy["ids"][0] is not small["ids"][0]
     assert torch.equal(copy["x"], small["x"]) and copy["x"] is not small["x"]
+
+
+def test_values_rounded_to_whole_numbers_are_named_with_every_rounding_that_gives_them():
+    """blind19f-ls-mean-by-floor-division: a loss taken with // (one number) got the
+    fallback; floor and a cast to int agree on positive values, so both are named."""
+    from transformer_course.checking.relations import match_relation
+
+    loss = np.array(2.95077)
+    floored = match_relation(np.array(2.0), loss, rtol=1e-5, atol=1e-6)
+    assert floored is not None and "floor division //" in floored.message
+    assert "cast to int" in floored.message
+    scores = np.array([-1.5, 0.25, 2.75, -3.125])  # a cast to int truncates toward zero
+    truncated = match_relation(np.trunc(scores), scores, rtol=1e-5, atol=1e-6)
+    assert truncated is not None and "truncated toward zero" in truncated.message
+    assert "floor division" not in truncated.message
+    assert match_relation(np.array(2.5), loss, rtol=1e-5, atol=1e-6) is None

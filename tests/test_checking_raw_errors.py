@@ -378,3 +378,37 @@ def test_an_order_comparison_without_none_gets_no_advice_about_none():
 
     message = _message(mixed, [1, "a"])
     assert "met None" not in message, message
+
+
+def optimizer_given_the_model(model):
+    optimizer = torch.optim.SGD(model, lr=0.1)  # the module where its parameters belong
+    return optimizer
+
+
+def parameters_summed_from_the_model(net):
+    return sum(p.numel() for p in net)  # iterating the module itself
+
+
+def test_a_module_where_its_parameters_belong_is_named_with_its_variable():
+    """blind19c-ts-clip-given-the-model (clip_grad_norm_(model, ...)) got the raw
+    "'Transformer' object is not iterable"; an optimizer or a loop given the module is the
+    same slip."""
+    text = _message(optimizer_given_the_model, nn.Linear(3, 3))
+    assert "`model` is the module itself (Linear)" in text, text
+    assert "an optimizer, on the line that raised" in text and "model.parameters()" in text
+    text = _message(parameters_summed_from_the_model, nn.Linear(3, 3))
+    assert "`net` is the module itself (Linear)" in text and "net.parameters()" in text, text
+    # an integer is not iterable either, but it is no module: nothing is said
+    assert "module itself" not in _message(lambda n: list(n), 3)
+
+
+def scores_appended_with_stack(history, new_scores):
+    return torch.stack((history, new_scores), dim=-1)  # (rows, steps) and (rows,)
+
+
+def test_stack_of_tensors_one_axis_apart_is_told_to_use_cat():
+    """blind19c-gd-appends-with-stack (torch.stack to append a column) got the raw error."""
+    text = _message(scores_appended_with_stack, torch.zeros(4, 2), torch.ones(4))
+    assert "one axis apart" in text and "use torch.cat" in text, text
+    text = _message(scores_appended_with_stack, torch.zeros(4, 2), torch.ones(3, 5))
+    assert "the SAME shape" in text and "one axis apart" not in text, text

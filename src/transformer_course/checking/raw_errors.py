@@ -352,7 +352,66 @@ def _bool_product_advice(exc: BaseException) -> str:
     )
 
 
+def _module_not_iterable_advice(exc: BaseException) -> str:
+    """A module handed where an iterable of tensors belongs (clip_grad_norm_(model, ...),
+    torch.optim.SGD(model, ...), `for p in model`): "'Transformer' object is not
+    iterable" names the module's class; the variable that holds it is found in the
+    learner's failing frame (blind19c-ts-clip-given-the-model got the raw error)."""
+    found = re.search(r"'(\w+)' object is not iterable", str(exc))
+    if not found:
+        return ""
+    from transformer_course.checking.failure import innermost_learner_traceback
+
+    innermost = innermost_learner_traceback(exc)
+    frame = innermost.tb_frame if innermost is not None else None
+    names = [
+        name
+        for name, value in (frame.f_locals.items() if frame is not None else ())
+        if type(value).__name__ == found[1] and callable(getattr(value, "parameters", None))
+    ]
+    if not names:
+        return ""
+    name, line = names[0], learner_lines(exc)
+    called = next((f for f in ("clip_grad_norm_", "clip_grad_value_", "optim.") if f in line), "")
+    where = (
+        f"{'an optimizer' if called == 'optim.' else called}, on the line that raised, "
+        if called
+        else "the call on the line that raised "
+    )
+    return (
+        f"`{name}` is the module itself ({found[1]}), and a module is not an iterable of "
+        f"tensors: {where}takes the parameters, `{name}.parameters()`, not the model. Pass "
+        f"{name}.parameters() where the tensors to clip (or to update) belong."
+    )
+
+
+def _stack_of_unequal_advice(exc: BaseException) -> str:
+    """torch.stack given tensors of different shapes, where one has an axis more than the
+    other (a (batch, steps) tensor and a (batch,) column): torch.cat along the existing
+    axis was meant (blind19c-gd-appends-with-stack got the raw error)."""
+    found = re.findall(r"\[([\d, ]*)\] at entry (\d+)", str(exc))
+    if len(found) < 2:
+        return ""
+    shapes = [tuple(int(n) for n in sizes.split(",") if n.strip()) for sizes, _ in found[:2]]
+    if abs(len(shapes[0]) - len(shapes[1])) != 1:
+        return (
+            "torch.stack puts tensors of the SAME shape side by side along a new axis; these "
+            f"have the shapes {shapes[0]} and {shapes[1]}. To join tensors along an axis "
+            "they already have, use torch.cat."
+        )
+    longer, shorter = sorted(shapes, key=len, reverse=True)
+    return (
+        f"torch.stack puts tensors of the SAME shape side by side along a new axis; these "
+        f"have the shapes {shapes[0]} and {shapes[1]}, one axis apart. To append the "
+        f"{shorter} tensor to the {longer} one along an axis that one already has (a new "
+        "column of tokens, say), use torch.cat with the shorter one given that axis, for "
+        "example torch.cat([tokens, next_token[:, None]], dim=1)."
+    )
+
+
 RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]] = {
+    "stack expects each tensor to be equal size": _stack_of_unequal_advice,
+    "object is not iterable": _module_not_iterable_advice,
     "before Module.__init__() call": _super_init_advice,
     "must be a 3D tensor": _bmm_advice,
     "must be bool, not method": _train_method_advice,

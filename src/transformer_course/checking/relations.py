@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .rounding import rounded_variants
+
 __all__ = [
     "LOG_BASE_CAUSES",
     "Relation",
@@ -78,9 +80,13 @@ def recognisable_number(value: float) -> str:
 
 
 def _rounded(got: np.ndarray, expected: np.ndarray) -> Relation | None:
-    """The reference's values rounded to a number of decimals, or of significant digits
-    (round(x, 4) for a tidy print, f"{x:.3g}"), where rounding changes some of them and
-    leaves some non-zero: blind17a-noam-rounded-to-four-places got "differs" alone."""
+    """The reference's values rounded to whole numbers (floor division //, a cast to int,
+    round: :func:`rounded_variants`, every way that gives them named), to a number of
+    decimals, or of significant digits (round(x, 4) for a tidy print, f"{x:.3g}"), where
+    rounding changes some of them and leaves some non-zero: blind17a-noam-rounded-to-four-
+    places got "differs" alone, blind19f-ls-mean-by-floor-division (a mean taken with //)
+    the fallback. One number is enough (a loss): a value that is exactly the reference's
+    rounded comes from a rounding."""
     if not np.any(got):
         return None
     close = {"rtol": 1e-6, "atol": 1e-6 * float(np.abs(expected).max())}
@@ -96,7 +102,17 @@ def _rounded(got: np.ndarray, expected: np.ndarray) -> Relation | None:
             and float(np.abs(got - candidate).max()) <= 0.01 * missed
         )
 
-    for decimals in range(0, 9):
+    whole = [
+        description for description, value in rounded_variants(expected).items() if fits(value)
+    ]
+    if whole:  # rounded to whole numbers: every way of rounding that gives these values
+        return Relation(
+            "rounded",
+            f"Your values are the reference's {'; or '.join(whole)}"
+            + (" (the ways agree on these values)" if len(whole) > 1 else "")
+            + ". Keep the value a real number: true division /, no int(...) or round.",
+        )
+    for decimals in range(1, 9):
         if fits(np.round(expected, decimals)):
             return Relation(
                 "rounded",
@@ -124,12 +140,12 @@ def match_relation(
     """The one relation that turns ``expected`` into ``got`` (same shape, both finite), or
     None. Nothing is said when the reference is (nearly) all zeros, where every relation
     holds at once."""
-    if got.shape != expected.shape or got.size < 2:
+    if got.shape != expected.shape or got.size < 1:
         return None
     if not (np.isfinite(got).all() and np.isfinite(expected).all()):
         return None
-    rounded = _rounded(got, expected)
-    if rounded is not None:
+    rounded = _rounded(got, expected)  # one number is enough: rounding leaves a trace
+    if rounded is not None or got.size < 2:
         return rounded
     tol = {"rtol": max(rtol, 1e-4), "atol": max(atol, 1e-5)}
     spread = float(np.abs(expected).max())

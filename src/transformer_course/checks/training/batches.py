@@ -115,9 +115,15 @@ def _hardcoded(got: list[int], expected: list[int], ids: dict[str, int]) -> str:
             swap = {ids[name]: defaults[name] for name in names}
             if [swap.get(t, t) for t in expected] == got:
                 passed = ", ".join(f"{n}={ids[n]}" for n in names)
+                role = {"pad_id": "padded with", "bos_id": "started with", "eos_id": "ended with"}
+                written = "; ".join(
+                    f"your rows are {role[n]} {defaults[n]} (written in) instead of {n}={ids[n]}"
+                    for n in names
+                )
                 return (
                     f"It would be right with lesson 01's ids (<pad>=0, <bos>=2, <eos>=3), but "
-                    f"this call passed {passed}: use the arguments, not the constants."
+                    f"this call passed {passed}: {written}. Use the arguments, not the "
+                    "constants."
                 )
     return ""
 
@@ -605,6 +611,55 @@ def _slice_end(contents: list[list[int]] | None, count: int, batch_size: int) ->
     return ""
 
 
+def _batch_size_as_count(contents, n: int, batch_size: int) -> str:
+    """The family 'batch_size read as the number of batches': the pairs, in order, cut
+    into batch_size pieces instead of pieces of batch_size pairs, as np.array_split(order,
+    batch_size) (sizes differing by at most 1, the larger first), torch.chunk /
+    np.array_split's cousin with pieces of ceil(n / batch_size), or a step of n //
+    batch_size. Named when the learner's batches are exactly one of them and differ from
+    the contract's; "" otherwise."""
+    if not contents or n == 0:
+        return ""
+    right = [list(range(i, min(i + batch_size, n))) for i in range(0, n, batch_size)]
+    if contents == right:
+        return ""
+    order = np.arange(n)
+    found = []
+    split = [piece.tolist() for piece in np.array_split(order, batch_size)]
+    if contents in (split, [p for p in split if p]):
+        found.append(
+            f"np.array_split(order, {batch_size}) cuts the pairs into {batch_size} pieces of "
+            "about len(pairs) / batch_size (its second argument is the number of pieces, "
+            "not their size)"
+        )
+    size = -(-n // batch_size)  # ceil(n / batch_size)
+    chunks = [list(range(i, min(i + size, n))) for i in range(0, n, size)]
+    if contents == chunks:
+        found.append(
+            f"torch.chunk(order, {batch_size}) (or a step of ceil(len(pairs) / batch_size)) "
+            f"cuts the pairs into at most {batch_size} pieces of {size} (its second argument "
+            "is the number of chunks, not their size)"
+        )
+    step = n // batch_size
+    if step > 0:
+        stepped = [list(range(i, min(i + step, n))) for i in range(0, n, step)]
+        if contents == stepped:
+            found.append(
+                f"a step of len(pairs) // batch_size = {step} cuts the pairs into pieces of "
+                f"{step}, about batch_size pieces"
+            )
+    if not found:
+        return ""
+    return (
+        f"Your batches are the pairs cut into batch_size = {batch_size} pieces, not into "
+        f"pieces of batch_size pairs: {'; or '.join(found)}"
+        + (" (these agree here)" if len(found) > 1 else "")
+        + ". batch_size is the number of pairs in each "
+        "batch: batch k holds pairs[k * batch_size : (k + 1) * batch_size] (range(0, "
+        "len(pairs), batch_size) gives the starts), and the last batch holds the rest."
+    )
+
+
 def _right_in_one_batch(c: Checker, make_batches, pairs, ids: dict[str, int]) -> bool:
     """Whether make_batches(pairs[:2], batch_size=3) gives the one right batch (a probe:
     a loop that ends after its first batch is right there, a loop over the wrong starts
@@ -691,6 +746,9 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
                     f"are missing. With batch_size={batch_size}, batch k holds "
                     "pairs[k * batch_size : (k + 1) * batch_size]."
                 )
+            as_count = _batch_size_as_count(contents, len(pairs), batch_size)
+            if as_count:
+                c.fail(f"{first}, holding {sizes} pairs. {as_count}")
             if len(batches) != len(expected):
                 used = sum(batch[0].shape[0] for batch in batches)
                 extra_empty = (
@@ -721,6 +779,19 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
                 last = contents[-1]
                 rest = list(range(len(pairs) - len(pairs) % batch_size, len(pairs)))
                 wrapped = last == rest + list(range(len(last) - len(rest)))
+                cumulative = [
+                    list(range(min((k + 1) * batch_size, len(pairs)))) for k in range(len(contents))
+                ]
+                if contents == cumulative and len(contents) > 1:
+                    c.fail(
+                        f"{first}: your batches hold the pairs {contents}: each batch holds "
+                        "every earlier batch's rows as well as its own (batch k has (k + 1) "
+                        "* batch_size rows), so the lists of rows keep growing: they are "
+                        "made once, before the loop over the batches, and never emptied. "
+                        "Make the lists of rows inside the loop, new for each batch (or "
+                        "build each batch from its own chunk, pairs[start : start + "
+                        "batch_size])."
+                    )
                 how = (
                     f"your last batch holds the pairs {last}: the {len(rest)} left over, "
                     "filled up to batch_size with pairs from the start (wrapped around, as "

@@ -64,6 +64,11 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
             length += 1
         if variant == "hf_penalty":
             return length**alpha
+        # the family 'the penalty's parentheses left out': ** binds tighter than /
+        if variant == "penalty_unparenthesised":  # score / (5 + L) / 6 ** α
+            return (5 + length) * 6**alpha
+        if variant == "penalty_power_of_six":  # score / ((5 + L) / 6 ** α)
+            return (5 + length) / 6**alpha
         return ((5 + length) / 6) ** alpha
 
     def scored(hypothesis, mode):
@@ -165,6 +170,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
             return pool[-1][0]
         if variant == "worst_live" and not finished:  # beam[-1], the live one of lowest score
             return beam[-1][0]
+        if variant == "answer_min":  # min where max belongs: the lowest score wins
+            return min(pool, key=lambda h: scored(h, choice_mode))[0]
         return max(pool, key=lambda h: scored(h, choice_mode))[0]
 
 
@@ -224,6 +231,19 @@ _BEAM_MESSAGES = {
     "multiplied_penalty": "You multiplied the score by the length penalty; divide it: "
     "score / ((5 + L) / 6) ** α (the scores are negative, so multiplying favours short "
     "hypotheses instead of long ones).",
+    "penalty_unparenthesised": "Your length penalty divides by (5 + L) * 6 ** α: "
+    "score / (5 + L) / 6 ** α without the parentheses of ((5 + L) / 6) ** α (** binds "
+    "tighter than /, so it applies to 6 alone, and each / divides once more). Even with "
+    "α = 0 every finished score is then divided by 5 + L instead of 1, which favours long "
+    "hypotheses. Write score / ((5 + L) / 6) ** α.",
+    "penalty_power_of_six": "Your length penalty is (5 + L) / 6 ** α: the parentheses of "
+    "((5 + L) / 6) ** α are left out, and ** binds tighter than /, so the power applies "
+    "to 6 alone. Even with α = 0 every finished score is then divided by 5 + L instead of "
+    "1. Write ((5 + L) / 6) ** α.",
+    "answer_min": "You picked the answer with min instead of max: the finished hypothesis "
+    "with the LOWEST normalised score, the least probable one. The scores are "
+    "log-probabilities (negative, higher is better), not losses: pick max(finished, "
+    "key=normalised score).",
     "last_collected": "You returned the last hypothesis collected (finished[-1]) rather "
     "than the best one: pick max(finished, key=normalised score).",
     "worst_live": "When no hypothesis had finished, you returned the last live one "
@@ -260,7 +280,8 @@ _BEAM_MESSAGES = {
     "the normalised scores) with the WORST live one (beam[-1]): stop once the BEST finished "
     "normalised score (max) is at least the BEST live score, beam[0]'s (the beam is sorted "
     "best first).",
-    "count_rule": "You stopped once beam_size hypotheses had finished. A confident model "
+    "count_rule": "You stopped as soon as the number of finished hypotheses reached "
+    "beam_size. A confident model "
     "finishes several unlikely hypotheses early (each ends with an unlikely <eos>) while the "
     "likely one is still live: the count is reached before the best answer finishes. Stop "
     "when the best finished hypothesis's normalised score is at least the best live score.",
@@ -659,8 +680,9 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
         if all(o[5] and o[5][-1] == o[2][3] and _same_row(o[4], o[5][:-1], o[3]) for o in wrong):
             c.fail(
                 f"for source row {i}, {what} chose {row}, expected {expected}: every wrong "
-                "answer is the expected one without its final <eos>. Return the finished "
-                "hypothesis with its <eos> (then model.pad_id), as greedy_decode does."
+                "answer is the expected one without its <eos> (its final token). Return "
+                "the finished hypothesis with its <eos> (then model.pad_id), as greedy_decode "
+                "does."
             )
         shown = f"for source row {i}, {what} chose {row}, expected {expected}"
 

@@ -24,8 +24,9 @@ QUIZ_TEACHER_FORCING = Quiz(
         "b": "That describes decoding in both cases. In training, teacher forcing feeds the "
         "reference tokens, not the model's own predictions: all positions are computed in "
         "one parallel pass, which needs the inputs known in advance.",
-        "c": "At translation time there is no reference to read: the decoder is fed its own "
-        "output, so its mistake ('blanco') is what it reads next.",
+        "c": "At translation time (greedy_decode) there is no reference to read: the "
+        "decoder reads its own predictions, so its mistake ('blanco') is what it reads "
+        "next. Only training, with teacher forcing, feeds the reference.",
         "d": "That decoder input has been shifted the wrong way: it is the labels. Position t "
         "must not read the token it is asked to predict; the input starts with <bos>.",
     },
@@ -53,7 +54,9 @@ QUIZ_LOSS_FLOOR = Quiz(
         "0.5 per token, which is why a label-smoothed loss curve levels off well above 0.",
         0: "A perfect one-hot prediction (p[y] = 1) is not the minimum: the ε/V part of the "
         "loss contains -log p[j] for every other token j, which is infinite when p[j] = 0. "
-        "The loss is smallest when p equals the smoothed target q.",
+        "The loss is smallest when p equals the smoothed target q, and there it is the "
+        "entropy of q, which is not 0: with ε > 0 the smoothed loss cannot reach 0 (0 is "
+        "the floor of the plain, one-hot cross-entropy).",
         -math.log(_Q): "-ln 0.91 ≈ 0.094 is what the target's share alone costs when "
         "p = q; the other nine tokens add 9 × 0.01 × (-ln 0.01) ≈ 0.414.",
         -math.log(0.9): "-ln 0.9 ≈ 0.105 leaves out the other tokens' part, and the target "

@@ -242,6 +242,43 @@ def _with_exponent(name: str, value: float):
     return rate
 
 
+def _fitted_exponents(name: str, observed) -> list[float]:
+    """The values the exponent ``name`` must have for each observed rate to come from its
+    branch of the formula (the other exponents the paper's): any real number, such as
+    sqrt(3) = 1.732 for warmup ** 3 ** 0.5, which half-integers do not cover. Each is
+    then tested on every rate by the caller."""
+    fitted = []
+    for d, w, steps, values in observed:
+        for s, v in zip(steps, values):
+            scaled = v * d**0.5  # the rate without its d_model ** -0.5
+            if scaled <= 0:
+                continue
+            if name == "warmup" and w > 1:
+                fitted.append(math.log(scaled / s) / math.log(w))
+            elif name == "warm" and s > 1:
+                fitted.append(math.log(scaled * w**1.5) / math.log(s))
+            elif name == "decay" and s > 1:
+                fitted.append(math.log(scaled) / math.log(s))
+    return fitted
+
+
+def _right_associative(value: float, right: float, base: str) -> str:
+    """Why an exponent is ``value`` where ``right`` belongs, when it is what a chain of two
+    powers gives in Python: x ** a ** b is x ** (a ** b) (** is right-associative), not
+    (x ** a) ** b = x ** (a * b); "" when no such a, b fit."""
+    for a in range(2, 10):
+        for b in (0.5, 0.75, 1.5, 2, 3, 1 / 3):
+            if math.isclose(abs(right), a * b) and math.isclose(abs(value), a**b, rel_tol=1e-6):
+                shown = f"{b:g}" if b != 1 / 3 else "(1 / 3)"
+                return (
+                    f" (what {base} ** {a} ** {shown} gives: ** is right-associative, so "
+                    f"{base} ** {a} ** {shown} is {base} ** ({a} ** {shown}) = {base} ** "
+                    f"{a**b:.6g}, not ({base} ** {a}) ** {shown} = {base} ** {a * b:g}; write "
+                    f"the parentheses, or the exponent {abs(right):g} itself)"
+                )
+    return ""
+
+
 def _exponent_replaced(noam_lr, cases) -> str:
     """The family 'one exponent of the formula replaced' (its sign flipped, a floor
     division, -3 // 2 = -2, another half-integer): named when exactly one replaced
@@ -255,12 +292,18 @@ def _exponent_replaced(noam_lr, cases) -> str:
         observed.append((d, w, [s for s in steps if s > 0], values))
     found = []
     for name, (_, right) in _EXPONENTS.items():
-        for value in (x / 2 for x in range(-6, 7)):
-            if value == right or (name, value) == ("warm", -1.5):
+        tried = []
+        for value in [*(x / 2 for x in range(-6, 7)), *_fitted_exponents(name, observed)]:
+            if math.isclose(value, right, rel_tol=1e-6) or (
+                name == "warm" and math.isclose(value, -1.5, rel_tol=1e-6)
+            ):
                 continue  # (step * warmup) ** -1.5 is told below, with its cause
+            if any(math.isclose(value, other, rel_tol=1e-6) for other in tried):
+                continue
+            tried.append(value)
             rate = _with_exponent(name, value)
             if all(
-                math.isclose(v, rate(s, d, w), rel_tol=1e-9)
+                math.isclose(v, rate(s, d, w), rel_tol=1e-8)
                 for d, w, steps, values in observed
                 for s, v in zip(steps, values)
             ):
@@ -278,7 +321,9 @@ def _exponent_replaced(noam_lr, cases) -> str:
                 f" (what {int(2 * right)} // 2 gives in Python: // is floor division, which "
                 f"rounds {int(2 * right)} / 2 = {right:g} down to {value:g}; write {right:g})"
             )
-        return f"the exponent of {where}, is {value:g} in your formula instead of {right:g}{why}"
+        else:
+            why = _right_associative(value, right, where.split()[0])
+        return f"the exponent of {where}, is {value:.6g} in your formula instead of {right:g}{why}"
 
     if len(found) == 1:
         return (
@@ -561,6 +606,31 @@ def _rounded_noam(steps, d_model, warmup) -> dict:
     return variants
 
 
+def _step_zero_as_another(value: float, d_model: int, warmup: int) -> str:
+    """When the rate returned for step 0 is the rate of another whole step k (the formula
+    solved for step on each branch): step 0 replaced by k, named (the peak when k is
+    warmup); "" otherwise."""
+    if not (math.isfinite(value) and value > 0):
+        return ""
+    scaled = value * d_model**0.5
+    for k in (scaled * warmup**1.5, scaled**-2):  # the warm-up branch's step, the decay's
+        step = round(k)
+        if step > 1 and math.isclose(k, step, rel_tol=1e-6):
+            if not math.isclose(_noam(step, d_model, warmup), value, rel_tol=1e-6):
+                continue
+            peak = (
+                ", the peak of the schedule (step == warmup): step 0 is replaced by warmup "
+                "(such as `step = step or warmup`)"
+                if step == warmup
+                else f": step 0 is replaced by {step}"
+            )
+            return (
+                f" Yours is the rate of step {step}{peak}. Replace step 0 by 1 (max(step, 1)) "
+                "or return 0.0 for it."
+            )
+    return ""
+
+
 def check_noam_lr(noam_lr, *, hidden: bool = False) -> None:
     """noam_lr(step, d_model, warmup) -> float, the schedule of section 5.3."""
     with Checker("noam_lr", hidden=hidden) as c:
@@ -633,5 +703,6 @@ def check_noam_lr(noam_lr, *, hidden: bool = False) -> None:
                 c.fail(
                     f"{what} returned {short(value)}. Before the first step, return 0.0 or the value "
                     f"of step 1 ({first:.6g}); the formula itself gives 0 ** -0.5 = inf there."
+                    + _step_zero_as_another(value, d_model, warmup)
                 )
             c.ok()

@@ -223,6 +223,25 @@ _BLEU_MODELS = {
     ),
 }
 
+# the family 'an option of corpus_bleu changed from its default': each other smoothing
+# (blind19c-tsc-bleu-floor-smoothing was told only the expected score)
+for _method in ("floor", "add-k", "none"):
+    _BLEU_MODELS[
+        f"That is corpus_bleu with smooth_method={_method!r}; the contract asks for "
+        "corpus_bleu's default settings, whose smoothing is 'exp': the smoothing changes "
+        "the score only when some n-gram order has no match at all (as here), so it can "
+        "look right on other inputs. Leave smooth_method (and the other options) at their "
+        "defaults."
+    ] = lambda h, r, m=_method: sacrebleu.corpus_bleu(list(h), _streams(r), smooth_method=m).score
+# the family 'the score rounded' (blind15a-tsc-bleu-rounded was told only the expected)
+for _places in range(4):
+    _BLEU_MODELS[
+        f"Your BLEU is sacrebleu's score rounded to {_places} decimal place"
+        f"{'s' if _places != 1 else ''} (round(bleu, {_places})), the way scores are "
+        "reported in tables: the contract returns the score as it is. Round only where you "
+        "print it."
+    ] = lambda h, r, k=_places: round(_bleu(h, r), k)
+
 #: an input on which the mistakes that can tie on the checked ones part: the reference
 #: lists as they came and the streams without their holes (both 100 on the first visible
 #: case) give 50.8 and 100 here (tests/test_10_training.py checks that every pair of
@@ -403,6 +422,13 @@ EXACT_PROBE = (
         ["mi libro"],
     ],
 )
+#: an input where every hypothesis matches (yours must give 1.0 here): a count divided
+#: with // gives 1, a string compared with a list 0, a division by the number of
+#: references 2 / 3
+ALL_MATCH_PROBE = (
+    ["el perro", "la casa"],
+    [["el perro"], ["una casa", "la casa"]],
+)
 #: an input where case matters (yours must give 1 / 4 here; in lower case 3 / 4)
 CASE_PROBE = (
     ["La casa", "El perro come", "veo al gato", "mi libro"],
@@ -427,6 +453,10 @@ def _exact_models(hypotheses, references) -> dict[str, float]:
         "lowercase": sum(h.lower() in [r.lower() for r in refs] for h, refs in pairs) / n,
         # each hypothesis tested against the references of every sentence together
         "pooled": sum(h in {r for refs in references for r in refs} for h in hypotheses) / n,
+        # the count divided with // (0 unless every hypothesis matches)
+        "floor": float(matches // n),
+        # the count divided by the number of references, not of hypotheses
+        "over_references": matches / sum(len(refs) for refs in references),
     }
 
 
@@ -444,7 +474,7 @@ def _exact_mistakes(translation_scores, value, hypotheses, references) -> list[s
     ]
     if not found:
         return found
-    for probe_input in (EXACT_PROBE, CASE_PROBE):
+    for probe_input in (EXACT_PROBE, CASE_PROBE, ALL_MATCH_PROBE):
         try:
             probe = float(translation_scores(*copy.deepcopy(probe_input))["exact_match"])
         except Exception:  # the probes only confirm
@@ -509,6 +539,19 @@ def _check_exact_match(
         "compare hypothesis i with references[i] alone, zip(hypotheses, references), "
         f"`hypothesis in refs`: {matches} of {n}, {exact:g}.",
     }
+    said["floor"] = (
+        f'{what}["exact_match"] is {value:g}: the number of matches ({matches}) divided '
+        f"by the number of hypotheses ({n}) with // (floor division), which rounds the "
+        "fraction down to a whole number: 0 unless every hypothesis matches (an int, not a "
+        f"fraction between 0 and 1). Divide with /: {matches} / {n} = {exact:g}."
+    )
+    refs = sum(len(r) for r in references)
+    said["over_references"] = (
+        f'{what}["exact_match"] is {value:g}: the number of matches ({matches}) divided by '
+        f"the number of references of all the sentences ({refs}) instead of the number of "
+        f"hypotheses ({n}). Each hypothesis counts once, whatever its number of "
+        f"references: {matches} / {n} = {exact:g}."
+    )
     if len(found) == 1:
         c.fail(said[found[0]])
     if found:

@@ -62,8 +62,10 @@ _SMOOTHING_MESSAGES = {
     "its loss. Divide by the number of positions whose label is not pad_id.",
     "with_pad": "The padding is not ignored: your mean includes the positions whose label is "
     "pad_id. Average only over the positions where labels != pad_id.",
-    "sum": "You summed over the tokens; the contract asks for the mean over the non-pad "
-    "positions (so that the loss does not grow with the batch size or the sentence length).",
+    "sum": "Your loss is the sum over the non-pad positions instead of their mean: it is N "
+    "times too large (N, the number of positions whose label is not pad_id), so it grows "
+    "with the number of tokens a batch holds. Divide the sum by N, or take the mean over "
+    "the non-pad positions.",
     "per_batch": "You divided the sum by the number of sentences (the batch size); divide by "
     "the number of non-pad tokens instead: the mean over the positions whose label is not "
     "pad_id.",
@@ -677,6 +679,31 @@ def _pad_side_mistakes(logits, labels, pad_id, eps) -> dict:
     return variants
 
 
+def _pads_kept_mistakes(mistakes: dict, variants: dict, logits, labels, pad_id, eps) -> dict:
+    """The pad positions averaged in, told apart by the label they are scored with where
+    pad_id is not 0: token 0 (the pad labels replaced by 0 first, and the padding test
+    made on the replaced labels, which no longer hold pad_id, or never made), or pad_id
+    itself (no padding test at all). With pad_id = 0 the two are one mistake, said as
+    before. Replaces the "with_pad" entry of ``mistakes`` in place; returns the other."""
+    if pad_id == 0 or not bool((labels == pad_id).any()):
+        return {}
+    mistakes.pop(_SMOOTHING_MESSAGES["with_pad"], None)
+    mistakes[
+        "Your mean includes the positions whose label is pad_id, each scored as if its "
+        f"label were token 0 (pad_id={pad_id} here): the pad labels were replaced by 0 "
+        "(a valid index for gather) before the padding test, so that keep = labels != "
+        "pad_id, computed from the replaced labels, keeps every position (or the mean was "
+        "taken with no padding test at all). Compute keep from the original labels first, "
+        "then replace the pads, and average over keep."
+    ] = variants["with_pad"]
+    own_label = smoothed_cross_entropy(logits.detach().double(), labels, -1, eps)
+    return {
+        "The padding is not ignored: your mean includes the positions whose label is pad_id "
+        f"(pad_id={pad_id} here), scored with pad_id as their target. Average only over the "
+        "positions where labels != pad_id.": own_label
+    }
+
+
 def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> None:
     """label_smoothed_loss(logits, labels, pad_id, smoothing) -> 0-d tensor (PyTorch's)."""
     with Checker("label_smoothed_loss", hidden=hidden) as c:
@@ -749,6 +776,7 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 }
             }
             mistakes.update(_pad_side_mistakes(logits, labels, pad_id, eps))
+            mistakes.update(_pads_kept_mistakes(mistakes, variants, logits, labels, pad_id, eps))
             c.expect_close(
                 got.detach(),
                 expected,

@@ -10,8 +10,10 @@ so that a forward pass run in eval mode shows.
 
 from __future__ import annotations
 
+import ast
 import itertools
 import math
+import re
 
 import torch
 
@@ -199,6 +201,97 @@ def _input_order_hint(start, batch, pad_id, lr, loss_fn, clip):
 def _softmax_of_ids(exc: BaseException) -> bool:
     """A softmax or log-softmax refused an integer tensor (token ids, not logits)."""
     return "softmax" in str(exc) and "'Long'" in str(exc)
+
+
+def _logits_rearranged_hint(batch):
+    """A hint for an exception the learner's step raised, from the tensors of its failing
+    frame: the model's logits, (batch, len_tgt, V), passed on rearranged. A float tensor
+    of shape (len_tgt, V) is one sentence's logits, output[0] (the outputs[0] habit of
+    models that return a tuple); one of shape (batch, V, len_tgt) is the logits with the
+    vocabulary moved to axis 1 (nn.CrossEntropyLoss's layout), which the course's loss
+    functions do not take. Said only when the shapes tell them apart from the batch's
+    other tensors (round 19, blind19c-ts-logits-first-element and
+    blind19f-ts-logits-transposed-for-cross-entropy got the raw error)."""
+    _src, decoder_input, _labels = batch
+    rows, length = (int(n) for n in decoder_input.shape)  # (batch, len_tgt)
+    vocab = STEP_VOCAB
+
+    def text(exc: BaseException) -> str:
+        from transformer_course.checking.failure import (
+            innermost_learner_traceback,
+            learner_lines,
+        )
+
+        found = innermost_learner_traceback(exc)
+        frame = found.tb_frame if found is not None else None
+        if frame is None or len({rows, length, vocab}) < 3:
+            return ""
+        for name, value in frame.f_locals.items():
+            if not (torch.is_tensor(value) and value.is_floating_point()):
+                continue
+            shape = tuple(value.shape)
+            if shape == (length, vocab):
+                return (
+                    f"`{name}` has shape {shape} = (len_tgt, V): one sentence's logits, not "
+                    f"the batch's (batch, len_tgt, V) = {(rows, length, vocab)}. The model "
+                    "returns the logits tensor itself, not a tuple: indexing its output "
+                    "(model(...)[0], the outputs[0] habit of models that return a tuple, or "
+                    "[-1]) takes a single sentence. Use logits = model(src, decoder_input) "
+                    "as it is."
+                )
+            moved = (
+                _moved_on_line(name, learner_lines(exc), value)
+                if shape == (rows, length, vocab)
+                else ""
+            )
+            if shape == (rows, vocab, length) or moved:
+                name = moved or name
+                shape = (rows, vocab, length)
+                return (
+                    f"`{name}` has shape {shape} = (batch, V, len_tgt): the logits transposed "
+                    "so that the vocabulary is on axis 1, nn.CrossEntropyLoss's layout. The "
+                    "loss_fn given here takes (..., V) logits, with the vocabulary LAST, and "
+                    "(...) labels: pass the model's (batch, len_tgt, V) logits as they are, "
+                    "loss_fn(logits, labels), without the transpose."
+                )
+        return ""
+
+    return text
+
+
+def _moved_on_line(name: str, line: str, value) -> str:
+    """The call on ``line`` that moves ``value``'s last axis to axis 1 (``name``.transpose(1,
+    2), .permute(0, 2, 1), .movedim(-1, 1), .mT, ...), as written; "" when there is none."""
+    for found in re.finditer(
+        rf"\b{re.escape(name)}\s*\.\s*(?:(mT)\b|(transpose|permute|swapaxes|movedim)\s*"
+        r"\(([-\d,\s]*)\))",
+        line,
+    ):
+        try:
+            if found[1]:
+                moved = value.mT
+            else:
+                numbers = ast.literal_eval(f"({found[3]},)")
+                moved = getattr(value, found[2])(*numbers)
+        except Exception:  # not the arguments of a move of axes
+            continue
+        shape = tuple(value.shape)
+        if tuple(moved.shape) == (shape[0], shape[2], shape[1]):
+            return found[0]
+    return ""
+
+
+def _first_hint(*hints):
+    """One hint from several: the first that has something to say."""
+
+    def text(exc: BaseException) -> str:
+        for hint in hints:
+            said = hint(exc) if callable(hint) else hint
+            if said:
+                return said
+        return ""
+
+    return text
 
 
 def step_batches(pad_id: int, bos_id: int, eos_id: int, seed: int, count: int):
@@ -465,6 +558,22 @@ def _step_twin(start: dict, pad_id, batch, lr, loss_fn, *, forward_in_eval=False
     return twin.state_dict()
 
 
+def _submodules_left_in_eval(model) -> str:
+    """When the model says training but some of its submodules are in eval mode: a few of
+    their names, and how many; "" otherwise (or when the model cannot be walked, as in
+    the sandboxed grader)."""
+    try:
+        if not model.training:
+            return ""
+        names = [name for name, module in model.named_modules() if name and not module.training]
+    except Exception:  # a model that is not a plain nn.Module here
+        return ""
+    if not names:
+        return ""
+    shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+    return f"{len(names)} of them: {shown}"
+
+
 def _expect_training_mode_forward(c: Checker, train_step, pad_id, batch, seed, lr) -> None:
     """One call on a model with dropout 1.0, handed over in eval mode: in training mode
     every dropout zeroes (as deterministic as dropout 0), so the step's weights tell a
@@ -487,6 +596,17 @@ def _expect_training_mode_forward(c: Checker, train_step, pad_id, batch, seed, l
         c.ok()
         return
     if _same_state(state, _step_twin(start, pad_id, batch, lr, loss_fn, forward_in_eval=True)):
+        left_in_eval = _submodules_left_in_eval(model)
+        if left_in_eval:
+            c.fail(
+                f"after {what}, the weights are those of a step whose forward pass ran in "
+                "eval mode, and the model's own flag says training (model.training is True) "
+                f"while its submodules are still in eval mode ({left_in_eval}): the flag was "
+                "set on the top module only, such as model.training = True. Setting the "
+                "attribute changes that one module; model.train() sets it on every "
+                "submodule too (the dropout layers among them). Call model.train() before "
+                "the forward pass."
+            )
         c.fail(
             f"after {what}, the weights are those of a step whose forward pass ran in eval "
             "mode: with dropout 1.0, training mode zeroes every dropout, eval mode none, and "
@@ -568,7 +688,10 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                         if given is None
                         else {}
                     ),
-                    Exception: _input_order_hint(start, batch, pad_id, lr, loss_fn, clip),
+                    Exception: _first_hint(
+                        _input_order_hint(start, batch, pad_id, lr, loss_fn, clip),
+                        _logits_rearranged_hint(batch),
+                    ),
                     "element 0 of tensors does not require grad": "The loss has no graph to "
                     "back-propagate through: call loss_fn on the model's logits directly "
                     "(no torch.no_grad(), no .detach()).",

@@ -10,6 +10,7 @@ from transformer_course.checking import Checker, short
 from transformer_course.checking.oracles import (
     count_parameters_f,
 )
+from transformer_course.checking.tie_breaking import split_candidates
 from transformer_course.reference import transformer as ref
 
 # ================================================================== count_parameters
@@ -166,8 +167,10 @@ COUNT_MISTAKES = [
     ),
     (
         {"final": "always"},
-        "With final_norm=False the post-LN stacks have no final LayerNorm: count it only when "
-        "final_norm is True.",
+        "Your counts add the final LayerNorm (2 * d_model per stack) even with "
+        "final_norm=False: the post-LN stacks then have no final LayerNorm. Count it only "
+        "when final_norm is True; a test that False also passes, such as `final_norm is not "
+        "None` (False is not None), counts it every time.",
     ),
 ]
 
@@ -353,6 +356,21 @@ def _short_attention_mistakes() -> list[tuple[dict, str]]:
 COUNT_MISTAKES += _per_head_mistakes() + _per_layer_mistakes() + _subtracted_mistakes()
 COUNT_MISTAKES += _bias_width_mistakes() + _single_layer_mistakes() + _two_sub_layer_mistakes()
 COUNT_MISTAKES += _short_attention_mistakes()
+COUNT_MISTAKES += [
+    (
+        {"attention_bias_terms": terms},
+        f"You counted {words} of d_model numbers per attention instead of four (one per "
+        f"projection, w_q, w_k, w_v and w_o): each attention is {4 - terms} * d_model short"
+        + (
+            ", as when the parentheses of 4 * (d_model * d_model + d_model) are left out "
+            "(4 * d_model * d_model + d_model, where * binds before +)"
+            if terms == 1
+            else ""
+        )
+        + ". One attention is 4 * (d_model * d_model + d_model).",
+    )
+    for terms, words in ((1, "one bias"), (2, "two biases"), (3, "three biases"))
+]
 COUNT_MISTAKES.append(
     (
         {"tie_inverted": True},
@@ -375,6 +393,28 @@ COUNT_MISTAKES += [
         "attention is 4 * (d_model * d_model + d_model).",
     ),
     (
+        {"layers_offset": -1},
+        "Each stack counts num_layers - 1 layers, one layer short (a one-layer model gets "
+        "none), as a loop over range(1, num_layers) does: it runs num_layers - 1 times. "
+        "Each stack has num_layers layers: num_layers * (one layer), plus its final "
+        "LayerNorm when final_norm is True.",
+    ),
+    (
+        {"layers_offset": 1},
+        "Each stack counts num_layers + 1 layers, one layer too many, as a loop over "
+        "range(num_layers + 1) (or range(0, num_layers + 1)) does. Each stack has "
+        "num_layers layers: num_layers * (one layer), plus its final LayerNorm when "
+        "final_norm is True.",
+    ),
+    (
+        {"final_copies": 2},
+        "With final_norm=True you added the final LayerNorms of both stacks (2 * 2 * "
+        "d_model) to each stack's count: each stack comes out 2 * d_model too large, "
+        "whatever num_layers (or you counted one stack's final LayerNorm twice). Each "
+        "stack has ONE final LayerNorm, after its last layer: the encoder's count adds its "
+        "own 2 * d_model, and the decoder's count its own 2 * d_model.",
+    ),
+    (
         {"output_bias": "d_model"},
         "You sized the output layer's bias as d_model numbers: nn.Linear(d_model, "
         "vocab_size) has a bias of out_features = vocab_size numbers, one per token's "
@@ -387,12 +427,21 @@ def mistaken_counts(args: tuple, knobs: dict) -> dict[str, int]:
     """``count_parameters_f(*args, **knobs)``, with this module's own knobs
     ``decoder_attention_short`` (how many projections, each with its bias, one attention
     of every decoder layer leaves out), ``attention_bias`` (the width of the attention
-    projections' biases: "d_model" or "d_head") and ``output_bias`` (the width of the
-    output layer's bias: "vocab_size" or "d_model")."""
+    projections' biases: "d_model" or "d_head"), ``output_bias`` (the width of the
+    output layer's bias: "vocab_size" or "d_model") and ``final_copies`` (how many final
+    LayerNorms each stack counts when final_norm is True: 2 for both stacks' norms added
+    to each), ``attention_bias_terms`` (how many d_model biases one attention counts, 4
+    when right) and ``layers_offset`` (layers counted per stack beyond num_layers: -1 for
+    a loop over range(1, num_layers))."""
     knobs = dict(knobs)
     short = knobs.pop("decoder_attention_short", 0)
     attention_bias = knobs.pop("attention_bias", "d_model")
     output_bias = knobs.pop("output_bias", "vocab_size")
+    final_copies = knobs.pop("final_copies", 1)
+    attention_bias_terms = knobs.pop("attention_bias_terms", 4)
+    layers_offset = knobs.pop("layers_offset", 0)
+    if layers_offset:  # every stack counts num_layers + layers_offset layers
+        args = (*args[:3], max(args[3] + layers_offset, 0), *args[4:])
     if knobs.pop("tie_inverted", False):  # every tie_embeddings test reads the other value
         args = (*args[:5], not args[5], *args[6:])
     counts = count_parameters_f(*args, **knobs)
@@ -403,6 +452,12 @@ def mistaken_counts(args: tuple, knobs: dict) -> dict[str, int]:
         counts["decoder"] -= layers * 2 * 4 * (d - d // h)
     if output_bias == "d_model":
         counts["output"] += d - v
+    # attention biases counted attention_bias_terms times instead of four (d_model each)
+    counts["encoder"] -= layers * (4 - attention_bias_terms) * d
+    counts["decoder"] -= layers * 2 * (4 - attention_bias_terms) * d
+    if _final:  # the extra copies of each stack's final LayerNorm (2 * d_model each)
+        counts["encoder"] += (final_copies - 1) * 2 * d
+        counts["decoder"] += (final_copies - 1) * 2 * d
     return counts
 
 
@@ -482,10 +537,12 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
         # a cause is stated only when it gives the learner's counts on every configuration
         # the check ran; when several do, all are named
         found = [
-            message
+            (knobs, message)
             for knobs, message in COUNT_MISTAKES
             if all(got == mistaken_counts(a, knobs) for a, _, got, _ in results)
         ]
+        # mistakes that agree on every configuration run are told apart by a few more
+        found = [message for _, message in _split_by_probes(c, count_parameters, found, results)]
         if len(found) == 1:
             c.fail(f"{call} gave {shown}. {found[0]}")
         if found:
@@ -507,6 +564,54 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
             f"{call}[{key!r}]",
             hint=_count_hint(key, args, counts, results),
         )
+
+
+def _probe_configurations(results) -> list[tuple]:
+    """Configurations near those the check ran, each with one size or flag changed (the
+    number of layers, final_norm, tie_embeddings, d_ff, the number of heads): the inputs
+    that tell apart two count mistakes that agree on the configurations run."""
+    probes = []
+    for (v, d, h, n, f, tie, final), *_ in results:
+        for changed in (
+            (v, d, h, n + 1, f, tie, final),
+            (v, d, h, n + 2, f, tie, final),
+            (v, d, h, n, f, tie, not final),
+            (v, d, h, n, f, not tie, final),
+            (v, d, h, n, f + 8, tie, final),
+            (v, d, 1, n, f, tie, final),
+        ):
+            if changed not in probes:
+                probes.append(changed)
+    return probes
+
+
+def _split_by_probes(c: Checker, count_parameters, found: list, results) -> list:
+    """``found`` ((knobs, message) pairs that all give the learner's counts on every
+    configuration run), narrowed by calling the learner's count_parameters on nearby
+    configurations where they disagree (:func:`split_candidates`)."""
+    if len(found) < 2:
+        return found
+
+    def observe(args: tuple) -> tuple:
+        v, d, h, n, f, tie, final = args
+        got = c.call(
+            count_parameters,
+            vocab_size=v,
+            d_model=d,
+            num_heads=h,
+            num_layers=n,
+            d_ff=f,
+            tie_embeddings=tie,
+            final_norm=final,
+            call_repr=_count_call(args),
+        )
+        return tuple(int(got[key]) for key in _COUNT_KEYS)
+
+    def predict(candidate: tuple, args: tuple) -> tuple:
+        counts = mistaken_counts(args, candidate[0])
+        return tuple(counts[key] for key in _COUNT_KEYS)
+
+    return split_candidates(found, _probe_configurations(results), predict, observe)
 
 
 def _per_key_mistakes(results) -> str:

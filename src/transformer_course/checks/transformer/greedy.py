@@ -17,6 +17,7 @@ from transformer_course.checking.objects import course_object
 from transformer_course.checking.oracles import (
     greedy_decode_f,
 )
+from transformer_course.checking.size_one_axes import size_one_axes, size_one_axes_change
 from transformer_course.reference import transformer as ref
 
 from .common import _DECODE_SIZES_HINT, _INDEX_HINT, _POSITIONS
@@ -420,6 +421,8 @@ def _check_greedy_case(
         case.eos_id,
         call_repr=call,
         hints=[
+            (Exception, _decode_arguments_hint),
+            (Exception, _one_sentence_logits_hint),
             ("'indices' to have one of the following scalar types", float_ids),
             _batch_rows_hint(src),
             ("index out of range", id_beyond_vocab),
@@ -501,8 +504,17 @@ def _check_greedy_case(
             "column: tokens[:, 1:]."
         )
     if got.dim() != 2 or got.shape[0] != batch:
+        squeezed = (
+            size_one_axes(tuple(got.shape), tuple(expected.shape))
+            if size_one_axes_change(got, expected) == "lost"
+            else ""
+        )
         hint = (
-            " One row per sentence: did you decode a single sentence (the Annotated "
+            f" Your tokens are the expected ones. {squeezed.strip()} A batch of one sentence, "
+            "or one that stops after one step, has an axis of length 1 that the result "
+            "keeps: return tokens[:, 1:] as it is."
+            if squeezed
+            else " One row per sentence: did you decode a single sentence (the Annotated "
             "Transformer's greedy_decode does), or squeeze the batch away?"
             if got.dim() == 1
             else ""
@@ -547,11 +559,13 @@ def _check_greedy_case(
         return text
 
     if not _same_tokens(got, expected):
-        _expect_bos_start(c, embedded, case, call)
+        _expect_bos_start(c, embedded, case, call, src)
     c.expect_equal(got, expected, call, mistakes=mistakes, hint=hint)
 
 
-def _expect_bos_start(c: Checker, embedded: list[torch.Tensor], case: _GreedyCase, call: str):
+def _expect_bos_start(
+    c: Checker, embedded: list[torch.Tensor], case: _GreedyCase, call: str, src: torch.Tensor
+):
     """The first target the decoder read (recorded at model.tgt_embedding) starts with
     <bos> in every row; a start column holding another id (eos_id, pad_id, torch.zeros'
     0) is named with what it held."""
@@ -569,6 +583,12 @@ def _expect_bos_start(c: Checker, embedded: list[torch.Tensor], case: _GreedyCas
         what = f"ids {held}"
         ids = "its first column holds them"
     masked = " (a <pad> first token is masked out as padding, too)" if case.pad_id in held else ""
+    if len(held) > 1 and start.shape == src[:, 0].shape and torch.equal(start, src[:, 0]):
+        masked += (
+            ": they are the source's first column, src_ids[:, :1], as if every source began "
+            "with <bos> (these do not; and the target's start token is bos_id, whatever the "
+            "source holds)"
+        )
     c.fail(
         f"{call}: your decoder input starts with {what}, not <bos>: {ids} where bos_id = "
         f"{case.bos_id} belongs{masked}. Every target starts with <bos>, so the first "
@@ -682,6 +702,13 @@ _REPLAY_RULES = {
         "the next token are a softmax over the vocabulary (dim=-1) of the last position's "
         "logits, logits[:, -1] (and the argmax of the logits alone gives the same token)."
     ),
+    "softmax_batch": (
+        "Your softmax runs over the batch (dim=0 of the last position's (batch, vocab) "
+        "logits) before the argmax: each token's scores are normalised across the sentences "
+        "instead of each sentence's across the vocabulary, so the chosen tokens depend on "
+        "the other rows (with one sentence every probability is 1 and the argmax is token "
+        "0). The next token is logits[:, -1].argmax(dim=-1) (a softmax, if any, over dim=-1)."
+    ),
     "positions": (
         "Your argmax ran over the positions (dim=1) instead of the vocabulary: the next token "
         "is logits[:, -1].argmax(dim=-1)."
@@ -691,7 +718,7 @@ _REPLAY_RULES = {
         "the LAST position of the prefix, logits[:, -1]."
     ),
     "row_0": (
-        "Every row got row 0's next token: either one decision, row 0's argmax (next_token[0] "
+        "Every row gets row 0's next token: either one decision, row 0's argmax (next_token[0] "
         "or .item(), as in the Annotated Transformer's greedy_decode, which decodes one "
         "sentence), was used for the whole batch, or every row was decoded from the first "
         "sentence (its memory or its src_ids given to all rows); both give these tokens. Each "
@@ -748,6 +775,7 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
                 "right": logits[:, -1].argmax(-1),
                 "start": model.decode(padded, memory, src)[:, -1].argmax(-1),
                 "softmax_positions": torch.softmax(logits, dim=1)[:, -1].argmax(-1),
+                "softmax_batch": torch.softmax(logits[:, -1], dim=0).argmax(-1),
                 "positions": logits.argmax(dim=1)[:, -1],
                 "first": logits[:, 0].argmax(-1),
                 "row_0": logits[0, -1].argmax(-1).expand(batch),
@@ -794,17 +822,28 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
         if done:
             return (
                 f"Row {row} had produced <eos> before step {step + 1}, but yours then gives "
-                f"{mine_}: a finished row gets model.pad_id ({pad}) from then on, at every "
+                f"{mine_}: its finished flag was lost (False again) after its <eos>. A "
+                f"finished row gets model.pad_id ({pad}) from then on, at every "
                 "later step. Keep one finished flag per row that stays True once set "
                 "(finished = finished | (next_token == eos_id)): a flag computed afresh at "
                 "each step, from the new token or the last one, forgets the rows that "
                 "finished earlier."
             )
         if mine_ == pad:
+            inverted = (
+                " Yours pads every row from the first step on, though none has produced "
+                "<eos>: unfinished rows get pad_id. Either the padding's condition is "
+                "inverted (the two branches of torch.where(finished, pad_id, next_token) "
+                "swapped, or masked_fill(~finished, pad_id)), or the finished flags start "
+                "True (torch.ones where torch.zeros belongs); either way no row ever "
+                "produces <eos>."
+                if step == 0 and bool((prefix[:, 1:] == pad).all()) and pad != eos
+                else ""
+            )
             return (
                 f"Row {row} has not produced <eos>, but at step {step + 1} yours gives it "
                 f"pad_id ({pad}); from the same prefix the reference decides {right_}. Only a "
-                "row that has produced <eos> is padded."
+                f"row that has produced <eos> is padded.{inverted}"
             )
         return (
             f"Replaying your steps: row {row}'s decision at step {step + 1} is the first that "
@@ -923,8 +962,82 @@ def _greedy_hint(
                     "feeds every token so far (<bos> first) to model.decode(tokens, memory, "
                     "src_ids) and appends the argmax of logits[:, -1] over the vocabulary."
                 )
+    late = ""
+    if (
+        got.dim() == 2
+        and got.shape[1] == expected.shape[1] + 1
+        and bool((got[:, -1] == case.pad_id).all())
+        and expected.shape[1] < case.max_len
+    ):
+        late = (
+            " Your extra column is all pad_id: every row had produced <eos> a step before, "
+            "so the stop test saw it one step late. The finished flags are updated from the "
+            "column already written (tokens[:, -1] == eos_id, before the new token is "
+            "appended), or the all-finished test runs before the update: update finished "
+            "from the new token (finished = finished | (next_token == eos_id)), then stop "
+            "if finished.all()."
+        )
     return (
         f"The rows agree as far as they go, but the result has {got.shape[1]} columns and the "
         f"reference {expected.shape[1]}: stop after max_len steps, or as soon as every row has "
-        "produced <eos>."
+        f"produced <eos>.{late}"
     )
+
+
+_DECODE_CALL = re.compile(r"\.decode\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*[,)]")
+
+
+def _decode_arguments_hint(exc: BaseException) -> str:
+    """model.decode(tokens, memory, src_ids) called with its first two arguments in each
+    other's places, told from the failing line's call and the tensors its names hold in the
+    learner's frame: a float (batch, len, d_model) tensor first and int64 ids second
+    (blind19f-gd-decode-memory-and-tokens-swapped got the sizes hint alone); "" otherwise
+    (or where the frame cannot be read, as in the sandboxed grader)."""
+    from transformer_course.checking.failure import innermost_learner_traceback, learner_lines
+
+    found = _DECODE_CALL.search(learner_lines(exc))
+    innermost = innermost_learner_traceback(exc)
+    if found is None or innermost is None:
+        return ""
+    first, second = (innermost.tb_frame.f_locals.get(name) for name in found.groups())
+    if not (torch.is_tensor(first) and torch.is_tensor(second)):
+        return ""
+    if first.is_floating_point() and first.dim() == 3 and not second.is_floating_point():
+        return (
+            f"Your call model.decode({found[1]}, {found[2]}, ...) hands decode `{found[1]}`, "
+            f"a float tensor of shape {tuple(first.shape)} (the encoder's output, memory), "
+            f"as its first argument and `{found[2]}`, int64 ids of shape "
+            f"{tuple(second.shape)}, as its second: memory and the tokens are swapped. "
+            "decode takes the target ids first: model.decode(tokens, memory, src_ids)."
+        )
+    return ""
+
+
+def _one_sentence_logits_hint(exc: BaseException) -> str:
+    """A next token with one entry per position instead of one per row: the argmax of one
+    sentence's (steps, vocab) logits, logits[-1] (the batch's last sentence) or
+    logits[0], where logits[:, -1] (every sentence's last position) belongs. Told from the
+    failing frame: a float (batch, steps, vocab) tensor and an int64 (steps,) one, with
+    steps != batch (blind12h-gd-logits-last-row-of-batch got the sizes hint alone)."""
+    from transformer_course.checking.failure import innermost_learner_traceback
+
+    innermost = innermost_learner_traceback(exc)
+    if innermost is None:
+        return ""
+    tensors = {k: v for k, v in innermost.tb_frame.f_locals.items() if torch.is_tensor(v)}
+    scores = [(k, v) for k, v in tensors.items() if v.is_floating_point() and v.dim() == 3]
+    for name, logits in scores:
+        batch, steps, _vocab = (int(n) for n in logits.shape)
+        if batch == steps:
+            continue
+        for token_name, tokens in tensors.items():
+            if tokens.dim() == 1 and not tokens.is_floating_point() and len(tokens) == steps:
+                return (
+                    f"`{token_name}` has {steps} entries, one per position of the {steps} so "
+                    f"far, where one per row (batch = {batch}) belongs: it is the argmax of "
+                    f"one sentence's (steps, vocab) logits, such as {name}[-1] (the LAST "
+                    f"SENTENCE of the batch, not the last position) or {name}[0]. The next "
+                    f"token of every row is {name}[:, -1].argmax(dim=-1): the last position "
+                    "of each sentence, shape (batch,)."
+                )
+    return ""

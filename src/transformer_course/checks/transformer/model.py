@@ -113,6 +113,24 @@ def _shape_hint(got: Any, case: _Case, kind: str) -> str:
         (b, lt, case.src_vocab): f"The last axis has src_vocab_size = {case.src_vocab}: the "
         "output layer scores the TARGET vocabulary, nn.Linear(d_model, tgt_vocab_size).",
     }
+    dtype = getattr(got, "dtype", None)
+    if shape == (b, lt) and dtype is not None and not getattr(dtype, "is_floating_point", True):
+        return (
+            f"Yours is (batch, len_tgt) of {str(dtype).removeprefix('torch.')}: token ids, "
+            "the predicted (most likely) token at each position, the argmax over the "
+            "vocabulary, instead of the logits. Return the logits themselves, (batch, "
+            "len_tgt, tgt_vocab_size): the loss needs every token's score, and choosing a "
+            "token is greedy_decode's job."
+        )
+    method = "decode" if kind == "decode" else "forward"
+    if lt > 1 and shape == (b, lt - 1, case.tgt_vocab):
+        return (
+            f"Yours has len_tgt - 1 = {lt - 1} positions: one target position is dropped "
+            f"(a slice such as [:, :-1] on the logits in {method}, as if the model had to "
+            "make the teacher-forcing shift itself). The shift is made on the data "
+            f"(make_batches' decoder_input and labels); {method} returns one row of logits "
+            "per target position it is given, (batch, len_tgt, tgt_vocab_size)."
+        )
     if ls != lt:
         hints[(b, ls, case.tgt_vocab)] = (
             "One row per SOURCE position: " + _MEMORY_AS_QUERIES

@@ -46,6 +46,24 @@ _CALL_HINTS = [
 ]
 
 
+def _layer_count_source(count: int, case: _Case) -> str:
+    """Which other argument of the call the stacks' number of layers is (an argument
+    passed in num_layers' place, such as num_heads when Encoder and Decoder get the
+    model's arguments in another order), when it is one; "." otherwise."""
+    sizes = {"num_heads": case.num_heads, "d_model": case.d_model, "d_ff": case.d_ff}
+    which = [name for name, value in sizes.items() if value == count]
+    if not which or count == case.num_layers:
+        return "."
+    names = " or ".join(which)
+    return (
+        f"; yours have {count}, which is {names} in this call: {names} went where num_layers "
+        f"belongs, as when num_layers and {which[0]} are swapped in the arguments handed to "
+        "Encoder and Decoder. "
+        "They take (num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm): "
+        "pass them in that order, or by keyword."
+    )
+
+
 def _keys_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple], case: _Case) -> str:
     hints = []
     if "src_embedding.weight" in found or "tgt_embedding.weight" in found:
@@ -105,7 +123,10 @@ def _keys_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple], case: 
     }
     wanted = {key.split(".")[2] for key in expected if key.startswith("encoder.layers.")}
     if layers and layers != wanted:
-        hints.append(f"Each stack has num_layers = {case.num_layers} layers.")
+        hints.append(
+            f"Each stack has num_layers = {case.num_layers} layers"
+            + _layer_count_source(len(layers), case)
+        )
     return " ".join(dict.fromkeys(hints))
 
 
@@ -127,6 +148,9 @@ def _refused_valid(cls, case: _Case, error: ValueError) -> str:
     rate = re.search(r"dropout probability has to be between 0 and 1, but got (\S+)", str(error))
     if rate:  # nn.Dropout's own refusal: an argument in dropout's place
         return _dropout_refused(case, float(rate.group(1)))
+    misplaced = _argument_in_anothers_place(case, str(error))
+    if misplaced:
+        return misplaced
     same = case.src_vocab == case.tgt_vocab
     about = bool(re.search(r"tie|vocab", str(error), re.IGNORECASE))
     slip = ""
@@ -144,8 +168,9 @@ def _refused_valid(cls, case: _Case, error: ValueError) -> str:
                 cls(case.src_vocab, case.tgt_vocab, **case.kwargs, tie_embeddings=False)
             except Exception:
                 slip = (
-                    "your test refuses two vocabulary sizes even with tie_embeddings=False "
-                    "(it does not look at tie_embeddings)"
+                    "your test raises even with tie_embeddings=False: it refuses two "
+                    "vocabulary sizes without looking at tie_embeddings; raise only when "
+                    "tie_embeddings is True"
                 )
             else:
                 slip = (
@@ -157,6 +182,36 @@ def _refused_valid(cls, case: _Case, error: ValueError) -> str:
         "tie_embeddings=True with two different vocabulary sizes"
         + (f"; here {slip}." if slip else ".")
     )
+
+
+def _argument_in_anothers_place(case: _Case, text: str) -> str:
+    """An error raised below the model (the attention's own test, d_model % num_heads)
+    that names a size, such as "num_heads=16", whose value is not this call's but another
+    argument's: that argument was passed in its place (round 12, blind12h-tr-heads-and-
+    d-ff-swapped got "Refuse only tie_embeddings=True ..."); "" otherwise."""
+    sizes = {
+        "num_heads": case.num_heads,
+        "num_layers": case.num_layers,
+        "d_model": case.d_model,
+        "d_ff": case.d_ff,
+    }
+    for name, value in re.findall(r"\b(num_heads|num_layers|d_model|d_ff)\s*=\s*(\d+)", text):
+        got = int(value)
+        if got == sizes[name]:
+            continue
+        which = [other for other, size in sizes.items() if other != name and size == got]
+        if not which:
+            continue
+        names = " or ".join(which)
+        return (
+            f"\nThe error is not a refusal of yours: a layer was built with {name} = {got}, "
+            f"not this call's {name} = {sizes[name]}. {got} is {names} here: {names} went "
+            f"where {name} belongs, as when {name} and {which[0]} are swapped in the "
+            "arguments handed to Encoder and Decoder, which take (num_layers, d_model, "
+            "num_heads, d_ff, dropout, norm_first, final_norm): pass them in that order, or "
+            "by keyword."
+        )
+    return ""
 
 
 def _dropout_refused(case: _Case, got: float) -> str:
@@ -369,7 +424,8 @@ def _check_sharing(c: Checker, module, built: str, case: _Case, buffers: dict) -
             apart_copied = all(started_equal.values())
             c.fail(
                 f"{built}: tie_embeddings=True, but only some of the three matrices are shared "
-                f"({', '.join(apart)} keeps its own).{' T' + copied[1:] if apart_copied else ''} The paper "
+                f"({', '.join(apart)} is not shared: it keeps its own matrix)."
+                f"{' T' + copied[1:] if apart_copied else ''} The paper "
                 "(section 3.4) shares one matrix between both embeddings AND the output layer: "
                 "assign self.src_embedding.embedding.weight to "
                 "self.tgt_embedding.embedding.weight and to self.output.weight."

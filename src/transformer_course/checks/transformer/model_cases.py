@@ -223,8 +223,8 @@ _WRONG_TABLE = {
     "from self.tgt_embedding.",
 }
 _ENCODER_NO_MASK = (
-    "The encoder ignores the padding of the source: its self-attention gives weight to "
-    "<pad> positions. Pass padding_mask(src_ids, self.pad_id) to self.encoder."
+    "The encoder runs without the source padding mask: its self-attention gives weight "
+    "to <pad> positions. Pass padding_mask(src_ids, self.pad_id) to self.encoder."
 )
 
 
