@@ -76,6 +76,24 @@ PADDING_MISTAKES = {
         lambda ids, p: (ids != p)[:, None, None, :].expand(-1, 1, ids.shape[1], -1),
         r"expanded the mask over the query axis.*cross-attention",
     ),
+    # round 20 (blind19b-padmask-with-look-ahead-triangle, told "expanded"): a triangle
+    # over (query, key) ANDed in, named by the rows' values
+    "ANDed with a strict lower triangle": (
+        lambda ids, p: (
+            (ids != p)[:, None, None, :]
+            & torch.ones(ids.shape[1], ids.shape[1]).tril(diagonal=-1).bool()
+        ),
+        r"^(?![\s\S]*You expanded)[\s\S]*ANDed with a \(\d+, \d+\) triangle over \(query, "
+        r"key\), torch\.tril\(\.\.\., diagonal=-1\).*blocked from its own key",
+    ),
+    "ANDed with an upper triangle": (
+        lambda ids, p: ids.ne(p).unsqueeze(1).unsqueeze(1) & ref.look_ahead_mask(ids.shape[1]).T,
+        r"^(?![\s\S]*You expanded)[\s\S]*torch\.triu\(\.\.\.\), an upper triangle",
+    ),
+    "query rows that differ": (
+        lambda ids, p: (ids != p)[:, None, :, None] & (ids != p)[:, None, None, :],
+        r"^(?![\s\S]*(You expanded|triangle))[\s\S]*its rows are not all the same",
+    ),
     "int dtype": (
         lambda ids, p: (ids != p).long()[:, None, None, :],
         r"dtype torch.bool.*drop any.*~1 == -2",

@@ -540,9 +540,66 @@ def _padding_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
 _PAD_ONE_FLAG_PER_KEY = "The padding mask has one flag per key: (batch, 1, 1, len)."
 
 
+def _query_triangles(length: int) -> list[tuple[str, torch.Tensor, str, str]]:
+    """The triangles over (query, key) a padding mask with a query axis may have been
+    ANDed with: (its name, the (len, len) triangle, what it blocks, what mask that is)."""
+    ones = torch.ones(length, length, dtype=torch.bool)  # (len, len)
+    return [
+        (
+            "torch.tril(...), the look-ahead mask",
+            ones.tril(),
+            "every query is also blocked from the keys after it (causal, future keys hidden)",
+            "That is the decoder's self-attention mask (decoder_self_attention_mask), not the "
+            "padding mask",
+        ),
+        (
+            "torch.tril(..., diagonal=-1), a look-ahead mask without its diagonal",
+            ones.tril(-1),
+            "every query is also blocked from its own key and from the keys after it",
+            "That is a look-ahead (causal) mask, which belongs to the decoder's self-attention "
+            "alone, not the padding mask",
+        ),
+        (
+            "torch.triu(...), an upper triangle",
+            ones.triu(),
+            "every query is also blocked from the keys before it",
+            "A triangle has no place in the padding mask",
+        ),
+    ]
+
+
+def _query_rows_hint(got, expected: torch.Tensor, length: int) -> str:
+    """A (batch, 1, len, len) padding mask, one row per query, told apart by its values:
+    the right flags copied to every query row (an expansion), or the padding mask ANDed
+    with a triangle over (query, key) (round 20, blind19b-padmask-with-look-ahead-triangle:
+    the decoder's look-ahead part in the padding mask, was told "expanded"), or neither
+    (then only the shape is named)."""
+    flags = got.detach().cpu() != 0  # (batch, 1, len, len)
+    expanded = expected.expand(-1, -1, length, -1)  # (batch, 1, len, len)
+    if torch.equal(flags, expanded):
+        return _PAD_SHAPE_HINTS["expanded"]
+    for name, triangle, effect, which in _query_triangles(length):
+        if torch.equal(flags, expected & triangle):
+            return (
+                f"Yours is the padding mask ANDed with a ({length}, {length}) triangle over "
+                f"(query, key), {name}: besides the pads, {effect}. {which}: the "
+                "encoder's self-attention and cross-attention may look at every real key, "
+                "before and after the query. Drop the triangle and return the compact "
+                "(ids != pad_id)[:, None, None, :], (batch, 1, 1, len)."
+            )
+    return (
+        f"Yours has a query axis of {length} rows, (batch, 1, len, len), and its rows are not "
+        "all the same, so it is not the padding flags broadcast over the queries either. The "
+        "padding mask depends on the keys alone: one row of flags per sequence, "
+        "(batch, 1, 1, len), which broadcasts over every head and query inside attention."
+    )
+
+
 def _shape_or_size_one(got, expected: torch.Tensor, batch: int, length: int) -> str:
     """The named shapes first; for any other, axes of size 1 lost or added when the flags
     are right and in order (round 11: ids.squeeze() on a batch of one got the rule only)."""
+    if length > 1 and tuple(got.shape) == (batch, 1, length, length):
+        return _query_rows_hint(got, expected, length)
     hint = _padding_shape_hint(tuple(got.shape), batch, length)
     if hint != _PAD_ONE_FLAG_PER_KEY:
         return hint
