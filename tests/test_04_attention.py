@@ -2102,8 +2102,42 @@ R19F_MISTAKES = [
 ]
 
 
+# Round 20: one argument read where another belongs, or never read (checking.stand_ins),
+# found on probes whose arguments share a shape; the family of blind19b-sdpa-scores-q-
+# times-q, blind13f-ar-scores-from-values and blind19b-ar-scores-from-global-cat-keys,
+# proved on other substitutions.
+def sdpa_scores_against_values(q, k, v, mask=None):
+    scores = q @ v.transpose(-2, -1) / math.sqrt(q.shape[-1])  # v where k belongs
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights
+
+
+def row_values_from_global(query, keys, values):
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))
+    return weights, weights @ ref.CAT_VALUES  # the sentence's values, not the argument
+
+
+R20_MISTAKES = [
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_scores_against_values,
+        r"^(?![\s\S]*k\.T\b)[\s\S]*exactly what the correct code gives with v where k belongs "
+        r"\(q @ v\.transpose\(-2, -1\)\): the keys \(k\) are never used",
+    ),
+    Mistake(
+        check_attention_row,
+        row_values_from_global,
+        r"stay the same when only the `values` argument changes: your code never reads its "
+        r"`values`.*CAT_VALUES",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
-    SOFTMAX_MISTAKES
+    R20_MISTAKES
+    + SOFTMAX_MISTAKES
     + ROW_MISTAKES
     + SDPA_MISTAKES
     + FORBIDDEN_MISTAKES

@@ -20,6 +20,7 @@ from transformer_course.checking.failure import _is_learner_frame
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.rounding import rounded_variants
 from transformer_course.checking.size_one_axes import flat_vector_broadcast
+from transformer_course.checking.stand_ins import ignored_arguments, stand_in_sentence, stand_ins
 from transformer_course.checking.temperature import (
     COMMON_FACTORS,
     confirmed_scales,
@@ -503,6 +504,52 @@ _ROW_PRODUCT_SHAPES = (
 )
 
 
+#: (query (4,), keys (5, 4), values (5, 4)) twice: keys and values of one shape, so that
+#: either fits where the other belongs and the results show which one the code read
+_ROW_SAME_SHAPE_PROBES = [
+    tuple(rng.normal(size=shape) for shape in ((4,), (5, 4), (5, 4)))
+    for rng in (numpy_rng(7070), numpy_rng(7071))
+]
+#: (query, keys, values) the shape of the lesson's sentence, (3,), (6, 3), (6, 4), and other
+#: values of each: a code that reads a global array there runs on them
+_ROW_SENTENCE_PROBE, _ROW_SENTENCE_OTHERS = (
+    tuple(rng.normal(size=shape) for shape in ((3,), (6, 3), (6, 4)))
+    for rng in (numpy_rng(7171), numpy_rng(7172))
+)
+_ROW_GLOBALS = {"query": "CAT_QUERIES[...]", "keys": "CAT_KEYS", "values": "CAT_VALUES"}
+_ROW_USES = {"query": "keys @ query", "keys": "keys @ query", "values": "weights @ values"}
+
+
+def _row_stand_in(attention_row) -> str:
+    """The message for a function that reads one argument where another belongs (round 13,
+    blind13f-ar-scores-from-values: values @ query) or never reads one (round 20,
+    blind19b-ar-scores-from-global-cat-keys: the notebook's CAT_KEYS), found by probes
+    (checking.stand_ins); "" when neither fits."""
+    names = ("query", "keys", "values")
+    pairs = stand_ins(attention_row, ref.attention_row, _ROW_SAME_SHAPE_PROBES, names)
+    if pairs:
+        found = stand_in_sentence(pairs, lambda arg, other: _ROW_USES[arg].replace(arg, other))
+        return (
+            "On inputs where the keys and the values have one shape, (5, 4), so that either "
+            f"fits where the other belongs, {found}. Here, with d_k != d_v, that breaks a "
+            "product. The scores come from the keys, keys @ query; the values only enter the "
+            "output, weights @ values."
+        )
+    ignored = ignored_arguments(
+        attention_row, ref.attention_row, _ROW_SENTENCE_PROBE, _ROW_SENTENCE_OTHERS, names
+    )
+    if len(ignored) != 1:
+        return ""
+    (name,) = ignored
+    return (
+        f"On inputs shaped like the lesson's sentence (query (3,), keys (6, 3), values "
+        f"(6, 4)), your results stay the same when only the `{name}` argument changes: your "
+        f"code never reads its `{name}`. It uses another array in its place, such as the "
+        f"notebook's global {_ROW_GLOBALS[name]} left from trying the example, which fits only "
+        f"that sentence. Use the function's own argument `{name}`."
+    )
+
+
 #: a residual brought inside attention: the output (d_v,) met the query (d_k,)
 _ROW_QUERY_ADDED = (
     "Attention's output is weights @ values alone, (d_v,): nothing of the query's size "
@@ -651,7 +698,7 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                             not _row_per_feature_hint(exc, len_k, d_k)
                             and re.search("mismatch in its core dimension|not aligned", str(exc))
                         ),
-                        _ROW_PRODUCT_SHAPES,
+                        lambda exc: _row_stand_in(attention_row) or _ROW_PRODUCT_SHAPES,
                     ),
                     (
                         ValueError,

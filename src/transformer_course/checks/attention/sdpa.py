@@ -30,6 +30,7 @@ from transformer_course.checking.attention_weights import (
 from transformer_course.checking.failure import _is_learner_frame
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.reshape_moves import reshaped_instead
+from transformer_course.checking.stand_ins import stand_in_sentence, stand_ins
 from transformer_course.checking.temperature import COMMON_FACTORS, named_factors
 from transformer_course.reference import attention as ref
 
@@ -374,6 +375,41 @@ def _transposed_values_probe(fn) -> bool:
     return _right_weights_output_as(fn, _VALUES_PROBE, lambda w, v: w @ v.transpose(-2, -1))
 
 
+#: two inputs where q, k and v share one shape, (batch, len, d) = (2, 4, 4): any of them
+#: fits where another belongs, so the results show which one the code read in its place
+_SAME_SHAPE_PROBES = [
+    tuple(
+        torch.randn(2, 4, 4, generator=torch_generator(6161 + 10 * seed + i), dtype=torch.float64)
+        for i in range(3)
+    )
+    for seed in range(2)
+]
+_SDPA_ROLES = {"q": "queries", "k": "keys", "v": "values"}
+_SDPA_USES = {"q": "q @ k.transpose(-2, -1)", "k": "q @ k.transpose(-2, -1)", "v": "weights @ v"}
+
+
+def _sdpa_stand_in(fn) -> str:
+    """The message for a function that reads one of q, k, v where another belongs (round
+    20, blind19b-sdpa-scores-q-times-q: q @ qᵀ, told to swap q and k or transpose k), found
+    on inputs of one shape (checking.stand_ins); "" when no single substitution fits."""
+    pairs = stand_ins(
+        fn,
+        lambda q, k, v: ref.scaled_dot_product_attention(q, k, v),
+        _SAME_SHAPE_PROBES,
+        ("q", "k", "v"),
+    )
+    if not pairs:
+        return ""
+    found = stand_in_sentence(pairs, lambda arg, other: _SDPA_USES[arg].replace(arg, other))
+    unused = " or ".join(f"the {_SDPA_ROLES[arg]} ({arg}) are never used" for arg, _ in pairs)
+    return (
+        f"On inputs where q, k and v all have the shape (2, 4, 4), so that any of them fits "
+        f"where another belongs, {found}: {unused}. Here, with len_q != len_k, that "
+        "substitution breaks a product. Use each argument in its place: the scores are "
+        "q @ k.transpose(-2, -1), the output is weights @ v."
+    )
+
+
 def _sdpa_shapes_hint(dims: dict, fn=None) -> Callable[[BaseException], str]:
     """The shapes of the two products; with the learner's function ``fn``, named as the
     weights transposed before weights @ v when a square input shows it."""
@@ -390,6 +426,8 @@ def _sdpa_shapes_hint(dims: dict, fn=None) -> Callable[[BaseException], str]:
             )
         if fn is not None and _transposed_values_probe(fn):
             return _SDPA_OUTPUT_TRANSPOSED_VALUES.format(**dims)
+        if fn is not None and (substituted := _sdpa_stand_in(fn)):
+            return substituted
         return _SDPA_SHAPES.format(**dims)
 
     return hint
