@@ -2119,7 +2119,22 @@ def row_values_from_global(query, keys, values):
     return weights, weights @ ref.CAT_VALUES  # the sentence's values, not the argument
 
 
+def sm_vector_reshaped_to_a_row(x, axis=-1):
+    if x.ndim == 1:
+        x = x.reshape(1, -1)  # a row, so that axis=-1 means the same for every input
+    exps = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return exps / np.sum(exps, axis=axis, keepdims=True)
+
+
 R20_MISTAKES = [
+    # a vector promoted to a row and never restored (checking.size_one_axes:
+    # promoted_vector_note; blind19b-sm-atleast-2d-never-restored was told "unsqueeze")
+    Mistake(
+        check_softmax,
+        sm_vector_reshaped_to_a_row,
+        r"^(?![\s\S]*squeez)[\s\S]*has shape \(1, (\d+)\) instead of \(\1,\): it gained a "
+        r"leading axis of length 1, while a 2-D input of shape \(1, \1\) keeps its shape",
+    ),
     Mistake(
         check_scaled_dot_product_attention,
         sdpa_scores_against_values,

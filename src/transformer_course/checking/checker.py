@@ -49,7 +49,11 @@ from transformer_course.checking.parameters_kept import (
 from transformer_course.checking.printed import printed_not_returned, tee_stdout
 from transformer_course.checking.randomness import global_random_state, restore_random_state
 from transformer_course.checking.relations import first_wrong, match_relation
-from transformer_course.checking.size_one_axes import permuted_axes, size_one_axes
+from transformer_course.checking.size_one_axes import (
+    NAMES_SIZE_ONE_AXIS,
+    permuted_axes,
+    size_one_axes,
+)
 from transformer_course.checking.snapshots import same_as_snapshot, snapshot
 
 __all__ = ["Checker"]
@@ -538,7 +542,9 @@ class Checker:
         if got != shape:
             merged = _merged_axes(got, shape)
             if not merged and self.explain_shapes:
-                merged = ("" if "squeeze" in hint else size_one_axes(got, shape)) or (
+                merged = (
+                    "" if NAMES_SIZE_ONE_AXIS.search(hint) else size_one_axes(got, shape)
+                ) or (
                     "" if re.search(r"transpos|swap", hint) else permuted_axes(got, shape)
                 )  # unless the check's own hint names it
             if not (merged or hint):  # a shape the check cannot explain

@@ -5,8 +5,11 @@ wrong axis, ...).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import re
+from functools import partial
 
 import numpy as np
 
@@ -20,6 +23,7 @@ from transformer_course.checking import (
 from transformer_course.checking.defaults import wrong_default
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.reshape_moves import reshape_along, reshape_note
+from transformer_course.checking.size_one_axes import promoted_vector_note
 from transformer_course.checking.temperature import (
     COMMON_FACTORS,
     fitted_temperature,
@@ -661,6 +665,16 @@ def _softmax_temperature(c, softmax, got: np.ndarray, x: np.ndarray, axis: int) 
     )
 
 
+def _quiet_call(softmax, x: np.ndarray, **call_args):
+    """The learner's softmax on a copy of ``x``, its prints hidden; None when it raises
+    (a probe: the failing call's message stays)."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), np.errstate(all="ignore"):
+            return softmax(x.copy(), **call_args)
+    except Exception:
+        return None
+
+
 def _moved_axis_hint(got, expected: np.ndarray, axis: int) -> str:
     """The shape hint: when the learner's result is the right softmax with `axis` moved to
     the end (np.moveaxis(x, axis, -1), or a transpose, never moved back), say so."""
@@ -841,7 +855,22 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 "convert a torch result back with .numpy()).",
             )
             expected = ref.softmax(x, axis=axis)
-            c.expect_shape(got, x.shape, what, _moved_axis_hint(got, expected, axis))
+            c.expect_shape(
+                got,
+                x.shape,
+                what,
+                " ".join(
+                    filter(
+                        None,
+                        (
+                            promoted_vector_note(
+                                partial(_quiet_call, softmax, **call_args), x, got
+                            ),
+                            _moved_axis_hint(got, expected, axis),
+                        ),
+                    )
+                ),
+            )
             c.expect_floating(got, "your result", preferred=x.dtype)
             got64 = np.asarray(got, dtype=np.float64)
             dead = np.broadcast_to(np.all(np.isneginf(x), axis=axis, keepdims=True), x.shape)
