@@ -2669,6 +2669,28 @@ MISTAKES += [
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 
+# Round 20: the global generator seeded inside forward (checking.randomness:
+# reseeded_global_generator; blind19b-mha-seeds-rng-in-forward was uncaught: every mask
+# it drew is a valid dropout mask). Proved on a seed drawn in the dropout step alone.
+class SeedsTheDropoutStep(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        torch.random.manual_seed(1234 + self.num_heads)  # the same mask on every rerun
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention,
+        SeedsTheDropoutStep,
+        r"leaves the generator in the same state both times and gives the same result both "
+        r"times: your code seeds the global generator itself",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
 @pytest.mark.parametrize("answer", [768 / 20, 20])
 def test_quiz_head_width_explains_the_sentence_length(answer):
     """d_model divided by the sentence's 20 tokens, or the 20 tokens themselves (round 19,

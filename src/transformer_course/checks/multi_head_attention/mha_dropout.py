@@ -14,6 +14,7 @@ import torch
 from transformer_course.checking import Checker
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.modules import build_module, random_state
+from transformer_course.checking.randomness import reseeded_global_generator
 from transformer_course.reference import multi_head_attention as ref
 
 from .mha_cases import _Case, _inputs, _keys_hint, _kind, _state_shapes
@@ -249,6 +250,11 @@ def _check_dropout_placement(c: Checker, cls, case: _Case) -> None:
             mixing @ v, heads, atol=1e-3
         )
     if placed:
+        reseeded = reseeded_global_generator(
+            lambda: module(query.clone(), key.clone(), value.clone()), f"mha in train mode ({call})"
+        )
+        if reseeded:
+            c.fail(reseeded)
         _expect_backward_in_training(c, module, (query, key, value), output, call, p)
         return
     with torch.no_grad():
