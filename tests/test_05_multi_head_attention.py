@@ -2680,7 +2680,23 @@ class SeedsTheDropoutStep(Base):
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
+class RefusesOnlyMoreHeadsThanWidth(WithReferenceAttention):
+    """A divisibility test that compares the sizes instead of taking the remainder (the
+    family of blind18b-mha-divisibility-floor-division: checking.validity_tests)."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        if num_heads > d_model:
+            raise ValueError("num_heads must divide d_model")
+        super().__init__(d_model, num_heads, dropout)
+
+
 MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention,
+        RefusesOnlyMoreHeadsThanWidth,
+        r"\(2, 4\), \(3, 4\) raise your error, but \(10, 4\).* build without one.*Your test "
+        r"computes .*`d_model < num_heads`.*Test the remainder",
+    ),
     Mistake(
         check_MultiHeadAttention,
         SeedsTheDropoutStep,
