@@ -2126,7 +2126,19 @@ def sm_vector_reshaped_to_a_row(x, axis=-1):
     return exps / np.sum(exps, axis=axis, keepdims=True)
 
 
+def sm_through_torch_float(x, axis=-1):
+    return torch.softmax(torch.from_numpy(x).float(), dim=axis).numpy()  # float32 always
+
+
 R20_MISTAKES = [
+    # a narrower float than the input's (Checker.expect_floating(narrower_fails=True);
+    # blind18c-softmax-cast-float32 was uncaught: a float32 result is compared with the
+    # tolerance of float32, and its dtype only got a note)
+    Mistake(
+        check_softmax,
+        sm_through_torch_float,
+        r"your result is float32, but the input is float64: the result lost precision",
+    ),
     # a vector promoted to a row and never restored (checking.size_one_axes:
     # promoted_vector_note; blind19b-sm-atleast-2d-never-restored was told "unsqueeze")
     Mistake(

@@ -871,7 +871,7 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                     )
                 ),
             )
-            c.expect_floating(got, "your result", preferred=x.dtype)
+            c.expect_floating(got, f"{what}: your result", preferred=x.dtype, narrower_fails=True)
             got64 = np.asarray(got, dtype=np.float64)
             dead = np.broadcast_to(np.all(np.isneginf(x), axis=axis, keepdims=True), x.shape)
             if dead.any():
