@@ -26,7 +26,12 @@ from transformer_course.checking.deviations import (
 from transformer_course.checking.deviations.probes import confirm, evidence, probe_calls
 from transformer_course.checking.empty_inputs import empty_input_hint
 from transformer_course.checking.failing_line import failing_line_values
-from transformer_course.checking.failure import CheckFailure, course_origin, learner_frames
+from transformer_course.checking.failure import (
+    CheckFailure,
+    code_after_placeholder,
+    course_origin,
+    learner_frames,
+)
 from transformer_course.checking.formatting import (
     as_numpy,
     candidates_message,
@@ -363,6 +368,16 @@ class Checker:
             except NotImplementedError as exc:
                 if str(exc).strip():  # a library's (torch: an op with no kernel for a dtype)
                     raise self._raised(exc, call_repr, hint_list) from exc
+                if unreached := code_after_placeholder(exc):
+                    raise CheckFailure(
+                        self.exercise,
+                        f"`{call_repr}` raised NotImplementedError: the placeholder line "
+                        "`raise NotImplementedError()` is still in your code, above your "
+                        f"answer, so it runs first and `{clip(unreached, 80)}` below it is "
+                        "never reached. Delete the line `raise NotImplementedError()` (and "
+                        "the `# YOUR CODE HERE` comment), run that cell, then run this test "
+                        "cell again.",
+                    ) from exc
                 raise CheckFailure(
                     self.exercise,
                     f"`{call_repr}` raised NotImplementedError: this exercise is not "

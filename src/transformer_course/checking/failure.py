@@ -133,3 +133,33 @@ def course_origin(exc: BaseException) -> str:
         return ""
     module = Path(last.filename).stem
     return f"{module}.{last.name}"
+
+
+def code_after_placeholder(exc: BaseException) -> str:
+    """For the NotImplementedError of the notebook's placeholder line (``raise
+    NotImplementedError()``) raised in the learner's function: the first line of code that
+    follows it in the same function, which the raise makes unreachable (round 20,
+    blind19b-q-score-scale-raise-left-above-answer: the answer written under the
+    placeholder was told "not implemented yet"); "" when nothing follows it (the
+    placeholder alone), or the source cannot be read (code that crossed a sandbox)."""
+    import inspect
+
+    found = innermost_learner_traceback(exc)
+    if found is None:
+        return ""
+    try:
+        lines, first = inspect.getsourcelines(found.tb_frame.f_code)
+    except (OSError, TypeError):  # no source: the general message stays
+        return ""
+    at = found.tb_lineno - first  # the raising line's index in ``lines``
+    if not (0 <= at < len(lines)) or "NotImplementedError" not in lines[at]:
+        return ""
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    for line in lines[at + 1 :]:
+        code = line.split("#")[0].strip()
+        if not code:
+            continue
+        if len(line) - len(line.lstrip()) < indent:
+            return ""  # the block the raise sits in ended: the rest is reachable
+        return code
+    return ""
