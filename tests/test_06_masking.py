@@ -166,6 +166,13 @@ PADDING_CORRECT = {
 _CAUSAL_8 = torch.tril(torch.ones(8, 8, dtype=torch.bool))  # a cache for at most 8 positions
 
 LOOK_AHEAD_MISTAKES = {
+    # round 20: a size off by one on every size (checking.size_sources; blind19b-lookahead-
+    # one-more-for-bos, built for size + 1, was told the contract's shape alone)
+    "one position short": (
+        lambda size: torch.ones(size - 1, size - 1).tril() > 0,
+        r"rows and columns for the sizes [\d, ]+: it is built for size - 1 positions, one row "
+        r"and one column short \(otherwise the right triangle\)",
+    ),
     # sliced from a triangle precomputed for 8 positions (blind8d-lookahead-sliced-from-
     # cached-triangle; before: caught by the hidden size 9 alone, the shape restated)
     "sliced from a fixed 8 x 8 triangle": (

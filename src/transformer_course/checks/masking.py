@@ -42,7 +42,7 @@ from transformer_course.checking.size_one_axes import (
     raised_on_size_one_hint,
     size_one_axes_note,
 )
-from transformer_course.checking.size_sources import broadcast_sizes, size_source_note
+from transformer_course.checking.size_sources import broadcast_sizes, size_source_note, size_sources
 from transformer_course.exercise import Exercise
 from transformer_course.reference import masking as ref
 from transformer_course.reference import tokenization as tok
@@ -1157,6 +1157,41 @@ def _look_ahead_shape_hint(
     return hint
 
 
+def _look_ahead_size_note(look_ahead_mask, got: torch.Tensor, size: int) -> str:
+    """A square mask of the wrong size whose size is size + 1 or size - 1 on every size
+    tried (round 20, blind19b-lookahead-one-more-for-bos: built for size + 1 positions, "one
+    more for <bos>", was told only the contract's shape), told by probes on other sizes
+    (checking.size_sources); "" when no single expression of the size fits."""
+    if not (got.dim() == 2 and got.shape[0] == got.shape[1] != size):
+        return ""
+    sizes, observed = [size, 3, 7], []
+    for probe_size in sizes:
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                mask = look_ahead_mask(probe_size)
+        except Exception:  # a probe: the shape's general hint stays
+            return ""
+        if not (isinstance(mask, torch.Tensor) and mask.dim() == 2):
+            return ""
+        observed.append(mask.shape[0])
+    names, _ = size_sources(observed, [{"size": n} for n in sizes], exclude=("size",))
+    if len(names) != 1:
+        return ""
+    (source,) = names
+    rows = got.shape[0]
+    same_triangle = torch.equal(got.detach().cpu() != 0, ref.look_ahead_mask(rows))
+    extra = "one row and one column too many" if rows > size else "one row and one column short"
+    return (
+        f"Your mask has {', '.join(map(str, observed))} rows and columns for the sizes "
+        f"{', '.join(map(str, sizes))}: it is built for {source} positions, "
+        f"{extra}"
+        + (" (otherwise the right triangle)" if same_triangle else "")
+        + ". The mask must match the scores, (len_q, len_k) = (size, size): build it for size "
+        "positions exactly, torch.tril(torch.ones(size, size, dtype=torch.bool)). A sequence "
+        "that starts with <bos> already counts it among its size positions."
+    )
+
+
 def _triangle_indices_note(got: torch.Tensor, size: int) -> str:
     """The (2, n) row and column indices of a triangle (torch.tril_indices or triu_indices)
     returned where the (size, size) mask belongs (blind13d-lookahead-tril-indices)."""
@@ -1253,6 +1288,7 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
                 (size, size),
                 what,
                 _triangle_indices_note(got, size)
+                or _look_ahead_size_note(look_ahead_mask, got, size)
                 or _look_ahead_shape_hint(tuple(got.shape), size, got.dtype, accepted),
             )
             _expect_bool(
