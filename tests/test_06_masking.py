@@ -53,7 +53,18 @@ PADDING_MISTAKES = {
         lambda ids, p: (ids > p)[:, None, None, :],
         r"Your mask is `ids > pad_id`: it hides every real token whose id is below pad_id",
     ),
-    "(batch, len)": (lambda ids, p: ids != p, r"needs two singleton axes"),
+    # round 20 (blind19b-padmask-hugging-face-attention-mask was told of a bare squeeze):
+    # the ids' own shape is named as such, with no squeeze
+    "(batch, len)": (
+        lambda ids, p: ids != p,
+        r"^(?![\s\S]*squeeze)[\s\S]*\(batch, len\) instead of \(batch, 1, 1, len\).*needs "
+        r"two singleton axes",
+    ),
+    "(batch, len) as 0/1 int32": (
+        lambda ids, p: ids.ne(p).to(torch.int32),
+        r"^(?![\s\S]*squeeze)[\s\S]*Two things to change.*int32[\s\S]*\(batch, len\) instead "
+        r"of \(batch, 1, 1, len\)",
+    ),
     # round 10 (blind10d-padmask-view-batch-of-one): the shape alone before
     "view(1, 1, 1, -1)": (
         lambda ids, p: (ids != p).view(1, 1, 1, -1),

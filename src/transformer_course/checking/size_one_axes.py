@@ -85,7 +85,7 @@ def size_one_axes(got: tuple, shape: tuple) -> str:
 
 #: a note of a check's own that names an added or dropped axis of length 1: expect_shape
 #: then leaves out its general sentence (which lists causes the note has ruled out)
-NAMES_SIZE_ONE_AXIS = re.compile(r"squeeze|leading axis of length 1")
+NAMES_SIZE_ONE_AXIS = re.compile(r"squeeze|leading axis of length 1|singleton axes")
 
 
 def promoted_vector_note(run_on, x, got) -> str:

@@ -362,9 +362,12 @@ _FROM_COMPARISON = (
     "A comparison such as `ids != pad_id` is already bool: drop any .int(), .long() or .float()."
 )
 _PAD_SHAPE_HINTS = {
-    "flat": "The values may be right, but the mask needs two singleton axes: (batch, 1, 1, len). "
-    "Attention scores are (batch, num_heads, len_q, len_k); the 1s line up with num_heads and "
-    "len_q, so one row of key flags broadcasts to every head and every query.",
+    "flat": "Yours has the ids' own shape, (batch, len) instead of (batch, 1, 1, len): the "
+    "flags without the head and query axes (the layout of Hugging Face's attention_mask and "
+    "of nn.MultiheadAttention's key_padding_mask). The values may be right, but the mask "
+    "needs two singleton axes: (batch, 1, 1, len). Attention scores are (batch, num_heads, "
+    "len_q, len_k); the 1s line up with num_heads and len_q, so one row of key flags "
+    "broadcasts to every head and every query: (ids != pad_id)[:, None, None, :].",
     "query": "your len axis is on the query axis (len_q), so the mask would broadcast over the "
     "keys instead of over the queries: it would blank out whole rows for pad *queries* while "
     "every real token could still attend to the pads. Padding must hide pad *keys*: put the len "
