@@ -2130,7 +2130,22 @@ def sm_through_torch_float(x, axis=-1):
     return torch.softmax(torch.from_numpy(x).float(), dim=axis).numpy()  # float32 always
 
 
+def row_pair_as_one_array(query, keys, values):
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))
+    output = weights @ values
+    return np.asarray((weights, output))
+
+
 R20_MISTAKES = [
+    # the results packed into one array (hints: _packed_return_advice; blind19b-ar-pair-
+    # packed-in-one-array was told to pad ragged rows)
+    Mistake(
+        check_attention_row,
+        row_pair_as_one_array,
+        r"^(?![\s\S]*pad it)[\s\S]*Your return line packs the results into one numpy array, "
+        r"np\.asarray\(\(weights, output\)\).*\(here weights \(\d+,\), output \(\d+,\)\).*"
+        r"return weights, output\.",
+    ),
     # a narrower float than the input's (Checker.expect_floating(narrower_fails=True);
     # blind18c-softmax-cast-float32 was uncaught: a float32 result is compared with the
     # tolerance of float32, and its dtype only got a note)
