@@ -2136,7 +2136,22 @@ def row_pair_as_one_array(query, keys, values):
     return np.asarray((weights, output))
 
 
+def sm_other_axes_by_swapping_first_and_last(x, axis=-1):
+    if axis != -1:
+        return np.swapaxes(sm_other_axes_by_swapping_first_and_last(np.swapaxes(x, 0, -1)), 0, -1)
+    exps = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return exps / np.sum(exps, axis=-1, keepdims=True)
+
+
 R20_MISTAKES = [
+    # an axis other than -1 handled by moving the first axis last (softmax: _axis_by_
+    # transpose_note; blind19b-sm-other-axis-by-transpose was asked about a hard-coded axis)
+    Mistake(
+        check_softmax,
+        sm_other_axes_by_swapping_first_and_last,
+        r"normalised along axis 0, the first, instead of axis=-?\d, while axis=-1 gives the "
+        r"right result on the same input.*On a 2-D input, axis=1, the same axis as -1",
+    ),
     # the results packed into one array (hints: _packed_return_advice; blind19b-ar-pair-
     # packed-in-one-array was told to pad ragged rows)
     Mistake(

@@ -675,6 +675,52 @@ def _quiet_call(softmax, x: np.ndarray, **call_args):
         return None
 
 
+#: a 2-D input on which axis=1, the same axis as -1, tells a comparison with the literal
+#: -1 from one with the normalised axis
+_TWO_D_PROBE = numpy_rng(4242).normal(size=(3, 4))
+
+
+def _close(result, wanted: np.ndarray) -> bool:
+    return (
+        isinstance(result, np.ndarray)
+        and result.shape == wanted.shape
+        and np.allclose(np.asarray(result, dtype=np.float64), wanted, atol=1e-6)
+    )
+
+
+def _axis_by_transpose_note(softmax, got64: np.ndarray, x: np.ndarray, axis: int) -> str:
+    """A result normalised along the first axis where a middle or first-but-not-only axis
+    was asked, while axis=-1 is right on the same input: the other axes handled by a
+    transpose, softmax(x.T).T, which reverses every axis (round 20, blind19b-sm-other-axis-
+    by-transpose, was asked whether the axis was hard-coded; a hard-coded axis=0 gets
+    axis=-1 wrong too). "" otherwise."""
+    own = axis % x.ndim
+    if x.ndim < 3 or own in (0, x.ndim - 1) or not np.isfinite(x).all():
+        return ""
+    if not _close(got64, ref.softmax(x, axis=0)):
+        return ""
+    if not _close(_quiet_call(softmax, x, axis=-1), ref.softmax(x, axis=-1)):
+        return ""
+    two_d = _TWO_D_PROBE
+    literal = _close(_quiet_call(softmax, two_d, axis=1), ref.softmax(two_d, axis=0))
+    return (
+        f"Your result is normalised along axis 0, the first, instead of axis={axis}, while "
+        "axis=-1 gives the right result on the same input: an axis other than -1 is "
+        "handled by a transpose, softmax(x.T).T (or a swap of the first and last axes). But "
+        ".T reverses every axis, so the last axis of x.T is the first of x: that is the axis "
+        "asked only for axis=0 of a 2-D input."
+        + (
+            " On a 2-D input, axis=1, the same axis as -1, comes out along axis 0 too: the "
+            "axis is compared with the literal -1 instead of as axis % x.ndim."
+            if literal
+            else ""
+        )
+        + " Work along `axis` itself: np.max(x, axis=axis, keepdims=True) and np.sum(..., "
+        "axis=axis, keepdims=True), or move it with np.moveaxis(x, axis, -1) and back with "
+        "np.moveaxis(result, -1, axis)."
+    )
+
+
 def _moved_axis_hint(got, expected: np.ndarray, axis: int) -> str:
     """The shape hint: when the learner's result is the right softmax with `axis` moved to
     the end (np.moveaxis(x, axis, -1), or a transpose, never moved back), say so."""
@@ -932,6 +978,8 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 other_shift = _softmax_shift_not_max(got64, x, axis)
                 if other_shift:
                     c.fail(f"{what} is not what the reference gives. {other_shift}")
+            if transposed := _axis_by_transpose_note(softmax, got64, x, axis):
+                c.fail(f"{what} is not what the reference gives. {transposed}")
             c.expect_close(
                 got,
                 expected,
