@@ -2143,7 +2143,23 @@ def sm_other_axes_by_swapping_first_and_last(x, axis=-1):
     return exps / np.sum(exps, axis=-1, keepdims=True)
 
 
+def sdpa_output_repaired_alone(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    weights = torch.softmax(scores, dim=-1)
+    return torch.nan_to_num(weights @ v), weights  # the NaN rows of the output set to 0
+
+
 R20_MISTAKES = [
+    # the repair reached the output and not the returned weights (sdpa: _output_rows_
+    # repaired; blind19b-sdpa-returns-unrepaired-weights was told to repair the rows)
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_output_repaired_alone,
+        r"your `weights` are NaN in the query rows whose mask allows no key.*while your "
+        r"`output` is all zeros and finite in those rows",
+    ),
     # an axis other than -1 handled by moving the first axis last (softmax: _axis_by_
     # transpose_note; blind19b-sm-other-axis-by-transpose was asked about a hard-coded axis)
     Mistake(

@@ -1103,11 +1103,22 @@ def _unblocked_rows_zeroed(c, fn, q, k, v, mask) -> bool:
     return bool(full.any()) and bool((weights[full] == 0).all())
 
 
-def _expect_fully_masked_rows_finite(c, mask, weights, what, probe=None) -> None:
+def _output_rows_repaired(output, dead: torch.Tensor) -> bool:
+    """Whether the output rows of the queries with no allowed key are all zeros, what the
+    repaired (zero) weights give: the repair reached the output."""
+    if not (isinstance(output, torch.Tensor) and output.shape[:-1] == dead.shape):
+        return False
+    rows = output.detach()[dead]  # (number of dead rows, d_v)
+    return bool(torch.isfinite(rows).all()) and bool((rows == 0).all())
+
+
+def _expect_fully_masked_rows_finite(c, mask, weights, what, probe=None, output=None) -> None:
     """NaN exactly in the rows with no allowed key: the rows were not repaired, or
     repaired by a multiplication (NaN * 0 is NaN), which these weights cannot tell apart;
     or (``probe()`` True: a row that allows every key is zeroed) repaired in the rows
-    with no blocked key instead."""
+    with no blocked key instead; or (the ``output``'s rows there all zeros) repaired in a
+    copy that made the output while the unrepaired weights were returned (round 20,
+    blind19b-sdpa-returns-unrepaired-weights, was told to repair them)."""
     w = weights.detach()
     dead = ~mask.expand(w.shape).any(dim=-1)  # (..., len_q)
     bad = (~torch.isfinite(w)).any(dim=-1)  # (..., len_q)
@@ -1116,6 +1127,17 @@ def _expect_fully_masked_rows_finite(c, mask, weights, what, probe=None) -> None
     if probe is not None and probe():
         c.fail(f"{what}your `weights`: {_SDPA_UNBLOCKED_ROWS_ZEROED}")
     first = tuple(int(i) for i in (dead & bad).nonzero()[0])
+    if _output_rows_repaired(output, dead & bad):
+        c.fail(
+            f"{what}your `weights` are NaN in the query rows whose mask allows no key (the "
+            f"first is query row {first}, batch indices first), while your `output` is all "
+            "zeros and finite in those rows, as it should be: the repair reached the output "
+            "but not the weights you return. Either it was made in a copy of the weights "
+            "(the one that multiplies v) and the weights returned are the ones from before "
+            "it, or only the output was repaired (torch.nan_to_num(weights @ v)). Repair the "
+            "weights themselves and return that tensor, the one that multiplies v: "
+            "`return weights @ v, weights`."
+        )
     c.fail(
         f"{what}your `weights`: {FULLY_MASKED_NAN} Multiplying them by a 0/1 mask does not "
         "repair them either: NaN * 0 is NaN (weights * mask.any(dim=-1, keepdim=True) keeps "
@@ -1357,6 +1379,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                     weights,
                     what,
                     partial(_unblocked_rows_zeroed, c, scaled_dot_product_attention, q, k, v, mask),
+                    output,
                 )
                 _expect_masking_keeps_finite(
                     c, scaled_dot_product_attention, args, mask, weights, what
