@@ -369,7 +369,16 @@ DECODER_MISTAKES = {
         lambda ids, p: (ids != p)[:, None, :, None] & _pad(ids, p) & _tril(ids.shape[1]),
         r"rows of pad \*queries\*.*as well as on the key axis",
     ),
-    "inverted": (lambda ids, p: ~(_pad(ids, p) & _tril(ids.shape[1])), r"mask is inverted"),
+    "inverted": (
+        lambda ids, p: ~(_pad(ids, p) & _tril(ids.shape[1])),
+        r"whole mask is inverted, every entry the opposite",
+    ),
+    # round 20 (blind19b-decmask-padding-read-as-blocked): the padding part alone inverted
+    "padding part inverted": (
+        lambda ids, p: (ids == p)[:, None, None, :] & _tril(ids.shape[1]),
+        r"^(?![\s\S]*whole mask)[\s\S]*padding part of your mask is inverted: it allows only "
+        r"the pad keys",
+    ),
     "triu": (
         lambda ids, p: (
             _pad(ids, p) & torch.triu(torch.ones(ids.shape[1], ids.shape[1], dtype=torch.bool))

@@ -1496,10 +1496,19 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
         "visible. Combine it with the padding mask using &.": causal.expand(full),
         "Your mask is the padding mask alone (broadcast over the queries): every query can "
         "see the future. Combine it with the look-ahead mask using &.": pad.expand(full),
-        "Your mask is inverted: True where attention is blocked. In this course True means "
-        "'may attend' (nn.MultiheadAttention's bool masks use the opposite polarity).": ~(
-            pad & causal
-        ),
+        "Your whole mask is inverted, every entry the opposite of the expected one: True "
+        "where attention is blocked (the pads and the future keys), False where it is "
+        "allowed. In this course True means 'may attend'; nn.Transformer's and "
+        "nn.MultiheadAttention's bool masks use the opposite convention, True = blocked. "
+        "Return padding_mask(...) & look_ahead_mask(...) without inverting it.": ~(pad & causal),
+        # the padding part inverted alone (round 20, blind19b-decmask-padding-read-as-
+        # blocked: pad | ~look_ahead, then inverted, was told a pad key's weight)
+        "The padding part of your mask is inverted: it allows only the pad keys (in the "
+        "past) and blocks every real key, so a query with no pad before it has nothing to "
+        "attend to. padding_mask's True means a real token ('may attend'), not a pad. If you "
+        "built the blocked mask (True = blocked) as padding_mask(...) | ~look_ahead_mask(...) "
+        "and inverted it, the padding part needs its own ~ too; simpler, combine the allowed "
+        "masks directly: padding_mask(...) & look_ahead_mask(...).": ~pad & causal,
         "The look-ahead part is the upper triangle: the right look-ahead mask transposed "
         "(.T, .transpose(-2, -1), read as (len_k, len_q)) or built with torch.triu instead "
         "of torch.tril; the result cannot tell the two apart. Each query sees the future "
