@@ -2690,7 +2690,26 @@ class RefusesOnlyMoreHeadsThanWidth(WithReferenceAttention):
         super().__init__(d_model, num_heads, dropout)
 
 
+class RenormalisesWithAGuard(Base):
+    """Dropped-out weights divided by their row sums, guarded against 0 / 0 (the family of
+    blind19b-mha-dropped-weights-renormalised, which gives NaN at dropout=1.0)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        dropped = self.dropout(weights)
+        dropped = dropped / dropped.sum(dim=-1, keepdim=True).clamp_min(1e-9)
+        return self.w_o(self.merge(dropped @ v)), weights
+
+
 MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention,
+        RenormalisesWithAGuard,
+        r"^(?![\s\S]*NaN)[\s\S]*dropout=0\.\d in train mode: Built with dropout=0\.5 and read "
+        r"back through w_o and the values, your dropped-out weights add up to 1 in every row "
+        r"again.*You renormalised the dropped-out weights",
+    ),
     Mistake(
         check_MultiHeadAttention,
         RefusesOnlyMoreHeadsThanWidth,

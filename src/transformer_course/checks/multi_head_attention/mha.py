@@ -81,6 +81,7 @@ from .mha_dropout import (
     _dropout_rate_note,
     _expect_no_dropout_by_default,
     _probed_rate_note,
+    _renormalised_dropout_note,
 )
 
 _DROPOUT_IN_EVAL = (
@@ -839,6 +840,10 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             f"{what_o}: {rate}",
         )
         _expect_rate_not_backwards(c, cls, case, state, args, output, what_o)
+        if not bool(torch.isfinite(output.detach()).all()) and (
+            renormalised := _renormalised_dropout_note(cls, nan=True)
+        ):
+            c.fail(f"{what_o} contains NaN. {renormalised}")
         c.expect_close(
             output,
             bias,
