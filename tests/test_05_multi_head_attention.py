@@ -2702,7 +2702,32 @@ class RenormalisesWithAGuard(Base):
         return self.w_o(self.merge(dropped @ v)), weights
 
 
+class ProjectionsBuiltInForward(nn.Module):
+    """w_o in __init__, the q/k/v projection made in forward as one local layer (the family
+    of blind12k-mha-linears-built-in-forward: checking.unregistered.unregistered_layers)."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__()
+        self.num_heads = num_heads
+        self.w_o = nn.Linear(d_model, d_model)
+
+    def forward(self, query, key, value, mask=None):
+        d = query.shape[-1]
+        project = nn.Linear(d, 3 * d)  # a new layer at every call
+        q = ref.split_heads(project(query)[..., :d], self.num_heads)
+        k = ref.split_heads(project(key)[..., d : 2 * d], self.num_heads)
+        v = ref.split_heads(project(value)[..., 2 * d :], self.num_heads)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(ref.merge_heads(heads)), weights
+
+
 MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention,
+        ProjectionsBuiltInForward,
+        r"lacks the state-dict keys .*Your forward runs 1 nn\.Linear layer that is not among "
+        r"the module's registered sub-modules.*new objects at every call: built inside forward",
+    ),
     Mistake(
         check_MultiHeadAttention,
         RenormalisesWithAGuard,

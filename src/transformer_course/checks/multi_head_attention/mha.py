@@ -633,6 +633,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
         keys_hint=_keys_hint(d, h),
         state=state,
         mode="train" if case.train else "eval",
+        forward_args=tuple(t for t in _inputs(case)[:3]),
     )
     query, key, value, mask = _inputs(case)
     mode = "train" if case.train else "eval"
