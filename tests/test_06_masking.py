@@ -127,7 +127,10 @@ PADDING_MISTAKES = {
         r"True everywhere",
     ),
     "numpy array": (lambda ids, p: (ids.numpy() != p)[:, None, None, :], r"torch.from_numpy"),
-    "forgot return": (lambda ids, p: None, r"forget the `return`"),
+    "forgot return": (
+        lambda ids, p: None,
+        r"but it is None: the function returned nothing.*forget the `return`",
+    ),
     "in place": (
         lambda ids, p: ids.masked_fill_(ids == p, -1)[:, None, None, :] != -1,
         r"changed its argument `ids` in place.*Build a new tensor",

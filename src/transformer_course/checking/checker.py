@@ -553,7 +553,12 @@ class Checker:
             members = types if isinstance(types, tuple) else get_args(types) or (types,)
             names = " or ".join(getattr(t, "__name__", str(t)) for t in members)
             if value is None:
-                hint = f"Did you forget the `return` statement? {hint}"
+                self.fail(
+                    f"{what} should be a {names}, but it is None: the function returned "
+                    "nothing, so it has no return statement (or a bare `return`), or the "
+                    "result was computed into a variable that is never returned. Did you "
+                    f"forget the `return` statement? {hint}".strip()
+                )
             hint = hint or self.deviation()
             self.fail(
                 f"{what} should be a {names}, but it is a {type(value).__name__}. {hint}".strip()
