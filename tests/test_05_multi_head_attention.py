@@ -2721,7 +2721,29 @@ class ProjectionsBuiltInForward(nn.Module):
         return self.w_o(ref.merge_heads(heads)), weights
 
 
+def merge_heads_unbound(x):  # a tuple of the heads, never joined
+    return x.unbind(dim=1)
+
+
+def merge_heads_flattened_without_transpose(x):
+    return x.flatten(1, 2)  # (batch, num_heads * len, d_head)
+
+
 MISTAKES += [
+    # round 20: the heads never joined (blind16d-merge-returns-list-of-heads), and the
+    # wrong pair of axes flattened, named by the values (blind15d-merge-flattens-length-
+    # and-heads)
+    Mistake(
+        check_merge_heads,
+        merge_heads_unbound,
+        r"It is a tuple of the \d+ heads, each a \(batch, len, d_head\).*torch\.cat\(heads, "
+        r"dim=-1\)",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_heads_flattened_without_transpose,
+        r"Yours is x\.flatten\(1, 2\), x's axes 1 and 2, the heads and the length",
+    ),
     Mistake(
         check_MultiHeadAttention,
         ProjectionsBuiltInForward,

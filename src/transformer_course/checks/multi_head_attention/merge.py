@@ -221,6 +221,22 @@ def _merge_shape_hint(
             f"Your middle axis has num_heads = {num_heads} entries where len = {length} belongs, "
             "and the last one len * d_head: the result is (batch, len, num_heads * d_head)."
         )
+    if shape == (batch, length * num_heads, d_head) and length > 1 and num_heads > 1:
+        if torch.equal(got, x.transpose(1, 2).flatten(1, 2)):
+            return (
+                "Yours is x.transpose(1, 2).flatten(1, 2): after the transpose, (batch, len, "
+                "num_heads, d_head), you flattened axes 1 and 2, the length and the heads, into "
+                "one axis of len * num_heads, where the last two, the heads and d_head, belong: "
+                "the heads must be concatenated along the feature axis, .flatten(2) or "
+                ".reshape(batch, len, num_heads * d_head)."
+            )
+        if torch.equal(got, x.flatten(1, 2)):
+            return (
+                "Yours is x.flatten(1, 2), x's axes 1 and 2, the heads and the length, "
+                "flattened together without a transpose: the heads are stacked one after the "
+                "other along the length (len * num_heads rows). Move the heads next to d_head "
+                "first, .transpose(1, 2), then flatten the last two axes."
+            )
     hints = {
         (batch, length, num_heads, d_head): "That is (batch, len, num_heads, d_head): flatten the "
         "last two axes into one of size num_heads * d_head.",
@@ -399,7 +415,7 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 mutation_hint="Transpose and reshape give new tensors; nothing needs to be "
                 "written into x.",
             )
-            c.expect_type(got, torch.Tensor, what, "Return a torch tensor (transpose/reshape x).")
+            c.expect_type(got, torch.Tensor, what, _pieces_hint(got, x))
             expected = ref.merge_heads(x)  # (batch, len, num_heads * d_head)
             c.expect_shape(
                 got,
@@ -475,3 +491,26 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
             "merge_heads",
             "x.transpose(1, 2).reshape(batch, len, num_heads * d_head)",
         )
+
+
+def _pieces_hint(got, x: torch.Tensor) -> str:
+    """The hint for a result that is not a tensor: a list or tuple of the heads, each
+    (batch, len, d_head), never joined into one tensor (round 20, blind16d-merge-returns-
+    list-of-heads, was told to return a tensor); the general advice otherwise."""
+    batch, num_heads, length, d_head = x.shape
+    if (
+        isinstance(got, list | tuple)
+        and len(got) == num_heads
+        and all(
+            isinstance(t, torch.Tensor) and tuple(t.shape) == (batch, length, d_head) for t in got
+        )
+    ):
+        kind = type(got).__name__
+        return (
+            f"It is a {kind} of the {num_heads} heads, each a (batch, len, d_head) = "
+            f"({batch}, {length}, {d_head}) tensor: the heads were split apart and never "
+            "joined. Concatenate them along the feature axis into one tensor, "
+            f"torch.cat(heads, dim=-1), (batch, len, num_heads * d_head), or transpose and "
+            "reshape x directly: x.transpose(1, 2).reshape(batch, len, num_heads * d_head)."
+        )
+    return "Return a torch tensor (transpose/reshape x)."
