@@ -2721,6 +2721,10 @@ class ProjectionsBuiltInForward(nn.Module):
         return self.w_o(ref.merge_heads(heads)), weights
 
 
+def split_heads_stacked_copies(x, num_heads):  # every head the whole vector
+    return torch.stack([x] * num_heads, dim=1)
+
+
 def merge_heads_unbound(x):  # a tuple of the heads, never joined
     return x.unbind(dim=1)
 
@@ -2733,6 +2737,12 @@ MISTAKES += [
     # round 20: the heads never joined (blind16d-merge-returns-list-of-heads), and the
     # wrong pair of axes flattened, named by the values (blind15d-merge-flattens-length-
     # and-heads)
+    # every head a copy of x (blind12k-split-repeats-whole-vector-per-head)
+    Mistake(
+        check_split_heads,
+        split_heads_stacked_copies,
+        r"Each of your \d+ heads holds a full copy of x, every token's whole d_model",
+    ),
     Mistake(
         check_merge_heads,
         merge_heads_unbound,

@@ -183,6 +183,29 @@ def _squeezed_or_folded(split_heads, got, x: torch.Tensor, num_heads: int) -> st
     )
 
 
+def _copies_per_head_note(got, x: torch.Tensor, num_heads: int) -> str:
+    """A (batch, num_heads, len, d_model) result whose every head is x whole: each head
+    given a copy of every token's full vector (repeat, expand, stack of x) instead of a
+    slice of d_head features (round 20, blind12k-split-repeats-whole-vector-per-head was
+    told the contract's shape). "" otherwise."""
+    batch, length, d_model = x.shape
+    if not (
+        isinstance(got, torch.Tensor)
+        and num_heads > 1
+        and tuple(got.shape) == (batch, num_heads, length, d_model)
+        and torch.equal(got.detach(), x.detach().unsqueeze(1).expand_as(got))
+    ):
+        return ""
+    return (
+        f"Each of your {num_heads} heads holds a full copy of x, every token's whole "
+        f"d_model = {d_model} vector (a repeat, expand or stack of x over a new heads axis): "
+        f"(batch, num_heads, len, d_model) instead of (batch, num_heads, len, d_head). The "
+        f"heads share d_model between them, each gets its own slice of d_head = "
+        f"{d_model // num_heads} features: x.reshape(batch, len, num_heads, d_head)"
+        ".transpose(1, 2)."
+    )
+
+
 def _split_shape_hint(got: tuple, batch: int, length: int, num_heads: int, d_head: int) -> str:
     hints = {
         (batch, length, num_heads, d_head): "That is (batch, len, num_heads, d_head): you cut "
@@ -438,6 +461,7 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
             )
             shape_hint = (
                 _fixed_heads_note(*fixed)
+                or _copies_per_head_note(got, x, num_heads)
                 or _single_head_returns_x(split_heads, got, x, num_heads)
                 or _squeezed_or_folded(split_heads, got, x, num_heads)
                 or _heads_along_length_note(got, x, num_heads)
