@@ -2151,7 +2151,24 @@ def sdpa_output_repaired_alone(q, k, v, mask=None):
     return torch.nan_to_num(weights @ v), weights  # the NaN rows of the output set to 0
 
 
+def sm_moved_back_to_the_front(x, axis=-1):
+    if axis in (-1, x.ndim - 1):
+        exps = np.exp(x - np.max(x, axis=-1, keepdims=True))
+        return exps / np.sum(exps, axis=-1, keepdims=True)
+    moved = np.moveaxis(x, axis, -1)
+    exps = np.exp(moved - np.max(moved, axis=-1, keepdims=True))
+    return np.moveaxis(exps / np.sum(exps, axis=-1, keepdims=True), -1, 0)  # always to 0
+
+
 R20_MISTAKES = [
+    # a wrong move back after np.moveaxis (softmax: _wrong_move_back; blind12m-sm-moveaxis-
+    # back-same-way was told the shape alone)
+    Mistake(
+        check_softmax,
+        sm_moved_back_to_the_front,
+        r"then moved it back with np\.moveaxis\(result, -1, -\d\)\. np\.moveaxis\(x, a, b\) is "
+        r"undone by np\.moveaxis\(result, b, a\)",
+    ),
     # the repair reached the output and not the returned weights (sdpa: _output_rows_
     # repaired; blind19b-sdpa-returns-unrepaired-weights was told to repair the rows)
     Mistake(

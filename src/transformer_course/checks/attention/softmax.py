@@ -721,6 +721,42 @@ def _axis_by_transpose_note(softmax, got64: np.ndarray, x: np.ndarray, axis: int
     )
 
 
+def _wrong_move_back(got, moved: np.ndarray, axis: int) -> str:
+    """The right softmax computed with `axis` moved to the end (``moved``), then moved
+    back by a wrong np.moveaxis(result, source, destination): the one move that gives
+    ``got``, named (round 20, blind12m-sm-moveaxis-back-same-way: np.moveaxis(out, axis,
+    -1) again, where np.moveaxis(out, -1, axis) undoes it). "" when no single move fits,
+    or when several give the same array (they cannot be told apart here)."""
+    ndim = moved.ndim
+    got64 = np.asarray(got, dtype=np.float64)
+    fits = [
+        (source - ndim, destination - ndim)
+        for source in range(ndim)
+        for destination in range(ndim)
+        if source != destination
+        and (back := np.moveaxis(moved, source, destination)).shape == got64.shape
+        and np.allclose(got64, back, atol=1e-6, equal_nan=True)
+    ]
+    if len(fits) != 1 or fits[0] == (-1, axis - ndim if axis >= 0 else axis):
+        return ""
+    source, destination = fits[0]
+    again = (
+        " again, the same move as the first one"
+        if (source, destination)
+        == (
+            axis - ndim if axis >= 0 else axis,
+            -1,
+        )
+        else ""
+    )
+    return (
+        f"Your values are the right softmax, with the axes out of place: you moved axis "
+        f"{axis} to the end to work there, then moved it back with np.moveaxis(result, "
+        f"{source}, {destination}){again}. np.moveaxis(x, a, b) is undone by "
+        f"np.moveaxis(result, b, a): here np.moveaxis(result, -1, {axis})."
+    )
+
+
 def _moved_axis_hint(got, expected: np.ndarray, axis: int) -> str:
     """The shape hint: when the learner's result is the right softmax with `axis` moved to
     the end (np.moveaxis(x, axis, -1), or a transpose, never moved back), say so."""
@@ -728,6 +764,9 @@ def _moved_axis_hint(got, expected: np.ndarray, axis: int) -> str:
     if axis in (-1, expected.ndim - 1) or not isinstance(got, np.ndarray):
         return hint
     moved = np.moveaxis(expected, axis, -1)
+    back = _wrong_move_back(got, moved, axis)
+    if back:
+        return f"{hint} {back}"
     if got.shape == moved.shape and np.allclose(
         np.asarray(got, dtype=np.float64), moved, atol=1e-6, equal_nan=True
     ):
