@@ -179,6 +179,12 @@ PADDING_CORRECT = {
 # ---------------------------------------------------------------------- look_ahead_mask
 _CAUSAL_8 = torch.tril(torch.ones(8, 8, dtype=torch.bool))  # a cache for at most 8 positions
 
+
+def _decoder_padding_by_index(tgt_ids, pad_id):  # padding_mask on each 1-D row
+    causal = ref.look_ahead_mask(tgt_ids.shape[1])
+    return torch.cat([ref.padding_mask(tgt_ids[i], pad_id) & causal for i in range(len(tgt_ids))])
+
+
 LOOK_AHEAD_MISTAKES = {
     # round 20: a size off by one on every size (checking.size_sources; blind19b-lookahead-
     # one-more-for-bos, built for size + 1, was told the contract's shape alone)
@@ -306,6 +312,14 @@ def _loop_reusing_one_mask(ids, pad_id):
 
 
 DECODER_MISTAKES = {
+    # round 20: a course function that takes the batch called on each row (checking.failure:
+    # course_call_on_a_row; blind12k-decmask-padding-mask-per-row was told only that the
+    # course's code got something outside its contract)
+    "padding_mask per row": (
+        _decoder_padding_by_index,
+        r"calls padding_mask on one row of tgt_ids \(\d+, \d+\) at a time \(a loop over the "
+        r"batch\): its argument ids is a 1-D",
+    ),
     # round 10 (blind10d-decmask-expanded-to-eight-heads): the contract's shape alone before
     "expanded over 4 heads": (
         lambda ids, p: (_pad(ids, p) & _tril(ids.shape[1])).repeat(1, 4, 1, 1),

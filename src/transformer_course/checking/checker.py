@@ -29,6 +29,7 @@ from transformer_course.checking.failing_line import failing_line_values
 from transformer_course.checking.failure import (
     CheckFailure,
     code_after_placeholder,
+    course_call_on_a_row,
     course_origin,
     learner_frames,
 )
@@ -499,6 +500,9 @@ class Checker:
                 "called by yours: your code handed it something outside its "
                 "contract (the message above says what)."
             )
+            with contextlib.suppress(Exception):  # a reading of frames: never in the way
+                if per_row := course_call_on_a_row(exc):
+                    advice.append(per_row)
         deviation = self.deviation(candidates=not advice)
         if own and self._errors_only():  # the check's own advice on its error comes first
             deviation = ""

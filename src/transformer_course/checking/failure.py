@@ -163,3 +163,46 @@ def code_after_placeholder(exc: BaseException) -> str:
             return ""  # the block the raise sits in ended: the rest is reachable
         return code
     return ""
+
+
+def course_call_on_a_row(exc: BaseException) -> str:
+    """For an error raised inside the course's code called by the learner's: when the
+    tensor that code received is one row of a tensor of one more axis in the learner's
+    frames (a loop or comprehension over a batch, calling a function that takes the whole
+    batch), the sentence that says so (round 20, blind12k-decmask-padding-mask-per-row:
+    padding_mask called on each 1-D row of tgt_ids, told only that the course's code was
+    handed something outside its contract); "" otherwise."""
+    import torch
+
+    if not course_origin(exc):
+        return ""
+    learner, tb, called = [], exc.__traceback__, None
+    while tb is not None:
+        if _is_learner_frame(tb.tb_frame.f_code.co_filename):
+            learner.append(tb.tb_frame)
+        elif learner and called is None:
+            called = tb.tb_frame  # the first course frame the learner's code entered
+        tb = tb.tb_next
+    if called is None or not learner:
+        return ""
+    code = called.f_code
+    arguments = [(name, called.f_locals.get(name)) for name in code.co_varnames[: code.co_argcount]]
+    for name, value in arguments:
+        if not isinstance(value, torch.Tensor) or value.dim() == 0:
+            continue
+        for frame in reversed(learner):
+            for whole_name, whole in frame.f_locals.items():
+                if (
+                    isinstance(whole, torch.Tensor)
+                    and whole.dim() == value.dim() + 1
+                    and tuple(whole.shape[1:]) == tuple(value.shape)
+                    and any(torch.equal(row, value) for row in whole)
+                ):
+                    return (
+                        f"Your code calls {code.co_name} on one row of {whole_name} "
+                        f"{tuple(whole.shape)} at a time (a loop over the batch): its "
+                        f"argument {name} is a {value.dim()}-D {tuple(value.shape)} tensor, "
+                        f"where {code.co_name} takes the whole batch, {whole.dim()}-D, and "
+                        f"handles every row itself. Call it once, on {whole_name} as it is."
+                    )
+    return ""
