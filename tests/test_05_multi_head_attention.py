@@ -2733,7 +2733,20 @@ def merge_heads_flattened_without_transpose(x):
     return x.flatten(1, 2)  # (batch, num_heads * len, d_head)
 
 
+class ValuesProjectedToOneHead(WithReferenceAttention):
+    """w_v one head wide (the family of blind15d-mha-projections-to-head-width)."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__(d_model, num_heads, dropout)
+        self.w_v = nn.Linear(d_model, d_model // num_heads)
+
+
 MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention,
+        ValuesProjectedToOneHead,
+        r"w_v projects onto d_model // num_heads = \d+ features, one head's width",
+    ),
     # round 20: the heads never joined (blind16d-merge-returns-list-of-heads), and the
     # wrong pair of axes flattened, named by the values (blind15d-merge-flattens-length-
     # and-heads)
