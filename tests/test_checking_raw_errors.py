@@ -422,3 +422,14 @@ def test_an_answer_left_under_the_placeholder_is_told_it_is_never_reached():
     with pytest.raises(CheckFailure) as failure:
         quiz_check(_QUIZ)(_placeholder_alone)
     assert "not implemented yet" in failure.value.message, failure.value.message
+
+
+def test_a_pair_of_numbers_for_a_number_quiz_is_told_it_is_a_shape():
+    """Round 20 (blind15d-q-head-width-query-matrix-shape: a (len, d_k) shape for d_k
+    alone was told "return a number")."""
+    with pytest.raises(CheckFailure) as failure:
+        quiz_check(_NUMBER)(lambda: [0.5, 1.0])
+    assert re.search(
+        r"returned a list of 2 numbers, \[0\.5, 1\.0\], a shape or a list, not one number",
+        failure.value.message,
+    ), failure.value.message

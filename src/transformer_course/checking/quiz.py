@@ -222,6 +222,13 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
                     )
             else:
                 number = _number(given)
+                if number is None and _several_numbers(given):
+                    c.fail(
+                        f"{quiz.name}() returned a {type(given).__name__} of {len(given)} "
+                        f"numbers, {short(given)}, a shape or a list, not one number: the "
+                        "question asks for a single value. Return that one number (an int or a "
+                        "float), not a tuple."
+                    )
                 if number is None:
                     c.fail(f"{quiz.name}() returned {short(given)}: return a number.")
                 if not math.isclose(number, float(quiz.answer), rel_tol=quiz.rel_tol):
@@ -253,3 +260,12 @@ def _number(value: object) -> float | None:
     except (TypeError, ValueError):
         return None
     return number if math.isfinite(number) else None
+
+
+def _several_numbers(value: object) -> bool:
+    """A tuple, list or torch.Size of two or more numbers (a shape, a pair of sizes)."""
+    return (
+        isinstance(value, list | tuple)
+        and len(value) > 1
+        and all(_number(item) is not None for item in value)
+    )
