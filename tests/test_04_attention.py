@@ -2160,7 +2160,23 @@ def sm_moved_back_to_the_front(x, axis=-1):
     return np.moveaxis(exps / np.sum(exps, axis=-1, keepdims=True), -1, 0)  # always to 0
 
 
+def row_accumulator_as_long_as_the_query(query, keys, values):
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))
+    total = np.zeros(len(query))  # one entry per feature of the query
+    for weight, row in zip(weights, values, strict=True):
+        total += weight * row
+    return weights, total
+
+
 R20_MISTAKES = [
+    # an accumulator of the query's size (row: _accumulator_of_query_size; blind12m-ar-
+    # output-zeros-like-query was told about a residual)
+    Mistake(
+        check_attention_row,
+        row_accumulator_as_long_as_the_query,
+        r"^(?![\s\S]*residual)[\s\S]*Your accumulator `total` has d_k = \d+ entries, the query's "
+        r"shape",
+    ),
     # a wrong move back after np.moveaxis (softmax: _wrong_move_back; blind12m-sm-moveaxis-
     # back-same-way was told the shape alone)
     Mistake(

@@ -16,7 +16,7 @@ from transformer_course.checking import (
     numpy_rng,
     tolerance,
 )
-from transformer_course.checking.failure import _is_learner_frame
+from transformer_course.checking.failure import _is_learner_frame, innermost_learner_traceback
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.rounding import rounded_variants
 from transformer_course.checking.size_one_axes import flat_vector_broadcast
@@ -559,12 +559,38 @@ _ROW_QUERY_ADDED = (
 )
 
 
+def _accumulator_of_query_size(exc: BaseException, d_k: int, d_v: int) -> str:
+    """The raising line adds into an array (`name += ...`) that has d_k entries, the
+    query's size, where the output has d_v: the accumulator was made like the query
+    (round 20, blind12m-ar-output-zeros-like-query: np.zeros_like(query), told about a
+    residual); "" otherwise."""
+    import linecache
+
+    found = innermost_learner_traceback(exc)
+    if found is None:
+        return ""
+    line = linecache.getline(found.tb_frame.f_code.co_filename, found.tb_lineno)
+    target = re.match(r"\s*(\w+)\s*[-+*/]=", line)
+    value = found.tb_frame.f_locals.get(target[1]) if target else None
+    if not (isinstance(value, np.ndarray) and value.shape == (d_k,)):
+        return ""
+    return (
+        f"Your accumulator `{target[1]}` has d_k = {d_k} entries, the query's shape (made "
+        f"with np.zeros_like(query), or np.zeros(d_k)?), where the output has d_v = {d_v}, "
+        "one per feature of the values: adding weights[j] * values[j], a (d_v,) row, into it "
+        "fails whenever d_v != d_k. Make it the values' width, np.zeros(values.shape[-1]), "
+        "or compute the output at once: weights @ values."
+    )
+
+
 def _row_d_v_met_d_k(exc: BaseException, d_v: int, d_k: int) -> str:
     """The hint for a broadcast error between a (d_v,) and a (d_k,) vector: the output
     combined element-wise with the query (or a key); "" for other shapes."""
     found = re.search(r"broadcast together with shapes \((\d+),\) \((\d+),\)", str(exc))
     if d_v == d_k or not found or {int(found[1]), int(found[2])} != {d_v, d_k}:
         return ""
+    if accumulator := _accumulator_of_query_size(exc, d_k, d_v):
+        return accumulator
     return (
         f"A vector of {d_v} entries (d_v: the output, weights @ values) met one of {d_k} "
         "(d_k: the query, or a key) element-wise. " + _ROW_QUERY_ADDED
