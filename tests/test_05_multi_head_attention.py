@@ -2725,6 +2725,10 @@ def split_heads_stacked_copies(x, num_heads):  # every head the whole vector
     return torch.stack([x] * num_heads, dim=1)
 
 
+def merge_heads_positions_concatenated(x):  # each head's tokens joined, not the heads
+    return torch.cat([x[:, :, i] for i in range(x.shape[2])], dim=-1)
+
+
 def merge_heads_unbound(x):  # a tuple of the heads, never joined
     return x.unbind(dim=1)
 
@@ -2755,6 +2759,12 @@ MISTAKES += [
         check_split_heads,
         split_heads_stacked_copies,
         r"Each of your \d+ heads holds a full copy of x, every token's whole d_model",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_heads_positions_concatenated,
+        r"You flattened len and d_head together: each head's tokens are concatenated one after "
+        r"the other",
     ),
     Mistake(
         check_merge_heads,

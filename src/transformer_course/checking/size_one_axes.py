@@ -60,8 +60,9 @@ def size_one_axes(got: tuple, shape: tuple) -> str:
         if dropped == ones and (len(ones) > 1 or not got):
             return (
                 f"That is the expected shape with every axis of length 1 ({which}) "
-                "dropped: .squeeze() (np.squeeze, torch's squeeze) with no axis removes them "
-                "all, also the ones the input happens to have, as here. Squeeze only the axis "
+                "dropped: .squeeze() (np.squeeze, torch's squeeze) with no axis removes every "
+                "axis of length 1, also the ones the input happens to have, as here. Squeeze "
+                "only the axis "
                 "you mean (squeeze(-1)), or keep the shape as it is. "
             )
         return (

@@ -211,7 +211,11 @@ def _merge_shape_hint(
     if shape == (batch, num_heads, length * d_head) and got.dtype == x.dtype:
         if torch.equal(got, x.reshape(shape)):
             return (
-                "You flattened len and d_head together: move the heads axis back behind len "
+                "You flattened len and d_head together: each head's tokens are concatenated "
+                "one after the other into one vector of len * d_head, (batch, num_heads, len "
+                "* d_head) (x.reshape(batch, num_heads, -1), x.flatten(2) and torch.cat("
+                "x.unbind(2), dim=-1), which iterates over the length axis, all give it). The "
+                "heads are what must be concatenated: move the heads axis back behind len "
                 "first (`.transpose(1, 2)`), then flatten the last two axes. "
                 + _TRANSPOSE_RESULT_KEPT
             )
