@@ -2725,6 +2725,30 @@ def split_heads_stacked_copies(x, num_heads):  # every head the whole vector
     return torch.stack([x] * num_heads, dim=1)
 
 
+def split_heads_stacked_head_major(x, num_heads):  # (num_heads, batch, ...) read back
+    batch, length, d_model = x.shape
+    return torch.stack(x.chunk(num_heads, dim=-1)).reshape(
+        batch, num_heads, length, d_model // num_heads
+    )
+
+
+def test_heads_stacked_head_major_are_named_both_ways_where_batch_equals_num_heads():
+    """Where batch == num_heads (the visible run), (num_heads, batch, ...) read back as
+    (batch, num_heads, ...) and the heads concatenated on the batch axis and viewed back
+    agree on every value: both are named (round 20, blind17d-split-chunks-on-batch-then-
+    viewed was told the permutation alone). The hidden run's batch of 3 tells the batch
+    mixed instead."""
+    from transformer_course.checking import CheckFailure
+
+    with pytest.raises(CheckFailure) as failure:
+        check_split_heads(split_heads_stacked_head_major)
+    assert re.search(
+        r"order \(num_heads, batch, len, d_head\).*The same values come from the heads "
+        r"concatenated along the batch axis, head-major",
+        failure.value.message,
+    ), failure.value.message
+
+
 def merge_heads_positions_concatenated(x):  # each head's tokens joined, not the heads
     return torch.cat([x[:, :, i] for i in range(x.shape[2])], dim=-1)
 

@@ -66,10 +66,21 @@ _SPLIT_AXES = ("batch", "len", "num_heads", "d_head")
 
 def _split_permutation_message(order: tuple[int, ...]) -> str:
     names = ", ".join(_SPLIT_AXES[axis] for axis in order)
+    # (num_heads, batch, len, d_head) read as (batch, num_heads, ...) is also what the heads
+    # concatenated on the batch axis and viewed back give (round 20, blind17d-split-chunks-
+    # on-batch-then-viewed): the two agree on every value, so both are named
+    head_major = (
+        " The same values come from the heads concatenated along the batch axis, head-major "
+        "(torch.cat(x.chunk(num_heads, dim=-1), dim=0), the TensorFlow recipe), then viewed as "
+        "(batch, num_heads, len, d_head): the view pairs each sequence with heads of other "
+        "sequences."
+        if order == (2, 0, 1, 3)
+        else ""
+    )
     return (
         f"Your axes come out in the order ({names}): that is x.reshape(batch, len, num_heads, "
-        f"d_head).permute{order}. The contract's order is (batch, num_heads, len, d_head): "
-        ".permute(0, 2, 1, 3), i.e. .transpose(1, 2)."
+        f"d_head).permute{order}.{head_major} The contract's order is (batch, num_heads, len, "
+        "d_head): .permute(0, 2, 1, 3), i.e. .transpose(1, 2)."
     )
 
 
