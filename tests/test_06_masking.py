@@ -434,6 +434,11 @@ DECODER_MISTAKES = {
         r"(?s)raised NotImplementedError: \"bitwise_and.*float tensor.*dtype=torch\.bool",
     ),
     # blind17d: a matrix product where the element-wise AND belongs
+    # round 20: the learner's own @ named (blind17d-decmask-matmul-instead-of-and)
+    "combined with @": (
+        lambda ids, p: ids.ne(p)[:, None, None, :] @ _tril(ids.shape[1]),
+        r"combines bool masks with @, a matrix product, instead of &, the element-wise AND",
+    ),
     "combined with torch.matmul": (
         lambda ids, p: torch.matmul(_pad(ids, p), _tril(ids.shape[1])),
         r"A matrix product \(@, torch\.matmul, mm\) got bool tensors.*Masks combine entry by entry",
