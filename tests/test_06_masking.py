@@ -186,6 +186,12 @@ def _decoder_padding_by_index(tgt_ids, pad_id):  # padding_mask on each 1-D row
 
 
 LOOK_AHEAD_MISTAKES = {
+    # round 20: 1-D positions compared with themselves (blind17d-lookahead-dot-T-on-1d-
+    # arange was told the contract's shape)
+    "positions compared with mT": (
+        lambda size: torch.arange(size).unsqueeze(0).mT.squeeze() >= torch.arange(size),
+        r"Yours is 1-D, \(\d+,\), all True: two 1-D position vectors compared entry by entry",
+    ),
     # round 20: a size off by one on every size (checking.size_sources; blind19b-lookahead-
     # one-more-for-bos, built for size + 1, was told the contract's shape alone)
     "one position short": (

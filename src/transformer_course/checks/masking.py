@@ -1160,6 +1160,26 @@ def _look_ahead_shape_hint(
     return hint
 
 
+def _positions_compared_flat_note(got: torch.Tensor, size: int) -> str:
+    """A 1-D (size,) mask that is a comparison of the positions with themselves, entry by
+    entry (all True for <=, all False for <): two 1-D position vectors compared where a
+    column and a row were meant; .T leaves a 1-D tensor unchanged (round 20, blind17d-
+    lookahead-dot-T-on-1d-arange was told the contract's shape). "" otherwise."""
+    if size < 2 or tuple(got.shape) != (size,):
+        return ""
+    flags = got.detach().cpu() != 0  # (size,)
+    if not (bool(flags.all()) or not bool(flags.any())):
+        return ""
+    return (
+        f"Yours is 1-D, ({size},), {'all True' if bool(flags.all()) else 'all False'}: two 1-D "
+        "position vectors compared entry by entry, each position with itself, instead of a "
+        "grid of every query against every key. .T leaves a 1-D tensor unchanged (it "
+        "reverses the axes, and there is only one), so positions <= positions.T is still 1-D. "
+        "Make one of them a column: positions[:, None] >= positions[None, :], (size, size), "
+        "or torch.tril(torch.ones(size, size, dtype=torch.bool))."
+    )
+
+
 def _look_ahead_size_note(look_ahead_mask, got: torch.Tensor, size: int) -> str:
     """A square mask of the wrong size whose size is size + 1 or size - 1 on every size
     tried (round 20, blind19b-lookahead-one-more-for-bos: built for size + 1 positions, "one
@@ -1291,6 +1311,7 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
                 (size, size),
                 what,
                 _triangle_indices_note(got, size)
+                or _positions_compared_flat_note(got, size)
                 or _look_ahead_size_note(look_ahead_mask, got, size)
                 or _look_ahead_shape_hint(tuple(got.shape), size, got.dtype, accepted),
             )
