@@ -2168,7 +2168,20 @@ def row_accumulator_as_long_as_the_query(query, keys, values):
     return weights, total
 
 
+def row_raw_scores_returned(query, keys, values):
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))
+    return keys @ query, weights @ values  # the scores in the weights' place
+
+
 R20_MISTAKES = [
+    # the scores returned with a right output (row: _scores_returned_note; blind17f-ar-
+    # returns-scores-as-weights was told the softmax was left out)
+    Mistake(
+        check_attention_row,
+        row_raw_scores_returned,
+        r"Your `weights` are the raw scores, the values before the softmax, while your output "
+        r"is right",
+    ),
     # an accumulator of the query's size (row: _accumulator_of_query_size; blind12m-ar-
     # output-zeros-like-query was told about a residual)
     Mistake(

@@ -655,6 +655,35 @@ def _row_per_feature_hint(exc: BaseException, len_k: int, d_k: int) -> str:
     )
 
 
+def _scores_returned_note(weights, output, query, keys, values) -> str:
+    """Weights that are the (scaled or raw) scores while the output is right: the softmax
+    is computed and used for the output, and the scores are returned in the weights' place
+    (round 20, blind17f-ar-returns-scores-as-weights, was told the softmax was left out).
+    "" otherwise."""
+    q, k, v = (np.asarray(a, dtype=np.float64) for a in (query, keys, values))
+    w64, out64 = (np.asarray(a, dtype=np.float64) for a in (weights, output))
+    right_w, right_out = ref.attention_row(q, k, v)
+    if out64.shape != right_out.shape or not np.allclose(out64, right_out, rtol=1e-4, atol=1e-5):
+        return ""
+    scores = k @ q  # (len_k,)
+    for name, candidate in (
+        ("scaled scores", scores / math.sqrt(q.shape[-1])),
+        ("raw scores", scores),
+    ):
+        if (
+            w64.shape == candidate.shape
+            and not np.allclose(candidate, right_w, atol=1e-6)
+            and np.allclose(w64, candidate, rtol=1e-4, atol=1e-5)
+        ):
+            return (
+                f"Your `weights` are the {name}, the values before the softmax, while your "
+                "output is right: your code computes the softmax and mixes the values with "
+                "it, but returns the scores in the weights' place instead of the weights. "
+                "Return the softmax's result: return weights, output."
+            )
+    return ""
+
+
 def _row_scale_moved_to_output(weights, output, query, keys, values) -> str:
     """Weights that are the softmax of the unscaled scores, with an output that is their
     weighted sum divided by √d_k (or d_k): the scale applied after the softmax, to the
@@ -828,6 +857,8 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
             nan_scores = _row_nan_scores_hint(c, attention_row, weights, query, keys, values)
             if nan_scores:
                 c.fail(f"{what}: your `weights` are not what the reference gives. {nan_scores}")
+            if returned := _scores_returned_note(weights, output, query, keys, values):
+                c.fail(f"{what}: your `weights` are not what the reference gives. {returned}")
             c.expect_close(
                 weights,
                 exp_w,
