@@ -577,7 +577,8 @@ MISTAKES += [
     Mistake(
         check_decoder_self_attention_mask,
         decoder_mask_extra_axis,
-        r"Your numbers are right and in the right order, but yours has extra axes of size 1",
+        r"Your numbers are right and in the right order, but yours has one axis of size 1 too many, "
+        r"5-D where 4-D belongs",
     ),
     Mistake(
         check_padding_mask,

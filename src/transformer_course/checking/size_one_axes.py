@@ -178,10 +178,18 @@ def size_one_axes_note(got, expected: torch.Tensor, *, rtol=0.0, atol=0.0) -> st
             "depend on which sizes happen to be 1."
         )
     if change == "added":
+        extra = len(shape) - len(want)
+        count = (
+            f"one axis of size 1 too many, {len(shape)}-D where {len(want)}-D belongs"
+            if extra == 1
+            else f"{extra} axes of size 1 too many"
+            if extra > 1
+            else "extra axes of size 1"
+        )
         return (
-            f"Your numbers are right and in the right order, but yours has extra axes of size "
-            f"1 (yours is {shape}, expected {want}): an unsqueeze, a None index or a [None] too "
-            "many, or an axis that was never squeezed back. Return exactly the expected shape."
+            f"Your numbers are right and in the right order, but yours has {count} (yours is "
+            f"{shape}, expected {want}): an unsqueeze, a None index or a [None] too many, or an "
+            "axis that was never squeezed back. Return exactly the expected shape."
         )
     return (
         f"Your numbers are right and in the right order, but an axis of size 1 sits in the "
