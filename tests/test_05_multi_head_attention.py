@@ -2753,6 +2753,11 @@ def merge_heads_positions_concatenated(x):  # each head's tokens joined, not the
     return torch.cat([x[:, :, i] for i in range(x.shape[2])], dim=-1)
 
 
+def merge_heads_sizes_as_transposed_keys(x):
+    b, h, dh, length = x.size()  # read as the layout of k.transpose(-2, -1)
+    return x.permute(0, 2, 1, 3).contiguous().view(b, length, h * dh)
+
+
 def merge_heads_unbound(x):  # a tuple of the heads, never joined
     return x.unbind(dim=1)
 
@@ -2789,6 +2794,11 @@ MISTAKES += [
         merge_heads_positions_concatenated,
         r"You flattened len and d_head together: each head's tokens are concatenated one after "
         r"the other",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_heads_sizes_as_transposed_keys,
+        r"the sizes were read from x\.shape as \(batch, num_heads, d_head, len\)",
     ),
     Mistake(
         check_merge_heads,

@@ -200,6 +200,38 @@ def _missing_heads_note(merge_heads, got, x: torch.Tensor, seed: int) -> str:
     return f"{facts} {seen}.{advice}"
 
 
+#: (batch, num_heads, len, d_head) of the probes that tell len and d_head apart
+_UNPACK_PROBES = ((2, 2, 3, 5), (1, 3, 4, 2))
+
+
+def _len_and_d_head_read_swapped(merge_heads) -> str:
+    """A result (batch, d_head, num_heads * len) on every probe: x.shape unpacked as
+    (batch, num_heads, d_head, len), the transposed keys' layout, so the reshape puts
+    d_head where len belongs (round 20, blind18b-merge-unpacks-d-head-before-length was
+    told only that the shape is wrong); "" otherwise."""
+    for seed, (batch, num_heads, length, d_head) in enumerate(_UNPACK_PROBES):
+        x = torch.randn(
+            batch, num_heads, length, d_head, generator=torch.Generator().manual_seed(5150 + seed)
+        )
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                got = merge_heads(x.clone())
+        except Exception:  # a probe: the general hint stays
+            return ""
+        if not (
+            isinstance(got, torch.Tensor)
+            and tuple(got.shape) == (batch, d_head, num_heads * length)
+        ):
+            return ""
+    return (
+        "Your result is (batch, d_head, num_heads * len) on every input tried (len and d_head "
+        "differ in them): the sizes were read from x.shape as (batch, num_heads, d_head, len), "
+        "the layout of transposed keys, where x is (batch, num_heads, len, d_head), so the "
+        "reshape puts d_head where len belongs. Unpack batch, num_heads, length, d_head = "
+        "x.shape, then x.transpose(1, 2).reshape(batch, length, num_heads * d_head)."
+    )
+
+
 def _merge_shape_hint(
     got, x, batch: int, num_heads: int, length: int, d_head: int, merge_heads=None, seed: int = 0
 ) -> str:
@@ -321,6 +353,8 @@ def _merge_shape_hint(
             "x.transpose(1, 2).reshape(batch, len, num_heads * d_head)."
         )
     if shape not in hints and in_order:
+        if merge_heads is not None and (swapped := _len_and_d_head_read_swapped(merge_heads)):
+            return swapped
         return (
             "Your numbers are right and in the right order, only the shape is not: reshape to "
             "(batch, len, num_heads * d_head)."
