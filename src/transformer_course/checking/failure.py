@@ -149,7 +149,7 @@ def code_after_placeholder(exc: BaseException) -> str:
         return ""
     try:
         lines, first = inspect.getsourcelines(found.tb_frame.f_code)
-    except (OSError, TypeError):  # no source: the general message stays
+    except Exception:  # no source (code that crossed a sandbox): the general message stays
         return ""
     at = found.tb_lineno - first  # the raising line's index in ``lines``
     if not (0 <= at < len(lines)) or "NotImplementedError" not in lines[at]:

@@ -149,21 +149,22 @@ def _renormalised_dropout_note(cls, nan: bool = False) -> str:
     if probe is None:
         return ""
     output, state, (query, key, value, mask), h = probe
-    with contextlib.suppress(RuntimeError), torch.no_grad():
+    renormalised = False
+    with contextlib.suppress(Exception), torch.no_grad():  # a probe: no evidence
         found = _read_back_mixing(output, state, query, key, value, mask, h)
-        if found is None or not bool(torch.isfinite(found[0]).all()):
-            return ""
-        mixing, weights = found  # (batch, heads, len_q, len_k) each
-        kept = mixing.abs() > 1e-4  # the read-back of a float32 output is exact to ~1e-6
-        dropped_some = bool((~kept & (weights > 1e-3)).any())
-        sums_to_one = torch.allclose(mixing.sum(dim=-1), torch.ones(()).double(), atol=1e-3)
-        ratios = torch.where(kept, mixing / weights.clamp_min(1e-12), torch.nan)
-        per_row = ratios.nanmean(dim=-1, keepdim=True)  # one factor per row
-        one_factor = bool(
-            ((ratios - per_row).abs()[kept] < 1e-3 * per_row.expand_as(ratios)[kept]).all()
-        )
-        if not (dropped_some and sums_to_one and one_factor):
-            return ""
+        if found is not None and bool(torch.isfinite(found[0]).all()):
+            mixing, weights = found  # (batch, heads, len_q, len_k) each
+            kept = mixing.abs() > 1e-4  # the read-back of a float32 output is exact to ~1e-6
+            dropped_some = bool((~kept & (weights > 1e-3)).any())
+            sums_to_one = torch.allclose(mixing.sum(dim=-1), torch.ones(()).double(), atol=1e-3)
+            ratios = torch.where(kept, mixing / weights.clamp_min(1e-12), torch.nan)
+            per_row = ratios.nanmean(dim=-1, keepdim=True)  # one factor per row
+            one_factor = bool(
+                ((ratios - per_row).abs()[kept] < 1e-3 * per_row.expand_as(ratios)[kept]).all()
+            )
+            renormalised = dropped_some and sums_to_one and one_factor
+    if not renormalised:
+        return ""
     return (
         "Built with dropout=0.5 and read back through w_o and the values, your dropped-out "
         "weights add up to 1 in every row again: each kept weight is its attention weight "
