@@ -1368,7 +1368,8 @@ MISTAKES = [
     Mistake(
         check_MultiHeadAttention,
         PerHeadLinear,
-        r"w_q.weight has shape .* Each projection is nn.Linear\(d_model, d_model\)",
+        r"w_q.weight has shape .* w_q and w_k and w_v project onto d_model // num_heads = \d+ "
+        r"features, one head's width.*nn\.Linear\(d_model, d_model\)",
     ),
     # MultiHeadAttention: forward
     Mistake(check_MultiHeadAttention, mistake("ForgotWo", use_w_o=False), r"left out the output"),
