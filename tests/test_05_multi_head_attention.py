@@ -2744,8 +2744,9 @@ def test_heads_stacked_head_major_are_named_both_ways_where_batch_equals_num_hea
     with pytest.raises(CheckFailure) as failure:
         check_split_heads(split_heads_stacked_head_major)
     assert re.search(
-        r"order \(num_heads, batch, len, d_head\).*The same values come from the heads "
-        r"concatenated along the batch axis, head-major",
+        r"order \(num_heads, batch, len, d_head\).*The same values come from the heads folded "
+        r"into the batch axis head-major and read back batch-first.*mixes the batch's sequences "
+        r"with the heads",
         failure.value.message,
     ), failure.value.message
 

@@ -70,10 +70,12 @@ def _split_permutation_message(order: tuple[int, ...]) -> str:
     # concatenated on the batch axis and viewed back give (round 20, blind17d-split-chunks-
     # on-batch-then-viewed): the two agree on every value, so both are named
     head_major = (
-        " The same values come from the heads concatenated along the batch axis, head-major "
-        "(torch.cat(x.chunk(num_heads, dim=-1), dim=0), the TensorFlow recipe), then viewed as "
-        "(batch, num_heads, len, d_head): the view pairs each sequence with heads of other "
-        "sequences."
+        " The same values come from the heads folded into the batch axis head-major and read "
+        "back batch-first: torch.cat(x.chunk(num_heads, dim=-1), dim=0) (the heads "
+        "concatenated along the batch axis, the TensorFlow recipe), or a reshape to (batch * "
+        "len, num_heads, d_head) with .transpose(0, 1), then a view or reshape to (batch, "
+        "num_heads, len, d_head). Laid out heads-first and read batch-first, the data mixes "
+        "the batch's sequences with the heads: each sequence gets heads of other sequences."
         if order == (2, 0, 1, 3)
         else ""
     )
