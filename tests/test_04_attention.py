@@ -2102,8 +2102,161 @@ R19F_MISTAKES = [
 ]
 
 
+# Round 20: one argument read where another belongs, or never read (checking.stand_ins),
+# found on probes whose arguments share a shape; the family of blind19b-sdpa-scores-q-
+# times-q, blind13f-ar-scores-from-values and blind19b-ar-scores-from-global-cat-keys,
+# proved on other substitutions.
+def sdpa_scores_against_values(q, k, v, mask=None):
+    scores = q @ v.transpose(-2, -1) / math.sqrt(q.shape[-1])  # v where k belongs
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights
+
+
+def row_values_from_global(query, keys, values):
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))
+    return weights, weights @ ref.CAT_VALUES  # the sentence's values, not the argument
+
+
+def sm_vector_reshaped_to_a_row(x, axis=-1):
+    if x.ndim == 1:
+        x = x.reshape(1, -1)  # a row, so that axis=-1 means the same for every input
+    exps = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return exps / np.sum(exps, axis=axis, keepdims=True)
+
+
+def sm_through_torch_float(x, axis=-1):
+    return torch.softmax(torch.from_numpy(x).float(), dim=axis).numpy()  # float32 always
+
+
+def row_pair_as_one_array(query, keys, values):
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))
+    output = weights @ values
+    return np.asarray((weights, output))
+
+
+def sm_other_axes_by_swapping_first_and_last(x, axis=-1):
+    if axis != -1:
+        return np.swapaxes(sm_other_axes_by_swapping_first_and_last(np.swapaxes(x, 0, -1)), 0, -1)
+    exps = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return exps / np.sum(exps, axis=-1, keepdims=True)
+
+
+def sdpa_output_repaired_alone(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, NEG_INF)
+    weights = torch.softmax(scores, dim=-1)
+    return torch.nan_to_num(weights @ v), weights  # the NaN rows of the output set to 0
+
+
+def sm_moved_back_to_the_front(x, axis=-1):
+    if axis in (-1, x.ndim - 1):
+        exps = np.exp(x - np.max(x, axis=-1, keepdims=True))
+        return exps / np.sum(exps, axis=-1, keepdims=True)
+    moved = np.moveaxis(x, axis, -1)
+    exps = np.exp(moved - np.max(moved, axis=-1, keepdims=True))
+    return np.moveaxis(exps / np.sum(exps, axis=-1, keepdims=True), -1, 0)  # always to 0
+
+
+def row_accumulator_as_long_as_the_query(query, keys, values):
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))
+    total = np.zeros(len(query))  # one entry per feature of the query
+    for weight, row in zip(weights, values, strict=True):
+        total += weight * row
+    return weights, total
+
+
+def row_raw_scores_returned(query, keys, values):
+    weights = ref.softmax(keys @ query / math.sqrt(query.shape[-1]))
+    return keys @ query, weights @ values  # the scores in the weights' place
+
+
+R20_MISTAKES = [
+    # the scores returned with a right output (row: _scores_returned_note; blind17f-ar-
+    # returns-scores-as-weights was told the softmax was left out)
+    Mistake(
+        check_attention_row,
+        row_raw_scores_returned,
+        r"Your `weights` are the raw scores, the values before the softmax, while your output "
+        r"is right",
+    ),
+    # an accumulator of the query's size (row: _accumulator_of_query_size; blind12m-ar-
+    # output-zeros-like-query was told about a residual)
+    Mistake(
+        check_attention_row,
+        row_accumulator_as_long_as_the_query,
+        r"^(?![\s\S]*residual)[\s\S]*Your accumulator `total` has d_k = \d+ entries, the query's "
+        r"shape",
+    ),
+    # a wrong move back after np.moveaxis (softmax: _wrong_move_back; blind12m-sm-moveaxis-
+    # back-same-way was told the shape alone)
+    Mistake(
+        check_softmax,
+        sm_moved_back_to_the_front,
+        r"then moved it back with np\.moveaxis\(result, -1, -\d\)\. np\.moveaxis\(x, a, b\) is "
+        r"undone by np\.moveaxis\(result, b, a\)",
+    ),
+    # the repair reached the output and not the returned weights (sdpa: _output_rows_
+    # repaired; blind19b-sdpa-returns-unrepaired-weights was told to repair the rows)
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_output_repaired_alone,
+        r"your `weights` are NaN in the query rows whose mask allows no key.*while your "
+        r"`output` is all zeros and finite in those rows",
+    ),
+    # an axis other than -1 handled by moving the first axis last (softmax: _axis_by_
+    # transpose_note; blind19b-sm-other-axis-by-transpose was asked about a hard-coded axis)
+    Mistake(
+        check_softmax,
+        sm_other_axes_by_swapping_first_and_last,
+        r"normalised along axis 0, the first, instead of axis=-?\d, while axis=-1 gives the "
+        r"right result on the same input.*On a 2-D input, axis=1, the same axis as -1",
+    ),
+    # the results packed into one array (hints: _packed_return_advice; blind19b-ar-pair-
+    # packed-in-one-array was told to pad ragged rows)
+    Mistake(
+        check_attention_row,
+        row_pair_as_one_array,
+        r"^(?![\s\S]*pad it)[\s\S]*Your return line packs the results into one numpy array, "
+        r"np\.asarray\(\(weights, output\)\).*\(here weights \(\d+,\), output \(\d+,\)\).*"
+        r"return weights, output\.",
+    ),
+    # a narrower float than the input's (Checker.expect_floating(narrower_fails=True);
+    # blind18c-softmax-cast-float32 was uncaught: a float32 result is compared with the
+    # tolerance of float32, and its dtype only got a note)
+    Mistake(
+        check_softmax,
+        sm_through_torch_float,
+        r"your result is float32, but the input is float64: the result lost precision",
+    ),
+    # a vector promoted to a row and never restored (checking.size_one_axes:
+    # promoted_vector_note; blind19b-sm-atleast-2d-never-restored was told "unsqueeze")
+    Mistake(
+        check_softmax,
+        sm_vector_reshaped_to_a_row,
+        r"^(?![\s\S]*squeez)[\s\S]*has shape \(1, (\d+)\) instead of \(\1,\): it gained a "
+        r"leading axis of length 1, while a 2-D input of shape \(1, \1\) keeps its shape",
+    ),
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_scores_against_values,
+        r"^(?![\s\S]*k\.T\b)[\s\S]*exactly what the correct code gives with v where k belongs "
+        r"\(q @ v\.transpose\(-2, -1\)\): the keys \(k\) are never used",
+    ),
+    Mistake(
+        check_attention_row,
+        row_values_from_global,
+        r"stay the same when only the `values` argument changes: your code never reads its "
+        r"`values`.*CAT_VALUES",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
-    SOFTMAX_MISTAKES
+    R20_MISTAKES
+    + SOFTMAX_MISTAKES
     + ROW_MISTAKES
     + SDPA_MISTAKES
     + FORBIDDEN_MISTAKES

@@ -1368,7 +1368,8 @@ MISTAKES = [
     Mistake(
         check_MultiHeadAttention,
         PerHeadLinear,
-        r"w_q.weight has shape .* Each projection is nn.Linear\(d_model, d_model\)",
+        r"w_q.weight has shape .* w_q and w_k and w_v project onto d_model // num_heads = \d+ "
+        r"features, one head's width.*nn\.Linear\(d_model, d_model\)",
     ),
     # MultiHeadAttention: forward
     Mistake(check_MultiHeadAttention, mistake("ForgotWo", use_w_o=False), r"left out the output"),
@@ -2664,6 +2665,178 @@ MISTAKES += [
         merge_heads_reversed,
         r"Yours holds every head, each whole, but its blocks of d_head = \d+ columns are the "
         r"heads in reverse order, the last head first",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+# Round 20: the global generator seeded inside forward (checking.randomness:
+# reseeded_global_generator; blind19b-mha-seeds-rng-in-forward was uncaught: every mask
+# it drew is a valid dropout mask). Proved on a seed drawn in the dropout step alone.
+class SeedsTheDropoutStep(Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        torch.random.manual_seed(1234 + self.num_heads)  # the same mask on every rerun
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class RefusesOnlyMoreHeadsThanWidth(WithReferenceAttention):
+    """A divisibility test that compares the sizes instead of taking the remainder (the
+    family of blind18b-mha-divisibility-floor-division: checking.validity_tests)."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        if num_heads > d_model:
+            raise ValueError("num_heads must divide d_model")
+        super().__init__(d_model, num_heads, dropout)
+
+
+class RenormalisesWithAGuard(Base):
+    """Dropped-out weights divided by their row sums, guarded against 0 / 0 (the family of
+    blind19b-mha-dropped-weights-renormalised, which gives NaN at dropout=1.0)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        dropped = self.dropout(weights)
+        dropped = dropped / dropped.sum(dim=-1, keepdim=True).clamp_min(1e-9)
+        return self.w_o(self.merge(dropped @ v)), weights
+
+
+class ProjectionsBuiltInForward(nn.Module):
+    """w_o in __init__, the q/k/v projection made in forward as one local layer (the family
+    of blind12k-mha-linears-built-in-forward: checking.unregistered.unregistered_layers)."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__()
+        self.num_heads = num_heads
+        self.w_o = nn.Linear(d_model, d_model)
+
+    def forward(self, query, key, value, mask=None):
+        d = query.shape[-1]
+        project = nn.Linear(d, 3 * d)  # a new layer at every call
+        q = ref.split_heads(project(query)[..., :d], self.num_heads)
+        k = ref.split_heads(project(key)[..., d : 2 * d], self.num_heads)
+        v = ref.split_heads(project(value)[..., 2 * d :], self.num_heads)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(ref.merge_heads(heads)), weights
+
+
+def split_heads_stacked_copies(x, num_heads):  # every head the whole vector
+    return torch.stack([x] * num_heads, dim=1)
+
+
+def split_heads_stacked_head_major(x, num_heads):  # (num_heads, batch, ...) read back
+    batch, length, d_model = x.shape
+    return torch.stack(x.chunk(num_heads, dim=-1)).reshape(
+        batch, num_heads, length, d_model // num_heads
+    )
+
+
+def test_heads_stacked_head_major_are_named_both_ways_where_batch_equals_num_heads():
+    """Where batch == num_heads (the visible run), (num_heads, batch, ...) read back as
+    (batch, num_heads, ...) and the heads concatenated on the batch axis and viewed back
+    agree on every value: both are named (round 20, blind17d-split-chunks-on-batch-then-
+    viewed was told the permutation alone). The hidden run's batch of 3 tells the batch
+    mixed instead."""
+    from transformer_course.checking import CheckFailure
+
+    with pytest.raises(CheckFailure) as failure:
+        check_split_heads(split_heads_stacked_head_major)
+    assert re.search(
+        r"order \(num_heads, batch, len, d_head\).*The same values come from the heads folded "
+        r"into the batch axis head-major and read back batch-first.*mixes the batch's sequences "
+        r"with the heads",
+        failure.value.message,
+    ), failure.value.message
+
+
+def merge_heads_positions_concatenated(x):  # each head's tokens joined, not the heads
+    return torch.cat([x[:, :, i] for i in range(x.shape[2])], dim=-1)
+
+
+def merge_heads_sizes_as_transposed_keys(x):
+    b, h, dh, length = x.size()  # read as the layout of k.transpose(-2, -1)
+    return x.permute(0, 2, 1, 3).contiguous().view(b, length, h * dh)
+
+
+def merge_heads_unbound(x):  # a tuple of the heads, never joined
+    return x.unbind(dim=1)
+
+
+def merge_heads_flattened_without_transpose(x):
+    return x.flatten(1, 2)  # (batch, num_heads * len, d_head)
+
+
+class ValuesProjectedToOneHead(WithReferenceAttention):
+    """w_v one head wide (the family of blind15d-mha-projections-to-head-width)."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__(d_model, num_heads, dropout)
+        self.w_v = nn.Linear(d_model, d_model // num_heads)
+
+
+MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention,
+        ValuesProjectedToOneHead,
+        r"w_v projects onto d_model // num_heads = \d+ features, one head's width",
+    ),
+    # round 20: the heads never joined (blind16d-merge-returns-list-of-heads), and the
+    # wrong pair of axes flattened, named by the values (blind15d-merge-flattens-length-
+    # and-heads)
+    # every head a copy of x (blind12k-split-repeats-whole-vector-per-head)
+    Mistake(
+        check_split_heads,
+        split_heads_stacked_copies,
+        r"Each of your \d+ heads holds a full copy of x, every token's whole d_model",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_heads_positions_concatenated,
+        r"You flattened len and d_head together: each head's tokens are concatenated one after "
+        r"the other",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_heads_sizes_as_transposed_keys,
+        r"the sizes were read from x\.shape as \(batch, num_heads, d_head, len\)",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_heads_unbound,
+        r"It is a tuple of the \d+ heads, each a \(batch, len, d_head\).*torch\.cat\(heads, "
+        r"dim=-1\)",
+    ),
+    Mistake(
+        check_merge_heads,
+        merge_heads_flattened_without_transpose,
+        r"Yours is x\.flatten\(1, 2\), x's axes 1 and 2, the heads and the length",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        ProjectionsBuiltInForward,
+        r"lacks the state-dict keys .*Your forward runs 1 nn\.Linear layer that is not among "
+        r"the module's registered sub-modules.*new objects at every call: built inside forward",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        RenormalisesWithAGuard,
+        r"^(?![\s\S]*NaN)[\s\S]*dropout=0\.\d in train mode: Built with dropout=0\.5 and read "
+        r"back through w_o and the values, your dropped-out weights add up to 1 in every row "
+        r"again.*You renormalised the dropped-out weights",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        RefusesOnlyMoreHeadsThanWidth,
+        r"\(2, 4\), \(3, 4\) raise your error, but \(10, 4\).* build without one.*Your test "
+        r"computes .*`d_model < num_heads`.*Test the remainder",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        SeedsTheDropoutStep,
+        r"leaves the generator in the same state both times and gives the same result both "
+        r"times: your code seeds the global generator itself",
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

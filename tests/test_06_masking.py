@@ -53,7 +53,18 @@ PADDING_MISTAKES = {
         lambda ids, p: (ids > p)[:, None, None, :],
         r"Your mask is `ids > pad_id`: it hides every real token whose id is below pad_id",
     ),
-    "(batch, len)": (lambda ids, p: ids != p, r"needs two singleton axes"),
+    # round 20 (blind19b-padmask-hugging-face-attention-mask was told of a bare squeeze):
+    # the ids' own shape is named as such, with no squeeze
+    "(batch, len)": (
+        lambda ids, p: ids != p,
+        r"^(?![\s\S]*squeeze)[\s\S]*\(batch, len\) instead of \(batch, 1, 1, len\).*needs "
+        r"two singleton axes",
+    ),
+    "(batch, len) as 0/1 int32": (
+        lambda ids, p: ids.ne(p).to(torch.int32),
+        r"^(?![\s\S]*squeeze)[\s\S]*Two things to change.*int32[\s\S]*\(batch, len\) instead "
+        r"of \(batch, 1, 1, len\)",
+    ),
     # round 10 (blind10d-padmask-view-batch-of-one): the shape alone before
     "view(1, 1, 1, -1)": (
         lambda ids, p: (ids != p).view(1, 1, 1, -1),
@@ -75,6 +86,24 @@ PADDING_MISTAKES = {
     "expanded (batch, 1, len, len)": (
         lambda ids, p: (ids != p)[:, None, None, :].expand(-1, 1, ids.shape[1], -1),
         r"expanded the mask over the query axis.*cross-attention",
+    ),
+    # round 20 (blind19b-padmask-with-look-ahead-triangle, told "expanded"): a triangle
+    # over (query, key) ANDed in, named by the rows' values
+    "ANDed with a strict lower triangle": (
+        lambda ids, p: (
+            (ids != p)[:, None, None, :]
+            & torch.ones(ids.shape[1], ids.shape[1]).tril(diagonal=-1).bool()
+        ),
+        r"^(?![\s\S]*You expanded)[\s\S]*ANDed with a \(\d+, \d+\) triangle over \(query, "
+        r"key\), torch\.tril\(\.\.\., diagonal=-1\).*blocked from its own key",
+    ),
+    "ANDed with an upper triangle": (
+        lambda ids, p: ids.ne(p).unsqueeze(1).unsqueeze(1) & ref.look_ahead_mask(ids.shape[1]).T,
+        r"^(?![\s\S]*You expanded)[\s\S]*torch\.triu\(\.\.\.\), an upper triangle",
+    ),
+    "query rows that differ": (
+        lambda ids, p: (ids != p)[:, None, :, None] & (ids != p)[:, None, None, :],
+        r"^(?![\s\S]*(You expanded|triangle))[\s\S]*its rows are not all the same",
     ),
     "int dtype": (
         lambda ids, p: (ids != p).long()[:, None, None, :],
@@ -98,7 +127,10 @@ PADDING_MISTAKES = {
         r"True everywhere",
     ),
     "numpy array": (lambda ids, p: (ids.numpy() != p)[:, None, None, :], r"torch.from_numpy"),
-    "forgot return": (lambda ids, p: None, r"forget the `return`"),
+    "forgot return": (
+        lambda ids, p: None,
+        r"but it is None: the function returned nothing.*forget the `return`",
+    ),
     "in place": (
         lambda ids, p: ids.masked_fill_(ids == p, -1)[:, None, None, :] != -1,
         r"changed its argument `ids` in place.*Build a new tensor",
@@ -147,7 +179,26 @@ PADDING_CORRECT = {
 # ---------------------------------------------------------------------- look_ahead_mask
 _CAUSAL_8 = torch.tril(torch.ones(8, 8, dtype=torch.bool))  # a cache for at most 8 positions
 
+
+def _decoder_padding_by_index(tgt_ids, pad_id):  # padding_mask on each 1-D row
+    causal = ref.look_ahead_mask(tgt_ids.shape[1])
+    return torch.cat([ref.padding_mask(tgt_ids[i], pad_id) & causal for i in range(len(tgt_ids))])
+
+
 LOOK_AHEAD_MISTAKES = {
+    # round 20: 1-D positions compared with themselves (blind17d-lookahead-dot-T-on-1d-
+    # arange was told the contract's shape)
+    "positions compared with mT": (
+        lambda size: torch.arange(size).unsqueeze(0).mT.squeeze() >= torch.arange(size),
+        r"Yours is 1-D, \(\d+,\), all True: two 1-D position vectors compared entry by entry",
+    ),
+    # round 20: a size off by one on every size (checking.size_sources; blind19b-lookahead-
+    # one-more-for-bos, built for size + 1, was told the contract's shape alone)
+    "one position short": (
+        lambda size: torch.ones(size - 1, size - 1).tril() > 0,
+        r"rows and columns for the sizes [\d, ]+: it is built for size - 1 positions, one row "
+        r"and one column short \(otherwise the right triangle\)",
+    ),
     # sliced from a triangle precomputed for 8 positions (blind8d-lookahead-sliced-from-
     # cached-triangle; before: caught by the hidden size 9 alone, the shape restated)
     "sliced from a fixed 8 x 8 triangle": (
@@ -267,6 +318,14 @@ def _loop_reusing_one_mask(ids, pad_id):
 
 
 DECODER_MISTAKES = {
+    # round 20: a course function that takes the batch called on each row (checking.failure:
+    # course_call_on_a_row; blind12k-decmask-padding-mask-per-row was told only that the
+    # course's code got something outside its contract)
+    "padding_mask per row": (
+        _decoder_padding_by_index,
+        r"calls padding_mask on one row of tgt_ids \(\d+, \d+\) at a time \(a loop over the "
+        r"batch\): its argument ids is a 1-D",
+    ),
     # round 10 (blind10d-decmask-expanded-to-eight-heads): the contract's shape alone before
     "expanded over 4 heads": (
         lambda ids, p: (_pad(ids, p) & _tril(ids.shape[1])).repeat(1, 4, 1, 1),
@@ -333,7 +392,16 @@ DECODER_MISTAKES = {
         lambda ids, p: (ids != p)[:, None, :, None] & _pad(ids, p) & _tril(ids.shape[1]),
         r"rows of pad \*queries\*.*as well as on the key axis",
     ),
-    "inverted": (lambda ids, p: ~(_pad(ids, p) & _tril(ids.shape[1])), r"mask is inverted"),
+    "inverted": (
+        lambda ids, p: ~(_pad(ids, p) & _tril(ids.shape[1])),
+        r"whole mask is inverted, every entry the opposite",
+    ),
+    # round 20 (blind19b-decmask-padding-read-as-blocked): the padding part alone inverted
+    "padding part inverted": (
+        lambda ids, p: (ids == p)[:, None, None, :] & _tril(ids.shape[1]),
+        r"^(?![\s\S]*whole mask)[\s\S]*padding part of your mask is inverted: it allows only "
+        r"the pad keys",
+    ),
     "triu": (
         lambda ids, p: (
             _pad(ids, p) & torch.triu(torch.ones(ids.shape[1], ids.shape[1], dtype=torch.bool))
@@ -372,6 +440,11 @@ DECODER_MISTAKES = {
         r"(?s)raised NotImplementedError: \"bitwise_and.*float tensor.*dtype=torch\.bool",
     ),
     # blind17d: a matrix product where the element-wise AND belongs
+    # round 20: the learner's own @ named (blind17d-decmask-matmul-instead-of-and)
+    "combined with @": (
+        lambda ids, p: ids.ne(p)[:, None, None, :] @ _tril(ids.shape[1]),
+        r"combines bool masks with @, a matrix product, instead of &, the element-wise AND",
+    ),
     "combined with torch.matmul": (
         lambda ids, p: torch.matmul(_pad(ids, p), _tril(ids.shape[1])),
         r"A matrix product \(@, torch\.matmul, mm\) got bool tensors.*Masks combine entry by entry",
@@ -504,7 +577,8 @@ MISTAKES += [
     Mistake(
         check_decoder_self_attention_mask,
         decoder_mask_extra_axis,
-        r"Your numbers are right and in the right order, but yours has extra axes of size 1",
+        r"Your numbers are right and in the right order, but yours has one axis of size 1 too many, "
+        r"5-D where 4-D belongs",
     ),
     Mistake(
         check_padding_mask,

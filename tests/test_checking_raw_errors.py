@@ -270,7 +270,12 @@ _QUIZ = Quiz(
     "quiz_demo",
     answer="b",
     why={"b": "Right."},
-    choices={"a": "the number of words", "b": "the width of each key vector", "c": "d_model"},
+    choices={
+        "a": "the number of words",
+        "b": "the width of each key vector",
+        "c": "d_model",
+        "d": "NaN, from 0 / 0",
+    },
 )
 _NUMBER = Quiz("quiz_floor", answer=0.5004, why={}, rel_tol=0.01)
 
@@ -285,7 +290,18 @@ _NUMBER = Quiz("quiz_floor", answer=0.5004, why={}, rel_tol=0.01)
         (lambda: "d_model", r"the text of choice \(c\).*\"c\""),
         (lambda: "width of each key", r"words from choice \(b\)"),
         (lambda: "sqrt", r"words rather than a letter"),
-        (lambda: 2, r"returned the number 2: this question is answered with a letter"),
+        (lambda: 2, r"returned the number 2, an int: this question is answered with a letter"),
+        # round 20: a choice's value for its letter, a one-hot list, a letter of no choice
+        (
+            lambda: float("nan"),
+            r"returned the number nan, a float, not a letter: it is the value choice \(d\) "
+            r"describes.*\"d\"",
+        ),
+        (
+            lambda: (0, 1, 0, 0),
+            r"a tuple of 4 booleans, \(0, 1, 0, 0\), one per choice, with choice \(b\) ticked",
+        ),
+        (lambda: "x", r"returned 'x', which is not one of the letters \"a\", \"b\", \"c\", \"d\""),
         (lambda: None, r"returned None: the function has no return statement"),
         ((lambda: (yield "b")), r"returned a generator"),
         ("b", r"`quiz_demo` is 'b', a value, where the function belongs"),
@@ -412,3 +428,42 @@ def test_stack_of_tensors_one_axis_apart_is_told_to_use_cat():
     assert "one axis apart" in text and "use torch.cat" in text, text
     text = _message(scores_appended_with_stack, torch.zeros(4, 2), torch.ones(3, 5))
     assert "the SAME shape" in text and "one axis apart" not in text, text
+
+
+def _answer_under_the_placeholder():
+    # YOUR CODE HERE
+    raise NotImplementedError()
+    return "b"  # the learner's answer, written under the placeholder
+
+
+def _placeholder_alone():
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def test_an_answer_left_under_the_placeholder_is_told_it_is_never_reached():
+    """Round 20 (blind19b-q-score-scale-raise-left-above-answer, told "not implemented
+    yet"): code after the placeholder's raise, in the same block, is named unreachable;
+    the placeholder alone keeps its message (checking.failure.code_after_placeholder)."""
+    with pytest.raises(CheckFailure) as failure:
+        quiz_check(_QUIZ)(_answer_under_the_placeholder)
+    message = failure.value.message
+    assert re.search(
+        r"placeholder line `raise NotImplementedError\(\)` is still in your code, above your "
+        r"answer, so it runs first and `return \"b\"` below it is never reached",
+        message,
+    ), message
+    with pytest.raises(CheckFailure) as failure:
+        quiz_check(_QUIZ)(_placeholder_alone)
+    assert "not implemented yet" in failure.value.message, failure.value.message
+
+
+def test_a_pair_of_numbers_for_a_number_quiz_is_told_it_is_a_shape():
+    """Round 20 (blind15d-q-head-width-query-matrix-shape: a (len, d_k) shape for d_k
+    alone was told "return a number")."""
+    with pytest.raises(CheckFailure) as failure:
+        quiz_check(_NUMBER)(lambda: [0.5, 1.0])
+    assert re.search(
+        r"returned a list of 2 numbers, \[0\.5, 1\.0\], a shape or a list, not one number",
+        failure.value.message,
+    ), failure.value.message

@@ -26,7 +26,13 @@ from transformer_course.checking.deviations import (
 from transformer_course.checking.deviations.probes import confirm, evidence, probe_calls
 from transformer_course.checking.empty_inputs import empty_input_hint
 from transformer_course.checking.failing_line import failing_line_values
-from transformer_course.checking.failure import CheckFailure, course_origin, learner_frames
+from transformer_course.checking.failure import (
+    CheckFailure,
+    code_after_placeholder,
+    course_call_on_a_row,
+    course_origin,
+    learner_frames,
+)
 from transformer_course.checking.formatting import (
     as_numpy,
     candidates_message,
@@ -49,7 +55,11 @@ from transformer_course.checking.parameters_kept import (
 from transformer_course.checking.printed import printed_not_returned, tee_stdout
 from transformer_course.checking.randomness import global_random_state, restore_random_state
 from transformer_course.checking.relations import first_wrong, match_relation
-from transformer_course.checking.size_one_axes import permuted_axes, size_one_axes
+from transformer_course.checking.size_one_axes import (
+    NAMES_SIZE_ONE_AXIS,
+    permuted_axes,
+    size_one_axes,
+)
 from transformer_course.checking.snapshots import same_as_snapshot, snapshot
 
 __all__ = ["Checker"]
@@ -141,6 +151,15 @@ def _merged_axes(got: tuple, shape: tuple) -> str:
                 "the expected shape before returning it. "
             )
     return ""
+
+
+def _bits(dtype: Any) -> int:
+    """The number of bits of a numpy or torch floating dtype (0 when unknown)."""
+    size = getattr(dtype, "itemsize", None)
+    if size is None:
+        with contextlib.suppress(TypeError):
+            size = np.dtype(dtype).itemsize
+    return 8 * int(size or 0)
 
 
 class Checker:
@@ -350,6 +369,16 @@ class Checker:
             except NotImplementedError as exc:
                 if str(exc).strip():  # a library's (torch: an op with no kernel for a dtype)
                     raise self._raised(exc, call_repr, hint_list) from exc
+                if unreached := code_after_placeholder(exc):
+                    raise CheckFailure(
+                        self.exercise,
+                        f"`{call_repr}` raised NotImplementedError: the placeholder line "
+                        "`raise NotImplementedError()` is still in your code, above your "
+                        f"answer, so it runs first and `{clip(unreached, 80)}` below it is "
+                        "never reached. Delete the line `raise NotImplementedError()` (and "
+                        "the `# YOUR CODE HERE` comment), run that cell, then run this test "
+                        "cell again.",
+                    ) from exc
                 raise CheckFailure(
                     self.exercise,
                     f"`{call_repr}` raised NotImplementedError: this exercise is not "
@@ -471,6 +500,9 @@ class Checker:
                 "called by yours: your code handed it something outside its "
                 "contract (the message above says what)."
             )
+            with contextlib.suppress(Exception):  # a reading of frames: never in the way
+                if per_row := course_call_on_a_row(exc):
+                    advice.append(per_row)
         deviation = self.deviation(candidates=not advice)
         if own and self._errors_only():  # the check's own advice on its error comes first
             deviation = ""
@@ -525,7 +557,12 @@ class Checker:
             members = types if isinstance(types, tuple) else get_args(types) or (types,)
             names = " or ".join(getattr(t, "__name__", str(t)) for t in members)
             if value is None:
-                hint = f"Did you forget the `return` statement? {hint}"
+                self.fail(
+                    f"{what} should be a {names}, but it is None: the function returned "
+                    "nothing, so it has no return statement (or a bare `return`), or the "
+                    "result was computed into a variable that is never returned. Did you "
+                    f"forget the `return` statement? {hint}".strip()
+                )
             hint = hint or self.deviation()
             self.fail(
                 f"{what} should be a {names}, but it is a {type(value).__name__}. {hint}".strip()
@@ -538,7 +575,9 @@ class Checker:
         if got != shape:
             merged = _merged_axes(got, shape)
             if not merged and self.explain_shapes:
-                merged = ("" if "squeeze" in hint else size_one_axes(got, shape)) or (
+                merged = (
+                    "" if NAMES_SIZE_ONE_AXIS.search(hint) else size_one_axes(got, shape)
+                ) or (
                     "" if re.search(r"transpos|swap", hint) else permuted_axes(got, shape)
                 )  # unless the check's own hint names it
             if not (merged or hint):  # a shape the check cannot explain
@@ -558,9 +597,13 @@ class Checker:
             self.fail(f"{what} should have dtype {dtype}, but it has dtype {got}. {hint}".strip())
         self.ok()
 
-    def expect_floating(self, value: Any, what: str, preferred: Any = None) -> None:
+    def expect_floating(
+        self, value: Any, what: str, preferred: Any = None, *, narrower_fails: bool = False
+    ) -> None:
         """Any floating-point dtype is accepted (the concept does not fix one). When it
-        differs from ``preferred``, the learner gets a note (once per dtype), not a failure."""
+        differs from ``preferred``, the learner gets a note (once per dtype), not a failure;
+        with ``narrower_fails``, a dtype with fewer bits than ``preferred`` (a float64 input
+        whose result comes back float32: a cast that throws precision away) fails."""
         name = dtype_name(value.dtype)
         floating = getattr(value.dtype, "is_floating_point", None)
         if floating is None:
@@ -570,6 +613,15 @@ class Checker:
                 f"{what} should hold floating-point numbers, but its dtype is {name}. "
                 "Integer (or bool) results lose the fractions: create the result as a float "
                 "array or tensor."
+            )
+        narrowed = preferred is not None and _bits(value.dtype) < _bits(preferred)
+        if narrower_fails and floating and narrowed:
+            self.fail(
+                f"{what} is {name}, but the input is {dtype_name(preferred)}: the result lost "
+                "precision on the way out. Something cast it to a narrower float (an "
+                f".astype(np.{name}), a dtype={name} on the array it was built in, or "
+                ".float() on a tensor). Keep the input's dtype: compute with x as it is "
+                "and return the result without a cast."
             )
         if preferred is not None and name != dtype_name(preferred):
             self.note(

@@ -133,3 +133,76 @@ def course_origin(exc: BaseException) -> str:
         return ""
     module = Path(last.filename).stem
     return f"{module}.{last.name}"
+
+
+def code_after_placeholder(exc: BaseException) -> str:
+    """For the NotImplementedError of the notebook's placeholder line (``raise
+    NotImplementedError()``) raised in the learner's function: the first line of code that
+    follows it in the same function, which the raise makes unreachable (round 20,
+    blind19b-q-score-scale-raise-left-above-answer: the answer written under the
+    placeholder was told "not implemented yet"); "" when nothing follows it (the
+    placeholder alone), or the source cannot be read (code that crossed a sandbox)."""
+    import inspect
+
+    found = innermost_learner_traceback(exc)
+    if found is None:
+        return ""
+    try:
+        lines, first = inspect.getsourcelines(found.tb_frame.f_code)
+    except Exception:  # no source (code that crossed a sandbox): the general message stays
+        return ""
+    at = found.tb_lineno - first  # the raising line's index in ``lines``
+    if not (0 <= at < len(lines)) or "NotImplementedError" not in lines[at]:
+        return ""
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    for line in lines[at + 1 :]:
+        code = line.split("#")[0].strip()
+        if not code:
+            continue
+        if len(line) - len(line.lstrip()) < indent:
+            return ""  # the block the raise sits in ended: the rest is reachable
+        return code
+    return ""
+
+
+def course_call_on_a_row(exc: BaseException) -> str:
+    """For an error raised inside the course's code called by the learner's: when the
+    tensor that code received is one row of a tensor of one more axis in the learner's
+    frames (a loop or comprehension over a batch, calling a function that takes the whole
+    batch), the sentence that says so (round 20, blind12k-decmask-padding-mask-per-row:
+    padding_mask called on each 1-D row of tgt_ids, told only that the course's code was
+    handed something outside its contract); "" otherwise."""
+    import torch
+
+    if not course_origin(exc):
+        return ""
+    learner, tb, called = [], exc.__traceback__, None
+    while tb is not None:
+        if _is_learner_frame(tb.tb_frame.f_code.co_filename):
+            learner.append(tb.tb_frame)
+        elif learner and called is None:
+            called = tb.tb_frame  # the first course frame the learner's code entered
+        tb = tb.tb_next
+    if called is None or not learner:
+        return ""
+    code = called.f_code
+    arguments = [(name, called.f_locals.get(name)) for name in code.co_varnames[: code.co_argcount]]
+    for name, value in arguments:
+        if not isinstance(value, torch.Tensor) or value.dim() == 0:
+            continue
+        for frame in reversed(learner):
+            for whole_name, whole in frame.f_locals.items():
+                if (
+                    isinstance(whole, torch.Tensor)
+                    and whole.dim() == value.dim() + 1
+                    and tuple(whole.shape[1:]) == tuple(value.shape)
+                    and any(torch.equal(row, value) for row in whole)
+                ):
+                    return (
+                        f"Your code calls {code.co_name} on one row of {whole_name} "
+                        f"{tuple(whole.shape)} at a time (a loop over the batch): its "
+                        f"argument {name} is a {value.dim()}-D {tuple(value.shape)} tensor, "
+                        f"where {code.co_name} takes the whole batch, {whole.dim()}-D, and "
+                        f"handles every row itself. Call it once, on {whole_name} as it is."
+                    )
+    return ""

@@ -293,8 +293,49 @@ def _named_parameters_advice(exc: BaseException) -> str:
     )
 
 
+#: a return line that packs several results into one numpy array
+_PACKED_RETURN = re.compile(
+    r"^\s*return\s+(?:np|numpy)\.(?:array|asarray|stack)\(\s*[\[(]\s*"
+    r"(\w+(?:\s*,\s*\w+)+)\s*,?\s*[\])]"
+)
+
+
+def _packed_return_advice(exc: BaseException) -> str:
+    """The raising line is `return np.array([a, b])`: the results meant as a tuple packed
+    into one array, which numpy refuses when their shapes differ (round 20, blind19b-ar-
+    pair-packed-in-one-array, was told to pad its rows); "" otherwise."""
+    import linecache
+
+    from transformer_course.checking.failure import innermost_learner_traceback
+
+    found = innermost_learner_traceback(exc)
+    if found is None:
+        return ""
+    line = linecache.getline(found.tb_frame.f_code.co_filename, found.tb_lineno)
+    packed = _PACKED_RETURN.match(line.split("#")[0])
+    if not packed:
+        return ""
+    names = [name.strip() for name in packed[1].split(",")]
+    local = found.tb_frame.f_locals
+    shapes = [
+        f"{name} {tuple(local[name].shape)}"
+        for name in names
+        if name in local and hasattr(local[name], "shape")
+    ]
+    shown = f" (here {', '.join(shapes)})" if len(shapes) == len(names) else ""
+    return (
+        f"Your return line packs the results into one numpy array, {line.strip()[7:]}: numpy "
+        f"makes one array only of pieces of one shape, and these differ{shown}; where they "
+        "happen to agree, it returns one stacked array instead of the separate results. A "
+        "function that returns several results returns them as a tuple, not an array: "
+        f"return {', '.join(names)}."
+    )
+
+
 def _ragged_array_advice(exc: BaseException) -> str:
     """An array built from pieces that are not numbers of one shape."""
+    if packed := _packed_return_advice(exc):
+        return packed
     if "np.vectorize" in _failing_code(exc) or "vectorize(" in _failing_code(exc):
         return (
             "np.vectorize calls the function once per number and expects one number back, "

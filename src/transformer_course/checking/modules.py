@@ -436,6 +436,7 @@ def build_module(
     state: Mapping[str, torch.Tensor] | None = None,
     mode: str = "eval",
     allow_extra_keys: bool = False,
+    forward_args: tuple | None = None,
     **kwargs: Any,
 ) -> tuple[nn.Module, str]:
     """Construct ``cls(*args, **kwargs)``, check its state-dict keys and shapes, load
@@ -445,6 +446,8 @@ def build_module(
     another name) are fine; ``state`` is then loaded with ``strict=False``.
     Returns the module and its constructor call as text (for messages).
     ``keys_hint(found)`` explains a wrong set of keys (e.g. a fused q/k/v matrix).
+    ``forward_args``: inputs a forward call may be probed with when keys are missing, to
+    see layers that forward runs without registering them.
     Reading the state back catches one submodule object used in several places (a
     layer reused N times, ``w_q = w_k = w_v``): the later key overwrites the earlier.
     """
@@ -485,6 +488,13 @@ def build_module(
             )
             if unregistered:
                 c.fail(f"{built}: {unregistered}")
+            if missing and forward_args is not None:
+                from transformer_course.checking.unregistered import unregistered_layers
+
+                if layers := unregistered_layers(
+                    module, lambda: module(*(a.clone() for a in forward_args))
+                ):
+                    c.fail(f"{built} lacks the state-dict keys {_key_list(missing)}. {layers}")
             hint = keys_hint(found) if keys_hint else ""
             if not missing and all(
                 key.endswith(".bias") and key[: -len("bias")] + "weight" in expected_shapes

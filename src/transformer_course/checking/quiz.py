@@ -77,6 +77,13 @@ def _form_note(value: object, choices: Mapping[str, str]) -> str:
                 f"returned a {type(value).__name__}, {short(value)}, with the letter inside: "
                 f'return the string itself, "{letter}".'
             )
+    ticked = _ticked_choice(value, choices)
+    if ticked:
+        return (
+            f"returned a {type(value).__name__} of {len(value)} booleans, {short(value)}, one "
+            f"per choice, with choice ({ticked}) ticked (a one-hot answer): the function "
+            f'returns the letter itself, as a string, "{ticked}".'
+        )
     if isinstance(value, list | tuple) and len(value) > 1:
         letters_inside = [_letter(item) for item in value if _letter(item) in choices]
         if len(letters_inside) == 1:
@@ -123,11 +130,39 @@ def _form_note(value: object, choices: Mapping[str, str]) -> str:
             "choice says what you mean?"
         )
     if isinstance(value, int | float) and not isinstance(value, bool):
+        kind = "an int" if isinstance(value, int) else "a float"
+        described = _choices_naming(text, choices)
+        if len(described) == 1:
+            return (
+                f"returned the number {short(value)}, {kind}, not a letter: it is the value "
+                f"choice ({described[0]}) describes. The answer is the choice's letter, a "
+                f'string, "{described[0]}".'
+            )
         return (
-            f"returned the number {short(value)}: this question is answered with a letter, a "
-            f"string: one of {letters}."
+            f"returned the number {short(value)}, {kind}: this question is answered with a "
+            f"letter, a string: one of {letters}."
         )
     return ""
+
+
+def _ticked_choice(value: object, choices: Mapping[str, str]) -> str:
+    """For a list or tuple of one boolean (or 0/1) per choice with exactly one set, the
+    letter of that choice; "" otherwise."""
+    if not (isinstance(value, list | tuple) and len(value) == len(choices)):
+        return ""
+    if not all(isinstance(item, bool) or item in (0, 1) for item in value):
+        return ""
+    ticked = [letter for letter, item in zip(choices, value) if item]
+    return ticked[0] if len(ticked) == 1 else ""
+
+
+def _choices_naming(text: str, choices: Mapping[str, str]) -> list[str]:
+    """The letters of the choices whose text holds the number ``text`` ("nan", "0.5") as
+    a word of its own."""
+    if not text:
+        return []
+    word = re.compile(rf"(?<![\w.]){re.escape(text)}(?![\w.])", re.IGNORECASE)
+    return [letter for letter, choice in choices.items() if word.search(choice)]
 
 
 def _unquoted_letter(exc: BaseException, quiz: Quiz) -> str:
@@ -177,7 +212,8 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
                     c.fail(
                         f"{quiz.name}() {form}"
                         if form
-                        else f"{quiz.name}() returned {short(given)}: return one of {letters}."
+                        else f"{quiz.name}() returned {short(given)}, which is not one of the "
+                        f"letters {letters}: return one of them."
                     )
                 if letter != quiz.answer:
                     c.fail(
@@ -186,6 +222,13 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
                     )
             else:
                 number = _number(given)
+                if number is None and _several_numbers(given):
+                    c.fail(
+                        f"{quiz.name}() returned a {type(given).__name__} of {len(given)} "
+                        f"numbers, {short(given)}, a shape or a list, not one number: the "
+                        "question asks for a single value. Return that one number (an int or a "
+                        "float), not a tuple."
+                    )
                 if number is None:
                     c.fail(f"{quiz.name}() returned {short(given)}: return a number.")
                 if not math.isclose(number, float(quiz.answer), rel_tol=quiz.rel_tol):
@@ -217,3 +260,12 @@ def _number(value: object) -> float | None:
     except (TypeError, ValueError):
         return None
     return number if math.isfinite(number) else None
+
+
+def _several_numbers(value: object) -> bool:
+    """A tuple, list or torch.Size of two or more numbers (a shape, a pair of sizes)."""
+    return (
+        isinstance(value, list | tuple)
+        and len(value) > 1
+        and all(_number(item) is not None for item in value)
+    )

@@ -345,6 +345,16 @@ def _bool_product_advice(exc: BaseException) -> str:
     got the raw error)."""
     if not re.search(r"(addmm|mm|bmm|matmul|dot)\w*\" not implemented for 'Bool'", str(exc)):
         return ""
+    from transformer_course.checking.failure import learner_lines
+
+    written = [line.strip() for line in learner_lines(exc).splitlines() if " @ " in line]
+    if written:  # the learner's own @ between two bool tensors
+        return (
+            f"Your line `{written[-1]}` combines bool masks with @, a matrix product, instead "
+            "of &, the element-wise AND: @ sums products over an axis, which is not a "
+            "combination of masks, and torch refuses it for bool tensors. Masks combine entry "
+            "by entry: `a & b` (both allow), `a | b` (either allows), `~a` (the opposite)."
+        )
     return (
         "A matrix product (@, torch.matmul, mm) got bool tensors, which it does not multiply. "
         "Masks combine entry by entry: `a & b` (both allow), `a | b` (either allows), `~a` "

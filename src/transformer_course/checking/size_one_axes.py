@@ -27,6 +27,7 @@ __all__ = [
     "flat_vector_broadcast",
     "grown_size_one",
     "permuted_axes",
+    "promoted_vector_note",
     "raised_on_size_one_hint",
     "raised_on_size_one_note",
     "size_one_axes",
@@ -59,8 +60,9 @@ def size_one_axes(got: tuple, shape: tuple) -> str:
         if dropped == ones and (len(ones) > 1 or not got):
             return (
                 f"That is the expected shape with every axis of length 1 ({which}) "
-                "dropped: .squeeze() (np.squeeze, torch's squeeze) with no axis removes them "
-                "all, also the ones the input happens to have, as here. Squeeze only the axis "
+                "dropped: .squeeze() (np.squeeze, torch's squeeze) with no axis removes every "
+                "axis of length 1, also the ones the input happens to have, as here. Squeeze "
+                "only the axis "
                 "you mean (squeeze(-1)), or keep the shape as it is. "
             )
         return (
@@ -80,6 +82,38 @@ def size_one_axes(got: tuple, shape: tuple) -> str:
             "it. "
         )
     return ""
+
+
+#: a note of a check's own that names an added or dropped axis of length 1: expect_shape
+#: then leaves out its general sentence (which lists causes the note has ruled out)
+NAMES_SIZE_ONE_AXIS = re.compile(r"squeeze|leading axis of length 1|singleton axes")
+
+
+def promoted_vector_note(run_on, x, got) -> str:
+    """A 1-D input ``x`` whose result has shape (1, n) where (n,) belongs, while the same
+    function keeps the shape of a 2-D input, x[None] (1, n): the code promotes vectors to
+    rows (np.atleast_2d, x.reshape(1, -1), x[None] when x.ndim == 1) and never restores
+    the input's shape (round 20, blind19b-sm-atleast-2d-never-restored, was told the
+    general causes of an extra axis). ``run_on(array)`` calls the learner's function on a
+    copy of an input and returns its result, or None when it raises. "" otherwise."""
+    shape = tuple(getattr(x, "shape", ()))
+    got_shape = tuple(getattr(got, "shape", ()))
+    if len(shape) != 1 or got_shape != (1, *shape):
+        return ""
+    row = x[None]  # (1, n)
+    again = run_on(row)
+    if tuple(getattr(again, "shape", ())) != row.shape:
+        return ""
+    n = shape[0]
+    return (
+        f"Your result for a 1-D input of {n} entries has shape (1, {n}) instead of ({n},): it "
+        f"gained a leading axis of length 1, while a 2-D input of shape (1, {n}) keeps its "
+        "shape with your code. So your code turns a vector into a row (np.atleast_2d(x), "
+        "x.reshape(1, -1), or x[None] when x.ndim == 1) and never gives the result the "
+        "input's shape back. Return a result of x's shape (result.reshape(x.shape)), or "
+        "drop the promotion: reductions along axis=axis with keepdims=True work for any "
+        "number of dims, 1-D included."
+    )
 
 
 def permuted_axes(got: tuple, shape: tuple) -> str:
@@ -144,10 +178,18 @@ def size_one_axes_note(got, expected: torch.Tensor, *, rtol=0.0, atol=0.0) -> st
             "depend on which sizes happen to be 1."
         )
     if change == "added":
+        extra = len(shape) - len(want)
+        count = (
+            f"one axis of size 1 too many, {len(shape)}-D where {len(want)}-D belongs"
+            if extra == 1
+            else f"{extra} axes of size 1 too many"
+            if extra > 1
+            else "extra axes of size 1"
+        )
         return (
-            f"Your numbers are right and in the right order, but yours has extra axes of size "
-            f"1 (yours is {shape}, expected {want}): an unsqueeze, a None index or a [None] too "
-            "many, or an axis that was never squeezed back. Return exactly the expected shape."
+            f"Your numbers are right and in the right order, but yours has {count} (yours is "
+            f"{shape}, expected {want}): an unsqueeze, a None index or a [None] too many, or an "
+            "axis that was never squeezed back. Return exactly the expected shape."
         )
     return (
         f"Your numbers are right and in the right order, but an axis of size 1 sits in the "

@@ -23,20 +23,22 @@ from transformer_course.checking import Checker
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.layers import expect_deterministic_in_eval
 
-__all__ = ["expect_deterministic_registered", "unregistered_dropouts"]
+__all__ = ["expect_deterministic_registered", "unregistered_dropouts", "unregistered_layers"]
 
 
-def _dropouts_called(module: nn.Module, call: Callable[[], Any]) -> list[tuple[nn.Module, str]]:
-    """Run ``call()`` once (no gradients, whatever it raises) and return every dropout
-    module called during it that is not a registered sub-module of ``module``, each with
-    the name of the innermost registered module that was running when it was called ("" for
-    ``module`` itself)."""
+def _dropouts_called(
+    module: nn.Module, call: Callable[[], Any], kind: type | tuple = nn.modules.dropout._DropoutNd
+) -> list[tuple[nn.Module, str]]:
+    """Run ``call()`` once (no gradients, whatever it raises) and return every module of
+    ``kind`` (dropouts by default) called during it that is not a registered sub-module of
+    ``module``, each with the name of the innermost registered module that was running
+    when it was called ("" for ``module`` itself)."""
     names = {id(sub): name for name, sub in module.named_modules(remove_duplicate=False)}
     running: list[nn.Module] = []
     found: list[tuple[nn.Module, str]] = []
 
     def pre(mod: nn.Module, _args: Any) -> None:
-        if isinstance(mod, nn.modules.dropout._DropoutNd) and id(mod) not in names:
+        if isinstance(mod, kind) and id(mod) not in names:
             owner = next((names[id(m)] for m in reversed(running) if id(m) in names), "")
             found.append((mod, owner))
         running.append(mod)
@@ -93,6 +95,42 @@ def unregistered_dropouts(module: nn.Module, call: Callable[[], Any]) -> str:
         f"{said} It is a new module at every call: an nn.Dropout built inside forward "
         "(nn.Dropout(p)(h)) starts in training mode and no .eval() ever reaches it. Build it "
         "once in __init__, self.dropout = nn.Dropout(dropout), and call self.dropout(h)."
+    )
+
+
+def unregistered_layers(module: nn.Module, call: Callable[[], Any]) -> str:
+    """For a module whose state dict lacks its layers: the layers with weights (nn.Linear,
+    nn.Embedding, nn.LayerNorm, ...) that ``call()`` (one forward) runs but that are not
+    registered sub-modules, built anew in every call (round 20, blind12k-mha-linears-
+    built-in-forward: four nn.Linear made in forward, told the keys were missing) or kept
+    in a plain list (the same objects in two calls); "" when every layer called is
+    registered (or none is called)."""
+    weighted = (nn.Linear, nn.Embedding, nn.LayerNorm, nn.modules.conv._ConvNd)
+    with torch.random.fork_rng(devices=[]):  # layers built in forward draw from it
+        first = _dropouts_called(module, call, weighted)
+        second = _dropouts_called(module, call, weighted)  # `first` keeps its modules alive
+    if not first:
+        return ""
+    kept = {id(mod) for mod, _ in first} & {id(mod) for mod, _ in second}
+    kinds = sorted({type(mod).__name__ for mod, _ in first})
+    count = len({id(mod) for mod, _ in first})
+    said = (
+        f"Your forward runs {count} {' / '.join(f'nn.{k}' for k in kinds)} "
+        f"layer{'s' if count > 1 else ''} that {'are' if count > 1 else 'is'} not among the "
+        "module's registered sub-modules: the state dict and .parameters() do not list them, "
+        "so the optimiser never trains them and saved weights cannot be loaded into them."
+    )
+    if kept:
+        return (
+            f"{said} They are kept in a plain Python list, dict or tuple, which nn.Module does "
+            "not register: assign each layer to its own attribute in __init__ (self.w_q = "
+            "nn.Linear(...)), or hold them in nn.ModuleList / nn.ModuleDict."
+        )
+    return (
+        f"{said} They are new objects at every call: built inside forward, as local "
+        "variables, so each call draws fresh random weights and two calls on the same input "
+        "disagree. Create the layers once, in __init__, as attributes (self.w_q = "
+        "nn.Linear(...)), and call them in forward."
     )
 
 

@@ -42,7 +42,7 @@ from transformer_course.checking.size_one_axes import (
     raised_on_size_one_hint,
     size_one_axes_note,
 )
-from transformer_course.checking.size_sources import broadcast_sizes, size_source_note
+from transformer_course.checking.size_sources import broadcast_sizes, size_source_note, size_sources
 from transformer_course.exercise import Exercise
 from transformer_course.reference import masking as ref
 from transformer_course.reference import tokenization as tok
@@ -362,9 +362,12 @@ _FROM_COMPARISON = (
     "A comparison such as `ids != pad_id` is already bool: drop any .int(), .long() or .float()."
 )
 _PAD_SHAPE_HINTS = {
-    "flat": "The values may be right, but the mask needs two singleton axes: (batch, 1, 1, len). "
-    "Attention scores are (batch, num_heads, len_q, len_k); the 1s line up with num_heads and "
-    "len_q, so one row of key flags broadcasts to every head and every query.",
+    "flat": "Yours has the ids' own shape, (batch, len) instead of (batch, 1, 1, len): the "
+    "flags without the head and query axes (the layout of Hugging Face's attention_mask and "
+    "of nn.MultiheadAttention's key_padding_mask). The values may be right, but the mask "
+    "needs two singleton axes: (batch, 1, 1, len). Attention scores are (batch, num_heads, "
+    "len_q, len_k); the 1s line up with num_heads and len_q, so one row of key flags "
+    "broadcasts to every head and every query: (ids != pad_id)[:, None, None, :].",
     "query": "your len axis is on the query axis (len_q), so the mask would broadcast over the "
     "keys instead of over the queries: it would blank out whole rows for pad *queries* while "
     "every real token could still attend to the pads. Padding must hide pad *keys*: put the len "
@@ -540,9 +543,66 @@ def _padding_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
 _PAD_ONE_FLAG_PER_KEY = "The padding mask has one flag per key: (batch, 1, 1, len)."
 
 
+def _query_triangles(length: int) -> list[tuple[str, torch.Tensor, str, str]]:
+    """The triangles over (query, key) a padding mask with a query axis may have been
+    ANDed with: (its name, the (len, len) triangle, what it blocks, what mask that is)."""
+    ones = torch.ones(length, length, dtype=torch.bool)  # (len, len)
+    return [
+        (
+            "torch.tril(...), the look-ahead mask",
+            ones.tril(),
+            "every query is also blocked from the keys after it (causal, future keys hidden)",
+            "That is the decoder's self-attention mask (decoder_self_attention_mask), not the "
+            "padding mask",
+        ),
+        (
+            "torch.tril(..., diagonal=-1), a look-ahead mask without its diagonal",
+            ones.tril(-1),
+            "every query is also blocked from its own key and from the keys after it",
+            "That is a look-ahead (causal) mask, which belongs to the decoder's self-attention "
+            "alone, not the padding mask",
+        ),
+        (
+            "torch.triu(...), an upper triangle",
+            ones.triu(),
+            "every query is also blocked from the keys before it",
+            "A triangle has no place in the padding mask",
+        ),
+    ]
+
+
+def _query_rows_hint(got, expected: torch.Tensor, length: int) -> str:
+    """A (batch, 1, len, len) padding mask, one row per query, told apart by its values:
+    the right flags copied to every query row (an expansion), or the padding mask ANDed
+    with a triangle over (query, key) (round 20, blind19b-padmask-with-look-ahead-triangle:
+    the decoder's look-ahead part in the padding mask, was told "expanded"), or neither
+    (then only the shape is named)."""
+    flags = got.detach().cpu() != 0  # (batch, 1, len, len)
+    expanded = expected.expand(-1, -1, length, -1)  # (batch, 1, len, len)
+    if torch.equal(flags, expanded):
+        return _PAD_SHAPE_HINTS["expanded"]
+    for name, triangle, effect, which in _query_triangles(length):
+        if torch.equal(flags, expected & triangle):
+            return (
+                f"Yours is the padding mask ANDed with a ({length}, {length}) triangle over "
+                f"(query, key), {name}: besides the pads, {effect}. {which}: the "
+                "encoder's self-attention and cross-attention may look at every real key, "
+                "before and after the query. Drop the triangle and return the compact "
+                "(ids != pad_id)[:, None, None, :], (batch, 1, 1, len)."
+            )
+    return (
+        f"Yours has a query axis of {length} rows, (batch, 1, len, len), and its rows are not "
+        "all the same, so it is not the padding flags broadcast over the queries either. The "
+        "padding mask depends on the keys alone: one row of flags per sequence, "
+        "(batch, 1, 1, len), which broadcasts over every head and query inside attention."
+    )
+
+
 def _shape_or_size_one(got, expected: torch.Tensor, batch: int, length: int) -> str:
     """The named shapes first; for any other, axes of size 1 lost or added when the flags
     are right and in order (round 11: ids.squeeze() on a batch of one got the rule only)."""
+    if length > 1 and tuple(got.shape) == (batch, 1, length, length):
+        return _query_rows_hint(got, expected, length)
     hint = _padding_shape_hint(tuple(got.shape), batch, length)
     if hint != _PAD_ONE_FLAG_PER_KEY:
         return hint
@@ -1100,6 +1160,61 @@ def _look_ahead_shape_hint(
     return hint
 
 
+def _positions_compared_flat_note(got: torch.Tensor, size: int) -> str:
+    """A 1-D (size,) mask that is a comparison of the positions with themselves, entry by
+    entry (all True for <=, all False for <): two 1-D position vectors compared where a
+    column and a row were meant; .T leaves a 1-D tensor unchanged (round 20, blind17d-
+    lookahead-dot-T-on-1d-arange was told the contract's shape). "" otherwise."""
+    if size < 2 or tuple(got.shape) != (size,):
+        return ""
+    flags = got.detach().cpu() != 0  # (size,)
+    if not (bool(flags.all()) or not bool(flags.any())):
+        return ""
+    return (
+        f"Yours is 1-D, ({size},), {'all True' if bool(flags.all()) else 'all False'}: two 1-D "
+        "position vectors compared entry by entry, each position with itself, instead of a "
+        "grid of every query against every key. .T leaves a 1-D tensor unchanged (it "
+        "reverses the axes, and there is only one), so positions <= positions.T is still 1-D. "
+        "Make one of them a column: positions[:, None] >= positions[None, :], (size, size), "
+        "or torch.tril(torch.ones(size, size, dtype=torch.bool))."
+    )
+
+
+def _look_ahead_size_note(look_ahead_mask, got: torch.Tensor, size: int) -> str:
+    """A square mask of the wrong size whose size is size + 1 or size - 1 on every size
+    tried (round 20, blind19b-lookahead-one-more-for-bos: built for size + 1 positions, "one
+    more for <bos>", was told only the contract's shape), told by probes on other sizes
+    (checking.size_sources); "" when no single expression of the size fits."""
+    if not (got.dim() == 2 and got.shape[0] == got.shape[1] != size):
+        return ""
+    sizes, observed = [size, 3, 7], []
+    for probe_size in sizes:
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                mask = look_ahead_mask(probe_size)
+        except Exception:  # a probe: the shape's general hint stays
+            return ""
+        if not (isinstance(mask, torch.Tensor) and mask.dim() == 2):
+            return ""
+        observed.append(mask.shape[0])
+    names, _ = size_sources(observed, [{"size": n} for n in sizes], exclude=("size",))
+    if len(names) != 1:
+        return ""
+    (source,) = names
+    rows = got.shape[0]
+    same_triangle = torch.equal(got.detach().cpu() != 0, ref.look_ahead_mask(rows))
+    extra = "one row and one column too many" if rows > size else "one row and one column short"
+    return (
+        f"Your mask has {', '.join(map(str, observed))} rows and columns for the sizes "
+        f"{', '.join(map(str, sizes))}: it is built for {source} positions, "
+        f"{extra}"
+        + (" (otherwise the right triangle)" if same_triangle else "")
+        + ". The mask must match the scores, (len_q, len_k) = (size, size): build it for size "
+        "positions exactly, torch.tril(torch.ones(size, size, dtype=torch.bool)). A sequence "
+        "that starts with <bos> already counts it among its size positions."
+    )
+
+
 def _triangle_indices_note(got: torch.Tensor, size: int) -> str:
     """The (2, n) row and column indices of a triangle (torch.tril_indices or triu_indices)
     returned where the (size, size) mask belongs (blind13d-lookahead-tril-indices)."""
@@ -1196,6 +1311,8 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
                 (size, size),
                 what,
                 _triangle_indices_note(got, size)
+                or _positions_compared_flat_note(got, size)
+                or _look_ahead_size_note(look_ahead_mask, got, size)
                 or _look_ahead_shape_hint(tuple(got.shape), size, got.dtype, accepted),
             )
             _expect_bool(
@@ -1400,10 +1517,19 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
         "visible. Combine it with the padding mask using &.": causal.expand(full),
         "Your mask is the padding mask alone (broadcast over the queries): every query can "
         "see the future. Combine it with the look-ahead mask using &.": pad.expand(full),
-        "Your mask is inverted: True where attention is blocked. In this course True means "
-        "'may attend' (nn.MultiheadAttention's bool masks use the opposite polarity).": ~(
-            pad & causal
-        ),
+        "Your whole mask is inverted, every entry the opposite of the expected one: True "
+        "where attention is blocked (the pads and the future keys), False where it is "
+        "allowed. In this course True means 'may attend'; nn.Transformer's and "
+        "nn.MultiheadAttention's bool masks use the opposite convention, True = blocked. "
+        "Return padding_mask(...) & look_ahead_mask(...) without inverting it.": ~(pad & causal),
+        # the padding part inverted alone (round 20, blind19b-decmask-padding-read-as-
+        # blocked: pad | ~look_ahead, then inverted, was told a pad key's weight)
+        "The padding part of your mask is inverted: it allows only the pad keys (in the "
+        "past) and blocks every real key, so a query with no pad before it has nothing to "
+        "attend to. padding_mask's True means a real token ('may attend'), not a pad. If you "
+        "built the blocked mask (True = blocked) as padding_mask(...) | ~look_ahead_mask(...) "
+        "and inverted it, the padding part needs its own ~ too; simpler, combine the allowed "
+        "masks directly: padding_mask(...) & look_ahead_mask(...).": ~pad & causal,
         "The look-ahead part is the upper triangle: the right look-ahead mask transposed "
         "(.T, .transpose(-2, -1), read as (len_k, len_q)) or built with torch.triu instead "
         "of torch.tril; the result cannot tell the two apart. Each query sees the future "

@@ -16,10 +16,11 @@ from transformer_course.checking import (
     numpy_rng,
     tolerance,
 )
-from transformer_course.checking.failure import _is_learner_frame
+from transformer_course.checking.failure import _is_learner_frame, innermost_learner_traceback
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.rounding import rounded_variants
 from transformer_course.checking.size_one_axes import flat_vector_broadcast
+from transformer_course.checking.stand_ins import ignored_arguments, stand_in_sentence, stand_ins
 from transformer_course.checking.temperature import (
     COMMON_FACTORS,
     confirmed_scales,
@@ -503,6 +504,52 @@ _ROW_PRODUCT_SHAPES = (
 )
 
 
+#: (query (4,), keys (5, 4), values (5, 4)) twice: keys and values of one shape, so that
+#: either fits where the other belongs and the results show which one the code read
+_ROW_SAME_SHAPE_PROBES = [
+    tuple(rng.normal(size=shape) for shape in ((4,), (5, 4), (5, 4)))
+    for rng in (numpy_rng(7070), numpy_rng(7071))
+]
+#: (query, keys, values) the shape of the lesson's sentence, (3,), (6, 3), (6, 4), and other
+#: values of each: a code that reads a global array there runs on them
+_ROW_SENTENCE_PROBE, _ROW_SENTENCE_OTHERS = (
+    tuple(rng.normal(size=shape) for shape in ((3,), (6, 3), (6, 4)))
+    for rng in (numpy_rng(7171), numpy_rng(7172))
+)
+_ROW_GLOBALS = {"query": "CAT_QUERIES[...]", "keys": "CAT_KEYS", "values": "CAT_VALUES"}
+_ROW_USES = {"query": "keys @ query", "keys": "keys @ query", "values": "weights @ values"}
+
+
+def _row_stand_in(attention_row) -> str:
+    """The message for a function that reads one argument where another belongs (round 13,
+    blind13f-ar-scores-from-values: values @ query) or never reads one (round 20,
+    blind19b-ar-scores-from-global-cat-keys: the notebook's CAT_KEYS), found by probes
+    (checking.stand_ins); "" when neither fits."""
+    names = ("query", "keys", "values")
+    pairs = stand_ins(attention_row, ref.attention_row, _ROW_SAME_SHAPE_PROBES, names)
+    if pairs:
+        found = stand_in_sentence(pairs, lambda arg, other: _ROW_USES[arg].replace(arg, other))
+        return (
+            "On inputs where the keys and the values have one shape, (5, 4), so that either "
+            f"fits where the other belongs, {found}. Here, with d_k != d_v, that breaks a "
+            "product. The scores come from the keys, keys @ query; the values only enter the "
+            "output, weights @ values."
+        )
+    ignored = ignored_arguments(
+        attention_row, ref.attention_row, _ROW_SENTENCE_PROBE, _ROW_SENTENCE_OTHERS, names
+    )
+    if len(ignored) != 1:
+        return ""
+    (name,) = ignored
+    return (
+        f"On inputs shaped like the lesson's sentence (query (3,), keys (6, 3), values "
+        f"(6, 4)), your results stay the same when only the `{name}` argument changes: your "
+        f"code never reads its `{name}`. It uses another array in its place, such as the "
+        f"notebook's global {_ROW_GLOBALS[name]} left from trying the example, which fits only "
+        f"that sentence. Use the function's own argument `{name}`."
+    )
+
+
 #: a residual brought inside attention: the output (d_v,) met the query (d_k,)
 _ROW_QUERY_ADDED = (
     "Attention's output is weights @ values alone, (d_v,): nothing of the query's size "
@@ -512,12 +559,38 @@ _ROW_QUERY_ADDED = (
 )
 
 
+def _accumulator_of_query_size(exc: BaseException, d_k: int, d_v: int) -> str:
+    """The raising line adds into an array (`name += ...`) that has d_k entries, the
+    query's size, where the output has d_v: the accumulator was made like the query
+    (round 20, blind12m-ar-output-zeros-like-query: np.zeros_like(query), told about a
+    residual); "" otherwise."""
+    import linecache
+
+    found = innermost_learner_traceback(exc)
+    if found is None:
+        return ""
+    line = linecache.getline(found.tb_frame.f_code.co_filename, found.tb_lineno)
+    target = re.match(r"\s*(\w+)\s*[-+*/]=", line)
+    value = found.tb_frame.f_locals.get(target[1]) if target else None
+    if not (isinstance(value, np.ndarray) and value.shape == (d_k,)):
+        return ""
+    return (
+        f"Your accumulator `{target[1]}` has d_k = {d_k} entries, the query's shape (made "
+        f"with np.zeros_like(query), or np.zeros(d_k)?), where the output has d_v = {d_v}, "
+        "one per feature of the values: adding weights[j] * values[j], a (d_v,) row, into it "
+        "fails whenever d_v != d_k. Make it the values' width, np.zeros(values.shape[-1]), "
+        "or compute the output at once: weights @ values."
+    )
+
+
 def _row_d_v_met_d_k(exc: BaseException, d_v: int, d_k: int) -> str:
     """The hint for a broadcast error between a (d_v,) and a (d_k,) vector: the output
     combined element-wise with the query (or a key); "" for other shapes."""
     found = re.search(r"broadcast together with shapes \((\d+),\) \((\d+),\)", str(exc))
     if d_v == d_k or not found or {int(found[1]), int(found[2])} != {d_v, d_k}:
         return ""
+    if accumulator := _accumulator_of_query_size(exc, d_k, d_v):
+        return accumulator
     return (
         f"A vector of {d_v} entries (d_v: the output, weights @ values) met one of {d_k} "
         "(d_k: the query, or a key) element-wise. " + _ROW_QUERY_ADDED
@@ -580,6 +653,35 @@ def _row_per_feature_hint(exc: BaseException, len_k: int, d_k: int) -> str:
         "features (then the weights have d_k entries), or the query was put before the keys "
         f"(query @ keys). {scores_axis}"
     )
+
+
+def _scores_returned_note(weights, output, query, keys, values) -> str:
+    """Weights that are the (scaled or raw) scores while the output is right: the softmax
+    is computed and used for the output, and the scores are returned in the weights' place
+    (round 20, blind17f-ar-returns-scores-as-weights, was told the softmax was left out).
+    "" otherwise."""
+    q, k, v = (np.asarray(a, dtype=np.float64) for a in (query, keys, values))
+    w64, out64 = (np.asarray(a, dtype=np.float64) for a in (weights, output))
+    right_w, right_out = ref.attention_row(q, k, v)
+    if out64.shape != right_out.shape or not np.allclose(out64, right_out, rtol=1e-4, atol=1e-5):
+        return ""
+    scores = k @ q  # (len_k,)
+    for name, candidate in (
+        ("scaled scores", scores / math.sqrt(q.shape[-1])),
+        ("raw scores", scores),
+    ):
+        if (
+            w64.shape == candidate.shape
+            and not np.allclose(candidate, right_w, atol=1e-6)
+            and np.allclose(w64, candidate, rtol=1e-4, atol=1e-5)
+        ):
+            return (
+                f"Your `weights` are the {name}, the values before the softmax, while your "
+                "output is right: your code computes the softmax and mixes the values with "
+                "it, but returns the scores in the weights' place instead of the weights. "
+                "Return the softmax's result: return weights, output."
+            )
+    return ""
 
 
 def _row_scale_moved_to_output(weights, output, query, keys, values) -> str:
@@ -651,7 +753,7 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                             not _row_per_feature_hint(exc, len_k, d_k)
                             and re.search("mismatch in its core dimension|not aligned", str(exc))
                         ),
-                        _ROW_PRODUCT_SHAPES,
+                        lambda exc: _row_stand_in(attention_row) or _ROW_PRODUCT_SHAPES,
                     ),
                     (
                         ValueError,
@@ -755,6 +857,8 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
             nan_scores = _row_nan_scores_hint(c, attention_row, weights, query, keys, values)
             if nan_scores:
                 c.fail(f"{what}: your `weights` are not what the reference gives. {nan_scores}")
+            if returned := _scores_returned_note(weights, output, query, keys, values):
+                c.fail(f"{what}: your `weights` are not what the reference gives. {returned}")
             c.expect_close(
                 weights,
                 exp_w,

@@ -30,6 +30,7 @@ from transformer_course.checking.attention_weights import (
 from transformer_course.checking.failure import _is_learner_frame
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.reshape_moves import reshaped_instead
+from transformer_course.checking.stand_ins import stand_in_sentence, stand_ins
 from transformer_course.checking.temperature import COMMON_FACTORS, named_factors
 from transformer_course.reference import attention as ref
 
@@ -374,6 +375,41 @@ def _transposed_values_probe(fn) -> bool:
     return _right_weights_output_as(fn, _VALUES_PROBE, lambda w, v: w @ v.transpose(-2, -1))
 
 
+#: two inputs where q, k and v share one shape, (batch, len, d) = (2, 4, 4): any of them
+#: fits where another belongs, so the results show which one the code read in its place
+_SAME_SHAPE_PROBES = [
+    tuple(
+        torch.randn(2, 4, 4, generator=torch_generator(6161 + 10 * seed + i), dtype=torch.float64)
+        for i in range(3)
+    )
+    for seed in range(2)
+]
+_SDPA_ROLES = {"q": "queries", "k": "keys", "v": "values"}
+_SDPA_USES = {"q": "q @ k.transpose(-2, -1)", "k": "q @ k.transpose(-2, -1)", "v": "weights @ v"}
+
+
+def _sdpa_stand_in(fn) -> str:
+    """The message for a function that reads one of q, k, v where another belongs (round
+    20, blind19b-sdpa-scores-q-times-q: q @ qᵀ, told to swap q and k or transpose k), found
+    on inputs of one shape (checking.stand_ins); "" when no single substitution fits."""
+    pairs = stand_ins(
+        fn,
+        lambda q, k, v: ref.scaled_dot_product_attention(q, k, v),
+        _SAME_SHAPE_PROBES,
+        ("q", "k", "v"),
+    )
+    if not pairs:
+        return ""
+    found = stand_in_sentence(pairs, lambda arg, other: _SDPA_USES[arg].replace(arg, other))
+    unused = " or ".join(f"the {_SDPA_ROLES[arg]} ({arg}) are never used" for arg, _ in pairs)
+    return (
+        f"On inputs where q, k and v all have the shape (2, 4, 4), so that any of them fits "
+        f"where another belongs, {found}: {unused}. Here, with len_q != len_k, that "
+        "substitution breaks a product. Use each argument in its place: the scores are "
+        "q @ k.transpose(-2, -1), the output is weights @ v."
+    )
+
+
 def _sdpa_shapes_hint(dims: dict, fn=None) -> Callable[[BaseException], str]:
     """The shapes of the two products; with the learner's function ``fn``, named as the
     weights transposed before weights @ v when a square input shows it."""
@@ -390,6 +426,8 @@ def _sdpa_shapes_hint(dims: dict, fn=None) -> Callable[[BaseException], str]:
             )
         if fn is not None and _transposed_values_probe(fn):
             return _SDPA_OUTPUT_TRANSPOSED_VALUES.format(**dims)
+        if fn is not None and (substituted := _sdpa_stand_in(fn)):
+            return substituted
         return _SDPA_SHAPES.format(**dims)
 
     return hint
@@ -1065,11 +1103,22 @@ def _unblocked_rows_zeroed(c, fn, q, k, v, mask) -> bool:
     return bool(full.any()) and bool((weights[full] == 0).all())
 
 
-def _expect_fully_masked_rows_finite(c, mask, weights, what, probe=None) -> None:
+def _output_rows_repaired(output, dead: torch.Tensor) -> bool:
+    """Whether the output rows of the queries with no allowed key are all zeros, what the
+    repaired (zero) weights give: the repair reached the output."""
+    if not (isinstance(output, torch.Tensor) and output.shape[:-1] == dead.shape):
+        return False
+    rows = output.detach()[dead]  # (number of dead rows, d_v)
+    return bool(torch.isfinite(rows).all()) and bool((rows == 0).all())
+
+
+def _expect_fully_masked_rows_finite(c, mask, weights, what, probe=None, output=None) -> None:
     """NaN exactly in the rows with no allowed key: the rows were not repaired, or
     repaired by a multiplication (NaN * 0 is NaN), which these weights cannot tell apart;
     or (``probe()`` True: a row that allows every key is zeroed) repaired in the rows
-    with no blocked key instead."""
+    with no blocked key instead; or (the ``output``'s rows there all zeros) repaired in a
+    copy that made the output while the unrepaired weights were returned (round 20,
+    blind19b-sdpa-returns-unrepaired-weights, was told to repair them)."""
     w = weights.detach()
     dead = ~mask.expand(w.shape).any(dim=-1)  # (..., len_q)
     bad = (~torch.isfinite(w)).any(dim=-1)  # (..., len_q)
@@ -1078,6 +1127,17 @@ def _expect_fully_masked_rows_finite(c, mask, weights, what, probe=None) -> None
     if probe is not None and probe():
         c.fail(f"{what}your `weights`: {_SDPA_UNBLOCKED_ROWS_ZEROED}")
     first = tuple(int(i) for i in (dead & bad).nonzero()[0])
+    if _output_rows_repaired(output, dead & bad):
+        c.fail(
+            f"{what}your `weights` are NaN in the query rows whose mask allows no key (the "
+            f"first is query row {first}, batch indices first), while your `output` is all "
+            "zeros and finite in those rows, as it should be: the repair reached the output "
+            "but not the weights you return. Either it was made in a copy of the weights "
+            "(the one that multiplies v) and the weights returned are the ones from before "
+            "it, or only the output was repaired (torch.nan_to_num(weights @ v)). Repair the "
+            "weights themselves and return that tensor, the one that multiplies v: "
+            "`return weights @ v, weights`."
+        )
     c.fail(
         f"{what}your `weights`: {FULLY_MASKED_NAN} Multiplying them by a 0/1 mask does not "
         "repair them either: NaN * 0 is NaN (weights * mask.any(dim=-1, keepdim=True) keeps "
@@ -1319,6 +1379,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                     weights,
                     what,
                     partial(_unblocked_rows_zeroed, c, scaled_dot_product_attention, q, k, v, mask),
+                    output,
                 )
                 _expect_masking_keeps_finite(
                     c, scaled_dot_product_attention, args, mask, weights, what

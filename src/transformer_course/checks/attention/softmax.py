@@ -5,8 +5,11 @@ wrong axis, ...).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import re
+from functools import partial
 
 import numpy as np
 
@@ -20,6 +23,7 @@ from transformer_course.checking import (
 from transformer_course.checking.defaults import wrong_default
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.reshape_moves import reshape_along, reshape_note
+from transformer_course.checking.size_one_axes import promoted_vector_note
 from transformer_course.checking.temperature import (
     COMMON_FACTORS,
     fitted_temperature,
@@ -661,6 +665,98 @@ def _softmax_temperature(c, softmax, got: np.ndarray, x: np.ndarray, axis: int) 
     )
 
 
+def _quiet_call(softmax, x: np.ndarray, **call_args):
+    """The learner's softmax on a copy of ``x``, its prints hidden; None when it raises
+    (a probe: the failing call's message stays)."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), np.errstate(all="ignore"):
+            return softmax(x.copy(), **call_args)
+    except Exception:
+        return None
+
+
+#: a 2-D input on which axis=1, the same axis as -1, tells a comparison with the literal
+#: -1 from one with the normalised axis
+_TWO_D_PROBE = numpy_rng(4242).normal(size=(3, 4))
+
+
+def _close(result, wanted: np.ndarray) -> bool:
+    return (
+        isinstance(result, np.ndarray)
+        and result.shape == wanted.shape
+        and np.allclose(np.asarray(result, dtype=np.float64), wanted, atol=1e-6)
+    )
+
+
+def _axis_by_transpose_note(softmax, got64: np.ndarray, x: np.ndarray, axis: int) -> str:
+    """A result normalised along the first axis where a middle or first-but-not-only axis
+    was asked, while axis=-1 is right on the same input: the other axes handled by a
+    transpose, softmax(x.T).T, which reverses every axis (round 20, blind19b-sm-other-axis-
+    by-transpose, was asked whether the axis was hard-coded; a hard-coded axis=0 gets
+    axis=-1 wrong too). "" otherwise."""
+    own = axis % x.ndim
+    if x.ndim < 3 or own in (0, x.ndim - 1) or not np.isfinite(x).all():
+        return ""
+    if not _close(got64, ref.softmax(x, axis=0)):
+        return ""
+    if not _close(_quiet_call(softmax, x, axis=-1), ref.softmax(x, axis=-1)):
+        return ""
+    two_d = _TWO_D_PROBE
+    literal = _close(_quiet_call(softmax, two_d, axis=1), ref.softmax(two_d, axis=0))
+    return (
+        f"Your result is normalised along axis 0, the first, instead of axis={axis}, while "
+        "axis=-1 gives the right result on the same input: an axis other than -1 is "
+        "handled by a transpose, softmax(x.T).T (or a swap of the first and last axes). But "
+        ".T reverses every axis, so the last axis of x.T is the first of x: that is the axis "
+        "asked only for axis=0 of a 2-D input."
+        + (
+            " On a 2-D input, axis=1, the same axis as -1, comes out along axis 0 too: the "
+            "axis is compared with the literal -1 instead of as axis % x.ndim."
+            if literal
+            else ""
+        )
+        + " Work along `axis` itself: np.max(x, axis=axis, keepdims=True) and np.sum(..., "
+        "axis=axis, keepdims=True), or move it with np.moveaxis(x, axis, -1) and back with "
+        "np.moveaxis(result, -1, axis)."
+    )
+
+
+def _wrong_move_back(got, moved: np.ndarray, axis: int) -> str:
+    """The right softmax computed with `axis` moved to the end (``moved``), then moved
+    back by a wrong np.moveaxis(result, source, destination): the one move that gives
+    ``got``, named (round 20, blind12m-sm-moveaxis-back-same-way: np.moveaxis(out, axis,
+    -1) again, where np.moveaxis(out, -1, axis) undoes it). "" when no single move fits,
+    or when several give the same array (they cannot be told apart here)."""
+    ndim = moved.ndim
+    got64 = np.asarray(got, dtype=np.float64)
+    fits = [
+        (source - ndim, destination - ndim)
+        for source in range(ndim)
+        for destination in range(ndim)
+        if source != destination
+        and (back := np.moveaxis(moved, source, destination)).shape == got64.shape
+        and np.allclose(got64, back, atol=1e-6, equal_nan=True)
+    ]
+    if len(fits) != 1 or fits[0] == (-1, axis - ndim if axis >= 0 else axis):
+        return ""
+    source, destination = fits[0]
+    again = (
+        " again, the same move as the first one"
+        if (source, destination)
+        == (
+            axis - ndim if axis >= 0 else axis,
+            -1,
+        )
+        else ""
+    )
+    return (
+        f"Your values are the right softmax, with the axes out of place: you moved axis "
+        f"{axis} to the end to work there, then moved it back with np.moveaxis(result, "
+        f"{source}, {destination}){again}. np.moveaxis(x, a, b) is undone by "
+        f"np.moveaxis(result, b, a): here np.moveaxis(result, -1, {axis})."
+    )
+
+
 def _moved_axis_hint(got, expected: np.ndarray, axis: int) -> str:
     """The shape hint: when the learner's result is the right softmax with `axis` moved to
     the end (np.moveaxis(x, axis, -1), or a transpose, never moved back), say so."""
@@ -668,6 +764,9 @@ def _moved_axis_hint(got, expected: np.ndarray, axis: int) -> str:
     if axis in (-1, expected.ndim - 1) or not isinstance(got, np.ndarray):
         return hint
     moved = np.moveaxis(expected, axis, -1)
+    back = _wrong_move_back(got, moved, axis)
+    if back:
+        return f"{hint} {back}"
     if got.shape == moved.shape and np.allclose(
         np.asarray(got, dtype=np.float64), moved, atol=1e-6, equal_nan=True
     ):
@@ -841,8 +940,23 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 "convert a torch result back with .numpy()).",
             )
             expected = ref.softmax(x, axis=axis)
-            c.expect_shape(got, x.shape, what, _moved_axis_hint(got, expected, axis))
-            c.expect_floating(got, "your result", preferred=x.dtype)
+            c.expect_shape(
+                got,
+                x.shape,
+                what,
+                " ".join(
+                    filter(
+                        None,
+                        (
+                            promoted_vector_note(
+                                partial(_quiet_call, softmax, **call_args), x, got
+                            ),
+                            _moved_axis_hint(got, expected, axis),
+                        ),
+                    )
+                ),
+            )
+            c.expect_floating(got, f"{what}: your result", preferred=x.dtype, narrower_fails=True)
             got64 = np.asarray(got, dtype=np.float64)
             dead = np.broadcast_to(np.all(np.isneginf(x), axis=axis, keepdims=True), x.shape)
             if dead.any():
@@ -903,6 +1017,8 @@ def check_softmax(softmax, *, hidden: bool = False) -> None:
                 other_shift = _softmax_shift_not_max(got64, x, axis)
                 if other_shift:
                     c.fail(f"{what} is not what the reference gives. {other_shift}")
+            if transposed := _axis_by_transpose_note(softmax, got64, x, axis):
+                c.fail(f"{what} is not what the reference gives. {transposed}")
             c.expect_close(
                 got,
                 expected,

@@ -200,6 +200,38 @@ def _missing_heads_note(merge_heads, got, x: torch.Tensor, seed: int) -> str:
     return f"{facts} {seen}.{advice}"
 
 
+#: (batch, num_heads, len, d_head) of the probes that tell len and d_head apart
+_UNPACK_PROBES = ((2, 2, 3, 5), (1, 3, 4, 2))
+
+
+def _len_and_d_head_read_swapped(merge_heads) -> str:
+    """A result (batch, d_head, num_heads * len) on every probe: x.shape unpacked as
+    (batch, num_heads, d_head, len), the transposed keys' layout, so the reshape puts
+    d_head where len belongs (round 20, blind18b-merge-unpacks-d-head-before-length was
+    told only that the shape is wrong); "" otherwise."""
+    for seed, (batch, num_heads, length, d_head) in enumerate(_UNPACK_PROBES):
+        x = torch.randn(
+            batch, num_heads, length, d_head, generator=torch.Generator().manual_seed(5150 + seed)
+        )
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                got = merge_heads(x.clone())
+        except Exception:  # a probe: the general hint stays
+            return ""
+        if not (
+            isinstance(got, torch.Tensor)
+            and tuple(got.shape) == (batch, d_head, num_heads * length)
+        ):
+            return ""
+    return (
+        "Your result is (batch, d_head, num_heads * len) on every input tried (len and d_head "
+        "differ in them): the sizes were read from x.shape as (batch, num_heads, d_head, len), "
+        "the layout of transposed keys, where x is (batch, num_heads, len, d_head), so the "
+        "reshape puts d_head where len belongs. Unpack batch, num_heads, length, d_head = "
+        "x.shape, then x.transpose(1, 2).reshape(batch, length, num_heads * d_head)."
+    )
+
+
 def _merge_shape_hint(
     got, x, batch: int, num_heads: int, length: int, d_head: int, merge_heads=None, seed: int = 0
 ) -> str:
@@ -211,7 +243,11 @@ def _merge_shape_hint(
     if shape == (batch, num_heads, length * d_head) and got.dtype == x.dtype:
         if torch.equal(got, x.reshape(shape)):
             return (
-                "You flattened len and d_head together: move the heads axis back behind len "
+                "You flattened len and d_head together: each head's tokens are concatenated "
+                "one after the other into one vector of len * d_head, (batch, num_heads, len "
+                "* d_head) (x.reshape(batch, num_heads, -1), x.flatten(2) and torch.cat("
+                "x.unbind(2), dim=-1), which iterates over the length axis, all give it). The "
+                "heads are what must be concatenated: move the heads axis back behind len "
                 "first (`.transpose(1, 2)`), then flatten the last two axes. "
                 + _TRANSPOSE_RESULT_KEPT
             )
@@ -221,6 +257,22 @@ def _merge_shape_hint(
             f"Your middle axis has num_heads = {num_heads} entries where len = {length} belongs, "
             "and the last one len * d_head: the result is (batch, len, num_heads * d_head)."
         )
+    if shape == (batch, length * num_heads, d_head) and length > 1 and num_heads > 1:
+        if torch.equal(got, x.transpose(1, 2).flatten(1, 2)):
+            return (
+                "Yours is x.transpose(1, 2).flatten(1, 2): after the transpose, (batch, len, "
+                "num_heads, d_head), you flattened axes 1 and 2, the length and the heads, into "
+                "one axis of len * num_heads, where the last two, the heads and d_head, belong: "
+                "the heads must be concatenated along the feature axis, .flatten(2) or "
+                ".reshape(batch, len, num_heads * d_head)."
+            )
+        if torch.equal(got, x.flatten(1, 2)):
+            return (
+                "Yours is x.flatten(1, 2), x's axes 1 and 2, the heads and the length, "
+                "flattened together without a transpose: the heads are stacked one after the "
+                "other along the length (len * num_heads rows). Move the heads next to d_head "
+                "first, .transpose(1, 2), then flatten the last two axes."
+            )
     hints = {
         (batch, length, num_heads, d_head): "That is (batch, len, num_heads, d_head): flatten the "
         "last two axes into one of size num_heads * d_head.",
@@ -301,6 +353,8 @@ def _merge_shape_hint(
             "x.transpose(1, 2).reshape(batch, len, num_heads * d_head)."
         )
     if shape not in hints and in_order:
+        if merge_heads is not None and (swapped := _len_and_d_head_read_swapped(merge_heads)):
+            return swapped
         return (
             "Your numbers are right and in the right order, only the shape is not: reshape to "
             "(batch, len, num_heads * d_head)."
@@ -399,7 +453,7 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
                 mutation_hint="Transpose and reshape give new tensors; nothing needs to be "
                 "written into x.",
             )
-            c.expect_type(got, torch.Tensor, what, "Return a torch tensor (transpose/reshape x).")
+            c.expect_type(got, torch.Tensor, what, _pieces_hint(got, x))
             expected = ref.merge_heads(x)  # (batch, len, num_heads * d_head)
             c.expect_shape(
                 got,
@@ -475,3 +529,26 @@ def check_merge_heads(merge_heads, *, hidden: bool = False) -> None:
             "merge_heads",
             "x.transpose(1, 2).reshape(batch, len, num_heads * d_head)",
         )
+
+
+def _pieces_hint(got, x: torch.Tensor) -> str:
+    """The hint for a result that is not a tensor: a list or tuple of the heads, each
+    (batch, len, d_head), never joined into one tensor (round 20, blind16d-merge-returns-
+    list-of-heads, was told to return a tensor); the general advice otherwise."""
+    batch, num_heads, length, d_head = x.shape
+    if (
+        isinstance(got, list | tuple)
+        and len(got) == num_heads
+        and all(
+            isinstance(t, torch.Tensor) and tuple(t.shape) == (batch, length, d_head) for t in got
+        )
+    ):
+        kind = type(got).__name__
+        return (
+            f"It is a {kind} of the {num_heads} heads, each a (batch, len, d_head) = "
+            f"({batch}, {length}, {d_head}) tensor: the heads were split apart and never "
+            "joined. Concatenate them along the feature axis into one tensor, "
+            f"torch.cat(heads, dim=-1), (batch, len, num_heads * d_head), or transpose and "
+            "reshape x directly: x.transpose(1, 2).reshape(batch, len, num_heads * d_head)."
+        )
+    return "Return a torch tensor (transpose/reshape x)."

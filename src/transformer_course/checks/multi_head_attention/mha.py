@@ -39,6 +39,7 @@ from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.oracles import multi_head_attention_f
 from transformer_course.checking.returned_order import reordered_return_note
 from transformer_course.checking.size_one_axes import size_one_axes_note
+from transformer_course.checking.validity_tests import uneven_refusals
 from transformer_course.reference import multi_head_attention as ref
 
 from .common import _batch_of_one_hint
@@ -80,6 +81,7 @@ from .mha_dropout import (
     _dropout_rate_note,
     _expect_no_dropout_by_default,
     _probed_rate_note,
+    _renormalised_dropout_note,
 )
 
 _DROPOUT_IN_EVAL = (
@@ -125,6 +127,7 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
         c.require_callable(cls, "MultiHeadAttention")
         cases = _HIDDEN_MHA if hidden else _VISIBLE_MHA
         _expect_valid_sizes_built(c, cls, cases[0])
+        _expect_even_divisibility_test(c, cls)
         agree = _Agreement(cls, cases)
         for case in cases:
             _check_case(c, cls, case, agree)
@@ -392,6 +395,49 @@ def _expect_valid_sizes_built(c: Checker, cls, case: _Case) -> None:
         c.fail(f"{built} does not have the weights of a layer of width d_model = {d}. {note}")
 
 
+#: (d_model, num_heads) pairs where num_heads does not divide d_model: smaller, equal
+#: quotient 1 and larger ones, so that a test on the quotient or on the order of the sizes
+#: refuses some and not others
+_INDIVISIBLE_SIZES = [(2, 4), (3, 4), (10, 4), (7, 2), (9, 4)]
+#: conditions a divisibility test may compute instead of d_model % num_heads != 0
+_DIVISIBILITY_CONDITIONS = [
+    ("`d_model // num_heads == 0` (floor division)", lambda d, h: d // h == 0),
+    ("`d_model < num_heads`", lambda d, h: d < h),
+    ("`num_heads % d_model != 0` (the operands swapped)", lambda d, h: h % d != 0),
+    ("`d_model % num_heads > 1`", lambda d, h: d % h > 1),
+]
+
+
+def _expect_even_divisibility_test(c: Checker, cls) -> None:
+    """A constructor whose own divisibility test refuses some sizes num_heads does not
+    divide and builds others (round 20, blind18b-mha-divisibility-floor-division: `if
+    d_model // num_heads == 0`, uncaught): the sizes it lets through are named, and the
+    condition it computes when one (or several that agree here) fits. A constructor with
+    no test at all refuses none and is left alone."""
+    found = uneven_refusals(
+        lambda d, h: cls(d, h, dropout=0.0), _INDIVISIBLE_SIZES, _DIVISIBILITY_CONDITIONS
+    )
+    if found is None:
+        return
+    refused, accepted, named = found
+    shown = ", ".join(f"({d}, {h})" for d, h in accepted)
+    refused_shown = ", ".join(f"({d}, {h})" for d, h in refused)
+    reading = (
+        f" Your test computes {' or '.join(named)}, which is true on exactly the sizes it "
+        "refused here."
+        if named
+        else ""
+    )
+    c.fail(
+        f"MultiHeadAttention(d_model, num_heads) with (d_model, num_heads) = {refused_shown} "
+        f"{'raise' if len(refused) > 1 else 'raises'} your error, but {shown} "
+        f"{'build' if len(accepted) > 1 else 'builds'} without one, although num_heads does "
+        f"not divide d_model there either ({', '.join(f'{d} % {h} = {d % h}' for d, h in accepted)}): "
+        f"your divisibility test lets some invalid layers through.{reading} Test the "
+        "remainder: `if d_model % num_heads != 0: raise ValueError(...)`."
+    )
+
+
 def _masks_in_eval(module, args, mask) -> bool:
     """Whether the module, in eval mode on ``args``, gives no weight to a blocked key."""
     try:
@@ -587,6 +633,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
         keys_hint=_keys_hint(d, h),
         state=state,
         mode="train" if case.train else "eval",
+        forward_args=tuple(t for t in _inputs(case)[:3]),
     )
     query, key, value, mask = _inputs(case)
     mode = "train" if case.train else "eval"
@@ -794,6 +841,10 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             f"{what_o}: {rate}",
         )
         _expect_rate_not_backwards(c, cls, case, state, args, output, what_o)
+        if not bool(torch.isfinite(output.detach()).all()) and (
+            renormalised := _renormalised_dropout_note(cls, nan=True)
+        ):
+            c.fail(f"{what_o} contains NaN. {renormalised}")
         c.expect_close(
             output,
             bias,

@@ -67,6 +67,23 @@ def _keys_hint(d_model: int, num_heads: int):
     def hint(found: dict[str, tuple[int, ...]]) -> str:
         expected = _state_shapes(d_model)
         if set(found) == set(expected):  # the right names, a wrong shape
+            d_head = d_model // num_heads
+            narrow = [
+                name
+                for name in _PROJECTIONS
+                if found.get(f"{name}.weight") == (d_head, d_model) and num_heads > 1
+            ]
+            if narrow:  # round 20: blind15d-mha-projections-to-head-width, told the rule
+                return (
+                    f"{' and '.join(narrow)} {'project' if len(narrow) > 1 else 'projects'} "
+                    f"onto d_model // num_heads = {d_head} features, one head's width, where "
+                    f"{'they' if len(narrow) > 1 else 'it'} must give all {num_heads} heads at "
+                    f"once: nn.Linear(d_model, d_head) makes the output width d_head, too "
+                    f"narrow by a factor of num_heads. The paper's W_i^Q (d_model x d_k) is "
+                    f"one head's slice of the projection; the layer holds all of them: "
+                    f"nn.Linear(d_model, d_model), d_model = num_heads * d_head, and "
+                    f"split_heads cuts its output into the heads."
+                )
             return (
                 "Each projection is nn.Linear(d_model, d_model): it computes the queries (or "
                 f"keys, values) of all {num_heads} heads at once, d_model = num_heads * d_head, "

@@ -14,6 +14,7 @@ import torch
 from transformer_course.checking import Checker
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.modules import build_module, random_state
+from transformer_course.checking.randomness import reseeded_global_generator
 from transformer_course.reference import multi_head_attention as ref
 
 from .mha_cases import _Case, _inputs, _keys_hint, _kind, _state_shapes
@@ -137,6 +138,49 @@ def _probe_output(cls, p: float):
     return None
 
 
+def _renormalised_dropout_note(cls, nan: bool = False) -> str:
+    """Dropout whose kept weights are divided by their row's sum, so that each row adds
+    up to 1 again (round 20, blind19b-mha-dropped-weights-renormalised: with dropout=1.0
+    every row is 0 / 0, and only NaN was said): on a probe built with dropout=0.5, read
+    back through w_o and the values, every row of mixing coefficients adds up to 1, some
+    weights are dropped, and each kept one is its weight times one factor per row (not
+    the 1/(1 - p) of dropout). "" otherwise, or when the probe fails."""
+    probe = _probe_output(cls, 0.5)
+    if probe is None:
+        return ""
+    output, state, (query, key, value, mask), h = probe
+    renormalised = False
+    with contextlib.suppress(Exception), torch.no_grad():  # a probe: no evidence
+        found = _read_back_mixing(output, state, query, key, value, mask, h)
+        if found is not None and bool(torch.isfinite(found[0]).all()):
+            mixing, weights = found  # (batch, heads, len_q, len_k) each
+            kept = mixing.abs() > 1e-4  # the read-back of a float32 output is exact to ~1e-6
+            dropped_some = bool((~kept & (weights > 1e-3)).any())
+            sums_to_one = torch.allclose(mixing.sum(dim=-1), torch.ones(()).double(), atol=1e-3)
+            ratios = torch.where(kept, mixing / weights.clamp_min(1e-12), torch.nan)
+            per_row = ratios.nanmean(dim=-1, keepdim=True)  # one factor per row
+            one_factor = bool(
+                ((ratios - per_row).abs()[kept] < 1e-3 * per_row.expand_as(ratios)[kept]).all()
+            )
+            renormalised = dropped_some and sums_to_one and one_factor
+    if not renormalised:
+        return ""
+    return (
+        "Built with dropout=0.5 and read back through w_o and the values, your dropped-out "
+        "weights add up to 1 in every row again: each kept weight is its attention weight "
+        "divided by the sum of the kept ones, not by (1 - p). You renormalised the "
+        "dropped-out weights (dividing by their row sums), which undoes dropout's 1/(1 - p) "
+        "scaling and changes the mixture"
+        + (
+            "; a row whose weights are all dropped (every row, with dropout=1.0) is then "
+            "0 / 0 = NaN"
+            if nan
+            else ""
+        )
+        + ". Use the dropout's output as it is: `heads = self.dropout(weights) @ v`."
+    )
+
+
 def _probed_rate(cls, p: float) -> float | None:
     """The dropout rate read back from a probe of ``cls`` built with dropout=p."""
     probe = _probe_output(cls, p)
@@ -249,6 +293,11 @@ def _check_dropout_placement(c: Checker, cls, case: _Case) -> None:
             mixing @ v, heads, atol=1e-3
         )
     if placed:
+        reseeded = reseeded_global_generator(
+            lambda: module(query.clone(), key.clone(), value.clone()), f"mha in train mode ({call})"
+        )
+        if reseeded:
+            c.fail(reseeded)
         _expect_backward_in_training(c, module, (query, key, value), output, call, p)
         return
     with torch.no_grad():
@@ -289,6 +338,8 @@ def _check_dropout_placement(c: Checker, cls, case: _Case) -> None:
             f"merge_heads and w_o) is either 0 or scaled by 1/(1 - p) (p = {p}). You applied "
             f"dropout to the attention's result instead of to the attention weights. {rule}"
         )
+    if renormalised := _renormalised_dropout_note(cls):
+        c.fail(f"{what}, with dropout={p} in train mode: {renormalised}")
     c.fail(
         f"{what}, with dropout={p} in train mode, is not (dropped-out attention weights) @ "
         "values: read back through w_o and the values, the coefficient that mixes value k "

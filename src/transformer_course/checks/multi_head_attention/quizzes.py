@@ -34,6 +34,14 @@ QUIZ_HEAD_WIDTH = Quiz(
         38.4: _BY_TOKENS.format(value="38.4 is 768 / 20"),
         20: "20 is the number of tokens in the sentence, not a width: d_k does not depend on "
         "the sentence length. Each token has d_model features, and the heads share those.",
+        # the other width of a Transformer layer (round 20, blind19b-q-head-width-
+        # intermediate-size: told only "48 times the right one")
+        3072: "3072 = 4 × 768 is BERT-base's feed-forward (intermediate) width, d_ff: the "
+        "inner size of the position-wise network that follows attention, not a width inside "
+        "attention. One head's queries and keys are a slice of d_model shared by the h heads.",
+        2048: "2048 is the original Transformer's feed-forward width, d_ff = 4 × 512: the "
+        "inner size of the network that follows attention, and of another model. One head's "
+        "queries and keys are a slice of d_model shared by the h heads.",
     },
 )
 check_quiz_head_width = quiz_check(QUIZ_HEAD_WIDTH)

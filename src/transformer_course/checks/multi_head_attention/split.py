@@ -66,10 +66,23 @@ _SPLIT_AXES = ("batch", "len", "num_heads", "d_head")
 
 def _split_permutation_message(order: tuple[int, ...]) -> str:
     names = ", ".join(_SPLIT_AXES[axis] for axis in order)
+    # (num_heads, batch, len, d_head) read as (batch, num_heads, ...) is also what the heads
+    # concatenated on the batch axis and viewed back give (round 20, blind17d-split-chunks-
+    # on-batch-then-viewed): the two agree on every value, so both are named
+    head_major = (
+        " The same values come from the heads folded into the batch axis head-major and read "
+        "back batch-first: torch.cat(x.chunk(num_heads, dim=-1), dim=0) (the heads "
+        "concatenated along the batch axis, the TensorFlow recipe), or a reshape to (batch * "
+        "len, num_heads, d_head) with .transpose(0, 1), then a view or reshape to (batch, "
+        "num_heads, len, d_head). Laid out heads-first and read batch-first, the data mixes "
+        "the batch's sequences with the heads: each sequence gets heads of other sequences."
+        if order == (2, 0, 1, 3)
+        else ""
+    )
     return (
         f"Your axes come out in the order ({names}): that is x.reshape(batch, len, num_heads, "
-        f"d_head).permute{order}. The contract's order is (batch, num_heads, len, d_head): "
-        ".permute(0, 2, 1, 3), i.e. .transpose(1, 2)."
+        f"d_head).permute{order}.{head_major} The contract's order is (batch, num_heads, len, "
+        "d_head): .permute(0, 2, 1, 3), i.e. .transpose(1, 2)."
     )
 
 
@@ -180,6 +193,29 @@ def _squeezed_or_folded(split_heads, got, x: torch.Tensor, num_heads: int) -> st
     return (
         "On a batch of one two mistakes give this tensor, and a batch of two did not tell them "
         f"apart: (1) {squeezed} (2) {folded}"
+    )
+
+
+def _copies_per_head_note(got, x: torch.Tensor, num_heads: int) -> str:
+    """A (batch, num_heads, len, d_model) result whose every head is x whole: each head
+    given a copy of every token's full vector (repeat, expand, stack of x) instead of a
+    slice of d_head features (round 20, blind12k-split-repeats-whole-vector-per-head was
+    told the contract's shape). "" otherwise."""
+    batch, length, d_model = x.shape
+    if not (
+        isinstance(got, torch.Tensor)
+        and num_heads > 1
+        and tuple(got.shape) == (batch, num_heads, length, d_model)
+        and torch.equal(got.detach(), x.detach().unsqueeze(1).expand_as(got))
+    ):
+        return ""
+    return (
+        f"Each of your {num_heads} heads holds a full copy of x, every token's whole "
+        f"d_model = {d_model} vector (a repeat, expand or stack of x over a new heads axis): "
+        f"(batch, num_heads, len, d_model) instead of (batch, num_heads, len, d_head). The "
+        f"heads share d_model between them, each gets its own slice of d_head = "
+        f"{d_model // num_heads} features: x.reshape(batch, len, num_heads, d_head)"
+        ".transpose(1, 2)."
     )
 
 
@@ -438,6 +474,7 @@ def check_split_heads(split_heads, *, hidden: bool = False) -> None:
             )
             shape_hint = (
                 _fixed_heads_note(*fixed)
+                or _copies_per_head_note(got, x, num_heads)
                 or _single_head_returns_x(split_heads, got, x, num_heads)
                 or _squeezed_or_folded(split_heads, got, x, num_heads)
                 or _heads_along_length_note(got, x, num_heads)
