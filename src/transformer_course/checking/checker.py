@@ -153,15 +153,6 @@ def _merged_axes(got: tuple, shape: tuple) -> str:
     return ""
 
 
-def _bits(dtype: Any) -> int:
-    """The number of bits of a numpy or torch floating dtype (0 when unknown)."""
-    size = getattr(dtype, "itemsize", None)
-    if size is None:
-        with contextlib.suppress(TypeError):
-            size = np.dtype(dtype).itemsize
-    return 8 * int(size or 0)
-
-
 class Checker:
     """Collects the checks for one exercise and reports on them.
 
@@ -597,13 +588,9 @@ class Checker:
             self.fail(f"{what} should have dtype {dtype}, but it has dtype {got}. {hint}".strip())
         self.ok()
 
-    def expect_floating(
-        self, value: Any, what: str, preferred: Any = None, *, narrower_fails: bool = False
-    ) -> None:
+    def expect_floating(self, value: Any, what: str, preferred: Any = None) -> None:
         """Any floating-point dtype is accepted (the concept does not fix one). When it
-        differs from ``preferred``, the learner gets a note (once per dtype), not a failure;
-        with ``narrower_fails``, a dtype with fewer bits than ``preferred`` (a float64 input
-        whose result comes back float32: a cast that throws precision away) fails."""
+        differs from ``preferred``, the learner gets a note (once per dtype), not a failure."""
         name = dtype_name(value.dtype)
         floating = getattr(value.dtype, "is_floating_point", None)
         if floating is None:
@@ -613,15 +600,6 @@ class Checker:
                 f"{what} should hold floating-point numbers, but its dtype is {name}. "
                 "Integer (or bool) results lose the fractions: create the result as a float "
                 "array or tensor."
-            )
-        narrowed = preferred is not None and _bits(value.dtype) < _bits(preferred)
-        if narrower_fails and floating and narrowed:
-            self.fail(
-                f"{what} is {name}, but the input is {dtype_name(preferred)}: the result lost "
-                "precision on the way out. Something cast it to a narrower float (an "
-                f".astype(np.{name}), a dtype={name} on the array it was built in, or "
-                ".float() on a tensor). Keep the input's dtype: compute with x as it is "
-                "and return the result without a cast."
             )
         if preferred is not None and name != dtype_name(preferred):
             self.note(
