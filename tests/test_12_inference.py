@@ -4209,6 +4209,12 @@ def test_quiz_cache_memory_names_cached_queries_and_a_number_given_with_its_unit
     assert re.search(
         r"counts the queries too.*only the keys and values", message(48 * per_head * 2)
     )
+    # the saving over multi-head attention, in float32: the same number as the queries
+    # cached in float32, so both are named (the queries alone were, a wrong diagnosis for
+    # a learner who answered what grouped-query attention saves)
+    text = message((32 - 8) * 2 * per_head * 4)
+    assert re.search(r"Two mistakes give this number.*memory saved.*queries too", text), text
+    assert text.count("4 bytes per number") == 2, text
     assert "4 bytes per number" in message(48 * per_head * 4)
     text = message("192.0MiB")
     assert re.search(
