@@ -3536,6 +3536,19 @@ MISTAKES = [
         _rope_frequencies(lambda d, base: base ** -((2 * torch.arange(d // 2)) // d).double()),
         r"pair 1 is the first wrong .* Every pair of yours turns by the same angle",
     ),
+    # blind19d: a power of the base on its own in float32, then the root: past float32's
+    # range from one pair on (here base ** -2i underflowing to 0, where blind19d's base **
+    # 2i overflowed to inf), so those pairs never turn (passed the visible check before)
+    Mistake(
+        check_rotary_embedding,
+        _rope_frequencies(
+            lambda d, base: (
+                (base ** -torch.arange(0, d, 2, dtype=torch.float32)) ** (1 / d)
+            ).double()
+        ),
+        r"Pairs 6 to 1\d never rotate: their angle per position is exactly 0.*left float32's "
+        r"range.*underflows to 0",
+    ),
     Mistake(check_rotary_embedding, _rope(exponent=1), r"base \*\* \(-i / d_head\)"),
     Mistake(
         check_rotary_embedding,

@@ -33,7 +33,8 @@ class _RopeCase:
     base: float | None  # None: the default
 
 
-_VISIBLE_ROPE = [_RopeCase(6, 8, None), _RopeCase(40, 16, 100.0)]
+# the last: pairs whose base ** (2i) is past float32's range (blind19d, 10000 ** 10 = 1e40)
+_VISIBLE_ROPE = [_RopeCase(6, 8, None), _RopeCase(40, 16, 100.0), _RopeCase(3, 24, None)]
 _HIDDEN_ROPE = [_RopeCase(9, 4, None), _RopeCase(64, 32, None), _RopeCase(5, 12, 500000.0)]
 
 _ONE_INDEXED = (
@@ -501,6 +502,33 @@ def _another_base(runs: list[tuple], cases: list[_RopeCase]) -> str:
     )
 
 
+def _frozen_pairs(theta: torch.Tensor, bad: list[int], case: _RopeCase) -> str:
+    """When the pairs before one are right and every pair from it on turns by exactly 0:
+    a power of the base computed on its own left float32's range on the way (base ** 2i
+    overflowing to inf, 1 / inf = 0, blind19d-rope-power-before-root-overflows; or base **
+    -2i underflowing to 0) before a root or a division would have brought it back; ""
+    otherwise."""
+    first = bad[0]
+    if first == 0 or bad != list(range(first, len(theta))):
+        return ""
+    if not bool((theta[first:].abs() < 1e-12).all()):
+        return ""
+    base = 10000.0 if case.base is None else case.base
+    last = first - 1
+    return (
+        f"Pairs {first} to {len(theta) - 1} never rotate: their angle per position is "
+        f"exactly 0 (cos 1 and sin 0 at every position), while pairs 0 to {last} are "
+        f"right. A frequency that drops to exactly 0 from one pair on is a number that "
+        "left float32's range on the way: float32 holds magnitudes up to about 3.4e38 "
+        "(and down to about 1.4e-45), and here the power base ** (2i) reaches "
+        f"{base:g} ** {2 * first} = {base ** (2 * first):.3g} at pair {first}. Computed "
+        "on its own, base ** (2i) overflows to inf (and 1 / inf is 0), or base ** (-2i) "
+        "underflows to 0, before the root by d_head could bring it back. Raise the base to "
+        "the whole exponent at once, theta_i = base ** (-2i / d_head): its values stay "
+        "between 0 and 1."
+    )
+
+
 def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embedding) -> str:
     """When no known slip fits: the learner's tables as angles, if they are m · theta_i
     (position 0 unrotated, each pair turning by one angle per position) with other
@@ -528,6 +556,9 @@ def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embeddi
         positions = _scaled_positions(rotary_embedding, case)
         if positions:
             return f"{call} is not what the reference gives. {positions}"
+        frozen = _frozen_pairs(theta, bad, case)
+        if frozen:
+            return f"{call} is not what the reference gives. {frozen}"
         factor = _uniform_factor(theta, right)
         scaled = (
             f" Every pair turns {factor:.3g} times as far as it should, by the same factor "
