@@ -3549,6 +3549,13 @@ MISTAKES = [
         r"Pairs 6 to 1\d never rotate: their angle per position is exactly 0.*left float32's "
         r"range.*underflows to 0",
     ),
+    # blind19f: the base argument never reaching the formula (here a helper called without
+    # it) was told "ignores its base argument" without what the tables are instead
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", lambda length, d_head, base=10000.0: _rope()(length, d_head)),
+        r"ignores the base argument: its tables are those of the default base, 10000",
+    ),
     Mistake(check_rotary_embedding, _rope(exponent=1), r"base \*\* \(-i / d_head\)"),
     Mistake(
         check_rotary_embedding,

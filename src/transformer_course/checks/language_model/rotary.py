@@ -99,7 +99,11 @@ _POWERS = (
 
 
 _SWAPPED_COS_SIN = "You returned (sin, cos): return (cos, sin), in that order."
-_IGNORED_BASE = "Your rotary_embedding ignores its base argument: theta_i = base ** (-2i / d_head)."
+_IGNORED_BASE = (
+    "Your rotary_embedding ignores the base argument: its tables are those of the default "
+    "base, 10000, whatever base is passed (10000 written into the formula where base "
+    "belongs). Use the argument: theta_i = base ** (-2i / d_head)."
+)
 _ROPE_SHAPE = (
     "rotary_embedding returns one angle per pair: (length, d_head // 2). (Implementations "
     "that rotate half often repeat the table to d_head with torch.cat([angles, angles], -1); "
