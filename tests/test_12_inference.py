@@ -48,6 +48,26 @@ class OnlyNew(ref.KVCache):
         return k_new.clone(), v_new.clone()
 
 
+class LengthAsScratchTensor(ref.KVCache):
+    """The count kept as a tensor buffer, persistent=False (out of the state dict) and
+    advanced in place: right positions, but self.length is not the contract's int."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        del self.length
+        self.register_buffer("length", torch.zeros((), dtype=torch.long), persistent=False)
+
+    def forward(self, k_new, v_new):
+        start = int(self.length)
+        stop = start + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError(f"the cache holds {self.keys.shape[-2]} positions, not {stop}")
+        self.keys[:, :, start:stop] = k_new
+        self.values[:, :, start:stop] = v_new
+        self.length.fill_(stop)
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
 class WritesAtZero(ref.KVCache):
     """Writes every chunk at 0 .. n - 1, though its length advances."""
 
@@ -2161,6 +2181,13 @@ def _window_by_rolled_xor(size, window):
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
+    # blind19d: a count kept as a tensor buffer passed (persistent there, here not)
+    Mistake(
+        check_KVCache,
+        LengthAsScratchTensor,
+        r"self\.length is a registered buffer \(persistent=False\): self\.length is a tensor "
+        r"\(tensor\(0\), int64\), where the contract keeps a plain int",
+    ),
     Mistake(check_KVCache, ReturnsOld, r"\*before\* this call"),
     # the buffer read says where the chunk went (the zeros alone, before)
     Mistake(
