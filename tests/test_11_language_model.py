@@ -4664,3 +4664,13 @@ def test_the_readme_states_the_shipped_record_which_meets_the_target():
     assert losses["before: 400 steps, lr 3e-3"] - losses["560 steps, lr 3e-3"] > 3 * spread
     assert 0.5 * spread < losses["560 steps, lr 3e-3"] - record["validation_loss"] < 2 * spread
     assert abs(losses["700 steps, lr 6e-3"] - record["validation_loss"]) < spread
+
+
+@pytest.mark.parametrize("letter", ["a", "c", "d"])
+def test_quiz_temperature_explains_every_wrong_choice_by_the_renormalisation(letter):
+    """Each wrong choice is told that the weights are renormalised, so nothing changes
+    (blind14b, 15b, 16b: a sentence on ratios or on sums alone before)."""
+    from transformer_course.checks.language_model import check_quiz_temperature
+
+    with pytest.raises(Exception, match=r"(?s)renormalises .*nothing changes"):
+        check_quiz_temperature(lambda: letter)
