@@ -1272,6 +1272,14 @@ class BlockNormEpsOnce(ref.DecoderBlock):
         self.norm2 = ref.RMSNorm(d_model)
 
 
+class BlockNormGivenHeadsAsEps(ref.DecoderBlock):
+    """norm1 built as RMSNorm(d_model, num_heads): another argument where eps belongs."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.norm1 = ref.RMSNorm(d_model, num_heads)
+
+
 class BlockNormEpsOnceOther(ref.DecoderBlock):
     """eps passed to norm2 only."""
 
@@ -3222,6 +3230,13 @@ MISTAKES = [
     # b11b: one norm of the block built without its eps ("differs from the reference")
     Mistake(check_DecoderBlock, BlockNormEpsOnce, r"Your norm2 ignores the eps the block was"),
     Mistake(check_DecoderBlock, BlockNormEpsOnceOther, r"Your norm1 ignores the eps the block was"),
+    # blind19d: a block argument where eps belongs (d_ff there) got "largest difference"
+    Mistake(
+        check_DecoderBlock,
+        BlockNormGivenHeadsAsEps,
+        r"`self\.norm1` normalises with eps = (\d) .*That is num_heads = \1: it reaches RMSNorm's "
+        r"second parameter, eps \(RMSNorm\(d_model, num_heads\) where",
+    ),
     # b11b: two mistakes of the table at once, when no single one matches ("differs")
     Mistake(
         check_CausalSelfAttention,
