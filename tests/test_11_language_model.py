@@ -1396,6 +1396,15 @@ class GptScaledNoFinalNorm(ref.GPT):
         return x @ self.embedding.weight.T
 
 
+class AttentionOwnSublayerBlock(ref.CausalSelfAttention):
+    """The attention wrapped in its own residual and norm, LayerNorm(x + attention): a
+    whole sub-layer inside the attention (x added back alone was told "differs",
+    blind19d-csa-residual-added-inside)."""
+
+    def forward(self, x):
+        return F.layer_norm(x + super().forward(x), x.shape[-1:])
+
+
 class AttentionFunctionalDropout(ref.CausalSelfAttention):
     """b12b: the attention by hand with F.dropout on the weights, on in eval mode too (the
     benchmark's case): "differs from the reference" alone before."""
@@ -3741,6 +3750,12 @@ MISTAKES = [
     ),
     Mistake(check_SwiGLU, FfnW2First, r"sizes \d+ and \d+ are d_model and d_ff.*w2 applied"),
     Mistake(check_CausalSelfAttention, AttentionNoRope, r"no rotary embedding"),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionOwnSublayerBlock,
+        r"Yours is LayerNorm\(`x` \+ the right output\): a whole sub-layer block .*the "
+        r"DecoderBlock that uses it",
+    ),
     # blind round 10 (b10b): "largest difference" alone before
     Mistake(
         check_CausalSelfAttention,
