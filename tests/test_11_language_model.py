@@ -3749,7 +3749,13 @@ MISTAKES = [
         r"nothing clashes, .*value is x itself, not its projection: silu\(w1\(x\)\) \* x",
     ),
     Mistake(check_SwiGLU, FfnW2First, r"sizes \d+ and \d+ are d_model and d_ff.*w2 applied"),
-    Mistake(check_CausalSelfAttention, AttentionNoRope, r"no rotary embedding"),
+    # blind19f: the rotation's results discarded was told only "no rotary embedding"
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionNoRope,
+        r"no rotary embedding: its queries and keys are never rotated\. Either apply_rotary is "
+        r"never called, or its results are not assigned",
+    ),
     Mistake(
         check_CausalSelfAttention,
         AttentionOwnSublayerBlock,

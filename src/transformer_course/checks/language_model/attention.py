@@ -93,9 +93,12 @@ def _two_at_once(got: torch.Tensor, oracle, pairing: str, table) -> str:
 
 
 _NO_ROPE = (
-    "Your attention has no rotary embedding: rotate each head's queries and keys with "
-    "apply_rotary(q, cos, sin), apply_rotary(k, cos, sin), cos and sin from "
-    "rotary_embedding(len, d_head)."
+    "Your attention has no rotary embedding: its queries and keys are never rotated. Either "
+    "apply_rotary is never called, or its results are not assigned: apply_rotary returns "
+    "new tensors and leaves q and k as they were (it does not rotate in place), so a bare "
+    "apply_rotary(q, cos, sin) changes nothing. Rotate each head's queries and keys and keep "
+    "the results: q, k = apply_rotary(q, cos, sin), apply_rotary(k, cos, sin), cos and sin "
+    "from rotary_embedding(len, d_head)."
 )
 _ROTATE_VALUES = (
     "You rotated the values too. RoPE rotates queries and keys only: it is their dot product "
