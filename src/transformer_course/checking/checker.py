@@ -25,7 +25,7 @@ from transformer_course.checking.deviations import (
 )
 from transformer_course.checking.deviations.probes import confirm, evidence, probe_calls
 from transformer_course.checking.empty_inputs import empty_input_hint
-from transformer_course.checking.failing_line import failing_line_values
+from transformer_course.checking.failing_line import arguments_out_of_order, failing_line_values
 from transformer_course.checking.failure import CheckFailure, course_origin, learner_frames
 from transformer_course.checking.formatting import (
     as_numpy,
@@ -464,6 +464,9 @@ class Checker:
                 for hint in matching_hints(exc, GENERIC_HINTS.items())
                 if hint not in advice and not _same_subject(hint, advice)
             ]
+        out_of_order = arguments_out_of_order(exc)
+        if out_of_order:  # the line's own call, read against its signature: said first
+            advice.insert(0, out_of_order)
         origin = course_origin(exc)
         if origin:
             advice.append(

@@ -5,7 +5,9 @@ the learner is shown must show the difference")."""
 
 from __future__ import annotations
 
+import ast
 import builtins
+import inspect
 import keyword
 import re
 import traceback
@@ -14,7 +16,7 @@ from typing import Any
 
 from transformer_course.checking.failure import innermost_learner_traceback
 
-__all__ = ["failing_line_values"]
+__all__ = ["arguments_out_of_order", "failing_line_values"]
 
 #: names on a line that are never the learner's data (libraries, and Python's own names)
 _LIBRARIES = {"torch", "F", "nn", "np", "math", "numpy", "random", "self"}
@@ -104,3 +106,75 @@ def failing_line_values(exc: BaseException) -> str:
     if not sized:
         return ""
     return f"On your line that raised: {', '.join(described)}."
+
+
+def _callee(node: ast.expr, frame: FrameType) -> Any:
+    """The function a call's ``func`` names in the learner's frame (a plain name, or a
+    module attribute such as F.softmax), or None."""
+    if isinstance(node, ast.Name):
+        for scope in (frame.f_locals, frame.f_globals, vars(builtins)):
+            if node.id in scope:
+                return scope[node.id]
+        return None
+    if isinstance(node, ast.Attribute):
+        owner = _callee(node.value, frame)
+        if owner is None:
+            return None
+        try:
+            return inspect.getattr_static(owner, node.attr)
+        except AttributeError:
+            return None
+    return None
+
+
+def arguments_out_of_order(exc: BaseException) -> str:
+    """For a learner's line that raised and calls a function with plain names as
+    positional arguments, some of which are the names of that function's other parameters
+    (scaled_dot_product_attention(q, v, k, mask), whose parameters are q, k, v, mask,
+    blind19d-gqa-keys-and-values-swapped-in-call): which argument reaches which parameter;
+    "" otherwise. Read off the line's text and the function's signature only."""
+    found = _innermost_learner_frame(exc)
+    if found is None:
+        return ""
+    frame, line = found
+    try:
+        tree = ast.parse(line.strip())
+    except SyntaxError:  # a line that continues on the next: no reading
+        return ""
+    notes = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        function = _callee(node.func, frame)
+        if function is None or not callable(function):
+            continue
+        try:
+            parameters = [
+                p.name
+                for p in inspect.signature(function).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            ]
+        except (TypeError, ValueError):
+            continue
+        names = [arg.id if isinstance(arg, ast.Name) else None for arg in node.args]
+        crossed = [
+            (name, parameter)
+            for name, parameter in zip(names, parameters, strict=False)
+            if name is not None and name != parameter and name in parameters
+        ]
+        if len(crossed) < 2:
+            continue
+        called = ast.unparse(node)
+        went = " and ".join(f"`{name}` goes to the parameter `{param}`" for name, param in crossed)
+        notes.append(
+            f"Your line calls {clip_call(called)}, whose parameters are "
+            f"({', '.join(parameters)}): the arguments are in another order than the "
+            f"parameters of the same names, so {went}. Pass each where its name belongs "
+            f"(or by keyword)."
+        )
+    return "\n".join(notes)
+
+
+def clip_call(text: str, most: int = 120) -> str:
+    """A call's source, shortened to ``most`` characters."""
+    return text if len(text) <= most else text[: most - 3] + "..."
