@@ -141,6 +141,14 @@ def _batches_time_major(tokens, block_size, batch_size, generator):
     return inputs.T, targets.T
 
 
+def _batches_sizes_crossed_in_body(tokens, block_size, batch_size, generator):
+    """Each size used where the other belongs, in the draw and in the windows alike: the
+    reference's body with the two names exchanged."""
+    starts = torch.randint(0, len(tokens) - batch_size, (block_size,), generator=generator)
+    positions = starts[:, None] + torch.arange(batch_size)  # (block_size, batch_size)
+    return tokens[positions], tokens[positions + 1]
+
+
 def _sample_softmax_over_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     if temperature == 0:
         return logits.argmax(dim=-1)
@@ -3462,6 +3470,13 @@ MISTAKES = [
         r"With temperature=0, the int, yours returns the argmax, but with 0\.0 it divides",
     ),
     Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
+    # blind19d: the two sizes in each other's places got a raw error and a guessed edit
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_sizes_crossed_in_body),
+        r"With block_size and batch_size exchanged, next_token_batches\(tokens \(\d+,\), .*"
+        r"your function gives the right result.*it uses block_size where batch_size belongs",
+    ),
     # the shapes alone before (blind6d-batches-time-major)
     Mistake(
         check_next_token_batches,

@@ -31,6 +31,15 @@ def _right(call: Callable[[], Any], is_right: Callable[[Any], bool]) -> bool:
         return False
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Whether two arguments are equal, for any kinds (a tensor and an int included)."""
+    if a is b:
+        return True
+    if type(a) is not type(b) or not isinstance(a, int | float | str | bool):
+        return False
+    return a == b
+
+
 def arguments_swapped(
     fn: Callable,
     args: Sequence[Any],
@@ -52,7 +61,7 @@ def arguments_swapped(
             f"write it as {signature}, in that order (callers pass them by position)."
         )
     for i, j in combinations(range(len(args)), 2):
-        if args[i] == args[j]:
+        if _same(args[i], args[j]):
             continue
         swapped = list(args)
         swapped[i], swapped[j] = swapped[j], swapped[i]
