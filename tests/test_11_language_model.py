@@ -149,6 +149,27 @@ def _batches_sizes_crossed_in_body(tokens, block_size, batch_size, generator):
     return tokens[positions], tokens[positions + 1]
 
 
+def _batches_ids_counting_up(tokens, block_size, batch_size, generator):
+    """The offsets added to each window's first token id, unsqueezed after the lookup."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    offsets = torch.arange(block_size)
+    first = tokens[starts].unsqueeze(1)  # (batch_size, 1): ids, not positions
+    return first + offsets, tokens[starts + 1].unsqueeze(1) + offsets
+
+
+def _batches_starts_sorted_descending(tokens, block_size, batch_size, generator):
+    """The contract's starts, sorted from the last to the first."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    starts = starts.sort(descending=True).values
+    positions = starts[:, None] + torch.arange(block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
+def _batches_one_stacked_tensor(tokens, block_size, batch_size, generator):
+    """The pair stacked into one (2, batch_size, block_size) tensor."""
+    return torch.stack(ref.next_token_batches(tokens, block_size, batch_size, generator))
+
+
 def _sample_softmax_over_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     if temperature == 0:
         return logits.argmax(dim=-1)
@@ -3476,6 +3497,24 @@ MISTAKES = [
         _named("next_token_batches", _batches_sizes_crossed_in_body),
         r"With block_size and batch_size exchanged, next_token_batches\(tokens \(\d+,\), .*"
         r"your function gives the right result.*it uses block_size where batch_size belongs",
+    ),
+    # blind19d, blind12i, blind16b: ids counting up, sorted starts and one stacked tensor
+    # were told "not consecutive", "not the contract's draw" and "not a tuple" alone
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_ids_counting_up),
+        r"its values are consecutive integers, .* the offsets torch\.arange\(block_size\) "
+        r"were added to the token ids instead of to the start positions",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_starts_sorted_descending),
+        r"the same starts as the contract's draw, sorted in decreasing order",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_one_stacked_tensor),
+        r"It is one tensor of shape \(2, \d+, \d+\): the inputs and the targets stacked",
     ),
     # the shapes alone before (blind6d-batches-time-major)
     Mistake(

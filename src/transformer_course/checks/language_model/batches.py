@@ -63,13 +63,25 @@ _WINDOW_PAST_END = (
 )
 
 
-def _window_message(call: str, b: int, row: list[int], num_tokens: int) -> str:
+def _window_message(
+    call: str, b: int, row: list[int], num_tokens: int, ids: list[int] | None = None
+) -> str:
     """What inputs[b] holds, told by the stream positions of its tokens (``row``; -1:
-    a token that is not in the stream): a window that runs backwards or steps by more
-    than one is named."""
+    a token that is not in the stream) and its values (``ids``): a window that runs
+    backwards or steps by more than one, or ids counting up, is named."""
     shown = f"{call}: inputs[{b}] holds the tokens at stream positions {row}"
     rule = "Each row must be tokens[s : s + block_size] for one start s"
     start, length = row[0], len(row)
+    if ids is not None and len(ids) > 1 and ids == list(range(ids[0], ids[0] + len(ids))):
+        # blind19d-ntb-offsets-added-to-token-ids: tokens[starts][:, None] + arange
+        return (
+            f"{shown}: its values are consecutive integers, {ids}, counting up from the "
+            f"first token's id {ids[0]}: the offsets torch.arange(block_size) were added "
+            "to the token ids instead of to the start positions (an index bracket closed "
+            "too early, tokens[starts][:, None] + torch.arange(block_size)). Add the offsets "
+            "to the starts, then index: positions = starts[:, None] + "
+            f"torch.arange(block_size), tokens[positions]. {rule}."
+        )
     if -1 in row:
         return f"{shown} (-1: a token that is not in the stream). {rule}."
     for step in (-1, *range(2, length + 1), *range(-length, -1)):
@@ -235,8 +247,8 @@ def _targets_by_column(call: str, rows: list[list[int]], after: list[list[int]])
             f"{call}: every row of your targets is a window of the stream, but {other} of "
             f"{len(rows)} start elsewhere than their inputs' window plus one: targets[b] "
             "must be the same window moved one token, tokens[s + 1 : s + block_size + 1] "
-            "with the same start s as inputs[b]. Were the targets' starts drawn separately "
-            "(a second torch.randint)? Draw the starts once and use them for both: inputs = "
+            "with the same start s as inputs[b]. Were the targets' starts drawn separately, "
+            "by a second draw (torch.randint called again)? Draw the starts once and use them for both: inputs = "
             "tokens[positions], targets = tokens[positions + 1]."
         )
     expected = list(range(1, length + 1))
@@ -458,7 +470,22 @@ def _other_draw(call: str, starts: list[int], case: _BatchCase) -> str:
         f"num_tokens - block_size, (batch_size,), generator=generator) gives {head(expected)}."
     )
     matching = [how for how, other in _other_draws(case).items() if other == starts]
-    if len(matching) == 1:
+    if sorted(starts) == sorted(expected):
+        # blind12i-ntb-starts-sorted: the contract's starts, put in order afterwards
+        order = (
+            "sorted in increasing order"
+            if starts == sorted(starts)
+            else "sorted in decreasing order"
+            if starts == sorted(starts, reverse=True)
+            else "in another order"
+        )
+        said += (
+            f" They are the same starts as the contract's draw, {order}: the rows' order "
+            "was changed after the draw (a sort of the starts, or of the windows). Keep the "
+            "starts in the order torch.randint draws them: the batches' order is part of "
+            "what the same seed must reproduce."
+        )
+    elif len(matching) == 1:
         said += f" Yours are the starts of {matching[0]}."
     else:
         said += (
@@ -470,6 +497,22 @@ def _other_draw(call: str, starts: list[int], case: _BatchCase) -> str:
         f"{said} Draw exactly so: the same seed must give the reference's batches, which "
         "the lesson's training run (and its shipped record) is compared with."
     )
+
+
+def _one_tensor(got, case: _BatchCase) -> str:
+    """A tensor where the pair belongs: the two tables stacked into one, (2, batch_size,
+    block_size) (blind16b-ntb-returns-one-stacked-tensor was told only "not a tuple"), or
+    another single tensor; "" for anything else."""
+    if not isinstance(got, torch.Tensor):
+        return ""
+    if tuple(got.shape) == (2, case.batch_size, case.block_size):
+        return (
+            f"It is one tensor of shape {tuple(got.shape)}: the inputs and the targets "
+            "stacked (torch.stack([inputs, targets])) into a single tensor instead of "
+            "returned as a tuple of two tensors. Unpacking it happens to work, but the "
+            "contract returns the tuple: return inputs, targets. "
+        )
+    return f"It is one tensor of shape {tuple(got.shape)}, not a tuple of two tensors. "
 
 
 def _not_stacked(value, shape: tuple[int, int]) -> str:
@@ -529,7 +572,7 @@ def _check_batch_case(c: Checker, next_token_batches, case: _BatchCase) -> None:
         ],
     )
     again = c.call(next_token_batches, *args, _generator(case.seed), call_repr=call)
-    c.expect_type(got, tuple, call, "Return a pair (inputs, targets).")
+    c.expect_type(got, tuple, call, _one_tensor(got, case) + "Return a pair (inputs, targets).")
     c.expect_true(len(got) == 2, f"{call} should return a pair (inputs, targets).")
     inputs, targets = got
     shape = (case.batch_size, case.block_size)
@@ -553,13 +596,17 @@ def _check_batch_case(c: Checker, next_token_batches, case: _BatchCase) -> None:
     last = case.num_tokens - case.block_size - 1
     _targets_relation(c, call, inputs, targets, position, last)
     starts = []
+    rows = inputs.tolist()
+    # every row's ids counting up by one: the offsets added to the ids, not the positions
+    every_row_counts = all(r == list(range(r[0], r[0] + len(r))) for r in rows)
     for b in range(case.batch_size):
+        counting_up = rows[b] if every_row_counts else None
         row = [position.get(int(t), -1) for t in inputs[b]]
         start = row[0]
         consecutive = row == list(range(start, start + case.block_size))
         c.expect_true(
             consecutive,
-            "" if consecutive else _window_message(call, b, row, case.num_tokens),
+            "" if consecutive else _window_message(call, b, row, case.num_tokens, counting_up),
         )
         starts.append(start)
         got_next = [position.get(int(t), -2) for t in targets[b]]
