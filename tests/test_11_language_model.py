@@ -165,6 +165,13 @@ def _batches_starts_sorted_descending(tokens, block_size, batch_size, generator)
     return tokens[positions], tokens[positions + 1]
 
 
+def _batches_as_floats(tokens, block_size, batch_size, generator):
+    """Right windows cast to float32: the keyword call gives the same wrong dtype, so no
+    parameter order is blamed (the float dtype alone is the mistake)."""
+    inputs, targets = ref.next_token_batches(tokens, block_size, batch_size, generator)
+    return inputs.float(), targets.float()
+
+
 def _batches_one_stacked_tensor(tokens, block_size, batch_size, generator):
     """The pair stacked into one (2, batch_size, block_size) tensor."""
     return torch.stack(ref.next_token_batches(tokens, block_size, batch_size, generator))
@@ -3510,6 +3517,11 @@ MISTAKES = [
         check_next_token_batches,
         _named("next_token_batches", _batches_starts_sorted_descending),
         r"the same starts as the contract's draw, sorted in decreasing order",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_as_floats),
+        r"should be int64 token ids, not torch\.float32\.$",
     ),
     Mistake(
         check_next_token_batches,

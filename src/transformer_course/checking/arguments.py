@@ -49,7 +49,10 @@ def arguments_swapped(
 ) -> str:
     """The diagnosis when ``fn(*args)`` was wrong (or raised) and the contract's
     parameters are ``names``: "" unless the keyword call, or the positional call with two
-    arguments exchanged, ``is_right``."""
+    arguments exchanged, ``is_right`` (and "" when the positional call itself
+    ``is_right``: what failed is something ``is_right`` does not see)."""
+    if _right(lambda: fn(*args), is_right):  # the failure was elsewhere: no evidence here
+        return ""
     name = name or getattr(fn, "__name__", "your function")
     signature = f"{name}({', '.join(names)})"
     shown = ", ".join(f"{n}={a!r}" for n, a in zip(names, args))

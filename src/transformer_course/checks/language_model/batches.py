@@ -661,7 +661,9 @@ def _sizes_swapped(next_token_batches, case: _BatchCase) -> str:
             isinstance(got, tuple)
             and len(got) == 2
             and all(
-                isinstance(value, torch.Tensor) and torch.equal(value, right)
+                isinstance(value, torch.Tensor)
+                and value.dtype == right.dtype
+                and torch.equal(value, right)
                 for value, right in zip(got, expected, strict=True)
             )
         )
