@@ -2863,7 +2863,7 @@ MISTAKES = [
             lambda q, k, v, mask=None: _gqa_by_hand(q, k, v, mask, keys="tile", values="none"),
         ),
         r"Your values reached the attention with num_kv_heads = \d+ heads, not num_heads = \d+: "
-        r"your keys are repeated along the head axis, your values are not",
+        r"your keys are repeated along the head axis, but your values are not repeated at all",
     ),
     Mistake(
         check_grouped_query_attention,
