@@ -283,6 +283,14 @@ class NormSquaresOverDMinusOne(ref.RMSNorm):
         return x * torch.rsqrt(square_mean + self.eps) * self.weight
 
 
+class NormGainSummedIn(ref.RMSNorm):
+    """The gain applied with torch.matmul on the (d_model,) vector: one number per token."""
+
+    def forward(self, x):
+        normalised = x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+        return torch.matmul(normalised, self.weight)
+
+
 class NormEpsAsLowerBound(ref.RMSNorm):
     """Round 21: eps as a lower bound of the mean square, not added to it."""
 
@@ -3117,6 +3125,13 @@ MISTAKES = [
     ),
     # blind15b: PyTorch's norm as a submodule was told the stack's final-norm advice
     Mistake(check_RMSNorm, NormSquaresOverDMinusOne, r"divided by d_model - 1 = \d+ \(Bessel"),
+    # blind19d: the gain applied with @ was told the shape alone
+    Mistake(
+        check_RMSNorm,
+        NormGainSummedIn,
+        r"summed into one number, a dot product\. That is the gain applied with @ or "
+        r"torch\.matmul",
+    ),
     Mistake(
         check_RMSNorm,
         NormEpsAsLowerBound,
