@@ -1310,6 +1310,12 @@ def _tiled_written(*, keys_of=None, scale_of=None, rows_of=None):
     return _named("tiled_attention", tiled_attention)
 
 
+def _window_additive_filled(size, window):
+    """The right band as an additive float mask, zeros filled with -inf where blocked."""
+    band = ref.sliding_window_mask(size, window)
+    return torch.zeros(size, size).masked_fill(~band, float("-inf"))
+
+
 def _window_loop_unclamped(size, window):
     """The window filled key by key, its first key i - window + 1 not clamped at 0."""
     mask = torch.zeros(size, size, dtype=torch.bool)
@@ -2922,6 +2928,12 @@ MISTAKES = [
         r"applied again in every block",
     ),
     Mistake(check_sliding_window_mask, _named("w", _window_loop_unclamped), r"wraps around"),
+    # blind19f: an additive 0/-inf window mask was told only its dtype
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_additive_filled),
+        r"the \*additive\* form .*Its entries are the right mask in that form",
+    ),
     Mistake(
         check_sliding_window_mask,
         _named("w", lambda n, w: ((_offsets(n) >= 0) & (_offsets(n) < w)).T),
