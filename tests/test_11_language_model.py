@@ -1332,6 +1332,13 @@ class BlockNormEpsOnceOther(ref.DecoderBlock):
         self.norm1 = ref.RMSNorm(d_model)
 
 
+class FfnWidthRoundedUp(ref.SwiGLU):
+    """The hidden width rounded up to a multiple of 16, as Llama's multiple_of does."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__(d_model, 16 * ((d_ff + 15) // 16))
+
+
 class FfnSiluClass(ref.SwiGLU):
     """nn.SiLU stored without parentheses: self.act(h) builds a module, then a module times
     a tensor (b11b: Python's TypeError alone before)."""
@@ -3627,6 +3634,13 @@ MISTAKES = [
         NormGainNamedGamma,
         r"unexpected: \['gamma'\].*gain is called `weight` here \(nn\.RMSNorm's name\), and "
         r"there is no bias",
+    ),
+    # blind19f: a Llama-style rounded hidden width was told the width alone
+    Mistake(
+        check_SwiGLU,
+        FfnWidthRoundedUp,
+        r"That is a width rounded up to a multiple of multiple_of \(Llama's\): .*of 16 from "
+        r"[^;]*\bd_ff\b",
     ),
     Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
