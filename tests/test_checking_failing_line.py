@@ -123,3 +123,19 @@ def test_arguments_passed_in_another_order_than_their_parameter_names_are_named(
     ), message
     message = _message(attention_with_other_names, q, k, v)
     assert "Your line calls" not in message, message
+
+
+def rows_scaled_after_squeeze(x, weights):
+    weights = weights.squeeze()  # (rows, 1) -> (rows,)
+    return x * weights  # (rows, columns) * (rows,): the rows meet the columns
+
+
+def test_an_argument_whose_size_one_axes_were_dropped_is_named():
+    """A (rows, 1) argument squeezed to (rows,) before broadcasting (blind19d: a squeezed
+    (batch, 1, 1, len_k) mask got the raw error and the heads' advice)."""
+    message = _message(rows_scaled_after_squeeze, torch.ones(3, 4), torch.ones(3, 1))
+    assert re.search(
+        r"Your `weights` is \(3,\): the argument weights \(3, 1\) with its axes of size 1 "
+        r"dropped \(a \.squeeze\(\)\)\..*axis -1, the last\)",
+        message,
+    ), message

@@ -15,8 +15,9 @@ from types import FrameType
 from typing import Any
 
 from transformer_course.checking.failure import innermost_learner_traceback
+from transformer_course.checking.formatting import ordinal
 
-__all__ = ["arguments_out_of_order", "failing_line_values"]
+__all__ = ["arguments_out_of_order", "failing_line_values", "squeezed_arguments"]
 
 #: names on a line that are never the learner's data (libraries, and Python's own names)
 _LIBRARIES = {"torch", "F", "nn", "np", "math", "numpy", "random", "self"}
@@ -178,3 +179,40 @@ def arguments_out_of_order(exc: BaseException) -> str:
 def clip_call(text: str, most: int = 120) -> str:
     """A call's source, shortened to ``most`` characters."""
     return text if len(text) <= most else text[: most - 3] + "..."
+
+
+def squeezed_arguments(exc: BaseException, arguments: list[tuple[str, Any]]) -> str:
+    """For each tensor argument of the call (``arguments``: (name, value)) that has axes
+    of size 1 and whose name, on the learner's failing line, holds the same numbers with
+    those axes gone (mask.squeeze(): (batch, 1, 1, len_k) -> (batch, len_k),
+    blind19d-gqa-mask-squeezed): the note that dropping them changed which axes meet when
+    broadcasting; "" otherwise."""
+    import torch
+
+    found = _innermost_learner_frame(exc)
+    if found is None:
+        return ""
+    frame, line = found
+    code = _STRING.sub("", line.split("#")[0])
+    on_line = set(_NAME.findall(code))
+    notes = []
+    for name, given in arguments:
+        name = name.strip("`")
+        if name not in on_line or not isinstance(given, torch.Tensor) or 1 not in given.shape:
+            continue
+        known, value = _value_of(name, frame)
+        if not known or not isinstance(value, torch.Tensor) or value.shape == given.shape:
+            continue
+        kept = tuple(size for size in given.shape if size != 1)
+        if tuple(value.shape) != kept or not torch.equal(value, given.reshape(kept)):
+            continue
+        where = "the last" if len(kept) == 1 else f"the {ordinal(len(kept))} from the end"
+        notes.append(
+            f"Your `{name}` is {tuple(value.shape)}: the argument {name} "
+            f"{tuple(given.shape)} with its axes of size 1 dropped (a .squeeze()). Those "
+            "axes are what placed its sizes against the right axes: broadcasting lines up "
+            f"the last axes, so without them {name}'s remaining axes meet other axes than "
+            f"they were made for (here its first axis, of size {kept[0]}, now meets axis "
+            f"-{len(kept)}, {where}). Use {name} as it was given."
+        )
+    return "\n".join(notes)
