@@ -41,6 +41,23 @@ def _named(name, fn):
     return fn
 
 
+def _generate_feeds_previous_token(model, prompt, max_new_tokens):
+    """Each step feeds a variable still holding the previous step's token (the prompt's
+    last token on the first step)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps, previous = prompt, [], prompt[:, -1:]
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)  # (batch, 1)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(previous, caches=caches, start=length + step)[:, -1]
+        previous = next_id
+    return ids, torch.stack(steps, dim=1)
+
+
 # ------------------------------------------------------------------------------ KVCache
 class OnlyNew(ref.KVCache):
     def forward(self, k_new, v_new):
@@ -2282,6 +2299,13 @@ MISTAKES = [
         r"are the right logits: the logits of the prompt's positions before its last",
     ),
     Mistake(check_generate, _gen(offset=1), r"one position too far"),
+    # blind19d: a token fed one step late was not told the ways that make it
+    Mistake(
+        check_generate,
+        _named("generate", _generate_feeds_previous_token),
+        r"the token is fed one step late, as when the model reads ids\[:, -1:\] before "
+        r"appending the token just chosen .* or a variable that still holds the previous",
+    ),
     Mistake(check_generate, _gen(offset=-1), r"one position too early"),
     Mistake(check_generate, _gen(fixed_start=0), r"start=0"),
     Mistake(check_generate, _gen(shared=True), r"shared set of caches"),
