@@ -1245,6 +1245,17 @@ class GptBlocksCalledAtOnce(ref.GPT):
         return self.norm(self.layers(self.embedding(ids))) @ self.embedding.weight.T
 
 
+class GptTimeMajorBlocks(ref.GPT):
+    """The embeddings moved to (len, batch, d_model) before the blocks, and the logits
+    moved back after: the blocks attend across the batch."""
+
+    def forward(self, ids):
+        x = self.embedding(ids).transpose(0, 1)  # (len, batch, d_model)
+        for layer in self.layers:
+            x = layer(x)
+        return (self.norm(x) @ self.embedding.weight.T).transpose(0, 1)
+
+
 class GptEmbeddingReset(ref.GPT):
     """The embedding's reset_parameters() called at the start of forward: redrawn, and
     the loaded weights lost, on every call."""
@@ -3945,6 +3956,13 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_DecoderBlock, BlockSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_GPT, GptSdpa, r"calls .*scaled_dot_product_attention"),
+    # blind19d: a sequence-first layout into the blocks was told "does not receive" alone
+    Mistake(
+        check_GPT,
+        GptTimeMajorBlocks,
+        r"layers\[0\] receives the embeddings of the ids with its first two axes exchanged: "
+        r"a sequence-first \(time-major\) layout",
+    ),
     Mistake(
         check_GPT,
         GptEmbeddingSizesSwapped,
