@@ -636,6 +636,15 @@ def _rope_theta(theta_of):
     return rotary_embedding
 
 
+def _rotate_with_reassigned_half(x, cos, sin):
+    """The first half reassigned before the second half is computed from it."""
+    half = x.shape[-1] // 2
+    a, b = x[..., :half], x[..., half:]
+    a = a * cos - b * sin
+    b = a * sin + b * cos  # reads the new a
+    return torch.cat([a, b], dim=-1).to(x.dtype)
+
+
 def _rope_position_as_power(length, d_head, base=10000.0):
     """Round 21: the angles as torch.pow(theta, m), the position an exponent."""
     theta = base ** -(torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
@@ -3655,6 +3664,13 @@ MISTAKES = [
     ),
     Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
+    # blind19d: a half computed from the other half already rotated got "differs" alone
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_with_reassigned_half),
+        r"Your second half is computed from the first half already rotated.*Either the name "
+        r"was reassigned before the other half used it",
+    ),
     # blind round 10 (b10b): "largest difference" alone before; the pairs' angles now
     Mistake(
         check_rotary_embedding,

@@ -690,6 +690,38 @@ def _rotary_layout(layout) -> str:
     return _ROTARY_LAYOUTS.get((layout.where, layout.kind), layout.message)
 
 
+def _sequential_halves(x: torch.Tensor, angles: torch.Tensor) -> dict[str, torch.Tensor]:
+    """The two halves of each pair written one after the other into one tensor that the
+    second reads from: the second half computed from the first half already rotated
+    (a and b views of a clone written in place, blind19d-rot-second-half-from-rotated-
+    view got "largest difference" alone), or the first from the second, when the
+    halves are written in the other order."""
+    half = x.shape[-1] // 2
+    a, b = x.double()[..., :half], x.double()[..., half:]  # (..., len, d_head / 2)
+    cos, sin = angles.cos(), angles.sin()  # (len, d_head / 2)
+    new_a, new_b = a * cos - b * sin, a * sin + b * cos
+    view = (
+        "Either the name was reassigned before the other half used it (a = a * cos - b * "
+        "sin, then b from that new a), or a and b are views of the tensor you write into "
+        "(slices of a clone, or of x, share its memory), so the first write changes what "
+        "the second reads"
+    )
+    return {
+        "Your second half is computed from the first half already rotated: a * sin + b * cos "
+        f"with the new a, a * cos - b * sin, where the original a belongs. {view}. Compute "
+        "both halves from the original a and b before writing either, e.g. "
+        "torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1).": torch.cat(
+            [new_a, new_a * sin + b * cos], dim=-1
+        ),
+        "Your first half is computed from the second half already rotated: a * cos - b * sin "
+        f"with the new b, a * sin + b * cos, where the original b belongs. {view}. Compute "
+        "both halves from the original a and b before writing either, e.g. "
+        "torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1).": torch.cat(
+            [a * cos - new_b * sin, new_b], dim=-1
+        ),
+    }
+
+
 def _angle_layout_mistakes(x: torch.Tensor, angles: torch.Tensor) -> dict[str, torch.Tensor]:
     """The angle table laid out for one pairing and used with the other: one angle per
     feature, cat([angles, angles]) (halves) or repeat_interleave (neighbours)."""
@@ -1406,6 +1438,7 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                 _ONE_INDEXED: rotate_f(x, rope_angles_f(length, d_head, first=1), pairing),
             }
             mistakes.update(_angle_layout_mistakes(x, angles))
+            mistakes.update(_sequential_halves(x, angles))
             expected = rotate_f(x, angles, pairing)
             axes = (*(f"axis {i}" for i in range(x.dim() - 2)), "len", "d_head")
 
