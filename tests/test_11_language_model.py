@@ -141,6 +141,42 @@ def _batches_time_major(tokens, block_size, batch_size, generator):
     return inputs.T, targets.T
 
 
+def _batches_sizes_crossed_in_body(tokens, block_size, batch_size, generator):
+    """Each size used where the other belongs, in the draw and in the windows alike: the
+    reference's body with the two names exchanged."""
+    starts = torch.randint(0, len(tokens) - batch_size, (block_size,), generator=generator)
+    positions = starts[:, None] + torch.arange(batch_size)  # (block_size, batch_size)
+    return tokens[positions], tokens[positions + 1]
+
+
+def _batches_ids_counting_up(tokens, block_size, batch_size, generator):
+    """The offsets added to each window's first token id, unsqueezed after the lookup."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    offsets = torch.arange(block_size)
+    first = tokens[starts].unsqueeze(1)  # (batch_size, 1): ids, not positions
+    return first + offsets, tokens[starts + 1].unsqueeze(1) + offsets
+
+
+def _batches_starts_sorted_descending(tokens, block_size, batch_size, generator):
+    """The contract's starts, sorted from the last to the first."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    starts = starts.sort(descending=True).values
+    positions = starts[:, None] + torch.arange(block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
+def _batches_as_floats(tokens, block_size, batch_size, generator):
+    """Right windows cast to float32: the keyword call gives the same wrong dtype, so no
+    parameter order is blamed (the float dtype alone is the mistake)."""
+    inputs, targets = ref.next_token_batches(tokens, block_size, batch_size, generator)
+    return inputs.float(), targets.float()
+
+
+def _batches_one_stacked_tensor(tokens, block_size, batch_size, generator):
+    """The pair stacked into one (2, batch_size, block_size) tensor."""
+    return torch.stack(ref.next_token_batches(tokens, block_size, batch_size, generator))
+
+
 def _sample_softmax_over_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     if temperature == 0:
         return logits.argmax(dim=-1)
@@ -245,6 +281,14 @@ class NormSquaresOverDMinusOne(ref.RMSNorm):
     def forward(self, x):
         square_mean = (x * x).sum(dim=-1, keepdim=True) / (self.weight.numel() - 1)
         return x * torch.rsqrt(square_mean + self.eps) * self.weight
+
+
+class NormGainSummedIn(ref.RMSNorm):
+    """The gain applied with torch.matmul on the (d_model,) vector: one number per token."""
+
+    def forward(self, x):
+        normalised = x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+        return torch.matmul(normalised, self.weight)
 
 
 class NormEpsAsLowerBound(ref.RMSNorm):
@@ -590,6 +634,15 @@ def _rope_theta(theta_of):
         return angles.cos().float(), angles.sin().float()
 
     return rotary_embedding
+
+
+def _rotate_with_reassigned_half(x, cos, sin):
+    """The first half reassigned before the second half is computed from it."""
+    half = x.shape[-1] // 2
+    a, b = x[..., :half], x[..., half:]
+    a = a * cos - b * sin
+    b = a * sin + b * cos  # reads the new a
+    return torch.cat([a, b], dim=-1).to(x.dtype)
 
 
 def _rope_position_as_power(length, d_head, base=10000.0):
@@ -1201,6 +1254,17 @@ class GptBlocksCalledAtOnce(ref.GPT):
         return self.norm(self.layers(self.embedding(ids))) @ self.embedding.weight.T
 
 
+class GptTimeMajorBlocks(ref.GPT):
+    """The embeddings moved to (len, batch, d_model) before the blocks, and the logits
+    moved back after: the blocks attend across the batch."""
+
+    def forward(self, ids):
+        x = self.embedding(ids).transpose(0, 1)  # (len, batch, d_model)
+        for layer in self.layers:
+            x = layer(x)
+        return (self.norm(x) @ self.embedding.weight.T).transpose(0, 1)
+
+
 class GptEmbeddingReset(ref.GPT):
     """The embedding's reset_parameters() called at the start of forward: redrawn, and
     the loaded weights lost, on every call."""
@@ -1272,12 +1336,27 @@ class BlockNormEpsOnce(ref.DecoderBlock):
         self.norm2 = ref.RMSNorm(d_model)
 
 
+class BlockNormGivenHeadsAsEps(ref.DecoderBlock):
+    """norm1 built as RMSNorm(d_model, num_heads): another argument where eps belongs."""
+
+    def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
+        super().__init__(d_model, num_heads, d_ff, eps)
+        self.norm1 = ref.RMSNorm(d_model, num_heads)
+
+
 class BlockNormEpsOnceOther(ref.DecoderBlock):
     """eps passed to norm2 only."""
 
     def __init__(self, d_model, num_heads, d_ff, eps=1e-5):
         super().__init__(d_model, num_heads, d_ff, eps)
         self.norm1 = ref.RMSNorm(d_model)
+
+
+class FfnWidthRoundedUp(ref.SwiGLU):
+    """The hidden width rounded up to a multiple of 16, as Llama's multiple_of does."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__(d_model, 16 * ((d_ff + 15) // 16))
 
 
 class FfnSiluClass(ref.SwiGLU):
@@ -1386,6 +1465,15 @@ class GptScaledNoFinalNorm(ref.GPT):
         for layer in self.layers:
             x = layer(x)
         return x @ self.embedding.weight.T
+
+
+class AttentionOwnSublayerBlock(ref.CausalSelfAttention):
+    """The attention wrapped in its own residual and norm, LayerNorm(x + attention): a
+    whole sub-layer inside the attention (x added back alone was told "differs",
+    blind19d-csa-residual-added-inside)."""
+
+    def forward(self, x):
+        return F.layer_norm(x + super().forward(x), x.shape[-1:])
 
 
 class AttentionFunctionalDropout(ref.CausalSelfAttention):
@@ -3064,6 +3152,13 @@ MISTAKES = [
     ),
     # blind15b: PyTorch's norm as a submodule was told the stack's final-norm advice
     Mistake(check_RMSNorm, NormSquaresOverDMinusOne, r"divided by d_model - 1 = \d+ \(Bessel"),
+    # blind19d: the gain applied with @ was told the shape alone
+    Mistake(
+        check_RMSNorm,
+        NormGainSummedIn,
+        r"summed into one number, a dot product\. That is the gain applied with @ or "
+        r"torch\.matmul",
+    ),
     Mistake(
         check_RMSNorm,
         NormEpsAsLowerBound,
@@ -3222,6 +3317,13 @@ MISTAKES = [
     # b11b: one norm of the block built without its eps ("differs from the reference")
     Mistake(check_DecoderBlock, BlockNormEpsOnce, r"Your norm2 ignores the eps the block was"),
     Mistake(check_DecoderBlock, BlockNormEpsOnceOther, r"Your norm1 ignores the eps the block was"),
+    # blind19d: a block argument where eps belongs (d_ff there) got "largest difference"
+    Mistake(
+        check_DecoderBlock,
+        BlockNormGivenHeadsAsEps,
+        r"`self\.norm1` normalises with eps = (\d) .*That is num_heads = \1: it reaches RMSNorm's "
+        r"second parameter, eps \(RMSNorm\(d_model, num_heads\) where",
+    ),
     # b11b: two mistakes of the table at once, when no single one matches ("differs")
     Mistake(
         check_CausalSelfAttention,
@@ -3438,6 +3540,36 @@ MISTAKES = [
         r"With temperature=0, the int, yours returns the argmax, but with 0\.0 it divides",
     ),
     Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
+    # blind19d: the two sizes in each other's places got a raw error and a guessed edit
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_sizes_crossed_in_body),
+        r"With block_size and batch_size exchanged, next_token_batches\(tokens \(\d+,\), .*"
+        r"your function gives the right result.*it uses block_size where batch_size belongs",
+    ),
+    # blind19d, blind12i, blind16b: ids counting up, sorted starts and one stacked tensor
+    # were told "not consecutive", "not the contract's draw" and "not a tuple" alone
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_ids_counting_up),
+        r"its values are consecutive integers, .* the offsets torch\.arange\(block_size\) "
+        r"were added to the token ids instead of to the start positions",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_starts_sorted_descending),
+        r"the same starts as the contract's draw, sorted in decreasing order",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_as_floats),
+        r"should be int64 token ids, not torch\.float32\.$",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_one_stacked_tensor),
+        r"It is one tensor of shape \(2, \d+, \d+\): the inputs and the targets stacked",
+    ),
     # the shapes alone before (blind6d-batches-time-major)
     Mistake(
         check_next_token_batches,
@@ -3523,8 +3655,22 @@ MISTAKES = [
         r"unexpected: \['gamma'\].*gain is called `weight` here \(nn\.RMSNorm's name\), and "
         r"there is no bias",
     ),
+    # blind19f: a Llama-style rounded hidden width was told the width alone
+    Mistake(
+        check_SwiGLU,
+        FfnWidthRoundedUp,
+        r"That is a width rounded up to a multiple of multiple_of \(Llama's\): .*of 16 from "
+        r"[^;]*\bd_ff\b",
+    ),
     Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
+    # blind19d: a half computed from the other half already rotated got "differs" alone
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_with_reassigned_half),
+        r"Your second half is computed from the first half already rotated.*Either the name "
+        r"was reassigned before the other half used it",
+    ),
     # blind round 10 (b10b): "largest difference" alone before; the pairs' angles now
     Mistake(
         check_rotary_embedding,
@@ -3535,6 +3681,26 @@ MISTAKES = [
         check_rotary_embedding,
         _rope_frequencies(lambda d, base: base ** -((2 * torch.arange(d // 2)) // d).double()),
         r"pair 1 is the first wrong .* Every pair of yours turns by the same angle",
+    ),
+    # blind19d: a power of the base on its own in float32, then the root: past float32's
+    # range from one pair on (here base ** -2i underflowing to 0, where blind19d's base **
+    # 2i overflowed to inf), so those pairs never turn (passed the visible check before)
+    Mistake(
+        check_rotary_embedding,
+        _rope_frequencies(
+            lambda d, base: (
+                (base ** -torch.arange(0, d, 2, dtype=torch.float32)) ** (1 / d)
+            ).double()
+        ),
+        r"Pairs 6 to 1\d never rotate: their angle per position is exactly 0.*left float32's "
+        r"range.*underflows to 0",
+    ),
+    # blind19f: the base argument never reaching the formula (here a helper called without
+    # it) was told "ignores its base argument" without what the tables are instead
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", lambda length, d_head, base=10000.0: _rope()(length, d_head)),
+        r"ignores the base argument: its tables are those of the default base, 10000",
     ),
     Mistake(check_rotary_embedding, _rope(exponent=1), r"base \*\* \(-i / d_head\)"),
     Mistake(
@@ -3705,7 +3871,19 @@ MISTAKES = [
         r"nothing clashes, .*value is x itself, not its projection: silu\(w1\(x\)\) \* x",
     ),
     Mistake(check_SwiGLU, FfnW2First, r"sizes \d+ and \d+ are d_model and d_ff.*w2 applied"),
-    Mistake(check_CausalSelfAttention, AttentionNoRope, r"no rotary embedding"),
+    # blind19f: the rotation's results discarded was told only "no rotary embedding"
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionNoRope,
+        r"no rotary embedding: its queries and keys are never rotated\. Either apply_rotary is "
+        r"never called, or its results are not assigned",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionOwnSublayerBlock,
+        r"Yours is LayerNorm\(`x` \+ the right output\): a whole sub-layer block .*the "
+        r"DecoderBlock that uses it",
+    ),
     # blind round 10 (b10b): "largest difference" alone before
     Mistake(
         check_CausalSelfAttention,
@@ -3794,6 +3972,13 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_DecoderBlock, BlockSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_GPT, GptSdpa, r"calls .*scaled_dot_product_attention"),
+    # blind19d: a sequence-first layout into the blocks was told "does not receive" alone
+    Mistake(
+        check_GPT,
+        GptTimeMajorBlocks,
+        r"layers\[0\] receives the embeddings of the ids with its first two axes exchanged: "
+        r"a sequence-first \(time-major\) layout",
+    ),
     Mistake(
         check_GPT,
         GptEmbeddingSizesSwapped,
@@ -4644,3 +4829,13 @@ def test_the_readme_states_the_shipped_record_which_meets_the_target():
     assert losses["before: 400 steps, lr 3e-3"] - losses["560 steps, lr 3e-3"] > 3 * spread
     assert 0.5 * spread < losses["560 steps, lr 3e-3"] - record["validation_loss"] < 2 * spread
     assert abs(losses["700 steps, lr 6e-3"] - record["validation_loss"]) < spread
+
+
+@pytest.mark.parametrize("letter", ["a", "c", "d"])
+def test_quiz_temperature_explains_every_wrong_choice_by_the_renormalisation(letter):
+    """Each wrong choice is told that the weights are renormalised, so nothing changes
+    (blind14b, 15b, 16b: a sentence on ratios or on sums alone before)."""
+    from transformer_course.checks.language_model import check_quiz_temperature
+
+    with pytest.raises(Exception, match=r"(?s)renormalises .*nothing changes"):
+        check_quiz_temperature(lambda: letter)

@@ -41,11 +41,48 @@ def _named(name, fn):
     return fn
 
 
+def _generate_feeds_previous_token(model, prompt, max_new_tokens):
+    """Each step feeds a variable still holding the previous step's token (the prompt's
+    last token on the first step)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps, previous = prompt, [], prompt[:, -1:]
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)  # (batch, 1)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(previous, caches=caches, start=length + step)[:, -1]
+        previous = next_id
+    return ids, torch.stack(steps, dim=1)
+
+
 # ------------------------------------------------------------------------------ KVCache
 class OnlyNew(ref.KVCache):
     def forward(self, k_new, v_new):
         super().forward(k_new, v_new)
         return k_new.clone(), v_new.clone()
+
+
+class LengthAsScratchTensor(ref.KVCache):
+    """The count kept as a tensor buffer, persistent=False (out of the state dict) and
+    advanced in place: right positions, but self.length is not the contract's int."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        del self.length
+        self.register_buffer("length", torch.zeros((), dtype=torch.long), persistent=False)
+
+    def forward(self, k_new, v_new):
+        start = int(self.length)
+        stop = start + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError(f"the cache holds {self.keys.shape[-2]} positions, not {stop}")
+        self.keys[:, :, start:stop] = k_new
+        self.values[:, :, start:stop] = v_new
+        self.length.fill_(stop)
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
 
 
 class WritesAtZero(ref.KVCache):
@@ -1290,6 +1327,12 @@ def _tiled_written(*, keys_of=None, scale_of=None, rows_of=None):
     return _named("tiled_attention", tiled_attention)
 
 
+def _window_additive_filled(size, window):
+    """The right band as an additive float mask, zeros filled with -inf where blocked."""
+    band = ref.sliding_window_mask(size, window)
+    return torch.zeros(size, size).masked_fill(~band, float("-inf"))
+
+
 def _window_loop_unclamped(size, window):
     """The window filled key by key, its first key i - window + 1 not clamped at 0."""
     mask = torch.zeros(size, size, dtype=torch.bool)
@@ -2161,6 +2204,13 @@ def _window_by_rolled_xor(size, window):
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
+    # blind19d: a count kept as a tensor buffer passed (persistent there, here not)
+    Mistake(
+        check_KVCache,
+        LengthAsScratchTensor,
+        r"self\.length is a registered buffer \(persistent=False\): self\.length is a tensor "
+        r"\(tensor\(0\), int64\), where the contract keeps a plain int",
+    ),
     Mistake(check_KVCache, ReturnsOld, r"\*before\* this call"),
     # the buffer read says where the chunk went (the zeros alone, before)
     Mistake(
@@ -2249,6 +2299,13 @@ MISTAKES = [
         r"are the right logits: the logits of the prompt's positions before its last",
     ),
     Mistake(check_generate, _gen(offset=1), r"one position too far"),
+    # blind19d: a token fed one step late was not told the ways that make it
+    Mistake(
+        check_generate,
+        _named("generate", _generate_feeds_previous_token),
+        r"the token is fed one step late, as when the model reads ids\[:, -1:\] before "
+        r"appending the token just chosen .* or a variable that still holds the previous",
+    ),
     Mistake(check_generate, _gen(offset=-1), r"one position too early"),
     Mistake(check_generate, _gen(fixed_start=0), r"start=0"),
     Mistake(check_generate, _gen(shared=True), r"shared set of caches"),
@@ -2836,7 +2893,7 @@ MISTAKES = [
             lambda q, k, v, mask=None: _gqa_by_hand(q, k, v, mask, keys="tile", values="none"),
         ),
         r"Your values reached the attention with num_kv_heads = \d+ heads, not num_heads = \d+: "
-        r"your keys are repeated along the head axis, your values are not",
+        r"your keys are repeated along the head axis, but your values are not repeated at all",
     ),
     Mistake(
         check_grouped_query_attention,
@@ -2895,6 +2952,12 @@ MISTAKES = [
         r"applied again in every block",
     ),
     Mistake(check_sliding_window_mask, _named("w", _window_loop_unclamped), r"wraps around"),
+    # blind19f: an additive 0/-inf window mask was told only its dtype
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_additive_filled),
+        r"the \*additive\* form .*Its entries are the right mask in that form",
+    ),
     Mistake(
         check_sliding_window_mask,
         _named("w", lambda n, w: ((_offsets(n) >= 0) & (_offsets(n) < w)).T),
@@ -4209,6 +4272,12 @@ def test_quiz_cache_memory_names_cached_queries_and_a_number_given_with_its_unit
     assert re.search(
         r"counts the queries too.*only the keys and values", message(48 * per_head * 2)
     )
+    # the saving over multi-head attention, in float32: the same number as the queries
+    # cached in float32, so both are named (the queries alone were, a wrong diagnosis for
+    # a learner who answered what grouped-query attention saves)
+    text = message((32 - 8) * 2 * per_head * 4)
+    assert re.search(r"Two mistakes give this number.*memory saved.*queries too", text), text
+    assert text.count("4 bytes per number") == 2, text
     assert "4 bytes per number" in message(48 * per_head * 4)
     text = message("192.0MiB")
     assert re.search(

@@ -13,6 +13,7 @@ from torch import nn
 
 from transformer_course.checking import Checker, CheckFailure
 from transformer_course.checking.failing_line import failing_line_values
+from transformer_course.reference.attention import scaled_dot_product_attention
 
 
 def _message(fn, *args):
@@ -97,3 +98,44 @@ def test_a_learner_s_object_is_never_asked_to_describe_itself():
     message = _message(uses_it, Loud(), torch.ones(2))
     assert "On your line that raised: x (2,) float32." in message, message
     assert "never called" not in message
+
+
+def attention_with_crossed_arguments(q, k, v):
+    output, _ = scaled_dot_product_attention(k, q, v)  # the queries and keys exchanged
+    return output
+
+
+def attention_with_other_names(query, key, value):
+    output, _ = scaled_dot_product_attention(key, query, value)  # not the callee's names
+    return output
+
+
+def test_arguments_passed_in_another_order_than_their_parameter_names_are_named():
+    """A call whose plain-name arguments are the callee's parameter names in another
+    order (blind19d: scaled_dot_product_attention(q, v, k, mask) got the raw error
+    alone) names where each went; other names say nothing."""
+    q, k, v = torch.ones(2, 3, 4), torch.ones(2, 5, 4), torch.ones(2, 5, 6)
+    message = _message(attention_with_crossed_arguments, q, k, v)
+    assert re.search(
+        r"Your line calls scaled_dot_product_attention\(k, q, v\), whose parameters are "
+        r"\(q, k, v, mask\).*`k` goes to the parameter `q` and `q` goes to the parameter `k`",
+        message,
+    ), message
+    message = _message(attention_with_other_names, q, k, v)
+    assert "Your line calls" not in message, message
+
+
+def rows_scaled_after_squeeze(x, weights):
+    weights = weights.squeeze()  # (rows, 1) -> (rows,)
+    return x * weights  # (rows, columns) * (rows,): the rows meet the columns
+
+
+def test_an_argument_whose_size_one_axes_were_dropped_is_named():
+    """A (rows, 1) argument squeezed to (rows,) before broadcasting (blind19d: a squeezed
+    (batch, 1, 1, len_k) mask got the raw error and the heads' advice)."""
+    message = _message(rows_scaled_after_squeeze, torch.ones(3, 4), torch.ones(3, 1))
+    assert re.search(
+        r"Your `weights` is \(3,\): the argument weights \(3, 1\) with its axes of size 1 "
+        r"dropped \(a \.squeeze\(\)\)\..*axis -1, the last\)",
+        message,
+    ), message

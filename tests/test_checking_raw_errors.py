@@ -287,8 +287,12 @@ _NUMBER = Quiz("quiz_floor", answer=0.5004, why={}, rel_tol=0.01)
         (lambda: ["(b)", "keys are d_k wide"], r"a list of 2 items.*Return the letter alone"),
         (lambda: ("c", 1.0), r"a tuple of 2 items.*Return the letter alone, the string \"c\""),
         (lambda: '"b"', r"the quote marks are characters of your string \(3 characters\)"),
-        (lambda: "d_model", r"the text of choice \(c\).*\"c\""),
-        (lambda: "width of each key", r"words from choice \(b\)"),
+        (lambda: "d_model", r"the text of choice \(c\).*letter, not its text: return \"c\""),
+        # blind19d: the letter was asked for, but not said to be what replaces the words
+        (
+            lambda: "width of each key",
+            r"words from choice \(b\).*letter, not its words: return \"b\"",
+        ),
         (lambda: "sqrt", r"words rather than a letter"),
         (lambda: 2, r"returned the number 2, an int: this question is answered with a letter"),
         # round 20: a choice's value for its letter, a one-hot list, a letter of no choice

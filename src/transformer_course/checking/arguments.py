@@ -31,6 +31,15 @@ def _right(call: Callable[[], Any], is_right: Callable[[Any], bool]) -> bool:
         return False
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Whether two arguments are equal, for any kinds (a tensor and an int included)."""
+    if a is b:
+        return True
+    if type(a) is not type(b) or not isinstance(a, int | float | str | bool):
+        return False
+    return a == b
+
+
 def arguments_swapped(
     fn: Callable,
     args: Sequence[Any],
@@ -40,7 +49,10 @@ def arguments_swapped(
 ) -> str:
     """The diagnosis when ``fn(*args)`` was wrong (or raised) and the contract's
     parameters are ``names``: "" unless the keyword call, or the positional call with two
-    arguments exchanged, ``is_right``."""
+    arguments exchanged, ``is_right`` (and "" when the positional call itself
+    ``is_right``: what failed is something ``is_right`` does not see)."""
+    if _right(lambda: fn(*args), is_right):  # the failure was elsewhere: no evidence here
+        return ""
     name = name or getattr(fn, "__name__", "your function")
     signature = f"{name}({', '.join(names)})"
     shown = ", ".join(f"{n}={a!r}" for n, a in zip(names, args))
@@ -52,7 +64,7 @@ def arguments_swapped(
             f"write it as {signature}, in that order (callers pass them by position)."
         )
     for i, j in combinations(range(len(args)), 2):
-        if args[i] == args[j]:
+        if _same(args[i], args[j]):
             continue
         swapped = list(args)
         swapped[i], swapped[j] = swapped[j], swapped[i]

@@ -25,7 +25,11 @@ from transformer_course.checking.deviations import (
 )
 from transformer_course.checking.deviations.probes import confirm, evidence, probe_calls
 from transformer_course.checking.empty_inputs import empty_input_hint
-from transformer_course.checking.failing_line import failing_line_values
+from transformer_course.checking.failing_line import (
+    arguments_out_of_order,
+    failing_line_values,
+    squeezed_arguments,
+)
 from transformer_course.checking.failure import (
     CheckFailure,
     code_after_placeholder,
@@ -387,7 +391,9 @@ class Checker:
                     raise self._raised(
                         exc, call_repr, [(IndexError, empty)], generic=False
                     ) from exc
-                raise self._raised(exc, call_repr, hint_list) from exc
+                raise self._raised(
+                    exc, call_repr, hint_list, arguments=self._named_args(fn, args, kwargs)
+                ) from exc
         if record is not None:
             with contextlib.suppress(Exception, RecursionError):  # a value too deep to copy
                 record.result = structure(result) if record.constructed else frozen(result)
@@ -472,7 +478,12 @@ class Checker:
         return None
 
     def _raised(
-        self, exc: Exception, call_repr: str, hint_list: list, generic: bool = True
+        self,
+        exc: Exception,
+        call_repr: str,
+        hint_list: list,
+        generic: bool = True,
+        arguments: list[tuple[str, Any]] = (),
     ) -> CheckFailure:
         """The failure for an exception the learner's code raised (with its hints; the
         generic ones too unless ``generic`` is False)."""
@@ -484,6 +495,12 @@ class Checker:
                 for hint in matching_hints(exc, GENERIC_HINTS.items())
                 if hint not in advice and not _same_subject(hint, advice)
             ]
+        out_of_order = arguments_out_of_order(exc)
+        if out_of_order:  # the line's own call, read against its signature: said first
+            advice.insert(0, out_of_order)
+        squeezed = squeezed_arguments(exc, list(arguments)) if arguments else ""
+        if squeezed:  # an argument that lost its size-1 axes on the way: said first
+            advice.insert(0, squeezed)
         origin = course_origin(exc)
         if origin:
             advice.append(

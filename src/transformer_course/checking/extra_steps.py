@@ -20,11 +20,20 @@ def _norm(x: torch.Tensor) -> torch.Tensor:
     return F.layer_norm(x, x.shape[-1:])
 
 
+#: where the residual sum and the norm belong, by default (the encoder-decoder lessons)
+_AROUND = "the layer that uses it (lesson 07's encoder and decoder layers)"
+
+
 def extra_output_steps(
-    output: torch.Tensor, inputs: Mapping[str, torch.Tensor], *, layer: str
+    output: torch.Tensor,
+    inputs: Mapping[str, torch.Tensor],
+    *,
+    layer: str,
+    around: str = _AROUND,
 ) -> dict[str, torch.Tensor]:
     """{message: value} for ``output`` (the right one) with a step too many: each input of
-    ``output``'s shape added, a LayerNorm (no learned scale) after it, and both."""
+    ``output``'s shape added, a LayerNorm (no learned scale) after it, and both. ``around``
+    says where the residual sum belongs instead (the layer that uses ``layer``)."""
     found = {
         f"Yours is the right output normalised over its features (a LayerNorm after it): "
         f"{layer} ends with its output projection; the norm belongs to the layer around it "
@@ -37,11 +46,11 @@ def extra_output_steps(
         found[
             f"Yours is the right output plus `{name}`: a residual connection inside {layer}. "
             f"{layer} returns its own result alone; the residual sum x + sublayer(x) belongs to "
-            "the layer that uses it (lesson 07's encoder and decoder layers)."
+            f"{around}."
         ] = output + value
         found[
             f"Yours is LayerNorm(`{name}` + the right output): a whole sub-layer block "
             f"(residual and norm) inside {layer}. {layer} returns its own result alone; the "
-            "residual sum and the norm belong to the layer that uses it (lesson 07)."
+            f"residual sum and the norm belong to {around}."
         ] = _norm(output + value)
     return found

@@ -5,7 +5,9 @@ the learner is shown must show the difference")."""
 
 from __future__ import annotations
 
+import ast
 import builtins
+import inspect
 import keyword
 import re
 import traceback
@@ -13,8 +15,9 @@ from types import FrameType
 from typing import Any
 
 from transformer_course.checking.failure import innermost_learner_traceback
+from transformer_course.checking.formatting import ordinal
 
-__all__ = ["failing_line_values"]
+__all__ = ["arguments_out_of_order", "failing_line_values", "squeezed_arguments"]
 
 #: names on a line that are never the learner's data (libraries, and Python's own names)
 _LIBRARIES = {"torch", "F", "nn", "np", "math", "numpy", "random", "self"}
@@ -104,3 +107,112 @@ def failing_line_values(exc: BaseException) -> str:
     if not sized:
         return ""
     return f"On your line that raised: {', '.join(described)}."
+
+
+def _callee(node: ast.expr, frame: FrameType) -> Any:
+    """The function a call's ``func`` names in the learner's frame (a plain name, or a
+    module attribute such as F.softmax), or None."""
+    if isinstance(node, ast.Name):
+        for scope in (frame.f_locals, frame.f_globals, vars(builtins)):
+            if node.id in scope:
+                return scope[node.id]
+        return None
+    if isinstance(node, ast.Attribute):
+        owner = _callee(node.value, frame)
+        if owner is None:
+            return None
+        try:
+            return inspect.getattr_static(owner, node.attr)
+        except AttributeError:
+            return None
+    return None
+
+
+def arguments_out_of_order(exc: BaseException) -> str:
+    """For a learner's line that raised and calls a function with plain names as
+    positional arguments, some of which are the names of that function's other parameters
+    (scaled_dot_product_attention(q, v, k, mask), whose parameters are q, k, v, mask,
+    blind19d-gqa-keys-and-values-swapped-in-call): which argument reaches which parameter;
+    "" otherwise. Read off the line's text and the function's signature only."""
+    found = _innermost_learner_frame(exc)
+    if found is None:
+        return ""
+    frame, line = found
+    try:
+        tree = ast.parse(line.strip())
+    except SyntaxError:  # a line that continues on the next: no reading
+        return ""
+    notes = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        function = _callee(node.func, frame)
+        if function is None or not callable(function):
+            continue
+        try:
+            parameters = [
+                p.name
+                for p in inspect.signature(function).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            ]
+        except (TypeError, ValueError):
+            continue
+        names = [arg.id if isinstance(arg, ast.Name) else None for arg in node.args]
+        crossed = [
+            (name, parameter)
+            for name, parameter in zip(names, parameters, strict=False)
+            if name is not None and name != parameter and name in parameters
+        ]
+        if len(crossed) < 2:
+            continue
+        called = ast.unparse(node)
+        went = " and ".join(f"`{name}` goes to the parameter `{param}`" for name, param in crossed)
+        notes.append(
+            f"Your line calls {clip_call(called)}, whose parameters are "
+            f"({', '.join(parameters)}): the arguments are in another order than the "
+            f"parameters of the same names, so {went}. Pass each where its name belongs "
+            f"(or by keyword)."
+        )
+    return "\n".join(notes)
+
+
+def clip_call(text: str, most: int = 120) -> str:
+    """A call's source, shortened to ``most`` characters."""
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
+def squeezed_arguments(exc: BaseException, arguments: list[tuple[str, Any]]) -> str:
+    """For each tensor argument of the call (``arguments``: (name, value)) that has axes
+    of size 1 and whose name, on the learner's failing line, holds the same numbers with
+    those axes gone (mask.squeeze(): (batch, 1, 1, len_k) -> (batch, len_k),
+    blind19d-gqa-mask-squeezed): the note that dropping them changed which axes meet when
+    broadcasting; "" otherwise."""
+    import torch
+
+    found = _innermost_learner_frame(exc)
+    if found is None:
+        return ""
+    frame, line = found
+    code = _STRING.sub("", line.split("#")[0])
+    on_line = set(_NAME.findall(code))
+    notes = []
+    for name, given in arguments:
+        name = name.strip("`")
+        if name not in on_line or not isinstance(given, torch.Tensor) or 1 not in given.shape:
+            continue
+        known, value = _value_of(name, frame)
+        if not known or not isinstance(value, torch.Tensor) or value.shape == given.shape:
+            continue
+        kept = tuple(size for size in given.shape if size != 1)
+        if tuple(value.shape) != kept or not torch.equal(value, given.reshape(kept)):
+            continue
+        where = "the last" if len(kept) == 1 else f"the {ordinal(len(kept))} from the end"
+        notes.append(
+            f"Your `{name}` is {tuple(value.shape)}: the argument {name} "
+            f"{tuple(given.shape)} with its axes of size 1 dropped (a .squeeze()). Those "
+            "axes are what placed its sizes against the right axes: broadcasting lines up "
+            f"the last axes, so without them {name}'s remaining axes meet other axes than "
+            f"they were made for (here its first axis, of size {kept[0]}, now meets axis "
+            f"-{len(kept)}, {where}). Use {name} as it was given."
+        )
+    return "\n".join(notes)

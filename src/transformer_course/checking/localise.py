@@ -830,6 +830,22 @@ def localise_stack(
                     f"feeds its input to the first layer as it is (a scaling such as the "
                     f"embeddings' sqrt(d_model) belongs to the embedding, outside the stack)."
                 )
+            permuted = _axes_permuted(inp, x64)
+            if permuted:  # blind19d-gpt-ids-made-sequence-first: embedding(ids.T)
+                first_two = list(permuted) == [1, 0, *range(2, len(permuted))]
+                how = (
+                    "its first two axes exchanged: a sequence-first (time-major) layout, as "
+                    "ids.T or a transpose(0, 1) gives"
+                    if first_two
+                    else f"its axes permuted as .permute{permuted}"
+                )
+                return (
+                    f"{container}[0] receives {input_name} with {how}, {tuple(inp.shape)} "
+                    f"where {tuple(x64.shape)} belongs. Each layer reads its input's axes by "
+                    "position, (batch, len, features): in this order it takes the batch axis "
+                    "for the positions and attends across the sequences of the batch. Keep "
+                    "the batch-first layout throughout."
+                )
             return f"{container}[0] does not receive {input_name}."
         if i > 0 and not _close(inp, previous):
             if _close(inp, x64):
@@ -1106,3 +1122,18 @@ def stack_input_hint(
         return ""
 
     return [(Exception, hit)]
+
+
+def _axes_permuted(got: torch.Tensor, x: torch.Tensor) -> tuple[int, ...] | None:
+    """The permutation of ``x``'s axes (not the identity) that gives ``got``, if one does."""
+    from itertools import permutations
+
+    if got.dim() != x.dim() or got.dim() > 5 or (got.shape == x.shape and torch.equal(got, x)):
+        return None
+    for order in permutations(range(x.dim())):
+        if list(order) == list(range(x.dim())):
+            continue
+        moved = x.permute(order)
+        if moved.shape == got.shape and _close(got, moved):
+            return tuple(order)
+    return None

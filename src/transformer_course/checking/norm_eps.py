@@ -14,7 +14,7 @@ from torch import nn
 from transformer_course.checking.localise import record_calls
 from transformer_course.checking.oracles import layer_norm_f
 
-__all__ = ["norm_eps_problem"]
+__all__ = ["estimated_rms_eps", "norm_eps_problem", "rms_norm_eps_problem"]
 
 #: nn.LayerNorm's and the contract's default
 DEFAULT_EPS = 1e-5
@@ -94,3 +94,85 @@ def norm_eps_problem(
             "dropout belongs to the sub-layers' outputs."
         )
     return f"{text} Build the norms with LayerNorm(d_model), which uses eps=1e-5."
+
+
+def estimated_rms_eps(x: torch.Tensor, y: torch.Tensor, weight: torch.Tensor) -> float | None:
+    """The eps for which ``y`` is exactly RMSNorm(x) with this gain, x and y (...,
+    d_model): solved per feature from (x / (y / weight)) ** 2 = mean(x ** 2) + eps, then
+    confirmed on the whole tensor; None when no single eps gives ``y``."""
+    x, y, weight = x.detach().double(), y.detach().double(), weight.detach().double()
+    if x.shape != y.shape or x.shape[-1:] != weight.shape or not torch.isfinite(y).all():
+        return None
+    mean_square = x.pow(2).mean(dim=-1, keepdim=True)  # (..., 1)
+    normalised = y / weight  # (..., d_model), where |weight| is not tiny
+    usable = (weight.abs() > 0.1) & (x.abs() > 0.3 * mean_square.sqrt()) & (normalised.abs() > 1e-6)
+    if int(usable.sum()) < 4:
+        return None
+    squared = (x / normalised) ** 2 - mean_square  # (..., d_model): eps, feature by feature
+    eps = float(squared[usable].median())
+    if not (eps >= 0 and torch.isfinite(torch.tensor(eps))):
+        return None
+    again = x * torch.rsqrt(mean_square + eps) * weight  # (..., d_model)
+    if not torch.allclose(again, y, rtol=1e-4, atol=1e-5):
+        return None
+    return eps
+
+
+def rms_norm_eps_problem(
+    module: nn.Module,
+    call: Callable[[], Any],
+    norms: Sequence[str],
+    expected_eps: float,
+    sources: Mapping[str, float],
+) -> str:
+    """When the named RMSNorms of ``module`` (``norm1``, ``norm2``...), during ``call()``,
+    each compute exactly an RMSNorm of what they receive with one eps other than
+    ``expected_eps`` (by far more than rounding): which norms, that eps, and which of the
+    constructor's other arguments (``sources``, name -> value) it equals, the likely
+    argument passed in eps's place (blind19d-block-norm2-given-d-ff-as-eps: RMSNorm(d_model,
+    d_ff)); "" otherwise, and for a norm at the default 1e-5 (eps never passed on, which
+    the layer's own check names). Reads each norm's gain from the module itself."""
+    try:
+        _, records = record_calls(module, list(norms), call)
+    except Exception:  # a probe: no evidence
+        return ""
+    found: dict[str, float] = {}
+    for name, received, returned in records:
+        if name in found or not isinstance(received, torch.Tensor):
+            continue
+        weight = getattr(getattr(module, name, None), "weight", None)
+        if not isinstance(weight, torch.Tensor) or not isinstance(returned, torch.Tensor):
+            continue
+        eps = estimated_rms_eps(received, returned, weight)
+        if eps is None or abs(eps - expected_eps) <= 1e-3 * max(1.0, expected_eps):
+            continue
+        if abs(eps - DEFAULT_EPS) < 1e-3:  # eps never passed on: the layer's check says so
+            continue
+        found[name] = eps
+    if not found:
+        return ""
+    names = list(found)
+    quoted = [f"`self.{name}`" for name in names]
+    said = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
+    shown = " and ".join(dict.fromkeys(f"{found[name]:.4g}" for name in names))
+    verb = "normalises" if len(names) == 1 else "normalise"
+    text = (
+        f"{said} {verb} with eps = {shown} (returning exactly an RMSNorm of what "
+        f"{'it receives' if len(names) == 1 else 'each receives'} with that eps), not the "
+        f"eps given, {expected_eps:g}: eps is added under the square root, "
+        "x / sqrt(mean(x ** 2) + eps), so a large eps shrinks the output."
+    )
+    matching = [
+        argument
+        for argument, value in sources.items()
+        if all(abs(eps - value) <= 1e-3 * max(1.0, abs(value)) for eps in found.values())
+    ]
+    if matching:
+        which = " or ".join(f"{argument} = {sources[argument]:g}" for argument in matching)
+        return (
+            f"{text} That is {which}: it reaches RMSNorm's second parameter, eps "
+            f"({' or '.join(f'RMSNorm(d_model, {argument})' for argument in matching)} "
+            "where RMSNorm(d_model, eps) belongs). Build "
+            "the norms with RMSNorm(d_model, eps)."
+        )
+    return f"{text} Build the norms with RMSNorm(d_model, eps)."

@@ -114,15 +114,16 @@ def _form_note(value: object, choices: Mapping[str, str]) -> str:
     for letter, choice in choices.items():
         if text and text == choice.strip().lower().strip(".\"'`"):
             return (
-                f"returned {short(value)}, the text of choice ({letter}): the answer is the "
-                f'choice\'s letter, "{letter}".'
+                f"returned {short(value)}, the text of choice ({letter}): a concept question "
+                f'is answered with the choice\'s letter, not its text: return "{letter}".'
             )
     if isinstance(value, str) and len(text) > 1:
         holding = [letter for letter, choice in choices.items() if text in choice.lower()]
         if len(holding) == 1:
             return (
-                f"returned {short(value)}, words from choice ({holding[0]}): the answer is "
-                f'the choice\'s letter, "{holding[0]}".'
+                f"returned {short(value)}, words from choice ({holding[0]}): a concept "
+                "question is answered with the choice's letter, not its words: return "
+                f'"{holding[0]}".'
             )
         return (
             f"returned {short(value)}, words rather than a letter: a concept question is "

@@ -16,14 +16,17 @@ step on is found where it starts, not where the error has grown largest.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import torch
 
 from .rounding import rounded_variants
 
 __all__ = [
     "LOG_BASE_CAUSES",
     "Relation",
+    "contracted_by_vector",
     "first_wrong",
     "match_relation",
     "number_relation",
@@ -239,3 +242,15 @@ def number_relation(got: float, expected: float, rel_tol: float = 1e-4) -> str:
             "left out, or divided where it belongs."
         )
     return ""
+
+
+def contracted_by_vector(got: Any, operand: torch.Tensor, vector: torch.Tensor) -> bool:
+    """Whether ``got`` is ``operand @ vector``: the last axis summed away by a product
+    with a (d,) vector where an element-wise ``*`` belongs (blind19d-rms-gain-applied-
+    with-matmul: x * rsqrt(...) @ weight, a (...) result for (..., d))."""
+    if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(operand.shape[:-1]):
+        return False
+    if vector.dim() != 1 or vector.shape[0] != operand.shape[-1]:
+        return False
+    expected = operand.detach().double() @ vector.detach().double()  # (...)
+    return bool(torch.allclose(got.detach().double(), expected, rtol=1e-3, atol=1e-4))

@@ -8,9 +8,10 @@ import contextlib
 import io
 from collections.abc import Callable, Iterable
 
+import torch
 from torch import nn
 
-__all__ = ["built_keys", "norms_without_affine"]
+__all__ = ["built_keys", "counters_kept_as_tensors", "norms_without_affine"]
 
 
 def built_keys(build: Callable[[], nn.Module]) -> set[str] | None:
@@ -85,3 +86,53 @@ def layer_count_note(build: Callable[[tuple], nn.Module], own: tuple, container:
         "",
         exclude=("num_layers",),
     )
+
+
+def counters_kept_as_tensors(module: nn.Module, names: Iterable[str]) -> str:
+    """For a module whose contract keeps ``names`` as plain Python ints (a count of
+    positions, steps, calls): each one kept as a tensor instead, registered as a buffer
+    (in the state dict when persistent, the default) or assigned as a tensor; "" when all
+    are ints or absent. Read off the module's attributes and state dict only."""
+    if not isinstance(module, nn.Module):
+        return ""
+    try:
+        state = module.state_dict()
+        buffers = dict(module.named_buffers())
+    except Exception:  # a module that cannot list its state: said elsewhere
+        return ""
+    told = []
+    for name in names:
+        value = getattr(module, name, None)
+        if not isinstance(value, torch.Tensor):
+            continue
+        if name in state:
+            how = (
+                f"self.{name} is a registered buffer, persistent by default, so the state "
+                f"dict holds a key '{name}' (state_dict keys: {sorted(state)})"
+            )
+        elif name in buffers:
+            how = f"self.{name} is a registered buffer (persistent=False)"
+        else:
+            how = f"self.{name} was assigned a tensor"
+        told.append(
+            f"{how}: self.{name} is a tensor ({short_tensor(value)}), where the contract "
+            "keeps a plain int"
+        )
+    if not told:
+        return ""
+    return (
+        "; and ".join(told)
+        + ". A count is bookkeeping, not a weight: a buffer would be saved with (and loaded "
+        "into) the model's weights and moved with .to(device), and a tensor count makes "
+        "every slice and comparison that uses it a tensor operation. Keep a plain int: "
+        + ", ".join(f"self.{name} = 0" for name in names)
+        + " in __init__, advanced with a plain assignment."
+    )
+
+
+def short_tensor(value: torch.Tensor) -> str:
+    """A tensor shown briefly: its value when it holds one, else its shape, and its dtype."""
+    dtype = str(value.dtype).replace("torch.", "")
+    if value.numel() == 1:
+        return f"tensor({value.item():g}), {dtype}"
+    return f"shape {tuple(value.shape)}, {dtype}"

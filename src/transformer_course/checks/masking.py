@@ -36,6 +36,7 @@ import torch
 from transformer_course.checking import Checker, CheckFailure, torch_generator
 from transformer_course.checking.batch_rows import alone_right, row_by_row_hint, row_by_row_note
 from transformer_course.checking.hints import two_mistakes
+from transformer_course.checking.mask_forms import additive_mask_note
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.size_one_axes import (
     grown_size_one,
@@ -194,14 +195,6 @@ def _expect_mask_tensor(c: Checker, got, what: str) -> None:
     c.expect_type(got, torch.Tensor, f"{what}'s result", hint)
 
 
-_ADDITIVE = (
-    "returned a float mask with -inf in it (dtype {dtype}): that is the *additive* form (0 "
-    "where allowed, -inf where blocked), the one nn.Transformer.generate_square_subsequent_mask "
-    "returns. In this course masks are bool, True = may attend; the attention function turns "
-    "them into -inf itself (scores.masked_fill(~mask, float('-inf')))."
-)
-
-
 def _expect_bool(
     c: Checker,
     got: torch.Tensor,
@@ -215,7 +208,7 @@ def _expect_bool(
     mask too, so that a second mistake in them is named with the dtype (blind7b-lookahead-
     triu-int-two-mistakes: an int triu(1) mask was told only about its dtype)."""
     if got.dtype.is_floating_point and bool(torch.isinf(got).any()):
-        c.fail(f"{what} {_ADDITIVE.format(dtype=got.dtype)}")
+        c.fail(f"{what} {additive_mask_note(got)}")
     if (
         got.dtype != torch.bool
         and expected is not None

@@ -8,6 +8,7 @@ from transformer_course.checking import Checker, short, tolerance
 from transformer_course.checking.counters import matching_updates
 from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.state_keys import counters_kept_as_tensors
 
 from .common import _expect_tensor
 
@@ -1019,6 +1020,10 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
             )
             _expect_allocated_up_front(c, cls, cache, built, (batch, heads, max_len, d_head), dtype)
             _expect_contract_names(c, cache, built)
+            # the count of stored positions as a tensor: right positions, but a buffer in
+            # the state dict (blind19d-kv-length-kept-as-persistent-buffer passed)
+            counters = counters_kept_as_tensors(cache, ("length",))
+            c.expect_true(not counters, f"{built}: {counters}")
             if number == 0:
                 _expect_default_dtype(c, cls, (batch, heads, max_len, d_head))
             for name in ("keys", "values"):

@@ -555,7 +555,12 @@ def _fed_other_tokens(calls: list[dict], ids, length: int) -> str:
                 "argmax."
             )
         elif n == 1 and torch.equal(fed.long(), ids[:, held - 1 : held].long()):
-            which = " It is the token of the position before: the token is fed one step late."
+            which = (
+                " It is the token of the position before: the token is fed one step late, "
+                "as when the model reads ids[:, -1:] before appending the token just chosen "
+                "to ids (the torch.cat after the model call), or a variable that "
+                "still holds the previous step's token."
+            )
         else:
             which = ""
         return (

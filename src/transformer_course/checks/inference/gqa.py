@@ -837,8 +837,8 @@ def _gqa_heads_hint(
             done = "values" if one == "keys" else "keys"
             return (
                 f"Your {one} reached the attention with num_kv_heads = {kv} heads, not "
-                f"num_heads = {heads}: your {done} are repeated along the head axis, your "
-                f"{one} are not (a probe whose {one} already have num_heads heads runs, "
+                f"num_heads = {heads}: your {done} are repeated along the head axis, but "
+                f"your {one} are not repeated at all (a probe whose {one} already have num_heads heads runs, "
                 f"where its {done} would clash). Repeat both: " + rule
             )
         if other == kv:

@@ -14,7 +14,15 @@ from transformer_course.checking.quiz import Quiz, quiz_check
 #: them apart (blind10e-quiz-query-heads-no-kv-factor, 32 heads and keys or values only,
 #: was told "4 bytes per number", the single slip that gives the same 384).
 _CACHE_FACTORS = (  # (right value, {wrong value: (short name, what it counts)})
-    (2, {1: ("keys or values, not both", "keys or values, not both: the cache holds two tensors")}),
+    (
+        2,
+        {
+            1: (
+                "keys or values, not both",
+                "keys or values, not both: the cache holds the keys and the values, a factor of 2",
+            )
+        },
+    ),
     (48, {32: ("32 layers", "32 layers (Llama 2 7B's), not this model's 48")}, "the 48 layers"),
     (
         8,
@@ -129,37 +137,77 @@ def _slips_why(factors, right_text: str, listed: int = 3) -> dict[float, str]:
     return why
 
 
+#: The unit slips a number can carry on top of another mistake: (factor, what it counts).
+_UNIT_SLIPS = (
+    (1, ""),
+    (2, "it counts 4 bytes per number (float32); bfloat16 takes 2"),
+    (2**20 / 10**6, "it is in megabytes (MB, 10**6 bytes), not MiB (2**20 bytes)"),
+)
+
 #: Numbers no product of the factors' slips gives: the queries cached with the keys and
 #: values (blind13e-quiz-queries-cached-too, "not right" alone), 32 + 8 + 8 = 48 heads of
 #: d_head numbers per token and layer where 2 x 8 = 16 are, three times the cache; alone
 #: and with each unit slip.
 _QUERIES_CACHED = {
     192 * 3 * unit: (
-        "That counts the queries too: 32 query heads + 8 key heads + 8 value heads = 48 heads "
-        "cached per layer and token, where only the keys and values are cached, 2 x 8 = 16 "
-        "(a third as many). The queries are never cached: each query is used once, at its "
-        "own step, while every later step reads all the keys and values before it."
+        "It counts the queries too: 32 query heads + 8 key heads + 8 value heads = 48 heads "
+        "cached per layer and token, where only the keys and values are cached: 8 key heads "
+        "+ 8 value heads = 16 (a third as many). The queries are never cached: each query is "
+        "used once, at its own step, while every later step reads all the keys and values "
+        "before it." + (f" And {slip}." if slip else "")
+    )
+    for unit, slip in _UNIT_SLIPS
+}
+
+#: The question compares the cache with plain multi-head attention's: the amount saved,
+#: multi-head attention's cache (32 key/value heads, 768 MiB) minus this one's (192 MiB),
+#: answers how much grouped-query attention saves, not how large its cache is
+#: (blind19d-quiz-cache-memory-answers-the-saving, told only "the queries too", which gives
+#: the same 576: both are named). Alone and with each unit slip.
+_SAVING = {
+    (768 - 192) * unit: (
+        "It is the memory saved, not the cache's size: plain multi-head attention's cache (32 "
+        "key/value heads, 768 MiB) minus this one's, 768 - 192 = 576 MiB. The question asks "
+        "for the size of the cache itself, with its 8 key/value heads."
         + (f" And {slip}." if slip else "")
     )
-    for unit, slip in (
-        (1, ""),
-        (2, "it counts 4 bytes per number (float32); bfloat16 takes 2"),
-        (2**20 / 10**6, "it is in megabytes (MB, 10**6 bytes), not MiB (2**20 bytes)"),
-    )
+    for unit, slip in _UNIT_SLIPS
 }
+
+
+_COUNT_WORDS = {2: "Two", 3: "Three", 4: "Four"}
+
+
+def _merged_why(*tables: dict[float, str]) -> dict[float, str]:
+    """The ``why`` tables as one; where several explain the same number (the answer
+    alone cannot tell those mistakes apart), every explanation is kept, each one named."""
+    texts: dict[float, list[str]] = {}
+    for table in tables:
+        for number, text in table.items():
+            known = next((key for key in texts if abs(key - number) <= 1e-9 * abs(number)), None)
+            texts.setdefault(number if known is None else known, []).append(text)
+    return {
+        number: found[0]
+        if len(found) == 1
+        else f"{_COUNT_WORDS.get(len(found), len(found))} mistakes give this number; look for "
+        "each: " + " Or: ".join(f"({i}) {text}" for i, text in enumerate(found, 1))
+        for number, found in texts.items()
+    }
+
 
 QUIZ_CACHE_MEMORY = Quiz(
     name="quiz_cache_memory",
     answer=192,
-    why={
-        **_QUERIES_CACHED,
-        **_slips_why(
+    why=_merged_why(
+        _SAVING,
+        _QUERIES_CACHED,
+        _slips_why(
             _CACHE_FACTORS,
             "2 (keys and values) x 48 layers x 8 key/value heads x 128 x 1024 tokens x 2 "
             "bytes = 201,326,592 bytes = 192 MiB. With 32 key/value heads (plain multi-head "
             "attention) it would be four times as much.",
         ),
-    },
+    ),
 )
 _check_cache_number = quiz_check(QUIZ_CACHE_MEMORY)
 _NUMBER_WITH_UNIT = re.compile(r"^\s*([-+]?[\d_,]*\.?\d+(?:e[-+]?\d+)?)\s*([^\d\s].*?)\s*$", re.I)

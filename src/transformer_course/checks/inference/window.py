@@ -5,6 +5,7 @@ import torch
 
 from transformer_course.checking import Checker
 from transformer_course.checking.hints import two_mistakes
+from transformer_course.checking.mask_forms import additive_mask_note
 from transformer_course.checking.stale import earlier_call
 
 from .common import _expect_tensor
@@ -463,6 +464,8 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
                 + flat,
             )
             earlier.append(size)
+            additive = additive_mask_note(got, _window(size, 0, window - 1))
+            c.expect_true(not additive, f"{what} {additive}")
             c.expect_dtype(
                 got,
                 torch.bool,

@@ -13,6 +13,7 @@ import torch
 from torch import nn
 
 from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.extra_steps import extra_output_steps
 from transformer_course.checking.hints import Hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import (
@@ -92,9 +93,12 @@ def _two_at_once(got: torch.Tensor, oracle, pairing: str, table) -> str:
 
 
 _NO_ROPE = (
-    "Your attention has no rotary embedding: rotate each head's queries and keys with "
-    "apply_rotary(q, cos, sin), apply_rotary(k, cos, sin), cos and sin from "
-    "rotary_embedding(len, d_head)."
+    "Your attention has no rotary embedding: its queries and keys are never rotated. Either "
+    "apply_rotary is never called, or its results are not assigned: apply_rotary returns "
+    "new tensors and leaves q and k as they were (it does not rotate in place), so a bare "
+    "apply_rotary(q, cos, sin) changes nothing. Rotate each head's queries and keys and keep "
+    "the results: q, k = apply_rotary(q, cos, sin), apply_rotary(k, cos, sin), cos and sin "
+    "from rotary_embedding(len, d_head)."
 )
 _ROTATE_VALUES = (
     "You rotated the values too. RoPE rotates queries and keys only: it is their dot product "
@@ -489,6 +493,7 @@ def _check_layer(
             if more_mistakes is not None:  # {message: f(pairing)}, the layer's own
                 extra.update(more_mistakes(x, state, case))
             if attention:
+                extra.update(_extra_steps_mistakes(oracle, x))
                 extra.update(
                     _projection_mistakes(
                         lambda swapped, x=x, case=case, **k: oracle_f(
@@ -555,6 +560,25 @@ def _longer_next_call(
         "something in your module depends on the length (a table or mask built for a fixed "
         "number of positions?)."
     )
+
+
+def _extra_steps_mistakes(oracle: Callable[..., torch.Tensor], x: torch.Tensor) -> dict:
+    """The attention's right output with a step too many (x added back, a residual inside
+    the attention, blind19d-csa-residual-added-inside; a norm after it): {message:
+    f(pairing)}, each computed only when tried."""
+    around = (
+        "the DecoderBlock that uses it, h = x + attn(norm1(x)), which would add x a second time"
+    )
+
+    def steps(pairing: str) -> dict[str, torch.Tensor]:
+        return extra_output_steps(
+            oracle(pairing=pairing), {"x": x}, layer="CausalSelfAttention", around=around
+        )
+
+    messages = extra_output_steps(x, {"x": x}, layer="CausalSelfAttention", around=around)
+    return {
+        message: lambda pairing, message=message: steps(pairing)[message] for message in messages
+    }
 
 
 def _head_count_mistakes(oracle: Callable[..., torch.Tensor], case: _ModelCase) -> dict:

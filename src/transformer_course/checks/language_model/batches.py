@@ -7,9 +7,11 @@ from dataclasses import dataclass
 
 import torch
 
-from transformer_course.checking import Checker
+from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking.arguments import arguments_swapped
 from transformer_course.checking.generators import generator_ignored
 from transformer_course.checking.hints import outer_axis_hint
+from transformer_course.reference import language_model as ref
 
 from .common import GENERATOR_BY_KEYWORD, RANDINT_SIZE_INT, _generator, _plain_generator
 
@@ -61,13 +63,25 @@ _WINDOW_PAST_END = (
 )
 
 
-def _window_message(call: str, b: int, row: list[int], num_tokens: int) -> str:
+def _window_message(
+    call: str, b: int, row: list[int], num_tokens: int, ids: list[int] | None = None
+) -> str:
     """What inputs[b] holds, told by the stream positions of its tokens (``row``; -1:
-    a token that is not in the stream): a window that runs backwards or steps by more
-    than one is named."""
+    a token that is not in the stream) and its values (``ids``): a window that runs
+    backwards or steps by more than one, or ids counting up, is named."""
     shown = f"{call}: inputs[{b}] holds the tokens at stream positions {row}"
     rule = "Each row must be tokens[s : s + block_size] for one start s"
     start, length = row[0], len(row)
+    if ids is not None and len(ids) > 1 and ids == list(range(ids[0], ids[0] + len(ids))):
+        # blind19d-ntb-offsets-added-to-token-ids: tokens[starts][:, None] + arange
+        return (
+            f"{shown}: its values are consecutive integers, {ids}, counting up from the "
+            f"first token's id {ids[0]}: the offsets torch.arange(block_size) were added "
+            "to the token ids instead of to the start positions (an index bracket closed "
+            "too early, tokens[starts][:, None] + torch.arange(block_size)). Add the offsets "
+            "to the starts, then index: positions = starts[:, None] + "
+            f"torch.arange(block_size), tokens[positions]. {rule}."
+        )
     if -1 in row:
         return f"{shown} (-1: a token that is not in the stream). {rule}."
     for step in (-1, *range(2, length + 1), *range(-length, -1)):
@@ -233,8 +247,8 @@ def _targets_by_column(call: str, rows: list[list[int]], after: list[list[int]])
             f"{call}: every row of your targets is a window of the stream, but {other} of "
             f"{len(rows)} start elsewhere than their inputs' window plus one: targets[b] "
             "must be the same window moved one token, tokens[s + 1 : s + block_size + 1] "
-            "with the same start s as inputs[b]. Were the targets' starts drawn separately "
-            "(a second torch.randint)? Draw the starts once and use them for both: inputs = "
+            "with the same start s as inputs[b]. Were the targets' starts drawn separately, "
+            "by a second draw (torch.randint called again)? Draw the starts once and use them for both: inputs = "
             "tokens[positions], targets = tokens[positions + 1]."
         )
     expected = list(range(1, length + 1))
@@ -456,7 +470,22 @@ def _other_draw(call: str, starts: list[int], case: _BatchCase) -> str:
         f"num_tokens - block_size, (batch_size,), generator=generator) gives {head(expected)}."
     )
     matching = [how for how, other in _other_draws(case).items() if other == starts]
-    if len(matching) == 1:
+    if sorted(starts) == sorted(expected):
+        # blind12i-ntb-starts-sorted: the contract's starts, put in order afterwards
+        order = (
+            "sorted in increasing order"
+            if starts == sorted(starts)
+            else "sorted in decreasing order"
+            if starts == sorted(starts, reverse=True)
+            else "in another order"
+        )
+        said += (
+            f" They are the same starts as the contract's draw, {order}: the rows' order "
+            "was changed after the draw (a sort of the starts, or of the windows). Keep the "
+            "starts in the order torch.randint draws them: the batches' order is part of "
+            "what the same seed must reproduce."
+        )
+    elif len(matching) == 1:
         said += f" Yours are the starts of {matching[0]}."
     else:
         said += (
@@ -468,6 +497,22 @@ def _other_draw(call: str, starts: list[int], case: _BatchCase) -> str:
         f"{said} Draw exactly so: the same seed must give the reference's batches, which "
         "the lesson's training run (and its shipped record) is compared with."
     )
+
+
+def _one_tensor(got, case: _BatchCase) -> str:
+    """A tensor where the pair belongs: the two tables stacked into one, (2, batch_size,
+    block_size) (blind16b-ntb-returns-one-stacked-tensor was told only "not a tuple"), or
+    another single tensor; "" for anything else."""
+    if not isinstance(got, torch.Tensor):
+        return ""
+    if tuple(got.shape) == (2, case.batch_size, case.block_size):
+        return (
+            f"It is one tensor of shape {tuple(got.shape)}: the inputs and the targets "
+            "stacked (torch.stack([inputs, targets])) into a single tensor instead of "
+            "returned as a tuple of two tensors. Unpacking it happens to work, but the "
+            "contract returns the tuple: return inputs, targets. "
+        )
+    return f"It is one tensor of shape {tuple(got.shape)}, not a tuple of two tensors. "
 
 
 def _not_stacked(value, shape: tuple[int, int]) -> str:
@@ -494,92 +539,140 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
     with Checker("next_token_batches", hidden=hidden) as c:
         c.require_callable(next_token_batches)
         for case in _HIDDEN_BATCH if hidden else _VISIBLE_BATCH:
-            # distinct values, so that every token's position is known
-            tokens = torch.randperm(case.num_tokens, generator=_plain_generator(case.seed)) + 3
-            position = {int(t): i for i, t in enumerate(tokens)}
-            call = f"next_token_batches(tokens ({case.num_tokens},), {case.block_size}, {case.batch_size}, generator)"
-            args = (tokens, case.block_size, case.batch_size)
-            got = c.call(
-                next_token_batches,
-                *args,
-                _generator(case.seed),
-                call_repr=call,
-                hints=[
-                    ("out of bounds for dimension 0", _WINDOW_PAST_END),
-                    GENERATOR_BY_KEYWORD,
-                    RANDINT_SIZE_INT,
-                    outer_axis_hint(
-                        ("batch_size", case.batch_size),
-                        ("block_size", case.block_size),
-                        "positions = starts[:, None] + torch.arange(block_size), (batch_size, "
-                        "block_size)",
-                    ),
-                ],
+            try:
+                _check_batch_case(c, next_token_batches, case)
+            except CheckFailure as failure:
+                swapped = _sizes_swapped(next_token_batches, case)
+                if not swapped:
+                    raise
+                raise CheckFailure(failure.exercise, swapped) from None
+
+
+def _check_batch_case(c: Checker, next_token_batches, case: _BatchCase) -> None:
+    """One case of check_next_token_batches."""
+    # distinct values, so that every token's position is known
+    tokens = torch.randperm(case.num_tokens, generator=_plain_generator(case.seed)) + 3
+    position = {int(t): i for i, t in enumerate(tokens)}
+    call = f"next_token_batches(tokens ({case.num_tokens},), {case.block_size}, {case.batch_size}, generator)"
+    args = (tokens, case.block_size, case.batch_size)
+    got = c.call(
+        next_token_batches,
+        *args,
+        _generator(case.seed),
+        call_repr=call,
+        hints=[
+            ("out of bounds for dimension 0", _WINDOW_PAST_END),
+            GENERATOR_BY_KEYWORD,
+            RANDINT_SIZE_INT,
+            outer_axis_hint(
+                ("batch_size", case.batch_size),
+                ("block_size", case.block_size),
+                "positions = starts[:, None] + torch.arange(block_size), (batch_size, block_size)",
+            ),
+        ],
+    )
+    again = c.call(next_token_batches, *args, _generator(case.seed), call_repr=call)
+    c.expect_type(got, tuple, call, _one_tensor(got, case) + "Return a pair (inputs, targets).")
+    c.expect_true(len(got) == 2, f"{call} should return a pair (inputs, targets).")
+    inputs, targets = got
+    shape = (case.batch_size, case.block_size)
+    for name, value in (("inputs", inputs), ("targets", targets)):
+        c.expect_type(value, torch.Tensor, f"{call}: {name}", _not_stacked(value, shape))
+        c.expect_shape(
+            value,
+            shape,
+            f"{call}: {name}",
+            _time_major(value, shape, position)
+            or _axis_of_one_dropped(value, shape)
+            or _long_by_one(value, shape, name)
+            or _short_by_one(value, shape)
+            or _each_start_once(value, shape, case.num_tokens)
+            or _rows_not_batch_size(value, shape, case.num_tokens),
+        )
+        c.expect_true(
+            value.dtype == torch.int64,
+            f"{call}: {name} should be int64 token ids, not {value.dtype}.",
+        )
+    last = case.num_tokens - case.block_size - 1
+    _targets_relation(c, call, inputs, targets, position, last)
+    starts = []
+    rows = inputs.tolist()
+    # every row's ids counting up by one: the offsets added to the ids, not the positions
+    every_row_counts = all(r == list(range(r[0], r[0] + len(r))) for r in rows)
+    for b in range(case.batch_size):
+        counting_up = rows[b] if every_row_counts else None
+        row = [position.get(int(t), -1) for t in inputs[b]]
+        start = row[0]
+        consecutive = row == list(range(start, start + case.block_size))
+        c.expect_true(
+            consecutive,
+            "" if consecutive else _window_message(call, b, row, case.num_tokens, counting_up),
+        )
+        starts.append(start)
+        got_next = [position.get(int(t), -2) for t in targets[b]]
+        if got_next == row:
+            c.fail(f"{call}: {_TARGETS_SAME}")
+        if got_next == [i - 1 for i in row]:
+            c.fail(f"{call}: {_TARGETS_BEFORE}")
+        c.expect_true(
+            got_next == [i + 1 for i in row],
+            f"{call}: targets[{b}] should be tokens[s + 1 : s + block_size + 1], the "
+            "inputs moved one token to the right.",
+        )
+    c.expect_true(
+        max(starts) <= last and min(starts) >= 0,
+        f"{call}: a window starts at {max(starts)}, past the last valid start {last}.",
+    )
+    repeated = _repeated_starts(call, starts, last + 1)
+    c.expect_true(not repeated, repeated)
+    missing = _missing_starts(starts, last)
+    c.expect_true(not missing, f"{call}: {missing}")
+    c.expect_true(torch.equal(again[0], inputs) and torch.equal(again[1], targets), _GENERATOR)
+    # b12b: a generator of the learner's own (or the given one re-seeded) passes the
+    # test above; another seed must give other windows, where two seeds drawing the
+    # same starts is next to impossible (several starts possible, many rows)
+    starts_possible = case.num_tokens - case.block_size
+    if case.batch_size * math.log(starts_possible) > 20:
+        other = c.call(next_token_batches, *args, _generator(case.seed + 1), call_repr=call)
+        ignored = generator_ignored(
+            call, "batches", (inputs, targets), other, (case.seed, case.seed + 1)
+        )
+        c.expect_true(not ignored, ignored)
+    drawn = _other_draw(call, starts, case)
+    c.expect_true(not drawn, drawn)
+
+
+def _sizes_swapped(next_token_batches, case: _BatchCase) -> str:
+    """When a case failed: the parameters declared in another order, or the two sizes
+    used in each other's places, told by calls with keywords and with the sizes exchanged
+    (blind19d-ntb-size-parameters-declared-swapped got a raw error and a guessed edit)."""
+    if case.block_size == case.batch_size:
+        return ""
+    tokens = torch.randperm(case.num_tokens, generator=_plain_generator(case.seed)) + 3
+    expected = ref.next_token_batches(
+        tokens, case.block_size, case.batch_size, _generator(case.seed)
+    )
+
+    def with_fresh_generator(*args, **kwargs):
+        return next_token_batches(*args, **kwargs, generator=_generator(case.seed))
+
+    def is_right(got) -> bool:
+        return (
+            isinstance(got, tuple)
+            and len(got) == 2
+            and all(
+                isinstance(value, torch.Tensor)
+                and value.dtype == right.dtype
+                and torch.equal(value, right)
+                for value, right in zip(got, expected, strict=True)
             )
-            again = c.call(next_token_batches, *args, _generator(case.seed), call_repr=call)
-            c.expect_type(got, tuple, call, "Return a pair (inputs, targets).")
-            c.expect_true(len(got) == 2, f"{call} should return a pair (inputs, targets).")
-            inputs, targets = got
-            shape = (case.batch_size, case.block_size)
-            for name, value in (("inputs", inputs), ("targets", targets)):
-                c.expect_type(value, torch.Tensor, f"{call}: {name}", _not_stacked(value, shape))
-                c.expect_shape(
-                    value,
-                    shape,
-                    f"{call}: {name}",
-                    _time_major(value, shape, position)
-                    or _axis_of_one_dropped(value, shape)
-                    or _long_by_one(value, shape, name)
-                    or _short_by_one(value, shape)
-                    or _each_start_once(value, shape, case.num_tokens)
-                    or _rows_not_batch_size(value, shape, case.num_tokens),
-                )
-                c.expect_true(
-                    value.dtype == torch.int64,
-                    f"{call}: {name} should be int64 token ids, not {value.dtype}.",
-                )
-            last = case.num_tokens - case.block_size - 1
-            _targets_relation(c, call, inputs, targets, position, last)
-            starts = []
-            for b in range(case.batch_size):
-                row = [position.get(int(t), -1) for t in inputs[b]]
-                start = row[0]
-                consecutive = row == list(range(start, start + case.block_size))
-                c.expect_true(
-                    consecutive,
-                    "" if consecutive else _window_message(call, b, row, case.num_tokens),
-                )
-                starts.append(start)
-                got_next = [position.get(int(t), -2) for t in targets[b]]
-                if got_next == row:
-                    c.fail(f"{call}: {_TARGETS_SAME}")
-                if got_next == [i - 1 for i in row]:
-                    c.fail(f"{call}: {_TARGETS_BEFORE}")
-                c.expect_true(
-                    got_next == [i + 1 for i in row],
-                    f"{call}: targets[{b}] should be tokens[s + 1 : s + block_size + 1], the "
-                    "inputs moved one token to the right.",
-                )
-            c.expect_true(
-                max(starts) <= last and min(starts) >= 0,
-                f"{call}: a window starts at {max(starts)}, past the last valid start {last}.",
-            )
-            repeated = _repeated_starts(call, starts, last + 1)
-            c.expect_true(not repeated, repeated)
-            missing = _missing_starts(starts, last)
-            c.expect_true(not missing, f"{call}: {missing}")
-            c.expect_true(
-                torch.equal(again[0], inputs) and torch.equal(again[1], targets), _GENERATOR
-            )
-            # b12b: a generator of the learner's own (or the given one re-seeded) passes the
-            # test above; another seed must give other windows, where two seeds drawing the
-            # same starts is next to impossible (several starts possible, many rows)
-            starts_possible = case.num_tokens - case.block_size
-            if case.batch_size * math.log(starts_possible) > 20:
-                other = c.call(next_token_batches, *args, _generator(case.seed + 1), call_repr=call)
-                ignored = generator_ignored(
-                    call, "batches", (inputs, targets), other, (case.seed, case.seed + 1)
-                )
-                c.expect_true(not ignored, ignored)
-            drawn = _other_draw(call, starts, case)
-            c.expect_true(not drawn, drawn)
+        )
+
+    found = arguments_swapped(
+        with_fresh_generator,
+        (tokens, case.block_size, case.batch_size),
+        ("tokens", "block_size", "batch_size"),
+        is_right,
+        name="next_token_batches",
+    )
+    return found.replace(repr(tokens), f"tokens ({case.num_tokens},)") if found else ""

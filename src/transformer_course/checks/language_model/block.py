@@ -16,6 +16,7 @@ from transformer_course.checking.layer_mistakes import (
     residual_mistakes,
 )
 from transformer_course.checking.layers import build
+from transformer_course.checking.norm_eps import rms_norm_eps_problem
 from transformer_course.checking.oracles import (
     causal_self_attention_f,
     decoder_block_f,
@@ -215,9 +216,19 @@ def _inspect_block(c: Checker, module: nn.Module, built: str, case: _ModelCase) 
             + _heads_source(module, heads, case)
             + "Build it with the block's arguments, CausalSelfAttention(d_model, num_heads)."
         )
+    eps = 1e-5 if case.eps is None else case.eps
+    x = randn((case.batch, case.length, case.d_model), case.seed, scale=2.0)
+    with torch.no_grad():
+        wrong_eps = rms_norm_eps_problem(
+            module,
+            lambda: module(x),
+            ("norm1", "norm2"),
+            eps,
+            {"d_model": case.d_model, "num_heads": case.num_heads, "d_ff": case.d_ff},
+        )
+    c.expect_true(not wrong_eps, f"{built}: {wrong_eps}")
     base = getattr(getattr(module, "attn", None), "base", None)
     if isinstance(base, int | float) and base != 10000.0:
-        eps = 1e-5 if case.eps is None else case.eps
         given = (
             f": that is the block's eps ({eps}), given to the attention's third argument, "
             "which is RoPE's base"

@@ -19,6 +19,7 @@ from transformer_course.checking.layers import (
     mistake_values,
 )
 from transformer_course.checking.oracles import rms_norm_f
+from transformer_course.checking.relations import contracted_by_vector
 from transformer_course.reference import language_model as ref
 
 from .common import _built, expect_layers_in_init, expect_parameters_not_buffers
@@ -546,6 +547,26 @@ def _other_dtype(c: Checker, module, what: str, got: torch.dtype) -> None:
     c.fail(f"{what} returned {got} for a float32 input, not float32: {cause}")
 
 
+def _gain_contracted(c: Checker, got: Any, x: torch.Tensor, state, case, what: str) -> None:
+    """A result without the feature axis that is the normalised x times the gain, summed
+    over the features: the gain applied with @ (a dot product with the (d_model,) vector)
+    where * belongs (blind19d-rms-gain-applied-with-matmul was told the shape alone)."""
+    weight = state.get("weight") if hasattr(state, "get") else None
+    if not isinstance(weight, torch.Tensor):
+        return
+    eps = 1e-5 if case.eps is None else case.eps
+    normalised = rms_norm_f(x, {**state, "weight": torch.ones_like(weight)}, eps)
+    if contracted_by_vector(got, normalised, weight):
+        c.fail(
+            f"{what} should have shape {tuple(x.shape)}, but it has shape "
+            f"{tuple(got.shape)}: each token's normalised features were multiplied by the "
+            "gain and summed into one number, a dot product. That is the gain applied with "
+            "@ or torch.matmul (a matrix product with the (d_model,) vector weight), or a "
+            "product summed over the last axis, where the element-wise * alone belongs: "
+            "x * torch.rsqrt(mean_square + eps) * self.weight."
+        )
+
+
 def check_RMSNorm(cls, *, hidden: bool = False) -> None:
     with Checker("RMSNorm", hidden=hidden) as c:
         c.require_callable(cls)
@@ -578,6 +599,7 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
                 hints=[dropped_axis_hint(x.shape), _TUPLE_OPERAND],
             )
             what = f"{built}(x {tuple(x.shape)}{', float64' if x.dtype == torch.float64 else ''})"
+            _gain_contracted(c, got, x, state, case, what)
             expect_tensor_result(c, got, tuple(x.shape), what)
             if x.dtype == torch.float64 and got.dtype != torch.float64:
                 c.fail(_LOWER_PRECISION.format(what=what, got=got.dtype))

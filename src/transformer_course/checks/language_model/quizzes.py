@@ -36,13 +36,18 @@ QUIZ_TEMPERATURE = Quiz(
         "d": "it raises an error, because the probabilities sum to 2",
     },
     why={
-        "a": "Dividing every probability by the same number keeps their ratios, and the draw "
-        "only sees ratios.",
+        "a": "Dividing every probability by the same number T leaves their ratios unchanged, "
+        "and torch.multinomial renormalises the weights it is given (divides them by their "
+        "sum), so the draw is from softmax(logits) whatever T: nothing changes. To sharpen, "
+        "divide the logits by T < 1, before the softmax.",
         "b": "torch.multinomial takes non-negative weights and renormalises them: dividing all "
         "by 0.5 changes nothing. Temperature must divide the logits, before the softmax.",
-        "c": "A common-factor change leaves the distribution as it is; flattening needs T > 1 "
-        "applied to the logits.",
-        "d": "torch.multinomial accepts weights that do not sum to 1.",
+        "c": "Dividing every probability by 0.5 doubles each one: no ratio changes, and "
+        "torch.multinomial renormalises the weights it is given, so nothing changes. "
+        "Flattening needs T > 1 applied to the logits, before the softmax.",
+        "d": "torch.multinomial does not raise here: it takes any non-negative weights, which "
+        "need not sum to 1, and renormalises them (divides them by their sum). Weights that "
+        "sum to 2 are the same distribution as the probabilities: nothing changes.",
     },
 )
 check_quiz_temperature = quiz_check(QUIZ_TEMPERATURE)

@@ -33,7 +33,8 @@ class _RopeCase:
     base: float | None  # None: the default
 
 
-_VISIBLE_ROPE = [_RopeCase(6, 8, None), _RopeCase(40, 16, 100.0)]
+# the last: pairs whose base ** (2i) is past float32's range (blind19d, 10000 ** 10 = 1e40)
+_VISIBLE_ROPE = [_RopeCase(6, 8, None), _RopeCase(40, 16, 100.0), _RopeCase(3, 24, None)]
 _HIDDEN_ROPE = [_RopeCase(9, 4, None), _RopeCase(64, 32, None), _RopeCase(5, 12, 500000.0)]
 
 _ONE_INDEXED = (
@@ -98,7 +99,11 @@ _POWERS = (
 
 
 _SWAPPED_COS_SIN = "You returned (sin, cos): return (cos, sin), in that order."
-_IGNORED_BASE = "Your rotary_embedding ignores its base argument: theta_i = base ** (-2i / d_head)."
+_IGNORED_BASE = (
+    "Your rotary_embedding ignores the base argument: its tables are those of the default "
+    "base, 10000, whatever base is passed (10000 written into the formula where base "
+    "belongs). Use the argument: theta_i = base ** (-2i / d_head)."
+)
 _ROPE_SHAPE = (
     "rotary_embedding returns one angle per pair: (length, d_head // 2). (Implementations "
     "that rotate half often repeat the table to d_head with torch.cat([angles, angles], -1); "
@@ -501,6 +506,33 @@ def _another_base(runs: list[tuple], cases: list[_RopeCase]) -> str:
     )
 
 
+def _frozen_pairs(theta: torch.Tensor, bad: list[int], case: _RopeCase) -> str:
+    """When the pairs before one are right and every pair from it on turns by exactly 0:
+    a power of the base computed on its own left float32's range on the way (base ** 2i
+    overflowing to inf, 1 / inf = 0, blind19d-rope-power-before-root-overflows; or base **
+    -2i underflowing to 0) before a root or a division would have brought it back; ""
+    otherwise."""
+    first = bad[0]
+    if first == 0 or bad != list(range(first, len(theta))):
+        return ""
+    if not bool((theta[first:].abs() < 1e-12).all()):
+        return ""
+    base = 10000.0 if case.base is None else case.base
+    last = first - 1
+    return (
+        f"Pairs {first} to {len(theta) - 1} never rotate: their angle per position is "
+        f"exactly 0 (cos 1 and sin 0 at every position), while pairs 0 to {last} are "
+        f"right. A frequency that drops to exactly 0 from one pair on is a number that "
+        "left float32's range on the way: float32 holds magnitudes up to about 3.4e38 "
+        "(and down to about 1.4e-45), and here the power base ** (2i) reaches "
+        f"{base:g} ** {2 * first} = {base ** (2 * first):.3g} at pair {first}. Computed "
+        "on its own, base ** (2i) overflows to inf (and 1 / inf is 0), or base ** (-2i) "
+        "underflows to 0, before the root by d_head could bring it back. Raise the base to "
+        "the whole exponent at once, theta_i = base ** (-2i / d_head): its values stay "
+        "between 0 and 1."
+    )
+
+
 def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embedding) -> str:
     """When no known slip fits: the learner's tables as angles, if they are m · theta_i
     (position 0 unrotated, each pair turning by one angle per position) with other
@@ -528,6 +560,9 @@ def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embeddi
         positions = _scaled_positions(rotary_embedding, case)
         if positions:
             return f"{call} is not what the reference gives. {positions}"
+        frozen = _frozen_pairs(theta, bad, case)
+        if frozen:
+            return f"{call} is not what the reference gives. {frozen}"
         factor = _uniform_factor(theta, right)
         scaled = (
             f" Every pair turns {factor:.3g} times as far as it should, by the same factor "
@@ -653,6 +688,38 @@ def _rotary_layout(layout) -> str:
     if layout is None:
         return ""
     return _ROTARY_LAYOUTS.get((layout.where, layout.kind), layout.message)
+
+
+def _sequential_halves(x: torch.Tensor, angles: torch.Tensor) -> dict[str, torch.Tensor]:
+    """The two halves of each pair written one after the other into one tensor that the
+    second reads from: the second half computed from the first half already rotated
+    (a and b views of a clone written in place, blind19d-rot-second-half-from-rotated-
+    view got "largest difference" alone), or the first from the second, when the
+    halves are written in the other order."""
+    half = x.shape[-1] // 2
+    a, b = x.double()[..., :half], x.double()[..., half:]  # (..., len, d_head / 2)
+    cos, sin = angles.cos(), angles.sin()  # (len, d_head / 2)
+    new_a, new_b = a * cos - b * sin, a * sin + b * cos
+    view = (
+        "Either the name was reassigned before the other half used it (a = a * cos - b * "
+        "sin, then b from that new a), or a and b are views of the tensor you write into "
+        "(slices of a clone, or of x, share its memory), so the first write changes what "
+        "the second reads"
+    )
+    return {
+        "Your second half is computed from the first half already rotated: a * sin + b * cos "
+        f"with the new a, a * cos - b * sin, where the original a belongs. {view}. Compute "
+        "both halves from the original a and b before writing either, e.g. "
+        "torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1).": torch.cat(
+            [new_a, new_a * sin + b * cos], dim=-1
+        ),
+        "Your first half is computed from the second half already rotated: a * cos - b * sin "
+        f"with the new b, a * sin + b * cos, where the original b belongs. {view}. Compute "
+        "both halves from the original a and b before writing either, e.g. "
+        "torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1).": torch.cat(
+            [a * cos - new_b * sin, new_b], dim=-1
+        ),
+    }
 
 
 def _angle_layout_mistakes(x: torch.Tensor, angles: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -1371,6 +1438,7 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                 _ONE_INDEXED: rotate_f(x, rope_angles_f(length, d_head, first=1), pairing),
             }
             mistakes.update(_angle_layout_mistakes(x, angles))
+            mistakes.update(_sequential_halves(x, angles))
             expected = rotate_f(x, angles, pairing)
             axes = (*(f"axis {i}" for i in range(x.dim() - 2)), "len", "d_head")
 

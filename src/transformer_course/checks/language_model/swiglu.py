@@ -347,6 +347,32 @@ _VISIBLE_FFN = [_FfnCase(1, (2, 3, 8), 12)]
 _HIDDEN_FFN = [_FfnCase(101, (4, 16), 40), _FfnCase(102, (1, 2, 5, 6), 6)]
 
 
+def _converted_widths(d_model: int, d_ff: int, width: int) -> str:
+    """How ``width`` follows from the conversions of a hidden width that Llama's
+    FeedForward makes, from d_ff or from 4 * d_model: two thirds, then rounded up to a
+    multiple of multiple_of (blind19f-swiglu-llama-hidden-width-conversion got "256
+    features, not d_ff" alone); every start that gives it is named, "" when none does."""
+    starts = []
+    for start, named in ((d_ff, "d_ff"), (4 * d_model, "4 * d_model")):
+        shrunk = int(2 * start / 3)
+        starts += [(shrunk, f"int(2 * {named} / 3) = {shrunk}"), (start, named)]
+    exact = [how for size, how in starts if size == width and how.startswith("int(")]
+    if exact:
+        return " or ".join(exact)
+    fits = []
+    for multiple in (8, 16, 32, 64, 128, 256, 512, 1024):
+        rounded = [
+            how
+            for size, how in starts
+            if size != width and multiple * ((size + multiple - 1) // multiple) == width
+        ]
+        if rounded:
+            fits.append(f"of {multiple} from {' or '.join(rounded)}")
+    if fits:
+        return "a width rounded up to a multiple of multiple_of (Llama's): " + "; or ".join(fits)
+    return ""
+
+
 def _hidden_width_hint(c: Checker, cls, d_model: int, d_ff: int) -> None:
     """Before the state-dict shapes are compared: a hidden width other than d_ff, named
     with Llama's 2/3 rule when it is that one (blind8b-swiglu-two-thirds-hidden got
@@ -361,11 +387,13 @@ def _hidden_width_hint(c: Checker, cls, d_model: int, d_ff: int) -> None:
     width = int(w1.shape[0])
     if width == d_ff:
         return
+    sources = _converted_widths(d_model, d_ff, width)
     llama = (
-        f" That is int(2 * d_ff / 3) = {width}: Llama's FeedForward shrinks its 4 * d_model "
-        "to two thirds to keep the parameter count of a two-matrix block; here d_ff is "
+        f" That is {sources}: Llama's FeedForward converts its "
+        "hidden width (two thirds of 4 * d_model, to keep the parameter count of a "
+        "two-matrix block, then rounded up to a multiple of multiple_of); here d_ff is "
         "already the hidden width, use it as it is."
-        if width == int(2 * d_ff / 3)
+        if sources
         else ""
     )
     c.fail(
