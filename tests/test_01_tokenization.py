@@ -3646,6 +3646,24 @@ CORRECT += [
     Correct(checks.check_bpe_decode, decode_backslash_escapes),
 ]
 
+
+# ------------------------------------------------ f22 (g1): classes the round-19 cases showed
+def bpe_decode_unmerged_by_new_id(ids, merges):  # undoes 256, 257, ...: oldest merge first
+    ids = list(ids)
+    for new_id, pair in sorted((new, pair) for pair, new in merges.items()):
+        ids = [part for i in ids for part in (pair if i == new_id else [i])]
+    return bytearray(ids).decode("utf-8", errors="replace")
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_unmerged_by_new_id,
+        r"^(?![\s\S]*bytes\(\[a, b\]\))[\s\S]*left unexpanded: you undo the merges one by one"
+        r"[\s\S]*walk them in the order they were learned[\s\S]*reverse learned order",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

@@ -598,6 +598,9 @@ _ID_AS_BYTE_PROBES = {
     "bytes": ([104, 105], {}, "hi"),
     "first merge": ([256], {(104, 105): 256}, "hi"),
     "later merge": ([257], {(104, 105): 256, (33, 33): 257}, "!!"),
+    # a merge listed before the merge it is built on: expanding the ids merge by merge in
+    # the dict's order decodes it; a table built from bytes([a, b]) cannot (257 > 255)
+    "built on a later merge": ([256], {(97, 257): 256, (98, 99): 257}, "abc"),
 }
 
 
@@ -656,6 +659,17 @@ def _id_as_byte_hint(bpe_decode):
                 "up are merges, each standing for several bytes. Expand through the table: "
                 "table[new_id] = table[a] + table[b], in learned order, then join table[i] for "
                 "every id."
+            )
+        if first == "right" and later == "right" and outcome["built on a later merge"] == "right":
+            return (
+                "An id of 256 or more was left unexpanded: you undo the merges one by one, "
+                "replacing each new_id by its pair, but walk them in the order they were "
+                "learned. Undoing 256 first leaves unexpanded the 256s that undoing a later "
+                "merge built on it, (256, x) -> 257, puts back, so they reach bytes(...). "
+                f"{shown['built on a later merge']}, whose merge 256 is built on 257, listed "
+                "after it, returns 'abc' with yours: the order decides. Undo the merges in "
+                "reverse learned order (newest first), or build a table id -> bytes in "
+                "learned order: table[new_id] = table[a] + table[b]."
             )
         if first == "right" and later == "right":
             return (
