@@ -1565,6 +1565,21 @@ MISTAKES += [
     ),
 ]
 
+
+# ------------------------------------------------ f22 (g1): classes the round-19 cases showed
+def embed_mapped_over_ids(ids, table):  # map(...) over the ids: a 0-d array has no items
+    return np.array(list(map(lambda i: np.asarray(table)[i], np.asarray(ids))))
+
+
+MISTAKES += [
+    Mistake(
+        check_embed,
+        embed_mapped_over_ids,
+        r"embed\(np\.array\(\d+\) \(shape \(\)\).*iteration over a 0-d array[\s\S]*A 0-d array, "
+        r"of shape \(\), holds a single value and has no items: your code loops over it",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

@@ -18,6 +18,10 @@ from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.relations import match_relation, number_relation
 
 
+def rows_counted_with_len(ids):  # len() of a single id given as a 0-d tensor
+    return torch.zeros(len(ids), 4)
+
+
 def _message(fn, *args, **kwargs):
     with pytest.raises(CheckFailure) as failure, Checker("demo") as c:
         c.call(fn, *args, **kwargs)
@@ -157,6 +161,11 @@ def compares_a_forgotten_result(values):
             compares_a_forgotten_result,
             ([[1, 2]],),
             r"a function with no `return`",
+        ),
+        (
+            rows_counted_with_len,
+            (torch.tensor(3),),
+            r"A 0-d tensor, of shape \(\), holds a single value.*takes its len\(\)",
         ),
     ],
 )

@@ -255,6 +255,29 @@ def _none_compared_advice(exc: BaseException) -> str:
     )
 
 
+#: numpy's and PyTorch's words for a loop over (or len() of) a value of shape ()
+_ZERO_D = re.compile(
+    r"iteration over a 0-d (array|tensor)|len\(\) of (unsized object|a 0-d tensor)"
+)
+
+
+def _zero_d_iteration_advice(exc: BaseException) -> str:
+    """A loop over (or len() of) an array of shape (): code that takes the input item by
+    item assumes at least one axis, and a single value given as a 0-d array has none
+    (blind19a-embed-stack-loop-fails-on-scalar-id stacked table[i] for i in ids)."""
+    found = _ZERO_D.search(str(exc))
+    if not found:
+        return ""
+    kind = "tensor" if "tensor" in found[0] else "array"
+    return (
+        f"A 0-d {kind}, of shape (), holds a single value and has no items: your code loops "
+        f"over it (for i in ids, a list comprehension, np.stack([... for i in ids])) or takes "
+        "its len(), which only works on inputs with at least one axis. An input of any shape "
+        "(...) includes shape (): use whole-array operations, which work for every shape, "
+        "instead of a Python loop (for a lookup, index with the whole array: table[ids])."
+    )
+
+
 _MATMUL = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
 
 
@@ -365,4 +388,6 @@ RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]]
     "not implemented for 'Bool'": _bool_product_advice,
     "indices must be integers or slices, not str": _key_on_sequence_advice,
     "not supported between instances of": _none_compared_advice,
+    "0-d": _zero_d_iteration_advice,
+    "unsized object": _zero_d_iteration_advice,
 }

@@ -52,6 +52,8 @@ __all__ = [
 
 
 def _ids_repr(ids: np.ndarray) -> str:
+    if ids.ndim == 0:  # a single id as an array of shape (): say so, 2 alone would hide it
+        return f"np.array({ids.item()}) (shape ())"
     return repr(ids.tolist()) if ids.size <= 8 else f"<ids of shape {ids.shape}>"
 
 
@@ -482,6 +484,7 @@ def _embed_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray]]:
                 rng.normal(size=(6, 3)).astype(np.float32),
             ),
             (np.array([[4, 1, 6]]), table),  # a batch of one sentence: (1, len)
+            (np.array(2), table),  # a single id, shape (): ids of any shape include ()
         ]
     rng = numpy_rng(2020)
     cases = []
@@ -495,6 +498,7 @@ def _embed_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray]]:
         cases.append((rng.integers(0, vocab_size, size=shape), table))
     cases.append((np.array([[11, 11, 0]], dtype=np.int32), rng.normal(size=(12, 6))))
     cases.append((rng.integers(0, 20, size=(2, 4)), rng.normal(size=(20, 7)).astype(np.float32)))
+    cases.append((np.array(8), rng.normal(size=(9, 4))))  # a single id, shape ()
     return cases
 
 
