@@ -3655,7 +3655,28 @@ def bpe_decode_unmerged_by_new_id(ids, merges):  # undoes 256, 257, ...: oldest 
     return bytearray(ids).decode("utf-8", errors="replace")
 
 
+def vocab_marks_skipped(token_lists, min_freq=1):  # a token of marks only is not a word
+    kept = [[t for t in tokens if t.strip(string.punctuation)] for tokens in token_lists]
+    return ref.build_vocab(kept, min_freq)
+
+
+def vocab_letters_only(token_lists, min_freq=1):  # str.isalpha: numbers left out too
+    return ref.build_vocab([[t for t in tokens if t.isalpha()] for tokens in token_lists], min_freq)
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_build_vocab,
+        vocab_marks_skipped,
+        r"^(?![\s\S]*letters only)[\s\S]*leaves out every token that is not made of letters "
+        r"and digits: the punctuation marks",
+    ),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_letters_only,
+        r"^(?![\s\S]*letters and digits)[\s\S]*leaves out every token that is not made of "
+        r"letters only: the numbers and the punctuation marks are missing",
+    ),
     Mistake(
         checks.check_bpe_decode,
         bpe_decode_unmerged_by_new_id,
