@@ -3664,7 +3664,25 @@ def vocab_letters_only(token_lists, min_freq=1):  # str.isalpha: numbers left ou
     return ref.build_vocab([[t for t in tokens if t.isalpha()] for tokens in token_lists], min_freq)
 
 
+def tokenize_decimals_kept(text):  # a decimal point stays inside its number: '3.50'
+    return re.findall(r"\d+(?:\.\d+)?|\w+|[^\w\s]", text.lower())
+
+
+def tokenize_nt_split_off(text):  # "didn't" -> 'did', "n't", as the Treebank splits it
+    return re.findall(r"\w+(?=n't\b)|n't|\w+|[^\w\s]", text.lower())
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_tokenize,
+        tokenize_decimals_kept,
+        r"^(?![\s\S]*admits)[\s\S]*Your token '3\.\d+' keeps a number whole, its decimal point",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_nt_split_off,
+        r"^(?![\s\S]*admits)[\s\S]*split \"didn't\" as the Penn Treebank's contraction rules",
+    ),
     Mistake(
         checks.check_build_vocab,
         vocab_marks_skipped,
