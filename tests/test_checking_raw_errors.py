@@ -387,3 +387,37 @@ def test_an_order_comparison_without_none_gets_no_advice_about_none():
 
     message = _message(mixed, [1, "a"])
     assert "met None" not in message, message
+
+
+def _first_none_message(fn, inputs):
+    with pytest.raises(CheckFailure) as failure, Checker("demo") as c:
+        c.require_callable(fn)
+        for value in inputs:
+            c.expect_type(c.call(fn, value), list, f"demo({value!r})", "Return a list.")
+    return failure.value.message
+
+
+def doubled_unless_empty(values):  # the early exit for no values returns nothing
+    if not values:
+        return
+    return [2 * v for v in values]
+
+
+def doubled_when_even(values):  # the odd-length branch has no return
+    if len(values) % 2 == 0:
+        return [2 * v for v in values]
+
+
+def never_returns(values):
+    [2 * v for v in values]
+
+
+def test_none_for_one_input_only_is_told_which_path_returned_nothing():
+    message = _first_none_message(doubled_unless_empty, [[1, 2], ()])
+    assert re.search(r"but it is None\. Your code returned None for this empty input", message)
+    assert "forget the `return`" not in message, message
+    message = _first_none_message(doubled_when_even, [[1, 2], [1, 2, 3]])
+    assert re.search(r"returned None for this input, where it returned a value", message)
+    assert "empty" not in message, message
+    message = _first_none_message(never_returns, [[1, 2], []])
+    assert re.search(r"is None\. Did you forget the `return` statement\?", message), message

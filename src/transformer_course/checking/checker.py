@@ -525,12 +525,43 @@ class Checker:
             members = types if isinstance(types, tuple) else get_args(types) or (types,)
             names = " or ".join(getattr(t, "__name__", str(t)) for t in members)
             if value is None:
-                hint = f"Did you forget the `return` statement? {hint}"
+                hint = (
+                    self._none_on_this_call_only()
+                    or "Did you forget the `return` statement? A function (or a forward) "
+                    "that ends without one returns None."
+                ) + f" {hint}"
+                self.fail(f"{what} should be a {names}, but it is None. {hint}".strip())
             hint = hint or self.deviation()
             self.fail(
                 f"{what} should be a {names}, but it is a {type(value).__name__}. {hint}".strip()
             )
         self.ok()
+
+    def _none_on_this_call_only(self) -> str:
+        """When the answer returned None on its last call but a value on an earlier one of
+        this check: the `return` is not missing, one path ends without a value (a bare
+        `return` for an empty input, say); "" otherwise (or when the calls were not
+        recorded)."""
+        calls = [r for r in self.recorded if not r.constructed]
+        if len(calls) < 2 or calls[-1].result is not None:
+            return ""
+        if all(r.result is None or isinstance(r.result, Raised) for r in calls[:-1]):
+            return ""
+        values = [*calls[-1].args, *calls[-1].kwargs.values()]
+        empty = [v for v in values if _is_empty(v)]
+        if empty:
+            return (
+                "Your code returned None for this empty input, where it returned a value "
+                "on this check's earlier calls: the path taken for an empty input ends "
+                "without a value (a bare `return`, as in `if len(ids) == 0: return`, or a "
+                "branch with no return at all). Return an empty result of the same kind "
+                "there, or drop the special case if the general code already handles it."
+            )
+        return (
+            "Your code returned None for this input, where it returned a value on this "
+            "check's earlier calls: the `return` is there, but the path this input takes ends without a value (a "
+            "bare `return`, or an if/else branch with no return)."
+        )
 
     def expect_shape(self, value: Any, shape: Iterable[int], what: str, hint: str = "") -> None:
         shape = tuple(shape)
@@ -778,3 +809,13 @@ def _reshaped_in_place(value: Any, recorded: Any, name: str) -> str:
         f"transpose_, resize_); the plain form returns a new one ({name}.unsqueeze(0), or "
         f"{name}[None])"
     )
+
+
+def _is_empty(value: Any) -> bool:
+    """An argument with no items: an empty list, tuple, str or dict, or an array or a
+    tensor of size 0."""
+    if isinstance(value, list | tuple | str | dict):
+        return len(value) == 0
+    size = getattr(value, "size", None)
+    size = size() if callable(size) and not isinstance(value, np.ndarray) else size
+    return isinstance(size, int | np.integer) and not isinstance(size, bool) and size == 0
