@@ -2269,6 +2269,23 @@ CORRECT = [
     Correct(check_PositionalEncoding, PETableRowsWithoutGrad),
 ]
 
+
+# ------------------------------------------------ f22 (g1): classes the round-19 cases showed
+class PEAddedLengthFirst(ref.PositionalEncoding):  # permuted to add the rows, never back
+    def forward(self, x):
+        x = x.permute(1, 0, 2)  # (len, batch, d_model)
+        return self.dropout(x + self.pe[0, : x.size(0)].unsqueeze(1))
+
+
+MISTAKES += [
+    Mistake(
+        check_PositionalEncoding,
+        PEAddedLengthFirst,
+        r"Your numbers are the right ones, but with axes 0 and 1 swapped.*never transposed "
+        r"back.*Yours is \(len, batch, d_model\), the sequence-first layout",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

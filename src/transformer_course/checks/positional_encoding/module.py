@@ -17,7 +17,7 @@ from transformer_course.checking import Checker, torch_generator
 from transformer_course.checking.dropout_placement import fitting_placements, sum_placements
 from transformer_course.checking.module_settings import NEVER_IN_TRAINING
 from transformer_course.checking.modules import build_module
-from transformer_course.checking.size_one_axes import dropped_only_at_one
+from transformer_course.checking.size_one_axes import dropped_only_at_one, values_in_permuted_axes
 from transformer_course.reference import positional_encoding as ref
 
 from .common import _FLOAT32_FORMULA, _tolerance
@@ -349,6 +349,17 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None, tab
             return isinstance(result, torch.Tensor) and result.shape == grown.shape
 
         hint = dropped_only_at_one(tuple(out.shape), tuple(x.shape), run_grown) or hint
+        expected = x + table[:length].unsqueeze(0)  # (batch, len, d_model)
+        swapped = values_in_permuted_axes(out, expected, **_FLOAT32_FORMULA)
+        if swapped and tuple(out.shape) == (length, batch, d_model):
+            hint = (
+                swapped + "Yours is (len, batch, d_model), the sequence-first layout of the "
+                "PyTorch tutorial (and its (max_len, 1, d_model) table): x transposed to add "
+                "the table must be transposed back, x.transpose(0, 1), to (batch, len, "
+                "d_model), the shape of x."
+            )
+        elif swapped:
+            hint = swapped + hint
     c.expect_shape(out, x.shape, what, hint)
     if out.requires_grad:
         _fail_requires_grad(c, module, what)
