@@ -2277,7 +2277,30 @@ class PEAddedLengthFirst(ref.PositionalEncoding):  # permuted to add the rows, n
         return self.dropout(x + self.pe[0, : x.size(0)].unsqueeze(1))
 
 
+class PETableDroppedOnce(ref.PositionalEncoding):  # F.dropout on the table when built
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__(d_model, max_len=max_len, dropout=dropout)
+        self.pe = F.dropout(self.pe, dropout)  # a buffer still, with one mask baked in
+
+
+class PETableDroppedEachCall(ref.PositionalEncoding):  # F.dropout's training=True default
+    def forward(self, x):
+        return x + F.dropout(self.pe[:, : x.size(1)], self.dropout.p)
+
+
 MISTAKES += [
+    Mistake(
+        check_PositionalEncoding,
+        PETableDroppedOnce,
+        r"the same places for every sequence of the batch and on every call: the stored "
+        r"table itself went through dropout, once, when the module was built",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PETableDroppedEachCall,
+        r"^(?![\s\S]*when the module was built)[\s\S]*the table goes through a dropout of "
+        r"its own that ignores eval mode",
+    ),
     Mistake(
         check_PositionalEncoding,
         PEAddedLengthFirst,

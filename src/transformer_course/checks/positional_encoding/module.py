@@ -14,7 +14,11 @@ import numpy as np
 import torch
 
 from transformer_course.checking import Checker, torch_generator
-from transformer_course.checking.dropout_placement import fitting_placements, sum_placements
+from transformer_course.checking.dropout_placement import (
+    dropped_term_mask,
+    fitting_placements,
+    sum_placements,
+)
 from transformer_course.checking.module_settings import NEVER_IN_TRAINING
 from transformer_course.checking.modules import build_module
 from transformer_course.checking.size_one_axes import dropped_only_at_one, values_in_permuted_axes
@@ -635,6 +639,42 @@ def _expect_dropout_on_the_sum(c, out, x, rows, what: str) -> None:
     )
 
 
+def _expect_table_not_dropped(c, out, x, rows, what: str, again) -> None:
+    """In eval mode with p = 0.5: an output of x plus the table through one dropout mask,
+    the same for every sequence of the batch, is a table that went through dropout
+    itself: once when built (one mask, the same on two calls of one module with other
+    seeds) or in every forward with training forced on (a new mask per call)."""
+    mask = dropped_term_mask(out, x, rows, 0.5)  # (1, len, d_model): True where kept
+    if mask is None:
+        return
+    try:
+        masks = [dropped_term_mask(out, x, rows, 0.5) for out in again()]
+    except Exception:  # the calls are the check's own probe: no verdict from them
+        masks = []
+    lost = int((~mask & (rows.abs() > 1e-6)).sum())
+    if len(masks) == 2 and masks[0] is not None and masks[1] is not None:
+        fixed = torch.equal(masks[0], masks[1])
+    else:
+        return  # the two calls do not show one mask each: say nothing more
+    if fixed:
+        c.fail(
+            f"{what} adds a table with {lost} of its entries zeroed and the others doubled "
+            "(PE / (1 - p)), at the same places for every sequence of the batch and on "
+            "every call: the stored table itself went through dropout, once, when the "
+            "module was built (self.dropout(table) in __init__, where a new module is in "
+            "training mode), so a fixed random mask is baked into the buffer, in eval mode "
+            "as in training. Store the table as computed, and apply dropout in forward, "
+            "to the sum: self.dropout(x + self.pe[:, :x.size(1)])."
+        )
+    c.fail(
+        f"{what} adds a table with {lost} of its entries zeroed and the others doubled "
+        "(PE / (1 - p)), the same for every sequence of the batch: the table goes through "
+        "a dropout of its own that ignores eval mode (F.dropout(pe, p) defaults to "
+        "training=True). Apply dropout once, to the sum, with the module's nn.Dropout: "
+        "self.dropout(x + self.pe[:, :x.size(1)])."
+    )
+
+
 def _check_dropout(c, cls, d_model, max_len, x, table):
     """Dropout, checked without depending on a random stream: p = 0.5 in eval mode and
     p = 0 in training mode change nothing; p = 1 in training mode zeroes everything."""
@@ -661,6 +701,19 @@ def _check_dropout(c, cls, d_model, max_len, x, table):
                 "and the others are (x + PE) / (1 - p) = 2·(x + PE), which is dropout in "
                 f"training mode. {_EVAL_HINT}"
             )
+
+    def twice_on_one_module():  # two calls of one module, each after its own seed
+        module, _ = build_module(
+            c, cls, d_model, name="PositionalEncoding", max_len=max_len, dropout=0.5, mode="eval"
+        )
+        outs = []
+        for seed in (_CALL_SEED, _CALL_SEED + 1):
+            torch.manual_seed(seed)
+            with contextlib.redirect_stdout(io.StringIO()):
+                outs.append(module(x.clone()))
+        return outs
+
+    _expect_table_not_dropped(c, out, x, table[:length].unsqueeze(0), what, twice_on_one_module)
     c.expect_close(
         out,
         total,
