@@ -421,3 +421,20 @@ def test_none_for_one_input_only_is_told_which_path_returned_nothing():
     assert "empty" not in message, message
     message = _first_none_message(never_returns, [[1, 2], []])
     assert re.search(r"is None\. Did you forget the `return` statement\?", message), message
+
+
+_MEAN_QUIZ = Quiz(name="quiz_mean", answer=4, why={4: "Right."}, worked="(10 + 6) / 4")
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (10 + 6 / 4, r"Your number is what 10 \+ 6 / 4 gives: \(10 \+ 6\) / 4 without its "),
+        (np.full(3, 4.0), r"returned an array of 3 numbers, shape \(3,\), each 4, where the "),
+        ([4, 5], r"returned an array of 2 numbers, shape \(2,\), where the question asks"),
+    ],
+)
+def test_a_numeric_quiz_tells_a_precedence_slip_and_several_numbers(answer, expected):
+    with pytest.raises(CheckFailure) as failure:
+        quiz_check(_MEAN_QUIZ)(lambda: answer)
+    assert re.search(expected, failure.value.message), failure.value.message

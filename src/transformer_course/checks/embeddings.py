@@ -2019,11 +2019,15 @@ QUIZ_GRADIENT_ROWS = Quiz(
         5: "The batch uses the ids 0, 1, 2, 3 and 5: five different rows. Row 1 occurs twice "
         "and gets the sum of both positions' gradients, but it is still one row; rows 4 and "
         "6 to 9 are never read, so their gradient is exactly 0.",
-        10: "Only the rows that the batch reads take part in the computation. A row that is "
-        "never looked up does not affect the loss, so its gradient is 0.",
+        10: "10 is the vocabulary size, as if every row got a gradient: not every row does. "
+        "Only the rows of the ids that occur in the batch take part in the computation; a "
+        "row that is never looked up does not affect the loss, so its gradient is 0.",
         6: "6 is the number of tokens. Row 1 is read twice, but it is one row: its gradient is "
         "the sum of the gradients at its two positions.",
-        4: "Count again: the ids are 3, 0, 5, 1, 1, 2.",
+        4: "Count again: the ids are 3, 0, 5, 1, 1, 2. If you left out row 0, the row of "
+        "id 0 (<pad>), as if padding never received a gradient: that is what "
+        "nn.Embedding(..., padding_idx=0) does, and this layer has no padding_idx, so row 0 "
+        "is read and gets its gradient like any other.",
     },
 )
 check_quiz_gradient_rows = quiz_check(QUIZ_GRADIENT_ROWS)
