@@ -3672,7 +3672,17 @@ def tokenize_nt_split_off(text):  # "didn't" -> 'did', "n't", as the Treebank sp
     return re.findall(r"\w+(?=n't\b)|n't|\w+|[^\w\s]", text.lower())
 
 
+def merge_pair_as_sets(ids, pair, new_id):  # {a, b} == {b, a}: the order of the pair lost
+    return _scan(ids, new_id, lambda a, b: {a, b} == set(pair))
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_merge_pair,
+        merge_pair_as_sets,
+        r"^(?![\s\S]*inverted)[\s\S]*You merged the pair in either order: the pair read "
+        r"backwards",
+    ),
     Mistake(
         checks.check_tokenize,
         tokenize_decimals_kept,

@@ -344,6 +344,12 @@ def _merge_step_mistakes(ids, pair, new_id) -> dict:
         "Your pair test is inverted: you merged every adjacent pair except the one given "
         "(!= where == belongs), and kept the pair itself. Merge where (ids[i], ids[i + 1]) "
         "== pair.": _merge_scan_steps(ids, pair, new_id, negate=True),
+        "You merged the pair in either order: the pair read backwards, (pair[1], pair[0]), "
+        "was replaced by new_id too, as if a pair were unordered ((ids[i], ids[i + 1]) in "
+        "(pair, pair[::-1]), or a set of the two ids compared). A pair is ordered: (a, b) "
+        "is a followed by b. Merge only where (ids[i], ids[i + 1]) == pair.": (
+            _merge_scan(ids, new_id, lambda a, b: (a, b) in (tuple(pair), tuple(pair)[::-1]))
+        ),
         "The last id came back after the merge at the very end: you append ids[-1] after "
         "the loop whatever happened, but when the last two ids were merged it is already "
         "inside new_id. Append it only when the loop did not use it up (or let the loop "
@@ -753,6 +759,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 ([11, 2, 1, 2], (1, 2), 9),
             ]
         first_only_ruled_out = False  # an earlier input merged a later occurrence too
+        passed = []  # the inputs answered right so far: a step mistake that shows on one is ruled out
 
         def probe():  # merge_pair on a pair of two different ids (see _merge_scan_mistakes)
             probe_ids, probe_pair, probe_id = _PROBE
@@ -879,9 +886,17 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                         "Compare (ids[i], ids[i + 1]) == pair, or tuple(ids[i:i + 2]) == pair. "
                         "(Or the input list was returned instead of the new one.)": list(ids),
                         **_merge_scan_mistakes(ids, pair, new_id, got, probe),
-                        **_merge_step_mistakes(ids, pair, new_id),
+                        **{
+                            message: model
+                            for message, model in _merge_step_mistakes(ids, pair, new_id).items()
+                            if not any(
+                                _merge_step_mistakes(*earlier)[message] not in (None, right)
+                                for earlier, right in passed
+                            )
+                        },
                     }
                 ),
             )
             # this input passed: if only the first occurrence had been merged, it would not have
             first_only_ruled_out = first_only_ruled_out or first_only != expected
+            passed.append(((ids, pair, new_id), expected))
