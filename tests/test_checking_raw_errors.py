@@ -18,6 +18,13 @@ from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.relations import match_relation, number_relation
 
 
+def lengths_extended(rows):  # extend with one number: append belongs
+    lengths = []
+    for row in rows:
+        lengths.extend(len(row))
+    return lengths
+
+
 def rows_counted_with_len(ids):  # len() of a single id given as a 0-d tensor
     return torch.zeros(len(ids), 4)
 
@@ -161,6 +168,11 @@ def compares_a_forgotten_result(values):
             compares_a_forgotten_result,
             ([[1, 2]],),
             r"a function with no `return`",
+        ),
+        (
+            lengths_extended,
+            ([[1, 2], [3]],),
+            r"lengths\.extend\(len\(row\)\) was given one int.*lengths\.append\(len\(row\)\)",
         ),
         (
             rows_counted_with_len,

@@ -255,6 +255,41 @@ def _none_compared_advice(exc: BaseException) -> str:
     )
 
 
+def _innermost_line(exc: BaseException) -> str:
+    """The line of the learner's innermost frame on the traceback, comment left out ("" when
+    none): the line that raised, not one that called it."""
+    import linecache
+
+    from transformer_course.checking.failure import innermost_learner_traceback
+
+    found = innermost_learner_traceback(exc)
+    if found is None:
+        return ""
+    code = found.tb_frame.f_code
+    return linecache.getline(code.co_filename, found.tb_lineno).split("#")[0]
+
+
+def _extend_with_one_item_advice(exc: BaseException) -> str:
+    """list.extend (or +=) given one int or float: extend walks an iterable and adds its
+    items, so one number raises "'int' object is not iterable" (blind19e-merge-extend-new-id
+    wrote merged.extend(new_id))."""
+    found = re.search(r"'(int|float|bool)' object is not iterable", str(exc))
+    if not found:
+        return ""
+    call = re.search(
+        r"([A-Za-z_][\w.]*)\.extend\(\s*((?:[^()]|\([^()]*\))*?)\s*\)", _innermost_line(exc)
+    )
+    if call is None:
+        return ""
+    target, item = call[1], call[2] or "item"
+    return (
+        f"{target}.extend({item}) was given one {found[1]}: list.extend walks an iterable and "
+        f"adds each of its items, so a single number cannot be extended with. To add one "
+        f"item, use {target}.append({item}) (extend is for adding several at once, "
+        f"{target}.extend([a, b]))."
+    )
+
+
 #: numpy's and PyTorch's words for a loop over (or len() of) a value of shape ()
 _ZERO_D = re.compile(
     r"iteration over a 0-d (array|tensor)|len\(\) of (unsized object|a 0-d tensor)"
@@ -389,5 +424,6 @@ RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]]
     "indices must be integers or slices, not str": _key_on_sequence_advice,
     "not supported between instances of": _none_compared_advice,
     "0-d": _zero_d_iteration_advice,
+    "object is not iterable": _extend_with_one_item_advice,
     "unsized object": _zero_d_iteration_advice,
 }
