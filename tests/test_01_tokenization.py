@@ -3676,7 +3676,34 @@ def merge_pair_as_sets(ids, pair, new_id):  # {a, b} == {b, a}: the order of the
     return _scan(ids, new_id, lambda a, b: {a, b} == set(pair))
 
 
+def pad_rows_one_shared_array(sequences, pad_id):  # one array object in every row
+    max_len = max((len(seq) for seq in sequences), default=0)
+    rows = [np.full(max_len, pad_id, dtype=np.int64)] * len(sequences)
+    for row, seq in zip(rows, sequences):
+        row[: len(seq)] = seq
+    return np.array(rows, dtype=np.int64).reshape(len(sequences), max_len)
+
+
+def pad_width_floor_of_one(sequences, pad_id):  # never narrower than one pad
+    max_len = max([1] + [len(seq) for seq in sequences])
+    batch = np.full((len(sequences), max_len), pad_id, dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_pad_batch,
+        pad_rows_one_shared_array,
+        r"Every row of yours is the same: each sequence was written into every row.*one list "
+        r"repeated.*a colon where the row index belongs",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_width_floor_of_one,
+        r"^(?![\s\S]*default=1|[\s\S]*max_len \+ 1)[\s\S]*your width is at least one, max\(longest length, 1\)",
+    ),
     Mistake(
         checks.check_merge_pair,
         merge_pair_as_sets,
