@@ -3692,7 +3692,21 @@ def pad_width_floor_of_one(sequences, pad_id):  # never narrower than one pad
     return batch
 
 
+def pairs_break_after_first(ids):  # a break left in the loop: one pair, counted once
+    counts = {}
+    for i in range(len(ids) - 1):
+        pair = (ids[i], ids[i + 1])
+        counts[pair] = counts.get(pair, 0) + 1
+        break
+    return counts
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_break_after_first,
+        r"Only the first pair was counted, once: your loop ends after its first step",
+    ),
     Mistake(
         checks.check_pad_batch,
         pad_rows_one_shared_array,

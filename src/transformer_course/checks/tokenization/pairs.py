@@ -63,6 +63,12 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
                     + " Count every adjacent pair ids[i], ids[i+1] for i = 0 .. len(ids)-2."
                 ).strip(),
                 mistakes={
+                    "Only the first pair was counted, once: your loop ends after its first "
+                    "step, as a `return` inside the loop (indented one level too deep) or a "
+                    "break there does. Go through every position, and return the counts "
+                    "after the loop, at the function's own indentation.": (
+                        {(ids[0], ids[1]): 1} if len(ids) > 2 else None
+                    ),
                     "Pairs overlap: in [1, 1, 1] the pair (1, 1) occurs twice (positions 0 and 1). "
                     "Don't skip ahead after counting a pair.": _pairs_non_overlapping(ids),
                     "You counted only the pairs that start at an even position: "
