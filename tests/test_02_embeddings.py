@@ -1571,7 +1571,20 @@ def embed_mapped_over_ids(ids, table):  # map(...) over the ids: a 0-d array has
     return np.array(list(map(lambda i: np.asarray(table)[i], np.asarray(ids))))
 
 
+def embed_into_zeros_like_ids(ids, table):  # np.zeros_like(ids) keeps the ids' int dtype
+    ids, table = np.asarray(ids), np.asarray(table)
+    out = np.zeros_like(ids, shape=ids.shape + table.shape[1:])
+    out[...] = table[ids]
+    return out
+
+
 MISTAKES += [
+    Mistake(
+        check_embed,
+        embed_into_zeros_like_ids,
+        r"should hold floating-point numbers, but its dtype is int64\. Your values are the "
+        r"right ones truncated toward zero",
+    ),
     Mistake(
         check_embed,
         embed_mapped_over_ids,

@@ -589,9 +589,13 @@ class Checker:
             self.fail(f"{what} should have dtype {dtype}, but it has dtype {got}. {hint}".strip())
         self.ok()
 
-    def expect_floating(self, value: Any, what: str, preferred: Any = None) -> None:
+    def expect_floating(
+        self, value: Any, what: str, preferred: Any = None, expected: Any = None
+    ) -> None:
         """Any floating-point dtype is accepted (the concept does not fix one). When it
-        differs from ``preferred``, the learner gets a note (once per dtype), not a failure."""
+        differs from ``preferred``, the learner gets a note (once per dtype), not a failure.
+        With ``expected`` (the right values), an integer result that holds them cut to
+        whole numbers is told how (truncated toward zero, rounded, or rounded down)."""
         name = dtype_name(value.dtype)
         floating = getattr(value.dtype, "is_floating_point", None)
         if floating is None:
@@ -599,8 +603,11 @@ class Checker:
         if not floating:
             self.fail(
                 f"{what} should hold floating-point numbers, but its dtype is {name}. "
-                "Integer (or bool) results lose the fractions: create the result as a float "
-                "array or tensor."
+                + (
+                    _whole_numbers_of(value, expected)
+                    or "Integer (or bool) results lose the fractions: create the result as a "
+                    "float array or tensor."
+                )
             )
         if preferred is not None and name != dtype_name(preferred):
             self.note(
@@ -819,3 +826,43 @@ def _is_empty(value: Any) -> bool:
     size = getattr(value, "size", None)
     size = size() if callable(size) and not isinstance(value, np.ndarray) else size
     return isinstance(size, int | np.integer) and not isinstance(size, bool) and size == 0
+
+
+def _whole_numbers_of(value: Any, expected: Any) -> str:
+    """How an integer result holds the expected values cut to whole numbers (truncated
+    toward zero, rounded, rounded down), when one way gives every entry; "" otherwise (or
+    for values that do not convert, such as the grader's stand-ins)."""
+    try:
+        got = np.asarray(value.detach().cpu() if hasattr(value, "detach") else value, dtype=float)
+        right = np.asarray(
+            expected.detach().cpu() if hasattr(expected, "detach") else expected, dtype=float
+        )
+    except (TypeError, ValueError, RuntimeError):
+        return ""
+    if got.shape != right.shape:
+        return ""
+    if np.array_equal(right, np.round(right)):  # no fraction to lose on this input
+        if not np.array_equal(got, right):
+            return ""
+        return (
+            "Your values are right here only because every one of them is a whole number: "
+            "the result itself is an integer array, cast to an integer dtype "
+            "(.astype(int), int(...)) or written into an array created with one, and any "
+            "fraction would be cut off. Keep the result floating-point: no cast, and create "
+            "any output array with a float dtype."
+        )
+    cuts = {
+        "truncated toward zero, every fraction cut off (-0.7 became 0, 1.9 became 1)": np.trunc,
+        "rounded to the nearest whole number": np.round,
+        "rounded down to whole numbers (floor)": np.floor,
+    }
+    found = [how for how, cut in cuts.items() if np.array_equal(got, cut(right))]
+    if len(found) != 1:
+        return ""
+    return (
+        f"Your values are the right ones {found[0]}: the result was cast to an integer dtype "
+        "(.astype(int), int(...), np.int64(...)), or written into an array created with an "
+        "integer dtype (np.zeros(..., dtype=int), or with the dtype of integer inputs such "
+        "as ids.dtype), which cuts each value it receives. Keep the result floating-point: "
+        "no cast, and create any output array with a float dtype."
+    )

@@ -698,7 +698,7 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                 raise
             c.expect_type(got, np.ndarray, what, "Return a numpy array.")
             c.expect_shape(got, expected.shape, what, _embed_shape_hint(got, ids, table, embed))
-            c.expect_floating(got, what, preferred=table.dtype)
+            c.expect_floating(got, what, preferred=table.dtype, expected=expected)
             vocab_size, d_model = table.shape
             c.expect_close(
                 got,
