@@ -1578,7 +1578,31 @@ def embed_into_zeros_like_ids(ids, table):  # np.zeros_like(ids) keeps the ids' 
     return out
 
 
+def _unit_rows(x):
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
+
+
+def cos_ravelled_outer(a, b):  # np.outer of the unit rows: every entry times every entry
+    return np.outer(_unit_rows(a).ravel(), _unit_rows(b).ravel())
+
+
+def cos_vstacked(a, b):  # one matrix of both: every stacked row against every other
+    rows = _unit_rows(np.vstack([a, b]))
+    return rows @ rows.T
+
+
 MISTAKES += [
+    Mistake(
+        check_cosine_similarity,
+        cos_ravelled_outer,
+        r"should have shape \(\d+, \d+\), but it has shape \(\d+, \d+\)\. Yours is every entry "
+        r"of a's unit rows times every entry of b's.*np\.outer flattens",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_vstacked,
+        r"Yours is the cosine of every row of a and b stacked into one matrix with every other",
+    ),
     Mistake(
         check_embed,
         embed_into_zeros_like_ids,

@@ -796,6 +796,37 @@ def _norms_of_the_other_hint(cosine_similarity, message: str, a, b) -> str:
     )
 
 
+def _combined_inputs_hint(got, a: np.ndarray, b: np.ndarray) -> str:
+    """A result of another shape whose numbers show how the inputs were combined: every
+    entry of the unit rows times every entry (np.outer flattens its arguments), or the
+    cosines of a and b stacked into one matrix (each stacked row against every other, the
+    (n, m) block of a against b inside it); "" otherwise."""
+    n, m, d = len(a), len(b), a.shape[-1]
+    try:
+        values = np.asarray(got, dtype=np.float64)
+    except (TypeError, ValueError):
+        return ""
+    a_unit, b_unit = _normalised(a.astype(np.float64)), _normalised(b.astype(np.float64))
+    if values.shape == (n * d, m * d) and np.allclose(values, np.outer(a_unit, b_unit), atol=1e-5):
+        return (
+            f"Yours is every entry of a's unit rows times every entry of b's, shape (n * d, "
+            f"m * d) = ({n * d}, {m * d}): np.outer flattens both arrays before multiplying, "
+            "so it pairs numbers, not rows. The outer product of the rows' *lengths* is a "
+            "denominator; the cosines are the dot products of the unit rows, "
+            "a_unit @ b_unit.T, (n, m)."
+        )
+    stacked = _normalised(np.concatenate([a, b]).astype(np.float64))  # (n + m, d)
+    if values.shape == (n + m, n + m) and np.allclose(values, stacked @ stacked.T, atol=1e-5):
+        return (
+            f"Yours is the cosine of every row of a and b stacked into one matrix with every "
+            f"other, shape (n + m, n + m) = ({n + m}, {n + m}): a's rows against each other "
+            "and b's against themselves too, as scikit-learn's cosine_similarity(X) does with "
+            f"one argument. The answer is only its block of a's rows against b's, [:{n}, "
+            f"{n}:]: compare a with b, a_unit @ b_unit.T, without stacking them."
+        )
+    return ""
+
+
 _PAIRWISE_HINT = (
     "cosine_similarity is pairwise: entry (i, j) compares row i of `a` with row j of `b`, "
     "for every pair, so the result has shape (n, m). One matrix product of the normalised "
@@ -1230,6 +1261,8 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                 hint = f"You compared the vectors elementwise (row i with row i only). {_PAIRWISE_HINT}"
             elif got_shape in ((1,), (1, 1)):
                 hint = f"You returned a single number. {_PAIRWISE_HINT}"
+            if got_shape != (n, m):
+                hint = _combined_inputs_hint(got, a, b) or hint
             c.expect_shape(got, (n, m), what, hint)
             c.expect_floating(got, what, preferred="float64")
             a64, b64 = a.astype(np.float64), b.astype(np.float64)
