@@ -18,6 +18,10 @@ from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.relations import match_relation, number_relation
 
 
+def picked_log_probs(log_probs, targets):  # one target per position, no last axis
+    return np.take_along_axis(log_probs, targets, axis=-1)
+
+
 def lengths_extended(rows):  # extend with one number: append belongs
     lengths = []
     for row in rows:
@@ -168,6 +172,12 @@ def compares_a_forgotten_result(values):
             compares_a_forgotten_result,
             ([[1, 2]],),
             r"a function with no `return`",
+        ),
+        (
+            picked_log_probs,
+            (np.zeros((2, 3, 5)), np.zeros((2, 3), dtype=np.int64)),
+            r"np\.take_along_axis needs an index array with as many axes as the array: "
+            r"`log_probs` is \(2, 3, 5\), and `targets` is \(2, 3\).*targets\[\.\.\., None\]",
         ),
         (
             lengths_extended,

@@ -269,6 +269,37 @@ def _innermost_line(exc: BaseException) -> str:
     return linecache.getline(code.co_filename, found.tb_lineno).split("#")[0]
 
 
+_ALONG_AXIS = re.compile(
+    r"(take|put)_along_axis\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*,(?:[^,]*,)?\s*"
+    r"axis\s*=\s*(-1|\d+)"
+)
+
+
+def _along_axis_without_last_axis_advice(exc: BaseException) -> str:
+    """np.take_along_axis / np.put_along_axis along the last axis, given indices with the
+    array's shape less that axis: one index per row, where the functions want an index
+    array with as many axes as the array (blind19e-onehot-put-along-axis-without-new-axis
+    passed the ids themselves)."""
+    if "must have the same number of dimensions" not in str(exc):
+        return ""
+    call = _ALONG_AXIS.search(_innermost_line(exc))
+    if call is None:
+        return ""
+    which, array, index = call[1], call[2], call[3]
+    array_shape, index_shape = _local_shape(exc, array), _local_shape(exc, index)
+    if array_shape is None or index_shape is None or not array_shape:
+        return ""
+    axis = int(call[4])
+    if axis not in (-1, len(array_shape) - 1) or index_shape != array_shape[:-1]:
+        return ""
+    return (
+        f"np.{which}_along_axis needs an index array with as many axes as the array: "
+        f"`{array}` is {array_shape}, and `{index}` is {index_shape}, one index per row along "
+        f"the last axis but without that axis itself. Give the indices a last axis of size 1, "
+        f"{index}[..., None] (np.expand_dims({index}, -1)), shape {(*index_shape, 1)}."
+    )
+
+
 def _extend_with_one_item_advice(exc: BaseException) -> str:
     """list.extend (or +=) given one int or float: extend walks an iterable and adds its
     items, so one number raises "'int' object is not iterable" (blind19e-merge-extend-new-id
@@ -425,5 +456,6 @@ RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]]
     "not supported between instances of": _none_compared_advice,
     "0-d": _zero_d_iteration_advice,
     "object is not iterable": _extend_with_one_item_advice,
+    "must have the same number of dimensions": _along_axis_without_last_axis_advice,
     "unsized object": _zero_d_iteration_advice,
 }
