@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import re
 import string
+import unicodedata
 from collections import Counter, OrderedDict, defaultdict
 
 import jupytext
@@ -3701,7 +3702,17 @@ def pairs_break_after_first(ids):  # a break left in the loop: one pair, counted
     return counts
 
 
+def bpe_encode_compatibility_decomposed(text, merges):  # NFKD first: 'é' -> 'e' + U+0301
+    return ref.bpe_encode(unicodedata.normalize("NFKD", text), merges)
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_bpe_encode,
+        bpe_encode_compatibility_decomposed,
+        r"You normalised the text to NFKD \(unicodedata\.normalize\('NFKD', text\)\) before "
+        r"taking its bytes",
+    ),
     Mistake(
         checks.check_get_pair_counts,
         pairs_break_after_first,

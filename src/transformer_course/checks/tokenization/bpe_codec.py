@@ -8,6 +8,7 @@ import contextlib
 import io
 import re
 import traceback
+import unicodedata
 
 from transformer_course.checking import Checker, CheckFailure
 from transformer_course.checking.failure import _is_learner_frame
@@ -461,6 +462,39 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
                 if any(ord(ch) > 127 for ch in text)
                 else None
             ),
+            **{
+                f"You normalised the text to {form} (unicodedata.normalize('{form}', text)) "
+                f"before taking its bytes: {effect}, other bytes than the text's own, so "
+                "accented text gets other ids and decoding them does not give the text back. "
+                "BPE encodes the text exactly as given: list(text.encode('utf-8')).": (
+                    lambda text, m, form=form: (
+                        ref.bpe_encode(unicodedata.normalize(form, text), m)
+                        if unicodedata.normalize(form, text) != text
+                        else None
+                    )
+                )
+                for form, effect in (
+                    (
+                        "NFD",
+                        "an accented letter such as 'é' is decomposed into 'e' and a "
+                        "combining accent (U+0301)",
+                    ),
+                    (
+                        "NFKD",
+                        "an accented letter such as 'é' is decomposed into 'e' and a "
+                        "combining accent (U+0301), and compatibility characters are replaced",
+                    ),
+                    (
+                        "NFC",
+                        "letters written with a combining accent are composed into one character",
+                    ),
+                    (
+                        "NFKC",
+                        "compatibility characters (ligatures such as 'ﬁ', full-width "
+                        "letters) are replaced by plain ones",
+                    ),
+                )
+            },
             "You lower-cased the text: BPE encodes the bytes of the text as it is, and a "
             "capital is a byte of its own ('A' is 65, 'a' is 97). Lower-casing is a choice "
             "of the word tokenizer, not of bpe_encode: start from list(text.encode('utf-8')).": (
