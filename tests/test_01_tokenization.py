@@ -3706,7 +3706,20 @@ def bpe_encode_compatibility_decomposed(text, merges):  # NFKD first: 'é' -> 'e
     return ref.bpe_encode(unicodedata.normalize("NFKD", text), merges)
 
 
+def train_returns_merged_tokens(text, num_merges):  # {new_id: bytes}, the merged tokens only
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in ref.train_bpe(text, num_merges).items():
+        table[new_id] = table[a] + table[b]
+    return {new_id: table[new_id] for new_id in range(256, 256 + num_merges) if new_id in table}
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_train_bpe,
+        train_returns_merged_tokens,
+        r"That is a vocabulary, \{id: bytes\}, holding the bytes of \d+ merged ids: the table "
+        r"built next to the merges.*You returned it instead of the merges",
+    ),
     Mistake(
         checks.check_bpe_encode,
         bpe_encode_compatibility_decomposed,
