@@ -2277,6 +2277,15 @@ class PEAddedLengthFirst(ref.PositionalEncoding):  # permuted to add the rows, n
         return self.dropout(x + self.pe[0, : x.size(0)].unsqueeze(1))
 
 
+def pe_int_power_root(max_len, d_model):  # 10000 ** (2i) on an int64 array, then its root
+    denominators = (10000 ** np.arange(0, d_model, 2)) ** (1.0 / d_model)  # wraps from 2i = 6
+    angles = np.arange(max_len)[:, None] / denominators  # (max_len, ceil(d_model / 2))
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe
+
+
 class PETableDroppedOnce(ref.PositionalEncoding):  # F.dropout on the table when built
     def __init__(self, d_model, max_len=5000, dropout=0.1):
         super().__init__(d_model, max_len=max_len, dropout=dropout)
@@ -2289,6 +2298,12 @@ class PETableDroppedEachCall(ref.PositionalEncoding):  # F.dropout's training=Tr
 
 
 MISTAKES += [
+    Mistake(
+        check_positional_encoding,
+        pe_int_power_root,
+        r"Columns 0 to 5 are right, and the pair from column 6 on is wrong: at 2i = 6, "
+        r"10000\^\(2i\) = 10\^24 is past the largest int64",
+    ),
     Mistake(
         check_PositionalEncoding,
         PETableDroppedOnce,
