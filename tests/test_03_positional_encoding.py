@@ -2286,6 +2286,18 @@ def pe_int_power_root(max_len, d_model):  # 10000 ** (2i) on an int64 array, the
     return pe
 
 
+def shift_lower_rows_one_step_further(k, d_model):  # the cosine rows turned by k + 1
+    if d_model % 2:
+        raise ValueError("d_model must be even")
+    two_i = np.arange(0, d_model, 2)
+    theta = k / np.power(10000.0, two_i / d_model)
+    theta_lower = (k + 1) / np.power(10000.0, two_i / d_model)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i], m[two_i, two_i + 1] = np.cos(theta), -np.sin(theta)
+    m[two_i + 1, two_i], m[two_i + 1, two_i + 1] = np.sin(theta_lower), np.cos(theta_lower)
+    return m
+
+
 class PETableDroppedOnce(ref.PositionalEncoding):  # F.dropout on the table when built
     def __init__(self, d_model, max_len=5000, dropout=0.1):
         super().__init__(d_model, max_len=max_len, dropout=dropout)
@@ -2298,6 +2310,12 @@ class PETableDroppedEachCall(ref.PositionalEncoding):  # F.dropout's training=Tr
 
 
 MISTAKES += [
+    Mistake(
+        check_relative_shift,
+        shift_lower_rows_one_step_further,
+        r"is not what the reference gives\. In every 2×2 block the upper row turns by the right "
+        r"angle w_i·k, but the lower row \(the cosine feature 2i\+1\) turns at another angle",
+    ),
     Mistake(
         check_positional_encoding,
         pe_int_power_root,
