@@ -3713,7 +3713,20 @@ def train_returns_merged_tokens(text, num_merges):  # {new_id: bytes}, the merge
     return {new_id: table[new_id] for new_id in range(256, 256 + num_merges) if new_id in table}
 
 
+def bpe_decode_second_part_twice(ids, merges):  # table[b] + table[b]: a never used
+    table = {i: bytes([i]) for i in range(256)}
+    for (_, b), new_id in merges.items():
+        table[new_id] = table[b] * 2
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
 MISTAKES += [
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_second_part_twice,
+        r"Each merge's bytes are its second part twice, table\[b\] \+ table\[b\]: its first "
+        r"part, a, is never used",
+    ),
     Mistake(
         checks.check_train_bpe,
         train_returns_merged_tokens,

@@ -2298,6 +2298,11 @@ def shift_lower_rows_one_step_further(k, d_model):  # the cosine rows turned by 
     return m
 
 
+class PELastRowForAll(ref.PositionalEncoding):  # one index, the last position's row, for all
+    def forward(self, x):
+        return self.dropout(x + self.pe[:, x.size(1) - 1 : x.size(1)])
+
+
 class PETableDroppedOnce(ref.PositionalEncoding):  # F.dropout on the table when built
     def __init__(self, d_model, max_len=5000, dropout=0.1):
         super().__init__(d_model, max_len=max_len, dropout=dropout)
@@ -2310,6 +2315,12 @@ class PETableDroppedEachCall(ref.PositionalEncoding):  # F.dropout's training=Tr
 
 
 MISTAKES += [
+    Mistake(
+        check_PositionalEncoding,
+        PELastRowForAll,
+        r"Every position got the same row of the table \(0 -> row (\d+), 1 -> row \1.*\): row \1 "
+        r"was added to every token",
+    ),
     Mistake(
         check_relative_shift,
         shift_lower_rows_one_step_further,

@@ -518,6 +518,20 @@ def _rows_added(out, x, table) -> str:
             f"used. You added {where} instead of the first len rows. Position p gets row p: "
             "table[:, :x.size(1)]."
         )
+    if len(set(taken)) == 1 and length > 1:
+        row = taken[0]
+        cause = (
+            f", row {row} = len: position len's row was added to every token, as indexing "
+            "the table at the length, table[:, len] (a missing colon), does instead of "
+            "slicing its first len rows, table[:, :len]"
+            if row == length
+            else f": row {row} was added to every token, one index where a slice of len rows "
+            "belongs"
+        )
+        return (
+            f"Every position got the same row of the table ({shown}, ...){cause}. Position p "
+            "gets row p: table[:, :x.size(1)]."
+        )
     if taken == list(range(length))[::-1]:
         return (
             f"Position p got row len - 1 - p of the table ({shown}, ...): the rows are added "

@@ -749,6 +749,14 @@ def _decode_first_part_only(ids, merges, part: int):
     return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
 
 
+def _decode_one_part_twice(ids, merges, part: int):
+    """Each merge's entry built from one of its parts twice (table[a] + table[a])."""
+    table = {i: bytes([i]) for i in range(256)}
+    for pair, new_id in merges.items():
+        table[new_id] = table[pair[part]] + table[pair[part]]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
 _UNSORTED_MERGES = {(98, 99): 256, (97, 256): 257}
 
 
@@ -974,6 +982,16 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                             ("backslashreplace", "written as escapes such as \\xc3"),
                         )
                     },
+                    "Each merge's bytes are its first part twice, table[a] + table[a]: its "
+                    "second part, b, is never used (a copy-paste slip). A merge (a, b) stands "
+                    "for a's bytes followed by b's, table[a] + table[b].": (
+                        _decode_one_part_twice(ids, merges, 0)
+                    ),
+                    "Each merge's bytes are its second part twice, table[b] + table[b]: its "
+                    "first part, a, is never used (a copy-paste slip). A merge (a, b) stands "
+                    "for a's bytes followed by b's, table[a] + table[b].": (
+                        _decode_one_part_twice(ids, merges, 1)
+                    ),
                     "Each merge's bytes hold only its first part: table[new_id] = table[a] "
                     "leaves b out (b is missing). A merge (a, b) stands for the bytes of both, "
                     "table[a] + "
