@@ -3673,6 +3673,17 @@ def tokenize_nt_split_off(text):  # "didn't" -> 'did', "n't", as the Treebank sp
     return re.findall(r"\w+(?=n't\b)|n't|\w+|[^\w\s]", text.lower())
 
 
+def merge_pair_two_at_a_time(ids, pair, new_id):  # one iterator read two ids per step
+    it, out = iter(ids), []
+    for a in it:
+        b = next(it, None)
+        if (a, b) == tuple(pair):
+            out.append(new_id)
+        else:
+            out += [a] if b is None else [a, b]
+    return out
+
+
 def merge_pair_as_sets(ids, pair, new_id):  # {a, b} == {b, a}: the order of the pair lost
     return _scan(ids, new_id, lambda a, b: {a, b} == set(pair))
 
@@ -3754,6 +3765,12 @@ MISTAKES += [
         checks.check_pad_batch,
         pad_width_floor_of_one,
         r"^(?![\s\S]*default=1|[\s\S]*max_len \+ 1)[\s\S]*your width is at least one, max\(longest length, 1\)",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_pair_two_at_a_time,
+        r"You walked the list in fixed steps of two \(range\(0, len\(ids\), 2\)\), testing "
+        r"only the pairs that start at an even position",
     ),
     Mistake(
         checks.check_merge_pair,
