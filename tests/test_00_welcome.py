@@ -315,6 +315,22 @@ MISTAKES += [
     Mistake(check_center_rows, center_int_mean, r"mean cut to a whole number"),
 ]
 
+
+def center_rows_into_int_array(x):  # the result written into an array of the input's int dtype
+    out = np.zeros(x.shape, dtype=np.int32)
+    out[...] = x - x.mean(axis=-1, keepdims=True)
+    return out
+
+
+MISTAKES += [
+    Mistake(
+        check_center_rows,
+        center_rows_into_int_array,
+        r"but its dtype is int32\. Your values are (right here only because every one of "
+        r"them is a whole number|the right ones truncated toward zero)",
+    ),
+]
+
 CORRECT = [
     Correct(check_center_rows, center_with_none_axis),
     Correct(check_center_rows, center_expand_dims),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import re
 import string
+import unicodedata
 from collections import Counter, OrderedDict, defaultdict
 
 import jupytext
@@ -3644,6 +3645,167 @@ MISTAKES += [
 ]
 CORRECT += [
     Correct(checks.check_bpe_decode, decode_backslash_escapes),
+]
+
+
+# ------------------------------------------------ f22 (g1): classes the round-19 cases showed
+def bpe_decode_unmerged_by_new_id(ids, merges):  # undoes 256, 257, ...: oldest merge first
+    ids = list(ids)
+    for new_id, pair in sorted((new, pair) for pair, new in merges.items()):
+        ids = [part for i in ids for part in (pair if i == new_id else [i])]
+    return bytearray(ids).decode("utf-8", errors="replace")
+
+
+def vocab_marks_skipped(token_lists, min_freq=1):  # a token of marks only is not a word
+    kept = [[t for t in tokens if t.strip(string.punctuation)] for tokens in token_lists]
+    return ref.build_vocab(kept, min_freq)
+
+
+def vocab_letters_only(token_lists, min_freq=1):  # str.isalpha: numbers left out too
+    return ref.build_vocab([[t for t in tokens if t.isalpha()] for tokens in token_lists], min_freq)
+
+
+def tokenize_decimals_kept(text):  # a decimal point stays inside its number: '3.50'
+    return re.findall(r"\d+(?:\.\d+)?|\w+|[^\w\s]", text.lower())
+
+
+def tokenize_nt_split_off(text):  # "didn't" -> 'did', "n't", as the Treebank splits it
+    return re.findall(r"\w+(?=n't\b)|n't|\w+|[^\w\s]", text.lower())
+
+
+def merge_pair_two_at_a_time(ids, pair, new_id):  # one iterator read two ids per step
+    it, out = iter(ids), []
+    for a in it:
+        b = next(it, None)
+        if (a, b) == tuple(pair):
+            out.append(new_id)
+        else:
+            out += [a] if b is None else [a, b]
+    return out
+
+
+def merge_pair_as_sets(ids, pair, new_id):  # {a, b} == {b, a}: the order of the pair lost
+    return _scan(ids, new_id, lambda a, b: {a, b} == set(pair))
+
+
+def pad_rows_one_shared_array(sequences, pad_id):  # one array object in every row
+    max_len = max((len(seq) for seq in sequences), default=0)
+    rows = [np.full(max_len, pad_id, dtype=np.int64)] * len(sequences)
+    for row, seq in zip(rows, sequences):
+        row[: len(seq)] = seq
+    return np.array(rows, dtype=np.int64).reshape(len(sequences), max_len)
+
+
+def pad_width_floor_of_one(sequences, pad_id):  # never narrower than one pad
+    max_len = max([1] + [len(seq) for seq in sequences])
+    batch = np.full((len(sequences), max_len), pad_id, dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+def pairs_break_after_first(ids):  # a break left in the loop: one pair, counted once
+    counts = {}
+    for i in range(len(ids) - 1):
+        pair = (ids[i], ids[i + 1])
+        counts[pair] = counts.get(pair, 0) + 1
+        break
+    return counts
+
+
+def bpe_encode_compatibility_decomposed(text, merges):  # NFKD first: 'é' -> 'e' + U+0301
+    return ref.bpe_encode(unicodedata.normalize("NFKD", text), merges)
+
+
+def train_returns_merged_tokens(text, num_merges):  # {new_id: bytes}, the merged tokens only
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in ref.train_bpe(text, num_merges).items():
+        table[new_id] = table[a] + table[b]
+    return {new_id: table[new_id] for new_id in range(256, 256 + num_merges) if new_id in table}
+
+
+def bpe_decode_second_part_twice(ids, merges):  # table[b] + table[b]: a never used
+    table = {i: bytes([i]) for i in range(256)}
+    for (_, b), new_id in merges.items():
+        table[new_id] = table[b] * 2
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_second_part_twice,
+        r"Each merge's bytes are its second part twice, table\[b\] \+ table\[b\]: its first "
+        r"part, a, is never used",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_returns_merged_tokens,
+        r"That is a vocabulary, \{id: bytes\}, holding the bytes of \d+ merged ids: the table "
+        r"built next to the merges.*You returned it instead of the merges",
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        bpe_encode_compatibility_decomposed,
+        r"You normalised the text to NFKD \(unicodedata\.normalize\('NFKD', text\)\) before "
+        r"taking its bytes",
+    ),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_break_after_first,
+        r"Only the first pair was counted, once: your loop ends after its first step",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_rows_one_shared_array,
+        r"Every row of yours is the same: each sequence was written into every row.*one list "
+        r"repeated.*a colon where the row index belongs",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_width_floor_of_one,
+        r"^(?![\s\S]*default=1|[\s\S]*max_len \+ 1)[\s\S]*your width is at least one, max\(longest length, 1\)",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_pair_two_at_a_time,
+        r"You walked the list in fixed steps of two \(range\(0, len\(ids\), 2\)\), testing "
+        r"only the pairs that start at an even position",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_pair_as_sets,
+        r"^(?![\s\S]*inverted)[\s\S]*You merged the pair in either order: the pair read "
+        r"backwards",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_decimals_kept,
+        r"^(?![\s\S]*admits)[\s\S]*Your token '3\.\d+' keeps a number whole, its decimal point",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_nt_split_off,
+        r"^(?![\s\S]*admits)[\s\S]*split \"didn't\" as the Penn Treebank's contraction rules",
+    ),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_marks_skipped,
+        r"^(?![\s\S]*letters only)[\s\S]*leaves out every token that is not made of letters "
+        r"and digits: the punctuation marks",
+    ),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_letters_only,
+        r"^(?![\s\S]*letters and digits)[\s\S]*leaves out every token that is not made of "
+        r"letters only: the numbers and the punctuation marks are missing",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_unmerged_by_new_id,
+        r"^(?![\s\S]*bytes\(\[a, b\]\))[\s\S]*left unexpanded: you undo the merges one by one"
+        r"[\s\S]*walk them in the order they were learned[\s\S]*reverse learned order",
+    ),
 ]
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -1565,6 +1565,58 @@ MISTAKES += [
     ),
 ]
 
+
+# ------------------------------------------------ f22 (g1): classes the round-19 cases showed
+def embed_mapped_over_ids(ids, table):  # map(...) over the ids: a 0-d array has no items
+    return np.array(list(map(lambda i: np.asarray(table)[i], np.asarray(ids))))
+
+
+def embed_into_zeros_like_ids(ids, table):  # np.zeros_like(ids) keeps the ids' int dtype
+    ids, table = np.asarray(ids), np.asarray(table)
+    out = np.zeros_like(ids, shape=ids.shape + table.shape[1:])
+    out[...] = table[ids]
+    return out
+
+
+def _unit_rows(x):
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
+
+
+def cos_ravelled_outer(a, b):  # np.outer of the unit rows: every entry times every entry
+    return np.outer(_unit_rows(a).ravel(), _unit_rows(b).ravel())
+
+
+def cos_vstacked(a, b):  # one matrix of both: every stacked row against every other
+    rows = _unit_rows(np.vstack([a, b]))
+    return rows @ rows.T
+
+
+MISTAKES += [
+    Mistake(
+        check_cosine_similarity,
+        cos_ravelled_outer,
+        r"should have shape \(\d+, \d+\), but it has shape \(\d+, \d+\)\. Yours is every entry "
+        r"of a's unit rows times every entry of b's.*np\.outer flattens",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_vstacked,
+        r"Yours is the cosine of every row of a and b stacked into one matrix with every other",
+    ),
+    Mistake(
+        check_embed,
+        embed_into_zeros_like_ids,
+        r"should hold floating-point numbers, but its dtype is int64\. Your values are the "
+        r"right ones truncated toward zero",
+    ),
+    Mistake(
+        check_embed,
+        embed_mapped_over_ids,
+        r"embed\(np\.array\(\d+\) \(shape \(\)\).*iteration over a 0-d array[\s\S]*A 0-d array, "
+        r"of shape \(\), holds a single value and has no items: your code loops over it",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

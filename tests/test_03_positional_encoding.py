@@ -2269,6 +2269,90 @@ CORRECT = [
     Correct(check_PositionalEncoding, PETableRowsWithoutGrad),
 ]
 
+
+# ------------------------------------------------ f22 (g1): classes the round-19 cases showed
+class PEAddedLengthFirst(ref.PositionalEncoding):  # permuted to add the rows, never back
+    def forward(self, x):
+        x = x.permute(1, 0, 2)  # (len, batch, d_model)
+        return self.dropout(x + self.pe[0, : x.size(0)].unsqueeze(1))
+
+
+def pe_int_power_root(max_len, d_model):  # 10000 ** (2i) on an int64 array, then its root
+    denominators = (10000 ** np.arange(0, d_model, 2)) ** (1.0 / d_model)  # wraps from 2i = 6
+    angles = np.arange(max_len)[:, None] / denominators  # (max_len, ceil(d_model / 2))
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe
+
+
+def shift_lower_rows_one_step_further(k, d_model):  # the cosine rows turned by k + 1
+    if d_model % 2:
+        raise ValueError("d_model must be even")
+    two_i = np.arange(0, d_model, 2)
+    theta = k / np.power(10000.0, two_i / d_model)
+    theta_lower = (k + 1) / np.power(10000.0, two_i / d_model)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i], m[two_i, two_i + 1] = np.cos(theta), -np.sin(theta)
+    m[two_i + 1, two_i], m[two_i + 1, two_i + 1] = np.sin(theta_lower), np.cos(theta_lower)
+    return m
+
+
+class PELastRowForAll(ref.PositionalEncoding):  # one index, the last position's row, for all
+    def forward(self, x):
+        return self.dropout(x + self.pe[:, x.size(1) - 1 : x.size(1)])
+
+
+class PETableDroppedOnce(ref.PositionalEncoding):  # F.dropout on the table when built
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__(d_model, max_len=max_len, dropout=dropout)
+        self.pe = F.dropout(self.pe, dropout)  # a buffer still, with one mask baked in
+
+
+class PETableDroppedEachCall(ref.PositionalEncoding):  # F.dropout's training=True default
+    def forward(self, x):
+        return x + F.dropout(self.pe[:, : x.size(1)], self.dropout.p)
+
+
+MISTAKES += [
+    Mistake(
+        check_PositionalEncoding,
+        PELastRowForAll,
+        r"Every position got the same row of the table \(0 -> row (\d+), 1 -> row \1.*\): row \1 "
+        r"was added to every token",
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_lower_rows_one_step_further,
+        r"is not what the reference gives\. In every 2×2 block the upper row turns by the right "
+        r"angle w_i·k, but the lower row \(the cosine feature 2i\+1\) turns at another angle",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_int_power_root,
+        r"Columns 0 to 5 are right, and the pair from column 6 on is wrong: at 2i = 6, "
+        r"10000\^\(2i\) = 10\^24 is past the largest int64",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PETableDroppedOnce,
+        r"the same places for every sequence of the batch and on every call: the stored "
+        r"table itself went through dropout, once, when the module was built",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PETableDroppedEachCall,
+        r"^(?![\s\S]*when the module was built)[\s\S]*the table goes through a dropout of "
+        r"its own that ignores eval mode",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEAddedLengthFirst,
+        r"Your numbers are the right ones, but with axes 0 and 1 swapped.*never transposed "
+        r"back.*Yours is \(len, batch, d_model\), the sequence-first layout",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

@@ -129,7 +129,7 @@ PADDING_MISTAKES = {
     "numpy array": (lambda ids, p: (ids.numpy() != p)[:, None, None, :], r"torch.from_numpy"),
     "forgot return": (
         lambda ids, p: None,
-        r"but it is None: the function returned nothing.*forget the `return`",
+        r"but it is None\. The function returned nothing.*forget the `return`",
     ),
     "in place": (
         lambda ids, p: ids.masked_fill_(ids == p, -1)[:, None, None, :] != -1,

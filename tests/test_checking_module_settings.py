@@ -158,3 +158,17 @@ def test_a_size_shown_in_an_error_under_another_argument_s_name_names_both():
         CheckFailure, match=r"not the d_model given \(d_model=\d+\) but num_layers's"
     ):
         check_Decoder(DecoderWidthFirst)
+
+
+def test_a_term_through_one_dropout_mask_shared_over_the_batch_is_found():
+    from transformer_course.checking.dropout_placement import dropped_term_mask
+
+    x = torch.randn(3, 4, 5)  # (batch, len, d)
+    table = torch.randn(1, 4, 5) + 3.0  # no entry near 0
+    keep = torch.rand(1, 4, 5) > 0.5
+    mask = dropped_term_mask(x + table * keep * 2.0, x, table, 0.5)
+    assert mask is not None and torch.equal(mask, keep)
+    per_entry = torch.rand(3, 4, 5) > 0.5  # dropout of the sum's term drawn per entry
+    assert dropped_term_mask(x + table * per_entry * 2.0, x, table, 0.5) is None
+    assert dropped_term_mask(x + table, x, table, 0.5) is None  # nothing dropped
+    assert dropped_term_mask((x + table).numpy(), x, table, 0.5) is None  # not a tensor

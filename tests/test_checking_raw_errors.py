@@ -18,6 +18,21 @@ from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.relations import match_relation, number_relation
 
 
+def picked_log_probs(log_probs, targets):  # one target per position, no last axis
+    return np.take_along_axis(log_probs, targets, axis=-1)
+
+
+def lengths_extended(rows):  # extend with one number: append belongs
+    lengths = []
+    for row in rows:
+        lengths.extend(len(row))
+    return lengths
+
+
+def rows_counted_with_len(ids):  # len() of a single id given as a 0-d tensor
+    return torch.zeros(len(ids), 4)
+
+
 def _message(fn, *args, **kwargs):
     with pytest.raises(CheckFailure) as failure, Checker("demo") as c:
         c.call(fn, *args, **kwargs)
@@ -157,6 +172,22 @@ def compares_a_forgotten_result(values):
             compares_a_forgotten_result,
             ([[1, 2]],),
             r"a function with no `return`",
+        ),
+        (
+            picked_log_probs,
+            (np.zeros((2, 3, 5)), np.zeros((2, 3), dtype=np.int64)),
+            r"np\.take_along_axis needs an index array with as many axes as the array: "
+            r"`log_probs` is \(2, 3, 5\), and `targets` is \(2, 3\).*targets\[\.\.\., None\]",
+        ),
+        (
+            lengths_extended,
+            ([[1, 2], [3]],),
+            r"lengths\.extend\(len\(row\)\) was given one int.*lengths\.append\(len\(row\)\)",
+        ),
+        (
+            rows_counted_with_len,
+            (torch.tensor(3),),
+            r"A 0-d tensor, of shape \(\), holds a single value.*takes its len\(\)",
         ),
     ],
 )
@@ -471,3 +502,56 @@ def test_a_pair_of_numbers_for_a_number_quiz_is_told_it_is_a_shape():
         r"returned a list of 2 numbers, \[0\.5, 1\.0\], a shape or a list, not one number",
         failure.value.message,
     ), failure.value.message
+
+
+def _first_none_message(fn, inputs):
+    with pytest.raises(CheckFailure) as failure, Checker("demo") as c:
+        c.require_callable(fn)
+        for value in inputs:
+            c.expect_type(c.call(fn, value), list, f"demo({value!r})", "Return a list.")
+    return failure.value.message
+
+
+def doubled_unless_empty(values):  # the early exit for no values returns nothing
+    if not values:
+        return
+    return [2 * v for v in values]
+
+
+def doubled_when_even(values):  # the odd-length branch has no return
+    if len(values) % 2 == 0:
+        return [2 * v for v in values]
+
+
+def never_returns(values):
+    [2 * v for v in values]
+
+
+def test_none_for_one_input_only_is_told_which_path_returned_nothing():
+    message = _first_none_message(doubled_unless_empty, [[1, 2], ()])
+    assert re.search(r"but it is None\. Your code returned None for this empty input", message)
+    assert "forget the `return`" not in message, message
+    message = _first_none_message(doubled_when_even, [[1, 2], [1, 2, 3]])
+    assert re.search(r"returned None for this input, where it returned a value", message)
+    assert "empty" not in message, message
+    message = _first_none_message(never_returns, [[1, 2], []])
+    assert re.search(
+        r"is None\. The function returned nothing.*Did you forget the `return`", message
+    )
+
+
+_MEAN_QUIZ = Quiz(name="quiz_mean", answer=4, why={4: "Right."}, worked="(10 + 6) / 4")
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (10 + 6 / 4, r"Your number is what 10 \+ 6 / 4 gives: \(10 \+ 6\) / 4 without its "),
+        (np.full(3, 4.0), r"returned an array of 3 numbers, shape \(3,\), each 4, where the "),
+        ([4, 5], r"returned an array of 2 numbers, shape \(2,\), where the question asks"),
+    ],
+)
+def test_a_numeric_quiz_tells_a_precedence_slip_and_several_numbers(answer, expected):
+    with pytest.raises(CheckFailure) as failure:
+        quiz_check(_MEAN_QUIZ)(lambda: answer)
+    assert re.search(expected, failure.value.message), failure.value.message

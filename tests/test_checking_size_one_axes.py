@@ -148,3 +148,15 @@ def test_bool_and_tolerance():
     assert size_one_axes_change(mask.squeeze(), mask) == "lost"
     close = torch.tensor([[1.0, 2.0]]) + 1e-7
     assert size_one_axes_change(close.squeeze(), torch.tensor([[1.0, 2.0]]), atol=1e-6) == "lost"
+
+
+def test_right_numbers_in_permuted_axes_are_told_which_axes_moved():
+    from transformer_course.checking.size_one_axes import values_in_permuted_axes
+
+    expected = torch.randn(2, 3, 4)  # (batch, len, d)
+    swapped = values_in_permuted_axes(expected.transpose(1, 2), expected)
+    assert "axes 1 and 2 swapped: yours is (2, 4, 3) where (2, 3, 4) belongs" in swapped
+    rotated = values_in_permuted_axes(expected.permute(2, 0, 1), expected)
+    assert "yours holds axes (2, 0, 1) of the expected one" in rotated, rotated
+    assert values_in_permuted_axes(expected.transpose(1, 2) + 1, expected) == ""
+    assert values_in_permuted_axes(expected.numpy().transpose(0, 2, 1), expected) == ""

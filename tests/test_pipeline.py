@@ -43,6 +43,7 @@ VISIBLE_TOKENIZE = {
     'A well-known "quote" (really).': 'a well - known " quote " ( really ) .'.split(),
     "": [],
     "Straße: λόγος mp3": ["straße", ":", "λόγος", "mp3"],
+    "It costs $3.50, or 1,000 yen.": "it costs $ 3 . 50 , or 1 , 000 yen .".split(),
 }
 
 

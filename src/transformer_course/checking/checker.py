@@ -565,17 +565,44 @@ class Checker:
             members = types if isinstance(types, tuple) else get_args(types) or (types,)
             names = " or ".join(getattr(t, "__name__", str(t)) for t in members)
             if value is None:
-                self.fail(
-                    f"{what} should be a {names}, but it is None: the function returned "
-                    "nothing, so it has no return statement (or a bare `return`), or the "
-                    "result was computed into a variable that is never returned. Did you "
-                    f"forget the `return` statement? {hint}".strip()
-                )
+                hint = (
+                    self._none_on_this_call_only()
+                    or "The function returned nothing: it has no return statement (or a bare "
+                    "`return`), or the result was computed into a variable that is never "
+                    "returned. Did you forget the `return` statement?"
+                ) + f" {hint}"
+                self.fail(f"{what} should be a {names}, but it is None. {hint}".strip())
             hint = hint or self.deviation()
             self.fail(
                 f"{what} should be a {names}, but it is a {type(value).__name__}. {hint}".strip()
             )
         self.ok()
+
+    def _none_on_this_call_only(self) -> str:
+        """When the answer returned None on its last call but a value on an earlier one of
+        this check: the `return` is not missing, one path ends without a value (a bare
+        `return` for an empty input, say); "" otherwise (or when the calls were not
+        recorded)."""
+        calls = [r for r in self.recorded if not r.constructed]
+        if len(calls) < 2 or calls[-1].result is not None:
+            return ""
+        if all(r.result is None or isinstance(r.result, Raised) for r in calls[:-1]):
+            return ""
+        values = [*calls[-1].args, *calls[-1].kwargs.values()]
+        empty = [v for v in values if _is_empty(v)]
+        if empty:
+            return (
+                "Your code returned None for this empty input, where it returned a value "
+                "on this check's earlier calls: the path taken for an empty input ends "
+                "without a value (a bare `return`, as in `if len(ids) == 0: return`, or a "
+                "branch with no return at all). Return an empty result of the same kind "
+                "there, or drop the special case if the general code already handles it."
+            )
+        return (
+            "Your code returned None for this input, where it returned a value on this "
+            "check's earlier calls: the `return` is there, but the path this input takes ends without a value (a "
+            "bare `return`, or an if/else branch with no return)."
+        )
 
     def expect_shape(self, value: Any, shape: Iterable[int], what: str, hint: str = "") -> None:
         shape = tuple(shape)
@@ -605,9 +632,13 @@ class Checker:
             self.fail(f"{what} should have dtype {dtype}, but it has dtype {got}. {hint}".strip())
         self.ok()
 
-    def expect_floating(self, value: Any, what: str, preferred: Any = None) -> None:
+    def expect_floating(
+        self, value: Any, what: str, preferred: Any = None, expected: Any = None
+    ) -> None:
         """Any floating-point dtype is accepted (the concept does not fix one). When it
-        differs from ``preferred``, the learner gets a note (once per dtype), not a failure."""
+        differs from ``preferred``, the learner gets a note (once per dtype), not a failure.
+        With ``expected`` (the right values), an integer result that holds them cut to
+        whole numbers is told how (truncated toward zero, rounded, or rounded down)."""
         name = dtype_name(value.dtype)
         floating = getattr(value.dtype, "is_floating_point", None)
         if floating is None:
@@ -615,8 +646,11 @@ class Checker:
         if not floating:
             self.fail(
                 f"{what} should hold floating-point numbers, but its dtype is {name}. "
-                "Integer (or bool) results lose the fractions: create the result as a float "
-                "array or tensor."
+                + (
+                    _whole_numbers_of(value, expected)
+                    or "Integer (or bool) results lose the fractions: create the result as a "
+                    "float array or tensor."
+                )
             )
         if preferred is not None and name != dtype_name(preferred):
             self.note(
@@ -824,4 +858,54 @@ def _reshaped_in_place(value: Any, recorded: Any, name: str) -> str:
         "underscore changes the tensor it is called on (unsqueeze_, squeeze_, t_, "
         f"transpose_, resize_); the plain form returns a new one ({name}.unsqueeze(0), or "
         f"{name}[None])"
+    )
+
+
+def _is_empty(value: Any) -> bool:
+    """An argument with no items: an empty list, tuple, str or dict, or an array or a
+    tensor of size 0."""
+    if isinstance(value, list | tuple | str | dict):
+        return len(value) == 0
+    size = getattr(value, "size", None)
+    size = size() if callable(size) and not isinstance(value, np.ndarray) else size
+    return isinstance(size, int | np.integer) and not isinstance(size, bool) and size == 0
+
+
+def _whole_numbers_of(value: Any, expected: Any) -> str:
+    """How an integer result holds the expected values cut to whole numbers (truncated
+    toward zero, rounded, rounded down), when one way gives every entry; "" otherwise (or
+    for values that do not convert, such as the grader's stand-ins)."""
+    try:
+        got = np.asarray(value.detach().cpu() if hasattr(value, "detach") else value, dtype=float)
+        right = np.asarray(
+            expected.detach().cpu() if hasattr(expected, "detach") else expected, dtype=float
+        )
+    except (TypeError, ValueError, RuntimeError):
+        return ""
+    if got.shape != right.shape:
+        return ""
+    if np.array_equal(right, np.round(right)):  # no fraction to lose on this input
+        if not np.array_equal(got, right):
+            return ""
+        return (
+            "Your values are right here only because every one of them is a whole number: "
+            "the result itself is an integer array, cast to an integer dtype "
+            "(.astype(int), int(...)) or written into an array created with one, and any "
+            "fraction would be cut off. Keep the result floating-point: no cast, and create "
+            "any output array with a float dtype."
+        )
+    cuts = {
+        "truncated toward zero, every fraction cut off (-0.7 became 0, 1.9 became 1)": np.trunc,
+        "rounded to the nearest whole number": np.round,
+        "rounded down to whole numbers (floor)": np.floor,
+    }
+    found = [how for how, cut in cuts.items() if np.array_equal(got, cut(right))]
+    if len(found) != 1:
+        return ""
+    return (
+        f"Your values are the right ones {found[0]}: the result was cast to an integer dtype "
+        "(.astype(int), int(...), np.int64(...)), or written into an array created with an "
+        "integer dtype (np.zeros(..., dtype=int), or with the dtype of integer inputs such "
+        "as ids.dtype), which cuts each value it receives. Keep the result floating-point: "
+        "no cast, and create any output array with a float dtype."
     )

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import torch
 
-__all__ = ["fitting_placements", "sum_placements"]
+__all__ = ["dropped_term_mask", "fitting_placements", "sum_placements"]
 
 
 def fitting_placements(
@@ -70,3 +70,36 @@ def sum_placements(p: float, first: str = "x", second: str = "the table") -> dic
         f"dropout is applied to {second} alone, then {first} is added ({first} + "
         f"dropout({second}))": [(1.0, 0.0), (1.0, s)],
     }
+
+
+def dropped_term_mask(
+    out: torch.Tensor, base: torch.Tensor, term: torch.Tensor, p: float
+) -> torch.Tensor | None:
+    """When every entry of ``out`` is ``base + term`` with ``term`` through one dropout
+    mask, the same for every entry that ``term`` broadcasts over (each entry base, or
+    base + term / (1 - p)), and some of term's entries dropped: that mask (True where
+    kept, ``term``'s shape). None otherwise, or for anything but tensors. A mask shared
+    along the broadcast axes was drawn on ``term`` itself, not on the sum: a dropout
+    applied to a stored table or weight (once, when the module was built, say)."""
+    if not all(isinstance(t, torch.Tensor) for t in (out, base, term)) or not 0 < p < 1:
+        return None
+    got = out.detach().double()
+    try:
+        left = base.detach().double().expand_as(got)
+        part = term.detach().double().expand_as(got)
+    except RuntimeError:
+        return None
+    counted = part.abs() > 1e-6  # an entry of term that is 0 shows no mask
+    kept = torch.isclose(got, left + part / (1 - p), rtol=1e-4, atol=1e-5) & counted
+    dropped = torch.isclose(got, left, rtol=1e-4, atol=1e-5) & counted
+    if not bool((kept | dropped | ~counted).all()) or not bool(dropped.any()):
+        return None
+    # the broadcast axes of term: every slice along them must show the one mask
+    lead = got.dim() - term.dim()
+    axes = [a for a in range(got.dim()) if a < lead or term.shape[a - lead] == 1]
+    mask = kept.any(dim=axes[0], keepdim=True) if axes else kept
+    for axis in axes[1:]:
+        mask = mask.any(dim=axis, keepdim=True)
+    if not bool(((kept == mask.expand_as(kept)) | ~counted).all()):
+        return None
+    return mask.reshape(term.shape) if mask.numel() == term.numel() else None

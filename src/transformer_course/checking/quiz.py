@@ -14,11 +14,14 @@ implemented yet" message and lets the grader fetch the answer as plain data.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from transformer_course.checking.checker import Checker
 from transformer_course.checking.formatting import short
@@ -38,6 +41,10 @@ class Quiz:
     why: Mapping[str | float, str]
     choices: Mapping[str, str] = field(default_factory=dict)
     rel_tol: float = 1e-6
+    #: a numeric answer's worked expression, with its parentheses ("(128 / 2) ** 0.5"):
+    #: a wrong number that the expression gives with a pair of them left out is told
+    #: that Python's precedence read it another way
+    worked: str = ""
 
 
 def _letter(value: object) -> str | None:
@@ -231,6 +238,9 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
                         "float), not a tuple."
                     )
                 if number is None:
+                    several = _several_numbers(given, float(quiz.answer), quiz.rel_tol)
+                    if several:
+                        c.fail(f"{quiz.name}() returned {several}")
                     c.fail(f"{quiz.name}() returned {short(given)}: return a number.")
                 if not math.isclose(number, float(quiz.answer), rel_tol=quiz.rel_tol):
                     known = next(
@@ -241,7 +251,10 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
                             and math.isclose(number, float(value), rel_tol=quiz.rel_tol)
                         ),
                         "",
-                    ) or number_relation(number, float(quiz.answer), quiz.rel_tol)
+                    ) or (
+                        precedence_slip(number, quiz.worked, quiz.rel_tol)
+                        or number_relation(number, float(quiz.answer), quiz.rel_tol)
+                    )
                     c.fail(f"{number:g} is not right. {known} Think again.".replace("  ", " "))
             c.ok()
             if not hidden:
@@ -251,6 +264,90 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
     check.__doc__ = f"Check the answer to the concept question {quiz.name}."
     check.quiz = quiz  # what the generic tests read
     return check
+
+
+_ARITHMETIC = (
+    ast.Expression,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.Constant,
+    ast.Add,
+    ast.Sub,
+    ast.Mult,
+    ast.Div,
+    ast.FloorDiv,
+    ast.Pow,
+    ast.USub,
+    ast.UAdd,
+)
+
+
+def _arithmetic(expression: str) -> float | None:
+    """The value of a plain arithmetic expression (numbers, + - * / // **), or None."""
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return None
+    if not all(isinstance(node, _ARITHMETIC) for node in ast.walk(tree)):
+        return None
+    try:
+        value = eval(compile(tree, "<worked>", "eval"), {"__builtins__": {}})
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _without_parentheses(worked: str) -> list[str]:
+    """``worked`` with each one pair of its parentheses left out."""
+    opened, pairs = [], []
+    for at, ch in enumerate(worked):
+        if ch == "(":
+            opened.append(at)
+        elif ch == ")" and opened:
+            pairs.append((opened.pop(), at))
+    return [worked[:a] + worked[a + 1 : b] + worked[b + 1 :] for a, b in pairs]
+
+
+def precedence_slip(number: float, worked: str, rel_tol: float) -> str:
+    """When ``number`` is what ``worked`` gives with one pair of parentheses left out:
+    the sentence that says so (Python's precedence: ** before * and /, those before + and
+    -); "" otherwise."""
+    right = _arithmetic(worked)
+    for written in _without_parentheses(worked):
+        value = _arithmetic(written)
+        if value is None or right is None or math.isclose(value, right, rel_tol=rel_tol):
+            continue
+        if math.isclose(number, value, rel_tol=rel_tol):
+            return (
+                f"Your number is what {written} gives: {worked} without its parentheses. "
+                "Python's operator precedence reads it another way (** binds tighter than * "
+                "and /, which bind tighter than + and -), so the operation meant to come "
+                f"first came last. Put the parentheses back: {worked}."
+            )
+    return ""
+
+
+def _several_numbers(given: object, answer: float, rel_tol: float) -> str:
+    """For an array (or list) of several numbers where one belongs: how many, and whether
+    they are all the answer; "" for anything else."""
+    try:
+        values = [float(v) for v in np.asarray(given, dtype=float).reshape(-1)]
+    except (TypeError, ValueError):
+        return ""
+    if len(values) < 2 or np.ndim(given) == 0:
+        return ""
+    shape = tuple(np.shape(given))
+    if all(math.isclose(v, answer, rel_tol=rel_tol) for v in values):
+        return (
+            f"an array of {len(values)} numbers, shape {shape}, each {values[0]:g}, where "
+            "the question asks for one number: you computed the value for several cases "
+            "at once (one per row), and it is the same for each. Return a single number, "
+            "one of them: float(x[0])."
+        )
+    return (
+        f"an array of {len(values)} numbers, shape {shape}, where the question asks for a "
+        "single number: return that one number."
+    )
 
 
 def _number(value: object) -> float | None:

@@ -255,6 +255,95 @@ def _none_compared_advice(exc: BaseException) -> str:
     )
 
 
+def _innermost_line(exc: BaseException) -> str:
+    """The line of the learner's innermost frame on the traceback, comment left out ("" when
+    none): the line that raised, not one that called it."""
+    import linecache
+
+    from transformer_course.checking.failure import innermost_learner_traceback
+
+    found = innermost_learner_traceback(exc)
+    if found is None:
+        return ""
+    code = found.tb_frame.f_code
+    return linecache.getline(code.co_filename, found.tb_lineno).split("#")[0]
+
+
+_ALONG_AXIS = re.compile(
+    r"(take|put)_along_axis\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*,(?:[^,]*,)?\s*"
+    r"axis\s*=\s*(-1|\d+)"
+)
+
+
+def _along_axis_without_last_axis_advice(exc: BaseException) -> str:
+    """np.take_along_axis / np.put_along_axis along the last axis, given indices with the
+    array's shape less that axis: one index per row, where the functions want an index
+    array with as many axes as the array (blind19e-onehot-put-along-axis-without-new-axis
+    passed the ids themselves)."""
+    if "must have the same number of dimensions" not in str(exc):
+        return ""
+    call = _ALONG_AXIS.search(_innermost_line(exc))
+    if call is None:
+        return ""
+    which, array, index = call[1], call[2], call[3]
+    array_shape, index_shape = _local_shape(exc, array), _local_shape(exc, index)
+    if array_shape is None or index_shape is None or not array_shape:
+        return ""
+    axis = int(call[4])
+    if axis not in (-1, len(array_shape) - 1) or index_shape != array_shape[:-1]:
+        return ""
+    return (
+        f"np.{which}_along_axis needs an index array with as many axes as the array: "
+        f"`{array}` is {array_shape}, and `{index}` is {index_shape}, one index per row along "
+        f"the last axis but without that axis itself. Give the indices a last axis of size 1, "
+        f"{index}[..., None] (np.expand_dims({index}, -1)), shape {(*index_shape, 1)}."
+    )
+
+
+def _extend_with_one_item_advice(exc: BaseException) -> str:
+    """list.extend (or +=) given one int or float: extend walks an iterable and adds its
+    items, so one number raises "'int' object is not iterable" (blind19e-merge-extend-new-id
+    wrote merged.extend(new_id))."""
+    found = re.search(r"'(int|float|bool)' object is not iterable", str(exc))
+    if not found:
+        return ""
+    call = re.search(
+        r"([A-Za-z_][\w.]*)\.extend\(\s*((?:[^()]|\([^()]*\))*?)\s*\)", _innermost_line(exc)
+    )
+    if call is None:
+        return ""
+    target, item = call[1], call[2] or "item"
+    return (
+        f"{target}.extend({item}) was given one {found[1]}: list.extend walks an iterable and "
+        f"adds each of its items, so a single number cannot be extended with. To add one "
+        f"item, use {target}.append({item}) (extend is for adding several at once, "
+        f"{target}.extend([a, b]))."
+    )
+
+
+#: numpy's and PyTorch's words for a loop over (or len() of) a value of shape ()
+_ZERO_D = re.compile(
+    r"iteration over a 0-d (array|tensor)|len\(\) of (unsized object|a 0-d tensor)"
+)
+
+
+def _zero_d_iteration_advice(exc: BaseException) -> str:
+    """A loop over (or len() of) an array of shape (): code that takes the input item by
+    item assumes at least one axis, and a single value given as a 0-d array has none
+    (blind19a-embed-stack-loop-fails-on-scalar-id stacked table[i] for i in ids)."""
+    found = _ZERO_D.search(str(exc))
+    if not found:
+        return ""
+    kind = "tensor" if "tensor" in found[0] else "array"
+    return (
+        f"A 0-d {kind}, of shape (), holds a single value and has no items: your code loops "
+        f"over it (for i in ids, a list comprehension, np.stack([... for i in ids])) or takes "
+        "its len(), which only works on inputs with at least one axis. An input of any shape "
+        "(...) includes shape (): use whole-array operations, which work for every shape, "
+        "instead of a Python loop (for a lookup, index with the whole array: table[ids])."
+    )
+
+
 _MATMUL = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
 
 
@@ -421,7 +510,9 @@ def _stack_of_unequal_advice(exc: BaseException) -> str:
 
 RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]] = {
     "stack expects each tensor to be equal size": _stack_of_unequal_advice,
-    "object is not iterable": _module_not_iterable_advice,
+    "object is not iterable": lambda exc: (
+        _module_not_iterable_advice(exc) or _extend_with_one_item_advice(exc)
+    ),
     "before Module.__init__() call": _super_init_advice,
     "must be a 3D tensor": _bmm_advice,
     "must be bool, not method": _train_method_advice,
@@ -434,4 +525,7 @@ RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]]
     "not implemented for 'Bool'": _bool_product_advice,
     "indices must be integers or slices, not str": _key_on_sequence_advice,
     "not supported between instances of": _none_compared_advice,
+    "0-d": _zero_d_iteration_advice,
+    "must have the same number of dimensions": _along_axis_without_last_axis_advice,
+    "unsized object": _zero_d_iteration_advice,
 }

@@ -33,6 +33,7 @@ __all__ = [
     "size_one_axes",
     "size_one_axes_change",
     "size_one_axes_note",
+    "values_in_permuted_axes",
 ]
 
 
@@ -132,6 +133,45 @@ def permuted_axes(got: tuple, shape: tuple) -> str:
         f"That is the expected shape with its axes in another order: yours holds axes "
         f"{tuple(order)} of the expected one (a transpose, permute, swapaxes or moveaxis "
         "rearranged them, or one was missing). "
+    )
+
+
+def values_in_permuted_axes(got, expected, *, rtol: float = 1e-5, atol: float = 1e-6) -> str:
+    """A sentence for a result that holds the expected numbers with its axes in another
+    order (every size distinct, so the order is known): a transpose or permute applied and
+    never undone, the two swapped axes named; "" when the numbers differ too, or for
+    anything but two tensors (values from the grader's sandbox included)."""
+    if not (isinstance(got, torch.Tensor) and isinstance(expected, torch.Tensor)):
+        return ""
+    shape, found = tuple(expected.shape), tuple(got.shape)
+    if found == shape or sorted(found) != sorted(shape) or len(set(shape)) != len(shape):
+        return ""
+    order = [found.index(size) for size in shape]  # got.permute(order) has expected's shape
+    try:
+        same = torch.allclose(
+            got.detach().permute(order).double(), expected.detach().double(), rtol=rtol, atol=atol
+        )
+    except (RuntimeError, TypeError):
+        return ""
+    if not same:
+        return ""
+    moved = [axis for axis, source in enumerate(order) if axis != source]
+    if len(moved) == 2:
+        first, second = moved
+        how = (
+            f"axes {first} and {second} swapped: yours is {found} where {shape} belongs. A "
+            f"transpose (or swapaxes) of axes {first} and {second} was applied and never "
+            "transposed back"
+        )
+    else:
+        how = (
+            f"its axes in another order: yours holds axes {tuple(order.index(a) for a in range(len(order)))} "
+            "of the expected one. A permute (or several transposes) was applied and never "
+            "undone"
+        )
+    return (
+        f"Your numbers are the right ones, but with {how}: return the result in the layout "
+        "asked for, undoing any rearrangement you made to compute it. "
     )
 
 

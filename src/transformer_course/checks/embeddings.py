@@ -52,6 +52,8 @@ __all__ = [
 
 
 def _ids_repr(ids: np.ndarray) -> str:
+    if ids.ndim == 0:  # a single id as an array of shape (): say so, 2 alone would hide it
+        return f"np.array({ids.item()}) (shape ())"
     return repr(ids.tolist()) if ids.size <= 8 else f"<ids of shape {ids.shape}>"
 
 
@@ -482,6 +484,7 @@ def _embed_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray]]:
                 rng.normal(size=(6, 3)).astype(np.float32),
             ),
             (np.array([[4, 1, 6]]), table),  # a batch of one sentence: (1, len)
+            (np.array(2), table),  # a single id, shape (): ids of any shape include ()
         ]
     rng = numpy_rng(2020)
     cases = []
@@ -495,6 +498,7 @@ def _embed_cases(hidden: bool) -> list[tuple[np.ndarray, np.ndarray]]:
         cases.append((rng.integers(0, vocab_size, size=shape), table))
     cases.append((np.array([[11, 11, 0]], dtype=np.int32), rng.normal(size=(12, 6))))
     cases.append((rng.integers(0, 20, size=(2, 4)), rng.normal(size=(20, 7)).astype(np.float32)))
+    cases.append((np.array(8), rng.normal(size=(9, 4))))  # a single id, shape ()
     return cases
 
 
@@ -694,7 +698,7 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                 raise
             c.expect_type(got, np.ndarray, what, "Return a numpy array.")
             c.expect_shape(got, expected.shape, what, _embed_shape_hint(got, ids, table, embed))
-            c.expect_floating(got, what, preferred=table.dtype)
+            c.expect_floating(got, what, preferred=table.dtype, expected=expected)
             vocab_size, d_model = table.shape
             c.expect_close(
                 got,
@@ -790,6 +794,37 @@ def _norms_of_the_other_hint(cosine_similarity, message: str, a, b) -> str:
         "yours gives exactly that model's numbers. Normalise each matrix by its own row "
         f"lengths: {mine} / np.linalg.norm({mine}, axis=-1, keepdims=True)."
     )
+
+
+def _combined_inputs_hint(got, a: np.ndarray, b: np.ndarray) -> str:
+    """A result of another shape whose numbers show how the inputs were combined: every
+    entry of the unit rows times every entry (np.outer flattens its arguments), or the
+    cosines of a and b stacked into one matrix (each stacked row against every other, the
+    (n, m) block of a against b inside it); "" otherwise."""
+    n, m, d = len(a), len(b), a.shape[-1]
+    try:
+        values = np.asarray(got, dtype=np.float64)
+    except (TypeError, ValueError):
+        return ""
+    a_unit, b_unit = _normalised(a.astype(np.float64)), _normalised(b.astype(np.float64))
+    if values.shape == (n * d, m * d) and np.allclose(values, np.outer(a_unit, b_unit), atol=1e-5):
+        return (
+            f"Yours is every entry of a's unit rows times every entry of b's, shape (n * d, "
+            f"m * d) = ({n * d}, {m * d}): np.outer flattens both arrays before multiplying, "
+            "so it pairs numbers, not rows. The outer product of the rows' *lengths* is a "
+            "denominator; the cosines are the dot products of the unit rows, "
+            "a_unit @ b_unit.T, (n, m)."
+        )
+    stacked = _normalised(np.concatenate([a, b]).astype(np.float64))  # (n + m, d)
+    if values.shape == (n + m, n + m) and np.allclose(values, stacked @ stacked.T, atol=1e-5):
+        return (
+            f"Yours is the cosine of every row of a and b stacked into one matrix with every "
+            f"other, shape (n + m, n + m) = ({n + m}, {n + m}): a's rows against each other "
+            "and b's against themselves too, as scikit-learn's cosine_similarity(X) does with "
+            f"one argument. The answer is only its block of a's rows against b's, [:{n}, "
+            f"{n}:]: compare a with b, a_unit @ b_unit.T, without stacking them."
+        )
+    return ""
 
 
 _PAIRWISE_HINT = (
@@ -1226,6 +1261,8 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                 hint = f"You compared the vectors elementwise (row i with row i only). {_PAIRWISE_HINT}"
             elif got_shape in ((1,), (1, 1)):
                 hint = f"You returned a single number. {_PAIRWISE_HINT}"
+            if got_shape != (n, m):
+                hint = _combined_inputs_hint(got, a, b) or hint
             c.expect_shape(got, (n, m), what, hint)
             c.expect_floating(got, what, preferred="float64")
             a64, b64 = a.astype(np.float64), b.astype(np.float64)
@@ -2015,11 +2052,15 @@ QUIZ_GRADIENT_ROWS = Quiz(
         5: "The batch uses the ids 0, 1, 2, 3 and 5: five different rows. Row 1 occurs twice "
         "and gets the sum of both positions' gradients, but it is still one row; rows 4 and "
         "6 to 9 are never read, so their gradient is exactly 0.",
-        10: "Only the rows that the batch reads take part in the computation. A row that is "
-        "never looked up does not affect the loss, so its gradient is 0.",
+        10: "10 is the vocabulary size, as if every row got a gradient: not every row does. "
+        "Only the rows of the ids that occur in the batch take part in the computation; a "
+        "row that is never looked up does not affect the loss, so its gradient is 0.",
         6: "6 is the number of tokens. Row 1 is read twice, but it is one row: its gradient is "
         "the sum of the gradients at its two positions.",
-        4: "Count again: the ids are 3, 0, 5, 1, 1, 2.",
+        4: "Count again: the ids are 3, 0, 5, 1, 1, 2. If you left out row 0, the row of "
+        "id 0 (<pad>), as if padding never received a gradient: that is what "
+        "nn.Embedding(..., padding_idx=0) does, and this layer has no padding_idx, so row 0 "
+        "is read and gets its gradient like any other.",
     },
 )
 check_quiz_gradient_rows = quiz_check(QUIZ_GRADIENT_ROWS)

@@ -466,7 +466,7 @@ def check_center_rows(center_rows, *, hidden: bool = False) -> None:
                 what,
                 "Keep the input's shape: subtract each row's mean from that row.",
             )
-            c.expect_floating(got, what, preferred=x.dtype)
+            c.expect_floating(got, what, preferred=x.dtype, expected=expected)
             c.expect_close(
                 got,
                 expected,

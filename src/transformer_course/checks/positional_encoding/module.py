@@ -14,10 +14,14 @@ import numpy as np
 import torch
 
 from transformer_course.checking import Checker, torch_generator
-from transformer_course.checking.dropout_placement import fitting_placements, sum_placements
+from transformer_course.checking.dropout_placement import (
+    dropped_term_mask,
+    fitting_placements,
+    sum_placements,
+)
 from transformer_course.checking.module_settings import NEVER_IN_TRAINING
 from transformer_course.checking.modules import build_module
-from transformer_course.checking.size_one_axes import dropped_only_at_one
+from transformer_course.checking.size_one_axes import dropped_only_at_one, values_in_permuted_axes
 from transformer_course.reference import positional_encoding as ref
 
 from .common import _FLOAT32_FORMULA, _tolerance
@@ -349,6 +353,17 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None, tab
             return isinstance(result, torch.Tensor) and result.shape == grown.shape
 
         hint = dropped_only_at_one(tuple(out.shape), tuple(x.shape), run_grown) or hint
+        expected = x + table[:length].unsqueeze(0)  # (batch, len, d_model)
+        swapped = values_in_permuted_axes(out, expected, **_FLOAT32_FORMULA)
+        if swapped and tuple(out.shape) == (length, batch, d_model):
+            hint = (
+                swapped + "Yours is (len, batch, d_model), the sequence-first layout of the "
+                "PyTorch tutorial (and its (max_len, 1, d_model) table): x transposed to add "
+                "the table must be transposed back, x.transpose(0, 1), to (batch, len, "
+                "d_model), the shape of x."
+            )
+        elif swapped:
+            hint = swapped + hint
     c.expect_shape(out, x.shape, what, hint)
     if out.requires_grad:
         _fail_requires_grad(c, module, what)
@@ -503,6 +518,20 @@ def _rows_added(out, x, table) -> str:
             f"used. You added {where} instead of the first len rows. Position p gets row p: "
             "table[:, :x.size(1)]."
         )
+    if len(set(taken)) == 1 and length > 1:
+        row = taken[0]
+        cause = (
+            f", row {row} = len: position len's row was added to every token, as indexing "
+            "the table at the length, table[:, len] (a missing colon), does instead of "
+            "slicing its first len rows, table[:, :len]"
+            if row == length
+            else f": row {row} was added to every token, one index where a slice of len rows "
+            "belongs"
+        )
+        return (
+            f"Every position got the same row of the table ({shown}, ...){cause}. Position p "
+            "gets row p: table[:, :x.size(1)]."
+        )
     if taken == list(range(length))[::-1]:
         return (
             f"Position p got row len - 1 - p of the table ({shown}, ...): the rows are added "
@@ -624,6 +653,42 @@ def _expect_dropout_on_the_sum(c, out, x, rows, what: str) -> None:
     )
 
 
+def _expect_table_not_dropped(c, out, x, rows, what: str, again) -> None:
+    """In eval mode with p = 0.5: an output of x plus the table through one dropout mask,
+    the same for every sequence of the batch, is a table that went through dropout
+    itself: once when built (one mask, the same on two calls of one module with other
+    seeds) or in every forward with training forced on (a new mask per call)."""
+    mask = dropped_term_mask(out, x, rows, 0.5)  # (1, len, d_model): True where kept
+    if mask is None:
+        return
+    try:
+        masks = [dropped_term_mask(out, x, rows, 0.5) for out in again()]
+    except Exception:  # the calls are the check's own probe: no verdict from them
+        masks = []
+    lost = int((~mask & (rows.abs() > 1e-6)).sum())
+    if len(masks) == 2 and masks[0] is not None and masks[1] is not None:
+        fixed = torch.equal(masks[0], masks[1])
+    else:
+        return  # the two calls do not show one mask each: say nothing more
+    if fixed:
+        c.fail(
+            f"{what} adds a table with {lost} of its entries zeroed and the others doubled "
+            "(PE / (1 - p)), at the same places for every sequence of the batch and on "
+            "every call: the stored table itself went through dropout, once, when the "
+            "module was built (self.dropout(table) in __init__, where a new module is in "
+            "training mode), so a fixed random mask is baked into the buffer, in eval mode "
+            "as in training. Store the table as computed, and apply dropout in forward, "
+            "to the sum: self.dropout(x + self.pe[:, :x.size(1)])."
+        )
+    c.fail(
+        f"{what} adds a table with {lost} of its entries zeroed and the others doubled "
+        "(PE / (1 - p)), the same for every sequence of the batch: the table goes through "
+        "a dropout of its own that ignores eval mode (F.dropout(pe, p) defaults to "
+        "training=True). Apply dropout once, to the sum, with the module's nn.Dropout: "
+        "self.dropout(x + self.pe[:, :x.size(1)])."
+    )
+
+
 def _check_dropout(c, cls, d_model, max_len, x, table):
     """Dropout, checked without depending on a random stream: p = 0.5 in eval mode and
     p = 0 in training mode change nothing; p = 1 in training mode zeroes everything."""
@@ -650,6 +715,19 @@ def _check_dropout(c, cls, d_model, max_len, x, table):
                 "and the others are (x + PE) / (1 - p) = 2·(x + PE), which is dropout in "
                 f"training mode. {_EVAL_HINT}"
             )
+
+    def twice_on_one_module():  # two calls of one module, each after its own seed
+        module, _ = build_module(
+            c, cls, d_model, name="PositionalEncoding", max_len=max_len, dropout=0.5, mode="eval"
+        )
+        outs = []
+        for seed in (_CALL_SEED, _CALL_SEED + 1):
+            torch.manual_seed(seed)
+            with contextlib.redirect_stdout(io.StringIO()):
+                outs.append(module(x.clone()))
+        return outs
+
+    _expect_table_not_dropped(c, out, x, table[:length].unsqueeze(0), what, twice_on_one_module)
     c.expect_close(
         out,
         total,

@@ -26,7 +26,8 @@ QUIZ_SHIFT = Quiz(
         "depend on k only, so one matrix M(k) maps PE[pos] to PE[pos + k] for every pos, "
         "backwards for negative k, and M(0) is the identity.",
         "d": "That is the point of the sin/cos pairs: the coefficients cos(w_i·k) and "
-        "sin(w_i·k) contain k but not pos, so the same matrix works everywhere.",
+        "sin(w_i·k) contain k but not pos: the matrix does not depend on pos, so one "
+        "matrix per k works at every position.",
     },
 )
 check_quiz_shift = quiz_check(QUIZ_SHIFT)
@@ -35,6 +36,7 @@ QUIZ_ROW_LENGTH = Quiz(
     name="quiz_row_length",
     answer=8,
     rel_tol=1e-3,
+    worked="(128 / 2) ** 0.5",  # the square root of the number of pairs
     why={
         8: "Each pair contributes sin² + cos² = 1 to the squared length, and d_model = 128 "
         "has 64 pairs: squared length 64, length √64 = 8, the same for every position. "

@@ -485,6 +485,42 @@ def _outside_blocks(got: np.ndarray, d_model: int) -> str:
     )
 
 
+def _rows_at_two_angles(got: np.ndarray, k: int, d_model: int) -> str:
+    """When each 2×2 block's two rows are each a cosine and a sine of one angle, the upper
+    row at the right angle w_i·k and the lower at another: the block is no rotation. Named
+    with the lower rows' angle when it is a frequency of its own per feature, k / 10000^((2i
+    + 1) / d_model) (blind19e-rs-odd-rows-own-frequency); "" otherwise."""
+    if d_model < 2 or d_model % 2:
+        return ""
+    i = np.arange(0, d_model, 2)
+    right = k / np.power(10000.0, i / d_model)
+    upper = np.arctan2(-got[i, i + 1], got[i, i])  # row 2i: [cos a, -sin a]
+    lower = np.arctan2(got[i + 1, i], got[i + 1, i + 1])  # row 2i+1: [sin b, cos b]
+    unit = np.allclose(got[i, i] ** 2 + got[i, i + 1] ** 2, 1.0, atol=1e-6) and np.allclose(
+        got[i + 1, i] ** 2 + got[i + 1, i + 1] ** 2, 1.0, atol=1e-6
+    )
+
+    def same(a, b):  # angles equal up to whole turns
+        return np.allclose(np.cos(a - b), 1.0, atol=1e-9)
+
+    if not unit or not same(upper, right) or same(lower, right):
+        return ""
+    own = k / np.power(10000.0, (i + 1) / d_model)
+    which = (
+        " at a frequency of its own, k / 10000^((2i+1)/d_model), as if the cosine feature "
+        "2i+1 had its own frequency"
+        if same(lower, own)
+        else " at another angle"
+    )
+    return (
+        "In every 2×2 block the upper row turns by the right angle w_i·k, but the lower row "
+        f"(the cosine feature 2i+1) turns{which}: a block whose two rows use different angles "
+        "is no rotation, so PE[pos] @ M is not PE[pos + k]. Sine and cosine of pair i share "
+        "one frequency w_i = 1 / 10000^(2i/d_model): the same angle w_i·k in all four "
+        "entries of the block."
+    )
+
+
 def _shift_property_hint(got: np.ndarray, k: int, d_model: int) -> str:
     blocks = np.kron(np.eye(d_model // 2), np.ones((2, 2))) > 0
     outside = np.abs(np.where(blocks, 0.0, got)) > _FLOAT32_FORMULA["atol"]
@@ -786,6 +822,7 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                 pairs=_shift_pairs(k, d_model) if d_model % 2 == 0 else None,
                 explain=lambda got=got, k=k, d_model=d_model: (
                     _block_entries(np.asarray(got, dtype=np.float64), k, d_model)
+                    or _rows_at_two_angles(np.asarray(got, dtype=np.float64), k, d_model)
                     or _outside_blocks(np.asarray(got, dtype=np.float64), d_model)
                     or _offset_as_function(
                         relative_shift, np.asarray(got, dtype=np.float64), k, d_model

@@ -357,6 +357,32 @@ def _rows_off_by_one(got, max_len: int, d_model: int) -> str:
     )
 
 
+#: the first even feature index 2i where 10000^(2i) no longer fits in an int64
+_FIRST_OVERFLOWING_COLUMN = next(c for c in range(0, 64, 2) if 10000**c > np.iinfo(np.int64).max)
+
+
+def _integer_power_overflow_hint(got64: np.ndarray, max_len: int, d_model: int) -> str:
+    """Every column before 2i = 6 right and the pair at 6 wrong: exactly where 10000^(2i)
+    = 10^24 leaves the int64 range, so a power taken in integers wrapped around silently
+    (blind19a-pe-integer-power-overflow: np.power(np.power(10000, two_i), 1 / d_model));
+    "" otherwise."""
+    column = _FIRST_OVERFLOWING_COLUMN
+    if got64.shape != (max_len, d_model) or d_model < column + 2:
+        return ""  # the whole pair at 2i = 6 must be there (an odd last column is another matter)
+    expected = ref.positional_encoding(max_len, d_model)
+    close = np.isclose(got64, expected, rtol=1e-5, atol=1e-5)  # (max_len, d_model)
+    if not close[:, :column].all() or close[:, column].all() or close[:, column + 1].all():
+        return ""  # both columns of the pair wrong: its frequency, not one column
+    return (
+        f"Columns 0 to {column - 1} are right, and the pair from column {column} on is wrong: "
+        f"at 2i = {column}, 10000^(2i) = 10^{4 * column} is past the largest int64 (about "
+        "9.2·10^18), so a power computed in integers (np.power or ** with an integer base "
+        "and integer exponents, such as 10000 ** two_i) overflows and wraps around without "
+        "an error, giving garbage or NaN. Compute the power in floating point: "
+        "np.power(10000.0, two_i / d_model), with the exponent divided first."
+    )
+
+
 def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> None:
     """positional_encoding(max_len, d_model) -> the (max_len, d_model) sinusoidal table.
 
@@ -420,6 +446,9 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
             c.expect_shape(got, (max_len, d_model), what, hint)
             c.expect_floating(got, what, preferred="float64")
             got64 = got.astype(np.float64)
+            overflow = _integer_power_overflow_hint(got64, max_len, d_model)
+            if overflow:
+                c.fail(f"{what} is not what the reference gives. {overflow}")
             hint = (
                 "If you wrote `10000 ** 2 * i / d_model`, Python reads it as (10000**2) * i / d_model: "
                 "put the exponent in parentheses."

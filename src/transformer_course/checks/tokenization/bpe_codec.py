@@ -8,6 +8,7 @@ import contextlib
 import io
 import re
 import traceback
+import unicodedata
 
 from transformer_course.checking import Checker, CheckFailure
 from transformer_course.checking.failure import _is_learner_frame
@@ -461,6 +462,39 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
                 if any(ord(ch) > 127 for ch in text)
                 else None
             ),
+            **{
+                f"You normalised the text to {form} (unicodedata.normalize('{form}', text)) "
+                f"before taking its bytes: {effect}, other bytes than the text's own, so "
+                "accented text gets other ids and decoding them does not give the text back. "
+                "BPE encodes the text exactly as given: list(text.encode('utf-8')).": (
+                    lambda text, m, form=form: (
+                        ref.bpe_encode(unicodedata.normalize(form, text), m)
+                        if unicodedata.normalize(form, text) != text
+                        else None
+                    )
+                )
+                for form, effect in (
+                    (
+                        "NFD",
+                        "an accented letter such as 'é' is decomposed into 'e' and a "
+                        "combining accent (U+0301)",
+                    ),
+                    (
+                        "NFKD",
+                        "an accented letter such as 'é' is decomposed into 'e' and a "
+                        "combining accent (U+0301), and compatibility characters are replaced",
+                    ),
+                    (
+                        "NFC",
+                        "letters written with a combining accent are composed into one character",
+                    ),
+                    (
+                        "NFKC",
+                        "compatibility characters (ligatures such as 'ﬁ', full-width "
+                        "letters) are replaced by plain ones",
+                    ),
+                )
+            },
             "You lower-cased the text: BPE encodes the bytes of the text as it is, and a "
             "capital is a byte of its own ('A' is 65, 'a' is 97). Lower-casing is a choice "
             "of the word tokenizer, not of bpe_encode: start from list(text.encode('utf-8')).": (
@@ -598,6 +632,9 @@ _ID_AS_BYTE_PROBES = {
     "bytes": ([104, 105], {}, "hi"),
     "first merge": ([256], {(104, 105): 256}, "hi"),
     "later merge": ([257], {(104, 105): 256, (33, 33): 257}, "!!"),
+    # a merge listed before the merge it is built on: expanding the ids merge by merge in
+    # the dict's order decodes it; a table built from bytes([a, b]) cannot (257 > 255)
+    "built on a later merge": ([256], {(97, 257): 256, (98, 99): 257}, "abc"),
 }
 
 
@@ -657,6 +694,17 @@ def _id_as_byte_hint(bpe_decode):
                 "table[new_id] = table[a] + table[b], in learned order, then join table[i] for "
                 "every id."
             )
+        if first == "right" and later == "right" and outcome["built on a later merge"] == "right":
+            return (
+                "An id of 256 or more was left unexpanded: you undo the merges one by one, "
+                "replacing each new_id by its pair, but walk them in the order they were "
+                "learned. Undoing 256 first leaves unexpanded the 256s that undoing a later "
+                "merge built on it, (256, x) -> 257, puts back, so they reach bytes(...). "
+                f"{shown['built on a later merge']}, whose merge 256 is built on 257, listed "
+                "after it, returns 'abc' with yours: the order decides. Undo the merges in "
+                "reverse learned order (newest first), or build a table id -> bytes in "
+                "learned order: table[new_id] = table[a] + table[b]."
+            )
         if first == "right" and later == "right":
             return (
                 "An id of 256 or more was turned into a single byte, but only where a merge's "
@@ -698,6 +746,14 @@ def _decode_first_part_only(ids, merges, part: int):
     table = {i: bytes([i]) for i in range(256)}
     for pair, new_id in merges.items():
         table[new_id] = table[pair[part]]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
+def _decode_one_part_twice(ids, merges, part: int):
+    """Each merge's entry built from one of its parts twice (table[a] + table[a])."""
+    table = {i: bytes([i]) for i in range(256)}
+    for pair, new_id in merges.items():
+        table[new_id] = table[pair[part]] + table[pair[part]]
     return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
 
 
@@ -926,6 +982,16 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                             ("backslashreplace", "written as escapes such as \\xc3"),
                         )
                     },
+                    "Each merge's bytes are its first part twice, table[a] + table[a]: its "
+                    "second part, b, is never used (a copy-paste slip). A merge (a, b) stands "
+                    "for a's bytes followed by b's, table[a] + table[b].": (
+                        _decode_one_part_twice(ids, merges, 0)
+                    ),
+                    "Each merge's bytes are its second part twice, table[b] + table[b]: its "
+                    "first part, a, is never used (a copy-paste slip). A merge (a, b) stands "
+                    "for a's bytes followed by b's, table[a] + table[b].": (
+                        _decode_one_part_twice(ids, merges, 1)
+                    ),
                     "Each merge's bytes hold only its first part: table[new_id] = table[a] "
                     "leaves b out (b is missing). A merge (a, b) stands for the bytes of both, "
                     "table[a] + "

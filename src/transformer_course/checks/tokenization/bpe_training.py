@@ -103,6 +103,25 @@ def _count_as_pair_hint(got: dict, what: str) -> str:
     )
 
 
+def _vocab_returned_hint(got: dict) -> str:
+    """When the dict maps ids to bytes, {id: bytes}: the vocabulary built next to the
+    merges (minbpe's train builds both) was returned instead of them; "" otherwise."""
+    if not got or not all(_is_int(k) and isinstance(v, bytes) for k, v in got.items()):
+        return ""
+    singles = sum(1 for k, v in got.items() if 0 <= k < 256 and v == bytes([k]))
+    made = [k for k in got if k >= 256]
+    held = [f"{singles} single bytes"] * bool(singles) + [
+        f"the bytes of {len(made)} merged ids"
+    ] * bool(made)
+    return (
+        f" That is a vocabulary, {{id: bytes}}, holding {' and '.join(held)}: the table built "
+        "next to the merges (minbpe's train builds both, vocab[256 + "
+        "step] = vocab[a] + vocab[b]). You returned it instead of the merges: return the "
+        "dict {pair: new_id} (merges[best] = 256 + step), from which bpe_decode builds that "
+        "table itself."
+    )
+
+
 def _merges(c: Checker, got, what: str) -> dict[tuple[int, int], int]:
     """A dict {(a, b): new_id} of ints, in the learner's order."""
     c.expect_type(got, dict, what, "Return a dict {(a, b): new_id} in the order learned.")
@@ -123,7 +142,8 @@ def _merges(c: Checker, got, what: str) -> dict[tuple[int, int], int]:
             for pair, v in got.items()
         ),
         f"{what} should map pairs of ids (tuples of two ints) to new ids (ints), but it holds "
-        f"{short(dict(list(got.items())[:3]), 120)}..." + _count_as_pair_hint(got, what),
+        f"{short(dict(list(got.items())[:3]), 120)}..."
+        + (_vocab_returned_hint(got) or _count_as_pair_hint(got, what)),
     )
     return {(int(a), int(b)): int(v) for (a, b), v in got.items()}
 

@@ -171,12 +171,37 @@ def _empty_batch_hints(seqs) -> list:
     return [(lambda exc: bool(raised_by(exc)), text)]
 
 
-def _empty_batch_shape_hint(seqs, got) -> str:
+def _width(c, pad_batch, seqs, pad_id) -> int | None:
+    """The number of columns of pad_batch(seqs, pad_id) (None when it fails or has no
+    two axes): a probe, made through the checker so that the one-edit search sees its
+    result too."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            shape = tuple(np.shape(c.call(pad_batch, [list(s) for s in seqs], pad_id)))
+    except (CheckFailure, Exception):  # a probe: any failure is no verdict
+        return None
+    return shape[1] if len(shape) == 2 else None
+
+
+def _empty_batch_shape_hint(seqs, got, pad_batch=None, c=None) -> str:
     """For a batch of no sequences returned with another shape than (0, 0) (or (0,),
-    accepted with a note)."""
+    accepted with a note). One column too many is told apart by two probes: a batch of
+    empty sequences ([[], []]: a floor of one column gives 1, a default=1 gives 0) and a
+    batch of one sequence of two ([[5, 6]]: only a + 1 gives 3)."""
     if seqs or tuple(got.shape) in ((0, 0), (0,)):
         return ""
     shape = tuple(got.shape)
+    if len(shape) == 2 and shape[0] == 0 and shape[1] == 1 and pad_batch is not None:
+        of_empty, of_two = _width(c, pad_batch, [[], []], 0), _width(c, pad_batch, [[5, 6]], 0)
+        if of_empty == 1 and of_two == 2:
+            return (
+                "Here the batch has no sequences at all: yours has no row, right, but 1 "
+                "column, and pad_batch([[], []], 0) also has 1 column where it should have "
+                "0 columns: your width is at least one, max(longest length, 1) (a guard that "
+                "keeps an empty batch one pad wide), while sequences of length 2 give 2 "
+                "columns, right. A batch of empty sequences is (batch, 0): max_len is "
+                "max((len(seq) for seq in sequences), default=0), with no floor."
+            )
     if len(shape) == 2 and shape[0] == 0 and shape[1] > 0:
         return (
             f"Here the batch has no sequences at all: yours has no row, right, but {shape[1]} "
@@ -228,6 +253,27 @@ def _zeros_made_pad(seqs, pad_id, expected):
     if pad_id == 0 or not any(0 in seq for seq in seqs):
         return None
     return np.where(expected == 0, pad_id, expected)
+
+
+def _every_row_written(seqs, pad_id, expected):
+    """Every sequence written into every row, each over the start of the ones before:
+    what one list repeated as every row, or a slice batch[:, :len(seq)], gives (None when
+    that is the right batch: fewer than two sequences, say)."""
+    batch = np.full(expected.shape, pad_id, dtype=np.int64)  # (batch, max_len)
+    for seq in seqs:
+        batch[:, : len(seq)] = seq
+    return None if np.array_equal(batch, expected) else batch
+
+
+_EVERY_ROW_WRITTEN = (
+    "Every row of yours is the same: each sequence was written into every row, each over "
+    "the start of the ones before. Two ways give exactly this: the rows are one list "
+    "repeated, [[pad_id] * max_len] * len(sequences), whose rows all share one list, so "
+    "writing one row writes them all; or the copy writes a slice of every row, "
+    "batch[:, :len(seq)] = seq, a colon where the row index belongs. Make a new list per "
+    "row ([[pad_id] * max_len for _ in sequences], or np.full) and write row i alone: "
+    "batch[i, :len(seq)] = seq."
+)
 
 
 def _reversed_rows(seqs, pad_id, expected):
@@ -316,13 +362,19 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                     and got.shape[0] == expected.shape[0]
                     and got.shape[1] == expected.shape[1] + 1
                 ):
+                    floor = expected.shape[1] == 0 and _width(c, pad_batch, [[5, 6]], 0) == 2
                     shape_hint += (
-                        f" Yours has one column too many, {got.shape[1]}: the width is max_len "
-                        "+ 1 (a + 1 on the longest length, or a pad_id added to every row "
-                        "before padding)."
+                        " Yours has 1 column where every sequence is empty, while sequences of "
+                        "length 2 (pad_batch([[5, 6]], 0)) give 2 columns, right: your width is "
+                        "at least one, max(longest length, 1) (a guard that keeps an empty "
+                        "batch one pad wide). A batch of empty sequences has 0 columns: no floor."
+                        if floor
+                        else f" Yours has one column too many, {got.shape[1]}: the width is "
+                        "max_len + 1 (a + 1 on the longest length, or a pad_id added to every "
+                        "row before padding)."
                     )
                 shape_hint = (
-                    _empty_batch_shape_hint(seqs, got)
+                    _empty_batch_shape_hint(seqs, got, pad_batch, c)
                     or _width_of_first_hint(pad_batch, seqs, pad_id)
                     or _width_of_largest_hint(pad_batch, seqs, pad_id)
                 ) or (
@@ -370,6 +422,7 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                     "dtype=np.int64) and copy each sequence into the start of its row.": (
                         _zeros_made_pad(seqs, pad_id, expected)
                     ),
+                    _EVERY_ROW_WRITTEN: _every_row_written(seqs, pad_id, expected),
                     "Each sequence is reversed in its row: copy it as it is, its first id "
                     "first, then the padding.": _reversed_rows(seqs, pad_id, expected),
                     f"Your batch's dtype, {array.dtype}, is too small for these ids: those "

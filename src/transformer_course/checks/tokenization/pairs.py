@@ -63,6 +63,12 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
                     + " Count every adjacent pair ids[i], ids[i+1] for i = 0 .. len(ids)-2."
                 ).strip(),
                 mistakes={
+                    "Only the first pair was counted, once: your loop ends after its first "
+                    "step, as a `return` inside the loop (indented one level too deep) or a "
+                    "break there does. Go through every position, and return the counts "
+                    "after the loop, at the function's own indentation.": (
+                        {(ids[0], ids[1]): 1} if len(ids) > 2 else None
+                    ),
                     "Pairs overlap: in [1, 1, 1] the pair (1, 1) occurs twice (positions 0 and 1). "
                     "Don't skip ahead after counting a pair.": _pairs_non_overlapping(ids),
                     "You counted only the pairs that start at an even position: "
@@ -326,6 +332,16 @@ def _merge_scan_steps(ids, pair, new_id, start=0, step_merge=2, step_else=1, neg
     return out
 
 
+def _merge_fixed_steps_of_two(ids, pair, new_id):
+    """The list walked two ids at a time: each chunk ids[i:i + 2] at an even i merged when
+    it is the pair, copied otherwise."""
+    out = []
+    for i in range(0, len(ids), 2):
+        chunk = list(ids[i : i + 2])
+        out += [new_id] if tuple(chunk) == tuple(pair) else chunk
+    return out
+
+
 def _merge_step_mistakes(ids, pair, new_id) -> dict:
     """Each step of the scan changed alone: {diagnosis: its result}."""
     return {
@@ -344,6 +360,16 @@ def _merge_step_mistakes(ids, pair, new_id) -> dict:
         "Your pair test is inverted: you merged every adjacent pair except the one given "
         "(!= where == belongs), and kept the pair itself. Merge where (ids[i], ids[i + 1]) "
         "== pair.": _merge_scan_steps(ids, pair, new_id, negate=True),
+        "You walked the list in fixed steps of two (range(0, len(ids), 2)), testing only "
+        "the pairs that start at an even position: an occurrence at an odd position, "
+        "(ids[1], ids[2]) say, is never merged. Scan one id at a time, and skip two only "
+        "after a merge.": _merge_fixed_steps_of_two(ids, pair, new_id),
+        "You merged the pair in either order: the pair read backwards, (pair[1], pair[0]), "
+        "was replaced by new_id too, as if a pair were unordered ((ids[i], ids[i + 1]) in "
+        "(pair, pair[::-1]), or a set of the two ids compared). A pair is ordered: (a, b) "
+        "is a followed by b. Merge only where (ids[i], ids[i + 1]) == pair.": (
+            _merge_scan(ids, new_id, lambda a, b: (a, b) in (tuple(pair), tuple(pair)[::-1]))
+        ),
         "The last id came back after the merge at the very end: you append ids[-1] after "
         "the loop whatever happened, but when the last two ids were merged it is already "
         "inside new_id. Append it only when the loop did not use it up (or let the loop "
@@ -568,13 +594,14 @@ def _merge_scan_mistakes(ids, pair, new_id, got=None, probe=None) -> dict[str, l
         }
     return {
         f"You merged wherever the *first* id matches pair[0] = {pair[0]}, whatever follows "
-        f"it: compare both ids, (ids[i], ids[i + 1]) == pair, not ids[i] == pair[0].": _merge_scan(
+        "it: only the first id is compared (ids[i] == pair[0]), the second never (ids[i + 1] "
+        "== pair[1] is missing). Compare both ids, (ids[i], ids[i + 1]) == pair.": _merge_scan(
             ids, new_id, lambda a, b: a == pair[0]
         ),
         f"You merged wherever the *second* id matches pair[1] = {pair[1]}, whatever comes "
-        f"before it: compare both ids, (ids[i], ids[i + 1]) == pair.": _merge_scan(
-            ids, new_id, lambda a, b: b == pair[1]
-        ),
+        "before it: only the second id is compared (ids[i + 1] == pair[1]), the first never "
+        "(ids[i] == pair[0] is missing). Compare both ids, (ids[i], ids[i + 1]) == "
+        "pair.": _merge_scan(ids, new_id, lambda a, b: b == pair[1]),
         "After a merge you moved on by one id instead of two, so the second id of a merged "
         "pair starts another pair (overlapping merges): [1, 1, 1] with (1, 1) becomes [X, 1], "
         "not [X, X]. Skip both merged ids (i += 2).": _merge_scan(
@@ -753,6 +780,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 ([11, 2, 1, 2], (1, 2), 9),
             ]
         first_only_ruled_out = False  # an earlier input merged a later occurrence too
+        passed = []  # the inputs answered right so far: a step mistake that shows on one is ruled out
 
         def probe():  # merge_pair on a pair of two different ids (see _merge_scan_mistakes)
             probe_ids, probe_pair, probe_id = _PROBE
@@ -879,9 +907,17 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                         "Compare (ids[i], ids[i + 1]) == pair, or tuple(ids[i:i + 2]) == pair. "
                         "(Or the input list was returned instead of the new one.)": list(ids),
                         **_merge_scan_mistakes(ids, pair, new_id, got, probe),
-                        **_merge_step_mistakes(ids, pair, new_id),
+                        **{
+                            message: model
+                            for message, model in _merge_step_mistakes(ids, pair, new_id).items()
+                            if not any(
+                                _merge_step_mistakes(*earlier)[message] not in (None, right)
+                                for earlier, right in passed
+                            )
+                        },
                     }
                 ),
             )
             # this input passed: if only the first occurrence had been merged, it would not have
             first_only_ruled_out = first_only_ruled_out or first_only != expected
+            passed.append(((ids, pair, new_id), expected))

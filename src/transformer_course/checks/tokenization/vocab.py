@@ -160,6 +160,41 @@ _VOCAB_STRICT = (
 _VOCAB_IGNORED = "min_freq was ignored: drop tokens seen fewer than min_freq times."
 
 
+#: {why the left-out tokens are missing: the test that kept the others}: a vocabulary
+#: built from the tokens of one kind only (blind19a-vocab-word-tokens-only kept
+#: token.isalnum() ones), every token of the other kinds left to become <unk>
+_TOKEN_KINDS_KEPT = {
+    "Your vocabulary leaves out every token that is not made of letters and digits: the "
+    "punctuation marks ('.', ',', ...) are missing, however often they occur, as a test "
+    "such as token.isalnum() (or re.fullmatch(r'\\w+', token)) leaves them out. A mark "
+    "is a token like any other, and one missing from the vocabulary is encoded as <unk> "
+    "wherever it occurs: keep every token seen at least min_freq times, whatever its "
+    "characters.": str.isalnum,
+    "Your vocabulary leaves out every token that is not made of letters only: the numbers "
+    "and the punctuation marks are missing, however often they occur, as a test such as "
+    "token.isalpha() leaves them out. They are tokens like any other, and one missing from "
+    "the vocabulary is encoded as <unk> wherever it occurs: keep every token seen at least "
+    "min_freq times, whatever its characters.": str.isalpha,
+    "Your vocabulary leaves out every token of one character (len(token) > 1, or a "
+    "test that skips short tokens): '.', ',', 'a' and every other single character are "
+    "missing, however often they occur, and would be encoded as <unk>. Keep every token "
+    "seen at least min_freq times, whatever its length.": lambda token: len(token) > 1,
+}
+
+
+def _vocab_kinds_kept(token_lists, min_freq) -> dict:
+    """{diagnosis: the vocabulary of the tokens of one kind only} for each kind whose
+    test leaves out a token the right vocabulary holds (None otherwise)."""
+    expected = ref.build_vocab(token_lists, min_freq)
+    out = {}
+    for message, keeps in _TOKEN_KINDS_KEPT.items():
+        model = ref.build_vocab(
+            [[t for t in tokens if keeps(t)] for tokens in token_lists], min_freq
+        )
+        out[message] = None if model == expected else model
+    return out
+
+
 def _vocab_mistakes(token_lists, min_freq) -> dict:
     """{diagnosis: the vocabulary that mistake builds (None where it cannot show)}, then
     each ordering or counting mistake together with a strict min_freq, or with min_freq
@@ -184,6 +219,7 @@ def _vocab_mistakes(token_lists, min_freq) -> dict:
             _vocab_top_min_freq(token_lists, min_freq)
         ),
         **single,
+        **_vocab_kinds_kept(token_lists, min_freq),
         **{
             two_mistakes(_VOCAB_STRICT, message): value
             for message, value in strict_too.items()
@@ -423,6 +459,7 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
             cases.append(([["<unk>", "cat", "cat"], ["<pad>", "dog"]], 1))
             cases.append(([], 1))
             cases.append(([["The", "cat", "the"], ["Cat", "THE"]], 1))  # counted as given
+            cases.append(([["a", "dog", "!", "!"], ["the", "7", "dogs", "?"]], 1))  # marks too
         else:
             cases = [
                 ([["the", "cat", "sat"], ["the", "dog", "sat"], ["the", "end"]], 1),
@@ -437,6 +474,9 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
                 ([["a", "a", "b", "a", "b", "c"]], 3),
                 # capitals: a token is counted exactly as given ('Cat' is not 'cat')
                 ([["The", "cat", "the", "Cat", "cat"]], 1),
+                # marks and a number are tokens too: a vocabulary of words only leaves
+                # them out (isalnum keeps '2', isalpha does not; both keep 'a')
+                ([["the", "cat", "sat", "."], ["2", "cats", ",", "a", "cat", "."]], 1),
             ]
         # Every call first (a call that raises ends the list): a known ordering mistake
         # is named only if it agrees with every result collected, not just the wrong one.

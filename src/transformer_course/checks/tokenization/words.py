@@ -25,6 +25,8 @@ _VISIBLE_TEXTS = [
     "",
     # tells apart stripped accents, ASCII folding and case folding; letters and digits
     "Straße: λόγος mp3",
+    # marks between digits are tokens too: '3', '.', '50'
+    "It costs $3.50, or 1,000 yen.",
 ]
 _HIDDEN_TEXTS = [
     "The black cat drank the milk... didn't it?!",
@@ -33,6 +35,7 @@ _HIDDEN_TEXTS = [
     "  tabs\tand\nnewlines  ",
     "(nested [brackets]) -- dashes",
     "Größe ΣΟΦΊΑ b2b",
+    "pi = 3.14159; 50,000 people",
 ]
 
 #: a word's inner marks left glued (whitespace split, marks peeled off the ends): named only
@@ -351,6 +354,61 @@ def _removed_before_split(runs) -> str:
     )
 
 
+#: a number written with a decimal point or a thousands separator ('3.50', '1,000')
+_NUMBER_WITH_MARKS = re.compile(r"\d+(?:[.,]\d+)+")
+#: the Penn Treebank's clitics, split off a word with their apostrophe ("did", "n't")
+_CLITICS = {"n't", "'s", "'m", "'d", "'ll", "'re", "'ve"}
+
+
+def _glued_tokens(runs) -> list[str]:
+    """Every token of every run that joins a mark to word characters where the reference
+    keeps them apart."""
+    glued = []
+    for text, _, got in runs:
+        expected = ref.tokenize(text)
+        glued += [
+            t
+            for t in got
+            if isinstance(t, str) and t not in expected and _MARK.search(t) and re.search(r"\w", t)
+        ]
+    return glued
+
+
+def _kept_together_hint(got: list[str], runs) -> str:
+    r"""Marks joined to word characters in one context only, in every run: numbers with
+    their decimal point or thousands separator ('3.50'), or the Treebank's contractions
+    ('did', "n't"); where a word pattern that admits the mark ([\w.]+) would glue it
+    everywhere. "" when the glued tokens of the runs are not all of one such kind."""
+    glued = _glued_tokens(runs)
+    if not glued:
+        return ""
+    ours = [t for t in got if t in glued]
+    if ours and all(_NUMBER_WITH_MARKS.fullmatch(t) for t in glued):
+        token = ours[0]
+        parts = ", ".join(map(repr, re.findall(r"\w+|[^\w\s]", token)))
+        return (
+            f"Your token {token!r} keeps a number whole, its decimal point or thousands "
+            "separator inside it: your pattern has an alternative for numbers, such as "
+            "\\d+(?:[.,]\\d+)*, as word tokenizers do for '3.14' or '50,000', and every "
+            "mark outside numbers is split off right. In this lesson's rule a mark is a "
+            f"token of its own between digits too: {token!r} is {parts}. Words are runs of "
+            "\\w only; match each other non-space character alone, [^\\w\\s]."
+        )
+    if "n't" in got and all(t in _CLITICS for t in glued):
+        at = got.index("n't")
+        word = (got[at - 1] if at else "") + "n't"
+        parts = ", ".join(map(repr, re.findall(r"\w+|[^\w\s]", word)))
+        return (
+            f"Your tokens split {word!r} as the Penn Treebank's contraction rules do (NLTK's "
+            f'TreebankWordTokenizer, word_tokenize): {word[:-3]!r}, "n\'t", the clitic kept '
+            'whole with its apostrophe (those rules split "\'s", "\'ll", ... off too). In this '
+            "lesson's rule the apostrophe is a mark like any other, a token of its own: "
+            f"{word!r} is {parts}. Words "
+            "are runs of \\w only; match each other non-space character alone, [^\\w\\s]."
+        )
+    return ""
+
+
 def _structure_hint(got: list[str], expected: list[str], runs=(), tokenize=None) -> str:
     """What the learner's tokens show against the reference's, when no known mistake
     matches: empty tokens, some marks dropped (in every run) while others are kept, or a
@@ -368,6 +426,9 @@ def _structure_hint(got: list[str], expected: list[str], runs=(), tokenize=None)
     shown = _tokens_family_hint(got, expected, runs, tokenize)
     if shown:
         return shown
+    kept_together = _kept_together_hint(got, runs)
+    if kept_together:
+        return kept_together
     marks = _marks_always_dropped(runs)
     if marks:
         dropped, kept_marks = marks
