@@ -2127,9 +2127,7 @@ def sm_vector_reshaped_to_a_row(x, axis=-1):
 
 
 def sm_in_float32(x, axis=-1):  # float32 whatever the input: accepted with a note
-    x32 = np.asarray(x, dtype=np.float32)
-    exps = np.exp(x32 - np.max(x32, axis=axis, keepdims=True))
-    return exps / np.sum(exps, axis=axis, keepdims=True)
+    return ref.softmax(np.asarray(x, dtype=np.float32), axis=axis)
 
 
 def row_pair_as_one_array(query, keys, values):
