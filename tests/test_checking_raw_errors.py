@@ -548,7 +548,8 @@ _MEAN_QUIZ = Quiz(name="quiz_mean", answer=4, why={4: "Right."}, worked="(10 + 6
     [
         (10 + 6 / 4, r"Your number is what 10 \+ 6 / 4 gives: \(10 \+ 6\) / 4 without its "),
         (np.full(3, 4.0), r"returned an array of 3 numbers, shape \(3,\), each 4, where the "),
-        ([4, 5], r"returned an array of 2 numbers, shape \(2,\), where the question asks"),
+        (np.array([4, 5]), r"returned an array of 2 numbers, shape \(2,\), where the question"),
+        ([4, 5], r"returned a list of 2 numbers, \[4, 5\], a shape or a list, not one number"),
     ],
 )
 def test_a_numeric_quiz_tells_a_precedence_slip_and_several_numbers(answer, expected):

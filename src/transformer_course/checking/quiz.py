@@ -238,7 +238,7 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
                         "float), not a tuple."
                     )
                 if number is None:
-                    several = _several_numbers(given, float(quiz.answer), quiz.rel_tol)
+                    several = _array_of_numbers(given, float(quiz.answer), quiz.rel_tol)
                     if several:
                         c.fail(f"{quiz.name}() returned {several}")
                     c.fail(f"{quiz.name}() returned {short(given)}: return a number.")
@@ -327,7 +327,7 @@ def precedence_slip(number: float, worked: str, rel_tol: float) -> str:
     return ""
 
 
-def _several_numbers(given: object, answer: float, rel_tol: float) -> str:
+def _array_of_numbers(given: object, answer: float, rel_tol: float) -> str:
     """For an array (or list) of several numbers where one belongs: how many, and whether
     they are all the answer; "" for anything else."""
     try:
