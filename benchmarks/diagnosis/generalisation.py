@@ -1295,6 +1295,42 @@ BATCHES = (
         "(86b9029's); every case compared with the earlier cases' causes before it was "
         "committed, and with round 19's other batches",
     ),
+    Batch(
+        "round 20, 01-06",
+        "cf72cb8",
+        "by a new helper (b20a) that had read no check and no message, half of them "
+        "transposed from public reports, written blind while round 22 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 22 "
+        "(6b27596's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
+    Batch(
+        "round 20, 07-10",
+        "362a68a",
+        "by a new helper (b20b) that had read no check and no message, half of them "
+        "transposed from public reports, written blind while round 22 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 22 "
+        "(6b27596's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
+    Batch(
+        "round 20, 11-12",
+        "10554e4",
+        "by a new helper (b20c) that had read no check and no message, half of them "
+        "transposed from public reports, written blind while round 22 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 22 "
+        "(6b27596's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
+    Batch(
+        "round 20, 03-04, 06, 08-09, 12",
+        "ab454b8",
+        "by a new helper (b20d) that had read no check and no message, two thirds of them "
+        "transposed from public reports, written blind while round 22 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 22 "
+        "(6b27596's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
