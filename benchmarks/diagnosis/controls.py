@@ -100,6 +100,9 @@ _AFTER_ROUND_20 = ("aff273a", "after round 20: round 17's cases read and fixed")
 #: the same wrong code, the values on a failing line, a tuple read by key, None compared,
 #: 1000 for 1024); round 19's base
 _AFTER_ROUND_21 = ("86b9029", "after round 21: round 18's cases read and fixed")
+#: after round 22, which read round 19's cases (and every case still not named) and fixed
+#: their classes; round 20's base
+_AFTER_ROUND_22 = ("6b27596", "after round 22: round 19's cases read and fixed")
 CONTROLS = (
     Control(
         "round 11's first cases (blind11a-g)",
@@ -129,6 +132,7 @@ CONTROLS = (
             _GENERIC_ROUND_19_CORRECTED,
             _AFTER_ROUND_20,
             _AFTER_ROUND_21,
+            _AFTER_ROUND_22,
         ),
     ),
     Control(
@@ -167,6 +171,15 @@ CONTROLS = (
         (
             ("aff273a", "after round 20: the cases' base, before they were read"),
             _AFTER_ROUND_21,
+            _AFTER_ROUND_22,
+        ),
+    ),
+    Control(
+        "round 19's cases, new to the benchmark (blind19a-f)",
+        tuple(f"blind19{x}-" for x in "abcdef"),
+        (
+            ("86b9029", "after round 21: the cases' base, before they were read"),
+            _AFTER_ROUND_22,
         ),
     ),
     Control(
