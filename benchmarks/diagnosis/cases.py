@@ -2864,3 +2864,15 @@ CASES += _BLIND20C
 from benchmarks.diagnosis.cases_blind20d import BLIND20D as _BLIND20D  # noqa: E402
 
 CASES += _BLIND20D
+
+from benchmarks.diagnosis.cases_blind21a import BLIND21A as _BLIND21A  # noqa: E402
+
+CASES += _BLIND21A
+
+from benchmarks.diagnosis.cases_blind21b import BLIND21B as _BLIND21B  # noqa: E402
+
+CASES += _BLIND21B
+
+from benchmarks.diagnosis.cases_blind21c import BLIND21C as _BLIND21C  # noqa: E402
+
+CASES += _BLIND21C

@@ -1,0 +1,11 @@
+"""Held-out wrong answers, blind round 21 (helper b21b, 2026-11-28, lessons 07-10): mistakes new to
+the benchmark, written blind (no check module, no message read) while fix round 23 changed
+the checks, to measure how the diagnoses generalise to mistakes nobody here has seen
+(``held_out_authored`` in ``cases.py`` makes each case).
+"""
+
+from __future__ import annotations
+
+from benchmarks.diagnosis.cases import Case
+
+BLIND21B: list[Case] = []
