@@ -5,6 +5,7 @@ mistake explains, and that the layer's other diagnoses would blame on something 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -18,6 +19,25 @@ __all__ = ["estimated_rms_eps", "norm_eps_problem", "rms_norm_eps_problem"]
 
 #: nn.LayerNorm's and the contract's default
 DEFAULT_EPS = 1e-5
+
+
+def _confirmed_eps(
+    squared: torch.Tensor,
+    usable: torch.Tensor,
+    y: torch.Tensor,
+    normalise: Callable[[float], torch.Tensor],
+) -> float | None:
+    """The median of the per-feature eps estimates ``squared`` (..., d_model) where
+    ``usable``, when at least four features are usable, it is a finite eps >= 0, and the
+    norm recomputed with it, ``normalise(eps)`` (..., d_model), gives ``y``; else None."""
+    if int(usable.sum()) < 4:
+        return None
+    eps = float(squared[usable].median())
+    if not (eps >= 0 and math.isfinite(eps)):
+        return None
+    if not torch.allclose(normalise(eps), y, rtol=1e-4, atol=1e-5):
+        return None
+    return eps
 
 
 def estimated_eps(
@@ -34,16 +54,10 @@ def estimated_eps(
     var = x.var(dim=-1, keepdim=True, unbiased=False)  # (..., 1)
     normalised = (y - bias) / weight  # (..., d_model), where |weight| is not tiny
     usable = (weight.abs() > 0.1) & (centred.abs() > 0.3 * var.sqrt()) & (normalised.abs() > 1e-6)
-    if int(usable.sum()) < 4:
-        return None
     squared = (centred / normalised) ** 2 - var  # (..., d_model): eps, feature by feature
-    eps = float(squared[usable].median())
-    if not (eps >= 0 and torch.isfinite(torch.tensor(eps))):
-        return None
-    again = layer_norm_f(x, {"weight": weight, "bias": bias}, eps)  # (..., d_model)
-    if not torch.allclose(again, y, rtol=1e-4, atol=1e-5):
-        return None
-    return eps
+    return _confirmed_eps(
+        squared, usable, y, lambda eps: layer_norm_f(x, {"weight": weight, "bias": bias}, eps)
+    )
 
 
 def norm_eps_problem(
@@ -106,16 +120,10 @@ def estimated_rms_eps(x: torch.Tensor, y: torch.Tensor, weight: torch.Tensor) ->
     mean_square = x.pow(2).mean(dim=-1, keepdim=True)  # (..., 1)
     normalised = y / weight  # (..., d_model), where |weight| is not tiny
     usable = (weight.abs() > 0.1) & (x.abs() > 0.3 * mean_square.sqrt()) & (normalised.abs() > 1e-6)
-    if int(usable.sum()) < 4:
-        return None
     squared = (x / normalised) ** 2 - mean_square  # (..., d_model): eps, feature by feature
-    eps = float(squared[usable].median())
-    if not (eps >= 0 and torch.isfinite(torch.tensor(eps))):
-        return None
-    again = x * torch.rsqrt(mean_square + eps) * weight  # (..., d_model)
-    if not torch.allclose(again, y, rtol=1e-4, atol=1e-5):
-        return None
-    return eps
+    return _confirmed_eps(
+        squared, usable, y, lambda eps: x * torch.rsqrt(mean_square + eps) * weight
+    )
 
 
 def rms_norm_eps_problem(

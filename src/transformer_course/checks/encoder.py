@@ -725,6 +725,23 @@ _SECOND_MOMENT = (
 )
 
 
+def _layer_norm_with_random_state(c: Checker, cls, d_model: int, *, seed: int):
+    """The learner's LayerNorm(d_model), built and holding a random weight and bias drawn
+    from ``seed``: (module, how it was built, that state)."""
+    expected_shapes = state_shapes(ref.LayerNorm(d_model))
+    state = random_state(expected_shapes, seed)
+    module, built = build_module(
+        c,
+        cls,
+        d_model,
+        name="LayerNorm",
+        expected_shapes=expected_shapes,
+        keys_hint=lambda found: state_hint(found, expected_shapes),
+        state=state,
+    )
+    return module, built, state
+
+
 def _second_moment_norm(x: torch.Tensor, p, eps: float) -> torch.Tensor:
     """LayerNorm with the variance E[x²] - E[x]², computed in x's dtype (float32: the
     cancellation is the point), the rest in float64. x (..., d_model) -> (..., d_model)."""
@@ -740,17 +757,7 @@ def _expect_precise_on_large_means(c: Checker, cls, *, seed: int) -> None:
     whose float64 copy is right is a loss of precision (checking.precision), and the
     second-moment variance is named when it gives the learner's values."""
     d_model = 8
-    expected_shapes = state_shapes(ref.LayerNorm(d_model))
-    state = random_state(expected_shapes, seed)
-    module, built = build_module(
-        c,
-        cls,
-        d_model,
-        name="LayerNorm",
-        expected_shapes=expected_shapes,
-        keys_hint=lambda found: state_hint(found, expected_shapes),
-        state=state,
-    )
+    module, built, state = _layer_norm_with_random_state(c, cls, d_model, seed=seed)
     means = _LARGE_MEAN * (1.0 + randn((2, 3, 1), seed + 1).abs())  # (2, 3, 1)
     x = randn((2, 3, d_model), seed) + means  # (2, 3, 8) float32
     what = (
@@ -839,17 +846,7 @@ def _check_second_call_and_gradient(c: Checker, cls, *, seed: int) -> None:
     respect to x of the second result (the values alone cannot show statistics detached
     from the graph, blind15g-ln-statistics-detached)."""
     d_model = 8
-    expected_shapes = state_shapes(ref.LayerNorm(d_model))
-    state = random_state(expected_shapes, seed)
-    module, built = build_module(
-        c,
-        cls,
-        d_model,
-        name="LayerNorm",
-        expected_shapes=expected_shapes,
-        keys_hint=lambda found: state_hint(found, expected_shapes),
-        state=state,
-    )
+    module, built, state = _layer_norm_with_random_state(c, cls, d_model, seed=seed)
     p = as_float64(state)
     first = randn((2, 3, d_model), seed)  # (2, 3, 8)
     second = (3.0 * randn((2, 3, d_model), seed + 1) + 2.0).requires_grad_()  # (2, 3, 8)
