@@ -112,6 +112,13 @@ def _unbiased(self, x):
     return (x - mean) / torch.sqrt(x.var(-1, keepdim=True) + self.eps)
 
 
+def _variance_of_whole_batch(self, x):
+    """One variance over every entry of x (torch.var with no dim), the mean per token: the
+    same family as blind20b-ln-variance-over-whole-tensor, written another way."""
+    centred = x - x.mean(-1, keepdim=True)  # (..., d_model)
+    return centred / torch.sqrt(torch.var(x, correction=0) + self.eps)
+
+
 def _eps_outside(self, x):
     mean = x.mean(-1, keepdim=True)
     return (x - mean) / (x.std(-1, keepdim=True, unbiased=False) + self.eps)
@@ -584,6 +591,11 @@ LN_MISTAKES = [
         check_LayerNorm, ln_class("LNEpsOutside", _eps_outside), r"eps outside the square root"
     ),
     Mistake(check_LayerNorm, LNAnnotated, r"unbiased"),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNVarianceOfWholeBatch", _variance_of_whole_batch),
+        r"takes the variance \(`var`\) over the whole tensor .* instead of along the last axis",
+    ),
     Mistake(check_LayerNorm, ln_class("LNNoSqrt", _no_sqrt), r"not by its square root"),
     # both Annotated differences with this contract's eps: the first case (a token with a
     # tiny spread) tells them from the unbiased variance alone, and says it once

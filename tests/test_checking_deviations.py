@@ -199,10 +199,11 @@ def test_a_call_applied_twice_a_whole_tensor_reduction_and_related_functions_are
     sentences = [edit.sentence for edit in edits_of(function)]
     for expected in (
         "applies `sqrt` twice: `math.sqrt(math.sqrt(d_k))` where `math.sqrt(d_k)` belongs",
-        "takes `mean` over every entry of the tensor, not along one axis: `x.mean()` where "
+        "takes the mean (`mean`) over the whole tensor (one single value shared by every row) "
+        "instead of along the last axis (dim=-1): `x.mean()` where "
         "`x.mean(dim=-1, keepdim=True)` belongs",
-        "takes `var` over every entry of the tensor, not along one axis: `np.var(x)` where "
-        "`np.var(x, axis=0)` belongs",
+        "takes the variance (`var`) over the whole tensor (one single value shared by every "
+        "row) instead of along axis 0: `np.var(x)` where `np.var(x, axis=0)` belongs",
         "calls `stack` where `cat` belongs: `torch.stack(parts, dim=0)` where "
         "`torch.cat(parts, dim=0)` belongs",
         "calls `chunk` where `split` belongs: `s.chunk(2, -1)` where `s.split(2, -1)` belongs",

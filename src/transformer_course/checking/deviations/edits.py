@@ -786,12 +786,42 @@ def _whole_tensor_edits(
         return
     args = node.args[:1] if library else []
     new = ast.Call(func=node.func, args=args, keywords=others)
+    axis = axis_keywords[0].value if axis_keywords else positional[0]
+    what = _REDUCTION_WORDS.get(name, f"`{name}`")
     yield edit(
         new,
-        f"takes `{name}` over every entry of the tensor, not along one axis: "
-        f"{quote(new)} where {old} belongs",
+        f"takes {what} over the whole tensor (one single value shared by every "
+        f"{'row' if name in _REDUCTION_WORDS else 'entry'}) instead of along "
+        f"{_axis_words(axis)}: {quote(new)} where {old} belongs",
         "whole tensor",
     )
+
+
+#: the quantity a reduction computes, in words, for a learner's sentence
+_REDUCTION_WORDS = {
+    "sum": "the sum (`sum`)",
+    "mean": "the mean (`mean`)",
+    "var": "the variance (`var`)",
+    "std": "the standard deviation (`std`)",
+    "max": "the maximum (`max`)",
+    "min": "the minimum (`min`)",
+    "amax": "the maximum (`amax`)",
+    "amin": "the minimum (`amin`)",
+    "norm": "the norm (`norm`)",
+    "logsumexp": "the log-sum-exp (`logsumexp`)",
+}
+
+
+def _axis_words(axis: ast.expr) -> str:
+    """``dim=-1`` in words: "the last axis (dim=-1)", "axis 0", or the expression quoted."""
+    written = ast.unparse(axis)
+    if written == "-1":
+        return "the last axis (dim=-1)"
+    if written == "-2":
+        return "the second-to-last axis (dim=-2)"
+    if written.lstrip("-").isdigit():
+        return f"axis {written}"
+    return f"the axis `{written}`"
 
 
 def _subscript_edits(node: ast.Subscript, edit: Callable[..., Edit]) -> Iterator[Edit]:
