@@ -1570,7 +1570,8 @@ LAYER_MISTAKES = [
     Mistake(
         check_EncoderLayer,
         LayerFixedDropoutRate,
-        r"yours changes from one call to the next: a dropout with another rate runs",
+        r"yours changes from one call to the next\. .*`self\.dropout` is nn\.Dropout\(p=0\.[12]\): "
+        r"built with a fixed rate in place of the dropout argument",
     ),
     Mistake(
         check_EncoderLayer,
@@ -1771,12 +1772,14 @@ LAYER_MISTAKES = [
     Mistake(
         check_EncoderLayer,
         LayerAttentionBuiltWithoutDropout,
-        r"`layer\.self_attn` called alone should return only the bias",
+        r"`layer\.self_attn` called alone should return only the bias.*`self\.self_attn` "
+        r"\(MultiHeadAttention\) was built without the dropout argument",
     ),
     Mistake(
         check_EncoderLayer,
         LayerFeedForwardBuiltWithoutDropout,
-        r"`layer\.feed_forward` called alone should return only the bias",
+        r"`layer\.feed_forward` called alone should return only the bias.*`self\.feed_forward` "
+        r"\(PositionwiseFeedForward\) was built without the dropout argument",
     ),
     Mistake(
         check_EncoderLayer,
@@ -1990,6 +1993,19 @@ class EncoderHeadsAndWidthSwapped(nn.Module):
         )
 
 
+class EncoderLayersWithFixedDropout(ref.Encoder):
+    """Layers built with a fixed rate, 0.1, in place of the dropout argument: the family of
+    blind12g-enc-dropout-not-forwarded with another rate (the stack's output varies)."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = nn.ModuleList(
+            [ref.EncoderLayer(d_model, num_heads, d_ff, 0.1, norm_first) for _ in range(num_layers)]
+        )
+
+
 class EncoderLayersWithoutDropout(ref.Encoder):
     """Layers built without the dropout argument (their default, 0.0): the same family (a
     dropout whose rate is not the argument), one level up."""
@@ -2094,9 +2110,15 @@ ENCODER_MISTAKES = [
     ),
     Mistake(
         check_Encoder,
+        EncoderLayersWithFixedDropout,
+        r"`self\.layers\[0\]` and `self\.layers\[1\]` \(EncoderLayer\) were built with the "
+        r"fixed rate 0\.1 in place of the dropout argument",
+    ),
+    Mistake(
+        check_Encoder,
         EncoderLayersWithoutDropout,
-        r"In train mode with dropout=1\.0 yours gives exactly what it gives in eval mode: no "
-        r"dropout acts anywhere",
+        r"`self\.layers\[0\]` and `self\.layers\[1\]` \(EncoderLayer\) were built without "
+        r"the dropout argument \(it is not passed on\)",
     ),
     Mistake(
         check_Encoder,

@@ -651,6 +651,15 @@ class LayerPreNormalisesItsOutput(ref.DecoderLayer):
         )
 
 
+class LayerFeedForwardDropoutDefaultRate(ref.DecoderLayer):
+    """The feed-forward block's inner dropout built as nn.Dropout(), PyTorch's default rate
+    0.5: the family of blind20b-dl-dropout-default-half, inside a sub-module."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.feed_forward.dropout = nn.Dropout()
+
+
 class LayerFixedDropoutRate(ref.DecoderLayer):
     """Every attention and the residual dropout built with fixed rates: the family of
     "a dropout whose rate is not the argument", on the decoder layer."""
@@ -694,8 +703,15 @@ LAYER_MISTAKES = [
     ),
     Mistake(
         check_DecoderLayer,
+        LayerFeedForwardDropoutDefaultRate,
+        r"`self\.feed_forward` \(PositionwiseFeedForward\) was built with the fixed rate 0\.5 "
+        r"in place of the dropout argument \(or its dropouts were built as nn\.Dropout\(\)",
+    ),
+    Mistake(
+        check_DecoderLayer,
         LayerFixedDropoutRate,
-        r"yours changes from one call to the next: a dropout with another rate runs",
+        r"yours changes from one call to the next\. .*`self\.dropout` is nn\.Dropout\(p=0\.[12]\): "
+        r"built with a fixed rate in place of the dropout argument",
     ),
     Mistake(
         check_DecoderLayer,
@@ -882,7 +898,8 @@ LAYER_MISTAKES = [
     Mistake(
         C,
         LayerCrossAttentionBuiltWithoutDropout,
-        r"`layer\.cross_attn` called alone should return only the bias",
+        r"`layer\.cross_attn` called alone should return only the bias.*`self\.cross_attn` "
+        r"\(MultiHeadAttention\) was built without the dropout argument",
     ),
     Mistake(
         C, layer_variant("NoLookAhead", masks=("none", "src")), r"self-attention ignores tgt_mask"
@@ -1424,8 +1441,8 @@ DECODER_MISTAKES = [
     Mistake(
         S,
         DecoderLayersWithoutDropout,
-        r"In train mode with dropout=1\.0 yours gives exactly what it gives in eval mode: no "
-        r"dropout acts anywhere",
+        r"`self\.layers\[0\]` and `self\.layers\[1\]` \(DecoderLayer\) were built without "
+        r"the dropout argument \(it is not passed on\)",
     ),
     Mistake(
         S,

@@ -16,6 +16,7 @@ from typing import Any
 import torch
 
 from transformer_course.checking.checker import Checker
+from transformer_course.checking.dropout_rates import confirmed_wrong_rates, wrong_rates_sentence
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.localise import diagnose
@@ -287,6 +288,28 @@ def dropout_hint(case_dropout: float, mode: str) -> str:
     return ""
 
 
+def _output(module: Any, args: tuple) -> torch.Tensor | None:
+    """The module's (first) output for ``args`` without a graph, or None."""
+    out = module(*args)
+    out = out[0] if isinstance(out, tuple) and out else out
+    return out.detach() if isinstance(out, torch.Tensor) else None
+
+
+def _calls_agree(module: Any, args: tuple) -> bool:
+    """Two calls of a train-mode module on the same inputs give the same result."""
+    first, second = _output(module, args), _output(module, args)
+    return (
+        first is not None
+        and second is not None
+        and first.shape == second.shape
+        and torch.allclose(first.double(), second.double(), rtol=0, atol=1e-12)
+    )
+
+
+def _owner(module: Any) -> str:
+    return f"your {type(module).__name__}"
+
+
 def dropout_rate_problem(module: Any, args: tuple, got: torch.Tensor, case_dropout: float) -> str:
     """For a train-mode case with dropout=1.0 or 0.0, where every dropout zeroes or keeps its
     whole input and the result is the same at every call: a second call that gives another
@@ -320,6 +343,16 @@ def dropout_rate_problem(module: Any, args: tuple, got: torch.Tensor, case_dropo
             and evaluated.shape == got.shape
             and torch.allclose(evaluated.detach().double(), got.detach().double(), atol=1e-9)
         ):
+            wrong = confirmed_wrong_rates(
+                module,
+                case_dropout,
+                lambda: (
+                    _output(module, args) is not None
+                    and not torch.allclose(_output(module, args).double(), got.double(), atol=1e-9)
+                ),
+            )
+            if wrong:
+                return wrong_rates_sentence(module, wrong, case_dropout, _owner(module))
             return (
                 "In train mode with dropout=1.0 yours gives exactly what it gives in eval mode: "
                 "no dropout acts anywhere. Every dropout is built from the dropout argument: "
@@ -328,6 +361,13 @@ def dropout_rate_problem(module: Any, args: tuple, got: torch.Tensor, case_dropo
             )
         return ""
     effect = "zeroes all it gets" if case_dropout == 1.0 else "keeps all it gets"
+    wrong = confirmed_wrong_rates(module, case_dropout, lambda: _calls_agree(module, args))
+    if wrong:
+        return (
+            f"In train mode with dropout={case_dropout} every dropout {effect}, so the result "
+            "is the same at every call; yours changes from one call to the next. "
+            + wrong_rates_sentence(module, wrong, case_dropout, _owner(module))
+        )
     return (
         f"In train mode with dropout={case_dropout} every dropout {effect}, so the result is "
         "the same at every call; yours changes from one call to the next: a dropout with another "
@@ -384,6 +424,19 @@ def expect_sublayers_dropped(
             and out.shape[-1:] == bias.shape
             and torch.allclose(out.detach().double(), bias.expand(out.shape), rtol=0, atol=1e-5)
         )
+        if not dropped:
+            wrong = confirmed_wrong_rates(
+                module,
+                1.0,
+                lambda sub=sub, args=args, bias=bias: _returns_bias(sub, args, bias),
+                name,
+            )
+            c.expect_true(
+                not wrong,
+                f"In {call}, every dropout zeroes its input, so `layer.{name}` called alone "
+                f"should return only the bias of its last Linear ({bias_key}), and yours does "
+                "not. " + wrong_rates_sentence(module, wrong, 1.0, _owner(module)),
+            )
         c.expect_true(
             dropped,
             f"In {call}, every dropout zeroes its input, so `layer.{name}` called alone should "
@@ -392,6 +445,16 @@ def expect_sublayers_dropped(
             "rate, or another one). The layer's output cannot show it, since its residual "
             f"dropout zeroes the whole sub-layer, but training would: build it as {constructor}.",
         )
+
+
+def _returns_bias(sub: Any, args: tuple, bias: torch.Tensor) -> bool:
+    """``sub(*args)`` is its last Linear's ``bias`` alone, broadcast over the positions."""
+    out = _output(sub, args)
+    return (
+        out is not None
+        and out.shape[-1:] == bias.shape
+        and torch.allclose(out.double(), bias.expand(out.shape), rtol=0, atol=1e-5)
+    )
 
 
 def _layers_elsewhere_hint(found: Mapping[str, tuple], expected: Mapping[str, tuple]) -> str:
