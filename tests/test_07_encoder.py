@@ -1993,6 +1993,14 @@ class EncoderHeadsAndWidthSwapped(nn.Module):
         )
 
 
+class EncoderFirstPositionOnly(ref.Encoder):
+    """Returns the first position's vector only, x[:, 0] (a [CLS]-style sentence vector):
+    the family of blind20b-enc-mean-pooled-output, the position axis indexed away."""
+
+    def forward(self, x, mask=None):
+        return super().forward(x, mask)[:, 0]  # (batch, d_model)
+
+
 class EncoderLayersWithFixedDropout(ref.Encoder):
     """Layers built with a fixed rate, 0.1, in place of the dropout argument: the family of
     blind12g-enc-dropout-not-forwarded with another rate (the stack's output varies)."""
@@ -2107,6 +2115,11 @@ ENCODER_MISTAKES = [
         EncoderLayersInModuleDict,
         r"raised TypeError: 'str' object is not callable\n`block` is '0', a key of self\.layers "
         r"\(an nn\.ModuleDict\).*Loop over self\.layers\.values\(\)",
+    ),
+    Mistake(
+        check_Encoder,
+        EncoderFirstPositionOnly,
+        r"right result only the first entry along axis 1 \(position, size \d+\), \.select\(1, 0\)",
     ),
     Mistake(
         check_Encoder,

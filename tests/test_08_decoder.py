@@ -1270,6 +1270,14 @@ class DecoderMemoryFromFirstLayer(ref.Decoder):
         return x if self.norm is None else self.norm(x)
 
 
+class DecoderSummedOverPositions(ref.Decoder):
+    """Sums the stack's output over the target positions, one vector per sentence: the
+    family of blind20b-enc-mean-pooled-output on the decoder, with a sum."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        return super().forward(x, memory, src_mask, tgt_mask).sum(dim=1)  # (batch, d_model)
+
+
 class DecoderLayersWithoutDropout(ref.Decoder):
     """The stack's layers built without the dropout argument (their default, 0.0)."""
 
@@ -1438,6 +1446,11 @@ DECODER_MISTAKES = [
         r"builds its own look-ahead mask when tgt_mask is None",
     ),
     Mistake(S, DecoderMemoryKept, r"freshly built module.*stale memory"),
+    Mistake(
+        S,
+        DecoderSummedOverPositions,
+        r"right result summed over axis 1 \(target position, size \d+\), \.sum\(dim=1\)",
+    ),
     Mistake(
         S,
         DecoderLayersWithoutDropout,

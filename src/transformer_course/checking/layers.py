@@ -10,11 +10,12 @@ import contextlib
 import dataclasses
 import io
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import torch
 
+from transformer_course.checking.axis_reductions import dropped_axis_note
 from transformer_course.checking.checker import Checker
 from transformer_course.checking.dropout_rates import confirmed_wrong_rates, wrong_rates_sentence
 from transformer_course.checking.failure import CheckFailure
@@ -142,11 +143,22 @@ def expect_tensor_result(
     *,
     shape_hint: str = "",
     inputs: Mapping[str, torch.Tensor] | None = None,
+    expected: Callable[[], torch.Tensor] | None = None,
+    axis_names: Sequence[str] | None = None,
 ) -> None:
     """Type, shape, floating dtype and a gradient path, before any value is compared.
     ``inputs``: the call's tensors by name; a result cut off from the parameters that is
     one of them, unchanged, is said to be that input (blind8d-decoder-discards-layer-
-    outputs, a stack returning its input, was told about torch.no_grad and .detach)."""
+    outputs, a stack returning its input, was told about torch.no_grad and .detach).
+    ``expected``: the right result (computed only when the shape is wrong), whose axes
+    ``axis_names`` names: a result with one axis fewer that is the right one pooled or
+    indexed over that axis is said to be so (checking.axis_reductions)."""
+    if expected is not None and isinstance(got, torch.Tensor) and tuple(got.shape) != tuple(shape):
+        try:
+            pooled = dropped_axis_note(got, expected(), axis_names)
+        except Exception:  # a probe: the plain shape message stands
+            pooled = ""
+        shape_hint = f"{shape_hint} {pooled}".strip()
     pair = (
         f" Yours returns a tuple of {len(got)} ("
         + ", ".join(type(item).__name__ for item in got)

@@ -1528,18 +1528,31 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
     p = as_float64(state)
     drop = case.mode == "train" and case.dropout == 1.0
     final = uses_final_norm(case.norm_first, case.final_norm)
+    sliced = _sliced_output_note(got, inputs, case, p, final)
     expect_tensor_result(
         c,
         got,
         inputs.x.shape,
         what,
         shape_hint=stacked_layers_hint(
-            got,
-            tuple(inputs.x.shape),
-            case.num_layers,
-            _sliced_output_note(got, inputs, case, p, final) or _output_shape_hint(got, case),
+            got, tuple(inputs.x.shape), case.num_layers, sliced or _output_shape_hint(got, case)
         ),
         inputs={"x": inputs.x, "memory": inputs.memory},
+        expected=None
+        if sliced
+        else lambda: decoder_f(
+            inputs.x,
+            inputs.memory,
+            p,
+            inputs.src_mask,
+            inputs.tgt_mask,
+            case.num_heads,
+            case.num_layers,
+            norm_first=case.norm_first,
+            final=final,
+            drop=drop,
+        ),
+        axis_names=("batch", "target position", "d_model"),
     )
 
     def compute(**knobs):

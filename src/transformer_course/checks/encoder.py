@@ -2048,6 +2048,9 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
         ],
     )
     what = f"the output of {call}"
+    p = as_float64(state)
+    drop = case.mode == "train" and case.dropout == 1.0
+    final = uses_final_norm(case.norm_first, case.final_norm)
     expect_tensor_result(
         c,
         got,
@@ -2057,12 +2060,20 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
             got, tuple(x.shape), case.num_layers, "(batch, len, d_model), as x."
         ),
         inputs={"x": x},
+        expected=lambda: encoder_f(
+            x,
+            p,
+            mask,
+            case.num_heads,
+            case.num_layers,
+            norm_first=case.norm_first,
+            final=final,
+            drop=drop,
+        ),
+        axis_names=("batch", "position", "d_model"),
     )
     if case.mode == "eval" and case.dropout > 0:
         expect_deterministic_registered(c, module, args, got, call, case.dropout)
-    p = as_float64(state)
-    drop = case.mode == "train" and case.dropout == 1.0
-    final = uses_final_norm(case.norm_first, case.final_norm)
 
     def compute(**knobs):
         knobs = {"norm_first": case.norm_first, "final": final, "drop": drop, **knobs}
