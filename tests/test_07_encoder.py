@@ -713,6 +713,21 @@ def ffn_class(name, forward, base=FFNBase):
     return type(name, (base,), {"forward": forward})
 
 
+class FFNFirstLinearBuiltInForward(nn.Module):
+    """w_2 built in __init__, but w_1 rebuilt in forward at every call: the family of
+    blind20b-ffn-layers-rebuilt-in-forward, one layer of the two."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__()
+        self.sizes = (d_model, d_ff)
+        self.w_2 = nn.Linear(d_ff, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        self.w_1 = nn.Linear(*self.sizes)
+        return self.w_2(self.dropout(torch.relu(self.w_1(x))))
+
+
 class FFNReLUClass(FFNBase):
     """self.relu = nn.ReLU, the class, then self.relu(h) (blind10g-ffn-relu-class-not-
     instance; before: the raw TypeError only)."""
@@ -899,6 +914,11 @@ class FFNNotImplemented(nn.Module):
 
 
 FFN_MISTAKES = [
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNFirstLinearBuiltInForward,
+        r"built inside forward and assigned there \(`self\.w_1` = nn\.Linear\(\.\.\.\) in forward",
+    ),
     Mistake(
         check_PositionwiseFeedForward,
         ffn_class(  # the family of blind17g-ffn-relu-capped-at-one

@@ -126,6 +126,17 @@ def unregistered_layers(module: nn.Module, call: Callable[[], Any]) -> str:
             "not register: assign each layer to its own attribute in __init__ (self.w_q = "
             "nn.Linear(...)), or hold them in nn.ModuleList / nn.ModuleDict."
         )
+    registered_now = {id(sub): name for name, sub in module.named_modules() if name}
+    assigned = sorted({registered_now[id(mod)] for mod, _ in second if id(mod) in registered_now})
+    if assigned:  # new at every call, and attributes once forward has run
+        shown = ", ".join(f"`self.{name}`" for name in assigned)
+        return (
+            f"{said} They are built inside forward and assigned there ({shown} = nn.Linear(...) "
+            "in forward, not in __init__): a freshly built module has no such layers, so "
+            "no parameters before its first call, and every call replaces them with new "
+            "random ones, throwing away weights that were loaded or trained. Create the "
+            "layers once, in __init__, and only call them in forward."
+        )
     return (
         f"{said} They are new objects at every call: built inside forward, as local "
         "variables, so each call draws fresh random weights and two calls on the same input "

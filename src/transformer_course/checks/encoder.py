@@ -1366,6 +1366,7 @@ def _ffn_input_hint(module, x: torch.Tensor, case: _FFNCase, state):
 
 
 def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
+    x = randn((case.batch, case.length, case.d_model), case.seed + 1)
     module, built, state = build(
         c,
         cls,
@@ -1375,9 +1376,9 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         reference=ref.PositionwiseFeedForward(case.d_model, case.d_ff, case.dropout),
         seed=case.seed,
         mode=case.mode,
+        forward_args=(x,),
         dropout=case.dropout,
     )
-    x = randn((case.batch, case.length, case.d_model), case.seed + 1)
     what = (
         f"the output of {built} in {case.mode} mode (holding the check's weights) for x "
         f"{tuple(x.shape)}"
