@@ -651,6 +651,24 @@ class LayerPreNormalisesItsOutput(ref.DecoderLayer):
         )
 
 
+class LayerSelfAttentionOnlyWithTargetMask(ref.DecoderLayer):
+    """The whole self-attention sub-layer under `if tgt_mask is not None:`: the family of
+    blind20b-dl-cross-attention-only-with-src-mask, on the other mask and sub-layer."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            if tgt_mask is not None:
+                h = self.norm1(x)
+                x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+            h = self.norm2(x)
+            x = x + self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+            return x + self.dropout(self.feed_forward(self.norm3(x)))
+        if tgt_mask is not None:
+            x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
 class LayerFeedForwardDropoutDefaultRate(ref.DecoderLayer):
     """The feed-forward block's inner dropout built as nn.Dropout(), PyTorch's default rate
     0.5: the family of blind20b-dl-dropout-default-half, inside a sub-module."""
@@ -700,6 +718,12 @@ LAYER_MISTAKES = [
         r"`self\.cross_attn` gets (a mask of shape|src_mask with [^:]+: shape) \([0-9, ]+\), "
         r"where the module was given src_mask of shape \([0-9, ]+\)(: the same values, "
         r"reshaped on the way|\. Pass it on as it is)",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerSelfAttentionOnlyWithTargetMask,
+        r"Your forward skips a sub-layer when a mask is None \(with tgt_mask=None, "
+        r"`self\.self_attn` never runs",
     ),
     Mistake(
         check_DecoderLayer,

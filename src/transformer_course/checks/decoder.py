@@ -87,6 +87,7 @@ from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.rearranged import arrival_hint
 from transformer_course.checking.sequence_slices import position_slice_note
 from transformer_course.checking.size_sources import size_source_note
+from transformer_course.checking.skipped_calls import skipped_by_none
 from transformer_course.checking.state_keys import (
     built_keys,
     layer_count_note,
@@ -1372,11 +1373,48 @@ def _expect_runs_without_masks(
 
     if _close64(got, oracle(None)) or _close64(got, oracle(look_ahead_mask(case.len_tgt))):
         return
+    if skipped := _sublayers_skipped_without_masks(module, inputs):
+        c.fail(
+            f"{what} is not what the reference gives, although the same layer was right "
+            f"with both masks given. {skipped}"
+        )
     c.fail(
         f"{what} is not what the reference gives, although the same layer was right with both "
         "masks given: src_mask=None and tgt_mask=None mean no mask (every position may attend "
         "to every other), the same as passing mask=None to MultiHeadAttention. Look at what "
         "forward does when a mask is None."
+    )
+
+
+def _sublayers_skipped_without_masks(module, inputs: _Inputs) -> str:
+    """When leaving a mask to None makes the layer skip a whole sub-layer (checking.
+    skipped_calls, one mask at a time): which sub-layer, under which mask; "" otherwise."""
+    given = {"src_mask": inputs.src_mask, "tgt_mask": inputs.tgt_mask}
+    if any(mask is None for mask in given.values()):
+        return ""
+    try:
+        skipped = skipped_by_none(
+            module,
+            ("self_attn", "cross_attn", "feed_forward"),
+            lambda masks: module(inputs.x, inputs.memory, masks["src_mask"], masks["tgt_mask"]),
+            given,
+        )
+    except Exception:  # a probe: the plain message stands
+        return ""
+    if not skipped:
+        return ""
+    said = "; ".join(
+        f"with {' or '.join(f'{mask}=None' for mask in masks)}, `self.{child}` never runs"
+        for child, masks in skipped.items()
+    )
+    guards = sorted({mask for masks in skipped.values() for mask in masks})
+    return (
+        f"Your forward skips a sub-layer when a mask is None ({said}; with the masks given, "
+        "it does run): the whole sub-layer sits under a test such as `if "
+        f"{guards[0]} is not None:`, meant for the mask alone, so the decoder "
+        f"{'never reads the memory' if 'cross_attn' in skipped else 'loses that sub-layer'} "
+        "when no mask is given. Run every sub-layer always and hand the mask on as it is: "
+        "MultiHeadAttention takes mask=None as no mask."
     )
 
 
