@@ -2179,7 +2179,7 @@ ENCODER_MISTAKES = [
         stack_class("EncoderNoMask", lambda self, x, mask=None: _loop(self, x)),
         r"does not pass the mask on",
     ),
-    Mistake(check_Encoder, EncoderIgnoresNormFirst, r"pass norm_first on"),
+    Mistake(check_Encoder, EncoderIgnoresNormFirst, r"norm_first is not passed on to the layers"),
     Mistake(
         check_Encoder,
         stack_class(

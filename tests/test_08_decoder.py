@@ -1610,7 +1610,7 @@ DECODER_MISTAKES = [
     Mistake(S, DecoderPythonList, r"plain Python list does not register"),
     Mistake(S, DecoderBlocksName, r"registered, but under other names \(`blocks\.0`"),
     Mistake(S, DecoderOneLayerReused, r"weights of one layer only, under `layer\.\*`"),
-    Mistake(S, DecoderIgnoresNormFirst, r"pass norm_first on"),
+    Mistake(S, DecoderIgnoresNormFirst, r"norm_first is not passed on to the layers"),
     Mistake(
         S,
         stack_class("NoSrcMask", _call_each(lambda layer, x, m, s, t: layer(x, m, None, t))),

@@ -267,8 +267,9 @@ _STACK_UNCHAINED = (
     "x = layer(x, ...) in the loop, reassigning x."
 )
 _STACK_IGNORES_NORM_FIRST = (
-    "Your stack builds post-LN layers although norm_first=True was asked for: pass norm_first "
-    "on to every layer it builds."
+    "Your stack builds post-LN layers although norm_first=True was asked for: norm_first is "
+    "not passed on to the layers (built as Layer(d_model, num_heads, d_ff, dropout), each "
+    "keeps its default, norm_first=False). Pass norm_first on to every layer it builds."
 )
 _STACK_FOLLOWS_FINAL_NORM = (
     "Your stack builds pre-LN layers although norm_first=False was asked for, with "
