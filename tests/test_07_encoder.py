@@ -119,6 +119,20 @@ def _variance_of_whole_batch(self, x):
     return centred / torch.sqrt(torch.var(x, correction=0) + self.eps)
 
 
+def _eps_in_divisor_by_correction(self, x):
+    """The variance's divisor d_model + eps (a negative correction): the family of
+    blind12n-ln-eps-in-feature-count, written with torch.var."""
+    centred = x - x.mean(-1, keepdim=True)  # (..., d_model)
+    return centred / torch.sqrt(torch.var(x, -1, keepdim=True, correction=-self.eps))
+
+
+def _variance_at_least_eps(self, x):
+    """The variance floored at eps with torch.maximum: the family of
+    blind12n-ln-variance-clamped-at-eps."""
+    var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)  # (..., 1)
+    return (x - mean) * torch.rsqrt(torch.maximum(var, torch.full_like(var, self.eps)))
+
+
 def _eps_outside(self, x):
     mean = x.mean(-1, keepdim=True)
     return (x - mean) / (x.std(-1, keepdim=True, unbiased=False) + self.eps)
@@ -591,6 +605,16 @@ LN_MISTAKES = [
         check_LayerNorm, ln_class("LNEpsOutside", _eps_outside), r"eps outside the square root"
     ),
     Mistake(check_LayerNorm, LNAnnotated, r"unbiased"),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNEpsInDivisorByCorrection", _eps_in_divisor_by_correction),
+        r"You add eps to the feature count that divides the sum of squared deviations",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNVarianceAtLeastEps", _variance_at_least_eps),
+        r"You clamp the variance at eps, sqrt\(max\(var, eps\)\)",
+    ),
     Mistake(
         check_LayerNorm,
         ln_class("LNVarianceOfWholeBatch", _variance_of_whole_batch),
@@ -2486,7 +2510,7 @@ R12G_MISTAKES = [
         # a pre-LN stack fails first, where the layers' layout is all that shows
         r"(builds pre-LN layers although norm_first=False was asked for, with final_norm=True: "
         r"is final_norm reaching the layers' norm_first parameter|builds post-LN layers "
-        r"although norm_first=True was asked for: pass norm_first on)",
+        r"although norm_first=True was asked for: norm_first is not passed on)",
     ),
     Mistake(
         check_PositionwiseFeedForward,

@@ -1771,7 +1771,7 @@ R12G_MISTAKES = [
         # a pre-LN stack fails first, where the layers' layout is all that shows
         r"(builds pre-LN layers although norm_first=False was asked for, with final_norm=True: "
         r"is final_norm reaching the layers' norm_first parameter|builds post-LN layers "
-        r"although norm_first=True was asked for: pass norm_first on)",
+        r"although norm_first=True was asked for: norm_first is not passed on)",
     ),
     Mistake(
         check_DecoderLayer,

@@ -269,7 +269,8 @@ _STACK_UNCHAINED = (
 _STACK_IGNORES_NORM_FIRST = (
     "Your stack builds post-LN layers although norm_first=True was asked for: norm_first is "
     "not passed on to the layers (built as Layer(d_model, num_heads, d_ff, dropout), each "
-    "keeps its default, norm_first=False). Pass norm_first on to every layer it builds."
+    "keeps its default, norm_first=False), or another argument (final_norm?) lands in its "
+    "place. Pass norm_first on to every layer it builds."
 )
 _STACK_FOLLOWS_FINAL_NORM = (
     "Your stack builds pre-LN layers although norm_first=False was asked for, with "

@@ -27,6 +27,7 @@ import contextlib
 import io
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -442,6 +443,66 @@ def _ignores_eps(
         and out.shape == got.shape
         and torch.allclose(out.detach().double(), got.detach().double(), rtol=1e-6, atol=1e-7)
     )
+
+
+_EPS_IN_COUNT = (
+    "You add eps to the feature count that divides the sum of squared deviations, sum / "
+    "(d_model + eps), instead of to the variance under the square root: built with eps=0.5 "
+    "(the same weights), yours gives exactly that formula. With eps=1e-5 it changes almost "
+    "nothing for ordinary tokens, but a token whose features are all equal gives 0 / 0 (NaN) "
+    "and small variances are not damped. Divide by d_model, then add eps to the variance: "
+    "sqrt(var + eps)."
+)
+_EPS_AS_FLOOR = (
+    "You clamp the variance at eps, sqrt(max(var, eps)) (var.clamp(min=eps)), instead of "
+    "adding eps to it: built with eps=0.5 (the same weights), yours gives exactly that "
+    "formula. The two agree where the variance is far above eps and differ on near-constant "
+    "tokens, whose variance is replaced by eps: write sqrt(var + eps)."
+)
+#: where a LayerNorm's eps may enter, each as the denominator it gives: (centred (..., d),
+#: biased variance (..., 1), d_model, eps) -> (..., 1) or (..., d)
+_EPS_PLACEMENTS: tuple[tuple[str, Callable[..., torch.Tensor]], ...] = (
+    (_EPS_IN_COUNT, lambda centred, var, d, eps: torch.sqrt(var * d / (d + eps))),
+    (_EPS_AS_FLOOR, lambda centred, var, d, eps: torch.sqrt(var.clamp(min=eps))),
+)
+
+
+def _eps_placement(cls, d_model: int, module, x: torch.Tensor, p) -> str:
+    """Where the learner's eps enters, when a LayerNorm built with a large eps (0.5, which
+    moves every token) and the same weights gives exactly one of the placements above on
+    ``x``: that placement's message; "" otherwise (the right one, another, or a build that
+    fails). The contract's eps, 1e-5, leaves these placements equal to "no eps" on every
+    token but a constant one (blind12n-ln-eps-in-feature-count, blind12n-ln-variance-
+    clamped-at-eps were told "no eps")."""
+    eps = 0.5
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            other = cls(d_model, eps=eps)
+            other.load_state_dict(module.state_dict())
+            other.eval()
+            out = other(x)
+    except Exception:  # no eps parameter, or another failure: said elsewhere
+        return ""
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+        return ""
+    x64, got = x.detach().double(), out.detach().double()
+    centred = x64 - x64.mean(dim=-1, keepdim=True)  # (..., d_model)
+    var = centred.pow(2).mean(dim=-1, keepdim=True)  # (..., 1)
+    right = centred / torch.sqrt(var + eps) * p["weight"] + p["bias"]  # (..., d_model)
+    if torch.allclose(got, right, rtol=1e-4, atol=1e-5, equal_nan=True):
+        return ""
+    fitting = [
+        message
+        for message, denominator in _EPS_PLACEMENTS
+        if torch.allclose(
+            got,
+            centred / denominator(centred, var, d_model, eps) * p["weight"] + p["bias"],
+            rtol=1e-4,
+            atol=1e-5,
+            equal_nan=True,
+        )
+    ]
+    return fitting[0] if len(fitting) == 1 else ""
 
 
 _EPS_AFTER_DIVISION = (
@@ -1031,6 +1092,7 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
             mistakes.pop(message, None)
     if not torch.allclose(got.detach().double(), expected, **tolerance(got.dtype)) and (
         added := _eps_added_after_division(cls, d_model, module, x, got, p, eps)
+        or _eps_placement(cls, d_model, module, x, p)
     ):
         c.fail(f"{what} is not what the reference gives. {added}")
     c.expect_close(
