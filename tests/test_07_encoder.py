@@ -1682,8 +1682,8 @@ LAYER_MISTAKES = [
     Mistake(
         check_EncoderLayer,
         LayerFeedForwardWithoutDropout,
-        r"the output of `self\.feed_forward` still reaches the residual sum: that sub-layer's "
-        r"output is added without its dropout",
+        r"the output of `self\.feed_forward` still reaches the residual sum: the feed-forward "
+        r"sub-layer's output is added without its dropout",
     ),
     Mistake(
         check_EncoderLayer,

@@ -234,6 +234,22 @@ class LayerSignatureMasksRenamed(ref.DecoderLayer):
         return super().forward(x, memory, src_mask=src_mask, tgt_mask=tgt_mask)
 
 
+class LayerSelfAttentionWithoutDropout(ref.DecoderLayer):
+    """The self-attention's output added without its residual dropout, in both branches:
+    the family of blind12g-dl-pre-ln-cross-without-dropout on the first sub-layer."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.self_attn(h, h, h, tgt_mask)[0]
+            h = self.norm2(x)
+            x = x + self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+            return x + self.dropout(self.feed_forward(self.norm3(x)))
+        x = self.norm1(x + self.self_attn(x, x, x, tgt_mask)[0])
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
 class LayerCrossWithoutDropout(ref.DecoderLayer):
     """The cross-attention's output added without its dropout, in both branches (round 10:
     one sub-layer's dropout forgotten was told to check the earlier exercises)."""
@@ -1008,9 +1024,15 @@ LAYER_MISTAKES = [
     ),
     Mistake(
         C,
+        LayerSelfAttentionWithoutDropout,
+        r"the output of `self\.self_attn` still reaches the residual sum: the self-attention "
+        r"sub-layer's output is added without its dropout",
+    ),
+    Mistake(
+        C,
         LayerCrossWithoutDropout,
-        r"the output of `self\.cross_attn` still reaches the residual sum: that sub-layer's "
-        r"output is added without its dropout",
+        r"the output of `self\.cross_attn` still reaches the residual sum: the cross-attention "
+        r"sub-layer's output is added without its dropout",
     ),
     Mistake(C, LayerAlwaysDropout, r"In eval mode your output changes from one call to the next"),
     Mistake(

@@ -136,10 +136,28 @@ def dropout_missing_mistakes(
         )
         table[
             f"In train mode with dropout=1.0 the output of `self.{attr}` still reaches the "
-            "residual sum: that sub-layer's output is added without its dropout (the others "
-            f"have theirs). Write {right}."
+            f"residual sum: the {sublayer_words(attr)} sub-layer's output is added without its "
+            f"dropout (the others have theirs). Write {right}."
         ] = {"no_dropout": (part,)}
     return table
+
+
+#: the usual attribute names of a layer's sub-layers, as a learner reads them
+_SUBLAYER_WORDS = {
+    "self_attn": "self-attention",
+    "cross_attn": "cross-attention",
+    "attn": "attention",
+    "attention": "attention",
+    "feed_forward": "feed-forward",
+    "ffn": "feed-forward",
+    "mlp": "MLP",
+}
+
+
+def sublayer_words(attr: str) -> str:
+    """A sub-layer's attribute in words ("cross_attn" -> "cross-attention"), or the
+    attribute quoted when its name is not a usual one."""
+    return _SUBLAYER_WORDS.get(attr, f"`{attr}`")
 
 
 def residual_mistakes(
