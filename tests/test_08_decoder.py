@@ -234,6 +234,23 @@ class LayerSignatureMasksRenamed(ref.DecoderLayer):
         return super().forward(x, memory, src_mask=src_mask, tgt_mask=tgt_mask)
 
 
+class LayerAttentionsInEachOthersPlace(ref.DecoderLayer):
+    """The two attention modules used in each other's place, through local names: the
+    family of blind14g-dl-attention-modules-swapped, written another way."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        attend_to_self, attend_to_memory = self.cross_attn, self.self_attn
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(attend_to_self(h, h, h, tgt_mask)[0])
+            h = self.norm2(x)
+            x = x + self.dropout(attend_to_memory(h, memory, memory, src_mask)[0])
+            return x + self.dropout(self.feed_forward(self.norm3(x)))
+        x = self.norm1(x + self.dropout(attend_to_self(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + self.dropout(attend_to_memory(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
 class LayerSelfAttentionWithoutDropout(ref.DecoderLayer):
     """The self-attention's output added without its residual dropout, in both branches:
     the family of blind12g-dl-pre-ln-cross-without-dropout on the first sub-layer."""
@@ -872,6 +889,13 @@ LAYER_MISTAKES = [
         LayerPreFeedForwardUnnormed,
         # the stream after two residuals is h2, defined, not "x" (the layer's input)
         r"`self\.feed_forward` reads h2 itself, not norm3\(h2\) \(where h2 = h \+ cross_attn",
+    ),
+    Mistake(C, LayerAttentionsInEachOthersPlace, r"Your two attention modules are swapped"),
+    Mistake(
+        C,
+        layer_variant("CrossAttentionFirst", order=("cross", "self", "ffn")),
+        # the memory read first by the right module: the order, not swapped modules
+        r"Your layer runs the cross-attention before the self-attention",
     ),
     Mistake(
         C,

@@ -195,6 +195,63 @@ def record_calls(
 
 
 # ------------------------------------------------------------------------------- a layer
+def _keys_are_queries(module: nn.Module, names: Sequence[str], call: Callable[[], Any]) -> dict:
+    """{attention attribute: whether its keys were its queries (a self-attention)}, for
+    each of ``names`` called (its first call) during ``call()``."""
+    seen: dict[str, bool] = {}
+    handles = []
+    for name in names:
+        child = getattr(module, name, None)
+        if not isinstance(child, nn.Module):
+            continue
+
+        def pre(_mod, args, kwargs, name=name):
+            values = [*args, *kwargs.values()]
+            if name not in seen and len(values) >= 2:
+                query, key = values[0], values[1]
+                seen[name] = (
+                    isinstance(query, torch.Tensor)
+                    and isinstance(key, torch.Tensor)
+                    and query.shape == key.shape
+                    and torch.equal(query, key)
+                )
+
+        handles.append(child.register_forward_pre_hook(pre, with_kwargs=True))
+    try:
+        with torch.no_grad():
+            call()
+    finally:
+        for handle in handles:
+            handle.remove()
+    return seen
+
+
+def _attention_modules_swapped(
+    module: nn.Module, call: Callable[[], Any], sublayers: Sequence[str]
+) -> str:
+    """When `self_attn` and `cross_attn` run in each other's place (the module named
+    cross_attn attends to its own queries, the one named self_attn to keys from elsewhere,
+    the memory): that, which the order the sub-layers run in alone cannot tell from a
+    decoder that attends to the memory first (blind14g-dl-attention-modules-swapped);
+    "" otherwise."""
+    if not {"self_attn", "cross_attn"} <= set(sublayers):
+        return ""
+    try:
+        roles = _keys_are_queries(module, ("self_attn", "cross_attn"), call)
+    except Exception:  # a probe: the order is said instead
+        return ""
+    if roles.get("cross_attn") is not True or roles.get("self_attn") is not False:
+        return ""
+    return (
+        "Your two attention modules are swapped: `self.cross_attn` does the "
+        "self-attention (its keys are its own queries) and `self.self_attn` the "
+        "cross-attention (its keys come from elsewhere, the memory). A fresh layer computes "
+        "the same kind of function either way, but weights loaded by name act in the wrong "
+        "sub-layer: call self.self_attn(x, x, x, tgt_mask) first, then self.cross_attn(x, "
+        "memory, memory, src_mask)."
+    )
+
+
 def localise_layer(
     module: nn.Module,
     call: Callable[[], Any],
@@ -218,6 +275,8 @@ def localise_layer(
         return ""
     ran = [r[0] for r in records if r[0] in sublayers]
     if len(ran) == len(sublayers) and set(ran) == set(sublayers) and ran != list(sublayers):
+        if swapped := _attention_modules_swapped(module, call, sublayers):
+            return swapped
         return (
             f"Your sub-layers run in the order {', '.join(ran)}; they run in the order "
             f"{', '.join(sublayers)}, each once."
