@@ -996,7 +996,15 @@ FFN_MISTAKES = [
             "FFNReluTwice",
             lambda self, x: torch.relu(self.w_2(self.dropout(torch.relu(self.w_1(x))))),
         ),
-        r"output went through a ReLU as well",
+        r"output went through a ReLU as well: a second ReLU on the output of w_2",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class(  # the family of blind16g-ffn-relu-twice, clamped instead of a ReLU
+            "FFNOutputClampedAtZero",
+            lambda self, x: self.w_2(self.dropout(F.relu(self.w_1(x)))).clamp(min=0),
+        ),
+        r"a second ReLU on the output of w_2, relu\(w_2\(\.\.\.\)\), so the block never returns",
     ),
     Mistake(
         check_PositionwiseFeedForward,
@@ -1746,7 +1754,8 @@ LAYER_MISTAKES = [
     Mistake(
         check_EncoderLayer,
         LayerPreFeedForwardReadsInput,
-        r"input of `self\.norm2` is the stream from before `self\.self_attn`",
+        r"input of `self\.norm2` is the stream from before `self\.self_attn` \(x, not x \+ "
+        r"self_attn\(\.\.\.\)\) \(so `self\.feed_forward` works on norm2\(x\)",
     ),
     Mistake(
         check_EncoderLayer,

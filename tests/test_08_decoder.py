@@ -251,6 +251,21 @@ class LayerAttentionsInEachOthersPlace(ref.DecoderLayer):
         return self.norm3(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerPreCrossReadsLayerInput(ref.DecoderLayer):
+    """Pre-LN: the cross-attention's queries are norm2 of the layer's input, the
+    self-attention's residual sum kept in another variable and never read by norm2: the
+    family of ho2-enc-prenorm-ffn-reads-input on the decoder's second sub-layer."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if not self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        h = self.norm1(x)
+        stream = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+        queries = self.norm2(x)
+        stream = stream + self.dropout(self.cross_attn(queries, memory, memory, src_mask)[0])
+        return stream + self.dropout(self.feed_forward(self.norm3(stream)))
+
+
 class LayerSelfAttentionWithoutDropout(ref.DecoderLayer):
     """The self-attention's output added without its residual dropout, in both branches:
     the family of blind12g-dl-pre-ln-cross-without-dropout on the first sub-layer."""
@@ -889,6 +904,12 @@ LAYER_MISTAKES = [
         LayerPreFeedForwardUnnormed,
         # the stream after two residuals is h2, defined, not "x" (the layer's input)
         r"`self\.feed_forward` reads h2 itself, not norm3\(h2\) \(where h2 = h \+ cross_attn",
+    ),
+    Mistake(
+        C,
+        LayerPreCrossReadsLayerInput,
+        r"input of `self\.norm2` is the stream from before `self\.self_attn` .*"
+        r"\(so `self\.cross_attn` works on norm2\(x\)",
     ),
     Mistake(C, LayerAttentionsInEachOthersPlace, r"Your two attention modules are swapped"),
     Mistake(

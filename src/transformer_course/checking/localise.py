@@ -363,10 +363,17 @@ def localise_layer(
                 s, where_s = new_s, new_where
                 continue
             if after and _close(later, stream):
+                reader = next((sub for sub, norm in norms.items() if norm == after[0][0]), "")
+                reads = (
+                    f" (so `self.{reader}` works on {after[0][0]}({s}), without "
+                    f"`self.{name}`'s result)"
+                    if reader and reader != name
+                    else ""
+                )
                 return (
                     f"{nxt[0].upper()}{nxt[1:]} is the stream from before `self.{name}` ({s}, "
-                    f"not {s} + {name}(...)): the sum with `self.{name}`'s output is not carried "
-                    f"on. Each sub-layer reads the stream after the previous residual: "
+                    f"not {s} + {name}(...)){reads}: the sum with `self.{name}`'s output is not "
+                    f"carried on. Each sub-layer reads the stream after the previous residual: "
                     f"{new_s} = {s} + {name}({wanted_norm}({s})), then the next one reads "
                     f"{after[0][0]}({new_s})."
                 )

@@ -1156,8 +1156,9 @@ _NO_RELU = (
     "FFN(x) = max(0, x W_1 + b_1) W_2 + b_2."
 )
 _RELU_TWICE = (
-    "Your output went through a ReLU as well: the ReLU sits only between w_1 and w_2 (the "
-    "output of w_2 may be negative)."
+    "Your output went through a ReLU as well: a second ReLU on the output of w_2, "
+    "relu(w_2(...)), so the block never returns a negative value. The ReLU sits only between "
+    "w_1 and w_2; the output of w_2 may be negative."
 )
 _RELU_AFTER = (
     "Your ReLU comes after w_2 instead of between w_1 and w_2: w_2(dropout(relu(w_1(x)))). "
