@@ -1199,6 +1199,18 @@ def layer_variant(name, **knobs):
     return type(name, (LayerBase,), {"forward": forward})
 
 
+class LayerPostFeedForwardReadsLayerInput(ref.EncoderLayer):
+    """Post-LN: the attention's normalised sum kept in a new variable, the feed-forward still
+    reading the layer's input x: the family of blind7b-dec-cross-queries-from-layer-input
+    on the encoder layer."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return super().forward(x, mask)
+        attended = self.norm1(x + self.dropout(self.self_attn(x, x, x, mask)[0]))
+        return self.norm2(attended + self.dropout(self.feed_forward(x)))
+
+
 class LayerFeedForwardWithoutDropout(ref.EncoderLayer):
     """The feed-forward sub-layer's output added without its dropout, in both branches
     (round 10, blind10d-enc-layer-post-ln-ffn-without-dropout: told to check exercises 1
@@ -1686,6 +1698,13 @@ LAYER_MISTAKES = [
     ),
     Mistake(
         check_EncoderLayer, LayerDropoutInputOnly, r"sub-layer outputs still reach the residual sum"
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPostFeedForwardReadsLayerInput,
+        r"The feed-forward \(`self\.feed_forward`\) reads the layer's input x, not the output of "
+        r"`self\.norm1`: the result of the self-attention sub-layer \(`self\.self_attn`\) is "
+        r"discarded",
     ),
     Mistake(
         check_EncoderLayer,

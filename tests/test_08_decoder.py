@@ -870,8 +870,9 @@ LAYER_MISTAKES = [
     Mistake(
         C,
         LayerCrossReadsLayerInput,
-        r"`self\.cross_attn` reads the layer's input x, not the output of `self\.norm1`: the "
-        r"result of the `self\.self_attn` sub-layer is discarded",
+        r"The cross-attention \(`self\.cross_attn`\) reads the layer's input x, not the output of "
+        r"`self\.norm1`: the result of the self-attention sub-layer \(`self\.self_attn`\) is "
+        r"discarded",
     ),
     Mistake(
         C,
@@ -896,8 +897,8 @@ LAYER_MISTAKES = [
     Mistake(
         C,
         LayerCrossQueriesFromSelfOutput,
-        r"`self\.cross_attn`'s first input \(for an attention, its queries\) is the raw output "
-        r"of `self\.self_attn`",
+        r"The cross-attention sub-layer's queries \(`self\.cross_attn`'s first input\) is the raw "
+        r"output of `self\.self_attn`, the self-attention's output before its residual sum",
     ),
     Mistake(
         C,

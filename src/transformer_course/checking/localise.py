@@ -27,6 +27,7 @@ from torch import nn
 
 from transformer_course.checking.formatting import candidates_message
 from transformer_course.checking.hooks import inputs_received
+from transformer_course.checking.layer_mistakes import sublayer_words
 from transformer_course.checking.rearranged import rearrangement
 from transformer_course.checking.relations import recognisable_number
 
@@ -430,10 +431,12 @@ def localise_layer(
         if position > 0 and not _close(inp, stream):
             previous, previous_norm = sublayers[position - 1], norms[sublayers[position - 1]]
             if _close(inp, previous_out):
+                read = "queries" if "attn" in name or "attention" in name else "input"
                 return (
-                    f"`self.{name}`'s first input (for an attention, its queries) is the raw "
-                    f"output of `self.{previous}` (before its "
-                    f"residual sum and `self.{previous_norm}`): in post-LN each sub-layer reads "
+                    f"The {sublayer_words(name)} sub-layer's {read} (`self.{name}`'s first "
+                    f"input) is the raw output of `self.{previous}`, the "
+                    f"{sublayer_words(previous)}'s output before its residual sum and "
+                    f"`self.{previous_norm}`: in post-LN each sub-layer reads "
                     f"the stream after the previous norm, x = {previous_norm}(x + "
                     f"{previous}(...)), then {name}(x, ...)."
                 )
@@ -449,8 +452,9 @@ def localise_layer(
             stale = next((label for label, old in earlier if _close(inp, old)), None)
             if stale is not None:  # blind7b-dec-cross-queries-from-layer-input
                 return (
-                    f"`self.{name}` reads {stale}, not the output of `self.{previous_norm}`: the "
-                    f"result of the `self.{previous}` sub-layer is discarded (a variable that "
+                    f"The {sublayer_words(name)} (`self.{name}`) reads {stale}, not the output of "
+                    f"`self.{previous_norm}`: the result of the {sublayer_words(previous)} "
+                    f"sub-layer (`self.{previous}`) is discarded (a variable that "
                     f"was not updated?). In post-LN each sub-layer reads the stream after the "
                     f"previous norm, x = {previous_norm}(x + {previous}(...)), then "
                     f"{name}(x, ...)."
