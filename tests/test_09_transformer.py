@@ -1377,6 +1377,43 @@ def count_norms_divided(*args, **kwargs):
     return {**counts, "encoder": counts["encoder"] - layers * norms}
 
 
+def count_tables_one_row_short(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Every vocabulary matrix counted with vocab_size - 1 rows (the family 'a table with
+    the wrong number of rows', next to blind20d's vocab_size + 1)."""
+    counts = ref.count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+    )
+    counts["embeddings"] -= d_model * (1 if tie_embeddings else 2)
+    if not tie_embeddings:
+        counts["output"] -= d_model
+    return counts
+
+
+def count_embedding_bias_d_model(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Each embedding table given a bias of d_model numbers, as if it were nn.Linear."""
+    counts = ref.count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+    )
+    counts["embeddings"] += d_model * (1 if tie_embeddings else 2)
+    return counts
+
+
+def count_w_q_without_bias(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """w_q counted as a weight alone, its bias left out (w_k, w_v and w_o keep theirs)."""
+    counts = ref.count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+    )
+    counts["encoder"] -= num_layers * d_model
+    counts["decoder"] -= num_layers * 2 * d_model
+    return counts
+
+
 # ================================================================== greedy_decode
 def count_final_term_one(
     vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
@@ -1967,6 +2004,21 @@ MISTAKES = [
         r"Two more calls on the same inputs gave other tokens: your decoding draws at random",
     ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
+    Mistake(
+        check_count_parameters,
+        count_tables_one_row_short,
+        r"every vocabulary matrix with vocab_size - 1 rows, one row short",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_embedding_bias_d_model,
+        r"each embedding table a bias of d_model numbers, as if nn\.Embedding were an nn\.Linear",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_w_q_without_bias,
+        r"three biases of d_model numbers per attention .*counted as its weight alone",
+    ),
     # the learner's own ValueError, raw, before
     Mistake(
         check_Transformer,
