@@ -689,7 +689,39 @@ def noam_variant(formula, name):
     return noam_lr
 
 
+_NOAM_STEPS_SEEN: list[int] = []
+
+
+@named("steps_counted_in_a_list")
+def noam_steps_counted_in_a_list(step, d_model, warmup):
+    """The family 'state kept between calls': the step is the number of calls so far, a
+    list of the steps seen growing by one at every call (the step argument unused)."""
+    _NOAM_STEPS_SEEN.append(step)
+    own_step = len(_NOAM_STEPS_SEEN)
+    return d_model**-0.5 * min(own_step**-0.5, own_step * warmup**-1.5)
+
+
+@named("step_drifts_with_the_calls")
+def noam_step_drifts_with_the_calls(step, d_model, warmup, _calls=[0]):  # noqa: B006
+    """A default argument that remembers: every call adds its count to the step."""
+    _calls[0] += 1
+    step = max(step, 1) + _calls[0]
+    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
 NOAM_MISTAKES = [
+    Mistake(
+        check_noam_lr,
+        noam_steps_counted_in_a_list,
+        r"with the very same arguments, gave three different rates.*They are the rates of "
+        r"steps \d+, \d+, \d+: your function ignores its step argument",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_step_drifts_with_the_calls,
+        r"with the very same arguments, gave three different rates.*keeps state between calls"
+        r".*Compute the rate from step, d_model and warmup alone",
+    ),
     # blind16a: the family 'the rate does not depend on the step': every step clamped to
     # 1 (min where max belongs) was told only step ** 0 in both branches
     Mistake(
