@@ -503,7 +503,29 @@ def _pairs_reversed_batches(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, 
     )
 
 
+@named("decoder_input_rolled_from_labels")
+def decoder_input_rolled_from_labels(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """The family 'one tensor is the other rolled' (blind20b rolled the labels): the labels
+    right, the decoder input made from them by torch.roll(labels, 1, dims=1), which brings
+    each row's last column (<eos> or pad) round to the front where <bos> belongs."""
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        src = _tensor([list(s) for s, _ in chunk], pad_id)  # (batch, len_src)
+        labels = _tensor([[*t, eos_id] for _, t in chunk], pad_id)  # (batch, len_tgt)
+        batches.append((src, torch.roll(labels, 1, dims=1), labels))
+    return batches
+
+
 BATCH_MISTAKES = [
+    Mistake(
+        check_make_batches,
+        decoder_input_rolled_from_labels,
+        r"Your decoder input is the padded labels rolled one step to the right "
+        r"\(torch\.roll\(labels, 1, dims=1\)\)",
+    ),
     # round 18 (blind15a): each pair read the other way round, told only the src row
     Mistake(
         check_make_batches,
@@ -672,10 +694,18 @@ BATCH_CORRECT = [
         source_with_eos,
         source_with_bos_and_eos,
         annotated_transformer_shift,
-        padded_to_the_longest_pair_overall,
         list_with_buckets,
         tuple_of_batches,
     )
+] + [
+    # accepted with a note that says what the width is (blind20b-mb-padded-to-dataset-max
+    # got no word at all): every batch padded to the longest row of the whole data set
+    Correct(
+        check_make_batches,
+        padded_to_the_longest_pair_overall,
+        note=r"the same width, \d+, the longest src row over all the pairs: every batch is "
+        r"padded to the longest row of the whole data set",
+    ),
 ]
 
 
