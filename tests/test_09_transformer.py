@@ -47,6 +47,18 @@ class _Reference(ref.Transformer):
     """The mistakes below change one thing of the reference."""
 
 
+class TSourceMaskKeptFromTheFirstCall(_Reference):
+    """The family 'state kept between calls' (blind20b cached the target mask in decode):
+    encode keeps the source padding mask of its first call in a dict keyed by the batch's
+    shape, so a later batch of the same shape is masked with the first one's padding."""
+
+    def encode(self, src_ids):
+        masks = self.__dict__.setdefault("_masks_by_shape", {})
+        src_mask = masks.setdefault(tuple(src_ids.shape), padding_mask(src_ids, self.pad_id))
+        x = self.positional_encoding(self.src_embedding(src_ids))  # (batch, len_src, d_model)
+        return self.encoder(x, src_mask)  # (batch, len_src, d_model)
+
+
 class TUnscaled(_Reference):
     def encode(self, src_ids):
         x = self.positional_encoding(self.src_embedding.embedding(src_ids))
@@ -1428,6 +1440,44 @@ def count_final_term_one(
     return counts
 
 
+def greedy_bos_never_chosen(model, src_ids, max_len, bos_id, eos_id):
+    """The family 'the logits changed before the argmax' (blind20b suppressed <pad> and
+    <bos> with -inf): <bos> pushed far down by subtracting a large number."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)  # (batch, len_src, d_model)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            logits = model.decode(tokens, memory, src_ids)[:, -1].clone()  # (batch, vocab)
+            logits[:, bos_id] -= 1e4  # "<bos> only ever starts a sentence"
+            next_token = logits.argmax(-1).masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            finished |= next_token == eos_id
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
+def greedy_no_repeat_ban(model, src_ids, max_len, bos_id, eos_id):
+    """The same family: every token a row has generated is banned (no_repeat_ngram_size=1)
+    except <eos>, which ends the row."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)  # (batch, len_src, d_model)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            logits = model.decode(tokens, memory, src_ids)[:, -1].clone()  # (batch, vocab)
+            banned = torch.zeros_like(logits, dtype=torch.bool).scatter(1, tokens[:, 1:], True)
+            banned[:, eos_id] = False
+            next_token = logits.masked_fill(banned, float("-inf")).argmax(-1)
+            next_token = next_token.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            finished |= next_token == eos_id
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
 def greedy_memory_first(model, src_ids, max_len, bos_id, eos_id):
     """decode given the encoder's output first and the prefix second."""
     with torch.no_grad():
@@ -2004,6 +2054,25 @@ MISTAKES = [
         r"Two more calls on the same inputs gave other tokens: your decoding draws at random",
     ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
+    Mistake(
+        check_greedy_decode,
+        greedy_bos_never_chosen,
+        r"the only tokens ranked above yours are <pad> \(\d+\) or <bos> \(\d+\): your argmax "
+        r"leaves them out",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_no_repeat_ban,
+        r"the only tokens ranked above yours are tokens the row had already generated.*a "
+        r"repetition penalty, or a ban on repeated tokens",
+    ),
+    Mistake(
+        check_Transformer,
+        TSourceMaskKeptFromTheFirstCall,
+        r"a second batch of the same shape .* is wrong after the model has run on the first "
+        r"batch, and right when a freshly built model gets it first: your model keeps "
+        r"something from an earlier call",
+    ),
     Mistake(
         check_count_parameters,
         count_tables_one_row_short,
