@@ -1476,7 +1476,55 @@ def labels_indexed_into_the_vocabulary(logits, labels, pad_id, smoothing=0.1):
     return loss[labels != pad_id].mean()
 
 
+def _smoothed_per_position(logits, labels, pad_id, smoothing):
+    """The contract's loss at each position, (..., ) float, and the non-pad mask."""
+    log_probs = torch.log_softmax(logits, dim=-1)  # (..., V)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None])[..., 0]
+    return (1 - smoothing) * target + smoothing * -log_probs.mean(dim=-1), keep
+
+
+@named("loss_divided_by_the_positions_twice")
+def loss_divided_by_the_positions_twice(logits, labels, pad_id, smoothing=0.1):
+    """The family 'the right loss times a constant' (blind20b averaged over the vocabulary):
+    the mean over the non-pad positions divided once more by their number, which on the
+    visible input (5 real positions, V = 5) is the same factor as 1 / V."""
+    loss, keep = _smoothed_per_position(logits, labels, pad_id, smoothing)
+    return loss[keep].mean() / keep.sum()
+
+
+@named("cross_entropy_divided_by_vocab")
+def cross_entropy_divided_by_vocab(logits, labels, pad_id, smoothing=0.1):
+    """The same family, named: each position's cross-entropy divided by V (a normalised
+    entropy), as blind20b's .mean(dim=-1) does."""
+    loss, keep = _smoothed_per_position(logits, labels, pad_id, smoothing)
+    return (loss / logits.shape[-1])[keep].mean()
+
+
+@named("loss_doubled")
+def loss_doubled(logits, labels, pad_id, smoothing=0.1):
+    """The same family: the loss counted twice (the two terms each given weight 2x)."""
+    loss, keep = _smoothed_per_position(logits, labels, pad_id, smoothing)
+    return 2 * loss[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    Mistake(
+        SMOOTH,
+        loss_divided_by_the_positions_twice,
+        r"Your loss is the contract's loss times [0-9.]+ on three inputs .*Look for a constant "
+        r"that multiplies or divides the whole loss",
+    ),
+    Mistake(
+        SMOOTH,
+        cross_entropy_divided_by_vocab,
+        r"the factor is 1 / V, V = \d+ the vocabulary size \(and 1 / \d+ on logits of \d+ tokens\)",
+    ),
+    Mistake(
+        SMOOTH,
+        loss_doubled,
+        r"Your loss is the contract's loss times 2 on three inputs",
+    ),
     # round 20 (blind17a): only the labels on one side of pad_id kept
     Mistake(
         SMOOTH,
