@@ -59,6 +59,26 @@ class TSourceMaskKeptFromTheFirstCall(_Reference):
         return self.encoder(x, src_mask)  # (batch, len_src, d_model)
 
 
+class TDecoderOutputScaledUp(_Reference):
+    """The family 'a sub-step scaled by a constant' (blind20b rescaled by d_model ** -0.5,
+    tied models only): the decoder's output multiplied by sqrt(d_model) before the output
+    layer, as if it were an embedding."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        tgt_mask = decoder_self_attention_mask(tgt_ids, self.pad_id)  # (b, 1, len, len)
+        src_mask = padding_mask(src_ids, self.pad_id)  # (batch, 1, 1, len_src)
+        y = self.positional_encoding(self.tgt_embedding(tgt_ids))  # (batch, len, d_model)
+        y = self.decoder(y, memory, src_mask, tgt_mask)  # (batch, len_tgt, d_model)
+        return self.output(y * y.shape[-1] ** 0.5)  # (batch, len_tgt, tgt_vocab)
+
+
+class TLogitsHalved(_Reference):
+    """The same family after the output layer: every logit halved (a temperature of 2)."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        return super().decode(tgt_ids, memory, src_ids) / 2
+
+
 class TUnscaled(_Reference):
     def encode(self, src_ids):
         x = self.positional_encoding(self.src_embedding.embedding(src_ids))
@@ -2054,6 +2074,16 @@ MISTAKES = [
         r"Two more calls on the same inputs gave other tokens: your decoding draws at random",
     ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
+    Mistake(
+        check_Transformer,
+        TDecoderOutputScaledUp,
+        r"with the decoder's output multiplied by sqrt\(d_model\) before the output layer",
+    ),
+    Mistake(
+        check_Transformer,
+        TLogitsHalved,
+        r"Your logits are the reference's multiplied by 0\.5, bias included",
+    ),
     Mistake(
         check_greedy_decode,
         greedy_bos_never_chosen,

@@ -674,6 +674,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             shape_hint=_shape_hint(got, case, "decode"),
             mistakes=decode_values,
             properties=(
+                lambda: _output_scaled(got, logits64, case),
                 ignores_memory,
                 sees_the_future,
                 random_in_eval(module.decode, call, tgt, memory, src),
@@ -808,3 +809,48 @@ def _expect_no_state_between_calls(c: Checker, cls, case: _Case, module, m, src,
             "self.pad_id)) and store nothing on self."
         )
     c.expect_close(got, expected, what, **tol)
+
+
+def _output_scaled(got: Any, expected: torch.Tensor, case: _Case) -> str | None:
+    """The family 'a sub-step scaled by a constant' at the end of decode: the decoder's
+    output multiplied by k before the output layer (logits - bias = k * (the reference's
+    logits - bias): T5's d_model ** -0.5 for tied embeddings, or sqrt(d_model) applied
+    again), or the logits themselves multiplied by k (bias included). Named when one k
+    fits every logit; None otherwise."""
+    if not isinstance(got, torch.Tensor) or got.shape != expected.shape:
+        return None
+    bias = _case_state(case)["output.bias"].double()  # (tgt_vocab,)
+    mine, right = got.detach().double(), expected.double()  # (batch, len_tgt, tgt_vocab)
+    d_model = case.kwargs.get("d_model", 512)
+    tied = " (this model ties its embeddings)" if case.tie else ""
+    for before, (a, b) in (
+        (True, (mine - bias, right - bias)),
+        (False, (mine, right)),
+    ):
+        if not torch.isfinite(a).all() or float((b * b).sum()) == 0.0:
+            return None
+        k = float((a * b).sum() / (b * b).sum())
+        if abs(k - 1) < 1e-3 or not torch.allclose(a, k * b, rtol=1e-3, atol=1e-4):
+            continue
+        named = {
+            "d_model ** -0.5 = 1 / sqrt(d_model)": d_model**-0.5,
+            "sqrt(d_model)": d_model**0.5,
+            "1 / d_model": 1 / d_model,
+            "d_model": float(d_model),
+        }
+        which = next((n for n, v in named.items() if abs(k / v - 1) < 1e-3), f"{k:.4g}")
+        if before:
+            return (
+                f"Your logits are what the reference gives with the decoder's output "
+                f"multiplied by {which} before the output layer{tied}: self.output(y * k) "
+                f"with k = {k:.4g} on every logit (rescaling before a shared projection, as "
+                "T5 and mesh-tensorflow do for tied embeddings, shrinks or grows every "
+                "logit). This course's decode returns self.output(y) as it is: remove the "
+                "scaling."
+            )
+        return (
+            f"Your logits are the reference's multiplied by {which}, bias included, on "
+            "every logit: the logits are rescaled after the output layer. decode returns "
+            "self.output(y) as it is: remove the scaling."
+        )
+    return None
