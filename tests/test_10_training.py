@@ -2413,7 +2413,38 @@ finished_shared_across_rows = named("finished_shared_across_rows")(
 )
 
 BEAM = check_beam_search
+
+
+@named("answers_accumulated_across_sentences")
+def beam_answers_accumulated_across_sentences(
+    model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.6
+):
+    """The family 'state carried from one sentence's search to the next' (blind20b kept
+    the beam): the list of answer tokens is made once, before the loop over the rows, so
+    each row holds every earlier sentence's answer before its own."""
+    answer: list[int] = []  # never reset: the slip
+    rows = []
+    for row in range(src_ids.shape[0]):
+        one = ref.beam_search(
+            model, src_ids[row : row + 1], beam_size, max_len, bos_id, eos_id, length_penalty
+        )  # (1, n)
+        answer += [t for t in one[0].tolist() if t != model.pad_id]
+        rows.append(list(answer))
+    width = max(len(r) for r in rows)
+    out = torch.full((len(rows), width), model.pad_id, dtype=torch.long)  # (batch, width)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = torch.tensor(r, dtype=torch.long)
+    return out
+
+
 BEAM_MISTAKES = [
+    Mistake(
+        BEAM,
+        beam_answers_accumulated_across_sentences,
+        r"more than max_len=\d+ tokens\.\nSearched one at a time \(src_ids\[i : i \+ 1\]\), "
+        r"each of these \d+ sentences gets the right answer .*carried from one sentence's search "
+        r"to the next",
+    ),
     Mistake(BEAM, named("raw_logits")(beam_with(logits_only=True)), "add up raw logits"),
     Mistake(
         BEAM,

@@ -644,7 +644,24 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                 if filled:  # the model would: a later call may tell the two causes apart
                     pending_fill = pending_fill or _fill_message(what, *filled)
                     continue
-                rows = _beam_rows(c, got, src.shape[0], max_len, pad_id, eos_id, bos_id, what)
+                try:
+                    rows = _beam_rows(c, got, src.shape[0], max_len, pad_id, eos_id, bos_id, what)
+                except CheckFailure as failure:
+                    # a malformed batch whose sentences are each right alone: they interfere
+                    # (blind20b-bs-beam-not-reset-per-sentence was told the columns alone)
+                    # one row per sentence (a batch-wide slip, such as only the first row
+                    # returned, is right on a batch of one too, and is not this family)
+                    one_per_sentence = getattr(got, "shape", (None,))[:1] == src.shape[:1]
+                    alone = (
+                        src.shape[0] > 1
+                        and one_per_sentence
+                        and _right_alone(c, beam_search, model, src, setting, pad_id, replays)
+                    )
+                    if not alone:
+                        raise
+                    encoded = _encoded_batches(beam_search, model, src, setting)
+                    text = _batch_dependent(src.shape[0], "differs", encoded)
+                    c.fail(f"{failure.message}\n{text}")
                 for i, row in enumerate(rows):
                     expected = _search(model, src[i], *setting, replays=replays)
                     observations.append((model, src[i], setting, pad_id, row, expected, what, i))
