@@ -79,6 +79,17 @@ class TLogitsHalved(_Reference):
         return super().decode(tgt_ids, memory, src_ids) / 2
 
 
+class TSourceMaskSizedByBatch(_Reference):
+    """The family 'a size read from the wrong axis' (blind12h sized the look-ahead mask by
+    the batch): the source padding mask's key axis taken from src_ids.shape[0]."""
+
+    def encode(self, src_ids):
+        keep = (src_ids != self.pad_id)[:, : src_ids.shape[0]]  # (batch, batch): the slip
+        src_mask = keep[:, None, None, :]  # (batch, 1, 1, batch)
+        x = self.positional_encoding(self.src_embedding(src_ids))  # (batch, len_src, d_model)
+        return self.encoder(x, src_mask)  # (batch, len_src, d_model)
+
+
 class TUnscaled(_Reference):
     def encode(self, src_ids):
         x = self.positional_encoding(self.src_embedding.embedding(src_ids))
@@ -2074,6 +2085,14 @@ MISTAKES = [
         r"Two more calls on the same inputs gave other tokens: your decoding draws at random",
     ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
+    Mistake(
+        check_Transformer,
+        TSourceMaskSizedByBatch,
+        r"The error meets \d+, the batch size \(ids\.shape\[0\]\), and \d+, (len_src "
+        r"\(src_ids\.shape\[1\]\)|the length of both sequences .*): something was sized by "
+        r"the batch axis where the length belongs, such as (a mask built from src_ids\.shape"
+        r"\[0\]|.*a padding mask of src_ids\.shape\[0\] columns)",
+    ),
     Mistake(
         check_Transformer,
         TDecoderOutputScaledUp,
