@@ -1509,6 +1509,24 @@ def greedy_no_repeat_ban(model, src_ids, max_len, bos_id, eos_id):
     return tokens[:, 1:]
 
 
+def greedy_source_as_int_mask(model, src_ids, max_len, bos_id, eos_id):
+    """The family 'decode handed something else than src_ids' (blind19c passed the bool
+    mask): the mask as 0/1 integers, which decode compares with pad_id again."""
+    src_mask = (src_ids != model.pad_id).long()  # (batch, len_src): 1 = a real token
+    with torch.no_grad():
+        memory = model.encode(src_ids)  # (batch, len_src, d_model)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            next_token = model.decode(tokens, memory, src_mask)[:, -1].argmax(-1)
+            next_token = next_token.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            finished |= next_token == eos_id
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
 def greedy_memory_first(model, src_ids, max_len, bos_id, eos_id):
     """decode given the encoder's output first and the prefix second."""
     with torch.no_grad():
@@ -2085,6 +2103,12 @@ MISTAKES = [
         r"Two more calls on the same inputs gave other tokens: your decoding draws at random",
     ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
+    Mistake(
+        check_greedy_decode,
+        greedy_source_as_int_mask,
+        r"Your function hands model\.decode a third argument of shape \(\d+, \d+\) and dtype "
+        r"torch\.int64 that is not src_ids",
+    ),
     Mistake(
         check_Transformer,
         TSourceMaskSizedByBatch,

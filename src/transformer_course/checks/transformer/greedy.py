@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 from dataclasses import dataclass
 
@@ -591,6 +593,9 @@ def _check_greedy_case(
         overwritten = _overwritten_rows(embedded, got, case)
         if overwritten:
             return overwritten
+        source = _decode_source_argument(greedy_decode, case)
+        if source:
+            return source
         text = _greedy_hint(got, expected, case, model, src)
         # located, no cause; a finished row that goes on is not rows interfering (alone,
         # each sentence's loop simply stops at its own <eos>)
@@ -1002,6 +1007,47 @@ def _passed_over(passed_over: list, penalised_agrees: bool, case) -> str:
             "penalty."
         )
     return ""
+
+
+def _decode_source_argument(greedy_decode, case: _GreedyCase) -> str:
+    """What the learner's greedy_decode hands model.decode as its third argument, on a fresh
+    model of the case (its decode wrapped to record it): decode takes the source ids, from
+    which it builds the cross-attention's padding mask itself. Named when it is not
+    src_ids: a bool mask (src_ids != pad_id), which decode compares with pad_id again and
+    which is right only when pad_id is 0, or the generated tokens; "" otherwise."""
+    model = case.model()
+    src = case.src()  # (batch, len_src)
+    received: list = []
+    original = model.decode
+
+    def recording_decode(tgt_ids, memory, src_ids, *args, **kwargs):
+        received.append(src_ids)
+        return original(tgt_ids, memory, src_ids, *args, **kwargs)
+
+    model.decode = recording_decode  # an attribute of this instance only
+    try:
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            greedy_decode(model, src.clone(), case.max_len, case.bos_id, case.eos_id)
+    except Exception:  # only an explanation
+        return ""
+    given = next((a for a in received if isinstance(a, torch.Tensor)), None)
+    if given is None or (given.shape == src.shape and torch.equal(given.long(), src)):
+        return ""
+    if given.dtype == torch.bool and given.shape == src.shape:
+        mask = "src_ids != pad_id" if torch.equal(given, src != case.pad_id) else "a bool mask"
+        return (
+            f"Your function hands model.decode a bool mask ({mask}, {tuple(given.shape)}) "
+            "where decode takes the source ids: decode(tgt_ids, memory, src_ids) builds the "
+            "cross-attention's padding mask itself, comparing src_ids with model.pad_id, so "
+            f"your mask is compared with pad_id={case.pad_id} again (right only by chance "
+            "when pad_id is 0). Pass src_ids as it is: model.decode(tokens, memory, src_ids)."
+        )
+    return (
+        f"Your function hands model.decode a third argument of shape {tuple(given.shape)} "
+        f"and dtype {given.dtype} that is not src_ids {tuple(src.shape)}: decode(tgt_ids, "
+        "memory, src_ids) takes the source ids, from which it builds the cross-attention's "
+        "padding mask. Pass src_ids as it is."
+    )
 
 
 def _bos_then_right(got: torch.Tensor, expected: torch.Tensor) -> bool:
