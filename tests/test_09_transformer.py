@@ -1527,6 +1527,26 @@ def greedy_source_as_int_mask(model, src_ids, max_len, bos_id, eos_id):
     return tokens[:, 1:]
 
 
+def greedy_padded_to_full_width(model, src_ids, max_len, bos_id, eos_id):
+    """The family 'the logits read at the wrong position' (blind13a filled a preallocated
+    buffer): the tokens so far padded to max_len + 1 columns before every decode, and the
+    last column's logits read, a padded position."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)  # (batch, len_src, d_model)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            width = max_len + 1 - tokens.shape[1]
+            padded = F.pad(tokens, (0, width), value=model.pad_id)  # (batch, max_len + 1)
+            next_token = model.decode(padded, memory, src_ids)[:, -1].argmax(-1)
+            next_token = next_token.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            finished |= next_token == eos_id
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
 def greedy_memory_first(model, src_ids, max_len, bos_id, eos_id):
     """decode given the encoder's output first and the prefix second."""
     with torch.no_grad():
@@ -2103,6 +2123,11 @@ MISTAKES = [
         r"Two more calls on the same inputs gave other tokens: your decoding draws at random",
     ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
+    Mistake(
+        check_greedy_decode,
+        greedy_padded_to_full_width,
+        r"you take logits\[:, -1\], the buffer's LAST slot, a padded position",
+    ),
     Mistake(
         check_greedy_decode,
         greedy_source_as_int_mask,

@@ -772,6 +772,13 @@ _REPLAY_RULES = {
         "with the whole batch's memory and src_ids, then logits[:, -1].argmax(dim=-1), a "
         "(batch,) tensor."
     ),
+    "buffer_last": (
+        "Your decoder runs on a whole preallocated buffer of max_len + 1 columns (<bos>, "
+        "the tokens so far, then pad ids) and you take logits[:, -1], the buffer's LAST "
+        "slot, a padded position, at every step: the next token is predicted at the "
+        "position of the newest token, logits[:, step] for a buffer (or run the decoder on "
+        "the tokens so far alone, tokens[:, : step + 1], and take logits[:, -1])."
+    ),
     "squeezed": (
         "Your logits lost a size-1 axis before the argmax: squeeze() drops EVERY axis of size "
         "1, and at the first step the prefix is <bos> alone (len 1), so "
@@ -783,6 +790,18 @@ _REPLAY_RULES = {
 }
 #: rules that share another rule's message (the same mistake written another way)
 _REPLAY_ALIASES = {"squeezed_1": "squeezed", "squeezed_0": "squeezed"}
+
+
+def _buffer_last_rule(model, prefix, memory, src, case) -> torch.Tensor | None:
+    """The argmax at the last slot of a (batch, max_len + 1) buffer holding the prefix
+    (batch, len) and pad ids after it (the family 'the logits read at the wrong
+    position'); None when the prefix fills the buffer (then the last slot is right)."""
+    batch, length = prefix.shape
+    if length >= case.max_len + 1:
+        return None
+    buffer = torch.full((batch, case.max_len + 1), case.pad_id, dtype=torch.long)
+    buffer[:, :length] = prefix  # (batch, max_len + 1)
+    return model.decode(buffer, memory, src)[:, -1].argmax(-1)
 
 
 def _squeezed_rule(logits: torch.Tensor, batch: int, dim: int | None) -> torch.Tensor | None:
@@ -838,6 +857,7 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
                 "first": logits[:, 0].argmax(-1),
                 "row_0": logits[0, -1].argmax(-1).expand(batch),
                 "squeezed": _squeezed_rule(logits, batch, None),
+                "buffer_last": _buffer_last_rule(model, prefix, memory, src, case),
                 "squeezed_1": _squeezed_rule(logits, batch, 1),
                 "squeezed_0": _squeezed_rule(logits, batch, 0),
             }
