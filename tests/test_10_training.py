@@ -2359,7 +2359,9 @@ def beam_with(
     return beam_search
 
 
-def reference_beam_with(*, top_only=False, lp_times=False, shared_finished=False, dim=-1):
+def reference_beam_with(
+    *, top_only=False, lp_times=False, shared_finished=False, dim=-1, split_by_beam=False
+):
     """The reference's beam search with one change: only the first beam_size candidates
     walked (a topk), the length penalty multiplied by α instead of raised to it, one
     list of finished hypotheses for the whole batch, or the log_softmax over ``dim``."""
@@ -2388,7 +2390,8 @@ def reference_beam_with(*, top_only=False, lp_times=False, shared_finished=False
                     order = scores.flatten().argsort(descending=True, stable=True).tolist()
                     new_beam = []
                     for index in order[:beam_size] if top_only else order:
-                        parent, token = divmod(index, scores.shape[1])
+                        split = beam_size if split_by_beam else scores.shape[1]
+                        parent, token = divmod(index, split)
                         candidate = (beam[parent][0] + [token], scores[parent, token].item())
                         if token == eos_id:
                             finished.append(candidate)
@@ -2408,6 +2411,11 @@ def reference_beam_with(*, top_only=False, lp_times=False, shared_finished=False
 
 walk_top_beam_size_only = named("walk_top_beam_size_only")(reference_beam_with(top_only=True))
 lp_times_not_power = named("lp_times_not_power")(reference_beam_with(lp_times=True))
+# the family 'the flat index split the wrong way' (blind12a swapped divmod's results):
+# divided by the beam size; with one live hypothesis both give the same values
+flat_index_split_by_beam_size = named("flat_index_split_by_beam_size")(
+    reference_beam_with(split_by_beam=True)
+)
 finished_shared_across_rows = named("finished_shared_across_rows")(
     reference_beam_with(shared_finished=True)
 )
@@ -2438,6 +2446,12 @@ def beam_answers_accumulated_across_sentences(
 
 
 BEAM_MISTAKES = [
+    Mistake(
+        BEAM,
+        flat_index_split_by_beam_size,
+        r"two mistakes give exactly these values: \(1\) the two results of splitting the flat "
+        r"index are exchanged.*\(2\) divmod\(index, beam_size\)",
+    ),
     Mistake(
         BEAM,
         beam_answers_accumulated_across_sentences,

@@ -596,7 +596,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                             "tokens + [token] (a new list); its score by addition, score + "
                             "log-probability.",
                             "ZeroDivisionError": _zero_division_hint(alpha),
-                            "list index out of range": _INDEX_HINT,
+                            "list index out of range": _index_hint,
                             "too many indices for tensor of dimension 1": "A 1-D tensor of "
                             "ids reached the model: model.encode and model.decode take "
                             "(batch, len) ids. src_ids[row] drops the batch axis (keep it: "
@@ -792,6 +792,47 @@ def _empty_decoder_input(beam_search, model, src, setting) -> tuple[int, ...] | 
     finally:
         hook.remove()
     return next((shape for shape in shapes if len(shape) == 2 and shape[1] == 0), None)
+
+
+def _index_hint(exc: BaseException) -> str:
+    """For an index past the end of the beam: when the raising frame holds ``parent``
+    (beyond the beam but a token id of the vocabulary) and ``token`` (a valid index of the
+    beam), the two results of the flat index's split are exchanged: divmod(index, vocab)
+    unpacked as (token, parent), or divided by the beam size, which gives the same values
+    with one live hypothesis; both are named. _INDEX_HINT otherwise."""
+    from transformer_course.checking.failure import innermost_learner_traceback
+
+    found = innermost_learner_traceback(exc)
+    local = found.tb_frame.f_locals if found is not None else {}
+    parent, token, beam = local.get("parent"), local.get("token"), local.get("beam")
+    scores = local.get("scores")
+    vocab = scores.shape[-1] if hasattr(scores, "shape") and len(scores.shape) else None
+    numbers = all(isinstance(v, int) or hasattr(v, "__index__") for v in (parent, token))
+    if not (numbers and isinstance(beam, list | tuple) and vocab):
+        return _INDEX_HINT
+    parent, token = int(parent), int(token)
+    if not (len(beam) <= parent < vocab and 0 <= token < len(beam)):
+        return _INDEX_HINT
+    where = (
+        f"On the raising line parent = {parent} is beyond the beam ({len(beam)} live "
+        f"hypothesis(es)) but a token id of the vocabulary ({vocab} tokens), and token = "
+        f"{token} is a valid index of the beam"
+    )
+    swapped = (
+        "the two results of splitting the flat index are exchanged, divmod(index, vocab) "
+        "unpacked as token, parent"
+    )
+    rule = (
+        "divmod gives (quotient, remainder) = (the hypothesis, the token): parent, token = "
+        "divmod(index, scores.shape[1])."
+    )
+    if len(beam) == 1:  # divmod(index, 1) gives (index, 0): the same values
+        return (
+            f"{where}. With one live hypothesis two mistakes give exactly these values: (1) "
+            f"{swapped}; or (2) divmod(index, beam_size), the beam's size where the "
+            f"vocabulary's belongs (it gives parent = index, token = 0). {rule}"
+        )
+    return f"{where}: {swapped}. {rule}"
 
 
 def beam_size_mismatch_hint(beam_size: int):
