@@ -593,15 +593,19 @@ def _check_greedy_case(
         overwritten = _overwritten_rows(embedded, got, case)
         if overwritten:
             return overwritten
-        source = _decode_source_argument(greedy_decode, case)
-        if source:
-            return source
         text = _greedy_hint(got, expected, case, model, src)
         # located, no cause; a finished row that goes on is not rows interfering (alone,
         # each sentence's loop simply stops at its own <eos>)
         located = text.startswith(("Replaying your steps: row", "Row "))
+        named_by_replay = "At every decision where yours departs" in text
         if located and "had produced <eos> before step" not in text:
-            return _rows_interfere(c, greedy_decode, model, src, case, got, expected) + text
+            interfere = _rows_interfere(c, greedy_decode, model, src, case, got, expected)
+            if interfere:
+                return interfere + text
+        if located and not named_by_replay:  # nothing explains the tokens: the arguments
+            source = _decode_source_argument(greedy_decode, case)
+            if source:
+                return source
         return text
 
     if not _same_tokens(got, expected):
