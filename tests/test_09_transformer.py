@@ -47,6 +47,49 @@ class _Reference(ref.Transformer):
     """The mistakes below change one thing of the reference."""
 
 
+class TSourceMaskKeptFromTheFirstCall(_Reference):
+    """The family 'state kept between calls' (blind20b cached the target mask in decode):
+    encode keeps the source padding mask of its first call in a dict keyed by the batch's
+    shape, so a later batch of the same shape is masked with the first one's padding."""
+
+    def encode(self, src_ids):
+        masks = self.__dict__.setdefault("_masks_by_shape", {})
+        src_mask = masks.setdefault(tuple(src_ids.shape), padding_mask(src_ids, self.pad_id))
+        x = self.positional_encoding(self.src_embedding(src_ids))  # (batch, len_src, d_model)
+        return self.encoder(x, src_mask)  # (batch, len_src, d_model)
+
+
+class TDecoderOutputScaledUp(_Reference):
+    """The family 'a sub-step scaled by a constant' (blind20b rescaled by d_model ** -0.5,
+    tied models only): the decoder's output multiplied by sqrt(d_model) before the output
+    layer, as if it were an embedding."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        tgt_mask = decoder_self_attention_mask(tgt_ids, self.pad_id)  # (b, 1, len, len)
+        src_mask = padding_mask(src_ids, self.pad_id)  # (batch, 1, 1, len_src)
+        y = self.positional_encoding(self.tgt_embedding(tgt_ids))  # (batch, len, d_model)
+        y = self.decoder(y, memory, src_mask, tgt_mask)  # (batch, len_tgt, d_model)
+        return self.output(y * y.shape[-1] ** 0.5)  # (batch, len_tgt, tgt_vocab)
+
+
+class TLogitsHalved(_Reference):
+    """The same family after the output layer: every logit halved (a temperature of 2)."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        return super().decode(tgt_ids, memory, src_ids) / 2
+
+
+class TSourceMaskSizedByBatch(_Reference):
+    """The family 'a size read from the wrong axis' (blind12h sized the look-ahead mask by
+    the batch): the source padding mask's key axis taken from src_ids.shape[0]."""
+
+    def encode(self, src_ids):
+        keep = (src_ids != self.pad_id)[:, : src_ids.shape[0]]  # (batch, batch): the slip
+        src_mask = keep[:, None, None, :]  # (batch, 1, 1, batch)
+        x = self.positional_encoding(self.src_embedding(src_ids))  # (batch, len_src, d_model)
+        return self.encoder(x, src_mask)  # (batch, len_src, d_model)
+
+
 class TUnscaled(_Reference):
     def encode(self, src_ids):
         x = self.positional_encoding(self.src_embedding.embedding(src_ids))
@@ -1377,6 +1420,43 @@ def count_norms_divided(*args, **kwargs):
     return {**counts, "encoder": counts["encoder"] - layers * norms}
 
 
+def count_tables_one_row_short(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Every vocabulary matrix counted with vocab_size - 1 rows (the family 'a table with
+    the wrong number of rows', next to blind20d's vocab_size + 1)."""
+    counts = ref.count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+    )
+    counts["embeddings"] -= d_model * (1 if tie_embeddings else 2)
+    if not tie_embeddings:
+        counts["output"] -= d_model
+    return counts
+
+
+def count_embedding_bias_d_model(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Each embedding table given a bias of d_model numbers, as if it were nn.Linear."""
+    counts = ref.count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+    )
+    counts["embeddings"] += d_model * (1 if tie_embeddings else 2)
+    return counts
+
+
+def count_w_q_without_bias(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """w_q counted as a weight alone, its bias left out (w_k, w_v and w_o keep theirs)."""
+    counts = ref.count_parameters(
+        vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm
+    )
+    counts["encoder"] -= num_layers * d_model
+    counts["decoder"] -= num_layers * 2 * d_model
+    return counts
+
+
 # ================================================================== greedy_decode
 def count_final_term_one(
     vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
@@ -1389,6 +1469,82 @@ def count_final_term_one(
         counts["encoder"] += 1
         counts["decoder"] += 1
     return counts
+
+
+def greedy_bos_never_chosen(model, src_ids, max_len, bos_id, eos_id):
+    """The family 'the logits changed before the argmax' (blind20b suppressed <pad> and
+    <bos> with -inf): <bos> pushed far down by subtracting a large number."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)  # (batch, len_src, d_model)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            logits = model.decode(tokens, memory, src_ids)[:, -1].clone()  # (batch, vocab)
+            logits[:, bos_id] -= 1e4  # "<bos> only ever starts a sentence"
+            next_token = logits.argmax(-1).masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            finished |= next_token == eos_id
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
+def greedy_no_repeat_ban(model, src_ids, max_len, bos_id, eos_id):
+    """The same family: every token a row has generated is banned (no_repeat_ngram_size=1)
+    except <eos>, which ends the row."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)  # (batch, len_src, d_model)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            logits = model.decode(tokens, memory, src_ids)[:, -1].clone()  # (batch, vocab)
+            banned = torch.zeros_like(logits, dtype=torch.bool).scatter(1, tokens[:, 1:], True)
+            banned[:, eos_id] = False
+            next_token = logits.masked_fill(banned, float("-inf")).argmax(-1)
+            next_token = next_token.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            finished |= next_token == eos_id
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
+def greedy_source_as_int_mask(model, src_ids, max_len, bos_id, eos_id):
+    """The family 'decode handed something else than src_ids' (blind19c passed the bool
+    mask): the mask as 0/1 integers, which decode compares with pad_id again."""
+    src_mask = (src_ids != model.pad_id).long()  # (batch, len_src): 1 = a real token
+    with torch.no_grad():
+        memory = model.encode(src_ids)  # (batch, len_src, d_model)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            next_token = model.decode(tokens, memory, src_mask)[:, -1].argmax(-1)
+            next_token = next_token.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            finished |= next_token == eos_id
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
+def greedy_padded_to_full_width(model, src_ids, max_len, bos_id, eos_id):
+    """The family 'the logits read at the wrong position' (blind13a filled a preallocated
+    buffer): the tokens so far padded to max_len + 1 columns before every decode, and the
+    last column's logits read, a padded position."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)  # (batch, len_src, d_model)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            width = max_len + 1 - tokens.shape[1]
+            padded = F.pad(tokens, (0, width), value=model.pad_id)  # (batch, max_len + 1)
+            next_token = model.decode(padded, memory, src_ids)[:, -1].argmax(-1)
+            next_token = next_token.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            finished |= next_token == eos_id
+            if finished.all():
+                break
+    return tokens[:, 1:]
 
 
 def greedy_memory_first(model, src_ids, max_len, bos_id, eos_id):
@@ -1967,6 +2123,69 @@ MISTAKES = [
         r"Two more calls on the same inputs gave other tokens: your decoding draws at random",
     ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
+    Mistake(
+        check_greedy_decode,
+        greedy_padded_to_full_width,
+        r"you take logits\[:, -1\], the buffer's LAST slot, a padded position",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_source_as_int_mask,
+        r"Your function hands model\.decode a third argument of shape \(\d+, \d+\) and dtype "
+        r"torch\.int64 that is not src_ids",
+    ),
+    Mistake(
+        check_Transformer,
+        TSourceMaskSizedByBatch,
+        r"The error meets \d+, the batch size \(ids\.shape\[0\]\), and \d+, (len_src "
+        r"\(src_ids\.shape\[1\]\)|the length of both sequences .*): something was sized by "
+        r"the batch axis where the length belongs, such as (a mask built from src_ids\.shape"
+        r"\[0\]|.*a padding mask of src_ids\.shape\[0\] columns)",
+    ),
+    Mistake(
+        check_Transformer,
+        TDecoderOutputScaledUp,
+        r"with the decoder's output multiplied by sqrt\(d_model\) before the output layer",
+    ),
+    Mistake(
+        check_Transformer,
+        TLogitsHalved,
+        r"Your logits are the reference's multiplied by 0\.5, bias included",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_bos_never_chosen,
+        r"the only tokens ranked above yours are <pad> \(\d+\) or <bos> \(\d+\): your argmax "
+        r"leaves them out",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_no_repeat_ban,
+        r"the only tokens ranked above yours are tokens the row had already generated.*a "
+        r"repetition penalty, or a ban on repeated tokens",
+    ),
+    Mistake(
+        check_Transformer,
+        TSourceMaskKeptFromTheFirstCall,
+        r"a second batch of the same shape .* is wrong after the model has run on the first "
+        r"batch, and right when a freshly built model gets it first: your model keeps "
+        r"something from an earlier call",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_tables_one_row_short,
+        r"every vocabulary matrix with vocab_size - 1 rows, one row short",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_embedding_bias_d_model,
+        r"each embedding table a bias of d_model numbers, as if nn\.Embedding were an nn\.Linear",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_w_q_without_bias,
+        r"three biases of d_model numbers per attention .*counted as its weight alone",
+    ),
     # the learner's own ValueError, raw, before
     Mistake(
         check_Transformer,

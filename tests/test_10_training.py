@@ -503,7 +503,29 @@ def _pairs_reversed_batches(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, 
     )
 
 
+@named("decoder_input_rolled_from_labels")
+def decoder_input_rolled_from_labels(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """The family 'one tensor is the other rolled' (blind20b rolled the labels): the labels
+    right, the decoder input made from them by torch.roll(labels, 1, dims=1), which brings
+    each row's last column (<eos> or pad) round to the front where <bos> belongs."""
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        src = _tensor([list(s) for s, _ in chunk], pad_id)  # (batch, len_src)
+        labels = _tensor([[*t, eos_id] for _, t in chunk], pad_id)  # (batch, len_tgt)
+        batches.append((src, torch.roll(labels, 1, dims=1), labels))
+    return batches
+
+
 BATCH_MISTAKES = [
+    Mistake(
+        check_make_batches,
+        decoder_input_rolled_from_labels,
+        r"Your decoder input is the padded labels rolled one step to the right "
+        r"\(torch\.roll\(labels, 1, dims=1\)\)",
+    ),
     # round 18 (blind15a): each pair read the other way round, told only the src row
     Mistake(
         check_make_batches,
@@ -672,10 +694,18 @@ BATCH_CORRECT = [
         source_with_eos,
         source_with_bos_and_eos,
         annotated_transformer_shift,
-        padded_to_the_longest_pair_overall,
         list_with_buckets,
         tuple_of_batches,
     )
+] + [
+    # accepted with a note that says what the width is (blind20b-mb-padded-to-dataset-max
+    # got no word at all): every batch padded to the longest row of the whole data set
+    Correct(
+        check_make_batches,
+        padded_to_the_longest_pair_overall,
+        note=r"the same width, \d+, the longest src row over all the pairs: every batch is "
+        r"padded to the longest row of the whole data set",
+    ),
 ]
 
 
@@ -689,7 +719,39 @@ def noam_variant(formula, name):
     return noam_lr
 
 
+_NOAM_STEPS_SEEN: list[int] = []
+
+
+@named("steps_counted_in_a_list")
+def noam_steps_counted_in_a_list(step, d_model, warmup):
+    """The family 'state kept between calls': the step is the number of calls so far, a
+    list of the steps seen growing by one at every call (the step argument unused)."""
+    _NOAM_STEPS_SEEN.append(step)
+    own_step = len(_NOAM_STEPS_SEEN)
+    return d_model**-0.5 * min(own_step**-0.5, own_step * warmup**-1.5)
+
+
+@named("step_drifts_with_the_calls")
+def noam_step_drifts_with_the_calls(step, d_model, warmup, _calls=[0]):  # noqa: B006
+    """A default argument that remembers: every call adds its count to the step."""
+    _calls[0] += 1
+    step = max(step, 1) + _calls[0]
+    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
 NOAM_MISTAKES = [
+    Mistake(
+        check_noam_lr,
+        noam_steps_counted_in_a_list,
+        r"with the very same arguments, gave three different rates.*They are the rates of "
+        r"steps \d+, \d+, \d+: your function ignores its step argument",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_step_drifts_with_the_calls,
+        r"with the very same arguments, gave three different rates.*keeps state between calls"
+        r".*Compute the rate from step, d_model and warmup alone",
+    ),
     # blind16a: the family 'the rate does not depend on the step': every step clamped to
     # 1 (min where max belongs) was told only step ** 0 in both branches
     Mistake(
@@ -1414,7 +1476,55 @@ def labels_indexed_into_the_vocabulary(logits, labels, pad_id, smoothing=0.1):
     return loss[labels != pad_id].mean()
 
 
+def _smoothed_per_position(logits, labels, pad_id, smoothing):
+    """The contract's loss at each position, (..., ) float, and the non-pad mask."""
+    log_probs = torch.log_softmax(logits, dim=-1)  # (..., V)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None])[..., 0]
+    return (1 - smoothing) * target + smoothing * -log_probs.mean(dim=-1), keep
+
+
+@named("loss_divided_by_the_positions_twice")
+def loss_divided_by_the_positions_twice(logits, labels, pad_id, smoothing=0.1):
+    """The family 'the right loss times a constant' (blind20b averaged over the vocabulary):
+    the mean over the non-pad positions divided once more by their number, which on the
+    visible input (5 real positions, V = 5) is the same factor as 1 / V."""
+    loss, keep = _smoothed_per_position(logits, labels, pad_id, smoothing)
+    return loss[keep].mean() / keep.sum()
+
+
+@named("cross_entropy_divided_by_vocab")
+def cross_entropy_divided_by_vocab(logits, labels, pad_id, smoothing=0.1):
+    """The same family, named: each position's cross-entropy divided by V (a normalised
+    entropy), as blind20b's .mean(dim=-1) does."""
+    loss, keep = _smoothed_per_position(logits, labels, pad_id, smoothing)
+    return (loss / logits.shape[-1])[keep].mean()
+
+
+@named("loss_doubled")
+def loss_doubled(logits, labels, pad_id, smoothing=0.1):
+    """The same family: the loss counted twice (the two terms each given weight 2x)."""
+    loss, keep = _smoothed_per_position(logits, labels, pad_id, smoothing)
+    return 2 * loss[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    Mistake(
+        SMOOTH,
+        loss_divided_by_the_positions_twice,
+        r"Your loss is the contract's loss times [0-9.]+ on three inputs .*Look for a constant "
+        r"that multiplies or divides the whole loss",
+    ),
+    Mistake(
+        SMOOTH,
+        cross_entropy_divided_by_vocab,
+        r"the factor is 1 / V, V = \d+ the vocabulary size \(and 1 / \d+ on logits of \d+ tokens\)",
+    ),
+    Mistake(
+        SMOOTH,
+        loss_doubled,
+        r"Your loss is the contract's loss times 2 on three inputs",
+    ),
     # round 20 (blind17a): only the labels on one side of pad_id kept
     Mistake(
         SMOOTH,
@@ -2249,7 +2359,9 @@ def beam_with(
     return beam_search
 
 
-def reference_beam_with(*, top_only=False, lp_times=False, shared_finished=False, dim=-1):
+def reference_beam_with(
+    *, top_only=False, lp_times=False, shared_finished=False, dim=-1, split_by_beam=False
+):
     """The reference's beam search with one change: only the first beam_size candidates
     walked (a topk), the length penalty multiplied by α instead of raised to it, one
     list of finished hypotheses for the whole batch, or the log_softmax over ``dim``."""
@@ -2278,7 +2390,8 @@ def reference_beam_with(*, top_only=False, lp_times=False, shared_finished=False
                     order = scores.flatten().argsort(descending=True, stable=True).tolist()
                     new_beam = []
                     for index in order[:beam_size] if top_only else order:
-                        parent, token = divmod(index, scores.shape[1])
+                        split = beam_size if split_by_beam else scores.shape[1]
+                        parent, token = divmod(index, split)
                         candidate = (beam[parent][0] + [token], scores[parent, token].item())
                         if token == eos_id:
                             finished.append(candidate)
@@ -2298,12 +2411,54 @@ def reference_beam_with(*, top_only=False, lp_times=False, shared_finished=False
 
 walk_top_beam_size_only = named("walk_top_beam_size_only")(reference_beam_with(top_only=True))
 lp_times_not_power = named("lp_times_not_power")(reference_beam_with(lp_times=True))
+# the family 'the flat index split the wrong way' (blind12a swapped divmod's results):
+# divided by the beam size; with one live hypothesis both give the same values
+flat_index_split_by_beam_size = named("flat_index_split_by_beam_size")(
+    reference_beam_with(split_by_beam=True)
+)
 finished_shared_across_rows = named("finished_shared_across_rows")(
     reference_beam_with(shared_finished=True)
 )
 
 BEAM = check_beam_search
+
+
+@named("answers_accumulated_across_sentences")
+def beam_answers_accumulated_across_sentences(
+    model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.6
+):
+    """The family 'state carried from one sentence's search to the next' (blind20b kept
+    the beam): the list of answer tokens is made once, before the loop over the rows, so
+    each row holds every earlier sentence's answer before its own."""
+    answer: list[int] = []  # never reset: the slip
+    rows = []
+    for row in range(src_ids.shape[0]):
+        one = ref.beam_search(
+            model, src_ids[row : row + 1], beam_size, max_len, bos_id, eos_id, length_penalty
+        )  # (1, n)
+        answer += [t for t in one[0].tolist() if t != model.pad_id]
+        rows.append(list(answer))
+    width = max(len(r) for r in rows)
+    out = torch.full((len(rows), width), model.pad_id, dtype=torch.long)  # (batch, width)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = torch.tensor(r, dtype=torch.long)
+    return out
+
+
 BEAM_MISTAKES = [
+    Mistake(
+        BEAM,
+        flat_index_split_by_beam_size,
+        r"two mistakes give exactly these values: \(1\) the two results of splitting the flat "
+        r"index are exchanged.*\(2\) divmod\(index, beam_size\)",
+    ),
+    Mistake(
+        BEAM,
+        beam_answers_accumulated_across_sentences,
+        r"more than max_len=\d+ tokens\.\nSearched one at a time \(src_ids\[i : i \+ 1\]\), "
+        r"each of these \d+ sentences gets the right answer .*carried from one sentence's search "
+        r"to the next",
+    ),
     Mistake(BEAM, named("raw_logits")(beam_with(logits_only=True)), "add up raw logits"),
     Mistake(
         BEAM,

@@ -14,7 +14,7 @@ import io
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["earlier_call", "kept_between_calls"]
+__all__ = ["answers_on_repeat", "earlier_call", "kept_between_calls"]
 
 
 def earlier_call(
@@ -56,3 +56,19 @@ def kept_between_calls(
         return same(b, expected(*first)) and not same(b, expected(*second))
     except Exception:  # a raising function is not this family's
         return False
+
+
+def answers_on_repeat(fn: Callable, args: tuple[Any, ...], times: int = 3) -> list[Any] | None:
+    """``fn(*args)`` called ``times`` times in a row with the very same arguments: the
+    answers, or None when a call raised. A function of its arguments alone gives the same
+    answer every time; answers that change come from state kept between calls (a counter
+    on the function or in a global, a list that grows, a mask cached on a module), which
+    no mistake inside one call can give."""
+    answers = []
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            for _ in range(times):
+                answers.append(fn(*args))
+    except Exception:  # a raising function is not this family's
+        return None
+    return answers

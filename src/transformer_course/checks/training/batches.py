@@ -274,6 +274,52 @@ def _sequence_first(batch, chunk, ids: dict[str, int]) -> bool:
     )
 
 
+def _rolled(decoder_input, labels, chunk, ids: dict[str, int]) -> str:
+    """The family 'one tensor is the other rolled': labels made from the padded decoder
+    input by a circular shift (torch.roll(decoder_input, -1, dims=1)), or the decoder input
+    from the padded labels (torch.roll(labels, 1, dims=1)). The two give the same relation
+    between the tensors; the one that is right (its rows as the targets give them) tells
+    which was rolled, and when neither is, both readings are named. Told on the whole
+    batch, every row; "" otherwise."""
+    d_rows, l_rows = _rows(decoder_input), _rows(labels)  # (rows, width) each
+    if not d_rows or len(d_rows) != len(l_rows) or any(len(r) < 2 for r in d_rows):
+        return ""
+    if any(len(a) != len(b) for a, b in zip(d_rows, l_rows)):
+        return ""
+    if not all(d == lab[-1:] + lab[:-1] for d, lab in zip(d_rows, l_rows)):
+        return ""
+    bos, eos, pad = ids["bos_id"], ids["eos_id"], ids["pad_id"]
+    targets = [list(target) for _, target in chunk]
+    d_right = [_strip(d, pad) for d in d_rows] == [[bos, *t] for t in targets]
+    l_right = [_strip(lab, pad) for lab in l_rows] == [[*t, eos] for t in targets]
+    if d_right == l_right:
+        return (
+            "Each row of your labels is the same row of your decoder input rolled one step "
+            "to the left, with the end wrapped around to the front (torch.roll), and neither "
+            "is right: a roll brings the last column round instead of adding <bos> or "
+            "<eos>. Build both from each target, decoder_input = [bos_id, *target] and "
+            f"labels = [*target, eos_id], padded with pad_id={pad}."
+        )
+    if d_right:
+        return (
+            "Your labels are the padded decoder input rolled one step to the left "
+            "(torch.roll(decoder_input, -1, dims=1)): a roll wraps around, so the first "
+            f"column, <bos> ({bos}), comes back as the last column of every row's labels, "
+            f"after the padding of the shorter rows, and no row's labels end with <eos> "
+            f"({eos}). Build the labels from each target, [*target, eos_id], padded with "
+            f"pad_id={pad} (or shift without wrapping: append the <eos> column before the "
+            "shift and cut one column, not torch.roll)."
+        )
+    return (
+        "Your decoder input is the padded labels rolled one step to the right "
+        "(torch.roll(labels, 1, dims=1)): a roll wraps around, so each row's last "
+        f"column (<eos> ({eos}) for the longest rows, pad_id={pad} for the others) comes "
+        f"back as the first column, where <bos> ({bos}) belongs. Build the decoder "
+        "input from each target, [bos_id, *target], padded with pad_id (or shift "
+        "without wrapping, not torch.roll)."
+    )
+
+
 def _check_rows(c: Checker, batch, chunk, ids: dict[str, int], what: str, src_forms: set):
     """One batch against its pairs, row by row, with a diagnosis for each known mistake."""
     pad, bos, eos = ids["pad_id"], ids["bos_id"], ids["eos_id"]
@@ -295,6 +341,14 @@ def _check_rows(c: Checker, batch, chunk, ids: dict[str, int], what: str, src_fo
     if (labels == -100).any():
         c.fail(f"{what}: {MINUS_100}")
     width = max(len(target) for _, target in chunk) + 1
+    rolled = _rolled(decoder_input, labels, chunk, ids)  # before the left padding it can look like
+    if rolled:
+        source, target = chunk[0]
+        c.fail(
+            f"in {what}, for the pair (source {list(source)}, target {list(target)}), row 0 "
+            f"has decoder_input {_rows(decoder_input)[0]} and labels {_rows(labels)[0]}. "
+            f"{rolled}"
+        )
     for i, (source, target) in enumerate(chunk):
         d_raw, l_raw, s_raw = _rows(decoder_input)[i], _rows(labels)[i], _rows(src)[i]
         for name, raw in (("src", s_raw), ("decoder_input", d_raw), ("labels", l_raw)):
@@ -389,14 +443,53 @@ def _check_rows(c: Checker, batch, chunk, ids: dict[str, int], what: str, src_fo
             f"{tuple(labels.shape)}: they must have the same shape, because labels[:, t] is "
             "what the decoder should predict after reading decoder_input[:, :t + 1]."
         )
-    for name, tensor in (("decoder_input", decoder_input), ("labels", labels)):
-        extra = tensor.shape[1] - width
-        if extra > 0:
-            c.note(
-                f"{name} is padded {extra} column(s) beyond the batch's longest row; that "
-                "works, but each batch needs only its own longest row."
-            )
     c.ok()
+
+
+def _note_extra_widths(c: Checker, batches, ids: dict[str, int], what: str) -> None:
+    """A note when a tensor is wider than the longest row of its own batch (its rows as the
+    learner formed them, markers included), which the docstring asks for: extra columns of
+    padding are harmless for the loss (accepted), but cost time. The note says what the
+    width is: the longest row over all the batches (one width fixed for the whole data
+    set), or one fixed number."""
+    pad = ids["pad_id"]
+    widths = []  # (batch number, field, width, longest row of its batch)
+    for number, batch in enumerate(batches):
+        for name, tensor in zip(_FIELDS, batch):
+            rows = _rows(tensor)  # (rows, width)
+            if rows:
+                longest = max(len(_strip(row, pad)) for row in rows)
+                widths.append((number, name, len(rows[0]), longest))
+    wide = [w for w in widths if w[2] > w[3]]
+    if not wide:
+        return
+    number, name, width, longest = wide[0]
+    head = (
+        f"in batch {number} of {what}, {name} has {width} columns while the longest row of "
+        f"that batch holds {longest} tokens: {width - longest} column(s) of padding only."
+    )
+    why = ""
+    for field in _FIELDS:
+        field_widths = {w for _n, f, w, _most in widths if f == field}
+        overall = max((most for _n, f, _w, most in widths if f == field), default=0)
+        if len(field_widths) != 1 or sum(1 for w in widths if w[1] == field) < 2:
+            continue
+        fixed = field_widths.pop()
+        if fixed == overall:
+            why = (
+                f" Every batch's {field} has the same width, {fixed}, the longest {field} row "
+                "over all the pairs: every batch is padded to the longest row of the whole "
+                "data set (one maximum length computed once, as padding='max_length' does)."
+            )
+        elif fixed > overall:
+            why = f" Every batch's {field} has the same width, {fixed}: a fixed length."
+        break
+    c.note(
+        f"{head}{why} That works (the loss leaves out the padded positions), but the "
+        "docstring asks for each batch padded to the longest row of its own batch: compute "
+        "the width from the batch's rows, inside the loop, so no batch carries columns of "
+        "padding only."
+    )
 
 
 def _visible_batch_cases():
@@ -511,6 +604,7 @@ def _check_order_free(c, batches, pairs, batch_size, ids, what, src_forms) -> li
             order.append(index)
             chunk.append(pairs[index])
         _check_rows(c, batch, chunk, ids, f"batch {number} of {what}", src_forms)
+    _note_extra_widths(c, batches, ids, what)
     if sorted(order) != list(range(len(pairs))):
         missing = len(set(range(len(pairs))) - set(order))
         c.fail(
@@ -816,6 +910,7 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
                 )
             for number, (batch, chunk) in enumerate(zip(batches, expected)):
                 _check_rows(c, batch, chunk, ids, f"batch {number} of {what}", src_forms)
+            _note_extra_widths(c, batches, ids, what)
         # Shuffling: any order, each pair once; the same seed gives the same order.
         rng = numpy_rng(2002 if hidden else 2001)
         ids = {"pad_id": 0, "bos_id": 2, "eos_id": 3}

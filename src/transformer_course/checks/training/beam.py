@@ -596,7 +596,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                             "tokens + [token] (a new list); its score by addition, score + "
                             "log-probability.",
                             "ZeroDivisionError": _zero_division_hint(alpha),
-                            "list index out of range": _INDEX_HINT,
+                            "list index out of range": _index_hint,
                             "too many indices for tensor of dimension 1": "A 1-D tensor of "
                             "ids reached the model: model.encode and model.decode take "
                             "(batch, len) ids. src_ids[row] drops the batch axis (keep it: "
@@ -644,7 +644,24 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                 if filled:  # the model would: a later call may tell the two causes apart
                     pending_fill = pending_fill or _fill_message(what, *filled)
                     continue
-                rows = _beam_rows(c, got, src.shape[0], max_len, pad_id, eos_id, bos_id, what)
+                try:
+                    rows = _beam_rows(c, got, src.shape[0], max_len, pad_id, eos_id, bos_id, what)
+                except CheckFailure as failure:
+                    # a malformed batch whose sentences are each right alone: they interfere
+                    # (blind20b-bs-beam-not-reset-per-sentence was told the columns alone)
+                    # one row per sentence (a batch-wide slip, such as only the first row
+                    # returned, is right on a batch of one too, and is not this family)
+                    one_per_sentence = getattr(got, "shape", (None,))[:1] == src.shape[:1]
+                    alone = (
+                        src.shape[0] > 1
+                        and one_per_sentence
+                        and _right_alone(c, beam_search, model, src, setting, pad_id, replays)
+                    )
+                    if not alone:
+                        raise
+                    encoded = _encoded_batches(beam_search, model, src, setting)
+                    text = _batch_dependent(src.shape[0], "differs", encoded)
+                    c.fail(f"{failure.message}\n{text}")
                 for i, row in enumerate(rows):
                     expected = _search(model, src[i], *setting, replays=replays)
                     observations.append((model, src[i], setting, pad_id, row, expected, what, i))
@@ -775,6 +792,47 @@ def _empty_decoder_input(beam_search, model, src, setting) -> tuple[int, ...] | 
     finally:
         hook.remove()
     return next((shape for shape in shapes if len(shape) == 2 and shape[1] == 0), None)
+
+
+def _index_hint(exc: BaseException) -> str:
+    """For an index past the end of the beam: when the raising frame holds ``parent``
+    (beyond the beam but a token id of the vocabulary) and ``token`` (a valid index of the
+    beam), the two results of the flat index's split are exchanged: divmod(index, vocab)
+    unpacked as (token, parent), or divided by the beam size, which gives the same values
+    with one live hypothesis; both are named. _INDEX_HINT otherwise."""
+    from transformer_course.checking.failure import innermost_learner_traceback
+
+    found = innermost_learner_traceback(exc)
+    local = found.tb_frame.f_locals if found is not None else {}
+    parent, token, beam = local.get("parent"), local.get("token"), local.get("beam")
+    scores = local.get("scores")
+    vocab = scores.shape[-1] if hasattr(scores, "shape") and len(scores.shape) else None
+    numbers = all(isinstance(v, int) or hasattr(v, "__index__") for v in (parent, token))
+    if not (numbers and isinstance(beam, list | tuple) and vocab):
+        return _INDEX_HINT
+    parent, token = int(parent), int(token)
+    if not (len(beam) <= parent < vocab and 0 <= token < len(beam)):
+        return _INDEX_HINT
+    where = (
+        f"On the raising line parent = {parent} is beyond the beam ({len(beam)} live "
+        f"hypothesis(es)) but a token id of the vocabulary ({vocab} tokens), and token = "
+        f"{token} is a valid index of the beam"
+    )
+    swapped = (
+        "the two results of splitting the flat index are exchanged, divmod(index, vocab) "
+        "unpacked as token, parent"
+    )
+    rule = (
+        "divmod gives (quotient, remainder) = (the hypothesis, the token): parent, token = "
+        "divmod(index, scores.shape[1])."
+    )
+    if len(beam) == 1:  # divmod(index, 1) gives (index, 0): the same values
+        return (
+            f"{where}. With one live hypothesis two mistakes give exactly these values: (1) "
+            f"{swapped}; or (2) divmod(index, beam_size), the beam's size where the "
+            f"vocabulary's belongs (it gives parent = index, token = 0). {rule}"
+        )
+    return f"{where}: {swapped}. {rule}"
 
 
 def beam_size_mismatch_hint(beam_size: int):

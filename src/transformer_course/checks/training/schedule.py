@@ -9,6 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from transformer_course.checking import Checker, numpy_rng, short
+from transformer_course.checking.stale import answers_on_repeat
 
 from .common import plain_float
 
@@ -388,12 +389,52 @@ def _sizes_written_in(noam_lr, cases) -> str:
     )
 
 
+def _kept_between_calls(noam_lr, cases) -> str:
+    """The family 'state kept between calls': the same call made three times in a row
+    gives different rates. Said with the step each call's rate belongs to when they are
+    consecutive warm-up steps (a step counter of its own, increased at every call, as the
+    Annotated Transformer's NoamOpt keeps self._step); "" when the calls agree."""
+    d_model, warmup, steps = cases[0]
+    step = steps[len(steps) // 2]
+    answers = answers_on_repeat(noam_lr, (step, d_model, warmup))
+    try:
+        rates = [float(a) for a in answers or ()]
+    except (TypeError, ValueError):  # not numbers: told by the check's own tests
+        return ""
+    if len(rates) < 3 or all(math.isclose(r, rates[0], rel_tol=1e-9) for r in rates):
+        return ""
+    call = f"noam_lr({step}, {d_model}, {warmup})"
+    text = (
+        f"Three calls in a row of {call}, with the very same arguments, gave three different "
+        f"rates ({', '.join(f'{r:.6g}' for r in rates)}): your function keeps state between "
+        "calls (a counter or a list kept on the function, in a global or in a default "
+        "argument) instead of computing the rate from its arguments alone."
+    )
+    slope = d_model**-0.5 * warmup**-1.5  # the warm-up's rate per step
+    counted = [round(r / slope) for r in rates]
+    consecutive = all(b == a + 1 for a, b in zip(counted, counted[1:]))
+    if consecutive and all(
+        0 < n <= warmup and math.isclose(r, _noam(n, d_model, warmup), rel_tol=1e-6)
+        for n, r in zip(counted, rates)
+    ):
+        text += (
+            f" They are the rates of steps {', '.join(map(str, counted))}: your function "
+            f"ignores its step argument ({step}) and counts the steps itself, one more at "
+            "every call (as the Annotated Transformer's NoamOpt keeps self._step). The "
+            "training loop passes the step: compute the rate from it, with no counter."
+        )
+    else:
+        text += " Compute the rate from step, d_model and warmup alone, with nothing stored."
+    return text
+
+
 def _explain_noam(noam_lr, cases) -> str:
     """What the learner's rates are, when it can be told from every visible case: the
     paper's times a constant factor (a power of d_model and warmup, when exactly one fits
     every case), or a power of step other than the paper's in the warm-up or after it."""
     shifted = (
-        _warm_up_floored(noam_lr, cases)
+        _kept_between_calls(noam_lr, cases)
+        or _warm_up_floored(noam_lr, cases)
         or _sizes_written_in(noam_lr, cases)
         or _warm_up_from_zero(noam_lr, cases)
         or _fraction_exponents(noam_lr, cases)

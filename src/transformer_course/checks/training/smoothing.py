@@ -398,7 +398,12 @@ def _fitted_weights(label_smoothed_loss, logits, labels, pad_id, eps, value) -> 
         return ""
     if math.isclose(a, 1 - eps, abs_tol=1e-4) and math.isclose(b, eps, abs_tol=1e-4):
         return ""
-    names = _weight_names(eps, logits.shape[-1])
+    vocab = logits.shape[-1]
+    factor = a / (1 - eps) if eps < 1 else 0.0
+    if eps < 1 and factor > 0 and math.isclose(b, eps * factor, rel_tol=1e-3, abs_tol=1e-6):
+        wider = _factor_on_wider_vocab(label_smoothed_loss, logits, labels, pad_id, eps)
+        return _scaled_loss(factor, vocab, eps, wider)
+    names = _weight_names(eps, vocab)
 
     def named(weight: float) -> str:
         found = [n for n, w in names.items() if math.isclose(weight, w, abs_tol=1e-4)]
@@ -426,6 +431,50 @@ def _fitted_weights(label_smoothed_loss, logits, labels, pad_id, eps, value) -> 
         "inputs), with other weights: " + "; and ".join(w for w in wrong if w) + "." + other + " "
         "The contract: (1 - ε)·(-log p[y]) + ε·mean_j(-log p[j]), averaged over the non-pad "
         "positions."
+    )
+
+
+def _factor_on_wider_vocab(label_smoothed_loss, logits, labels, pad_id, eps):
+    """(V, the learner's loss over the contract's) on logits with 3 more tokens, the same
+    labels: the input that tells a factor of 1 / V from another constant that equals it
+    on the check's shape (such as the number of non-pad positions); None if it fails."""
+    vocab = logits.shape[-1] + 3
+    x = torch.randn((*logits.shape[:-1], vocab), generator=torch_generator(9200))
+    x = x.to(logits.dtype)  # (..., V + 3)
+    try:
+        with torch.no_grad():
+            got = float(torch.as_tensor(label_smoothed_loss(x, labels.clone(), pad_id, eps)))
+        keep = labels != pad_id
+        t, u = _term_means(torch.log_softmax(x.double(), -1), labels, keep)
+        right = (1 - eps) * float(t) + eps * float(u)
+    except Exception:  # only a tie-break
+        return None
+    return (vocab, got / right) if right and math.isfinite(got) else None
+
+
+def _scaled_loss(factor: float, vocab: int, eps: float, wider=None) -> str:
+    """The family 'the right loss times a constant': both terms weighted by the contract's
+    weights times one factor (fitted on three inputs), named when it is 1 / V on the
+    check's logits and on logits with more tokens (the cross-entropy averaged over the
+    vocabulary instead of summed)."""
+    head = (
+        f"Your loss is the contract's loss times {factor:.4g} on three inputs (both terms "
+        f"scaled alike: the target term weighted by {factor * (1 - eps):.4g} instead of 1 - "
+        f"ε = {1 - eps:g}, the smoothing term by {factor * eps:.4g} instead of ε = {eps:g})"
+    )
+    over_vocab = wider is not None and math.isclose(wider[1], 1 / wider[0], rel_tol=1e-3)
+    if math.isclose(factor, 1 / vocab, rel_tol=1e-3) and over_vocab:
+        return (
+            f"{head}: the factor is 1 / V, V = {vocab} the vocabulary size (and 1 / "
+            f"{wider[0]} on logits of {wider[0]} tokens). The cross-entropy "
+            "of each position is divided by V: you reduced q·(-log p) over the vocabulary "
+            "with .mean(dim=-1) where the cross-entropy sums it, .sum(dim=-1). Sum over the "
+            "vocabulary, then average over the non-pad positions."
+        )
+    return (
+        f"{head}. Look for a constant that multiplies or divides the whole loss (a mean "
+        "where a sum belongs, or a sum where a mean belongs): the contract is (1 - "
+        "ε)·(-log p[y]) + ε·mean_j(-log p[j]), averaged over the non-pad positions."
     )
 
 

@@ -367,7 +367,15 @@ COUNT_MISTAKES += [
             if terms == 1
             else ""
         )
-        + ". One attention is 4 * (d_model * d_model + d_model).",
+        + (
+            ", as when one projection is counted as its weight alone, most often the output "
+            "projection w_o (d_model * d_model without its bias of d_model numbers, while "
+            "w_q, w_k and w_v get theirs); the counts cannot tell which projection it is. "
+            "w_o is an nn.Linear(d_model, d_model) with a bias like the other three"
+            if terms == 3
+            else ""
+        )
+        + ". Each attention is 4 * (d_model * d_model + d_model).",
     )
     for terms, words in ((1, "one bias"), (2, "two biases"), (3, "three biases"))
 ]
@@ -415,6 +423,51 @@ COUNT_MISTAKES += [
         "own 2 * d_model, and the decoder's count its own 2 * d_model.",
     ),
     (
+        {"table_rows": 1, "table_rows_in_output": True},
+        "You counted every vocabulary matrix with vocab_size + 1 rows, one extra row (as "
+        "Keras's Embedding(input_dim=vocab_size + 1) reserves one for index 0): each "
+        "embedding table, and the output layer's own weight when it has one, is d_model too "
+        "large. nn.Embedding(vocab_size, d_model) has exactly vocab_size rows, the padding "
+        "token being one of them: a table is vocab_size * d_model.",
+    ),
+    (
+        {"table_rows": 1},
+        "You counted each embedding table with vocab_size + 1 rows, one extra row (as "
+        "Keras's Embedding(input_dim=vocab_size + 1) reserves one for index 0): 'embeddings' "
+        "is d_model too large per table. nn.Embedding(vocab_size, d_model) has exactly "
+        "vocab_size rows, the padding token being one of them: a table is vocab_size * "
+        "d_model.",
+    ),
+    (
+        {"table_rows": -1, "table_rows_in_output": True},
+        "You counted every vocabulary matrix with vocab_size - 1 rows, one row short (as if "
+        "the padding token or the largest id needed no row): each embedding table, and the "
+        "output layer's own weight when it has one, is d_model too small. "
+        "nn.Embedding(vocab_size, d_model) has one row per id 0 .. vocab_size - 1: a table "
+        "is vocab_size * d_model.",
+    ),
+    (
+        {"table_rows": -1},
+        "You counted each embedding table with vocab_size - 1 rows, one row short (as if the "
+        "padding token or the largest id needed no row): 'embeddings' is d_model too small "
+        "per table. nn.Embedding(vocab_size, d_model) has one row per id 0 .. vocab_size - "
+        "1: a table is vocab_size * d_model.",
+    ),
+    (
+        {"embedding_bias": "vocab_size"},
+        "You gave each embedding table a bias of vocab_size numbers, as if nn.Embedding "
+        "were an nn.Linear: 'embeddings' is vocab_size too large per table. nn.Embedding is "
+        "a lookup table with a weight alone (vocab_size x d_model, no bias): 'embeddings' "
+        "is vocab_size * d_model per table, one table when shared.",
+    ),
+    (
+        {"embedding_bias": "d_model"},
+        "You gave each embedding table a bias of d_model numbers, as if nn.Embedding were "
+        "an nn.Linear(vocab_size, d_model): 'embeddings' is d_model too large per table. "
+        "nn.Embedding is a lookup table with a weight alone (vocab_size x d_model, no "
+        "bias): 'embeddings' is vocab_size * d_model per table, one table when shared.",
+    ),
+    (
         {"output_bias": "d_model"},
         "You sized the output layer's bias as d_model numbers: nn.Linear(d_model, "
         "vocab_size) has a bias of out_features = vocab_size numbers, one per token's "
@@ -432,7 +485,10 @@ def mistaken_counts(args: tuple, knobs: dict) -> dict[str, int]:
     LayerNorms each stack counts when final_norm is True: 2 for both stacks' norms added
     to each), ``attention_bias_terms`` (how many d_model biases one attention counts, 4
     when right) and ``layers_offset`` (layers counted per stack beyond num_layers: -1 for
-    a loop over range(1, num_layers))."""
+    a loop over range(1, num_layers)), ``table_rows`` (rows counted per vocabulary matrix
+    beyond vocab_size: 1 for Keras's input_dim = vocab_size + 1) with
+    ``table_rows_in_output`` (the untied output layer's weight counted with them) and
+    ``embedding_bias`` (a bias given to each embedding table: "vocab_size" or "d_model")."""
     knobs = dict(knobs)
     short = knobs.pop("decoder_attention_short", 0)
     attention_bias = knobs.pop("attention_bias", "d_model")
@@ -440,6 +496,9 @@ def mistaken_counts(args: tuple, knobs: dict) -> dict[str, int]:
     final_copies = knobs.pop("final_copies", 1)
     attention_bias_terms = knobs.pop("attention_bias_terms", 4)
     layers_offset = knobs.pop("layers_offset", 0)
+    table_rows = knobs.pop("table_rows", 0)
+    table_rows_in_output = knobs.pop("table_rows_in_output", False)
+    embedding_bias = knobs.pop("embedding_bias", None)
     if layers_offset:  # every stack counts num_layers + layers_offset layers
         args = (*args[:3], max(args[3] + layers_offset, 0), *args[4:])
     if knobs.pop("tie_inverted", False):  # every tie_embeddings test reads the other value
@@ -455,6 +514,13 @@ def mistaken_counts(args: tuple, knobs: dict) -> dict[str, int]:
     # attention biases counted attention_bias_terms times instead of four (d_model each)
     counts["encoder"] -= layers * (4 - attention_bias_terms) * d
     counts["decoder"] -= layers * 2 * (4 - attention_bias_terms) * d
+    tables = 1 if _tie else 2  # embedding tables counted under 'embeddings'
+    # each vocabulary matrix counted with table_rows rows beyond vocab_size (d_model each)
+    counts["embeddings"] += tables * table_rows * d
+    if table_rows_in_output and not _tie:  # the untied output layer's weight too
+        counts["output"] += table_rows * d
+    if embedding_bias:  # a bias given to each embedding table, as if it were an nn.Linear
+        counts["embeddings"] += tables * {"vocab_size": v, "d_model": d}[embedding_bias]
     if _final:  # the extra copies of each stack's final LayerNorm (2 * d_model each)
         counts["encoder"] += (final_copies - 1) * 2 * d
         counts["decoder"] += (final_copies - 1) * 2 * d
@@ -466,6 +532,23 @@ def _count_call(args: tuple) -> str:
     return (
         f"count_parameters(vocab_size={v}, d_model={d}, num_heads={h}, num_layers={n}, "
         f"d_ff={f}, tie_embeddings={tie}, final_norm={final})"
+    )
+
+
+def _call_count(c: Checker, count_parameters, args: tuple) -> Any:
+    """The learner's count_parameters called on one configuration (vocab_size, d_model,
+    num_heads, num_layers, d_ff, tie_embeddings, final_norm), by keyword."""
+    v, d, h, n, f, tie, final = args
+    return c.call(
+        count_parameters,
+        vocab_size=v,
+        d_model=d,
+        num_heads=h,
+        num_layers=n,
+        d_ff=f,
+        tie_embeddings=tie,
+        final_norm=final,
+        call_repr=_count_call(args),
     )
 
 
@@ -497,19 +580,8 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
         c.require_callable(count_parameters)
         results = []  # (args, call, counts, expected), every configuration
         for args in HIDDEN_COUNT if hidden else VISIBLE_COUNT:
-            v, d, h, n, f, tie, final = args
             call = _count_call(args)
-            got = c.call(
-                count_parameters,
-                vocab_size=v,
-                d_model=d,
-                num_heads=h,
-                num_layers=n,
-                d_ff=f,
-                tie_embeddings=tie,
-                final_norm=final,
-                call_repr=call,
-            )
+            got = _call_count(c, count_parameters, args)
             if not isinstance(got, dict):
                 extra = (
                     " (a single number: the total?) Return the count of each component; "
@@ -527,7 +599,7 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
                 )
             c.ok()
             counts = {key: _as_count(c, got[key], f"{call}[{key!r}]") for key in _COUNT_KEYS}
-            results.append((args, call, counts, ref.count_parameters(v, d, h, n, f, tie, final)))
+            results.append((args, call, counts, ref.count_parameters(*args)))
         wrong_results = [r for r in results if r[2] != r[3]]
         if not wrong_results:
             return
@@ -593,18 +665,7 @@ def _split_by_probes(c: Checker, count_parameters, found: list, results) -> list
         return found
 
     def observe(args: tuple) -> tuple:
-        v, d, h, n, f, tie, final = args
-        got = c.call(
-            count_parameters,
-            vocab_size=v,
-            d_model=d,
-            num_heads=h,
-            num_layers=n,
-            d_ff=f,
-            tie_embeddings=tie,
-            final_norm=final,
-            call_repr=_count_call(args),
-        )
+        got = _call_count(c, count_parameters, args)
         return tuple(int(got[key]) for key in _COUNT_KEYS)
 
     def predict(candidate: tuple, args: tuple) -> tuple:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 from dataclasses import dataclass
 
@@ -210,6 +212,47 @@ def check_greedy_decode(greedy_decode, *, hidden: bool = False) -> None:
         for case in cases:
             _check_greedy_case(c, greedy_decode, case, cases, alive)
         _expect_nothing_kept_between_calls(c, greedy_decode, cases[0], alive)
+        _expect_any_token_decoded(c, greedy_decode, *_BOS_PROBE[hidden], alive)
+
+
+#: (case, output bias of <bos>): a model whose argmax is <bos> at some steps and not at
+#: others (the cases' models never let <pad> or <bos> win)
+_BOS_PROBE = {False: (VISIBLE_GREEDY[1], 0.0), True: (HIDDEN_GREEDY[0], 2.0)}
+
+
+def _expect_any_token_decoded(
+    c: Checker, greedy_decode, case: _GreedyCase, bos_bias: float, alive: list
+) -> None:
+    """Greedy decoding takes the argmax over the whole vocabulary, whatever token wins: on
+    a model whose most probable next token is <bos> at some steps, the result holds those
+    <bos>. A decoder that changes the logits of special tokens before the argmax (sets
+    <pad> and <bos> to -inf, as generation libraries' suppress_tokens do) passes every
+    case above, whose models never let <pad> or <bos> win."""
+    model = case.model()
+    alive.append(model)
+    with torch.no_grad():
+        model.output.bias[case.bos_id] = bos_bias  # (tgt_vocab,): <bos> can win now
+    src = case.src()  # (batch, len_src)
+    args = (case.max_len, case.bos_id, case.eos_id)
+    expected = ref.greedy_decode(model, src, *args)
+    call = (
+        f"greedy_decode(model, src_ids {tuple(src.shape)}, max_len={case.max_len}, "
+        f"bos_id={case.bos_id}, eos_id={case.eos_id}) [model: a small Transformer with "
+        f"fixed weights in eval mode, pad_id={case.pad_id}, its output layer's bias for "
+        f"<bos> set to {bos_bias}, so that <bos> is the most probable next token at some "
+        "steps]"
+    )
+    with torch.no_grad():
+        got = c.call(greedy_decode, model, src.clone(), *args, call_repr=call)
+    if _same_tokens(got, expected):
+        return
+    replay = ""
+    if isinstance(got, torch.Tensor) and got.dim() == 2 and got.shape[0] == src.shape[0]:
+        try:
+            replay = _greedy_replay(model, src, got.long(), case)
+        except Exception:  # the replay is only an explanation
+            replay = ""
+    c.expect_equal(got, expected, call, hint=replay)
 
 
 def _expect_nothing_kept_between_calls(
@@ -554,8 +597,15 @@ def _check_greedy_case(
         # located, no cause; a finished row that goes on is not rows interfering (alone,
         # each sentence's loop simply stops at its own <eos>)
         located = text.startswith(("Replaying your steps: row", "Row "))
+        named_by_replay = "At every decision where yours departs" in text
         if located and "had produced <eos> before step" not in text:
-            return _rows_interfere(c, greedy_decode, model, src, case, got, expected) + text
+            interfere = _rows_interfere(c, greedy_decode, model, src, case, got, expected)
+            if interfere:
+                return interfere + text
+        if located and not named_by_replay:  # nothing explains the tokens: the arguments
+            source = _decode_source_argument(greedy_decode, case)
+            if source:
+                return source
         return text
 
     if not _same_tokens(got, expected):
@@ -726,6 +776,13 @@ _REPLAY_RULES = {
         "with the whole batch's memory and src_ids, then logits[:, -1].argmax(dim=-1), a "
         "(batch,) tensor."
     ),
+    "buffer_last": (
+        "Your decoder runs on a whole preallocated buffer of max_len + 1 columns (<bos>, "
+        "the tokens so far, then pad ids) and you take logits[:, -1], the buffer's LAST "
+        "slot, a padded position, at every step: the next token is predicted at the "
+        "position of the newest token, logits[:, step] for a buffer (or run the decoder on "
+        "the tokens so far alone, tokens[:, : step + 1], and take logits[:, -1])."
+    ),
     "squeezed": (
         "Your logits lost a size-1 axis before the argmax: squeeze() drops EVERY axis of size "
         "1, and at the first step the prefix is <bos> alone (len 1), so "
@@ -737,6 +794,18 @@ _REPLAY_RULES = {
 }
 #: rules that share another rule's message (the same mistake written another way)
 _REPLAY_ALIASES = {"squeezed_1": "squeezed", "squeezed_0": "squeezed"}
+
+
+def _buffer_last_rule(model, prefix, memory, src, case) -> torch.Tensor | None:
+    """The argmax at the last slot of a (batch, max_len + 1) buffer holding the prefix
+    (batch, len) and pad ids after it (the family 'the logits read at the wrong
+    position'); None when the prefix fills the buffer (then the last slot is right)."""
+    batch, length = prefix.shape
+    if length >= case.max_len + 1:
+        return None
+    buffer = torch.full((batch, case.max_len + 1), case.pad_id, dtype=torch.long)
+    buffer[:, :length] = prefix  # (batch, max_len + 1)
+    return model.decode(buffer, memory, src)[:, -1].argmax(-1)
 
 
 def _squeezed_rule(logits: torch.Tensor, batch: int, dim: int | None) -> torch.Tensor | None:
@@ -768,8 +837,20 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
         departs = dict.fromkeys(names, False)
         first = None  # (step, row, yours, reference's)
         first_finish = None  # the step at which a row first produced <eos>
+        passed_over = []  # (tokens ranked above yours, tokens the row had generated)
+        penalised_agrees = True  # every decision is the argmax after CTRL's penalty
         for step in range(steps):
             logits = model.decode(prefix, memory, src)  # (batch, len, vocab)
+            last = logits[:, -1]  # (batch, vocab)
+            penalised = _repetition_penalised(last, prefix[:, 1:])  # (batch, vocab)
+            for row in range(batch):
+                if bool(finished[row]) or not 0 <= int(got[row, step]) < last.shape[-1]:
+                    continue
+                yours = int(got[row, step])
+                penalised_agrees &= int(penalised[row].argmax()) == yours
+                above = {int(t) for t in (last[row] > last[row, yours]).nonzero()[:, 0]}
+                if above:
+                    passed_over.append((above, {int(t) for t in prefix[row, 1:]}))
             padded = torch.cat([torch.full((batch, 1), pad, dtype=torch.long), prefix[:, 1:]], 1)
             rules = {
                 "right": logits[:, -1].argmax(-1),
@@ -780,6 +861,7 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
                 "first": logits[:, 0].argmax(-1),
                 "row_0": logits[0, -1].argmax(-1).expand(batch),
                 "squeezed": _squeezed_rule(logits, batch, None),
+                "buffer_last": _buffer_last_rule(model, prefix, memory, src, case),
                 "squeezed_1": _squeezed_rule(logits, batch, 1),
                 "squeezed_0": _squeezed_rule(logits, batch, 0),
             }
@@ -816,6 +898,14 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
     if found:
         return "Replaying your steps, each of these gives every one of your tokens: " + " ".join(
             f"({i}) {m}" for i, m in enumerate(found, 1)
+        )
+    passed = _passed_over(passed_over, penalised_agrees, case)
+    if first is not None and passed:
+        step, row, mine_, right_, _done = first
+        return (
+            f"Replaying your steps: row {row}'s decision at step {step + 1} is the first that "
+            f"departs: from the tokens your function had produced so far (<bos> first), the "
+            f"argmax of logits[:, -1] is {right_}, yours is {mine_}. {passed}"
         )
     if first is not None:
         step, row, mine_, right_, done = first
@@ -892,6 +982,96 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
             "only when finished.all())."
         )
     return ""
+
+
+def _repetition_penalised(last: torch.Tensor, generated: torch.Tensor) -> torch.Tensor:
+    """CTRL's repetition penalty (1.2) applied to the logits ``last`` (batch, vocab) of the
+    tokens each row has ``generated`` (batch, steps): a positive logit divided by 1.2, a
+    negative one multiplied."""
+    if generated.shape[1] == 0:
+        return last
+    seen = last.gather(1, generated)  # (batch, steps)
+    seen = torch.where(seen > 0, seen / 1.2, seen * 1.2)
+    return last.scatter(1, generated, seen)
+
+
+def _passed_over(passed_over: list, penalised_agrees: bool, case) -> str:
+    """The family 'the logits changed before the argmax', told from the tokens ranked above
+    each of the learner's departing decisions: when every such token is <pad> or <bos>, or
+    every one is a token the row had already generated, the logits of those tokens were
+    lowered (suppressed, or a repetition penalty); "" when neither holds for every
+    departing decision."""
+    if not passed_over:
+        return ""
+    special = {case.pad_id, case.bos_id}
+    if all(above <= special for above, _ in passed_over):
+        return (
+            "At every decision where yours departs, the only tokens ranked above yours are "
+            f"<pad> ({case.pad_id}) or <bos> ({case.bos_id}): your argmax leaves them out "
+            "(their logits set to -inf, or suppressed like generation libraries' "
+            "suppress_tokens), so the row gets its second-best token. Greedy decoding takes "
+            "the argmax over the whole vocabulary, logits[:, -1].argmax(dim=-1), whatever "
+            "token wins: do not change the logits."
+        )
+    # one departure can pass over a repeated token by chance: two, or CTRL's exact rule
+    repeated = penalised_agrees or len(passed_over) >= 2
+    if repeated and all(above <= generated for above, generated in passed_over):
+        how = (
+            "your decisions are exactly the argmax after CTRL's repetition penalty of 1.2 "
+            "(the logit of every token already generated divided by 1.2 when positive, "
+            "multiplied when negative)"
+            if penalised_agrees
+            else "a repetition penalty, or a ban on repeated tokens"
+        )
+        return (
+            "At every decision where yours departs, the only tokens ranked above yours are "
+            f"tokens the row had already generated: the logits of previously generated "
+            f"tokens are lowered before your argmax ({how}). Greedy decoding takes the "
+            "argmax of the model's logits as they are, logits[:, -1].argmax(dim=-1): no "
+            "penalty."
+        )
+    return ""
+
+
+def _decode_source_argument(greedy_decode, case: _GreedyCase) -> str:
+    """What the learner's greedy_decode hands model.decode as its third argument, on a fresh
+    model of the case (its decode wrapped to record it): decode takes the source ids, from
+    which it builds the cross-attention's padding mask itself. Named when it is not
+    src_ids: a bool mask (src_ids != pad_id), which decode compares with pad_id again and
+    which is right only when pad_id is 0, or the generated tokens; "" otherwise."""
+    model = case.model()
+    src = case.src()  # (batch, len_src)
+    received: list = []
+    original = model.decode
+
+    def recording_decode(tgt_ids, memory, src_ids, *args, **kwargs):
+        received.append(src_ids)
+        return original(tgt_ids, memory, src_ids, *args, **kwargs)
+
+    model.decode = recording_decode  # an attribute of this instance only
+    try:
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            greedy_decode(model, src.clone(), case.max_len, case.bos_id, case.eos_id)
+    except Exception:  # only an explanation
+        return ""
+    given = next((a for a in received if isinstance(a, torch.Tensor)), None)
+    if given is None or (given.shape == src.shape and torch.equal(given.long(), src)):
+        return ""
+    if given.dtype == torch.bool and given.shape == src.shape:
+        mask = "src_ids != pad_id" if torch.equal(given, src != case.pad_id) else "a bool mask"
+        return (
+            f"Your function hands model.decode a bool mask ({mask}, {tuple(given.shape)}) "
+            "where decode takes the source ids: decode(tgt_ids, memory, src_ids) builds the "
+            "cross-attention's padding mask itself, comparing src_ids with model.pad_id, so "
+            f"your mask is compared with pad_id={case.pad_id} again (right only by chance "
+            "when pad_id is 0). Pass src_ids as it is: model.decode(tokens, memory, src_ids)."
+        )
+    return (
+        f"Your function hands model.decode a third argument of shape {tuple(given.shape)} "
+        f"and dtype {given.dtype} that is not src_ids {tuple(src.shape)}: decode(tgt_ids, "
+        "memory, src_ids) takes the source ids, from which it builds the cross-attention's "
+        "padding mask. Pass src_ids as it is."
+    )
 
 
 def _bos_then_right(got: torch.Tensor, expected: torch.Tensor) -> bool:

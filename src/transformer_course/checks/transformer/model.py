@@ -674,6 +674,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             shape_hint=_shape_hint(got, case, "decode"),
             mistakes=decode_values,
             properties=(
+                lambda: _output_scaled(got, logits64, case),
                 ignores_memory,
                 sees_the_future,
                 random_in_eval(module.decode, call, tgt, memory, src),
@@ -755,9 +756,101 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             mistakes=forward_values,
             hint=_dropout_hint(case),
         )
+    if not case.train:
+        _expect_no_state_between_calls(c, cls, case, module, m, src, tgt, where, hints)
     c.expect_true(
         got.requires_grad,
         f"{call} is cut off from the model's parameters (requires_grad is False): no "
         "torch.no_grad() or .detach() in forward, encode or decode. Training (lesson 10) "
         "needs the gradient to reach every weight.",
     )
+
+
+def _expect_no_state_between_calls(c: Checker, cls, case: _Case, module, m, src, tgt, where, hints):
+    """The family 'state kept between calls' for a model: a later batch of the SAME shape
+    but other padding (the rows rolled by one along the batch axis) must get its own
+    masks. A mask cached on the model (self.tgt_mask or self.src_mask built on the first
+    call and reused while the shape is the same) is right on the first batch and wrong on
+    the next; a fresh model, built the same way and called on that batch first, tells that
+    apart from a mistake inside one call (it is then right)."""
+    src2, tgt2 = src.roll(1, dims=0), tgt.roll(1, dims=0)  # (batch, len_src), (batch, len_tgt)
+    same_padding = torch.equal(src2 == case.pad_id, src == case.pad_id) and torch.equal(
+        tgt2 == case.pad_id, tgt == case.pad_id
+    )
+    if same_padding:
+        return
+    with torch.no_grad():
+        memory64 = m.encode(src2)  # (batch, len_src, d_model)
+        expected = m.decode(tgt2, memory64, src2)  # (batch, len_tgt, tgt_vocab)
+    call = f"model(src_ids {tuple(src2.shape)}, tgt_ids {tuple(tgt2.shape)})"
+    got = c.call(module, src2.clone(), tgt2.clone(), call_repr=call, hints=hints)
+    if not isinstance(got, torch.Tensor) or got.shape != expected.shape:
+        return  # the shape is checked on the first batch
+    tol = tolerance(got.dtype, torch.float32)
+    if _close(got, expected, tol):
+        return
+    fresh, _ = _build(c, cls, case)
+    first = c.call(fresh, src2.clone(), tgt2.clone(), call_repr=call, hints=hints)
+    fresh_right = isinstance(first, torch.Tensor) and _close(first, expected, tol)
+    what = (
+        f"{call}, a second batch of the same shape as the first but with other padding (its "
+        f"rows are the first batch's rows rolled by one), {where}"
+    )
+    if fresh_right:
+        c.fail(
+            f"{what} is wrong after the model has run on the first batch, and right when a "
+            "freshly built model gets it first: your model keeps something from an earlier "
+            "call. Most likely a mask cached on the model (self.tgt_mask or self.src_mask, "
+            "built on the first call and rebuilt only when its shape changes, as PyTorch's "
+            "word-language-model example does for its causal mask): these masks hold the "
+            "batch's padding, so a later batch of the same shape gets the earlier batch's "
+            "padding. Build the masks from the ids in every call "
+            "(decoder_self_attention_mask(tgt_ids, self.pad_id), padding_mask(src_ids, "
+            "self.pad_id)) and store nothing on self."
+        )
+    c.expect_close(got, expected, what, **tol)
+
+
+def _output_scaled(got: Any, expected: torch.Tensor, case: _Case) -> str | None:
+    """The family 'a sub-step scaled by a constant' at the end of decode: the decoder's
+    output multiplied by k before the output layer (logits - bias = k * (the reference's
+    logits - bias): T5's d_model ** -0.5 for tied embeddings, or sqrt(d_model) applied
+    again), or the logits themselves multiplied by k (bias included). Named when one k
+    fits every logit; None otherwise."""
+    if not isinstance(got, torch.Tensor) or got.shape != expected.shape:
+        return None
+    bias = _case_state(case)["output.bias"].double()  # (tgt_vocab,)
+    mine, right = got.detach().double(), expected.double()  # (batch, len_tgt, tgt_vocab)
+    d_model = case.kwargs.get("d_model", 512)
+    tied = " (this model ties its embeddings)" if case.tie else ""
+    for before, (a, b) in (
+        (True, (mine - bias, right - bias)),
+        (False, (mine, right)),
+    ):
+        if not torch.isfinite(a).all() or float((b * b).sum()) == 0.0:
+            return None
+        k = float((a * b).sum() / (b * b).sum())
+        if abs(k - 1) < 1e-3 or not torch.allclose(a, k * b, rtol=1e-3, atol=1e-4):
+            continue
+        named = {
+            "d_model ** -0.5 = 1 / sqrt(d_model)": d_model**-0.5,
+            "sqrt(d_model)": d_model**0.5,
+            "1 / d_model": 1 / d_model,
+            "d_model": float(d_model),
+        }
+        which = next((n for n, v in named.items() if abs(k / v - 1) < 1e-3), f"{k:.4g}")
+        if before:
+            return (
+                f"Your logits are what the reference gives with the decoder's output "
+                f"multiplied by {which} before the output layer{tied}: self.output(y * k) "
+                f"with k = {k:.4g} on every logit (rescaling before a shared projection, as "
+                "T5 and mesh-tensorflow do for tied embeddings, shrinks or grows every "
+                "logit). This course's decode returns self.output(y) as it is: remove the "
+                "scaling."
+            )
+        return (
+            f"Your logits are the reference's multiplied by {which}, bias included, on "
+            "every logit: the logits are rescaled after the output layer. decode returns "
+            "self.output(y) as it is: remove the scaling."
+        )
+    return None

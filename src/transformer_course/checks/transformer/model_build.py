@@ -33,7 +33,63 @@ def _length_hint(case: _Case) -> list:
         "cross-attention mask from src_ids, (batch, 1, 1, len_src); and the decoder is "
         "called as decoder(target vectors, memory, src_mask, tgt_mask), in that order."
     )
-    return [(mixes, advice)] if ls != lt else []
+    hints = [(mixes, advice)] if ls != lt else []
+    return [*hints, *_batch_for_length_hint(case)]
+
+
+_SIZES_MET = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+
+
+def _batch_for_length_hint(case: _Case) -> list:
+    """The family 'a size read from the wrong axis': an error that meets the batch size
+    and one sequence's length, where the batch size is neither length (a mask or a tensor
+    sized by ids.shape[0], the batch, where ids.shape[1], the length, belongs)."""
+    batch = len(case.tgt_lengths)
+    lengths = {"len_tgt": case.len_tgt, "len_src": case.len_src}
+    if batch in lengths.values():
+        return []
+
+    def sizes(exc: BaseException) -> set[int]:
+        found = _SIZES_MET.search(str(exc))
+        return {int(found.group(1)), int(found.group(2))} if found else set()
+
+    def meets(exc: BaseException) -> bool:
+        return isinstance(exc, RuntimeError) and any(
+            sizes(exc) == {batch, n} for n in lengths.values()
+        )
+
+    def text(exc: BaseException) -> str:
+        names = [k for k, n in lengths.items() if sizes(exc) == {batch, n}]
+        ids = {"len_tgt": "tgt_ids", "len_src": "src_ids"}
+        if len(names) == 1:  # one sequence has that length: its ids are named
+            name = names[0]
+            which = f"{lengths[name]}, {name} ({ids[name]}.shape[1])"
+            example = (
+                f"a mask built from {ids[name]}.shape[0] "
+                + (
+                    "(look_ahead_mask(tgt_ids.shape[0]))"
+                    if name == "len_tgt"
+                    else "(a padding mask of src_ids.shape[0] columns)"
+                )
+                + f" instead of {ids[name]}.shape[1]"
+            )
+        else:  # both lengths are that number here: either sequence
+            which = f"{case.len_tgt}, the length of both sequences (src_ids.shape[1] and tgt_ids.shape[1])"
+            example = (
+                "a mask built from ids.shape[0] instead of ids.shape[1] "
+                "(look_ahead_mask(tgt_ids.shape[0]), or a padding mask of src_ids.shape[0] "
+                "columns)"
+            )
+        return (
+            f"The error meets {batch}, the batch size (ids.shape[0]), and {which}: something "
+            f"was sized by the batch axis where the length belongs, such as {example}, or a "
+            "tensor transposed, (len, batch) where (batch, len) belongs. The masks come from "
+            "the ids as they are: decoder_self_attention_mask(tgt_ids, self.pad_id), (batch, "
+            "1, len_tgt, len_tgt), and padding_mask(src_ids, self.pad_id), (batch, 1, 1, "
+            "len_src)."
+        )
+
+    return [(meets, text)]
 
 
 _TUPLE_HINT = (
