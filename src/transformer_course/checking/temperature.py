@@ -32,6 +32,10 @@ COMMON_FACTORS: dict[str, float] = {
     "ln 2: the exponential in base 2 (2 ** x, np.exp2) where e ** x (np.exp) belongs": math.log(
         2.0
     ),
+    # FlashAttention's kernels multiply the scores by log2(e) and then take exp2: the
+    # factor kept with exp gives e ** (x·log2 e), a softmax 1/ln 2 times too sharp
+    "log2(e) = 1/ln 2: the scores multiplied by log2(e) = 1.4427 (the factor exp2 needs) "
+    "but exponentiated with e ** x (exp), not 2 ** x (exp2)": 1 / math.log(2.0),
     "ln 10: the exponential in base 10 (10 ** x) where e ** x (np.exp) belongs": math.log(10.0),
     "1/2: the scores halved (a temperature of 2)": 0.5,
     "2: the scores doubled (a temperature of 1/2)": 2.0,

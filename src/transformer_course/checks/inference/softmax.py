@@ -20,6 +20,7 @@ from .common import (
     _localise_blocks,
     _raises_empty,
     _runs,
+    _zero_denominator,
 )
 
 _FINAL_BLOCK_MAX = (
@@ -832,6 +833,13 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                 },
                 explain=lambda got=got, causes=nan_causes, x=x, e=expected, b=block_size: (
                     _overflow_only(online_softmax, got, x, b)
+                    or _zero_denominator(
+                        got,
+                        e,
+                        "exp(x - m) with the running maximum m",
+                        "running sum",
+                        "the block's exp(block - m_new).sum(dim=-1)",
+                    )
                     or _all_nan_candidates(got, causes)
                     or _proportional_rows(got, x)
                     or (

@@ -31,6 +31,7 @@ from .common import (
     _lower_precision_hint,
     _raises_empty,
     _runs,
+    _zero_denominator,
 )
 
 _SCALED_BY_LENGTH = (
@@ -158,6 +159,26 @@ def _scale_named(got, q, k, v, causal: bool) -> str:
             f"from another axis than the last; {read} is d_k only for 2-D (len, d_k) "
             "inputs. Take d_k = q.shape[-1]"
         ] = 1 / math.sqrt(size)
+    # another base of the exponential on top of the right scale (blind20c-tiled-exp2-
+    # without-log2e was told only the measured factor): exp2 as FlashAttention's kernels
+    # take it, with or without the log2(e) it needs
+    right = 1 / math.sqrt(d_k)
+    names.update(
+        {
+            "1/sqrt(d_k) times ln 2 = 0.6931: your exponentials are 2 ** s (torch.exp2, as "
+            "the Triton FlashAttention kernels take them) where e ** s belongs, and the "
+            "scores were not first multiplied by log2(e) = 1.4427, which exp2 needs "
+            "(exp2(s · log2 e) = exp(s)); a softmax in base 2 is too flat. Multiply the "
+            "scores by math.log2(math.e) before every exp2, or use torch.exp": right
+            * math.log(2.0),
+            "1/sqrt(d_k) times log2(e) = 1.4427: your scores were multiplied by log2(e), the "
+            "factor torch.exp2 needs, but exponentiated with torch.exp: either drop the "
+            "log2(e) or take torch.exp2 (for the weights and the rescale factor alike)": right
+            / math.log(2.0),
+            "1/sqrt(d_k) times ln 10 = 2.303: your exponentials are 10 ** s where e ** s "
+            "belongs; use torch.exp": right * math.log(10.0),
+        }
+    )
     found = named_factors(t, names, rtol=1e-3)
     said = (
         f"Your scores are multiplied by {t:.4g} where 1/sqrt(d_k) = 1/sqrt({d_k}) = "
@@ -1387,7 +1408,14 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     ),
                 },
                 explain=lambda got=got, causes=nan_causes, e=expected, args=(q, k, v, block, causal): (
-                    _all_nan_candidates(got, causes)
+                    _zero_denominator(
+                        got,
+                        e,
+                        "the accumulated sum of exp(s - m) v over the blocks",
+                        "running sum of the weights",
+                        "weights.sum(dim=-1)",
+                    )
+                    or _all_nan_candidates(got, causes)
                     or (
                         ""
                         if _arranged_or_related(got, e)
