@@ -349,13 +349,17 @@ _SCALE_INVERTED = (
 )
 
 
-def _blockwise(q, k, v, block: int, causal: bool, *, fill_visible=False, fa1_no_sum=False):
+def _blockwise(q, k, v, block: int, causal: bool, *, fill_visible=False, fa1=""):
     """Tiled attention as a learner's loop computes it, with one of two slips:
     ``fill_visible``, the causal mask the wrong way round (masked_fill where j <= i, the
     keys that may be seen: each query sees only the later keys, and a query whose block
-    has none gets NaN from exp(-inf - -inf)); ``fa1_no_sum``, the output kept normalised
-    after every block (FlashAttention-1's form) but rescaled by exp(m_old - m_new) alone,
-    without the old running sum it was divided by."""
+    has none gets NaN from exp(-inf - -inf)); ``fa1``, the output kept normalised after
+    every block (FlashAttention-1's form, O = (l_old e^(m - m') O_old + P V) / l_new) with
+    the old output's factor wrong: "no_sum", exp(m_old - m_new) alone, without the old
+    running sum it was divided by; "ratio_inverted", l_new / (l_old e^(m - m')), the
+    ratio upside down (FlashAttention-2's diag(l1 / l2)^-1 read as a plain ratio);
+    "sums_inverted", (l_new / l_old) e^(m - m'), only the sums' ratio upside down;
+    "no_correction", l_old / l_new without exp(m_old - m_new)."""
     m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., len_q)
     total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
     acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)  # (..., len_q, d_v)
@@ -370,12 +374,23 @@ def _blockwise(q, k, v, block: int, causal: bool, *, fill_visible=False, fa1_no_
         factor = torch.exp(m - new)  # (..., len_q)
         weights = torch.exp(s - new[..., None])  # (..., len_q, block)
         new_total = total * factor + weights.sum(dim=-1)
-        if fa1_no_sum:
-            acc = (acc * factor[..., None] + weights @ v[..., start:stop, :]) / new_total[..., None]
+        block_terms = weights @ v[..., start:stop, :]  # (..., len_q, d_v)
+        old_share = {  # what the normalised old output is multiplied by, (..., len_q)
+            "": None,
+            "no_sum": factor / new_total,
+            "ratio_inverted": torch.where(
+                total * factor > 0, new_total / (total * factor), torch.zeros_like(total)
+            ),
+            "sums_inverted": torch.where(total > 0, new_total / total, torch.zeros_like(total))
+            * factor,
+            "no_correction": total / new_total,
+        }[fa1]
+        if fa1:
+            acc = old_share[..., None] * acc + block_terms / new_total[..., None]
         else:
-            acc = acc * factor[..., None] + weights @ v[..., start:stop, :]
+            acc = acc * factor[..., None] + block_terms
         total, m = new_total, new
-    return acc if fa1_no_sum else acc / total[..., None]
+    return acc if fa1 else acc / total[..., None]
 
 
 _FILLS_VISIBLE = (
@@ -393,6 +408,29 @@ _FA1_WITHOUT_OLD_SUM = (
     "divided by the sum twice. (Or keep acc unnormalised in the loop and divide once at the "
     "end, acc / total.)"
 )
+_FA1_RIGHT = (
+    " The old output was divided by the old running sum l_old and its terms taken against "
+    "m_old, so its share of the new output is l_old · exp(m_old - m_new) / l_new: out = "
+    "(total * correction)[..., None] / new_total[..., None] * out + weights @ v_block / "
+    "new_total[..., None]. (Or keep acc unnormalised in the loop and divide once at the "
+    "end, acc / total.)"
+)
+_FA1_WRONG_FACTOR = {
+    "no_sum": _FA1_WITHOUT_OLD_SUM,
+    "ratio_inverted": "Your output is kept normalised after every block (FlashAttention-1's "
+    "form), but the factor that rescales the old output is upside down: yours multiplies it "
+    "by l_new / (l_old · exp(m_old - m_new)), the new running sum over the old rescaled one, "
+    "where the reciprocal belongs (FlashAttention-2's diag(l_old / l_new)^-1 is a division "
+    "by that ratio, not a multiplication): the earlier blocks keep too much weight whenever "
+    "a later block adds to the sum." + _FA1_RIGHT,
+    "sums_inverted": "Your output is kept normalised after every block (FlashAttention-1's "
+    "form), and its rescale factor exp(m_old - m_new) is right, but the ratio of the sums "
+    "next to it is upside down: l_new / l_old where l_old / l_new belongs." + _FA1_RIGHT,
+    "no_correction": "Your output is kept normalised after every block (FlashAttention-1's "
+    "form) and multiplied by the ratio of the sums l_old / l_new, but without exp(m_old - "
+    "m_new): the old running sum was kept against the old maximum, so it must be rescaled "
+    "before it weighs the old output." + _FA1_RIGHT,
+}
 _ZERO_SCALE = (
     "Your scores are all 0: each query's output is the plain average of the values it may "
     "attend to, as a scale of 0 gives. 1 // math.sqrt(d_k) is floor division, 0.0 for any "
@@ -1403,9 +1441,13 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         if causal
                         else None
                     ),
-                    _FA1_WITHOUT_OLD_SUM: (
-                        _blockwise(q, k, v, block, causal, fa1_no_sum=True) if several else None
-                    ),
+                    # the family "FlashAttention-1's normalised output rescaled by a
+                    # wrong factor" (blind20c-tiled-normalised-output-ratio-inverted was
+                    # located only to "how the blocks are combined")
+                    **{
+                        text: (_blockwise(q, k, v, block, causal, fa1=how) if several else None)
+                        for how, text in _FA1_WRONG_FACTOR.items()
+                    },
                 },
                 explain=lambda got=got, causes=nan_causes, e=expected, args=(q, k, v, block, causal): (
                     _zero_denominator(
