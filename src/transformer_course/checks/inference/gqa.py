@@ -1147,11 +1147,37 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                     "transpose(1, 2) too many (the layout merge_heads starts from). Return "
                     "the attention's output as it comes, (batch, num_heads, len_q, d_v)."
                 )
+            right = gqa_expected(q, k, v, mask)  # (batch, num_heads, len_q, d_v)
+            kept = None
             if tuple(got.shape) == (batch, kv, len_q, v.shape[-1]) and kv != heads:
                 hint = (
                     "Your output has num_kv_heads heads: every query head needs its own output, "
                     "so the key/value heads are shared (repeated), not the query heads reduced."
                 )
+                # blind16e-gqa-query-heads-subsampled (told the count alone): the values
+                # say which query heads were kept
+                kept = next(
+                    (
+                        first
+                        for first in range(heads // kv)
+                        if torch.allclose(
+                            got.detach().double(),
+                            right[:, first :: heads // kv].double(),
+                            atol=1e-5,
+                        )
+                    ),
+                    None,
+                )
+                if kept is not None:
+                    kept_heads = list(range(kept, heads, heads // kv))
+                    hint = (
+                        f"Yours is the right output of query heads {kept_heads} only, one per "
+                        f"group: the other query heads were dropped, as q[:, {kept or ''}::group] "
+                        "(keeping one query head per group of group = num_heads // "
+                        "num_kv_heads) does. Every query head needs its own output: share the "
+                        "key/value heads instead, k.repeat_interleave(group, dim=1) (likewise "
+                        "v), and keep all the query heads."
+                    )
             len_k = v.shape[-2]
             if tuple(got.shape) == (batch, heads, len_q, len_k) and len_k != v.shape[-1]:
                 # (blind10k-gqa-returns-weights got the shapes alone)
@@ -1164,7 +1190,16 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 )
             if got.shape[-1] == k.shape[-1] != v.shape[-1]:
                 hint = _values_from_keys(grouped_query_attention) or hint
-            c.expect_shape(got, (batch, heads, len_q, v.shape[-1]), what, hint)
+            c.expect_shape(
+                got,
+                (batch, heads, len_q, v.shape[-1]),
+                what,
+                hint,
+                # the groups' outputs joined on the positions (blind20c-gqa-group-outputs-
+                # joined-on-positions: its shape alone before), or some query heads only
+                expected=None if kept is not None else right,
+                axes=("batch", "num_heads", "len_q", "d_v"),
+            )
             c.expect_floating(got, what, preferred=q.dtype)
             if q.dtype == torch.float64 and got.dtype != torch.float64:
                 c.fail(
