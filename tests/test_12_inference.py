@@ -813,6 +813,119 @@ def _tiled_normalised_running(q, k, v, block_size, causal=False):
     return out
 
 
+def _tiled_fa1_form(share):
+    """FlashAttention-1's normalised output, O = share · O_old + P V / l_new, with the old
+    output's share computed by ``share(old_sum, correction, new_sum)`` (right: old_sum ·
+    correction / new_sum)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        rows = torch.arange(q.shape[-2])[:, None]
+        m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        out = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        for start in range(0, k.shape[-2], block_size):
+            stop = min(start + block_size, k.shape[-2])
+            s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal:
+                s = s.masked_fill(torch.arange(start, stop)[None] > rows, float("-inf"))
+            new = torch.maximum(m, s.amax(-1))
+            correction = torch.exp(m - new)
+            p = torch.exp(s - new[..., None])
+            new_total = total * correction + p.sum(-1)
+            out = (
+                share(total, correction, new_total)[..., None] * out
+                + (p @ v[..., start:stop, :]) / new_total[..., None]
+            )
+            m, total = new, new_total
+        return out
+
+    return tiled_attention
+
+
+def _tiled_exp_kernel(log2e: bool, exp):
+    """Tiled attention whose scores are multiplied by log2(e) (``log2e``) and exponentiated
+    with ``exp`` (torch.exp2 is right with log2(e), torch.exp without)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        rows = torch.arange(q.shape[-2])[:, None]
+        scale = (math.log2(math.e) if log2e else 1.0) / math.sqrt(q.shape[-1])
+        m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        for start in range(0, k.shape[-2], block_size):
+            stop = min(start + block_size, k.shape[-2])
+            s = q @ k[..., start:stop, :].transpose(-2, -1) * scale
+            if causal:
+                s = s.masked_fill(torch.arange(start, stop)[None] > rows, float("-inf"))
+            new = torch.maximum(m, s.amax(-1))
+            p = exp(s - new[..., None])
+            total = total * exp(m - new) + p.sum(-1)
+            acc = acc * exp(m - new)[..., None] + p @ v[..., start:stop, :]
+            m = new
+        return acc / total[..., None]
+
+    return tiled_attention
+
+
+def _tiled_sum_multiplied(q, k, v, block_size, causal=False):
+    """The running sum multiplied by each block's sum instead of added to: it stays 0."""
+    rows = torch.arange(q.shape[-2])[:, None]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, k.shape[-2], block_size):
+        stop = min(start + block_size, k.shape[-2])
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            s = s.masked_fill(torch.arange(start, stop)[None] > rows, float("-inf"))
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])
+        total *= torch.exp(m - new) * p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
+
+
+def _softmax_sum_never_grows(x, block_size):
+    """Online softmax whose running sum is only rescaled, never given the block's terms."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        new_max = torch.maximum(running_max, x[..., start : start + block_size].amax(dim=-1))
+        total = total * torch.exp(running_max - new_max)
+        running_max = new_max
+    return torch.exp(x - running_max[..., None]) / total[..., None]
+
+
+def _window_rows_without_full_window(size, window):
+    """The right band, but only for queries that have window keys before them."""
+    i, j = torch.arange(size)[:, None], torch.arange(size)[None, :]
+    return (j <= i) & (i - j < window) & (i >= window - 1)
+
+
+def _window_anchored_at_start(size, window):
+    """The first window positions of the sequence for every query (the causal part kept)."""
+    return look_ahead_mask(size) & (torch.arange(size)[None, :] < window)
+
+
+def _gqa_groups_joined_on_features(q, k, v, mask=None):
+    """Attends group by group and joins the groups' outputs along d_v, not the heads."""
+    group = q.shape[1] // k.shape[1]
+    outputs = [
+        scaled_dot_product_attention(
+            q[:, g * group : (g + 1) * group], k[:, g : g + 1], v[:, g : g + 1], mask
+        )[0]
+        for g in range(k.shape[1])
+    ]
+    return torch.cat(outputs, dim=-1)
+
+
+def _gqa_last_query_head_of_each_group(q, k, v, mask=None):
+    """Keeps only the last query head of each group (q[:, group - 1 :: group])."""
+    group = q.shape[1] // k.shape[1]
+    return scaled_dot_product_attention(q[:, group - 1 :: group], k, v, mask)[0]
+
+
 # ------------------------------------------------------------------ sliding_window_mask
 
 
@@ -3443,6 +3556,65 @@ MISTAKES = [
         _named("w", _window_positions_flat),
         r"vector, True everywhere: the query and key positions, two torch\.arange\(size\), "
         r"were compared element by element.*torch\.arange\(size\)\[:, None\]",
+    ),
+    # round 23: another exponential base; a denominator that stays 0; FlashAttention-1's
+    # normalised output with a wrong share of the old output; empty rows; a window
+    # anchored at fixed keys; a group's outputs joined on another axis, heads subsampled
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_exp_kernel(log2e=True, exp=torch.exp)),
+        r"multiplied by log2\(e\), the factor torch\.exp2 needs, but exponentiated with "
+        r"torch\.exp",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_sum_multiplied),
+        r"inf everywhere, each entry with the sign of the right value.*divided by 0.*"
+        r"running sum of the weights is still 0",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_sum_never_grows),
+        r"divided by 0\. Your running sum is still 0",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named(
+            "tiled_attention",
+            _tiled_fa1_form(
+                lambda old, correction, new: (
+                    torch.where(old > 0, new / old, torch.zeros_like(old)) * correction
+                )
+            ),
+        ),
+        r"ratio of the sums next to it is upside down: l_new / l_old",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_fa1_form(lambda old, correction, new: old / new)),
+        r"multiplied by the ratio of the sums l_old / l_new, but without exp\(m_old - m_new\)",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_rows_without_full_window),
+        r"rows? \[?0(, 1)?\]? (is|are) all False.*exactly the first window - 1 = \d+ quer.*"
+        r"The other rows are right",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_anchored_at_start),
+        r"same keys for every query, the first window = \d+ positions",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_groups_joined_on_features),
+        r"cut into \d pieces of shape \(2, 2, \d, \d\) along axis 1 \(num_heads\) and "
+        r"concatenated along axis 3 \(d_v\).*torch\.cat\(pieces, dim=3\)",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_last_query_head_of_each_group),
+        r"right output of query heads \[1, 3(, 5)?\] only.*q\[:, 1::group\]",
     ),
 ]
 

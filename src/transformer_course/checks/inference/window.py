@@ -124,14 +124,18 @@ def _empty_rows(got: torch.Tensor, size: int, window: int, rule: str) -> str:
         return ""
     expected = _window(size, 0, window - 1)
     others_right = all(torch.equal(got[i], expected[i]) for i in range(size) if i not in rows)
+    one = len(rows) == 1
     said = (
-        f"Your mask's rows {rows} are all False: those queries attend to no key at all, not "
-        "even themselves (every query sees at least itself; attention over no key gives a "
-        "softmax of 0 / 0, NaN)"
-    )
+        f"Your mask's row {rows[0]} is all False: that query attends to no key at all, not "
+        "even itself"
+        if one
+        else f"Your mask's rows {rows} are all False: those queries attend to no key at all, "
+        "not even themselves"
+    ) + " (every query sees at least itself; attention over no key gives 0 / 0, NaN)"
     if rows == list(range(len(rows))) and len(rows) == min(window, size + 1) - 1:
         said += (
-            f". They are exactly the first window - 1 = {window - 1} queries, the ones with "
+            f". {'It is' if one else 'They are'} exactly the first window - 1 = {window - 1} "
+            f"{'query' if one else 'queries'}, the ones with "
             "fewer than window keys before them, whose window would start before key 0 "
             f"(i - window + 1 < 0): those rows were skipped (a loop over rows that starts at "
             "window - 1, range(window - 1, size), or a condition that drops a negative "
@@ -139,7 +143,9 @@ def _empty_rows(got: torch.Tensor, size: int, window: int, rule: str) -> str:
             "max(0, i - window + 1) .. i"
         )
     elif rows == list(range(len(rows))):
-        said += f". They are the first {len(rows)} queries (the start of the sequence)"
+        said += (
+            f". {'It is' if one else 'They are'} the first {len(rows)} (the start of the sequence)"
+        )
     said += ". The other rows are right." if others_right else ". Other rows are wrong too."
     return f"{said} {rule}"
 
