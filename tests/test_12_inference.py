@@ -4404,6 +4404,21 @@ def test_quiz_cache_memory_names_every_slip_that_gives_a_wrong_number():
     check_quiz_cache_memory(lambda: 192)
 
 
+def test_quiz_cache_memory_names_d_head_split_over_the_heads():
+    """d_head read as a width the heads share: split over the 32 query heads (4 numbers
+    each) gives 6 MiB, which nothing named before; 24 MiB, split over the 8 key/value
+    heads, is also one key/value head: both are named (blind20c-quiz-cache-d-head-split-
+    over-kv-heads was told only the second)."""
+    from transformer_course.checks.inference import check_quiz_cache_memory
+
+    with pytest.raises(CheckFailure, match=r"d_head = 128 split over the 32 query heads"):
+        check_quiz_cache_memory(lambda: 2 * 48 * 8 * (128 // 32) * 1024 * 2 / 2**20)
+    with pytest.raises(
+        CheckFailure, match=r"one key/value head, not 8; or d_head = 128 split over the 8"
+    ):
+        check_quiz_cache_memory(lambda: 24.0)
+
+
 @pytest.mark.parametrize(
     "number, named",
     [
