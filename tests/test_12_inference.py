@@ -920,6 +920,14 @@ def _gqa_groups_joined_on_features(q, k, v, mask=None):
     return torch.cat(outputs, dim=-1)
 
 
+def _gqa_values_tiled_on_features(q, k, v, mask=None):
+    """Repeats the keys along the heads but tiles the values along their features."""
+    group = q.shape[1] // k.shape[1]
+    k = k.repeat_interleave(group, dim=1)
+    v = v.repeat(1, 1, 1, group)
+    return scaled_dot_product_attention(q, k, v, mask)[0]
+
+
 def _gqa_last_query_head_of_each_group(q, k, v, mask=None):
     """Keeps only the last query head of each group (q[:, group - 1 :: group])."""
     group = q.shape[1] // k.shape[1]
@@ -3615,6 +3623,12 @@ MISTAKES = [
         check_grouped_query_attention,
         _named("gqa", _gqa_last_query_head_of_each_group),
         r"right output of query heads \[1, 3(, 5)?\] only.*q\[:, 1::group\]",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_values_tiled_on_features),
+        r"values were repeated along their last axis \(dim=-1, the features\).*copied whole, "
+        r"one after another 4 times \(repeat along dim=-1\)",
     ),
 ]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from transformer_course.checking.rearranged import kept_slice, rejoined
+from transformer_course.checking.rearranged import copied_along, kept_slice, rejoined
 from transformer_course.checking.relations import divided_by_zero
 
 AXES = ("batch", "num_heads", "len_q", "d_v")
@@ -45,3 +45,11 @@ def test_divided_by_zero_needs_the_right_signs_everywhere():
     assert not divided_by_zero(np.full((2, 2), np.inf), right)  # signs lost
     assert not divided_by_zero(np.full((2, 2), np.nan), right)  # inf - inf, 0 · inf
     assert not divided_by_zero(right, right)
+
+
+def test_entries_copied_along_one_axis_say_how():
+    right = torch.randn(1, 4, 3, 6)
+    assert copied_along(right.repeat_interleave(2, dim=3), right) == (3, 2, "repeat_interleave")
+    assert copied_along(right.repeat(1, 1, 1, 3), right) == (3, 3, "repeat")
+    assert copied_along(right.repeat(2, 1, 1, 1), right) is None  # size 1: both forms fit
+    assert copied_along(torch.randn(1, 4, 3, 12), right) is None

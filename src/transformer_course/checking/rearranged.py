@@ -22,7 +22,14 @@ from torch import nn
 
 from transformer_course.checking.hooks import inputs_received
 
-__all__ = ["arrival_hint", "batch_row", "kept_slice", "rearrangement", "rejoined"]
+__all__ = [
+    "arrival_hint",
+    "batch_row",
+    "copied_along",
+    "kept_slice",
+    "rearrangement",
+    "rejoined",
+]
 
 
 def _equal(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -151,6 +158,36 @@ def kept_slice(got: Any, expected: Any, axes: Sequence[str] | None = None) -> st
         f"{_axis_name(axis, axes)} only, the right output's [{lead}]: the other "
         f"{full - kept} of {full} were never computed or were dropped."
     )
+
+
+def copied_along(got: Any, expected: Any) -> tuple[int, int, str] | None:
+    """(axis, times, how) when ``got`` is ``expected`` with every entry copied ``times``
+    times along one axis: side by side ("repeat_interleave", each entry n times in a row)
+    or as whole copies one after another ("repeat", the axis tiled); None when it is not
+    that (or both forms fit, as they do on an axis of size 1)."""
+    if not isinstance(got, torch.Tensor) or not isinstance(expected, torch.Tensor):
+        return None
+    g, w = got.detach(), expected.detach()
+    if g.dim() != w.dim() or g.shape == w.shape:
+        return None
+    differ = [i for i in range(w.dim()) if g.shape[i] != w.shape[i]]
+    if len(differ) != 1 or w.shape[differ[0]] == 0:
+        return None
+    (axis,) = differ
+    times, rest = divmod(g.shape[axis], w.shape[axis])
+    if rest or times < 2:
+        return None
+    tiled = [1] * w.dim()
+    tiled[axis] = times
+    found = [
+        how
+        for how, copy in (
+            ("repeat_interleave", w.repeat_interleave(times, dim=axis)),
+            ("repeat", w.repeat(*tiled)),
+        )
+        if _equal(g, copy)
+    ]
+    return (axis, times, found[0]) if len(found) == 1 else None
 
 
 def batch_row(got: Any, given: Any) -> int | None:

@@ -13,6 +13,7 @@ from transformer_course.checking.inputs import randn
 from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
 )
+from transformer_course.checking.rearranged import copied_along
 from transformer_course.checking.unapplied import never_applied
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.masking import look_ahead_mask
@@ -687,6 +688,48 @@ def _repeated_on_length(fn) -> bool:
     return False
 
 
+def _repeated_on_another_axis(fn) -> str:
+    """When the learner's output, on a probe with one key/value head (which broadcasts with
+    no repeat at all) and no mask, is the right output with each entry copied group times
+    along one axis: the keys and values were repeated along that axis instead of the head
+    axis (blind20d-gqa-values-repeated-on-features, v repeated with dim=-1, was offered
+    "not repeated, or along another axis"); "" otherwise."""
+    if fn is None:
+        return ""
+    q = randn((1, 4, 3, 4), 4531)  # (batch, num_heads, len_q, d_head): group 4
+    k, v = randn((1, 1, 5, 4), 4532), randn((1, 1, 5, 6), 4533)  # d_v = 6 != d_head
+    try:
+        got = fn(q, k, v)
+    except Exception:  # the probe tells nothing
+        return ""
+    right, _ = scaled_dot_product_attention(q, k, v)  # (1, 4, 3, 6)
+    found = copied_along(got, right)
+    if found is None:
+        return ""
+    axis, times, how = found
+    names = ("the batch axis", "the head axis", "the length axis", "the feature axis, d_v")
+    copied = (
+        "each value vector's features copied side by side"
+        if how == "repeat_interleave"
+        else "the value vectors copied whole, one after another"
+    )
+    if axis == 3:
+        return (
+            f"Your values were repeated along their last axis (dim=-1, the features) instead "
+            f"of the head axis (dim=1): on a probe with one key/value head, 4 query heads and "
+            f"d_v = 6, your output is (1, 4, 3, {6 * times}), the right output with "
+            f"{copied} {times} times ({how} along dim=-1). The values keep their "
+            "num_kv_heads heads, so they clash with the num_heads query heads. Repeat them "
+            "like the keys: v.repeat_interleave(group, dim=1)."
+        )
+    return (
+        f"Your keys and values were repeated along {names[axis]} (dim={axis}) instead of the "
+        f"head axis (dim=1): on a probe with one key/value head and 4 query heads, your "
+        f"output is the right one with each entry copied {times} times along dim={axis} "
+        f"({how}). Repeat along dim=1: k.repeat_interleave(group, dim=1) (likewise v)."
+    )
+
+
 def _values_from_keys(fn) -> str:
     """When the learner's output, with as many key/value heads as query heads (nothing to
     repeat) and d_v != d_head, is attention(q, k, k): the values were built from the keys
@@ -832,6 +875,9 @@ def _gqa_heads_hint(
                 "len_k) mask, yours makes group times len_k keys, which the mask does not fit "
                 "(each query head then attends to every key group times). " + rule
             )
+        on_axis = _repeated_on_another_axis(fn) if other == kv else ""
+        if on_axis:
+            return on_axis
         one = _one_unrepeated(fn) if other == kv else None
         if one is not None:
             done = "values" if one == "keys" else "keys"
