@@ -897,6 +897,30 @@ def _softmax_sum_never_grows(x, block_size):
     return torch.exp(x - running_max[..., None]) / total[..., None]
 
 
+def _softmax_numerators_only(x, block_size):
+    """The running maximum found block by block, then exp(x - m) returned undivided."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        running_max = torch.maximum(running_max, x[..., start : start + block_size].amax(-1))
+    return torch.exp(x - running_max[..., None])
+
+
+def _softmax_start_advanced_by_one(x, block_size):
+    """A while loop whose start advances by 1, not block_size: the blocks overlap."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    start = 0
+    while start < x.shape[-1]:
+        block = x[..., start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(-1))
+        total = total * torch.exp(running_max - new_max) + torch.exp(
+            block - new_max[..., None]
+        ).sum(-1)
+        running_max = new_max
+        start += 1
+    return torch.exp(x - running_max[..., None]) / total[..., None]
+
+
 def _window_rows_without_full_window(size, window):
     """The right band, but only for queries that have window keys before them."""
     i, j = torch.arange(size)[:, None], torch.arange(size)[None, :]
@@ -3623,6 +3647,16 @@ MISTAKES = [
         check_grouped_query_attention,
         _named("gqa", _gqa_last_query_head_of_each_group),
         r"right output of query heads \[1, 3(, 5)?\] only.*q\[:, 1::group\]",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_numerators_only),
+        r"unnormalised exponentials exp\(x - m\).*never divided by the running sum",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_start_advanced_by_one),
+        r"column j is counted min\(j \+ 1, block_size\) times, as blocks that overlap",
     ),
     Mistake(
         check_grouped_query_attention,
