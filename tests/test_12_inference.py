@@ -944,6 +944,16 @@ def _gqa_groups_joined_on_features(q, k, v, mask=None):
     return torch.cat(outputs, dim=-1)
 
 
+def _gqa_scores_times_root(q, k, v, mask=None):
+    """Multiplies the scores by sqrt(d_head) instead of dividing by it."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) * math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
 def _gqa_values_tiled_on_features(q, k, v, mask=None):
     """Repeats the keys along the heads but tiles the values along their features."""
     group = q.shape[1] // k.shape[1]
@@ -3657,6 +3667,11 @@ MISTAKES = [
         check_online_softmax,
         _named("s", _softmax_start_advanced_by_one),
         r"column j is counted min\(j \+ 1, block_size\) times, as blocks that overlap",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_scores_times_root),
+        r"is sqrt\(d_head\) = sqrt\(\d+\) = [\d.]+, the inverse of the scale",
     ),
     Mistake(
         check_grouped_query_attention,

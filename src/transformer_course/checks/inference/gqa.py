@@ -14,6 +14,7 @@ from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
 )
 from transformer_course.checking.rearranged import copied_along
+from transformer_course.checking.temperature import COMMON_FACTORS, fitted_scale, named_factors
 from transformer_course.checking.unapplied import never_applied
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.masking import look_ahead_mask
@@ -59,6 +60,40 @@ def gqa_expected(q, k, v, mask, *, tile: bool = False, scale: float | None = Non
         q = q * scale * math.sqrt(q.shape[-1])
     output, _ = scaled_dot_product_attention(q, k, v, mask)
     return output
+
+
+def _gqa_scale_named(got, q, k, v, mask) -> str:
+    """When the output is grouped attention with the scores times another t than
+    1/sqrt(d_head), measured: t and what it is, where it is sqrt(d_head) (the scale's
+    inverse: divided by d_head ** -0.5 where multiplied belongs, blind12l-gqa-scale-
+    divided-by-inverse was only located) or another exponential's base; "" otherwise."""
+    d_head = q.shape[-1]
+    try:
+        t = fitted_scale(
+            got.detach().double(),
+            lambda scale: gqa_expected(q.double(), k.double(), v.double(), mask, scale=scale),
+        )
+    except Exception:  # values from a sandbox, a mask the oracle refuses: say nothing
+        return ""
+    right = 1 / math.sqrt(d_head)
+    if t is None or math.isclose(t, right, rel_tol=1e-3) or d_head == 1:
+        return ""
+    names = {
+        f"sqrt(d_head) = sqrt({d_head}) = {math.sqrt(d_head):.4g}, the inverse of the "
+        "scale: the scores are multiplied by sqrt(d_head) where they are divided by it, d_head "
+        "times too large (a scale = d_head ** -0.5 the scores were divided by instead of "
+        "multiplied by, or q kᵀ * math.sqrt(d_head)). Divide by math.sqrt(d_head), or "
+        "multiply by d_head ** -0.5": math.sqrt(d_head),
+        **{f"1/sqrt(d_head) times {text}": right * value for text, value in COMMON_FACTORS.items()},
+    }
+    found = named_factors(t, names, rtol=1e-3)
+    if len(found) != 1:
+        return ""
+    return (
+        f"Your scores are multiplied by {t:.4g} where 1/sqrt(d_head) = 1/sqrt({d_head}) = "
+        f"{right:.4g} belongs (the output is exactly grouped attention with softmax(t · q kᵀ) "
+        f"and t = {t:.4g}): {t:.4g} is {found[0]}."
+    )
 
 
 def _gqa_pairs(q, k, v, mask) -> dict:
@@ -1326,6 +1361,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 explain=lambda got=got, q=q, k=k, v=v, mask=mask: (
                     _explain_pairing(got, q, k, v, mask)
                     or _mask_per_head(grouped_query_attention, q, k, v, mask)
+                    or _gqa_scale_named(got, q, k, v, mask)
                     or (
                         ""
                         if _arranged_or_related(got, gqa_expected(q, k, v, mask))
