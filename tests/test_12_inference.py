@@ -867,6 +867,26 @@ def _tiled_exp_kernel(log2e: bool, exp):
     return tiled_attention
 
 
+def _tiled_while_under_len_q(q, k, v, block_size, causal=False):
+    """A while loop over the key blocks that runs while start < the number of queries."""
+    rows = torch.arange(q.shape[-2])[:, None]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    start = 0
+    while start < q.size(-2):
+        stop = min(start + block_size, k.shape[-2])
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            s = s.masked_fill(torch.arange(start, stop)[None] > rows, float("-inf"))
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+        m, start = new, stop
+    return acc / total[..., None]
+
+
 def _tiled_sum_multiplied(q, k, v, block_size, causal=False):
     """The running sum multiplied by each block's sum instead of added to: it stays 0."""
     rows = torch.arange(q.shape[-2])[:, None]
@@ -3667,6 +3687,12 @@ MISTAKES = [
         check_online_softmax,
         _named("s", _softmax_start_advanced_by_one),
         r"column j is counted min\(j \+ 1, block_size\) times, as blocks that overlap",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_while_under_len_q),
+        r"exactly where range\(0, len_q, block_size\) stops: a loop over len_q = "
+        r"q\.shape\[-2\] = \d+, the number of queries, instead of len_k",
     ),
     Mistake(
         check_grouped_query_attention,

@@ -270,11 +270,21 @@ def _stopped_early(q, k, v, block: int, causal: bool, uncausal_ran: bool = False
                 "the last query, start > len_q - 1 (start >= len_q); skip only those."
             ] = _keys_before(q, k, v, causal, start)
             continue
+        # the first start a loop over the queries' length never reaches
+        # (blind12l-tiled-blocks-over-len-q was told only "a loop that stops early")
+        over_len_q = (
+            f" That is exactly where range(0, len_q, block_size) stops: a loop over len_q = "
+            f"q.shape[-2] = {len_q}, the number of queries, instead of len_k = k.shape[-2] = "
+            f"{len_k}, the number of keys (the two are equal only in self-attention without "
+            "a cache)."
+            if len_q < len_k and start == -(-len_q // block) * block
+            else ""
+        )
         out[
             f"Your result is attention over keys 0 .. {start - 1} only: the blocks from key "
             f"{start} on were never visited (a loop that stops early, or a skip of blocks "
-            f"thought to be in the future).{seen} Visit every block, range(0, len_k, "
-            "block_size)."
+            f"thought to be in the future).{over_len_q}{seen} Visit every block, range(0, "
+            "len_k, block_size)."
         ] = _keys_before(q, k, v, causal, start)
     return out
 
