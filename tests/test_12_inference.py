@@ -887,6 +887,11 @@ def _tiled_while_under_len_q(q, k, v, block_size, causal=False):
     return acc / total[..., None]
 
 
+def _tiled_scaled_twice(q, k, v, block_size, causal=False):
+    """Scales the scores and, once more, the final output by 1/sqrt(d_k)."""
+    return tiled_attention_f(q, k, v, block_size, causal) / math.sqrt(q.shape[-1])
+
+
 def _tiled_sum_multiplied(q, k, v, block_size, causal=False):
     """The running sum multiplied by each block's sum instead of added to: it stays 0."""
     rows = torch.arange(q.shape[-2])[:, None]
@@ -3693,6 +3698,12 @@ MISTAKES = [
         _named("tiled_attention", _tiled_while_under_len_q),
         r"exactly where range\(0, len_q, block_size\) stops: a loop over len_q = "
         r"q\.shape\[-2\] = \d+, the number of queries, instead of len_k",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_scaled_twice),
+        r"the right output times 1/sqrt\(d_k\).*as well as the scores: the scale is applied "
+        r"twice",
     ),
     Mistake(
         check_grouped_query_attention,

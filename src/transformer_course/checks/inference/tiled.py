@@ -1443,6 +1443,30 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     # masked_fill as it is (True = may attend), FlashAttention-1's
                     # normalised output rescaled without the old sum (located only before)
                     _ZERO_SCALE: _tiled_expected(q, k, v, causal, scale=0.0),
+                    # the family "1/sqrt(d_k) applied after the exponentials" (blind19d-
+                    # tiled-scale-on-value-block was only located to "every block"): on
+                    # the values, the weights or the output, the scores' scale missing or
+                    # kept too; each placement gives the same output, so all are named
+                    **{
+                        "Your output is " + size + " times 1/sqrt(d_k): the scale "
+                        "1/sqrt(d_k) multiplies something after the exponentials (each "
+                        "value block, v[..., start:stop, :] * scale, the weights, or the "
+                        "output; these give the same result)" + where + " The scale belongs "
+                        "on the scores only, before the maximum and the exp: scores = q @ "
+                        "k_blockᵀ * scale.": value
+                        for size, where, value in (
+                            (
+                                "the softmax of the unscaled scores",
+                                " instead of the scores, which are not scaled at all.",
+                                _tiled_expected(q, k, v, causal, scale=1) / math.sqrt(q.shape[-1]),
+                            ),
+                            (
+                                "the right output",
+                                " as well as the scores: the scale is applied twice.",
+                                _tiled_expected(q, k, v, causal) / math.sqrt(q.shape[-1]),
+                            ),
+                        )
+                    },
                     # blind12l-tiled-keys-reshaped-not-transposed (located to "every
                     # block" before): per block or all the keys at once
                     **_keys_reshaped_mistakes(q, k, v, block, causal),
