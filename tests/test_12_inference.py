@@ -253,6 +253,28 @@ class PositionsSecond(nn.Module):
         return self.keys[:, :stop].transpose(1, 2), self.values[:, :stop].transpose(1, 2)
 
 
+class KeysStoredForTheProduct(nn.Module):
+    """The keys buffer (batch, num_heads, d_head, max_len), kᵀ ready for q @ kᵀ, and the
+    keys transposed back on the way out: the returned keys are right, the layout is not."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__()
+        keys = torch.zeros(batch, num_heads, d_head, max_len, dtype=dtype)
+        values = torch.zeros(batch, num_heads, max_len, d_head, dtype=dtype)
+        self.register_buffer("keys", keys, persistent=False)
+        self.register_buffer("values", values, persistent=False)
+        self.length = 0
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if stop > self.values.shape[-2]:
+            raise ValueError("full")
+        self.keys[..., start:stop] = k_new.transpose(-2, -1)
+        self.values[:, :, start:stop] = v_new
+        self.length = stop
+        return self.keys[..., :stop].transpose(-2, -1), self.values[:, :, :stop]
+
+
 class ReturnsOneTooMany(ref.KVCache):
     """Returns the keys one position past the stored ones (mutant KVCache-8)."""
 
@@ -3704,6 +3726,11 @@ MISTAKES = [
         _named("tiled_attention", _tiled_scaled_twice),
         r"the right output times 1/sqrt\(d_k\).*as well as the scores: the scale is applied "
         r"twice",
+    ),
+    Mistake(
+        check_KVCache,
+        KeysStoredForTheProduct,
+        r"Your keys buffer is transposed: \(batch, num_heads, d_head, max_len\)",
     ),
     Mistake(
         check_grouped_query_attention,
