@@ -58,6 +58,21 @@ def _generate_feeds_previous_token(model, prompt, max_new_tokens):
     return ids, torch.stack(steps, dim=1)
 
 
+def _generate_prefill_first_sequence(model, prompt, max_new_tokens):
+    """Takes the prefill's logits with [0], the first sequence, instead of [:, -1]."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[0]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
 # ------------------------------------------------------------------------------ KVCache
 class OnlyNew(ref.KVCache):
     def forward(self, k_new, v_new):
@@ -3731,6 +3746,12 @@ MISTAKES = [
         check_KVCache,
         KeysStoredForTheProduct,
         r"Your keys buffer is transposed: \(batch, num_heads, d_head, max_len\)",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_prefill_first_sequence),
+        r"has len = \d+ rows where batch = \d+ belong.*indexed on its first axis, the batch "
+        r"axis",
     ),
     Mistake(
         check_grouped_query_attention,
