@@ -109,14 +109,14 @@ def _generate_mistakes(seed, sizes, prompt, new) -> dict[str, object]:
     }
     return {
         **rows,
-        "The logits of the steps after the prefill are those of tokens one position too far "
-        "(start = len + t + 1): RoPE rotates each query and key by its absolute position, "
-        "and the token chosen at step t sits at position len + t (count from 0).": variant(
-            offset=1
-        ),
-        "The logits of the steps after the prefill are those of tokens one position too "
-        "early (start = len + t - 1): the token chosen at step t sits at position len + t, "
-        "right after the prompt's last position len - 1.": variant(offset=-1),
+        "Your decode steps pass a start one position too far, start = len + t + 1 where "
+        "len + t belongs: the logits of the steps after the prefill are those of tokens one "
+        "position too far. RoPE rotates each query and key by its absolute position, and the "
+        "token chosen at step t sits at position len + t (count from 0).": variant(offset=1),
+        "Your decode steps pass a start one position too early, start = len + t - 1 where "
+        "len + t belongs: the logits of the steps after the prefill are those of tokens one "
+        "position too early. The token chosen at step t sits at position len + t, right "
+        "after the prompt's last position len - 1.": variant(offset=-1),
         "Every new token was fed with start=0: RoPE then rotates it as if it were the first "
         "token. Pass its absolute position, start = len + t.": variant(fixed_start=0),
         "The first new token was chosen from the prefill's *first* row: the next token after "
