@@ -929,6 +929,25 @@ def _tiled_scaled_twice(q, k, v, block_size, causal=False):
     return tiled_attention_f(q, k, v, block_size, causal) / math.sqrt(q.shape[-1])
 
 
+def _tiled_output_shaped_like_queries(q, k, v, block_size, causal=False):
+    """Allocates the running output with q's shape, (..., len_q, d_k), not d_v."""
+    rows = torch.arange(q.shape[-2])[:, None]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros(q.shape, dtype=q.dtype)
+    for start in range(0, k.shape[-2], block_size):
+        stop = min(start + block_size, k.shape[-2])
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            s = s.masked_fill(torch.arange(start, stop)[None] > rows, float("-inf"))
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
+
+
 def _tiled_sum_multiplied(q, k, v, block_size, causal=False):
     """The running sum multiplied by each block's sum instead of added to: it stays 0."""
     rows = torch.arange(q.shape[-2])[:, None]
@@ -3752,6 +3771,11 @@ MISTAKES = [
         _named("generate", _generate_prefill_first_sequence),
         r"has len = \d+ rows where batch = \d+ belong.*indexed on its first axis, the batch "
         r"axis",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_output_shaped_like_queries),
+        r"d_k = q\.shape\[-1\], the queries' width: the output was made like q",
     ),
     Mistake(
         check_grouped_query_attention,

@@ -723,9 +723,19 @@ def _tiled_hints(
                 (other,) = sizes - {known}
                 if known == d_v and not (other == 0 and earlier_ran):
                     # (an output with 0 columns would have failed the calls that ran before)
+                    # blind19f-tiled-output-accumulator-like-queries: acc made like q
                     names = [
                         n
-                        for n, size in (("len_k = v.shape[-2]", len_k), ("len_q", len_q))
+                        for n, size in (
+                            ("len_k = v.shape[-2]", len_k),
+                            ("len_q", len_q),
+                            (
+                                "d_k = q.shape[-1], the queries' width: the output was made "
+                                "like q, torch.zeros_like(q) or torch.zeros(q.shape), or with "
+                                "k.shape[-1], instead of with the values' width",
+                                q.shape[-1],
+                            ),
+                        )
                         if size == other
                     ]
                     causes.append(
