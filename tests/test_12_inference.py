@@ -58,6 +58,21 @@ def _generate_feeds_previous_token(model, prompt, max_new_tokens):
     return ids, torch.stack(steps, dim=1)
 
 
+def _generate_prefill_first_sequence(model, prompt, max_new_tokens):
+    """Takes the prefill's logits with [0], the first sequence, instead of [:, -1]."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[0]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
 # ------------------------------------------------------------------------------ KVCache
 class OnlyNew(ref.KVCache):
     def forward(self, k_new, v_new):
@@ -251,6 +266,28 @@ class PositionsSecond(nn.Module):
         self.values[:, start:stop] = v_new.transpose(1, 2)
         self.length = stop
         return self.keys[:, :stop].transpose(1, 2), self.values[:, :stop].transpose(1, 2)
+
+
+class KeysStoredForTheProduct(nn.Module):
+    """The keys buffer (batch, num_heads, d_head, max_len), kᵀ ready for q @ kᵀ, and the
+    keys transposed back on the way out: the returned keys are right, the layout is not."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__()
+        keys = torch.zeros(batch, num_heads, d_head, max_len, dtype=dtype)
+        values = torch.zeros(batch, num_heads, max_len, d_head, dtype=dtype)
+        self.register_buffer("keys", keys, persistent=False)
+        self.register_buffer("values", values, persistent=False)
+        self.length = 0
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if stop > self.values.shape[-2]:
+            raise ValueError("full")
+        self.keys[..., start:stop] = k_new.transpose(-2, -1)
+        self.values[:, :, start:stop] = v_new
+        self.length = stop
+        return self.keys[..., :stop].transpose(-2, -1), self.values[:, :, :stop]
 
 
 class ReturnsOneTooMany(ref.KVCache):
@@ -811,6 +848,205 @@ def _tiled_normalised_running(q, k, v, block_size, causal=False):
         )
         m, total = new, new_total
     return out
+
+
+def _tiled_fa1_form(share):
+    """FlashAttention-1's normalised output, O = share · O_old + P V / l_new, with the old
+    output's share computed by ``share(old_sum, correction, new_sum)`` (right: old_sum ·
+    correction / new_sum)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        rows = torch.arange(q.shape[-2])[:, None]
+        m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        out = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        for start in range(0, k.shape[-2], block_size):
+            stop = min(start + block_size, k.shape[-2])
+            s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal:
+                s = s.masked_fill(torch.arange(start, stop)[None] > rows, float("-inf"))
+            new = torch.maximum(m, s.amax(-1))
+            correction = torch.exp(m - new)
+            p = torch.exp(s - new[..., None])
+            new_total = total * correction + p.sum(-1)
+            out = (
+                share(total, correction, new_total)[..., None] * out
+                + (p @ v[..., start:stop, :]) / new_total[..., None]
+            )
+            m, total = new, new_total
+        return out
+
+    return tiled_attention
+
+
+def _tiled_exp_kernel(log2e: bool, exp):
+    """Tiled attention whose scores are multiplied by log2(e) (``log2e``) and exponentiated
+    with ``exp`` (torch.exp2 is right with log2(e), torch.exp without)."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        rows = torch.arange(q.shape[-2])[:, None]
+        scale = (math.log2(math.e) if log2e else 1.0) / math.sqrt(q.shape[-1])
+        m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        for start in range(0, k.shape[-2], block_size):
+            stop = min(start + block_size, k.shape[-2])
+            s = q @ k[..., start:stop, :].transpose(-2, -1) * scale
+            if causal:
+                s = s.masked_fill(torch.arange(start, stop)[None] > rows, float("-inf"))
+            new = torch.maximum(m, s.amax(-1))
+            p = exp(s - new[..., None])
+            total = total * exp(m - new) + p.sum(-1)
+            acc = acc * exp(m - new)[..., None] + p @ v[..., start:stop, :]
+            m = new
+        return acc / total[..., None]
+
+    return tiled_attention
+
+
+def _tiled_while_under_len_q(q, k, v, block_size, causal=False):
+    """A while loop over the key blocks that runs while start < the number of queries."""
+    rows = torch.arange(q.shape[-2])[:, None]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    start = 0
+    while start < q.size(-2):
+        stop = min(start + block_size, k.shape[-2])
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            s = s.masked_fill(torch.arange(start, stop)[None] > rows, float("-inf"))
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+        m, start = new, stop
+    return acc / total[..., None]
+
+
+def _tiled_scaled_twice(q, k, v, block_size, causal=False):
+    """Scales the scores and, once more, the final output by 1/sqrt(d_k)."""
+    return tiled_attention_f(q, k, v, block_size, causal) / math.sqrt(q.shape[-1])
+
+
+def _tiled_output_shaped_like_queries(q, k, v, block_size, causal=False):
+    """Allocates the running output with q's shape, (..., len_q, d_k), not d_v."""
+    rows = torch.arange(q.shape[-2])[:, None]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros(q.shape, dtype=q.dtype)
+    for start in range(0, k.shape[-2], block_size):
+        stop = min(start + block_size, k.shape[-2])
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            s = s.masked_fill(torch.arange(start, stop)[None] > rows, float("-inf"))
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
+
+
+def _tiled_sum_multiplied(q, k, v, block_size, causal=False):
+    """The running sum multiplied by each block's sum instead of added to: it stays 0."""
+    rows = torch.arange(q.shape[-2])[:, None]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, k.shape[-2], block_size):
+        stop = min(start + block_size, k.shape[-2])
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            s = s.masked_fill(torch.arange(start, stop)[None] > rows, float("-inf"))
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])
+        total *= torch.exp(m - new) * p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
+
+
+def _softmax_sum_never_grows(x, block_size):
+    """Online softmax whose running sum is only rescaled, never given the block's terms."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        new_max = torch.maximum(running_max, x[..., start : start + block_size].amax(dim=-1))
+        total = total * torch.exp(running_max - new_max)
+        running_max = new_max
+    return torch.exp(x - running_max[..., None]) / total[..., None]
+
+
+def _softmax_numerators_only(x, block_size):
+    """The running maximum found block by block, then exp(x - m) returned undivided."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        running_max = torch.maximum(running_max, x[..., start : start + block_size].amax(-1))
+    return torch.exp(x - running_max[..., None])
+
+
+def _softmax_start_advanced_by_one(x, block_size):
+    """A while loop whose start advances by 1, not block_size: the blocks overlap."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    start = 0
+    while start < x.shape[-1]:
+        block = x[..., start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(-1))
+        total = total * torch.exp(running_max - new_max) + torch.exp(
+            block - new_max[..., None]
+        ).sum(-1)
+        running_max = new_max
+        start += 1
+    return torch.exp(x - running_max[..., None]) / total[..., None]
+
+
+def _window_rows_without_full_window(size, window):
+    """The right band, but only for queries that have window keys before them."""
+    i, j = torch.arange(size)[:, None], torch.arange(size)[None, :]
+    return (j <= i) & (i - j < window) & (i >= window - 1)
+
+
+def _window_anchored_at_start(size, window):
+    """The first window positions of the sequence for every query (the causal part kept)."""
+    return look_ahead_mask(size) & (torch.arange(size)[None, :] < window)
+
+
+def _gqa_groups_joined_on_features(q, k, v, mask=None):
+    """Attends group by group and joins the groups' outputs along d_v, not the heads."""
+    group = q.shape[1] // k.shape[1]
+    outputs = [
+        scaled_dot_product_attention(
+            q[:, g * group : (g + 1) * group], k[:, g : g + 1], v[:, g : g + 1], mask
+        )[0]
+        for g in range(k.shape[1])
+    ]
+    return torch.cat(outputs, dim=-1)
+
+
+def _gqa_scores_times_root(q, k, v, mask=None):
+    """Multiplies the scores by sqrt(d_head) instead of dividing by it."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) * math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def _gqa_values_tiled_on_features(q, k, v, mask=None):
+    """Repeats the keys along the heads but tiles the values along their features."""
+    group = q.shape[1] // k.shape[1]
+    k = k.repeat_interleave(group, dim=1)
+    v = v.repeat(1, 1, 1, group)
+    return scaled_dot_product_attention(q, k, v, mask)[0]
+
+
+def _gqa_last_query_head_of_each_group(q, k, v, mask=None):
+    """Keeps only the last query head of each group (q[:, group - 1 :: group])."""
+    group = q.shape[1] // k.shape[1]
+    return scaled_dot_product_attention(q[:, group - 1 :: group], k, v, mask)[0]
 
 
 # ------------------------------------------------------------------ sliding_window_mask
@@ -3444,6 +3680,114 @@ MISTAKES = [
         r"vector, True everywhere: the query and key positions, two torch\.arange\(size\), "
         r"were compared element by element.*torch\.arange\(size\)\[:, None\]",
     ),
+    # round 23: another exponential base; a denominator that stays 0; FlashAttention-1's
+    # normalised output with a wrong share of the old output; empty rows; a window
+    # anchored at fixed keys; a group's outputs joined on another axis, heads subsampled
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_exp_kernel(log2e=True, exp=torch.exp)),
+        r"multiplied by log2\(e\), the factor torch\.exp2 needs, but exponentiated with "
+        r"torch\.exp",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_sum_multiplied),
+        r"inf everywhere, each entry with the sign of the right value.*divided by 0.*"
+        r"running sum of the weights is still 0",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_sum_never_grows),
+        r"divided by 0\. Your running sum is still 0",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named(
+            "tiled_attention",
+            _tiled_fa1_form(
+                lambda old, correction, new: (
+                    torch.where(old > 0, new / old, torch.zeros_like(old)) * correction
+                )
+            ),
+        ),
+        r"ratio of the sums next to it is upside down: l_new / l_old",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_fa1_form(lambda old, correction, new: old / new)),
+        r"multiplied by the ratio of the sums l_old / l_new, but without exp\(m_old - m_new\)",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_rows_without_full_window),
+        r"rows? \[?0(, 1)?\]? (is|are) all False.*exactly the first window - 1 = \d+ quer.*"
+        r"The other rows are right",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_anchored_at_start),
+        r"same keys for every query, the first window = \d+ positions",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_groups_joined_on_features),
+        r"cut into \d pieces of shape \(2, 2, \d, \d\) along axis 1 \(num_heads\) and "
+        r"concatenated along axis 3 \(d_v\).*torch\.cat\(pieces, dim=3\)",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_last_query_head_of_each_group),
+        r"right output of query heads \[1, 3(, 5)?\] only.*q\[:, 1::group\]",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_numerators_only),
+        r"unnormalised exponentials exp\(x - m\).*never divided by the running sum",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_start_advanced_by_one),
+        r"column j is counted min\(j \+ 1, block_size\) times, as blocks that overlap",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_while_under_len_q),
+        r"exactly where range\(0, len_q, block_size\) stops: a loop over len_q = "
+        r"q\.shape\[-2\] = \d+, the number of queries, instead of len_k",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_scaled_twice),
+        r"the right output times 1/sqrt\(d_k\).*as well as the scores: the scale is applied "
+        r"twice",
+    ),
+    Mistake(
+        check_KVCache,
+        KeysStoredForTheProduct,
+        r"Your keys buffer is transposed: \(batch, num_heads, d_head, max_len\)",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_prefill_first_sequence),
+        r"has len = \d+ rows where batch = \d+ belong.*indexed on its first axis, the batch "
+        r"axis",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_output_shaped_like_queries),
+        r"d_k = q\.shape\[-1\], the queries' width: the output was made like q",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_scores_times_root),
+        r"is sqrt\(d_head\) = sqrt\(\d+\) = [\d.]+, the inverse of the scale",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_values_tiled_on_features),
+        r"values were repeated along their last axis \(dim=-1, the features\).*copied whole, "
+        r"one after another 4 times \(repeat along dim=-1\)",
+    ),
 ]
 
 CORRECT = [
@@ -4230,6 +4574,21 @@ def test_quiz_cache_memory_names_every_slip_that_gives_a_wrong_number():
     assert "megabytes" in message(2 * 48 * 8 * 128 * 1024 * 2 / 10**6)
     assert "the 32 query heads" in message(768)
     check_quiz_cache_memory(lambda: 192)
+
+
+def test_quiz_cache_memory_names_d_head_split_over_the_heads():
+    """d_head read as a width the heads share: split over the 32 query heads (4 numbers
+    each) gives 6 MiB, which nothing named before; 24 MiB, split over the 8 key/value
+    heads, is also one key/value head: both are named (blind20c-quiz-cache-d-head-split-
+    over-kv-heads was told only the second)."""
+    from transformer_course.checks.inference import check_quiz_cache_memory
+
+    with pytest.raises(CheckFailure, match=r"d_head = 128 split over the 32 query heads"):
+        check_quiz_cache_memory(lambda: 2 * 48 * 8 * (128 // 32) * 1024 * 2 / 2**20)
+    with pytest.raises(
+        CheckFailure, match=r"one key/value head, not 8; or d_head = 128 split over the 8"
+    ):
+        check_quiz_cache_memory(lambda: 24.0)
 
 
 @pytest.mark.parametrize(

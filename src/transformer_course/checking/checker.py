@@ -58,6 +58,7 @@ from transformer_course.checking.parameters_kept import (
 )
 from transformer_course.checking.printed import printed_not_returned, tee_stdout
 from transformer_course.checking.randomness import global_random_state, restore_random_state
+from transformer_course.checking.rearranged import kept_slice, rejoined
 from transformer_course.checking.relations import first_wrong, match_relation
 from transformer_course.checking.size_one_axes import (
     NAMES_SIZE_ONE_AXIS,
@@ -604,10 +605,28 @@ class Checker:
             "bare `return`, or an if/else branch with no return)."
         )
 
-    def expect_shape(self, value: Any, shape: Iterable[int], what: str, hint: str = "") -> None:
+    def expect_shape(
+        self,
+        value: Any,
+        shape: Iterable[int],
+        what: str,
+        hint: str = "",
+        *,
+        expected: Any = None,
+        axes: Sequence[str] | None = None,
+    ) -> None:
+        """``expected`` (the right value, optional): when the learner's value holds its
+        numbers joined along another axis, or only a slice of them, that is said first
+        (:func:`~transformer_course.checking.rearranged.rejoined`, :func:`kept_slice`;
+        ``axes`` names the axes)."""
         shape = tuple(shape)
         got = tuple(getattr(value, "shape", np.shape(value)))
         if got != shape:
+            if expected is not None:
+                with contextlib.suppress(Exception):  # values from a sandbox: plain tensors
+                    found = rejoined(value, expected, axes) or kept_slice(value, expected, axes)
+                    if found:
+                        hint = f"{found} {hint}".strip()
             merged = _merged_axes(got, shape)
             if not merged and self.explain_shapes:
                 merged = (

@@ -22,7 +22,14 @@ from torch import nn
 
 from transformer_course.checking.hooks import inputs_received
 
-__all__ = ["arrival_hint", "batch_row", "rearrangement"]
+__all__ = [
+    "arrival_hint",
+    "batch_row",
+    "copied_along",
+    "kept_slice",
+    "rearrangement",
+    "rejoined",
+]
 
 
 def _equal(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -69,6 +76,118 @@ def rearrangement(got: Any, given: Any) -> str:
                 return f"its axes {i} and {j} exchanged (a transpose({i}, {j}))"
             return f"its axes in the order {order} (a permute{order})"
     return ""
+
+
+def _axis_name(axis: int, axes: Sequence[str] | None) -> str:
+    return (
+        f"axis {axis} ({axes[axis]})" if axes is not None and axis < len(axes) else f"axis {axis}"
+    )
+
+
+def rejoined(got: Any, expected: Any, axes: Sequence[str] | None = None) -> str:
+    """How ``got`` is ``expected`` cut into pieces along one axis and joined again along
+    another (torch.cat(pieces, dim=b) where dim=a belongs: outputs computed piece by piece,
+    a group of heads or a chunk of rows at a time, then concatenated on the wrong axis),
+    as a sentence in ``axes``' names; "" when it is not that. Only a join the values agree
+    with entry by entry is named, and only when exactly one (a, b, pieces) fits."""
+    if not isinstance(got, torch.Tensor) or not isinstance(expected, torch.Tensor):
+        return ""
+    g, w = got.detach(), expected.detach()
+    if g.dim() != w.dim() or g.shape == w.shape or g.numel() != w.numel():
+        return ""
+    found = []
+    for a in range(w.dim()):
+        for b in range(w.dim()):
+            if a == b or g.shape[b] % max(w.shape[b], 1) or w.shape[a] % max(g.shape[a], 1):
+                continue
+            pieces = g.shape[b] // max(w.shape[b], 1)
+            if pieces < 2 or w.shape[a] // max(g.shape[a], 1) != pieces:
+                continue
+            if any(g.shape[i] != w.shape[i] for i in range(w.dim()) if i not in (a, b)):
+                continue
+            if _equal(g, torch.cat(w.chunk(pieces, dim=a), dim=b)):
+                found.append((a, b, pieces))
+    if len(found) != 1:
+        return ""
+    a, b, pieces = found[0]
+    piece = list(w.shape)
+    piece[a] //= pieces
+    return (
+        f"Your output holds the right numbers, joined the wrong way: it is the right output cut "
+        f"into {pieces} pieces of shape {tuple(piece)} along {_axis_name(a, axes)} and "
+        f"concatenated along {_axis_name(b, axes)}. Pieces computed one at a time (a group of "
+        "heads, a chunk of rows) were joined with torch.cat(pieces, "
+        f"dim={b}) (or dim={b - w.dim()}) where dim={a} belongs."
+    )
+
+
+def kept_slice(got: Any, expected: Any, axes: Sequence[str] | None = None) -> str:
+    """How ``got`` is ``expected`` with only some entries kept along one axis, a slice
+    start:stop:step (every group-th head, the first rows), as a sentence; "" when it is
+    not that (or more than one slice fits)."""
+    if not isinstance(got, torch.Tensor) or not isinstance(expected, torch.Tensor):
+        return ""
+    g, w = got.detach(), expected.detach()
+    if g.dim() != w.dim() or g.shape == w.shape:
+        return ""
+    differ = [i for i in range(w.dim()) if g.shape[i] != w.shape[i]]
+    if len(differ) != 1:
+        return ""
+    (axis,) = differ
+    full, kept = w.shape[axis], g.shape[axis]
+    if not 0 < kept < full or full > 64:  # (full² slices tried: short axes only)
+        return ""
+    found = []
+    for step in range(1, full):
+        for start in range(full):
+            # a plain slice start:start + kept, or a strided one start::step to the end
+            index = list(range(start, full, step))
+            index = index[:kept] if step == 1 else index
+            if len(index) != kept:
+                continue
+            if _equal(g, w.index_select(axis, torch.tensor(index))):
+                found.append((start, step, index))
+    if len(found) != 1:
+        return ""
+    start, step, index = found[0]
+    stop = index[-1] + 1
+    written = f"{start or ''}::{step}" if step > 1 else f"{start}:{stop}" if start else f":{stop}"
+    lead = ", ".join([":"] * axis + [written])
+    return (
+        f"Your output holds the right values of entries {index} along "
+        f"{_axis_name(axis, axes)} only, the right output's [{lead}]: the other "
+        f"{full - kept} of {full} were never computed or were dropped."
+    )
+
+
+def copied_along(got: Any, expected: Any) -> tuple[int, int, str] | None:
+    """(axis, times, how) when ``got`` is ``expected`` with every entry copied ``times``
+    times along one axis: side by side ("repeat_interleave", each entry n times in a row)
+    or as whole copies one after another ("repeat", the axis tiled); None when it is not
+    that (or both forms fit, as they do on an axis of size 1)."""
+    if not isinstance(got, torch.Tensor) or not isinstance(expected, torch.Tensor):
+        return None
+    g, w = got.detach(), expected.detach()
+    if g.dim() != w.dim() or g.shape == w.shape:
+        return None
+    differ = [i for i in range(w.dim()) if g.shape[i] != w.shape[i]]
+    if len(differ) != 1 or w.shape[differ[0]] == 0:
+        return None
+    (axis,) = differ
+    times, rest = divmod(g.shape[axis], w.shape[axis])
+    if rest or times < 2:
+        return None
+    tiled = [1] * w.dim()
+    tiled[axis] = times
+    found = [
+        how
+        for how, copy in (
+            ("repeat_interleave", w.repeat_interleave(times, dim=axis)),
+            ("repeat", w.repeat(*tiled)),
+        )
+        if _equal(g, copy)
+    ]
+    return (axis, times, found[0]) if len(found) == 1 else None
 
 
 def batch_row(got: Any, given: Any) -> int | None:

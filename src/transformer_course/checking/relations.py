@@ -27,6 +27,7 @@ __all__ = [
     "LOG_BASE_CAUSES",
     "Relation",
     "contracted_by_vector",
+    "divided_by_zero",
     "first_wrong",
     "match_relation",
     "number_relation",
@@ -254,3 +255,25 @@ def contracted_by_vector(got: Any, operand: torch.Tensor, vector: torch.Tensor) 
         return False
     expected = operand.detach().double() @ vector.detach().double()  # (...)
     return bool(torch.allclose(got.detach().double(), expected, rtol=1e-3, atol=1e-4))
+
+
+def divided_by_zero(got: Any, expected: Any) -> bool:
+    """Whether ``got`` is what dividing the right numerator by 0 gives: inf with the
+    sign of the right value wherever that value is not 0 (NaN, 0 / 0, where it is),
+    and at least one inf. A normalisation whose denominator never grew (a running sum
+    left at its initial 0, a sum multiplied where it should be added) gives exactly
+    this; a NaN from inf - inf or 0 · inf does not keep the signs."""
+    if not isinstance(got, np.ndarray):
+        got = np.asarray(got.detach() if isinstance(got, torch.Tensor) else got, dtype=np.float64)
+    if not isinstance(expected, np.ndarray):
+        expected = np.asarray(
+            expected.detach() if isinstance(expected, torch.Tensor) else expected,
+            dtype=np.float64,
+        )
+    if got.shape != expected.shape or got.size == 0 or not np.isfinite(expected).all():
+        return False
+    nonzero = expected != 0
+    if not nonzero.any():
+        return False
+    signed_inf = np.isinf(got) & (np.sign(got) == np.sign(expected))
+    return bool(signed_inf[nonzero].all() and np.isnan(got[~nonzero]).all())

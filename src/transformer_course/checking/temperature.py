@@ -20,6 +20,7 @@ import numpy as np
 __all__ = [
     "COMMON_FACTORS",
     "confirmed_scales",
+    "fitted_scale",
     "fitted_temperature",
     "named_factors",
     "precedence_scales",
@@ -32,6 +33,10 @@ COMMON_FACTORS: dict[str, float] = {
     "ln 2: the exponential in base 2 (2 ** x, np.exp2) where e ** x (np.exp) belongs": math.log(
         2.0
     ),
+    # FlashAttention's kernels multiply the scores by log2(e) and then take exp2: the
+    # factor kept with exp gives e ** (x·log2 e), a softmax 1/ln 2 times too sharp
+    "log2(e) = 1/ln 2: the scores multiplied by log2(e) = 1.4427 (the factor exp2 needs) "
+    "but exponentiated with e ** x (exp), not 2 ** x (exp2)": 1 / math.log(2.0),
     "ln 10: the exponential in base 10 (10 ** x) where e ** x (np.exp) belongs": math.log(10.0),
     "1/2: the scores halved (a temperature of 2)": 0.5,
     "2: the scores doubled (a temperature of 1/2)": 2.0,
@@ -78,6 +83,34 @@ def fitted_temperature(
     if not np.allclose(model, w, atol=atol, rtol=1e-4):
         return None
     return t
+
+
+def fitted_scale(got, value_at, low: float = 1e-3, high: float = 1e3) -> float | None:
+    """The factor t with ``got`` = ``value_at(t)`` (a whole computation whose scores are
+    multiplied by t: attention, tiled or grouped), measured on a grid of log t between
+    ``low`` and ``high`` and refined by golden-section search; None when no t fits (to
+    rtol 1e-4) or ``got`` is not finite. ``value_at`` returns a tensor or an array."""
+    target = np.asarray(got, dtype=np.float64)
+    if not np.isfinite(target).all():
+        return None
+
+    def error(log_t: float) -> float:
+        value = np.asarray(value_at(math.exp(log_t)), dtype=np.float64)
+        return float(np.abs(value - target).max()) if value.shape == target.shape else math.inf
+
+    grid = [math.log(low) + i * math.log(high / low) / 60 for i in range(61)]
+    best = min(range(len(grid)), key=lambda i: error(grid[i]))
+    a, b = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
+    ratio = (math.sqrt(5) - 1) / 2
+    for _ in range(40):
+        left, right = b - ratio * (b - a), a + ratio * (b - a)
+        if error(left) < error(right):
+            b = right
+        else:
+            a = left
+    t = math.exp((a + b) / 2)
+    fitted = np.asarray(value_at(t), dtype=np.float64)
+    return t if np.allclose(fitted, target, rtol=1e-4, atol=1e-5) else None
 
 
 def named_factors(t: float, names: Mapping[str, float], rtol: float = 1e-4) -> list[str]:

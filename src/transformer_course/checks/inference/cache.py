@@ -582,6 +582,12 @@ def _expect_layout(
         " That is positions second, (batch, max_len, num_heads, d_head), the layout before "
         "split_heads' transpose."
         if shape == (batch, max_len, heads, d_head)
+        # blind16e-kv-values-buffer-shaped-d-v-from-keys (its shape alone before)
+        else f" Your {name} buffer is transposed: (batch, num_heads, d_head, max_len), the "
+        "right layout with its last two axes swapped, as for a product such as q @ kᵀ, with "
+        "each position a column. Store them as they come and transpose where the product "
+        "needs it, if anywhere."
+        if shape == (batch, heads, d_head, max_len) and d_head != max_len
         else ""
     )
     c.fail(

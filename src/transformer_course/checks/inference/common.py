@@ -8,7 +8,7 @@ import torch
 
 from transformer_course.checking import Checker
 from transformer_course.checking.layouts import match_layout
-from transformer_course.checking.relations import match_relation
+from transformer_course.checking.relations import divided_by_zero, match_relation
 
 
 def _expect_tensor(c: Checker, got, what: str, join: str = "") -> None:
@@ -170,6 +170,23 @@ def _informative(value: torch.Tensor) -> torch.Tensor | None:
     """A mistake's value, or None when it is NaN or inf everywhere: every such mistake
     gives the same value, so matching it would tell them apart no better than chance."""
     return value if bool(torch.isfinite(value).any()) else None
+
+
+def _zero_denominator(got, expected, numerator: str, denominator: str, addend: str) -> str:
+    """When the learner's value is the right numerator divided by 0 (inf with the right
+    value's sign everywhere): the denominator that stayed 0 (blind20d-tiled-block-
+    weights-never-summed was offered only causes that give NaN); "" otherwise."""
+    if not isinstance(got, torch.Tensor) or not divided_by_zero(got, expected):
+        return ""
+    return (
+        "Your result is inf everywhere, each entry with the sign of the right value (+inf "
+        "where the right value is positive, -inf where it is negative): that is the right "
+        f"numerator, {numerator}, divided by 0. Your {denominator} is still 0 when you "
+        f"divide by it: the block's terms, {addend}, are never added to it (a line such as "
+        "total = total * correction, which only rescales the old sum, or total *= ... "
+        "where total = total * correction + ... belongs), or the division uses a sum that "
+        "is never updated. Each block must add its terms to the rescaled running sum."
+    )
 
 
 def _all_nan_candidates(got: torch.Tensor, candidates: dict[str, torch.Tensor | None]) -> str:

@@ -109,14 +109,14 @@ def _generate_mistakes(seed, sizes, prompt, new) -> dict[str, object]:
     }
     return {
         **rows,
-        "The logits of the steps after the prefill are those of tokens one position too far "
-        "(start = len + t + 1): RoPE rotates each query and key by its absolute position, "
-        "and the token chosen at step t sits at position len + t (count from 0).": variant(
-            offset=1
-        ),
-        "The logits of the steps after the prefill are those of tokens one position too "
-        "early (start = len + t - 1): the token chosen at step t sits at position len + t, "
-        "right after the prompt's last position len - 1.": variant(offset=-1),
+        "Your decode steps pass a start one position too far, start = len + t + 1 where "
+        "len + t belongs: the logits of the steps after the prefill are those of tokens one "
+        "position too far. RoPE rotates each query and key by its absolute position, and the "
+        "token chosen at step t sits at position len + t (count from 0).": variant(offset=1),
+        "Your decode steps pass a start one position too early, start = len + t - 1 where "
+        "len + t belongs: the logits of the steps after the prefill are those of tokens one "
+        "position too early. The token chosen at step t sits at position len + t, right "
+        "after the prompt's last position len - 1.": variant(offset=-1),
         "Every new token was fed with start=0: RoPE then rotates it as if it were the first "
         "token. Pass its absolute position, start = len + t.": variant(fixed_start=0),
         "The first new token was chosen from the prefill's *first* row: the next token after "
@@ -704,6 +704,29 @@ _CACHE_TOO_SMALL = (
     "model is stored, the prompt's and each new token's: make them with "
     "model.new_caches(batch, len + max_new_tokens)."
 )
+_CAT_SIZES = re.compile(r"Expected size (\d+) but got size (\d+) for tensor number 1")
+
+
+def _batch_axis_indexed_hint(exc: BaseException, batch: int, length: int) -> str:
+    """When the token appended to ids (batch, len) has len rows where batch belong: the
+    prefill's logits (batch, len, vocab) were indexed on the batch axis, one sequence's
+    (len, vocab) (blind18c-gen-prefill-last-batch-row was told the cat's rule alone); ""
+    otherwise (batch == len cannot tell)."""
+    found = _CAT_SIZES.search(str(exc))
+    if not found or batch == length:
+        return ""
+    if (int(found.group(1)), int(found.group(2))) != (batch, length):
+        return ""
+    return (
+        f"The token you appended has len = {length} rows where batch = {batch} belong: it "
+        f"came from logits of shape (len, vocab) = ({length}, vocab), one sequence's logits "
+        "at every prompt position. The prefill's output (batch, len, vocab) was indexed on "
+        "its first axis, the batch axis ([-1] picks the last sequence, [0] the first), "
+        "instead of [:, -1], each sequence's last position: logits = model(prompt, ...)[:, "
+        "-1], (batch, vocab)."
+    )
+
+
 _GENERATE_HINTS = [  # the first two are replaced in check_generate (overflow, three_axes)
     ("the cache holds", _CACHE_TOO_SMALL),
     (
@@ -1107,6 +1130,10 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 "the cache holds",
                 lambda _exc, calls=trace.calls, n=length, m=new: _cache_overflow_hint(calls, n, m),
             )
+            batch_indexed = (
+                "Sizes of tensors must match except in dimension 1",
+                lambda exc, b=batch, n=length: _batch_axis_indexed_hint(exc, b, n),
+            )
             # a generate that draws with the global stream draws the same tokens every run
             # (the Checker puts the stream back afterwards)
             torch.manual_seed(seed)
@@ -1125,6 +1152,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                         misplaced,
                         three_axes,
                         overflow,
+                        batch_indexed,
                         _columns_hint(generate, seed, sizes, prompt, new),
                         *_GENERATE_HINTS[3:],
                     ],

@@ -13,6 +13,8 @@ from transformer_course.checking.inputs import randn
 from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
 )
+from transformer_course.checking.rearranged import copied_along
+from transformer_course.checking.temperature import COMMON_FACTORS, fitted_scale, named_factors
 from transformer_course.checking.unapplied import never_applied
 from transformer_course.reference.attention import scaled_dot_product_attention
 from transformer_course.reference.masking import look_ahead_mask
@@ -58,6 +60,40 @@ def gqa_expected(q, k, v, mask, *, tile: bool = False, scale: float | None = Non
         q = q * scale * math.sqrt(q.shape[-1])
     output, _ = scaled_dot_product_attention(q, k, v, mask)
     return output
+
+
+def _gqa_scale_named(got, q, k, v, mask) -> str:
+    """When the output is grouped attention with the scores times another t than
+    1/sqrt(d_head), measured: t and what it is, where it is sqrt(d_head) (the scale's
+    inverse: divided by d_head ** -0.5 where multiplied belongs, blind12l-gqa-scale-
+    divided-by-inverse was only located) or another exponential's base; "" otherwise."""
+    d_head = q.shape[-1]
+    try:
+        t = fitted_scale(
+            got.detach().double(),
+            lambda scale: gqa_expected(q.double(), k.double(), v.double(), mask, scale=scale),
+        )
+    except Exception:  # values from a sandbox, a mask the oracle refuses: say nothing
+        return ""
+    right = 1 / math.sqrt(d_head)
+    if t is None or math.isclose(t, right, rel_tol=1e-3) or d_head == 1:
+        return ""
+    names = {
+        f"sqrt(d_head) = sqrt({d_head}) = {math.sqrt(d_head):.4g}, the inverse of the "
+        "scale: the scores are multiplied by sqrt(d_head) where they are divided by it, d_head "
+        "times too large (a scale = d_head ** -0.5 the scores were divided by instead of "
+        "multiplied by, or q kᵀ * math.sqrt(d_head)). Divide by math.sqrt(d_head), or "
+        "multiply by d_head ** -0.5": math.sqrt(d_head),
+        **{f"1/sqrt(d_head) times {text}": right * value for text, value in COMMON_FACTORS.items()},
+    }
+    found = named_factors(t, names, rtol=1e-3)
+    if len(found) != 1:
+        return ""
+    return (
+        f"Your scores are multiplied by {t:.4g} where 1/sqrt(d_head) = 1/sqrt({d_head}) = "
+        f"{right:.4g} belongs (the output is exactly grouped attention with softmax(t · q kᵀ) "
+        f"and t = {t:.4g}): {t:.4g} is {found[0]}."
+    )
 
 
 def _gqa_pairs(q, k, v, mask) -> dict:
@@ -687,6 +723,48 @@ def _repeated_on_length(fn) -> bool:
     return False
 
 
+def _repeated_on_another_axis(fn) -> str:
+    """When the learner's output, on a probe with one key/value head (which broadcasts with
+    no repeat at all) and no mask, is the right output with each entry copied group times
+    along one axis: the keys and values were repeated along that axis instead of the head
+    axis (blind20d-gqa-values-repeated-on-features, v repeated with dim=-1, was offered
+    "not repeated, or along another axis"); "" otherwise."""
+    if fn is None:
+        return ""
+    q = randn((1, 4, 3, 4), 4531)  # (batch, num_heads, len_q, d_head): group 4
+    k, v = randn((1, 1, 5, 4), 4532), randn((1, 1, 5, 6), 4533)  # d_v = 6 != d_head
+    try:
+        got = fn(q, k, v)
+    except Exception:  # the probe tells nothing
+        return ""
+    right, _ = scaled_dot_product_attention(q, k, v)  # (1, 4, 3, 6)
+    found = copied_along(got, right)
+    if found is None:
+        return ""
+    axis, times, how = found
+    names = ("the batch axis", "the head axis", "the length axis", "the feature axis, d_v")
+    copied = (
+        "each value vector's features copied side by side"
+        if how == "repeat_interleave"
+        else "the value vectors copied whole, one after another"
+    )
+    if axis == 3:
+        return (
+            f"Your values were repeated along their last axis (dim=-1, the features) instead "
+            f"of the head axis (dim=1): on a probe with one key/value head, 4 query heads and "
+            f"d_v = 6, your output is (1, 4, 3, {6 * times}), the right output with "
+            f"{copied} {times} times ({how} along dim=-1). The values keep their "
+            "num_kv_heads heads, so they clash with the num_heads query heads. Repeat them "
+            "like the keys: v.repeat_interleave(group, dim=1)."
+        )
+    return (
+        f"Your keys and values were repeated along {names[axis]} (dim={axis}) instead of the "
+        f"head axis (dim=1): on a probe with one key/value head and 4 query heads, your "
+        f"output is the right one with each entry copied {times} times along dim={axis} "
+        f"({how}). Repeat along dim=1: k.repeat_interleave(group, dim=1) (likewise v)."
+    )
+
+
 def _values_from_keys(fn) -> str:
     """When the learner's output, with as many key/value heads as query heads (nothing to
     repeat) and d_v != d_head, is attention(q, k, k): the values were built from the keys
@@ -832,6 +910,9 @@ def _gqa_heads_hint(
                 "len_k) mask, yours makes group times len_k keys, which the mask does not fit "
                 "(each query head then attends to every key group times). " + rule
             )
+        on_axis = _repeated_on_another_axis(fn) if other == kv else ""
+        if on_axis:
+            return on_axis
         one = _one_unrepeated(fn) if other == kv else None
         if one is not None:
             done = "values" if one == "keys" else "keys"
@@ -1147,11 +1228,37 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                     "transpose(1, 2) too many (the layout merge_heads starts from). Return "
                     "the attention's output as it comes, (batch, num_heads, len_q, d_v)."
                 )
+            right = gqa_expected(q, k, v, mask)  # (batch, num_heads, len_q, d_v)
+            kept = None
             if tuple(got.shape) == (batch, kv, len_q, v.shape[-1]) and kv != heads:
                 hint = (
                     "Your output has num_kv_heads heads: every query head needs its own output, "
                     "so the key/value heads are shared (repeated), not the query heads reduced."
                 )
+                # blind16e-gqa-query-heads-subsampled (told the count alone): the values
+                # say which query heads were kept
+                kept = next(
+                    (
+                        first
+                        for first in range(heads // kv)
+                        if torch.allclose(
+                            got.detach().double(),
+                            right[:, first :: heads // kv].double(),
+                            atol=1e-5,
+                        )
+                    ),
+                    None,
+                )
+                if kept is not None:
+                    kept_heads = list(range(kept, heads, heads // kv))
+                    hint = (
+                        f"Yours is the right output of query heads {kept_heads} only, one per "
+                        f"group: the other query heads were dropped, as q[:, {kept or ''}::group] "
+                        "(keeping one query head per group of group = num_heads // "
+                        "num_kv_heads) does. Every query head needs its own output: share the "
+                        "key/value heads instead, k.repeat_interleave(group, dim=1) (likewise "
+                        "v), and keep all the query heads."
+                    )
             len_k = v.shape[-2]
             if tuple(got.shape) == (batch, heads, len_q, len_k) and len_k != v.shape[-1]:
                 # (blind10k-gqa-returns-weights got the shapes alone)
@@ -1164,7 +1271,16 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 )
             if got.shape[-1] == k.shape[-1] != v.shape[-1]:
                 hint = _values_from_keys(grouped_query_attention) or hint
-            c.expect_shape(got, (batch, heads, len_q, v.shape[-1]), what, hint)
+            c.expect_shape(
+                got,
+                (batch, heads, len_q, v.shape[-1]),
+                what,
+                hint,
+                # the groups' outputs joined on the positions (blind20c-gqa-group-outputs-
+                # joined-on-positions: its shape alone before), or some query heads only
+                expected=None if kept is not None else right,
+                axes=("batch", "num_heads", "len_q", "d_v"),
+            )
             c.expect_floating(got, what, preferred=q.dtype)
             if q.dtype == torch.float64 and got.dtype != torch.float64:
                 c.fail(
@@ -1245,6 +1361,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 explain=lambda got=got, q=q, k=k, v=v, mask=mask: (
                     _explain_pairing(got, q, k, v, mask)
                     or _mask_per_head(grouped_query_attention, q, k, v, mask)
+                    or _gqa_scale_named(got, q, k, v, mask)
                     or (
                         ""
                         if _arranged_or_related(got, gqa_expected(q, k, v, mask))

@@ -38,7 +38,20 @@ _CACHE_FACTORS = (  # (right value, {wrong value: (short name, what it counts)})
     ),
     (
         128,
-        {4096: ("d_model 4096", "d_model = 4096 numbers per head, not d_head = 128")},
+        {
+            4096: ("d_model 4096", "d_model = 4096 numbers per head, not d_head = 128"),
+            # the family "d_head read as a width the heads share" (blind20c-quiz-cache-
+            # d-head-split-over-kv-heads was told only "one key/value head")
+            **{
+                128 // heads: (
+                    f"d_head / {heads} = {128 // heads}",
+                    f"d_head = 128 split over the {heads} {kind} heads, {128 // heads} "
+                    f"numbers each ({heads} times too small): d_head is already the width of each "
+                    "head, 128 numbers per head, not a total the heads share",
+                )
+                for heads, kind in ((8, "key/value"), (32, "query"))
+            },
+        },
         "d_head = 128 (the numbers per head)",
     ),
     (

@@ -20,6 +20,7 @@ from .common import (
     _localise_blocks,
     _raises_empty,
     _runs,
+    _zero_denominator,
 )
 
 _FINAL_BLOCK_MAX = (
@@ -89,7 +90,52 @@ _STALE_NUMERATORS = (
 )
 
 
-def _proportional_rows(got: torch.Tensor, x: torch.Tensor) -> str:
+def _denominator_named(got: torch.Tensor, x: torch.Tensor, block_size: int | None) -> str:
+    """When each row is exp(x - m) over a denominator the row's own values tell: 1 (never
+    divided), or a sum that counts every column several times (once per block: the whole
+    row's terms added for each block; or as often as the overlapping blocks of a loop with
+    no step cover it). The family "the denominator is not the row's sum": the constant of
+    each row, measured, against each candidate denominator's; "" when none fits."""
+    e = torch.exp(x - x.amax(dim=-1, keepdim=True))  # (..., n): the right numerators
+    n = x.shape[-1]
+    denominators = {
+        "Your rows are the unnormalised exponentials exp(x - m), each row's largest entry "
+        "1: they were never divided by the running sum (the rows sum to {sums} instead of "
+        "1). Return exp(x - running_max[..., None]) / total[..., None].": torch.ones_like(
+            e[..., :1]
+        ),
+    }
+    if block_size is not None and 0 < block_size < n:
+        blocks = -(-n // block_size)
+        denominators[
+            f"Your running sum counts every column {blocks} times, once per block ({blocks} "
+            "blocks of block_size): each block added the terms of the whole row, exp(x - "
+            "m_new).sum(dim=-1), instead of its own, exp(block - m_new).sum(dim=-1); the "
+            f"rows sum to 1/{blocks}. Sum only the block's columns."
+        ] = blocks * e.sum(dim=-1, keepdim=True)
+        covered = torch.tensor(
+            [min(j + 1, block_size) for j in range(n)], dtype=e.dtype
+        )  # (n,): how many of the starts 0, 1, ..., n - 1 cover column j
+        denominators[
+            "Your running sum counts columns several times: column j is counted min(j + 1, "
+            "block_size) times, as blocks that overlap give, one starting at every column "
+            "(range(0, n) with no step, slicing block_size columns from each start). Step "
+            "the loop by block_size: range(0, x.shape[-1], block_size), so that every column "
+            "is summed once."
+        ] = (covered * e).sum(dim=-1, keepdim=True)
+    got = got.detach().double()
+    found = [
+        text
+        for text, denominator in denominators.items()
+        if torch.allclose(got, e.double() / denominator.double(), rtol=1e-4, atol=1e-12)
+    ]
+    if len(found) != 1:
+        return ""
+    sums = got.sum(dim=-1).flatten()
+    return found[0].replace("{sums}", f"{float(sums[0]):.4g}, ...")
+
+
+def _proportional_rows(got: torch.Tensor, x: torch.Tensor, block_size: int | None = None) -> str:
     """When every row of the learner's result is the right softmax times a constant of its
     own (finite, positive) but the rows do not sum to 1: the numerators and the running sum
     disagree. A final exp(x) with no maximum, over a right sum, is named; otherwise the two
@@ -113,6 +159,9 @@ def _proportional_rows(got: torch.Tensor, x: torch.Tensor) -> str:
             "by one total for the whole tensor, as total.sum() (no dim) gives. Divide each "
             "row by its own running sum: total[..., None]."
         )
+    named = _denominator_named(got, x, block_size)
+    if named:
+        return named
     m = x.amax(dim=-1, keepdim=True)
     total = torch.exp(x - m).sum(dim=-1, keepdim=True)  # the right running sum at the end
     if torch.allclose(got, torch.exp(x) / total, rtol=1e-4, atol=1e-12):
@@ -832,8 +881,15 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                 },
                 explain=lambda got=got, causes=nan_causes, x=x, e=expected, b=block_size: (
                     _overflow_only(online_softmax, got, x, b)
+                    or _zero_denominator(
+                        got,
+                        e,
+                        "exp(x - m) with the running maximum m",
+                        "running sum",
+                        "the block's exp(block - m_new).sum(dim=-1)",
+                    )
                     or _all_nan_candidates(got, causes)
-                    or _proportional_rows(got, x)
+                    or _proportional_rows(got, x, b)
                     or (
                         ""
                         if _arranged_or_related(got, e)

@@ -31,6 +31,7 @@ from .common import (
     _lower_precision_hint,
     _raises_empty,
     _runs,
+    _zero_denominator,
 )
 
 _SCALED_BY_LENGTH = (
@@ -158,6 +159,26 @@ def _scale_named(got, q, k, v, causal: bool) -> str:
             f"from another axis than the last; {read} is d_k only for 2-D (len, d_k) "
             "inputs. Take d_k = q.shape[-1]"
         ] = 1 / math.sqrt(size)
+    # another base of the exponential on top of the right scale (blind20c-tiled-exp2-
+    # without-log2e was told only the measured factor): exp2 as FlashAttention's kernels
+    # take it, with or without the log2(e) it needs
+    right = 1 / math.sqrt(d_k)
+    names.update(
+        {
+            "1/sqrt(d_k) times ln 2 = 0.6931: your exponentials are 2 ** s (torch.exp2, as "
+            "the Triton FlashAttention kernels take them) where e ** s belongs, and the "
+            "scores were not first multiplied by log2(e) = 1.4427, which exp2 needs "
+            "(exp2(s · log2 e) = exp(s)); a softmax in base 2 is too flat. Multiply the "
+            "scores by math.log2(math.e) before every exp2, or use torch.exp": right
+            * math.log(2.0),
+            "1/sqrt(d_k) times log2(e) = 1.4427: your scores were multiplied by log2(e), the "
+            "factor torch.exp2 needs, but exponentiated with torch.exp: either drop the "
+            "log2(e) or take torch.exp2 (for the weights and the rescale factor alike)": right
+            / math.log(2.0),
+            "1/sqrt(d_k) times ln 10 = 2.303: your exponentials are 10 ** s where e ** s "
+            "belongs; use torch.exp": right * math.log(10.0),
+        }
+    )
     found = named_factors(t, names, rtol=1e-3)
     said = (
         f"Your scores are multiplied by {t:.4g} where 1/sqrt(d_k) = 1/sqrt({d_k}) = "
@@ -249,11 +270,21 @@ def _stopped_early(q, k, v, block: int, causal: bool, uncausal_ran: bool = False
                 "the last query, start > len_q - 1 (start >= len_q); skip only those."
             ] = _keys_before(q, k, v, causal, start)
             continue
+        # the first start a loop over the queries' length never reaches
+        # (blind12l-tiled-blocks-over-len-q was told only "a loop that stops early")
+        over_len_q = (
+            f" That is exactly where range(0, len_q, block_size) stops: a loop over len_q = "
+            f"q.shape[-2] = {len_q}, the number of queries, instead of len_k = k.shape[-2] = "
+            f"{len_k}, the number of keys (the two are equal only in self-attention without "
+            "a cache)."
+            if len_q < len_k and start == -(-len_q // block) * block
+            else ""
+        )
         out[
             f"Your result is attention over keys 0 .. {start - 1} only: the blocks from key "
             f"{start} on were never visited (a loop that stops early, or a skip of blocks "
-            f"thought to be in the future).{seen} Visit every block, range(0, len_k, "
-            "block_size)."
+            f"thought to be in the future).{over_len_q}{seen} Visit every block, range(0, "
+            "len_k, block_size)."
         ] = _keys_before(q, k, v, causal, start)
     return out
 
@@ -328,13 +359,17 @@ _SCALE_INVERTED = (
 )
 
 
-def _blockwise(q, k, v, block: int, causal: bool, *, fill_visible=False, fa1_no_sum=False):
+def _blockwise(q, k, v, block: int, causal: bool, *, fill_visible=False, fa1=""):
     """Tiled attention as a learner's loop computes it, with one of two slips:
     ``fill_visible``, the causal mask the wrong way round (masked_fill where j <= i, the
     keys that may be seen: each query sees only the later keys, and a query whose block
-    has none gets NaN from exp(-inf - -inf)); ``fa1_no_sum``, the output kept normalised
-    after every block (FlashAttention-1's form) but rescaled by exp(m_old - m_new) alone,
-    without the old running sum it was divided by."""
+    has none gets NaN from exp(-inf - -inf)); ``fa1``, the output kept normalised after
+    every block (FlashAttention-1's form, O = (l_old e^(m - m') O_old + P V) / l_new) with
+    the old output's factor wrong: "no_sum", exp(m_old - m_new) alone, without the old
+    running sum it was divided by; "ratio_inverted", l_new / (l_old e^(m - m')), the
+    ratio upside down (FlashAttention-2's diag(l1 / l2)^-1 read as a plain ratio);
+    "sums_inverted", (l_new / l_old) e^(m - m'), only the sums' ratio upside down;
+    "no_correction", l_old / l_new without exp(m_old - m_new)."""
     m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., len_q)
     total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
     acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)  # (..., len_q, d_v)
@@ -349,12 +384,23 @@ def _blockwise(q, k, v, block: int, causal: bool, *, fill_visible=False, fa1_no_
         factor = torch.exp(m - new)  # (..., len_q)
         weights = torch.exp(s - new[..., None])  # (..., len_q, block)
         new_total = total * factor + weights.sum(dim=-1)
-        if fa1_no_sum:
-            acc = (acc * factor[..., None] + weights @ v[..., start:stop, :]) / new_total[..., None]
+        block_terms = weights @ v[..., start:stop, :]  # (..., len_q, d_v)
+        old_share = {  # what the normalised old output is multiplied by, (..., len_q)
+            "": None,
+            "no_sum": factor / new_total,
+            "ratio_inverted": torch.where(
+                total * factor > 0, new_total / (total * factor), torch.zeros_like(total)
+            ),
+            "sums_inverted": torch.where(total > 0, new_total / total, torch.zeros_like(total))
+            * factor,
+            "no_correction": total / new_total,
+        }[fa1]
+        if fa1:
+            acc = old_share[..., None] * acc + block_terms / new_total[..., None]
         else:
-            acc = acc * factor[..., None] + weights @ v[..., start:stop, :]
+            acc = acc * factor[..., None] + block_terms
         total, m = new_total, new
-    return acc if fa1_no_sum else acc / total[..., None]
+    return acc if fa1 else acc / total[..., None]
 
 
 _FILLS_VISIBLE = (
@@ -372,6 +418,29 @@ _FA1_WITHOUT_OLD_SUM = (
     "divided by the sum twice. (Or keep acc unnormalised in the loop and divide once at the "
     "end, acc / total.)"
 )
+_FA1_RIGHT = (
+    " The old output was divided by the old running sum l_old and its terms taken against "
+    "m_old, so its share of the new output is l_old · exp(m_old - m_new) / l_new: out = "
+    "(total * correction)[..., None] / new_total[..., None] * out + weights @ v_block / "
+    "new_total[..., None]. (Or keep acc unnormalised in the loop and divide once at the "
+    "end, acc / total.)"
+)
+_FA1_WRONG_FACTOR = {
+    "no_sum": _FA1_WITHOUT_OLD_SUM,
+    "ratio_inverted": "Your output is kept normalised after every block (FlashAttention-1's "
+    "form), but the factor that rescales the old output is upside down: yours multiplies it "
+    "by l_new / (l_old · exp(m_old - m_new)), the new running sum over the old rescaled one, "
+    "where the reciprocal belongs (FlashAttention-2's diag(l_old / l_new)^-1 is a division "
+    "by that ratio, not a multiplication): the earlier blocks keep too much weight whenever "
+    "a later block adds to the sum." + _FA1_RIGHT,
+    "sums_inverted": "Your output is kept normalised after every block (FlashAttention-1's "
+    "form), and its rescale factor exp(m_old - m_new) is right, but the ratio of the sums "
+    "next to it is upside down: l_new / l_old where l_old / l_new belongs." + _FA1_RIGHT,
+    "no_correction": "Your output is kept normalised after every block (FlashAttention-1's "
+    "form) and multiplied by the ratio of the sums l_old / l_new, but without exp(m_old - "
+    "m_new): the old running sum was kept against the old maximum, so it must be rescaled "
+    "before it weighs the old output." + _FA1_RIGHT,
+}
 _ZERO_SCALE = (
     "Your scores are all 0: each query's output is the plain average of the values it may "
     "attend to, as a scale of 0 gives. 1 // math.sqrt(d_k) is floor division, 0.0 for any "
@@ -654,9 +723,19 @@ def _tiled_hints(
                 (other,) = sizes - {known}
                 if known == d_v and not (other == 0 and earlier_ran):
                     # (an output with 0 columns would have failed the calls that ran before)
+                    # blind19f-tiled-output-accumulator-like-queries: acc made like q
                     names = [
                         n
-                        for n, size in (("len_k = v.shape[-2]", len_k), ("len_q", len_q))
+                        for n, size in (
+                            ("len_k = v.shape[-2]", len_k),
+                            ("len_q", len_q),
+                            (
+                                "d_k = q.shape[-1], the queries' width: the output was made "
+                                "like q, torch.zeros_like(q) or torch.zeros(q.shape), or with "
+                                "k.shape[-1], instead of with the values' width",
+                                q.shape[-1],
+                            ),
+                        )
                         if size == other
                     ]
                     causes.append(
@@ -1374,6 +1453,30 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     # masked_fill as it is (True = may attend), FlashAttention-1's
                     # normalised output rescaled without the old sum (located only before)
                     _ZERO_SCALE: _tiled_expected(q, k, v, causal, scale=0.0),
+                    # the family "1/sqrt(d_k) applied after the exponentials" (blind19d-
+                    # tiled-scale-on-value-block was only located to "every block"): on
+                    # the values, the weights or the output, the scores' scale missing or
+                    # kept too; each placement gives the same output, so all are named
+                    **{
+                        "Your output is " + size + " times 1/sqrt(d_k): the scale "
+                        "1/sqrt(d_k) multiplies something after the exponentials (each "
+                        "value block, v[..., start:stop, :] * scale, the weights, or the "
+                        "output; these give the same result)" + where + " The scale belongs "
+                        "on the scores only, before the maximum and the exp: scores = q @ "
+                        "k_blockᵀ * scale.": value
+                        for size, where, value in (
+                            (
+                                "the softmax of the unscaled scores",
+                                " instead of the scores, which are not scaled at all.",
+                                _tiled_expected(q, k, v, causal, scale=1) / math.sqrt(q.shape[-1]),
+                            ),
+                            (
+                                "the right output",
+                                " as well as the scores: the scale is applied twice.",
+                                _tiled_expected(q, k, v, causal) / math.sqrt(q.shape[-1]),
+                            ),
+                        )
+                    },
                     # blind12l-tiled-keys-reshaped-not-transposed (located to "every
                     # block" before): per block or all the keys at once
                     **_keys_reshaped_mistakes(q, k, v, block, causal),
@@ -1382,12 +1485,23 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         if causal
                         else None
                     ),
-                    _FA1_WITHOUT_OLD_SUM: (
-                        _blockwise(q, k, v, block, causal, fa1_no_sum=True) if several else None
-                    ),
+                    # the family "FlashAttention-1's normalised output rescaled by a
+                    # wrong factor" (blind20c-tiled-normalised-output-ratio-inverted was
+                    # located only to "how the blocks are combined")
+                    **{
+                        text: (_blockwise(q, k, v, block, causal, fa1=how) if several else None)
+                        for how, text in _FA1_WRONG_FACTOR.items()
+                    },
                 },
                 explain=lambda got=got, causes=nan_causes, e=expected, args=(q, k, v, block, causal): (
-                    _all_nan_candidates(got, causes)
+                    _zero_denominator(
+                        got,
+                        e,
+                        "the accumulated sum of exp(s - m) v over the blocks",
+                        "running sum of the weights",
+                        "weights.sum(dim=-1)",
+                    )
+                    or _all_nan_candidates(got, causes)
                     or (
                         ""
                         if _arranged_or_related(got, e)

@@ -90,6 +90,9 @@ def _window_hint(got: torch.Tensor, size: int, window: int) -> str:
             return f"{two_mistakes(first, band)} {rule}"
         return f"{first} {rule}"
     diagonal = ~got.diagonal()
+    empty = _empty_rows(got, size, window, rule)
+    if empty:
+        return empty
     if not got.any():  # said first by the check itself: no entry holds
         return (
             f"Each query sees itself and the window - 1 positions before it, so the diagonal "
@@ -108,6 +111,44 @@ def _window_hint(got: torch.Tensor, size: int, window: int) -> str:
         )
     pattern = _difference_pattern(got, _window(size, 0, window - 1), window)
     return f"{pattern} {rule}".strip()
+
+
+def _empty_rows(got: torch.Tensor, size: int, window: int, rule: str) -> str:
+    """When some queries (not all) attend to no key at all: which, what the rows they are
+    tell (the first window - 1 queries, whose window would start before key 0), and
+    whether the other rows are right; "" when no row is empty (a row with keys but without
+    the diagonal is another mistake). blind20c-sliding-window-loop-skips-first-rows was
+    told "leaves the query itself out", true of an empty row but not what is wrong."""
+    rows = [i for i in range(size) if not bool(got[i].any())]
+    if not rows or len(rows) == size:
+        return ""
+    expected = _window(size, 0, window - 1)
+    if not all(torch.equal(got[i], expected[i]) for i in range(size) if i not in rows):
+        # other rows wrong too: the empty rows may be a consequence (a mask shifted down a
+        # row leaves row 0 empty and every query without itself); the diagonal says more
+        return ""
+    one = len(rows) == 1
+    said = (
+        f"Your mask's row {rows[0]} is all False: that query attends to no key at all, not "
+        "even itself"
+        if one
+        else f"Your mask's rows {rows} are all False: those queries attend to no key at all, "
+        "not even themselves"
+    ) + " (every query sees at least itself; attention over no key gives 0 / 0, NaN)"
+    if rows == list(range(len(rows))) and len(rows) == min(window, size + 1) - 1:
+        said += (
+            f". {'It is' if one else 'They are'} exactly the first window - 1 = {window - 1} "
+            f"{'query' if one else 'queries'}, the ones with "
+            "fewer than window keys before them, whose window would start before key 0 "
+            f"(i - window + 1 < 0): those rows were skipped (a loop over rows that starts at "
+            "window - 1, range(window - 1, size), or a condition that drops a negative "
+            "start) instead of clamping the window's first key at 0: query i sees keys "
+            "max(0, i - window + 1) .. i"
+        )
+    elif rows == list(range(len(rows))):
+        said += f". {'It is' if one else 'They are'} the first of the sequence"
+    said += ". The other rows are right."
+    return f"{said} {rule}"
 
 
 def _band_mistake(lower: torch.Tensor, window: int) -> str:
@@ -215,6 +256,30 @@ def _window_models(size: int, window: int) -> list[tuple[str, torch.Tensor | Non
             "torch.tril(ones, diagonal=-window) (or i - j >= window), then "
             "look_ahead_mask(size) & ~old.",
             _rolled(size, window) if 0 < window < size else None,
+        ),
+        # the family "a window anchored at fixed positions, not at each query"
+        # (blind20d-sw-window-counted-from-sequence-end was told "leaves the query itself
+        # out"): the last window keys of the whole sequence, or the first window keys
+        (
+            f"Your mask keeps the same keys for every query, the last window = {window} "
+            f"positions of the whole sequence (keys {size - window} .. {size - 1}, as a "
+            "rotating cache holds at the end of generation), with the causal part on top: "
+            "only the last query is right, earlier ones lose their own recent keys and "
+            f"queries 0 .. {size - window - 1} see nothing. The window is measured from "
+            "each query, not from the end: query i sees keys i - window + 1 .. i.",
+            (_window(size, 0, size) & (torch.arange(size)[None, :] >= size - window))
+            if 0 < window < size
+            else None,
+        ),
+        (
+            f"Your mask keeps the same keys for every query, the first window = {window} "
+            f"positions of the sequence (keys 0 .. {window - 1}), with the causal part on "
+            "top: the first window queries are right, later ones lose their own recent "
+            "keys. The window is measured from each query, not from the start: query i "
+            "sees keys i - window + 1 .. i.",
+            (_window(size, 0, size) & (torch.arange(size)[None, :] < window))
+            if 0 < window < size - 1
+            else None,
         ),
         (
             # blind14e-sw-old-keys-without-negation (told "leaves the query itself out")

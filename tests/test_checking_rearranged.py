@@ -1,0 +1,55 @@
+"""checking.rearranged's rejoined and kept_slice, and relations.divided_by_zero: the right
+numbers joined along another axis, a slice of them, the right numerator divided by 0."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from transformer_course.checking.rearranged import copied_along, kept_slice, rejoined
+from transformer_course.checking.relations import divided_by_zero
+
+AXES = ("batch", "num_heads", "len_q", "d_v")
+
+
+def test_pieces_joined_along_another_axis_are_named_with_both_axes():
+    right = torch.randn(2, 4, 3, 6)
+    on_positions = torch.cat(right.chunk(2, dim=1), dim=2)  # (2, 2, 6, 6)
+    said = rejoined(on_positions, right, AXES)
+    assert "along axis 1 (num_heads)" in said and "along axis 2 (len_q)" in said
+    assert "torch.cat(pieces, dim=2)" in said and "where dim=1 belongs" in said
+    on_batch = torch.cat(right.chunk(3, dim=3), dim=0)  # (6, 4, 3, 2)
+    assert "dim=0" in rejoined(on_batch, right)
+
+
+def test_rejoined_says_nothing_for_other_rearrangements():
+    right = torch.randn(2, 4, 3, 6)
+    assert rejoined(right.transpose(1, 2), right) == ""
+    assert rejoined(right.reshape(2, 2, 6, 6), right) == ""  # a reshape is not a join
+    assert rejoined(torch.randn(2, 2, 6, 6), right) == ""
+    assert rejoined(right, right) == ""
+
+
+def test_a_slice_of_the_right_output_is_named_with_its_entries():
+    right = torch.randn(2, 4, 3, 6)
+    assert "entries [1, 3] along axis 1 (num_heads)" in kept_slice(right[:, 1::2], right, AXES)
+    assert "[:, :, :2]" in kept_slice(right[:, :, :2], right)
+    assert kept_slice(right[:, ::2] + 1, right) == ""
+    assert kept_slice(right, right) == ""
+
+
+def test_divided_by_zero_needs_the_right_signs_everywhere():
+    right = np.array([[0.5, -1.0], [2.0, -0.1]])
+    assert divided_by_zero(np.sign(right) * np.inf, right)
+    assert divided_by_zero(torch.tensor(np.sign(right) * np.inf), torch.tensor(right))
+    assert not divided_by_zero(np.full((2, 2), np.inf), right)  # signs lost
+    assert not divided_by_zero(np.full((2, 2), np.nan), right)  # inf - inf, 0 · inf
+    assert not divided_by_zero(right, right)
+
+
+def test_entries_copied_along_one_axis_say_how():
+    right = torch.randn(1, 4, 3, 6)
+    assert copied_along(right.repeat_interleave(2, dim=3), right) == (3, 2, "repeat_interleave")
+    assert copied_along(right.repeat(1, 1, 1, 3), right) == (3, 3, "repeat")
+    assert copied_along(right.repeat(2, 1, 1, 1), right) is None  # size 1: both forms fit
+    assert copied_along(torch.randn(1, 4, 3, 12), right) is None
