@@ -391,6 +391,17 @@ def _numpy_dtype_ok(dtype: np.dtype) -> bool:
 
 
 # ===================================================================== decoding
+
+
+def _namedtuple_fields_valid(fields: list, items: list) -> bool:
+    """Whether ``fields`` can name a namedtuple of ``items``: one public identifier per
+    item, none repeated (otherwise the value decodes as a plain tuple)."""
+    public = all(
+        isinstance(f, str) and _IDENTIFIER.match(f) and not f.startswith("_") for f in fields
+    )
+    return public and len(fields) == len(items) and len(set(fields)) == len(fields)
+
+
 class Decoder:
     """Turn a node (and its buffers) back into plain values, checking everything.
 
@@ -501,9 +512,7 @@ class Decoder:
         _, name, fields, items = node
         fields = _as_list(fields)
         items = _as_list(items)
-        if len(fields) != len(items) or not all(
-            isinstance(f, str) and _IDENTIFIER.match(f) and not f.startswith("_") for f in fields
-        ) or len(set(fields)) != len(fields):  # fmt: skip
+        if not _namedtuple_fields_valid(fields, items):
             return tuple(self.decode(item, depth + 1) for item in items)
         cls = collections.namedtuple(safe_name(name, "namedtuple"), fields)
         return cls(*(self.decode(item, depth + 1) for item in items))
