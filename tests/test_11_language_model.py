@@ -2448,6 +2448,42 @@ def _sample_top_k_clamped_to_rows(logits, temperature=1.0, top_k=None, top_p=Non
     return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator).view(-1)
 
 
+def _sample_greedy_last_row_only(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Round 23: the greedy branch returns the last row's argmax alone (a scalar), another
+    one-number reading of the batch than the flattened argmax."""
+    if temperature == 0:
+        return logits.argmax(dim=-1)[-1]
+    return _sampler(greedy=False)(logits, temperature, top_k, top_p, generator)
+
+
+def _sample_top_p_absolute_threshold(
+    logits, temperature=1.0, top_k=None, top_p=None, generator=None
+):
+    """Round 23: top-p as an absolute threshold on each token's probability (removes the
+    tokens below 1 - top_p, the most probable kept), not a cumulative set."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = _filtered(logits / temperature, top_k, None)
+    if top_p is not None:
+        probs = torch.softmax(logits, -1)  # (batch, vocab)
+        remove = probs < 1 - top_p
+        remove = remove & (probs < probs.amax(-1, keepdim=True))
+        logits = logits.masked_fill(remove, float("-inf"))
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
+def _sample_top_p_min_p_on_logits(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Round 23: min-p written on the logits (a logit more than log(1 / top_p) below the
+    largest is removed): the tokens at least top_p times as probable as the top one."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = _filtered(logits / temperature, top_k, None)
+    if top_p is not None:
+        floor = logits.amax(-1, keepdim=True) + math.log(top_p)  # (batch, 1)
+        logits = logits.masked_fill(logits < floor, float("-inf"))
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
 def _sample_greedy_for_int_only(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """Round 21: the greedy case tested by type, so 0.0 divides by zero (told only that
     temperature 0 is the argmax)."""
@@ -3540,6 +3576,25 @@ MISTAKES = [
         r"With temperature=0, the int, yours returns the argmax, but with 0\.0 it divides",
     ),
     Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
+    # round 23: one-number greedy readings told apart on a probe (blind20c-sample-slices-
+    # last-position was told "the argmax of the flattened logits"), and top-p replaced by a
+    # threshold on each token's probability (blind20c-sample-top-p-as-min-p was given an
+    # edit, cumsum + probs, that fitted every input)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_greedy_last_row_only),
+        r"It is the last row's token alone",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_p_absolute_threshold),
+        r"own probability is at least 1 - top_p: a threshold",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_p_min_p_on_logits),
+        r"that is min-p, a threshold relative to the top token",
+    ),
     # blind19d: the two sizes in each other's places got a raw error and a guessed edit
     Mistake(
         check_next_token_batches,
