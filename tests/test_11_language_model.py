@@ -868,6 +868,15 @@ def _halves_swapped(x, cos, sin):
     return torch.cat([a * sin + b * cos, a * cos - b * sin], -1)
 
 
+def _rotate_partner_rolled_by_one(x, cos, sin):
+    """Round 23: each feature's partner taken as its neighbour to the left, x.roll(1, -1),
+    a partner map of the rotate-half form that is a permutation but not the halves'."""
+    half = x.shape[-1] // 2
+    cos, sin = torch.cat([cos, cos], dim=-1), torch.cat([sin, sin], dim=-1)  # (len, d_head)
+    signs = torch.cat([-torch.ones(half), torch.ones(half)])
+    return (x * cos + x.roll(1, -1) * signs * sin).to(x.dtype)
+
+
 def _rotate_half_neox(x, cos, sin):
     """GPT-NeoX / Hugging Face: rotate_half, with the angle table repeated to d_head."""
     cos, sin = torch.cat([cos, cos], -1).to(x.dtype), torch.cat([sin, sin], -1).to(x.dtype)
@@ -3858,6 +3867,13 @@ MISTAKES = [
         check_apply_rotary,
         _rotate(join=(torch.stack, -1)),
         r"extra trailing axis of size 2.*two rotated halves stacked on a new last axis",
+    ),
+    # round 23: partners read from the outputs with cos = 0, sin = 1 (blind20c-rot-partner-
+    # from-flipped-features got "differs from the reference")
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_partner_rolled_by_one),
+        r"wrong partner.*input features \[\d+, 0, 1, 2, 3, 4, 5, 6",
     ),
     Mistake(
         check_apply_rotary,
