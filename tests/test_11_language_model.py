@@ -1781,6 +1781,21 @@ class AttentionLengthFromBatch(ref.CausalSelfAttention):
         return self.w_o(merge_heads(heads))
 
 
+class AttentionRopeOnInputForQueriesKeys(ref.CausalSelfAttention):
+    """Round 23: the input x rotated over its d_model features and fed to w_q and w_k
+    (the values from x as it is), where each head's projected q and k belong."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        cos, sin = ref.rotary_embedding(length, x.shape[-1], self.base)  # (len, d_model / 2)
+        turned = ref.apply_rotary(x, cos, sin)  # (batch, len, d_model)
+        q = split_heads(self.w_q(turned), self.num_heads)
+        k = split_heads(self.w_k(turned), self.num_heads)
+        v = split_heads(self.w_v(x), self.num_heads)
+        heads, _ = ref.scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
 class AttentionTriuMask(ref.CausalSelfAttention):
     """The mask written with nn.MultiheadAttention's convention (triu, True = blocked) and
     passed to the course's attention (True = may attend): the future only (blind8b)."""
@@ -3986,6 +4001,13 @@ MISTAKES = [
     # passed every visible and hidden case (all at the default base) before they had one
     Mistake(check_CausalSelfAttention, AttentionIgnoresBase, r"ignores the base"),
     # was told "are cos and sin from rotary_embedding(len, d_head) ..., not d_model?"
+    # round 23: RoPE on the input before the projections (blind20c-csa-rope-on-input-
+    # before-projections got "differs from the reference")
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionRopeOnInputForQueriesKeys,
+        r"rotates the layer's input x .* for the queries and keys \(the values from x",
+    ),
     Mistake(
         check_CausalSelfAttention,
         AttentionLengthFromBatch,

@@ -24,7 +24,12 @@ from transformer_course.checking.layers import (
     mistake_values,
 )
 from transformer_course.checking.localise import diagnose, localise_layer
-from transformer_course.checking.oracles import causal_self_attention_f
+from transformer_course.checking.oracles import (
+    causal_self_attention_f,
+    multi_head_attention_f,
+    rope_angles_f,
+    rotate_f,
+)
 from transformer_course.checking.randomness import random_in_eval
 from transformer_course.reference import language_model as ref
 
@@ -494,6 +499,7 @@ def _check_layer(
                 extra.update(more_mistakes(x, state, case))
             if attention:
                 extra.update(_extra_steps_mistakes(oracle, x))
+                extra.update(_rope_on_input_mistakes(state, x, case.num_heads, case.base))
                 extra.update(
                     _projection_mistakes(
                         lambda swapped, x=x, case=case, **k: oracle_f(
@@ -578,6 +584,51 @@ def _extra_steps_mistakes(oracle: Callable[..., torch.Tensor], x: torch.Tensor) 
     messages = extra_output_steps(x, {"x": x}, layer="CausalSelfAttention", around=around)
     return {
         message: lambda pairing, message=message: steps(pairing)[message] for message in messages
+    }
+
+
+_ROPE_ON_INPUT = (
+    "Your attention rotates the layer's input x over its d_model features "
+    "(rotary_embedding(len, d_model) applied to x) before the projections{which}, instead "
+    "of rotating each head's projected queries and keys: a rotation does not survive w_q and w_k "
+    "(w_q R_m x is not R_m w_q x), so the scores no longer depend on the offset alone{values}. "
+    "Project first, split the heads, then rotate q and k with the tables for d_head: "
+    "cos, sin = rotary_embedding(len, self.d_head, self.base); q, k = apply_rotary(q, cos, "
+    "sin), apply_rotary(k, cos, sin)."
+)
+
+
+def _rope_on_input_mistakes(
+    state: Mapping[str, torch.Tensor], x: torch.Tensor, num_heads: int, base: float | None
+) -> dict[str, Callable]:
+    """RoPE applied to the layer's input (batch, len, d_model) with d_model-wide tables,
+    before the projections, where each head's projected queries and keys belong
+    (blind20c-csa-rope-on-input-before-projections got "differs from the reference"): the
+    rotated x fed to all three projections, or to w_q and w_k only (v from x as it is).
+    {message: f(pairing)}, each computed only when tried."""
+    length, d_model = x.shape[-2:]
+    if d_model % 2:
+        return {}
+
+    def attention(pairing: str, values_rotated: bool) -> torch.Tensor:
+        angles = rope_angles_f(length, d_model, 10000.0 if base is None else base)
+        turned = rotate_f(x, angles, pairing)  # (batch, len, d_model), float64
+        values = turned if values_rotated else x.double()
+        output, _ = multi_head_attention_f(
+            state, turned, turned, values, None, num_heads, is_causal=True
+        )
+        return output
+
+    every = _ROPE_ON_INPUT.format(
+        which=" and feeds the rotated x to all three projections",
+        values=", and the values carry positions too",
+    )
+    queries_keys = _ROPE_ON_INPUT.format(
+        which=" for the queries and keys (the values from x as it is)", values=""
+    )
+    return {
+        every: lambda pairing: attention(pairing, True),
+        queries_keys: lambda pairing: attention(pairing, False),
     }
 
 
