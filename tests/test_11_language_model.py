@@ -990,6 +990,20 @@ class FfnTwoThirds(nn.Module):
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
 
 
+class FfnFusedWidthPerProjection(nn.Module):
+    """Round 23: each of w1 and w3 given the width of a fused gate-and-value projection,
+    2 * d_ff, and w2 taking 2 * d_ff inputs."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        self.w1 = nn.Linear(d_model, 2 * d_ff, bias=False)
+        self.w3 = nn.Linear(d_model, 2 * d_ff, bias=False)
+        self.w2 = nn.Linear(2 * d_ff, d_model, bias=False)
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
 class FfnResidualOwn(ref.SwiGLU):
     """The residual added inside the feed-forward, after w2 (blind15b)."""
 
@@ -3930,6 +3944,13 @@ MISTAKES = [
         r"instead of x: silu\(w1\(w3\(x\)\)\) \* w3\(x\)",
     ),
     Mistake(check_SwiGLU, FfnTwoThirds, r"not to d_ff = \d+\. That is int\(2 \* d_ff / 3\)"),
+    # round 23: a hidden width related to d_ff in another way, named with the relation
+    # (blind20c-swiglu-d-ff-split-between-gate-and-value got "6 features, not d_ff" alone)
+    Mistake(
+        check_SwiGLU,
+        FfnFusedWidthPerProjection,
+        r"Your hidden width is 2 \* d_ff = \d+: the width of a fused projection",
+    ),
     Mistake(check_SwiGLU, FfnReLU, r"used ReLU"),
     # was told "the submodules must be called exactly so", though their names were right
     Mistake(check_SwiGLU, FfnWithBias, r"has biases its contract leaves out.*bias=False"),
