@@ -1351,6 +1351,22 @@ class GptEmbeddingThroughLinear(ref.GPT):
         return F.linear(self.norm(x), self.embedding.weight.T)
 
 
+class BlockFfnGainTwice(ref.DecoderBlock):
+    """Round 23: the feed-forward reads norm2(h) multiplied by norm2's weight again."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return h + self.feed_forward(self.norm2(h) * self.norm2.weight)
+
+
+class BlockFfnNormTwice(ref.DecoderBlock):
+    """Round 23: the feed-forward reads norm2(norm2(h)), the stream normalised twice."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return h + self.feed_forward(self.norm2(self.norm2(h)))
+
+
 class BlockNormEpsOnce(ref.DecoderBlock):
     """eps passed to norm1 only: norm2 computes with the default (b11b: "differs")."""
 
@@ -3390,6 +3406,19 @@ MISTAKES = [
     ),
     # b11b: one norm of the block built without its eps ("differs from the reference")
     Mistake(check_DecoderBlock, BlockNormEpsOnce, r"Your norm2 ignores the eps the block was"),
+    # round 23: the sub-layer's input related to its own norm module run on the stream
+    # (blind20c-block-attention-input-normalised-twice and -functional-rms-norm-without-
+    # gains got "differs" and "not norm1(x)")
+    Mistake(
+        check_DecoderBlock,
+        BlockFfnGainTwice,
+        r"`self\.feed_forward` reads norm2\(h\) with its gain applied twice",
+    ),
+    Mistake(
+        check_DecoderBlock,
+        BlockFfnNormTwice,
+        r"`self\.feed_forward` reads norm2\(norm2\(h\)\) \(where h = .*normalised twice",
+    ),
     Mistake(check_DecoderBlock, BlockNormEpsOnceOther, r"Your norm1 ignores the eps the block was"),
     # blind19d: a block argument where eps belongs (d_ff there) got "largest difference"
     Mistake(
