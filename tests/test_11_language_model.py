@@ -530,6 +530,20 @@ class NormTorch(nn.RMSNorm):
         super().__init__(d_model, eps=eps)
 
 
+class NormUnitVectorDividedByRootD(nn.Module):
+    """Round 23: the unit-vector form divided by sqrt(d_model) where it multiplies (each
+    output d_model times too small)."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d_model))
+
+    def forward(self, x):
+        norm = x.norm(dim=-1, keepdim=True)  # (..., 1)
+        return x / (norm * x.shape[-1] ** 0.5 + self.eps) * self.weight
+
+
 class NormHoldsTorchNorm(nn.Module):
     """PyTorch's norm held as a submodule (blind15b: told the stack's final-norm advice):
     nn.RMSNorm, or nn.LayerNorm without its bias."""
@@ -3258,6 +3272,13 @@ MISTAKES = [
         check_RMSNorm,
         NormGainDouble,
         r"returned torch\.float64 for a float32 input, not float32: your weight is torch\.float64",
+    ),
+    # round 23: the number per token as a power of d_model times the root mean square
+    # (blind20c-rms-unit-vector-scale-inverted got the first token's number alone)
+    Mistake(
+        check_RMSNorm,
+        NormUnitVectorDividedByRootD,
+        r"d_model \*\* 1 times the root mean square .*d_model times too small",
     ),
     Mistake(check_RMSNorm, NormHoldsTorchNorm, r"holds PyTorch's nn\.RMSNorm as `self\.inner`"),
     Mistake(check_RMSNorm, NormHoldsLayerNorm, r"nn\.LayerNorm .*also subtracts the mean"),

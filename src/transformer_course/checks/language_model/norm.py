@@ -300,6 +300,11 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
     )
     if torch.allclose(per_token, rms, rtol=1e-3, atol=1e-6):
         return ""
+    if not found and (
+        scaled_rms := _rms_times_power(per_token, rms, x.shape[-1])
+        or _rms_times_power(per_token, x.pow(2).mean(-1, keepdim=True).sqrt(), x.shape[-1], True)
+    ):
+        return scaled_rms
     first = tuple(0 for _ in per_token.shape[:-1])
     told = (
         f"it is {found[0]}"
@@ -312,6 +317,48 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
         f"number is not the root mean square sqrt(mean(x ** 2) + eps): {told}. Square each "
         "feature, average the squares over the last axis, add eps, then take the root: "
         "x.pow(2).mean(dim=-1, keepdim=True)."
+    )
+
+
+#: {power of d_model: how the root mean square picks up that factor}
+_RMS_POWERS = {
+    1.0: (
+        "x / ||x|| (F.normalize, whose root mean square is 1 / sqrt(d_model)) multiplied by "
+        "d_model ** -0.5 where d_model ** 0.5 belongs (the scale inverted), or divided by "
+        "sqrt(d_model) where it multiplies"
+    ),
+    -1.0: (
+        "x / ||x|| (F.normalize) multiplied by d_model ** 1.5 or d_model where d_model ** 0.5 "
+        "belongs, or the root mean square divided by d_model once more"
+    ),
+    2.0: "the root mean square multiplied by d_model ** 2 somewhere, where it stands alone",
+}
+
+
+def _rms_times_power(
+    per_token: torch.Tensor, rms: torch.Tensor, d_model: int, without_eps: bool = False
+) -> str:
+    """The number per token as the root mean square times one power of d_model on every
+    token (blind20c-rms-unit-vector-scale-inverted: F.normalize(x) * d_model ** -0.5, d_model
+    times the root mean square, got the first token's number alone); "" when the factor
+    varies or is no such power (d_model ** 0.5 is the L2 norm, told by its own candidate).
+    ``without_eps``: ``rms`` is sqrt(mean(x ** 2)), eps left out (as F.normalize does)."""
+    factor = per_token / rms  # (..., 1)
+    if d_model < 2 or not torch.allclose(factor, factor.mean().expand_as(factor), rtol=1e-3):
+        return ""
+    value = float(factor.mean())
+    power = next((p for p in _RMS_POWERS if abs(value / d_model**p - 1) < 1e-3), None)
+    if power is None:
+        return ""
+    size = "small" if value > 1 else "large"
+    times = f"d_model ** {abs(power):g}" if abs(power) != 1 else "d_model"
+    return (
+        "Your result is x * weight divided by one number per token, as RMSNorm's is, but that "
+        f"number is {value:.4g} = d_model ** {power:g} times the root mean square sqrt(mean(x "
+        f"** 2){'' if without_eps else ' + eps'}) on every token, so every output is {times} "
+        f"times too {size} (d_model = {d_model}).{' Your root has no eps either.' if without_eps else ''} "
+        f"The likely cause: {_RMS_POWERS[power]}. Divide by the root mean square "
+        "itself: x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + eps) * weight."
     )
 
 
