@@ -3739,7 +3739,10 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormDividesByGain, r"divided by the learned gain self\.weight"),
     # told only that NaN comes from a root, a log, 0 / 0 ... before
     Mistake(check_RMSNorm, NormCubes, r"NaN on the tokens .*exactly those where .*x \*\* 3"),
-    Mistake(check_RMSNorm, NormWrongAxis, r"wrong axis"),
+    # round 23: the axes named (blind18d-rms-mean-over-sequence got "the wrong axis" alone)
+    Mistake(
+        check_RMSNorm, NormWrongAxis, r"wrong axis: your mean of the squares runs over the pos"
+    ),
     Mistake(check_RMSNorm, NormSubtractsMean, r"subtracted the mean"),
     Mistake(
         check_RMSNorm,
@@ -3747,7 +3750,7 @@ MISTAKES = [
         r"subtracted the mean from x, although the root mean square is taken of x itself",
     ),
     Mistake(check_RMSNorm, NormDividesByRsqrt, r"multiplied by the root mean square instead"),
-    Mistake(check_RMSNorm, NormOverSequenceAndFeatures, r"normalised over the wrong axis"),
+    Mistake(check_RMSNorm, NormOverSequenceAndFeatures, r"wrong axis: .*over the last two axes"),
     Mistake(
         check_RMSNorm,
         NormSumAndEpsOutside,

@@ -99,9 +99,25 @@ _GAIN_DIVIDED = (
 )
 _NO_EPS = "You left out eps: divide by sqrt(mean(x**2) + eps), with eps inside the root."
 _AXIS = (
-    "You normalised over the wrong axis. Each token is normalised on its own, over its "
-    "d_model features: the mean of the squares over the last axis (dim=-1, keepdim=True)."
+    "You normalised over the wrong axis: your mean of the squares runs {over}. Each token "
+    "is normalised on its own, over its d_model features: the mean of the squares over the "
+    "last axis alone (dim=-1, keepdim=True)."
 )
+#: {the oracle's ``over``: which axes the learner's mean of the squares runs over}
+_AXIS_OVER = {
+    "sequence": (
+        "over the positions (dim=-2, the sequence axis), one number per feature, instead "
+        "of over each token's features"
+    ),
+    "everything": (
+        "over every axis at once (a .mean() without dim, or dim=None): one number for the "
+        "whole tensor, every token scaled by the mean square of all of them"
+    ),
+    "sequence_and_features": (
+        "over the last two axes, dim=(-2, -1): one number per sequence, so every token is "
+        "scaled by the whole sequence's mean square (right only for a one-token sequence)"
+    ),
+}
 _NO_GAIN = "Your result lacks the learned gain: multiply by self.weight."
 _GAIN_ADDED = (
     "You {verb} the learned gain instead of multiplying by it ({sign} self.weight, as a bias "
@@ -148,9 +164,7 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         _EPS_SUBTRACTED: {"eps_at": "subtracted"},
         _EPS_RECIPROCAL: {"eps_at": "reciprocal"},
         _GAIN_DIVIDED: {"divide_gain": True},
-        _AXIS: {"over": "sequence"},
-        _AXIS + " ": {"over": "everything"},
-        _AXIS + "  ": {"over": "sequence_and_features"},
+        **{_AXIS.format(over=text): {"over": over} for over, text in _AXIS_OVER.items()},
         _NO_GAIN: {"gain": False},
         _CENTRED: {"centre": True},
         _INVERTED: {"invert": True},
