@@ -4300,7 +4300,8 @@ MISTAKES = [
         r"k\.transpose\(1, 2\) exchanges the heads and the positions",
     ),
     # blind round 10 (b10b): told "You left out eps" alone (the two agree at eps=1e-5)
-    Mistake(check_RMSNorm, NormEpsOnReciprocal, r"added eps to the reciprocal of the root"),
+    # round 23: named alone, told from eps left out on the input scaled (they agree on it)
+    Mistake(check_RMSNorm, NormEpsOnReciprocal, r"gives\. You added eps to the reciprocal"),
     Mistake(
         check_rotary_embedding,
         _rope_frequencies(lambda d, base: 2 * base ** (-torch.arange(0, d, 2).double() / d)),

@@ -97,7 +97,11 @@ _GAIN_DIVIDED = (
     "You divided by the learned gain self.weight instead of multiplying by it: "
     "x / sqrt(mean(x**2) + eps) * self.weight."
 )
-_NO_EPS = "You left out eps: divide by sqrt(mean(x**2) + eps), with eps inside the root."
+_NO_EPS = (
+    "You left out eps: divide by sqrt(mean(x**2) + eps), with eps inside the root. (The "
+    "unit-vector form, F.normalize(x, dim=-1) * sqrt(d_model), has no eps under the root "
+    "either: its own eps only floors the norm.)"
+)
 _AXIS = (
     "You normalised over the wrong axis: your mean of the squares runs {over}. Each token "
     "is normalised on its own, over its d_model features: the mean of the squares over the "
@@ -628,6 +632,44 @@ def _gain_contracted(c: Checker, got: Any, x: torch.Tensor, state, case, what: s
         )
 
 
+#: the check's input scaled: where eps is negligible (large values) or dominant (small
+#: ones), the eps slips part (blind12i-rms-normalize-no-eps: eps left out and eps added to
+#: the reciprocal of the root agree on ordinary activations, and were named together)
+_PARTING_SCALES = (1e3, 1e-3)
+
+
+def _narrowed_by_scale(found: list[str], module, x: torch.Tensor, state, table, eps: float):
+    """The messages of ``found`` whose mistakes also give the learner's result on the
+    check's input scaled by each of :data:`_PARTING_SCALES`; a scale whose result no
+    candidate gives (or that raises) is skipped."""
+    for scale in _PARTING_SCALES:
+        probe = (x.double() * scale).to(x.dtype)
+        try:
+            with torch.no_grad():
+                got = module(probe)
+        except Exception:  # a probe: nothing learnt from it
+            continue
+        if not isinstance(got, torch.Tensor) or got.shape != probe.shape:
+            continue
+        got = got.detach().double()
+        values = {
+            **mistake_values(lambda **k: rms_norm_f(probe, state, **k), table),
+            _EPS_FLOOR: probe.double()
+            * state["weight"].double()
+            / probe.double().pow(2).mean(-1, keepdim=True).clamp(min=eps).sqrt(),
+        }
+        fitting = []
+        for message in found:
+            value = values.get(message)
+            value = value() if callable(value) else value
+            if isinstance(value, torch.Tensor) and value.shape == got.shape:
+                if torch.allclose(got, value.double(), rtol=1e-3, atol=1e-6 * scale):
+                    fitting.append(message)
+        if fitting:
+            found = fitting
+    return found
+
+
 def check_RMSNorm(cls, *, hidden: bool = False) -> None:
     with Checker("RMSNorm", hidden=hidden) as c:
         c.require_callable(cls)
@@ -690,6 +732,9 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
                 ),
                 explain=lambda got=got, x=x, eps=eps, state=state: (
                     _negative_root(got, x, eps) or _wrong_statistic(got, x, state, eps)
+                ),
+                narrow=lambda found, module=module, x=x, state=state, table=table, eps=eps: (
+                    _narrowed_by_scale(found, module, x, state, table, eps)
                 ),
             )
         _expect_gradients(c, cls, _GRADIENT_CASE[hidden])
