@@ -1365,6 +1365,15 @@ class GptEmbeddingThroughLinear(ref.GPT):
         return F.linear(self.norm(x), self.embedding.weight.T)
 
 
+class BlockFfnResultUnused(ref.DecoderBlock):
+    """Round 23: the feed-forward runs, but its result is never added: h is returned."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        self.feed_forward(self.norm2(h))  # computed, then dropped
+        return h
+
+
 class BlockFfnGainTwice(ref.DecoderBlock):
     """Round 23: the feed-forward reads norm2(h) multiplied by norm2's weight again."""
 
@@ -3430,6 +3439,13 @@ MISTAKES = [
     # round 23: the sub-layer's input related to its own norm module run on the stream
     # (blind20c-block-attention-input-normalised-twice and -functional-rms-norm-without-
     # gains got "differs" and "not norm1(x)")
+    # round 23: the output is the stream from before the last sub-layer (blind12i-block-
+    # returns-h was told "a wrong sign or factor")
+    Mistake(
+        check_DecoderBlock,
+        BlockFfnResultUnused,
+        r"The layer's output is h .*the output of `self\.feed_forward` never reaches",
+    ),
     Mistake(
         check_DecoderBlock,
         BlockFfnGainTwice,

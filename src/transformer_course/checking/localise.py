@@ -352,6 +352,16 @@ def localise_layer(
                     f"output of `self.{sublayers[position - 1]}` is lost from the residual "
                     f"stream. Write {s} + {name}({wanted_norm}({s}))."
                 )
+            if not after and _close(later, stream):
+                # blind12i-block-returns-h: out = h + feed_forward(...) computed, h returned
+                return (
+                    f"The layer's output is {s}{where_s}, the stream from before "
+                    f"`self.{name}`: the output of `self.{name}` never reaches the result (it "
+                    f"runs, but its sum {s} + {name}(...) is not what is returned: a name "
+                    f"returned before the sum, or the sum stored under another name), so "
+                    f"`self.{name}` has no effect and its weights get no gradient. Return "
+                    f"{s} + {name}({wanted_norm}({s}))."
+                )
             if weighted := _weighted_sum(later, stream, out, s, f"{name}(...)"):
                 return (
                     f"{nxt[0].upper()}{nxt[1:]} is {weighted}{where_s}: the residual sum around "
