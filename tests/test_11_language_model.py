@@ -2123,6 +2123,16 @@ class NormEpsOnReciprocal(ref.RMSNorm):
         return x * (x.pow(2).mean(-1, keepdim=True).rsqrt() + self.eps) * self.weight
 
 
+class GptOneBlockTooMany(ref.GPT):
+    """Round 23: num_layers + 1 blocks, a range written for an inclusive end."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        self.layers = nn.ModuleList(
+            ref.DecoderBlock(d_model, num_heads, d_ff, eps) for _ in range(0, num_layers + 1)
+        )
+
+
 class GptOutputWithBias(ref.GPT):
     """A tied output nn.Linear that keeps its default bias."""
 
@@ -3248,6 +3258,9 @@ def _batches_inner_starts(tokens, block_size, batch_size, generator):
 
 
 MISTAKES = [
+    # round 23: the block count's rule read from builds at other num_layers (blind12i-gpt-
+    # one-layer-short was told the count alone)
+    Mistake(check_GPT, GptOneBlockTooMany, r"num_layers \+ 1, one block more than asked"),
     Mistake(
         check_RMSNorm, NormEpsTuple, r"'tuple'\nA tuple met a tensor in arithmetic: .*trailing"
     ),
