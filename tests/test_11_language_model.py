@@ -1849,6 +1849,21 @@ class AttentionRopeOnInputForQueriesKeys(ref.CausalSelfAttention):
         return self.w_o(merge_heads(heads))
 
 
+class AttentionHeadTablesBeforeSplit(ref.CausalSelfAttention):
+    """Round 23: one head's tables applied to the d_model-wide projections, before
+    split_heads (a raw size error: d_model // 2 pairs met d_head // 2 columns)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)  # (len, d_head / 2)
+        q = ref.apply_rotary(self.w_q(x), cos, sin)  # (batch, len, d_model): too early
+        k = ref.apply_rotary(self.w_k(x), cos, sin)
+        q, k = split_heads(q, self.num_heads), split_heads(k, self.num_heads)
+        v = split_heads(self.w_v(x), self.num_heads)
+        heads, _ = ref.scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
 class AttentionTriuMask(ref.CausalSelfAttention):
     """The mask written with nn.MultiheadAttention's convention (triu, True = blocked) and
     passed to the course's attention (True = may attend): the future only (blind8b)."""
@@ -4103,7 +4118,13 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionUnscaled, r"not divided by sqrt\(d_head\)"),
     # passed every visible and hidden case (all at the default base) before they had one
     Mistake(check_CausalSelfAttention, AttentionIgnoresBase, r"ignores the base"),
-    # was told "are cos and sin from rotary_embedding(len, d_head) ..., not d_model?"
+    # round 23: the width of cos on the failing line tells tables for d_model from
+    # rotation before split_heads (blind16b-csa-rope-tables-for-d-model was asked)
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionHeadTablesBeforeSplit,
+        r"d_head // 2 columns, right for one head.*rotated while still d_model wide",
+    ),
     # round 23: RoPE on the input before the projections (blind20c-csa-rope-on-input-
     # before-projections got "differs from the reference")
     Mistake(
@@ -4111,6 +4132,7 @@ MISTAKES = [
         AttentionRopeOnInputForQueriesKeys,
         r"rotates the layer's input x .* for the queries and keys \(the values from x",
     ),
+    # was told "are cos and sin from rotary_embedding(len, d_head) ..., not d_model?"
     Mistake(
         check_CausalSelfAttention,
         AttentionLengthFromBatch,

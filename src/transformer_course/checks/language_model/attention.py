@@ -31,6 +31,7 @@ from transformer_course.checking.oracles import (
     rotate_f,
 )
 from transformer_course.checking.randomness import random_in_eval
+from transformer_course.checking.raw_errors import local_shape
 from transformer_course.reference import language_model as ref
 
 from .common import (
@@ -139,6 +140,37 @@ _SIZES = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b
 _PRODUCT = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
 
 
+def _table_width_text(exc: BaseException, d_model: int, d_head: int) -> str:
+    """The sizes d_model // 2 and d_head // 2 met: the tables made for d_model (blind16b-
+    csa-rope-tables-for-d-model was asked "are cos and sin ... not d_model?"), or d_head
+    tables applied to the d_model-wide projections before split_heads. The two give the
+    same sizes; the width of cos (or sin) on the learner's failing line tells which."""
+    width = next(
+        (shape[-1] for name in ("cos", "sin") if (shape := local_shape(exc, name))),
+        None,
+    )
+    if width == d_model // 2:
+        return (
+            f"Your cos and sin have {width} = d_model // 2 columns: they were made for "
+            f"d_model = {d_model} features (rotary_embedding(len, d_model), or x.shape[-1]), "
+            f"where each head's queries and keys have d_head = {d_head} features and need "
+            f"{d_head // 2} columns, one per pair. Make them for one head: "
+            "rotary_embedding(len, self.d_head, self.base)."
+        )
+    if width == d_head // 2:
+        return (
+            f"Your cos and sin have {width} = d_head // 2 columns, right for one head, but "
+            f"they met something with d_model // 2 = {d_model // 2} pairs: the queries or "
+            "keys were rotated while still d_model wide, before split_heads. Split the heads "
+            "first, then rotate (batch, num_heads, len, d_head) tensors."
+        )
+    return (
+        "A shape does not fit: are cos and sin from rotary_embedding(len, d_head) (one "
+        "column per pair of a head's d_head features), not d_model? (Or were the queries "
+        "and keys rotated before split_heads, still d_model wide?)"
+    )
+
+
 def _attention_hints(
     batch: int, length: int, d_model: int, num_heads: int, length_axis: bool = True
 ) -> list:
@@ -211,10 +243,7 @@ def _attention_hints(
                 "self.base), look_ahead_mask(len))."
             )
         if d_model // 2 in pair and d_head // 2 in pair and d_model != d_head:
-            return (
-                "A shape does not fit: are cos and sin from rotary_embedding(len, d_head) (one "
-                "column per pair of a head's d_head features), not d_model?"
-            )
+            return _table_width_text(exc, d_model, d_head)
         other = pair - {d_head // 2}
         if d_head // 2 in pair and len(pair) == 2 and not other & {length, d_model // 2}:
             # blind10h-csa-rope-min-width-32: tables for max(d_head, 32)
