@@ -4137,8 +4137,8 @@ MISTAKES = [
         check_CausalSelfAttention,
         AttentionLengthFromBatch,
         # (visible: the sizes it raises on; hidden, batch 1: the broadcast tables' values)
-        r"are the batch \(\d+\) and the length \(\d+\): was the length read from the wrong "
-        r"axis|the length was read from the batch axis \(x\.shape\[0\], 1 here\)",
+        r"your cos and sin have \d+ rows, the batch: the length was read from the batch axis"
+        r"|the length was read from the batch axis \(x\.shape\[0\], 1 here\)",
     ),
     # "largest difference" before: the weights' shapes do not show the head count
     Mistake(check_DecoderBlock, BlockHeadsFromWidth, r"attention has num_heads=\d+, but the block"),

@@ -219,6 +219,19 @@ def _attention_hints(
                 if num_heads == batch
                 else ""
             )
+            rows = next(
+                (shape[0] for name in ("cos", "sin") if (shape := local_shape(exc, name))),
+                None,
+            )
+            if rows == batch:  # the tables on the failing line: one row per batch entry
+                return (
+                    f"The sizes {found[1]} and {found[2]} are the batch ({batch}) and the "
+                    f"length ({length}), and your cos and sin have {batch} rows, the batch: "
+                    "the length was read from the batch axis (x.shape[0]), so the tables "
+                    "(and the mask) are made for batch positions. x is (batch, len, d_model): "
+                    "length = x.shape[1], and rotary_embedding(length, d_head) has one row "
+                    f"per position.{also}"
+                )
             return (
                 f"The sizes {found[1]} and {found[2]} are the batch ({batch}) and the length "
                 f"({length}): was the length read from the wrong axis? x is (batch, len, "
