@@ -1864,6 +1864,22 @@ class AttentionHeadTablesBeforeSplit(ref.CausalSelfAttention):
         return self.w_o(merge_heads(heads))
 
 
+class AttentionRotatesUnflattenedHeads(ref.CausalSelfAttention):
+    """Round 23: queries and keys unflattened to (batch, len, num_heads, d_head) and
+    rotated there, the heads moved before the positions only afterwards."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)  # (len, d_head / 2)
+        q = self.w_q(x).unflatten(-1, (self.num_heads, self.d_head))  # (b, len, heads, d)
+        k = self.w_k(x).unflatten(-1, (self.num_heads, self.d_head))
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        q, k = q.transpose(1, 2), k.transpose(1, 2)  # (batch, heads, len, d_head)
+        v = split_heads(self.w_v(x), self.num_heads)
+        heads, _ = ref.scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
 class AttentionTriuMask(ref.CausalSelfAttention):
     """The mask written with nn.MultiheadAttention's convention (triu, True = blocked) and
     passed to the course's attention (True = may attend): the future only (blind8b)."""
@@ -4131,6 +4147,13 @@ MISTAKES = [
         check_CausalSelfAttention,
         AttentionRopeOnInputForQueriesKeys,
         r"rotates the layer's input x .* for the queries and keys \(the values from x",
+    ),
+    # round 23: the shapes on the failing line tell rotation before the heads transpose
+    # (blind19d-csa-rotates-before-heads-transposed was told "k.transpose(1, 2)")
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionRotatesUnflattenedHeads,
+        r"rotated before the heads were transposed",
     ),
     # was told "are cos and sin from rotary_embedding(len, d_head) ..., not d_model?"
     Mistake(

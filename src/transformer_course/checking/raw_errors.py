@@ -203,6 +203,11 @@ def local_shape(exc: BaseException, name: str) -> tuple[int, ...] | None:
     return _local_shape(exc, name)
 
 
+def failing_line(exc: BaseException) -> str:
+    """The source of the learner's line that raised, comment left out ("" when none)."""
+    return _innermost_line(exc)
+
+
 def _one_argument_where_advice(exc: BaseException) -> str:
     if "tuple indices must be integers or slices, not tuple" not in str(exc):
         return ""

@@ -31,7 +31,7 @@ from transformer_course.checking.oracles import (
     rotate_f,
 )
 from transformer_course.checking.randomness import random_in_eval
-from transformer_course.checking.raw_errors import local_shape
+from transformer_course.checking.raw_errors import failing_line, local_shape
 from transformer_course.reference import language_model as ref
 
 from .common import (
@@ -239,6 +239,20 @@ def _attention_hints(
                 f"row per position.{also}"
             )
         if length_axis and num_heads != length and pair == {num_heads, length}:
+            d_head = d_model // num_heads
+            unsplit = (batch, length, num_heads, d_head)
+            line = failing_line(exc)
+            rotating = "rotary" in line or "cos" in line  # the line rotates, not the scores
+            if rotating and any(local_shape(exc, name) == unsplit for name in ("q", "k", "x")):
+                # the tensors on the failing line: heads not yet moved before the positions
+                return (
+                    f"The sizes {found[1]} and {found[2]} are the number of heads "
+                    f"({num_heads}) and the length ({length}), and your queries or keys on "
+                    f"that line are {unsplit}, (batch, len, num_heads, d_head): they were "
+                    "rotated before the heads were transposed, so apply_rotary reads the "
+                    "heads axis (the second-last) as the positions. Transpose to (batch, "
+                    "num_heads, len, d_head) first (split_heads does), then rotate."
+                )
             return (
                 f"The sizes {found[1]} and {found[2]} are the number of heads ({num_heads}) "
                 f"and the length ({length}). The likely cause: {swapped_heads}."
