@@ -530,6 +530,20 @@ class NormTorch(nn.RMSNorm):
         super().__init__(d_model, eps=eps)
 
 
+class NormUnitVectorDividedByRootD(nn.Module):
+    """Round 23: the unit-vector form divided by sqrt(d_model) where it multiplies (each
+    output d_model times too small)."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d_model))
+
+    def forward(self, x):
+        norm = x.norm(dim=-1, keepdim=True)  # (..., 1)
+        return x / (norm * x.shape[-1] ** 0.5 + self.eps) * self.weight
+
+
 class NormHoldsTorchNorm(nn.Module):
     """PyTorch's norm held as a submodule (blind15b: told the stack's final-norm advice):
     nn.RMSNorm, or nn.LayerNorm without its bias."""
@@ -868,6 +882,15 @@ def _halves_swapped(x, cos, sin):
     return torch.cat([a * sin + b * cos, a * cos - b * sin], -1)
 
 
+def _rotate_partner_rolled_by_one(x, cos, sin):
+    """Round 23: each feature's partner taken as its neighbour to the left, x.roll(1, -1),
+    a partner map of the rotate-half form that is a permutation but not the halves'."""
+    half = x.shape[-1] // 2
+    cos, sin = torch.cat([cos, cos], dim=-1), torch.cat([sin, sin], dim=-1)  # (len, d_head)
+    signs = torch.cat([-torch.ones(half), torch.ones(half)])
+    return (x * cos + x.roll(1, -1) * signs * sin).to(x.dtype)
+
+
 def _rotate_half_neox(x, cos, sin):
     """GPT-NeoX / Hugging Face: rotate_half, with the angle table repeated to d_head."""
     cos, sin = torch.cat([cos, cos], -1).to(x.dtype), torch.cat([sin, sin], -1).to(x.dtype)
@@ -976,6 +999,20 @@ class FfnTwoThirds(nn.Module):
         self.w1 = nn.Linear(d_model, hidden, bias=False)
         self.w3 = nn.Linear(d_model, hidden, bias=False)
         self.w2 = nn.Linear(hidden, d_model, bias=False)
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
+class FfnFusedWidthPerProjection(nn.Module):
+    """Round 23: each of w1 and w3 given the width of a fused gate-and-value projection,
+    2 * d_ff, and w2 taking 2 * d_ff inputs."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        self.w1 = nn.Linear(d_model, 2 * d_ff, bias=False)
+        self.w3 = nn.Linear(d_model, 2 * d_ff, bias=False)
+        self.w2 = nn.Linear(2 * d_ff, d_model, bias=False)
 
     def forward(self, x):
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
@@ -1326,6 +1363,31 @@ class GptEmbeddingThroughLinear(ref.GPT):
         for layer in self.layers:
             x = layer(x)
         return F.linear(self.norm(x), self.embedding.weight.T)
+
+
+class BlockFfnResultUnused(ref.DecoderBlock):
+    """Round 23: the feed-forward runs, but its result is never added: h is returned."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        self.feed_forward(self.norm2(h))  # computed, then dropped
+        return h
+
+
+class BlockFfnGainTwice(ref.DecoderBlock):
+    """Round 23: the feed-forward reads norm2(h) multiplied by norm2's weight again."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return h + self.feed_forward(self.norm2(h) * self.norm2.weight)
+
+
+class BlockFfnNormTwice(ref.DecoderBlock):
+    """Round 23: the feed-forward reads norm2(norm2(h)), the stream normalised twice."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return h + self.feed_forward(self.norm2(self.norm2(h)))
 
 
 class BlockNormEpsOnce(ref.DecoderBlock):
@@ -1772,6 +1834,52 @@ class AttentionLengthFromBatch(ref.CausalSelfAttention):
         return self.w_o(merge_heads(heads))
 
 
+class AttentionRopeOnInputForQueriesKeys(ref.CausalSelfAttention):
+    """Round 23: the input x rotated over its d_model features and fed to w_q and w_k
+    (the values from x as it is), where each head's projected q and k belong."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        cos, sin = ref.rotary_embedding(length, x.shape[-1], self.base)  # (len, d_model / 2)
+        turned = ref.apply_rotary(x, cos, sin)  # (batch, len, d_model)
+        q = split_heads(self.w_q(turned), self.num_heads)
+        k = split_heads(self.w_k(turned), self.num_heads)
+        v = split_heads(self.w_v(x), self.num_heads)
+        heads, _ = ref.scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
+class AttentionHeadTablesBeforeSplit(ref.CausalSelfAttention):
+    """Round 23: one head's tables applied to the d_model-wide projections, before
+    split_heads (a raw size error: d_model // 2 pairs met d_head // 2 columns)."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)  # (len, d_head / 2)
+        q = ref.apply_rotary(self.w_q(x), cos, sin)  # (batch, len, d_model): too early
+        k = ref.apply_rotary(self.w_k(x), cos, sin)
+        q, k = split_heads(q, self.num_heads), split_heads(k, self.num_heads)
+        v = split_heads(self.w_v(x), self.num_heads)
+        heads, _ = ref.scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
+class AttentionRotatesUnflattenedHeads(ref.CausalSelfAttention):
+    """Round 23: queries and keys unflattened to (batch, len, num_heads, d_head) and
+    rotated there, the heads moved before the positions only afterwards."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)  # (len, d_head / 2)
+        q = self.w_q(x).unflatten(-1, (self.num_heads, self.d_head))  # (b, len, heads, d)
+        k = self.w_k(x).unflatten(-1, (self.num_heads, self.d_head))
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        q, k = q.transpose(1, 2), k.transpose(1, 2)  # (batch, heads, len, d_head)
+        v = split_heads(self.w_v(x), self.num_heads)
+        heads, _ = ref.scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
 class AttentionTriuMask(ref.CausalSelfAttention):
     """The mask written with nn.MultiheadAttention's convention (triu, True = blocked) and
     passed to the course's attention (True = may attend): the future only (blind8b)."""
@@ -2044,6 +2152,16 @@ class NormEpsOnReciprocal(ref.RMSNorm):
 
     def forward(self, x):
         return x * (x.pow(2).mean(-1, keepdim=True).rsqrt() + self.eps) * self.weight
+
+
+class GptOneBlockTooMany(ref.GPT):
+    """Round 23: num_layers + 1 blocks, a range written for an inclusive end."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        self.layers = nn.ModuleList(
+            ref.DecoderBlock(d_model, num_heads, d_ff, eps) for _ in range(0, num_layers + 1)
+        )
 
 
 class GptOutputWithBias(ref.GPT):
@@ -2446,6 +2564,42 @@ def _sample_top_k_clamped_to_rows(logits, temperature=1.0, top_k=None, top_p=Non
         logits = torch.where(logits < kth, float("-inf"), logits)
     logits = _filtered(logits, None, top_p)  # top-p as the tests' right one
     return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator).view(-1)
+
+
+def _sample_greedy_last_row_only(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Round 23: the greedy branch returns the last row's argmax alone (a scalar), another
+    one-number reading of the batch than the flattened argmax."""
+    if temperature == 0:
+        return logits.argmax(dim=-1)[-1]
+    return _sampler(greedy=False)(logits, temperature, top_k, top_p, generator)
+
+
+def _sample_top_p_absolute_threshold(
+    logits, temperature=1.0, top_k=None, top_p=None, generator=None
+):
+    """Round 23: top-p as an absolute threshold on each token's probability (removes the
+    tokens below 1 - top_p, the most probable kept), not a cumulative set."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = _filtered(logits / temperature, top_k, None)
+    if top_p is not None:
+        probs = torch.softmax(logits, -1)  # (batch, vocab)
+        remove = probs < 1 - top_p
+        remove = remove & (probs < probs.amax(-1, keepdim=True))
+        logits = logits.masked_fill(remove, float("-inf"))
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
+def _sample_top_p_min_p_on_logits(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Round 23: min-p written on the logits (a logit more than log(1 / top_p) below the
+    largest is removed): the tokens at least top_p times as probable as the top one."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = _filtered(logits / temperature, top_k, None)
+    if top_p is not None:
+        floor = logits.amax(-1, keepdim=True) + math.log(top_p)  # (batch, 1)
+        logits = logits.masked_fill(logits < floor, float("-inf"))
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
 
 
 def _sample_greedy_for_int_only(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
@@ -3135,6 +3289,9 @@ def _batches_inner_starts(tokens, block_size, batch_size, generator):
 
 
 MISTAKES = [
+    # round 23: the block count's rule read from builds at other num_layers (blind12i-gpt-
+    # one-layer-short was told the count alone)
+    Mistake(check_GPT, GptOneBlockTooMany, r"num_layers \+ 1, one block more than asked"),
     Mistake(
         check_RMSNorm, NormEpsTuple, r"'tuple'\nA tuple met a tensor in arithmetic: .*trailing"
     ),
@@ -3168,6 +3325,13 @@ MISTAKES = [
         check_RMSNorm,
         NormGainDouble,
         r"returned torch\.float64 for a float32 input, not float32: your weight is torch\.float64",
+    ),
+    # round 23: the number per token as a power of d_model times the root mean square
+    # (blind20c-rms-unit-vector-scale-inverted got the first token's number alone)
+    Mistake(
+        check_RMSNorm,
+        NormUnitVectorDividedByRootD,
+        r"d_model \*\* 1 times the root mean square .*d_model times too small",
     ),
     Mistake(check_RMSNorm, NormHoldsTorchNorm, r"holds PyTorch's nn\.RMSNorm as `self\.inner`"),
     Mistake(check_RMSNorm, NormHoldsLayerNorm, r"nn\.LayerNorm .*also subtracts the mean"),
@@ -3316,6 +3480,26 @@ MISTAKES = [
     ),
     # b11b: one norm of the block built without its eps ("differs from the reference")
     Mistake(check_DecoderBlock, BlockNormEpsOnce, r"Your norm2 ignores the eps the block was"),
+    # round 23: the sub-layer's input related to its own norm module run on the stream
+    # (blind20c-block-attention-input-normalised-twice and -functional-rms-norm-without-
+    # gains got "differs" and "not norm1(x)")
+    # round 23: the output is the stream from before the last sub-layer (blind12i-block-
+    # returns-h was told "a wrong sign or factor")
+    Mistake(
+        check_DecoderBlock,
+        BlockFfnResultUnused,
+        r"The layer's output is h .*the output of `self\.feed_forward` never reaches",
+    ),
+    Mistake(
+        check_DecoderBlock,
+        BlockFfnGainTwice,
+        r"`self\.feed_forward` reads norm2\(h\) with its gain applied twice",
+    ),
+    Mistake(
+        check_DecoderBlock,
+        BlockFfnNormTwice,
+        r"`self\.feed_forward` reads norm2\(norm2\(h\)\) \(where h = .*normalised twice",
+    ),
     Mistake(check_DecoderBlock, BlockNormEpsOnceOther, r"Your norm1 ignores the eps the block was"),
     # blind19d: a block argument where eps belongs (d_ff there) got "largest difference"
     Mistake(
@@ -3540,6 +3724,25 @@ MISTAKES = [
         r"With temperature=0, the int, yours returns the argmax, but with 0\.0 it divides",
     ),
     Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
+    # round 23: one-number greedy readings told apart on a probe (blind20c-sample-slices-
+    # last-position was told "the argmax of the flattened logits"), and top-p replaced by a
+    # threshold on each token's probability (blind20c-sample-top-p-as-min-p was given an
+    # edit, cumsum + probs, that fitted every input)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_greedy_last_row_only),
+        r"It is the last row's token alone",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_p_absolute_threshold),
+        r"own probability is at least 1 - top_p: a threshold",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_p_min_p_on_logits),
+        r"that is min-p, a threshold relative to the top token",
+    ),
     # blind19d: the two sizes in each other's places got a raw error and a guessed edit
     Mistake(
         check_next_token_batches,
@@ -3596,7 +3799,10 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormDividesByGain, r"divided by the learned gain self\.weight"),
     # told only that NaN comes from a root, a log, 0 / 0 ... before
     Mistake(check_RMSNorm, NormCubes, r"NaN on the tokens .*exactly those where .*x \*\* 3"),
-    Mistake(check_RMSNorm, NormWrongAxis, r"wrong axis"),
+    # round 23: the axes named (blind18d-rms-mean-over-sequence got "the wrong axis" alone)
+    Mistake(
+        check_RMSNorm, NormWrongAxis, r"wrong axis: your mean of the squares runs over the pos"
+    ),
     Mistake(check_RMSNorm, NormSubtractsMean, r"subtracted the mean"),
     Mistake(
         check_RMSNorm,
@@ -3604,7 +3810,7 @@ MISTAKES = [
         r"subtracted the mean from x, although the root mean square is taken of x itself",
     ),
     Mistake(check_RMSNorm, NormDividesByRsqrt, r"multiplied by the root mean square instead"),
-    Mistake(check_RMSNorm, NormOverSequenceAndFeatures, r"normalised over the wrong axis"),
+    Mistake(check_RMSNorm, NormOverSequenceAndFeatures, r"wrong axis: .*over the last two axes"),
     Mistake(
         check_RMSNorm,
         NormSumAndEpsOutside,
@@ -3804,6 +4010,13 @@ MISTAKES = [
         _rotate(join=(torch.stack, -1)),
         r"extra trailing axis of size 2.*two rotated halves stacked on a new last axis",
     ),
+    # round 23: partners read from the outputs with cos = 0, sin = 1 (blind20c-rot-partner-
+    # from-flipped-features got "differs from the reference")
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_partner_rolled_by_one),
+        r"wrong partner.*input features \[\d+, 0, 1, 2, 3, 4, 5, 6",
+    ),
     Mistake(
         check_apply_rotary,
         _named("apply_rotary", _rotate_adjacent_unflattened),
@@ -3844,6 +4057,13 @@ MISTAKES = [
         r"instead of x: silu\(w1\(w3\(x\)\)\) \* w3\(x\)",
     ),
     Mistake(check_SwiGLU, FfnTwoThirds, r"not to d_ff = \d+\. That is int\(2 \* d_ff / 3\)"),
+    # round 23: a hidden width related to d_ff in another way, named with the relation
+    # (blind20c-swiglu-d-ff-split-between-gate-and-value got "6 features, not d_ff" alone)
+    Mistake(
+        check_SwiGLU,
+        FfnFusedWidthPerProjection,
+        r"Your hidden width is 2 \* d_ff = \d+: the width of a fused projection",
+    ),
     Mistake(check_SwiGLU, FfnReLU, r"used ReLU"),
     # was told "the submodules must be called exactly so", though their names were right
     Mistake(check_SwiGLU, FfnWithBias, r"has biases its contract leaves out.*bias=False"),
@@ -3914,13 +4134,34 @@ MISTAKES = [
     Mistake(check_CausalSelfAttention, AttentionUnscaled, r"not divided by sqrt\(d_head\)"),
     # passed every visible and hidden case (all at the default base) before they had one
     Mistake(check_CausalSelfAttention, AttentionIgnoresBase, r"ignores the base"),
+    # round 23: the width of cos on the failing line tells tables for d_model from
+    # rotation before split_heads (blind16b-csa-rope-tables-for-d-model was asked)
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionHeadTablesBeforeSplit,
+        r"d_head // 2 columns, right for one head.*rotated while still d_model wide",
+    ),
+    # round 23: RoPE on the input before the projections (blind20c-csa-rope-on-input-
+    # before-projections got "differs from the reference")
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionRopeOnInputForQueriesKeys,
+        r"rotates the layer's input x .* for the queries and keys \(the values from x",
+    ),
+    # round 23: the shapes on the failing line tell rotation before the heads transpose
+    # (blind19d-csa-rotates-before-heads-transposed was told "k.transpose(1, 2)")
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionRotatesUnflattenedHeads,
+        r"rotated before the heads were transposed",
+    ),
     # was told "are cos and sin from rotary_embedding(len, d_head) ..., not d_model?"
     Mistake(
         check_CausalSelfAttention,
         AttentionLengthFromBatch,
         # (visible: the sizes it raises on; hidden, batch 1: the broadcast tables' values)
-        r"are the batch \(\d+\) and the length \(\d+\): was the length read from the wrong "
-        r"axis|the length was read from the batch axis \(x\.shape\[0\], 1 here\)",
+        r"your cos and sin have \d+ rows, the batch: the length was read from the batch axis"
+        r"|the length was read from the batch axis \(x\.shape\[0\], 1 here\)",
     ),
     # "largest difference" before: the weights' shapes do not show the head count
     Mistake(check_DecoderBlock, BlockHeadsFromWidth, r"attention has num_heads=\d+, but the block"),
@@ -4133,7 +4374,8 @@ MISTAKES = [
         r"k\.transpose\(1, 2\) exchanges the heads and the positions",
     ),
     # blind round 10 (b10b): told "You left out eps" alone (the two agree at eps=1e-5)
-    Mistake(check_RMSNorm, NormEpsOnReciprocal, r"added eps to the reciprocal of the root"),
+    # round 23: named alone, told from eps left out on the input scaled (they agree on it)
+    Mistake(check_RMSNorm, NormEpsOnReciprocal, r"gives\. You added eps to the reciprocal"),
     Mistake(
         check_rotary_embedding,
         _rope_frequencies(lambda d, base: 2 * base ** (-torch.arange(0, d, 2).double() / d)),

@@ -772,6 +772,7 @@ class Checker:
         pairs: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
         axes: Sequence[str] | None = None,
         num_heads: int | None = None,
+        narrow: Callable[[list[str]], list[str]] | None = None,
     ) -> None:
         """Numerical closeness; shapes must already have been checked.
 
@@ -788,6 +789,9 @@ class Checker:
         halves and interleaved pairs, reversed or shifted by one), that layout is named
         (:func:`~transformer_course.checking.layouts.match_layout`; ``axes`` names the
         axes in the glossary's symbols, ``num_heads`` enables the head layouts).
+        ``narrow(found)``, when several mistakes match, keeps those that also fit extra
+        inputs chosen to tell them apart (:mod:`.tie_breaking`); an empty answer, or one
+        that raises, keeps them all.
         """
         got_np = as_numpy(got).astype(np.float64)
         exp_np = as_numpy(expected).astype(np.float64)
@@ -812,6 +816,11 @@ class Checker:
                 )
             ),
         )
+        if len(found) > 1 and narrow is not None:
+            try:
+                found = narrow(list(found)) or found
+            except Exception:  # a probe of the learner's code: the candidates stand
+                pass
         if found:
             self.fail(f"{what} is not what the reference gives. {candidates_message(found)}")
 

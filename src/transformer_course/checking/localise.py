@@ -308,11 +308,19 @@ def localise_layer(
             used = before[-1] if before and _close(before[-1][2], inp) else None
             if used is not None and used[0] != wanted_norm:
                 return _wrong_norm(name, used[0], wanted_norm)
+            if used is not None and (
+                twice := _normalised_twice(name, used, before, stream, wanted_norm, s, where_s)
+            ):
+                return twice
             if used is None and not _close(inp, stream):
                 if misplaced := _pre_ln_input_mix(
                     name, inp, out, stream, x, records[:index], after, got, wanted_norm, s, where_s
                 ):
                     return misplaced
+                if applied := _norm_applied_otherwise(
+                    module, name, inp, stream, wanted_norm, s, where_s
+                ):
+                    return applied
                 return (
                     f"The input of `self.{name}` is not {wanted_norm}({s}) of the stream that "
                     f"reaches it{where_s}: in pre-LN each sub-layer reads a normalised copy, "
@@ -410,6 +418,16 @@ def localise_layer(
                     f"that reaches `self.{name}`{where_s}: {nxt} is x + {name}(...), so the "
                     f"output of `self.{sublayers[position - 1]}` is lost from the residual "
                     f"stream. Write {s} + {name}({wanted_norm}({s}))."
+                )
+            if not after and _close(later, stream):
+                # blind12i-block-returns-h: out = h + feed_forward(...) computed, h returned
+                return (
+                    f"The layer's output is {s}{where_s}, the stream from before "
+                    f"`self.{name}`: the output of `self.{name}` never reaches the result (it "
+                    f"runs, but its sum {s} + {name}(...) is not what is returned: a name "
+                    f"returned before the sum, or the sum stored under another name), so "
+                    f"`self.{name}` has no effect and its weights get no gradient. Return "
+                    f"{s} + {name}({wanted_norm}({s}))."
                 )
             if weighted := _weighted_sum(later, stream, out, s, f"{name}(...)"):
                 return (
@@ -813,6 +831,90 @@ def _no_residual(name: str, where: str, right: str) -> str:
     return (
         f"The output of `self.{name}` is not added back to its input (no residual connection "
         f"around this sub-layer): {where} is {name}(...) alone. Write {right}."
+    )
+
+
+def _normalised_twice(
+    name: str,
+    used: tuple[str, torch.Tensor | None, torch.Tensor | None],
+    before: Sequence[tuple[str, torch.Tensor | None, torch.Tensor | None]],
+    stream: torch.Tensor,
+    norm: str,
+    s: str,
+    where_s: str,
+) -> str:
+    """Pre-LN: the norm whose output the sub-layer reads ran on its own output of the
+    stream, norm(norm(stream)) (blind20c-block-attention-input-normalised-twice got
+    "differs from the reference"): right while the gain is ones, so its weight applies
+    twice. "" when the norm read the stream, or anything else."""
+    if used[1] is None or _close(used[1].detach().double(), stream):
+        return ""
+    first = next(
+        (
+            r
+            for r in before
+            if r[0] == norm
+            and r is not used
+            and r[1] is not None
+            and r[2] is not None
+            and _close(r[1].detach().double(), stream)
+            and _close(r[2].detach().double(), used[1].detach().double())
+        ),
+        None,
+    )
+    if first is None:
+        return ""
+    return (
+        f"`self.{name}` reads {norm}({norm}({s})){where_s}: the stream is normalised twice "
+        f"(self.{norm} applied again to its own output), so its gain is applied twice too "
+        f"(right only while the gain is ones). In pre-LN each sub-layer reads one "
+        f"normalised copy: {s} + {name}(self.{norm}({s}))."
+    )
+
+
+def _norm_applied_otherwise(
+    module: nn.Module,
+    name: str,
+    inp: torch.Tensor,
+    stream: torch.Tensor,
+    norm: str,
+    s: str,
+    where_s: str,
+) -> str:
+    """Pre-LN, the norm module never called before the sub-layer: whether the sub-layer
+    reads the stream normalised some other way, told from the learner's own norm module
+    run here on the stream: without its gain (a functional norm such as F.rms_norm(x,
+    shape, eps=...) that leaves out the weight: blind20c-block-functional-rms-norm-without-
+    gains was told only "not norm1(x)"), with its gain twice, or normalised twice. Every
+    reading that fits is named; "" when none does (or the norm cannot be run here)."""
+    child = dict(module.named_modules()).get(norm)
+    weight = getattr(child, "weight", None)
+    if child is None or not torch.is_tensor(weight) or weight.dim() != 1:
+        return ""
+    try:
+        with torch.no_grad():
+            normed = child(stream.to(weight.dtype)).double()  # (..., d_model)
+            again = child(normed.to(weight.dtype)).double()
+    except Exception:  # the learner's norm cannot run here: no reading
+        return ""
+    gain = weight.detach().double()
+    if bool((gain.abs() < 1e-6).any()) or _close(gain, torch.ones_like(gain)):
+        return ""  # a gain of ones (or a zero) cannot tell these readings apart
+    readings = {
+        f"{norm}({s}) without its gain: the normalisation is there, but the weight of "
+        f"self.{norm} is never multiplied in (a functional norm such as F.rms_norm(x, "
+        f"(d_model,), eps=eps) without weight=self.{norm}.weight, or a hand-written one "
+        "that leaves it out; right only while the gain is ones)": normed / gain,
+        f"{norm}({s}) with its gain applied twice (the weight multiplied again after "
+        f"self.{norm}, which already applies it)": normed * gain,
+        f"{norm}({norm}({s})): the stream normalised twice, its gain applied twice too": again,
+    }
+    fits = [text for text, value in readings.items() if _close(inp, value)]
+    if not fits:
+        return ""
+    return (
+        f"`self.{name}` reads {' or '.join(fits)}{where_s}. In pre-LN each sub-layer reads "
+        f"the norm module's output itself: {s} + {name}(self.{norm}({s}))."
     )
 
 

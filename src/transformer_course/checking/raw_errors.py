@@ -196,6 +196,18 @@ def _local_shape(exc: BaseException, name: str) -> tuple[int, ...] | None:
     return tuple(int(size) for size in shape) if isinstance(shape, tuple) else None
 
 
+def local_shape(exc: BaseException, name: str) -> tuple[int, ...] | None:
+    """The shape of the tensor ``name`` stands for in the learner's failing frame (the
+    innermost of theirs on the traceback), for a leaf's hint that reads the values on the
+    line that raised; None when there is no such tensor."""
+    return _local_shape(exc, name)
+
+
+def failing_line(exc: BaseException) -> str:
+    """The source of the learner's line that raised, comment left out ("" when none)."""
+    return _innermost_line(exc)
+
+
 def _one_argument_where_advice(exc: BaseException) -> str:
     if "tuple indices must be integers or slices, not tuple" not in str(exc):
         return ""

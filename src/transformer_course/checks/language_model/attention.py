@@ -24,8 +24,14 @@ from transformer_course.checking.layers import (
     mistake_values,
 )
 from transformer_course.checking.localise import diagnose, localise_layer
-from transformer_course.checking.oracles import causal_self_attention_f
+from transformer_course.checking.oracles import (
+    causal_self_attention_f,
+    multi_head_attention_f,
+    rope_angles_f,
+    rotate_f,
+)
 from transformer_course.checking.randomness import random_in_eval
+from transformer_course.checking.raw_errors import failing_line, local_shape
 from transformer_course.reference import language_model as ref
 
 from .common import (
@@ -134,6 +140,37 @@ _SIZES = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b
 _PRODUCT = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
 
 
+def _table_width_text(exc: BaseException, d_model: int, d_head: int) -> str:
+    """The sizes d_model // 2 and d_head // 2 met: the tables made for d_model (blind16b-
+    csa-rope-tables-for-d-model was asked "are cos and sin ... not d_model?"), or d_head
+    tables applied to the d_model-wide projections before split_heads. The two give the
+    same sizes; the width of cos (or sin) on the learner's failing line tells which."""
+    width = next(
+        (shape[-1] for name in ("cos", "sin") if (shape := local_shape(exc, name))),
+        None,
+    )
+    if width == d_model // 2:
+        return (
+            f"Your cos and sin have {width} = d_model // 2 columns: they were made for "
+            f"d_model = {d_model} features (rotary_embedding(len, d_model), or x.shape[-1]), "
+            f"where each head's queries and keys have d_head = {d_head} features and need "
+            f"{d_head // 2} columns, one per pair. Make them for one head: "
+            "rotary_embedding(len, self.d_head, self.base)."
+        )
+    if width == d_head // 2:
+        return (
+            f"Your cos and sin have {width} = d_head // 2 columns, right for one head, but "
+            f"they met something with d_model // 2 = {d_model // 2} pairs: the queries or "
+            "keys were rotated while still d_model wide, before split_heads. Split the heads "
+            "first, then rotate (batch, num_heads, len, d_head) tensors."
+        )
+    return (
+        "A shape does not fit: are cos and sin from rotary_embedding(len, d_head) (one "
+        "column per pair of a head's d_head features), not d_model? (Or were the queries "
+        "and keys rotated before split_heads, still d_model wide?)"
+    )
+
+
 def _attention_hints(
     batch: int, length: int, d_model: int, num_heads: int, length_axis: bool = True
 ) -> list:
@@ -182,6 +219,19 @@ def _attention_hints(
                 if num_heads == batch
                 else ""
             )
+            rows = next(
+                (shape[0] for name in ("cos", "sin") if (shape := local_shape(exc, name))),
+                None,
+            )
+            if rows == batch:  # the tables on the failing line: one row per batch entry
+                return (
+                    f"The sizes {found[1]} and {found[2]} are the batch ({batch}) and the "
+                    f"length ({length}), and your cos and sin have {batch} rows, the batch: "
+                    "the length was read from the batch axis (x.shape[0]), so the tables "
+                    "(and the mask) are made for batch positions. x is (batch, len, d_model): "
+                    "length = x.shape[1], and rotary_embedding(length, d_head) has one row "
+                    f"per position.{also}"
+                )
             return (
                 f"The sizes {found[1]} and {found[2]} are the batch ({batch}) and the length "
                 f"({length}): was the length read from the wrong axis? x is (batch, len, "
@@ -189,6 +239,20 @@ def _attention_hints(
                 f"row per position.{also}"
             )
         if length_axis and num_heads != length and pair == {num_heads, length}:
+            d_head = d_model // num_heads
+            unsplit = (batch, length, num_heads, d_head)
+            line = failing_line(exc)
+            rotating = "rotary" in line or "cos" in line  # the line rotates, not the scores
+            if rotating and any(local_shape(exc, name) == unsplit for name in ("q", "k", "x")):
+                # the tensors on the failing line: heads not yet moved before the positions
+                return (
+                    f"The sizes {found[1]} and {found[2]} are the number of heads "
+                    f"({num_heads}) and the length ({length}), and your queries or keys on "
+                    f"that line are {unsplit}, (batch, len, num_heads, d_head): they were "
+                    "rotated before the heads were transposed, so apply_rotary reads the "
+                    "heads axis (the second-last) as the positions. Transpose to (batch, "
+                    "num_heads, len, d_head) first (split_heads does), then rotate."
+                )
             return (
                 f"The sizes {found[1]} and {found[2]} are the number of heads ({num_heads}) "
                 f"and the length ({length}). The likely cause: {swapped_heads}."
@@ -206,10 +270,7 @@ def _attention_hints(
                 "self.base), look_ahead_mask(len))."
             )
         if d_model // 2 in pair and d_head // 2 in pair and d_model != d_head:
-            return (
-                "A shape does not fit: are cos and sin from rotary_embedding(len, d_head) (one "
-                "column per pair of a head's d_head features), not d_model?"
-            )
+            return _table_width_text(exc, d_model, d_head)
         other = pair - {d_head // 2}
         if d_head // 2 in pair and len(pair) == 2 and not other & {length, d_model // 2}:
             # blind10h-csa-rope-min-width-32: tables for max(d_head, 32)
@@ -494,6 +555,7 @@ def _check_layer(
                 extra.update(more_mistakes(x, state, case))
             if attention:
                 extra.update(_extra_steps_mistakes(oracle, x))
+                extra.update(_rope_on_input_mistakes(state, x, case.num_heads, case.base))
                 extra.update(
                     _projection_mistakes(
                         lambda swapped, x=x, case=case, **k: oracle_f(
@@ -578,6 +640,51 @@ def _extra_steps_mistakes(oracle: Callable[..., torch.Tensor], x: torch.Tensor) 
     messages = extra_output_steps(x, {"x": x}, layer="CausalSelfAttention", around=around)
     return {
         message: lambda pairing, message=message: steps(pairing)[message] for message in messages
+    }
+
+
+_ROPE_ON_INPUT = (
+    "Your attention rotates the layer's input x over its d_model features "
+    "(rotary_embedding(len, d_model) applied to x) before the projections{which}, instead "
+    "of rotating each head's projected queries and keys: a rotation does not survive w_q and w_k "
+    "(w_q R_m x is not R_m w_q x), so the scores no longer depend on the offset alone{values}. "
+    "Project first, split the heads, then rotate q and k with the tables for d_head: "
+    "cos, sin = rotary_embedding(len, self.d_head, self.base); q, k = apply_rotary(q, cos, "
+    "sin), apply_rotary(k, cos, sin)."
+)
+
+
+def _rope_on_input_mistakes(
+    state: Mapping[str, torch.Tensor], x: torch.Tensor, num_heads: int, base: float | None
+) -> dict[str, Callable]:
+    """RoPE applied to the layer's input (batch, len, d_model) with d_model-wide tables,
+    before the projections, where each head's projected queries and keys belong
+    (blind20c-csa-rope-on-input-before-projections got "differs from the reference"): the
+    rotated x fed to all three projections, or to w_q and w_k only (v from x as it is).
+    {message: f(pairing)}, each computed only when tried."""
+    length, d_model = x.shape[-2:]
+    if d_model % 2:
+        return {}
+
+    def attention(pairing: str, values_rotated: bool) -> torch.Tensor:
+        angles = rope_angles_f(length, d_model, 10000.0 if base is None else base)
+        turned = rotate_f(x, angles, pairing)  # (batch, len, d_model), float64
+        values = turned if values_rotated else x.double()
+        output, _ = multi_head_attention_f(
+            state, turned, turned, values, None, num_heads, is_causal=True
+        )
+        return output
+
+    every = _ROPE_ON_INPUT.format(
+        which=" and feeds the rotated x to all three projections",
+        values=", and the values carry positions too",
+    )
+    queries_keys = _ROPE_ON_INPUT.format(
+        which=" for the queries and keys (the values from x as it is)", values=""
+    )
+    return {
+        every: lambda pairing: attention(pairing, True),
+        queries_keys: lambda pairing: attention(pairing, False),
     }
 
 

@@ -220,6 +220,55 @@ def _layer_count(found, num_layers: int) -> str:
     )
 
 
+#: {rule: (the number of blocks it builds for num_layers, what it likely is)}
+_BLOCK_COUNT_RULES = {
+    "num_layers - 1, one block fewer than asked": (
+        lambda n: n - 1,
+        "range(num_layers - 1), or a range that starts at 1: range(1, num_layers)",
+    ),
+    "num_layers + 1, one block more than asked": (
+        lambda n: n + 1,
+        "range(num_layers + 1), or range(0, num_layers + 1) written for an inclusive end",
+    ),
+    "2 * num_layers, twice as many as asked": (
+        lambda n: 2 * n,
+        "two blocks per layer (an attention block and a feed-forward block each counted as "
+        "one), or the list built twice",
+    ),
+}
+
+
+def _block_count_rule(cls, args: tuple, num_layers: int) -> str:
+    """How the number of blocks follows num_layers, read from builds with num_layers 3 and
+    5 besides the check's (blind12i-gpt-one-layer-short: range(num_layers - 1) was told
+    only the count, which a fixed number of blocks gives too at num_layers = 2): the rule
+    that fits all three, a fixed number when the count never changes, "" otherwise."""
+    counts = {}
+    for layers in (num_layers, 3, 5):
+        try:
+            with torch.random.fork_rng():
+                found = cls(*args[:4], layers, *args[5:]).state_dict()
+        except Exception:  # a probe: the check's own builds tell errors
+            return ""
+        counts[layers] = len(
+            {int(key.split(".")[1]) for key in found if re.match(r"layers\.\d+\.", key)}
+        )
+    shown = ", ".join(f"{count} for num_layers = {layers}" for layers, count in counts.items())
+    rules = [
+        (rule, likely)
+        for rule, (count, likely) in _BLOCK_COUNT_RULES.items()
+        if all(count(layers) == got for layers, got in counts.items())
+    ]
+    if len(rules) == 1:
+        return f" Your block counts are {shown}: {rules[0][0]} ({rules[0][1]}?)."
+    if len(set(counts.values())) == 1:
+        return (
+            f" Your block counts are {shown}: a fixed number, whatever num_layers (is "
+            "num_layers used at all?)."
+        )
+    return ""
+
+
 def _blocks_follow_num_heads(cls, vocab: int, d_ff: int) -> str:
     """Whether the number of blocks follows num_heads rather than num_layers (b16b:
     DecoderBlock(d_model, num_layers, ...) for _ in range(num_heads), right whenever the
@@ -487,7 +536,7 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
                 swapped = _blocks_follow_num_heads(cls, case.vocab, case.d_ff)
                 c.expect_true(not swapped, swapped)
             if blocks:
-                c.fail(f"GPT{args}: {blocks}")
+                c.fail(f"GPT{args}: {blocks}{_block_count_rule(cls, args, case.num_layers)}")
             _norm_over_vocabulary(c, cls, args, case.vocab, case.d_model)
             build = functools.partial(
                 build_module,

@@ -97,11 +97,31 @@ _GAIN_DIVIDED = (
     "You divided by the learned gain self.weight instead of multiplying by it: "
     "x / sqrt(mean(x**2) + eps) * self.weight."
 )
-_NO_EPS = "You left out eps: divide by sqrt(mean(x**2) + eps), with eps inside the root."
-_AXIS = (
-    "You normalised over the wrong axis. Each token is normalised on its own, over its "
-    "d_model features: the mean of the squares over the last axis (dim=-1, keepdim=True)."
+_NO_EPS = (
+    "You left out eps: divide by sqrt(mean(x**2) + eps), with eps inside the root. (The "
+    "unit-vector form, F.normalize(x, dim=-1) * sqrt(d_model), has no eps under the root "
+    "either: its own eps only floors the norm.)"
 )
+_AXIS = (
+    "You normalised over the wrong axis: your mean of the squares runs {over}. Each token "
+    "is normalised on its own, over its d_model features: the mean of the squares over the "
+    "last axis alone (dim=-1, keepdim=True)."
+)
+#: {the oracle's ``over``: which axes the learner's mean of the squares runs over}
+_AXIS_OVER = {
+    "sequence": (
+        "over the positions (dim=-2, the sequence axis), one number per feature, instead "
+        "of over each token's features"
+    ),
+    "everything": (
+        "over every axis at once (a .mean() without dim, or dim=None): one number for the "
+        "whole tensor, every token scaled by the mean square of all of them"
+    ),
+    "sequence_and_features": (
+        "over the last two axes, dim=(-2, -1): one number per sequence, so every token is "
+        "scaled by the whole sequence's mean square (right only for a one-token sequence)"
+    ),
+}
 _NO_GAIN = "Your result lacks the learned gain: multiply by self.weight."
 _GAIN_ADDED = (
     "You {verb} the learned gain instead of multiplying by it ({sign} self.weight, as a bias "
@@ -148,9 +168,7 @@ def _norm_mistakes(case_eps: float | None) -> dict[str, dict[str, Any]]:
         _EPS_SUBTRACTED: {"eps_at": "subtracted"},
         _EPS_RECIPROCAL: {"eps_at": "reciprocal"},
         _GAIN_DIVIDED: {"divide_gain": True},
-        _AXIS: {"over": "sequence"},
-        _AXIS + " ": {"over": "everything"},
-        _AXIS + "  ": {"over": "sequence_and_features"},
+        **{_AXIS.format(over=text): {"over": over} for over, text in _AXIS_OVER.items()},
         _NO_GAIN: {"gain": False},
         _CENTRED: {"centre": True},
         _INVERTED: {"invert": True},
@@ -300,6 +318,11 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
     )
     if torch.allclose(per_token, rms, rtol=1e-3, atol=1e-6):
         return ""
+    if not found and (
+        scaled_rms := _rms_times_power(per_token, rms, x.shape[-1])
+        or _rms_times_power(per_token, x.pow(2).mean(-1, keepdim=True).sqrt(), x.shape[-1], True)
+    ):
+        return scaled_rms
     first = tuple(0 for _ in per_token.shape[:-1])
     told = (
         f"it is {found[0]}"
@@ -312,6 +335,48 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
         f"number is not the root mean square sqrt(mean(x ** 2) + eps): {told}. Square each "
         "feature, average the squares over the last axis, add eps, then take the root: "
         "x.pow(2).mean(dim=-1, keepdim=True)."
+    )
+
+
+#: {power of d_model: how the root mean square picks up that factor}
+_RMS_POWERS = {
+    1.0: (
+        "x / ||x|| (F.normalize, whose root mean square is 1 / sqrt(d_model)) multiplied by "
+        "d_model ** -0.5 where d_model ** 0.5 belongs (the scale inverted), or divided by "
+        "sqrt(d_model) where it multiplies"
+    ),
+    -1.0: (
+        "x / ||x|| (F.normalize) multiplied by d_model ** 1.5 or d_model where d_model ** 0.5 "
+        "belongs, or the root mean square divided by d_model once more"
+    ),
+    2.0: "the root mean square multiplied by d_model ** 2 somewhere, where it stands alone",
+}
+
+
+def _rms_times_power(
+    per_token: torch.Tensor, rms: torch.Tensor, d_model: int, without_eps: bool = False
+) -> str:
+    """The number per token as the root mean square times one power of d_model on every
+    token (blind20c-rms-unit-vector-scale-inverted: F.normalize(x) * d_model ** -0.5, d_model
+    times the root mean square, got the first token's number alone); "" when the factor
+    varies or is no such power (d_model ** 0.5 is the L2 norm, told by its own candidate).
+    ``without_eps``: ``rms`` is sqrt(mean(x ** 2)), eps left out (as F.normalize does)."""
+    factor = per_token / rms  # (..., 1)
+    if d_model < 2 or not torch.allclose(factor, factor.mean().expand_as(factor), rtol=1e-3):
+        return ""
+    value = float(factor.mean())
+    power = next((p for p in _RMS_POWERS if abs(value / d_model**p - 1) < 1e-3), None)
+    if power is None:
+        return ""
+    size = "small" if value > 1 else "large"
+    times = f"d_model ** {abs(power):g}" if abs(power) != 1 else "d_model"
+    return (
+        "Your result is x * weight divided by one number per token, as RMSNorm's is, but that "
+        f"number is {value:.4g} = d_model ** {power:g} times the root mean square sqrt(mean(x "
+        f"** 2){'' if without_eps else ' + eps'}) on every token, so every output is {times} "
+        f"times too {size} (d_model = {d_model}).{' Your root has no eps either.' if without_eps else ''} "
+        f"The likely cause: {_RMS_POWERS[power]}. Divide by the root mean square "
+        "itself: x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + eps) * weight."
     )
 
 
@@ -567,6 +632,44 @@ def _gain_contracted(c: Checker, got: Any, x: torch.Tensor, state, case, what: s
         )
 
 
+#: the check's input scaled: where eps is negligible (large values) or dominant (small
+#: ones), the eps slips part (blind12i-rms-normalize-no-eps: eps left out and eps added to
+#: the reciprocal of the root agree on ordinary activations, and were named together)
+_PARTING_SCALES = (1e3, 1e-3)
+
+
+def _narrowed_by_scale(found: list[str], module, x: torch.Tensor, state, table, eps: float):
+    """The messages of ``found`` whose mistakes also give the learner's result on the
+    check's input scaled by each of :data:`_PARTING_SCALES`; a scale whose result no
+    candidate gives (or that raises) is skipped."""
+    for scale in _PARTING_SCALES:
+        probe = (x.double() * scale).to(x.dtype)
+        try:
+            with torch.no_grad():
+                got = module(probe)
+        except Exception:  # a probe: nothing learnt from it
+            continue
+        if not isinstance(got, torch.Tensor) or got.shape != probe.shape:
+            continue
+        got = got.detach().double()
+        values = {
+            **mistake_values(lambda **k: rms_norm_f(probe, state, **k), table),
+            _EPS_FLOOR: probe.double()
+            * state["weight"].double()
+            / probe.double().pow(2).mean(-1, keepdim=True).clamp(min=eps).sqrt(),
+        }
+        fitting = []
+        for message in found:
+            value = values.get(message)
+            value = value() if callable(value) else value
+            if isinstance(value, torch.Tensor) and value.shape == got.shape:
+                if torch.allclose(got, value.double(), rtol=1e-3, atol=1e-6 * scale):
+                    fitting.append(message)
+        if fitting:
+            found = fitting
+    return found
+
+
 def check_RMSNorm(cls, *, hidden: bool = False) -> None:
     with Checker("RMSNorm", hidden=hidden) as c:
         c.require_callable(cls)
@@ -629,6 +732,9 @@ def check_RMSNorm(cls, *, hidden: bool = False) -> None:
                 ),
                 explain=lambda got=got, x=x, eps=eps, state=state: (
                     _negative_root(got, x, eps) or _wrong_statistic(got, x, state, eps)
+                ),
+                narrow=lambda found, module=module, x=x, state=state, table=table, eps=eps: (
+                    _narrowed_by_scale(found, module, x, state, table, eps)
                 ),
             )
         _expect_gradients(c, cls, _GRADIENT_CASE[hidden])

@@ -907,6 +907,84 @@ def _term_probe(apply_rotary, d_head: int, pairing: str) -> str:
     )
 
 
+def _partners_text(partners: list[int]) -> str:
+    return "[" + ", ".join(str(p) for p in partners) + "]"
+
+
+def _partner_probe(apply_rotary, x: torch.Tensor, got: torch.Tensor, pairing: str) -> str:
+    """Each output feature's partner, read from the learner's outputs: with cos = 0 and
+    sin = 1 (every pair turned by 90 degrees) the result is the partner map alone, and
+    one-hot rows x = eye(d_head) give it feature by feature (output feature i takes input
+    feature partner[i], with a sign); with cos = 1 and sin = 0 the result must be x. When
+    that map is a signed permutation whose partners are not the pairing's, and x * cos +
+    partner(x) * sin reproduces the learner's result on the check's input, the partners
+    are named (blind20c-rot-partner-from-flipped-features: x.flip(-1) pairs i with
+    d_head - 1 - i, and got "differs from the reference"); "" otherwise."""
+    d_head = x.shape[-1]
+    half = d_head // 2
+    eye = torch.eye(d_head, dtype=torch.float32)  # (len = d_head, d_head): one-hot rows
+    zeros, ones = torch.zeros(d_head, half), torch.ones(d_head, half)  # (len, d_head / 2)
+    try:
+        with torch.no_grad():
+            turned = apply_rotary(eye.clone(), zeros, ones)  # row j: where feature j goes
+            kept = apply_rotary(eye.clone(), ones, zeros.clone())
+    except Exception:  # a probe: any failure means no answer
+        return ""
+    if not all(
+        isinstance(y, torch.Tensor) and tuple(y.shape) == (d_head, d_head) for y in (turned, kept)
+    ):
+        return ""
+    turned, kept = turned.double(), kept.double()
+    if not torch.allclose(kept, eye.double(), atol=1e-5):
+        return ""
+    signed = turned.round()
+    if (
+        not torch.allclose(turned, signed, atol=1e-5)
+        or not torch.equal(signed.abs().sum(0), torch.ones(d_head, dtype=torch.float64))
+        or not torch.equal(signed.abs().sum(1), torch.ones(d_head, dtype=torch.float64))
+    ):
+        return ""  # not a signed permutation: another mistake
+    partners = signed.abs().argmax(0).tolist()  # output i takes input feature partners[i]
+    if pairing == "adjacent":
+        right = [i + 1 if i % 2 == 0 else i - 1 for i in range(d_head)]
+    else:
+        right = [(i + half) % d_head for i in range(d_head)]
+    if partners == right:
+        return ""  # the partners are right: a sign or a term, told elsewhere
+    # the check's own input: x * cos + partner(x) * sin must be the learner's result
+    length = x.shape[-2]
+    angles = rope_angles_f(length, d_head)  # (len, d_head / 2)
+    if pairing == "half":  # one angle per feature, (len, d_head)
+        per_feature = torch.cat([angles, angles], dim=-1)
+    else:
+        per_feature = angles.repeat_interleave(2, dim=-1)
+    cos, sin = per_feature.cos(), per_feature.sin()
+    predicted = x.double() * cos + (x.double() @ signed) * sin  # (..., len, d_head)
+    if not torch.allclose(got.double(), predicted, rtol=1e-2, atol=1e-2):
+        return ""
+    reversed_order = partners == list(range(d_head - 1, -1, -1))
+    cause = (
+        " They are the features in reverse order, d_head - 1 - i: x.flip(-1) reverses "
+        "every feature, where rotate-half swaps the two halves, each in its own order."
+        if reversed_order
+        else ""
+    )
+    fix = (
+        "torch.cat([-x[..., half:], x[..., :half]], dim=-1) (feature i's partner is "
+        "i + d_head // 2)"
+        if pairing == "half"
+        else "the neighbour of each feature (2i with 2i + 1)"
+    )
+    return (
+        "Your apply_rotary pairs each feature with the wrong partner. With cos = 0 and "
+        "sin = 1 (every pair turned by 90 degrees) output feature i is its partner's value: "
+        f"yours takes input features {_partners_text(partners)} for outputs 0 .. "
+        f"{d_head - 1}, where the pairs are {_partners_text(right)}.{cause} So each feature "
+        "turns with another pair's feature and angle, and the result is not a rotation of "
+        f"the lesson's pairs. The partner term must be {fix}."
+    )
+
+
 def _relative_property(c: Checker, apply_rotary, d_head: int, seed: int) -> None:
     length = 12
     cos, sin = ref.rotary_embedding(length, d_head)
@@ -1452,23 +1530,27 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                 tol=tol,
                 d_head=d_head,
             ) -> str:
-                return _rotary_layout(
-                    match_layout(
-                        got,
-                        expected,
-                        axes,
-                        reference=lambda x_: rotate_f(x_, angles, pairing),
-                        inputs=[("x", x, axes)],
-                        input_kinds=("interleave", "deinterleave"),
-                        **tol,
+                return (
+                    _rotary_layout(
+                        match_layout(
+                            got,
+                            expected,
+                            axes,
+                            reference=lambda x_: rotate_f(x_, angles, pairing),
+                            inputs=[("x", x, axes)],
+                            input_kinds=("interleave", "deinterleave"),
+                            **tol,
+                        )
                     )
-                ) or next(
-                    (
-                        found
-                        for way in (pairing, "adjacent" if pairing == "half" else "half")
-                        if (found := _term_probe(apply_rotary, d_head, way))
-                    ),
-                    "",
+                    or _partner_probe(apply_rotary, x, got, pairing)
+                    or next(
+                        (
+                            found
+                            for way in (pairing, "adjacent" if pairing == "half" else "half")
+                            if (found := _term_probe(apply_rotary, d_head, way))
+                        ),
+                        "",
+                    )
                 )
 
             runs.append((got, expected, call, tol, mistakes, explain, axes))

@@ -330,6 +330,38 @@ def _ascending_top_p(row: torch.Tensor, case: _SampleCase) -> torch.Tensor:
     return torch.softmax(z.masked_fill(remove.scatter(-1, order, remove), float("-inf")), -1)
 
 
+_TOP_P_MIN_P = (
+    "Your top-p keeps the tokens whose probability is at least top_p times the most "
+    "probable token's: that is min-p, a threshold relative to the top token, not top-p. "
+    "Top-p keeps the smallest set of the most probable tokens whose cumulative probability "
+    "reaches top_p: sort the probabilities (descending), take the mass before each token, "
+    "sorted_probs.cumsum(dim=-1) - sorted_probs, and remove a token when it is >= top_p."
+)
+_TOP_P_ABSOLUTE = (
+    "Your top-p keeps the tokens whose own probability is at least {cut}: a threshold on "
+    "each token's probability, not top-p. Top-p keeps the smallest set of the most probable "
+    "tokens whose cumulative probability reaches top_p: sort the probabilities "
+    "(descending), take the mass before each token, sorted_probs.cumsum(dim=-1) - "
+    "sorted_probs, and remove a token when it is >= top_p."
+)
+_TOP_P_THRESHOLDS = {  # {message: the probability below which a token is removed}
+    _TOP_P_MIN_P: lambda probs, top_p: top_p * probs.max(),
+    _TOP_P_ABSOLUTE.format(cut="top_p"): lambda probs, top_p: top_p,
+    _TOP_P_ABSOLUTE.format(cut="1 - top_p"): lambda probs, top_p: 1.0 - top_p,
+}
+
+
+def _thresholded(row: torch.Tensor, case: _SampleCase, threshold) -> torch.Tensor:
+    """What sample draws from when top-p removes the tokens (after the temperature and
+    top-k) whose probability is below ``threshold(probs, top_p)``, the most probable
+    kept (float64, (vocab,))."""
+    probs = sample_probabilities_f(row, temperature=case.temperature, top_k=case.top_k)
+    remove = probs < threshold(probs, case.top_p)
+    remove[probs.argmax()] = False
+    kept = probs.masked_fill(remove, 0.0)
+    return kept / kept.sum()
+
+
 _TOP_P_LOGITS = (
     "Your top-p adds up the logits, not the probabilities: the nucleus is cut where the "
     "running total of the sorted logits reaches top_p. Sort and add up the probabilities "
@@ -772,6 +804,11 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
             row, case
         )
     if case.top_p is not None:
+        # a threshold on each token's own probability in place of the cumulative set:
+        # relative to the most probable token (min-p) or absolute (at least top_p, or at
+        # least 1 - top_p), the most probable token always kept
+        for told, threshold in _TOP_P_THRESHOLDS.items():
+            models[told] = lambda row, threshold=threshold: _thresholded(row, case, threshold)
         models[_TOP_P_ASCENDING] = lambda row: _ascending_top_p(row, case)
         models[_TOP_P_LOGITS] = lambda row: _logits_top_p(row, case)
         # the guard that keeps one token put on another sorted column, counted from the
@@ -821,7 +858,9 @@ def _confirmed(c: Checker, sample, case: _SampleCase, fitting: list[str], models
     several still fit, for :data:`_PEAKED_ROW` and :data:`_WIDE_ROW` too (b11b: top-p
     before top-k and a top-k with no effect keep the same tokens of the case's row and the
     flat one, where top-p keeps no more than k tokens)."""
-    for number, row in enumerate((_CONFIRM_ROW, _PEAKED_ROW, _WIDE_ROW)):
+    rows = [_CONFIRM_ROW, _PEAKED_ROW, _WIDE_ROW]
+    parting = _threshold_row(case) if set(fitting) & set(_TOP_P_THRESHOLDS) else None
+    for number, row in enumerate(rows if parting is None else [parting, *rows]):
         if number and len(fitting) < 2:
             break
         confirm = _SampleCase(
@@ -842,6 +881,25 @@ def _confirmed(c: Checker, sample, case: _SampleCase, fitting: list[str], models
 
         fitting = [message for message in fitting if fits(message)]
     return fitting
+
+
+def _threshold_row(case: _SampleCase) -> tuple[float, ...] | None:
+    """A row on which top-p (3 tokens), min-p (2) and a running total that adds each
+    token's own probability, cumsum + probs (1), keep different numbers of tokens at the
+    case's top_p and temperature: after the temperature its probabilities are 0.52 top_p,
+    0.45 top_p, then equal pieces below 0.5 top_p ** 2, in reverse (blind20c-sample-top-p-as-min-p: the
+    edit cumsum + probs fitted every input the check ran). None where no such row exists
+    here (top_p outside [0.3, 0.86], or a top-k that would cut the row)."""
+    q = case.top_p
+    if q is None or not 0.3 <= q <= 0.86:
+        return None
+    rest = 1.0 - 0.97 * q
+    pieces = int(rest // (0.5 * q * q)) + 1
+    probs = [0.52 * q, 0.45 * q] + [rest / pieces] * pieces
+    if case.top_k is not None and case.top_k < len(probs):
+        return None
+    # least probable first: sorted order is not vocabulary order (order.cumsum parts too)
+    return tuple(round(case.temperature * float(torch.tensor(p).log()), 4) for p in probs[::-1])
 
 
 def _effective_temperature(row: torch.Tensor, case: _SampleCase, matches) -> str | None:
@@ -1064,6 +1122,61 @@ def _greedy_text(sample, rows: torch.Tensor) -> str:
     )
 
 
+#: a (3, 5) probe whose one-number readings all differ: the flattened argmax 8 (row 1,
+#: column 3), the argmax of the last column's entries 2 (row 2's 3.0), the first row's
+#: argmax 1 and the last row's 0
+_SCALAR_PROBE = torch.tensor(
+    [[0.0, 5.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 9.0, 2.0], [4.0, 0.0, 0.0, 0.0, 3.0]]
+)
+_SCALAR_READINGS = {  # {cause: the one number it returns for (batch, vocab) logits}
+    (
+        " It is the argmax of the flattened logits (the whole batch at once): argmax without "
+        "dim (or an .item()) gives one number for the whole batch; take one per row, "
+        "logits.argmax(dim=-1)."
+    ): lambda logits: logits.argmax(),
+    (
+        " It is the row whose last vocabulary entry is largest: logits[:, -1] (the last "
+        "position's slice, as if sample received the model's (batch, len, vocab) output) "
+        "kept only each row's last vocabulary entry, and the argmax ran over the batch. The "
+        "logits sample receives are already (batch, vocab), the last position's: take that "
+        "slice in the generation loop, and here logits.argmax(dim=-1)."
+    ): lambda logits: logits[:, -1].argmax(),
+    (
+        " It is the first row's token alone: take one per row, logits.argmax(dim=-1) (not "
+        "[0] of it, nor an .item())."
+    ): lambda logits: logits.argmax(-1)[0],
+    (
+        " It is the last row's token alone: take one per row, logits.argmax(dim=-1) (not "
+        "[-1] of it)."
+    ): lambda logits: logits.argmax(-1)[-1],
+}
+
+
+def _one_greedy_number(sample, rows: torch.Tensor, got: torch.Tensor) -> str:
+    """Which one-number reading of the (batch, vocab) logits a greedy sample that returned
+    a 0-d tensor gives, told on the check's rows and on :data:`_SCALAR_PROBE`, where the
+    readings all differ (blind20c-sample-slices-last-position, logits[:, -1] then argmax,
+    was told "the argmax of the flattened logits", which the check's two rows could not
+    tell apart); every reading that fits both when several do, none when the probe fails."""
+    fitting = [
+        cause for cause, reading in _SCALAR_READINGS.items() if int(reading(rows)) == int(got)
+    ]
+    if fitting:
+        try:
+            with torch.no_grad():
+                probe = sample(_SCALAR_PROBE.clone(), temperature=0.0, generator=_generator(1))
+            number = int(probe) if isinstance(probe, torch.Tensor) and probe.numel() == 1 else None
+        except Exception:  # a probe: any failure means no answer
+            number = None
+        fitting = [c for c in fitting if int(_SCALAR_READINGS[c](_SCALAR_PROBE)) == number]
+    if len(fitting) == 1:
+        return fitting[0]
+    return (
+        " Yours is one number for the whole batch (an argmax without dim, an .item(), or a "
+        "slice that dropped the batch axis); take one per row, logits.argmax(dim=-1)."
+    )
+
+
 def check_sample(sample, *, hidden: bool = False) -> None:
     with Checker("sample", hidden=hidden) as c:
         c.require_callable(sample)
@@ -1090,15 +1203,7 @@ def check_sample(sample, *, hidden: bool = False) -> None:
             else ""
         )
         if isinstance(got, torch.Tensor) and got.dim() == 0:
-            flat = (
-                " It is the argmax of the flattened logits (the whole batch at once)"
-                if int(got) == int(rows.argmax())
-                else ""
-            )
-            over_batch = (
-                f"{flat}: argmax without dim (or an .item()) gives one number for the whole "
-                "batch; take one per row, logits.argmax(dim=-1)."
-            )
+            over_batch = _one_greedy_number(sample, rows, got)
         c.expect_shape(got, (2,), call, "One token per row of logits: (batch,)." + over_batch)
         c.expect_equal(got.long(), rows.argmax(-1), call, _GREEDY)
         for case in cases:

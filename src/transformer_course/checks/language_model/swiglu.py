@@ -387,7 +387,11 @@ def _hidden_width_hint(c: Checker, cls, d_model: int, d_ff: int) -> None:
     width = int(w1.shape[0])
     if width == d_ff:
         return
+    related = _width_relations(module, d_model, d_ff, width)
     sources = _converted_widths(d_model, d_ff, width)
+    if related and not sources.startswith("int("):
+        # a width that is exactly d_ff // 2, 2 * d_ff, ... is not read as a rounding
+        sources = ""
     llama = (
         f" That is {sources}: Llama's FeedForward converts its "
         "hidden width (two thirds of 4 * d_model, to keep the parameter count of a "
@@ -396,11 +400,59 @@ def _hidden_width_hint(c: Checker, cls, d_model: int, d_ff: int) -> None:
         if sources
         else ""
     )
+    related = "" if sources else related
     c.fail(
         f"SwiGLU({d_model}, {d_ff}): w1 maps d_model to {width} features, not to d_ff = "
-        f"{d_ff}.{llama} w1 and w3 are nn.Linear(d_model, d_ff, bias=False), w2 "
+        f"{d_ff}.{llama}{related} w1 and w3 are nn.Linear(d_model, d_ff, bias=False), w2 "
         "nn.Linear(d_ff, d_model, bias=False)."
     )
+
+
+#: {how a hidden width follows from the arguments: (its size, what it means)}
+_WIDTH_RELATIONS = {
+    "half of d_ff, d_ff // 2": (
+        lambda d_model, d_ff: d_ff // 2,
+        "the gate and the value share the d_ff features between them, as a fused SwiGLU "
+        "does that makes both with one projection and chunks it in two (proj(x).chunk(2, "
+        "dim=-1)); here w1 and w3 are separate, and each has all d_ff outputs",
+    ),
+    "2 * d_ff": (
+        lambda d_model, d_ff: 2 * d_ff,
+        "the width of a fused projection that makes the gate and the value at once; here w1 "
+        "and w3 are separate, each with d_ff outputs",
+    ),
+    "d_model": (
+        lambda d_model, d_ff: d_model,
+        "d_ff is never used: the hidden features are d_model wide",
+    ),
+    "4 * d_model": (
+        lambda d_model, d_ff: 4 * d_model,
+        "the classic feed-forward width, in place of the d_ff given",
+    ),
+}
+
+
+def _width_relations(module, d_model: int, d_ff: int, width: int) -> str:
+    """How a wrong hidden width follows from d_model and d_ff (d_ff // 2, the split of a
+    fused SwiGLU: blind20c-swiglu-d-ff-split-between-gate-and-value got "6 features, not
+    d_ff" alone; 2 * d_ff; d_model; 4 * d_model), with the other weights' widths: every
+    relation that gives it is named, "" when none does."""
+    fits = [
+        (how, meaning)
+        for how, (size, meaning) in _WIDTH_RELATIONS.items()
+        if size(d_model, d_ff) == width and size(d_model, d_ff) != d_ff
+    ]
+    if not fits:
+        return ""
+    state = module.state_dict()
+    widths = {
+        name: tuple(state[f"{name}.weight"].shape)
+        for name in ("w1", "w3", "w2")
+        if hasattr(state.get(f"{name}.weight"), "shape")
+    }
+    shown = ", ".join(f"{name}.weight {shape}" for name, shape in widths.items())
+    said = " or ".join(f"{how} = {width}: {meaning}" for how, meaning in fits)
+    return f" Your hidden width is {said} ({shown}). The hidden width is d_ff itself."
 
 
 def check_SwiGLU(cls, *, hidden: bool = False) -> None:
