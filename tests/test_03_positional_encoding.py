@@ -435,6 +435,12 @@ def pe_base_1000(max_len, d_model):
     return _interleave(np.sin(angles), np.cos(angles), d_model)
 
 
+def pe_base_one_million(max_len, d_model):  # 10 ** 6 typed for 10 ** 4: a wrong base
+    pos = np.arange(max_len)[:, None]
+    angles = pos / np.power(10.0**6, np.arange(0, d_model, 2) / d_model)
+    return _interleave(np.sin(angles), np.cos(angles), d_model)
+
+
 def pe_multiplied(max_len, d_model):
     pos = np.arange(max_len)[:, None]
     angles = pos * 10000 ** (np.arange(0, d_model, 2) / d_model)
@@ -1320,6 +1326,11 @@ MISTAKES = [
     ),
     Mistake(check_positional_encoding, pe_integer_division, "integer division"),
     Mistake(check_positional_encoding, pe_base_1000, "base is 1000"),
+    Mistake(
+        check_positional_encoding,
+        pe_base_one_million,
+        r"pos / 1 000 000\^\(2i/d_model\).*the base is 1 000 000 instead of 10000",
+    ),
     Mistake(check_positional_encoding, pe_multiplied, r"\*divided\*"),
     Mistake(check_positional_encoding, pe_positions_from_1, "Positions start at 1"),
     Mistake(check_positional_encoding, pe_odd_crash, r"(?s)raised ValueError.*odd d_model"),

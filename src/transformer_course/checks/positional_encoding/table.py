@@ -292,11 +292,61 @@ def _pe_fitted_frequencies(got: np.ndarray, max_len: int, d_model: int, others=l
         for table, case in others()
         if case[0] >= 2 and case[1] >= 4 and table.shape == case
     ]
+    why = _exponent_why_everywhere(c, d_model, measured)
+    base = _round_base(c)
+    if base is not None and not why:
+        return _wrong_base_sentence(c, base)
     shown = f"{round(c)}i" if abs(c - round(c)) < 1e-3 else f"{c:.4g}·i"
     return (
         f"Your sines and cosines are in place, but pair i turns at pos / 10000^({shown}/d_model) "
-        "(i the pair index, measured from your table): the exponent is 2i/d_model."
-        + _exponent_why_everywhere(c, d_model, measured)
+        "(i the pair index, measured from your table): the exponent is 2i/d_model." + why
+    )
+
+
+def _single_round_base(got: np.ndarray, max_len: int, d_model: int) -> bool:
+    """Whether ``got`` is the table of pos / B^(2i/d_model) for a round base B other than
+    10000 (and other than a named exponent mistake)."""
+    c = _pe_measured_exponent(got, max_len, d_model)
+    return (
+        c is not None
+        and c > 0
+        and not any(abs(c - named) < 1e-3 for named in (1.0, 2.0, 4.0))
+        and _round_base(c) is not None
+    )
+
+
+def _round_base(c: float) -> float | None:
+    """The base B of pos / B^(2i/d_model) that gives the measured exponent c of
+    pos / 10000^(c·i/d_model), when B is a number a learner writes (1, 2 or 5 times a power
+    of ten: 1000, 100000, 20000, ...); None otherwise. Base and exponent cannot be told
+    apart from any table (B^(2i/d) = 10000^(c·i/d) at every i and d_model), so a round
+    base is the likelier reading of a c that is not a named exponent mistake."""
+    base = 10000.0 ** (c / 2.0)
+    if not 10.0 <= base <= 1e9:
+        return None
+    power = 10.0 ** math.floor(math.log10(base) + 1e-9)
+    for mantissa in (1.0, 2.0, 5.0, 10.0):
+        if abs(base - mantissa * power) < 1e-3 * base:
+            return mantissa * power
+    return None
+
+
+def _wrong_base_sentence(c: float, base: float) -> str:
+    """The sentence for a table whose frequencies are pos / ``base``^(2i/d_model)."""
+    written = f"{base:,.0f}".replace(",", " ")
+    slip = ""
+    if base == 100000.0:
+        slip = " A common slip: 10e4 is 10·10^4 = 100000, not 10000; write 1e4 or 10000.0."
+    elif base == 1000.0:
+        slip = " (10e2, or 1e3, is 1000; the base is 1e4 = 10000.)"
+    slower = "slower" if base > 10000.0 else "faster"
+    return (
+        f"Your sines and cosines are in place, but pair i turns at pos / {written}^(2i/d_model) "
+        f"(measured from your table): the base is {written} instead of 10000, so every pair "
+        f"after the first turns {slower} than the paper's. The base must be 10000: "
+        f"pos / 10000^(2i/d_model).{slip} (The same table also comes from base 10000 with "
+        f"the exponent {c:.4g}·i/d_model instead of 2i/d_model, if you changed the exponent "
+        "rather than the base.)"
     )
 
 
@@ -485,8 +535,14 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                         lambda: _other_tables(positional_encoding, cases, current),
                     )
                 ),
-                pairs=lambda max_len=max_len, d_model=d_model, got=got: _pe_pairs(
-                    positional_encoding, cases, (max_len, d_model), _tolerance(got.dtype)
+                # a pair of knobs whose table is one wrong round base (base 1000 with a
+                # doubled exponent is base 1000000) yields to that single mistake
+                pairs=lambda max_len=max_len, d_model=d_model, got=got, got64=got64: (
+                    {}
+                    if _single_round_base(got64, max_len, d_model)
+                    else _pe_pairs(
+                        positional_encoding, cases, (max_len, d_model), _tolerance(got.dtype)
+                    )
                 ),
                 axes=("position", "d_model"),
             )
