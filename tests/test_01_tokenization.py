@@ -249,6 +249,20 @@ def encode_skip_unknown(tokens, vocab):
     return [vocab[t] for t in tokens if t in vocab]
 
 
+def encode_unknown_one_unk_per_letter(tokens, vocab):  # an unknown word as <unk> per letter
+    ids = []
+    for token in tokens:
+        ids.extend([vocab[token]] if token in vocab else [vocab["<unk>"]] * len(token))
+    return ids
+
+
+def encode_unknown_wrapped_in_unk_pair(tokens, vocab):  # <unk> twice for an unknown word
+    ids = []
+    for token in tokens:
+        ids.extend([vocab[token]] if token in vocab else [vocab["<unk>"], vocab["<unk>"]])
+    return ids
+
+
 def encode_unknown_as_pad(tokens, vocab):
     return [vocab.get(t, 0) for t in tokens]
 
@@ -1292,6 +1306,16 @@ MISTAKES = [
     Mistake(checks.check_build_vocab, vocab_duplicate_special, "no gaps or repeats"),
     Mistake(checks.check_build_vocab, vocab_overwrites_special, "keeps its special id"),
     Mistake(checks.check_encode, encode_skip_unknown, "not be skipped"),
+    Mistake(
+        checks.check_encode,
+        encode_unknown_one_unk_per_letter,
+        r"became \[1, 1, 1(, 1, 1)?\] \([35] ids\).*one id per character",
+    ),
+    Mistake(
+        checks.check_encode,
+        encode_unknown_wrapped_in_unk_pair,
+        r"became \[1, 1\] \(2 ids\).*must become exactly one id, the id of <unk>",
+    ),
     Mistake(checks.check_tokenize, tokenize_letters_only, r"Digits were dropped"),
     Mistake(
         checks.check_encode,
