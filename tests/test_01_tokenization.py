@@ -2493,7 +2493,7 @@ def decode_recursive(ids, merges):
         a, b = children[i]
         return expand(a) + expand(b)
 
-    return b"".join(expand(i) for i in ids).decode("utf-8")
+    return b"".join(expand(i) for i in ids).decode("utf-8", errors="replace")
 
 
 def decode_like_minbpe(ids, merges):
@@ -2512,7 +2512,7 @@ def decode_bytearray(ids, merges):
     out = bytearray()
     for i in ids:
         out += table[i]
-    return out.decode()
+    return out.decode(errors="replace")
 
 
 # ------------------------------------------------ round 11 (r11c): families that carry over
@@ -3570,6 +3570,13 @@ def bpe_decode_empty_on_error(ids, merges):  # gives up on the whole text
         return ""
 
 
+def bpe_decode_str_of_bytes_strict(ids, merges):  # str(bytes, "utf-8") decodes strictly
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return str(b"".join(table[i] for i in ids), "utf-8")
+
+
 def decode_backslash_escapes(ids, merges):  # a broken character shown as \xc3: visible
     table = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -3665,6 +3672,11 @@ MISTAKES += [
         bpe_decode_empty_on_error,
         r"returned '', expected 'hi\ufffd': the whole text vanished.*returns '' on a "
         r"UnicodeDecodeError",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_str_of_bytes_strict,
+        r"raised UnicodeDecodeError.*not valid UTF-8.*errors='replace'",
     ),
 ]
 CORRECT += [

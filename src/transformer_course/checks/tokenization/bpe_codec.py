@@ -880,15 +880,24 @@ _CUT_CHARACTER_IDS = [104, 105, 195]
 
 
 def _check_cut_character(c: Checker, bpe_decode, merges: dict) -> None:
-    """Bytes that are not a whole UTF-8 character must leave a mark: U+FFFD (errors=
-    "replace", as the reference and the lesson's pieces show), an escape, or an error
-    (strict decoding). Fail where they vanish without a trace."""
+    """Bytes that are not a whole UTF-8 character must leave a mark in the text: U+FFFD
+    (errors="replace", as the lesson asks and the reference does) or an escape. Fail where
+    they vanish without a trace, and where strict decoding raises UnicodeDecodeError (ids a
+    model emits need not be valid UTF-8, and decoding them must not crash)."""
     ids = list(_CUT_CHARACTER_IDS)
     data = bytes(ids)  # every id is a byte: b"hi\xc3"
     try:
         got = bpe_decode(list(ids), dict(merges))
-    except UnicodeDecodeError:
-        return  # strict decoding: the broken character is reported, not hidden
+    except UnicodeDecodeError as exc:
+        c.fail(
+            f"calling `bpe_decode({ids}, merges)` raised UnicodeDecodeError: {exc}. The ids "
+            "end with the byte 195, the first of the two bytes of 'é' alone: not valid "
+            "UTF-8, which a model's output (or a token cut inside a character) can be. "
+            "Your .decode('utf-8') is strict (errors='strict', the default) and raises on "
+            "such bytes; decode must still return text: .decode('utf-8', errors='replace') "
+            "turns each invalid byte sequence into the replacement character '\\ufffd' (�). "
+            f"Expected {data.decode('utf-8', errors='replace')!r}."
+        )
     except Exception:
         got = c.call(bpe_decode, list(ids), dict(merges))  # the usual message for it
     what = f"bpe_decode({ids}, merges)"
@@ -916,8 +925,9 @@ def _check_cut_character(c: Checker, bpe_decode, merges: dict) -> None:
 
 
 def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
-    """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8,
-    so strict decoding and errors="replace" both pass)."""
+    """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8),
+    then on ids that end inside a character (errors="replace" asked: strict decoding
+    raises there)."""
     with Checker("bpe_decode", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(bpe_decode)
         if hidden:
