@@ -1066,6 +1066,15 @@ class TokenEmbeddingWeightIncremented(_ScaledEmbedding):  # the same family: += 
         return self.embedding(ids) * math.sqrt(self.d_model)
 
 
+class TokenEmbeddingRMSNormed(_ScaledEmbedding):  # a norm after the scaled lookup
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.final_norm = nn.RMSNorm(d_model, eps=1e-6)
+
+    def forward(self, ids):
+        return self.final_norm(self.embedding(ids) * math.sqrt(self.d_model))
+
+
 class TokenEmbeddingPlusScale(_ScaledEmbedding):
     def forward(self, ids):
         return self.embedding(ids) + math.sqrt(self.d_model)
@@ -1154,6 +1163,11 @@ MISTAKES += [
         r"(?s)leaf Variable.*changed a trainable parameter in place",
     ),
     Mistake(check_TokenEmbedding, TokenEmbeddingPlusScale, r"You added sqrt\(d_model\)"),
+    Mistake(
+        check_TokenEmbedding,
+        TokenEmbeddingRMSNormed,
+        r"passed through your extra `final_norm` \(RMSNorm\).*remove `final_norm`",
+    ),
     Mistake(check_TokenEmbedding, TokenEmbeddingMinusScale, r"You subtracted sqrt\(d_model\)"),
     Mistake(check_TokenEmbedding, TokenEmbeddingPaddingMasked, r"The vectors of id 0 are all zero"),
     Mistake(

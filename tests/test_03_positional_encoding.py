@@ -838,6 +838,12 @@ def _table(max_len, d_model):
 
 
 # ------------------------------------------------------------------ correct
+class PERowsPrependedAsPositions(ref.PositionalEncoding):  # cat along the positions
+    def forward(self, x):
+        rows = self.pe[:, : x.shape[1]].expand(x.shape[0], -1, -1)  # (batch, len, d_model)
+        return self.dropout(torch.cat([rows, x], dim=1))
+
+
 class PERefusesFullLength(ref.PositionalEncoding):
     """Refuses len == max_len, which fits (>= where > belongs)."""
 
@@ -1690,6 +1696,12 @@ MISTAKES = [
         r"did not follow the module.*plain attribute.*register_buffer",
     ),
     Mistake(check_PositionalEncoding, PEd2l, r"did not follow the module.*d2l"),
+    Mistake(
+        check_PositionalEncoding,
+        PERowsPrependedAsPositions,
+        r"Yours is the table's rows and x concatenated along the position axis "
+        r"\(torch\.cat\(\[\.\.\.\], dim=1\)",
+    ),
     # the tutorial's (max_len, 1, d_model) table sliced batch-first, table[:, :len] (blind
     # round 10): all max_len rows meet the batch axis; told which slice, not table[:len]
     Mistake(

@@ -37,6 +37,7 @@ from transformer_course.checking import (
     torch_generator,
 )
 from transformer_course.checking.modules import build_module, random_state
+from transformer_course.checking.extra_steps import extra_norm_outputs
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import embeddings as ref
@@ -1942,6 +1943,13 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     else ""
                 ),
                 mistakes={
+                    **extra_norm_outputs(
+                        module,
+                        extra,
+                        plain * math.sqrt(d_model),
+                        layer="TokenEmbedding",
+                        right="the scaled lookup self.embedding(ids) * sqrt(d_model)",
+                    ),
                     _no_scale_message(fresh_table, d_model): plain,
                     f"You scaled by d_model ({d_model}); the factor is its square root, "
                     f"sqrt(d_model) = {math.sqrt(d_model):.3g}.": plain * d_model,
