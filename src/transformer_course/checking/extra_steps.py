@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-__all__ = ["extra_output_steps", "extra_norm_outputs"]
+__all__ = ["extra_norm_outputs", "extra_output_steps"]
 
 
 def _norm(x: torch.Tensor) -> torch.Tensor:

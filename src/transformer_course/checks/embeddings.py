@@ -36,8 +36,8 @@ from transformer_course.checking import (
     tolerance,
     torch_generator,
 )
-from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.extra_steps import extra_norm_outputs
+from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import embeddings as ref
