@@ -244,6 +244,11 @@ def sm_quiet_softmax(x, axis=-1):  # softmax1: one more (zero) logit in the deno
     return e / (e.sum(axis=axis, keepdims=True) + 1)
 
 
+def sm_capped_below_overflow(x, axis=-1):  # np.minimum at 700, just below exp's overflow
+    e = np.exp(np.minimum(x, 700.0))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
 def sm_loop_over_entries(x, axis=-1):  # written for one vector, a list out
     top = max(v for v in x if not math.isinf(v))
     out = [math.exp(v - top) for v in x]
@@ -287,6 +292,11 @@ SOFTMAX_MISTAKES = [
     ),
     # blind round 15: the 'plus one' denominator; a softmax written for one vector
     Mistake(check_softmax, sm_quiet_softmax, r"exp\(x - max\) / \(1 \+ sum\): a 1 added"),
+    Mistake(
+        check_softmax,
+        sm_capped_below_overflow,
+        r"treats every input above 700 as 700.*capped.*Subtract each slice's maximum",
+    ),
     Mistake(
         check_softmax,
         sm_loop_over_entries,
