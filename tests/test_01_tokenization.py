@@ -43,6 +43,14 @@ def _finds(name: str, pattern: str, lower: bool = True):
     return tokenize
 
 
+def tokenize_lines_by_newline(text):  # text.split("\n"): one list of tokens per line
+    return [re.findall(r"\w+|[^\w\s]", line.lower()) for line in text.split("\n")]
+
+
+def tokenize_wrapped_in_list(text):  # the findall result put inside another list
+    return [re.findall(r"\w+|[^\w\s]", text.lower())]
+
+
 tokenize_no_lower = _finds("tokenize_no_lower", r"\w+|[^\w\s]", lower=False)
 tokenize_drop_punct = _finds("tokenize_drop_punct", r"\w+")
 tokenize_punct_runs = _finds("tokenize_punct_runs", r"\w+|[^\w\s]+")
@@ -1203,6 +1211,16 @@ def decode_with_chr(ids, merges):
 
 MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_no_lower, "did not lower-case"),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_lines_by_newline,
+        r"Yours is a nested list.*yours gives 3 lists, one per line.*one flat list of tokens",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_wrapped_in_list,
+        r"Yours is a nested list, a list of 1 list\(s\) of tokens.*one flat list of strings",
+    ),
     Mistake(checks.check_tokenize, tokenize_split, "split on whitespace only"),
     Mistake(
         checks.check_tokenize,
