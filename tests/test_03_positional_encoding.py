@@ -441,6 +441,12 @@ def pe_base_one_million(max_len, d_model):  # 10 ** 6 typed for 10 ** 4: a wrong
     return _interleave(np.sin(angles), np.cos(angles), d_model)
 
 
+def pe_exp_form_without_log(max_len, d_model):  # exp(-2i·10000/d): every later pair 0
+    positions = np.arange(max_len, dtype=np.float64)[:, None]
+    angles = positions * np.exp(-np.arange(0, d_model, 2) * 10000.0 / d_model)
+    return _interleave(np.sin(angles), np.cos(angles), d_model)
+
+
 def pe_multiplied(max_len, d_model):
     pos = np.arange(max_len)[:, None]
     angles = pos * 10000 ** (np.arange(0, d_model, 2) / d_model)
@@ -1332,6 +1338,12 @@ MISTAKES = [
     ),
     Mistake(check_positional_encoding, pe_integer_division, "integer division"),
     Mistake(check_positional_encoding, pe_base_1000, "base is 1000"),
+    Mistake(
+        check_positional_encoding,
+        pe_exp_form_without_log,
+        r"Pair 0 is right, but every later pair.*has frequency 0.*exponential that "
+        r"underflowed.*log is left out",
+    ),
     Mistake(
         check_positional_encoding,
         pe_base_one_million,

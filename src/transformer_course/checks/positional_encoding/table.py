@@ -55,6 +55,27 @@ def _unwritten_columns(got: np.ndarray) -> str:
         for j in empty
         if j % 2 == 0 and j + 1 < got.shape[1] and np.allclose(got[:, j + 1], 1.0, atol=1e-6)
     ]
+    pairs = got.shape[1] // 2
+    first_right = got.shape[0] > 1 and np.allclose(
+        got[:, :2],
+        np.stack([np.sin(np.arange(got.shape[0])), np.cos(np.arange(got.shape[0]))], axis=1),
+        atol=1e-6,
+    )
+    if still and len(still) == len(empty) and still == list(range(1, pairs)) and first_right:
+        # pair 0 right (frequency 1) and every later pair's frequency exactly 0: an
+        # exponential that underflowed (blind20d-pe-exp-form-log-dropped was told only
+        # that the angle does not grow)
+        return (
+            f"Pair 0 is right, but every later pair (features {empty} are 0 and "
+            f"{[2 * i + 1 for i in still]} are 1 at every position: sin(0) and cos(0)) has "
+            "frequency 0: its angle never grows with the position. A frequency that is "
+            "exactly 0 for every pair but the first is an exponential that underflowed: "
+            "exp(-z) is 0.0 in floating point once z passes about 745, as exp(-2i·10000/"
+            "d_model) is when the log is left out of the exp form, exp(-2i·log(10000)/"
+            "d_model) (np.log(10000.0), math.log), or a power with a far too large base or "
+            "exponent. Pair i's frequency is 10000^(-2i/d_model), between 1 and 1/10000: "
+            "write the exp form with the log, or pos / np.power(10000.0, 2i / d_model)."
+        )
     if still and len(still) == len(empty):
         return (
             f"Your features {empty} are 0 and the features {[2 * i + 1 for i in still]} are 1 "
