@@ -447,6 +447,15 @@ def pe_exp_form_without_log(max_len, d_model):  # exp(-2i·10000/d): every later
     return _interleave(np.sin(angles), np.cos(angles), d_model)
 
 
+def pe_pair_indices_step_4(max_len, d_model):  # np.arange(0, d_model, 4): too few angles
+    positions = np.arange(max_len, dtype=np.float64)[:, None]
+    pe = np.zeros((max_len, d_model))
+    angles = positions / np.power(10000.0, np.arange(0, d_model, 4) / d_model)
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles)
+    return pe
+
+
 def pe_multiplied(max_len, d_model):
     pos = np.arange(max_len)[:, None]
     angles = pos * 10000 ** (np.arange(0, d_model, 2) / d_model)
@@ -1338,6 +1347,12 @@ MISTAKES = [
     ),
     Mistake(check_positional_encoding, pe_integer_division, "integer division"),
     Mistake(check_positional_encoding, pe_base_1000, "base is 1000"),
+    Mistake(
+        check_positional_encoding,
+        pe_pair_indices_step_4,
+        r"computes \d+ angles where there are "
+        r"d_model / 2 = \d+ pairs.*np\.arange\(0, d_model, 4\)",
+    ),
     Mistake(
         check_positional_encoding,
         pe_exp_form_without_log,

@@ -371,6 +371,77 @@ def _wrong_base_sentence(c: float, base: float) -> str:
     )
 
 
+_BROADCAST_INTO = re.compile(r"from shape \((\d+), ?(\d+)\) into shape \((\d+), ?(\d+)\)")
+
+
+def _too_few_angles(positional_encoding, cases, current) -> str:
+    """A wrong table here and, on another case with an even d_model, a broadcasting error
+    that writes k < d_model/2 angles into the d_model/2 sine columns: the code computes too
+    few angles (pair indices from a range over part of the width), which a small table can
+    hide (at d_model = 4 one angle broadcasts over both pairs, like frequency 1
+    everywhere). Said with the sizes; the range np.arange(0, d_model // 2, 2) named when it
+    gives k on every such case. "" when no other case shows it."""
+    seen = []
+    for max_len, d_model in cases:
+        if (max_len, d_model) == current or d_model % 2 or max_len < 1:
+            continue
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                positional_encoding(max_len, d_model)
+        except ValueError as exc:
+            found = _BROADCAST_INTO.search(str(exc))
+            if not found:
+                continue
+            rows, angles, rows_into, columns = (int(g) for g in found.groups())
+            if rows == rows_into == max_len and columns == d_model // 2 and angles < columns:
+                seen.append((max_len, d_model, angles, str(exc)))
+        except Exception:
+            continue
+    # one angle short is another family (the cosines given angles[:, :-1]): only the
+    # counts of a range over half the width, about d_model / 4, are said here
+    if not seen or not all(len(range(0, d // 2, 2)) == k for _, d, k, _ in seen):
+        return ""
+    max_len, d_model, angles, error = seen[0]
+    return _few_angles_sentence(max_len, d_model, angles, error)
+
+
+def _few_angles_from_error(exc: BaseException, max_len: int, d_model: int) -> str:
+    """The hint for a broadcasting error of this very call that writes about d_model / 4
+    angles into the d_model / 2 sine (or cosine) columns; "" otherwise."""
+    found = _BROADCAST_INTO.search(str(exc))
+    if not found or d_model % 2:
+        return ""
+    rows, angles, rows_into, columns = (int(g) for g in found.groups())
+    if not (rows == rows_into == max_len and columns == d_model // 2):
+        return ""
+    if angles != len(range(0, d_model // 2, 2)) or angles >= columns:
+        return ""
+    return _few_angles_sentence(max_len, d_model, angles, "")
+
+
+def _few_angles_sentence(max_len: int, d_model: int, angles: int, error: str) -> str:
+    """Too few angles, about d_model / 4, for the d_model / 2 pairs: the sizes, and the two
+    ranges that give that count."""
+    raised = (
+        f"positional_encoding({max_len}, {d_model}) raises ValueError: {error}: " if error else ""
+    )
+    why = (
+        " Your counts, about d_model / 4, are those of np.arange(0, d_model // 2, 2), the "
+        "pair indices taken over half of the width (as a 2-D, image, sine encoding splits "
+        "d_model between its x and y axes), or of np.arange(0, d_model, 4), a step of 4 "
+        "(both give the same number of angles)."
+    )
+    hidden = (
+        " (on this small table they broadcast over the pairs and hide the mistake)" if error else ""
+    )
+    return (
+        f"{raised}Your code computes {angles} angles where there are d_model / 2 = "
+        f"{d_model // 2} pairs, so there are too few frequencies{hidden}.{why} There is one "
+        "angle per pair: 2i runs over "
+        "np.arange(0, d_model, 2), and pair i's angle is pos / 10000^(2i/d_model)."
+    )
+
+
 def _other_tables(positional_encoding, cases, current) -> list:
     """The learner's tables for the check's other cases, (table, case) each; the cases
     that raise are left out (the check reaches them with their own message)."""
@@ -475,8 +546,11 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                     (TypeError, _scalar_function_hint),
                     (
                         ValueError,
-                        lambda exc, max_len=max_len, d_model=d_model: flat_vector_broadcast(
-                            exc, {max_len: "positions", (d_model + 1) // 2: "pairs"}
+                        lambda exc, max_len=max_len, d_model=d_model: (
+                            _few_angles_from_error(exc, max_len, d_model)
+                            or flat_vector_broadcast(
+                                exc, {max_len: "positions", (d_model + 1) // 2: "pairs"}
+                            )
                         ),
                     ),
                     *([(Exception, _odd_hint(max_len, d_model))] if d_model % 2 else []),
@@ -520,6 +594,13 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
             overflow = _integer_power_overflow_hint(got64, max_len, d_model)
             if overflow:
                 c.fail(f"{what} is not what the reference gives. {overflow}")
+            few = (
+                ""
+                if np.allclose(got64, ref.positional_encoding(max_len, d_model), atol=1e-4)
+                else _too_few_angles(positional_encoding, cases, (max_len, d_model))
+            )
+            if few:
+                c.fail(f"{what} is not what the reference gives. {few}")
             hint = (
                 "If you wrote `10000 ** 2 * i / d_model`, Python reads it as (10000**2) * i / d_model: "
                 "put the exponent in parentheses."
