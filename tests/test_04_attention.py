@@ -1773,6 +1773,11 @@ def sm_columns_by_reshape(x, axis=-1):
     return ref.softmax(x.reshape(n, -1), axis=0).reshape(x.shape)
 
 
+def row_tanh_gates(query, keys, values):  # tanh of each scaled score: no softmax
+    weights = np.tanh(keys @ query / np.sqrt(query.shape[-1]))
+    return weights, weights @ values
+
+
 def row_power_one_half(query, keys, values):
     """The square root written d_k ** 1 / 2: divided by 2·d_k."""
     d_k = query.shape[-1]
@@ -1871,6 +1876,9 @@ R12F_MISTAKES = [
     Mistake(SDPA, sdpa_k_reshaped, r"reshape \(view\).*in place of kᵀ"),
     # ** 1/2's precedence, confirmed on the probe
     Mistake(ROW, row_power_one_half, r"1/\(2·d_k\).*binds tighter"),
+    Mistake(
+        ROW, row_tanh_gates, r"Your weights are tanh of the scaled scores.*instead of the softmax"
+    ),
     Mistake(ROW, row_times_power_minus_one_half, r"1/\(2·d_k\).*binds tighter"),
     # scores rounded to whole numbers
     Mistake(ROW, row_floor_divided, r"rounded down to whole numbers: a floor division"),
