@@ -765,6 +765,16 @@ def shift_base_1000(k, d_model):
     return m
 
 
+def shift_angle_cast_to_int(k, d_model):  # int(...) of each angle: cut towards 0
+    if d_model % 2:
+        raise ValueError("relative_shift needs an even d_model")
+    m = np.zeros((d_model, d_model))
+    for i in range(0, d_model, 2):
+        theta = int(k / 10000.0 ** (i / d_model))
+        m[i : i + 2, i : i + 2] = [[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]]
+    return m
+
+
 def shift_sin_on_diagonal(k, d_model):
     m = ref.relative_shift(k, d_model)
     return m[:, [j ^ 1 for j in range(d_model)]]  # swaps the columns of each pair
@@ -1271,6 +1281,11 @@ MISTAKES = [
         check_positional_encoding,
         pe_exponent_times_d_model,
         r"pair i turns at pos / 10000\^\(\d+i/d_model\).*multiplies by d_model where it divides",
+    ),
+    Mistake(
+        check_relative_shift,
+        shift_angle_cast_to_int,
+        r"Your angles are whole numbers: pair i turns by k·w_i .*int\(\.\.\.\)",
     ),
     Mistake(
         check_relative_shift,
