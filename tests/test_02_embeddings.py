@@ -1038,6 +1038,12 @@ def _raw_cosines(a, b):
         )
 
 
+def cos_unit_identity_on_raw_rows(a, b):  # 1 - |a - b|^2 / 2 via norm: no normalising
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    distance = np.linalg.norm(a[:, None, :] - b[None, :, :], axis=-1)  # (n, m)
+    return 1.0 - 0.5 * distance**2
+
+
 def cos_nan_to_one(a, b):  # zero vectors given similarity 1
     return np.nan_to_num(_raw_cosines(a, b), nan=1.0)
 
@@ -1186,6 +1192,11 @@ MISTAKES += [
         check_cosine_similarity,
         cos_zip_rows,
         r"shape \(3,\)\. You compared the vectors elementwise \(row i with row i only\)",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_unit_identity_on_raw_rows,
+        r"Yours is 1 - \|a - b\|\^2 / 2.*only for vectors of length 1.*not normalised first",
     ),
     Mistake(
         check_cosine_similarity,

@@ -1177,6 +1177,26 @@ def _diagonal_overwritten(got: np.ndarray, expected: np.ndarray) -> dict:
     }
 
 
+def _unit_identity_mistakes(a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
+    """Formulas that equal the cosine only for vectors of length 1, applied to the raw rows
+    (no normalisation first): 1 - |a - b|^2 / 2 (from |a - b|^2 = 2 - 2 cos), and the same
+    without the half: each named with what it assumes."""
+    squared = ((a[:, None, :] - b[None, :, :]) ** 2).sum(axis=-1)  # (n, m)
+    assumes = (
+        "which equals the cosine only for vectors of length 1 (|a - b|^2 = |a|^2 + |b|^2 - "
+        "2 a·b = 2 - 2 cos for unit vectors), and your rows were not normalised first. "
+        "Divide each row by its own length before using it, or compute a·b / (|a| |b|) "
+        "directly."
+    )
+    return {
+        f"Yours is 1 - |a - b|^2 / 2, one minus half the squared Euclidean distance, {assumes}": (
+            1.0 - squared / 2.0
+        ),
+        f"Yours is 1 - |a - b|^2, one minus the squared Euclidean distance (the / 2 left "
+        f"out too), {assumes}": 1.0 - squared,
+    }
+
+
 def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
     """cosine_similarity(a (n, d), b (m, d)) -> (n, m); a zero vector gives 0.
 
@@ -1317,6 +1337,9 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     @ (b64 / np.maximum(np.linalg.norm(b64, axis=-1, keepdims=True), 1.0)).T,
                     "That is the plain dot product a @ b.T: divide each vector by its length "
                     "first (cosine = a·b / (|a| |b|)).": a64 @ b64.T,
+                    # the unit-vector identities applied to raw rows: right only for rows
+                    # of length 1 (blind20a-cos-from-squared-distance-unnormalised)
+                    **_unit_identity_mistakes(a64, b64),
                     "Only `a` was divided by its lengths: normalise the rows of `b` too.": a_unit
                     @ b64.T,
                     "Only `b` was divided by its lengths: normalise the rows of `a` too.": a64
