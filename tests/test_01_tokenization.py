@@ -1067,6 +1067,18 @@ def encode_smallest_pair_first(text, merges):  # min(present) without key=merges
     return ids
 
 
+def encode_pairs_looked_up_in_inverted_dict(text, merges):  # {new_id: pair}: no pair a key
+    inverted = {new_id: pair for pair, new_id in merges.items()}
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        known = [p for p in zip(ids, ids[1:]) if p in inverted]
+        if not known:
+            break
+        best = min(known, key=lambda p: merges[p])
+        ids = ref.merge_pair(ids, best, merges[best])
+    return ids
+
+
 def encode_latest_merge_first(text, merges):
     ids = list(text.encode("utf-8"))
     while len(ids) > 1:
@@ -1604,6 +1616,11 @@ MISTAKES = [
     Mistake(checks.check_train_bpe, train_never_stops, r"empty sequence[\s\S]*stop early"),
     Mistake(checks.check_train_bpe, train_merges_newest_first, "in the order they were learned"),
     Mistake(checks.check_bpe_encode, encode_chars, "UTF-8 bytes, not characters"),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_pairs_looked_up_in_inverted_dict,
+        r"No merge was ever applied: your ids are the text's raw UTF-8 bytes.*inverted dict",
+    ),
     Mistake(checks.check_bpe_encode, encode_latest_merge_first, "latest-learned merge first"),
     # agrees with merging greedily from the left on every input but "cab" (merges (c, a)
     # then (a, b)), which the message must not name

@@ -448,6 +448,20 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "build on: repeat, recounting the pairs on the current ids, until no pair present "
             "has a merge.": _encode_one_step,
             _ENCODE_FIRST_MERGE_ONLY: _encode_first_merge_only,
+            # every result the raw bytes although a learned pair occurs: the membership
+            # test never holds (blind12j-bpe-encode-pairs-tested-against-values was located)
+            "No merge was ever applied: your ids are the text's raw UTF-8 bytes, although "
+            "learned pairs occur in it. Either your test of which pairs have a merge never "
+            "holds (`pair in merges.values()`, the new ids, never a pair, or a lookup in an "
+            "inverted dict where `pair in merges` belongs: the dict's keys are the pairs), "
+            "or the merges are never applied (no loop over them, a loop that never runs, "
+            "or merge_pair's result never assigned back to ids). Among the pairs present "
+            "that are keys of merges, merge the earliest-learned merge (the smallest new "
+            "id), and repeat.": lambda text, m: (
+                list(text.encode("utf-8"))
+                if ref.bpe_encode(text, m) != list(text.encode("utf-8"))
+                else None
+            ),
             "You applied each merge once, latest learned first (reversed(merges), or merges "
             "sorted by new id from the top): a later merge is built on the ids of the earlier "
             "ones, which do not exist yet when it is tried. Apply them earliest learned "
