@@ -3612,6 +3612,13 @@ def bpe_decode_str_of_bytes_strict(ids, merges):  # str(bytes, "utf-8") decodes 
     return str(b"".join(table[i] for i in ids), "utf-8")
 
 
+def bpe_decode_pairs_from_values(ids, merges):  # the values are ids, not pairs
+    table = {i: bytes([i]) for i in range(256)}
+    for new_id, (a, b) in enumerate(merges.values(), start=256):
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
 def decode_backslash_escapes(ids, merges):  # a broken character shown as \xc3: visible
     table = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -3707,6 +3714,12 @@ MISTAKES += [
         bpe_decode_empty_on_error,
         r"returned '', expected 'hi\ufffd': the whole text vanished.*returns '' on a "
         r"UnicodeDecodeError",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_pairs_from_values,
+        r"(?s)cannot unpack non-iterable int object.*`for a, b in merges\.values\(\)` \(the "
+        r"values are the ids",
     ),
     Mistake(
         checks.check_bpe_decode,

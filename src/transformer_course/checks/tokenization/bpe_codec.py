@@ -623,6 +623,15 @@ def _decode_bytes_as_chars(ids, merges):
     return "".join(table[i] for i in ids)
 
 
+_ITEMS_INVERTED_HINT = (
+    "merges maps each pair to its new id, {(a, b): new_id}, so merges.items() gives "
+    "((a, b), new_id) items: the pair first, then the id. Unpacking them the other way "
+    "round, `for new_id, (a, b) in merges.items()` (the {new_id: pair} direction), puts the "
+    "pair in new_id and tries to unpack the int id into (a, b), which raises this; so does "
+    "`for a, b in merges.values()` (the values are the ids; the pairs are the keys). An "
+    "int was unpacked where a pair belongs: write `for (a, b), new_id in merges.items():`."
+)
+
 _DECODE_ONCE_HINT = (
     "Decode the joined bytes once at the end: decoding token by token breaks characters whose "
     "UTF-8 bytes ended up in different tokens."
@@ -969,6 +978,7 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                 list(ids),
                 dict(merges),
                 hints=[
+                    ("cannot unpack non-iterable int object", _ITEMS_INVERTED_HINT),
                     ("can't decode byte", _DECODE_ONCE_HINT),
                     (
                         lambda exc: (
