@@ -1038,6 +1038,12 @@ def _raw_cosines(a, b):
         )
 
 
+def embed_one_hot_from_max_id(ids, table):  # one-hot as wide as the ids need
+    ids = np.asarray(ids)
+    one_hot = (ids[..., None] == np.arange(int(ids.max()) + 1)).astype(float)
+    return one_hot @ np.asarray(table)
+
+
 def cos_unit_identity_on_raw_rows(a, b):  # 1 - |a - b|^2 / 2 via norm: no normalising
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     distance = np.linalg.norm(a[:, None, :] - b[None, :, :], axis=-1)  # (n, m)
@@ -1192,6 +1198,11 @@ MISTAKES += [
         check_cosine_similarity,
         cos_zip_rows,
         r"shape \(3,\)\. You compared the vectors elementwise \(row i with row i only\)",
+    ),
+    Mistake(
+        check_embed,
+        embed_one_hot_from_max_id,
+        r"(?s)Your one-hot matrix is the largest id \+ 1 = \d+ .*table has vocab_size",
     ),
     Mistake(
         check_cosine_similarity,

@@ -650,6 +650,52 @@ def _row_into_one_number_hint(exc: BaseException) -> str:
     )
 
 
+_SIZE_CLASH = re.compile(r"size (\d+) is different from (\d+)|shapes \((\d+),(\d+)\) and \((\d+),")
+
+
+def _clashing_sizes(exc: BaseException) -> set[int]:
+    """The two sizes a failed matrix product names, or an empty set."""
+    found = _SIZE_CLASH.search(str(exc)) if isinstance(exc, ValueError) else None
+    return {int(g) for g in found.groups() if g is not None} if found else set()
+
+
+def _one_hot_width_hint(exc: BaseException, ids, table, embed) -> str:
+    """A matrix product that fails because one size is the largest id + 1 (or the number of
+    distinct ids) and the other the table's vocab_size: a one-hot matrix as wide as the ids
+    need instead of as the table is tall. When the largest id + 1 is also d_model (a
+    transposed table clashes with the same sizes), a probe with the ids [0, 1] tells them
+    apart. "" otherwise."""
+    sizes = _clashing_sizes(exc)
+    if not sizes or np.size(ids) == 0 or np.ndim(table) != 2:
+        return ""
+    vocab, d_model = (int(n) for n in np.shape(table))
+    top = int(np.max(ids)) + 1
+    if vocab not in sizes or top == vocab:
+        return ""
+    if top == d_model and top in sizes:
+        if vocab <= 2 or d_model == 2:
+            return ""
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                embed(np.array([0, 1]), np.asarray(table).copy())
+            return ""  # the probe ran: the width does not follow the ids
+        except Exception as probe_exc:  # the same clash, now with the ids' width 2?
+            if _clashing_sizes(probe_exc) != {2, vocab}:
+                return ""
+    if top in sizes:
+        width = f"the largest id + 1 = {top} (np.eye(ids.max() + 1), or a one-hot sized by the ids)"
+    elif len(np.unique(ids)) in sizes:
+        width = f"the number of distinct ids, {len(np.unique(ids))}"
+    else:
+        return ""
+    return (
+        f"Your one-hot matrix is {width} wide, but the table has vocab_size = {vocab} rows: "
+        "a one-hot product one_hot @ table needs one column per row of the table, "
+        f"np.eye(table.shape[0])[ids] (here {vocab} wide), whatever ids happen to occur. "
+        "Or index the table directly: table[ids]."
+    )
+
+
 def check_embed(embed, *, hidden: bool = False) -> None:
     """embed(ids, table) -> table[ids]: (...) ids, (vocab_size, d_model) table -> (..., d_model).
 
@@ -667,6 +713,14 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                     table.copy(),
                     call_repr=what,
                     hints=[
+                        (
+                            lambda exc, ids=ids, table=table: bool(
+                                _one_hot_width_hint(exc, ids, table, embed)
+                            ),
+                            lambda exc, ids=ids, table=table: _one_hot_width_hint(
+                                exc, ids, table, embed
+                            ),
+                        ),
                         ("setting an array element with a sequence", _row_into_one_number_hint),
                         *{
                             "out of bounds for axis 1": _COLUMNS_HINT,
