@@ -678,6 +678,10 @@ def train_one_merge_too_many(text, num_merges):
     return ref.train_bpe(text, num_merges + 1) if len(text.encode()) > num_merges + 1 else {}
 
 
+def train_merges_latest_first(text, num_merges):  # the dict built newest merge first
+    return dict(reversed(list(ref.train_bpe(text, num_merges).items())))
+
+
 def train_one_merge_short(text, num_merges):
     return ref.train_bpe(text, max(num_merges - 1, 0))
 
@@ -1455,6 +1459,11 @@ MISTAKES = [
         r"^(?!.*token by token).*decoded the bytes as ASCII",
     ),
     Mistake(checks.check_train_bpe, train_on_latin1, r"or a latin-1 encoding"),
+    Mistake(
+        checks.check_train_bpe,
+        train_merges_latest_first,
+        r"Your dict is (either .* or )?latest learned first.*not in learned order",
+    ),
     Mistake(
         checks.check_train_bpe,
         train_on_casefolded_text,
