@@ -1083,6 +1083,16 @@ def encode_pairs_looked_up_in_inverted_dict(text, merges):  # {new_id: pair}: no
     return ids
 
 
+def encode_first_learned_merge_overall(text, merges):  # next(iter(merges)): never the present
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        if not any(p in merges for p in zip(ids, ids[1:])):
+            break
+        first = next(iter(merges))  # the earliest learned of all, present or not
+        ids = ref.merge_pair(ids, first, merges[first])
+    return ids
+
+
 def encode_latest_merge_first(text, merges):
     ids = list(text.encode("utf-8"))
     while len(ids) > 1:
@@ -1625,6 +1635,12 @@ MISTAKES = [
     Mistake(checks.check_train_bpe, train_never_stops, r"empty sequence[\s\S]*stop early"),
     Mistake(checks.check_train_bpe, train_merges_newest_first, "in the order they were learned"),
     Mistake(checks.check_bpe_encode, encode_chars, "UTF-8 bytes, not characters"),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_first_learned_merge_overall,
+        r"(?s)did not finish within 5 s.*never ends: you pick the merge among all the learned "
+        r"merges",
+    ),
     Mistake(
         checks.check_bpe_encode,
         encode_pairs_looked_up_in_inverted_dict,

@@ -12,6 +12,7 @@ import unicodedata
 
 from transformer_course.checking import Checker, CheckFailure
 from transformer_course.checking.failure import _is_learner_frame
+from transformer_course.checking.time_limit import TimeLimitExceeded, time_limit
 from transformer_course.reference import tokenization as ref
 
 from .common import _CLASSIC, _expect_not_accumulated, _ids
@@ -255,6 +256,51 @@ _ENCODE_STOP_HINTS = [
 ]
 
 
+#: seconds a bpe_encode call of the check may take: the texts are a few dozen bytes
+_ENCODE_SECONDS = 5.0
+
+
+def _finishes(bpe_encode, text: str, merges: dict):
+    """The learner's ids for ``text`` when the call ends within a second; None when it
+    does not end (or fails)."""
+    try:
+        with time_limit(1.0), contextlib.redirect_stdout(io.StringIO()):
+            return list(bpe_encode(text, dict(merges)))
+    except Exception:  # TimeLimitExceeded included: no result
+        return None
+
+
+def _encode_never_ends(bpe_encode) -> str:
+    """Why bpe_encode loops for ever, from two probes: "aa" with its one merge, and "ab"
+    where only the second-learned merge occurs. A loop that picks its merge among all
+    the learned ones (min(merges, key=merges.get)) instead of among the pairs present
+    ends on the first and never on the second; a loop whose merges change nothing
+    (merge_pair's result not assigned back) never ends on either."""
+    first = _finishes(bpe_encode, "aa", {(97, 97): 256})
+    second = _finishes(bpe_encode, "ab", {(97, 97): 256, (97, 98): 257})
+    loop = (
+        f"Your bpe_encode did not finish within {_ENCODE_SECONDS:g} s on a text of a few "
+        "bytes: its loop never ends. The loop ends only when no pair present has a merge, "
+        "so every pass must merge a pair that is present in ids."
+    )
+    if first == [256] and second is None:
+        return (
+            f"{loop} On 'aa' with the one merge (97, 97) yours gives [256], but on 'ab' with "
+            "the merges (97, 97) -> 256 and (97, 98) -> 257, where only (97, 98) occurs, "
+            "it never ends: you pick the merge among all the learned merges (min(merges, "
+            "key=merges.get), the earliest learned overall), not among the pairs present, "
+            "so once that merge no longer occurs, merge_pair changes nothing and the loop "
+            "repeats for ever. Take min(present, key=merges.get) over the pairs present."
+        )
+    if first is None:
+        return (
+            f"{loop} Even 'aa' with its one merge never ends: a pass changes nothing, e.g. "
+            "merge_pair's result is never assigned back to ids (ids = merge_pair(ids, pair, "
+            "new_id)), or the loop's exit test never holds."
+        )
+    return loop
+
+
 def _encode_hints(merges: dict) -> list:
     """_ENCODE_STOP_HINTS, and a KeyError on a pair that is not a learned merge."""
 
@@ -377,17 +423,18 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
         for text, m in cases:
             what = f"bpe_encode({text!r}, merges={m if len(m) <= 3 else '...'})"
             try:
-                got = _ids(
-                    c,
-                    c.call(
+                with time_limit(_ENCODE_SECONDS):  # a loop that never ends, explained
+                    result = c.call(
                         bpe_encode,
                         text,
                         dict(m),
-                        hints=_encode_hints(m),
+                        hints=[
+                            *_encode_hints(m),
+                            (TimeLimitExceeded, lambda exc: _encode_never_ends(bpe_encode)),
+                        ],
                         mutation_hint=_MERGES_CHANGED_HINT,
-                    ),
-                    what,
-                )
+                    )
+                got = _ids(c, result, what)
             except CheckFailure as failure:
                 pending = failure
                 break
