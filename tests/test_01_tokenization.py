@@ -43,6 +43,14 @@ def _finds(name: str, pattern: str, lower: bool = True):
     return tokenize
 
 
+def tokenize_lines_by_newline(text):  # text.split("\n"): one list of tokens per line
+    return [re.findall(r"\w+|[^\w\s]", line.lower()) for line in text.split("\n")]
+
+
+def tokenize_wrapped_in_list(text):  # the findall result put inside another list
+    return [re.findall(r"\w+|[^\w\s]", text.lower())]
+
+
 tokenize_no_lower = _finds("tokenize_no_lower", r"\w+|[^\w\s]", lower=False)
 tokenize_drop_punct = _finds("tokenize_drop_punct", r"\w+")
 tokenize_punct_runs = _finds("tokenize_punct_runs", r"\w+|[^\w\s]+")
@@ -247,6 +255,20 @@ def vocab_overwrites_special(token_lists, min_freq=1):
 # -------------------------------------------------------------------------- encode/decode
 def encode_skip_unknown(tokens, vocab):
     return [vocab[t] for t in tokens if t in vocab]
+
+
+def encode_unknown_one_unk_per_letter(tokens, vocab):  # an unknown word as <unk> per letter
+    ids = []
+    for token in tokens:
+        ids.extend([vocab[token]] if token in vocab else [vocab["<unk>"]] * len(token))
+    return ids
+
+
+def encode_unknown_wrapped_in_unk_pair(tokens, vocab):  # <unk> twice for an unknown word
+    ids = []
+    for token in tokens:
+        ids.extend([vocab[token]] if token in vocab else [vocab["<unk>"], vocab["<unk>"]])
+    return ids
 
 
 def encode_unknown_as_pad(tokens, vocab):
@@ -656,6 +678,10 @@ def train_one_merge_too_many(text, num_merges):
     return ref.train_bpe(text, num_merges + 1) if len(text.encode()) > num_merges + 1 else {}
 
 
+def train_merges_latest_first(text, num_merges):  # the dict built newest merge first
+    return dict(reversed(list(ref.train_bpe(text, num_merges).items())))
+
+
 def train_one_merge_short(text, num_merges):
     return ref.train_bpe(text, max(num_merges - 1, 0))
 
@@ -1045,6 +1071,28 @@ def encode_smallest_pair_first(text, merges):  # min(present) without key=merges
     return ids
 
 
+def encode_pairs_looked_up_in_inverted_dict(text, merges):  # {new_id: pair}: no pair a key
+    inverted = {new_id: pair for pair, new_id in merges.items()}
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        known = [p for p in zip(ids, ids[1:]) if p in inverted]
+        if not known:
+            break
+        best = min(known, key=lambda p: merges[p])
+        ids = ref.merge_pair(ids, best, merges[best])
+    return ids
+
+
+def encode_first_learned_merge_overall(text, merges):  # next(iter(merges)): never the present
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        if not any(p in merges for p in zip(ids, ids[1:])):
+            break
+        first = next(iter(merges))  # the earliest learned of all, present or not
+        ids = ref.merge_pair(ids, first, merges[first])
+    return ids
+
+
 def encode_latest_merge_first(text, merges):
     ids = list(text.encode("utf-8"))
     while len(ids) > 1:
@@ -1189,6 +1237,16 @@ def decode_with_chr(ids, merges):
 
 MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_no_lower, "did not lower-case"),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_lines_by_newline,
+        r"Yours is a nested list.*yours gives 3 lists, one per line.*one flat list of tokens",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_wrapped_in_list,
+        r"Yours is a nested list, a list of 1 list\(s\) of tokens.*one flat list of strings",
+    ),
     Mistake(checks.check_tokenize, tokenize_split, "split on whitespace only"),
     Mistake(
         checks.check_tokenize,
@@ -1292,6 +1350,16 @@ MISTAKES = [
     Mistake(checks.check_build_vocab, vocab_duplicate_special, "no gaps or repeats"),
     Mistake(checks.check_build_vocab, vocab_overwrites_special, "keeps its special id"),
     Mistake(checks.check_encode, encode_skip_unknown, "not be skipped"),
+    Mistake(
+        checks.check_encode,
+        encode_unknown_one_unk_per_letter,
+        r"became \[1, 1, 1(, 1, 1)?\] \([35] ids\).*one id per character",
+    ),
+    Mistake(
+        checks.check_encode,
+        encode_unknown_wrapped_in_unk_pair,
+        r"became \[1, 1\] \(2 ids\).*must become exactly one id, the id of <unk>",
+    ),
     Mistake(checks.check_tokenize, tokenize_letters_only, r"Digits were dropped"),
     Mistake(
         checks.check_encode,
@@ -1401,6 +1469,11 @@ MISTAKES = [
         r"^(?!.*token by token).*decoded the bytes as ASCII",
     ),
     Mistake(checks.check_train_bpe, train_on_latin1, r"or a latin-1 encoding"),
+    Mistake(
+        checks.check_train_bpe,
+        train_merges_latest_first,
+        r"Your dict is (either .* or )?latest learned first.*not in learned order",
+    ),
     Mistake(
         checks.check_train_bpe,
         train_on_casefolded_text,
@@ -1562,6 +1635,17 @@ MISTAKES = [
     Mistake(checks.check_train_bpe, train_never_stops, r"empty sequence[\s\S]*stop early"),
     Mistake(checks.check_train_bpe, train_merges_newest_first, "in the order they were learned"),
     Mistake(checks.check_bpe_encode, encode_chars, "UTF-8 bytes, not characters"),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_first_learned_merge_overall,
+        r"(?s)did not finish within 5 s.*never ends: you pick the merge among all the learned "
+        r"merges",
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_pairs_looked_up_in_inverted_dict,
+        r"No merge was ever applied: your ids are the text's raw UTF-8 bytes.*inverted dict",
+    ),
     Mistake(checks.check_bpe_encode, encode_latest_merge_first, "latest-learned merge first"),
     # agrees with merging greedily from the left on every input but "cab" (merges (c, a)
     # then (a, b)), which the message must not name
@@ -2469,7 +2553,7 @@ def decode_recursive(ids, merges):
         a, b = children[i]
         return expand(a) + expand(b)
 
-    return b"".join(expand(i) for i in ids).decode("utf-8")
+    return b"".join(expand(i) for i in ids).decode("utf-8", errors="replace")
 
 
 def decode_like_minbpe(ids, merges):
@@ -2488,7 +2572,7 @@ def decode_bytearray(ids, merges):
     out = bytearray()
     for i in ids:
         out += table[i]
-    return out.decode()
+    return out.decode(errors="replace")
 
 
 # ------------------------------------------------ round 11 (r11c): families that carry over
@@ -3546,6 +3630,20 @@ def bpe_decode_empty_on_error(ids, merges):  # gives up on the whole text
         return ""
 
 
+def bpe_decode_str_of_bytes_strict(ids, merges):  # str(bytes, "utf-8") decodes strictly
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    return str(b"".join(table[i] for i in ids), "utf-8")
+
+
+def bpe_decode_pairs_from_values(ids, merges):  # the values are ids, not pairs
+    table = {i: bytes([i]) for i in range(256)}
+    for new_id, (a, b) in enumerate(merges.values(), start=256):
+        table[new_id] = table[a] + table[b]
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
 def decode_backslash_escapes(ids, merges):  # a broken character shown as \xc3: visible
     table = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -3641,6 +3739,17 @@ MISTAKES += [
         bpe_decode_empty_on_error,
         r"returned '', expected 'hi\ufffd': the whole text vanished.*returns '' on a "
         r"UnicodeDecodeError",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_pairs_from_values,
+        r"(?s)cannot unpack non-iterable int object.*`for a, b in merges\.values\(\)` \(the "
+        r"values are the ids",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_str_of_bytes_strict,
+        r"raised UnicodeDecodeError.*not valid UTF-8.*errors='replace'",
     ),
 ]
 CORRECT += [

@@ -1038,6 +1038,18 @@ def _raw_cosines(a, b):
         )
 
 
+def embed_one_hot_from_max_id(ids, table):  # one-hot as wide as the ids need
+    ids = np.asarray(ids)
+    one_hot = (ids[..., None] == np.arange(int(ids.max()) + 1)).astype(float)
+    return one_hot @ np.asarray(table)
+
+
+def cos_unit_identity_on_raw_rows(a, b):  # 1 - |a - b|^2 / 2 via norm: no normalising
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    distance = np.linalg.norm(a[:, None, :] - b[None, :, :], axis=-1)  # (n, m)
+    return 1.0 - 0.5 * distance**2
+
+
 def cos_nan_to_one(a, b):  # zero vectors given similarity 1
     return np.nan_to_num(_raw_cosines(a, b), nan=1.0)
 
@@ -1064,6 +1076,15 @@ class TokenEmbeddingWeightIncremented(_ScaledEmbedding):  # the same family: += 
     def forward(self, ids):
         self.embedding.weight += 0.0
         return self.embedding(ids) * math.sqrt(self.d_model)
+
+
+class TokenEmbeddingRMSNormed(_ScaledEmbedding):  # a norm after the scaled lookup
+    def __init__(self, vocab_size, d_model):
+        super().__init__(vocab_size, d_model)
+        self.final_norm = nn.RMSNorm(d_model, eps=1e-6)
+
+    def forward(self, ids):
+        return self.final_norm(self.embedding(ids) * math.sqrt(self.d_model))
 
 
 class TokenEmbeddingPlusScale(_ScaledEmbedding):
@@ -1154,6 +1175,11 @@ MISTAKES += [
         r"(?s)leaf Variable.*changed a trainable parameter in place",
     ),
     Mistake(check_TokenEmbedding, TokenEmbeddingPlusScale, r"You added sqrt\(d_model\)"),
+    Mistake(
+        check_TokenEmbedding,
+        TokenEmbeddingRMSNormed,
+        r"passed through your extra `final_norm` \(RMSNorm\).*remove `final_norm`",
+    ),
     Mistake(check_TokenEmbedding, TokenEmbeddingMinusScale, r"You subtracted sqrt\(d_model\)"),
     Mistake(check_TokenEmbedding, TokenEmbeddingPaddingMasked, r"The vectors of id 0 are all zero"),
     Mistake(
@@ -1172,6 +1198,16 @@ MISTAKES += [
         check_cosine_similarity,
         cos_zip_rows,
         r"shape \(3,\)\. You compared the vectors elementwise \(row i with row i only\)",
+    ),
+    Mistake(
+        check_embed,
+        embed_one_hot_from_max_id,
+        r"(?s)Your one-hot matrix is the largest id \+ 1 = \d+ .*table has vocab_size",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_unit_identity_on_raw_rows,
+        r"Yours is 1 - \|a - b\|\^2 / 2.*only for vectors of length 1.*not normalised first",
     ),
     Mistake(
         check_cosine_similarity,

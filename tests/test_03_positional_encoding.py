@@ -435,6 +435,27 @@ def pe_base_1000(max_len, d_model):
     return _interleave(np.sin(angles), np.cos(angles), d_model)
 
 
+def pe_base_one_million(max_len, d_model):  # 10 ** 6 typed for 10 ** 4: a wrong base
+    pos = np.arange(max_len)[:, None]
+    angles = pos / np.power(10.0**6, np.arange(0, d_model, 2) / d_model)
+    return _interleave(np.sin(angles), np.cos(angles), d_model)
+
+
+def pe_exp_form_without_log(max_len, d_model):  # exp(-2i·10000/d): every later pair 0
+    positions = np.arange(max_len, dtype=np.float64)[:, None]
+    angles = positions * np.exp(-np.arange(0, d_model, 2) * 10000.0 / d_model)
+    return _interleave(np.sin(angles), np.cos(angles), d_model)
+
+
+def pe_pair_indices_step_4(max_len, d_model):  # np.arange(0, d_model, 4): too few angles
+    positions = np.arange(max_len, dtype=np.float64)[:, None]
+    pe = np.zeros((max_len, d_model))
+    angles = positions / np.power(10000.0, np.arange(0, d_model, 4) / d_model)
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles)
+    return pe
+
+
 def pe_multiplied(max_len, d_model):
     pos = np.arange(max_len)[:, None]
     angles = pos * 10000 ** (np.arange(0, d_model, 2) / d_model)
@@ -744,6 +765,16 @@ def shift_base_1000(k, d_model):
     return m
 
 
+def shift_angle_cast_to_int(k, d_model):  # int(...) of each angle: cut towards 0
+    if d_model % 2:
+        raise ValueError("relative_shift needs an even d_model")
+    m = np.zeros((d_model, d_model))
+    for i in range(0, d_model, 2):
+        theta = int(k / 10000.0 ** (i / d_model))
+        m[i : i + 2, i : i + 2] = [[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]]
+    return m
+
+
 def shift_sin_on_diagonal(k, d_model):
     m = ref.relative_shift(k, d_model)
     return m[:, [j ^ 1 for j in range(d_model)]]  # swaps the columns of each pair
@@ -832,6 +863,12 @@ def _table(max_len, d_model):
 
 
 # ------------------------------------------------------------------ correct
+class PERowsPrependedAsPositions(ref.PositionalEncoding):  # cat along the positions
+    def forward(self, x):
+        rows = self.pe[:, : x.shape[1]].expand(x.shape[0], -1, -1)  # (batch, len, d_model)
+        return self.dropout(torch.cat([rows, x], dim=1))
+
+
 class PERefusesFullLength(ref.PositionalEncoding):
     """Refuses len == max_len, which fits (>= where > belongs)."""
 
@@ -1247,6 +1284,11 @@ MISTAKES = [
     ),
     Mistake(
         check_relative_shift,
+        shift_angle_cast_to_int,
+        r"Your angles are whole numbers: pair i turns by k·w_i .*int\(\.\.\.\)",
+    ),
+    Mistake(
+        check_relative_shift,
         shift_exponent_times_d_model,
         r"pair i turns by k / 10000\^\(\d+i/d_model\).*multiplies by d_model where it divides",
     ),
@@ -1320,6 +1362,23 @@ MISTAKES = [
     ),
     Mistake(check_positional_encoding, pe_integer_division, "integer division"),
     Mistake(check_positional_encoding, pe_base_1000, "base is 1000"),
+    Mistake(
+        check_positional_encoding,
+        pe_pair_indices_step_4,
+        r"computes \d+ angles where there are "
+        r"d_model / 2 = \d+ pairs.*np\.arange\(0, d_model, 4\)",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_exp_form_without_log,
+        r"Pair 0 is right, but every later pair.*has frequency 0.*exponential that "
+        r"underflowed.*log is left out",
+    ),
+    Mistake(
+        check_positional_encoding,
+        pe_base_one_million,
+        r"pos / 1 000 000\^\(2i/d_model\).*the base is 1 000 000 instead of 10000",
+    ),
     Mistake(check_positional_encoding, pe_multiplied, r"\*divided\*"),
     Mistake(check_positional_encoding, pe_positions_from_1, "Positions start at 1"),
     Mistake(check_positional_encoding, pe_odd_crash, r"(?s)raised ValueError.*odd d_model"),
@@ -1679,6 +1738,12 @@ MISTAKES = [
         r"did not follow the module.*plain attribute.*register_buffer",
     ),
     Mistake(check_PositionalEncoding, PEd2l, r"did not follow the module.*d2l"),
+    Mistake(
+        check_PositionalEncoding,
+        PERowsPrependedAsPositions,
+        r"Yours is the table's rows and x concatenated along the position axis "
+        r"\(torch\.cat\(\[\.\.\.\], dim=1\)",
+    ),
     # the tutorial's (max_len, 1, d_model) table sliced batch-first, table[:, :len] (blind
     # round 10): all max_len rows meet the batch axis; told which slice, not table[:len]
     Mistake(

@@ -244,6 +244,11 @@ def sm_quiet_softmax(x, axis=-1):  # softmax1: one more (zero) logit in the deno
     return e / (e.sum(axis=axis, keepdims=True) + 1)
 
 
+def sm_capped_below_overflow(x, axis=-1):  # np.minimum at 700, just below exp's overflow
+    e = np.exp(np.minimum(x, 700.0))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
 def sm_loop_over_entries(x, axis=-1):  # written for one vector, a list out
     top = max(v for v in x if not math.isinf(v))
     out = [math.exp(v - top) for v in x]
@@ -287,6 +292,11 @@ SOFTMAX_MISTAKES = [
     ),
     # blind round 15: the 'plus one' denominator; a softmax written for one vector
     Mistake(check_softmax, sm_quiet_softmax, r"exp\(x - max\) / \(1 \+ sum\): a 1 added"),
+    Mistake(
+        check_softmax,
+        sm_capped_below_overflow,
+        r"treats every input above 700 as 700.*capped.*Subtract each slice's maximum",
+    ),
     Mistake(
         check_softmax,
         sm_loop_over_entries,
@@ -1763,6 +1773,11 @@ def sm_columns_by_reshape(x, axis=-1):
     return ref.softmax(x.reshape(n, -1), axis=0).reshape(x.shape)
 
 
+def row_tanh_gates(query, keys, values):  # tanh of each scaled score: no softmax
+    weights = np.tanh(keys @ query / np.sqrt(query.shape[-1]))
+    return weights, weights @ values
+
+
 def row_power_one_half(query, keys, values):
     """The square root written d_k ** 1 / 2: divided by 2·d_k."""
     d_k = query.shape[-1]
@@ -1861,6 +1876,9 @@ R12F_MISTAKES = [
     Mistake(SDPA, sdpa_k_reshaped, r"reshape \(view\).*in place of kᵀ"),
     # ** 1/2's precedence, confirmed on the probe
     Mistake(ROW, row_power_one_half, r"1/\(2·d_k\).*binds tighter"),
+    Mistake(
+        ROW, row_tanh_gates, r"Your weights are tanh of the scaled scores.*instead of the softmax"
+    ),
     Mistake(ROW, row_times_power_minus_one_half, r"1/\(2·d_k\).*binds tighter"),
     # scores rounded to whole numbers
     Mistake(ROW, row_floor_divided, r"rounded down to whole numbers: a floor division"),

@@ -310,6 +310,17 @@ class Base(nn.Module):
         return self.split(self.w_q(query)), self.split(self.w_k(key)), self.split(self.w_v(value))
 
 
+class RMSNormAfterOutputProjection(Base):  # a norm inside the layer (no residual)
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__(d_model, num_heads, dropout)
+        self.out_norm = nn.RMSNorm(d_model)
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.out_norm(self.w_o(self.merge(weights @ v))), weights
+
+
 # ---------------------------------------------------------------- correct ones
 class WithReferenceAttention(Base):
     """The solution: project, split, lesson-04 attention, merge, project."""
@@ -1137,6 +1148,12 @@ class QueriesPreScaled(Base):
 
 
 MISTAKES = [
+    Mistake(
+        check_MultiHeadAttention,
+        RMSNormAfterOutputProjection,
+        r"normalisation layer its contract does not have: `out_norm` is RMSNorm.*must not "
+        r"normalise its result",
+    ),
     Mistake(
         check_MultiHeadAttention,
         KeysValuesCachedOnFirstCall,

@@ -594,7 +594,7 @@ MISTAKES += [
     Mistake(
         check_padding_mask,
         padding_mask_last_token_kept,
-        r"marks the last position of every row real, whatever it holds",
+        r"the last position is always marked True \(real\) in every row, whatever it holds",
     ),
     Mistake(check_decoder_self_attention_mask, decoder_mask_first_sequence_only, _BATCH_AXIS),
     Mistake(

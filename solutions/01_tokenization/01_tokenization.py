@@ -780,7 +780,9 @@ check_bpe_encode(bpe_encode, hidden=True)
 # **Decoding** is a table lookup: bytes 0–255 stand for themselves; a merge
 # `(a, b) -> new_id` stands for the bytes of `a` followed by the bytes of `b`. Join
 # the bytes of all tokens and decode them as UTF-8 *once, at the end*: a character
-# like `é` is two bytes, which may sit in different tokens.
+# like `é` is two bytes, which may sit in different tokens. Not every list of ids
+# is valid UTF-8 (a model can emit half of a character), so decode with
+# `errors="replace"`: such bytes become the replacement character `�`, not an error.
 #
 # ### Exercise 10: `bpe_decode`
 # *1 point · about 10 min · core*
@@ -794,7 +796,8 @@ check_bpe_encode(bpe_encode, hidden=True)
 #
 # Ids 0–255 are single bytes (`bytes([i])`). Walk the merges in the order they were
 # learned: each new id's bytes are its two parts' bytes, concatenated (both parts
-# are already in the table). Join the bytes of the ids, then decode as UTF-8.
+# are already in the table). Join the bytes of the ids, then decode as UTF-8
+# (`.decode("utf-8", errors="replace")`).
 # </details>
 
 

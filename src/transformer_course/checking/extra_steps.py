@@ -8,12 +8,13 @@ it runs, as every known mistake)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import torch
 import torch.nn.functional as F
+from torch import nn
 
-__all__ = ["extra_output_steps"]
+__all__ = ["extra_norm_outputs", "extra_output_steps"]
 
 
 def _norm(x: torch.Tensor) -> torch.Tensor:
@@ -53,4 +54,34 @@ def extra_output_steps(
             f"(residual and norm) inside {layer}. {layer} returns its own result alone; the "
             f"residual sum and the norm belong to {around}."
         ] = _norm(output + value)
+    return found
+
+
+def extra_norm_outputs(
+    module: nn.Module, extra_keys: Iterable[str], output: torch.Tensor, *, layer: str, right: str
+) -> dict[str, torch.Tensor]:
+    """{message: value} for a module that holds, besides its contract's parameters, a
+    normalisation submodule (the owner of some ``extra_keys``): ``output`` (the right one,
+    described by ``right``) passed through that submodule, with its own parameters, as a
+    norm added after the layer's result gives. Empty when no extra key belongs to a norm or
+    the norm cannot be applied (a plain tensor, a wrong size)."""
+    found = {}
+    for owner in sorted({key.rsplit(".", 1)[0] for key in extra_keys if "." in key}):
+        try:
+            sub = module.get_submodule(owner)
+        except AttributeError:
+            continue
+        if not isinstance(sub, nn.LayerNorm | nn.GroupNorm) and type(sub).__name__ != "RMSNorm":
+            continue
+        try:
+            with torch.no_grad():
+                value = sub(output.detach().to(next(sub.parameters()).dtype))
+        except Exception:  # the norm does not fit the output: not this mistake
+            continue
+        found[
+            f"Yours is {right} passed through your extra `{owner}` ({type(sub).__name__}): a "
+            f"norm after the result normalises each vector (mean 0, variance 1), which also "
+            f"undoes any scale before it. {layer} has no norm: remove `{owner}` and return "
+            f"{right} itself."
+        ] = value
     return found

@@ -301,6 +301,47 @@ def _heads_hint(name: str, built: str, args: tuple) -> Callable[[BaseException],
     return hint
 
 
+#: the normalisation layers a learner may add to a module whose contract has none there
+_NORM_TYPES = tuple(
+    kind
+    for kind in (
+        nn.LayerNorm,
+        getattr(nn, "RMSNorm", None),
+        nn.BatchNorm1d,
+        nn.GroupNorm,
+        nn.InstanceNorm1d,
+    )
+    if kind is not None
+)
+
+
+def _extra_norm_layers(module: nn.Module, name: str, extra: list[str]) -> str:
+    """For unexpected keys that all belong to normalisation submodules (an nn.LayerNorm
+    added inside the module): say which layers they are and where a norm, and the
+    residual sum that usually comes with it, belongs; "" otherwise (blind20a-mha-residual-
+    and-layernorm-inside was told only its key names)."""
+    owners: dict[str, nn.Module] = {}
+    for key in extra:
+        owner = key.rsplit(".", 1)[0] if "." in key else ""
+        try:
+            sub = module.get_submodule(owner) if owner else None
+        except AttributeError:
+            return ""
+        if not isinstance(sub, _NORM_TYPES):
+            return ""
+        owners[owner] = sub
+    if not owners:
+        return ""
+    shown = ", ".join(f"`{owner}` is {sub!r}" for owner, sub in owners.items())
+    return (
+        f"your module has a normalisation layer its contract does not have: {shown} (the "
+        f"unexpected state-dict keys {_key_list(extra)}). {name} must not normalise its "
+        "result: remove the norm. If your forward also adds its input back before the norm "
+        f"(LayerNorm(x + ...), a residual connection), remove that too: {name} returns its own "
+        "result alone, and the residual sum and the norm belong to the layer that uses it."
+    )
+
+
 def _layer_norms(module: nn.Module, extra: list[str]) -> str:
     """For unexpected ``*.bias`` keys that belong to nn.LayerNorm layers: say that those
     norms are LayerNorms (a bias, and the mean subtracted), not weight-only norms."""
@@ -528,6 +569,8 @@ def build_module(
                     f"bias=False), as in T5 or LLaMA); the contract's layers have biases: "
                     "nn.Linear(in_features, out_features), bias=True by default."
                 )
+            if not missing and (norms := _extra_norm_layers(module, name, extra)):
+                c.fail(f"{built}: {norms} {hint}".strip())
             c.fail(
                 f"{built} should have the state-dict keys {_key_list(sorted(expected_shapes))}; "
                 f"missing: {_key_list(missing) if missing else 'none'}, unexpected: "

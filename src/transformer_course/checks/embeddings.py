@@ -36,6 +36,7 @@ from transformer_course.checking import (
     tolerance,
     torch_generator,
 )
+from transformer_course.checking.extra_steps import extra_norm_outputs
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
@@ -649,6 +650,52 @@ def _row_into_one_number_hint(exc: BaseException) -> str:
     )
 
 
+_SIZE_CLASH = re.compile(r"size (\d+) is different from (\d+)|shapes \((\d+),(\d+)\) and \((\d+),")
+
+
+def _clashing_sizes(exc: BaseException) -> set[int]:
+    """The two sizes a failed matrix product names, or an empty set."""
+    found = _SIZE_CLASH.search(str(exc)) if isinstance(exc, ValueError) else None
+    return {int(g) for g in found.groups() if g is not None} if found else set()
+
+
+def _one_hot_width_hint(exc: BaseException, ids, table, embed) -> str:
+    """A matrix product that fails because one size is the largest id + 1 (or the number of
+    distinct ids) and the other the table's vocab_size: a one-hot matrix as wide as the ids
+    need instead of as the table is tall. When the largest id + 1 is also d_model (a
+    transposed table clashes with the same sizes), a probe with the ids [0, 1] tells them
+    apart. "" otherwise."""
+    sizes = _clashing_sizes(exc)
+    if not sizes or np.size(ids) == 0 or np.ndim(table) != 2:
+        return ""
+    vocab, d_model = (int(n) for n in np.shape(table))
+    top = int(np.max(ids)) + 1
+    if vocab not in sizes or top == vocab:
+        return ""
+    if top == d_model and top in sizes:
+        if vocab <= 2 or d_model == 2:
+            return ""
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                embed(np.array([0, 1]), np.asarray(table).copy())
+            return ""  # the probe ran: the width does not follow the ids
+        except Exception as probe_exc:  # the same clash, now with the ids' width 2?
+            if _clashing_sizes(probe_exc) != {2, vocab}:
+                return ""
+    if top in sizes:
+        width = f"the largest id + 1 = {top} (np.eye(ids.max() + 1), or a one-hot sized by the ids)"
+    elif len(np.unique(ids)) in sizes:
+        width = f"the number of distinct ids, {len(np.unique(ids))}"
+    else:
+        return ""
+    return (
+        f"Your one-hot matrix is {width} wide, but the table has vocab_size = {vocab} rows: "
+        "a one-hot product one_hot @ table needs one column per row of the table, "
+        f"np.eye(table.shape[0])[ids] (here {vocab} wide), whatever ids happen to occur. "
+        "Or index the table directly: table[ids]."
+    )
+
+
 def check_embed(embed, *, hidden: bool = False) -> None:
     """embed(ids, table) -> table[ids]: (...) ids, (vocab_size, d_model) table -> (..., d_model).
 
@@ -666,6 +713,14 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                     table.copy(),
                     call_repr=what,
                     hints=[
+                        (
+                            lambda exc, ids=ids, table=table: bool(
+                                _one_hot_width_hint(exc, ids, table, embed)
+                            ),
+                            lambda exc, ids=ids, table=table: _one_hot_width_hint(
+                                exc, ids, table, embed
+                            ),
+                        ),
                         ("setting an array element with a sequence", _row_into_one_number_hint),
                         *{
                             "out of bounds for axis 1": _COLUMNS_HINT,
@@ -1176,6 +1231,26 @@ def _diagonal_overwritten(got: np.ndarray, expected: np.ndarray) -> dict:
     }
 
 
+def _unit_identity_mistakes(a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
+    """Formulas that equal the cosine only for vectors of length 1, applied to the raw rows
+    (no normalisation first): 1 - |a - b|^2 / 2 (from |a - b|^2 = 2 - 2 cos), and the same
+    without the half: each named with what it assumes."""
+    squared = ((a[:, None, :] - b[None, :, :]) ** 2).sum(axis=-1)  # (n, m)
+    assumes = (
+        "which equals the cosine only for vectors of length 1 (|a - b|^2 = |a|^2 + |b|^2 - "
+        "2 a·b = 2 - 2 cos for unit vectors), and your rows were not normalised first. "
+        "Divide each row by its own length before using it, or compute a·b / (|a| |b|) "
+        "directly."
+    )
+    return {
+        f"Yours is 1 - |a - b|^2 / 2, one minus half the squared Euclidean distance, {assumes}": (
+            1.0 - squared / 2.0
+        ),
+        f"Yours is 1 - |a - b|^2, one minus the squared Euclidean distance (the / 2 left "
+        f"out too), {assumes}": 1.0 - squared,
+    }
+
+
 def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
     """cosine_similarity(a (n, d), b (m, d)) -> (n, m); a zero vector gives 0.
 
@@ -1316,6 +1391,9 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     @ (b64 / np.maximum(np.linalg.norm(b64, axis=-1, keepdims=True), 1.0)).T,
                     "That is the plain dot product a @ b.T: divide each vector by its length "
                     "first (cosine = a·b / (|a| |b|)).": a64 @ b64.T,
+                    # the unit-vector identities applied to raw rows: right only for rows
+                    # of length 1 (blind20a-cos-from-squared-distance-unnormalised)
+                    **_unit_identity_mistakes(a64, b64),
                     "Only `a` was divided by its lengths: normalise the rows of `b` too.": a_unit
                     @ b64.T,
                     "Only `b` was divided by its lengths: normalise the rows of `a` too.": a64
@@ -1942,6 +2020,13 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                     else ""
                 ),
                 mistakes={
+                    **extra_norm_outputs(
+                        module,
+                        extra,
+                        plain * math.sqrt(d_model),
+                        layer="TokenEmbedding",
+                        right="the scaled lookup self.embedding(ids) * sqrt(d_model)",
+                    ),
                     _no_scale_message(fresh_table, d_model): plain,
                     f"You scaled by d_model ({d_model}); the factor is its square root, "
                     f"sqrt(d_model) = {math.sqrt(d_model):.3g}.": plain * d_model,

@@ -1022,7 +1022,8 @@ def check_padding_mask(padding_mask, *, hidden: bool = False) -> None:
                 ):
                     rows = [int(b) for b in torch.nonzero(~expected[:, 0, 0, column]).flatten()]
                     mistakes[
-                        f"Your mask marks {where} of every row real, whatever it holds ({why}, "
+                        f"In your mask, {where} is always marked True (real) in every row, "
+                        f"whatever it holds ({why}, "
                         f"or a guard against rows with no real token): row {rows[0]} holds the "
                         f"pad id there{' (a left-padded row)' if column == 0 else ''}, and its "
                         "mask must be False there. Decide every position from ids alone: "

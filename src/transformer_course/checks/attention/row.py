@@ -17,6 +17,7 @@ from transformer_course.checking import (
     tolerance,
 )
 from transformer_course.checking.failure import _is_learner_frame, innermost_learner_traceback
+from transformer_course.checking.gates import elementwise_gates
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.rounding import rounded_variants
 from transformer_course.checking.size_one_axes import flat_vector_broadcast
@@ -289,6 +290,7 @@ def _row_weight_mistakes(query, keys, values, probe_weights=None) -> dict[str, n
         mistakes[_ROW_NOT_NORMALISED] = np.exp(scaled)
         shifted = _ROW_NOT_NORMALISED.replace("exponentials", "shifted exponentials")
         mistakes[shifted] = np.exp(scaled - scaled.max())
+    mistakes.update(elementwise_gates(scaled, what="the scaled scores", axis_name="keys"))
     mistakes[_ROW_NEGATED] = ref.softmax(-scaled)
     mistakes[_ROW_SOFTMAX_TWICE] = ref.softmax(ref.softmax(scaled))
     one_hot = np.zeros_like(scores)

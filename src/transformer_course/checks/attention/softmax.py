@@ -876,8 +876,84 @@ def _softmax_explain_wrong(c, softmax, got64, x, axis, call_args, expected, warn
     wrong = ~np.isclose(got64, expected, atol=1e-6, equal_nan=True)
     if any(WHERE_WITHOUT_OUT in text for text in warned):
         return _softmax_unwritten(softmax, x, axis, call_args, wrong, warned)
-    return _softmax_temperature(c, softmax, got64, x, axis) or _softmax_unwritten(
-        softmax, x, axis, call_args, wrong
+    return (
+        _softmax_temperature(c, softmax, got64, x, axis)
+        or _softmax_saturated(softmax, got64, x, axis)
+        or _softmax_unwritten(softmax, x, axis, call_args, wrong)
+    )
+
+
+#: softmax([t, t + 1])[1], right at every t: e / (1 + e)
+_PAIR_WEIGHT = math.e / (1.0 + math.e)
+
+
+def _softmax_pair_weight(softmax, t: float) -> float | None:
+    """The learner's weight of t + 1 in softmax([t, t + 1]) (float64); None when the call
+    fails or gives no such weight."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), np.errstate(all="ignore"):
+            out = np.asarray(softmax(np.array([t, t + 1.0])), dtype=np.float64)
+        return float(out.reshape(-1)[1]) if out.size == 2 else None
+    except Exception:
+        return None
+
+
+def _softmax_saturated(softmax, got: np.ndarray, x: np.ndarray, axis: int) -> str:
+    """Large inputs all treated alike: a cap T on the inputs (np.clip(x, -T, T), or
+    np.minimum(x, T), to keep np.exp from overflowing) instead of the max shift. Probed on
+    pairs [t, t + 1]: right below T, uniform above it, and in between the cap itself reads
+    off the weights (T = t + ln(w1 / w0)); named when the learner's result on ``x`` is the
+    softmax of x capped at that T. "" otherwise."""
+    top = float(np.nanmax(np.where(np.isfinite(x), x, -np.inf))) if x.size else 0.0
+    if not np.isfinite(top) or top < 20.0:
+        return ""
+    ladder = [t for t in (10.0, 30.0, 80.0, 200.0, 500.0, 700.0, 1000.0, 3000.0) if t < top]
+    ladder.append(top)
+    low = None
+    for t in ladder:
+        w = _softmax_pair_weight(softmax, t)
+        if w is None:
+            return ""
+        if abs(w - _PAIR_WEIGHT) < 1e-6:
+            low = t
+            continue
+        if abs(w - 0.5) > 1e-9 or low is None:
+            return ""  # not saturated: another mistake
+        high = t
+        break
+    else:
+        return ""
+    cap = None
+    for _ in range(80):
+        mid = (low + high) / 2.0
+        w = _softmax_pair_weight(softmax, mid)
+        if w is None:
+            return ""
+        if abs(w - _PAIR_WEIGHT) < 1e-9:
+            low = mid
+        elif abs(w - 0.5) < 1e-12:
+            high = mid
+        elif 0.5 < w < _PAIR_WEIGHT:
+            cap = mid + math.log(w / (1.0 - w))
+            break
+        else:
+            return ""
+    if cap is None:
+        cap = high  # the jump itself: t + 1 reached the cap where t did
+    shown = f"{round(cap):g}" if abs(cap - round(cap)) < 1e-6 * max(1.0, abs(cap)) else f"{cap:.6g}"
+    with np.errstate(all="ignore"):
+        capped = np.minimum(x, cap)
+        exps = np.exp(capped - np.max(capped, axis=axis, keepdims=True))
+        model = exps / np.sum(exps, axis=axis, keepdims=True)
+    if model.shape != got.shape or not np.allclose(got, model, rtol=1e-5, atol=1e-8):
+        return ""
+    return (
+        f"Your softmax treats every input above {shown} as {shown}: softmax([t, t + 1]) is "
+        f"right for small t but comes out uniform, [0.5, 0.5], once both entries pass "
+        f"{shown}. The inputs were capped (np.clip(x, -{shown}, {shown}), or np.minimum) to "
+        "keep np.exp from overflowing, so the large entries of a slice all weigh the same. "
+        "Subtract each slice's maximum instead, np.exp(x - np.max(x, axis=axis, "
+        "keepdims=True)): the result does not change, and the largest exponent is exp(0) = 1."
     )
 
 

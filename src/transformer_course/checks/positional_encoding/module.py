@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from transformer_course.checking import Checker, torch_generator
+from transformer_course.checking.concatenated import concatenation_of
 from transformer_course.checking.dropout_placement import (
     dropped_term_mask,
     fitting_placements,
@@ -353,6 +354,21 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None, tab
             return isinstance(result, torch.Tensor) and result.shape == grown.shape
 
         hint = dropped_only_at_one(tuple(out.shape), tuple(x.shape), run_grown) or hint
+        joined = concatenation_of(
+            out,
+            {"x": x, "the table's rows": table[:length].unsqueeze(0)},  # (1, len, d_model)
+            **_FLOAT32_FORMULA,
+        )
+        if joined:
+            first, second, axis = joined
+            axis_name = ("batch", "position", "feature")[axis]
+            hint = (
+                f"Yours is {first} and {second} concatenated along the {axis_name} axis "
+                f"(torch.cat([...], dim={axis}), dim={axis - 3} from the end) instead of added: "
+                f"the output then has {out.shape[axis]} where x has {x.shape[axis]}. The "
+                "encoding is added to the embeddings, element by element: x + "
+                "self.pe[:, :len], which keeps the shape of x."
+            )
         expected = x + table[:length].unsqueeze(0)  # (batch, len, d_model)
         swapped = values_in_permuted_axes(out, expected, **_FLOAT32_FORMULA)
         if swapped and tuple(out.shape) == (length, batch, d_model):

@@ -138,6 +138,70 @@ def _single_shift_mistakes(k, d_model):
     }
 
 
+#: ways an angle k·w_i (k / 10000^(2i/d_model)) gets rounded to a whole number
+_ANGLE_ROUNDINGS = (
+    (
+        np.floor,
+        "rounded down to a whole number: a floor division, k // 10000^(2i/d_model) (or np.floor)",
+    ),
+    (np.trunc, "cut to a whole number towards 0: int(...), or astype(int)"),
+    (np.round, "rounded to the nearest whole number: round(...) or np.round"),
+    (np.ceil, "rounded up to a whole number: np.ceil (or -(-k // ...))"),
+)
+
+
+#: probes that tell the roundings apart, and them from angles that are ~0: at d_model = 4
+#: pair 1 turns by k / 100 = ±1.5, which floor, int(), round and ceil each map to
+#: another pair of whole numbers (1 and -2, 1 and -1, 2 and -2, 2 and -1)
+_ROUNDING_PROBES = ((150, 4), (-150, 4))
+
+
+def _shift_angles(k, d_model) -> np.ndarray:
+    """k·w_i for every pair: (d_model/2,)."""
+    return k / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
+
+
+def _rounded_angles(relative_shift, got: np.ndarray, k: int, d_model: int) -> str:
+    """The rotation with each angle k·w_i rounded to a whole number (a floor division,
+    int(), round, ceil), named when the learner's matrix is that here and on the probes
+    :data:`_ROUNDING_PROBES`, which tell the roundings apart (and from angles that
+    underflow to 0, which every rounding of a small angle also gives); "" otherwise."""
+    if d_model < 4 or d_model % 2 or got.shape != (d_model, d_model):
+        return ""
+    here = [
+        (rounding, text)
+        for rounding, text in _ANGLE_ROUNDINGS
+        if np.allclose(got, _shift_at_angles(rounding(_shift_angles(k, d_model))), atol=1e-9)
+    ]
+    if not here:
+        return ""
+    probed = []
+    for probe in _ROUNDING_PROBES:
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                probed.append(np.asarray(relative_shift(*probe), dtype=np.float64))
+        except Exception:
+            return ""
+    found = [
+        text
+        for rounding, text in here
+        if all(
+            matrix.shape == (probe[1], probe[1])
+            and np.allclose(matrix, _shift_at_angles(rounding(_shift_angles(*probe))), atol=1e-9)
+            for matrix, probe in zip(probed, _ROUNDING_PROBES, strict=True)
+        )
+    ]
+    if not found:
+        return ""
+    return (
+        "Your angles are whole numbers: pair i turns by k·w_i "
+        + "; or ".join(found)
+        + " (pair 0, w_0 = 1, is right for a whole k; at k = 150, d_model = 4, pair 1's angle "
+        "1.5 came out as a whole number too). Keep the angle a float: k / np.power(10000.0, "
+        "2i / d_model), true division."
+    )
+
+
 #: the oracle's knobs, each one known mistake: (the knob's setting, its key in
 #: _shift_mistakes' messages, found by their first words)
 _SHIFT_KNOBS = (
@@ -821,7 +885,8 @@ def check_relative_shift(relative_shift, *, hidden: bool = False) -> None:
                 mistakes=_single_shift_mistakes(k, d_model) if d_model % 2 == 0 else None,
                 pairs=_shift_pairs(k, d_model) if d_model % 2 == 0 else None,
                 explain=lambda got=got, k=k, d_model=d_model: (
-                    _block_entries(np.asarray(got, dtype=np.float64), k, d_model)
+                    _rounded_angles(relative_shift, np.asarray(got, dtype=np.float64), k, d_model)
+                    or _block_entries(np.asarray(got, dtype=np.float64), k, d_model)
                     or _rows_at_two_angles(np.asarray(got, dtype=np.float64), k, d_model)
                     or _outside_blocks(np.asarray(got, dtype=np.float64), d_model)
                     or _offset_as_function(

@@ -55,6 +55,27 @@ def _unwritten_columns(got: np.ndarray) -> str:
         for j in empty
         if j % 2 == 0 and j + 1 < got.shape[1] and np.allclose(got[:, j + 1], 1.0, atol=1e-6)
     ]
+    pairs = got.shape[1] // 2
+    first_right = got.shape[0] > 1 and np.allclose(
+        got[:, :2],
+        np.stack([np.sin(np.arange(got.shape[0])), np.cos(np.arange(got.shape[0]))], axis=1),
+        atol=1e-6,
+    )
+    if still and len(still) == len(empty) and still == list(range(1, pairs)) and first_right:
+        # pair 0 right (frequency 1) and every later pair's frequency exactly 0: an
+        # exponential that underflowed (blind20d-pe-exp-form-log-dropped was told only
+        # that the angle does not grow)
+        return (
+            f"Pair 0 is right, but every later pair (features {empty} are 0 and "
+            f"{[2 * i + 1 for i in still]} are 1 at every position: sin(0) and cos(0)) has "
+            "frequency 0: its angle never grows with the position. A frequency that is "
+            "exactly 0 for every pair but the first is an exponential that underflowed: "
+            "exp(-z) is 0.0 in floating point once z passes about 745, as exp(-2i·10000/"
+            "d_model) is when the log is left out of the exp form, exp(-2i·log(10000)/"
+            "d_model) (np.log(10000.0), math.log), or a power with a far too large base or "
+            "exponent. Pair i's frequency is 10000^(-2i/d_model), between 1 and 1/10000: "
+            "write the exp form with the log, or pos / np.power(10000.0, 2i / d_model)."
+        )
     if still and len(still) == len(empty):
         return (
             f"Your features {empty} are 0 and the features {[2 * i + 1 for i in still]} are 1 "
@@ -292,11 +313,132 @@ def _pe_fitted_frequencies(got: np.ndarray, max_len: int, d_model: int, others=l
         for table, case in others()
         if case[0] >= 2 and case[1] >= 4 and table.shape == case
     ]
+    why = _exponent_why_everywhere(c, d_model, measured)
+    base = _round_base(c)
+    if base is not None and not why:
+        return _wrong_base_sentence(c, base)
     shown = f"{round(c)}i" if abs(c - round(c)) < 1e-3 else f"{c:.4g}·i"
     return (
         f"Your sines and cosines are in place, but pair i turns at pos / 10000^({shown}/d_model) "
-        "(i the pair index, measured from your table): the exponent is 2i/d_model."
-        + _exponent_why_everywhere(c, d_model, measured)
+        "(i the pair index, measured from your table): the exponent is 2i/d_model." + why
+    )
+
+
+def _single_round_base(got: np.ndarray, max_len: int, d_model: int) -> bool:
+    """Whether ``got`` is the table of pos / B^(2i/d_model) for a round base B other than
+    10000 (and other than a named exponent mistake)."""
+    c = _pe_measured_exponent(got, max_len, d_model)
+    return (
+        c is not None
+        and c > 0
+        and not any(abs(c - named) < 1e-3 for named in (1.0, 2.0, 4.0))
+        and _round_base(c) is not None
+    )
+
+
+def _round_base(c: float) -> float | None:
+    """The base B of pos / B^(2i/d_model) that gives the measured exponent c of
+    pos / 10000^(c·i/d_model), when B is a number a learner writes (1, 2 or 5 times a power
+    of ten: 1000, 100000, 20000, ...); None otherwise. Base and exponent cannot be told
+    apart from any table (B^(2i/d) = 10000^(c·i/d) at every i and d_model), so a round
+    base is the likelier reading of a c that is not a named exponent mistake."""
+    base = 10000.0 ** (c / 2.0)
+    if not 10.0 <= base <= 1e9:
+        return None
+    power = 10.0 ** math.floor(math.log10(base) + 1e-9)
+    for mantissa in (1.0, 2.0, 5.0, 10.0):
+        if abs(base - mantissa * power) < 1e-3 * base:
+            return mantissa * power
+    return None
+
+
+def _wrong_base_sentence(c: float, base: float) -> str:
+    """The sentence for a table whose frequencies are pos / ``base``^(2i/d_model)."""
+    written = f"{base:,.0f}".replace(",", " ")
+    slip = ""
+    if base == 100000.0:
+        slip = " A common slip: 10e4 is 10·10^4 = 100000, not 10000; write 1e4 or 10000.0."
+    elif base == 1000.0:
+        slip = " (10e2, or 1e3, is 1000; the base is 1e4 = 10000.)"
+    slower = "slower" if base > 10000.0 else "faster"
+    return (
+        f"Your sines and cosines are in place, but pair i turns at pos / {written}^(2i/d_model) "
+        f"(measured from your table): the base is {written} instead of 10000, so every pair "
+        f"after the first turns {slower} than the paper's. The base must be 10000: "
+        f"pos / 10000^(2i/d_model).{slip} (The same table also comes from base 10000 with "
+        f"the exponent {c:.4g}·i/d_model instead of 2i/d_model, if you changed the exponent "
+        "rather than the base.)"
+    )
+
+
+_BROADCAST_INTO = re.compile(r"from shape \((\d+), ?(\d+)\) into shape \((\d+), ?(\d+)\)")
+
+
+def _too_few_angles(positional_encoding, cases, current) -> str:
+    """A wrong table here and, on another case with an even d_model, a broadcasting error
+    that writes k < d_model/2 angles into the d_model/2 sine columns: the code computes too
+    few angles (pair indices from a range over part of the width), which a small table can
+    hide (at d_model = 4 one angle broadcasts over both pairs, like frequency 1
+    everywhere). Said with the sizes; the range np.arange(0, d_model // 2, 2) named when it
+    gives k on every such case. "" when no other case shows it."""
+    seen = []
+    for max_len, d_model in cases:
+        if (max_len, d_model) == current or d_model % 2 or max_len < 1:
+            continue
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                positional_encoding(max_len, d_model)
+        except ValueError as exc:
+            found = _BROADCAST_INTO.search(str(exc))
+            if not found:
+                continue
+            rows, angles, rows_into, columns = (int(g) for g in found.groups())
+            if rows == rows_into == max_len and columns == d_model // 2 and angles < columns:
+                seen.append((max_len, d_model, angles, str(exc)))
+        except Exception:
+            continue
+    # one angle short is another family (the cosines given angles[:, :-1]): only the
+    # counts of a range over half the width, about d_model / 4, are said here
+    if not seen or not all(len(range(0, d // 2, 2)) == k for _, d, k, _ in seen):
+        return ""
+    max_len, d_model, angles, error = seen[0]
+    return _few_angles_sentence(max_len, d_model, angles, error)
+
+
+def _few_angles_from_error(exc: BaseException, max_len: int, d_model: int) -> str:
+    """The hint for a broadcasting error of this very call that writes about d_model / 4
+    angles into the d_model / 2 sine (or cosine) columns; "" otherwise."""
+    found = _BROADCAST_INTO.search(str(exc))
+    if not found or d_model % 2:
+        return ""
+    rows, angles, rows_into, columns = (int(g) for g in found.groups())
+    if not (rows == rows_into == max_len and columns == d_model // 2):
+        return ""
+    if angles != len(range(0, d_model // 2, 2)) or angles >= columns:
+        return ""
+    return _few_angles_sentence(max_len, d_model, angles, "")
+
+
+def _few_angles_sentence(max_len: int, d_model: int, angles: int, error: str) -> str:
+    """Too few angles, about d_model / 4, for the d_model / 2 pairs: the sizes, and the two
+    ranges that give that count."""
+    raised = (
+        f"positional_encoding({max_len}, {d_model}) raises ValueError: {error}: " if error else ""
+    )
+    why = (
+        " Your counts, about d_model / 4, are those of np.arange(0, d_model // 2, 2), the "
+        "pair indices taken over half of the width (as a 2-D, image, sine encoding splits "
+        "d_model between its x and y axes), or of np.arange(0, d_model, 4), a step of 4 "
+        "(both give the same number of angles)."
+    )
+    hidden = (
+        " (on this small table they broadcast over the pairs and hide the mistake)" if error else ""
+    )
+    return (
+        f"{raised}Your code computes {angles} angles where there are d_model / 2 = "
+        f"{d_model // 2} pairs, so there are too few frequencies{hidden}.{why} There is one "
+        "angle per pair: 2i runs over "
+        "np.arange(0, d_model, 2), and pair i's angle is pos / 10000^(2i/d_model)."
     )
 
 
@@ -404,8 +546,11 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                     (TypeError, _scalar_function_hint),
                     (
                         ValueError,
-                        lambda exc, max_len=max_len, d_model=d_model: flat_vector_broadcast(
-                            exc, {max_len: "positions", (d_model + 1) // 2: "pairs"}
+                        lambda exc, max_len=max_len, d_model=d_model: (
+                            _few_angles_from_error(exc, max_len, d_model)
+                            or flat_vector_broadcast(
+                                exc, {max_len: "positions", (d_model + 1) // 2: "pairs"}
+                            )
                         ),
                     ),
                     *([(Exception, _odd_hint(max_len, d_model))] if d_model % 2 else []),
@@ -449,6 +594,13 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
             overflow = _integer_power_overflow_hint(got64, max_len, d_model)
             if overflow:
                 c.fail(f"{what} is not what the reference gives. {overflow}")
+            few = (
+                ""
+                if np.allclose(got64, ref.positional_encoding(max_len, d_model), atol=1e-4)
+                else _too_few_angles(positional_encoding, cases, (max_len, d_model))
+            )
+            if few:
+                c.fail(f"{what} is not what the reference gives. {few}")
             hint = (
                 "If you wrote `10000 ** 2 * i / d_model`, Python reads it as (10000**2) * i / d_model: "
                 "put the exponent in parentheses."
@@ -485,8 +637,14 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                         lambda: _other_tables(positional_encoding, cases, current),
                     )
                 ),
-                pairs=lambda max_len=max_len, d_model=d_model, got=got: _pe_pairs(
-                    positional_encoding, cases, (max_len, d_model), _tolerance(got.dtype)
+                # a pair of knobs whose table is one wrong round base (base 1000 with a
+                # doubled exponent is base 1000000) yields to that single mistake
+                pairs=lambda max_len=max_len, d_model=d_model, got=got, got64=got64: (
+                    {}
+                    if _single_round_base(got64, max_len, d_model)
+                    else _pe_pairs(
+                        positional_encoding, cases, (max_len, d_model), _tolerance(got.dtype)
+                    )
                 ),
                 axes=("position", "d_model"),
             )

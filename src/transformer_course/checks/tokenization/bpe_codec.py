@@ -12,6 +12,7 @@ import unicodedata
 
 from transformer_course.checking import Checker, CheckFailure
 from transformer_course.checking.failure import _is_learner_frame
+from transformer_course.checking.time_limit import TimeLimitExceeded, time_limit
 from transformer_course.reference import tokenization as ref
 
 from .common import _CLASSIC, _expect_not_accumulated, _ids
@@ -255,6 +256,51 @@ _ENCODE_STOP_HINTS = [
 ]
 
 
+#: seconds a bpe_encode call of the check may take: the texts are a few dozen bytes
+_ENCODE_SECONDS = 5.0
+
+
+def _finishes(bpe_encode, text: str, merges: dict):
+    """The learner's ids for ``text`` when the call ends within a second; None when it
+    does not end (or fails)."""
+    try:
+        with time_limit(1.0), contextlib.redirect_stdout(io.StringIO()):
+            return list(bpe_encode(text, dict(merges)))
+    except Exception:  # TimeLimitExceeded included: no result
+        return None
+
+
+def _encode_never_ends(bpe_encode) -> str:
+    """Why bpe_encode loops for ever, from two probes: "aa" with its one merge, and "ab"
+    where only the second-learned merge occurs. A loop that picks its merge among all
+    the learned ones (min(merges, key=merges.get)) instead of among the pairs present
+    ends on the first and never on the second; a loop whose merges change nothing
+    (merge_pair's result not assigned back) never ends on either."""
+    first = _finishes(bpe_encode, "aa", {(97, 97): 256})
+    second = _finishes(bpe_encode, "ab", {(97, 97): 256, (97, 98): 257})
+    loop = (
+        f"Your bpe_encode did not finish within {_ENCODE_SECONDS:g} s on a text of a few "
+        "bytes: its loop never ends. The loop ends only when no pair present has a merge, "
+        "so every pass must merge a pair that is present in ids."
+    )
+    if first == [256] and second is None:
+        return (
+            f"{loop} On 'aa' with the one merge (97, 97) yours gives [256], but on 'ab' with "
+            "the merges (97, 97) -> 256 and (97, 98) -> 257, where only (97, 98) occurs, "
+            "it never ends: you pick the merge among all the learned merges (min(merges, "
+            "key=merges.get), the earliest learned overall), not among the pairs present, "
+            "so once that merge no longer occurs, merge_pair changes nothing and the loop "
+            "repeats for ever. Take min(present, key=merges.get) over the pairs present."
+        )
+    if first is None:
+        return (
+            f"{loop} Even 'aa' with its one merge never ends: a pass changes nothing, e.g. "
+            "merge_pair's result is never assigned back to ids (ids = merge_pair(ids, pair, "
+            "new_id)), or the loop's exit test never holds."
+        )
+    return loop
+
+
 def _encode_hints(merges: dict) -> list:
     """_ENCODE_STOP_HINTS, and a KeyError on a pair that is not a learned merge."""
 
@@ -377,17 +423,18 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
         for text, m in cases:
             what = f"bpe_encode({text!r}, merges={m if len(m) <= 3 else '...'})"
             try:
-                got = _ids(
-                    c,
-                    c.call(
+                with time_limit(_ENCODE_SECONDS):  # a loop that never ends, explained
+                    result = c.call(
                         bpe_encode,
                         text,
                         dict(m),
-                        hints=_encode_hints(m),
+                        hints=[
+                            *_encode_hints(m),
+                            (TimeLimitExceeded, lambda exc: _encode_never_ends(bpe_encode)),
+                        ],
                         mutation_hint=_MERGES_CHANGED_HINT,
-                    ),
-                    what,
-                )
+                    )
+                got = _ids(c, result, what)
             except CheckFailure as failure:
                 pending = failure
                 break
@@ -448,6 +495,20 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "build on: repeat, recounting the pairs on the current ids, until no pair present "
             "has a merge.": _encode_one_step,
             _ENCODE_FIRST_MERGE_ONLY: _encode_first_merge_only,
+            # every result the raw bytes although a learned pair occurs: the membership
+            # test never holds (blind12j-bpe-encode-pairs-tested-against-values was located)
+            "No merge was ever applied: your ids are the text's raw UTF-8 bytes, although "
+            "learned pairs occur in it. Either your test of which pairs have a merge never "
+            "holds (`pair in merges.values()`, the new ids, never a pair, or a lookup in an "
+            "inverted dict where `pair in merges` belongs: the dict's keys are the pairs), "
+            "or the merges are never applied (no loop over them, a loop that never runs, "
+            "or merge_pair's result never assigned back to ids). Among the pairs present "
+            "that are keys of merges, merge the earliest-learned merge (the smallest new "
+            "id), and repeat.": lambda text, m: (
+                list(text.encode("utf-8"))
+                if ref.bpe_encode(text, m) != list(text.encode("utf-8"))
+                else None
+            ),
             "You applied each merge once, latest learned first (reversed(merges), or merges "
             "sorted by new id from the top): a later merge is built on the ids of the earlier "
             "ones, which do not exist yet when it is tried. Apply them earliest learned "
@@ -608,6 +669,15 @@ def _decode_bytes_as_chars(ids, merges):
         table[new_id] = table[a] + table[b]
     return "".join(table[i] for i in ids)
 
+
+_ITEMS_INVERTED_HINT = (
+    "merges maps each pair to its new id, {(a, b): new_id}, so merges.items() gives "
+    "((a, b), new_id) items: the pair first, then the id. Unpacking them the other way "
+    "round, `for new_id, (a, b) in merges.items()` (the {new_id: pair} direction), puts the "
+    "pair in new_id and tries to unpack the int id into (a, b), which raises this; so does "
+    "`for a, b in merges.values()` (the values are the ids; the pairs are the keys). An "
+    "int was unpacked where a pair belongs: write `for (a, b), new_id in merges.items():`."
+)
 
 _DECODE_ONCE_HINT = (
     "Decode the joined bytes once at the end: decoding token by token breaks characters whose "
@@ -880,15 +950,24 @@ _CUT_CHARACTER_IDS = [104, 105, 195]
 
 
 def _check_cut_character(c: Checker, bpe_decode, merges: dict) -> None:
-    """Bytes that are not a whole UTF-8 character must leave a mark: U+FFFD (errors=
-    "replace", as the reference and the lesson's pieces show), an escape, or an error
-    (strict decoding). Fail where they vanish without a trace."""
+    """Bytes that are not a whole UTF-8 character must leave a mark in the text: U+FFFD
+    (errors="replace", as the lesson asks and the reference does) or an escape. Fail where
+    they vanish without a trace, and where strict decoding raises UnicodeDecodeError (ids a
+    model emits need not be valid UTF-8, and decoding them must not crash)."""
     ids = list(_CUT_CHARACTER_IDS)
     data = bytes(ids)  # every id is a byte: b"hi\xc3"
     try:
         got = bpe_decode(list(ids), dict(merges))
-    except UnicodeDecodeError:
-        return  # strict decoding: the broken character is reported, not hidden
+    except UnicodeDecodeError as exc:
+        c.fail(
+            f"calling `bpe_decode({ids}, merges)` raised UnicodeDecodeError: {exc}. The ids "
+            "end with the byte 195, the first of the two bytes of 'é' alone: not valid "
+            "UTF-8, which a model's output (or a token cut inside a character) can be. "
+            "Your .decode('utf-8') is strict (errors='strict', the default) and raises on "
+            "such bytes; decode must still return text: .decode('utf-8', errors='replace') "
+            "turns each invalid byte sequence into the replacement character '\\ufffd' (�). "
+            f"Expected {data.decode('utf-8', errors='replace')!r}."
+        )
     except Exception:
         got = c.call(bpe_decode, list(ids), dict(merges))  # the usual message for it
     what = f"bpe_decode({ids}, merges)"
@@ -916,8 +995,9 @@ def _check_cut_character(c: Checker, bpe_decode, merges: dict) -> None:
 
 
 def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
-    """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8,
-    so strict decoding and errors="replace" both pass)."""
+    """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8),
+    then on ids that end inside a character (errors="replace" asked: strict decoding
+    raises there)."""
     with Checker("bpe_decode", hidden=hidden, explain_shapes=True) as c:
         c.require_callable(bpe_decode)
         if hidden:
@@ -945,6 +1025,7 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                 list(ids),
                 dict(merges),
                 hints=[
+                    ("cannot unpack non-iterable int object", _ITEMS_INVERTED_HINT),
                     ("can't decode byte", _DECODE_ONCE_HINT),
                     (
                         lambda exc: (

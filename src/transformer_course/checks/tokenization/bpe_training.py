@@ -504,6 +504,28 @@ def _normalised_text_mistakes(text: str, num_merges: int) -> dict:
     }
 
 
+def _merge_order_named(got: dict) -> str:
+    """Which order the learner's dict follows when it holds the right merges in another
+    order: sorted by pair, by new id from the top, or sorted by pair from the top; "" for
+    any other order."""
+    items = list(got.items())
+    orders = {
+        "sorted by pair (sorted(merges.items()), or dict(sorted(...)))": sorted(items),
+        "sorted by pair from the largest (sorted(..., reverse=True))": sorted(items, reverse=True),
+        "latest learned first (new ids from the top: reversed, or sorted by id with "
+        "reverse=True)": sorted(items, key=lambda item: -item[1]),
+    }
+    if items == sorted(items, key=lambda item: item[1]):
+        return ""
+    # on one input two orders can coincide (sorted by pair from the top is often latest
+    # first): every order that fits is named
+    fits = [name for name, order in orders.items() if items == order]
+    if not fits:
+        return ""
+    either = "either " if len(fits) > 1 else ""
+    return f"Your dict is {either}{' or '.join(fits)}, not in learned order. "
+
+
 def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
     """Check ``train_bpe(text, num_merges)``: merges over UTF-8 bytes, the most frequent
     pair first (ties: first occurrence), new ids 256 + i, in the order learned. Stopping
@@ -530,6 +552,9 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                 ("héllo héllo", 3),
                 ("to be or not to be", 3),
                 ("Hello hello HELLO", 3),
+                # its fifth merge, (256, 32) -> 260, sorts before (257, 101) -> 258: learned
+                # order is not sorted order
+                ("the cat sat on the mat", 5),
             ]
         for text, num_merges in cases:
             what = f"train_bpe({text!r}, {num_merges})"
@@ -655,7 +680,8 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                 list(got.items()),
                 list(by_id.items()),
                 f"the order of the merges in {what}",
-                hint="The merges are right, but the dict must list them in the order they were "
+                hint=_merge_order_named(got)
+                + "The merges are right, but the dict must list them in the order they were "
                 "learned (new ids 256, 257, ...): decoding builds its table by walking the dict, "
                 "and a merge may use an id that an earlier one created.",
             )

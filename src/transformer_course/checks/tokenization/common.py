@@ -24,11 +24,36 @@ def _is_int(value) -> bool:
     return isinstance(value, int | np.integer) and not isinstance(value, bool)
 
 
-def _tokens(c: Checker, got, what: str, hint: str) -> list[str]:
-    """A list or tuple of strings, as a list."""
+def _nested_tokens_hint(got, nested_why=None) -> str:
+    """For a list of lists of strings where one flat list belongs: say so, and why when
+    ``nested_why()`` (a probe of the learner's function) can tell; "" otherwise."""
+    if not got or not all(
+        isinstance(part, list | tuple) and all(isinstance(t, str) for t in part) for part in got
+    ):
+        return ""
+    why = ""
+    if nested_why is not None:
+        try:
+            why = nested_why()
+        except Exception:  # the probe failed: say what the output shows, no more
+            why = ""
+    flat = [t for part in got for t in part]
+    return (
+        f" Yours is a nested list, a list of {len(got)} list(s) of tokens "
+        f"({short([list(part) for part in got])}), where one flat list of strings belongs"
+        f"{why}. Return one flat list of tokens for the whole text ({short(flat)} here): "
+        "if you build one list per piece, join them (tokens.extend(...), or a single "
+        "re.findall over the whole text)."
+    )
+
+
+def _tokens(c: Checker, got, what: str, hint: str, nested_why=None) -> list[str]:
+    """A list or tuple of strings, as a list. ``nested_why()``: why a list of lists came
+    back, from a probe of the learner's function (or "")."""
     c.expect_type(got, (list, tuple), what, hint)
+    nested = _nested_tokens_hint(got, nested_why)
     for token in got:
-        groups = ""
+        groups = nested
         if (  # tokenize's re.findall with capturing groups
             what.startswith("tokenize(")
             and isinstance(token, tuple)

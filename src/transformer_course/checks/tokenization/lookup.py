@@ -32,6 +32,79 @@ _CASED_HIDDEN = (
 )
 
 
+def _align_unknown_spans(tokens, vocab, got) -> list[list[int]] | None:
+    """The ids each unknown token of ``tokens`` became in ``got``, when every known token
+    kept exactly its own id, in order, and only the unknown ones took another number of ids
+    (none, or several): one list of ids per unknown token, in order; None when no such
+    alignment exists (the first one found, from the longest spans)."""
+    got = list(got)
+    dead_ends: set[tuple[int, int]] = set()  # (token, start) pairs that cannot finish
+
+    def spans(k: int, start: int) -> list[list[int]] | None:
+        if (k, start) in dead_ends:
+            return None
+        found = finish(k, start)
+        if found is None:
+            dead_ends.add((k, start))
+        return found
+
+    def finish(k: int, start: int) -> list[list[int]] | None:
+        if k == len(tokens):
+            return [] if start == len(got) else None
+        token = tokens[k]
+        if token in vocab:
+            if start < len(got) and got[start] == vocab[token]:
+                return spans(k + 1, start + 1)
+            return None
+        for end in range(len(got), start - 1, -1):
+            rest = spans(k + 1, end)
+            if rest is not None:
+                return [got[start:end], *rest]
+        return None
+
+    if len(got) > 4 * len(tokens) + 64:
+        return None  # far too long to align cheaply: no diagnosis
+    return spans(0, 0)
+
+
+def _unknown_token_spans_hint(tokens, vocab, got) -> str:
+    """Every known token right and the unknown ones turned into several ids (or none): say
+    what each unknown token became, and name character fallback when each unknown token's
+    ids are those of its characters; "" otherwise."""
+    if len(got) == len(tokens):
+        return ""
+    unknown = [t for t in tokens if t not in vocab]
+    aligned = _align_unknown_spans(tokens, vocab, got) if unknown else None
+    if not aligned:
+        return ""
+    unk = vocab["<unk>"]
+    shown = "; ".join(
+        f"{token!r} became {ids} ({len(ids)} ids)" for token, ids in zip(unknown, aligned)
+    )
+    per_character = [[vocab.get(ch, unk) for ch in token] for token in unknown]
+    if aligned == per_character and any(len(t) > 1 for t in unknown):
+        cause = (
+            "you spelled each unknown token out, one id per character (each character "
+            "looked up, <unk> for a missing one), as byte or character fallback does. "
+            "encode has no fallback: a token missing from the vocabulary becomes one <unk> "
+            f"id ({unk})"
+        )
+    elif all(len(ids) == len(t) for ids, t in zip(aligned, unknown)):
+        cause = (
+            "each unknown token became one id per character (split into its letters): a "
+            f"token missing from the vocabulary becomes one <unk> id ({unk})"
+        )
+    else:
+        cause = (
+            "the known tokens are right, but a token missing from the vocabulary must become "
+            f"exactly one id, the id of <unk> ({unk})"
+        )
+    return (
+        f"Your ids are {len(got)} for {len(tokens)} tokens: {shown}. So {cause}: "
+        'vocab.get(token, vocab["<unk>"]), one id per token.'
+    )
+
+
 def _encode_cased_mistakes(tokens, vocab) -> dict:
     """What only this run shows: each token lower-cased before the lookup, and the id 0
     (falsy) replaced by <unk>'s (vocab.get(token) or unk)."""
@@ -266,6 +339,7 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                 what,
                 hint=lambda tokens=tokens, vocab=vocab, got=got, expected=expected: (
                     _encode_order_hint(tokens, got, expected)
+                    or _unknown_token_spans_hint(tokens, vocab, got)
                     or f"Look each token up in vocab (vocab is {dict(list(vocab.items())[:8])}...)."
                 ),
                 mistakes={

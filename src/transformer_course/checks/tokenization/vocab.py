@@ -267,9 +267,10 @@ def _vocab_single_mistakes(token_lists, min_freq) -> dict:
             _vocab_once_per_list(token_lists, min_freq)
         ),
         _VOCAB_IGNORED: ref.build_vocab(token_lists, 1) if min_freq > 1 else None,
-        "You applied min_freq to each token list's own counts (a Counter per list, "
-        "Counter(tokens), tested against min_freq): a token that occurs once in each of "
-        "several lists never reaches a min_freq of 2 or more there. Count over all the lists first, "
+        "You applied min_freq to each token list's own counts, one sentence at a time (a "
+        "Counter per list, Counter(tokens), tested against min_freq): a token that occurs "
+        "once in each of several sentences never reaches a min_freq of 2 or more there. "
+        "Count over all the lists (the whole corpus) first, "
         "then keep the tokens whose total count is at least min_freq.": (
             _vocab_min_freq_per_list(token_lists, min_freq) if min_freq > 1 else None
         ),

@@ -4,6 +4,8 @@ it names.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 import string
 import unicodedata
@@ -63,6 +65,29 @@ _TOKENIZE_HINTS = [
 ]
 
 
+#: a text of three lines, two sentences on the first: one list per line, or per sentence?
+_LINES_PROBE = "One cat. Two cats\nthree\nfour dogs"
+
+
+def _one_list_per_line(tokenize) -> str:
+    """Why tokenize returns a list of lists, from a text of three lines whose first holds
+    two sentences: one list per line (text.splitlines()), per sentence, or "" when neither
+    fits."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        parts = tokenize(_LINES_PROBE)
+    sizes = [len(part) for part in parts] if isinstance(parts, list | tuple) else []
+    lines = [ref.tokenize(line) for line in _LINES_PROBE.splitlines()]
+    if [list(p) for p in parts] == lines:
+        return (
+            f": on a text of 3 lines, {_LINES_PROBE!r}, yours gives {len(sizes)} lists, "
+            "one per line, so you tokenise line by line (text.splitlines()) and keep each "
+            "line's tokens apart"
+        )
+    if len(sizes) == 3 and sizes == [len(line) for line in lines]:
+        return ": one list per line of the text (text.splitlines())"
+    return ""
+
+
 def check_tokenize(tokenize, *, hidden: bool = False) -> None:
     """Check ``tokenize(text)``: lower-cased words (runs of ``\\w``) and single
     punctuation marks, whitespace dropped; a list or a tuple of str is accepted."""
@@ -72,7 +97,11 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
         for text in _HIDDEN_TEXTS if hidden else _VISIBLE_TEXTS:
             what = f"tokenize({text!r})"
             got = _tokens(
-                c, c.call(tokenize, text, hints=_TOKENIZE_HINTS), what, "Return a list of strings."
+                c,
+                c.call(tokenize, text, hints=_TOKENIZE_HINTS),
+                what,
+                "Return a list of strings.",
+                nested_why=lambda: _one_list_per_line(tokenize),
             )
             runs.append((text, what, got))
         # A mistake (or a pair) is named first when it agrees with every text run, not just
