@@ -30,6 +30,12 @@ PERMUTE_DIMS = "https://github.com/gaopengcuhk/SMCA-DETR/issues/10"
 SCORES_TIMES_KEYS = "https://github.com/fchollet/deep-learning-with-python-notebooks/issues/261"
 VALUE_DEFAULT = "https://github.com/PaddlePaddle/Paddle/issues/47475"
 KEYS_FIRST_MASK = "https://github.com/FluxML/NNlib.jl/issues/572"
+CATEGORIES_AUTO = (
+    "https://scikit-learn.org/1.2/modules/generated/sklearn.preprocessing.OneHotEncoder.html"
+)
+PAD_MAX_LENGTH = "https://huggingface.co/docs/transformers/pad_truncation"
+TF_PADDING_MASK = "https://github.com/hsuanchunlin/NLP-notes"
+TF_CALL_ORDER = "https://stats.stackexchange.com/q/541448"
 
 _PAD_OTHERS = (
     r"pad\w* (on )?the left|left-pad",
@@ -188,6 +194,33 @@ def pad_batch(sequences, pad_id):
         source=PAD_LENGTHS,
     ),
     _c(
+        "pad-fixed-max-length",
+        L01,
+        "pad_batch",
+        "pads every batch to a fixed width, a max_length=32 default (Hugging Face's "
+        "padding='max_length'), instead of the longest sequence of the batch: short batches "
+        "come back 32 columns wide, with columns of pad_id past the longest sequence.",
+        (
+            r"max_length|fixed (width|length)",
+            r"\b32\b",
+            r"longest.{0,60}(width|columns?|max_len|wide)",
+            r"(width|columns?|max_len|wide).{0,60}longest",
+            r"too (wide|many columns)|extra columns?",
+        ),
+        (*_PAD_OTHERS, r"multiple of"),
+        edits=(
+            (
+                "max_len = max((len(seq) for seq in sequences), default=0)",
+                "max_len = max(max((len(seq) for seq in sequences), default=0), max_length)",
+            ),
+            (
+                "def pad_batch(sequences: list[list[int]], pad_id: int) -> np.ndarray:",
+                "def pad_batch(sequences: list[list[int]], pad_id: int, max_length: int = 32) -> np.ndarray:",
+            ),
+        ),
+        source=PAD_MAX_LENGTH,
+    ),
+    _c(
         "pairs-string-keys",
         L01,
         "get_pair_counts",
@@ -331,6 +364,38 @@ def bpe_decode(ids, merges):
     ),
     # ---- 02 embeddings --------------------------------------------------------------------
     _c(
+        "onehot-columns-of-ids-present",
+        L02,
+        "one_hot",
+        "makes one column per distinct id present in ids (np.unique, the categories='auto' "
+        "of scikit-learn's OneHotEncoder) instead of one per vocabulary id: the vectors are "
+        "as wide as the number of distinct ids, and column j stands for the j-th smallest id "
+        "present, not for id j.",
+        (
+            r"unique|distinct",
+            r"(ids|values|categories) (present|seen|in the (batch|input|data))",
+            r"categories",
+            r"vocab_size.{0,40}(ignored|not used|columns|width)",
+            r"(width|columns?).{0,60}vocab_size",
+        ),
+        (
+            r"max(imum)?\b.{0,20}\+ ?1|largest id",
+            r"bool",
+            r"transpos|\(len, batch",
+            r"flatten",
+        ),
+        code="""
+import numpy as np
+
+
+def one_hot(ids, vocab_size):
+    ids = np.asarray(ids)
+    categories = np.unique(ids)  # the ids that occur, sorted
+    return (ids[..., None] == categories).astype(np.float64)
+""",
+        source=CATEGORIES_AUTO,
+    ),
+    _c(
         "cos-torch-cosine-default-dim",
         L02,
         "cosine_similarity",
@@ -392,6 +457,28 @@ def cosine_similarity(a, b):
         ),
     ),
     # ---- 04 attention ---------------------------------------------------------------------
+    _c(
+        "row-scale-fixed-eight",
+        L04,
+        "attention_row",
+        "divides the scores by a fixed 8, the square root of the paper's d_k = 64, instead of "
+        "sqrt(d_k) of the query it is given: right only when d_k is 64, the scores too small "
+        "(weights too flat) for smaller d_k.",
+        (
+            r"\b8\b|eight",
+            r"\b64\b",
+            r"(fixed|hard-?coded|constant) (scale|divisor|number)",
+            r"sqrt\(d_k\)|square root of d_k",
+            r"(its|the query'?s?|actual) d_k",
+        ),
+        (
+            r"len_k|number of keys",
+            r"d_v",
+            r"(no|without|missing|forg[eo]t\w*) (the )?scal",
+            r"softmax.{0,30}(axis|max)",
+        ),
+        edits=(("scores = keys @ query / math.sqrt(d_k)", "scores = keys @ query / 8"),),
+    ),
     _c(
         "sdpa-additive-mask-times-inf",
         L04,
@@ -543,7 +630,60 @@ def cosine_similarity(a, b):
             ),
         ),
     ),
+    _c(
+        "mha-forward-value-key-query-order",
+        L05,
+        "MultiHeadAttention",
+        "declares forward(self, value, key, query, mask=None), the argument order of the "
+        "TensorFlow tutorial's call(v, k, q, mask), so a call forward(query, key, value) "
+        "takes the queries from the value input and the values from the query input: "
+        "self-attention is right, cross-attention is not.",
+        (
+            r"(argument|parameter)s?.{0,40}order",
+            r"forward\(self, value, key, query",
+            r"(v, k, q)|value, key, query",
+            r"quer(y|ies).{0,40}(and|with) (the )?values? (are )?swapped",
+            r"values? (come |taken )?from (the )?query",
+        ),
+        _MHA_OTHERS,
+        edits=(
+            (
+                "def forward(self, query, key, value, mask=None):",
+                "def forward(self, value, key, query, mask=None):",
+            ),
+        ),
+        source=TF_CALL_ORDER,
+    ),
     # ---- 06 masking -----------------------------------------------------------------------
+    _c(
+        "padmask-tf-float-pads-marked",
+        L06,
+        "padding_mask",
+        "two mistakes at once, the TensorFlow tutorial's create_padding_mask carried over: "
+        "it marks the pads instead of the real tokens ((ids == pad_id), 1 = blocked) and "
+        "returns float32 ones and zeros instead of a bool mask.",
+        (
+            r"(inverted|flipped|reversed|opposite) (polarity|mask|meaning)",
+            r"(true|1) (at|for|marks?) (the )?pads?",
+            r"pads? (are )?(marked|true|1)",
+            r"== ?pad_id",
+            r"float",
+            r"bool",
+        ),
+        (
+            r"query axis|\(batch, 1, len, 1\)",
+            r"pad_id.{0,30}(ignored|hard-?coded|0 instead)",
+            r"expand",
+            r"in[- ]place",
+        ),
+        edits=(
+            (
+                "return (ids != pad_id)[:, None, None, :]",
+                "return (ids == pad_id).float()[:, None, None, :]",
+            ),
+        ),
+        source=TF_PADDING_MASK,
+    ),
     _c(
         "decmask-keys-first-layout",
         L06,
