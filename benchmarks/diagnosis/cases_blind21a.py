@@ -36,6 +36,8 @@ CATEGORIES_AUTO = (
 PAD_MAX_LENGTH = "https://huggingface.co/docs/transformers/pad_truncation"
 TF_PADDING_MASK = "https://github.com/hsuanchunlin/NLP-notes"
 TF_CALL_ORDER = "https://stats.stackexchange.com/q/541448"
+FIXED_SCALE = "https://github.com/BobMcDear/attorch/issues/14"
+SCALED_TWICE = "https://github.com/TensorAuto/OpenTau/pull/179"
 
 _PAD_OTHERS = (
     r"pad\w* (on )?the left|left-pad",
@@ -158,7 +160,7 @@ def decode(ids, vocab):
             r"(truncat|cut|lost|dropped|overwritten|replaced).{0,60}(longer|ids? (after|past|beyond))",
             r"longer (rows?|sequences?).{0,60}(pad|lost|cut|truncat)",
         ),
-        _PAD_OTHERS,
+        _PAD_OTHERS[:3],
         code="""
 import numpy as np
 
@@ -350,7 +352,7 @@ def bpe_encode(text, merges):
         ),
         (
             r"latin|ascii",
-            r"bytes\(\[a, b\]\)|raw bytes",
+            r"bytes\(\[a, b\]\)|parts? as (raw )?bytes",
             r"strip|space",
             r"errors=",
         ),
@@ -429,6 +431,46 @@ def cosine_similarity(a, b):
 """,
         source=COSINE_DIM,
     ),
+    _c(
+        "tokemb-scaled-twice",
+        L02,
+        "TokenEmbedding",
+        "applies the sqrt(d_model) scale twice, once through a stored self.scale and again "
+        "in the return line, so the vectors are the lookup times d_model instead of times "
+        "sqrt(d_model).",
+        (
+            r"twice|two times|double",
+            r"(times|by) d_model (instead|rather|,? not)",
+            r"d_model times (too|larger)|\bsqrt\(d_model\) times too",
+            r"sqrt\(d_model\).{0,60}(again|already|second)",
+            r"(too large|larger).{0,40}sqrt\(d_model\)",
+        ),
+        (
+            r"divid",
+            r"vocab_size",
+            r"parameter|state[_ ]dict|buffer",
+            r"(no|missing|without|forg[eo]t\w*) (the )?scal",
+        ),
+        code="""
+import math
+
+import torch
+from torch import nn
+
+
+class TokenEmbedding(nn.Module):
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.d_model = d_model
+        self.embedding = nn.Embedding(vocab_size, d_model)
+        self.scale = math.sqrt(d_model)
+
+    def forward(self, ids):
+        x = self.embedding(ids) * self.scale
+        return x * math.sqrt(self.d_model)
+""",
+        source=SCALED_TWICE,
+    ),
     # ---- 03 positional encoding -----------------------------------------------------------
     _c(
         "posenc-two-separate-dropouts",
@@ -478,6 +520,7 @@ def cosine_similarity(a, b):
             r"softmax.{0,30}(axis|max)",
         ),
         edits=(("scores = keys @ query / math.sqrt(d_k)", "scores = keys @ query / 8"),),
+        source=FIXED_SCALE,
     ),
     _c(
         "sdpa-additive-mask-times-inf",
@@ -620,6 +663,8 @@ def cosine_similarity(a, b):
             r"transpos\w*.{0,60}(twice|again|before merge_heads|two times)",
             r"merge_heads (already|itself) transpos",
             r"double transpos",
+            r"transpos\w*.{0,60}(before|ahead of) (calling )?merge_heads",
+            r"len_q as (the )?(number of )?heads",
             r"(heads|input) (to|of) merge_heads.{0,60}(layout|shape|\(batch, len)",
         ),
         (r"scale|sqrt", r"dropout", r"mask (is )?(inverted|ignored|dropped)", r"split_heads"),
@@ -700,7 +745,7 @@ def cosine_similarity(a, b):
             r"\[b, ?0, ?j, ?i\]|\[i, ?j\].{0,30}\[j, ?i\]",
         ),
         (
-            r"\bor\b|\|",
+            r"logical or|\| instead of &|either (mask|one)",
             r"heads? axis",
             r"float|additive",
             r"pad_id",
