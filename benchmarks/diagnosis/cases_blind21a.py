@@ -38,6 +38,7 @@ TF_PADDING_MASK = "https://github.com/hsuanchunlin/NLP-notes"
 TF_CALL_ORDER = "https://stats.stackexchange.com/q/541448"
 FIXED_SCALE = "https://github.com/BobMcDear/attorch/issues/14"
 SCALED_TWICE = "https://github.com/TensorAuto/OpenTau/pull/179"
+RATE_PRECEDENCE = "https://github.com/zju3dv/LoFTR/issues/41"
 
 _PAD_OTHERS = (
     r"pad\w* (on )?the left|left-pad",
@@ -148,6 +149,36 @@ def decode(ids, vocab):
 """,
     ),
     _c(
+        "decode-repeats-collapsed",
+        L01,
+        "decode",
+        "collapses each run of the same id into one token (itertools.groupby, the greedy "
+        "CTC-decoding habit of merging repeats): a word written twice in a row, or the "
+        "<pad> ids at the end of a padded row, come back once, so the list is shorter "
+        "than the ids.",
+        (
+            r"repeat|consecutive|in a row|runs?\b",
+            r"collaps|merg\w* (repeated|identical|equal)",
+            r"groupby",
+            r"(shorter|fewer) (than|tokens)",
+            r"(one|a) token per id",
+        ),
+        (
+            r"special tokens? (are )?(dropped|skipped|removed)",
+            r"(key|insertion) order|position in the vocab",
+            r"(one|single) string|joined",
+            r"<eos>.{0,40}(stop|cut)",
+        ),
+        code="""
+from itertools import groupby
+
+
+def decode(ids, vocab):
+    id_to_token = {index: token for token, index in vocab.items()}
+    return [id_to_token[int(index)] for index, _ in groupby(ids)]
+""",
+    ),
+    _c(
         "pad-zip-stops-at-shortest",
         L01,
         "pad_batch",
@@ -169,6 +200,38 @@ def pad_batch(sequences, pad_id):
     max_len = max((len(seq) for seq in sequences), default=0)
     columns = [list(column) for column in zip(*sequences)]  # one column per position
     columns += [[pad_id] * len(sequences)] * (max_len - len(columns))
+    return np.array(columns, dtype=np.int64).T.reshape(len(sequences), max_len)
+""",
+        source=ZIP_SHORTEST,
+    ),
+    _c(
+        "pad-zip-longest-without-fillvalue",
+        L01,
+        "pad_batch",
+        "transposes with itertools.zip_longest(*sequences) and back, but leaves out "
+        "fillvalue=pad_id: the gaps are filled with zip_longest's default None, which an "
+        "int64 array cannot hold (TypeError), so every batch of unequal lengths fails.",
+        (
+            r"fillvalue",
+            r"\bNone\b",
+            r"zip_longest",
+            r"(never|not|without) (uses? )?pad_id|pad_id (is )?(never|not) used",
+        ),
+        (
+            r"pad\w* (on )?the left|left-pad",
+            r"float (dtype|array|ids)",
+            r"shortest",
+            r"\(max_len, batch\)|time[- ]first",
+        ),
+        code="""
+from itertools import zip_longest
+
+import numpy as np
+
+
+def pad_batch(sequences, pad_id):
+    max_len = max((len(seq) for seq in sequences), default=0)
+    columns = list(zip_longest(*sequences))  # one tuple per position
     return np.array(columns, dtype=np.int64).T.reshape(len(sequences), max_len)
 """,
         source=ZIP_SHORTEST,
@@ -472,6 +535,44 @@ class TokenEmbedding(nn.Module):
         source=SCALED_TWICE,
     ),
     # ---- 03 positional encoding -----------------------------------------------------------
+    _c(
+        "pe-rate-floor-divided-by-half-width",
+        L03,
+        "positional_encoding",
+        "writes the rate as i * (-log(10000) / d_model // 2), meaning to divide by "
+        "(d_model // 2) with the pair index i, but // binds to the whole quotient: "
+        "-log(10000) / d_model is floored to -1 (or -2 for a small d_model), so pair i gets "
+        "the frequency e^-i instead of 10000^(-2i / d_model); pair 0 alone is right.",
+        (
+            r"precedence|parenthes",
+            r"d_model ?// ?2",
+            r"floor(ed)? (division|to -?[12])",
+            r"e\^-?i|exp\(-i\)",
+            r"10000\^\(-?2i ?/ ?d_model\)",
+        ),
+        (
+            r"sin.{0,20}cos.{0,20}swapped",
+            r"positions? (start|from) (at )?1",
+            r"halves|concatenat",
+            r"odd d_model",
+        ),
+        code="""
+import math
+
+import numpy as np
+
+
+def positional_encoding(max_len, d_model):
+    positions = np.arange(max_len)[:, None]  # (max_len, 1)
+    i = np.arange((d_model + 1) // 2)  # pair index
+    div_term = np.exp(i * (-math.log(10000.0) / d_model // 2))  # 10000^(-i / (d_model / 2))
+    pe = np.zeros((max_len, d_model))
+    pe[:, 0::2] = np.sin(positions * div_term)
+    pe[:, 1::2] = np.cos(positions * div_term[: d_model // 2])
+    return pe
+""",
+        source=RATE_PRECEDENCE,
+    ),
     _c(
         "posenc-two-separate-dropouts",
         L03,
