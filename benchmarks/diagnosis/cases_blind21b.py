@@ -196,7 +196,11 @@ class LayerNorm(nn.Module):
             r"(norm1|norm2|layer ?norms?).{0,40}(never|not) (used|applied|called)",
             r"skip connection",
         ),
-        (r"mask", r"dropout", r"norm_first|pre-?LN"),
+        (
+            r"mask.{0,30}(not passed|inverted|missing|ignored)",
+            r"dropout.{0,30}(missing|never|twice)",
+            r"norm_first.{0,30}(ignored|inverted)",
+        ),
         edits=(
             (
                 "            h = self.norm1(x)\n"
@@ -360,7 +364,7 @@ class LayerNorm(nn.Module):
         (
             r"(every|each) layer.{0,40}(residual|norm)",
             r"final norm",
-            r"memory",
+            r"memory.{0,30}(normali[sz]ed|detached|swapped)",
         ),
         edits=(
             (
@@ -386,7 +390,11 @@ class LayerNorm(nn.Module):
             r"\b6\b.{0,40}layers?|layers?.{0,40}\b6\b",
             r"(number|count) of layers",
         ),
-        (r"(share|shared) (weights|one layer)", r"final norm", r"not chained"),
+        (
+            r"(share|shared) (weights|one layer)",
+            r"final norm.{0,30}(missing|always)",
+            r"not chained",
+        ),
         edits=(("for _ in range(num_layers)]", "for _ in range(6)]"),),
     ),
     # ---- 09 Transformer --------------------------------------------------------------------
@@ -463,7 +471,11 @@ class LayerNorm(nn.Module):
             r"true division|integer division|//",
             r"\bints?\b|integers?",
         ),
-        (r"bias", r"layer ?norm", r"tied|tie_embeddings"),
+        (
+            r"bias(es)? (missing|not counted|counted twice)",
+            r"layer ?norms?.{0,30}(missing|not counted)",
+            r"tie_embeddings.{0,30}(ignored|inverted)",
+        ),
         edits=(("d_head = d_model // num_heads", "d_head = d_model / num_heads"),),
         source=FLOAT_HEAD_DIM,
     ),
@@ -479,7 +491,11 @@ class LayerNorm(nn.Module):
             r"decoder.{0,80}(includes?|counts?|contains?)( the)? output",
             r"output.{0,40}\b0\b",
         ),
-        (r"final norm", r"cross-?attention", r"tied|tie_embeddings"),
+        (
+            r"final (layer ?)?norm.{0,30}(missing|counted)",
+            r"cross-?attention.{0,30}(missing|not counted)",
+            r"tie_embeddings.{0,30}(ignored|inverted)",
+        ),
         edits=(
             (
                 '"decoder": num_layers * decoder_layer + final,',
@@ -498,7 +514,7 @@ class LayerNorm(nn.Module):
         "eos_id) instead of accumulating them with |: a row that produced <eos> gets one pad, "
         "is then no longer finished and goes on generating real tokens after its pad.",
         (
-            r"(accumulat|or-ed|\|=|\bor\b|keeps? (track|the flag))",
+            r"accumulat|or-ed|\|=|with \|",
             r"(overwrit|reassign|reset|recomput)\w*.{0,40}finished",
             r"finished.{0,60}(forgotten|lost|overwritten|reset|only the (last|newest))",
             r"(tokens?|generat\w*).{0,40}after (the )?(pad|eos|<eos>)",
@@ -593,12 +609,16 @@ class LayerNorm(nn.Module):
         "tgt[:, 1:]) raise 'view size is not compatible with input tensor's size and stride' "
         "where .reshape or the unflattened computation works.",
         (
-            r"\.?view\b",
+            r"\.view\b|\bview\(",
             r"contiguous",
             r"reshape",
             r"stride",
         ),
-        (r"pad", r"smoothing", r"axis|dim ?= ?1"),
+        (
+            r"pad\w* (positions? )?(are |is )?(not excluded|counted|included)",
+            r"smoothing (spread )?over V ?- ?1",
+            r"(softmax|log_softmax) over (the )?(axis|dim) ?1",
+        ),
         code="""
 def label_smoothed_loss(logits, labels, pad_id, smoothing=0.1):
     vocab = logits.size(-1)
@@ -679,7 +699,7 @@ def label_smoothed_loss(logits, labels, pad_id, smoothing=0.1):
             r"(second|later|subsequent|next) calls?",
             r"across calls",
         ),
-        (r"after the step", r"tensor", r"zero_grad"),
+        (r"after the (optimizer )?step", r"returns? (a |the )?tensor", r"zero_grad"),
         edits=(
             (
                 "    return loss.item()",
@@ -747,7 +767,11 @@ def label_smoothed_loss(logits, labels, pad_id, smoothing=0.1):
             r"(more|longer) than max_len",
             r"off[- ]by[- ]one",
         ),
-        (r"length penalty", r"(stop|stopping) rule", r"eos"),
+        (
+            r"length penalty",
+            r"stop(ping)? (rule|early)",
+            r"eos.{0,30}(slot|place|counted)",
+        ),
         edits=(("for _ in range(max_len):", "for _ in range(max_len + 1):"),),
     ),
     _c(
@@ -758,7 +782,9 @@ def label_smoothed_loss(logits, labels, pad_id, smoothing=0.1):
         "-1]), and broadcasts them onto every hypothesis's score: each hypothesis is extended "
         "with the next-token distribution of hypothesis 0 instead of its own.",
         (
-            r"(first|hypothesis 0|row 0|logits\[0)",
+            r"(first|hypothesis 0|row 0)('s)? (hypothesis'?s? )?(log-?prob|distribution|logits)",
+            r"logits\[0",
+            r"(same|one) (next-token )?distribution for (every|all)",
             r"(its own|own) (log-?prob|distribution|logits)",
             r"broadcast",
         ),
