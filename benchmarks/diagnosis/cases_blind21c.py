@@ -31,6 +31,8 @@ ONE_KV_HEAD = "https://github.com/lucidrains/MEGABYTE-pytorch/issues/13"
 FIRST_ELEMENT_INIT = "https://github.com/MrChen314/flash-attention (online softmax notebook)"
 FULLY_MASKED_NAN = "https://github.com/tracel-ai/burn/pull/4697"
 LOOK_BACKWARD = "https://github.com/lucidrains/local-attention"
+ODD_EXPONENTS = "https://github.com/maxjcohen/transformer/issues/62"
+DEFAULT_TOP_K = "https://github.com/vllm-project/tpu-inference/issues/1386"
 
 BLIND21C: list[Case] = [
     # ---- 11 language model: next_token_batches -------------------------------------------
@@ -167,7 +169,7 @@ BLIND21C: list[Case] = [
         "d_head)), so theta_0 is 1 and every other frequency is exp(-20000 i / d_head), "
         "practically 0 (those pairs are never rotated).",
         (
-            r"log(arithm)?\b",
+            r"\blog(arithm)?\b",
             r"log\(base\)",
             r"math\.log",
             r"exp\(.{0,30}base",
@@ -214,6 +216,37 @@ BLIND21C: list[Case] = [
             ),
         ),
         source=EXPONENT_2I,
+    ),
+    _c(
+        "rope-sines-from-odd-exponents",
+        L11,
+        "rotary_embedding",
+        "computes the sines from their own frequencies with the odd exponents, base ** "
+        "(-(2i + 1) / d_head) (torch.arange(1, d_head, 2), as the sinusoidal encodings' odd "
+        "features are sometimes written), while the cosines use the even ones: cos and sin of "
+        "a pair belong to different angles, so cos**2 + sin**2 is no longer 1 and the pairs "
+        "are not rotated.",
+        (
+            r"\bodd\b",
+            r"(different|two|separate) (angles|frequencies|exponents)",
+            r"same (angle|frequenc)",
+            r"cos\S*\s*(\*\*|\^)\s*2 ?\+ ?sin",
+            r"arange\(1, ?d_head",
+        ),
+        (
+            r"\blog(arithm)?\b",
+            r"positions? .{0,40}(1|one)\b.{0,20}(instead|not 0)",
+            r"(cos|sin) .{0,20}(swapped|wrong order)",
+            r"ignores? (the )?base",
+        ),
+        code="""\
+def rotary_embedding(length, d_head, base=10000.0):
+    positions = torch.arange(length, dtype=torch.float64)[:, None]  # (length, 1)
+    theta_cos = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
+    theta_sin = base ** (-torch.arange(1, d_head, 2, dtype=torch.float64) / d_head)
+    return (positions * theta_cos).cos().float(), (positions * theta_sin).sin().float()
+""",
+        source=ODD_EXPONENTS,
     ),
     # ---- 11: apply_rotary -------------------------------------------------------------------
     _c(
@@ -371,7 +404,6 @@ def apply_rotary(x, cos, sin):
             r"gamma",
             r"(extra|unexpected) (keys?|parameters?)",
             r"(scal|multipl)\w* .{0,40}(sub-?layers?|branch|residual)",
-            r"0\.1",
         ),
         (
             r"post-?norm|after (the|each) (residual|addition)",
@@ -406,7 +438,6 @@ def apply_rotary(x, cos, sin):
         "reads the attention's output without the residual stream instead of norm2(h).",
         (
             r"without (the )?(residual|stream|x)",
-            r"norm2\(h\)",
             r"(attention'?s? )?output (alone|only)",
             r"(feed-?forward|ffn|second sub-?layer) .{0,60}(attention'?s? output|not h\b)",
         ),
@@ -544,6 +575,28 @@ def apply_rotary(x, cos, sin):
             ),
         ),
         source=MIN_TOKENS_END,
+    ),
+    _c(
+        "sample-default-top-k-one",
+        L11,
+        "sample",
+        "declares top_k's default as 1 instead of None in the signature, so a call that does "
+        "not pass top_k keeps only the largest logit: sampling at any temperature silently "
+        "becomes greedy (a call that passes top_k is right).",
+        (
+            r"default",
+            r"top_k ?= ?1\b",
+            r"top_k=None",
+            r"(not|without) (pass\w* |giv\w* )?top_k",
+        ),
+        (
+            r"temperature .{0,40}(ignored|never|not applied)",
+            r"crossing|crosses",
+            r"generator",
+            r"top-?p",
+        ),
+        edits=(("top_k: int | None = None", "top_k: int | None = 1"),),
+        source=DEFAULT_TOP_K,
     ),
     _c(
         "sample-top-k-threshold-before-temperature",
