@@ -17,10 +17,8 @@ CHUNKED_WINDOWS = "https://github.com/karpathy/build-nanogpt/issues/22"
 SEQUENTIAL_PARTITION = "https://github.com/d2l-ai/d2l-zh/pull/1337"
 RMS_UNDER_ROOT = "https://github.com/pytorch/pytorch/issues/139274"
 LOG_SPACE_DIV_TERM = "https://github.com/pytorch/tutorials/issues/1778"
-EXPONENT_2I = "https://github.com/jadore801120/attention-is-all-you-need-pytorch/issues/32"
 FREQS_CIS_POLAR = "https://github.com/thelonejordan/deeplearning.scratchpad (models/llama/rope.py)"
 GLU_NO_DENSE = "https://github.com/Rishit-dagli/GLU/issues/2"
-TRIL_OR_TRIU = "https://github.com/karpathy/nanoGPT/issues/170"
 LAYER_SCALE = "https://github.com/facebookresearch/deit/issues/122"
 TOP_P_BATCH = "https://github.com/huggingface/transformers/pull/1333"
 MIN_TOKENS_END = "https://github.com/aburkov/theLMbook/issues/18"
@@ -131,34 +129,6 @@ BLIND21C: list[Case] = [
         ),
         source=RMS_UNDER_ROOT,
     ),
-    _c(
-        "rms-square-of-the-mean",
-        L11,
-        "RMSNorm",
-        "computes the statistic as the square of each token's mean, x.mean(-1).pow(2), "
-        "instead of the mean of its squares, x.pow(2).mean(-1): the features' signs cancel "
-        "before squaring, so a token whose features average near 0 is divided by almost "
-        "sqrt(eps) and blows up.",
-        (
-            r"square of the mean",
-            r"mean of (the )?squares",
-            r"(squar|pow)\w* (after|before) (the )?(mean|averag)",
-            r"mean\(\S*\)\.pow\(2\)",
-            r"(signs?|positive and negative) .{0,40}cancel",
-        ),
-        (
-            r"eps",
-            r"(subtract|centr)\w* (the )?mean",
-            r"gain|weight",
-            r"rsqrt",
-        ),
-        edits=(
-            (
-                "mean_square = x.pow(2).mean(dim=-1, keepdim=True)",
-                "mean_square = x.mean(dim=-1, keepdim=True).pow(2)",
-            ),
-        ),
-    ),
     # ---- 11: rotary_embedding ---------------------------------------------------------------
     _c(
         "rope-log-space-without-log",
@@ -188,34 +158,6 @@ BLIND21C: list[Case] = [
             ),
         ),
         source=LOG_SPACE_DIV_TERM,
-    ),
-    _c(
-        "rope-exponent-factor-two-twice",
-        L11,
-        "rotary_embedding",
-        "applies the paper's factor 2 of 2i / d_head to indices that are already even "
-        "(torch.arange(0, d_head, 2)), so the exponent is 4i / d_head: theta_i = base ** "
-        "(-4i / d_head), every frequency after the first far too low.",
-        (
-            r"4i|4 ?\* ?i|four",
-            r"factor (of )?2 .{0,40}(twice|two times|again|double)",
-            r"(twice|doubled?) .{0,40}exponent",
-            r"exponent .{0,40}(twice|doubled?|too large)",
-            r"already even",
-        ),
-        (
-            r"log(arithm)?\b",
-            r"positions? .{0,40}(1|one)\b.{0,20}(instead|not 0)",
-            r"(cos|sin) .{0,20}(swapped|wrong order)",
-            r"ignores? (the )?base|10000",
-        ),
-        edits=(
-            (
-                "theta = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)",
-                "theta = base ** (-2 * torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)",
-            ),
-        ),
-        source=EXPONENT_2I,
     ),
     _c(
         "rope-sines-from-odd-exponents",
@@ -336,57 +278,59 @@ def apply_rotary(x, cos, sin):
     ),
     # ---- 11: CausalSelfAttention ------------------------------------------------------------
     _c(
-        "attention-upper-triangle-mask",
+        "attention-keys-and-queries-swapped",
         L11,
         "CausalSelfAttention",
-        "builds its own mask with torch.triu(ones(len, len, dtype=bool)) (the triangle "
-        "nanoGPT's issue asks about) and passes it where True means MAY attend: each query "
-        "sees itself and every LATER key, the future, and none of the keys before it.",
+        "passes the rotated keys where the queries belong, scaled_dot_product_attention(k, "
+        "q, v, mask): the scores are k_i . q_j, each key's row over the queries, so after the "
+        "causal mask position i mixes the values with weights computed from the wrong "
+        "dot products.",
         (
-            r"triu",
-            r"upper (triangle|triangular)",
-            r"(later|future) (keys|positions|tokens)",
-            r"(sees|attends to) the future",
-            r"transposed? mask",
-            r"mask .{0,30}(wrong way|reversed|inverted|backwards)",
+            r"(queries|q\b) and (the )?(keys|k\b) .{0,30}(swapped|wrong order|exchanged|the other way)",
+            r"(keys|k\b) and (the )?(queries|q\b) .{0,30}(swapped|wrong order|exchanged)",
+            r"\(k, ?q, ?v",
+            r"k ?@ ?q|keys? (times|by) (the )?quer",
+            r"(swapped|exchanged) .{0,30}(queries|q\b)",
         ),
         (
-            r"rotat|rope",
+            r"mask|future",
             r"sqrt\(d_head\)|scale",
+            r"rotat\w* .{0,30}values?",
             r"w_o|output projection",
-            r"split|merge",
         ),
         edits=(
             (
                 "heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))",
-                "mask = torch.triu(torch.ones(length, length, dtype=torch.bool))\n"
-                "        heads, _ = scaled_dot_product_attention(q, k, v, mask)",
+                "heads, _ = scaled_dot_product_attention(k, q, v, look_ahead_mask(length))",
             ),
         ),
-        source=TRIL_OR_TRIU,
     ),
     _c(
-        "attention-values-from-key-projection",
+        "attention-unit-length-queries-and-keys",
         L11,
         "CausalSelfAttention",
-        "a copy-paste slip: the values are projected with w_k (v = split_heads(self.w_k(x), "
-        "...)), so w_v is never used and each value is its position's key.",
+        "adds QK normalisation the lesson's attention does not have: after the rotation it "
+        "scales every query and key to unit length (F.normalize(q, dim=-1), likewise k), so "
+        "each score is a cosine divided by sqrt(d_head), at most 1 / sqrt(d_head), and the "
+        "weights are nearly uniform.",
         (
-            r"w_v .{0,40}(never|not|unused)",
-            r"(never|not|without) (use|call|appl)\w* w_v",
-            r"values? .{0,40}w_k",
-            r"w_k .{0,40}values?",
+            r"normali[sz]\w* (the )?(quer|keys?\b|q\b|k\b)",
+            r"(quer\w*|keys?) .{0,30}normali[sz]",
+            r"qk.?norm",
+            r"unit (length|norm|vectors?)",
+            r"cosine",
         ),
         (
-            r"w_q .{0,30}keys?|keys? .{0,30}w_q",
-            r"rotat\w* .{0,30}values?",
             r"mask|future",
             r"sqrt\(d_head\)|scale",
+            r"rotat\w* .{0,30}values?",
+            r"w_o|output projection",
         ),
         edits=(
             (
-                "v = split_heads(self.w_v(x), self.num_heads)",
-                "v = split_heads(self.w_k(x), self.num_heads)",
+                "q, k = apply_rotary(q, cos, sin), apply_rotary(k, cos, sin)",
+                "q, k = apply_rotary(q, cos, sin), apply_rotary(k, cos, sin)\n"
+                "        q, k = F.normalize(q, dim=-1), F.normalize(k, dim=-1)",
             ),
         ),
     ),
