@@ -840,8 +840,8 @@ def online_softmax(x, block_size):
         "sliding_window_mask",
         "builds local attention by buckets, as local-attention's look_backward = 1 does: "
         "positions are cut into buckets of `window`, and a query sees (causally) every key of "
-        "its own bucket and of the bucket before it, between window and 2 * window - 1 keys "
-        "instead of exactly the window - 1 keys before it and itself.",
+        "its own bucket and of the bucket before it: past the first bucket that is window + 1 "
+        "to 2 * window keys instead of exactly window (itself and the window - 1 before it).",
         (
             r"bucket|chunk|block",
             r"(previous|preceding) (bucket|chunk|block|window)",
