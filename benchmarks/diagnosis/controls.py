@@ -103,6 +103,9 @@ _AFTER_ROUND_21 = ("86b9029", "after round 21: round 18's cases read and fixed")
 #: after round 22, which read round 19's cases (and every case still not named) and fixed
 #: their classes; round 20's base
 _AFTER_ROUND_22 = ("6b27596", "after round 22: round 19's cases read and fixed")
+#: after round 23, which read round 20's cases (and every case still not named) and fixed
+#: their classes; round 21's base
+_AFTER_ROUND_23 = ("44fe00e", "after round 23: round 20's cases read and fixed")
 CONTROLS = (
     Control(
         "round 11's first cases (blind11a-g)",
@@ -180,6 +183,15 @@ CONTROLS = (
         (
             ("86b9029", "after round 21: the cases' base, before they were read"),
             _AFTER_ROUND_22,
+            _AFTER_ROUND_23,
+        ),
+    ),
+    Control(
+        "round 20's cases, new to the benchmark (blind20a-d)",
+        tuple(f"blind20{x}-" for x in "abcd"),
+        (
+            ("6b27596", "after round 22: the cases' base, before they were read"),
+            _AFTER_ROUND_23,
         ),
     ),
     Control(

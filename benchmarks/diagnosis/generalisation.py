@@ -1331,6 +1331,33 @@ BATCHES = (
         "(6b27596's); every case compared with the earlier cases' causes before it was "
         "committed",
     ),
+    Batch(
+        "round 21, 01-06",
+        "18a87b1",
+        "by a new helper (b21a) that had read no check and no message, two thirds of them "
+        "transposed from public reports, written blind while round 23 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 23 "
+        "(44fe00e's); every case compared with the earlier cases' causes before it was "
+        "committed, and with round 21's other batches",
+    ),
+    Batch(
+        "round 21, 07-10",
+        "c78c31a",
+        "by a new helper (b21b) that had read no check and no message, two thirds of them "
+        "transposed from public reports, written blind while round 23 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 23 "
+        "(44fe00e's); every case compared with the earlier cases' causes before it was "
+        "committed, and with round 21's other batches",
+    ),
+    Batch(
+        "round 21, 11-12",
+        "621315c",
+        "by a new helper (b21c) that had read no check and no message, two thirds of them "
+        "transposed from public reports, written blind while round 23 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 23 "
+        "(44fe00e's); every case compared with the earlier cases' causes before it was "
+        "committed, and with round 21's other batches",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.

@@ -11,6 +11,7 @@ from typing import Any
 
 from transformer_course.checking.inputs import PAD, token_ids
 from transformer_course.checking.oracles.encoder_decoder import uses_final_norm
+from transformer_course.checking.sublayer_names import sublayer_words
 from transformer_course.reference.masking import padding_mask
 
 __all__ = [
@@ -143,23 +144,6 @@ def dropout_missing_mistakes(
 
 
 #: the usual attribute names of a layer's sub-layers, as a learner reads them
-_SUBLAYER_WORDS = {
-    "self_attn": "self-attention",
-    "cross_attn": "cross-attention",
-    "attn": "attention",
-    "attention": "attention",
-    "feed_forward": "feed-forward",
-    "ffn": "feed-forward",
-    "mlp": "MLP",
-}
-
-
-def sublayer_words(attr: str) -> str:
-    """A sub-layer's attribute in words ("cross_attn" -> "cross-attention"), or the
-    attribute quoted when its name is not a usual one."""
-    return _SUBLAYER_WORDS.get(attr, f"`{attr}`")
-
-
 def residual_mistakes(
     parts: dict[str, str], norms: dict[str, str], norm_first: bool, *, dropout: bool = True
 ) -> dict[str, dict[str, Any]]:

@@ -27,9 +27,9 @@ from torch import nn
 
 from transformer_course.checking.formatting import candidates_message
 from transformer_course.checking.hooks import inputs_received
-from transformer_course.checking.layer_mistakes import sublayer_words
 from transformer_course.checking.rearranged import rearrangement
 from transformer_course.checking.relations import recognisable_number
+from transformer_course.checking.sublayer_names import sublayer_words
 
 __all__ = [
     "agreeing_mistakes",
