@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -1418,23 +1419,13 @@ def _sublayers_skipped_without_masks(module, inputs: _Inputs) -> str:
     )
 
 
-def _sliced_output_note(got, inputs: _Inputs, case: _DecCase, p, final: bool) -> str:
-    """For an output of the wrong shape (the stack's): whether it is the right output with
-    positions cut or indexed away (checking.sequence_slices); "" otherwise."""
-    if not isinstance(got, torch.Tensor) or got.shape == inputs.x.shape:
+def _sliced_output_note(got, shape: torch.Size, expected: Callable[[], torch.Tensor]) -> str:
+    """For an output of the wrong shape (the stack's): whether it is the right output
+    (``expected()``, (batch, len_tgt, d_model)) with positions cut or indexed away
+    (checking.sequence_slices); "" otherwise."""
+    if not isinstance(got, torch.Tensor) or got.shape == shape:
         return ""
-    expected = decoder_f(  # (batch, len_tgt, d_model), float64
-        inputs.x,
-        inputs.memory,
-        p,
-        inputs.src_mask,
-        inputs.tgt_mask,
-        case.num_heads,
-        case.num_layers,
-        norm_first=case.norm_first,
-        final=final,
-    )
-    return position_slice_note(got, expected)
+    return position_slice_note(got, expected())
 
 
 def _output_shape_hint(got, case: _DecCase) -> str:
@@ -1566,34 +1557,8 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
     p = as_float64(state)
     drop = case.mode == "train" and case.dropout == 1.0
     final = uses_final_norm(case.norm_first, case.final_norm)
-    sliced = _sliced_output_note(got, inputs, case, p, final)
-    expect_tensor_result(
-        c,
-        got,
-        inputs.x.shape,
-        what,
-        shape_hint=stacked_layers_hint(
-            got, tuple(inputs.x.shape), case.num_layers, sliced or _output_shape_hint(got, case)
-        ),
-        inputs={"x": inputs.x, "memory": inputs.memory},
-        expected=None
-        if sliced
-        else lambda: decoder_f(
-            inputs.x,
-            inputs.memory,
-            p,
-            inputs.src_mask,
-            inputs.tgt_mask,
-            case.num_heads,
-            case.num_layers,
-            norm_first=case.norm_first,
-            final=final,
-            drop=drop,
-        ),
-        axis_names=("batch", "target position", "d_model"),
-    )
 
-    def compute(**knobs):
+    def compute(**knobs):  # (batch, len_tgt, d_model), float64
         return decoder_f(
             inputs.x,
             inputs.memory,
@@ -1604,6 +1569,20 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
             case.num_layers,
             **{"norm_first": case.norm_first, "final": final, "drop": drop, **knobs},
         )
+
+    sliced = _sliced_output_note(got, inputs.x.shape, lambda: compute(drop=False))
+    expect_tensor_result(
+        c,
+        got,
+        inputs.x.shape,
+        what,
+        shape_hint=stacked_layers_hint(
+            got, tuple(inputs.x.shape), case.num_layers, sliced or _output_shape_hint(got, case)
+        ),
+        inputs={"x": inputs.x, "memory": inputs.memory},
+        expected=None if sliced else compute,
+        axis_names=("batch", "target position", "d_model"),
+    )
 
     table = stack_mistakes(case.norm_first, case.final_norm, drop=drop)
     table |= {

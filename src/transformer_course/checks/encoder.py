@@ -422,6 +422,20 @@ def _norm_input(case: _NormCase) -> torch.Tensor:
     return x
 
 
+def _rebuilt_with_eps(cls, d_model: int, module, x: torch.Tensor, eps: float):
+    """The learner's LayerNorm built again with ``eps``, holding ``module``'s weights, in
+    eval mode, applied to ``x``; None when it cannot be built with an eps or fails (said
+    elsewhere)."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            other = cls(d_model, eps=eps)
+            other.load_state_dict(module.state_dict())
+            other.eval()
+            return other(x)
+    except Exception:  # no eps parameter, or another failure
+        return None
+
+
 def _ignores_eps(
     cls, d_model: int, module, x: torch.Tensor, got: torch.Tensor, eps: float = 0.5
 ) -> bool:
@@ -430,14 +444,7 @@ def _ignores_eps(
     eps of 1e-12 was told "no eps" or "a wrong default", not that the argument is ignored).
     With ``eps=1e-5``: whether its default eps is the contract's (built with eps=1e-5 given
     explicitly it gives what it gives by default), which rules out "a wrong default"."""
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
-            other = cls(d_model, eps=eps)
-            other.load_state_dict(module.state_dict())
-            other.eval()
-            out = other(x)
-    except Exception:  # no eps parameter, or another failure: said elsewhere
-        return False
+    out = _rebuilt_with_eps(cls, d_model, module, x, eps)
     return (
         isinstance(out, torch.Tensor)
         and out.shape == got.shape
@@ -475,14 +482,7 @@ def _eps_placement(cls, d_model: int, module, x: torch.Tensor, p) -> str:
     token but a constant one (blind12n-ln-eps-in-feature-count, blind12n-ln-variance-
     clamped-at-eps were told "no eps")."""
     eps = 0.5
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
-            other = cls(d_model, eps=eps)
-            other.load_state_dict(module.state_dict())
-            other.eval()
-            out = other(x)
-    except Exception:  # no eps parameter, or another failure: said elsewhere
-        return ""
+    out = _rebuilt_with_eps(cls, d_model, module, x, eps)
     if not isinstance(out, torch.Tensor) or out.shape != x.shape:
         return ""
     x64, got = x.detach().double(), out.detach().double()
