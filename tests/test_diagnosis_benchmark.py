@@ -21,6 +21,8 @@ from benchmarks.diagnosis.run import (
     MUTANT_TABLES,
     RECORDS,
     case_source,
+    classify,
+    diagnostic_text,
     markdown,
     mutant_results,
     run_case,
@@ -67,6 +69,35 @@ def test_the_readme_shows_the_controls():
                 counted[verdict] += 1
             assert counted == row["counts"], control.name
     assert readme.controls_block() in (REPO / "README.md").read_text()
+
+
+def test_a_cause_only_echoed_from_the_call_or_the_values_is_not_misnamed():
+    """``misnamed_if`` is matched against what the message says: a pattern for another
+    cause that matches only the call, a printed tensor, a shape's dtype or the learner's
+    own exception text does not make the message misnamed; the same words in a sentence
+    of the message still do."""
+    other_cause = (r"top.?p", r"float32", r"dtype", r"probability tensor")
+    echoes = (
+        "calling `sample(logits (6, 32), top_p=0.4, generator=...)` raised RuntimeError: "
+        "probability tensor contains either `inf`, `nan` or element < 0\n"
+        "On your line that raised: probs (6, 32) float32.",
+        "sliding_window_mask(6, 3) returned Tensor([[100] [110]] as 0/1, dtype=torch.bool), "
+        "expected Tensor([[100] [010]] as 0/1, dtype=torch.bool). Your mask keeps the same "
+        "keys for every query.",
+        "RMSNorm(8)(x (2, 3, 8) float32) [eval mode, top_p unused] is not what the reference "
+        "gives.",
+    )
+    for message, exercise in zip(echoes, ("sample", "sliding_window_mask", "RMSNorm")):
+        assert classify(message, (r"nothing matches",), other_cause, exercise) != "misnamed"
+        # matched against the whole message, the patterns would call it misnamed
+        assert any(re.search(pattern, message, re.IGNORECASE) for pattern in other_cause)
+    said = diagnostic_text(echoes[0], "sample")
+    assert "top_p" not in said and "probability tensor" not in said
+    assert "raised RuntimeError" in said
+    claims = "sample(logits (6, 32), top_p=0.4): your top-p keeps the tokens above p."
+    assert classify(claims, (r"nothing matches",), other_cause, "sample") == "misnamed"
+    # named is judged on the whole message, as before
+    assert classify(echoes[0], (r"probability tensor",), (), "sample") == "named"
 
 
 def test_a_batch_re_run_from_git_gives_its_recorded_figures():

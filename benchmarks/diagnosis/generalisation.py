@@ -1385,7 +1385,12 @@ out = {}
 for case in CASES:
     if case.id in wanted:
         result = run_case(case)
-        out[case.id] = {"lesson": case.lesson, "verdict": result["verdict"]}
+        out[case.id] = {
+            "lesson": case.lesson,
+            "verdict": result["verdict"],
+            "exercise": result["exercise"],
+            "message": result["message"],
+        }
 print("RESULTS " + json.dumps(out))
 """
 
@@ -1439,6 +1444,12 @@ def run_batch(batch: Batch) -> dict:
         "written": batch.written,
         "excluded": dict(batch.excluded),
         "cases": {case_id: results[case_id]["verdict"] for case_id in sorted(results)},
+        # the first message of each case, kept so that a later criterion can judge them again
+        "messages": {
+            case_id: [results[case_id]["exercise"], results[case_id]["message"]]
+            for case_id in sorted(results)
+            if "message" in results[case_id]
+        },
         "lessons": {
             lesson: {verdict: counts[verdict] for verdict in VERDICTS}
             for lesson, counts in sorted(lessons.items())
@@ -1446,11 +1457,31 @@ def run_batch(batch: Batch) -> dict:
     }
 
 
+def misnamed_in_what_is_said(batch: dict) -> int | None:
+    """How many of the batch's cases are misnamed under today's criterion (``run.classify``:
+    ``misnamed_if`` matched against what the message says, not what it echoes), judged
+    again on the messages its own commit gave; None for a batch stored without them."""
+    from benchmarks.diagnosis.cases import CASES
+    from benchmarks.diagnosis.run import classify
+
+    if not batch.get("messages"):
+        return None
+    criteria = {case.id: case for case in CASES}
+    count = 0
+    for case_id, (exercise, message) in batch["messages"].items():
+        case = criteria[case_id]
+        if message is not None and (
+            classify(message, case.named_if, case.misnamed_if, exercise) == "misnamed"
+        ):
+            count += 1
+    return count
+
+
 def markdown(record: dict) -> str:
     lines = [
         "| batch (commit) | lessons | cases | named | pointed | generic | misnamed | uncaught "
-        "| named % |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| named % | misnamed, in what is said |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, batch in record.items():
         totals = Counter()
@@ -1458,10 +1489,13 @@ def markdown(record: dict) -> str:
             totals.update(counts)
         cases = sum(totals.values())
         lessons = ", ".join(lesson[:2] for lesson in batch["lessons"])
+        said = misnamed_in_what_is_said(batch)
         lines.append(
             f"| {name} (`{batch['commit']}`) | {lessons} | {cases} | "
             + " | ".join(str(totals[verdict]) for verdict in VERDICTS)
-            + f" | {round(100 * totals['named'] / cases) if cases else 0} |"
+            + f" | {round(100 * totals['named'] / cases) if cases else 0} | "
+            + ("" if said is None else str(said))
+            + " |"
         )
     for name, batch in record.items():
         for case_id, reason in batch.get("excluded", {}).items():

@@ -13,7 +13,9 @@ Classes, decided by the criteria written with each case (cases.py) before any ru
   checks' fallback forms (:data:`FALLBACK`: "differs from the reference: largest
   difference ...", "contains NaN or inf ...", whose fixed hint restates the rule for every
   unmatched answer and so names nothing, even when its words match);
-* misnamed: not named, and it matches one of ``misnamed_if`` (it names another cause);
+* misnamed: not named, and what it says (:func:`diagnostic_text`: the message without the
+  call, values and exception text it echoes) matches one of ``misnamed_if`` (it names
+  another cause);
 * pointed: neither, and it locates the symptom precisely (:data:`POINTED`: a row, step,
   position, index, (i, j) entry or merge; "largest difference at index" does not count);
 * generic: the rest.
@@ -631,12 +633,78 @@ def _run_check(check, answer, hidden: bool) -> str | None:
 FALLBACK = re.compile(r"differs from the reference: largest difference|contains NaN or inf \(first")
 
 
-def classify(message: str, named_if, misnamed_if) -> str:
+#: what a message only echoes, not claims (:func:`diagnostic_text`): a printed tensor, a
+#: shape with its dtype, a dtype
+_ECHOED_VALUES = re.compile(
+    r"<Tensor [^>]*>"
+    r"|\(\d+(?:, \d+)*,?\)\s+(?:torch\.)?(?:float|bfloat|int|uint|bool|complex)\d*\b"
+    r"|\b(?:bool|float\d*|int\d*)\s+\(\d+(?:, \d+)*,?\)"
+    r"|dtype=torch\.\w+"
+)
+#: the text of an exception the learner's own code raised, after its class name
+_RAISED_TEXT = re.compile(r"(\braised \w+)(?::[^\n]*)?")
+
+
+def _closing(text: str, start: int, opening: str, closing: str) -> int:
+    """The index just past the bracket that closes the one at ``start``, or -1."""
+    depth = 0
+    for index in range(start, len(text)):
+        if text[index] == opening:
+            depth += 1
+        elif text[index] == closing:
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return -1
+
+
+def _without_calls(text: str, name: str) -> str:
+    """``text`` with every call of ``name`` (its arguments, chained calls such as
+    ``RMSNorm(8)(x (2, 3, 8))`` and a ``[...]`` note on the setup right after) cut out."""
+    pattern = re.compile(rf"(?<![\w.]){re.escape(name)}\(")
+    pieces, position = [], 0
+    for match in pattern.finditer(text):
+        if match.start() < position:
+            continue
+        end = match.end() - 1
+        while end < len(text) and text[end] == "(":
+            end = _closing(text, end, "(", ")")
+            if end < 0:
+                return "".join(pieces) + text[position:]
+        blank = end
+        while blank < len(text) and text[blank] == " ":
+            blank += 1
+        if blank < len(text) and text[blank] == "[":
+            end = max(end, _closing(text, blank, "[", "]"))
+        pieces.append(text[position : match.start()] + name + "(…)")
+        position = end
+    return "".join(pieces) + text[position:]
+
+
+def diagnostic_text(message: str, exercise: str = "") -> str:
+    """What a message says about the learner's answer, without what it only echoes: the
+    call as written (``calling `...```, and every call of the exercise with its
+    arguments and setup note), printed tensors, shapes with dtypes, and the text of an
+    exception the learner's own code raised (its class stays). The criteria are matched
+    against this, so that a pattern for another cause (``top.?p``, ``float32``) does not
+    match the call's ``top_p=0.4`` or a printed ``(5, 8) float32``."""
+    text = re.sub(r"calling `[^`]*`", "calling `…`", message)
+    for name in {exercise, exercise.lower(), "Tensor", "tensor"} - {""}:
+        text = _without_calls(text, name)
+    text = _ECHOED_VALUES.sub("…", text)
+    return _RAISED_TEXT.sub(r"\1", text)
+
+
+def classify(message: str, named_if, misnamed_if, exercise: str = "") -> str:
+    """The verdict on ``message`` (see the module's docstring). ``misnamed_if`` is matched
+    against :func:`diagnostic_text` alone: a message names another cause only in what it
+    says, not in the call, values or exception text it echoes."""
     if not FALLBACK.search(message) and any(
         re.search(pattern, message, re.IGNORECASE) for pattern in named_if
     ):
         return "named"
-    if any(re.search(pattern, message, re.IGNORECASE) for pattern in misnamed_if):
+    said = diagnostic_text(message, exercise)
+    if any(re.search(pattern, said, re.IGNORECASE) for pattern in misnamed_if):
         return "misnamed"
     located = re.sub(r"largest difference .*?expected [^)]*\)", "", message, flags=re.DOTALL)
     return "pointed" if POINTED.search(located) else "generic"
@@ -652,7 +720,7 @@ def _judge(
     if first is None:
         verdict = "accepted" if origin.startswith("mutant") else "uncaught"
     else:
-        verdict = classify(first, named_if, misnamed_if)
+        verdict = classify(first, named_if, misnamed_if, exercise.name)
     return {
         "id": label,
         "lesson": lesson,
