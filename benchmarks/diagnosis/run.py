@@ -905,6 +905,21 @@ def sources_digest() -> str:
     return digest.hexdigest()
 
 
+def _lessons_in_order() -> list[str]:
+    """Every lesson, in the order of the registry (the cases' and the mutants' order)."""
+    return list(dict.fromkeys(exercise.lesson for exercise in registry.all_exercises()))
+
+
+def _lesson_results(lesson: str, tables) -> tuple[list[dict], list[list[dict]]]:
+    """One lesson's cases judged, and its mutants of each table (``tables``: entries of
+    :data:`MUTANT_TABLES`)."""
+    import torch
+
+    torch.set_num_threads(1)
+    cases = [run_case(case) for case in CASES if case.lesson == lesson]
+    return cases, [mutant_results({lesson}, numbers, origin) for numbers, origin in tables]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lesson", action="append", help="only these lessons (no records)")
@@ -917,17 +932,43 @@ def main(argv: list[str] | None = None) -> int:
         help="only the mutant tables numbered N and below (no records): a round that fixes "
         "the checks reads these and leaves the later, held-out tables unread",
     )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run the answers in N processes, a lesson at a time each (the results and their "
+        "order are those of one process)",
+    )
     args = parser.parse_args(argv)
     import torch
 
     torch.set_num_threads(1)
     lessons = set(args.lesson) if args.lesson else None
+    tables = [
+        table_
+        for table_ in MUTANT_TABLES
+        if not args.no_mutants
+        and (args.mutants_up_to is None or table_[0][1] <= args.mutants_up_to)
+    ]
     started = time.perf_counter()
-    results = [run_case(case) for case in CASES if not lessons or case.lesson in lessons]
-    if not args.no_mutants:
-        for numbers, origin in MUTANT_TABLES:
-            if args.mutants_up_to is None or numbers[1] <= args.mutants_up_to:
-                results += mutant_results(lessons, numbers, origin)
+    chosen = [lesson for lesson in _lessons_in_order() if not lessons or lesson in lessons]
+    if args.jobs > 1:
+        import concurrent.futures
+        import multiprocessing
+
+        with concurrent.futures.ProcessPoolExecutor(
+            args.jobs, mp_context=multiprocessing.get_context("fork")
+        ) as pool:
+            parts = list(pool.map(_lesson_results, chosen, [tables] * len(chosen)))
+    else:
+        parts = [_lesson_results(lesson, tables) for lesson in chosen]
+    # the order of one process: every case as CASES lists them, then each mutant table,
+    # lesson by lesson
+    position = {case.id: index for index, case in enumerate(CASES)}
+    results = sorted((r for cases, _ in parts for r in cases), key=lambda r: position[r["id"]])
+    for index in range(len(tables)):
+        results += [result for _, mutant_tables in parts for result in mutant_tables[index]]
     figures = table(results)
     if args.show:
         for result in results:
