@@ -2872,6 +2872,36 @@ def _sample_top_k_from_max(logits, temperature=1.0, top_k=None, top_p=None, gene
     return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
 
 
+def _rotary_inverse_exp_without_log(length, d_head, base=10000.0):
+    """Round 24: the frequencies as 1 / exp(2i / d_head · base), the logarithm of the base
+    left out (blind21c's exp form without it was told float32 overflowed at 1e8)."""
+    theta = 1.0 / torch.exp(torch.arange(0, d_head, 2).float() / d_head * base)
+    angles = torch.arange(length).float()[:, None] * theta[None, :]
+    return torch.cos(angles), torch.sin(angles)
+
+
+def _sample_threshold_from_sorted_raw_logits(
+    logits, temperature=1.0, top_k=None, top_p=None, generator=None
+):
+    """Round 24: the k-th largest read from the logits sorted before the temperature, and
+    the tempered logits compared with it (blind21c's untempered topk threshold was told
+    "keeps k - 1 tokens")."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    if top_k is not None:
+        ranked, _ = torch.sort(logits, dim=-1, descending=True)
+        threshold = ranked[:, min(top_k, logits.shape[-1]) - 1].unsqueeze(-1)
+    logits = logits / temperature
+    if top_k is not None:
+        logits = torch.where(logits < threshold, torch.full_like(logits, -math.inf), logits)
+    if top_p is not None:
+        probs, order = F.softmax(logits, dim=-1).sort(dim=-1, descending=True)
+        drop = probs.cumsum(dim=-1) - probs >= top_p
+        drop[..., 0] = False
+        logits = logits.masked_fill(drop.scatter(-1, order, drop), -math.inf)
+    return torch.multinomial(F.softmax(logits, dim=-1), 1, generator=generator).squeeze(-1)
+
+
 def _sample_hf_temperature_slip(where: str):
     """Hugging Face's top-p with a temperature slip: divided again inside top-p ("twice":
     the nucleus at t ** 2), or divided only inside the top-p branch ("branch")."""
@@ -3354,6 +3384,16 @@ MISTAKES = [
         check_sample,
         _sample_hf_temperature_slip("twice"),
         r"top-p chose its tokens from the probabilities at temperature t \*\* 2",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rotary_inverse_exp_without_log),
+        r"nothing overflowed.*log-space form written without its logarithm",
+    ),
+    Mistake(
+        check_sample,
+        _sample_threshold_from_sorted_raw_logits,
+        r"top-k threshold is the k-th largest of the logits before the temperature",
     ),
     # blind15b: a squeezed batch of one was accepted; inputs one token too long got the shape
     Mistake(
@@ -3955,7 +3995,11 @@ MISTAKES = [
     Mistake(
         check_rotary_embedding,
         _rope_theta(lambda i, d, base: base ** (-2 * i * d)),
-        r"multiplied by d_head where the formula divides",
+        # its angles past pair 0 are all below the tolerance: the single edit names it, or
+        # (where no edit of the reference writes it so) it is one of the two slips named
+        r"multiplied by d_head where the formula divides|multiplies where it should divide: "
+        r"`-torch\.arange\(…\) \* d_head`|Two slips give exactly this: .* or the "
+        r"exponent multiplied by d_head where it divides",
     ),
     Mistake(
         check_rotary_embedding,

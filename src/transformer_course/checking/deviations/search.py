@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
+import dataclasses
 import functools
 import importlib
 import inspect
@@ -50,6 +51,7 @@ __all__ = [
     "frozen",
     "matching",
     "reference_function",
+    "replay",
     "same",
     "search_edits",
     "structure",
@@ -426,6 +428,15 @@ def _run(
         return _FAILED
     except Exception as error:
         return Raised.of(error)
+
+
+def replay(function: Callable, call: Recorded, extra: dict | None = None) -> Any:
+    """``function`` called again as ``call`` was (its arguments, from its random state),
+    with the keyword arguments ``extra`` added: its result, a :class:`Raised`, or a marker
+    that :func:`same` never matches when it ran past the per-call limit."""
+    if extra:
+        call = dataclasses.replace(call, kwargs={**call.kwargs, **extra})
+    return _run(function, call)
 
 
 def _array(value: Any) -> np.ndarray | None:

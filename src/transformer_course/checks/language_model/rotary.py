@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -79,6 +80,11 @@ def _rope_slips(length: int, d_head: int, base: float) -> dict[str, torch.Tensor
         _TIMES_D: base ** (-2 * i * d_head),
         _TIMES_BASE: base * (-2 * i / d_head),
     }
+    later = (positions * thetas[_TIMES_D])[:, 1:]  # (length, d_head // 2 - 1)
+    if later.numel() == 0 or float(later.abs().max()) < 1e-3:
+        # every angle but pair 0's is 0 to the tolerance: frozen pairs, which other slips
+        # give too (_frozen_pairs names them together)
+        del thetas[_TIMES_D]
     found = {
         message: torch.stack([(positions * theta).cos(), (positions * theta).sin()])
         for message, theta in thetas.items()
@@ -506,12 +512,19 @@ def _another_base(runs: list[tuple], cases: list[_RopeCase]) -> str:
     )
 
 
+#: log10 of float32's largest magnitude (about 3.4e38)
+_FLOAT32_MAX_LOG10 = 38.53
+#: exp(-x) is exactly 0 in float32 for x above about 103.9 (its smallest subnormal)
+_FLOAT32_EXP_UNDERFLOW = 103.98
+
+
 def _frozen_pairs(theta: torch.Tensor, bad: list[int], case: _RopeCase) -> str:
     """When the pairs before one are right and every pair from it on turns by exactly 0:
     a power of the base computed on its own left float32's range on the way (base ** 2i
     overflowing to inf, 1 / inf = 0, blind19d-rope-power-before-root-overflows; or base **
-    -2i underflowing to 0) before a root or a division would have brought it back; ""
-    otherwise."""
+    -2i underflowing to 0) before a root or a division would have brought it back; where no
+    power can leave the range, from pair 1 on, an exponent far too negative (the log-space
+    form without its logarithm); "" otherwise."""
     first = bad[0]
     if first == 0 or bad != list(range(first, len(theta))):
         return ""
@@ -519,10 +532,42 @@ def _frozen_pairs(theta: torch.Tensor, bad: list[int], case: _RopeCase) -> str:
         return ""
     base = 10000.0 if case.base is None else case.base
     last = first - 1
-    return (
+    frozen = (
         f"Pairs {first} to {len(theta) - 1} never rotate: their angle per position is "
-        f"exactly 0 (cos 1 and sin 0 at every position), while pairs 0 to {last} are "
-        f"right. A frequency that drops to exactly 0 from one pair on is a number that "
+        f"exactly 0 (cos 1 and sin 0 at every position), while pairs 0 to {last} are right."
+    )
+    if 2 * first * math.log10(base) < _FLOAT32_MAX_LOG10:
+        # no power of the base leaves float32's range here: an exponent too negative
+        # (blind21c-rope-log-space-without-log was told an overflow of 10000 ** 2 = 1e8)
+        d_head = 2 * len(theta)
+        exponent = 2 * first * base / d_head
+        if first != 1 or exponent < _FLOAT32_EXP_UNDERFLOW:
+            return ""
+        no_log = (
+            f"the log-space form written without its logarithm, exp(-2i / d_head · base) = "
+            f"exp(-{exponent:g}) at pair 1 (pair 0 is exp(0) = 1 whatever multiplies its "
+            "exponent)"
+        )
+        times_d = 2 * d_head * math.log10(base)
+        if case.length * 10 ** (-min(times_d, 300)) < 1e-3:
+            # the exponent multiplied by d_head turns these pairs by less than the
+            # tolerance too: both are said
+            return (
+                f"{frozen} No power of the base leaves float32's range here, so nothing "
+                "overflowed: the frequencies from pair 1 on are 0 or too small to turn at "
+                f"all. Two slips give exactly this: {no_log}, or the exponent multiplied by "
+                f"d_head where it divides, base ** (-2i · d_head) = 1e-{times_d:g} at pair "
+                "1. Write theta_i = base ** (-2i / d_head), or exp(-2i / d_head · "
+                "math.log(base))."
+            )
+        return (
+            f"{frozen} No power of the base leaves float32's range here ({base:g} ** 2 = "
+            f"{base**2:.3g}), so nothing overflowed: the frequencies are exp of numbers far "
+            f"below -103, where exp gives exactly 0 in float32. That is {no_log}: write "
+            "exp(-2i / d_head · math.log(base)), or base ** (-2i / d_head)."
+        )
+    return (
+        f"{frozen} A frequency that drops to exactly 0 from one pair on is a number that "
         "left float32's range on the way: float32 holds magnitudes up to about 3.4e38 "
         "(and down to about 1.4e-45), and here the power base ** (2i) reaches "
         f"{base:g} ** {2 * first} = {base ** (2 * first):.3g} at pair {first}. Computed "

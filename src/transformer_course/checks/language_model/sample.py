@@ -46,6 +46,9 @@ _VISIBLE_SAMPLE = [
     _SampleCase((1.0, 3.0, 2.0, 2.0, 0.0), top_k=8, seed=10),  # top_k beyond the vocabulary
     # the most probable token alone (.46) reaches top_p: the nucleus is that one token
     _SampleCase(_ROW, top_p=0.2, seed=11),
+    # top-k at a temperature other than 1: the k-th largest of the tempered logits (one
+    # taken before the temperature keeps only the 2.0 here, blind21c)
+    _SampleCase(_ROW, temperature=2.0, top_k=3, seed=12),
 ]
 _ROW2 = (-0.5, 0.3, 1.9, -2.0, 1.1, 0.2, -0.8, 2.3, 0.0, -1.4, 0.7)
 _FLAT2 = (0.5, 1.5, -0.2, 1.0, 0.3, 1.2, -1.0, 0.8, 0.0)
@@ -122,6 +125,15 @@ _TOP_K_ONE = (
 _TOP_K_MORE = (
     "Your top-k keeps k + 1 tokens, one too many: the threshold is the k-th largest logit, "
     "torch.topk(logits, top_k).values[..., -1:]; keep the logits >= it."
+)
+_TOP_K_UNTEMPERED = (
+    "Your top-k threshold is the k-th largest of the logits before the temperature, "
+    "compared with the logits after it (divided by temperature={temperature}): the cut "
+    "falls at kth * temperature in the logits' own scale, so more or fewer than top_k "
+    "tokens survive as the threshold is negative or positive (none at all when every "
+    "tempered logit falls below it). Divide by the temperature first, then take the k-th "
+    "largest of the tempered logits: logits = logits / temperature; kth = "
+    "torch.topk(logits, top_k).values[..., -1:]."
 )
 _TOP_P_UNSORTED = (
     "Your top-p runs its total over the tokens in vocabulary order: sort the probabilities "
@@ -663,7 +675,7 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     )
     models = _models(case, tie)
     fitting = [message for message, model in models.items() if matches(model(row))]
-    if fitting and case.top_p is not None:
+    if fitting and (case.top_p is not None or len(fitting) > 1):
         # one row can make two top-p slips look alike (the running total of the sorted
         # logits and the cut at 1 - top_p keep one token alike at top_p=0.8 here): the
         # model must also fit a flat row, where those keep different numbers of tokens
@@ -793,6 +805,11 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
             return sample_probabilities_f(row, **options, top_k_extra=kept - case.top_k)
 
         models[_TOP_K_FROM_SMALLEST] = from_smallest
+    if case.top_k is not None and case.temperature not in (0.0, 1.0):
+        # blind21c: the k-th largest taken before the temperature, compared after it
+        models[_TOP_K_UNTEMPERED.format(temperature=case.temperature)] = lambda row: (
+            _untempered_top_k(row, case)
+        )
     if case.top_k is not None and case.top_k > 1:
         # b16b: the threshold read from the first of topk's values, the largest
         models[_TOP_K_ONE.format(k=case.top_k)] = lambda row: sample_probabilities_f(
@@ -851,6 +868,25 @@ def _sorted(probs: torch.Tensor) -> bool:
     return bool(torch.equal(probs.sort(descending=True).values, probs))
 
 
+#: the flat row one lower: every logit negative, so a top-k threshold taken before the
+#: temperature keeps more than top_k tokens at a temperature above 1 (where the flat row
+#: keeps top_k - 1 with it, as the strict threshold does)
+_NEGATIVE_ROW = tuple(round(value - 1.0, 2) for value in _CONFIRM_ROW)
+
+
+def _untempered_top_k(row: torch.Tensor, case: _SampleCase) -> torch.Tensor:
+    """The distribution of a top-k whose threshold, the k-th largest logit, is taken before
+    the temperature and compared with the tempered logits (then top-p, as given)."""
+    row = row.double()
+    kth = torch.topk(row, min(case.top_k, len(row))).values[-1]
+    kept = row / case.temperature >= kth
+    if not kept.any():
+        return torch.full_like(row, float("nan"))
+    return sample_probabilities_f(
+        row.masked_fill(~kept, float("-inf")), temperature=case.temperature, top_p=case.top_p
+    )
+
+
 def _confirmed(c: Checker, sample, case: _SampleCase, fitting: list[str], models) -> list[str]:
     """The messages of ``fitting`` whose models also fit the learner's samples for
     :data:`_CONFIRM_ROW` with the same arguments (blind10h: the running total of the
@@ -859,6 +895,8 @@ def _confirmed(c: Checker, sample, case: _SampleCase, fitting: list[str], models
     before top-k and a top-k with no effect keep the same tokens of the case's row and the
     flat one, where top-p keeps no more than k tokens)."""
     rows = [_CONFIRM_ROW, _PEAKED_ROW, _WIDE_ROW]
+    if any(message.startswith(_TOP_K_UNTEMPERED[:40]) for message in fitting):
+        rows = [_NEGATIVE_ROW, *rows]
     parting = _threshold_row(case) if set(fitting) & set(_TOP_P_THRESHOLDS) else None
     for number, row in enumerate(rows if parting is None else [parting, *rows]):
         if number and len(fitting) < 2:

@@ -569,13 +569,17 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
         replays = {}  # the reference's decoder calls, shared by its searches (see _search)
         batches = {}  # observation index -> the src_ids of its call
         pending_fill = ""  # rows filled after their answers, on inputs that cannot tell why
+        # a beam (k > 1) without a length penalty leaves the argument out: the signature's
+        # default, 0.0, must be no penalty (a greedy search, k = 1, passes it)
         for model, src, settings, ids, pad_id in beam_cases(hidden):
             bos_id, eos_id = ids["bos_id"], ids["eos_id"]
             for beam_size, max_len, alpha in settings:
+                leave_out = alpha == 0.0 and beam_size > 1
+                penalty = "length_penalty left out" if leave_out else f"length_penalty={alpha}"
                 what = (
                     f"beam_search(model, src_ids {src.tolist()}, beam_size={beam_size}, "
                     f"max_len={max_len}, bos_id={bos_id}, eos_id={eos_id}, "
-                    f"length_penalty={alpha}) (model.pad_id={pad_id})"
+                    f"{penalty}) (model.pad_id={pad_id})"
                 )
                 setting = (beam_size, max_len, bos_id, eos_id, alpha)
                 try:
@@ -587,7 +591,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                         max_len,
                         bos_id,
                         eos_id,
-                        alpha,
+                        *(() if leave_out else (alpha,)),
                         call_repr=what,
                         hints={
                             "must match the size": beam_size_mismatch_hint(beam_size),

@@ -753,6 +753,31 @@ def _pads_kept_mistakes(mistakes: dict, variants: dict, logits, labels, pad_id, 
     }
 
 
+#: the contract's default: a caller that leaves ``smoothing`` out gets the paper's ε_ls
+DEFAULT_SMOOTHING = 0.1
+
+
+def _expect_default_smoothing(c: Checker, label_smoothed_loss, case) -> None:
+    """Called without ``smoothing``, the loss is the one with the signature's default."""
+    logits, labels, pad_id, _ = case
+    what = (
+        f"label_smoothed_loss(logits {tuple(logits.shape)}, labels {tuple(labels.shape)}, "
+        f"pad_id={pad_id}), smoothing left out"
+    )
+    got = c.call(label_smoothed_loss, logits, labels, pad_id, call_repr=what)
+    c.expect_type(got, torch.Tensor, what)
+    expected = smoothed_cross_entropy(logits.detach().double(), labels, pad_id, DEFAULT_SMOOTHING)
+    c.expect_close(
+        got.detach(),
+        expected,
+        what,
+        **tolerance(got.dtype),
+        hint=f"Called without smoothing, the loss must use the signature's default, "
+        f"smoothing={DEFAULT_SMOOTHING} (the paper's ε_ls = 0.1): def "
+        f"label_smoothed_loss(logits, labels, pad_id, smoothing={DEFAULT_SMOOTHING}).",
+    )
+
+
 def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> None:
     """label_smoothed_loss(logits, labels, pad_id, smoothing) -> 0-d tensor (PyTorch's)."""
     with Checker("label_smoothed_loss", hidden=hidden) as c:
@@ -847,3 +872,4 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 "ε·mean over all V tokens of -log p, averaged over the non-pad positions.",
             )
             _expect_gradient(c, got, logits, labels, pad_id, eps, what)
+        _expect_default_smoothing(c, label_smoothed_loss, smoothing_cases(hidden)[0])
