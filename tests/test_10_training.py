@@ -2031,7 +2031,53 @@ def gradient_norm_over_named_parameters(model, batch, optimizer, loss_fn, clip_n
     return loss.item()
 
 
+@named("step_with_own_rmsprop")
+def step_with_own_rmsprop(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """Round 24: an optimizer of its own (RMSprop, its default rate) built at every call;
+    the one given never steps."""
+    model.train()
+    own = torch.optim.RMSprop(model.parameters())
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    own.step()
+    own.zero_grad()
+    return loss.item()
+
+
+_SEEN_LOSSES = {}  # step_returns_running_mean's memory across calls: id(model) -> losses
+
+
+@named("step_returns_running_mean")
+def step_returns_running_mean(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """Round 24: returns the mean of the losses of every call so far (a global list)."""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    optimizer.step()
+    optimizer.zero_grad()
+    seen = _SEEN_LOSSES.setdefault(id(model), [])
+    seen.append(loss.item())
+    return sum(seen) / len(seen)
+
+
 STEP_MISTAKES = [
+    # round 24 (blind21b): an optimizer built inside the step; a value kept across calls
+    Mistake(
+        STEP,
+        step_with_own_rmsprop,
+        r"first step of a new torch\.optim\.RMSprop .* default lr=0\.01.* reset to zero each step",
+    ),
+    Mistake(
+        STEP,
+        step_returns_running_mean,
+        r"the mean of the losses of all the calls so far .* keeps a value across calls",
+    ),
     # blind16a: gradients cleared only on the calls that clip were told the accumulation
     # alone; the calls with a clip_norm leaving none tell where the clearing is
     Mistake(
