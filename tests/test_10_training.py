@@ -739,7 +739,16 @@ def noam_step_drifts_with_the_calls(step, d_model, warmup, _calls=[0]):  # noqa:
     return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
 
 
+@named("noam_in_a_list")
+def noam_in_a_list(step, d_model, warmup):
+    """Round 24: the rate wrapped in a one-item list."""
+    step = max(step, 1)
+    return [d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)]
+
+
 NOAM_MISTAKES = [
+    # round 24 (blind21b): a number wrapped in a one-item container is named as such
+    Mistake(check_noam_lr, noam_in_a_list, r"That is a list of one item, \[.*Return the number"),
     Mistake(
         check_noam_lr,
         noam_steps_counted_in_a_list,
