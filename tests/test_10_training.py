@@ -2341,8 +2341,12 @@ def beam_with(
     cumulative=True,
     subtract_list=False,
     bos_in_length=False,
+    extra_steps=0,
+    one_row=None,
 ):
-    """A learner-style beam search with switches for the classic mistakes."""
+    """A learner-style beam search with switches for the classic mistakes; ``extra_steps``:
+    added to max_len in the loop's bound; ``one_row``: the live hypothesis whose next-token
+    row is used for every hypothesis."""
 
     def lp(length, alpha):
         length = length if count_eos else length - 1
@@ -2359,10 +2363,13 @@ def beam_with(
             src = src[None]
             memory = model.encode(src)
             live, done = [(1.0 if product else 0.0, [bos_id])], []
-            for _ in range(max_len):
+            for _ in range(max_len + extra_steps):
                 candidates = []
-                for score, seq in live:
-                    logits = model.decode(torch.tensor([seq]), memory, src)[0, position]
+                rows = [
+                    model.decode(torch.tensor([seq]), memory, src)[0, position] for _, seq in live
+                ]
+                for number, (score, seq) in enumerate(live):
+                    logits = rows[number if one_row is None else one_row]
                     step = logits if logits_only else torch.log_softmax(logits, -1)
                     step = torch.softmax(logits, -1) if product else step
                     for token, value in enumerate(step.tolist()):
@@ -2501,6 +2508,18 @@ def beam_answers_accumulated_across_sentences(
 
 
 BEAM_MISTAKES = [
+    # round 24 (blind21b): the loop bound off by one (one step short here); one
+    # hypothesis's next-token distribution (the last's here) used for all of them
+    Mistake(
+        BEAM,
+        named("beam_one_step_short")(beam_with(extra_steps=-1)),
+        r"runs one step fewer than max_len \(range\(max_len - 1\)",
+    ),
+    Mistake(
+        BEAM,
+        named("beam_last_hypothesis_row_for_all")(beam_with(one_row=-1)),
+        r"next-token distribution of the last live hypothesis only",
+    ),
     Mistake(
         BEAM,
         flat_index_split_by_beam_size,

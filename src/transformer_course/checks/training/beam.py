@@ -86,7 +86,9 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
         beam, finished = [([], 1.0 if variant == "product" else 0.0)], []
         if variant == "copies":  # beam_size copies of the empty hypothesis
             beam = beam * beam_size
-        for _ in range(max_len):
+        # the family 'the loop bound off by one': one step more or fewer than max_len
+        steps = max_len + {"extra_step": 1, "step_short": -1}.get(variant, 0)
+        for _ in range(steps):
             prefixes = tuple((bos_id, *t) for t, _ in beam)
             if (row_key, prefixes) not in replays:
                 if row_key not in replays:
@@ -108,6 +110,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                 step = torch.log_softmax(logits[:, -1], 0)
             else:
                 step = torch.log_softmax(logits[:, -1], -1)
+            if variant in _ONE_ROW_FOR_ALL:  # one hypothesis's (vocab,) row broadcast
+                step = step[_ONE_ROW_FOR_ALL[variant]].expand_as(step)  # (k, vocab)
             parents = torch.tensor([s for _, s in beam])[:, None]
             if variant == "product":
                 scores = parents * step
@@ -117,6 +121,10 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                 scores = parents + step
             ascending = variant == "ascending"
             order = scores.flatten().argsort(descending=not ascending, stable=True).tolist()
+            if variant == "per_parent":  # each parent's best beam_size, parent 0's first
+                vocab = scores.shape[1]
+                best = scores.argsort(dim=-1, descending=True, stable=True)[:, :beam_size]
+                order = (best + torch.arange(scores.shape[0])[:, None] * vocab).flatten().tolist()
             new_beam = []
             if variant in ("shrinking", "finished_in_beam"):
                 # shrinking: each finished hypothesis costs the beam one place for good;
@@ -173,6 +181,11 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
         if variant == "answer_min":  # min where max belongs: the lowest score wins
             return min(pool, key=lambda h: scored(h, choice_mode))[0]
         return max(pool, key=lambda h: scored(h, choice_mode))[0]
+
+
+#: the family 'every hypothesis extended with one hypothesis's next-token distribution':
+#: which row of the (k, vocab) log-probabilities is broadcast onto all of them
+_ONE_ROW_FOR_ALL = {"first_row_for_all": 0, "last_row_for_all": -1}
 
 
 #: the family 'the stopping rule compares the wrong hypotheses': which finished score
@@ -321,6 +334,28 @@ _BEAM_MESSAGES = {
     "first_position": "Your scores come from the logits at the first position "
     "(logits[:, 0], the one that reads <bos>); the next token's are at the last position: "
     "torch.log_softmax(logits[:, -1], dim=-1).",
+    "extra_step": "Your search runs one step more than max_len allows (range(max_len + 1), "
+    "or a loop that tests the length before appending): a hypothesis that never writes "
+    "<eos> comes out with max_len + 1 tokens. Run at most max_len steps, "
+    "for _ in range(max_len), so that no answer is longer than max_len tokens.",
+    "step_short": "Your search runs one step fewer than max_len (range(max_len - 1), or a "
+    "loop that stops when the length reaches max_len - 1): a hypothesis that never writes "
+    "<eos> comes out with max_len - 1 tokens. Run max_len steps, for _ in range(max_len).",
+    "first_row_for_all": "Every hypothesis is extended with the next-token distribution of "
+    "the first live hypothesis only: the log-probabilities of logits[0, -1] (a (vocab,) row) "
+    "broadcast onto every parent's score, instead of each hypothesis's own row. Keep the "
+    "hypothesis axis: log_probs = torch.log_softmax(logits[:, -1], dim=-1), (k, vocab), then "
+    "scores = parent_scores[:, None] + log_probs.",
+    "last_row_for_all": "Every hypothesis is extended with the next-token distribution of "
+    "the last live hypothesis only: the log-probabilities of logits[-1, -1] (a (vocab,) row) "
+    "broadcast onto every parent's score, instead of each hypothesis's own row. Keep the "
+    "hypothesis axis: log_probs = torch.log_softmax(logits[:, -1], dim=-1), (k, vocab), then "
+    "scores = parent_scores[:, None] + log_probs.",
+    "per_parent": "Your new beam is not chosen from all the candidates sorted together: "
+    "you took each parent hypothesis's own best beam_size tokens and walked them parent by "
+    "parent (the first parent's candidates first), so the beam fills from the first "
+    "hypothesis whatever the others score. Sort all k × vocab candidates together, "
+    "scores.flatten().argsort(descending=True), and walk that one order.",
     "one_more": "Your beam keeps beam_size + 1 live hypotheses (an off-by-one in the test "
     "that ends the walk down the sorted candidates: `> beam_size` after the append, say); "
     "stop the walk as soon as the new beam holds beam_size, `if len(new_beam) == beam_size: "
@@ -363,7 +398,9 @@ def beam_cases(hidden: bool):
         specs = [
             (7202, 5, 6, 1, 1.0, settings),
             (7263, 3, 0, 7, 1.0, settings),
-            (7402, 6, 1, 0, -4.0, [(4, 6, 0.5)]),  # no row finishes: the best live one
+            # no row finishes: the best live one; (2, 8, 0.0) gives each hypothesis its own
+            # next-token distribution (hypothesis 0's broadcast to all changes the answer)
+            (7402, 6, 1, 0, -4.0, [(4, 6, 0.5), (2, 8, 0.0)]),
         ]
     else:
         settings = [(1, 7, 0.0), (1, 7, 1.0), (3, 7, 0.0), (3, 7, 1.0), (2, 6, 2.0), (4, 8, 0.6)]
@@ -376,7 +413,9 @@ def beam_cases(hidden: bool):
             (7313, 1, 6, 4, 1.0, [(4, 8, 2.0)]),
             # <eos> made unlikely: no row finishes within max_len, so the answer is the best
             # LIVE hypothesis, which only this model asks for with beam_size > 1
-            (7400, 2, 3, 5, -4.0, [(3, 5, 0.0)]),
+            # (2, 4, 0.0): the hypotheses' next-token distributions differ enough that one
+            # hypothesis's broadcast to all changes the answer
+            (7400, 2, 3, 5, -4.0, [(3, 5, 0.0), (2, 4, 0.0)]),
         ]
     cases = []
     for seed, pad_id, bos_id, eos_id, eos_bias, case_settings in specs:
