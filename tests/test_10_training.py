@@ -1517,7 +1517,26 @@ def loss_doubled(logits, labels, pad_id, smoothing=0.1):
     return 2 * loss[keep].mean()
 
 
+@named("labels_flattened_with_view")
+def labels_flattened_with_view(logits, labels, pad_id, smoothing=0.1):
+    """Round 24: the labels flattened with .view, which a sliced (non-contiguous) target
+    cannot take; the logits with reshape."""
+    flat_logits = logits.reshape(-1, logits.shape[-1])  # (N, V)
+    flat_labels = labels.view(labels.numel())  # (N,)
+    log_probs = torch.log_softmax(flat_logits, dim=-1)
+    keep = flat_labels != pad_id
+    picked = log_probs.gather(-1, flat_labels.masked_fill(~keep, 0)[:, None]).squeeze(-1)
+    per_position = -(1 - smoothing) * picked - smoothing * log_probs.mean(dim=-1)
+    return per_position[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    # round 24 (blind21b): .view on labels sliced from a wider target
+    Mistake(
+        check_label_smoothed_loss,
+        labels_flattened_with_view,
+        r"view size is not compatible.*\n`\.view` needs a tensor laid out row by row.*slice",
+    ),
     Mistake(
         SMOOTH,
         loss_divided_by_the_positions_twice,
