@@ -2785,6 +2785,21 @@ def _streams_as_wide_as_the_first(references):
 
 SCORES = check_translation_scores
 SCORE_MISTAKES = [
+    # round 24 (blind21b): another tokenizer than 13a, seen only on punctuated sentences
+    Mistake(
+        SCORES,
+        named("bleu_with_intl_tokenizer")(
+            scores_with(
+                bleu=lambda h, r: (
+                    sacrebleu.corpus_bleu(
+                        h, [list(s) for s in itertools.zip_longest(*r)], tokenize="intl"
+                    ).score
+                )
+            )
+        ),
+        r"tokenize='intl'; the contract asks for corpus_bleu's default settings, whose "
+        r"tokenizer is '13a'",
+    ),
     # the families 'an option of corpus_bleu changed' and 'the score rounded', and the
     # exact match's count divided the wrong way (a whole number; every reference)
     Mistake(
