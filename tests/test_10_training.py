@@ -2526,7 +2526,32 @@ def beam_answers_accumulated_across_sentences(
     return out
 
 
+@named("beam_answer_unpacked_as_score_first")
+def beam_answer_unpacked_as_score_first(
+    model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0
+):
+    """Round 24: each sentence's best (tokens, score) pair unpacked as (score, tokens), so
+    the score is padded as if it were the tokens."""
+    best = [
+        (row[row != model.pad_id].tolist(), 0.0)
+        for row in ref.beam_search(
+            model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty
+        )
+    ]
+    answers = []
+    for pair in best:
+        _score, tokens = pair
+        answers.append(tokens)
+    width = max(len(tokens) for tokens in answers)
+    return torch.tensor([tokens + [model.pad_id] * (width - len(tokens)) for tokens in answers])
+
+
 BEAM_MISTAKES = [
+    Mistake(
+        BEAM,
+        beam_answer_unpacked_as_score_first,
+        r"has no len\(\)\nA float went where a list of tokens belongs.*\(score, tokens = h\)",
+    ),
     # round 24 (blind21b): the loop bound off by one (one step short here); one
     # hypothesis's next-token distribution (the last's here) used for all of them
     Mistake(

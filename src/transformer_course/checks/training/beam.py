@@ -596,6 +596,18 @@ _INDEX_HINT = (
 )
 
 
+#: a hypothesis's score used where its token list belongs (the family 'the pair's two
+#: fields swapped': h[1] for h[0], an unpacking in the wrong order)
+_SCORE_FOR_TOKENS_HINT = (
+    "A float went where a list of tokens belongs. A hypothesis is the pair (tokens, "
+    "score): index [0] is its token list and [1] its score, so a [1] where [0] belongs (the "
+    "answer taken as max(...)[1], a length as len(h[1])), or a pair unpacked in the wrong "
+    "order (score, tokens = h), hands on the score instead of the tokens. The answer of "
+    "each sentence is the token list of the best hypothesis: max(finished or beam, "
+    "key=normalised)[0]."
+)
+
+
 def _same_row(row: list[int], expected: list[int], pad_id: int) -> bool:
     return row[: len(expected)] == expected and all(t == pad_id for t in row[len(expected) :])
 
@@ -635,6 +647,9 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                             "tokens + [token] (a new list); its score by addition, score + "
                             "log-probability.",
                             "ZeroDivisionError": _zero_division_hint(alpha),
+                            "object of type 'float' has no len()": _SCORE_FOR_TOKENS_HINT,
+                            "'float' object is not iterable": _SCORE_FOR_TOKENS_HINT,
+                            "'float' object is not subscriptable": _SCORE_FOR_TOKENS_HINT,
                             "list index out of range": _index_hint,
                             "too many indices for tensor of dimension 1": "A 1-D tensor of "
                             "ids reached the model: model.encode and model.decode take "
