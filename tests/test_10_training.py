@@ -3799,3 +3799,12 @@ def test_loss_floor_quiz_names_a_logarithm_of_another_base(log, unit):
     q = 0.9 + 0.1 / 10
     floor = -(q * log(q) + 9 * 0.01 * log(0.01))
     assert_rejected(check_quiz_loss_floor, lambda: round(floor, 3), unit)
+
+
+def test_beam_search_that_empties_its_beam_is_told_which_walks_do():
+    """Round 24: an IndexError on an empty live beam names the replayed walks that empty it
+    on that input (and agree with every earlier answer), after the generic hint."""
+    text = _visible_message(check_beam_search, walk_top_beam_size_only)
+    assert "looking only at the first beam_size candidates" in text, text
+    assert "the reference's beam never runs empty" in text, text
+    assert "Finished hypotheses take up places in your beam" in text, text

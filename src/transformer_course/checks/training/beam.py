@@ -49,12 +49,24 @@ _PENALTY_PLACES = {
 }
 
 
-def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="", replays=None):
+def _search(
+    model,
+    src_row,
+    beam_size,
+    max_len,
+    bos_id,
+    eos_id,
+    alpha,
+    variant="",
+    replays=None,
+    emptied=None,
+):
     """The reference search for one source row, or a known variant of it. ``replays``: a
     dict kept for one check call, in which the decoder's logits for a beam (model, source
     row, live hypotheses) are computed once and reused by every search that reaches the
     same beam (most variants share the reference's first steps): the same call on the same
-    inputs, so the same numbers."""
+    inputs, so the same numbers. ``emptied``: a list to which the step number is appended
+    when the new beam comes out empty (no live hypothesis left)."""
     stop_mode, choice_mode = _PENALTY_PLACES.get(variant, ("normalised", "normalised"))
 
     def penalty(length):
@@ -151,6 +163,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                             break
             beam = new_beam
             if not beam:
+                if emptied is not None:
+                    emptied.append(_)
                 break
             if variant == "first_finished":
                 stop = bool(finished)
@@ -689,6 +703,21 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                             c.fail(f"{raised}\n{width}", failure.learner_traceback)
                         text = _batch_dependent(src.shape[0], "raises", encoded)
                         c.fail(f"{failure.message}\n{text}", failure.learner_traceback)
+                    emptying = _emptying_variants(model, src, setting, observations, replays)
+                    if emptying and _empty_beam_at_raise(failure):
+                        c.fail(
+                            f"{failure.message}\nOn this input the reference's beam never runs empty, "
+                            "but "
+                            + (
+                                "this mistake empties it"
+                                if len(emptying) == 1
+                                else "each of these mistakes empties it"
+                            )
+                            + " (no live hypothesis left, so a later beam[0] or beam[parent] "
+                            "runs past its end), and gives your answers on every earlier "
+                            "call: " + " / ".join(_BEAM_MESSAGES[v] for v in emptying),
+                            failure.learner_traceback,
+                        )
                     raise
                 filled = _filled_after_answers(
                     got, model, src, setting, pad_id, bos_id, eos_id, replays
@@ -846,6 +875,51 @@ def _empty_decoder_input(beam_search, model, src, setting) -> tuple[int, ...] | 
     finally:
         hook.remove()
     return next((shape for shape in shapes if len(shape) == 2 and shape[1] == 0), None)
+
+
+#: the names a learner gives the live beam (the list read as beam[0], beam[parent])
+_LIVE_BEAM_NAMES = {"beam", "live", "alive", "hypotheses", "live_beam", "beams", "hyps"}
+
+
+def _empty_beam_at_raise(failure: CheckFailure) -> bool:
+    """Whether the learner's code raised IndexError on a line whose frame holds an empty
+    list named as the live beam (beam, live, hypotheses; not new_beam, which is empty
+    while it is being built): the beam ran empty there."""
+    from transformer_course.checking.failure import innermost_learner_traceback
+
+    exc = failure.__cause__
+    if not isinstance(exc, IndexError):
+        return False
+    found = innermost_learner_traceback(exc)
+    local = found.tb_frame.f_locals if found is not None else {}
+    return any(
+        isinstance(value, list) and not value and name in _LIVE_BEAM_NAMES
+        for name, value in local.items()
+    )
+
+
+def _emptying_variants(model, src, setting, observations, replays) -> list[str]:
+    """The known mistakes whose search leaves the new beam empty on some row of ``src``
+    (the reference's never does: it walks every candidate) and that agree with every
+    answer observed so far (``observations``, as check_beam_search collects them)."""
+    found = []
+    for variant in _BEAM_MESSAGES:
+        try:
+            emptied = []
+            for i in range(src.shape[0]):
+                _search(model, src[i], *setting, variant, replays=replays, emptied=emptied)
+            if not emptied:
+                continue
+            if all(
+                _same_row(
+                    o_row, _search(o_model, o_source, *o_setting, variant, replays=replays), o_pad
+                )
+                for o_model, o_source, o_setting, o_pad, o_row, *_ in observations
+            ):
+                found.append(variant)
+        except (IndexError, RuntimeError):  # the variant feeds an id the model lacks
+            continue
+    return found
 
 
 def _index_hint(exc: BaseException) -> str:
