@@ -470,17 +470,6 @@ class TVocabRefusedWithValueErrorSubclass(ref.Transformer):
         )
 
 
-class TVocabRefusedWithAssertionError(ref.Transformer):
-    """Round 24: the vocabulary check raises AssertionError, not the ValueError asked for"""
-
-    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=False, **kwargs):
-        if tie_embeddings and src_vocab_size != tgt_vocab_size:
-            raise AssertionError("tying needs one vocabulary")
-        super().__init__(
-            src_vocab_size, tgt_vocab_size, *args, tie_embeddings=tie_embeddings, **kwargs
-        )
-
-
 class TDecoderStackFromEncoderClass(ref.Transformer):
     """copy-paste slip: the decoder stack built with the Encoder class (no cross-attention)"""
 
@@ -2096,11 +2085,6 @@ def greedy_stacked_steps_first(model, src_ids, max_len, bos_id, eos_id):
 
 # ================================================================== the lists
 MISTAKES = [
-    Mistake(
-        check_Transformer,
-        TVocabRefusedWithAssertionError,
-        r"raised AssertionError: the vocabulary check is an `assert`.*asks for a ValueError",
-    ),
     Mistake(
         check_Transformer,
         TDecoderStackFromEncoderClass,
