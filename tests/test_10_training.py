@@ -739,7 +739,16 @@ def noam_step_drifts_with_the_calls(step, d_model, warmup, _calls=[0]):  # noqa:
     return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
 
 
+@named("noam_in_a_list")
+def noam_in_a_list(step, d_model, warmup):
+    """Round 24: the rate wrapped in a one-item list."""
+    step = max(step, 1)
+    return [d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)]
+
+
 NOAM_MISTAKES = [
+    # round 24 (blind21b): a number wrapped in a one-item container is named as such
+    Mistake(check_noam_lr, noam_in_a_list, r"That is a list of one item, \[.*Return the number"),
     Mistake(
         check_noam_lr,
         noam_steps_counted_in_a_list,
@@ -1508,7 +1517,26 @@ def loss_doubled(logits, labels, pad_id, smoothing=0.1):
     return 2 * loss[keep].mean()
 
 
+@named("labels_flattened_with_view")
+def labels_flattened_with_view(logits, labels, pad_id, smoothing=0.1):
+    """Round 24: the labels flattened with .view, which a sliced (non-contiguous) target
+    cannot take; the logits with reshape."""
+    flat_logits = logits.reshape(-1, logits.shape[-1])  # (N, V)
+    flat_labels = labels.view(labels.numel())  # (N,)
+    log_probs = torch.log_softmax(flat_logits, dim=-1)
+    keep = flat_labels != pad_id
+    picked = log_probs.gather(-1, flat_labels.masked_fill(~keep, 0)[:, None]).squeeze(-1)
+    per_position = -(1 - smoothing) * picked - smoothing * log_probs.mean(dim=-1)
+    return per_position[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    # round 24 (blind21b): .view on labels sliced from a wider target
+    Mistake(
+        check_label_smoothed_loss,
+        labels_flattened_with_view,
+        r"view size is not compatible.*\n`\.view` needs a tensor laid out row by row.*slice",
+    ),
     Mistake(
         SMOOTH,
         loss_divided_by_the_positions_twice,
@@ -2031,7 +2059,53 @@ def gradient_norm_over_named_parameters(model, batch, optimizer, loss_fn, clip_n
     return loss.item()
 
 
+@named("step_with_own_rmsprop")
+def step_with_own_rmsprop(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """Round 24: an optimizer of its own (RMSprop, its default rate) built at every call;
+    the one given never steps."""
+    model.train()
+    own = torch.optim.RMSprop(model.parameters())
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    own.step()
+    own.zero_grad()
+    return loss.item()
+
+
+_SEEN_LOSSES = {}  # step_returns_running_mean's memory across calls: id(model) -> losses
+
+
+@named("step_returns_running_mean")
+def step_returns_running_mean(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """Round 24: returns the mean of the losses of every call so far (a global list)."""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    optimizer.step()
+    optimizer.zero_grad()
+    seen = _SEEN_LOSSES.setdefault(id(model), [])
+    seen.append(loss.item())
+    return sum(seen) / len(seen)
+
+
 STEP_MISTAKES = [
+    # round 24 (blind21b): an optimizer built inside the step; a value kept across calls
+    Mistake(
+        STEP,
+        step_with_own_rmsprop,
+        r"first step of a new torch\.optim\.RMSprop .* default lr=0\.01.* reset to zero each step",
+    ),
+    Mistake(
+        STEP,
+        step_returns_running_mean,
+        r"the mean of the losses of all the calls so far .* keeps a value across calls",
+    ),
     # blind16a: gradients cleared only on the calls that clip were told the accumulation
     # alone; the calls with a clip_norm leaving none tell where the clearing is
     Mistake(
@@ -2286,8 +2360,12 @@ def beam_with(
     cumulative=True,
     subtract_list=False,
     bos_in_length=False,
+    extra_steps=0,
+    one_row=None,
 ):
-    """A learner-style beam search with switches for the classic mistakes."""
+    """A learner-style beam search with switches for the classic mistakes; ``extra_steps``:
+    added to max_len in the loop's bound; ``one_row``: the live hypothesis whose next-token
+    row is used for every hypothesis."""
 
     def lp(length, alpha):
         length = length if count_eos else length - 1
@@ -2304,10 +2382,13 @@ def beam_with(
             src = src[None]
             memory = model.encode(src)
             live, done = [(1.0 if product else 0.0, [bos_id])], []
-            for _ in range(max_len):
+            for _ in range(max_len + extra_steps):
                 candidates = []
-                for score, seq in live:
-                    logits = model.decode(torch.tensor([seq]), memory, src)[0, position]
+                rows = [
+                    model.decode(torch.tensor([seq]), memory, src)[0, position] for _, seq in live
+                ]
+                for number, (score, seq) in enumerate(live):
+                    logits = rows[number if one_row is None else one_row]
                     step = logits if logits_only else torch.log_softmax(logits, -1)
                     step = torch.softmax(logits, -1) if product else step
                     for token, value in enumerate(step.tolist()):
@@ -2445,7 +2526,44 @@ def beam_answers_accumulated_across_sentences(
     return out
 
 
+@named("beam_answer_unpacked_as_score_first")
+def beam_answer_unpacked_as_score_first(
+    model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0
+):
+    """Round 24: each sentence's best (tokens, score) pair unpacked as (score, tokens), so
+    the score is padded as if it were the tokens."""
+    best = [
+        (row[row != model.pad_id].tolist(), 0.0)
+        for row in ref.beam_search(
+            model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty
+        )
+    ]
+    answers = []
+    for pair in best:
+        _score, tokens = pair
+        answers.append(tokens)
+    width = max(len(tokens) for tokens in answers)
+    return torch.tensor([tokens + [model.pad_id] * (width - len(tokens)) for tokens in answers])
+
+
 BEAM_MISTAKES = [
+    Mistake(
+        BEAM,
+        beam_answer_unpacked_as_score_first,
+        r"has no len\(\)\nA float went where a list of tokens belongs.*\(score, tokens = h\)",
+    ),
+    # round 24 (blind21b): the loop bound off by one (one step short here); one
+    # hypothesis's next-token distribution (the last's here) used for all of them
+    Mistake(
+        BEAM,
+        named("beam_one_step_short")(beam_with(extra_steps=-1)),
+        r"runs one step fewer than max_len \(range\(max_len - 1\)",
+    ),
+    Mistake(
+        BEAM,
+        named("beam_last_hypothesis_row_for_all")(beam_with(one_row=-1)),
+        r"next-token distribution of the last live hypothesis only",
+    ),
     Mistake(
         BEAM,
         flat_index_split_by_beam_size,
@@ -2692,6 +2810,21 @@ def _streams_as_wide_as_the_first(references):
 
 SCORES = check_translation_scores
 SCORE_MISTAKES = [
+    # round 24 (blind21b): another tokenizer than 13a, seen only on punctuated sentences
+    Mistake(
+        SCORES,
+        named("bleu_with_intl_tokenizer")(
+            scores_with(
+                bleu=lambda h, r: (
+                    sacrebleu.corpus_bleu(
+                        h, [list(s) for s in itertools.zip_longest(*r)], tokenize="intl"
+                    ).score
+                )
+            )
+        ),
+        r"tokenize='intl'; the contract asks for corpus_bleu's default settings, whose "
+        r"tokenizer is '13a'",
+    ),
     # the families 'an option of corpus_bleu changed' and 'the score rounded', and the
     # exact match's count divided the wrong way (a whole number; every reference)
     Mistake(
@@ -3666,3 +3799,12 @@ def test_loss_floor_quiz_names_a_logarithm_of_another_base(log, unit):
     q = 0.9 + 0.1 / 10
     floor = -(q * log(q) + 9 * 0.01 * log(0.01))
     assert_rejected(check_quiz_loss_floor, lambda: round(floor, 3), unit)
+
+
+def test_beam_search_that_empties_its_beam_is_told_which_walks_do():
+    """Round 24: an IndexError on an empty live beam names the replayed walks that empty it
+    on that input (and agree with every earlier answer), after the generic hint."""
+    text = _visible_message(check_beam_search, walk_top_beam_size_only)
+    assert "looking only at the first beam_size candidates" in text, text
+    assert "the reference's beam never runs empty" in text, text
+    assert "Finished hypotheses take up places in your beam" in text, text

@@ -53,9 +53,12 @@ GENERIC_HINTS: dict[str | type[BaseException], str | Callable[[BaseException], s
         "dtype=torch.bool): build it as bool, or compare it (`== 1`, `.bool()`)."
     ),
     "view size is not compatible": (
-        "After a transpose (or another reordering of axes) a tensor is no longer laid out "
-        "row by row in memory, so `.view` cannot regroup its axes. Use `.reshape(...)` (it "
-        "copies only when it must) or `.contiguous().view(...)`."
+        "`.view` needs a tensor laid out row by row in memory (contiguous), and this one "
+        "is not: a transpose (or another reordering of axes), or a slice that skips part of "
+        "each row (labels = tgt[:, 1:], as a training batch gives), leaves a tensor whose "
+        "strides do not allow `.view` to regroup or flatten its axes. Inputs may come as "
+        "such slices: use `.reshape(...)` (or `.flatten()`; they copy only when they must) "
+        "or `.contiguous().view(...)`."
     ),
     "Can't call numpy() on Tensor that requires grad": (
         "Stay in torch (no .numpy()): later lessons train through this code, and gradients "

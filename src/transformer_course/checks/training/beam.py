@@ -49,12 +49,24 @@ _PENALTY_PLACES = {
 }
 
 
-def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="", replays=None):
+def _search(
+    model,
+    src_row,
+    beam_size,
+    max_len,
+    bos_id,
+    eos_id,
+    alpha,
+    variant="",
+    replays=None,
+    emptied=None,
+):
     """The reference search for one source row, or a known variant of it. ``replays``: a
     dict kept for one check call, in which the decoder's logits for a beam (model, source
     row, live hypotheses) are computed once and reused by every search that reaches the
     same beam (most variants share the reference's first steps): the same call on the same
-    inputs, so the same numbers."""
+    inputs, so the same numbers. ``emptied``: a list to which the step number is appended
+    when the new beam comes out empty (no live hypothesis left)."""
     stop_mode, choice_mode = _PENALTY_PLACES.get(variant, ("normalised", "normalised"))
 
     def penalty(length):
@@ -86,7 +98,9 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
         beam, finished = [([], 1.0 if variant == "product" else 0.0)], []
         if variant == "copies":  # beam_size copies of the empty hypothesis
             beam = beam * beam_size
-        for _ in range(max_len):
+        # the family 'the loop bound off by one': one step more or fewer than max_len
+        steps = max_len + {"extra_step": 1, "step_short": -1}.get(variant, 0)
+        for _ in range(steps):
             prefixes = tuple((bos_id, *t) for t, _ in beam)
             if (row_key, prefixes) not in replays:
                 if row_key not in replays:
@@ -108,6 +122,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                 step = torch.log_softmax(logits[:, -1], 0)
             else:
                 step = torch.log_softmax(logits[:, -1], -1)
+            if variant in _ONE_ROW_FOR_ALL:  # one hypothesis's (vocab,) row broadcast
+                step = step[_ONE_ROW_FOR_ALL[variant]].expand_as(step)  # (k, vocab)
             parents = torch.tensor([s for _, s in beam])[:, None]
             if variant == "product":
                 scores = parents * step
@@ -117,6 +133,10 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                 scores = parents + step
             ascending = variant == "ascending"
             order = scores.flatten().argsort(descending=not ascending, stable=True).tolist()
+            if variant == "per_parent":  # each parent's best beam_size, parent 0's first
+                vocab = scores.shape[1]
+                best = scores.argsort(dim=-1, descending=True, stable=True)[:, :beam_size]
+                order = (best + torch.arange(scores.shape[0])[:, None] * vocab).flatten().tolist()
             new_beam = []
             if variant in ("shrinking", "finished_in_beam"):
                 # shrinking: each finished hypothesis costs the beam one place for good;
@@ -143,6 +163,8 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
                             break
             beam = new_beam
             if not beam:
+                if emptied is not None:
+                    emptied.append(_)
                 break
             if variant == "first_finished":
                 stop = bool(finished)
@@ -173,6 +195,11 @@ def _search(model, src_row, beam_size, max_len, bos_id, eos_id, alpha, variant="
         if variant == "answer_min":  # min where max belongs: the lowest score wins
             return min(pool, key=lambda h: scored(h, choice_mode))[0]
         return max(pool, key=lambda h: scored(h, choice_mode))[0]
+
+
+#: the family 'every hypothesis extended with one hypothesis's next-token distribution':
+#: which row of the (k, vocab) log-probabilities is broadcast onto all of them
+_ONE_ROW_FOR_ALL = {"first_row_for_all": 0, "last_row_for_all": -1}
 
 
 #: the family 'the stopping rule compares the wrong hypotheses': which finished score
@@ -321,6 +348,28 @@ _BEAM_MESSAGES = {
     "first_position": "Your scores come from the logits at the first position "
     "(logits[:, 0], the one that reads <bos>); the next token's are at the last position: "
     "torch.log_softmax(logits[:, -1], dim=-1).",
+    "extra_step": "Your search runs one step more than max_len allows (range(max_len + 1), "
+    "or a loop that tests the length before appending): a hypothesis that never writes "
+    "<eos> comes out with max_len + 1 tokens. Run at most max_len steps, "
+    "for _ in range(max_len), so that no answer is longer than max_len tokens.",
+    "step_short": "Your search runs one step fewer than max_len (range(max_len - 1), or a "
+    "loop that stops when the length reaches max_len - 1): a hypothesis that never writes "
+    "<eos> comes out with max_len - 1 tokens. Run max_len steps, for _ in range(max_len).",
+    "first_row_for_all": "Every hypothesis is extended with the next-token distribution of "
+    "the first live hypothesis only: the log-probabilities of logits[0, -1] (a (vocab,) row) "
+    "broadcast onto every parent's score, instead of each hypothesis's own row. Keep the "
+    "hypothesis axis: log_probs = torch.log_softmax(logits[:, -1], dim=-1), (k, vocab), then "
+    "scores = parent_scores[:, None] + log_probs.",
+    "last_row_for_all": "Every hypothesis is extended with the next-token distribution of "
+    "the last live hypothesis only: the log-probabilities of logits[-1, -1] (a (vocab,) row) "
+    "broadcast onto every parent's score, instead of each hypothesis's own row. Keep the "
+    "hypothesis axis: log_probs = torch.log_softmax(logits[:, -1], dim=-1), (k, vocab), then "
+    "scores = parent_scores[:, None] + log_probs.",
+    "per_parent": "Your new beam is not chosen from all the candidates sorted together: "
+    "you took each parent hypothesis's own best beam_size tokens and walked them parent by "
+    "parent (the first parent's candidates first), so the beam fills from the first "
+    "hypothesis whatever the others score. Sort all k × vocab candidates together, "
+    "scores.flatten().argsort(descending=True), and walk that one order.",
     "one_more": "Your beam keeps beam_size + 1 live hypotheses (an off-by-one in the test "
     "that ends the walk down the sorted candidates: `> beam_size` after the append, say); "
     "stop the walk as soon as the new beam holds beam_size, `if len(new_beam) == beam_size: "
@@ -363,7 +412,9 @@ def beam_cases(hidden: bool):
         specs = [
             (7202, 5, 6, 1, 1.0, settings),
             (7263, 3, 0, 7, 1.0, settings),
-            (7402, 6, 1, 0, -4.0, [(4, 6, 0.5)]),  # no row finishes: the best live one
+            # no row finishes: the best live one; (2, 8, 0.0) gives each hypothesis its own
+            # next-token distribution (hypothesis 0's broadcast to all changes the answer)
+            (7402, 6, 1, 0, -4.0, [(4, 6, 0.5), (2, 8, 0.0)]),
         ]
     else:
         settings = [(1, 7, 0.0), (1, 7, 1.0), (3, 7, 0.0), (3, 7, 1.0), (2, 6, 2.0), (4, 8, 0.6)]
@@ -376,7 +427,9 @@ def beam_cases(hidden: bool):
             (7313, 1, 6, 4, 1.0, [(4, 8, 2.0)]),
             # <eos> made unlikely: no row finishes within max_len, so the answer is the best
             # LIVE hypothesis, which only this model asks for with beam_size > 1
-            (7400, 2, 3, 5, -4.0, [(3, 5, 0.0)]),
+            # (2, 4, 0.0): the hypotheses' next-token distributions differ enough that one
+            # hypothesis's broadcast to all changes the answer
+            (7400, 2, 3, 5, -4.0, [(3, 5, 0.0), (2, 4, 0.0)]),
         ]
     cases = []
     for seed, pad_id, bos_id, eos_id, eos_bias, case_settings in specs:
@@ -557,6 +610,18 @@ _INDEX_HINT = (
 )
 
 
+#: a hypothesis's score used where its token list belongs (the family 'the pair's two
+#: fields swapped': h[1] for h[0], an unpacking in the wrong order)
+_SCORE_FOR_TOKENS_HINT = (
+    "A float went where a list of tokens belongs. A hypothesis is the pair (tokens, "
+    "score): index [0] is its token list and [1] its score, so a [1] where [0] belongs (the "
+    "answer taken as max(...)[1], a length as len(h[1])), or a pair unpacked in the wrong "
+    "order (score, tokens = h), hands on the score instead of the tokens. The answer of "
+    "each sentence is the token list of the best hypothesis: max(finished or beam, "
+    "key=normalised)[0]."
+)
+
+
 def _same_row(row: list[int], expected: list[int], pad_id: int) -> bool:
     return row[: len(expected)] == expected and all(t == pad_id for t in row[len(expected) :])
 
@@ -600,6 +665,9 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                             "tokens + [token] (a new list); its score by addition, score + "
                             "log-probability.",
                             "ZeroDivisionError": _zero_division_hint(alpha),
+                            "object of type 'float' has no len()": _SCORE_FOR_TOKENS_HINT,
+                            "'float' object is not iterable": _SCORE_FOR_TOKENS_HINT,
+                            "'float' object is not subscriptable": _SCORE_FOR_TOKENS_HINT,
                             "list index out of range": _index_hint,
                             "too many indices for tensor of dimension 1": "A 1-D tensor of "
                             "ids reached the model: model.encode and model.decode take "
@@ -639,6 +707,21 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                             c.fail(f"{raised}\n{width}", failure.learner_traceback)
                         text = _batch_dependent(src.shape[0], "raises", encoded)
                         c.fail(f"{failure.message}\n{text}", failure.learner_traceback)
+                    emptying = _emptying_variants(model, src, setting, observations, replays)
+                    if emptying and _empty_beam_at_raise(failure):
+                        c.fail(
+                            f"{failure.message}\nOn this input the reference's beam never runs empty, "
+                            "but "
+                            + (
+                                "this mistake empties it"
+                                if len(emptying) == 1
+                                else "each of these mistakes empties it"
+                            )
+                            + " (no live hypothesis left, so a later beam[0] or beam[parent] "
+                            "runs past its end), and gives your answers on every earlier "
+                            "call: " + " / ".join(_BEAM_MESSAGES[v] for v in emptying),
+                            failure.learner_traceback,
+                        )
                     raise
                 filled = _filled_after_answers(
                     got, model, src, setting, pad_id, bos_id, eos_id, replays
@@ -796,6 +879,51 @@ def _empty_decoder_input(beam_search, model, src, setting) -> tuple[int, ...] | 
     finally:
         hook.remove()
     return next((shape for shape in shapes if len(shape) == 2 and shape[1] == 0), None)
+
+
+#: the names a learner gives the live beam (the list read as beam[0], beam[parent])
+_LIVE_BEAM_NAMES = {"beam", "live", "alive", "hypotheses", "live_beam", "beams", "hyps"}
+
+
+def _empty_beam_at_raise(failure: CheckFailure) -> bool:
+    """Whether the learner's code raised IndexError on a line whose frame holds an empty
+    list named as the live beam (beam, live, hypotheses; not new_beam, which is empty
+    while it is being built): the beam ran empty there."""
+    from transformer_course.checking.failure import innermost_learner_traceback
+
+    exc = failure.__cause__
+    if not isinstance(exc, IndexError):
+        return False
+    found = innermost_learner_traceback(exc)
+    local = found.tb_frame.f_locals if found is not None else {}
+    return any(
+        isinstance(value, list) and not value and name in _LIVE_BEAM_NAMES
+        for name, value in local.items()
+    )
+
+
+def _emptying_variants(model, src, setting, observations, replays) -> list[str]:
+    """The known mistakes whose search leaves the new beam empty on some row of ``src``
+    (the reference's never does: it walks every candidate) and that agree with every
+    answer observed so far (``observations``, as check_beam_search collects them)."""
+    found = []
+    for variant in _BEAM_MESSAGES:
+        try:
+            emptied = []
+            for i in range(src.shape[0]):
+                _search(model, src[i], *setting, variant, replays=replays, emptied=emptied)
+            if not emptied:
+                continue
+            if all(
+                _same_row(
+                    o_row, _search(o_model, o_source, *o_setting, variant, replays=replays), o_pad
+                )
+                for o_model, o_source, o_setting, o_pad, o_row, *_ in observations
+            ):
+                found.append(variant)
+        except (IndexError, RuntimeError):  # the variant feeds an id the model lacks
+            continue
+    return found
 
 
 def _index_hint(exc: BaseException) -> str:

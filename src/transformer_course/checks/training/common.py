@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from transformer_course.checking import Checker, short, torch_generator
+from transformer_course.checking.wrapped import wrapped_number_note
 
 
 def is_tensor(value) -> bool:
@@ -21,7 +22,11 @@ def plain_float(c: Checker, value, what: str, hint: str) -> float:
     if is_tensor(value) or isinstance(value, np.ndarray):
         c.fail(f"{what} returned a {type(value).__name__} ({short(value)}). {hint}")
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        extra = " Did you forget the `return` statement?" if value is None else ""
+        extra = (
+            " Did you forget the `return` statement?"
+            if value is None
+            else wrapped_number_note(value)
+        )
         c.fail(f"{what} should return a float, but it returned {short(value)}.{extra}")
     c.ok()
     return float(value)

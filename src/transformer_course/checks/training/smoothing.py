@@ -337,6 +337,9 @@ def smoothing_cases(hidden: bool):
         cases.append((logits(3, 1, 6), torch.tensor([[2], [5], [0]]), 0, 0.1))
         # no label is token V - 1 = 7: a one-hot as wide as the largest label is too narrow
         cases.append((logits(2, 3, 8), torch.tensor([[1, 5, 0], [2, 6, 3]]), 0, 0.1))
+        # labels sliced from a wider target, tgt[:, 1:]: not contiguous, so .view(-1) fails
+        target = torch.tensor([[2, 4, 1, 3, 0], [2, 3, 3, 0, 0]])  # (2, 5)
+        cases.append((logits(2, 4, 5), target[:, 1:], 0, 0.1))
     else:
         for shape, pad_id, eps, scale in (
             ((4, 9, 11), 0, 0.1, 3.0),
@@ -351,6 +354,9 @@ def smoothing_cases(hidden: bool):
             labels = labels.masked_fill(torch.rand(shape[:-1], generator=gen) < 0.3, pad_id)
             labels.view(-1)[0] = (pad_id + 1) % shape[-1]  # at least one real position
             cases.append((x, labels, pad_id, eps))
+        # labels sliced from a wider target, tgt[:, 1:]: not contiguous, so .view(-1) fails
+        target = torch.tensor([[4, 1, 5, 6, 0, 0], [4, 6, 2, 2, 1, 0], [4, 3, 0, 0, 0, 0]])
+        cases.append((logits(3, 5, 7), target[:, 1:], 0, 0.15))  # labels (3, 5)
     return cases
 
 

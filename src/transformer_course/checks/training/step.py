@@ -77,13 +77,15 @@ def _sgd_variant(
     target="labels",
     unpacked=(0, 1, 2),
     shifted_again=False,
+    fresh_optimizer=None,
 ):
     """The state after a (possibly mistaken) SGD step from ``start_state``;
     ``stale_grads`` (name -> tensor) are gradients left over from an earlier step;
     ``inputs``: what the model is called with, one of ``_MODEL_INPUTS``; ``target``: what
     the loss scores the logits against ("labels", or "decoder_input": no shift);
     ``unpacked``: which field of the batch each of src, decoder_input, labels is taken
-    from (the batch unpacked in another order)."""
+    from (the batch unpacked in another order); ``fresh_optimizer``: (optimizer class,
+    its lr) built from the model's parameters at the step and stepped instead of SGD."""
     model = Transformer(vocab, vocab, dropout=0.0, pad_id=pad_id, **_STEP_MODEL)
     model.load_state_dict(start_state)
     model.train()
@@ -121,6 +123,12 @@ def _sgd_variant(
             total = torch.sqrt(sum((g.double() ** 2).sum() for g in grads))
             for g in grads:
                 g.mul_(float(clip / total))
+        if fresh_optimizer is not None:
+            optimizer_class, its_lr = fresh_optimizer
+            optimizer = optimizer_class(model.parameters(), lr=its_lr)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            continue
         with torch.no_grad():
             for p in model.parameters():
                 if p.grad is not None:
@@ -341,6 +349,37 @@ def _same_state(a: dict, b: dict, atol: float = 2e-5) -> bool:
     return _max_difference(a, b)[0] <= atol
 
 
+#: optimizers a learner may build inside train_step instead of stepping the one given;
+#: the check hands over plain SGD, which these tell apart from the first step on
+#: (class -> its default learning rate)
+_OTHER_OPTIMIZERS = {
+    torch.optim.Adam: 1e-3,
+    torch.optim.AdamW: 1e-3,
+    torch.optim.RMSprop: 1e-2,
+    torch.optim.Adagrad: 1e-2,
+}
+
+
+def _fresh_optimizer_message(optimizer_class, its_lr, lr) -> str:
+    """What a step by a freshly built ``optimizer_class`` (learning rate ``its_lr``)
+    in place of the given SGD optimizer (``lr``) means."""
+    name = optimizer_class.__name__
+    where = (
+        f"lr={its_lr} (the given optimizer's rate)" if its_lr == lr else f"its default lr={its_lr}"
+    )
+    return (
+        f"The update is exactly the first step of a new torch.optim.{name} built from "
+        f"model.parameters() with {where}, not a step of the optimizer passed in (plain SGD "
+        "here, which never stepped): your train_step creates its own optimizer (or steps "
+        "another one) instead of calling optimizer.step() on the one it was given. Built "
+        f"inside train_step, a new {name} starts from an empty state at every call: its "
+        "moment estimates (Adam's running means of the gradients and of their squares) are "
+        "reset to zero each step, and the caller's choice of optimizer, learning rate and "
+        "schedule is ignored. Use the `optimizer` argument: optimizer.step(), then "
+        "optimizer.zero_grad()."
+    )
+
+
 def _diagnose_step(
     c,
     what,
@@ -458,6 +497,13 @@ def _diagnose_step(
             for inputs, call in _MODEL_INPUTS.items()
         },
         **{_unpacking_message(order): dict(clip=clip, unpacked=order) for order in _UNPACKINGS},
+        **{
+            _fresh_optimizer_message(optimizer_class, its_lr, lr): dict(
+                clip=clip, fresh_optimizer=(optimizer_class, its_lr)
+            )
+            for optimizer_class, default_lr in _OTHER_OPTIMIZERS.items()
+            for its_lr in dict.fromkeys((lr, default_lr))
+        },
     }
     if clip == 0:
         # the family 'a falsy argument taken for a missing one': clip_norm=0.0 read as None
@@ -487,6 +533,7 @@ def _diagnose_step(
                 or v.get("target")
                 or v.get("unpacked")
                 or v.get("shifted_again")
+                or v.get("fresh_optimizer")
             },
         }
     for message, change in mistakes.items():
@@ -624,6 +671,30 @@ def _expect_training_mode_forward(c: Checker, train_step, pad_id, batch, seed, l
     )
 
 
+def _fail_if_across_calls(c, what, value: float, losses: list[float]) -> None:
+    """Fail when the number a later call returned is built from the losses of the
+    earlier calls too (``losses``: the expected loss of every call so far, this one last):
+    their sum, their mean, or the previous call's loss."""
+    if len(losses) < 2:
+        return
+    shown = ", ".join(f"{loss:.6g}" for loss in losses)
+    candidates = {
+        "the sum of the losses of all the calls so far": sum(losses),
+        "the mean of the losses of all the calls so far": sum(losses) / len(losses),
+        "the loss of the previous call": losses[-2],
+    }
+    for meaning, candidate in candidates.items():
+        if math.isclose(value, candidate, rel_tol=1e-4, abs_tol=1e-5):
+            c.fail(
+                f"{what} returned {value:.6g}, {meaning} (the losses of calls 1 to "
+                f"{len(losses)}: {shown}), not this step's loss ({losses[-1]:.6g}). Your "
+                "train_step keeps a value across calls (a running total or average on the "
+                "function, a global, a default argument, or a variable read before it is "
+                "updated): each call returns only its own step's loss, loss.item(), and "
+                "keeps nothing between calls (the training loop sums or averages them)."
+            )
+
+
 def check_train_step(train_step, *, hidden: bool = False) -> None:
     """train_step(model, batch, optimizer, loss_fn, clip_norm=1.0) -> float."""
     with Checker("train_step", hidden=hidden) as c:
@@ -652,6 +723,7 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
         expected_model = copy_model(model, STEP_VOCAB, pad_id)
         expected_optimizer = torch.optim.SGD(expected_model.parameters(), lr=lr)
         left = []  # (the clip_norm a call passed, whether it left gradients), call by call
+        losses = []  # the expected loss of each call so far
         for number, ((given, clip), batch) in enumerate(zip(clips, batches)):
             start = {k: v.detach().clone() for k, v in model.state_dict().items()}
             stale = {  # gradients left by the previous call (the idiom that clears first)
@@ -705,6 +777,7 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                 mutation_hint="The batch must stay as it is: it is reused by the training loop.",
             )
             expected_loss = ref.train_step(expected_model, batch, expected_optimizer, loss_fn, clip)
+            losses.append(expected_loss)
             if is_tensor(got) and got.numel() == 1:
                 c.fail(
                     f"{what} returned a tensor ({short(got)}); return a Python float, "
@@ -766,6 +839,7 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                         "decoder reads decoder_input (<bos> + target) and is scored against "
                         "the labels (target + <eos>): model(src, decoder_input)."
                     )
+                _fail_if_across_calls(c, what, value, losses)
                 norm = _gradient_norm(start, STEP_VOCAB, pad_id, batch, loss_fn)
                 if math.isclose(value, norm, rel_tol=1e-4, abs_tol=1e-5):
                     c.fail(
