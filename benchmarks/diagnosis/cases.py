@@ -2877,14 +2877,6 @@ from benchmarks.diagnosis.cases_blind21c import BLIND21C as _BLIND21C  # noqa: E
 
 CASES += _BLIND21C
 
-from benchmarks.diagnosis.cases_blind22a import BLIND22A as _BLIND22A  # noqa: E402
-
-CASES += _BLIND22A
-
 from benchmarks.diagnosis.cases_blind22b import BLIND22B as _BLIND22B  # noqa: E402
 
 CASES += _BLIND22B
-
-from benchmarks.diagnosis.cases_blind22c import BLIND22C as _BLIND22C  # noqa: E402
-
-CASES += _BLIND22C
