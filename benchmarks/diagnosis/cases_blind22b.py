@@ -22,10 +22,90 @@ LOSS_PER_SENTENCE = "https://github.com/awni/speech/issues/18"
 NORM_COUNT = "https://github.com/NVIDIA/Megatron-LM/pull/2434"
 BLEU_REFERENCES = "https://github.com/mjpost/sacrebleu/issues/28"
 START_TOKEN = "https://github.com/OpenNMT/CTranslate2/pull/791"
+NO_ACTIVATION = "https://github.com/d2l-ai/d2l-en/issues/1564"
+ZERO_GAIN = "https://github.com/ecmwf/anemoi-core/issues/633"
+NORMALISED_RUNNING_SCORE = "https://github.com/nlpyang/PreSumm/issues/58"
 TIED_LM_HEAD = "https://github.com/karpathy/nanoGPT/pull/21"
 
 BLIND22B: list[Case] = [
     # ---- 07 encoder -----------------------------------------------------------------------
+    _c(
+        "ln-gain-initialised-to-zeros",
+        L07,
+        "LayerNorm",
+        "initialises the gain `weight` with zeros instead of ones, so a new LayerNorm "
+        "outputs its bias (all zeros) for every input instead of the normalised features.",
+        (
+            r"weight.{0,60}(zeros|ones)",
+            r"gain.{0,60}(zeros|ones|initiali[sz])",
+            r"(initiali[sz]\w*).{0,60}(ones|zeros)",
+            r"(always|every input).{0,40}(zero|the bias)",
+        ),
+        (
+            r"(weight|gain) and bias (are )?swapped",
+            r"bias.{0,30}(ones|never added)",
+            r"unbiased|bessel",
+            r"eps.{0,40}(outside|inside|ignored)",
+        ),
+        edits=(
+            (
+                "self.weight = nn.Parameter(torch.ones(d_model))",
+                "self.weight = nn.Parameter(torch.zeros(d_model))",
+            ),
+        ),
+        source=ZERO_GAIN,
+    ),
+    _c(
+        "ffn-no-activation",
+        L07,
+        "PositionwiseFeedForward",
+        "applies w_2 straight to the dropout of w_1(x), with no ReLU between the two "
+        "linear layers, so the network is one affine map.",
+        (
+            r"relu",
+            r"(activation|non-?linearit)",
+            r"(one|single) (affine|linear) (map|layer|transformation)",
+        ),
+        (
+            r"dropout.{0,40}(after|before|missing|twice)",
+            r"w_1.{0,40}w_2.{0,40}swapped|in_features.{0,30}out_features",
+            r"bias",
+            r"residual",
+        ),
+        edits=(
+            (
+                "hidden = torch.relu(self.w_1(x))",
+                "hidden = self.w_1(x)",
+            ),
+        ),
+        source=NO_ACTIVATION,
+    ),
+    _c(
+        "enc-mask-inverted-for-layers",
+        L07,
+        "Encoder",
+        "inverts the mask (~mask, PyTorch's True = blocked convention) before passing it to "
+        "the layers, though EncoderLayer takes True = may attend, so every layer attends "
+        "only to the pads and never to the real tokens.",
+        (
+            r"invert\w*|~ ?mask|logical_not",
+            r"True (=|means) (blocked|may attend)",
+            r"(pytorch|torch)'?s? (mask )?convention",
+            r"(only|just) (to )?the pads",
+        ),
+        (
+            r"final[_ ]norm",
+            r"(one|same|single) layer",
+            r"mask.{0,40}(first|only one) layer",
+            r"mask (is )?(dropped|not passed|ignored)",
+        ),
+        edits=(
+            (
+                "x = layer(x, mask)  # (batch, len, d_model)",
+                "x = layer(x, None if mask is None else ~mask)  # (batch, len, d_model)",
+            ),
+        ),
+    ),
     _c(
         "el-pre-ln-ffn-normalised-with-norm1",
         L07,
@@ -420,5 +500,35 @@ BLIND22B: list[Case] = [
                 "log_probs = torch.softmax(logits[:, -1], dim=-1)",
             ),
         ),
+    ),
+    _c(
+        "bs-running-score-length-normalised",
+        L10,
+        "beam_search",
+        "stores each live hypothesis's score already divided by lp(L) and adds the next "
+        "log-probability to that normalised score, so with length_penalty > 0 the running "
+        "scores are no longer sums of log-probabilities (the normalisation should only "
+        "rank finished hypotheses).",
+        (
+            r"(normali[sz]ed|divided).{0,80}(running|accumulated|stored|live|cumulative) score",
+            r"(running|accumulated|stored|live|cumulative) score.{0,80}(normali[sz]ed|divided|lp)",
+            r"sum of (the )?log-?probabilit",
+            r"(un-?normali[sz]|raw score)",
+        ),
+        (
+            r"(stop|break).{0,40}(rule|early|condition)",
+            r"<eos>.{0,60}(beam|slot|place)",
+            r"(length|L) .{0,30}(count|includ).{0,30}(<eos>|<bos>)",
+            r"\*\* ?length_penalty.{0,30}(times|multipl)",
+        ),
+        edits=(
+            (
+                "candidate = (beam[parent][0] + [token], scores[parent, token].item())",
+                "candidate = beam[parent][0] + [token], scores[parent, token].item()\n"
+                "                    if token != eos_id:\n"
+                "                        candidate = (candidate[0], normalised(candidate))",
+            ),
+        ),
+        source=NORMALISED_RUNNING_SCORE,
     ),
 ]
