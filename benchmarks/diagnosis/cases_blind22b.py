@@ -25,6 +25,7 @@ START_TOKEN = "https://github.com/OpenNMT/CTranslate2/pull/791"
 NO_ACTIVATION = "https://github.com/d2l-ai/d2l-en/issues/1564"
 ZERO_GAIN = "https://github.com/ecmwf/anemoi-core/issues/633"
 NORMALISED_RUNNING_SCORE = "https://github.com/nlpyang/PreSumm/issues/58"
+LEFT_PAD_TARGET = "https://github.com/huggingface/transformers/issues/19581"
 TIED_LM_HEAD = "https://github.com/karpathy/nanoGPT/pull/21"
 
 BLIND22B: list[Case] = [
@@ -309,6 +310,25 @@ BLIND22B: list[Case] = [
         edits=(("return tokens[:, 1:]  # drop <bos>", "return tokens"),),
         source=START_TOKEN,
     ),
+    _c(
+        "quiz-autoregression-mask-off-at-inference",
+        L09,
+        "quiz_autoregression",
+        "answers a): believes the look-ahead mask is switched off at inference, when the "
+        "real reason is that no reference translation exists then, so the input of step "
+        "t + 1 is only known once step t has produced its token.",
+        (
+            r"look-?ahead mask.{0,80}(still|also|stays|kept|same|on|applies|used)",
+            r"(mask|masking).{0,60}(not|never|isn'?t) (switched|turned) off",
+            r"no reference (translation)?|there is no (reference|target)",
+            r"(only known|not known|depends on).{0,60}(produced|output|previous step)",
+        ),
+        (
+            r"encoder.{0,60}(again|re-?run|every (new )?token|once per)",
+            r"slower|faster|speed",
+        ),
+        code='def quiz_autoregression() -> str:\n    return "a"\n',
+    ),
     # ---- 10 training ----------------------------------------------------------------------
     _c(
         "mb-labels-equal-decoder-input",
@@ -366,6 +386,39 @@ BLIND22B: list[Case] = [
             ),
         ),
         source=LEFT_PAD_SOURCE,
+    ),
+    _c(
+        "mb-target-rows-padded-on-the-left",
+        L10,
+        "make_batches",
+        "pads decoder_input and labels on the left, so a shorter target's <bos> and "
+        "tokens are pushed right behind leading pads instead of starting at position 0, "
+        "and the pads come before the sentence in both fields.",
+        (
+            r"(pad\w*|pads?) (on|at) the (left|start|front|beginning)",
+            r"left[- ]pad",
+            r"(on|at) the right",
+            r"<bos>.{0,60}(first|position 0|start)",
+        ),
+        (
+            r"labels?.{0,40}(not |un)shifted|labels?.{0,40}(same|equal).{0,30}decoder[_ ]input",
+            r"(shuffl|seed)",
+            r"pad_id.{0,40}(0|zero) instead",
+            r"<eos>.{0,40}(missing|after (the )?padding)",
+        ),
+        edits=(
+            (
+                "decoder_input = pad_batch([[bos_id, *target] for _, target in chunk], pad_id)\n"
+                "        labels = pad_batch([[*target, eos_id] for _, target in chunk], pad_id)",
+                "width = max(len(target) for _, target in chunk)\n"
+                "        lead = [[pad_id] * (width - len(target)) for _, target in chunk]\n"
+                "        decoder_input = pad_batch(\n"
+                "            [[*pads, bos_id, *t] for pads, (_, t) in zip(lead, chunk)], pad_id\n"
+                "        )\n"
+                "        labels = pad_batch([[*pads, *t, eos_id] for pads, (_, t) in zip(lead, chunk)], pad_id)",
+            ),
+        ),
+        source=LEFT_PAD_TARGET,
     ),
     _c(
         "noam-warmup-term-read-as-ratio-power",
