@@ -26,6 +26,7 @@ NO_ACTIVATION = "https://github.com/d2l-ai/d2l-en/issues/1564"
 ZERO_GAIN = "https://github.com/ecmwf/anemoi-core/issues/633"
 NORMALISED_RUNNING_SCORE = "https://github.com/nlpyang/PreSumm/issues/58"
 LEFT_PAD_TARGET = "https://github.com/huggingface/transformers/issues/19581"
+STOP_RULE_SCORE = "https://github.com/huggingface/transformers/pull/20901"
 TIED_LM_HEAD = "https://github.com/karpathy/nanoGPT/pull/21"
 
 BLIND22B: list[Case] = [
@@ -583,5 +584,32 @@ BLIND22B: list[Case] = [
             ),
         ),
         source=NORMALISED_RUNNING_SCORE,
+    ),
+    _c(
+        "bs-stop-rule-with-raw-finished-score",
+        L10,
+        "beam_search",
+        "the stopping test compares the best finished hypothesis's raw sum of "
+        "log-probabilities (not its length-normalised score) with the best live score, so "
+        "with length_penalty > 0 the search runs on past the step where the reference "
+        "stops and can end on another answer.",
+        (
+            r"(stop|break)\w*.{0,80}(normali[sz]ed|length[_ ]penalty|lp\()",
+            r"(normali[sz]ed|length[- ]penali[sz]ed) score.{0,80}(finished|stop)",
+            r"raw (score|sum).{0,60}finished",
+        ),
+        (
+            r"<eos>.{0,60}(beam|slot|place)",
+            r"(length|L) .{0,30}(count|includ).{0,30}(<eos>|<bos>)",
+            r"(per|each) hypothesis.{0,30}top",
+            r"log[_ ]softmax.{0,30}(missing|instead)",
+        ),
+        edits=(
+            (
+                "if finished and max(map(normalised, finished)) >= beam[0][1]:",
+                "if finished and max(score for _, score in finished) >= beam[0][1]:",
+            ),
+        ),
+        source=STOP_RULE_SCORE,
     ),
 ]
