@@ -1232,7 +1232,7 @@ MISTAKES = [
         r"Yours is x\.permute\(1, 2, 0, 3\).*the num_heads and batch axes are exchanged",
     ),
     Mistake(check_merge_heads, merge_no_flatten, r"flatten the last two axes"),
-    Mistake(check_merge_heads, merge_view_without_contiguous, r"Use `\.reshape\(\.\.\.\)`"),
+    Mistake(check_merge_heads, merge_view_without_contiguous, r"[Uu]se `\.reshape\(\.\.\.\)`"),
     Mistake(check_merge_heads, merge_len_and_d_head, r"You flattened len and d_head together"),
     Mistake(check_merge_heads, merge_float64, r"should have dtype torch.float32"),
     Mistake(

@@ -106,6 +106,9 @@ _AFTER_ROUND_22 = ("6b27596", "after round 22: round 19's cases read and fixed")
 #: after round 23, which read round 20's cases (and every case still not named) and fixed
 #: their classes; round 21's base
 _AFTER_ROUND_23 = ("44fe00e", "after round 23: round 20's cases read and fixed")
+#: after round 24, which read round 21's cases (lessons 10-12 only: three of its five fix
+#: helpers wrote nothing) and fixed their classes; round 22's base
+_AFTER_ROUND_24 = ("40db1ca", "after round 24: round 21's cases read and fixed")
 CONTROLS = (
     Control(
         "round 11's first cases (blind11a-g)",
@@ -192,6 +195,15 @@ CONTROLS = (
         (
             ("6b27596", "after round 22: the cases' base, before they were read"),
             _AFTER_ROUND_23,
+            _AFTER_ROUND_24,
+        ),
+    ),
+    Control(
+        "round 21's cases, new to the benchmark (blind21a-c)",
+        tuple(f"blind21{x}-" for x in "abc"),
+        (
+            ("44fe00e", "after round 23: the cases' base, before they were read"),
+            _AFTER_ROUND_24,
         ),
     ),
     Control(

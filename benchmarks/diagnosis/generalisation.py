@@ -1358,6 +1358,15 @@ BATCHES = (
         "(44fe00e's); every case compared with the earlier cases' causes before it was "
         "committed, and with round 21's other batches",
     ),
+    Batch(
+        "round 22, 07-10",
+        "00aed72",
+        "by a new helper (b22b) that had read no check and no message, 15 of its 22 cases "
+        "transposed from public reports, written blind while round 24 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 24 "
+        "(40db1ca's); every case compared with the earlier cases' causes before it was "
+        "committed. Round 22's two other helpers (lessons 01-06 and 11-12) wrote no case",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
