@@ -87,9 +87,9 @@ def test_a_default_other_than_the_contract_s_is_named(
         assert DEFAULT_NAMED.format(name=name, value=value) in text, text
 
 
-def test_label_smoothing_and_beam_search_call_without_their_defaulted_argument():
-    """Before, every call passed smoothing and length_penalty: a default of 0.0 for the
-    smoothing (no smoothing at all when the training loop leaves it out) passed both runs."""
+def test_label_smoothing_calls_without_its_defaulted_argument():
+    """Before, every call passed smoothing (beam_search's length_penalty is in the table above):
+    a default of 0.0 (no smoothing when the training loop leaves it out) passed both runs."""
     fn = _edited(
         training_ref, "label_smoothed_loss", "smoothing: float = 0.1", "smoothing: float = 0.0"
     )
