@@ -1642,6 +1642,32 @@ DECODER_MISTAKES = [
         ),
         r"layers\[1\] receives layers\[0\]'s input plus its output: a residual connection",
     ),
+    # round 24 (blind21b-dec-skip-connection-around-stack was told "not layers[2]'s output"
+    # and "no final norm"): a stream the stack adds back itself, named from the recorded
+    # layer inputs: the stack's input around the whole stack (here through the final norm
+    # of a pre-LN stack), or added after every layer (a skip from the bottom)
+    Mistake(
+        S,
+        stack_class(
+            "SkipFromInputIntoFinalNorm",
+            lambda self, x, m, s=None, t=None: self.finish(
+                x + functools.reduce(lambda h, layer: layer(h, m, s, t), self.layers, x)
+            ),
+        ),
+        r"(output is|final norm receives) layers\[\d\]'s output plus the stack's input x: an extra "
+        r"skip connection added by the stack itself around the whole stack",
+    ),
+    Mistake(
+        S,
+        stack_class(
+            "InputAddedAfterEveryLayer",
+            lambda self, x, m, s=None, t=None: self.finish(
+                functools.reduce(lambda h, layer: layer(h, m, s, t) + x, self.layers, x)
+            ),
+        ),
+        r"layers\[1\] receives layers\[0\]'s output plus the stack's input x: the stack adds "
+        r"its input back after every layer",
+    ),
     Mistake(
         S,
         stack_class(

@@ -981,7 +981,7 @@ def localise_stack(
             "layers runs once, in order: for layer in self.layers: x = layer(x, ...)."
         )
     x64 = x.detach().double()
-    previous = previous_in = None
+    previous = None
     for i, (_name, inp, out) in enumerate(records):
         if inp is None or out is None:
             return ""
@@ -1034,8 +1034,8 @@ def localise_stack(
                     "(for layer in self.layers: x = layer(x, ...); then x = self.norm(x)), "
                     "not after every layer."
                 )
-            if _close(inp, previous_in + previous):
-                return _EXTRA_RESIDUAL.format(f"{container}[{i}] receives", f"{container}[{i - 1}]")
+            if added := _stream_added_between(records, i, x64, container, input_name):
+                return added
             return f"{container}[{i}] does not receive {container}[{i - 1}]'s output."
         if layer_oracle is not None and not _close(out, layer_oracle(inp, i)):
             if wrong := _argument_problem(module, names[i], call, arguments, norm or final):
@@ -1045,11 +1045,12 @@ def localise_stack(
                 "the reference layer with the stack's arguments: are the masks passed on to "
                 "every layer, in the right order (layer(x, ...) with the stack's arguments)?"
             )
-        previous, previous_in = out.detach().double(), inp
+        previous = out.detach().double()
     last = previous
+    streams = _earlier_streams(records, x64, container, input_name)
     if final is None:
-        if _close(got, previous_in + last):
-            return _EXTRA_RESIDUAL.format("The stack's output is", f"{container}[{num_layers - 1}]")
+        if added := _stream_added_after(got, last, streams, container):
+            return added
         if not _close(got, last) and (zeroed := _rows_zeroed(got, last, arguments)):
             return (
                 f"The stack's output is {container}[{num_layers - 1}]'s output with {zeroed} set "
@@ -1067,8 +1068,10 @@ def localise_stack(
     expected = final(last)
     if _close(got, expected):
         return ""
-    if _close(got, final(previous_in + last)):
-        return _EXTRA_RESIDUAL.format("The final norm receives", f"{container}[{num_layers - 1}]")
+    if added := _stream_added_after(got, last, streams, container, final=final):
+        return added
+    if added := _stream_added_after(got, expected, streams, container, after_final=True):
+        return added
     if _close(got, last if unnormed is None else unnormed(last)):
         return (
             "The stack returns the last layer's output without the final norm: in this "
@@ -1092,6 +1095,122 @@ def localise_stack(
         f"The stack's output is not the final norm of {container}[{num_layers - 1}]'s output: "
         "apply self.norm once, after the loop."
     )
+
+
+#: a stream added back by the stack itself after the loop: the stack's input (a skip
+#: connection from the bottom) or an earlier layer's output
+_SKIP_AFTER_LOOP = (
+    "{0} plus {1}: an extra skip connection added by the stack itself{2} (a line such as "
+    "x = x + {3} after the loop). Each layer already adds its own residuals inside; the "
+    "stack only chains them, for layer in self.layers: x = layer(x, ...), and returns {4}."
+)
+_SKIP_EVERY_LAYER = (
+    "{0}[{1}] receives {0}[{2}]'s output plus {3}: the stack adds its input back after "
+    "every layer (x = layer(x, ...) + input in the loop, a skip connection from the bottom "
+    "of the stack). Each layer already adds its own residuals inside; the stack only chains "
+    "them: x = layer(x, ...)."
+)
+
+
+def _earlier_streams(
+    records: Sequence[tuple[str, Any, Any]], x64: torch.Tensor, container: str, input_name: str
+) -> list[tuple[str, str, torch.Tensor]]:
+    """(what it is, what code would call it, the value) of every stream a stack could add
+    back to its last layer's output: the stack's input, then each later layer's input
+    (the previous layer's output); the last layer's input comes last."""
+    streams = [(input_name, "input", x64)]
+    for i, (_name, inp, _out) in enumerate(records[1:], 1):
+        if inp is not None:
+            what = f"{container}[{i}]'s input ({container}[{i - 1}]'s output)"
+            streams.append((what, "h", inp.detach().double()))
+    return streams
+
+
+def _stream_added_after(
+    got: Any,
+    base: torch.Tensor,
+    streams: Sequence[tuple[str, str, torch.Tensor]],
+    container: str,
+    *,
+    final: Callable[[torch.Tensor], torch.Tensor] | None = None,
+    after_final: bool = False,
+) -> str:
+    """When ``got`` is the last layer's output ``base`` plus one of the recorded
+    ``streams`` (the last stream being the last layer's own input): which one, and where
+    it is added. ``final``: the sum goes through the final norm; ``after_final``:
+    ``base`` is the final norm's output already, the stream added after it. With one
+    layer the stack's input is the last layer's input too: both readings are named."""
+    last = f"{container}[{len(streams) - 1}]"
+    fits = [
+        (what, code)
+        for what, code, stream in streams
+        if stream.shape == base.shape  # a final step may change the width (GPT's logits)
+        and _close(got, base + stream if final is None else final(base + stream))
+    ]
+    if not fits:
+        return ""
+    what, code = fits[0]
+    own_input = len(streams) == 1 or (code != "input" and what == streams[-1][0])
+    if own_input and not after_final:
+        start = "The stack's output is" if final is None else "The final norm receives"
+        text = _EXTRA_RESIDUAL.format(start, last)
+        if len(streams) == 1:  # one layer: its input is the stack's input
+            text += f" (With one layer this is also {what} added back around the whole stack.)"
+        return text
+    if final is not None:
+        start = f"The final norm receives {last}'s output"
+    elif after_final:
+        start = f"The stack's output is the final norm of {last}'s output"
+    else:
+        start = f"The stack's output is {last}'s output"
+    returns = (
+        "the last layer's output as it is"
+        if final is None and not after_final
+        else "the final norm of the last layer's output, self.norm(x)"
+    )
+    where = " around the whole stack" if code == "input" else ""
+    return _SKIP_AFTER_LOOP.format(start, what, where, code, returns)
+
+
+def _stream_added_between(
+    records: Sequence[tuple[str, Any, Any]],
+    i: int,
+    x64: torch.Tensor,
+    container: str,
+    input_name: str,
+) -> str:
+    """When layer ``i``'s input (``records[i]``) is the previous layer's output plus a
+    stream: the previous layer's input (a residual around each whole layer) or the
+    stack's input (added back after every layer). The two are the same tensor for
+    layers[1]; the layers after it tell them apart, and both are named when none does."""
+    readings = {
+        "around": lambda k: (
+            records[k - 1][1].detach().double() + records[k - 1][2].detach().double()
+        ),
+        "bottom": lambda k: x64 + records[k - 1][2].detach().double(),
+    }
+    fits = []
+    for reading, value in readings.items():
+        if all(
+            records[k][1] is not None
+            and records[k - 1][1] is not None
+            and records[k - 1][2] is not None
+            and _close(records[k][1], value(k))
+            for k in range(i, len(records))
+        ):
+            fits.append(reading)
+    around = _EXTRA_RESIDUAL.format(f"{container}[{i}] receives", f"{container}[{i - 1}]")
+    bottom = _SKIP_EVERY_LAYER.format(container, i, i - 1, input_name, "input")
+    if fits == ["around"]:
+        return around
+    if fits == ["bottom"]:
+        return bottom
+    if fits:
+        return (
+            f"On these inputs two mistakes give what yours gives, so it is one of them: (1) "
+            f"{around} (2) {bottom}"
+        )
+    return ""
 
 
 def constant_factor(got: Any, expected: Any, width: int) -> str:
