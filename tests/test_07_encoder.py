@@ -866,6 +866,60 @@ class FFNAlwaysDropout(FFNBase):
         return self.w_2(F.dropout(torch.relu(self.w_1(x)), self.p))  # training=True always
 
 
+class FFNDropout1d(FFNBase):
+    """A channel-wise dropout: on (batch, len, d_ff) nn.Dropout1d reads the positions as
+    channels and zeroes whole positions (the family of blind21b-ffn-dropout2d-drops-
+    positions)."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.dropout = nn.Dropout1d(dropout)
+
+    def forward(self, x):
+        return self.w_2(self.dropout(torch.relu(self.w_1(x))))
+
+
+class FFNMaskSharedOverBatch(FFNBase):
+    """A hand-made dropout whose mask is drawn once, (len, d_ff), for every sequence."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.p = dropout
+
+    def forward(self, x):
+        hidden = torch.relu(self.w_1(x))  # (batch, len, d_ff)
+        if self.training and self.p > 0:
+            keep = (torch.rand(hidden.shape[1:]) >= self.p).to(hidden.dtype)  # (len, d_ff)
+            hidden = hidden * keep * (1 / (1 - self.p) if self.p < 1 else 0.0)
+        return self.w_2(hidden)
+
+
+class FFNDropoutUnscaled(FFNBase):
+    """A hand-made dropout that zeroes units but does not divide the kept ones by 1 - p."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.p = dropout
+
+    def forward(self, x):
+        hidden = torch.relu(self.w_1(x))  # (batch, len, d_ff)
+        if self.training:
+            hidden = hidden * (torch.rand_like(hidden) >= self.p)
+        return self.w_2(hidden)
+
+
+class FFNRateWrittenAsOne(FFNBase):
+    """The dropout built with a rate of 1 instead of the argument: right in eval mode and
+    at dropout=1.0, every hidden activation zeroed at any other rate in train mode."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.dropout = nn.Dropout(1.0)
+
+    def forward(self, x):
+        return self.w_2(self.dropout(torch.relu(self.w_1(x))))
+
+
 class FFNFourTimes(FFNBase):
     def __init__(self, d_model, d_ff, dropout=0.0):
         super().__init__(d_model, 4 * d_model, dropout)
@@ -1065,6 +1119,33 @@ FFN_MISTAKES = [
         check_PositionwiseFeedForward,
         ffn_class("FFNResidualInside", lambda self, x: x + self.w_2(torch.relu(self.w_1(x)))),
         r"Your block adds its input back, x \+ w_2",
+    ),
+    # round 24: the train-mode values are checked at rates 0 and 1 only, where a dropout's
+    # draw does not show (blind21b-ffn-dropout2d-drops-positions passed; blind21b-ffn-
+    # functional-dropout-training-as-p passed the visible run): one call at 0 < p < 1
+    # reads the draw that reaches w_2
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNDropout1d,
+        r"your dropout zeroes whole positions: for each position, either every one of its "
+        r"hidden activations is zeroed or none is.*`self\.dropout` is an nn\.Dropout1d",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNMaskSharedOverBatch,
+        r"your dropout zeroes the same hidden activations in every sequence",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNDropoutUnscaled,
+        r"are left as they are: the mask is applied without dividing by \(1 - p\)",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNRateWrittenAsOne,
+        r"(every hidden activation is zeroed \(all \d+ that are not already 0\): the dropout "
+        r"acts as if p were 1|zeroes every hidden activation whether built with dropout=0\.0 "
+        r"or with dropout=1\.0).*or when the rate is written as 1",
     ),
 ]
 
