@@ -1685,7 +1685,54 @@ class LayerPostNorm1ResultDiscarded(LayerBase):
         return self.norm2(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerPadsMultipliedByMask(LayerBase):
+    """The padded positions' vectors zeroed by multiplying with the mask, and the
+    attention called without it (the family of blind21b-el-pads-zeroed-instead-of-
+    masked: a zero vector taken for one the attention ignores)."""
+
+    def forward(self, x, mask=None):
+        if mask is not None:
+            x = x * mask.squeeze(1).squeeze(1).unsqueeze(-1)  # (batch, len, 1) of 0/1
+        h = self.norm1(x) if self.norm_first else x
+        x = x + self.dropout(self.attend(h, None))
+        if not self.norm_first:
+            x = self.norm1(x)
+        if self.norm_first:
+            return x + self.dropout(self.feed_forward(self.norm2(x)))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerPadsZeroedAndMasked(LayerBase):
+    """The padded positions' vectors zeroed first, the mask passed on as well."""
+
+    def forward(self, x, mask=None):
+        if mask is not None:
+            x = torch.where(mask[:, 0, 0, :, None], x, torch.zeros_like(x))
+        h = self.norm1(x) if self.norm_first else x
+        x = x + self.dropout(self.attend(h, mask))
+        if not self.norm_first:
+            x = self.norm1(x)
+        if self.norm_first:
+            return x + self.dropout(self.feed_forward(self.norm2(x)))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
 LAYER_MISTAKES = [
+    # round 24: the input rewritten before the sub-layers, its padded rows set to 0
+    Mistake(
+        check_EncoderLayer,
+        LayerPadsMultipliedByMask,
+        r"reads x with the rows at the padded positions \(where mask is False\) set to 0: "
+        r"your layer zeroes the padded positions' vectors first, and `self\.self_attn` gets "
+        r"no mask\. A zero vector is not ignored by the attention",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPadsZeroedAndMasked,
+        r"reads x with the rows at the padded positions \(where mask is False\) set to 0: "
+        r"your layer zeroes the padded positions' vectors first\. The layer computes on its "
+        r"input as it is",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerPostNorm1ResultDiscarded,

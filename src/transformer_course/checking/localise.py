@@ -261,6 +261,7 @@ def localise_layer(
     sublayers: Sequence[str],
     norms: Mapping[str, str],
     norm_first: bool,
+    arguments: Sequence[tuple[str, Any]] = (),
 ) -> str:
     """Which residual sub-result of a layer first departs from the reference.
 
@@ -268,12 +269,17 @@ def localise_layer(
     (``self_attn``, ``feed_forward``); ``norms``: {sub-layer: the norm that belongs to
     it}. Pre-LN: each sub-layer reads norm(stream) and stream + its output goes on;
     post-LN: norm(input + output). Each is checked on the learner's own sub-results (a
-    wrong sub-layer was reported by its own test cell), in order.
+    wrong sub-layer was reported by its own test cell), in order. ``arguments``: the
+    layer's other arguments, (name, value), such as its padding mask.
     """
     try:
         got, records = record_calls(module, [*sublayers, *norms.values()], call)
     except Exception:  # the learner's module raised under hooks: no localisation
         return ""
+    if records and (
+        zeroed := _input_rows_zeroed(module, call, records[0], x, sublayers, arguments)
+    ):
+        return zeroed
     ran = [r[0] for r in records if r[0] in sublayers]
     if len(ran) == len(sublayers) and set(ran) == set(sublayers) and ran != list(sublayers):
         if swapped := _attention_modules_swapped(module, call, sublayers):
@@ -584,6 +590,53 @@ def localise_layer(
             f"after the last one, {s}{where_s}: return it as it is."
         )
     return ""
+
+
+def _input_rows_zeroed(
+    module: nn.Module,
+    call: Callable[[], Any],
+    first: tuple[str, Any, Any],
+    x: torch.Tensor,
+    sublayers: Sequence[str],
+    arguments: Sequence[tuple[str, Any]],
+) -> str:
+    """When the first submodule to run (``first``: its name, input, output) reads the
+    layer's input x with some positions' rows set to 0 (x.masked_fill(pad, 0), x * mask):
+    which rows, and whether the attention among ``sublayers`` still gets the mask (a
+    zeroed vector taken for one the attention ignores; blind21b-el-pads-zeroed-instead-
+    of-masked was told that the self-attention does not read x); "" otherwise."""
+    name, inp, _ = first
+    if inp is None or x.dim() != 3:
+        return ""
+    zeroed = _rows_zeroed(inp, x.detach().double(), arguments)
+    if not zeroed:
+        return ""
+    padded = "padded positions" in zeroed
+    attention = next((sub for sub in sublayers if "attn" in sub or "attention" in sub), None)
+    given = next((value for key, value in arguments if "mask" in key), None)
+    received = None
+    if attention is not None and isinstance(given, torch.Tensor):
+        child = getattr(module, attention, None)
+        bound = arguments_received(child, call) if isinstance(child, nn.Module) else None
+        if bound is not None:
+            values = list(bound.values())
+            received = bound.get("mask", values[3] if len(values) > 3 else None)
+    unmasked = isinstance(given, torch.Tensor) and attention is not None and received is None
+    which = "the padded positions'" if padded else "those positions'"
+    text = f"`self.{name}` reads x with {zeroed} set to 0: your layer zeroes {which} vectors first"
+    if unmasked:
+        return (
+            f"{text}, and `self.{attention}` gets no mask. A zero vector is not ignored by "
+            "the attention: its key is the key projection's bias, not nothing, so every "
+            "query still gives it weight (and the zeroed rows are changed too). Only the "
+            f"mask keeps positions out: leave x as it is and pass the mask to the attention, "
+            f"self.{attention}(x, x, x, mask)."
+        )
+    return (
+        f"{text}. The layer computes on its input as it is: the mask given to "
+        f"`self.{attention or sublayers[0]}` already keeps those positions out of the "
+        "attention; leave x unchanged."
+    )
 
 
 def _weighted_sum(

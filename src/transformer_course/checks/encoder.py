@@ -1376,7 +1376,12 @@ def _expect_ffn_dropout_draw(c: Checker, cls, case: _FFNCase) -> None:
     if not isinstance(w_2, torch.nn.Module):
         return
     seen: list[Any] = []
-    handle = w_2.register_forward_pre_hook(lambda _m, args: seen.append(args[0] if args else None))
+    try:  # a module that takes no hooks (one that crossed the grader's boundary): no probe
+        handle = w_2.register_forward_pre_hook(
+            lambda _m, args: seen.append(args[0] if args else None)
+        )
+    except Exception:
+        return
     torch.manual_seed(case.seed)
     try:
         with torch.no_grad():
@@ -1963,6 +1968,7 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
             sublayers=list(_PARTS.values()),
             norms={_PARTS[k]: v for k, v in _PART_NORMS.items()},
             norm_first=case.norm_first,
+            arguments=(("mask", mask),),
         )
 
     expect_composite(
