@@ -74,6 +74,7 @@ def layer_variant(
     def forward(self, x, memory, src_mask=None, tgt_mask=None):
         causal = torch.tril(torch.ones(x.shape[1], x.shape[1], dtype=torch.bool))
         given = {"tgt": tgt_mask, "src": src_mask, "none": None, "causal": causal}
+        given["inverted_tgt"] = None if tgt_mask is None else ~tgt_mask
         self_mask, cross_mask = given[masks[0]], given[masks[1]]
         pre = self.norm_first if mode is None else mode == "pre"
 
@@ -755,6 +756,13 @@ class LayerPostEndsWithNorm1(ref.DecoderLayer):
 
 
 LAYER_MISTAKES = [
+    # round 24: a mask inverted on its way to an attention, read from the mask each
+    # attention receives (blind21b-dl-cross-mask-inverted was told to pass src_mask)
+    Mistake(
+        C,
+        layer_variant("SelfMaskInverted", masks=("inverted_tgt", "src")),
+        r"`self\.self_attn` gets tgt_mask inverted \(~tgt_mask\): every True turned False",
+    ),
     Mistake(
         check_DecoderLayer,
         LayerPostEndsWithNorm1,
@@ -1705,6 +1713,14 @@ DECODER_MISTAKES = [
     Mistake(S, DecoderBlocksName, r"registered, but under other names \(`blocks\.0`"),
     Mistake(S, DecoderOneLayerReused, r"weights of one layer only, under `layer\.\*`"),
     Mistake(S, DecoderIgnoresNormFirst, r"norm_first is not passed on to the layers"),
+    Mistake(
+        S,
+        stack_class(
+            "SrcMaskInvertedForLayers",
+            _call_each(lambda layer, x, m, s, t: layer(x, m, None if s is None else ~s, t)),
+        ),
+        r"`layers\.0\.cross_attn` gets src_mask inverted \(~src_mask\)",
+    ),
     Mistake(
         S,
         stack_class("NoSrcMask", _call_each(lambda layer, x, m, s, t: layer(x, m, None, t))),

@@ -1367,6 +1367,20 @@ def mask_arrival_hint(
                         f"ones). Pass {label} on as it is: (..., len_q, len_k), the layout of the "
                         "attention scores."
                     )
+                if (
+                    mask.dtype == torch.bool
+                    and wanted.dtype == torch.bool
+                    and not bool(wanted.all())
+                    and torch.equal(mask, ~wanted)
+                ):  # blind21b-dl-cross-mask-inverted: ~src_mask, True read as "blocked"
+                    return (
+                        f"`{shown}` gets {label} inverted (~{label}): every True turned False "
+                        "and every False True, so each query may attend only to the positions "
+                        f"{label} blocks and never to the ones it allows. In this course True "
+                        "marks a position that may be attended (the opposite of the bool "
+                        "masks of PyTorch's nn.MultiheadAttention, key_padding_mask and "
+                        f"attn_mask, where True blocks): pass {label} on as it is."
+                    )
                 continue
             other = next(
                 (
