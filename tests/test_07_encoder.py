@@ -1996,6 +1996,17 @@ LAYER_MISTAKES = [
 StackBase = stack_base(ref.EncoderLayer)
 
 
+class EncoderFinalNormResultDiscarded(StackBase):
+    """The final norm called on a line of its own, its result never assigned."""
+
+    def forward(self, x, mask=None):
+        for layer in self.layers:
+            x = layer(x, mask)
+        if self.norm is not None:
+            self.norm(x)
+        return x
+
+
 def stack_class(name, forward, base=StackBase):
     return type(name, (base,), {"forward": forward})
 
@@ -2401,13 +2412,18 @@ ENCODER_MISTAKES = [
     ),
     Mistake(
         check_Encoder,
+        EncoderFinalNormResultDiscarded,
+        r"self\.norm is never applied \(or its result is not what forward returns\)",
+    ),
+    Mistake(
+        check_Encoder,
         stack_class(
             "EncoderNeverFinalNorm",
             lambda self, x, mask=None: functools.reduce(
                 lambda h, layer: layer(h, mask), self.layers, x
             ),
         ),
-        r"does not apply it",
+        r"self\.norm is never applied \(or its result is not what forward returns\)",
     ),
     Mistake(
         check_Encoder,
@@ -2441,6 +2457,20 @@ ENCODER_MISTAKES = [
             lambda self, x, mask=None: self.finish(sum(layer(x, mask) for layer in self.layers)),
         ),
         r"layers\[1\] receives the stack's input x, not layers\[0\]'s output",
+    ),
+    # round 24 (blind21b-enc-final-norm-before-the-layers was told only where the norm
+    # must run): what becomes of the last layer's output is said too, here normalised
+    # a second time
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderNormBeforeAndAfterLoop",
+            lambda self, x, mask=None: self.finish(
+                functools.reduce(lambda h, layer: layer(h, mask), self.layers, self.finish(x))
+            ),
+        ),
+        r"layers\[0\] receives the stack's input x normalised by the final norm: self\.norm is "
+        r"applied before the first layer, and again after the last layer \(it runs twice\)",
     ),
     Mistake(
         check_Encoder,

@@ -1705,7 +1705,8 @@ DECODER_MISTAKES = [
                 lambda h, layer: layer(h, m, s, t), self.layers, self.finish(x)
             ),
         ),
-        r"layers\[0\] receives the final norm of the stack's input x",
+        r"layers\[0\] receives the stack's input x normalised by the final norm: self\.norm is "
+        r"applied before the first layer",
     ),
     Mistake(S, DecoderSharedLayer, r"one layer object appended N times"),
     Mistake(S, DecoderEveryLayerOutput, r"every layer's output, stacked"),
@@ -1794,7 +1795,7 @@ DECODER_MISTAKES = [
                 lambda h, layer: layer(h, m, s, t), self.layers, x
             ),
         ),
-        r"does not apply it",
+        r"self\.norm is never applied \(or its result is not what forward returns\)",
     ),
 ]
 

@@ -1042,11 +1042,7 @@ def localise_stack(
         if i == 0 and not _close(inp, x64):
             between = norm if norm is not None else final
             if between is not None and _close(inp, between(x64)):
-                return (
-                    f"{container}[0] receives the final norm of {input_name}: the final norm "
-                    "runs once, after the loop (for layer in self.layers: x = layer(x, ...); "
-                    "then x = self.norm(x)), not before it."
-                )
+                return _final_norm_before_loop(got, records, container, input_name, final)
             if scaled := constant_factor(inp, x64, int(x64.shape[-1])):
                 # blind15g-dec-input-scaled-by-sqrt-d-model: x * sqrt(d_model) before the loop
                 return (
@@ -1148,6 +1144,37 @@ def localise_stack(
         f"The stack's output is not the final norm of {container}[{num_layers - 1}]'s output: "
         "apply self.norm once, after the loop."
     )
+
+
+def _final_norm_before_loop(
+    got: Any,
+    records: Sequence[tuple[str, Any, Any]],
+    container: str,
+    input_name: str,
+    final: Callable[[torch.Tensor], torch.Tensor] | None,
+) -> str:
+    """layers[0] reads the final norm of the stack's input: that, and what becomes of the
+    last layer's output (returned un-normalised: the norm moved before the loop; through
+    the norm as well: applied twice)."""
+    last_out = records[-1][2]
+    text = (
+        f"{container}[0] receives {input_name} normalised by the final norm: self.norm is "
+        "applied before the first layer"
+    )
+    if last_out is not None and _close(got, last_out):
+        text += (
+            ", and the stack returns the last layer's output without it (the output is never "
+            "normalised)"
+        )
+    elif last_out is not None and final is not None and _close(got, final(last_out.double())):
+        text += ", and again after the last layer (it runs twice)"
+    what = "the final norm runs once" if final is not None else "this stack has no final norm"
+    where = (
+        ", after the loop (for layer in self.layers: x = layer(x, ...); then x = self.norm(x))"
+        if final is not None
+        else ""
+    )
+    return f"{text}. {what[0].upper()}{what[1:]}{where}; the first layer reads x as it is."
 
 
 #: a stream added back by the stack itself after the loop: the stack's input (a skip
