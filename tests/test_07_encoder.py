@@ -262,6 +262,25 @@ class LNBuffers(nn.Module):
     forward = ln_class("_", _var_mean).forward
 
 
+class LNFormulaWithoutAffine(LNBase):
+    """Builds weight and bias, normalises by hand and never applies them (the family of
+    blind21b-ln-functional-without-affine): a fresh layer is right, no gradient reaches
+    the parameters."""
+
+    def forward(self, x):
+        mean = x.mean(dim=-1, keepdim=True)
+        variance = x.var(dim=-1, unbiased=False, keepdim=True)
+        return (x - mean) / torch.sqrt(variance + self.eps)
+
+
+class LNUnderNoGrad(LNBase):
+    """Uses its parameters, under torch.no_grad(): cut off, though they have an effect."""
+
+    def forward(self, x):
+        with torch.no_grad():
+            return ln_class("_", _var_mean).forward(self, x)
+
+
 class LNRandomInit(LNBase):
     def __init__(self, d_model, eps=1e-5):
         super().__init__(d_model, eps)
@@ -718,6 +737,20 @@ LN_MISTAKES = [
     Mistake(check_LayerNorm, LNEpsIgnored, r"ignores its eps argument"),
     Mistake(check_LayerNorm, LNDefaultEps1e6, r"default eps is not 1e-5"),
     Mistake(check_LayerNorm, LNBuffers, r"requires_grad is False.*nn.Parameter"),
+    # round 24: a result that no parameter has any effect on is told so (the parameters
+    # changed, the result the same), not asked about torch.no_grad
+    Mistake(
+        check_LayerNorm,
+        LNFormulaWithoutAffine,
+        r"does not depend on the module's parameters\. Its parameters have no effect: "
+        r"changing self\.weight and self\.bias leaves the result exactly as it was",
+    ),
+    Mistake(
+        check_LayerNorm,
+        LNUnderNoGrad,
+        r"^(?![\s\S]*have no effect)[\s\S]*requires_grad is False\)\. Did you use "
+        r"torch\.no_grad\(\)",
+    ),
     Mistake(check_LayerNorm, LNRandomInit, r"weight all ones and bias all zeros"),
     Mistake(check_LayerNorm, LNGammaBeta, r"Annotated Transformer calls them a_2 and b_2"),
     Mistake(check_LayerNorm, LNNotImplemented, r"not implemented yet"),

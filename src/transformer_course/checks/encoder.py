@@ -1042,7 +1042,13 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
         module, x, call_repr=f"layer_norm(x {tuple(x.shape)}) [{built}]", hints=_NORM_HINTS
     )
     expect_tensor_result(
-        c, got, x.shape, what, shape_hint="LayerNorm keeps the shape of its input."
+        c,
+        got,
+        x.shape,
+        what,
+        shape_hint="LayerNorm keeps the shape of its input.",
+        module=module,
+        rerun=lambda: module(x),
     )
     if x.dtype == torch.float64:
         c.expect_dtype(got, torch.float64, what, _DOWNCAST)
