@@ -262,6 +262,25 @@ class LNBuffers(nn.Module):
     forward = ln_class("_", _var_mean).forward
 
 
+class LNFormulaWithoutAffine(LNBase):
+    """Builds weight and bias, normalises by hand and never applies them (the family of
+    blind21b-ln-functional-without-affine): a fresh layer is right, no gradient reaches
+    the parameters."""
+
+    def forward(self, x):
+        mean = x.mean(dim=-1, keepdim=True)
+        variance = x.var(dim=-1, unbiased=False, keepdim=True)
+        return (x - mean) / torch.sqrt(variance + self.eps)
+
+
+class LNUnderNoGrad(LNBase):
+    """Uses its parameters, under torch.no_grad(): cut off, though they have an effect."""
+
+    def forward(self, x):
+        with torch.no_grad():
+            return ln_class("_", _var_mean).forward(self, x)
+
+
 class LNRandomInit(LNBase):
     def __init__(self, d_model, eps=1e-5):
         super().__init__(d_model, eps)
@@ -718,6 +737,20 @@ LN_MISTAKES = [
     Mistake(check_LayerNorm, LNEpsIgnored, r"ignores its eps argument"),
     Mistake(check_LayerNorm, LNDefaultEps1e6, r"default eps is not 1e-5"),
     Mistake(check_LayerNorm, LNBuffers, r"requires_grad is False.*nn.Parameter"),
+    # round 24: a result that no parameter has any effect on is told so (the parameters
+    # changed, the result the same), not asked about torch.no_grad
+    Mistake(
+        check_LayerNorm,
+        LNFormulaWithoutAffine,
+        r"does not depend on the module's parameters\. Its parameters have no effect: "
+        r"changing self\.weight and self\.bias leaves the result exactly as it was",
+    ),
+    Mistake(
+        check_LayerNorm,
+        LNUnderNoGrad,
+        r"^(?![\s\S]*have no effect)[\s\S]*requires_grad is False\)\. Did you use "
+        r"torch\.no_grad\(\)",
+    ),
     Mistake(check_LayerNorm, LNRandomInit, r"weight all ones and bias all zeros"),
     Mistake(check_LayerNorm, LNGammaBeta, r"Annotated Transformer calls them a_2 and b_2"),
     Mistake(check_LayerNorm, LNNotImplemented, r"not implemented yet"),
@@ -864,6 +897,60 @@ class FFNAlwaysDropout(FFNBase):
 
     def forward(self, x):
         return self.w_2(F.dropout(torch.relu(self.w_1(x)), self.p))  # training=True always
+
+
+class FFNDropout1d(FFNBase):
+    """A channel-wise dropout: on (batch, len, d_ff) nn.Dropout1d reads the positions as
+    channels and zeroes whole positions (the family of blind21b-ffn-dropout2d-drops-
+    positions)."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.dropout = nn.Dropout1d(dropout)
+
+    def forward(self, x):
+        return self.w_2(self.dropout(torch.relu(self.w_1(x))))
+
+
+class FFNMaskSharedOverBatch(FFNBase):
+    """A hand-made dropout whose mask is drawn once, (len, d_ff), for every sequence."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.p = dropout
+
+    def forward(self, x):
+        hidden = torch.relu(self.w_1(x))  # (batch, len, d_ff)
+        if self.training and self.p > 0:
+            keep = (torch.rand(hidden.shape[1:]) >= self.p).to(hidden.dtype)  # (len, d_ff)
+            hidden = hidden * keep * (1 / (1 - self.p) if self.p < 1 else 0.0)
+        return self.w_2(hidden)
+
+
+class FFNDropoutUnscaled(FFNBase):
+    """A hand-made dropout that zeroes units but does not divide the kept ones by 1 - p."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.p = dropout
+
+    def forward(self, x):
+        hidden = torch.relu(self.w_1(x))  # (batch, len, d_ff)
+        if self.training:
+            hidden = hidden * (torch.rand_like(hidden) >= self.p)
+        return self.w_2(hidden)
+
+
+class FFNRateWrittenAsOne(FFNBase):
+    """The dropout built with a rate of 1 instead of the argument: right in eval mode and
+    at dropout=1.0, every hidden activation zeroed at any other rate in train mode."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.dropout = nn.Dropout(1.0)
+
+    def forward(self, x):
+        return self.w_2(self.dropout(torch.relu(self.w_1(x))))
 
 
 class FFNFourTimes(FFNBase):
@@ -1065,6 +1152,33 @@ FFN_MISTAKES = [
         check_PositionwiseFeedForward,
         ffn_class("FFNResidualInside", lambda self, x: x + self.w_2(torch.relu(self.w_1(x)))),
         r"Your block adds its input back, x \+ w_2",
+    ),
+    # round 24: the train-mode values are checked at rates 0 and 1 only, where a dropout's
+    # draw does not show (blind21b-ffn-dropout2d-drops-positions passed; blind21b-ffn-
+    # functional-dropout-training-as-p passed the visible run): one call at 0 < p < 1
+    # reads the draw that reaches w_2
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNDropout1d,
+        r"your dropout zeroes whole positions: for each position, either every one of its "
+        r"hidden activations is zeroed or none is.*`self\.dropout` is an nn\.Dropout1d",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNMaskSharedOverBatch,
+        r"your dropout zeroes the same hidden activations in every sequence",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNDropoutUnscaled,
+        r"are left as they are: the mask is applied without dividing by \(1 - p\)",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNRateWrittenAsOne,
+        r"(every hidden activation is zeroed \(all \d+ that are not already 0\): the dropout "
+        r"acts as if p were 1|zeroes every hidden activation whether built with dropout=0\.0 "
+        r"or with dropout=1\.0).*or when the rate is written as 1",
     ),
 ]
 
@@ -1604,7 +1718,54 @@ class LayerPostNorm1ResultDiscarded(LayerBase):
         return self.norm2(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerPadsMultipliedByMask(LayerBase):
+    """The padded positions' vectors zeroed by multiplying with the mask, and the
+    attention called without it (the family of blind21b-el-pads-zeroed-instead-of-
+    masked: a zero vector taken for one the attention ignores)."""
+
+    def forward(self, x, mask=None):
+        if mask is not None:
+            x = x * mask.squeeze(1).squeeze(1).unsqueeze(-1)  # (batch, len, 1) of 0/1
+        h = self.norm1(x) if self.norm_first else x
+        x = x + self.dropout(self.attend(h, None))
+        if not self.norm_first:
+            x = self.norm1(x)
+        if self.norm_first:
+            return x + self.dropout(self.feed_forward(self.norm2(x)))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerPadsZeroedAndMasked(LayerBase):
+    """The padded positions' vectors zeroed first, the mask passed on as well."""
+
+    def forward(self, x, mask=None):
+        if mask is not None:
+            x = torch.where(mask[:, 0, 0, :, None], x, torch.zeros_like(x))
+        h = self.norm1(x) if self.norm_first else x
+        x = x + self.dropout(self.attend(h, mask))
+        if not self.norm_first:
+            x = self.norm1(x)
+        if self.norm_first:
+            return x + self.dropout(self.feed_forward(self.norm2(x)))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
 LAYER_MISTAKES = [
+    # round 24: the input rewritten before the sub-layers, its padded rows set to 0
+    Mistake(
+        check_EncoderLayer,
+        LayerPadsMultipliedByMask,
+        r"reads x with the rows at the padded positions \(where mask is False\) set to 0: "
+        r"your layer zeroes the padded positions' vectors first, and `self\.self_attn` gets "
+        r"no mask\. A zero vector is not ignored by the attention",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPadsZeroedAndMasked,
+        r"reads x with the rows at the padded positions \(where mask is False\) set to 0: "
+        r"your layer zeroes the padded positions' vectors first\. The layer computes on its "
+        r"input as it is",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerPostNorm1ResultDiscarded,
@@ -1866,6 +2027,17 @@ LAYER_MISTAKES = [
 
 # ===================================================================================== Encoder
 StackBase = stack_base(ref.EncoderLayer)
+
+
+class EncoderFinalNormResultDiscarded(StackBase):
+    """The final norm called on a line of its own, its result never assigned."""
+
+    def forward(self, x, mask=None):
+        for layer in self.layers:
+            x = layer(x, mask)
+        if self.norm is not None:
+            self.norm(x)
+        return x
 
 
 def stack_class(name, forward, base=StackBase):
@@ -2273,13 +2445,18 @@ ENCODER_MISTAKES = [
     ),
     Mistake(
         check_Encoder,
+        EncoderFinalNormResultDiscarded,
+        r"self\.norm is never applied \(or its result is not what forward returns\)",
+    ),
+    Mistake(
+        check_Encoder,
         stack_class(
             "EncoderNeverFinalNorm",
             lambda self, x, mask=None: functools.reduce(
                 lambda h, layer: layer(h, mask), self.layers, x
             ),
         ),
-        r"does not apply it",
+        r"self\.norm is never applied \(or its result is not what forward returns\)",
     ),
     Mistake(
         check_Encoder,
@@ -2313,6 +2490,20 @@ ENCODER_MISTAKES = [
             lambda self, x, mask=None: self.finish(sum(layer(x, mask) for layer in self.layers)),
         ),
         r"layers\[1\] receives the stack's input x, not layers\[0\]'s output",
+    ),
+    # round 24 (blind21b-enc-final-norm-before-the-layers was told only where the norm
+    # must run): what becomes of the last layer's output is said too, here normalised
+    # a second time
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderNormBeforeAndAfterLoop",
+            lambda self, x, mask=None: self.finish(
+                functools.reduce(lambda h, layer: layer(h, mask), self.layers, self.finish(x))
+            ),
+        ),
+        r"layers\[0\] receives the stack's input x normalised by the final norm: self\.norm is "
+        r"applied before the first layer, and again after the last layer \(it runs twice\)",
     ),
     Mistake(
         check_Encoder,

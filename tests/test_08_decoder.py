@@ -74,6 +74,7 @@ def layer_variant(
     def forward(self, x, memory, src_mask=None, tgt_mask=None):
         causal = torch.tril(torch.ones(x.shape[1], x.shape[1], dtype=torch.bool))
         given = {"tgt": tgt_mask, "src": src_mask, "none": None, "causal": causal}
+        given["inverted_tgt"] = None if tgt_mask is None else ~tgt_mask
         self_mask, cross_mask = given[masks[0]], given[masks[1]]
         pre = self.norm_first if mode is None else mode == "pre"
 
@@ -755,6 +756,13 @@ class LayerPostEndsWithNorm1(ref.DecoderLayer):
 
 
 LAYER_MISTAKES = [
+    # round 24: a mask inverted on its way to an attention, read from the mask each
+    # attention receives (blind21b-dl-cross-mask-inverted was told to pass src_mask)
+    Mistake(
+        C,
+        layer_variant("SelfMaskInverted", masks=("inverted_tgt", "src")),
+        r"`self\.self_attn` gets tgt_mask inverted \(~tgt_mask\): every True turned False",
+    ),
     Mistake(
         check_DecoderLayer,
         LayerPostEndsWithNorm1,
@@ -1642,6 +1650,32 @@ DECODER_MISTAKES = [
         ),
         r"layers\[1\] receives layers\[0\]'s input plus its output: a residual connection",
     ),
+    # round 24 (blind21b-dec-skip-connection-around-stack was told "not layers[2]'s output"
+    # and "no final norm"): a stream the stack adds back itself, named from the recorded
+    # layer inputs: the stack's input around the whole stack (here through the final norm
+    # of a pre-LN stack), or added after every layer (a skip from the bottom)
+    Mistake(
+        S,
+        stack_class(
+            "SkipFromInputIntoFinalNorm",
+            lambda self, x, m, s=None, t=None: self.finish(
+                x + functools.reduce(lambda h, layer: layer(h, m, s, t), self.layers, x)
+            ),
+        ),
+        r"(output is|final norm receives) layers\[\d\]'s output plus the stack's input x: an extra "
+        r"skip connection added by the stack itself around the whole stack",
+    ),
+    Mistake(
+        S,
+        stack_class(
+            "InputAddedAfterEveryLayer",
+            lambda self, x, m, s=None, t=None: self.finish(
+                functools.reduce(lambda h, layer: layer(h, m, s, t) + x, self.layers, x)
+            ),
+        ),
+        r"layers\[1\] receives layers\[0\]'s output plus the stack's input x: the stack adds "
+        r"its input back after every layer",
+    ),
     Mistake(
         S,
         stack_class(
@@ -1671,7 +1705,8 @@ DECODER_MISTAKES = [
                 lambda h, layer: layer(h, m, s, t), self.layers, self.finish(x)
             ),
         ),
-        r"layers\[0\] receives the final norm of the stack's input x",
+        r"layers\[0\] receives the stack's input x normalised by the final norm: self\.norm is "
+        r"applied before the first layer",
     ),
     Mistake(S, DecoderSharedLayer, r"one layer object appended N times"),
     Mistake(S, DecoderEveryLayerOutput, r"every layer's output, stacked"),
@@ -1679,6 +1714,14 @@ DECODER_MISTAKES = [
     Mistake(S, DecoderBlocksName, r"registered, but under other names \(`blocks\.0`"),
     Mistake(S, DecoderOneLayerReused, r"weights of one layer only, under `layer\.\*`"),
     Mistake(S, DecoderIgnoresNormFirst, r"norm_first is not passed on to the layers"),
+    Mistake(
+        S,
+        stack_class(
+            "SrcMaskInvertedForLayers",
+            _call_each(lambda layer, x, m, s, t: layer(x, m, None if s is None else ~s, t)),
+        ),
+        r"`layers\.0\.cross_attn` gets src_mask inverted \(~src_mask\)",
+    ),
     Mistake(
         S,
         stack_class("NoSrcMask", _call_each(lambda layer, x, m, s, t: layer(x, m, None, t))),
@@ -1752,7 +1795,7 @@ DECODER_MISTAKES = [
                 lambda h, layer: layer(h, m, s, t), self.layers, x
             ),
         ),
-        r"does not apply it",
+        r"self\.norm is never applied \(or its result is not what forward returns\)",
     ),
 ]
 

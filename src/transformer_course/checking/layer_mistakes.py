@@ -307,8 +307,9 @@ _STACK_STREAM_DROPPED = (
     "addition; the stack only chains the layers: x = layer(x, ...)."
 )
 _STACK_NO_FINAL = (
-    "Your stack has the final LayerNorm `norm` but does not apply it: with {why}, the output of "
-    "the last layer goes through self.norm."
+    "Your stack has the final LayerNorm `norm`, but its output is the last layer's output "
+    "without it: self.norm is never applied (or its result is not what forward returns). With "
+    "{why} the stack ends with return self.norm(x), after the loop."
 )
 
 

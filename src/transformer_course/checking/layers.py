@@ -22,6 +22,7 @@ from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.localise import diagnose
 from transformer_course.checking.modules import build_module, random_state, state_shapes
+from transformer_course.checking.unused_parameters import unused_parameters_sentence
 
 __all__ = [
     "LAYER_HINTS",
@@ -145,8 +146,12 @@ def expect_tensor_result(
     inputs: Mapping[str, torch.Tensor] | None = None,
     expected: Callable[[], torch.Tensor] | None = None,
     axis_names: Sequence[str] | None = None,
+    module: Any = None,
+    rerun: Callable[[], Any] | None = None,
 ) -> None:
     """Type, shape, floating dtype and a gradient path, before any value is compared.
+    ``module`` and ``rerun`` (the call again): a result cut off from the parameters is
+    told whether the parameters have any effect on it at all.
     ``inputs``: the call's tensors by name; a result cut off from the parameters that is
     one of them, unchanged, is said to be that input (blind8d-decoder-discards-layer-
     outputs, a stack returning its input, was told about torch.no_grad and .detach).
@@ -195,6 +200,9 @@ def expect_tensor_result(
                     f"returns, `layer({name}, ...)` where `{name} = layer({name}, ...)` "
                     "belongs?"
                 )
+    if not got.requires_grad and module is not None and rerun is not None:
+        if unused := unused_parameters_sentence(module, rerun):
+            c.fail(f"{what} does not depend on the module's parameters. {unused}")
     c.expect_true(
         got.requires_grad,
         f"{what} is cut off from the module's parameters (requires_grad is False). Did you "

@@ -261,6 +261,7 @@ def localise_layer(
     sublayers: Sequence[str],
     norms: Mapping[str, str],
     norm_first: bool,
+    arguments: Sequence[tuple[str, Any]] = (),
 ) -> str:
     """Which residual sub-result of a layer first departs from the reference.
 
@@ -268,12 +269,17 @@ def localise_layer(
     (``self_attn``, ``feed_forward``); ``norms``: {sub-layer: the norm that belongs to
     it}. Pre-LN: each sub-layer reads norm(stream) and stream + its output goes on;
     post-LN: norm(input + output). Each is checked on the learner's own sub-results (a
-    wrong sub-layer was reported by its own test cell), in order.
+    wrong sub-layer was reported by its own test cell), in order. ``arguments``: the
+    layer's other arguments, (name, value), such as its padding mask.
     """
     try:
         got, records = record_calls(module, [*sublayers, *norms.values()], call)
     except Exception:  # the learner's module raised under hooks: no localisation
         return ""
+    if records and (
+        zeroed := _input_rows_zeroed(module, call, records[0], x, sublayers, arguments)
+    ):
+        return zeroed
     ran = [r[0] for r in records if r[0] in sublayers]
     if len(ran) == len(sublayers) and set(ran) == set(sublayers) and ran != list(sublayers):
         if swapped := _attention_modules_swapped(module, call, sublayers):
@@ -584,6 +590,53 @@ def localise_layer(
             f"after the last one, {s}{where_s}: return it as it is."
         )
     return ""
+
+
+def _input_rows_zeroed(
+    module: nn.Module,
+    call: Callable[[], Any],
+    first: tuple[str, Any, Any],
+    x: torch.Tensor,
+    sublayers: Sequence[str],
+    arguments: Sequence[tuple[str, Any]],
+) -> str:
+    """When the first submodule to run (``first``: its name, input, output) reads the
+    layer's input x with some positions' rows set to 0 (x.masked_fill(pad, 0), x * mask):
+    which rows, and whether the attention among ``sublayers`` still gets the mask (a
+    zeroed vector taken for one the attention ignores; blind21b-el-pads-zeroed-instead-
+    of-masked was told that the self-attention does not read x); "" otherwise."""
+    name, inp, _ = first
+    if inp is None or x.dim() != 3:
+        return ""
+    zeroed = _rows_zeroed(inp, x.detach().double(), arguments)
+    if not zeroed:
+        return ""
+    padded = "padded positions" in zeroed
+    attention = next((sub for sub in sublayers if "attn" in sub or "attention" in sub), None)
+    given = next((value for key, value in arguments if "mask" in key), None)
+    received = None
+    if attention is not None and isinstance(given, torch.Tensor):
+        child = getattr(module, attention, None)
+        bound = arguments_received(child, call) if isinstance(child, nn.Module) else None
+        if bound is not None:
+            values = list(bound.values())
+            received = bound.get("mask", values[3] if len(values) > 3 else None)
+    unmasked = isinstance(given, torch.Tensor) and attention is not None and received is None
+    which = "the padded positions'" if padded else "those positions'"
+    text = f"`self.{name}` reads x with {zeroed} set to 0: your layer zeroes {which} vectors first"
+    if unmasked:
+        return (
+            f"{text}, and `self.{attention}` gets no mask. A zero vector is not ignored by "
+            "the attention: its key is the key projection's bias, not nothing, so every "
+            "query still gives it weight (and the zeroed rows are changed too). Only the "
+            f"mask keeps positions out: leave x as it is and pass the mask to the attention, "
+            f"self.{attention}(x, x, x, mask)."
+        )
+    return (
+        f"{text}. The layer computes on its input as it is: the mask given to "
+        f"`self.{attention or sublayers[0]}` already keeps those positions out of the "
+        "attention; leave x unchanged."
+    )
 
 
 def _weighted_sum(
@@ -981,7 +1034,7 @@ def localise_stack(
             "layers runs once, in order: for layer in self.layers: x = layer(x, ...)."
         )
     x64 = x.detach().double()
-    previous = previous_in = None
+    previous = None
     for i, (_name, inp, out) in enumerate(records):
         if inp is None or out is None:
             return ""
@@ -989,11 +1042,7 @@ def localise_stack(
         if i == 0 and not _close(inp, x64):
             between = norm if norm is not None else final
             if between is not None and _close(inp, between(x64)):
-                return (
-                    f"{container}[0] receives the final norm of {input_name}: the final norm "
-                    "runs once, after the loop (for layer in self.layers: x = layer(x, ...); "
-                    "then x = self.norm(x)), not before it."
-                )
+                return _final_norm_before_loop(got, records, container, input_name, final)
             if scaled := constant_factor(inp, x64, int(x64.shape[-1])):
                 # blind15g-dec-input-scaled-by-sqrt-d-model: x * sqrt(d_model) before the loop
                 return (
@@ -1034,8 +1083,8 @@ def localise_stack(
                     "(for layer in self.layers: x = layer(x, ...); then x = self.norm(x)), "
                     "not after every layer."
                 )
-            if _close(inp, previous_in + previous):
-                return _EXTRA_RESIDUAL.format(f"{container}[{i}] receives", f"{container}[{i - 1}]")
+            if added := _stream_added_between(records, i, x64, container, input_name):
+                return added
             return f"{container}[{i}] does not receive {container}[{i - 1}]'s output."
         if layer_oracle is not None and not _close(out, layer_oracle(inp, i)):
             if wrong := _argument_problem(module, names[i], call, arguments, norm or final):
@@ -1045,11 +1094,12 @@ def localise_stack(
                 "the reference layer with the stack's arguments: are the masks passed on to "
                 "every layer, in the right order (layer(x, ...) with the stack's arguments)?"
             )
-        previous, previous_in = out.detach().double(), inp
+        previous = out.detach().double()
     last = previous
+    streams = _earlier_streams(records, x64, container, input_name)
     if final is None:
-        if _close(got, previous_in + last):
-            return _EXTRA_RESIDUAL.format("The stack's output is", f"{container}[{num_layers - 1}]")
+        if added := _stream_added_after(got, last, streams, container):
+            return added
         if not _close(got, last) and (zeroed := _rows_zeroed(got, last, arguments)):
             return (
                 f"The stack's output is {container}[{num_layers - 1}]'s output with {zeroed} set "
@@ -1067,8 +1117,10 @@ def localise_stack(
     expected = final(last)
     if _close(got, expected):
         return ""
-    if _close(got, final(previous_in + last)):
-        return _EXTRA_RESIDUAL.format("The final norm receives", f"{container}[{num_layers - 1}]")
+    if added := _stream_added_after(got, last, streams, container, final=final):
+        return added
+    if added := _stream_added_after(got, expected, streams, container, after_final=True):
+        return added
     if _close(got, last if unnormed is None else unnormed(last)):
         return (
             "The stack returns the last layer's output without the final norm: in this "
@@ -1092,6 +1144,153 @@ def localise_stack(
         f"The stack's output is not the final norm of {container}[{num_layers - 1}]'s output: "
         "apply self.norm once, after the loop."
     )
+
+
+def _final_norm_before_loop(
+    got: Any,
+    records: Sequence[tuple[str, Any, Any]],
+    container: str,
+    input_name: str,
+    final: Callable[[torch.Tensor], torch.Tensor] | None,
+) -> str:
+    """layers[0] reads the final norm of the stack's input: that, and what becomes of the
+    last layer's output (returned un-normalised: the norm moved before the loop; through
+    the norm as well: applied twice)."""
+    last_out = records[-1][2]
+    text = (
+        f"{container}[0] receives {input_name} normalised by the final norm: self.norm is "
+        "applied before the first layer"
+    )
+    if last_out is not None and _close(got, last_out):
+        text += (
+            ", and the stack returns the last layer's output without it (the output is never "
+            "normalised)"
+        )
+    elif last_out is not None and final is not None and _close(got, final(last_out.double())):
+        text += ", and again after the last layer (it runs twice)"
+    what = "the final norm runs once" if final is not None else "this stack has no final norm"
+    where = (
+        ", after the loop (for layer in self.layers: x = layer(x, ...); then x = self.norm(x))"
+        if final is not None
+        else ""
+    )
+    return f"{text}. {what[0].upper()}{what[1:]}{where}; the first layer reads x as it is."
+
+
+#: a stream added back by the stack itself after the loop: the stack's input (a skip
+#: connection from the bottom) or an earlier layer's output
+_SKIP_AFTER_LOOP = (
+    "{0} plus {1}: an extra skip connection added by the stack itself{2} (a line such as "
+    "x = x + {3} after the loop). Each layer already adds its own residuals inside; the "
+    "stack only chains them, for layer in self.layers: x = layer(x, ...), and returns {4}."
+)
+_SKIP_EVERY_LAYER = (
+    "{0}[{1}] receives {0}[{2}]'s output plus {3}: the stack adds its input back after "
+    "every layer (x = layer(x, ...) + input in the loop, a skip connection from the bottom "
+    "of the stack). Each layer already adds its own residuals inside; the stack only chains "
+    "them: x = layer(x, ...)."
+)
+
+
+def _earlier_streams(
+    records: Sequence[tuple[str, Any, Any]], x64: torch.Tensor, container: str, input_name: str
+) -> list[tuple[str, str, torch.Tensor]]:
+    """(what it is, what code would call it, the value) of every stream a stack could add
+    back to its last layer's output: the stack's input, then each later layer's input
+    (the previous layer's output); the last layer's input comes last."""
+    streams = [(input_name, "input", x64)]
+    for i, (_name, inp, _out) in enumerate(records[1:], 1):
+        if inp is not None:
+            what = f"{container}[{i}]'s input ({container}[{i - 1}]'s output)"
+            streams.append((what, "h", inp.detach().double()))
+    return streams
+
+
+def _stream_added_after(
+    got: Any,
+    base: torch.Tensor,
+    streams: Sequence[tuple[str, str, torch.Tensor]],
+    container: str,
+    *,
+    final: Callable[[torch.Tensor], torch.Tensor] | None = None,
+    after_final: bool = False,
+) -> str:
+    """When ``got`` is the last layer's output ``base`` plus one of the recorded
+    ``streams`` (the last stream being the last layer's own input): which one, and where
+    it is added. ``final``: the sum goes through the final norm; ``after_final``:
+    ``base`` is the final norm's output already, the stream added after it. With one
+    layer the stack's input is the last layer's input too: both readings are named."""
+    last = f"{container}[{len(streams) - 1}]"
+    fits = [
+        (what, code)
+        for what, code, stream in streams
+        if stream.shape == base.shape  # a final step may change the width (GPT's logits)
+        and _close(got, base + stream if final is None else final(base + stream))
+    ]
+    if not fits:
+        return ""
+    what, code = fits[0]
+    own_input = len(streams) == 1 or (code != "input" and what == streams[-1][0])
+    if own_input and not after_final:
+        start = "The stack's output is" if final is None else "The final norm receives"
+        text = _EXTRA_RESIDUAL.format(start, last)
+        if len(streams) == 1:  # one layer: its input is the stack's input
+            text += f" (With one layer this is also {what} added back around the whole stack.)"
+        return text
+    if final is not None:
+        start = f"The final norm receives {last}'s output"
+    elif after_final:
+        start = f"The stack's output is the final norm of {last}'s output"
+    else:
+        start = f"The stack's output is {last}'s output"
+    returns = (
+        "the last layer's output as it is"
+        if final is None and not after_final
+        else "the final norm of the last layer's output, self.norm(x)"
+    )
+    where = " around the whole stack" if code == "input" else ""
+    return _SKIP_AFTER_LOOP.format(start, what, where, code, returns)
+
+
+def _stream_added_between(
+    records: Sequence[tuple[str, Any, Any]],
+    i: int,
+    x64: torch.Tensor,
+    container: str,
+    input_name: str,
+) -> str:
+    """When layer ``i``'s input (``records[i]``) is the previous layer's output plus a
+    stream: the previous layer's input (a residual around each whole layer) or the
+    stack's input (added back after every layer). The two are the same tensor for
+    layers[1]; the layers after it tell them apart, and both are named when none does."""
+    readings = {
+        "around": lambda k: (
+            records[k - 1][1].detach().double() + records[k - 1][2].detach().double()
+        ),
+        "bottom": lambda k: x64 + records[k - 1][2].detach().double(),
+    }
+    fits = []
+    for reading, value in readings.items():
+        if all(
+            records[k][1] is not None
+            and records[k - 1][1] is not None
+            and records[k - 1][2] is not None
+            and _close(records[k][1], value(k))
+            for k in range(i, len(records))
+        ):
+            fits.append(reading)
+    around = _EXTRA_RESIDUAL.format(f"{container}[{i}] receives", f"{container}[{i - 1}]")
+    bottom = _SKIP_EVERY_LAYER.format(container, i, i - 1, input_name, "input")
+    if fits == ["around"]:
+        return around
+    if fits == ["bottom"]:
+        return bottom
+    if fits:
+        return (
+            f"On these inputs two mistakes give what yours gives, so it is one of them: (1) "
+            f"{around} (2) {bottom}"
+        )
+    return ""
 
 
 def constant_factor(got: Any, expected: Any, width: int) -> str:
@@ -1194,6 +1393,20 @@ def mask_arrival_hint(
                         "position sees itself and the later positions instead of the earlier "
                         f"ones). Pass {label} on as it is: (..., len_q, len_k), the layout of the "
                         "attention scores."
+                    )
+                if (
+                    mask.dtype == torch.bool
+                    and wanted.dtype == torch.bool
+                    and not bool(wanted.all())
+                    and torch.equal(mask, ~wanted)
+                ):  # blind21b-dl-cross-mask-inverted: ~src_mask, True read as "blocked"
+                    return (
+                        f"`{shown}` gets {label} inverted (~{label}): every True turned False "
+                        "and every False True, so each query may attend only to the positions "
+                        f"{label} blocks and never to the ones it allows. In this course True "
+                        "marks a position that may be attended (the opposite of the bool "
+                        "masks of PyTorch's nn.MultiheadAttention, key_padding_mask and "
+                        f"attn_mask, where True blocks): pass {label} on as it is."
                     )
                 continue
             other = next(

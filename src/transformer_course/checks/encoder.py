@@ -35,6 +35,7 @@ import torch
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.backward_pass import backward_problem
+from transformer_course.checking.dropout_masks import P_IS_ONE, dropout_pattern_problem
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.graph import graph_reaches
 from transformer_course.checking.hooks import inputs_received, last_input_hint
@@ -1041,7 +1042,13 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
         module, x, call_repr=f"layer_norm(x {tuple(x.shape)}) [{built}]", hints=_NORM_HINTS
     )
     expect_tensor_result(
-        c, got, x.shape, what, shape_hint="LayerNorm keeps the shape of its input."
+        c,
+        got,
+        x.shape,
+        what,
+        shape_hint="LayerNorm keeps the shape of its input.",
+        module=module,
+        rerun=lambda: module(x),
     )
     if x.dtype == torch.float64:
         c.expect_dtype(got, torch.float64, what, _DOWNCAST)
@@ -1300,7 +1307,22 @@ def _keep_probability(c: Checker, cls, case: _FFNCase, x: torch.Tensor, got, p) 
         and torch.allclose(out.detach().double(), flipped, rtol=1e-4, atol=1e-5)
     ):
         return _FFN_KEEP_PROBABILITY
+    if (
+        not drop
+        and isinstance(out, torch.Tensor)
+        and out.shape == swapped.shape
+        and torch.allclose(out.detach().double(), swapped, rtol=1e-4, atol=1e-5)
+    ):  # every hidden activation zeroed at both rates (blind21b-ffn-functional-dropout-
+        # training-as-p was given the largest difference alone)
+        return _FFN_P_IS_ONE
     return ""
+
+
+_FFN_P_IS_ONE = (
+    "In train mode yours zeroes every hidden activation whether built with dropout=0.0 or "
+    "with dropout=1.0 (the result is w_2's bias at both rates): its dropout runs with p = 1 "
+    f"whatever the rate. {P_IS_ONE}"
+)
 
 
 _FFN_RESIDUAL = (
@@ -1327,7 +1349,68 @@ def check_PositionwiseFeedForward(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)
         for case in _HIDDEN_FFN if hidden else _VISIBLE_FFN:
             _check_ffn_case(c, cls, case)
+        _expect_ffn_dropout_draw(c, cls, _HIDDEN_FFN[-1] if hidden else _VISIBLE_FFN[1])
         _expect_ffn_backward_runs(c, cls, _HIDDEN_FFN[-1] if hidden else _VISIBLE_FFN[1])
+
+
+#: positions per sequence in the dropout-draw probe: enough rows that an independent
+#: draw is never mistaken for whole positions zeroed
+_DRAW_LENGTH = 16
+
+
+def _expect_ffn_dropout_draw(c: Checker, cls, case: _FFNCase) -> None:
+    """One train-mode call at a rate between 0 and 1 (case.dropout), with `w_2`'s input
+    seen by a forward pre-hook: the hidden activations must be dropped entry by entry and
+    the kept ones scaled by 1 / (1 - p), as nn.Dropout does. The value cases run in train
+    mode only at rates 0 and 1, where a channel-wise nn.Dropout2d (whole positions
+    zeroed), a mask broadcast along an axis or kept values left unscaled give the right
+    values (blind21b-ffn-dropout2d-drops-positions passed every check). Silent when `w_2`
+    is not called as a module (the values were checked already)."""
+    module, built, state = build(
+        c,
+        cls,
+        case.d_model,
+        case.d_ff,
+        name="PositionwiseFeedForward",
+        reference=ref.PositionwiseFeedForward(case.d_model, case.d_ff, case.dropout),
+        seed=case.seed,
+        mode="train",
+        dropout=case.dropout,
+    )
+    x = randn((2, _DRAW_LENGTH, case.d_model), case.seed + 3)  # (batch, len, d_model)
+    w_2 = getattr(module, "w_2", None)
+    if not isinstance(w_2, torch.nn.Module):
+        return
+    seen: list[Any] = []
+    try:  # a module that takes no hooks (one that crossed the grader's boundary): no probe
+        handle = w_2.register_forward_pre_hook(
+            lambda _m, args: seen.append(args[0] if args else None)
+        )
+    except Exception:
+        return
+    torch.manual_seed(case.seed)
+    try:
+        with torch.no_grad():
+            c.call(module, x, call_repr=f"ffn(x {tuple(x.shape)}) [{built}, train mode]")
+    finally:
+        handle.remove()
+    if len(seen) != 1:
+        return
+    p = as_float64(state)
+    hidden_before = torch.relu(linear(x, p, "w_1"))  # (batch, len, d_ff), before dropout
+    problem = dropout_pattern_problem(
+        hidden_before,
+        seen[0],
+        case.dropout,
+        ("sequence", "position", "hidden unit"),
+        unit="hidden activation",
+        holder=module,
+    )
+    c.expect_true(
+        not problem,
+        f"the input of w_2 in {built}, train mode, for x {tuple(x.shape)} (the hidden "
+        f"activations after your dropout) is not what a dropout gives. {problem}",
+    )
 
 
 def _expect_ffn_backward_runs(c: Checker, cls, case: _FFNCase) -> None:
@@ -1891,6 +1974,7 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
             sublayers=list(_PARTS.values()),
             norms={_PARTS[k]: v for k, v in _PART_NORMS.items()},
             norm_first=case.norm_first,
+            arguments=(("mask", mask),),
         )
 
     expect_composite(
