@@ -2880,3 +2880,11 @@ CASES += _BLIND21C
 from benchmarks.diagnosis.cases_blind22b import BLIND22B as _BLIND22B  # noqa: E402
 
 CASES += _BLIND22B
+
+from benchmarks.diagnosis.cases_blind23a import BLIND23A as _BLIND23A  # noqa: E402
+
+CASES += _BLIND23A
+
+from benchmarks.diagnosis.cases_blind23c import BLIND23C as _BLIND23C  # noqa: E402
+
+CASES += _BLIND23C
