@@ -3285,9 +3285,17 @@ def test_wide_beam_search_is_exhaustive_search(max_len):
         assert all(t == pad_id for t in tokens[len(best) :])
 
 
-@pytest.mark.parametrize("alpha", [0.0, 0.7, 1.5])
-def test_beam_of_one_is_greedy_on_the_trained_model(alpha):
+@pytest.fixture(scope="module")
+def shipped_translator():
+    """The shipped translator and its corpus, loaded once (regenerating the corpus takes
+    seconds)."""
     model, corpus, _ = checkpoints.load_translator()
+    return model, corpus
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.7, 1.5])
+def test_beam_of_one_is_greedy_on_the_trained_model(alpha, shipped_translator):
+    model, corpus = shipped_translator
     sentences = [en for en, _ in corpus.test[:12]]
     pairs = [(corpus.encode_source(s), []) for s in sentences]
     src = ref.source_tensor(pairs)

@@ -8,8 +8,10 @@ from __future__ import annotations
 import ast
 import inspect
 import math
+import signal
 import sys
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -122,6 +124,50 @@ def test_an_edited_loop_that_never_ends_is_stopped():
     with pytest.raises(deviation_search._Timeout):
         with deviation_search._time_limit(0.05):
             forever()
+
+
+def test_an_edited_loop_that_catches_exceptions_is_still_stopped():
+    """An edit run inside code that catches ``Exception`` (a copy of an argument, a
+    ``try`` in the edited function) cannot swallow the stop: before, one stop caught there
+    let the loop run on unbounded, growing a list until memory ran out."""
+
+    def forever_catching():  # ends by itself after 3 s, so that the old behaviour fails
+        grown, started = [], time.monotonic()
+        while time.monotonic() - started < 3:
+            try:
+                grown.append(0)
+                grown.clear()
+            except Exception:
+                pass
+
+    with pytest.raises(deviation_search._Timeout):
+        with deviation_search._time_limit(0.05):
+            forever_catching()
+
+
+def test_an_outer_limit_is_kept_by_the_search_s_limit():
+    """A limit already running (the benchmark's deadline, a grader's) still fires after
+    the search's own limits have come and gone; before, the first edited run cancelled it."""
+
+    class Outer(BaseException):
+        pass
+
+    def stop(signum, frame):
+        raise Outer
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    try:
+        with pytest.raises(Outer):
+            with deviation_search._time_limit(0.01):
+                pass
+            assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
+            started = time.monotonic()
+            while time.monotonic() - started < 3:  # ends by itself: the old behaviour fails
+                pass
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_errors_agree_only_when_their_text_carries_sizes():

@@ -526,8 +526,9 @@ HAND_VERDICTS: dict[tuple[str, str], tuple[str, str, str]] = {
 }
 
 
-class _Timeout(Exception):
-    pass
+class _Timeout(BaseException):
+    """The case's deadline: a BaseException, so that no ``except Exception`` in a check or in
+    the answer can swallow it."""
 
 
 @contextlib.contextmanager

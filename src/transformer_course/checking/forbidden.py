@@ -131,8 +131,16 @@ def _cell_of(fn: Any) -> str | None:
 
 
 def _parse(filename: str) -> ast.Module | None:
+    return _parse_text("".join(linecache.getlines(filename)))
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_text(text: str) -> ast.Module | None:
+    """A cell's tree, parsed once per text: a kernel's cells (and, in the tests, the large
+    test modules whose functions play answers) are read again at every check. The trees
+    are only read, never changed."""
     try:
-        return ast.parse("".join(linecache.getlines(filename)))
+        return ast.parse(text)
     except (SyntaxError, ValueError):
         return None
 

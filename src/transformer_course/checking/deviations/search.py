@@ -22,10 +22,8 @@ import inspect
 import math
 import pkgutil
 import re
-import signal
 import sys
 import textwrap
-import threading
 import time
 import types
 import warnings
@@ -39,6 +37,7 @@ import numpy as np
 
 from transformer_course.checking.deviations.edits import Edit, edits_of
 from transformer_course.checking.randomness import global_random_state, restore_random_state
+from transformer_course.checking.time_limit import time_limit
 
 __all__ = [
     "FROZEN_ITEMS",
@@ -333,30 +332,17 @@ def _unique(edits: Iterator[Edit], tree: ast.FunctionDef) -> Iterator[Edit]:
             yield edit
 
 
-class _Timeout(Exception):
-    pass
+class _Timeout(BaseException):
+    """An edited run stopped at its time limit: a BaseException, so that an ``except
+    Exception`` on the way (in the edited code, in :func:`frozen`'s copies) cannot swallow
+    it and let the run loop on unbounded."""
 
 
-@contextlib.contextmanager
 def _time_limit(seconds: float):
     """Stop the edited reference after ``seconds`` (an edited loop bound can loop for
-    ever); only in the main thread, where Python delivers signals."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(
-        signal, "setitimer"
-    ):
-        yield
-        return
-
-    def stop(signum, frame):
-        raise _Timeout
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    ever); an outer limit (the benchmark's deadline) is kept. Only in the main thread,
+    where Python delivers signals."""
+    return time_limit(seconds, error=_Timeout)
 
 
 @contextlib.contextmanager
@@ -390,13 +376,17 @@ def _built_module(cls: type, call: Recorded, limit: float) -> Any:
     args, kwargs = call.built or ((), {})
     restore_random_state(call.random_state)
     try:
+        # the copies are made before the clock starts: on a loaded machine they can take
+        # longer than the limit itself
+        built_args, built_kwargs = frozen(args), frozen(kwargs)
+        call_args, call_kwargs = frozen(call.args), frozen(call.kwargs)
         with _bounded_and_quiet(limit):
-            module = cls(*frozen(args), **frozen(kwargs))
+            module = cls(*built_args, **built_kwargs)
             if call.constructed:
                 return structure(module)
             module.load_state_dict(call.state)
             module.train(call.training)
-            return module(*frozen(call.args), **frozen(call.kwargs))
+            return module(*call_args, **call_kwargs)
     except _Timeout:
         return _FAILED
     except Exception as error:
@@ -422,8 +412,9 @@ def _run(
         function = instance
     restore_random_state(call.random_state)
     try:
+        args, kwargs = frozen(call.args), frozen(call.kwargs)  # before the clock starts
         with _bounded_and_quiet(limit):
-            return function(*frozen(call.args), **frozen(call.kwargs))
+            return function(*args, **kwargs)
     except _Timeout:
         return _FAILED
     except Exception as error:
