@@ -755,6 +755,17 @@ def encode_sorted_ids(tokens, vocab):
     return sorted(vocab.get(token, vocab["<unk>"]) for token in tokens)
 
 
+def encode_ids_by_enumerated_keys(tokens, vocab):  # the key's position taken as its id
+    position = {token: index for index, token in enumerate(vocab)}
+    return [position.get(token, vocab["<unk>"]) for token in tokens]
+
+
+def encode_numbers_words_after_specials(tokens, vocab):  # 4 + rank among the non-special keys
+    words = [token for token in vocab if token not in SPECIALS]
+    numbered = {**{t: vocab[t] for t in SPECIALS}, **{t: 4 + k for k, t in enumerate(words)}}
+    return [numbered.get(token, vocab["<unk>"]) for token in tokens]
+
+
 def decode_one_id_low(ids, vocab):
     inverse = {i: t for t, i in vocab.items()}
     return [inverse[int(i) - 1] for i in ids]
@@ -1449,6 +1460,12 @@ MISTAKES = [
     ),
     Mistake(checks.check_encode, encode_prepends_each_id, r"right ones, but in reverse order"),
     Mistake(checks.check_encode, encode_sorted_ids, r"right ones, but sorted by value"),
+    Mistake(checks.check_encode, encode_ids_by_enumerated_keys, r"position among the dict's keys"),
+    Mistake(
+        checks.check_encode,
+        encode_numbers_words_after_specials,
+        r"your ids depend on that order",
+    ),
     Mistake(checks.check_decode, decode_one_id_low, r"one id off: each is the token of its id - 1"),
     Mistake(checks.check_decode, decode_reversed, r"come in reverse order"),
     Mistake(

@@ -281,6 +281,9 @@ def check_encode(encode, *, hidden: bool = False) -> None:
             cased = _CASED
         runs = [(tokens, vocab, "vocab") for tokens in cases]
         runs.append((cased[1], cased[0], f"vocab={cased[0]}"))
+        # The first case again, with the same token -> id mapping stored with its keys in
+        # alphabetical order (not id order): any dict is a valid vocabulary.
+        runs.append((cases[0], dict(sorted(vocab.items())), _ALPHABETICAL))
         for tokens, vocab, named in runs:
             unk = vocab["<unk>"]
             what = f"encode({tokens!r}, {named})"
@@ -337,8 +340,9 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                 got,
                 expected,
                 what,
-                hint=lambda tokens=tokens, vocab=vocab, got=got, expected=expected: (
-                    _encode_order_hint(tokens, got, expected)
+                hint=lambda tokens=tokens, vocab=vocab, got=got, expected=expected, named=named: (
+                    (_KEY_ORDER_OBSERVED if named == _ALPHABETICAL else "")
+                    or _encode_order_hint(tokens, got, expected)
                     or _unknown_token_spans_hint(tokens, vocab, got)
                     or f"Look each token up in vocab (vocab is {dict(list(vocab.items())[:8])}...)."
                 ),
@@ -374,8 +378,41 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                         ref.EOS_ID,
                     ],
                     **_encode_one_special_added(expected, vocab),
+                    **(_encode_key_order_models(tokens, vocab) if named == _ALPHABETICAL else {}),
                 },
             )
+
+
+_ALPHABETICAL = "vocab with its keys in alphabetical order (the same token -> id mapping)"
+
+
+def _encode_key_order_models(tokens, vocab) -> dict:
+    """For the run whose vocabulary stores its keys alphabetically (the same mapping as a
+    run the answer already got right): each token's position among the keys, and, whatever
+    else the ids are, the observation that they depend on the order of the keys alone."""
+    keys = list(vocab)
+    unk = vocab["<unk>"]
+    by_position = [keys.index(t) if t in vocab else unk for t in tokens]
+    fix = (
+        "Look the id up in the mapping itself, whatever the order of the keys: "
+        'vocab.get(token, vocab["<unk>"]).'
+    )
+    return {
+        "These tokens got the right ids from the same vocabulary with its keys in id order: "
+        "only the order in which the dict stores its keys changed, so your ids depend on that "
+        "order. With the keys stored alphabetically each id is the token's position among the "
+        "dict's keys (list(vocab).index(token), or an enumerate over vocab): that equals the "
+        "id only while the keys happen to be stored in id order, and a vocabulary may store "
+        f"them in any order (the order of its keys does not matter). {fix}": by_position,
+    }
+
+
+_KEY_ORDER_OBSERVED = (
+    "These tokens got the right ids from the same vocabulary with its keys in id order: only "
+    "the order in which the dict stores its keys changed, so your ids depend on that order, "
+    "which carries no meaning (only the token -> id mapping does). Look the id up in the "
+    'mapping itself: vocab.get(token, vocab["<unk>"]).'
+)
 
 
 def _expect_not_all_unk(c, encode, tokens, vocab, got, what) -> None:
