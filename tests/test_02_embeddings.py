@@ -527,6 +527,13 @@ class TEFromPretrainedTrainable(TEFromPretrained):  # freeze=False: a trainable 
         )
 
 
+class TEPadRowsDetached(_Base):  # the vectors of ids 0 and 1 taken from a detached copy
+    def forward(self, ids):
+        rows = self.embedding(ids)  # (batch, len, d_model)
+        frozen = (ids <= 1)[..., None]  # (batch, len, 1)
+        return torch.where(frozen, rows.detach(), rows) * math.sqrt(self.d_model)
+
+
 class TEBufferTable(nn.Module):  # the table registered as a buffer: saved, never trained
     def __init__(self, vocab_size, d_model):
         super().__init__()
@@ -897,6 +904,7 @@ MISTAKES = [
         r"plain lookup.*sqrt\(d_model\) times nn.Embedding's N\(0, 1\).*scale the weights in __init__",
     ),
     Mistake(check_TokenEmbedding, TEScaledByDModel, r"scaled by d_model"),
+    Mistake(check_TokenEmbedding, TEPadRowsDetached, r"rows 0, 1 of the table got no gradient"),
     Mistake(
         check_TokenEmbedding,
         TESqrtPrecedence,

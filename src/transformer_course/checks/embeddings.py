@@ -37,6 +37,11 @@ from transformer_course.checking import (
     torch_generator,
 )
 from transformer_course.checking.extra_steps import extra_norm_outputs
+from transformer_course.checking.frozen_rows import (
+    frozen_rows,
+    frozen_rows_message,
+    padding_idx_signature,
+)
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
@@ -1748,6 +1753,33 @@ def _length_axis_reduced_hint(got, weight, ids, d_model: int) -> str:
     return f"{lost} Look every id up on its own: self.embedding(ids) with an nn.Embedding."
 
 
+def _expect_every_row_trained(c, module, key, initial_table, built: str, vocab_size: int):
+    """The values are right: a call that reads every row once must give every row of the
+    table a gradient (none kept at zero by padding_idx or a detached copy). Said only where
+    the output's graph leads back to the table (not in the grader)."""
+    table = dict(module.named_parameters()).get(key)
+    if table is None:
+        return
+    every_id = torch.arange(vocab_size).reshape(1, vocab_size)  # (1, vocab_size)
+    what = f"{built} applied to ids (1, {vocab_size}) holding every id once"
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            out = module(every_id)  # (1, vocab_size, d_model)
+    except Exception:  # the same module ran on other ids: nothing new to say
+        return
+    rows = frozen_rows(out, table)
+    if rows and padding_idx_signature(rows, initial_table):
+        # accepted (a correct variant of the tests): padding_idx keeps the loaded lookup
+        c.note(
+            f"Your table's row {rows[0]} starts at zero and gets no gradient: "
+            f"nn.Embedding(..., padding_idx={rows[0]}). The lookup is right; this lesson's "
+            "layer is a plain table, nn.Embedding(vocab_size, d_model), whose every row "
+            "(padding included) is trained."
+        )
+    elif rows:
+        c.fail(frozen_rows_message(rows, initial_table, what))
+
+
 def _expect_same_in_training(c, module, ids, expected, built: str, seed: int) -> None:
     """A new module is in training mode (model.train()), and the lookup has nothing that
     training changes: the output must be the eval-mode one. Dropout inside the module is
@@ -2067,6 +2099,7 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
             )
             # right in eval mode; a new module is in training mode, where it must not differ
             _expect_same_in_training(c, module, ids, plain * math.sqrt(d_model), built, seed)
+            _expect_every_row_trained(c, module, key, fresh_table, built, vocab_size)
             # the output is right: an extra trainable parameter is the only thing left
             trainable = {
                 name: parameter
