@@ -766,6 +766,23 @@ def encode_numbers_words_after_specials(tokens, vocab):  # 4 + rank among the no
     return [numbered.get(token, vocab["<unk>"]) for token in tokens]
 
 
+def decode_skips_token_equal_to_previous(ids, vocab):  # a repeat in a row kept once
+    id_to_token = {index: token for token, index in vocab.items()}
+    tokens = []
+    for index in ids:
+        token = id_to_token[int(index)]
+        if not tokens or tokens[-1] != token:
+            tokens.append(token)
+    return tokens
+
+
+def pairs_keyed_by_joined_text(ids):  # "97,98" where the tuple (97, 98) belongs
+    counts = {}
+    for left, right in zip(ids, ids[1:]):
+        counts[f"{left},{right}"] = counts.get(f"{left},{right}", 0) + 1
+    return counts
+
+
 def decode_one_id_low(ids, vocab):
     inverse = {i: t for t, i in vocab.items()}
     return [inverse[int(i) - 1] for i in ids]
@@ -1468,6 +1485,16 @@ MISTAKES = [
     ),
     Mistake(checks.check_decode, decode_one_id_low, r"one id off: each is the token of its id - 1"),
     Mistake(checks.check_decode, decode_reversed, r"come in reverse order"),
+    Mistake(
+        checks.check_decode,
+        decode_skips_token_equal_to_previous,
+        r"each run of equal consecutive items kept once",
+    ),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_keyed_by_joined_text,
+        r"keys are strings.*written as its items joined by a comma",
+    ),
     Mistake(
         checks.check_decode, decode_unwraps_every_row, r"The first and the last token are missing"
     ),
