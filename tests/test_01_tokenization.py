@@ -804,6 +804,19 @@ def pad_with_max_len(sequences, pad_id):  # the padding holds max_len, not pad_i
     return np.array([list(s) + [width] * (width - len(s)) for s in sequences], dtype=np.int64)
 
 
+def pad_cut_to_shortest(sequences, pad_id):  # every row cut at min() of the lengths
+    width = max((len(s) for s in sequences), default=0)
+    shortest = min((len(s) for s in sequences), default=0)
+    rows = [list(s[:shortest]) + [pad_id] * (width - shortest) for s in sequences]
+    return np.array(rows, dtype=np.int64).reshape(len(sequences), width)
+
+
+def pad_gaps_with_none(sequences, pad_id):  # the gaps hold None, pad_id never used
+    width = max((len(s) for s in sequences), default=0)
+    rows = [list(s) + [None] * (width - len(s)) for s in sequences]
+    return np.array(rows, dtype=np.int64).reshape(len(sequences), width)
+
+
 def pad_rows_reversed(sequences, pad_id):
     width = max((len(s) for s in sequences), default=0)
     rows = [list(reversed(s)) + [pad_id] * (width - len(s)) for s in sequences]
@@ -1485,6 +1498,8 @@ MISTAKES = [
     ),
     Mistake(checks.check_decode, decode_one_id_low, r"one id off: each is the token of its id - 1"),
     Mistake(checks.check_decode, decode_reversed, r"come in reverse order"),
+    Mistake(checks.check_pad_batch, pad_cut_to_shortest, r"length of the shortest sequence"),
+    Mistake(checks.check_pad_batch, pad_gaps_with_none, r"filled with None, not with pad_id"),
     Mistake(
         checks.check_decode,
         decode_skips_token_equal_to_previous,
