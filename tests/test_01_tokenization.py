@@ -804,6 +804,12 @@ def pad_with_max_len(sequences, pad_id):  # the padding holds max_len, not pad_i
     return np.array([list(s) + [width] * (width - len(s)) for s in sequences], dtype=np.int64)
 
 
+def decode_table_in_default_argument(ids, vocab, _id_to_token={}):  # noqa: B006 (the mistake)
+    if not _id_to_token:  # filled on the first call only
+        _id_to_token.update({index: token for token, index in vocab.items()})
+    return [_id_to_token[int(index)] for index in ids]
+
+
 def pad_cut_to_shortest(sequences, pad_id):  # every row cut at min() of the lengths
     width = max((len(s) for s in sequences), default=0)
     shortest = min((len(s) for s in sequences), default=0)
@@ -1498,6 +1504,11 @@ MISTAKES = [
     ),
     Mistake(checks.check_decode, decode_one_id_low, r"one id off: each is the token of its id - 1"),
     Mistake(checks.check_decode, decode_reversed, r"come in reverse order"),
+    Mistake(
+        checks.check_decode,
+        decode_table_in_default_argument,
+        r"a vocabulary of an earlier call.*kept between calls",
+    ),
     Mistake(checks.check_pad_batch, pad_cut_to_shortest, r"length of the shortest sequence"),
     Mistake(checks.check_pad_batch, pad_gaps_with_none, r"filled with None, not with pad_id"),
     Mistake(

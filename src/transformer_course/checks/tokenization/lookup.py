@@ -563,6 +563,45 @@ def _keyed_by_tokens_hint(vocab, decode):
     return hint
 
 
+#: a vocabulary no check call uses elsewhere: its word exists nowhere else
+_FRESH_VOCAB = {"<pad>": 0, "<unk>": 1, "<bos>": 2, "<eos>": 3, "probe-word": 4}
+
+
+def _decode_kept_from_earlier_call(decode) -> str:
+    """When decode([4], a vocabulary never used before whose id 4 is 'probe-word') returns
+    another token: the inverse table came from an earlier call's vocabulary and was kept
+    (a module-level dict filled once, a cache, a default argument). "" otherwise."""
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        got = decode([4], dict(_FRESH_VOCAB))
+        if isinstance(got, list | tuple) and len(got) == 1 and got[0] not in _FRESH_VOCAB:
+            return (
+                f"On a vocabulary your decode had never seen, decode([4], {_FRESH_VOCAB}) "
+                f"returned {list(got)!r}, not ['probe-word']: a token this vocabulary does not "
+                "even hold, from a vocabulary of an earlier call. Your inverse table id -> token was built "
+                "once and kept between calls (a module-level or global dict filled on the "
+                "first call, a cache, a mutable default argument). Build it from each call's "
+                "own vocab, inside decode: {index: token for token, index in vocab.items()}."
+            )
+    return ""
+
+
+def _stale_inverse_hint(vocab, decode):
+    """A KeyError on an id this vocabulary has: the probe of
+    :func:`_decode_kept_from_earlier_call` tells a table kept from an earlier call."""
+
+    def hint(exc: BaseException) -> str:
+        key = exc.args[0] if exc.args else None
+        try:
+            key = int(key)
+        except (TypeError, ValueError):
+            return ""
+        if key not in set(vocab.values()):
+            return ""
+        return _decode_kept_from_earlier_call(decode)
+
+    return hint
+
+
 def _decode_shifted(ids, vocab, shift: int):
     """The tokens of id + shift (None when one of those ids is not in the vocabulary)."""
     inverse = {i: t for t, i in vocab.items()}
@@ -740,6 +779,8 @@ def check_decode(decode, *, hidden: bool = False) -> None:
         runs.append(
             (list(cases[0]) or [4], alphabetical, "vocab with its keys in alphabetical order")
         )
+        # another vocabulary, after those: a table kept from an earlier call shows here
+        runs.append(([2, 4, 3], dict(_FRESH_VOCAB), f"{_FRESH_VOCAB}"))
         for ids, vocab, named in runs:
             probe = _after_eos_probe(decode, vocab)
             kind = "array " if isinstance(ids, np.ndarray) else ""
@@ -748,7 +789,11 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                 decode,
                 ids.copy() if kind else list(ids),
                 dict(vocab),
-                hints=[*_DECODE_HINTS, (KeyError, _keyed_by_tokens_hint(vocab, decode))],
+                hints=[
+                    *_DECODE_HINTS,
+                    (KeyError, _keyed_by_tokens_hint(vocab, decode)),
+                    (KeyError, _stale_inverse_hint(vocab, decode)),
+                ],
             )
             got = _tokens(c, got, what, "Return a list of token strings.")
             _expect_not_accumulated(
@@ -763,7 +808,10 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                 got,
                 ref.decode(ids, vocab),
                 what,
-                hint="Invert the vocab ({id: token}) and look each id up; keep special tokens.",
+                hint=lambda: (
+                    _decode_kept_from_earlier_call(decode)
+                    or "Invert the vocab ({id: token}) and look each id up; keep special tokens."
+                ),
                 mistakes={
                     "Special tokens (<pad>, <unk>, <bos>, <eos>) must be decoded too, not dropped: "
                     "decode is the exact inverse of encode.": [
