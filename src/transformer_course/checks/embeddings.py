@@ -856,6 +856,29 @@ def _norms_of_the_other_hint(cosine_similarity, message: str, a, b) -> str:
     )
 
 
+def _cosine_over_pair_axis(values: np.ndarray, a: np.ndarray, b: np.ndarray) -> str:
+    """The cosine of the broadcast pairs a[:, None, :] and b[None, :, :] (n, m, d) taken
+    along axis 0 (a's rows) or 1 (b's rows) instead of the features, axis -1: what
+    F.cosine_similarity gives with its default dim=1 (or dim=0); "" otherwise."""
+    a_pairs = np.broadcast_to(a.astype(np.float64)[:, None, :], (len(a), len(b), a.shape[-1]))
+    b_pairs = np.broadcast_to(b.astype(np.float64)[None, :, :], a_pairs.shape)  # (n, m, d)
+    names = {0: "a's rows (n)", 1: "b's rows (m)"}
+    for axis, rows in names.items():
+        lengths = np.linalg.norm(a_pairs, axis=axis) * np.linalg.norm(b_pairs, axis=axis)
+        model = (a_pairs * b_pairs).sum(axis=axis) / np.maximum(lengths, 1e-8)
+        if values.shape != model.shape or not np.allclose(values, model, atol=1e-5):
+            continue
+        return (
+            f"Yours has shape {values.shape}: the cosine of the broadcast pairs "
+            "a[:, None, :] and b[None, :, :], (n, m, d), taken along axis "
+            f"{axis}, {rows}, instead of along the features, the last axis: the features "
+            f"remain and the axis of {rows} is gone. F.cosine_similarity does that with "
+            f"dim={axis}" + (", its default" if axis == 1 else "") + ": pass dim=-1, "
+            "F.cosine_similarity(a[:, None, :], b[None, :, :], dim=-1), (n, m)."
+        )
+    return ""
+
+
 def _combined_inputs_hint(got, a: np.ndarray, b: np.ndarray) -> str:
     """A result of another shape whose numbers show how the inputs were combined: every
     entry of the unit rows times every entry (np.outer flattens its arguments), or the
@@ -875,6 +898,9 @@ def _combined_inputs_hint(got, a: np.ndarray, b: np.ndarray) -> str:
             "denominator; the cosines are the dot products of the unit rows, "
             "a_unit @ b_unit.T, (n, m)."
         )
+    hint = _cosine_over_pair_axis(values, a, b)
+    if hint:
+        return hint
     stacked = _normalised(np.concatenate([a, b]).astype(np.float64))  # (n + m, d)
     if values.shape == (n + m, n + m) and np.allclose(values, stacked @ stacked.T, atol=1e-5):
         return (
