@@ -810,6 +810,12 @@ def decode_table_in_default_argument(ids, vocab, _id_to_token={}):  # noqa: B006
     return [_id_to_token[int(index)] for index in ids]
 
 
+def tokenize_ascii_marks_by_character(text):  # a mark is any ASCII punctuation but '_'
+    marks = set(string.punctuation) - {"_"}
+    spaced = "".join(f" {ch} " if ch in marks else ch for ch in text.lower())
+    return spaced.split()
+
+
 def pad_cut_to_shortest(sequences, pad_id):  # every row cut at min() of the lengths
     width = max((len(s) for s in sequences), default=0)
     shortest = min((len(s) for s in sequences), default=0)
@@ -1508,6 +1514,9 @@ MISTAKES = [
         checks.check_decode,
         decode_table_in_default_argument,
         r"a vocabulary of an earlier call.*kept between calls",
+    ),
+    Mistake(
+        checks.check_tokenize, tokenize_ascii_marks_by_character, r"Only ASCII marks were split off"
     ),
     Mistake(checks.check_pad_batch, pad_cut_to_shortest, r"length of the shortest sequence"),
     Mistake(checks.check_pad_batch, pad_gaps_with_none, r"filled with None, not with pad_id"),
