@@ -482,6 +482,32 @@ _FROM_QUERY = {
         {"k_from": "query", "v_from": "query"},
         "Your keys and your values both come from `query`",
     ),
+    # the inputs read in another order: each of the three from another argument
+    "queries and values swapped": (
+        {"q_from": "value", "v_from": "query"},
+        "Your queries come from `value` and your values from `query`, the argument order "
+        "(value, key, query): a signature forward(self, value, key, query, mask=None), as "
+        "in the TensorFlow tutorial's call(v, k, q, mask), or the two names exchanged in "
+        "the body. The exercise's order is forward(self, query, key, value, mask=None)",
+    ),
+    "queries and keys swapped": (
+        {"q_from": "key", "k_from": "query"},
+        "Your queries come from `key` and your keys from `query`, the argument order "
+        "(key, query, value): the first two parameters exchanged in the signature or in "
+        "the body. The exercise's order is forward(self, query, key, value, mask=None)",
+    ),
+    "rotated (key, value, query)": (
+        {"q_from": "key", "k_from": "value", "v_from": "query"},
+        "Your queries come from `key`, your keys from `value` and your values from `query`: "
+        "the arguments are read in another order than forward(self, query, key, value, "
+        "mask=None)",
+    ),
+    "rotated (value, query, key)": (
+        {"q_from": "value", "k_from": "query", "v_from": "key"},
+        "Your queries come from `value`, your keys from `query` and your values from `key`: "
+        "the arguments are read in another order than forward(self, query, key, value, "
+        "mask=None)",
+    ),
 }
 
 
