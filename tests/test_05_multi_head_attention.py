@@ -880,6 +880,19 @@ class ForwardKeyQueryValueOrder(Base):
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
+class QueriesProjectedWithWv(Base):
+    """Projects the queries with w_v (a copy-paste slip): self.w_v(query)."""
+
+    def forward(self, query, key, value, mask=None):
+        q = self.split(self.w_v(query))  # (b, h, len_q, d_head)
+        k, v = self.split(self.w_k(key)), self.split(self.w_v(value))
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (b, h, len_q, len_k)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = scores.softmax(dim=-1)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
 class ScoresFilledWithTinyNegative(Base):
     """Blocks in place with -1e-10, the exponent's sign slipped from -1e10: a blocked score
     stays practically 0, an ordinary score."""
@@ -1365,6 +1378,11 @@ MISTAKES = [
         check_MultiHeadAttention,
         ForwardKeyQueryValueOrder,
         r"queries come from `key` and your keys from `query`, the argument order",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        QueriesProjectedWithWv,
+        r"queries look like `query` projected with w_v",
     ),
     Mistake(check_MultiHeadAttention, MergeKeepsHeadsAxis, r"heads axis is still second"),
     Mistake(check_MultiHeadAttention, MaskAfterSoftmax, r"applied the mask after the softmax"),

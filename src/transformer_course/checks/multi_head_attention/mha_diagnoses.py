@@ -170,6 +170,22 @@ _WEIGHT_MISTAKES += [
         "Your keys come from `value` and your values from `key`: the two inputs are "
         "exchanged. Project `key` with w_k and `value` with w_v.",
     ),
+    (
+        {"q_proj": "w_k", "k_proj": "w_q"},
+        "Your queries are projected with w_k and your keys with w_q: the two projections "
+        "are exchanged (self.w_k(query), self.w_q(key)), which turns every head's scores "
+        "into k qᵀ, the transpose of q kᵀ (when query and key are one tensor, computing "
+        "the scores as k @ q.transpose(-2, -1) gives the same numbers). Project query with "
+        "w_q and key with w_k: scores = q @ k.transpose(-2, -1).",
+    ),
+    (
+        {"q_proj": "w_k"},
+        "Your queries look like `query` projected with w_k: project the queries with w_q.",
+    ),
+    (
+        {"q_proj": "w_v"},
+        "Your queries look like `query` projected with w_v: project the queries with w_q.",
+    ),
 ]
 # ... and mistakes that only the output shows.
 _OUTPUT_MISTAKES = [
