@@ -755,6 +755,34 @@ def encode_sorted_ids(tokens, vocab):
     return sorted(vocab.get(token, vocab["<unk>"]) for token in tokens)
 
 
+def encode_ids_by_enumerated_keys(tokens, vocab):  # the key's position taken as its id
+    position = {token: index for index, token in enumerate(vocab)}
+    return [position.get(token, vocab["<unk>"]) for token in tokens]
+
+
+def encode_numbers_words_after_specials(tokens, vocab):  # 4 + rank among the non-special keys
+    words = [token for token in vocab if token not in SPECIALS]
+    numbered = {**{t: vocab[t] for t in SPECIALS}, **{t: 4 + k for k, t in enumerate(words)}}
+    return [numbered.get(token, vocab["<unk>"]) for token in tokens]
+
+
+def decode_skips_token_equal_to_previous(ids, vocab):  # a repeat in a row kept once
+    id_to_token = {index: token for token, index in vocab.items()}
+    tokens = []
+    for index in ids:
+        token = id_to_token[int(index)]
+        if not tokens or tokens[-1] != token:
+            tokens.append(token)
+    return tokens
+
+
+def pairs_keyed_by_joined_text(ids):  # "97,98" where the tuple (97, 98) belongs
+    counts = {}
+    for left, right in zip(ids, ids[1:]):
+        counts[f"{left},{right}"] = counts.get(f"{left},{right}", 0) + 1
+    return counts
+
+
 def decode_one_id_low(ids, vocab):
     inverse = {i: t for t, i in vocab.items()}
     return [inverse[int(i) - 1] for i in ids]
@@ -774,6 +802,31 @@ def decode_reversed(ids, vocab):
 def pad_with_max_len(sequences, pad_id):  # the padding holds max_len, not pad_id
     width = max((len(s) for s in sequences), default=0)
     return np.array([list(s) + [width] * (width - len(s)) for s in sequences], dtype=np.int64)
+
+
+def decode_table_in_default_argument(ids, vocab, _id_to_token={}):  # noqa: B006 (the mistake)
+    if not _id_to_token:  # filled on the first call only
+        _id_to_token.update({index: token for token, index in vocab.items()})
+    return [_id_to_token[int(index)] for index in ids]
+
+
+def tokenize_ascii_marks_by_character(text):  # a mark is any ASCII punctuation but '_'
+    marks = set(string.punctuation) - {"_"}
+    spaced = "".join(f" {ch} " if ch in marks else ch for ch in text.lower())
+    return spaced.split()
+
+
+def pad_cut_to_shortest(sequences, pad_id):  # every row cut at min() of the lengths
+    width = max((len(s) for s in sequences), default=0)
+    shortest = min((len(s) for s in sequences), default=0)
+    rows = [list(s[:shortest]) + [pad_id] * (width - shortest) for s in sequences]
+    return np.array(rows, dtype=np.int64).reshape(len(sequences), width)
+
+
+def pad_gaps_with_none(sequences, pad_id):  # the gaps hold None, pad_id never used
+    width = max((len(s) for s in sequences), default=0)
+    rows = [list(s) + [None] * (width - len(s)) for s in sequences]
+    return np.array(rows, dtype=np.int64).reshape(len(sequences), width)
 
 
 def pad_rows_reversed(sequences, pad_id):
@@ -1449,8 +1502,34 @@ MISTAKES = [
     ),
     Mistake(checks.check_encode, encode_prepends_each_id, r"right ones, but in reverse order"),
     Mistake(checks.check_encode, encode_sorted_ids, r"right ones, but sorted by value"),
+    Mistake(checks.check_encode, encode_ids_by_enumerated_keys, r"position among the dict's keys"),
+    Mistake(
+        checks.check_encode,
+        encode_numbers_words_after_specials,
+        r"your ids depend on that order",
+    ),
     Mistake(checks.check_decode, decode_one_id_low, r"one id off: each is the token of its id - 1"),
     Mistake(checks.check_decode, decode_reversed, r"come in reverse order"),
+    Mistake(
+        checks.check_decode,
+        decode_table_in_default_argument,
+        r"a vocabulary of an earlier call.*kept between calls",
+    ),
+    Mistake(
+        checks.check_tokenize, tokenize_ascii_marks_by_character, r"Only ASCII marks were split off"
+    ),
+    Mistake(checks.check_pad_batch, pad_cut_to_shortest, r"length of the shortest sequence"),
+    Mistake(checks.check_pad_batch, pad_gaps_with_none, r"filled with None, not with pad_id"),
+    Mistake(
+        checks.check_decode,
+        decode_skips_token_equal_to_previous,
+        r"each run of equal consecutive items kept once",
+    ),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_keyed_by_joined_text,
+        r"keys are strings.*written as its items joined by a comma",
+    ),
     Mistake(
         checks.check_decode, decode_unwraps_every_row, r"The first and the last token are missing"
     ),

@@ -527,6 +527,19 @@ class TEFromPretrainedTrainable(TEFromPretrained):  # freeze=False: a trainable 
         )
 
 
+def cos_pairs_along_a_rows(a, b):  # the broadcast pairs' cosine along axis 0, a's rows
+    a_pairs = torch.as_tensor(np.asarray(a, dtype=np.float64))[:, None, :]  # (n, 1, d)
+    b_pairs = torch.as_tensor(np.asarray(b, dtype=np.float64))[None, :, :]  # (1, m, d)
+    return F.cosine_similarity(a_pairs, b_pairs, dim=0).numpy()  # (m, d)
+
+
+class TEPadRowsDetached(_Base):  # the vectors of ids 0 and 1 taken from a detached copy
+    def forward(self, ids):
+        rows = self.embedding(ids)  # (batch, len, d_model)
+        frozen = (ids <= 1)[..., None]  # (batch, len, 1)
+        return torch.where(frozen, rows.detach(), rows) * math.sqrt(self.d_model)
+
+
 class TEBufferTable(nn.Module):  # the table registered as a buffer: saved, never trained
     def __init__(self, vocab_size, d_model):
         super().__init__()
@@ -835,6 +848,7 @@ MISTAKES = [
     ),
     Mistake(check_TokenEmbedding, TEFlattened, r"batch and length axes are merged.*flattened"),
     Mistake(check_cosine_similarity, cos_swapped, r"b @ a\.T"),
+    Mistake(check_cosine_similarity, cos_pairs_along_a_rows, r"taken along axis 0, a's rows"),
     Mistake(check_cosine_similarity, cos_no_transpose, r"(?s)core dimension.*transposed"),
     Mistake(check_cosine_similarity, cos_no_norm_b, r"Only `a` was divided"),
     Mistake(check_cosine_similarity, cos_no_norm_a, r"Only `b` was divided"),
@@ -897,6 +911,7 @@ MISTAKES = [
         r"plain lookup.*sqrt\(d_model\) times nn.Embedding's N\(0, 1\).*scale the weights in __init__",
     ),
     Mistake(check_TokenEmbedding, TEScaledByDModel, r"scaled by d_model"),
+    Mistake(check_TokenEmbedding, TEPadRowsDetached, r"rows 0, 1 of the table got no gradient"),
     Mistake(
         check_TokenEmbedding,
         TESqrtPrecedence,

@@ -53,6 +53,16 @@ def _interleave(sin, cos, d_model):
     return pe
 
 
+def pe_rate_truncated_by_int(max_len, d_model):  # int() rounds the per-pair step of e down
+    pairs = np.arange((d_model + 1) // 2)  # (pairs,)
+    rates = np.exp(-pairs * int(2 * math.log(10000.0) / d_model))  # e^(-k·i), k whole
+    angles = np.arange(max_len)[:, None] * rates  # (max_len, pairs)
+    table = np.zeros((max_len, d_model))
+    table[:, 0::2] = np.sin(angles)
+    table[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return table
+
+
 def pe_positions_normalised(max_len, d_model):  # positions / max_len, in [0, 1)
     angles = _angles(max_len, d_model) / max_len
     return _interleave(np.sin(angles), np.cos(angles), d_model)
@@ -1238,6 +1248,7 @@ MISTAKES = [
         pe_from_one_base_1000,
         r"Two mistakes at once\. \(1\) The base is 1000.* \(2\) Positions start at 1",
     ),
+    Mistake(check_positional_encoding, pe_rate_truncated_by_int, r"e\^\(-k·i\) with a whole"),
     Mistake(check_positional_encoding, pe_positions_reversed, r"position axis in reverse order"),
     Mistake(
         check_positional_encoding,

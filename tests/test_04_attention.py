@@ -1816,6 +1816,14 @@ def row_weights_not_column_no_sum(query, keys, values):
     return weights, np.sum(values * weights, axis=1)
 
 
+def sdpa_additive_mask_from_float_product(q, k, v, mask=None):  # 0 * -inf = NaN if allowed
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., len_q, len_k)
+    if mask is not None:
+        scores = scores + (1.0 - mask.to(scores.dtype)) * -math.inf
+    weights = torch.softmax(scores, dim=-1)  # (..., len_q, len_k)
+    return weights @ v, weights
+
+
 def sdpa_k_viewed(q, k, v, mask=None):
     """kᵀ made with a view to the transposed shape."""
     kt = k.view(*k.shape[:-2], k.shape[-1], k.shape[-2])
@@ -2067,6 +2075,11 @@ R19F_MISTAKES = [
         row_values_scaled,
         r"no scaling, and your output is weights @ values divided by √d_k.*went onto the "
         r"output \(or the values\), not onto the scores",
+    ),
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_additive_mask_from_float_product,
+        r"passing a mask turns the allowed entries into NaN too.*0 \* inf is NaN",
     ),
     Mistake(
         check_scaled_dot_product_attention,

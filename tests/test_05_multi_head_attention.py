@@ -852,6 +852,47 @@ class MaskAfterSoftmax(Base):
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
+class MergeKeepsHeadsAxis(Base):
+    """Merges with a reshape that keeps the heads axis second, (batch, num_heads,
+    len_q * d_head): w_o then meets len_q * d_head numbers per row."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (b, h, len_q, len_k)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = scores.softmax(dim=-1)
+        heads = self.dropout(weights) @ v  # (b, h, len_q, d_head)
+        merged = heads.reshape(heads.shape[0], self.num_heads, -1)  # (b, h, len_q * d_head)
+        return self.w_o(merged), weights
+
+
+class ForwardKeyQueryValueOrder(Base):
+    """Declares forward(self, key, query, value, mask=None): a positional call takes the
+    queries from `key` and the keys from `query`."""
+
+    def forward(self, key, query, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (b, h, len_q, len_k)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = scores.softmax(dim=-1)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class QueriesProjectedWithWv(Base):
+    """Projects the queries with w_v (a copy-paste slip): self.w_v(query)."""
+
+    def forward(self, query, key, value, mask=None):
+        q = self.split(self.w_v(query))  # (b, h, len_q, d_head)
+        k, v = self.split(self.w_k(key)), self.split(self.w_v(value))
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (b, h, len_q, len_k)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = scores.softmax(dim=-1)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
 class ScoresFilledWithTinyNegative(Base):
     """Blocks in place with -1e-10, the exponent's sign slipped from -1e10: a blocked score
     stays practically 0, an ordinary score."""
@@ -1333,6 +1374,17 @@ MISTAKES = [
         r"at 0\.36 when built with dropout=0\.2: the rate 1 - \(1 - p\)\^2 of dropout applied "
         r"twice",
     ),
+    Mistake(
+        check_MultiHeadAttention,
+        ForwardKeyQueryValueOrder,
+        r"queries come from `key` and your keys from `query`, the argument order",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        QueriesProjectedWithWv,
+        r"queries look like `query` projected with w_v",
+    ),
+    Mistake(check_MultiHeadAttention, MergeKeepsHeadsAxis, r"heads axis is still second"),
     Mistake(check_MultiHeadAttention, MaskAfterSoftmax, r"applied the mask after the softmax"),
     Mistake(
         check_MultiHeadAttention,

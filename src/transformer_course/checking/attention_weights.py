@@ -49,6 +49,7 @@ __all__ = [
     "INVERTED_MASK",
     "MASK_AFTER_SOFTMAX",
     "MASK_NOT_APPLIED",
+    "MASK_TIMES_INF",
     "NEGATIVE_WEIGHTS",
     "NOT_A_DISTRIBUTION",
     "NOT_FINITE",
@@ -141,6 +142,14 @@ BLOCKED_NOT_MINUS_INF = (
     "The blocked scores reached the softmax as +inf or NaN, not -inf: check the sign of "
     "the fill value (-float('-inf') is +inf; write float('-inf')) and that it is not NaN. "
     "A +inf score makes exp() overflow, and inf / inf is NaN."
+)
+MASK_TIMES_INF = (
+    "That is what multiplying by infinity does: 0 * inf is NaN, so an additive mask made "
+    "as (~mask) * float('-inf') (or mask * -inf, or -inf * (1 - mask)) holds NaN where it "
+    "should hold 0, and the NaN spreads through the softmax to every entry of its row. "
+    "Put -inf only where the mask blocks: scores.masked_fill(~mask, float('-inf')), or "
+    "torch.where(mask, scores, float('-inf')) (an additive mask needs "
+    "torch.zeros(...).masked_fill(~mask, float('-inf')), not a product)."
 )
 ALL_ZEROED = (
     "Only the rows of queries that may attend to no key should be zero. This looks like "
@@ -342,6 +351,13 @@ def expect_attention_weights(
                 f"{what} is NaN or inf in exactly the query rows that have a blocked key "
                 f"(first: query row {_index(bad_rows)}, batch indices first) and finite in "
                 f"the rows that block nothing. {BLOCKED_NOT_MINUS_INF}"
+            )
+        if mask is not None and (~blocked).any() and bool(bad_rows.all()):
+            c.fail(
+                f"{what} is NaN or inf in every query row, even those whose mask blocks no "
+                f"key (first: query row {_index(~blocked)}, batch indices first): the "
+                f"allowed entries turned into NaN as well, not only the blocked ones. "
+                f"{MASK_TIMES_INF}"
             )
         c.fail(
             f"{what} contains NaN or inf (first in query row {_index(bad_rows)}, batch "

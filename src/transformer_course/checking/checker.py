@@ -61,6 +61,7 @@ from transformer_course.checking.printed import printed_not_returned, tee_stdout
 from transformer_course.checking.randomness import global_random_state, restore_random_state
 from transformer_course.checking.rearranged import kept_slice, rejoined
 from transformer_course.checking.relations import first_wrong, match_relation
+from transformer_course.checking.sequence_relations import collapsed_runs, keys_as_strings
 from transformer_course.checking.size_one_axes import (
     NAMES_SIZE_ONE_AXIS,
     permuted_axes,
@@ -748,7 +749,11 @@ class Checker:
             self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {both[0]}")
         hint = hint() if callable(hint) else hint  # (fail() adds the one edit that fits)
         hint = hint or self.deviation(candidates=True)
-        relation = _value_relation(got, expected)
+        relation = (
+            collapsed_runs(got, expected)
+            or keys_as_strings(got, expected)
+            or _value_relation(got, expected)
+        )
         parts = (first_difference(got, expected), _uniform_mask(got, expected), relation, hint)
         advice = " ".join(part for part in parts if part)
         self.fail(f"{what} returned {short(got)}, expected {short(expected)}. {advice}".strip())

@@ -37,6 +37,11 @@ from transformer_course.checking import (
     torch_generator,
 )
 from transformer_course.checking.extra_steps import extra_norm_outputs
+from transformer_course.checking.frozen_rows import (
+    frozen_rows,
+    frozen_rows_message,
+    padding_idx_signature,
+)
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
@@ -851,6 +856,29 @@ def _norms_of_the_other_hint(cosine_similarity, message: str, a, b) -> str:
     )
 
 
+def _cosine_over_pair_axis(values: np.ndarray, a: np.ndarray, b: np.ndarray) -> str:
+    """The cosine of the broadcast pairs a[:, None, :] and b[None, :, :] (n, m, d) taken
+    along axis 0 (a's rows) or 1 (b's rows) instead of the features, axis -1: what
+    F.cosine_similarity gives with its default dim=1 (or dim=0); "" otherwise."""
+    a_pairs = np.broadcast_to(a.astype(np.float64)[:, None, :], (len(a), len(b), a.shape[-1]))
+    b_pairs = np.broadcast_to(b.astype(np.float64)[None, :, :], a_pairs.shape)  # (n, m, d)
+    names = {0: "a's rows (n)", 1: "b's rows (m)"}
+    for axis, rows in names.items():
+        lengths = np.linalg.norm(a_pairs, axis=axis) * np.linalg.norm(b_pairs, axis=axis)
+        model = (a_pairs * b_pairs).sum(axis=axis) / np.maximum(lengths, 1e-8)
+        if values.shape != model.shape or not np.allclose(values, model, atol=1e-5):
+            continue
+        return (
+            f"Yours has shape {values.shape}: the cosine of the broadcast pairs "
+            "a[:, None, :] and b[None, :, :], (n, m, d), taken along axis "
+            f"{axis}, {rows}, instead of along the features, the last axis: the features "
+            f"remain and the axis of {rows} is gone. F.cosine_similarity does that with "
+            f"dim={axis}" + (", its default" if axis == 1 else "") + ": pass dim=-1, "
+            "F.cosine_similarity(a[:, None, :], b[None, :, :], dim=-1), (n, m)."
+        )
+    return ""
+
+
 def _combined_inputs_hint(got, a: np.ndarray, b: np.ndarray) -> str:
     """A result of another shape whose numbers show how the inputs were combined: every
     entry of the unit rows times every entry (np.outer flattens its arguments), or the
@@ -870,6 +898,9 @@ def _combined_inputs_hint(got, a: np.ndarray, b: np.ndarray) -> str:
             "denominator; the cosines are the dot products of the unit rows, "
             "a_unit @ b_unit.T, (n, m)."
         )
+    hint = _cosine_over_pair_axis(values, a, b)
+    if hint:
+        return hint
     stacked = _normalised(np.concatenate([a, b]).astype(np.float64))  # (n + m, d)
     if values.shape == (n + m, n + m) and np.allclose(values, stacked @ stacked.T, atol=1e-5):
         return (
@@ -1748,6 +1779,33 @@ def _length_axis_reduced_hint(got, weight, ids, d_model: int) -> str:
     return f"{lost} Look every id up on its own: self.embedding(ids) with an nn.Embedding."
 
 
+def _expect_every_row_trained(c, module, key, initial_table, built: str, vocab_size: int):
+    """The values are right: a call that reads every row once must give every row of the
+    table a gradient (none kept at zero by padding_idx or a detached copy). Said only where
+    the output's graph leads back to the table (not in the grader)."""
+    table = dict(module.named_parameters()).get(key)
+    if table is None:
+        return
+    every_id = torch.arange(vocab_size).reshape(1, vocab_size)  # (1, vocab_size)
+    what = f"{built} applied to ids (1, {vocab_size}) holding every id once"
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            out = module(every_id)  # (1, vocab_size, d_model)
+    except Exception:  # the same module ran on other ids: nothing new to say
+        return
+    rows = frozen_rows(out, table)
+    if rows and padding_idx_signature(rows, initial_table):
+        # accepted (a correct variant of the tests): padding_idx keeps the loaded lookup
+        c.note(
+            f"Your table's row {rows[0]} starts at zero and gets no gradient: "
+            f"nn.Embedding(..., padding_idx={rows[0]}). The lookup is right; this lesson's "
+            "layer is a plain table, nn.Embedding(vocab_size, d_model), whose every row "
+            "(padding included) is trained."
+        )
+    elif rows:
+        c.fail(frozen_rows_message(rows, initial_table, what))
+
+
 def _expect_same_in_training(c, module, ids, expected, built: str, seed: int) -> None:
     """A new module is in training mode (model.train()), and the lookup has nothing that
     training changes: the output must be the eval-mode one. Dropout inside the module is
@@ -2067,6 +2125,7 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
             )
             # right in eval mode; a new module is in training mode, where it must not differ
             _expect_same_in_training(c, module, ids, plain * math.sqrt(d_model), built, seed)
+            _expect_every_row_trained(c, module, key, fresh_table, built, vocab_size)
             # the output is right: an extra trainable parameter is the only thing left
             trainable = {
                 name: parameter

@@ -133,6 +133,7 @@ def multi_head_attention_f(
     fill: float = float("-inf"),
     transposed: tuple[str, ...] = (),
     o_proj: str = "w_o",
+    q_proj: str = "w_q",
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Multi-head attention in float64: w_o(merge(attention(split(w_q q), split(w_k k),
     split(w_v v)))), ``p`` holding the nn.Linear w_q, w_k, w_v, w_o (d_model, d_model),
@@ -155,7 +156,8 @@ def multi_head_attention_f(
     only the queries or only the keys rotated. ``fill``: what blocked scores become.
     ``transposed``: the projections whose stored weight is applied as it is, x @ weight +
     bias, where nn.Linear computes x @ weight.T + bias (a weight multiplied by hand).
-    ``o_proj``: the projection the merged heads go through (w_o, right).
+    ``o_proj``: the projection the merged heads go through (w_o, right); ``q_proj``: the
+    one the queries go through (w_q, right).
     """
     if transposed:
         wrong = {f"{name}.weight" for name in transposed}
@@ -165,7 +167,7 @@ def multi_head_attention_f(
     def project(name: str | None, x: torch.Tensor) -> torch.Tensor:
         return x if name is None else linear(x, p, name)
 
-    q = project("w_q", inputs[q_from])  # (batch, len_q, d_model)
+    q = project(q_proj, inputs[q_from])  # (batch, len_q, d_model)
     k = project(k_proj, inputs[k_from])  # (batch, len_k, d_model)
     v = project(v_proj, inputs[v_from])
 

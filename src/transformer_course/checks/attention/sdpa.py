@@ -22,6 +22,7 @@ from transformer_course.checking.attention_weights import (
     BLOCKED_NOT_MINUS_INF,
     FULLY_MASKED_NAN,
     INVERTED_MASK,
+    MASK_TIMES_INF,
     SOFTMAX_OVER_QUERIES,
     attention_weights_variant,
     expect_attention_weights,
@@ -1033,6 +1034,34 @@ def _expect_deterministic(c, fn, args, weights: torch.Tensor, what: str) -> None
     )
 
 
+def _nan_from_any_mask(fn, args, mask) -> bool:
+    """Whether the weights are finite with no mask but NaN or inf with a mask that allows
+    every key, and NaN or zeros (nothing allowed, repaired) with one that blocks every key:
+    NaN made from the mask's allowed entries (0 * inf). An inverted mask gives the other
+    signature: an all-False mask then allows everything, finite rows that add up to 1."""
+
+    def weights_for(probe_mask) -> torch.Tensor | None:
+        torch.manual_seed(_AGAIN_SEED)
+        try:
+            got = fn(*[a.detach().clone() for a in args[:3]], probe_mask)
+        except Exception:
+            return None
+        if not isinstance(got, tuple | list) or len(got) != 2:
+            return None
+        return got[1].detach() if isinstance(got[1], torch.Tensor) else None
+
+    unmasked = weights_for(None)
+    everything = weights_for(torch.ones_like(mask))
+    nothing = weights_for(torch.zeros_like(mask))
+    if unmasked is None or everything is None or nothing is None:
+        return False
+    return (
+        bool(torch.isfinite(unmasked).all())
+        and not bool(torch.isfinite(everything).all())
+        and (not bool(torch.isfinite(nothing).all()) or not bool(nothing.any()))
+    )
+
+
 def _expect_masking_keeps_finite(c, fn, args, mask, weights: torch.Tensor, what: str) -> None:
     """NaN or inf in rows that may attend to a key, which a mask that blocks nothing
     leaves finite: the blocking itself makes them (+inf or NaN put in the scores), not an
@@ -1049,9 +1078,20 @@ def _expect_masking_keeps_finite(c, fn, args, mask, weights: torch.Tensor, what:
         return
     if not isinstance(probe, tuple | list) or len(probe) != 2:
         return
-    if not isinstance(probe[1], torch.Tensor) or not bool(torch.isfinite(probe[1]).all()):
+    if not isinstance(probe[1], torch.Tensor):
         return
     first = tuple(int(i) for i in bad.nonzero()[0])
+    if not bool(torch.isfinite(probe[1]).all()):
+        if _nan_from_any_mask(fn, args, mask):
+            c.fail(
+                what + f"your `weights` contain NaN or inf in query rows that may attend to a "
+                f"key (first query row {first}, batch indices first), and so they do with a "
+                "mask that blocks nothing (all True), while with no mask they are finite (and "
+                "an all-False mask gives no row that adds up to 1, so the mask is not read "
+                "the wrong way round): passing a mask turns the "
+                f"allowed entries into NaN too, not only the blocked ones. {MASK_TIMES_INF}"
+            )
+        return
     c.fail(
         what + f"your `weights` contain NaN or inf in query rows that may attend to a key (first "
         f"query row {first}, batch indices first), but with a mask that blocks nothing they are "

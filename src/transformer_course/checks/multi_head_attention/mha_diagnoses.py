@@ -170,6 +170,22 @@ _WEIGHT_MISTAKES += [
         "Your keys come from `value` and your values from `key`: the two inputs are "
         "exchanged. Project `key` with w_k and `value` with w_v.",
     ),
+    (
+        {"q_proj": "w_k", "k_proj": "w_q"},
+        "Your queries are projected with w_k and your keys with w_q: the two projections "
+        "are exchanged (self.w_k(query), self.w_q(key)), which turns every head's scores "
+        "into k qᵀ, the transpose of q kᵀ (when query and key are one tensor, computing "
+        "the scores as k @ q.transpose(-2, -1) gives the same numbers). Project query with "
+        "w_q and key with w_k: scores = q @ k.transpose(-2, -1).",
+    ),
+    (
+        {"q_proj": "w_k"},
+        "Your queries look like `query` projected with w_k: project the queries with w_q.",
+    ),
+    (
+        {"q_proj": "w_v"},
+        "Your queries look like `query` projected with w_v: project the queries with w_q.",
+    ),
 ]
 # ... and mistakes that only the output shows.
 _OUTPUT_MISTAKES = [
@@ -298,6 +314,37 @@ _MAT_SHAPES = re.compile(r"\((\d+)x(\d+) and (\d+)x(\d+)\)")
 _RESHAPE_REQUEST = re.compile(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)")
 
 
+def _heads_axis_kept_in_merge(case: _Case, positions, width, rows, cols) -> str:
+    """w_o given batch * num_heads rows of len_q * d_head numbers: the merged tensor is
+    (batch, num_heads, len_q * d_head), the heads axis left second. merge_heads received
+    heads already transposed to (batch, len_q, num_heads, d_head) and transposed them again
+    (reading len_q as the number of heads), or the merge reshaped without moving the heads
+    axis; these shapes cannot tell the two apart, so both are named. "" otherwise."""
+    d_head = case.d_model // case.num_heads
+    if positions is None or case.num_heads == case.len_q:
+        return ""
+    if (positions, width, rows, cols) != (
+        case.batch * case.num_heads,
+        case.len_q * d_head,
+        case.d_model,
+        case.d_model,
+    ):
+        return ""
+    return (
+        f"w_o received {positions} rows of {width} numbers: batch * num_heads = "
+        f"{case.batch} * {case.num_heads} rows, each len_q * d_head = {case.len_q} * {d_head} "
+        f"wide, so the merged heads are (batch, num_heads, len_q * d_head) = ({case.batch}, "
+        f"{case.num_heads}, {width}) where (batch, len_q, d_model) = ({case.batch}, "
+        f"{case.len_q}, {case.d_model}) belongs: the heads axis is still second after the "
+        "merge. Either the heads were transposed to (batch, len_q, num_heads, d_head) before "
+        "merge_heads, which transposes them itself (transposed twice: it then reads len_q as "
+        "the number of heads), or the merge reshaped without moving the heads axis "
+        "(reshape(batch, num_heads, -1)). Pass merge_heads the heads as attention returns "
+        "them, (batch, num_heads, len_q, d_head), and let it move the axis once: "
+        "x.transpose(1, 2).reshape(batch, len_q, num_heads * d_head)."
+    )
+
+
 def _head_width_projection_hint(case: _Case) -> list:
     """A d_model -> d_model projection given one head's d_head-wide vectors (blind10g-mha-
     output-projection-before-merge, w_o before merge_heads: only the generic matmul advice,
@@ -310,14 +357,20 @@ def _head_width_projection_hint(case: _Case) -> list:
         request = _RESHAPE_REQUEST.search(str(exc))
         if case.num_heads == 1 or not (found or request):
             return ""
+        positions = None  # the rows mat1 had: batch * (whatever stood as the length)
         if found:
-            _, width, rows, cols = (int(n) for n in found.groups())
+            positions, width, rows, cols = (int(n) for n in found.groups())
         else:  # the merge's reshape refused heads d_model wide: as many numbers as w_o's
             width, rows, cols = 0, 0, 0
             numbers = int(request.group(2))
             if numbers == case.batch * case.num_heads * case.len_q * case.d_model:
                 width, rows, cols = case.num_heads * case.d_model, case.d_model, case.d_model
-        if (width, rows, cols) == (case.num_heads * case.d_model, case.d_model, case.d_model):
+        merged_twice = _heads_axis_kept_in_merge(case, positions, width, rows, cols)
+        if merged_twice:
+            return merged_twice
+        if (width, rows, cols) == (case.num_heads * case.d_model, case.d_model, case.d_model) and (
+            positions in (None, case.batch * case.len_q)
+        ):
             # heads d_model wide: values never split into heads (round 12, blind12d-mha-
             # dropout-heads-from-raw-value: self.dropout(weights) @ value in training)
             where = (
@@ -444,6 +497,32 @@ _FROM_QUERY = {
     "keys and values": (
         {"k_from": "query", "v_from": "query"},
         "Your keys and your values both come from `query`",
+    ),
+    # the inputs read in another order: each of the three from another argument
+    "queries and values swapped": (
+        {"q_from": "value", "v_from": "query"},
+        "Your queries come from `value` and your values from `query`, the argument order "
+        "(value, key, query): a signature forward(self, value, key, query, mask=None), as "
+        "in the TensorFlow tutorial's call(v, k, q, mask), or the two names exchanged in "
+        "the body. The exercise's order is forward(self, query, key, value, mask=None)",
+    ),
+    "queries and keys swapped": (
+        {"q_from": "key", "k_from": "query"},
+        "Your queries come from `key` and your keys from `query`, the argument order "
+        "(key, query, value): the first two parameters exchanged in the signature or in "
+        "the body. The exercise's order is forward(self, query, key, value, mask=None)",
+    ),
+    "rotated (key, value, query)": (
+        {"q_from": "key", "k_from": "value", "v_from": "query"},
+        "Your queries come from `key`, your keys from `value` and your values from `query`: "
+        "the arguments are read in another order than forward(self, query, key, value, "
+        "mask=None)",
+    ),
+    "rotated (value, query, key)": (
+        {"q_from": "value", "k_from": "query", "v_from": "key"},
+        "Your queries come from `value`, your keys from `query` and your values from `key`: "
+        "the arguments are read in another order than forward(self, query, key, value, "
+        "mask=None)",
     ),
 }
 

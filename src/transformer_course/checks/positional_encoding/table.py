@@ -314,6 +314,8 @@ def _pe_fitted_frequencies(got: np.ndarray, max_len: int, d_model: int, others=l
         if case[0] >= 2 and case[1] >= 4 and table.shape == case
     ]
     why = _exponent_why_everywhere(c, d_model, measured)
+    if not why:
+        why = _whole_step_why(c, d_model, others)
     base = _round_base(c)
     if base is not None and not why:
         return _wrong_base_sentence(c, base)
@@ -321,6 +323,48 @@ def _pe_fitted_frequencies(got: np.ndarray, max_len: int, d_model: int, others=l
     return (
         f"Your sines and cosines are in place, but pair i turns at pos / 10000^({shown}/d_model) "
         "(i the pair index, measured from your table): the exponent is 2i/d_model." + why
+    )
+
+
+def _whole_step(c: float, d_model: int, least: int = 1) -> int | None:
+    """The whole number k when the measured exponent c·i/d_model makes pair i turn at
+    pos·e^(-k·i) (k >= least), else None."""
+    step = c * math.log(10000.0) / d_model
+    k = round(step)
+    return k if k >= least and abs(step - k) < 1e-4 else None
+
+
+def _whole_step_why(c: float, d_model: int, others) -> str:
+    """A step of a whole power of e per pair, in this table and in every other table of
+    the check that can be measured (their d_models differ, so the true step,
+    2·ln(10000)/d_model, cannot be whole in all of them, and neither can log10's 8/d_model):
+    a value in the exponent rounded to a whole number, most often a floor division that
+    binds to more than the writer meant; "" otherwise."""
+    k = _whole_step(c, d_model)
+    if k is None:
+        return ""
+    steps = {d_model: k}
+    for table, case in others():
+        if case[0] < 2 or case[1] < 4 or table.shape != case:
+            continue
+        other = _pe_measured_exponent(table, *case)
+        # (a step rounded down to 0 is whole too: every pair at frequency 1)
+        other_k = None if other is None else _whole_step(other, case[1], least=0)
+        if other_k is None:
+            return ""
+        steps[case[1]] = other_k
+    if len(steps) < 2:  # one d_model alone: a whole step there can be a coincidence
+        return ""
+    shown = ", ".join(f"e^(-{k}·i) at d_model = {d}" for d, k in steps.items())
+    return (
+        " In every table the check measured, pair i turns at pos times e^(-k·i) with a whole "
+        f"number k ({shown}): a whole power of e per pair, so a value in the exponent was rounded "
+        "to a whole number. Most often a floor division with the wrong precedence: in "
+        "-log(10000) / d_model // 2 the // applies to the whole quotient -log(10000) / "
+        "d_model (/ and // bind equally, left to right) and floors it to a negative whole "
+        "number, instead of dividing by d_model // 2; int() or round() would do the same. "
+        "Put the parentheses where you mean them, or write the rate directly: "
+        "np.exp(-np.log(10000.0) * 2i / d_model), that is 10000^(-2i / d_model)."
     )
 
 

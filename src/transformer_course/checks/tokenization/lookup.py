@@ -281,6 +281,9 @@ def check_encode(encode, *, hidden: bool = False) -> None:
             cased = _CASED
         runs = [(tokens, vocab, "vocab") for tokens in cases]
         runs.append((cased[1], cased[0], f"vocab={cased[0]}"))
+        # The first case again, with the same token -> id mapping stored with its keys in
+        # alphabetical order (not id order): any dict is a valid vocabulary.
+        runs.append((cases[0], dict(sorted(vocab.items())), _ALPHABETICAL))
         for tokens, vocab, named in runs:
             unk = vocab["<unk>"]
             what = f"encode({tokens!r}, {named})"
@@ -337,8 +340,9 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                 got,
                 expected,
                 what,
-                hint=lambda tokens=tokens, vocab=vocab, got=got, expected=expected: (
-                    _encode_order_hint(tokens, got, expected)
+                hint=lambda tokens=tokens, vocab=vocab, got=got, expected=expected, named=named: (
+                    (_KEY_ORDER_OBSERVED if named == _ALPHABETICAL else "")
+                    or _encode_order_hint(tokens, got, expected)
                     or _unknown_token_spans_hint(tokens, vocab, got)
                     or f"Look each token up in vocab (vocab is {dict(list(vocab.items())[:8])}...)."
                 ),
@@ -374,8 +378,41 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                         ref.EOS_ID,
                     ],
                     **_encode_one_special_added(expected, vocab),
+                    **(_encode_key_order_models(tokens, vocab) if named == _ALPHABETICAL else {}),
                 },
             )
+
+
+_ALPHABETICAL = "vocab with its keys in alphabetical order (the same token -> id mapping)"
+
+
+def _encode_key_order_models(tokens, vocab) -> dict:
+    """For the run whose vocabulary stores its keys alphabetically (the same mapping as a
+    run the answer already got right): each token's position among the keys, and, whatever
+    else the ids are, the observation that they depend on the order of the keys alone."""
+    keys = list(vocab)
+    unk = vocab["<unk>"]
+    by_position = [keys.index(t) if t in vocab else unk for t in tokens]
+    fix = (
+        "Look the id up in the mapping itself, whatever the order of the keys: "
+        'vocab.get(token, vocab["<unk>"]).'
+    )
+    return {
+        "These tokens got the right ids from the same vocabulary with its keys in id order: "
+        "only the order in which the dict stores its keys changed, so your ids depend on that "
+        "order. With the keys stored alphabetically each id is the token's position among the "
+        "dict's keys (list(vocab).index(token), or an enumerate over vocab): that equals the "
+        "id only while the keys happen to be stored in id order, and a vocabulary may store "
+        f"them in any order (the order of its keys does not matter). {fix}": by_position,
+    }
+
+
+_KEY_ORDER_OBSERVED = (
+    "These tokens got the right ids from the same vocabulary with its keys in id order: only "
+    "the order in which the dict stores its keys changed, so your ids depend on that order, "
+    "which carries no meaning (only the token -> id mapping does). Look the id up in the "
+    'mapping itself: vocab.get(token, vocab["<unk>"]).'
+)
 
 
 def _expect_not_all_unk(c, encode, tokens, vocab, got, what) -> None:
@@ -522,6 +559,45 @@ def _keyed_by_tokens_hint(vocab, decode):
             "token, index in vocab.items()} copies it). Swap them: id_to_token = {index: "
             "token for token, index in vocab.items()}, then id_to_token[int(i)]."
         )
+
+    return hint
+
+
+#: a vocabulary no check call uses elsewhere: its word exists nowhere else
+_FRESH_VOCAB = {"<pad>": 0, "<unk>": 1, "<bos>": 2, "<eos>": 3, "probe-word": 4}
+
+
+def _decode_kept_from_earlier_call(decode) -> str:
+    """When decode([4], a vocabulary never used before whose id 4 is 'probe-word') returns
+    another token: the inverse table came from an earlier call's vocabulary and was kept
+    (a module-level dict filled once, a cache, a default argument). "" otherwise."""
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        got = decode([4], dict(_FRESH_VOCAB))
+        if isinstance(got, list | tuple) and len(got) == 1 and got[0] not in _FRESH_VOCAB:
+            return (
+                f"On a vocabulary your decode had never seen, decode([4], {_FRESH_VOCAB}) "
+                f"returned {list(got)!r}, not ['probe-word']: a token this vocabulary does not "
+                "even hold, from a vocabulary of an earlier call. Your inverse table id -> token was built "
+                "once and kept between calls (a module-level or global dict filled on the "
+                "first call, a cache, a mutable default argument). Build it from each call's "
+                "own vocab, inside decode: {index: token for token, index in vocab.items()}."
+            )
+    return ""
+
+
+def _stale_inverse_hint(vocab, decode):
+    """A KeyError on an id this vocabulary has: the probe of
+    :func:`_decode_kept_from_earlier_call` tells a table kept from an earlier call."""
+
+    def hint(exc: BaseException) -> str:
+        key = exc.args[0] if exc.args else None
+        try:
+            key = int(key)
+        except (TypeError, ValueError):
+            return ""
+        if key not in set(vocab.values()):
+            return ""
+        return _decode_kept_from_earlier_call(decode)
 
     return hint
 
@@ -703,6 +779,8 @@ def check_decode(decode, *, hidden: bool = False) -> None:
         runs.append(
             (list(cases[0]) or [4], alphabetical, "vocab with its keys in alphabetical order")
         )
+        # another vocabulary, after those: a table kept from an earlier call shows here
+        runs.append(([2, 4, 3], dict(_FRESH_VOCAB), f"{_FRESH_VOCAB}"))
         for ids, vocab, named in runs:
             probe = _after_eos_probe(decode, vocab)
             kind = "array " if isinstance(ids, np.ndarray) else ""
@@ -711,7 +789,11 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                 decode,
                 ids.copy() if kind else list(ids),
                 dict(vocab),
-                hints=[*_DECODE_HINTS, (KeyError, _keyed_by_tokens_hint(vocab, decode))],
+                hints=[
+                    *_DECODE_HINTS,
+                    (KeyError, _keyed_by_tokens_hint(vocab, decode)),
+                    (KeyError, _stale_inverse_hint(vocab, decode)),
+                ],
             )
             got = _tokens(c, got, what, "Return a list of token strings.")
             _expect_not_accumulated(
@@ -726,7 +808,10 @@ def check_decode(decode, *, hidden: bool = False) -> None:
                 got,
                 ref.decode(ids, vocab),
                 what,
-                hint="Invert the vocab ({id: token}) and look each id up; keep special tokens.",
+                hint=lambda: (
+                    _decode_kept_from_earlier_call(decode)
+                    or "Invert the vocab ({id: token}) and look each id up; keep special tokens."
+                ),
                 mistakes={
                     "Special tokens (<pad>, <unk>, <bos>, <eos>) must be decoded too, not dropped: "
                     "decode is the exact inverse of encode.": [

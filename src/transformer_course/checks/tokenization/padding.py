@@ -138,6 +138,37 @@ def _whole_row_hints(pad_batch) -> list:
     return [(whole_row, text)]
 
 
+def _gaps_left_none_hints(pad_batch) -> list:
+    """The hint for an error about None (int() or an int64 array given None), when probes
+    show where it comes from: sequences of equal length come out right, while a batch
+    whose second sequence is shorter raises about None too. The gaps of the shorter
+    sequences were filled with None, not pad_id: itertools.zip_longest without fillvalue,
+    or any padding list built from None."""
+
+    def about_none(exc: BaseException) -> bool:
+        if not isinstance(exc, TypeError | ValueError) or "None" not in str(exc):
+            return False
+        with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+            equal = np.asarray(pad_batch([[5, 6], [7, 8]], 0))
+            if equal.tolist() != [[5, 6], [7, 8]]:
+                return False
+            try:
+                pad_batch([[5, 6], [7]], 0)
+            except (TypeError, ValueError) as shorter:
+                return "None" in str(shorter)
+        return False
+
+    text = (
+        "Sequences of equal length come out right (pad_batch([[5, 6], [7, 8]], 0)), but as "
+        "soon as one is shorter (pad_batch([[5, 6], [7]], 0)) a None reaches the array: the "
+        "places past a shorter sequence's end were filled with None, not with pad_id, which "
+        "is never used. itertools.zip_longest(*sequences) fills the gaps with None unless "
+        "given fillvalue=pad_id; simpler, start from np.full((len(sequences), max_len), "
+        "pad_id) and copy each sequence into the start of its row."
+    )
+    return [(about_none, text)]
+
+
 #: what the usual ways to find max_len or to build the rows raise on a batch of no
 #: sequences: the words of the error -> what raised it
 _EMPTY_BATCH_ERRORS = {
@@ -276,6 +307,26 @@ _EVERY_ROW_WRITTEN = (
 )
 
 
+def _cut_to_shortest(seqs, pad_id, expected) -> dict:
+    """Every row cut to the shortest sequence's length, then padded to max_len (columns
+    built with zip(*sequences), which stops at its shortest argument): {message: model},
+    empty when all the sequences have one length."""
+    lengths = [len(s) for s in seqs]
+    if not seqs or min(lengths) == max(lengths):
+        return {}
+    shortest = min(lengths)
+    model = np.full_like(expected, pad_id)  # (batch, max_len)
+    model[:, :shortest] = expected[:, :shortest]
+    return {
+        f"Every row keeps only its first {shortest} id(s), the length of the shortest "
+        f"sequence, and pad_id={pad_id} after: the longer sequences lost every id past "
+        "that length. zip(*sequences) stops at its shortest argument (and min() of the "
+        "lengths cuts the same way): go to the longest, itertools.zip_longest(*sequences, "
+        f"fillvalue={pad_id}), or copy each whole sequence into the start of its row of "
+        "np.full((len(sequences), max_len), pad_id).": model
+    }
+
+
 def _reversed_rows(seqs, pad_id, expected):
     flipped = expected.copy()
     for row, seq in enumerate(seqs):
@@ -320,7 +371,12 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                     pad_batch,
                     [list(s) for s in seqs],
                     pad_id,
-                    hints=[*_empty_batch_hints(seqs), *_whole_row_hints(pad_batch), *_PAD_HINTS],
+                    hints=[
+                        *_empty_batch_hints(seqs),
+                        *_whole_row_hints(pad_batch),
+                        *_gaps_left_none_hints(pad_batch),
+                        *_PAD_HINTS,
+                    ],
                 )
             except CheckFailure as failure:
                 hint = _width_of_first_hint(pad_batch, seqs, pad_id) or _width_of_largest_hint(
@@ -423,6 +479,7 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                         _zeros_made_pad(seqs, pad_id, expected)
                     ),
                     _EVERY_ROW_WRITTEN: _every_row_written(seqs, pad_id, expected),
+                    **_cut_to_shortest(seqs, pad_id, expected),
                     "Each sequence is reversed in its row: copy it as it is, its first id "
                     "first, then the padding.": _reversed_rows(seqs, pad_id, expected),
                     f"Your batch's dtype, {array.dtype}, is too small for these ids: those "

@@ -29,6 +29,8 @@ _VISIBLE_TEXTS = [
     "Straße: λόγος mp3",
     # marks between digits are tokens too: '3', '.', '50'
     "It costs $3.50, or 1,000 yen.",
+    # marks outside ASCII are marks too: a fixed list such as string.punctuation misses them
+    "Il dit «oui» — puis… non",
 ]
 _HIDDEN_TEXTS = [
     "The black cat drank the milk... didn't it?!",
@@ -543,6 +545,17 @@ _SPLIT_MISTAKES: dict[str, tuple[str, str]] = {
     "letters and digits together: \\w+.": ("findall", r"[^\W\d]+|\d+|[^\w\s]"),
     "An apostrophe is punctuation like any other: 'didn't' is 'didn', \"'\", 't' "
     "(crude, and one reason real tokenizers use subwords).": ("findall", r"[\w']+|[^\w\s]"),
+    "Only the 32 ASCII marks of string.punctuation were split off (each replaced by itself "
+    "between spaces, then a split on whitespace): a mark outside that list ('«', '—', '…', "
+    "'¿', a curly apostrophe) stays glued to the word beside it, and '_', which the list "
+    "holds, was cut out of words ('snake_case' became 'snake', '_', 'case'). A mark is any "
+    "character that is neither a word character nor whitespace, in any script: "
+    "re.findall(r'\\w+|[^\\w\\s]', text.lower()).": ("ascii_marks", string.punctuation),
+    "Only ASCII marks were split off (a fixed list of marks, such as string.punctuation "
+    "without '_'): a mark outside that list ('«', '—', '…', '¿', a curly apostrophe) stays "
+    "glued to the word beside it. A mark is any character that is neither a word "
+    "character nor whitespace, in any script: re.findall(r'\\w+|[^\\w\\s]', "
+    "text.lower()).": ("ascii_marks", string.punctuation.replace("_", "")),
     _GLUED_INSIDE: ("edges", ""),
     "Tabs and newlines are whitespace too: they separate tokens and never are "
     "tokens (\\s matches every kind of whitespace; ' ' only the space).": (
@@ -583,6 +596,10 @@ def _split(rule: tuple[str, str], text: str) -> list[str]:
         return text.split()
     if how == "edges":
         return _peel_ends(text)
+    if how == "ascii_marks":  # each listed mark spaced out, then a whitespace split
+        for mark in pattern:
+            text = text.replace(mark, f" {mark} ")
+        return text.split()
     if how == "split_kept":  # the separators kept, empty strings dropped
         return [piece for piece in re.split(pattern, text) if piece]
     return re.split(pattern, text) if how == "split" else re.findall(pattern, text)

@@ -1,0 +1,95 @@
+"""Relations between a wrong list (or dict) and the right one that name a family of
+mistakes from the values alone, for any exercise compared with ``expect_equal``:
+
+* :func:`collapsed_runs`: the right items, but each run of equal consecutive items once
+  (``itertools.groupby``, a test against the previous item, CTC-style merging);
+* :func:`keys_as_strings`: a dict keyed by tuples (pairs of ids, say) whose keys came back
+  as strings, with the format that made them when one format fits every key.
+
+Each says only what every compared value shows ("" otherwise).
+"""
+
+from __future__ import annotations
+
+from itertools import groupby
+from typing import Any
+
+__all__ = ["collapsed_runs", "keys_as_strings"]
+
+
+def collapsed_runs(got: Any, expected: Any) -> str:
+    """``got`` is ``expected`` with each run of equal consecutive items kept once (and
+    shorter for it): that fact, with the first run shown; "" otherwise."""
+    if not (isinstance(got, list | tuple) and isinstance(expected, list | tuple)):
+        return ""
+    if len(got) >= len(expected):
+        return ""
+    try:
+        runs = [(item, len(list(run))) for item, run in groupby(expected)]
+        collapsed = [item for item, _ in runs]
+        if list(got) != collapsed:
+            return ""
+    except Exception:  # items that do not compare: no relation to state
+        return ""
+    item, length = next((item, n) for item, n in runs if n > 1)
+    collapsed_message = (
+        f"Yours has {len(got)} items for {len(expected)}: it is the right sequence with each "
+        f"run of equal consecutive items kept once ({item!r}, {length} times in a row, came "
+        "back once), as itertools.groupby, a test against the previous item, or merging "
+        "repeats (CTC-style decoding) does. Return one item for every input item, repeats "
+        "in a row included."
+    )
+    ends = [
+        name
+        for name, cut in (("last", list(expected[:-1])), ("first", list(expected[1:])))
+        if list(got) == cut
+    ]
+    if ends:  # the only run sits at that end: a lost end item looks the same here
+        return (
+            f"{collapsed_message} (Or the {ends[0]} item alone is missing: on this input, "
+            "whose only repeat sits at that end, both give the same result.)"
+        )
+    return collapsed_message
+
+
+_KEY_FORMATS = (
+    ("the digits of its items concatenated (str(a) + str(b))", lambda key: "".join(map(str, key))),
+    ("the tuple written out (str(pair))", str),
+    ("its items joined by a space", lambda key: " ".join(map(str, key))),
+    ("its items joined by a comma", lambda key: ",".join(map(str, key))),
+    ("its items joined by a comma and a space", lambda key: ", ".join(map(str, key))),
+    ("its items joined by '-'", lambda key: "-".join(map(str, key))),
+    ("its items joined by '_'", lambda key: "_".join(map(str, key))),
+)
+
+
+def keys_as_strings(got: Any, expected: Any) -> str:
+    """Every key of ``got`` a string where ``expected``'s keys are tuples: that fact, and
+    the format that turns each expected key into the learner's key when one does for every
+    key (concatenated digits named with the collisions they make); "" otherwise."""
+    if not (isinstance(got, dict) and isinstance(expected, dict)) or not got or not expected:
+        return ""
+    if not all(isinstance(k, str) for k in got) or not all(isinstance(k, tuple) for k in expected):
+        return ""
+    example = next(iter(expected))
+    found = (
+        f"Your keys are strings ({next(iter(got))!r}), not tuples such as {example}: a key is "
+        "the tuple itself, counts[(a, b)], which keeps the two items apart and lets the "
+        "caller read pair[0] and pair[1]."
+    )
+    for how, form in _KEY_FORMATS:
+        try:
+            formatted: dict[str, Any] = {}
+            for key, value in expected.items():
+                name = form(key)
+                formatted[name] = formatted.get(name, 0) + value if name in formatted else value
+        except Exception:  # a value that does not add up: try the next format
+            continue
+        if formatted == got:
+            collision = (
+                " Concatenated digits also collide: (1, 12) and (11, 2) both become '112'."
+                if "concatenated" in how
+                else ""
+            )
+            return f"{found} Each of yours is the key written as {how}.{collision}"
+    return found

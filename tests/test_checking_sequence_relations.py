@@ -1,0 +1,35 @@
+"""checking.sequence_relations: runs of repeats collapsed; tuple keys come back as strings."""
+
+from transformer_course.checking.sequence_relations import collapsed_runs, keys_as_strings
+
+
+def test_collapsed_runs_named_with_the_run():
+    message = collapsed_runs(["a", "b", "c"], ["a", "b", "b", "b", "c"])
+    assert "run of equal consecutive items kept once ('b', 3 times in a row" in message
+    assert "missing" not in message  # a run inside the sequence: no lost end looks the same
+
+
+def test_collapsed_run_at_the_end_names_the_lost_last_item_too():
+    message = collapsed_runs([1, 2, 0], [1, 2, 0, 0])
+    assert "kept once" in message and "Or the last item alone is missing" in message
+
+
+def test_collapsed_runs_silent_otherwise():
+    assert collapsed_runs([1, 3], [1, 2, 3]) == ""  # an item dropped, not a run collapsed
+    assert collapsed_runs([1, 2, 3], [1, 2, 3, 4]) == ""
+    assert collapsed_runs("ab", "abb") == ""  # strings are not sequences of items here
+
+
+def test_keys_as_strings_names_the_format():
+    expected = {(1, 12): 2, (11, 2): 1, (3, 4): 1}
+    joined = {f"{a}-{b}": n for (a, b), n in expected.items()}
+    assert "written as its items joined by '-'" in keys_as_strings(joined, expected)
+    concatenated = {"112": 3, "34": 1}  # (1, 12) and (11, 2) share '112'
+    message = keys_as_strings(concatenated, expected)
+    assert "concatenated (str(a) + str(b))" in message and "collide" in message
+
+
+def test_keys_as_strings_without_a_format_says_only_the_type():
+    message = keys_as_strings({"x": 1}, {(1, 2): 1})
+    assert message.startswith("Your keys are strings") and "written as" not in message
+    assert keys_as_strings({(1, 2): 1}, {(1, 2): 2}) == ""
