@@ -702,6 +702,27 @@ def _softmax_variant(final_max=True, factor="right"):
     return online_softmax
 
 
+def _softmax_first_block_counted_twice(x, block_size):
+    """The state started from the first block's maximum and sum, the loop still from 0."""
+    first = x[..., :block_size]
+    running_max = first.amax(dim=-1)
+    total = torch.exp(first - running_max[..., None]).sum(dim=-1)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(dim=-1))
+        total = total * torch.exp(running_max - new_max) + torch.exp(
+            block - new_max[..., None]
+        ).sum(dim=-1)
+        running_max = new_max
+    return torch.exp(x - running_max[..., None]) / total[..., None]
+
+
+def _softmax_blocks_each_averaged(x, block_size):
+    """torch.softmax of each block alone, divided by the number of blocks."""
+    blocks = torch.split(x, block_size, dim=-1)
+    return torch.cat([torch.softmax(block, dim=-1) / len(blocks) for block in blocks], dim=-1)
+
+
 def _softmax_stale_numerators(x, block_size):
     """Each block's exp(x - m) kept with the maximum of that moment, never rescaled."""
     running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
@@ -2922,6 +2943,18 @@ MISTAKES = [
         check_online_softmax,
         _named("s", _softmax_variant(factor="old_only")),
         r"right softmax times a constant of its own .*rescaled wrongly along the way",
+    ),
+    # offered rescaling candidates before (the family of blind21c-online-first-element-
+    # counted-twice and blind21c-online-each-block-normalised-alone)
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_first_block_counted_twice),
+        r"columns 0, 1, 2(, 3)? twice .*first block is counted twice",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_blocks_each_averaged),
+        r"sums to 0\.3333 on every row .*normalised on its own",
     ),
     # the restated rule ("rescale the running sum ...") before (blind8b)
     Mistake(
