@@ -838,6 +838,27 @@ def _tiled_bottom_right(q, k, v, block_size, causal=False):
     return acc / total[..., None]
 
 
+def _tiled_first_block_last(q, k, v, block_size, causal=False):
+    """Visits the key blocks from the second on and the first block last."""
+    len_k = k.shape[-2]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    starts = list(range(0, len_k, block_size))
+    for start in starts[1:] + starts[:1]:
+        stop = min(start + block_size, len_k)
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            future = torch.arange(start, stop)[None] > torch.arange(q.shape[-2])[:, None]
+            s = s.masked_fill(future, float("-inf"))
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
+
+
 def _tiled_scaled_by_length(q, k, v, block_size, causal=False):
     """Divides the scores by sqrt(q.shape[-2]), a length, instead of sqrt(d_k)."""
     scale = math.sqrt(q.shape[-1]) / math.sqrt(q.shape[-2])
@@ -2902,6 +2923,14 @@ MISTAKES = [
             ),
         ),
         r"calls .*scaled_dot_product_attention",
+    ),
+    # the family of blind21c-tiled-key-blocks-last-to-first (a maximum of each block's
+    # own and the edit "leaves out maximum" were named before): any order but first to last
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_first_block_last),
+        r"(?s)walked in another order than first to last.*entirely in the future"
+        r"(?!.*leaves out)",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_no_rescale), r"not rescaled"),
     Mistake(
