@@ -125,6 +125,17 @@ class OffByOne(ref.KVCache):
         return self.keys[:, :, : self.length], self.values[:, :, : self.length]
 
 
+class WritesLastNewOnly(ref.KVCache):
+    """Writes only the last of the new positions, though its length advances by all."""
+
+    def forward(self, k_new, v_new):
+        stop = self.length + k_new.shape[-2]
+        self.keys[:, :, stop - 1] = k_new[:, :, -1]
+        self.values[:, :, stop - 1] = v_new[:, :, -1]
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
 class SlotTooLong(ref.KVCache):
     """Writes n new positions into a slice one position longer (stop + 1)."""
 
@@ -2482,6 +2493,13 @@ def _window_by_rolled_xor(size, window):
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
+    # asked about an off-by-one write position before (the family of blind21c-cache-
+    # stores-first-new-position-only)
+    Mistake(
+        check_KVCache,
+        WritesLastNewOnly,
+        r"of the \d new positions only \[\d\] were stored.*covers fewer positions than k_new",
+    ),
     # blind19d: a count kept as a tensor buffer passed (persistent there, here not)
     Mistake(
         check_KVCache,

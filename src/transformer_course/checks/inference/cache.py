@@ -176,6 +176,9 @@ def _explain_cache(
     zero_rows = (got_k == 0).all(dim=-1).all(dim=1).all(dim=0)  # (length,)
     if bool(zero_rows.any()) and not bool((expected_k == 0).all(dim=-1).all(dim=1).any()):
         p = int(zero_rows.nonzero()[0])
+        partial = _new_positions_partly_written(zero_rows, got_k, expected_k, k_new, length)
+        if partial:
+            return partial
         return (
             f"Position {p} holds zeros: nothing was written there. Is the write position off "
             "by one (the new positions go to [length, length + n), where length is the "
@@ -188,6 +191,48 @@ def _explain_cache(
             "d_head), written with all of k_new's batch rows."
         )
     return ""
+
+
+def _new_positions_partly_written(zero_rows, got_k, expected_k, k_new, length: int) -> str:
+    """When every position the cache returns is right except some of this call's new
+    ones, which hold zeros: which of the n new positions were written (the first p only,
+    or another subset), and the write that covers all of them; "" otherwise.
+    ``zero_rows``: (stored,), the positions holding zeros in every sequence and head."""
+    if k_new is None or k_new.shape[-2] < 2 or got_k.shape != expected_k.shape:
+        return ""
+    n = k_new.shape[-2]
+    stop = length + n
+    if stop != zero_rows.shape[0]:
+        return ""
+    new_zero = zero_rows[length:stop]  # (n,)
+    if bool(zero_rows[:length].any()) or bool(new_zero.all()):
+        return ""
+    kept = ~zero_rows  # (stored,): the positions written
+    if not torch.allclose(got_k[:, :, kept].double(), expected_k[:, :, kept].double()):
+        return ""
+    written = [length + i for i in range(n) if not bool(new_zero[i])]
+    if written == list(range(length, length + len(written))):
+        p = len(written)
+        what = (
+            f"only the first {'one' if p == 1 else p} of the {n} new positions {'was' if p == 1 else 'were'} "
+            f"stored (position{'s' if p > 1 else ''} {written[0]}"
+            + (f" .. {written[-1]}" if p > 1 else "")
+            + f"); positions {length + p} .. {stop - 1} hold zeros"
+        )
+    else:
+        what = (
+            f"of the {n} new positions only {written} were stored; the others, up to "
+            f"{stop - 1}, hold zeros"
+        )
+    return (
+        f"This call brought {n} new positions (stored at [{length}, {stop})), and {what}, "
+        "while everything else returned is right and the length advanced by all of them. "
+        f"The write covers fewer positions than k_new has (as self.keys[:, :, start : start "
+        "+ 1] = k_new[:, :, :1] would): one-token steps are then right, but a prefill of "
+        "several positions loses all but what was written. Write every new position: "
+        "self.keys[:, :, start:stop] = k_new (stop = start + k_new.shape[-2]), and the "
+        "values likewise."
+    )
 
 
 def _fits_hint(stored: int, max_len: int, sizes: tuple[int, ...] = (), cache=None):
