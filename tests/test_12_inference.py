@@ -4185,6 +4185,22 @@ def _generate_stale_start(model, prompt, max_new_tokens):
 
 
 @torch.no_grad()
+def _generate_start_counts_every_sequence(model, prompt, max_new_tokens):
+    """Each new token's start is the number of tokens before it in all the sequences."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=ids.numel() - batch)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
 def _generate_prompt_uncached(model, prompt, max_new_tokens):
     batch, length = prompt.shape
     caches = model.new_caches(batch, length + max_new_tokens)
@@ -4351,6 +4367,12 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
         (_generate_caches_batch_one, r"(?s)axis 0 \(batch\).*caches hold one slot per sequence"),
         (_generate_stale_start, r"Call 2 of the model .* ran with start=6, but the caches held 5"),
         (_generate_prompt_uncached, r"prompt ran through the model without the caches"),
+        # "advances by 2, one more than" before (the family of blind21c-generate-start-
+        # from-positions-processed)
+        (
+            _generate_start_counts_every_sequence,
+            r"start is 2 × the positions the caches held, the tokens of all 2 sequences",
+        ),
         (_generate_fresh_caches, r"got new, empty caches"),
         (_generate_logits_late, r"recorded one step late"),
         # was "The caches are too small ...: make them with model.new_caches(batch, len +

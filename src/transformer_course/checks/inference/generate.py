@@ -384,6 +384,55 @@ def _one_dimensional_ids_hint(calls: list[dict], batch: int) -> str:
     return ""
 
 
+def _start_counts_tokens(calls: list[dict]) -> str:
+    """When every call's start is (batch size) × the positions its caches held, plus one
+    constant (tokens counted before this generate call), and that is not the position
+    itself: a counter of the tokens the model processed, over every sequence of the batch
+    and not reset between calls, passed as the start; "" when no such factor and offset fit
+    every call of the run (three at least) or the factor and offset are 1 and 0."""
+    pairs = []  # (start, held, batch) of each call
+    for call in calls:
+        held = call["held"][0] if call["held"] else None
+        start = call["start"]
+        shape = call["shape"]
+        if not isinstance(held, int) or not isinstance(start, int) or isinstance(start, bool):
+            return ""
+        if not shape or len(shape) != 2:
+            return ""
+        pairs.append((start, held, shape[0]))
+    batches = {batch for _, _, batch in pairs}
+    if len(pairs) < 3 or len(batches) != 1:
+        return ""
+    batch = batches.pop()
+    for factor in dict.fromkeys((batch, 1)):
+        offset = pairs[0][0] - factor * pairs[0][1]
+        if (factor, offset) == (1, 0) or offset < 0:
+            continue
+        if all(start == factor * held + offset for start, held, _ in pairs):
+            counted = (
+                f"{factor} × the positions the caches held, the tokens of all {factor} "
+                "sequences of the batch (batch × (len + t) for step t)"
+                if factor > 1
+                else "the positions the caches held"
+            )
+            before = (
+                f", plus {offset} counted before this generate call (a counter never reset)"
+                if offset
+                else ""
+            )
+            return (
+                f" Over every call your start is {counted}{before}: starts "
+                f"{[start for start, _, _ in pairs]} where the caches held "
+                f"{[held for _, held, _ in pairs]}. That is a count of the tokens the model "
+                "has processed (as a counter kept on the model, such as positions_processed, "
+                "gives: it counts every sequence of the batch and every earlier call), not a "
+                "position. start is the position of ids[:, 0] within one sequence: the number "
+                "of positions this generate call's caches hold (0 for the prompt, len + t for "
+                "the token chosen at step t)."
+            )
+    return ""
+
+
 def _start_rule(calls: list[dict], length: int) -> str:
     """The one wrong rule by which the learner's start advances from call to call after
     the prefill, read over every such call of the run (each start against the positions
@@ -512,7 +561,7 @@ def _diagnose_calls(calls: list[dict], length: int, ids=None, step0_wrong: bool 
                 "by one at each step where it should rise (a minus where + belongs): start = "
                 "len + t."
                 if number > 0 and step > 0 and call["start"] == length - step
-                else _start_rule(calls, length)
+                else _start_counts_tokens(calls) or _start_rule(calls, length)
             )
             return (
                 f"{which.capitalize()} ran with start={call['start']}, but the caches held "
