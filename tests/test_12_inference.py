@@ -728,6 +728,20 @@ def _softmax_first_block_counted_twice(x, block_size):
     return torch.exp(x - running_max[..., None]) / total[..., None]
 
 
+def _softmax_new_terms_against_both_maxima(x, block_size):
+    """Each block's terms taken as exp(block - 2 m_new + m_old), the running sum never
+    multiplied: the factor exp(m_old - m_new) lands on the new terms."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(dim=-1))
+        shift = 2 * new_max - running_max  # (...,)
+        total = total + torch.exp(block - shift[..., None]).sum(dim=-1)
+        running_max = new_max
+    return torch.exp(x - running_max[..., None]) / total[..., None]
+
+
 def _softmax_blocks_each_averaged(x, block_size):
     """torch.softmax of each block alone, divided by the number of blocks."""
     blocks = torch.split(x, block_size, dim=-1)
@@ -2997,6 +3011,11 @@ MISTAKES = [
         check_online_softmax,
         _named("s", _softmax_first_block_counted_twice),
         r"columns 0, 1, 2(, 3)? twice .*first block is counted twice",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_new_terms_against_both_maxima),
+        r"multiplies the new block's sum instead of the running sum",
     ),
     Mistake(
         check_online_softmax,

@@ -73,6 +73,31 @@ def _added_before_rescale(x: torch.Tensor, block_size: int, old_max: bool) -> to
     return torch.exp(x - m[..., None]) / total[..., None]
 
 
+def _factor_on_new_terms(x: torch.Tensor, block_size: int) -> torch.Tensor:
+    """Online softmax whose factor exp(m_old - m_new) multiplies the new block's sum
+    instead of the running sum, total = total + exp(m_old - m_new) * terms: the first
+    block's terms are multiplied by exp(-inf) = 0, and the old sum is never rescaled (the
+    factor's other wrong place; on both is :func:`_added_before_rescale`)."""
+    x = x.double()
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        terms = torch.exp(block - new[..., None]).sum(dim=-1)
+        total = total + torch.exp(m - new) * terms
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+_FACTOR_ON_NEW_TERMS = (
+    "Your factor exp(m_old - m_new) multiplies the new block's sum instead of the running "
+    "sum, total = total + exp(m_old - m_new) * exp(block - m_new).sum(dim=-1): on the first "
+    "block the factor is exp(-inf - m) = 0, so the first block's terms are lost, and the old "
+    "sum is never brought to the new maximum when it grows. The factor belongs on the sum "
+    "so far: total = total * exp(m_old - m_new) + exp(block - m_new).sum(dim=-1)."
+)
+
 _ADDED_BEFORE_RESCALE = (
     "Your running sum is rescaled after adding each block's terms instead of before, total "
     "= (total + exp(block - m_new).sum()) * exp(m_old - m_new): the factor then multiplies the new "
@@ -942,6 +967,11 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     _BLOCKS_OVER_ROWS: _blocks_over_rows(x, block_size),
                     _ADDED_BEFORE_RESCALE: (
                         _informative(_added_before_rescale(x, block_size, old_max=False))
+                        if several_blocks
+                        else None
+                    ),
+                    _FACTOR_ON_NEW_TERMS: (
+                        _informative(_factor_on_new_terms(x, block_size))
                         if several_blocks
                         else None
                     ),
