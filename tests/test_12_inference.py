@@ -4220,6 +4220,22 @@ def _generate_start_counts_every_sequence(model, prompt, max_new_tokens):
 
 
 @torch.no_grad()
+def _generate_start_from_sequence_and_prompt(model, prompt, max_new_tokens):
+    """Each new token's start is the sequence's length plus the prompt's, minus one."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=ids.shape[1] + length - 1)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
 def _generate_prompt_uncached(model, prompt, max_new_tokens):
     batch, length = prompt.shape
     caches = model.new_caches(batch, length + max_new_tokens)
@@ -4391,6 +4407,12 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
         (
             _generate_start_counts_every_sequence,
             r"start is 2 × the positions the caches held, the tokens of all 2 sequences",
+        ),
+        # no rule named before (the family of blind11l-gen-prompt-counted-twice-in-start)
+        (
+            _generate_start_from_sequence_and_prompt,
+            r"each start is 5 more than the positions held.*prompt's length len: it is "
+            r"counted twice",
         ),
         (_generate_fresh_caches, r"got new, empty caches"),
         (_generate_logits_late, r"recorded one step late"),

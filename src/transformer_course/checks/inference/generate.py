@@ -433,6 +433,40 @@ def _start_counts_tokens(calls: list[dict]) -> str:
     return ""
 
 
+def _start_constant_ahead(calls: list[dict], length: int) -> str:
+    """When every call after the prefill ran with start = (the positions its caches held)
+    + one constant c != 0, over three calls at least: the start is right in how it
+    advances but off by c from the prefill on; c = len is the prompt's length counted twice
+    (a counter started at len and then advanced by the prompt again). "" otherwise."""
+    offsets = set()
+    for call in calls[1:]:
+        held = call["held"][0] if call["held"] else None
+        start = call["start"]
+        if not isinstance(held, int) or not isinstance(start, int) or isinstance(start, bool):
+            return ""
+        offsets.add(start - held)
+    if len(calls) < 4 or len(offsets) != 1:
+        return ""
+    offset = offsets.pop()
+    if offset == 0:
+        return ""
+    starts = [call["start"] for call in calls[1:]]
+    helds = [call["held"][0] for call in calls[1:]]
+    said = (
+        f" Over the calls after the prefill your starts are {starts}, where the caches held "
+        f"{helds} positions: each start is {abs(offset)} "
+        f"{'more' if offset > 0 else 'less'} than the positions held, at every call, so it "
+        "advances right but starts from the wrong place."
+    )
+    if offset == length:
+        return said + (
+            f" {offset} is the prompt's length len: it is counted twice, start = 2·len + t "
+            "instead of len + t for step t (a position that starts at len and then adds the "
+            "prompt's length again after the prefill). Count the prompt once."
+        )
+    return said + " After the prefill the start is len, the positions the caches hold."
+
+
 def _start_rule(calls: list[dict], length: int) -> str:
     """The one wrong rule by which the learner's start advances from call to call after
     the prefill, read over every such call of the run (each start against the positions
@@ -561,7 +595,9 @@ def _diagnose_calls(calls: list[dict], length: int, ids=None, step0_wrong: bool 
                 "by one at each step where it should rise (a minus where + belongs): start = "
                 "len + t."
                 if number > 0 and step > 0 and call["start"] == length - step
-                else _start_counts_tokens(calls) or _start_rule(calls, length)
+                else _start_counts_tokens(calls)
+                or _start_constant_ahead(calls, length)
+                or _start_rule(calls, length)
             )
             return (
                 f"{which.capitalize()} ran with start={call['start']}, but the caches held "
