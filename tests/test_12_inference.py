@@ -1644,6 +1644,20 @@ def _window_loop_unclamped(size, window):
     return mask
 
 
+def _window_union_of_conditions(size, window):
+    """The two conditions j <= i and i - j < window joined with `|`."""
+    i = torch.arange(size)[:, None]
+    j = torch.arange(size)[None, :]
+    return (j <= i) | (i - j < window)
+
+
+def _window_band_below_the_future(size, window):
+    """The band's condition written j - i <= window - 1 (a bound on future keys only)."""
+    i = torch.arange(size)[:, None]
+    j = torch.arange(size)[None, :]
+    return look_ahead_mask(size) & (j - i <= window - 1)
+
+
 class KeysTransposed(ref.KVCache):
     """Returns the keys with their last two axes swapped."""
 
@@ -3287,6 +3301,17 @@ MISTAKES = [
         r"applied again in every block",
     ),
     Mistake(check_sliding_window_mask, _named("w", _window_loop_unclamped), r"wraps around"),
+    # "two mistakes at once" before (the family of blind15e-sw-or-instead-of-and)
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_union_of_conditions),
+        r"True everywhere, whatever the window.*\| instead of &",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_band_below_the_future),
+        r"look-ahead mask alone, whatever the window: its window part has no effect",
+    ),
     # blind19f: an additive 0/-inf window mask was told only its dtype
     Mistake(
         check_sliding_window_mask,
