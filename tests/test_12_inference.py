@@ -4261,6 +4261,21 @@ def _generate_start_from_sequence_and_prompt(model, prompt, max_new_tokens):
 
 
 @torch.no_grad()
+def _generate_while_feeding_every_token(model, prompt, max_new_tokens):
+    """A while loop that feeds every chosen token, with caches of len + max_new_tokens - 1."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens - 1)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    while len(steps) < max_new_tokens:
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        logits = model(next_id, caches=caches, start=ids.shape[1] - 1)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
 def _generate_prompt_uncached(model, prompt, max_new_tokens):
     batch, length = prompt.shape
     caches = model.new_caches(batch, length + max_new_tokens)
@@ -4432,6 +4447,12 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
         (
             _generate_start_counts_every_sequence,
             r"start is 2 × the positions the caches held, the tokens of all 2 sequences",
+        ),
+        # the caches' size alone before (the family of blind16e-gen-feeds-last-token-
+        # caches-one-short)
+        (
+            _generate_while_feeding_every_token,
+            r"the last chosen token was fed to the model too, a useless call.*Either skip",
         ),
         # no rule named before (the family of blind11l-gen-prompt-counted-twice-in-start)
         (

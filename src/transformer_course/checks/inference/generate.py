@@ -312,6 +312,19 @@ def _cache_overflow_hint(calls: list[dict], length: int, new: int) -> str:
             ),
         )
         which = [text for size, text in sizes if size == room]
+        if room == length + new - 1 and len(calls) > new:
+            # blind16e-gen-feeds-last-token-caches-one-short: the two halves of one
+            # choice, each of which alone would be right
+            return (
+                f"Your caches have room for {room} positions, len + max_new_tokens - 1, "
+                f"and your loop ran the model {len(calls)} times: the prompt, then each of "
+                f"the {new} chosen tokens: the last chosen token was fed to the model too, "
+                "a useless call (its logits choose no token) whose position does not fit. "
+                "Either skip "
+                "it, feeding the model after a step only if step + 1 < max_new_tokens (then "
+                "len + max_new_tokens - 1 positions are enough), or make the caches "
+                "model.new_caches(batch, len + max_new_tokens)."
+            )
         if which:
             return (
                 f"Your caches have room for {room} positions: {' or '.join(which)}. "
