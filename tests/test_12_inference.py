@@ -201,6 +201,19 @@ class RefusesOnlyWhenFull(ref.KVCache):
         return self.keys[:, :, :stop], self.values[:, :, :stop]
 
 
+class ChecksTheAdvancedLength(ref.KVCache):
+    """Writes and advances the length, then refuses when the length went past max_len."""
+
+    def forward(self, k_new, v_new):
+        start = self.length
+        self.length += k_new.shape[2]
+        self.keys[:, :, start : self.length] = k_new
+        self.values[:, :, start : self.length] = v_new
+        if self.length > self.keys.shape[2]:
+            raise ValueError("the cache is full")
+        return self.keys[:, :, : self.length], self.values[:, :, : self.length]
+
+
 class NeverFull(nn.Module):
     """A growing cache with no limit (HF's DynamicCache style) and no error when full."""
 
@@ -2571,9 +2584,16 @@ MISTAKES = [
     Mistake(
         check_KVCache,
         RefusesOnlyWhenFull,
-        r"raised PyTorch's shape error .*no capacity test stopped the chunk \(your cache does "
-        r"refuse one more position once it is full, so either its test looks at the length "
-        r"before .*or the test comes after the write",
+        r"raised PyTorch's shape error .*no capacity test stopped the chunk \(your cache "
+        r"refuses one and two more positions once it is full, with its ValueError, so its "
+        r"test looks at the length before this chunk",
+    ),
+    # both causes offered before (the family of blind18d-kv-writes-before-capacity-check)
+    Mistake(
+        check_KVCache,
+        ChecksTheAdvancedLength,
+        r"two more positions then fail in the write with this same shape error: it writes "
+        r"the new positions before its capacity check",
     ),
     Mistake(
         check_KVCache,

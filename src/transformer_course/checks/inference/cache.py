@@ -699,6 +699,56 @@ def _refuses_one_past_full(cls, sizes: tuple) -> bool:
     return False
 
 
+def _error_past_full(cls, sizes: tuple, n: int) -> BaseException | None:
+    """The error a fresh cache filled exactly raises when given ``n`` more positions (None
+    when it raises none, or filling it already failed)."""
+    batch, heads, max_len, d_head = sizes
+    try:
+        cache = cls(batch, heads, max_len, d_head, torch.float32)
+        full = torch.zeros(batch, heads, max_len, d_head)
+        cache(full, full.clone())
+    except Exception:
+        return None
+    try:
+        more = torch.zeros(batch, heads, n, d_head)
+        cache(more, more.clone())
+    except Exception as exc:  # the learner's code: which error it raises is the answer
+        return exc
+    return None
+
+
+def _refusal_order(cls, sizes: tuple) -> str:
+    """Why a cache that refuses one more position once full lets a chunk that straddles
+    the end reach the write: its test reads the length before the chunk (then two more
+    positions after a full cache are refused with its ValueError too), or its test comes
+    after the write (then those two fail in the write, a slice of 0 positions, while one
+    position is broadcast into it silently and only then refused); "" when the cache does
+    not refuse one more position."""
+    one = _error_past_full(cls, sizes, 1)
+    if one is None:
+        return ""
+    two = _error_past_full(cls, sizes, 2)
+    if isinstance(one, ValueError) and isinstance(two, RuntimeError):
+        return (
+            "(your cache refuses one more position once it is full, with its ValueError, "
+            "but two more positions then fail in the write with this same shape error: it "
+            "writes the new positions before its capacity check, and the write fails first "
+            "whenever the chunk runs past the end; a single position is written into the empty slice [max_len, "
+            "max_len + 1) by broadcasting and only then refused)"
+        )
+    if isinstance(two, ValueError):
+        return (
+            "(your cache refuses one and two more positions once it is full, with its "
+            "ValueError, so its test looks at the length before this chunk, self.length >= "
+            "max_len, instead of the length after it)"
+        )
+    return (
+        "(your cache does refuse one more position once it is full, so either its test "
+        "looks at the length before this chunk, self.length >= max_len, instead of the "
+        "length after it, or the test comes after the write, which fails first)"
+    )
+
+
 def _expect_straddle_refused(c: Checker, cls, hidden: bool):
     """A chunk that starts inside the cache but runs past its end must be refused, as a
     chunk after a full cache is (any error: gpt-fast's index_copy_ raises IndexError). A
@@ -721,16 +771,9 @@ def _expect_straddle_refused(c: Checker, cls, hidden: bool):
     try:
         cache(second, second.clone())
     except Exception as exc:  # the cache refused: with the right error?
-        # blind18d-kv-writes-before-capacity-check was told the first alone: a test that
-        # comes after the write raises the same errors on every input
-        before = (
-            "(your cache does refuse one more position once it is full, so either its test "
-            "looks at the length before this chunk, self.length >= max_len, instead of the "
-            "length after it, or the test comes after the write, which fails first; the "
-            "calls cannot tell the two apart)"
-            if _refuses_one_past_full(cls, sizes)
-            else ""
-        )
+        # blind18d-kv-writes-before-capacity-check was told the first alone, then both:
+        # two more positions after a full cache tell them apart
+        before = _refusal_order(cls, sizes)
         problem = _refusal_problem(
             exc, f"{built}, after {first_n} positions, called with 3 new,", before
         )
