@@ -4296,6 +4296,23 @@ def _generate_while_feeding_every_token(model, prompt, max_new_tokens):
 
 
 @torch.no_grad()
+def _generate_steps_read_at_prompt_end(model, prompt, max_new_tokens):
+    """The prefill read at [:, -1], each step's logits at the prompt's last index."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            out = model(next_id, caches=caches, start=length + step)
+            logits = out[:, prompt.shape[1] - 1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
 def _generate_prompt_uncached(model, prompt, max_new_tokens):
     batch, length = prompt.shape
     caches = model.new_caches(batch, length + max_new_tokens)
@@ -4473,6 +4490,11 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
         (
             _generate_while_feeding_every_token,
             r"the last chosen token was fed to the model too, a useless call.*Either skip",
+        ),
+        # the family of blind14e-gen-step-logits-at-prompt-last-index
+        (
+            _generate_steps_read_at_prompt_end,
+            r"Index \d+ is len - 1 = \d+ - 1, the prompt's last position",
         ),
         # no rule named before (the family of blind11l-gen-prompt-counted-twice-in-start)
         (

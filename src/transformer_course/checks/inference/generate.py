@@ -368,10 +368,20 @@ def _one_row_hint(exc: BaseException, calls: list[dict]) -> str:
     last = calls[-1] if calls else None
     if not found or not last or not last["shape"] or last["shape"][1:] != (1,):
         return ""
+    index = int(found[1])
+    first = calls[0]["shape"] if calls[0]["shape"] else ()
+    prompt_last = (
+        f" Index {index} is len - 1 = {first[1]} - 1, the prompt's last position: right for "
+        "the prefill, whose logits have a row per prompt token, but a one-token call has "
+        "only row 0. Read [:, -1] instead of [:, len - 1] (or [:, length - 1])."
+        if len(first) == 2 and first[1] > 1 and index == first[1] - 1
+        else ""
+    )
     return (
         f"Call {len(calls)} of the model fed one token, so its logits are (batch, 1, vocab): "
         f"[:, {found[1]}] reads a row that only a call of several tokens (the prefill) has. "
         "The logits that choose the next token are the last row, [:, -1], on every call."
+        + prompt_last
     )
 
 
