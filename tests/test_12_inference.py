@@ -560,6 +560,13 @@ def _gqa_float_group(q, k, v, mask=None):
     return ref.scaled_dot_product_attention(q, k, v, mask)[0]
 
 
+def _gqa_any_2d_mask_as_padding(q, k, v, mask=None):
+    """Every 2-D mask given two axes of size 1 after its first (a padding mask's form)."""
+    if mask is not None and mask.dim() == 2:
+        mask = mask.unsqueeze(1).unsqueeze(1)  # (len_q, 1, 1, len_k)
+    return ref.grouped_query_attention(q, k, v, mask)
+
+
 def _gqa_no_mask(q, k, v, mask=None):
     return ref.grouped_query_attention(q, k, v)
 
@@ -2955,6 +2962,13 @@ MISTAKES = [
         r"divided by sqrt\(d_v\), the values' width",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_no_mask), r"mask was ignored"),
+    # its shape alone before (the family of blind12l-gqa-2d-mask-taken-for-padding)
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_any_2d_mask_as_padding),
+        r"batch axis has \d+ entries, the size of the mask's first axis.*\(batch, len_k\) "
+        r"padding mask",
+    ),
     Mistake(
         check_grouped_query_attention,
         _named("gqa", _gqa_mask_filled_zero),
