@@ -125,6 +125,17 @@ class OffByOne(ref.KVCache):
         return self.keys[:, :, : self.length], self.values[:, :, : self.length]
 
 
+class WritesLastNewOnly(ref.KVCache):
+    """Writes only the last of the new positions, though its length advances by all."""
+
+    def forward(self, k_new, v_new):
+        stop = self.length + k_new.shape[-2]
+        self.keys[:, :, stop - 1] = k_new[:, :, -1]
+        self.values[:, :, stop - 1] = v_new[:, :, -1]
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
 class SlotTooLong(ref.KVCache):
     """Writes n new positions into a slice one position longer (stop + 1)."""
 
@@ -188,6 +199,19 @@ class RefusesOnlyWhenFull(ref.KVCache):
         self.values[:, :, self.length : stop] = v_new
         self.length = stop
         return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class ChecksTheAdvancedLength(ref.KVCache):
+    """Writes and advances the length, then refuses when the length went past max_len."""
+
+    def forward(self, k_new, v_new):
+        start = self.length
+        self.length += k_new.shape[2]
+        self.keys[:, :, start : self.length] = k_new
+        self.values[:, :, start : self.length] = v_new
+        if self.length > self.keys.shape[2]:
+            raise ValueError("the cache is full")
+        return self.keys[:, :, : self.length], self.values[:, :, : self.length]
 
 
 class NeverFull(nn.Module):
@@ -536,6 +560,13 @@ def _gqa_float_group(q, k, v, mask=None):
     return ref.scaled_dot_product_attention(q, k, v, mask)[0]
 
 
+def _gqa_any_2d_mask_as_padding(q, k, v, mask=None):
+    """Every 2-D mask given two axes of size 1 after its first (a padding mask's form)."""
+    if mask is not None and mask.dim() == 2:
+        mask = mask.unsqueeze(1).unsqueeze(1)  # (len_q, 1, 1, len_k)
+    return ref.grouped_query_attention(q, k, v, mask)
+
+
 def _gqa_no_mask(q, k, v, mask=None):
     return ref.grouped_query_attention(q, k, v)
 
@@ -702,6 +733,41 @@ def _softmax_variant(final_max=True, factor="right"):
     return online_softmax
 
 
+def _softmax_first_block_counted_twice(x, block_size):
+    """The state started from the first block's maximum and sum, the loop still from 0."""
+    first = x[..., :block_size]
+    running_max = first.amax(dim=-1)
+    total = torch.exp(first - running_max[..., None]).sum(dim=-1)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(dim=-1))
+        total = total * torch.exp(running_max - new_max) + torch.exp(
+            block - new_max[..., None]
+        ).sum(dim=-1)
+        running_max = new_max
+    return torch.exp(x - running_max[..., None]) / total[..., None]
+
+
+def _softmax_new_terms_against_both_maxima(x, block_size):
+    """Each block's terms taken as exp(block - 2 m_new + m_old), the running sum never
+    multiplied: the factor exp(m_old - m_new) lands on the new terms."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(dim=-1))
+        shift = 2 * new_max - running_max  # (...,)
+        total = total + torch.exp(block - shift[..., None]).sum(dim=-1)
+        running_max = new_max
+    return torch.exp(x - running_max[..., None]) / total[..., None]
+
+
+def _softmax_blocks_each_averaged(x, block_size):
+    """torch.softmax of each block alone, divided by the number of blocks."""
+    blocks = torch.split(x, block_size, dim=-1)
+    return torch.cat([torch.softmax(block, dim=-1) / len(blocks) for block in blocks], dim=-1)
+
+
 def _softmax_stale_numerators(x, block_size):
     """Each block's exp(x - m) kept with the maximum of that moment, never rescaled."""
     running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
@@ -809,6 +875,27 @@ def _tiled_bottom_right(q, k, v, block_size, causal=False):
         s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
         if causal:
             s = s.masked_fill(torch.arange(start, stop)[None] > last, float("-inf"))
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
+
+
+def _tiled_first_block_last(q, k, v, block_size, causal=False):
+    """Visits the key blocks from the second on and the first block last."""
+    len_k = k.shape[-2]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    starts = list(range(0, len_k, block_size))
+    for start in starts[1:] + starts[:1]:
+        stop = min(start + block_size, len_k)
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            future = torch.arange(start, stop)[None] > torch.arange(q.shape[-2])[:, None]
+            s = s.masked_fill(future, float("-inf"))
         new = torch.maximum(m, s.amax(-1))
         p = torch.exp(s - new[..., None])
         total = total * torch.exp(m - new) + p.sum(-1)
@@ -1575,6 +1662,20 @@ def _window_loop_unclamped(size, window):
     for i in range(size):
         mask[i, [j for j in range(i - window + 1, i + 1)]] = True
     return mask
+
+
+def _window_union_of_conditions(size, window):
+    """The two conditions j <= i and i - j < window joined with `|`."""
+    i = torch.arange(size)[:, None]
+    j = torch.arange(size)[None, :]
+    return (j <= i) | (i - j < window)
+
+
+def _window_band_below_the_future(size, window):
+    """The band's condition written j - i <= window - 1 (a bound on future keys only)."""
+    i = torch.arange(size)[:, None]
+    j = torch.arange(size)[None, :]
+    return look_ahead_mask(size) & (j - i <= window - 1)
 
 
 class KeysTransposed(ref.KVCache):
@@ -2440,6 +2541,13 @@ def _window_by_rolled_xor(size, window):
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
+    # asked about an off-by-one write position before (the family of blind21c-cache-
+    # stores-first-new-position-only)
+    Mistake(
+        check_KVCache,
+        WritesLastNewOnly,
+        r"of the \d new positions only \[\d\] were stored.*covers fewer positions than k_new",
+    ),
     # blind19d: a count kept as a tensor buffer passed (persistent there, here not)
     Mistake(
         check_KVCache,
@@ -2483,9 +2591,16 @@ MISTAKES = [
     Mistake(
         check_KVCache,
         RefusesOnlyWhenFull,
-        r"raised PyTorch's shape error .*no capacity test stopped the chunk \(your cache does "
-        r"refuse one more position once it is full, so either its test looks at the length "
-        r"before .*or the test comes after the write",
+        r"raised PyTorch's shape error .*no capacity test stopped the chunk \(your cache "
+        r"refuses one and two more positions once it is full, with its ValueError, so its "
+        r"test looks at the length before this chunk",
+    ),
+    # both causes offered before (the family of blind18d-kv-writes-before-capacity-check)
+    Mistake(
+        check_KVCache,
+        ChecksTheAdvancedLength,
+        r"two more positions then fail in the write with this same shape error: it writes "
+        r"the new positions before its capacity check",
     ),
     Mistake(
         check_KVCache,
@@ -2847,6 +2962,13 @@ MISTAKES = [
         r"divided by sqrt\(d_v\), the values' width",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_no_mask), r"mask was ignored"),
+    # its shape alone before (the family of blind12l-gqa-2d-mask-taken-for-padding)
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_any_2d_mask_as_padding),
+        r"batch axis has \d+ entries, the size of the mask's first axis.*\(batch, len_k\) "
+        r"padding mask",
+    ),
     Mistake(
         check_grouped_query_attention,
         _named("gqa", _gqa_mask_filled_zero),
@@ -2881,6 +3003,14 @@ MISTAKES = [
             ),
         ),
         r"calls .*scaled_dot_product_attention",
+    ),
+    # the family of blind21c-tiled-key-blocks-last-to-first (a maximum of each block's
+    # own and the edit "leaves out maximum" were named before): any order but first to last
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_first_block_last),
+        r"(?s)walked in another order than first to last.*entirely in the future"
+        r"(?!.*leaves out)",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_no_rescale), r"not rescaled"),
     Mistake(
@@ -2922,6 +3052,23 @@ MISTAKES = [
         check_online_softmax,
         _named("s", _softmax_variant(factor="old_only")),
         r"right softmax times a constant of its own .*rescaled wrongly along the way",
+    ),
+    # offered rescaling candidates before (the family of blind21c-online-first-element-
+    # counted-twice and blind21c-online-each-block-normalised-alone)
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_first_block_counted_twice),
+        r"columns 0, 1, 2(, 3)? twice .*first block is counted twice",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_new_terms_against_both_maxima),
+        r"multiplies the new block's sum instead of the running sum",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_blocks_each_averaged),
+        r"sums to 0\.3333 on every row .*normalised on its own",
     ),
     # the restated rule ("rescale the running sum ...") before (blind8b)
     Mistake(
@@ -3188,6 +3335,17 @@ MISTAKES = [
         r"applied again in every block",
     ),
     Mistake(check_sliding_window_mask, _named("w", _window_loop_unclamped), r"wraps around"),
+    # "two mistakes at once" before (the family of blind15e-sw-or-instead-of-and)
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_union_of_conditions),
+        r"True everywhere, whatever the window.*\| instead of &",
+    ),
+    Mistake(
+        check_sliding_window_mask,
+        _named("w", _window_band_below_the_future),
+        r"look-ahead mask alone, whatever the window: its window part has no effect",
+    ),
     # blind19f: an additive 0/-inf window mask was told only its dtype
     Mistake(
         check_sliding_window_mask,
@@ -4105,6 +4263,70 @@ def _generate_stale_start(model, prompt, max_new_tokens):
 
 
 @torch.no_grad()
+def _generate_start_counts_every_sequence(model, prompt, max_new_tokens):
+    """Each new token's start is the number of tokens before it in all the sequences."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=ids.numel() - batch)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
+def _generate_start_from_sequence_and_prompt(model, prompt, max_new_tokens):
+    """Each new token's start is the sequence's length plus the prompt's, minus one."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=ids.shape[1] + length - 1)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
+def _generate_while_feeding_every_token(model, prompt, max_new_tokens):
+    """A while loop that feeds every chosen token, with caches of len + max_new_tokens - 1."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens - 1)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    while len(steps) < max_new_tokens:
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        logits = model(next_id, caches=caches, start=ids.shape[1] - 1)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
+def _generate_steps_read_at_prompt_end(model, prompt, max_new_tokens):
+    """The prefill read at [:, -1], each step's logits at the prompt's last index."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            out = model(next_id, caches=caches, start=length + step)
+            logits = out[:, prompt.shape[1] - 1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
 def _generate_prompt_uncached(model, prompt, max_new_tokens):
     batch, length = prompt.shape
     caches = model.new_caches(batch, length + max_new_tokens)
@@ -4271,6 +4493,29 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
         (_generate_caches_batch_one, r"(?s)axis 0 \(batch\).*caches hold one slot per sequence"),
         (_generate_stale_start, r"Call 2 of the model .* ran with start=6, but the caches held 5"),
         (_generate_prompt_uncached, r"prompt ran through the model without the caches"),
+        # "advances by 2, one more than" before (the family of blind21c-generate-start-
+        # from-positions-processed)
+        (
+            _generate_start_counts_every_sequence,
+            r"start is 2 × the positions the caches held, the tokens of all 2 sequences",
+        ),
+        # the caches' size alone before (the family of blind16e-gen-feeds-last-token-
+        # caches-one-short)
+        (
+            _generate_while_feeding_every_token,
+            r"the last chosen token was fed to the model too, a useless call.*Either skip",
+        ),
+        # the family of blind14e-gen-step-logits-at-prompt-last-index
+        (
+            _generate_steps_read_at_prompt_end,
+            r"Index \d+ is len - 1 = \d+ - 1, the prompt's last position",
+        ),
+        # no rule named before (the family of blind11l-gen-prompt-counted-twice-in-start)
+        (
+            _generate_start_from_sequence_and_prompt,
+            r"each start is 5 more than the positions held.*prompt's length len: it is "
+            r"counted twice",
+        ),
         (_generate_fresh_caches, r"got new, empty caches"),
         (_generate_logits_late, r"recorded one step late"),
         # was "The caches are too small ...: make them with model.new_caches(batch, len +

@@ -276,6 +276,25 @@ class Checker:
             self._notes.append(message)
             print(f"note ({self.exercise}): {message}")
 
+    def probe(self, fn: Callable, *args, **kwargs) -> Any:
+        """``fn(*args, **kwargs)`` on an input a diagnosis chose to tell candidates apart,
+        recorded like a checked call when ``fn`` is the answer: the single-edit search
+        (:meth:`deviation`) must then reproduce this result too, and an edit that only
+        agrees on the checked inputs is not offered. The learner's exception propagates."""
+        record = self._record(fn, args, kwargs)
+        try:
+            result = fn(*args, **kwargs)
+        except Exception as exc:
+            if record is not None:
+                record.result = Raised.of(exc)
+                self.recorded.append(record)
+            raise
+        if record is not None:
+            with contextlib.suppress(Exception, RecursionError):  # a value too deep to copy
+                record.result = frozen(result)
+                self.recorded.append(record)
+        return result
+
     def deviation(self, candidates: bool = False) -> str:
         """The single edit of the reference that reproduces the learner's results on every
         call this check made to the answer (:mod:`.deviations`); with ``candidates``, the

@@ -176,6 +176,9 @@ def _explain_cache(
     zero_rows = (got_k == 0).all(dim=-1).all(dim=1).all(dim=0)  # (length,)
     if bool(zero_rows.any()) and not bool((expected_k == 0).all(dim=-1).all(dim=1).any()):
         p = int(zero_rows.nonzero()[0])
+        partial = _new_positions_partly_written(zero_rows, got_k, expected_k, k_new, length)
+        if partial:
+            return partial
         return (
             f"Position {p} holds zeros: nothing was written there. Is the write position off "
             "by one (the new positions go to [length, length + n), where length is the "
@@ -188,6 +191,48 @@ def _explain_cache(
             "d_head), written with all of k_new's batch rows."
         )
     return ""
+
+
+def _new_positions_partly_written(zero_rows, got_k, expected_k, k_new, length: int) -> str:
+    """When every position the cache returns is right except some of this call's new
+    ones, which hold zeros: which of the n new positions were written (the first p only,
+    or another subset), and the write that covers all of them; "" otherwise.
+    ``zero_rows``: (stored,), the positions holding zeros in every sequence and head."""
+    if k_new is None or k_new.shape[-2] < 2 or got_k.shape != expected_k.shape:
+        return ""
+    n = k_new.shape[-2]
+    stop = length + n
+    if stop != zero_rows.shape[0]:
+        return ""
+    new_zero = zero_rows[length:stop]  # (n,)
+    if bool(zero_rows[:length].any()) or bool(new_zero.all()):
+        return ""
+    kept = ~zero_rows  # (stored,): the positions written
+    if not torch.allclose(got_k[:, :, kept].double(), expected_k[:, :, kept].double()):
+        return ""
+    written = [length + i for i in range(n) if not bool(new_zero[i])]
+    if written == list(range(length, length + len(written))):
+        p = len(written)
+        what = (
+            f"only the first {'one' if p == 1 else p} of the {n} new positions {'was' if p == 1 else 'were'} "
+            f"stored (position{'s' if p > 1 else ''} {written[0]}"
+            + (f" .. {written[-1]}" if p > 1 else "")
+            + f"); positions {length + p} .. {stop - 1} hold zeros"
+        )
+    else:
+        what = (
+            f"of the {n} new positions only {written} were stored; the others, up to "
+            f"{stop - 1}, hold zeros"
+        )
+    return (
+        f"This call brought {n} new positions (stored at [{length}, {stop})), and {what}, "
+        "while everything else returned is right and the length advanced by all of them. "
+        f"The write covers fewer positions than k_new has (as self.keys[:, :, start : start "
+        "+ 1] = k_new[:, :, :1] would): one-token steps are then right, but a prefill of "
+        "several positions loses all but what was written. Write every new position: "
+        "self.keys[:, :, start:stop] = k_new (stop = start + k_new.shape[-2]), and the "
+        "values likewise."
+    )
 
 
 def _fits_hint(stored: int, max_len: int, sizes: tuple[int, ...] = (), cache=None):
@@ -654,6 +699,56 @@ def _refuses_one_past_full(cls, sizes: tuple) -> bool:
     return False
 
 
+def _error_past_full(cls, sizes: tuple, n: int) -> BaseException | None:
+    """The error a fresh cache filled exactly raises when given ``n`` more positions (None
+    when it raises none, or filling it already failed)."""
+    batch, heads, max_len, d_head = sizes
+    try:
+        cache = cls(batch, heads, max_len, d_head, torch.float32)
+        full = torch.zeros(batch, heads, max_len, d_head)
+        cache(full, full.clone())
+    except Exception:
+        return None
+    try:
+        more = torch.zeros(batch, heads, n, d_head)
+        cache(more, more.clone())
+    except Exception as exc:  # the learner's code: which error it raises is the answer
+        return exc
+    return None
+
+
+def _refusal_order(cls, sizes: tuple) -> str:
+    """Why a cache that refuses one more position once full lets a chunk that straddles
+    the end reach the write: its test reads the length before the chunk (then two more
+    positions after a full cache are refused with its ValueError too), or its test comes
+    after the write (then those two fail in the write, a slice of 0 positions, while one
+    position is broadcast into it silently and only then refused); "" when the cache does
+    not refuse one more position."""
+    one = _error_past_full(cls, sizes, 1)
+    if one is None:
+        return ""
+    two = _error_past_full(cls, sizes, 2)
+    if isinstance(one, ValueError) and isinstance(two, RuntimeError):
+        return (
+            "(your cache refuses one more position once it is full, with its ValueError, "
+            "but two more positions then fail in the write with this same shape error: it "
+            "writes the new positions before its capacity check, and the write fails first "
+            "whenever the chunk runs past the end; a single position is written into the empty slice [max_len, "
+            "max_len + 1) by broadcasting and only then refused)"
+        )
+    if isinstance(two, ValueError):
+        return (
+            "(your cache refuses one and two more positions once it is full, with its "
+            "ValueError, so its test looks at the length before this chunk, self.length >= "
+            "max_len, instead of the length after it)"
+        )
+    return (
+        "(your cache does refuse one more position once it is full, so either its test "
+        "looks at the length before this chunk, self.length >= max_len, instead of the "
+        "length after it, or the test comes after the write, which fails first)"
+    )
+
+
 def _expect_straddle_refused(c: Checker, cls, hidden: bool):
     """A chunk that starts inside the cache but runs past its end must be refused, as a
     chunk after a full cache is (any error: gpt-fast's index_copy_ raises IndexError). A
@@ -676,16 +771,9 @@ def _expect_straddle_refused(c: Checker, cls, hidden: bool):
     try:
         cache(second, second.clone())
     except Exception as exc:  # the cache refused: with the right error?
-        # blind18d-kv-writes-before-capacity-check was told the first alone: a test that
-        # comes after the write raises the same errors on every input
-        before = (
-            "(your cache does refuse one more position once it is full, so either its test "
-            "looks at the length before this chunk, self.length >= max_len, instead of the "
-            "length after it, or the test comes after the write, which fails first; the "
-            "calls cannot tell the two apart)"
-            if _refuses_one_past_full(cls, sizes)
-            else ""
-        )
+        # blind18d-kv-writes-before-capacity-check was told the first alone, then both:
+        # two more positions after a full cache tell them apart
+        before = _refusal_order(cls, sizes)
         problem = _refusal_problem(
             exc, f"{built}, after {first_n} positions, called with 3 new,", before
         )

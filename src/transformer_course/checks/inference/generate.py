@@ -312,6 +312,19 @@ def _cache_overflow_hint(calls: list[dict], length: int, new: int) -> str:
             ),
         )
         which = [text for size, text in sizes if size == room]
+        if room == length + new - 1 and len(calls) > new:
+            # blind16e-gen-feeds-last-token-caches-one-short: the two halves of one
+            # choice, each of which alone would be right
+            return (
+                f"Your caches have room for {room} positions, len + max_new_tokens - 1, "
+                f"and your loop ran the model {len(calls)} times: the prompt, then each of "
+                f"the {new} chosen tokens: the last chosen token was fed to the model too, "
+                "a useless call (its logits choose no token) whose position does not fit. "
+                "Either skip "
+                "it, feeding the model after a step only if step + 1 < max_new_tokens (then "
+                "len + max_new_tokens - 1 positions are enough), or make the caches "
+                "model.new_caches(batch, len + max_new_tokens)."
+            )
         if which:
             return (
                 f"Your caches have room for {room} positions: {' or '.join(which)}. "
@@ -355,10 +368,20 @@ def _one_row_hint(exc: BaseException, calls: list[dict]) -> str:
     last = calls[-1] if calls else None
     if not found or not last or not last["shape"] or last["shape"][1:] != (1,):
         return ""
+    index = int(found[1])
+    first = calls[0]["shape"] if calls[0]["shape"] else ()
+    prompt_last = (
+        f" Index {index} is len - 1 = {first[1]} - 1, the prompt's last position: right for "
+        "the prefill, whose logits have a row per prompt token, but a one-token call has "
+        "only row 0. Read [:, -1] instead of [:, len - 1] (or [:, length - 1])."
+        if len(first) == 2 and first[1] > 1 and index == first[1] - 1
+        else ""
+    )
     return (
         f"Call {len(calls)} of the model fed one token, so its logits are (batch, 1, vocab): "
         f"[:, {found[1]}] reads a row that only a call of several tokens (the prefill) has. "
         "The logits that choose the next token are the last row, [:, -1], on every call."
+        + prompt_last
     )
 
 
@@ -382,6 +405,89 @@ def _one_dimensional_ids_hint(calls: list[dict], batch: int) -> str:
             f"a column, (batch, 1): {column}."
         )
     return ""
+
+
+def _start_counts_tokens(calls: list[dict]) -> str:
+    """When every call's start is (batch size) × the positions its caches held, plus one
+    constant (tokens counted before this generate call), and that is not the position
+    itself: a counter of the tokens the model processed, over every sequence of the batch
+    and not reset between calls, passed as the start; "" when no such factor and offset fit
+    every call of the run (three at least) or the factor and offset are 1 and 0."""
+    pairs = []  # (start, held, batch) of each call
+    for call in calls:
+        held = call["held"][0] if call["held"] else None
+        start = call["start"]
+        shape = call["shape"]
+        if not isinstance(held, int) or not isinstance(start, int) or isinstance(start, bool):
+            return ""
+        if not shape or len(shape) != 2:
+            return ""
+        pairs.append((start, held, shape[0]))
+    batches = {batch for _, _, batch in pairs}
+    if len(pairs) < 3 or len(batches) != 1:
+        return ""
+    batch = batches.pop()
+    for factor in dict.fromkeys((batch, 1)):
+        offset = pairs[0][0] - factor * pairs[0][1]
+        if (factor, offset) == (1, 0) or offset < 0:
+            continue
+        if all(start == factor * held + offset for start, held, _ in pairs):
+            counted = (
+                f"{factor} × the positions the caches held, the tokens of all {factor} "
+                "sequences of the batch (batch × (len + t) for step t)"
+                if factor > 1
+                else "the positions the caches held"
+            )
+            before = (
+                f", plus {offset} counted before this generate call (a counter never reset)"
+                if offset
+                else ""
+            )
+            return (
+                f" Over every call your start is {counted}{before}: starts "
+                f"{[start for start, _, _ in pairs]} where the caches held "
+                f"{[held for _, held, _ in pairs]}. That is a count of the tokens the model "
+                "has processed (as a counter kept on the model, such as positions_processed, "
+                "gives: it counts every sequence of the batch and every earlier call), not a "
+                "position. start is the position of ids[:, 0] within one sequence: the number "
+                "of positions this generate call's caches hold (0 for the prompt, len + t for "
+                "the token chosen at step t)."
+            )
+    return ""
+
+
+def _start_constant_ahead(calls: list[dict], length: int) -> str:
+    """When every call after the prefill ran with start = (the positions its caches held)
+    + one constant c != 0, over three calls at least: the start is right in how it
+    advances but off by c from the prefill on; c = len is the prompt's length counted twice
+    (a counter started at len and then advanced by the prompt again). "" otherwise."""
+    offsets = set()
+    for call in calls[1:]:
+        held = call["held"][0] if call["held"] else None
+        start = call["start"]
+        if not isinstance(held, int) or not isinstance(start, int) or isinstance(start, bool):
+            return ""
+        offsets.add(start - held)
+    if len(calls) < 4 or len(offsets) != 1:
+        return ""
+    offset = offsets.pop()
+    if offset == 0:
+        return ""
+    starts = [call["start"] for call in calls[1:]]
+    helds = [call["held"][0] for call in calls[1:]]
+    said = (
+        f" Over the calls after the prefill your starts are {starts}, where the caches held "
+        f"{helds} positions: each start is {abs(offset)} "
+        f"{'more' if offset > 0 else 'less'} than the positions held, at every call, so it "
+        "advances right but starts from the wrong place."
+    )
+    if offset == length:
+        return said + (
+            f" {offset} is the prompt's length len: it is counted twice, start = 2·len + t "
+            "instead of len + t for step t (a position that starts at len and then adds the "
+            "prompt's length again after the prefill). Count the prompt once."
+        )
+    return said + " After the prefill the start is len, the positions the caches hold."
 
 
 def _start_rule(calls: list[dict], length: int) -> str:
@@ -512,7 +618,9 @@ def _diagnose_calls(calls: list[dict], length: int, ids=None, step0_wrong: bool 
                 "by one at each step where it should rise (a minus where + belongs): start = "
                 "len + t."
                 if number > 0 and step > 0 and call["start"] == length - step
-                else _start_rule(calls, length)
+                else _start_counts_tokens(calls)
+                or _start_constant_ahead(calls, length)
+                or _start_rule(calls, length)
             )
             return (
                 f"{which.capitalize()} ran with start={call['start']}, but the caches held "

@@ -1271,6 +1271,25 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 )
             if got.shape[-1] == k.shape[-1] != v.shape[-1]:
                 hint = _values_from_keys(grouped_query_attention) or hint
+            if (
+                mask is not None
+                and mask.dim() == 2
+                and got.dim() == 4
+                and tuple(got.shape[1:]) == (heads, len_q, v.shape[-1])
+                and got.shape[0] == mask.shape[0] != batch
+            ):
+                # blind12l-gqa-2d-mask-taken-for-padding (its shape alone before): the
+                # batch axis measured against the mask's axes
+                hint = (
+                    f"Your output's batch axis has {got.shape[0]} entries, the size of the "
+                    f"mask's first axis (mask {tuple(mask.shape)}, a (len_q, len_k) mask), "
+                    f"not batch = {batch}: the mask reached the attention with its first axis "
+                    "on the batch axis, as mask[:, None, None, :] gives, which reads every 2-D "
+                    "mask as a (batch, len_k) padding mask; broadcasting then made one output "
+                    "per mask row. A (len_q, len_k) mask broadcasts over batch and heads as it "
+                    "is (or as mask[None, None]); only a (batch, len_k) padding mask needs "
+                    "[:, None, None, :]."
+                )
             c.expect_shape(
                 got,
                 (batch, heads, len_q, v.shape[-1]),

@@ -6,6 +6,7 @@ import torch
 
 from transformer_course.checking import Checker, short, tolerance
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.normaliser_counts import segment_constants, term_counts
 from transformer_course.checking.oracles import (
     online_softmax_f,
 )
@@ -72,6 +73,31 @@ def _added_before_rescale(x: torch.Tensor, block_size: int, old_max: bool) -> to
     return torch.exp(x - m[..., None]) / total[..., None]
 
 
+def _factor_on_new_terms(x: torch.Tensor, block_size: int) -> torch.Tensor:
+    """Online softmax whose factor exp(m_old - m_new) multiplies the new block's sum
+    instead of the running sum, total = total + exp(m_old - m_new) * terms: the first
+    block's terms are multiplied by exp(-inf) = 0, and the old sum is never rescaled (the
+    factor's other wrong place; on both is :func:`_added_before_rescale`)."""
+    x = x.double()
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.maximum(m, block.amax(dim=-1))
+        terms = torch.exp(block - new[..., None]).sum(dim=-1)
+        total = total + torch.exp(m - new) * terms
+        m = new
+    return torch.exp(x - m[..., None]) / total[..., None]
+
+
+_FACTOR_ON_NEW_TERMS = (
+    "Your factor exp(m_old - m_new) multiplies the new block's sum instead of the running "
+    "sum, total = total + exp(m_old - m_new) * exp(block - m_new).sum(dim=-1): on the first "
+    "block the factor is exp(-inf - m) = 0, so the first block's terms are lost, and the old "
+    "sum is never brought to the new maximum when it grows. The factor belongs on the sum "
+    "so far: total = total * exp(m_old - m_new) + exp(block - m_new).sum(dim=-1)."
+)
+
 _ADDED_BEFORE_RESCALE = (
     "Your running sum is rescaled after adding each block's terms instead of before, total "
     "= (total + exp(block - m_new).sum()) * exp(m_old - m_new): the factor then multiplies the new "
@@ -135,7 +161,110 @@ def _denominator_named(got: torch.Tensor, x: torch.Tensor, block_size: int | Non
     return found[0].replace("{sums}", f"{float(sums[0]):.4g}, ...")
 
 
-def _proportional_rows(got: torch.Tensor, x: torch.Tensor, block_size: int | None = None) -> str:
+def _counted_columns(online_softmax, block_size: int, n: int) -> str:
+    """When the rows are proportional to the right ones: the learner's online_softmax on
+    many random rows of the same width and blocks, and how often its running sum counts
+    each column (and a stray exp(0 - m) term, a score of 0), measured on every row; the
+    columns counted other than once are named, with the slip that gives the pattern. ""
+    when the counts are not whole numbers (a sum rescaled wrongly: not a count)."""
+    if n < 2:
+        return ""
+    probe = randn((2 * n + 8, n), 4321, scale=2.0, dtype=torch.float64)  # (rows, n)
+    try:
+        got = online_softmax(probe.clone(), block_size)  # (rows, n)
+    except Exception:  # the learner's code: no measurement, the old message stays
+        return ""
+    if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(probe.shape):
+        return ""
+    m = probe.amax(dim=-1, keepdim=True)  # (rows, 1)
+    counts = term_counts(got, torch.exp(probe - m), torch.exp(-m[:, 0]))
+    if counts is None or any(count < 0 for count in counts):
+        return ""
+    *columns, stray = counts
+    if stray == 0 and all(count == 1 for count in columns):
+        return ""
+    wrong = [(j, count) for j, count in enumerate(columns) if count != 1]
+    times = {0: "never", 1: "once", 2: "twice"}
+
+    def listing(js: list[int]) -> str:
+        return f"column {js[0]}" if len(js) == 1 else "columns " + ", ".join(map(str, js))
+
+    by_count: dict[int, list[int]] = {}
+    for j, count in wrong:
+        by_count.setdefault(count, []).append(j)
+    observed = "; ".join(
+        f"{listing(js)} {times.get(count, f'{count} times')}"
+        for count, js in sorted(by_count.items())
+    )
+    if stray:
+        observed += ("; " if observed else "") + (
+            f"plus {stray} × exp(0 - m), the term of a score of 0 that is not in x"
+        )
+    text = (
+        f"On {probe.shape[0]} random rows of {n} columns (block_size={block_size}) your rows "
+        "are the right softmax divided by a wrong sum, and that sum is the same mistake on "
+        "every row: it is the sum of exp(x_j - m) over the columns with "
+        f"{observed} (every other column once), where every column belongs once. "
+    )
+    first_block = list(range(min(block_size, n)))
+    if not stray and list(by_count) == [2] and by_count[2] == [0]:
+        return text + (
+            "The first element is counted twice: the running state starts from it, as the "
+            "element-by-element algorithm does (running maximum x[..., 0] and a sum of 1 for "
+            "its exp(0)), while the loop over the blocks still starts at column 0 and adds it "
+            "again. Start from the empty state (running maximum -inf, sum 0), or start the "
+            "loop after the columns already counted."
+        )
+    if not stray and list(by_count) == [2] and by_count[2] == first_block:
+        return text + (
+            "The first block is counted twice: its terms are in the running sum before the "
+            "loop (the state started from the first block) and the loop still starts at "
+            "column 0. Start from the empty state (running maximum -inf, sum 0), or start "
+            "the loop at the second block."
+        )
+    if stray and not wrong:
+        return text + (
+            "The running sum did not start empty: it started at 1 (torch.ones) while the "
+            "running maximum started at 0, so a term exp(0 - m) stays in it. Start the sum "
+            "at 0 and the maximum at -inf (or at the first block's own values)."
+        )
+    return text + (
+        "Check which columns each block reads (x[..., start : start + block_size] for "
+        "start in range(0, n, block_size)) and what the running state starts from."
+    )
+
+
+def _blocks_alone(got: torch.Tensor, x: torch.Tensor, block_size: int) -> str:
+    """When every block of columns of the learner's result is the right softmax times a
+    constant of its own and every block sums to the same value on every row: each block
+    was normalised alone (its own maximum and sum) and the blocks put side by side."""
+    n = x.shape[-1]
+    bounds = [(start, min(start + block_size, n)) for start in range(0, n, block_size)]
+    if len(bounds) < 2:
+        return ""
+    sums = segment_constants(got, torch.softmax(x.double(), dim=-1), bounds)  # (blocks, rows)
+    if sums is None:
+        return ""
+    value = float(sums.flatten()[0])
+    if not torch.allclose(sums, torch.full_like(sums, value), rtol=1e-4, atol=1e-6):
+        return ""
+    row_sum = float(got.detach().double().sum(dim=-1).flatten()[0])
+    scaled = "" if abs(value - 1) < 1e-4 else f", times {value:.4g}"
+    return (
+        f"Each block of {block_size} columns of yours sums to {value:.4g} on every row (a "
+        f"row sums to {row_sum:.4g}, with {len(bounds)} blocks), and within each block the "
+        "values are the right ones up to a factor of the block's own: each block was "
+        f"normalised on its own, exp(block - its own max) / its own sum{scaled}, and the "
+        "blocks were put side by side, with no running maximum or sum carried from one "
+        "block to the next. Carry the running maximum and sum across the blocks and "
+        "normalise every column once at the end, by the final ones: "
+        "exp(x - running_max[..., None]) / total[..., None]."
+    )
+
+
+def _proportional_rows(
+    got: torch.Tensor, x: torch.Tensor, block_size: int | None = None, counted=lambda: ""
+) -> str:
     """When every row of the learner's result is the right softmax times a constant of its
     own (finite, positive) but the rows do not sum to 1: the numerators and the running sum
     disagree. A final exp(x) with no maximum, over a right sum, is named; otherwise the two
@@ -170,6 +299,9 @@ def _proportional_rows(got: torch.Tensor, x: torch.Tensor, block_size: int | Non
             "holds exp(x - m) terms: divide exp(x - running_max[..., None]) by it, the same "
             "m in both."
         )
+    counts = counted()
+    if counts:
+        return counts
     return (
         "Each row of yours is the right softmax times a constant of its own (the rows sum to "
         f"{float(sums.flatten()[0]):.4g}, ... instead of 1): the final numerator exp(x - m) "
@@ -838,6 +970,11 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         if several_blocks
                         else None
                     ),
+                    _FACTOR_ON_NEW_TERMS: (
+                        _informative(_factor_on_new_terms(x, block_size))
+                        if several_blocks
+                        else None
+                    ),
                     _STALE_NUMERATORS: (
                         _stale_numerators(x, block_size) if several_blocks else None
                     ),
@@ -889,7 +1026,10 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         "the block's exp(block - m_new).sum(dim=-1)",
                     )
                     or _all_nan_candidates(got, causes)
-                    or _proportional_rows(got, x, b)
+                    or _proportional_rows(
+                        got, x, b, lambda b=b, n=x.shape[-1]: _counted_columns(online_softmax, b, n)
+                    )
+                    or _blocks_alone(got, x, b)
                     or (
                         ""
                         if _arranged_or_related(got, e)

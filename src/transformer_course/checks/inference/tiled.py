@@ -556,6 +556,63 @@ _BATCH2 = re.compile(
 )
 
 
+_TILED_BLOCKS_OUT_OF_ORDER = (
+    "Your rows are right except those of the early queries, which are NaN, and your answer "
+    "is right without the mask even where a later block's scores are far below the first "
+    "block's: the key blocks are walked in another order than first to last (for example "
+    "reversed(range(0, len_k, block_size)), the last block first). Without the mask the "
+    "order does not matter, but with causal=True the first block visited is entirely in "
+    "the future of the early queries: all their scores there are -inf, so their running "
+    "maximum stays -inf and exp(-inf - (-inf)) = exp(nan) makes their rows NaN. Walk the "
+    "blocks from the first: for start in range(0, len_k, block_size)."
+)
+
+
+def _first_block_later(got, q, k, v, block: int) -> torch.Tensor | None:
+    """The right causal output with NaN on the queries 0 .. s - 1, when those are exactly
+    the learner's NaN rows and s is the start of a later key block: the rows a loop gives
+    that visits the block at s first (all its keys are in those queries' future, their
+    running maximum stays -inf), whatever order it takes after; None otherwise."""
+    if not isinstance(got, torch.Tensor) or got.shape[-2] != q.shape[-2]:
+        return None
+    nan_rows = torch.isnan(got).all(dim=-1)  # (..., len_q)
+    queries = nan_rows.reshape(-1, nan_rows.shape[-1]).all(dim=0)  # (len_q,)
+    first = int(queries.sum())
+    if first == 0 or first % block or first >= k.shape[-2] or not bool(queries[:first].all()):
+        return None
+    value = _tiled_expected(q, k, v, True).clone()  # (..., len_q, d_v)
+    value[..., :first, :] = float("nan")
+    return value
+
+
+def _right_without_mask_far_below(c: Checker, tiled_attention):
+    """Whether the learner's tiled_attention is right on an input without the mask whose
+    first block of keys scores over 100 above the rest (a maximum that is each block's
+    own overflows there; blocks walked in another order do not): asked once, on failure,
+    and recorded, so that no single edit is offered that this input rules out."""
+    answer: list[bool] = []
+
+    def right() -> bool:
+        if not answer:
+            q = randn((1, 4, 4), 4411) * 0.3 + 4.0  # (1, 4, 4)
+            k = randn((1, 6, 4), 4412) * 0.3  # (1, 6, 4)
+            k[..., :2, :] += 16.0
+            v = randn((1, 6, 4), 4413)  # (1, 6, 4)
+            try:
+                got = c.probe(tiled_attention, q.clone(), k.clone(), v.clone(), 2, False)
+                expected = _tiled_expected(q, k, v, False)
+                answer.append(
+                    isinstance(got, torch.Tensor)
+                    and got.shape == expected.shape
+                    and bool(torch.allclose(got.double(), expected.double(), atol=1e-4))
+                )
+            except Exception:  # the learner's code: any error is "not right"
+                answer.append(False)
+        return answer[0]
+
+    return right
+
+
 def _transposed_scores_hint(q: torch.Tensor, k: torch.Tensor, block: int):
     """A shape error that the scores q @ k_block.transpose(i, j) raise, word for word, with
     a pair of axes other than the last two (mutant tiled_attention-18, transpose(-3, -1),
@@ -1154,6 +1211,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
         short_fine = False  # a call ran where a tensor made with q.shape[:-2] would clash
         uncausal_blocks = 0  # the most keys a passed causal=False call spread over blocks
         ran = False  # whether a call ran (and was right) before this one
+        right_far_below = _right_without_mask_far_below(c, tiled_attention)
         for q, k, v, block, causal in _tiled_cases(hidden):
             what = (
                 f"tiled_attention(q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, "
@@ -1373,9 +1431,28 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         if causal and q.shape[-2] != k.shape[-2]
                         else None
                     ),
+                    # blind21c-tiled-key-blocks-last-to-first: with the causal mask a
+                    # maximum of each block's own and blocks walked last to first give
+                    # the same NaN rows; without it, only the first overflows where a
+                    # later block's scores fall far below (asked only on failure)
                     _TILED_OWN_MAX: (
-                        tiled_attention_f(q, k, v, block, causal, running=False)
+                        (
+                            lambda args=(q, k, v, block, causal): (
+                                None
+                                if right_far_below()
+                                else tiled_attention_f(*args, running=False)
+                            )
+                        )
                         if several
+                        else None
+                    ),
+                    _TILED_BLOCKS_OUT_OF_ORDER: (
+                        (
+                            lambda args=(q, k, v, block, causal), got=got: (
+                                _first_block_later(got, *args[:4]) if right_far_below() else None
+                            )
+                        )
+                        if several and causal
                         else None
                     ),
                     "Your causal mask hides the diagonal too (key j masked when j >= i): a "

@@ -200,10 +200,13 @@ def _window_models(size: int, window: int) -> list[tuple[str, torch.Tensor | Non
             _window(size, 1 - window, window - 1),
         ),
         (
-            "Your mask is lesson 06's look-ahead mask alone: its window part keeps "
-            "every key j <= i, as a condition j - i < window (i and j the wrong way "
-            "round) or a band on the wrong side does. The window is i - j < window: "
-            "query i sees itself and the window - 1 keys before it.",
+            "Your mask is lesson 06's look-ahead mask alone, whatever the window: its "
+            "window part has no effect, since it keeps every key j <= i, as a condition "
+            "j - i < window (i and j the wrong way round) or a band on the wrong side of "
+            "the diagonal does (torch.tril(ones, diagonal=window - 1), which limits only "
+            "the future keys the look-ahead mask blocks anyway, instead of torch.triu(ones, "
+            "diagonal=1 - window)). The window is i - j < window: query i sees itself and "
+            "the window - 1 keys before it.",
             _window(size, 0, size) if window < size else None,
         ),
         (
@@ -231,6 +234,17 @@ def _window_models(size: int, window: int) -> list[tuple[str, torch.Tensor | Non
             "look_ahead_mask(size), not torch.ones (a shortcut for wide windows that "
             "forgets j <= i?).",
             torch.ones(size, size, dtype=torch.bool) if window >= size > 1 else None,
+        ),
+        (
+            # blind15e-sw-or-instead-of-and (told "two mistakes at once" before): the
+            # union of the two parts is everything, since the band holds every later key
+            "Your mask is True everywhere, whatever the window: every query sees every "
+            "key, past and future. The look-ahead mask and the band of recent keys "
+            "combined with | instead of & give exactly that (their union, not their "
+            "intersection), since the band torch.triu(ones, diagonal=1 - window) (i - j < "
+            "window) already holds every later key; so does a condition that always "
+            "holds. Keep the keys that pass both: look_ahead_mask(size) & band.",
+            torch.ones(size, size, dtype=torch.bool) if 1 <= window < size else None,
         ),
         (
             # blind13e-sw-window-clamped-to-size-minus-one (its band width alone before)
