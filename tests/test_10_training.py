@@ -2421,6 +2421,8 @@ def beam_with(
                     break
                 if stop == "bound" and done and max(map(norm, done)) >= live[0][0]:
                     break
+                if stop == "raw_bound" and done and max(c[0] for c in done) >= live[0][0]:
+                    break
                 if stop == "worst_live" and done and max(map(norm, done)) >= live[-1][0]:
                     break
                 if stop == "worst_finished" and done and min(map(norm, done)) >= live[0][0]:
@@ -2653,6 +2655,14 @@ BEAM_MISTAKES = [
     # apart from a penalty left out or multiplied (the first two cannot)
     Mistake(
         BEAM, named("raw_choice")(beam_with(raw_choice=True)), "picked the answer by its raw score"
+    ),
+    # the raw score in the stopping rule only (blind22b-bs-stop-rule-with-raw-finished-score's
+    # family): named as the stopping test, with what it changes
+    Mistake(
+        BEAM,
+        named("raw_stop")(beam_with(stop="raw_bound")),
+        r"stops on the wrong test: it compares the raw score .* of the best finished "
+        r"hypothesis with the best live score",
     ),
     # rows that start with <bos> because the search keeps the worst candidates (<bos> is
     # one of the least likely tokens) are not told to leave <bos> out
