@@ -1530,7 +1530,25 @@ def labels_flattened_with_view(logits, labels, pad_id, smoothing=0.1):
     return per_position[keep].mean()
 
 
+@named("labels_given_a_middle_axis")
+def labels_given_a_middle_axis(logits, labels, pad_id, smoothing=0.1):
+    """The family of blind12h-ls-labels-unsqueeze-1: the gather index's new axis put
+    before the last axis (a reshape to (batch, 1, len)), not after it."""
+    log_probs = torch.log_softmax(logits, dim=-1)  # (batch, len, V)
+    keep = labels != pad_id  # (batch, len)
+    index = labels.masked_fill(~keep, 0).reshape(labels.shape[0], 1, -1)  # (batch, 1, len)
+    picked = log_probs.gather(-1, index).squeeze(-1)
+    per_position = -(1 - smoothing) * picked - smoothing * log_probs.mean(dim=-1)
+    return per_position[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    Mistake(
+        SMOOTH,
+        labels_given_a_middle_axis,
+        r"also what the correct code raises with one change, one of these .*inserts its new "
+        r"axis at axis 1 \(unsqueeze\(1\)\)",
+    ),
     # round 24 (blind21b): .view on labels sliced from a wider target
     Mistake(
         check_label_smoothed_loss,
