@@ -100,17 +100,6 @@ class TSourceMaskUnsqueezedLast(_Reference):
         return self.encoder(x, mask)
 
 
-class TVocabAssertedAtTheTop(_Reference):
-    """The shared vocabulary checked with a one-line assert before anything is built (the
-    family of blind12h-tr-vocab-check-assert: an assert where a ValueError belongs)."""
-
-    def __init__(self, src_vocab_size, tgt_vocab_size, *args, tie_embeddings=False, **kwargs):
-        assert not tie_embeddings or src_vocab_size == tgt_vocab_size
-        super().__init__(
-            src_vocab_size, tgt_vocab_size, *args, tie_embeddings=tie_embeddings, **kwargs
-        )
-
-
 class TUnscaled(_Reference):
     def encode(self, src_ids):
         x = self.positional_encoding(self.src_embedding.embedding(src_ids))
@@ -2144,11 +2133,6 @@ MISTAKES = [
         r"Two more calls on the same inputs gave other tokens: your decoding draws at random",
     ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
-    Mistake(
-        check_Transformer,
-        TVocabAssertedAtTheTop,
-        r"raised AssertionError: your vocabulary test is an assert statement.*python -O",
-    ),
     Mistake(
         check_Transformer,
         TSourceMaskUnsqueezedLast,
