@@ -611,7 +611,11 @@ LN_MISTAKES = [
     Mistake(check_LayerNorm, LNGainOverCentred, r"divide the gain by the centred x"),
     Mistake(check_LayerNorm, LNGainDivides, r"divide the normalised x by self\.weight"),
     Mistake(check_LayerNorm, LNGainFirst, r"multiply x by self\.weight before taking the mean"),
-    Mistake(check_LayerNorm, LNAffineFirst, r"apply the gain and the bias to x first"),
+    Mistake(
+        check_LayerNorm,
+        LNAffineFirst,
+        r"apply the gain and the bias to x before normalising it(?![\s\S]*eps)",
+    ),
     Mistake(
         check_LayerNorm,
         LNUnitL2,
@@ -2393,6 +2397,17 @@ ENCODER_MISTAKES = [
         r"^(?![\s\S]*no_grad)[\s\S]*(is its input `x` itself, unchanged|not chained)",
     ),
     Mistake(check_Encoder, EncoderSharedLayer, r"one layer object appended N times"),
+    # the family of blind22b-enc-mask-inverted-for-layers: the mask changed on its way to
+    # the layers, named from the values the first layer receives
+    Mistake(
+        check_Encoder,
+        stack_class(
+            "EncoderMaskLogicalNot",
+            lambda self, x, mask=None: _loop(self, x, None if mask is None else mask.logical_not()),
+        ),
+        r"layers\[0\] receives a mask other than the stack's mask: your mask is the right one "
+        r"inverted(?![\s\S]*pad_id)",
+    ),
     Mistake(check_Encoder, EncoderDropoutBetweenLayers, r"what a dropout of the stream itself"),
     Mistake(check_Encoder, EncoderEveryLayerOutput, r"every layer's output, stacked"),
     Mistake(check_Encoder, EncoderFinalNormOr, r"unexpected: \['norm\.bias', 'norm\.weight'\]"),

@@ -90,6 +90,16 @@ class TSourceMaskSizedByBatch(_Reference):
         return self.encoder(x, src_mask)  # (batch, len_src, d_model)
 
 
+class TSourceMaskUnsqueezedLast(_Reference):
+    """encode builds its mask with unsqueeze(1).unsqueeze(-1), (batch, 1, len_src, 1): the
+    pads on the query axis (the family of blind22b-tr-source-mask-on-query-axis)."""
+
+    def encode(self, src_ids):
+        x = self.positional_encoding(self.src_embedding(src_ids))
+        mask = (src_ids != self.pad_id).unsqueeze(1).unsqueeze(-1)  # (batch, 1, len_src, 1)
+        return self.encoder(x, mask)
+
+
 class TUnscaled(_Reference):
     def encode(self, src_ids):
         x = self.positional_encoding(self.src_embedding.embedding(src_ids))
@@ -2123,6 +2133,11 @@ MISTAKES = [
         r"Two more calls on the same inputs gave other tokens: your decoding draws at random",
     ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
+    Mistake(
+        check_Transformer,
+        TSourceMaskUnsqueezedLast,
+        r"^(?![\s\S]*look-ahead)[\s\S]*pads sit on the query axis",
+    ),
     Mistake(
         check_greedy_decode,
         greedy_padded_to_full_width,

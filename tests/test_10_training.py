@@ -1530,7 +1530,25 @@ def labels_flattened_with_view(logits, labels, pad_id, smoothing=0.1):
     return per_position[keep].mean()
 
 
+@named("labels_given_a_middle_axis")
+def labels_given_a_middle_axis(logits, labels, pad_id, smoothing=0.1):
+    """The family of blind12h-ls-labels-unsqueeze-1: the gather index's new axis put
+    before the last axis (a reshape to (batch, 1, len)), not after it."""
+    log_probs = torch.log_softmax(logits, dim=-1)  # (batch, len, V)
+    keep = labels != pad_id  # (batch, len)
+    index = labels.masked_fill(~keep, 0).reshape(labels.shape[0], 1, -1)  # (batch, 1, len)
+    picked = log_probs.gather(-1, index).squeeze(-1)
+    per_position = -(1 - smoothing) * picked - smoothing * log_probs.mean(dim=-1)
+    return per_position[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    Mistake(
+        SMOOTH,
+        labels_given_a_middle_axis,
+        r"also what the correct code raises with one change, one of these .*inserts its new "
+        r"axis at axis 1 \(unsqueeze\(1\)\)",
+    ),
     # round 24 (blind21b): .view on labels sliced from a wider target
     Mistake(
         check_label_smoothed_loss,
@@ -2099,7 +2117,8 @@ STEP_MISTAKES = [
     Mistake(
         STEP,
         step_with_own_rmsprop,
-        r"first step of a new torch\.optim\.RMSprop .* default lr=0\.01.* reset to zero each step",
+        r"^(?![\s\S]*Adam)[\s\S]*first step of a new torch\.optim\.RMSprop .* default "
+        r"lr=0\.01.* running mean of the squared gradients is reset to zero each step",
     ),
     Mistake(
         STEP,
@@ -2420,6 +2439,8 @@ def beam_with(
                     break
                 if stop == "bound" and done and max(map(norm, done)) >= live[0][0]:
                     break
+                if stop == "raw_bound" and done and max(c[0] for c in done) >= live[0][0]:
+                    break
                 if stop == "worst_live" and done and max(map(norm, done)) >= live[-1][0]:
                     break
                 if stop == "worst_finished" and done and min(map(norm, done)) >= live[0][0]:
@@ -2653,6 +2674,14 @@ BEAM_MISTAKES = [
     Mistake(
         BEAM, named("raw_choice")(beam_with(raw_choice=True)), "picked the answer by its raw score"
     ),
+    # the raw score in the stopping rule only (blind22b-bs-stop-rule-with-raw-finished-score's
+    # family): named as the stopping test, with what it changes
+    Mistake(
+        BEAM,
+        named("raw_stop")(beam_with(stop="raw_bound")),
+        r"stops on the wrong test: it compares the raw score .* of the best finished "
+        r"hypothesis with the best live score",
+    ),
     # rows that start with <bos> because the search keeps the worst candidates (<bos> is
     # one of the least likely tokens) are not told to leave <bos> out
     Mistake(BEAM, named("ascending")(beam_with(ascending=True)), "keeps the worst candidates"),
@@ -2809,7 +2838,25 @@ def _streams_as_wide_as_the_first(references):
 
 
 SCORES = check_translation_scores
+
+
+def _best_single_stream_bleu(hypotheses, references):
+    """BLEU against each reference stream alone, the best kept (the family of
+    blind22b-tsc-bleu-averaged-over-reference-streams: per-stream scores combined)."""
+    best = 0.0
+    for stream in itertools.zip_longest(*references):
+        pairs = [(h, ref) for h, ref in zip(hypotheses, stream) if ref is not None]
+        score = sacrebleu.corpus_bleu([h for h, _ in pairs], [[ref for _, ref in pairs]]).score
+        best = max(best, score)
+    return best
+
+
 SCORE_MISTAKES = [
+    Mistake(
+        SCORES,
+        named("bleu_best_single_stream")(scores_with(bleu=_best_single_stream_bleu)),
+        r"scored each reference stream on its own .* and kept the best score",
+    ),
     # round 24 (blind21b): another tokenizer than 13a, seen only on punctuated sentences
     Mistake(
         SCORES,

@@ -345,6 +345,13 @@ class Checker:
                 f"The error your code raised is also what the correct code raises with one "
                 f"change: it {sentences[0]}. Other mistakes raise it too: look there first."
             )
+        if errors_only and 1 < len(sentences) <= 3:  # edits these inputs cannot part
+            return (
+                "The error your code raised is also what the correct code raises with one "
+                "change, one of these (they raise the same on every input this check ran): "
+                + "; or ".join(f"it {sentence}" for sentence in sentences)
+                + ". Other mistakes raise it too: look there first."
+            )
         return explained(sentences, inputs, candidates, wrong)
 
     def _errors_only(self) -> bool:

@@ -27,6 +27,7 @@ from torch import nn
 
 from transformer_course.checking.formatting import candidates_message
 from transformer_course.checking.hooks import inputs_received
+from transformer_course.checking.mask_relations import mask_relation
 from transformer_course.checking.rearranged import rearrangement
 from transformer_course.checking.relations import recognisable_number
 from transformer_course.checking.sublayer_names import sublayer_words
@@ -876,6 +877,8 @@ def _argument_problem(
                     else "."
                 )
             )
+        if "mask" in name and torch.is_tensor(value) and (how := mask_relation(got, value)):
+            return f"receives a {name} other than the stack's {name}: {how} Pass it on unchanged."
         return f"receives a {name} other than the stack's {name}: pass it on unchanged."
     return ""
 

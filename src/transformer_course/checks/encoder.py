@@ -288,10 +288,10 @@ _GAIN_FIRST = (
     "self.bias."
 )
 _AFFINE_FIRST = (
-    "You apply the gain and the bias to x first and normalise the result, so the "
+    "You apply the gain and the bias to x before normalising it, so the "
     "normalisation undoes most of them (a fresh layer, gain 1 and bias 0, cannot show it): "
-    "normalise first, then multiply by self.weight and add self.bias, "
-    "self.weight * (x - mean) / sqrt(var + eps) + self.bias."
+    "normalise x first (subtract its mean, divide by its standard deviation), then "
+    "multiply by self.weight and add self.bias."
 )
 _WRONG_DEFAULT_EPS = (
     "Your default eps is not 1e-5. LayerNorm(d_model) should use eps=1e-5 (nn.LayerNorm's "

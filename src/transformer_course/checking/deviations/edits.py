@@ -824,10 +824,55 @@ def _axis_words(axis: ast.expr) -> str:
     return f"the axis `{written}`"
 
 
+def _is_none(part: ast.expr) -> bool:
+    return isinstance(part, ast.Constant) and part.value is None
+
+
+def _is_everything(part: ast.expr) -> bool:
+    """``...`` or a bare ``:``: a part that keeps the axes it stands for."""
+    if isinstance(part, ast.Constant) and part.value is Ellipsis:
+        return True
+    return isinstance(part, ast.Slice) and part.lower is part.upper is part.step is None
+
+
+def _new_axis_edits(node: ast.Subscript, edit: Callable[..., Edit]) -> Iterator[Edit]:
+    """A new axis (``None`` in the index, as ``unsqueeze`` makes) inserted at another
+    position: ``x[..., None]`` (the last axis, unsqueeze(-1)) written as ``x[:, None]``
+    (axis 1, unsqueeze(1)) or ``x[None]`` (axis 0), and the other way round."""
+    index = node.slice
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    if sum(map(_is_none, parts)) != 1 or not all(_is_none(p) or _is_everything(p) for p in parts):
+        return
+    everything = ast.Slice(lower=None, upper=None, step=None)
+    ellipsis = ast.Constant(value=Ellipsis)
+    none = ast.Constant(value=None)
+    variants = (
+        ([none], "axis 0 (unsqueeze(0))"),
+        ([everything, none], "axis 1 (unsqueeze(1))"),
+        ([ellipsis, none], "the last axis (unsqueeze(-1))"),
+        ([ellipsis, none, everything], "the second-to-last axis (unsqueeze(-2))"),
+    )
+    old = quote(node)
+    written = ast.unparse(index)
+    for new_parts, where in variants:
+        new_index = (
+            new_parts[0] if len(new_parts) == 1 else ast.Tuple(elts=new_parts, ctx=ast.Load())
+        )
+        if ast.unparse(new_index) == written:
+            continue
+        new = ast.Subscript(value=node.value, slice=new_index, ctx=node.ctx)
+        yield edit(
+            new,
+            f"inserts its new axis at {where}: {quote(new)} where {old} belongs",
+            "new axis",
+        )
+
+
 def _subscript_edits(node: ast.Subscript, edit: Callable[..., Edit]) -> Iterator[Edit]:
     old = quote(node)
     index = node.slice
     parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    yield from _new_axis_edits(node, edit)
     for position, part in enumerate(parts):
         variants: list[tuple[ast.expr, str]] = []
         if isinstance(part, ast.Slice):

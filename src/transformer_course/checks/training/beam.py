@@ -327,9 +327,11 @@ _BEAM_MESSAGES = {
     "well (the search stops early and prefers them). A finished candidate's score is "
     "scores[parent, eos_id], the parent's score plus log p(<eos>), like any other "
     "candidate's.",
-    "raw_stop": "Your stopping rule compares the best finished hypothesis's raw score "
-    "with the best live score; the contract compares its *normalised* score, "
-    "score / ((5 + L) / 6) ** α, with the best live score.",
+    "raw_stop": "Your search stops on the wrong test: it compares the raw score (the sum "
+    "of log-probabilities) of the best finished hypothesis with the best live score, where "
+    "the contract compares its *normalised* score, score / ((5 + L) / 6) ** α. With "
+    "length_penalty > 0 the two differ, so your search stops at another step than the "
+    "contract's and can return another hypothesis.",
     "live_joins": "You let unfinished hypotheses compete with finished ones at the end. A "
     "live hypothesis is chosen only when none has finished at all.",
     "live_first": "You took the answer from the live hypotheses whenever any was left "

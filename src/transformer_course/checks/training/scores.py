@@ -194,6 +194,16 @@ _BLEU_MISTAKES = {
     "sentence. corpus_bleu takes one "
     "hypothesis per sentence and adds up their n-gram counts itself: "
     "sacrebleu.corpus_bleu(hypotheses, streams), each stream one entry per sentence.",
+    "stream_mean": "You scored each reference stream on its own (one corpus_bleu call per "
+    "stream, against that stream alone) and averaged the scores. BLEU with several "
+    "references is not a mean of single-reference BLEUs: an n-gram counts as matched when "
+    "it occurs in ANY of a sentence's references, so all the streams go into one call "
+    "together, as a multi-reference set: sacrebleu.corpus_bleu(hypotheses, streams).",
+    "stream_max": "You scored each reference stream on its own (one corpus_bleu call per "
+    "stream, against that stream alone) and kept the best score. BLEU with several "
+    "references is not the best of single-reference BLEUs: an n-gram counts as matched "
+    "when it occurs in ANY of a sentence's references, so all the streams go into one "
+    "call together, as a multi-reference set: sacrebleu.corpus_bleu(hypotheses, streams).",
     "flat": "The references were given as a flat list of strings, one per sentence "
     "(references[i][0]), not as a list of streams: sacrebleu then reads each string as a "
     "stream of its own. corpus_bleu's second argument is a list of streams, "
@@ -210,6 +220,16 @@ def _compacted(references) -> list[list[str]]:
 
 def _corpus(hypotheses, streams) -> float:
     return sacrebleu.corpus_bleu(list(hypotheses), streams).score
+
+
+def _per_stream_scores(hypotheses, references) -> list[float]:
+    """corpus_bleu against each reference stream alone, over the sentences that have a
+    reference in it (the family of blind22b-tsc-bleu-averaged-over-reference-streams)."""
+    scores = []
+    for stream in _streams(references):
+        kept = [(h, ref) for h, ref in zip(hypotheses, stream, strict=True) if ref is not None]
+        scores.append(_corpus([h for h, _ in kept], [[ref for _, ref in kept]]))
+    return scores
 
 
 #: each known mistake's BLEU, (hypotheses, references) -> score
@@ -230,6 +250,8 @@ _BLEU_MODELS = {
     _BLEU_MISTAKES["per_sentence_lists"]: lambda h, r: _corpus(h, r),
     _BLEU_MISTAKES["compacted"]: lambda h, r: _corpus(h, _compacted(r)),
     _BLEU_MISTAKES["flat"]: lambda h, r: _corpus(h, [refs[0] for refs in r]),
+    _BLEU_MISTAKES["stream_mean"]: lambda h, r: float(np.mean(_per_stream_scores(h, r))),
+    _BLEU_MISTAKES["stream_max"]: lambda h, r: max(_per_stream_scores(h, r)),
     _BLEU_MISTAKES["joined"]: lambda h, r: _corpus(
         [" ".join(h)], [[" ".join(x for x in stream if x is not None)] for stream in _streams(r)]
     ),

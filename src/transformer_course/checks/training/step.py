@@ -360,6 +360,15 @@ _OTHER_OPTIMIZERS = {
 }
 
 
+#: what each of them keeps from one step to the next (lost when it is rebuilt every call)
+_OPTIMIZER_STATE = {
+    torch.optim.Adam: "moment estimates (running means of the gradients and of their squares) are",
+    torch.optim.AdamW: "moment estimates (running means of the gradients and of their squares) are",
+    torch.optim.RMSprop: "running mean of the squared gradients is",
+    torch.optim.Adagrad: "running sums of the squared gradients are",
+}
+
+
 def _fresh_optimizer_message(optimizer_class, its_lr, lr) -> str:
     """What a step by a freshly built ``optimizer_class`` (learning rate ``its_lr``)
     in place of the given SGD optimizer (``lr``) means."""
@@ -373,8 +382,8 @@ def _fresh_optimizer_message(optimizer_class, its_lr, lr) -> str:
         "here, which never stepped): your train_step creates its own optimizer (or steps "
         "another one) instead of calling optimizer.step() on the one it was given. Built "
         f"inside train_step, a new {name} starts from an empty state at every call: its "
-        "moment estimates (Adam's running means of the gradients and of their squares) are "
-        "reset to zero each step, and the caller's choice of optimizer, learning rate and "
+        f"{_OPTIMIZER_STATE[optimizer_class]} reset to zero each step, and the caller's choice "
+        "of optimizer, learning rate and "
         "schedule is ignored. Use the `optimizer` argument: optimizer.step(), then "
         "optimizer.zero_grad()."
     )

@@ -18,6 +18,7 @@ from transformer_course.checking.inputs import vocab_token_ids
 from transformer_course.checking.layers import value_or_none
 from transformer_course.checking.localise import arguments_received
 from transformer_course.checking.localise import diagnose as name_mistakes
+from transformer_course.checking.mask_relations import mask_relation
 from transformer_course.checking.modules import build_module, expect_contract_defaults
 from transformer_course.reference import transformer as ref
 from transformer_course.reference.masking import (
@@ -438,6 +439,8 @@ def _localise_decode(module, m, tgt, memory, src, pad_id: int) -> str | None:
         ),
     ):
         where = _first_mask_difference(given.get(name), right, keys, pad_id)
+        if how := mask_relation(given.get(name), right, name, from_ids=True):
+            where = f"{where}; {how}"
         if where:
             role = "the cross-attention's" if name == "src_mask" else "the self-attention's"
             return (
@@ -476,14 +479,35 @@ def _localise_encode(module, m, src, pad_id: int) -> str | None:
             f"self.positional_encoding(self.src_embedding(src_ids)){scaled}: the source side's "
             "input is off, before any layer runs (the mask is checked after it)."
         )
-    where = _first_mask_difference(given.get("mask"), padding_mask(src, pad_id), src, pad_id)
-    if where:
+    right_mask = padding_mask(src, pad_id)  # (batch, 1, 1, len_src)
+    where = _first_mask_difference(given.get("mask"), right_mask, src, pad_id)
+    if not where:
+        return None
+    said = (
+        f"encode handed the encoder a mask that is not padding_mask(src_ids, self.pad_id): {where}"
+    )
+    if how := mask_relation(given.get("mask"), right_mask, from_ids=True):
+        return f"{said}; {how}"
+    if _blocks_the_future(given.get("mask")):
         return (
-            "encode handed the encoder a mask that is not padding_mask(src_ids, self.pad_id): "
-            f"{where}. The encoder's self-attention hides only the source's <pad> keys: no "
-            "look-ahead part (the encoder reads the whole source at once)."
+            f"{said}. Your mask blocks the later keys too: the encoder's self-attention hides "
+            "only the source's <pad> keys, with no look-ahead part (the encoder reads the "
+            "whole source at once)."
         )
+    return f"{said}. The encoder's self-attention hides only the source's <pad> keys."
     return None
+
+
+def _blocks_the_future(mask) -> bool:
+    """Whether a mask the learner passed blocks every key after its query (a look-ahead
+    part): its last two axes square and more than one long, False above the diagonal."""
+    if not isinstance(mask, torch.Tensor) or mask.dim() < 2 or mask.dtype != torch.bool:
+        return False
+    n = mask.shape[-1]
+    if n < 2 or mask.shape[-2] != n:
+        return False
+    above = torch.ones(n, n, dtype=torch.bool).triu(1)  # (len, len): the later keys
+    return not bool(mask.detach()[..., above].any())
 
 
 def _decode_order_hint(module, case: _Case, tgt, memory, src, expected) -> Callable:

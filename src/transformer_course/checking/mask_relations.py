@@ -1,0 +1,76 @@
+"""How a bool mask the learner built or passed on relates to the right one, read off the two
+masks' values (after broadcasting both to one shape), so that every check that localises a
+wrong mask names the mistake alike:
+
+- the logical inverse (True exactly where the right mask is False): ``~mask``, ``ids ==
+  pad_id``, or PyTorch's True = blocked convention, where this course's masks are True = may
+  attend;
+- the query and key axes swapped: a padding mask built as (batch, 1, len, 1), pads on the
+  query axis, where (batch, 1, 1, len) puts them on the key axis;
+- everything allowed (no masking) or everything blocked.
+
+Each is named only when it reproduces every entry of the learner's mask, and never when the
+right mask itself would also fit (a relation that changes nothing explains nothing)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+__all__ = ["mask_relation"]
+
+
+def _broadcast(mine: torch.Tensor, right: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Both masks at one shape with square (query, key) axes: (..., n, n) where n is the
+    larger of the last two sizes, so that a (batch, 1, 1, len) mask and a (batch, 1, len, 1)
+    one can be compared entry by entry."""
+    n = max(mine.shape[-1], mine.shape[-2], right.shape[-1], right.shape[-2])
+    shape = (*torch.broadcast_shapes(mine.shape[:-2], right.shape[:-2]), n, n)
+    return mine.expand(shape), right.expand(shape)
+
+
+def mask_relation(
+    mine: Any, right: torch.Tensor, name: str = "mask", *, from_ids: bool = False
+) -> str:
+    """A sentence naming how ``mine`` relates to the right bool mask ``right`` (both with a
+    (query, key) pair of last axes, broadcastable), or "" when no single relation explains
+    every entry (or the values are not bool tensors that broadcast). ``from_ids``: the
+    learner built the mask from token ids (so ids == pad_id is a candidate), rather than
+    passing on a mask it was given."""
+    if not isinstance(mine, torch.Tensor) or not isinstance(right, torch.Tensor):
+        return ""
+    if mine.dim() < 2 or right.dim() < 2 or mine.dtype != torch.bool:
+        return ""
+    try:
+        a, b = _broadcast(mine.detach(), right.detach().bool())
+    except RuntimeError:
+        return ""
+    if torch.equal(a, b):
+        return ""
+    if torch.equal(a, ~b):
+        return (
+            f"your {name} is the right one inverted: True exactly where it should be False "
+            + ("(as ~mask, or ids == pad_id, gives). " if from_ids else "(as ~mask gives). ")
+            + "In this course a mask says True = may "
+            "attend (PyTorch's nn.MultiheadAttention takes the opposite, True = blocked): "
+            "do not invert it."
+        )
+    if torch.equal(a, b.transpose(-1, -2)):
+        shape = tuple(mine.shape)
+        if mine.shape[-1] == 1 and mine.shape[-2] > 1:
+            return (
+                f"your {name} has shape {shape}: its pads sit on the query axis (rows), "
+                "where a padding mask puts them on the key axis (columns), (batch, 1, 1, len): "
+                "each real token still attends to the pads, and the pads' own rows are "
+                "blocked instead. Index it as (ids != pad_id)[:, None, None, :]."
+            )
+        return (
+            f"your {name} is the right one with its query and key axes swapped (the last two "
+            "axes transposed): entry (i, j) holds what belongs at (j, i)."
+        )
+    if bool(a.all()):
+        return f"your {name} allows every entry (True everywhere): nothing is masked."
+    if not bool(a.any()):
+        return f"your {name} blocks every entry (False everywhere): no query can attend."
+    return ""

@@ -1,0 +1,44 @@
+"""checking.mask_relations: a wrong mask is named by how its values relate to the right one
+(inverted, query and key axes swapped, all allowed, all blocked), and only then."""
+
+from __future__ import annotations
+
+import torch
+
+from transformer_course.checking.mask_relations import mask_relation
+from transformer_course.reference.masking import decoder_self_attention_mask, padding_mask
+
+IDS = torch.tensor([[5, 6, 7, 0], [5, 6, 0, 0]])  # (batch, len): pad_id 0 at the end
+RIGHT = padding_mask(IDS, 0)  # (batch, 1, 1, len)
+
+
+def test_an_inverted_mask_is_named_with_the_candidates_the_caller_allows():
+    passed_on = mask_relation(~RIGHT, RIGHT)
+    built = mask_relation(IDS[:, None, None, :] == 0, RIGHT, from_ids=True)
+    assert "inverted" in passed_on and "pad_id" not in passed_on
+    assert "inverted" in built and "ids == pad_id" in built
+
+
+def test_pads_on_the_query_axis_are_named_by_shape():
+    on_queries = (IDS != 0)[:, None, :, None]  # (batch, 1, len, 1)
+    assert "pads sit on the query axis" in mask_relation(on_queries, RIGHT)
+
+
+def test_a_transposed_square_mask_is_named_as_swapped_axes():
+    right = decoder_self_attention_mask(IDS, 0)  # (batch, 1, len, len)
+    assert "query and key axes swapped" in mask_relation(right.transpose(-1, -2), right)
+
+
+def test_all_true_and_all_false():
+    assert "nothing is masked" in mask_relation(torch.ones_like(RIGHT), RIGHT)
+    assert "no query can attend" in mask_relation(torch.zeros_like(RIGHT), RIGHT)
+
+
+def test_nothing_is_named_for_the_right_mask_an_unrelated_one_or_a_non_bool_value():
+    other = RIGHT.clone()
+    other[0, 0, 0, 0] = False  # one entry off: no relation explains it
+    assert mask_relation(RIGHT.clone(), RIGHT) == ""
+    assert mask_relation(other, RIGHT) == ""
+    assert mask_relation(RIGHT.float(), RIGHT) == ""
+    assert mask_relation(None, RIGHT) == ""
+    assert mask_relation(torch.ones(3, 3, dtype=torch.bool), RIGHT) == ""
