@@ -371,6 +371,22 @@ class NormFourthRoot(ref.RMSNorm):
         return x / (x.pow(4).mean(-1, keepdim=True) + self.eps) ** 0.25 * self.weight
 
 
+class NormRsqrtOfRoot(ref.RMSNorm):
+    """Round 25: rsqrt of the root mean square, x * rsqrt(sqrt(mean(x ** 2) + eps)): the
+    square root taken twice, a fourth root of the mean square."""
+
+    def forward(self, x):
+        root_mean_square = torch.sqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+        return x * torch.rsqrt(root_mean_square) * self.weight
+
+
+class NormEighthRoot(ref.RMSNorm):
+    """Round 25: the mean square to the power 1/8, three square roots where one belongs."""
+
+    def forward(self, x):
+        return x / (x.pow(2).mean(-1, keepdim=True) + self.eps) ** 0.125 * self.weight
+
+
 class NormMeanDividedAgain(ref.RMSNorm):
     """The mean of the squares divided by d_model once more (sum / d_model ** 2)."""
 
@@ -3623,6 +3639,10 @@ MISTAKES = [
         r"it is the sum of the squares divided by x\.shape\[\d\] = \d+, not by d_model",
     ),
     Mistake(check_RMSNorm, NormFourthRoot, r"one number per token.*for token \(0, 0\) yours is"),
+    # the square root taken more than once (blind21c-rms-root-of-root-mean-square was told
+    # the first token's number and to add eps)
+    Mistake(check_RMSNorm, NormRsqrtOfRoot, r"under 2 square roots, a fourth root.*taken 2 times"),
+    Mistake(check_RMSNorm, NormEighthRoot, r"under 3 square roots, an eighth root"),
     # blind16b: the first token's number alone before
     Mistake(
         check_RMSNorm,
