@@ -93,6 +93,31 @@ def _batches(*, shift=1, high_minus=0, global_stream=False, step=1):
     return next_token_batches
 
 
+def _batches_evenly_spaced(spacing: str):
+    """Round 25: rows whose starts are one start plus a fixed step, not independent draws:
+    "shifted" windows one token apart from a random offset (each start clamped into the
+    stream), "fixed" non-overlapping windows from position 0 with no randomness at all."""
+
+    def next_token_batches(tokens, block_size, batch_size, generator):
+        if spacing == "shifted":
+            offset = torch.randint(0, len(tokens) - block_size, (1,), generator=generator)
+            starts = (offset + torch.arange(batch_size)).clamp(max=len(tokens) - block_size - 1)
+        else:
+            starts = torch.arange(batch_size) * block_size  # (batch_size,)
+        positions = starts[:, None] + torch.arange(block_size)  # (batch_size, block_size)
+        return tokens[positions], tokens[positions + 1]
+
+    return next_token_batches
+
+
+def _batches_windows_sliced_batch_size_long(tokens, block_size, batch_size, generator):
+    """Round 25: each window sliced batch_size tokens long, tokens[s : s + batch_size]."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    inputs = torch.stack([tokens[s : s + batch_size] for s in starts.tolist()])
+    targets = torch.stack([tokens[s + 1 : s + batch_size + 1] for s in starts.tolist()])
+    return inputs, targets
+
+
 def _batches_targets_from_inputs(last: str):
     """Targets built from the inputs: the last column wraps round (a roll), repeats the
     last input, or is padding; or the targets drawn from starts of their own."""
@@ -3685,6 +3710,24 @@ MISTAKES = [
         r"multiplied",
     ),
     Mistake(check_next_token_batches, _batches(shift=0), r"targets are the inputs themselves"),
+    # the rows' starts evenly spaced (blind21c-batches-one-offset-consecutive-windows was
+    # told its windows ran past the end) and windows batch_size long (blind12i-ntb-window-
+    # length-batch-size: a raw IndexError)
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_evenly_spaced("shifted")),
+        r"not independent random windows.*one token apart.*from one random offset",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_evenly_spaced("fixed")),
+        r"not independent random windows.*consecutive windows.*same first start 0",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_windows_sliced_batch_size_long),
+        r"windows are batch_size tokens long, not block_size",
+    ),
     # blind round 11 (b11b): "targets[0] should be tokens[s + 1 : ...]" alone; each way of
     # building the targets from the inputs predicts every column, named when one agrees
     Mistake(
