@@ -2205,6 +2205,26 @@ class GptOneBlockTooMany(ref.GPT):
         )
 
 
+class GptBlocksCountingDown(ref.GPT):
+    """Round 25: the blocks indexed from the last down to the first (a reversed order)."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)  # (batch, len, d_model)
+        for i in range(len(self.layers) - 1, -1, -1):
+            x = self.layers[i](x)
+        return self.norm(x) @ self.embedding.weight.T  # (batch, len, vocab)
+
+
+class BlockFeedForwardNormsAttentionOutput(ref.DecoderBlock):
+    """Round 25: the feed-forward reads norm2 of the attention's output, although the
+    output still sums x, that output and the feed-forward's."""
+
+    def forward(self, x):
+        attended = self.attn(self.norm1(x))  # (batch, len, d_model)
+        fed = self.feed_forward(self.norm2(attended))
+        return x + attended + fed
+
+
 class GptOutputWithBias(ref.GPT):
     """A tied output nn.Linear that keeps its default bias."""
 
@@ -3464,6 +3484,15 @@ MISTAKES = [
     ),
     # blind round 13 (b13b): a sub-layer reading the raw stream, its norm moved or left out
     Mistake(check_DecoderBlock, BlockSandwichedOutputs, r"norms act on the sub-layers' outputs"),
+    # blind21c-block-feed-forward-reads-attention-alone was told the residual was missing;
+    # blind21c-gpt-blocks-in-reverse was told the order only
+    Mistake(
+        check_DecoderBlock,
+        BlockFeedForwardNormsAttentionOutput,
+        r"^(?![\s\S]*not added back)[\s\S]*norm2` is the output of `self\.attn` alone, "
+        r"without the residual stream.*sum h = x \+ attn\(\.\.\.\) is formed",
+    ),
+    Mistake(check_GPT, GptBlocksCountingDown, r"in reverse, the last layer first"),
     Mistake(
         check_DecoderBlock,
         BlockSecondResidualFromData,

@@ -393,6 +393,17 @@ def localise_layer(
                     f"{after[0][0]}({new_s})."
                 )
             if _close(later, out):
+                if after and _sum_reaches_output(records, sublayers, name, got, expected):
+                    # blind21c-block-feed-forward-reads-attention-alone was told the
+                    # residual was missing, although the output holds it
+                    return (
+                        f"{nxt[0].upper()}{nxt[1:]} is the output of `self.{name}` alone, "
+                        f"without the residual stream: the sum {new_s} = {s} + {name}(...) "
+                        f"is formed (the layer's output carries it), but what is normalised "
+                        f"for the next sub-layer is {name}(...) itself, the variable holding "
+                        f"the sub-layer's output used where the sum belongs. Normalise the "
+                        f"sum: {after[0][0]}({new_s}){new_where}."
+                    )
                 return _no_residual(name, nxt, f"{s} + {name}({wanted_norm}({s})){where_s}")
             if _close(later, 2 * out):  # blind10d-declayer-pre-ln-self-attention-output-added-
                 # to-itself: x = sublayer(...); x = x + dropout(x)
@@ -880,6 +891,18 @@ def _argument_problem(
     return ""
 
 
+def _sum_reaches_output(records, sublayers, name: str, got, expected: torch.Tensor) -> bool:
+    """Whether the layer's output is ``expected`` (the residual sum after ``name``) plus
+    the last sub-layer's output: the sum was formed and carried to the output, whatever
+    the sub-layers in between read (False when anything is missing or is no tensor)."""
+    if name == sublayers[-1] or not torch.is_tensor(got):
+        return False
+    last = next((r for r in reversed(records) if r[0] == sublayers[-1]), None)
+    if last is None or not torch.is_tensor(last[2]) or last[2].shape != got.shape:
+        return False
+    return _close(got.detach().double() - last[2].detach().double(), expected)
+
+
 def _no_residual(name: str, where: str, right: str) -> str:
     return (
         f"The output of `self.{name}` is not added back to its input (no residual connection "
@@ -1029,6 +1052,12 @@ def localise_stack(
                 else f"{', '.join(missing)} never run{'s' if len(missing) == 1 else ''}"
             )
             never = f" ({which})"
+        if order == names[::-1] and num_layers > 1:  # blind21c-gpt-blocks-in-reverse
+            never = (
+                f": in reverse, the last layer first ({names[-1]} reads the stack's input "
+                f"and {names[0]} feeds what follows: reversed(self.{container}), or a loop "
+                "counting down)"
+            )
         return (
             f"The layers ran in the order {', '.join(order)}{never}; each of the {num_layers} "
             "layers runs once, in order: for layer in self.layers: x = layer(x, ...)."
