@@ -700,6 +700,16 @@ def _rotate_with_reassigned_half(x, cos, sin):
     return torch.cat([a, b], dim=-1).to(x.dtype)
 
 
+def _rope_sines_from_every_exponent(length, d_head, base=10000.0):
+    """Round 25: the sines from their own frequencies, base ** (-i / d_head) with i =
+    0 .. d_head / 2 - 1, while the cosines use base ** (-2i / d_head)."""
+    positions = torch.arange(length, dtype=torch.float64)[:, None]  # (length, 1)
+    exponents = torch.arange(d_head // 2, dtype=torch.float64)
+    cos_theta = base ** (-2 * exponents / d_head)  # (d_head // 2,)
+    sin_theta = base ** (-exponents / d_head)
+    return (positions * cos_theta).cos().float(), (positions * sin_theta).sin().float()
+
+
 def _rope_position_as_power(length, d_head, base=10000.0):
     """Round 21: the angles as torch.pow(theta, m), the position an exponent."""
     theta = base ** -(torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
@@ -4002,6 +4012,13 @@ MISTAKES = [
     ),
     Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
+    # cos and sin of different angles (blind21c-rope-sines-from-odd-exponents: "differs")
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_sines_from_every_exponent),
+        r"not the cosine and sine of one angle: cos \*\* 2 \+ sin \*\* 2 is .*your sines "
+        r"with e = \[0, 1[,\]]",
+    ),
     # blind19d: a half computed from the other half already rotated got "differs" alone
     Mistake(
         check_apply_rotary,

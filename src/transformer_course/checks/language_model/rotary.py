@@ -241,7 +241,14 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                     },
                 )
             )
-        _judge_runs(c, runs, localise=lambda: _wrong_frequencies(runs, cases, rotary_embedding))
+        _judge_runs(
+            c,
+            runs,
+            localise=lambda: (
+                _wrong_frequencies(runs, cases, rotary_embedding)
+                or _tables_of_two_angles(runs, cases)
+            ),
+        )
         stale = _stale_tables(rotary_embedding)
         c.expect_true(not stale, stale)
 
@@ -1607,3 +1614,78 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
         _expect_non_contiguous(c, apply_rotary, 57 if hidden else 7, hidden, pairing)
         _relative_property(c, apply_rotary, 16 if hidden else 8, 55 if hidden else 5)
         _expect_gradient_reaches_x(c, apply_rotary, 71 if hidden else 17, pairing)
+
+
+def _own_frequency(table: torch.Tensor, wave) -> torch.Tensor | None:
+    """The angle per position of each column of ``table`` (len, pairs), read as
+    wave(m · theta) alone (cos or sin, position 0 first): from position 1, both branches
+    of the inverse tried; None unless every column fits one frequency."""
+    positions = torch.arange(table.shape[0], dtype=torch.float64)[:, None]  # (len, 1)
+    first = table[1].clamp(-1.0, 1.0)  # (pairs,)
+    if wave is torch.cos:
+        options = (torch.acos(first), -torch.acos(first))
+    else:
+        options = (torch.asin(first), torch.pi - torch.asin(first))
+    found = torch.full_like(first, float("nan"))
+    for theta in options:
+        fits = ((wave(positions * theta) - table).abs() < 1e-4).all(dim=0)  # (pairs,)
+        found = torch.where(fits & found.isnan(), theta, found)
+    return None if bool(found.isnan().any()) else found
+
+
+def _tables_of_two_angles(runs: list[tuple], cases: list[_RopeCase]) -> str:
+    """When cos and sin are not of one angle (cos ** 2 + sin ** 2 is not 1): what each
+    table is on its own, cos(m · theta) or sin(m · theta) with which exponents of the base
+    (blind21c-rope-sines-from-odd-exponents: the sines from base ** (-(2i + 1) / d_head)
+    got "differs from the reference"); the observation alone when a table is no such
+    wave."""
+    for (got, expected, call, _, _, _), case in zip(runs, cases, strict=True):
+        if torch.allclose(got, expected, rtol=1e-4, atol=1e-4) or case.length < 2:
+            continue
+        cos, sin = got[0], got[1]  # (len, pairs) each
+        unit = cos.pow(2) + sin.pow(2)
+        off = (unit - 1).abs()
+        if not bool(torch.isfinite(unit).all()) or float(off.max()) < 1e-3:
+            return ""
+        where = tuple(int(i) for i in (off == off.max()).nonzero()[0])
+        observed = (
+            f"Your cos and sin are not the cosine and sine of one angle: cos ** 2 + sin ** 2 "
+            f"is {float(unit[where]):.4g} at position {where[0]}, pair {where[1]}, where it "
+            "is 1 for any angle."
+        )
+        base = 10000.0 if case.base is None else case.base
+        told = ""
+        exponents = []
+        for wave in (torch.cos, torch.sin):
+            theta = _own_frequency(got[0 if wave is torch.cos else 1], wave)
+            if theta is None or bool((theta.abs() < 1e-12).any()):
+                exponents = []
+                break
+            exponent = -torch.log(theta.abs()) / math.log(base) * case.d_head  # (pairs,)
+            # float32 cosines near 1 read small angles roughly: a tenth of an exponent
+            if not torch.allclose(exponent, exponent.round(), atol=0.1):
+                exponents = []
+                break
+            exponents.append([int(e) for e in exponent.round().tolist()])
+        if len(exponents) == 2 and exponents[0] != exponents[1]:
+
+            def kind(values: list[int], d_head: int = case.d_head) -> str:
+                if all(v % 2 == 1 for v in values):
+                    return " (the odd exponents)"
+                if values == list(range(0, d_head, 2)):
+                    return " (the right ones)"
+                return ""
+
+            told = (
+                f" Read on their own, your cosines turn by base ** (-e / d_head) per "
+                f"position with e = {exponents[0]}{kind(exponents[0])}, your sines with e = "
+                f"{exponents[1]}{kind(exponents[1])}: the two tables come from different "
+                "frequencies."
+            )
+        return (
+            f"{call} is not what the reference gives. {observed}{told} Both tables come "
+            "from the same angles, angles = positions * theta with theta_i = base ** (-2i / "
+            "d_head) (torch.arange(0, d_head, 2) / d_head): cos = angles.cos(), sin = "
+            "angles.sin()."
+        )
+    return ""
