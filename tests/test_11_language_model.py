@@ -3492,6 +3492,13 @@ MISTAKES = [
         _rope_positions(lambda n: torch.linspace(0, n, n, dtype=torch.float64)),
         r"(?s)Your positions are wrong.*changes with the length.*torch\.linspace",
     ),
+    # positions as fractions of the length (blind16b-rope-positions-divided-by-length was
+    # told only that the factor changes with the length)
+    Mistake(
+        check_rotary_embedding,
+        _rope_positions(lambda n: torch.linspace(0, 1, n, dtype=torch.float64)),
+        r"(?s)Your positions are wrong.*spread over \[0, 1\].*length - 1 times too small",
+    ),
     # blind round 13 (b13b): a sub-layer reading the raw stream, its norm moved or left out
     Mistake(check_DecoderBlock, BlockSandwichedOutputs, r"norms act on the sub-layers' outputs"),
     # blind21c-block-feed-forward-reads-attention-alone was told the residual was missing;

@@ -446,20 +446,37 @@ def _scaled_positions(rotary_embedding, case: _RopeCase) -> str:
     if None in factors or abs(factors[0] - factors[1]) < 1e-3:
         return ""
     shown = ", ".join(f"{f:.4g} at length {n}" for n, f in zip(lengths, factors, strict=True))
-    linspace = all(abs(f - n / (n - 1)) < 1e-3 for n, f in zip(lengths, factors, strict=True))
+    spacing = next(
+        (
+            told
+            for told, factor_of in _POSITION_SPACINGS.items()
+            if all(
+                abs(f - factor_of(n)) < 1e-3 * abs(f) for n, f in zip(lengths, factors, strict=True)
+            )
+        ),
+        "",
+    )
     return (
         "Your positions are wrong: every pair turns too far per position by one factor, "
         f"and that factor changes with the length at the same d_head and base ({shown}). "
         "The frequencies do not depend on the length, so the positions do: they are not "
-        "the integers 0, 1, ..., length - 1"
-        + (
-            " but spaced length / (length - 1) apart, as torch.linspace(0, length, length) "
-            "makes them"
-            if linspace
-            else ""
-        )
-        + ". Use torch.arange(length)."
+        f"the integers 0, 1, ..., length - 1{spacing}. Use torch.arange(length)."
     )
+
+
+#: {how the positions are spaced: the factor per position it gives at a length n}; the
+#: two probe lengths part every two of them (blind16b-rope-positions-divided-by-length:
+#: arange(length) / length was told only that the factor changes with the length)
+_POSITION_SPACINGS = {
+    " but spaced length / (length - 1) apart, as torch.linspace(0, length, length) makes "
+    "them": lambda n: n / (n - 1),
+    " but divided by the length, fractions 0, 1 / length, ..., (length - 1) / length in "
+    "[0, 1) (torch.arange(length) / length), so every angle but position 0's is length "
+    "times too small": lambda n: 1 / n,
+    " but spread over [0, 1], 0, 1 / (length - 1), ..., 1 (torch.linspace(0, 1, length), "
+    "or torch.arange(length) / (length - 1)), so every angle is length - 1 times too "
+    "small": lambda n: 1 / (n - 1),
+}
 
 
 def _another_base(runs: list[tuple], cases: list[_RopeCase]) -> str:
