@@ -1069,6 +1069,29 @@ class FfnFusedWidthPerProjection(nn.Module):
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
 
 
+class FfnGateSwishBetaTwo(ref.SwiGLU):
+    """Round 25: a Swish gate with slope 2, gate * sigmoid(2 * gate)."""
+
+    def forward(self, x):
+        gate = self.w1(x)  # (..., d_ff)
+        return self.w2(gate * torch.sigmoid(2.0 * gate) * self.w3(x))
+
+
+class FfnGateGeluTanh(ref.SwiGLU):
+    """Round 25: GELU's tanh approximation as the gate."""
+
+    def forward(self, x):
+        return self.w2(F.gelu(self.w1(x), approximate="tanh") * self.w3(x))
+
+
+class FfnProjectionsMultipliedRaw(ref.SwiGLU):
+    """Round 25: the value times the gate with no activation anywhere."""
+
+    def forward(self, x):
+        product = self.w3(x) * self.w1(x)  # (..., d_ff)
+        return self.w2(product)
+
+
 class FfnResidualOwn(ref.SwiGLU):
     """The residual added inside the feed-forward, after w2 (blind15b)."""
 
@@ -3804,6 +3827,11 @@ MISTAKES = [
     ),
     Mistake(check_SwiGLU, FfnValueFromW1, r"value is w1\(x\), not w3\(x\)"),
     Mistake(check_SwiGLU, FfnOtherActivation, r"Your gate is F\.selu, not the SiLU"),
+    # the gate's activation left out or another of the sigmoid family (blind21c-swiglu-no-
+    # activation-bilinear and blind12i-swiglu-quick-gelu-gate were pointed, "differs")
+    Mistake(check_SwiGLU, FfnGateSwishBetaTwo, r"Your gate is z \* sigmoid\(2 \* z\)"),
+    Mistake(check_SwiGLU, FfnGateGeluTanh, r"Your gate is GELU's tanh approximation"),
+    Mistake(check_SwiGLU, FfnProjectionsMultipliedRaw, r"Your gate has no activation.*bilinear"),
     Mistake(check_SwiGLU, FfnMish, r"Your gate is F\.mish, not the SiLU"),
     Mistake(
         check_SwiGLU,

@@ -16,6 +16,7 @@ from transformer_course.checking.layers import (
     mistake_values,
 )
 from transformer_course.checking.oracles import linear, swiglu_f
+from transformer_course.checking.oracles.feed_forward import SWISH_BETAS
 from transformer_course.reference import language_model as ref
 
 from .common import _same_in_train_mode, expect_layers_in_init
@@ -36,6 +37,21 @@ _OTHER_ACTIVATIONS = ("selu", "elu", "celu", "mish", "softplus", "tanh", "leaky_
 _OTHER_ACTIVATION = (
     "Your gate is F.{name}, not the SiLU: SwiGLU's gate is F.silu(z) = z * sigmoid(z) "
     "(silu, with an i; {name} is another activation)."
+)
+#: round 25: the gate's activation left out, or another of the sigmoid family in the
+#: SiLU's place (blind21c-swiglu-no-activation-bilinear, blind12i-swiglu-quick-gelu-gate)
+_NO_ACTIVATION = (
+    "Your gate has no activation: your result is w2(w1(x) * w3(x)), the two projections "
+    "multiplied as they are (the bilinear GLU variant), so the block is a quadratic form of "
+    "x. Apply the SiLU to the gate before the product: w2(F.silu(w1(x)) * w3(x))."
+)
+_GELU_TANH = (
+    "Your gate is GELU's tanh approximation, F.gelu(z, approximate='tanh') (that is "
+    "GeGLU): SwiGLU's gate is the SiLU, F.silu(z) = z * sigmoid(z)."
+)
+_SWISH_BETA = (
+    "Your gate is z * sigmoid({beta:g} * z){known}: a Swish with slope beta = {beta:g} inside "
+    "the sigmoid. The SiLU has slope 1, z * sigmoid(z) (F.silu(z))."
 )
 _NO_GATE = (
     "Your block has no gate: your result is w2(silu(w1(x))), a plain SiLU feed-forward, "
@@ -495,6 +511,17 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
                 **{_OTHER_ACTIVATION.format(name=n): {"activation": n} for n in _OTHER_ACTIVATIONS},
                 _NO_GATE: {"gate": False},
                 _AFTER: {"after": True},
+                _NO_ACTIVATION: {"activation": "identity"},
+                _GELU_TANH: {"activation": "gelu_tanh"},
+                **{
+                    _SWISH_BETA.format(
+                        beta=beta,
+                        known=" (CLIP's QuickGELU, a sigmoid approximation of GELU)"
+                        if beta == 1.702
+                        else "",
+                    ): {"activation": f"swish_{beta:g}"}
+                    for beta in SWISH_BETAS
+                },
             }
             c.expect_close(
                 got,
