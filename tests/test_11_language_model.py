@@ -1092,6 +1092,14 @@ class FfnProjectionsMultipliedRaw(ref.SwiGLU):
         return self.w2(product)
 
 
+class FfnHiddenLayerReturned(ref.SwiGLU):
+    """Round 25: the raw product of the two projections returned, neither SiLU nor w2."""
+
+    def forward(self, x):
+        hidden = self.w1(x) * self.w3(x)  # (..., d_ff)
+        return hidden
+
+
 class FfnResidualOwn(ref.SwiGLU):
     """The residual added inside the feed-forward, after w2 (blind15b)."""
 
@@ -3831,6 +3839,12 @@ MISTAKES = [
     # activation-bilinear and blind12i-swiglu-quick-gelu-gate were pointed, "differs")
     Mistake(check_SwiGLU, FfnGateSwishBetaTwo, r"Your gate is z \* sigmoid\(2 \* z\)"),
     Mistake(check_SwiGLU, FfnGateGeluTanh, r"Your gate is GELU's tanh approximation"),
+    Mistake(
+        check_SwiGLU,
+        FfnHiddenLayerReturned,
+        r"d_ff = \d+ features, not d_model.*w1\(x\) \* w3\(x\), with no activation either, and "
+        r"w2 is never applied",
+    ),
     Mistake(check_SwiGLU, FfnProjectionsMultipliedRaw, r"Your gate has no activation.*bilinear"),
     Mistake(check_SwiGLU, FfnMish, r"Your gate is F\.mish, not the SiLU"),
     Mistake(
