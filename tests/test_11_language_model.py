@@ -710,6 +710,13 @@ def _rope_sines_from_every_exponent(length, d_head, base=10000.0):
     return (positions * cos_theta).cos().float(), (positions * sin_theta).sin().float()
 
 
+def _rope_sines_twice(length, d_head, base=10000.0):
+    """Round 25: the sines returned in both places, the cosines never."""
+    theta = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
+    sines = (torch.arange(length, dtype=torch.float64)[:, None] * theta).sin().float()
+    return sines, sines.clone()
+
+
 def _rope_position_as_power(length, d_head, base=10000.0):
     """Round 21: the angles as torch.pow(theta, m), the position an exponent."""
     theta = base ** -(torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
@@ -4061,6 +4068,11 @@ MISTAKES = [
     ),
     Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_sines_twice),
+        r"cos and sin tables are equal, entry for entry: both hold the sines",
+    ),
     # cos and sin of different angles (blind21c-rope-sines-from-odd-exponents: "differs")
     Mistake(
         check_rotary_embedding,

@@ -202,6 +202,8 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
             if not all(bool(torch.isfinite(value).all()) for value in got):
                 c.expect_true(not _pow_swapped(rotary_embedding), f"{call}: {_POW_SWAPPED}")
             angles = rope_angles_f(case.length, case.d_head, base)
+            same = _one_table_twice(got, angles)
+            c.expect_true(not same, f"{call}: {same}")
             table = {
                 _ONE_INDEXED: {"first": 1},
                 _HALF_EXPONENT: {"exponent": "i/d"},
@@ -1706,3 +1708,29 @@ def _tables_of_two_angles(runs: list[tuple], cases: list[_RopeCase]) -> str:
             "angles.sin()."
         )
     return ""
+
+
+def _one_table_twice(got: tuple, angles: torch.Tensor) -> str:
+    """cos and sin returned equal, entry for entry (blind15b-rope-sin-table-is-cos: angles.cos()
+    twice, told by an edit only): which table both are, when one of the right ones; the
+    observation alone otherwise. "" when they differ anywhere."""
+    cos, sin = (value.detach().double() for value in got)  # (len, pairs) each
+    if cos.shape != angles.shape or not torch.equal(cos, sin):
+        return ""
+    right = {"the cosines": angles.cos(), "the sines": angles.sin()}
+    which = next(
+        (name for name, table in right.items() if torch.allclose(cos, table, atol=1e-5)), None
+    )
+    if which is None:
+        return (
+            "your cos and sin tables are equal, entry for entry: one table returned twice. "
+            "cos = angles.cos() and sin = angles.sin() differ (at position 0, cos is 1 and "
+            "sin is 0)."
+        )
+    wrong = "sin" if which == "the cosines" else "cos"
+    return (
+        f"your cos and sin tables are equal, entry for entry: both hold {which} (so your "
+        f"{wrong} table is a copy of the other: at position 0 it is "
+        f"{'1, where sin is 0' if wrong == 'sin' else '0, where cos is 1'}). Return "
+        "angles.cos() and angles.sin(), one of each."
+    )
