@@ -2263,6 +2263,28 @@ class GptBlocksCountingDown(ref.GPT):
         return self.norm(x) @ self.embedding.weight.T  # (batch, len, vocab)
 
 
+class GptEmbeddingsAddedAfterEveryBlock(ref.GPT):
+    """Round 25: the embeddings added back after every block, layer(x) + embedded."""
+
+    def forward(self, ids):
+        embedded = self.embedding(ids)  # (batch, len, d_model)
+        x = embedded
+        for layer in self.layers:
+            x = layer(x) + embedded
+        return self.norm(x) @ self.embedding.weight.T  # (batch, len, vocab)
+
+
+class GptBlockOutputPlusItsInput(ref.GPT):
+    """Round 25: each block's output plus its input, written with a temporary."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)  # (batch, len, d_model)
+        for layer in self.layers:
+            updated = layer(x)
+            x = updated + x
+        return self.norm(x) @ self.embedding.weight.T  # (batch, len, vocab)
+
+
 class BlockFeedForwardNormsAttentionOutput(ref.DecoderBlock):
     """Round 25: the feed-forward reads norm2 of the attention's output, although the
     output still sums x, that output and the feed-forward's."""
@@ -3548,6 +3570,18 @@ MISTAKES = [
         r"without the residual stream.*sum h = x \+ attn\(\.\.\.\) is formed",
     ),
     Mistake(check_GPT, GptBlocksCountingDown, r"in reverse, the last layer first"),
+    # two layers: the stack's output tells the two sums apart (blind13b-gpt-extra-residual-
+    # around-blocks got both named)
+    Mistake(
+        check_GPT,
+        GptEmbeddingsAddedAfterEveryBlock,
+        r"^(?![\s\S]*two mistakes)[\s\S]*output plus the embeddings of the ids",
+    ),
+    Mistake(
+        check_GPT,
+        GptBlockOutputPlusItsInput,
+        r"^(?![\s\S]*two mistakes)[\s\S]*an extra residual connection around each whole",
+    ),
     Mistake(
         check_DecoderBlock,
         BlockSecondResidualFromData,

@@ -1006,7 +1006,7 @@ def _wrong_norm(name: str, used: str, wanted: str) -> str:
 #: a layer's input (or the stack's output) that is the previous layer's input plus its
 #: output: a residual written around each whole layer, x = x + layer(x)
 _EXTRA_RESIDUAL = (
-    "{0} {1}'s input plus its output: a residual connection around each whole "
+    "{0} {1}'s input plus its output: an extra residual connection around each whole "
     "layer (x = x + layer(x, ...)). Each layer already adds its own residuals inside; "
     "the stack only chains them: x = layer(x, ...)."
 )
@@ -1112,7 +1112,9 @@ def localise_stack(
                     "(for layer in self.layers: x = layer(x, ...); then x = self.norm(x)), "
                     "not after every layer."
                 )
-            if added := _stream_added_between(records, i, x64, container, input_name):
+            if added := _stream_added_between(
+                records, i, x64, container, input_name, got=got, final=final
+            ):
                 return added
             return f"{container}[{i}] does not receive {container}[{i - 1}]'s output."
         if layer_oracle is not None and not _close(out, layer_oracle(inp, i)):
@@ -1287,11 +1289,17 @@ def _stream_added_between(
     x64: torch.Tensor,
     container: str,
     input_name: str,
+    *,
+    got: Any = None,
+    final: Callable[[torch.Tensor], torch.Tensor] | None = None,
 ) -> str:
     """When layer ``i``'s input (``records[i]``) is the previous layer's output plus a
     stream: the previous layer's input (a residual around each whole layer) or the
     stack's input (added back after every layer). The two are the same tensor for
-    layers[1]; the layers after it tell them apart, and both are named when none does."""
+    layers[1]; the layers after it tell them apart, and so does the stack's output
+    ``got`` (through ``final``, what follows the loop) after the last layer, where the
+    two sums differ (blind13b-gpt-extra-residual-around-blocks, two layers, got both
+    named); both are named when nothing does."""
     readings = {
         "around": lambda k: (
             records[k - 1][1].detach().double() + records[k - 1][2].detach().double()
@@ -1308,6 +1316,18 @@ def _stream_added_between(
             for k in range(i, len(records))
         ):
             fits.append(reading)
+    if len(fits) == 2 and final is not None and torch.is_tensor(got):
+        last_in, last_out = records[-1][1], records[-1][2]
+        if torch.is_tensor(last_in) and torch.is_tensor(last_out):
+            ends = {
+                "around": last_in.detach().double() + last_out.detach().double(),
+                "bottom": x64 + last_out.detach().double(),
+            }
+            try:
+                told = [r for r in fits if _close(got, final(ends[r]))]
+            except Exception:  # a final step that refuses the sum: no tie-break
+                told = fits
+            fits = told or fits
     around = _EXTRA_RESIDUAL.format(f"{container}[{i}] receives", f"{container}[{i - 1}]")
     bottom = _SKIP_EVERY_LAYER.format(container, i, i - 1, input_name, "input")
     if fits == ["around"]:
