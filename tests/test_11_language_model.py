@@ -2285,6 +2285,37 @@ class GptBlockOutputPlusItsInput(ref.GPT):
         return self.norm(x) @ self.embedding.weight.T  # (batch, len, vocab)
 
 
+class AttentionUnitProjectionsBeforeRotation(ref.CausalSelfAttention):
+    """Round 25: queries and keys scaled to unit length by hand, before the rotation."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q = split_heads(self.w_q(x), self.num_heads)  # (batch, num_heads, len, d_head)
+        k = split_heads(self.w_k(x), self.num_heads)
+        v = split_heads(self.w_v(x), self.num_heads)
+        q = q / q.norm(dim=-1, keepdim=True)
+        k = k / k.norm(dim=-1, keepdim=True)
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)  # (len, d_head/2)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))  # (batch, len, d_model)
+
+
+class AttentionMaskAddedByHand(ref.CausalSelfAttention):
+    """Round 25: the look-ahead mask added to the scores as 0 and 1, by hand."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q = split_heads(self.w_q(x), self.num_heads)  # (batch, num_heads, len, d_head)
+        k = split_heads(self.w_k(x), self.num_heads)
+        v = split_heads(self.w_v(x), self.num_heads)
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)  # (len, d_head/2)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (batch, heads, len, len)
+        scores = scores + look_ahead_mask(length).to(scores.dtype)
+        return self.w_o(merge_heads(scores.softmax(dim=-1) @ v))  # (batch, len, d_model)
+
+
 class BlockFeedForwardNormsAttentionOutput(ref.DecoderBlock):
     """Round 25: the feed-forward reads norm2 of the attention's output, although the
     output still sums x, that output and the feed-forward's."""
@@ -4371,6 +4402,18 @@ MISTAKES = [
         r"is x\.shape\[2\] \(d_model\), so the length given to rotary_embedding",
     ),
     Mistake(check_CausalSelfAttention, AttentionRotatesValues, r"rotated the values too"),
+    # slips in the scores (blind21c-attention-unit-length-queries-and-keys and blind12i-
+    # csa-sdpa-float-mask got "differs from the reference")
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionUnitProjectionsBeforeRotation,
+        r"queries and keys are normalised to unit length",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMaskAddedByHand,
+        r"look-ahead mask is added to the scores as numbers",
+    ),
     Mistake(check_CausalSelfAttention, AttentionRotatesBeforeSplit, r"before splitting"),
     Mistake(check_CausalSelfAttention, AttentionNotCausal, r"not causal"),
     Mistake(
