@@ -4598,7 +4598,7 @@ MISTAKES = [
     Mistake(
         check_DecoderBlock,
         BlockFeedForwardResidualFromInput,
-        r"residual around `self\.feed_forward` adds the layer's input x, not the stream that "
+        r"residual around `self\.feed_forward` adds the layer's input x, not h, the stream that "
         r"reaches `self\.feed_forward` \(where h = x \+ attn\(norm1\(x\)\)\).*output of "
         r"`self\.attn` is lost",
     ),

@@ -431,8 +431,8 @@ def localise_layer(
             if position > 0 and _close(later, x.detach().double() + out):
                 # blind8b-block-ffn-residual-from-input: x + feed_forward(norm2(h))
                 return (
-                    f"The residual around `self.{name}` adds the layer's input x, not the stream "
-                    f"that reaches `self.{name}`{where_s}: {nxt} is x + {name}(...), so the "
+                    f"The residual around `self.{name}` adds the layer's input x, not {s}, the "
+                    f"stream that reaches `self.{name}`{where_s}: {nxt} is x + {name}(...), so the "
                     f"output of `self.{sublayers[position - 1]}` is lost from the residual "
                     f"stream. Write {s} + {name}({wanted_norm}({s}))."
                 )
