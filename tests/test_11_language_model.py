@@ -93,6 +93,31 @@ def _batches(*, shift=1, high_minus=0, global_stream=False, step=1):
     return next_token_batches
 
 
+def _batches_evenly_spaced(spacing: str):
+    """Round 25: rows whose starts are one start plus a fixed step, not independent draws:
+    "shifted" windows one token apart from a random offset (each start clamped into the
+    stream), "fixed" non-overlapping windows from position 0 with no randomness at all."""
+
+    def next_token_batches(tokens, block_size, batch_size, generator):
+        if spacing == "shifted":
+            offset = torch.randint(0, len(tokens) - block_size, (1,), generator=generator)
+            starts = (offset + torch.arange(batch_size)).clamp(max=len(tokens) - block_size - 1)
+        else:
+            starts = torch.arange(batch_size) * block_size  # (batch_size,)
+        positions = starts[:, None] + torch.arange(block_size)  # (batch_size, block_size)
+        return tokens[positions], tokens[positions + 1]
+
+    return next_token_batches
+
+
+def _batches_windows_sliced_batch_size_long(tokens, block_size, batch_size, generator):
+    """Round 25: each window sliced batch_size tokens long, tokens[s : s + batch_size]."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    inputs = torch.stack([tokens[s : s + batch_size] for s in starts.tolist()])
+    targets = torch.stack([tokens[s + 1 : s + batch_size + 1] for s in starts.tolist()])
+    return inputs, targets
+
+
 def _batches_targets_from_inputs(last: str):
     """Targets built from the inputs: the last column wraps round (a roll), repeats the
     last input, or is padding; or the targets drawn from starts of their own."""
@@ -369,6 +394,22 @@ class NormFourthRoot(ref.RMSNorm):
 
     def forward(self, x):
         return x / (x.pow(4).mean(-1, keepdim=True) + self.eps) ** 0.25 * self.weight
+
+
+class NormRsqrtOfRoot(ref.RMSNorm):
+    """Round 25: rsqrt of the root mean square, x * rsqrt(sqrt(mean(x ** 2) + eps)): the
+    square root taken twice, a fourth root of the mean square."""
+
+    def forward(self, x):
+        root_mean_square = torch.sqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+        return x * torch.rsqrt(root_mean_square) * self.weight
+
+
+class NormEighthRoot(ref.RMSNorm):
+    """Round 25: the mean square to the power 1/8, three square roots where one belongs."""
+
+    def forward(self, x):
+        return x / (x.pow(2).mean(-1, keepdim=True) + self.eps) ** 0.125 * self.weight
 
 
 class NormMeanDividedAgain(ref.RMSNorm):
@@ -657,6 +698,23 @@ def _rotate_with_reassigned_half(x, cos, sin):
     a = a * cos - b * sin
     b = a * sin + b * cos  # reads the new a
     return torch.cat([a, b], dim=-1).to(x.dtype)
+
+
+def _rope_sines_from_every_exponent(length, d_head, base=10000.0):
+    """Round 25: the sines from their own frequencies, base ** (-i / d_head) with i =
+    0 .. d_head / 2 - 1, while the cosines use base ** (-2i / d_head)."""
+    positions = torch.arange(length, dtype=torch.float64)[:, None]  # (length, 1)
+    exponents = torch.arange(d_head // 2, dtype=torch.float64)
+    cos_theta = base ** (-2 * exponents / d_head)  # (d_head // 2,)
+    sin_theta = base ** (-exponents / d_head)
+    return (positions * cos_theta).cos().float(), (positions * sin_theta).sin().float()
+
+
+def _rope_sines_twice(length, d_head, base=10000.0):
+    """Round 25: the sines returned in both places, the cosines never."""
+    theta = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
+    sines = (torch.arange(length, dtype=torch.float64)[:, None] * theta).sin().float()
+    return sines, sines.clone()
 
 
 def _rope_position_as_power(length, d_head, base=10000.0):
@@ -1016,6 +1074,37 @@ class FfnFusedWidthPerProjection(nn.Module):
 
     def forward(self, x):
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
+class FfnGateSwishBetaTwo(ref.SwiGLU):
+    """Round 25: a Swish gate with slope 2, gate * sigmoid(2 * gate)."""
+
+    def forward(self, x):
+        gate = self.w1(x)  # (..., d_ff)
+        return self.w2(gate * torch.sigmoid(2.0 * gate) * self.w3(x))
+
+
+class FfnGateGeluTanh(ref.SwiGLU):
+    """Round 25: GELU's tanh approximation as the gate."""
+
+    def forward(self, x):
+        return self.w2(F.gelu(self.w1(x), approximate="tanh") * self.w3(x))
+
+
+class FfnProjectionsMultipliedRaw(ref.SwiGLU):
+    """Round 25: the value times the gate with no activation anywhere."""
+
+    def forward(self, x):
+        product = self.w3(x) * self.w1(x)  # (..., d_ff)
+        return self.w2(product)
+
+
+class FfnHiddenLayerReturned(ref.SwiGLU):
+    """Round 25: the raw product of the two projections returned, neither SiLU nor w2."""
+
+    def forward(self, x):
+        hidden = self.w1(x) * self.w3(x)  # (..., d_ff)
+        return hidden
 
 
 class FfnResidualOwn(ref.SwiGLU):
@@ -2162,6 +2251,79 @@ class GptOneBlockTooMany(ref.GPT):
         self.layers = nn.ModuleList(
             ref.DecoderBlock(d_model, num_heads, d_ff, eps) for _ in range(0, num_layers + 1)
         )
+
+
+class GptBlocksCountingDown(ref.GPT):
+    """Round 25: the blocks indexed from the last down to the first (a reversed order)."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)  # (batch, len, d_model)
+        for i in range(len(self.layers) - 1, -1, -1):
+            x = self.layers[i](x)
+        return self.norm(x) @ self.embedding.weight.T  # (batch, len, vocab)
+
+
+class GptEmbeddingsAddedAfterEveryBlock(ref.GPT):
+    """Round 25: the embeddings added back after every block, layer(x) + embedded."""
+
+    def forward(self, ids):
+        embedded = self.embedding(ids)  # (batch, len, d_model)
+        x = embedded
+        for layer in self.layers:
+            x = layer(x) + embedded
+        return self.norm(x) @ self.embedding.weight.T  # (batch, len, vocab)
+
+
+class GptBlockOutputPlusItsInput(ref.GPT):
+    """Round 25: each block's output plus its input, written with a temporary."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)  # (batch, len, d_model)
+        for layer in self.layers:
+            updated = layer(x)
+            x = updated + x
+        return self.norm(x) @ self.embedding.weight.T  # (batch, len, vocab)
+
+
+class AttentionUnitProjectionsBeforeRotation(ref.CausalSelfAttention):
+    """Round 25: queries and keys scaled to unit length by hand, before the rotation."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q = split_heads(self.w_q(x), self.num_heads)  # (batch, num_heads, len, d_head)
+        k = split_heads(self.w_k(x), self.num_heads)
+        v = split_heads(self.w_v(x), self.num_heads)
+        q = q / q.norm(dim=-1, keepdim=True)
+        k = k / k.norm(dim=-1, keepdim=True)
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)  # (len, d_head/2)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))  # (batch, len, d_model)
+
+
+class AttentionMaskAddedByHand(ref.CausalSelfAttention):
+    """Round 25: the look-ahead mask added to the scores as 0 and 1, by hand."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q = split_heads(self.w_q(x), self.num_heads)  # (batch, num_heads, len, d_head)
+        k = split_heads(self.w_k(x), self.num_heads)
+        v = split_heads(self.w_v(x), self.num_heads)
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)  # (len, d_head/2)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (batch, heads, len, len)
+        scores = scores + look_ahead_mask(length).to(scores.dtype)
+        return self.w_o(merge_heads(scores.softmax(dim=-1) @ v))  # (batch, len, d_model)
+
+
+class BlockFeedForwardNormsAttentionOutput(ref.DecoderBlock):
+    """Round 25: the feed-forward reads norm2 of the attention's output, although the
+    output still sums x, that output and the feed-forward's."""
+
+    def forward(self, x):
+        attended = self.attn(self.norm1(x))  # (batch, len, d_model)
+        fed = self.feed_forward(self.norm2(attended))
+        return x + attended + fed
 
 
 class GptOutputWithBias(ref.GPT):
@@ -3421,8 +3583,36 @@ MISTAKES = [
         _rope_positions(lambda n: torch.linspace(0, n, n, dtype=torch.float64)),
         r"(?s)Your positions are wrong.*changes with the length.*torch\.linspace",
     ),
+    # positions as fractions of the length (blind16b-rope-positions-divided-by-length was
+    # told only that the factor changes with the length)
+    Mistake(
+        check_rotary_embedding,
+        _rope_positions(lambda n: torch.linspace(0, 1, n, dtype=torch.float64)),
+        r"(?s)Your positions are wrong.*spread over \[0, 1\].*length - 1 times too small",
+    ),
     # blind round 13 (b13b): a sub-layer reading the raw stream, its norm moved or left out
     Mistake(check_DecoderBlock, BlockSandwichedOutputs, r"norms act on the sub-layers' outputs"),
+    # blind21c-block-feed-forward-reads-attention-alone was told the residual was missing;
+    # blind21c-gpt-blocks-in-reverse was told the order only
+    Mistake(
+        check_DecoderBlock,
+        BlockFeedForwardNormsAttentionOutput,
+        r"^(?![\s\S]*not added back)[\s\S]*norm2` is the output of `self\.attn` alone, "
+        r"without the residual stream.*sum h = x \+ attn\(\.\.\.\) is formed",
+    ),
+    Mistake(check_GPT, GptBlocksCountingDown, r"in reverse, the last layer first"),
+    # two layers: the stack's output tells the two sums apart (blind13b-gpt-extra-residual-
+    # around-blocks got both named)
+    Mistake(
+        check_GPT,
+        GptEmbeddingsAddedAfterEveryBlock,
+        r"^(?![\s\S]*two mistakes)[\s\S]*output plus the embeddings of the ids",
+    ),
+    Mistake(
+        check_GPT,
+        GptBlockOutputPlusItsInput,
+        r"^(?![\s\S]*two mistakes)[\s\S]*an extra residual connection around each whole",
+    ),
     Mistake(
         check_DecoderBlock,
         BlockSecondResidualFromData,
@@ -3623,6 +3813,10 @@ MISTAKES = [
         r"it is the sum of the squares divided by x\.shape\[\d\] = \d+, not by d_model",
     ),
     Mistake(check_RMSNorm, NormFourthRoot, r"one number per token.*for token \(0, 0\) yours is"),
+    # the square root taken more than once (blind21c-rms-root-of-root-mean-square was told
+    # the first token's number and to add eps)
+    Mistake(check_RMSNorm, NormRsqrtOfRoot, r"under 2 square roots, a fourth root.*taken 2 times"),
+    Mistake(check_RMSNorm, NormEighthRoot, r"under 3 square roots, an eighth root"),
     # blind16b: the first token's number alone before
     Mistake(
         check_RMSNorm,
@@ -3665,6 +3859,24 @@ MISTAKES = [
         r"multiplied",
     ),
     Mistake(check_next_token_batches, _batches(shift=0), r"targets are the inputs themselves"),
+    # the rows' starts evenly spaced (blind21c-batches-one-offset-consecutive-windows was
+    # told its windows ran past the end) and windows batch_size long (blind12i-ntb-window-
+    # length-batch-size: a raw IndexError)
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_evenly_spaced("shifted")),
+        r"not independent random windows.*one token apart.*from one random offset",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_evenly_spaced("fixed")),
+        r"not independent random windows.*consecutive windows.*same first start 0",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_windows_sliced_batch_size_long),
+        r"windows are batch_size tokens long, not block_size",
+    ),
     # blind round 11 (b11b): "targets[0] should be tokens[s + 1 : ...]" alone; each way of
     # building the targets from the inputs predicts every column, named when one agrees
     Mistake(
@@ -3695,6 +3907,17 @@ MISTAKES = [
     ),
     Mistake(check_SwiGLU, FfnValueFromW1, r"value is w1\(x\), not w3\(x\)"),
     Mistake(check_SwiGLU, FfnOtherActivation, r"Your gate is F\.selu, not the SiLU"),
+    # the gate's activation left out or another of the sigmoid family (blind21c-swiglu-no-
+    # activation-bilinear and blind12i-swiglu-quick-gelu-gate were pointed, "differs")
+    Mistake(check_SwiGLU, FfnGateSwishBetaTwo, r"Your gate is z \* sigmoid\(2 \* z\)"),
+    Mistake(check_SwiGLU, FfnGateGeluTanh, r"Your gate is GELU's tanh approximation"),
+    Mistake(
+        check_SwiGLU,
+        FfnHiddenLayerReturned,
+        r"d_ff = \d+ features, not d_model.*w1\(x\) \* w3\(x\), with no activation either, and "
+        r"w2 is never applied",
+    ),
+    Mistake(check_SwiGLU, FfnProjectionsMultipliedRaw, r"Your gate has no activation.*bilinear"),
     Mistake(check_SwiGLU, FfnMish, r"Your gate is F\.mish, not the SiLU"),
     Mistake(
         check_SwiGLU,
@@ -3910,6 +4133,18 @@ MISTAKES = [
     ),
     Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_sines_twice),
+        r"cos and sin tables are equal, entry for entry: both hold the sines",
+    ),
+    # cos and sin of different angles (blind21c-rope-sines-from-odd-exponents: "differs")
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_sines_from_every_exponent),
+        r"not the cosine and sine of one angle: cos \*\* 2 \+ sin \*\* 2 is .*your sines "
+        r"with e = \[0, 1[,\]]",
+    ),
     # blind19d: a half computed from the other half already rotated got "differs" alone
     Mistake(
         check_apply_rotary,
@@ -4167,6 +4402,18 @@ MISTAKES = [
         r"is x\.shape\[2\] \(d_model\), so the length given to rotary_embedding",
     ),
     Mistake(check_CausalSelfAttention, AttentionRotatesValues, r"rotated the values too"),
+    # slips in the scores (blind21c-attention-unit-length-queries-and-keys and blind12i-
+    # csa-sdpa-float-mask got "differs from the reference")
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionUnitProjectionsBeforeRotation,
+        r"queries and keys are normalised to unit length",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMaskAddedByHand,
+        r"look-ahead mask is added to the scores as numbers",
+    ),
     Mistake(check_CausalSelfAttention, AttentionRotatesBeforeSplit, r"before splitting"),
     Mistake(check_CausalSelfAttention, AttentionNotCausal, r"not causal"),
     Mistake(
@@ -4351,7 +4598,7 @@ MISTAKES = [
     Mistake(
         check_DecoderBlock,
         BlockFeedForwardResidualFromInput,
-        r"residual around `self\.feed_forward` adds the layer's input x, not the stream that "
+        r"residual around `self\.feed_forward` adds the layer's input x, not h, the stream that "
         r"reaches `self\.feed_forward` \(where h = x \+ attn\(norm1\(x\)\)\).*output of "
         r"`self\.attn` is lost",
     ),

@@ -394,6 +394,17 @@ def localise_layer(
                     f"{after[0][0]}({new_s})."
                 )
             if _close(later, out):
+                if after and _sum_reaches_output(records, sublayers, name, got, expected):
+                    # blind21c-block-feed-forward-reads-attention-alone was told the
+                    # residual was missing, although the output holds it
+                    return (
+                        f"{nxt[0].upper()}{nxt[1:]} is the output of `self.{name}` alone, "
+                        f"without the residual stream: the sum {new_s} = {s} + {name}(...) "
+                        f"is formed (the layer's output carries it), but what is normalised "
+                        f"for the next sub-layer is {name}(...) itself, the variable holding "
+                        f"the sub-layer's output used where the sum belongs. Normalise the "
+                        f"sum: {after[0][0]}({new_s}){new_where}."
+                    )
                 return _no_residual(name, nxt, f"{s} + {name}({wanted_norm}({s})){where_s}")
             if _close(later, 2 * out):  # blind10d-declayer-pre-ln-self-attention-output-added-
                 # to-itself: x = sublayer(...); x = x + dropout(x)
@@ -421,8 +432,8 @@ def localise_layer(
             if position > 0 and _close(later, x.detach().double() + out):
                 # blind8b-block-ffn-residual-from-input: x + feed_forward(norm2(h))
                 return (
-                    f"The residual around `self.{name}` adds the layer's input x, not the stream "
-                    f"that reaches `self.{name}`{where_s}: {nxt} is x + {name}(...), so the "
+                    f"The residual around `self.{name}` adds the layer's input x, not {s}, the "
+                    f"stream that reaches `self.{name}`{where_s}: {nxt} is x + {name}(...), so the "
                     f"output of `self.{sublayers[position - 1]}` is lost from the residual "
                     f"stream. Write {s} + {name}({wanted_norm}({s}))."
                 )
@@ -883,6 +894,18 @@ def _argument_problem(
     return ""
 
 
+def _sum_reaches_output(records, sublayers, name: str, got, expected: torch.Tensor) -> bool:
+    """Whether the layer's output is ``expected`` (the residual sum after ``name``) plus
+    the last sub-layer's output: the sum was formed and carried to the output, whatever
+    the sub-layers in between read (False when anything is missing or is no tensor)."""
+    if name == sublayers[-1] or not torch.is_tensor(got):
+        return False
+    last = next((r for r in reversed(records) if r[0] == sublayers[-1]), None)
+    if last is None or not torch.is_tensor(last[2]) or last[2].shape != got.shape:
+        return False
+    return _close(got.detach().double() - last[2].detach().double(), expected)
+
+
 def _no_residual(name: str, where: str, right: str) -> str:
     return (
         f"The output of `self.{name}` is not added back to its input (no residual connection "
@@ -986,7 +1009,7 @@ def _wrong_norm(name: str, used: str, wanted: str) -> str:
 #: a layer's input (or the stack's output) that is the previous layer's input plus its
 #: output: a residual written around each whole layer, x = x + layer(x)
 _EXTRA_RESIDUAL = (
-    "{0} {1}'s input plus its output: a residual connection around each whole "
+    "{0} {1}'s input plus its output: an extra residual connection around each whole "
     "layer (x = x + layer(x, ...)). Each layer already adds its own residuals inside; "
     "the stack only chains them: x = layer(x, ...)."
 )
@@ -1032,6 +1055,12 @@ def localise_stack(
                 else f"{', '.join(missing)} never run{'s' if len(missing) == 1 else ''}"
             )
             never = f" ({which})"
+        if order == names[::-1] and num_layers > 1:  # blind21c-gpt-blocks-in-reverse
+            never = (
+                f": in reverse, the last layer first ({names[-1]} reads the stack's input "
+                f"and {names[0]} feeds what follows: reversed(self.{container}), or a loop "
+                "counting down)"
+            )
         return (
             f"The layers ran in the order {', '.join(order)}{never}; each of the {num_layers} "
             "layers runs once, in order: for layer in self.layers: x = layer(x, ...)."
@@ -1086,7 +1115,9 @@ def localise_stack(
                     "(for layer in self.layers: x = layer(x, ...); then x = self.norm(x)), "
                     "not after every layer."
                 )
-            if added := _stream_added_between(records, i, x64, container, input_name):
+            if added := _stream_added_between(
+                records, i, x64, container, input_name, got=got, final=final
+            ):
                 return added
             return f"{container}[{i}] does not receive {container}[{i - 1}]'s output."
         if layer_oracle is not None and not _close(out, layer_oracle(inp, i)):
@@ -1261,11 +1292,17 @@ def _stream_added_between(
     x64: torch.Tensor,
     container: str,
     input_name: str,
+    *,
+    got: Any = None,
+    final: Callable[[torch.Tensor], torch.Tensor] | None = None,
 ) -> str:
     """When layer ``i``'s input (``records[i]``) is the previous layer's output plus a
     stream: the previous layer's input (a residual around each whole layer) or the
     stack's input (added back after every layer). The two are the same tensor for
-    layers[1]; the layers after it tell them apart, and both are named when none does."""
+    layers[1]; the layers after it tell them apart, and so does the stack's output
+    ``got`` (through ``final``, what follows the loop) after the last layer, where the
+    two sums differ (blind13b-gpt-extra-residual-around-blocks, two layers, got both
+    named); both are named when nothing does."""
     readings = {
         "around": lambda k: (
             records[k - 1][1].detach().double() + records[k - 1][2].detach().double()
@@ -1282,6 +1319,18 @@ def _stream_added_between(
             for k in range(i, len(records))
         ):
             fits.append(reading)
+    if len(fits) == 2 and final is not None and torch.is_tensor(got):
+        last_in, last_out = records[-1][1], records[-1][2]
+        if torch.is_tensor(last_in) and torch.is_tensor(last_out):
+            ends = {
+                "around": last_in.detach().double() + last_out.detach().double(),
+                "bottom": x64 + last_out.detach().double(),
+            }
+            try:
+                told = [r for r in fits if _close(got, final(ends[r]))]
+            except Exception:  # a final step that refuses the sum: no tie-break
+                told = fits
+            fits = told or fits
     around = _EXTRA_RESIDUAL.format(f"{container}[{i}] receives", f"{container}[{i - 1}]")
     bottom = _SKIP_EVERY_LAYER.format(container, i, i - 1, input_name, "input")
     if fits == ["around"]:

@@ -70,6 +70,15 @@ def ffn_f(
     return y + x if residual else y
 
 
+#: the slopes of z * sigmoid(beta z) other than the SiLU's 1 that a gate may be written
+#: with: 1.702 is CLIP's QuickGELU (a sigmoid approximation of GELU)
+SWISH_BETAS = (0.5, 1.5, 1.702, 2.0)
+
+
+def _swish(beta: float):
+    return lambda z: z * torch.sigmoid(beta * z)
+
+
 def swiglu_f(
     x: torch.Tensor,
     p: Mapping[str, torch.Tensor],
@@ -80,13 +89,21 @@ def swiglu_f(
     after: bool = False,
 ) -> torch.Tensor:
     """w2(silu(w1 x) * w3 x) in float64, ``p`` holding the bias-free w1, w3 (d_ff, d_model)
-    and w2 (d_model, d_ff). ``activation`` "silu" (right), "relu", "gelu", "sigmoid", or
+    and w2 (d_model, d_ff). ``activation`` "silu" (right), "relu", "gelu", "sigmoid",
+    "identity", "gelu_tanh", "swish_<beta>" (beta among :data:`SWISH_BETAS`), or
     the name of any other function of torch.nn.functional ("selu", "elu", "mish", ...);
     ``swap``: the SiLU on w3 instead of w1; ``gate`` False: w2(silu(w1 x)); ``after``:
     silu(w1 x * w3 x)."""
-    act = {"silu": F.silu, "relu": torch.relu, "gelu": F.gelu, "sigmoid": torch.sigmoid}.get(
-        activation
-    ) or getattr(F, activation)  # b12b: any other activation of F by its name (F.selu, ...)
+    act = {
+        "silu": F.silu,
+        "relu": torch.relu,
+        "gelu": F.gelu,
+        "sigmoid": torch.sigmoid,
+        "identity": lambda z: z,  # no activation at all: the bilinear GLU
+        "gelu_tanh": lambda z: F.gelu(z, approximate="tanh"),
+        # the Swish family z * sigmoid(beta z): beta 1 is the SiLU, 1.702 CLIP's QuickGELU
+        **{f"swish_{beta:g}": _swish(beta) for beta in SWISH_BETAS},
+    }.get(activation) or getattr(F, activation)  # b12b: any other of F by name (F.selu, ...)
     h1 = linear(x, p, "w1")  # (..., d_ff)
     h3 = linear(x, p, "w3")
     if swap:

@@ -556,6 +556,7 @@ def _check_layer(
             if attention:
                 extra.update(_extra_steps_mistakes(oracle, x))
                 extra.update(_rope_on_input_mistakes(state, x, case.num_heads, case.base))
+                extra.update(_score_mistakes(state, x, case.num_heads, case.base))
                 extra.update(
                     _projection_mistakes(
                         lambda swapped, x=x, case=case, **k: oracle_f(
@@ -685,6 +686,62 @@ def _rope_on_input_mistakes(
     return {
         every: lambda pairing: attention(pairing, True),
         queries_keys: lambda pairing: attention(pairing, False),
+    }
+
+
+_UNIT_QUERIES_KEYS = (
+    "Your queries and keys are normalised to unit length (F.normalize(q, dim=-1) and "
+    "likewise k, QK-norm) before the scores: each score is then a cosine divided by "
+    "sqrt(d_head), at most 1 / sqrt(d_head), and the weights are nearly uniform. The "
+    "lesson's attention has no such step: scores = q @ k.transpose(-2, -1) / sqrt(d_head) "
+    "on the rotated q and k as they are."
+)
+_ADDED_FLOAT_MASK = (
+    "Your look-ahead mask is added to the scores as numbers (+1 where a key may be seen, 0 "
+    "for the future) instead of blocking: a float attn_mask is added to the scores by "
+    "F.scaled_dot_product_attention (a bool one blocks where it is False), so every position "
+    "still attends to the later ones. Pass the bool mask itself (attn_mask=look_ahead_mask("
+    "length), or is_causal=True), or fill the blocked scores with -inf."
+)
+
+
+def _score_mistakes(
+    state: Mapping[str, torch.Tensor], x: torch.Tensor, num_heads: int, base: float | None
+) -> dict[str, Callable]:
+    """Slips in the scores between the rotation and the softmax, computed from the weights:
+    the queries and keys scaled to unit length (blind21c-attention-unit-length-queries-and-
+    keys), the causal mask cast to float and so added, 0 or 1, instead of blocking
+    (blind12i-csa-sdpa-float-mask); both got "differs from the reference". {message:
+    f(pairing)}, each computed only when tried."""
+    batch, length, d_model = x.shape
+    d_head = d_model // num_heads
+    if d_head * num_heads != d_model or d_head % 2:
+        return {}
+    x64 = x.double()
+
+    def heads(name: str) -> torch.Tensor:  # (batch, num_heads, len, d_head)
+        projected = x64 @ state[f"{name}.weight"].double().T  # (batch, len, d_model)
+        return projected.view(batch, length, num_heads, d_head).transpose(1, 2)
+
+    def attention(pairing: str, slip: str) -> torch.Tensor:
+        angles = rope_angles_f(length, d_head, 10000.0 if base is None else base)
+        q, k = (rotate_f(heads(name), angles, pairing) for name in ("w_q", "w_k"))
+        if slip == "unit":
+            q, k = (t / t.norm(dim=-1, keepdim=True).clamp(min=1e-12) for t in (q, k))
+        scores = q @ k.transpose(-2, -1) / d_head**0.5  # (batch, heads, len, len)
+        allowed = torch.ones(length, length, dtype=torch.bool).tril()  # (len, len)
+        if slip == "float_mask":
+            scores = scores + allowed.double()
+        else:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        merged = (scores.softmax(-1) @ heads("w_v")).transpose(1, 2).reshape(x64.shape)
+        return merged @ state["w_o.weight"].double().T  # (batch, len, d_model)
+
+    if any(f"{name}.weight" not in state for name in ("w_q", "w_k", "w_v", "w_o")):
+        return {}
+    return {
+        _UNIT_QUERIES_KEYS: lambda pairing: attention(pairing, "unit"),
+        _ADDED_FLOAT_MASK: lambda pairing: attention(pairing, "float_mask"),
     }
 
 

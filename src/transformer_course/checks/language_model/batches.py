@@ -542,10 +542,14 @@ def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> Non
             try:
                 _check_batch_case(c, next_token_batches, case)
             except CheckFailure as failure:
-                swapped = _sizes_swapped(next_token_batches, case)
-                if not swapped:
+                found = (
+                    _sizes_swapped(next_token_batches, case)
+                    or _window_length_follows_batch_size(next_token_batches, case)
+                    or _starts_in_step(next_token_batches, case)
+                )
+                if not found:
                     raise
-                raise CheckFailure(failure.exercise, swapped) from None
+                raise CheckFailure(failure.exercise, found) from None
 
 
 def _check_batch_case(c: Checker, next_token_batches, case: _BatchCase) -> None:
@@ -676,3 +680,103 @@ def _sizes_swapped(next_token_batches, case: _BatchCase) -> str:
         name="next_token_batches",
     )
     return found.replace(repr(tokens), f"tokens ({case.num_tokens},)") if found else ""
+
+
+#: rows of the probe of :func:`_starts_in_step`: enough that evenly spaced starts are no
+#: accident of independent draws
+_STEP_PROBE_ROWS = 8
+
+
+def _probe_starts(next_token_batches, block_size: int, seed: int) -> list[int] | None:
+    """The starts of the learner's rows on a stream long enough for any spacing of 8
+    windows up to a few block_sizes apart (tokens 0, 1, 2, ... so that each id is its
+    position); None when the call raises or its rows are not windows of the stream."""
+    num_tokens = 3 * _STEP_PROBE_ROWS * (block_size + 1) + 64
+    tokens = torch.arange(num_tokens)  # (num_tokens,): token id == position
+    try:
+        got = next_token_batches(tokens, block_size, _STEP_PROBE_ROWS, _generator(seed))
+        inputs = got[0]
+        if not isinstance(inputs, torch.Tensor) or tuple(inputs.shape) != (
+            _STEP_PROBE_ROWS,
+            block_size,
+        ):
+            return None
+        if inputs.is_floating_point() or inputs.is_complex():
+            return None
+        rows = inputs.tolist()  # (rows, block_size) ints
+        if any(row != list(range(row[0], row[0] + block_size)) for row in rows):
+            return None
+    except Exception:  # the learner's code may fail in any way here
+        return None
+    return [row[0] for row in rows]
+
+
+def _starts_in_step(next_token_batches, case: _BatchCase) -> str:
+    """When a case failed: the rows' starts evenly spaced, one start and then a fixed step
+    (blind21c-batches-one-offset-consecutive-windows: d2l's sequential partition, offset +
+    arange(batch_size) * block_size, was told its windows ran past the end and to pass the
+    generator). Read from 8 rows on a long stream of ids equal to their positions, with two
+    seeds: independent draws are never evenly spaced there, so the spacing is named, and
+    whether the first start moves with the seed (one random offset) or not."""
+    if case.block_size < 1:
+        return ""
+    first, second = (_probe_starts(next_token_batches, case.block_size, s) for s in (11, 12))
+    if first is None or second is None:
+        return ""
+    steps = {b - a for a, b in zip(first, first[1:], strict=False)}
+    if len(steps) != 1 or steps != {b - a for a, b in zip(second, second[1:], strict=False)}:
+        return ""
+    (step,) = steps
+    if step == 0:  # one window repeated: told by the cases' own checks of repeated starts
+        return ""
+    shown = ", ".join(str(s) for s in first[:4])
+    spacing = {
+        case.block_size: (
+            f"consecutive windows, each starting block_size = {case.block_size} tokens after "
+            "the one before, where the previous one ends (starts = offset + "
+            "torch.arange(batch_size) * block_size: the stream partitioned sequentially)"
+        ),
+        1: "windows one token apart, each the one before shifted by a token (starts = "
+        "offset + torch.arange(batch_size))",
+    }.get(step, f"evenly spaced windows, {step} tokens apart")
+    origin = (
+        f"from one random offset ({first[0]} with one seed, {second[0]} with another)"
+        if first[0] != second[0]
+        else f"from the same first start {first[0]} whatever the seed"
+    )
+    return (
+        f"Your rows are not independent random windows: on a stream of ids 0, 1, 2, ... with "
+        f"block_size = {case.block_size} and batch_size = {_STEP_PROBE_ROWS}, their starts "
+        f"were {shown}, ...: {spacing}, {origin}. Each row needs its own random start, "
+        "batch_size starts drawn independently: starts = torch.randint(0, len(tokens) - "
+        "block_size, (batch_size,), ...), then positions = starts[:, None] + "
+        "torch.arange(block_size)."
+    )
+
+
+def _window_length_follows_batch_size(next_token_batches, case: _BatchCase) -> str:
+    """When a case failed: the windows as long as batch_size, whatever block_size is
+    (blind12i-ntb-window-length-batch-size: torch.arange(batch_size) in the positions got a
+    raw IndexError). Two calls on a long stream with batch sizes other than block_size (and
+    each other): the rows' length follows batch_size in both, never block_size."""
+    block_size = case.block_size
+    batch_sizes = [b for b in (5, 6, 7, 9) if b != block_size][:2]
+    num_tokens = 4 * (max(batch_sizes) + block_size) + 64
+    tokens = torch.arange(num_tokens)  # (num_tokens,): token id == position
+    widths = []
+    for batch_size in batch_sizes:
+        try:
+            inputs = next_token_batches(tokens, block_size, batch_size, _generator(7))[0]
+            widths.append(tuple(inputs.shape))  # (rows, window length) when right
+        except Exception:  # the learner's code may fail in any way here
+            return ""
+    if widths != [(b, b) for b in batch_sizes]:
+        return ""
+    return (
+        f"Your windows are batch_size tokens long, not block_size: with block_size = "
+        f"{block_size}, batch_size = {batch_sizes[0]} gave inputs of shape {widths[0]} and "
+        f"batch_size = {batch_sizes[1]} gave {widths[1]}. The window's length comes from batch_size "
+        "where block_size belongs (the two sizes confused: torch.arange(batch_size) in the "
+        "positions, or a slice s : s + batch_size): positions = starts[:, None] + torch.arange(block_size), (batch_size, "
+        "block_size)."
+    )

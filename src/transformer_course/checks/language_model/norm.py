@@ -318,6 +318,8 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
     )
     if torch.allclose(per_token, rms, rtol=1e-3, atol=1e-6):
         return ""
+    if not found and (roots := _roots_taken(per_token, x.pow(2).mean(-1, keepdim=True), eps)):
+        return roots
     if not found and (
         scaled_rms := _rms_times_power(per_token, rms, x.shape[-1])
         or _rms_times_power(per_token, x.pow(2).mean(-1, keepdim=True).sqrt(), x.shape[-1], True)
@@ -336,6 +338,36 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
         "feature, average the squares over the last axis, add eps, then take the root: "
         "x.pow(2).mean(dim=-1, keepdim=True)."
     )
+
+
+_ROOT_NAMES = {2: "a fourth root", 3: "an eighth root"}
+
+
+def _roots_taken(per_token: torch.Tensor, mean_square: torch.Tensor, eps: float) -> str:
+    """The number per token as the mean of the squares under two or three square roots
+    (blind21c-rms-root-of-root-mean-square: sqrt(sqrt(mean(x ** 2)) + eps), the PyTorch
+    page's x / sqrt(RMS[x] + eps) read literally, got "for token (0, 0) yours is ..." and
+    advice about eps). The small constant may be added before any of the roots or after
+    them all: every placement is tried, and only the number of roots is named, since it is
+    what sets the scale (the placement matters only where the mean square is tiny)."""
+    for roots in _ROOT_NAMES:
+        for added_before in (*range(roots + 1), None):  # None: no constant at all
+            value = mean_square  # (..., 1)
+            for step in range(roots):
+                value = (value + eps if step == added_before else value).sqrt()
+            value = value + eps if added_before == roots else value
+            if torch.allclose(per_token, value, rtol=1e-3, atol=1e-7):
+                return (
+                    "Your result is x * weight divided by one number per token, as RMSNorm's "
+                    f"is, but that number is the mean of the squares under {roots} square "
+                    f"roots, {_ROOT_NAMES[roots]} of it, not its square root: the square "
+                    f"root is taken {roots} times (a root of the root mean square, as the "
+                    "formula x / sqrt(RMS[x] + eps) reads if RMS[x] is taken for the root "
+                    "mean square already). Take the root once: the mean of the squares goes "
+                    "straight under one square root, torch.rsqrt(x.pow(2).mean(dim=-1, "
+                    "keepdim=True) + self.eps)."
+                )
+    return ""
 
 
 #: {power of d_model: how the root mean square picks up that factor}

@@ -202,6 +202,8 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
             if not all(bool(torch.isfinite(value).all()) for value in got):
                 c.expect_true(not _pow_swapped(rotary_embedding), f"{call}: {_POW_SWAPPED}")
             angles = rope_angles_f(case.length, case.d_head, base)
+            same = _one_table_twice(got, angles)
+            c.expect_true(not same, f"{call}: {same}")
             table = {
                 _ONE_INDEXED: {"first": 1},
                 _HALF_EXPONENT: {"exponent": "i/d"},
@@ -241,7 +243,14 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                     },
                 )
             )
-        _judge_runs(c, runs, localise=lambda: _wrong_frequencies(runs, cases, rotary_embedding))
+        _judge_runs(
+            c,
+            runs,
+            localise=lambda: (
+                _wrong_frequencies(runs, cases, rotary_embedding)
+                or _tables_of_two_angles(runs, cases)
+            ),
+        )
         stale = _stale_tables(rotary_embedding)
         c.expect_true(not stale, stale)
 
@@ -439,20 +448,37 @@ def _scaled_positions(rotary_embedding, case: _RopeCase) -> str:
     if None in factors or abs(factors[0] - factors[1]) < 1e-3:
         return ""
     shown = ", ".join(f"{f:.4g} at length {n}" for n, f in zip(lengths, factors, strict=True))
-    linspace = all(abs(f - n / (n - 1)) < 1e-3 for n, f in zip(lengths, factors, strict=True))
+    spacing = next(
+        (
+            told
+            for told, factor_of in _POSITION_SPACINGS.items()
+            if all(
+                abs(f - factor_of(n)) < 1e-3 * abs(f) for n, f in zip(lengths, factors, strict=True)
+            )
+        ),
+        "",
+    )
     return (
         "Your positions are wrong: every pair turns too far per position by one factor, "
         f"and that factor changes with the length at the same d_head and base ({shown}). "
         "The frequencies do not depend on the length, so the positions do: they are not "
-        "the integers 0, 1, ..., length - 1"
-        + (
-            " but spaced length / (length - 1) apart, as torch.linspace(0, length, length) "
-            "makes them"
-            if linspace
-            else ""
-        )
-        + ". Use torch.arange(length)."
+        f"the integers 0, 1, ..., length - 1{spacing}. Use torch.arange(length)."
     )
+
+
+#: {how the positions are spaced: the factor per position it gives at a length n}; the
+#: two probe lengths part every two of them (blind16b-rope-positions-divided-by-length:
+#: arange(length) / length was told only that the factor changes with the length)
+_POSITION_SPACINGS = {
+    " but spaced length / (length - 1) apart, as torch.linspace(0, length, length) makes "
+    "them": lambda n: n / (n - 1),
+    " but divided by the length, fractions 0, 1 / length, ..., (length - 1) / length in "
+    "[0, 1) (torch.arange(length) / length), so every angle but position 0's is length "
+    "times too small": lambda n: 1 / n,
+    " but spread over [0, 1], 0, 1 / (length - 1), ..., 1 (torch.linspace(0, 1, length), "
+    "or torch.arange(length) / (length - 1)), so every angle is length - 1 times too "
+    "small": lambda n: 1 / (n - 1),
+}
 
 
 def _another_base(runs: list[tuple], cases: list[_RopeCase]) -> str:
@@ -1607,3 +1633,104 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
         _expect_non_contiguous(c, apply_rotary, 57 if hidden else 7, hidden, pairing)
         _relative_property(c, apply_rotary, 16 if hidden else 8, 55 if hidden else 5)
         _expect_gradient_reaches_x(c, apply_rotary, 71 if hidden else 17, pairing)
+
+
+def _own_frequency(table: torch.Tensor, wave) -> torch.Tensor | None:
+    """The angle per position of each column of ``table`` (len, pairs), read as
+    wave(m · theta) alone (cos or sin, position 0 first): from position 1, both branches
+    of the inverse tried; None unless every column fits one frequency."""
+    positions = torch.arange(table.shape[0], dtype=torch.float64)[:, None]  # (len, 1)
+    first = table[1].clamp(-1.0, 1.0)  # (pairs,)
+    if wave is torch.cos:
+        options = (torch.acos(first), -torch.acos(first))
+    else:
+        options = (torch.asin(first), torch.pi - torch.asin(first))
+    found = torch.full_like(first, float("nan"))
+    for theta in options:
+        fits = ((wave(positions * theta) - table).abs() < 1e-4).all(dim=0)  # (pairs,)
+        found = torch.where(fits & found.isnan(), theta, found)
+    return None if bool(found.isnan().any()) else found
+
+
+def _tables_of_two_angles(runs: list[tuple], cases: list[_RopeCase]) -> str:
+    """When cos and sin are not of one angle (cos ** 2 + sin ** 2 is not 1): what each
+    table is on its own, cos(m · theta) or sin(m · theta) with which exponents of the base
+    (blind21c-rope-sines-from-odd-exponents: the sines from base ** (-(2i + 1) / d_head)
+    got "differs from the reference"); the observation alone when a table is no such
+    wave."""
+    for (got, expected, call, _, _, _), case in zip(runs, cases, strict=True):
+        if torch.allclose(got, expected, rtol=1e-4, atol=1e-4) or case.length < 2:
+            continue
+        cos, sin = got[0], got[1]  # (len, pairs) each
+        unit = cos.pow(2) + sin.pow(2)
+        off = (unit - 1).abs()
+        if not bool(torch.isfinite(unit).all()) or float(off.max()) < 1e-3:
+            return ""
+        where = tuple(int(i) for i in (off == off.max()).nonzero()[0])
+        observed = (
+            f"Your cos and sin are not the cosine and sine of one angle: cos ** 2 + sin ** 2 "
+            f"is {float(unit[where]):.4g} at position {where[0]}, pair {where[1]}, where it "
+            "is 1 for any angle."
+        )
+        base = 10000.0 if case.base is None else case.base
+        told = ""
+        exponents = []
+        for wave in (torch.cos, torch.sin):
+            theta = _own_frequency(got[0 if wave is torch.cos else 1], wave)
+            if theta is None or bool((theta.abs() < 1e-12).any()):
+                exponents = []
+                break
+            exponent = -torch.log(theta.abs()) / math.log(base) * case.d_head  # (pairs,)
+            # float32 cosines near 1 read small angles roughly: a tenth of an exponent
+            if not torch.allclose(exponent, exponent.round(), atol=0.1):
+                exponents = []
+                break
+            exponents.append([int(e) for e in exponent.round().tolist()])
+        if len(exponents) == 2 and exponents[0] != exponents[1]:
+
+            def kind(values: list[int], d_head: int = case.d_head) -> str:
+                if all(v % 2 == 1 for v in values):
+                    return " (the odd exponents)"
+                if values == list(range(0, d_head, 2)):
+                    return " (the right ones)"
+                return ""
+
+            told = (
+                f" Read on their own, your cosines turn by base ** (-e / d_head) per "
+                f"position with e = {exponents[0]}{kind(exponents[0])}, your sines with e = "
+                f"{exponents[1]}{kind(exponents[1])}: the two tables come from different "
+                "frequencies."
+            )
+        return (
+            f"{call} is not what the reference gives. {observed}{told} Both tables come "
+            "from the same angles, angles = positions * theta with theta_i = base ** (-2i / "
+            "d_head) (torch.arange(0, d_head, 2) / d_head): cos = angles.cos(), sin = "
+            "angles.sin()."
+        )
+    return ""
+
+
+def _one_table_twice(got: tuple, angles: torch.Tensor) -> str:
+    """cos and sin returned equal, entry for entry (blind15b-rope-sin-table-is-cos: angles.cos()
+    twice, told by an edit only): which table both are, when one of the right ones; the
+    observation alone otherwise. "" when they differ anywhere."""
+    cos, sin = (value.detach().double() for value in got)  # (len, pairs) each
+    if cos.shape != angles.shape or not torch.equal(cos, sin):
+        return ""
+    right = {"the cosines": angles.cos(), "the sines": angles.sin()}
+    which = next(
+        (name for name, table in right.items() if torch.allclose(cos, table, atol=1e-5)), None
+    )
+    if which is None:
+        return (
+            "your cos and sin tables are equal, entry for entry: one table returned twice. "
+            "cos = angles.cos() and sin = angles.sin() differ (at position 0, cos is 1 and "
+            "sin is 0)."
+        )
+    wrong = "sin" if which == "the cosines" else "cos"
+    return (
+        f"your cos and sin tables are equal, entry for entry: both hold {which} (so your "
+        f"{wrong} table is a copy of the other: at position 0 it is "
+        f"{'1, where sin is 0' if wrong == 'sin' else '0, where cos is 1'}). Return "
+        "angles.cos() and angles.sin(), one of each."
+    )

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 import torch
+import torch.nn.functional as F
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.inputs import randn
@@ -16,6 +17,7 @@ from transformer_course.checking.layers import (
     mistake_values,
 )
 from transformer_course.checking.oracles import linear, swiglu_f
+from transformer_course.checking.oracles.feed_forward import SWISH_BETAS
 from transformer_course.reference import language_model as ref
 
 from .common import _same_in_train_mode, expect_layers_in_init
@@ -36,6 +38,21 @@ _OTHER_ACTIVATIONS = ("selu", "elu", "celu", "mish", "softplus", "tanh", "leaky_
 _OTHER_ACTIVATION = (
     "Your gate is F.{name}, not the SiLU: SwiGLU's gate is F.silu(z) = z * sigmoid(z) "
     "(silu, with an i; {name} is another activation)."
+)
+#: round 25: the gate's activation left out, or another of the sigmoid family in the
+#: SiLU's place (blind21c-swiglu-no-activation-bilinear, blind12i-swiglu-quick-gelu-gate)
+_NO_ACTIVATION = (
+    "Your gate has no activation: your result is w2(w1(x) * w3(x)), the two projections "
+    "multiplied as they are (the bilinear GLU variant), so the block is a quadratic form of "
+    "x. Apply the SiLU to the gate before the product: w2(F.silu(w1(x)) * w3(x))."
+)
+_GELU_TANH = (
+    "Your gate is GELU's tanh approximation, F.gelu(z, approximate='tanh') (that is "
+    "GeGLU): SwiGLU's gate is the SiLU, F.silu(z) = z * sigmoid(z)."
+)
+_SWISH_BETA = (
+    "Your gate is z * sigmoid({beta:g} * z){known}: a Swish with slope beta = {beta:g} inside "
+    "the sigmoid. The SiLU has slope 1, z * sigmoid(z) (F.silu(z))."
 )
 _NO_GATE = (
     "Your block has no gate: your result is w2(silu(w1(x))), a plain SiLU feed-forward, "
@@ -486,6 +503,8 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
                     _layer_not_called_hint(),
                 ],
             )
+            unprojected = _without_w2(got, x, state, d_model, case.d_ff)
+            c.expect_true(not unprojected, f"{what}: {unprojected}")
             expect_tensor_result(c, got, tuple(x.shape), what)
             table = {
                 _SWAP: {"swap": True},
@@ -495,6 +514,17 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
                 **{_OTHER_ACTIVATION.format(name=n): {"activation": n} for n in _OTHER_ACTIVATIONS},
                 _NO_GATE: {"gate": False},
                 _AFTER: {"after": True},
+                _NO_ACTIVATION: {"activation": "identity"},
+                _GELU_TANH: {"activation": "gelu_tanh"},
+                **{
+                    _SWISH_BETA.format(
+                        beta=beta,
+                        known=" (CLIP's QuickGELU, a sigmoid approximation of GELU)"
+                        if beta == 1.702
+                        else "",
+                    ): {"activation": f"swish_{beta:g}"}
+                    for beta in SWISH_BETAS
+                },
             }
             c.expect_close(
                 got,
@@ -509,3 +539,35 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
         last = (_HIDDEN_FFN if hidden else _VISIBLE_FFN)[-1]
         x = randn((2, 5, last.shape[-1]), 7, scale=2.0)
         _same_in_train_mode(c, cls, (last.shape[-1], last.d_ff), x, "SwiGLU")
+
+
+def _without_w2(got, x: torch.Tensor, state, d_model: int, d_ff: int) -> str:
+    """The result d_ff wide where d_model belongs and equal to the block's hidden layer
+    before w2, with the right or another gate (blind14b-swiglu-no-output-projection was told
+    the shape and an edit): w2 never applied. "" for anything else."""
+    if not torch.is_tensor(got) or d_ff == d_model or got.shape[-1:] != (d_ff,):
+        return ""
+    if tuple(got.shape[:-1]) != tuple(x.shape[:-1]):
+        return ""
+    z, value = linear(x, state, "w1"), linear(x, state, "w3")  # (..., d_ff) each
+    forms = {
+        "silu(w1(x)) * w3(x)": F.silu(z) * value,
+        "w1(x) * w3(x), with no activation either": z * value,
+        "silu(w1(x)), with no value either": F.silu(z),
+    }
+    found = next(
+        (
+            form
+            for form, hidden in forms.items()
+            if torch.allclose(got.detach().double(), hidden, rtol=1e-4, atol=1e-5)
+        ),
+        None,
+    )
+    if found is None:
+        return ""
+    return (
+        f"your result has d_ff = {d_ff} features, not d_model = {d_model}: it is the hidden "
+        f"layer {found}, and w2 is never applied (built, but left out of forward), so "
+        f"nothing maps the {d_ff} features back to {d_model}. Finish with the output "
+        "projection: self.w2(F.silu(self.w1(x)) * self.w3(x))."
+    )
