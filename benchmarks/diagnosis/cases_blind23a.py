@@ -25,6 +25,7 @@ PROJECTION_REUSE = "https://github.com/stevezheng23/sequence_labeling_tf/pull/81
 NORM_ROOTED_TWICE = "https://github.com/PaddlePaddle/FastDeploy/pull/648"
 ASSUMES_UNIT_NORM = "https://github.com/mick-gsk/drift/issues/427"
 CAUSAL_MASK_TUTORIAL = "https://github.com/hkproj/pytorch-transformer/issues/19"
+INVERSE_SCALE = "https://github.com/esceptico/perceiver-io/issues/9"
 
 BLIND23A: list[Case] = [
     # ---- 01 tokenization ------------------------------------------------------------------
@@ -265,6 +266,26 @@ def softmax(x, axis=-1):
         (r"len_?k|length", r"softmax over", r"values"),
         edits=(("/ math.sqrt(d_k)", "/ d_k"),),
         source=NO_SQRT,
+    ),
+    _c(
+        "b23a-ar-divided-by-inverse-scale",
+        L04,
+        "attention_row",
+        "stores the scale as d_k ** -0.5 and then divides the scores by it, which multiplies "
+        "them by sqrt(d_k) instead of dividing.",
+        (
+            r"(multipl|times)\w*.{0,40}sqrt\(?d_k",
+            r"divid\w* by (the )?(inverse|1 ?/ ?sqrt|d_k ?\*\* ?-0?\.5)",
+            r"inverse (scale|of the scale)",
+        ),
+        (r"len_?k|length", r"softmax over", r"by d_k (itself|instead)"),
+        edits=(
+            (
+                "scores = keys @ query / math.sqrt(d_k)",
+                "scale = d_k**-0.5\n    scores = keys @ query / scale",
+            ),
+        ),
+        source=INVERSE_SCALE,
     ),
     _c(
         "b23a-sdpa-keys-dot-T",
