@@ -41,7 +41,11 @@ BLIND23A: list[Case] = [
             r"ties?\b.{0,60}(alphabetical|a before b|ascending)",
             r"reverse=True",
         ),
-        (r"min_freq", r"special tokens? (first|ids?)", r"gaps?"),
+        (
+            r"min_freq (is )?(ignored|strict|not applied)",
+            r"special tokens? (must come |are not )?first",
+            r"ids? (with|have|has) gaps",
+        ),
         edits=(
             (
                 "key=lambda item: (-item[1], item[0])",
@@ -90,7 +94,11 @@ def merge_pair(ids, pair, new_id):
             r"(no|zero|none of the|too few|fewer) merges",
             r"empty (dict|merges)",
         ),
-        (r"ties?", r"new[_ ]ids?.{0,30}(start|from)", r"most frequent"),
+        (
+            r"ties? (are |is )?(broken|go|goes)",
+            r"new[_ ]ids? (should )?(start|from)",
+            r"(not|isn't) the most frequent",
+        ),
         edits=(("for step in range(num_merges):", "for step in range(num_merges - 256):"),),
         source=VOCAB_SIZE_ARG,
     ),
@@ -101,7 +109,7 @@ def merge_pair(ids, pair, new_id):
         "TokenEmbedding",
         "multiplies the looked-up vectors by d_model itself instead of its square root.",
         (r"sqrt|square root|\*\* ?0?\.5", r"d_model (itself|instead)"),
-        (r"divid", r"vocab(_size)?", r"padding_idx"),
+        (r"divid\w* (by|instead)", r"sqrt\(vocab(_size)?\)", r"padding_idx"),
         edits=(("math.sqrt(self.d_model)", "self.d_model"),),
     ),
     _c(
@@ -116,7 +124,7 @@ def merge_pair(ids, pair, new_id):
             r"(norm|length) (is )?(already|itself) (the )?(square )?root",
             r"(rooted|sqrt) twice",
         ),
-        (r"squared norms?", r"frobenius|whole[- ]matrix", r"zero vector"),
+        (r"squared norms?", r"frobenius|whole[- ]matrix", r"zero vectors? (gives?|returns?) nan"),
         edits=(
             (
                 "np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)",
@@ -140,7 +148,12 @@ def merge_pair(ids, pair, new_id):
             r"(unit|length 1|norm 1).{0,40}(assum|already)",
             r"(plain|raw) dot products?",
         ),
-        (r"squared norms?", r"frobenius|whole[- ]matrix", r"zero vector", r"transpos"),
+        (
+            r"squared norms?",
+            r"frobenius|whole[- ]matrix",
+            r"zero vectors? (gives?|returns?) nan",
+            r"b (is )?not transposed",
+        ),
         code="""
 import numpy as np
 
@@ -162,7 +175,11 @@ def cosine_similarity(a, b):
             r"(odd|cos)\w*.{0,60}(sign|negat|flipped)",
             r"-\s?cos",
         ),
-        (r"sin and cos (are )?swapped", r"concatenat", r"exponent|frequenc"),
+        (
+            r"sin and cos (are )?swapped",
+            r"concatenat",
+            r"(wrong|per[- ]feature) (exponent|frequenc)",
+        ),
         edits=(
             (
                 "pe[:, 1::2] = np.cos(angles[:, : d_model // 2])",
@@ -177,7 +194,11 @@ def cosine_similarity(a, b):
         "builds the rotation from abs(k), so a negative k shifts forward instead of "
         "backward (the sine entries have the wrong sign for k < 0).",
         (r"negative k|k ?< ?0|abs", r"backward"),
-        (r"transposed", r"frequenc|exponent", r"odd d_model"),
+        (
+            r"(block|matrix) (is )?transposed",
+            r"(wrong|per[- ]feature) (exponent|frequenc)",
+            r"odd d_model",
+        ),
         edits=(("theta = k / np.power", "theta = abs(k) / np.power"),),
     ),
     _c(
@@ -187,8 +208,16 @@ def cosine_similarity(a, b):
         "multiplies x by sqrt(d_model) inside forward before adding the table, a scale that "
         "belongs to the token embedding (exercise 4 of lesson 2), so the embeddings come out "
         "scaled twice.",
-        (r"sqrt|square root", r"(scal|multipl)\w* x\b", r"x (is )?(scaled|multiplied)"),
-        (r"dropout", r"buffer", r"slic"),
+        (
+            r"(scal|multipl)\w* (x|the input|the embeddings?)\b",
+            r"(x|input|embeddings?) (is |are )?(scaled|multiplied)",
+            r"scaled twice",
+        ),
+        (
+            r"dropout (is )?(missing|on the table|applied twice)",
+            r"plain attribute|not (a )?(registered )?buffer",
+            r"wrong slice|sequence[- ]first",
+        ),
         edits=(
             (
                 "return self.dropout(x + self.pe[:, :length])",
@@ -208,7 +237,11 @@ def cosine_similarity(a, b):
             r"\[:, ?:?length\]|slice",
             r"(every|all) (tokens?|positions?) (gets?|get the same|share)",
         ),
-        (r"dropout", r"buffer", r"sequence[- ]first|seq_len first"),
+        (
+            r"dropout (is )?(missing|on the table|applied twice)",
+            r"plain attribute|not (a )?(registered )?buffer",
+            r"sequence[- ]first|seq_len first",
+        ),
         edits=(("self.pe[:, :length]", "self.pe[:, length]"),),
     ),
     # ---- 04 attention --------------------------------------------------------------------
@@ -219,7 +252,11 @@ def cosine_similarity(a, b):
         "subtracts the max in place (x -= max) before exponentiating, which modifies the "
         "caller's array.",
         (r"in[- ]place", r"(modif|mutat|overwr|chang)\w* (the )?(input|caller|x\b|argument)"),
-        (r"axis", r"keepdims", r"-inf|nan"),
+        (
+            r"wrong axis|over (the )?(first|axis 0)",
+            r"keepdims",
+            r"(all[- ]-?inf|masked) (rows?|slices?)",
+        ),
         code="""
 import numpy as np
 
@@ -245,7 +282,7 @@ def softmax(x, axis=-1):
             r"(same|both).{0,40}(shift|max)",
             r"(do not|don'?t|no longer) (add|sum) (up )?to 1",
         ),
-        (r"axis", r"keepdims", r"in[- ]place"),
+        (r"wrong axis|over (the )?(first|axis 0)", r"keepdims", r"in[- ]place"),
         code="""
 import numpy as np
 
@@ -263,7 +300,11 @@ def softmax(x, axis=-1):
         "attention_row",
         "divides the scores by d_k instead of sqrt(d_k).",
         (r"sqrt|square root", r"by d_k (itself|instead)"),
-        (r"len_?k|length", r"softmax over", r"values"),
+        (
+            r"len_?k|(number|length) of keys",
+            r"softmax over (the )?(wrong|features|values)",
+            r"(output|values) (is |are )?(wrong|not weighted)",
+        ),
         edits=(("/ math.sqrt(d_k)", "/ d_k"),),
         source=NO_SQRT,
     ),
@@ -278,7 +319,11 @@ def softmax(x, axis=-1):
             r"divid\w* by (the )?(inverse|1 ?/ ?sqrt|d_k ?\*\* ?-0?\.5)",
             r"inverse (scale|of the scale)",
         ),
-        (r"len_?k|length", r"softmax over", r"by d_k (itself|instead)"),
+        (
+            r"len_?k|(number|length) of keys",
+            r"softmax over (the )?(wrong|features|values)",
+            r"by d_k (itself|instead)",
+        ),
         edits=(
             (
                 "scores = keys @ query / math.sqrt(d_k)",
@@ -298,7 +343,11 @@ def softmax(x, axis=-1):
             r"transpose\(-2, ?-1\)|last two (axes|dim)",
             r"(every|all) (axes|dims|dimensions) (are )?revers",
         ),
-        (r"softmax over", r"sqrt|scale", r"mask"),
+        (
+            r"softmax over (the )?(quer|wrong|first)",
+            r"(missing|forg\w*|wrong) (the )?scal",
+            r"mask (is )?(inverted|ignored|not applied)",
+        ),
         edits=(("q @ k.transpose(-2, -1)", "q @ k.T"),),
         source=TRANSPOSE_ALL_AXES,
     ),
@@ -315,7 +364,12 @@ def softmax(x, axis=-1):
             r"chained assignment",
             r"(independent|separate|distinct) (weights|linears?|projections?)",
         ),
-        (r"scale|sqrt", r"dropout", r"w_o|output projection", r"merge_heads|split_heads"),
+        (
+            r"(missing|forg\w*|wrong) (the )?scal",
+            r"dropout (is )?(missing|wrong|applied)",
+            r"(missing|no|forg\w*) (w_o|output projection)",
+            r"(merge_heads|split_heads) (is )?wrong|heads (are )?(not )?(split|merged) wrong",
+        ),
         edits=(
             (
                 "self.w_q = nn.Linear(d_model, d_model)\n"
@@ -338,7 +392,11 @@ def softmax(x, axis=-1):
             r"(extra|leading|additional) (batch )?(axis|dim)",
             r"\(size, ?size\)",
         ),
-        (r"diagonal", r"transposed|upper triangle|triu", r"polarity|inverted"),
+        (
+            r"(missing|excludes?|without) (the )?diagonal",
+            r"transposed|upper triangle",
+            r"polarity|inverted",
+        ),
         edits=(
             (
                 "torch.tril(torch.ones(size, size, dtype=torch.bool))",
@@ -354,7 +412,11 @@ def softmax(x, axis=-1):
         "converts the combined mask to an integer tensor (.int()), 1 = may attend, instead "
         "of returning a bool tensor: ~mask on it gives -1 and -2, not a flipped mask.",
         (r"\bbool", r"int(eger|32)?\b.{0,40}(tensor|dtype|mask)", r"\.int\(\)"),
-        (r"diagonal", r"(query|row) (axis|padding)|pad\w* (rows|queries)", r"heads? axis"),
+        (
+            r"(missing|excludes?|without) (the )?diagonal",
+            r"(query|row) (axis|padding)|pad\w* (rows|queries)",
+            r"(missing|no) heads? axis",
+        ),
         edits=(
             (
                 "return padding_mask(tgt_ids, pad_id) & look_ahead_mask(tgt_ids.shape[1])",
