@@ -25,6 +25,9 @@ CACHE_RESIZE = "https://github.com/karpathy/nanochat/pull/186"
 REPETITION_PENALTY = "https://github.com/huggingface/transformers/issues/2302"
 GQA_FOLD = "https://github.com/Dao-AILab/flash-attention/issues/690"
 SCALE_BOTH = "https://github.com/cmsflash/efficient-attention/issues/5"
+GATE_PLUS_ONE = "https://github.com/vllm-project/vllm/pull/42578"
+TOP_P_CUTOFF_ARGMAX = "https://github.com/BlinkDL/ChatRWKV/pull/170"
+SCALE_AFTER_SOFTMAX = "https://github.com/FrancescoSaverioZuppichini/ViT/issues/2"
 
 BLIND23C: list[Case] = [
     # ---- 11 language model ----------------------------------------------------------------
@@ -232,6 +235,34 @@ def apply_rotary(x, cos, sin):
         ),
     ),
     _c(
+        "swiglu-gate-times-value-plus-one",
+        L11,
+        "SwiGLU",
+        "computes the gated product with a fused multiply-add that adds the gate once more, "
+        "silu(w1(x)) * w3(x) + silu(w1(x)) = silu(w1(x)) * (w3(x) + 1), so the hidden layer "
+        "carries an extra copy of the activated gate before w2.",
+        (
+            r"(w3\(x\)|value) ?\+ ?1|plus one",
+            r"(extra|additional|second) (copy of the |term of the )?(activated )?gate",
+            r"(adds|added) the (activated )?gate",
+            r"fma|multiply-add",
+        ),
+        (
+            r"silu.{0,30}(of |on |over )?(the )?(product|w3|value)",
+            r"gate and (the )?value.{0,20}swapped|w1 and w3.{0,20}swapped",
+            r"\brelu\b|\bgelu\b|sigmoid (instead|gate)",
+            r"residual|x ?\+ ?w2",
+        ),
+        edits=(
+            (
+                "return self.w2(F.silu(self.w1(x)) * self.w3(x))",
+                "gate = F.silu(self.w1(x))\n"
+                "        return self.w2(torch.addcmul(gate, gate, self.w3(x)))",
+            ),
+        ),
+        source=GATE_PLUS_ONE,
+    ),
+    _c(
         "csa-project-after-split-shared-by-heads",
         L11,
         "CausalSelfAttention",
@@ -418,6 +449,42 @@ class DecoderBlock(nn.Module):
         ),
         source=THRESHOLD_SCALES,
     ),
+    _c(
+        "sample-top-p-cutoff-from-argmax",
+        L11,
+        "sample",
+        "finds the nucleus's last token as the first sorted position whose cumulative "
+        "probability exceeds top_p, (cumsum > top_p).argmax(), and keeps the tokens at least "
+        "that probable: when no cumulative sum exceeds top_p (top_p = 1.0, or a sum that "
+        "rounds just below it) the argmax of an all-False row is 0, so only the most probable "
+        "token is kept and top_p = 1 becomes greedy.",
+        (
+            r"argmax.{0,60}(all[- ]false|no (position|token|sum)|never (exceeds|true))",
+            r"top_p ?(=|of) ?1(\.0)?.{0,80}(greedy|one token|most probable|argmax)",
+            r"(never|no cumulative).{0,60}(exceed|above|greater)",
+            r"(only|just) (the )?(most probable|top|first) token",
+        ),
+        (
+            r"(drops?|removes?) the (token that )?cross",
+            r"vocabulary order|(not|never) sorted|unsorted",
+            r"1 ?- ?top_p|complement",
+            r"top-?p.{0,30}before (the )?top-?k",
+        ),
+        edits=(
+            (
+                "before = sorted_probs.cumsum(dim=-1) - sorted_probs",
+                "cumulative = sorted_probs.cumsum(dim=-1)\n"
+                "        last = (cumulative > top_p).int().argmax(dim=-1, keepdim=True)\n"
+                "        cutoff = sorted_probs.gather(-1, last)\n"
+                "        before = sorted_probs.cumsum(dim=-1) - sorted_probs",
+            ),
+            (
+                'logits = logits.masked_fill(remove, float("-inf"))',
+                'logits = logits.masked_fill(torch.softmax(logits, dim=-1) < cutoff, float("-inf"))',
+            ),
+        ),
+        source=TOP_P_CUTOFF_ARGMAX,
+    ),
     # ---- 12 inference ---------------------------------------------------------------------
     _c(
         "kv-first-call-never-stored",
@@ -584,6 +651,39 @@ def grouped_query_attention(q, k, v, mask=None):
             ),
         ),
         source=SCALE_BOTH,
+    ),
+    _c(
+        "tiled-scale-on-exponentials",
+        L12,
+        "tiled_attention",
+        "multiplies each block's exponentials by 1/sqrt(d_k) instead of the scores (the scale "
+        "put after the softmax's exponential, as softmax(energy) * scaling): the running sum "
+        "is scaled alike, so the final division cancels it and the output is the unscaled "
+        "softmax(q kᵀ) v, too sharp.",
+        (
+            r"(after|outside) the (softmax|exp)",
+            r"(exponentials|weights).{0,60}(scaled|multiplied by (the )?scale)",
+            r"scale.{0,60}(cancel|divid\w* out)",
+            r"(scores?|logits?) (are )?(not|never|un)scaled|unscaled",
+            r"(multiply|scale) the scores",
+        ),
+        (
+            r"scal\w*.{0,40}(twice|both)|1 ?/ ?d_k",
+            r"diagonal|>= instead of >",
+            r"(running|accumulated) (output|sum).{0,40}not rescaled",
+            r"value block",
+        ),
+        edits=(
+            (
+                "scores = q @ k[..., start:stop, :].transpose(-2, -1) * scale",
+                "scores = q @ k[..., start:stop, :].transpose(-2, -1)",
+            ),
+            (
+                "weights = torch.exp(scores - new_max[..., None])",
+                "weights = torch.exp(scores - new_max[..., None]) * scale",
+            ),
+        ),
+        source=SCALE_AFTER_SOFTMAX,
     ),
     _c(
         "tiled-causal-test-transposed",
