@@ -109,6 +109,9 @@ _AFTER_ROUND_23 = ("44fe00e", "after round 23: round 20's cases read and fixed")
 #: after round 24, which read round 21's cases (lessons 10-12 only: three of its five fix
 #: helpers wrote nothing) and fixed their classes; round 22's base
 _AFTER_ROUND_24 = ("40db1ca", "after round 24: round 21's cases read and fixed")
+#: after round 25, which read round 22's cases and round 21's in the lessons round 24 had
+#: not read (00-08, 12), and fixed their classes; round 23's base
+_AFTER_ROUND_25 = ("8fa42eb", "after round 25: round 21's and round 22's cases read and fixed")
 CONTROLS = (
     Control(
         "round 11's first cases (blind11a-g)",
@@ -204,6 +207,15 @@ CONTROLS = (
         (
             ("44fe00e", "after round 23: the cases' base, before they were read"),
             _AFTER_ROUND_24,
+            _AFTER_ROUND_25,
+        ),
+    ),
+    Control(
+        "round 22's cases, new to the benchmark (blind22b)",
+        ("blind22b-",),
+        (
+            ("00aed72", "after round 24: the cases' base, before they were read"),
+            _AFTER_ROUND_25,
         ),
     ),
     Control(

@@ -1367,6 +1367,24 @@ BATCHES = (
         "(40db1ca's); every case compared with the earlier cases' causes before it was "
         "committed. Round 22's two other helpers (lessons 01-06 and 11-12) wrote no case",
     ),
+    Batch(
+        "round 23, 01-06",
+        "1db234c",
+        "by a new helper (b23a) that had read no check and no message, 13 of its 18 cases "
+        "transposed from public reports, written blind while round 25 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 25 "
+        "(8fa42eb's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
+    Batch(
+        "round 23, 11-12",
+        "4d37f12",
+        "by a new helper (b23c) that had read no check and no message, 15 of its 21 cases "
+        "transposed from public reports, written blind while round 25 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 25 "
+        "(8fa42eb's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
