@@ -2530,7 +2530,7 @@ ENCODER_MISTAKES = [
         ),
         # round 10 (blind10d-encoder-residual-around-each-layer): named, where it said
         # only "does not receive layers[0]'s output" (read as: not chained)
-        r"layers\[1\] receives layers\[0\]'s input plus its output: a residual connection "
+        r"layers\[1\] receives layers\[0\]'s input plus its output: an? (extra )?residual connection "
         r"around each whole layer",
     ),
     Mistake(

@@ -1648,7 +1648,7 @@ DECODER_MISTAKES = [
                 functools.reduce(lambda h, layer: h + layer(h, m, s, t), self.layers, x)
             ),
         ),
-        r"layers\[1\] receives layers\[0\]'s input plus its output: a residual connection",
+        r"layers\[1\] receives layers\[0\]'s input plus its output: an? (extra )?residual connection",
     ),
     # round 24 (blind21b-dec-skip-connection-around-stack was told "not layers[2]'s output"
     # and "no final norm"): a stream the stack adds back itself, named from the recorded
