@@ -88,10 +88,13 @@ def test_untouched_student_notebook_fails_every_graded_cell(lesson):
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("lesson", LESSONS)
-def test_untouched_student_notebooks_demos_never_end_in_a_bare_not_implemented_error(lesson):
+def test_untouched_student_notebooks_demos_run_without_errors(lesson):
     """A demo cell (neither an answer nor a test cell) that calls an unfinished exercise
     says so in a line ("softmax is not written yet: ..."), as lessons 10-12's do, instead of
-    a NotImplementedError traceback (the same run as the test above)."""
+    a NotImplementedError traceback; and a later demo never depends on a name that only an
+    unfinished exercise's demo defines (lessons 03 and 06 ended in NameErrors), so a
+    learner stuck on one exercise still sees every later section (the same run as the test
+    above)."""
     run = validated_notebook(student_path(lesson))
     bare = []
     for index, cell in enumerate(run.nb.cells):
@@ -99,9 +102,8 @@ def test_untouched_student_notebooks_demos_never_end_in_a_bare_not_implemented_e
         if cell.cell_type != "code" or nbgrader.get("grade") or nbgrader.get("solution"):
             continue
         bare += [
-            f"cell {index}: {cell.source.splitlines()[0]!r}"
+            f"cell {index}: {cell.source.splitlines()[0]!r}: {error.ename}: {error.evalue}"
             for error in run.errors(cell)
-            if error.ename == "NotImplementedError"
         ]
     assert not bare, "\n".join(bare)
 

@@ -305,9 +305,9 @@ check_positional_encoding(positional_encoding, hidden=True)
 # And what does row 0 look like?
 
 # %%
+pe_style = {"cmap": "RdBu", "vmin": -1, "vmax": 1, "ylabel": "position"}  # blue +1, red -1
 try:
     table = positional_encoding(100, 64)  # (max_len, d_model)
-    pe_style = {"cmap": "RdBu", "vmin": -1, "vmax": 1, "ylabel": "position"}  # blue +1, red -1
     fig, ax = plt.subplots(figsize=(9, 4.5))
     heatmap(
         table,
@@ -385,7 +385,7 @@ interactive_or_static(
 # %%
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.4))
 for feature in (4, 11, 20, 40):  # sin of pair 2, cos of pair 5, sin of pair 10, sin of pair 20
-    left.plot(table[:, feature], label=f"feature {feature}")
+    left.plot(explorer_table[:, feature], label=f"feature {feature}")  # the reference's table
 left.set_xlabel("position")
 left.set_ylabel("PE[pos, feature]")
 left.set_title("a few columns of the table")
