@@ -4241,6 +4241,16 @@ MISTAKES = [
         _rope_theta(lambda i, d, base: base * (-2 * i / d)),
         r"multiplied base by the exponent",
     ),
+    # blind23c: a scaling of the slow frequencies alone (here NTK-like, the last two pairs
+    # divided by 4) was told of a lost minus and missing parentheses, which its angles
+    # contradict: only the slips that fit are named, else what is observed
+    Mistake(
+        check_rotary_embedding,
+        _rope_theta(lambda i, d, base: base ** (-2 * i / d) / torch.where(i >= d // 4, 4.0, 1.0)),
+        r"(?s)^(?!.*lost minus)(?!.*parentheses missing).*Only the slowest pairs are wrong "
+        r"\(pairs? \d.*(is|are) right\), and they turn slower than theta_i \(pair \d: 0\.25 "
+        r"times",
+    ),
     # m / theta_i gives the same table as a lost minus: both are named
     Mistake(
         check_rotary_embedding,

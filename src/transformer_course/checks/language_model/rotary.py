@@ -604,6 +604,75 @@ def _frozen_pairs(theta: torch.Tensor, bad: list[int], case: _RopeCase) -> str:
     )
 
 
+def _slip_frequencies(d_head: int, base: float) -> dict[str, torch.Tensor]:
+    """The frequencies each known slip of theta_i = base ** (-2i / d_head) gives, by the
+    slip's description (float64; the learner's float32 is compared as angles)."""
+    two_i = torch.arange(0, d_head, 2, dtype=torch.float64)  # (d_head // 2,)
+    return {
+        "parentheses missing around the exponent (base ** -torch.arange(0, d_head, 2) / "
+        "d_head is (base ** -2i) / d_head)": base**-two_i / d_head,
+        "parentheses missing around the exponent (base ** torch.arange(0, d_head, 2) / "
+        "d_head is (base ** 2i) / d_head)": base**two_i / d_head,
+        "// where / belongs (-2i // d_head is -1 for every i > 0)": base
+        ** torch.div(-two_i, d_head, rounding_mode="floor"),
+        "a lost minus (base ** (2i / d_head))": base ** (two_i / d_head),
+    }
+
+
+def _frequency_slips(
+    theta: torch.Tensor, right: torch.Tensor, bad: list[int], case: _RopeCase
+) -> str:
+    """The known slips whose frequencies give the learner's angles per position (every
+    pair, modulo 2π), named only when they fit; when none does, what is observed of the
+    wrong pairs: which ones, and how many times as far as theta_i they turn
+    (blind23c-rope-llama3-frequency-scaling: Llama 3.1's scaling of the slow frequencies
+    was told of a lost minus and missing parentheses, which its angles contradict)."""
+    base = 10000.0 if case.base is None else case.base
+    measured = theta.double()  # (pairs,): in (-pi, pi]
+    fitting = []
+    for slip, frequencies in _slip_frequencies(case.d_head, base).items():
+        if frequencies.shape != measured.shape:
+            continue
+        for dtype in (torch.float64, torch.float32):
+            predicted = frequencies.to(dtype)
+            angle = torch.atan2(predicted.sin(), predicted.cos()).double()
+            gap = torch.remainder(measured - angle + torch.pi, 2 * torch.pi) - torch.pi
+            if bool(torch.isfinite(gap).all()) and bool((gap.abs() < 1e-3).all()):
+                fitting.append(slip)
+                break
+    if fitting:
+        return f" That is what {' or '.join(fitting)} gives: fix that."
+    # no known slip fits: only what is observed, when each wrong pair turns the same way
+    # as theta_i (a positive angle per position, not past a half turn)
+    wrong_mine, wrong_right = measured[bad], right.double()[bad]
+    if not bool((wrong_mine > 0).all()) or not bool((wrong_right > 1e-12).all()):
+        return ""
+    ratios = wrong_mine / wrong_right
+    listed = ", ".join(f"pair {i}: {float(r):.3g} times" for i, r in zip(bad, ratios))
+    slowest = bad == list(range(bad[0], len(measured))) and bad[0] > 0
+    wrong_ones = f"pair {bad[0]}" if len(bad) == 1 else f"pairs {bad[0]} to {len(measured) - 1}"
+    right_ones = "pair 0 is" if bad[0] == 1 else f"pairs 0 to {bad[0] - 1} are"
+    where = (
+        f" Only the slowest pairs are wrong ({wrong_ones}; {right_ones} right)"
+        if slowest
+        else " The wrong pairs"
+    )
+    slower = bool((ratios < 1).all())
+    told = (
+        f"{where}, and they turn {'slower' if slower else 'by other angles'} than theta_i "
+        f"({listed} as far): their frequencies are "
+        f"{'divided by a factor' if slower else 'changed'} before the angles are taken."
+    )
+    if slowest and slower:
+        told += (
+            " Code that rescales only the long wavelengths, as the context-extension "
+            "scalings of RoPE do (Llama 3.1's rope_scaling, NTK-aware or YaRN scaling), "
+            "gives this; the lesson's table uses theta_i = base ** (-2i / d_head) "
+            "unchanged for every pair."
+        )
+    return told
+
+
 def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embedding) -> str:
     """When no known slip fits: the learner's tables as angles, if they are m · theta_i
     (position 0 unrotated, each pair turning by one angle per position) with other
@@ -663,10 +732,8 @@ def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embeddi
             f"{call} is not what the reference gives. {opening}: pair "
             f"{bad[0]} is the first wrong ({len(bad)} of {len(theta)} pairs). Per position "
             f"(atan2(sin[1], cos[1]), modulo 2π) yours turn by {shown(theta)}, the pairs "
-            f"should turn by theta_i = base ** (-2i / d_head) = {shown(right)}.{same} Slips that "
-            "give other frequencies: parentheses missing around the exponent (base ** "
-            "torch.arange(0, d_head, 2) / d_head is (base ** 2i) / d_head), // where / "
-            "belongs, a lost minus."
+            f"should turn by theta_i = base ** (-2i / d_head) = {shown(right)}.{same}"
+            f"{_frequency_slips(theta, right, bad, case)}"
         )
     return ""
 
