@@ -1251,6 +1251,8 @@ def check_sample(sample, *, hidden: bool = False) -> None:
         _sample_rows_top_k(c, sample, _HIDDEN_ROWS if hidden else _VISIBLE_ROWS)
         _sample_one_row(c, sample, cases[0].logits)
         _sample_top_p_zero(c, sample, _FLAT2 if hidden else _FLAT, seed=141 if hidden else 41)
+        for number, row in enumerate(_TOP_P_ONE_HIDDEN if hidden else _TOP_P_ONE_VISIBLE):
+            _sample_top_p_one(c, sample, row, seed=(142 if hidden else 42) + number)
 
 
 def _sample_generator_used(c: Checker, sample, row: tuple[float, ...]) -> None:
@@ -1354,4 +1356,67 @@ def _sample_top_p_zero(c: Checker, sample, row: tuple[float, ...], seed: int) ->
             if skipped
             else _TOP_P_ZERO_OTHERS.format(token=int(got[r]), row=r, top=int(expected[r]))
         )
+    )
+
+
+# top_p=1.0 on rows whose float32 total of sorted probabilities is exactly 1.0, and just
+# below it (0.99999994): a cut that needs a total above (or at) top_p misses on one of them
+_TOP_P_ONE_VISIBLE = [_ROW, (0.8, 2.0, -1.1, 1.4, -0.4, 0.1)]
+_TOP_P_ONE_HIDDEN = [_FLAT2, (0.9, 0.2, 1.2, 0.6, -0.3, 0.75, 0.0)]
+
+_TOP_P_ONE = (
+    "With top_p=1.0 the nucleus is the whole vocabulary (only every token's mass together "
+    "reaches 1.0), so nothing is removed and the draws must follow softmax(logits): token "
+    "{top}, the most probable, about {top_share:.0%} of the time. {observed} {cause}"
+)
+_TOP_P_ONE_GREEDY = (
+    "Yours drew token {top} in all {draws} draws: at top_p=1.0 only the most probable token "
+    "is kept, as if sampling were greedy (while your top_p < 1 cases keep the right tokens)."
+)
+_TOP_P_ONE_ARGMAX = (
+    "A cut found as the first sorted position where a comparison with top_p holds does this, "
+    "such as last = (cumsum > top_p).argmax(dim=-1): no cumulative sum exceeds 1.0 (the last "
+    "one is 1.0, or just below it after rounding), the comparison is False at every "
+    "position, and the argmax of an all-False row is 0, the first position, so only the "
+    "most probable token is kept. Decide per token from the mass before it instead: remove "
+    "a token when cumsum - sorted_probs >= top_p (and keep the first sorted column), which "
+    "needs no index of the cut."
+)
+
+
+def _sample_top_p_one(c: Checker, sample, row: tuple[float, ...], seed: int) -> None:
+    """top_p=1.0: the whole vocabulary is the nucleus, so the draws follow softmax(logits)
+    (blind23c-sample-top-p-cutoff-from-argmax: the cut taken as (cumsum > top_p).argmax(),
+    0 where no cumulative sum exceeds top_p, turned top_p=1.0 greedy and passed)."""
+    draws = 4000
+    logits = torch.tensor([row], dtype=torch.float32).expand(draws, -1).contiguous()
+    call = f"sample(logits {tuple(logits.shape)}, temperature=1.0, top_p=1.0, generator=...)"
+    got = c.call(
+        sample, logits, temperature=1.0, top_p=1.0, generator=_generator(seed), call_repr=call
+    )
+    c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
+    c.expect_shape(got, (draws,), call, _per_row_hint(sample, got, draws))
+    probs = torch.softmax(logits[0].double(), -1)  # (vocab,)
+    frequencies = _frequencies(got, len(row))  # (vocab,)
+    gap = (frequencies - probs).abs()
+    if bool((gap < 0.04).all()):
+        c.ok()
+        return
+    top = int(probs.argmax())
+    drawn = sorted(set(got.flatten().long().tolist()))
+    if drawn == [top]:
+        observed, cause = _TOP_P_ONE_GREEDY.format(top=top, draws=draws), _TOP_P_ONE_ARGMAX
+    else:
+        shown = ", ".join(f"{v:.3f}" for v in frequencies.tolist())
+        expected = ", ".join(f"{v:.3f}" for v in probs.tolist())
+        never = [t for t in range(len(row)) if float(frequencies[t]) == 0.0]
+        observed = (
+            f"Your draws' frequencies per token are [{shown}], softmax(logits) is "
+            f"[{expected}]"
+            + (f"; tokens {never} were never drawn, so top_p=1.0 removed them." if never else ".")
+        )
+        cause = "Check what your top-p removes when top_p is 1.0: it must remove nothing."
+    c.fail(
+        f"{call}: "
+        + _TOP_P_ONE.format(top=top, top_share=float(probs[top]), observed=observed, cause=cause)
     )
