@@ -665,6 +665,21 @@ class FfnGateThroughW1(FfnW2Transposed):
         return self.w2(F.silu(self.w1(value)) * value)
 
 
+class FfnValueFromActivatedInput(FfnGateThroughW1):
+    """An activation on the block's input before the value projection, w3(gelu(x))."""
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * self.w3(F.gelu(x)))
+
+
+class FfnValueAddedToProduct(FfnGateThroughW1):
+    """The value added once more to the gated product: (silu(w1(x)) + 1) * w3(x)."""
+
+    def forward(self, x):
+        value = self.w3(x)  # (..., d_ff)
+        return self.w2(F.silu(self.w1(x)) * value + value)
+
+
 # ---------------------------------------------------------------------- rotary_embedding
 def _angles(length, d_head, base=10000.0, *, first=0, exponent=2):
     theta = base ** (-exponent * torch.arange(d_head // 2, dtype=torch.float64) / d_head)
@@ -2752,6 +2767,25 @@ def _sample_top_p_absolute_threshold(
     return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
 
 
+def _sample_top_p_last_index_by_argmax(
+    logits, temperature=1.0, top_k=None, top_p=None, generator=None
+):
+    """The nucleus kept by position: the last kept sorted position found as the first
+    where the running total passes top_p, (cumsum > top_p).argmax(), 0 when no total
+    passes it (at top_p = 1.0), kept by position rather than by probability."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = _filtered(logits / temperature, top_k, None)
+    if top_p is not None:
+        sorted_probs, order = torch.softmax(logits, -1).sort(-1, descending=True)
+        totals = sorted_probs.cumsum(-1)  # (batch, vocab)
+        last = (totals > top_p).long().argmax(-1, keepdim=True)  # (batch, 1)
+        remove_sorted = torch.arange(logits.shape[-1]) > last  # (batch, vocab)
+        remove = remove_sorted.scatter(-1, order, remove_sorted)
+        logits = logits.masked_fill(remove, float("-inf"))
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
 def _sample_top_p_min_p_on_logits(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """Round 23: min-p written on the logits (a logit more than log(1 / top_p) below the
     largest is removed): the tokens at least top_p times as probable as the top one."""
@@ -3530,10 +3564,27 @@ MISTAKES = [
     # blind15b: a residual inside SwiGLU got the largest difference; the sigmoid of x in a
     # hand-written SiLU got two other causes (the probe at d_ff = d_model tells it)
     Mistake(check_SwiGLU, FfnResidualOwn, r"block's output plus its input.*residual"),
+    # blind23c: an activation on the input before a projection, and an extra term added to
+    # the gated product, were told "largest difference": the layers' inputs, recorded
+    Mistake(check_SwiGLU, FfnValueFromActivatedInput, r"w3 receives gelu\(x\), not the block's"),
+    Mistake(
+        check_SwiGLU,
+        FfnValueAddedToProduct,
+        r"What your w2 receives \(the hidden layer\) is not silu\(w1\(x\)\) \* w3\(x\) but "
+        r"silu\(w1\(x\)\) \* w3\(x\) \+ w3\(x\)",
+    ),
     Mistake(
         check_SwiGLU,
         FfnSigmoidOfInput,
         r"d_ff = d_model = \d+, where nothing clashes, .* sigmoid of the block's input x",
+    ),
+    # blind23c: a cut found by argmax over a comparison false everywhere at top_p = 1.0
+    # turned it greedy and passed every check
+    Mistake(
+        check_sample,
+        _sample_top_p_last_index_by_argmax,
+        r"With top_p=1\.0 the nucleus is the whole vocabulary.*drew token \d in all "
+        r"\d+ draws.*the argmax of an all-False row is 0",
     ),
     # blind15b: the temperature applied only in a filter's branch was told "you divided the
     # probabilities"; applied again inside top-p, told "never drew some tokens"
