@@ -632,6 +632,14 @@ class NormLlama(nn.Module):
         return self._norm(x.float()).type_as(x) * self.weight
 
 
+class NormSumSquaredOverWidth(ref.RMSNorm):
+    """The token's sum squared, then divided by d_model ** 2: the mean squared."""
+
+    def forward(self, x):
+        mean_squared = x.sum(-1, keepdim=True).square() / x.shape[-1] ** 2  # (..., 1)
+        return self.weight * x / torch.sqrt(mean_squared + self.eps)
+
+
 class NormPower(ref.RMSNorm):
     """The textbook formula: x / sqrt(mean(x^2) + eps), with ** -0.5 and a norm."""
 
@@ -3563,6 +3571,9 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormHoldsLayerNorm, r"nn\.LayerNorm .*also subtracts the mean"),
     # blind15b: a residual inside SwiGLU got the largest difference; the sigmoid of x in a
     # hand-written SiLU got two other causes (the probe at d_ff = d_model tells it)
+    # blind23c: the mean squared where the mean of the squares belongs ("not the root mean
+    # square" with one token's number before)
+    Mistake(check_RMSNorm, NormSumSquaredOverWidth, r"it is the square of the mean, mean\(x\)"),
     Mistake(check_SwiGLU, FfnResidualOwn, r"block's output plus its input.*residual"),
     # blind23c: an activation on the input before a projection, and an extra term added to
     # the gated product, were told "largest difference": the layers' inputs, recorded
