@@ -796,6 +796,18 @@ def _batches_outer_without_axis(tokens, block_size, batch_size, generator):
     return tokens[positions], tokens[positions + 1]
 
 
+def _rotary_last_pair_left_out(x, cos, sin):
+    """The pairs rotated up to the next-to-last one (range(half - 1)), the last pair's two
+    features passed through unchanged."""
+    half = x.shape[-1] // 2
+    out = x.clone()
+    for i in range(half - 1):
+        a, b = x[..., i], x[..., i + half]
+        c, s = cos[..., i].to(x.dtype), sin[..., i].to(x.dtype)
+        out[..., i], out[..., i + half] = a * c - b * s, a * s + b * c
+    return out
+
+
 def _rotary_first_feature_twice(x, cos, sin):
     """A copy-paste slip: a in place of b, (a cos - a sin, a sin + a cos) (b10h)."""
     half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
@@ -3574,6 +3586,13 @@ MISTAKES = [
     # blind23c: the mean squared where the mean of the squares belongs ("not the root mean
     # square" with one token's number before)
     Mistake(check_RMSNorm, NormSumSquaredOverWidth, r"it is the square of the mean, mean\(x\)"),
+    # blind23c: features passed through unrotated were told "largest difference"
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_last_pair_left_out),
+        r"Your result's features \[(3, 7|7, 15)\] of every head \(of d_head = (8|16)\) come back as x "
+        r"unchanged at every position: they are never rotated",
+    ),
     Mistake(check_SwiGLU, FfnResidualOwn, r"block's output plus its input.*residual"),
     # blind23c: an activation on the input before a projection, and an extra term added to
     # the gated product, were told "largest difference": the layers' inputs, recorded

@@ -1597,6 +1597,64 @@ def _expect_gradient_reaches_x(c: Checker, apply_rotary, seed: int, pairing: str
     )
 
 
+def _pair_text(pairing: str, width: int) -> str:
+    """The features of pair i in a head of ``width`` features, for the pairing used."""
+    return f"(i, i + {width // 2})" if pairing == "half" else "(2i, 2i + 1)"
+
+
+def _features_passed_through(
+    got: torch.Tensor, x: torch.Tensor, angles: torch.Tensor, pairing: str, tol: dict
+) -> str:
+    """When some of the head's features come back exactly as x at every position, while
+    the lesson rotates them all: which ones, and, when the other features are a rotation
+    of their own as a smaller head (pairs with the first angles), that too
+    (blind23c-rotary-partial-first-half-only, a partial rotary dimension as GPT-NeoX's
+    rotary_pct, was told "largest difference"); "" otherwise."""
+    try:
+        got64, x64 = got.detach().double(), x.double()
+        if got64.shape != x64.shape or x64.shape[-2] < 2:
+            return ""
+        d_head = x64.shape[-1]
+        moved = x64[..., 1:, :]  # (..., len - 1, d_head): position 0 is never turned
+        same = torch.isclose(got64[..., 1:, :], moved, **tol)  # (..., len - 1, d_head)
+        kept = same.flatten(0, -2).all(dim=0)  # (d_head,): features passed through
+        # only features the reference visibly turns count: a slow pair's small angles
+        # can stay within the tolerance of x
+        expected = rotate_f(x64, angles, pairing)[..., 1:, :]  # (..., len - 1, d_head)
+        turned = (~torch.isclose(expected, moved, **tol)).flatten(0, -2).any(dim=0)
+        kept = kept & turned
+        if not bool(kept.any()) or bool(kept.all()):
+            return ""
+        passed = kept.nonzero().flatten().tolist()
+        rotated = (~kept).nonzero().flatten().tolist()
+        if passed != list(range(passed[0], passed[-1] + 1)):
+            where = f"features {passed}"
+        else:
+            where = f"features {passed[0]} to {passed[-1]}"
+        told = (
+            f"Your result's {where} of every head (of d_head = {d_head}) come back as x "
+            "unchanged at every position: they are never rotated, while RoPE rotates every "
+            f"pair of the head, all {d_head} features, pair i being features "
+            f"{_pair_text(pairing, d_head)}."
+        )
+        part = len(rotated)
+        if rotated == list(range(part)) and part % 2 == 0 and part > 0:
+            small = rotate_f(x64[..., :part], angles[:, : part // 2], pairing)
+            if torch.allclose(got64[..., :part], small, **tol):
+                told += (
+                    f" Your first {part} features are rotated as a head of {part} features "
+                    f"alone (pairs {_pair_text(pairing, part)} with the first {part // 2} "
+                    "angles): "
+                    "a partial rotary dimension (rotating only part of the head and passing "
+                    "the rest through, as GPT-NeoX's rotary_pct does). Rotate the whole "
+                    "head: pair its features across all d_head of them and use every "
+                    "column of cos and sin."
+                )
+        return told
+    except Exception:  # a diagnosis: anything unexpected leaves the old message
+        return ""
+
+
 def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
     with Checker("apply_rotary", hidden=hidden) as c:
         c.require_callable(apply_rotary)
@@ -1680,6 +1738,7 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                             **tol,
                         )
                     )
+                    or _features_passed_through(got, x, angles, pairing, tol)
                     or _partner_probe(apply_rotary, x, got, pairing)
                     or next(
                         (
