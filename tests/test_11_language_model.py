@@ -789,6 +789,14 @@ def _rope_outer_without_axis(length, d_head, base=10000.0):
     return angles.cos().float(), angles.sin().float()
 
 
+def _batches_padding_in_front(tokens, block_size, batch_size, generator):
+    """A padding id (-100) in front of every window, the targets the window itself."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    windows = tokens[starts[:, None] + torch.arange(block_size)]  # (batch_size, block_size)
+    padding = torch.full((batch_size, 1), -100, dtype=tokens.dtype)
+    return torch.cat([padding, windows[:, :-1]], dim=1), windows
+
+
 def _batches_outer_without_axis(tokens, block_size, batch_size, generator):
     """starts + torch.arange(block_size) without starts[:, None] (b11b)."""
     starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
@@ -2806,6 +2814,20 @@ def _sample_top_p_last_index_by_argmax(
     return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
 
 
+def _sample_top_k_log_probs_against_logit(
+    logits, temperature=1.0, top_k=None, top_p=None, generator=None
+):
+    """The k-th largest logit as the threshold, compared with the log-probabilities."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+        logits = logits.masked_fill(torch.log_softmax(logits, -1) < kth, float("-inf"))
+    logits = _filtered(logits, None, top_p)
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
 def _sample_top_p_min_p_on_logits(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """Round 23: min-p written on the logits (a logit more than log(1 / top_p) below the
     largest is removed): the tokens at least top_p times as probable as the top one."""
@@ -3593,6 +3615,13 @@ MISTAKES = [
         r"Your result's features \[(3, 7|7, 15)\] of every head \(of d_head = (8|16)\) come back as x "
         r"unchanged at every position: they are never rotated",
     ),
+    # blind23c: made-up ids in front of the windows were told the stream positions alone
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_padding_in_front),
+        r"its first token is a made-up id \(id -100\) not from the stream.*the window is "
+        r"shifted right by 1 place, with a token prepended",
+    ),
     Mistake(check_SwiGLU, FfnResidualOwn, r"block's output plus its input.*residual"),
     # blind23c: an activation on the input before a projection, and an extra term added to
     # the gated product, were told "largest difference": the layers' inputs, recorded
@@ -3607,6 +3636,14 @@ MISTAKES = [
         check_SwiGLU,
         FfnSigmoidOfInput,
         r"d_ff = d_model = \d+, where nothing clashes, .* sigmoid of the block's input x",
+    ),
+    # blind23c: a threshold on one scale compared on another removed every token, and was
+    # told an edit using top_k as the threshold: the kept set probed under shifted logits
+    Mistake(
+        check_sample,
+        _sample_top_k_log_probs_against_logit,
+        r"the tokens top-k keeps must not change with it either; yours do: with logits -10 it "
+        r"kept .*not on the same scale",
     ),
     # blind23c: a cut found by argmax over a comparison false everywhere at top_p = 1.0
     # turned it greedy and passed every check

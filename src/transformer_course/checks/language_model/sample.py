@@ -531,6 +531,14 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
         ),
         _ALL_REMOVED.format(top_p=case.top_p, top=top),
     )
+    shift_dependent = (
+        lambda exc: (
+            case.top_k is not None
+            and case.top_p is None
+            and "probability tensor contains" in str(exc)
+        ),
+        lambda exc: _top_k_shift_probe(sample, logits[0], case),
+    )
     got = c.call(
         sample,
         logits,
@@ -543,6 +551,7 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
             threshold_axis,
             threshold_columns,
             all_removed,
+            shift_dependent,
             *_DRAW_HINTS,
             GENERATOR_BY_KEYWORD,
         ],
@@ -1419,4 +1428,72 @@ def _sample_top_p_one(c: Checker, sample, row: tuple[float, ...], seed: int) -> 
     c.fail(
         f"{call}: "
         + _TOP_P_ONE.format(top=top, top_share=float(probs[top]), observed=observed, cause=cause)
+    )
+
+
+#: constants added to every logit by the shift probe: softmax, and so top-k's kept set,
+#: does not change with them
+_PROBE_SHIFTS = (-10.0, 0.0, 10.0)
+#: one more shift puts the k-th largest logit here: below every probability (all kept if
+#: compared with them) but above some log-probabilities, which tells those two apart
+_KTH_BETWEEN_SCALES = -1.5
+
+
+def _kept_tokens(sample, row: torch.Tensor, case: _SampleCase, shift: float):
+    """The tokens sample draws from row + shift with the case's top-k (a probe of 2000
+    rows at temperature 1): a sorted list, or None when it raised."""
+    logits = (row.double() + shift).float()[None].expand(2000, -1).contiguous()  # (2000, vocab)
+    try:
+        with torch.no_grad():
+            drawn = sample(logits, temperature=1.0, top_k=case.top_k, generator=_generator(7))
+        return sorted(set(torch.as_tensor(drawn).flatten().long().tolist()))
+    except Exception:  # a probe: the learner's error means nothing was kept
+        return None
+
+
+def _top_k_shift_probe(sample, row: torch.Tensor, case: _SampleCase) -> str:
+    """When top-k removed every token (torch.multinomial's NaN error): whether the tokens
+    kept change when one constant is added to every logit, which softmax ignores (the k-th
+    largest logit compared with the probabilities, blind23c-sample-top-k-probabilities-
+    against-logit, was told an edit that uses top_k as the threshold). The probabilities
+    against the logit threshold are named only when they predict every shift's kept set;
+    "" when the kept set does not depend on the shift."""
+    vocab = row.shape[-1]
+    k = min(case.top_k, vocab)
+    kth_given = float(torch.topk(row.double(), k).values[-1])
+    shifts = sorted({*_PROBE_SHIFTS, round(_KTH_BETWEEN_SCALES - kth_given, 3)})
+    kept = {shift: _kept_tokens(sample, row, case, shift) for shift in shifts}
+    if len({None if v is None else tuple(v) for v in kept.values()}) < 2:
+        return ""
+
+    def said(shift: float) -> str:
+        tokens = kept[shift]
+        if tokens is None:
+            return "removed every token (this error)"
+        if len(tokens) == vocab:
+            return f"kept all {vocab} tokens"
+        return f"kept tokens {tokens}"
+
+    observed = "; ".join(f"with logits {shift:+g} it {said(shift)}" for shift in shifts)
+    predicted = {}
+    for shift in shifts:
+        logits = row.double() + shift
+        kth = torch.topk(logits, k).values[-1]
+        kept_by_probs = (torch.softmax(logits, -1) >= kth).nonzero().flatten().tolist()
+        predicted[shift] = kept_by_probs or None
+    mixed = all(predicted[s] == kept[s] for s in shifts)
+    return (
+        "Adding one constant to every logit changes nothing in softmax(logits), so the "
+        f"tokens top-k keeps must not change with it either; yours do: {observed}. "
+        + (
+            "That is what comparing the probabilities softmax(logits) with the k-th largest "
+            "logit gives: a threshold taken on the logits' scale, compared on the "
+            "probabilities' (a negative k-th logit keeps every token, one above 1 removes "
+            "them all). Compare the logits with it: logits < kth, kth = torch.topk(logits, "
+            "k, dim=-1).values[..., -1:]."
+            if mixed
+            else "Your threshold and what it is compared with are not on the same scale "
+            "(a logit and a probability, say): compare the logits with the k-th largest "
+            "logit, logits < kth."
+        )
     )
