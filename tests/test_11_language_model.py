@@ -1317,6 +1317,22 @@ class _Attention(ref.CausalSelfAttention):
         return self.w_o(merge_heads(heads))
 
 
+class AttentionOutputPerHead(_Attention):
+    """w_o built nn.Linear(d_head, d_head) and applied to each head before the merge."""
+
+    def __init__(self, d_model, num_heads, base=10000.0):
+        super().__init__(d_model, num_heads, base)
+        self.w_o = nn.Linear(self.d_head, self.d_head, bias=False)
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return merge_heads(self.w_o(heads))  # (batch, len, d_model)
+
+
 class AttentionNoRope(_Attention):
     rope = False
 
@@ -3621,6 +3637,14 @@ MISTAKES = [
         _named("next_token_batches", _batches_padding_in_front),
         r"its first token is a made-up id \(id -100\) not from the stream.*the window is "
         r"shifted right by 1 place, with a token prepended",
+    ),
+    # blind23c: a projection of one head's width was told the shapes alone
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionOutputPerHead,
+        r"w_o\.weight has shape \(\d+, \d+\), expected .*Its size \d+ is d_head = d_model // "
+        r"num_heads, one head's width, where d_model \(\d+\) belongs.*nn\.Linear\(d_head, "
+        r"d_head\) can only be applied to the heads one by one",
     ),
     Mistake(check_SwiGLU, FfnResidualOwn, r"block's output plus its input.*residual"),
     # blind23c: an activation on the input before a projection, and an extra term added to
