@@ -1333,6 +1333,19 @@ class AttentionOutputPerHead(_Attention):
         return merge_heads(self.w_o(heads))  # (batch, len, d_model)
 
 
+class AttentionMergeInterleaved(_Attention):
+    """Heads split right, merged with the head axis last: permute(0, 2, 3, 1)."""
+
+    def forward(self, x):
+        batch, length, d_model = x.shape
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        merged = heads.permute(0, 2, 3, 1).reshape(batch, length, d_model)
+        return self.w_o(merged)
+
+
 class AttentionNoRope(_Attention):
     rope = False
 
@@ -3637,6 +3650,12 @@ MISTAKES = [
         _named("next_token_batches", _batches_padding_in_front),
         r"its first token is a made-up id \(id -100\) not from the stream.*the window is "
         r"shifted right by 1 place, with a token prepended",
+    ),
+    # blind23c: heads split (and merged) with the head axis as the fast one got "differs"
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMergeInterleaved,
+        r"Your merge puts head h's feature j at j · num_heads \+ h .*while your split is right",
     ),
     # blind23c: a projection of one head's width was told the shapes alone
     Mistake(
