@@ -816,6 +816,14 @@ def _rotary_last_pair_left_out(x, cos, sin):
     return out
 
 
+def _rotary_polar_of_the_sines(x, cos, sin):
+    """Adjacent pairs as complex numbers times torch.polar(ones, sin): the sine taken for
+    the angle."""
+    pairs = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2).contiguous())
+    turned = pairs * torch.polar(torch.ones_like(sin.float()), sin.float())
+    return torch.view_as_real(turned).flatten(-2).to(x.dtype)
+
+
 def _rotary_first_feature_twice(x, cos, sin):
     """A copy-paste slip: a in place of b, (a cos - a sin, a sin + a cos) (b10h)."""
     half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
@@ -3637,6 +3645,13 @@ MISTAKES = [
     # blind23c: the mean squared where the mean of the squares belongs ("not the root mean
     # square" with one token's number before)
     Mistake(check_RMSNorm, NormSumSquaredOverWidth, r"it is the square of the mean, mean\(x\)"),
+    # blind21c: a complex rotation built from the wrong inputs got "largest difference"
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_polar_of_the_sines),
+        r"Each pair \(2i, 2i \+ 1\) of yours, read as a complex number, is multiplied by "
+        r"torch\.polar\(torch\.ones_like\(sin\), sin\): the sine taken for the angle",
+    ),
     # blind23c: features passed through unrotated were told "largest difference"
     Mistake(
         check_apply_rotary,

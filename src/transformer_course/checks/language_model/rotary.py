@@ -1597,6 +1597,54 @@ def _expect_gradient_reaches_x(c: Checker, apply_rotary, seed: int, pairing: str
     )
 
 
+def _complex_multiplier(got: torch.Tensor, x: torch.Tensor, angles: torch.Tensor, tol: dict) -> str:
+    """When every pair of the learner's result is its input pair, as a complex number,
+    times one of the complex numbers a slip builds from the tables instead of cos + i sin
+    (torch.polar(cos, sin): magnitude cos, angle sin, blind21c-rotary-polar-of-cos-and-sin
+    got "largest difference"): that slip, in either pairing; "" otherwise."""
+    try:
+        got64, x64 = got.detach().double(), x.double()
+        if got64.shape != x64.shape or x64.shape[-1] % 2:
+            return ""
+        cos, sin = angles.cos(), angles.sin()  # (len, d_head // 2)
+        ones = torch.ones_like(cos)
+        built = {
+            "torch.polar(cos, sin), which takes a magnitude and an angle: each pair is "
+            "scaled by cos and turned by sin radians": torch.polar(cos, sin),
+            "torch.polar(sin, cos), a magnitude and an angle: each pair is scaled by sin "
+            "and turned by cos radians": torch.polar(sin, cos),
+            "torch.polar(torch.ones_like(cos), cos): the cosine taken for the angle": (
+                torch.polar(ones, cos)
+            ),
+            "torch.polar(torch.ones_like(sin), sin): the sine taken for the angle": (
+                torch.polar(ones, sin)
+            ),
+        }
+        half = x64.shape[-1] // 2
+        layouts = {
+            "adjacent": lambda t: torch.complex(t[..., 0::2], t[..., 1::2]),
+            "half": lambda t: torch.complex(t[..., :half], t[..., half:]),
+        }
+        for pairing, as_complex in layouts.items():
+            z_in, z_out = as_complex(x64), as_complex(got64)  # (..., len, d_head // 2)
+            for slip, multiplier in built.items():
+                predicted = z_in * multiplier
+                if torch.allclose(predicted.real, z_out.real, **tol) and torch.allclose(
+                    predicted.imag, z_out.imag, **tol
+                ):
+                    pairs = "(2i, 2i + 1)" if pairing == "adjacent" else "(i, i + d_head/2)"
+                    return (
+                        f"Each pair {pairs} of yours, read as a complex number, is multiplied "
+                        f"by {slip}, not by cos + i sin = e^(i · angle), which turns it by the "
+                        "angle and keeps its length. Build the rotation with "
+                        "torch.complex(cos, sin), or torch.polar(torch.ones_like(cos), "
+                        "angle) from the angles themselves."
+                    )
+        return ""
+    except Exception:  # a diagnosis: anything unexpected leaves the old message
+        return ""
+
+
 def _pair_text(pairing: str, width: int) -> str:
     """The features of pair i in a head of ``width`` features, for the pairing used."""
     return f"(i, i + {width // 2})" if pairing == "half" else "(2i, 2i + 1)"
@@ -1748,6 +1796,8 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                         ),
                         "",
                     )
+                    # cos and sin exchanged (the term probe above) is torch.complex(sin, cos)
+                    or _complex_multiplier(got, x, angles, tol)
                 )
 
             runs.append((got, expected, call, tol, mistakes, explain, axes))
