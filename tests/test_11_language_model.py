@@ -2865,6 +2865,22 @@ def _sample_top_k_log_probs_against_logit(
     return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
 
 
+def _sample_top_p_removed_by_any_row(
+    logits, temperature=1.0, top_k=None, top_p=None, generator=None
+):
+    """top-p's removal reduced over the batch, remove.any(dim=0): a token removed in one
+    row is removed in every row."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = _filtered(logits / temperature, top_k, None)
+    if top_p is not None:
+        sorted_probs, order = torch.softmax(logits, -1).sort(-1, descending=True)
+        remove_sorted = sorted_probs.cumsum(-1) - sorted_probs >= top_p
+        remove = remove_sorted.scatter(-1, order, remove_sorted)  # (batch, vocab)
+        logits = logits.masked_fill(remove.any(dim=0, keepdim=True), float("-inf"))
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
 def _sample_top_p_min_p_on_logits(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """Round 23: min-p written on the logits (a logit more than log(1 / top_p) below the
     largest is removed): the tokens at least top_p times as probable as the top one."""
@@ -3702,6 +3718,13 @@ MISTAKES = [
         _sample_top_k_log_probs_against_logit,
         r"the tokens top-k keeps must not change with it either; yours do: with logits -10 it "
         r"kept .*not on the same scale",
+    ),
+    # blind21c: rows that remove each other's tokens raised NaN with the error alone
+    Mistake(
+        check_sample,
+        _sample_top_p_removed_by_any_row,
+        r"Each row given alone \(a batch of one, logits\[r:r\+1\]\) keeps its own top-p "
+        r"set, but .* a row loses tokens other rows remove\. The union",
     ),
     # blind23c: a cut found by argmax over a comparison false everywhere at top_p = 1.0
     # turned it greedy and passed every check

@@ -1052,6 +1052,10 @@ def _sample_rows(c: Checker, sample, case: _RowsCase) -> None:
     allowed = torch.stack([sample_probabilities_f(row, top_p=case.top_p) > 0 for row in logits])
     call = f"sample(logits ({case.rows}, {len(base)}), top_p={case.top_p}, generator=...)"
     outside: dict[int, list[int]] = {}
+    emptied = (
+        "probability tensor contains",
+        lambda exc: _rows_empty_each_other(sample, logits, allowed, case.top_p),
+    )
     for number in range(case.calls):
         got = c.call(
             sample,
@@ -1059,6 +1063,7 @@ def _sample_rows(c: Checker, sample, case: _RowsCase) -> None:
             top_p=case.top_p,
             generator=_generator(case.seed + number),
             call_repr=call,
+            hints=[emptied],
         )
         c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
         c.expect_shape(got, (case.rows,), call, _per_row_hint(sample, got, case.rows))
@@ -1496,4 +1501,45 @@ def _top_k_shift_probe(sample, row: torch.Tensor, case: _SampleCase) -> str:
             "(a logit and a probability, say): compare the logits with the k-th largest "
             "logit, logits < kth."
         )
+    )
+
+
+def _rows_empty_each_other(
+    sample, logits: torch.Tensor, allowed: torch.Tensor, top_p: float
+) -> str:
+    """When top-p on a batch of different rows removed every token of some row (the NaN
+    error) although each row given alone (a batch of one) keeps only its own top-p set:
+    the rows are not filtered independently; and when the union of every row's removed
+    tokens would leave some row nothing, that union is named as what fits
+    (blind21c-sample-top-p-removal-shared-by-rows, logits[:, order[remove_sorted]], was
+    told the error alone); "" when a row alone is wrong too."""
+    rows = logits.shape[0]
+    try:
+        with torch.no_grad():
+            for r in range(rows):
+                for number in range(4):
+                    drawn = sample(logits[r : r + 1], top_p=top_p, generator=_generator(number))
+                    token = int(torch.as_tensor(drawn).flatten()[0])
+                    if not (0 <= token < logits.shape[1] and bool(allowed[r, token])):
+                        return ""
+    except Exception:  # a row alone fails too: not a batch problem
+        return ""
+    removed_anywhere = (~allowed).any(dim=0)  # (vocab,): removed by some row
+    left = (allowed & ~removed_anywhere).any(dim=-1)  # (rows,): kept by the union rule
+    union = (
+        " The union of the batch's removed tokens fits: here it covers every token some row "
+        f"keeps (row {int((~left).nonzero()[0])} keeps {allowed[int((~left).nonzero()[0])].nonzero().flatten().tolist()}), "
+        "so that row is left with nothing. Indexing with one flat list of every row's "
+        "removed ids does this, such as logits[:, order[remove_sorted]] = -inf "
+        "(order[remove_sorted] flattens the rows), right only for a batch of one."
+        if not bool(left.all())
+        else ""
+    )
+    return (
+        "Each row given alone (a batch of one, logits[r:r+1]) keeps its own top-p set, but "
+        f"with these {rows} different rows together some row lost every token: the rows "
+        "are not filtered independently, a row loses tokens other rows remove."
+        + union
+        + " Map each row's removal back to its own row: remove_sorted.scatter(-1, order, "
+        "remove_sorted), then masked_fill."
     )
