@@ -632,6 +632,14 @@ class NormLlama(nn.Module):
         return self._norm(x.float()).type_as(x) * self.weight
 
 
+class NormSumSquaredOverWidth(ref.RMSNorm):
+    """The token's sum squared, then divided by d_model ** 2: the mean squared."""
+
+    def forward(self, x):
+        mean_squared = x.sum(-1, keepdim=True).square() / x.shape[-1] ** 2  # (..., 1)
+        return self.weight * x / torch.sqrt(mean_squared + self.eps)
+
+
 class NormPower(ref.RMSNorm):
     """The textbook formula: x / sqrt(mean(x^2) + eps), with ** -0.5 and a norm."""
 
@@ -663,6 +671,21 @@ class FfnGateThroughW1(FfnW2Transposed):
     def forward(self, x):
         value = self.w3(x)  # (..., d_ff)
         return self.w2(F.silu(self.w1(value)) * value)
+
+
+class FfnValueFromActivatedInput(FfnGateThroughW1):
+    """An activation on the block's input before the value projection, w3(gelu(x))."""
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * self.w3(F.gelu(x)))
+
+
+class FfnValueAddedToProduct(FfnGateThroughW1):
+    """The value added once more to the gated product: (silu(w1(x)) + 1) * w3(x)."""
+
+    def forward(self, x):
+        value = self.w3(x)  # (..., d_ff)
+        return self.w2(F.silu(self.w1(x)) * value + value)
 
 
 # ---------------------------------------------------------------------- rotary_embedding
@@ -766,11 +789,39 @@ def _rope_outer_without_axis(length, d_head, base=10000.0):
     return angles.cos().float(), angles.sin().float()
 
 
+def _batches_padding_in_front(tokens, block_size, batch_size, generator):
+    """A padding id (-100) in front of every window, the targets the window itself."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    windows = tokens[starts[:, None] + torch.arange(block_size)]  # (batch_size, block_size)
+    padding = torch.full((batch_size, 1), -100, dtype=tokens.dtype)
+    return torch.cat([padding, windows[:, :-1]], dim=1), windows
+
+
 def _batches_outer_without_axis(tokens, block_size, batch_size, generator):
     """starts + torch.arange(block_size) without starts[:, None] (b11b)."""
     starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
     positions = torch.arange(block_size) + starts
     return tokens[positions], tokens[positions + 1]
+
+
+def _rotary_last_pair_left_out(x, cos, sin):
+    """The pairs rotated up to the next-to-last one (range(half - 1)), the last pair's two
+    features passed through unchanged."""
+    half = x.shape[-1] // 2
+    out = x.clone()
+    for i in range(half - 1):
+        a, b = x[..., i], x[..., i + half]
+        c, s = cos[..., i].to(x.dtype), sin[..., i].to(x.dtype)
+        out[..., i], out[..., i + half] = a * c - b * s, a * s + b * c
+    return out
+
+
+def _rotary_polar_of_the_sines(x, cos, sin):
+    """Adjacent pairs as complex numbers times torch.polar(ones, sin): the sine taken for
+    the angle."""
+    pairs = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2).contiguous())
+    turned = pairs * torch.polar(torch.ones_like(sin.float()), sin.float())
+    return torch.view_as_real(turned).flatten(-2).to(x.dtype)
 
 
 def _rotary_first_feature_twice(x, cos, sin):
@@ -1272,6 +1323,35 @@ class _Attention(ref.CausalSelfAttention):
         mask = look_ahead_mask(length) if self.causal else None
         heads, _ = scaled_dot_product_attention(q, k, v, mask)
         return self.w_o(merge_heads(heads))
+
+
+class AttentionOutputPerHead(_Attention):
+    """w_o built nn.Linear(d_head, d_head) and applied to each head before the merge."""
+
+    def __init__(self, d_model, num_heads, base=10000.0):
+        super().__init__(d_model, num_heads, base)
+        self.w_o = nn.Linear(self.d_head, self.d_head, bias=False)
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return merge_heads(self.w_o(heads))  # (batch, len, d_model)
+
+
+class AttentionMergeInterleaved(_Attention):
+    """Heads split right, merged with the head axis last: permute(0, 2, 3, 1)."""
+
+    def forward(self, x):
+        batch, length, d_model = x.shape
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        merged = heads.permute(0, 2, 3, 1).reshape(batch, length, d_model)
+        return self.w_o(merged)
 
 
 class AttentionNoRope(_Attention):
@@ -2752,6 +2832,55 @@ def _sample_top_p_absolute_threshold(
     return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
 
 
+def _sample_top_p_last_index_by_argmax(
+    logits, temperature=1.0, top_k=None, top_p=None, generator=None
+):
+    """The nucleus kept by position: the last kept sorted position found as the first
+    where the running total passes top_p, (cumsum > top_p).argmax(), 0 when no total
+    passes it (at top_p = 1.0), kept by position rather than by probability."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = _filtered(logits / temperature, top_k, None)
+    if top_p is not None:
+        sorted_probs, order = torch.softmax(logits, -1).sort(-1, descending=True)
+        totals = sorted_probs.cumsum(-1)  # (batch, vocab)
+        last = (totals > top_p).long().argmax(-1, keepdim=True)  # (batch, 1)
+        remove_sorted = torch.arange(logits.shape[-1]) > last  # (batch, vocab)
+        remove = remove_sorted.scatter(-1, order, remove_sorted)
+        logits = logits.masked_fill(remove, float("-inf"))
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
+def _sample_top_k_log_probs_against_logit(
+    logits, temperature=1.0, top_k=None, top_p=None, generator=None
+):
+    """The k-th largest logit as the threshold, compared with the log-probabilities."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+        logits = logits.masked_fill(torch.log_softmax(logits, -1) < kth, float("-inf"))
+    logits = _filtered(logits, None, top_p)
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
+def _sample_top_p_removed_by_any_row(
+    logits, temperature=1.0, top_k=None, top_p=None, generator=None
+):
+    """top-p's removal reduced over the batch, remove.any(dim=0): a token removed in one
+    row is removed in every row."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = _filtered(logits / temperature, top_k, None)
+    if top_p is not None:
+        sorted_probs, order = torch.softmax(logits, -1).sort(-1, descending=True)
+        remove_sorted = sorted_probs.cumsum(-1) - sorted_probs >= top_p
+        remove = remove_sorted.scatter(-1, order, remove_sorted)  # (batch, vocab)
+        logits = logits.masked_fill(remove.any(dim=0, keepdim=True), float("-inf"))
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
 def _sample_top_p_min_p_on_logits(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """Round 23: min-p written on the logits (a logit more than log(1 / top_p) below the
     largest is removed): the tokens at least top_p times as probable as the top one."""
@@ -3529,11 +3658,81 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormHoldsLayerNorm, r"nn\.LayerNorm .*also subtracts the mean"),
     # blind15b: a residual inside SwiGLU got the largest difference; the sigmoid of x in a
     # hand-written SiLU got two other causes (the probe at d_ff = d_model tells it)
+    # blind23c: the mean squared where the mean of the squares belongs ("not the root mean
+    # square" with one token's number before)
+    Mistake(check_RMSNorm, NormSumSquaredOverWidth, r"it is the square of the mean, mean\(x\)"),
+    # blind21c: a complex rotation built from the wrong inputs got "largest difference"
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_polar_of_the_sines),
+        r"Each pair \(2i, 2i \+ 1\) of yours, read as a complex number, is multiplied by "
+        r"torch\.polar\(torch\.ones_like\(sin\), sin\): the sine taken for the angle",
+    ),
+    # blind23c: features passed through unrotated were told "largest difference"
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_last_pair_left_out),
+        r"Your result's features \[(3, 7|7, 15)\] of every head \(of d_head = (8|16)\) come back as x "
+        r"unchanged at every position: they are never rotated",
+    ),
+    # blind23c: made-up ids in front of the windows were told the stream positions alone
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_padding_in_front),
+        r"its first token is a made-up id \(id -100\) not from the stream.*the window is "
+        r"shifted right by 1 place, with a token prepended",
+    ),
+    # blind23c: heads split (and merged) with the head axis as the fast one got "differs"
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMergeInterleaved,
+        r"Your merge puts head h's feature j at j · num_heads \+ h .*while your split is right",
+    ),
+    # blind23c: a projection of one head's width was told the shapes alone
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionOutputPerHead,
+        r"w_o\.weight has shape \(\d+, \d+\), expected .*Its size \d+ is d_head = d_model // "
+        r"num_heads, one head's width, where d_model \(\d+\) belongs.*nn\.Linear\(d_head, "
+        r"d_head\) can only be applied to the heads one by one",
+    ),
     Mistake(check_SwiGLU, FfnResidualOwn, r"block's output plus its input.*residual"),
+    # blind23c: an activation on the input before a projection, and an extra term added to
+    # the gated product, were told "largest difference": the layers' inputs, recorded
+    Mistake(check_SwiGLU, FfnValueFromActivatedInput, r"w3 receives gelu\(x\), not the block's"),
+    Mistake(
+        check_SwiGLU,
+        FfnValueAddedToProduct,
+        r"What your w2 receives \(the hidden layer\) is not silu\(w1\(x\)\) \* w3\(x\) but "
+        r"silu\(w1\(x\)\) \* w3\(x\) \+ w3\(x\)",
+    ),
     Mistake(
         check_SwiGLU,
         FfnSigmoidOfInput,
         r"d_ff = d_model = \d+, where nothing clashes, .* sigmoid of the block's input x",
+    ),
+    # blind23c: a threshold on one scale compared on another removed every token, and was
+    # told an edit using top_k as the threshold: the kept set probed under shifted logits
+    Mistake(
+        check_sample,
+        _sample_top_k_log_probs_against_logit,
+        r"the tokens top-k keeps must not change with it either; yours do: with logits -10 it "
+        r"kept .*not on the same scale",
+    ),
+    # blind21c: rows that remove each other's tokens raised NaN with the error alone
+    Mistake(
+        check_sample,
+        _sample_top_p_removed_by_any_row,
+        r"Each row given alone \(a batch of one, logits\[r:r\+1\]\) keeps its own top-p "
+        r"set, but .* a row loses tokens other rows remove\. The union",
+    ),
+    # blind23c: a cut found by argmax over a comparison false everywhere at top_p = 1.0
+    # turned it greedy and passed every check
+    Mistake(
+        check_sample,
+        _sample_top_p_last_index_by_argmax,
+        r"With top_p=1\.0 the nucleus is the whole vocabulary.*drew token \d in all "
+        r"\d+ draws.*the argmax of an all-False row is 0",
     ),
     # blind15b: the temperature applied only in a filter's branch was told "you divided the
     # probabilities"; applied again inside top-p, told "never drew some tokens"
@@ -4240,6 +4439,16 @@ MISTAKES = [
         check_rotary_embedding,
         _rope_theta(lambda i, d, base: base * (-2 * i / d)),
         r"multiplied base by the exponent",
+    ),
+    # blind23c: a scaling of the slow frequencies alone (here NTK-like, the last two pairs
+    # divided by 4) was told of a lost minus and missing parentheses, which its angles
+    # contradict: only the slips that fit are named, else what is observed
+    Mistake(
+        check_rotary_embedding,
+        _rope_theta(lambda i, d, base: base ** (-2 * i / d) / torch.where(i >= d // 4, 4.0, 1.0)),
+        r"(?s)^(?!.*lost minus)(?!.*parentheses missing).*Only the slowest pairs are wrong "
+        r"\(pairs? \d.*(is|are) right\), and they turn slower than theta_i \(pair \d: 0\.25 "
+        r"times",
     ),
     # m / theta_i gives the same table as a lost minus: both are named
     Mistake(

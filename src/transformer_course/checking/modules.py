@@ -464,7 +464,51 @@ def _size_from_argument(
                 f"Its size {wrong} is {given[0]}, where {belongs[0]} ({right}) belongs: that "
                 f"layer was built with {given[0]} in the place of {belongs[0]}."
             )
-    return ""
+    return _size_per_part(by_value, got, expected)
+
+
+def _size_per_part(
+    by_value: dict[int, list[str]], got: tuple[int, ...], expected: tuple[int, ...]
+) -> str:
+    """For a parameter whose wrong sizes are all one quotient of two constructor
+    arguments (d_model // num_heads: one head's width) where one argument belongs (b23c:
+    projections built nn.Linear(d_head, d_head) and applied after the heads are split
+    were told the shapes alone); "" when no single quotient, or several, fit."""
+    names = {value: found[0] for value, found in by_value.items() if len(found) == 1}
+    quotients: dict[int, list[str]] = {}
+    for whole, whole_name in names.items():
+        for part, part_name in names.items():
+            if part > 1 and whole > part and whole % part == 0:
+                label = (
+                    "d_head = d_model // num_heads, one head's width"
+                    if (whole_name, part_name) == ("d_model", "num_heads")
+                    else f"{whole_name} // {part_name}, one part's width"
+                )
+                quotients.setdefault(whole // part, []).append(label)
+    wrong_axes = [(w, r) for w, r in zip(got, expected, strict=True) if w != r]
+    wrong_sizes = {w for w, _ in wrong_axes}
+    right_sizes = {r for _, r in wrong_axes}
+    if len(wrong_sizes) != 1 or len(right_sizes) != 1:
+        return ""
+    (wrong,), (right,) = wrong_sizes, right_sizes
+    if len(quotients.get(wrong, [])) != 1 or right not in names or wrong in names:
+        return ""
+    quotient, belongs = quotients[wrong][0], names[right]
+    short = quotient.split(" = ")[0].split(",")[0]
+    part = "head" if quotient.startswith("d_head") else "part"
+    told = (
+        f"Its size {wrong} is {quotient}, where {belongs} ({right}) belongs: that layer "
+        f"was built for the features of one {part}, not for all {belongs} of them."
+    )
+    if len(got) == 2 and all(w == wrong for w in got):
+        told += (
+            f" A layer nn.Linear({short}, {short}) can only be applied to the {part}s "
+            f"one by one (after a split), so one weight is shared by every {part} and "
+            f"each {part} sees only its own {wrong} features; build it "
+            f"nn.Linear({belongs}, {belongs}) and apply it to all {belongs} features "
+            "(before the split, or after the merge)."
+        )
+    return told
 
 
 def build_module(

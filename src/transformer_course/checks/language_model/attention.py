@@ -565,6 +565,15 @@ def _check_layer(
                         state,
                     )
                 )
+                extra.update(
+                    _strided_head_mistakes(
+                        lambda permuted, x=x, case=case, **k: oracle_f(
+                            x, permuted, case.num_heads, **oracle_options(case), **k
+                        ),
+                        state,
+                        case.num_heads,
+                    )
+                )
             _expect_oracle_and_causal(
                 c, module, x, got, oracle, what, table, _FUTURE, where, extra=extra
             )
@@ -804,6 +813,57 @@ def _projection_mistakes(oracle: Callable[..., torch.Tensor], state) -> dict[str
                 f"The {a} are self.{first}(x), the {b} self.{second}(x)."
             )
             found[message] = lambda pairing, exchanged=exchanged: oracle(exchanged, pairing=pairing)
+    return found
+
+
+def _strided_head_mistakes(
+    oracle: Callable[..., torch.Tensor], state, num_heads: int
+) -> dict[str, Callable]:
+    """Heads split, merged, or both, with the head axis taken as the fast one, view(batch,
+    len, d_head, num_heads) with the heads moved out of the last axis: head h holds the
+    strided features h, h + num_heads, ... (blind23c-csa-heads-view-d-head-before-heads
+    got "differs"). Each is the reference with the projections' rows (the split) or the
+    output projection's columns (the merge) permuted, so the oracle replays it exactly."""
+    if "w_q.weight" not in state or "w_o.weight" not in state:
+        return {}
+    d_model = state["w_q.weight"].shape[0]
+    d_head = d_model // num_heads
+    if num_heads < 2 or d_head < 2:
+        return {}
+    # the feature the strided split puts at the contiguous split's place h * d_head + j
+    strided = torch.arange(d_model).view(d_head, num_heads).T.reshape(-1)  # (d_model,)
+    split_text = (
+        "your heads hold strided features: head h gets features h, h + num_heads, h + 2 · "
+        "num_heads, ... (every num_heads-th feature) instead of the contiguous slice h · "
+        "d_head to (h + 1) · d_head - 1, as a view(batch, len, d_head, num_heads) with the "
+        "head axis moved out of the last place does"
+    )
+    merge_text = (
+        "your merge puts head h's feature j at j · num_heads + h (interleaving the heads, "
+        "as a permute that moves the head axis last before the reshape does) instead of h "
+        "· d_head + j"
+    )
+    fix = (
+        " Split with view(batch, len, num_heads, d_head).transpose(1, 2) (split_heads) and "
+        "merge back with transpose(1, 2).reshape(batch, len, d_model) (merge_heads): the "
+        "head axis comes before d_head."
+    )
+    found = {}
+    for split, merge in ((True, True), (True, False), (False, True)):
+        permuted = dict(state)
+        if split:
+            for name in ("w_q", "w_k", "w_v"):
+                permuted[f"{name}.weight"] = state[f"{name}.weight"][strided]
+        if merge:
+            permuted["w_o.weight"] = state["w_o.weight"][:, strided]
+        told = (
+            f"{split_text[0].upper()}{split_text[1:]}, and {merge_text}."
+            if split and merge
+            else f"{split_text[0].upper()}{split_text[1:]}, while your merge is right."
+            if split
+            else f"{merge_text[0].upper()}{merge_text[1:]}, while your split is right."
+        )
+        found[told + fix] = lambda pairing, permuted=permuted: oracle(permuted, pairing=pairing)
     return found
 
 

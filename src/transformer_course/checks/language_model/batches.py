@@ -63,8 +63,60 @@ _WINDOW_PAST_END = (
 )
 
 
+def _padded_window(row: list[int], ids: list[int] | None, targets_row: list[int] | None) -> str:
+    """When a window's foreign tokens (-1) are all at its front or all at its end and the
+    rest are consecutive stream positions: the window shifted by as many places, with
+    ids that are not in the stream put in (a start-of-sequence token prepended, or an
+    end token appended), and what that does to the targets when they were left as
+    tokens[s + 1 : s + block_size + 1] (blind23c-ntb-bos-prepended-targets-two-ahead was
+    told the positions alone); "" otherwise."""
+    foreign = [i for i, p in enumerate(row) if p == -1]
+    count, length = len(foreign), len(row)
+    if count == length:
+        return ""
+    at_front = foreign == list(range(count))
+    at_end = foreign == list(range(length - count, length))
+    stream = [p for p in row if p != -1]
+    if not (at_front or at_end) or stream != list(range(stream[0], stream[0] + len(stream))):
+        return ""
+    made_up = f" (id {ids[foreign[0]]})" if ids is not None and count == 1 else ""
+    if at_end:
+        return (
+            f": its first {length - count} tokens are consecutive, then {count} made-up "
+            f"token{'s' if count > 1 else ''}{made_up} not from the stream at the end (an "
+            "end token appended to the window)"
+        )
+    first = (
+        f"its first {count} tokens are made-up ids"
+        if count > 1
+        else "its first token is a made-up id"
+    )
+    told = (
+        f": {first}{made_up} not from the stream, then tokens at "
+        f"consecutive positions {stream[0]} to {stream[-1]}: the window is shifted right by "
+        f"{count} place{'s' if count > 1 else ''}, with a token prepended (a "
+        "start-of-sequence (bos) or padding id) and the window's last token dropped"
+    )
+    if targets_row is not None and targets_row[count:] == [p + count + 1 for p in stream]:
+        told += (
+            f". Your targets were not shifted with it: after the prepended token each "
+            f"target is {count + 1} tokens ahead of its input (inputs[b, t] is tokens[s + t "
+            f"- {count}], its target tokens[s + t + 1]), where the target is the very next "
+            "token. The lesson's windows have no bos token: inputs tokens[s : s + "
+            "block_size], targets tokens[s + 1 : s + block_size + 1]"
+        )
+    return told
+
+
 def _window_message(
-    call: str, b: int, row: list[int], num_tokens: int, ids: list[int] | None = None
+    call: str,
+    b: int,
+    row: list[int],
+    num_tokens: int,
+    ids: list[int] | None = None,
+    *,
+    ids_in_row: list[int] | None = None,
+    targets_row: list[int] | None = None,
 ) -> str:
     """What inputs[b] holds, told by the stream positions of its tokens (``row``; -1:
     a token that is not in the stream) and its values (``ids``): a window that runs
@@ -83,7 +135,8 @@ def _window_message(
             f"torch.arange(block_size), tokens[positions]. {rule}."
         )
     if -1 in row:
-        return f"{shown} (-1: a token that is not in the stream). {rule}."
+        padded = _padded_window(row, ids_in_row, targets_row)
+        return f"{shown} (-1: a token that is not in the stream){padded}. {rule}."
     for step in (-1, *range(2, length + 1), *range(-length, -1)):
         if row == [(start + step * i) % num_tokens for i in range(length)]:
             if step == -1:
@@ -610,7 +663,17 @@ def _check_batch_case(c: Checker, next_token_batches, case: _BatchCase) -> None:
         consecutive = row == list(range(start, start + case.block_size))
         c.expect_true(
             consecutive,
-            "" if consecutive else _window_message(call, b, row, case.num_tokens, counting_up),
+            ""
+            if consecutive
+            else _window_message(
+                call,
+                b,
+                row,
+                case.num_tokens,
+                counting_up,
+                ids_in_row=rows[b],
+                targets_row=[position.get(int(t), -1) for t in targets[b]],
+            ),
         )
         starts.append(start)
         got_next = [position.get(int(t), -2) for t in targets[b]]

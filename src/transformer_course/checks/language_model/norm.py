@@ -252,6 +252,22 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
             for value in (mean_abs, (mean_abs.pow(2) + eps).sqrt())
         ),
         ("the largest |x| of the token", x.abs().amax(-1, keepdim=True)),
+        # blind23c-rms-square-of-the-mean: the mean and the square in the other order,
+        # x.mean(-1).pow(2) (or the sum squared over d_model ** 2): |mean(x)| under the
+        # root, about 0 for centred features, so eps decides the number
+        *(
+            (
+                "the square of the mean, mean(x) ** 2, under the root, where the mean of "
+                "the squares belongs: the features are averaged before they are squared, so "
+                "positive and negative features cancel (x.mean(dim=-1).pow(2) is not "
+                "x.pow(2).mean(dim=-1))",
+                value,
+            )
+            for value in (
+                (x.mean(-1, keepdim=True).pow(2) + eps).sqrt(),
+                x.mean(-1, keepdim=True).abs(),
+            )
+        ),
         *(
             ("the standard deviation (the mean subtracted)", value)
             for value in (std.sqrt(), (std + eps).sqrt())

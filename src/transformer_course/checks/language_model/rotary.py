@@ -604,6 +604,75 @@ def _frozen_pairs(theta: torch.Tensor, bad: list[int], case: _RopeCase) -> str:
     )
 
 
+def _slip_frequencies(d_head: int, base: float) -> dict[str, torch.Tensor]:
+    """The frequencies each known slip of theta_i = base ** (-2i / d_head) gives, by the
+    slip's description (float64; the learner's float32 is compared as angles)."""
+    two_i = torch.arange(0, d_head, 2, dtype=torch.float64)  # (d_head // 2,)
+    return {
+        "parentheses missing around the exponent (base ** -torch.arange(0, d_head, 2) / "
+        "d_head is (base ** -2i) / d_head)": base**-two_i / d_head,
+        "parentheses missing around the exponent (base ** torch.arange(0, d_head, 2) / "
+        "d_head is (base ** 2i) / d_head)": base**two_i / d_head,
+        "// where / belongs (-2i // d_head is -1 for every i > 0)": base
+        ** torch.div(-two_i, d_head, rounding_mode="floor"),
+        "a lost minus (base ** (2i / d_head))": base ** (two_i / d_head),
+    }
+
+
+def _frequency_slips(
+    theta: torch.Tensor, right: torch.Tensor, bad: list[int], case: _RopeCase
+) -> str:
+    """The known slips whose frequencies give the learner's angles per position (every
+    pair, modulo 2π), named only when they fit; when none does, what is observed of the
+    wrong pairs: which ones, and how many times as far as theta_i they turn
+    (blind23c-rope-llama3-frequency-scaling: Llama 3.1's scaling of the slow frequencies
+    was told of a lost minus and missing parentheses, which its angles contradict)."""
+    base = 10000.0 if case.base is None else case.base
+    measured = theta.double()  # (pairs,): in (-pi, pi]
+    fitting = []
+    for slip, frequencies in _slip_frequencies(case.d_head, base).items():
+        if frequencies.shape != measured.shape:
+            continue
+        for dtype in (torch.float64, torch.float32):
+            predicted = frequencies.to(dtype)
+            angle = torch.atan2(predicted.sin(), predicted.cos()).double()
+            gap = torch.remainder(measured - angle + torch.pi, 2 * torch.pi) - torch.pi
+            if bool(torch.isfinite(gap).all()) and bool((gap.abs() < 1e-3).all()):
+                fitting.append(slip)
+                break
+    if fitting:
+        return f" That is what {' or '.join(fitting)} gives: fix that."
+    # no known slip fits: only what is observed, when each wrong pair turns the same way
+    # as theta_i (a positive angle per position, not past a half turn)
+    wrong_mine, wrong_right = measured[bad], right.double()[bad]
+    if not bool((wrong_mine > 0).all()) or not bool((wrong_right > 1e-12).all()):
+        return ""
+    ratios = wrong_mine / wrong_right
+    listed = ", ".join(f"pair {i}: {float(r):.3g} times" for i, r in zip(bad, ratios))
+    slowest = bad == list(range(bad[0], len(measured))) and bad[0] > 0
+    wrong_ones = f"pair {bad[0]}" if len(bad) == 1 else f"pairs {bad[0]} to {len(measured) - 1}"
+    right_ones = "pair 0 is" if bad[0] == 1 else f"pairs 0 to {bad[0] - 1} are"
+    where = (
+        f" Only the slowest pairs are wrong ({wrong_ones}; {right_ones} right)"
+        if slowest
+        else " The wrong pairs"
+    )
+    slower = bool((ratios < 1).all())
+    told = (
+        f"{where}, and they turn {'slower' if slower else 'by other angles'} than theta_i "
+        f"({listed} as far): their frequencies are "
+        f"{'divided by a factor' if slower else 'changed'} before the angles are taken."
+    )
+    if slowest and slower:
+        told += (
+            " Code that rescales only the long wavelengths, as the context-extension "
+            "scalings of RoPE do (Llama 3.1's rope_scaling, NTK-aware or YaRN scaling), "
+            "gives this; the lesson's table uses theta_i = base ** (-2i / d_head) "
+            "unchanged for every pair."
+        )
+    return told
+
+
 def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embedding) -> str:
     """When no known slip fits: the learner's tables as angles, if they are m · theta_i
     (position 0 unrotated, each pair turning by one angle per position) with other
@@ -663,10 +732,8 @@ def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embeddi
             f"{call} is not what the reference gives. {opening}: pair "
             f"{bad[0]} is the first wrong ({len(bad)} of {len(theta)} pairs). Per position "
             f"(atan2(sin[1], cos[1]), modulo 2π) yours turn by {shown(theta)}, the pairs "
-            f"should turn by theta_i = base ** (-2i / d_head) = {shown(right)}.{same} Slips that "
-            "give other frequencies: parentheses missing around the exponent (base ** "
-            "torch.arange(0, d_head, 2) / d_head is (base ** 2i) / d_head), // where / "
-            "belongs, a lost minus."
+            f"should turn by theta_i = base ** (-2i / d_head) = {shown(right)}.{same}"
+            f"{_frequency_slips(theta, right, bad, case)}"
         )
     return ""
 
@@ -1530,6 +1597,112 @@ def _expect_gradient_reaches_x(c: Checker, apply_rotary, seed: int, pairing: str
     )
 
 
+def _complex_multiplier(got: torch.Tensor, x: torch.Tensor, angles: torch.Tensor, tol: dict) -> str:
+    """When every pair of the learner's result is its input pair, as a complex number,
+    times one of the complex numbers a slip builds from the tables instead of cos + i sin
+    (torch.polar(cos, sin): magnitude cos, angle sin, blind21c-rotary-polar-of-cos-and-sin
+    got "largest difference"): that slip, in either pairing; "" otherwise."""
+    try:
+        got64, x64 = got.detach().double(), x.double()
+        if got64.shape != x64.shape or x64.shape[-1] % 2:
+            return ""
+        cos, sin = angles.cos(), angles.sin()  # (len, d_head // 2)
+        ones = torch.ones_like(cos)
+        built = {
+            "torch.polar(cos, sin), which takes a magnitude and an angle: each pair is "
+            "scaled by cos and turned by sin radians": torch.polar(cos, sin),
+            "torch.polar(sin, cos), a magnitude and an angle: each pair is scaled by sin "
+            "and turned by cos radians": torch.polar(sin, cos),
+            "torch.polar(torch.ones_like(cos), cos): the cosine taken for the angle": (
+                torch.polar(ones, cos)
+            ),
+            "torch.polar(torch.ones_like(sin), sin): the sine taken for the angle": (
+                torch.polar(ones, sin)
+            ),
+        }
+        half = x64.shape[-1] // 2
+        layouts = {
+            "adjacent": lambda t: torch.complex(t[..., 0::2], t[..., 1::2]),
+            "half": lambda t: torch.complex(t[..., :half], t[..., half:]),
+        }
+        for pairing, as_complex in layouts.items():
+            z_in, z_out = as_complex(x64), as_complex(got64)  # (..., len, d_head // 2)
+            for slip, multiplier in built.items():
+                predicted = z_in * multiplier
+                if torch.allclose(predicted.real, z_out.real, **tol) and torch.allclose(
+                    predicted.imag, z_out.imag, **tol
+                ):
+                    pairs = "(2i, 2i + 1)" if pairing == "adjacent" else "(i, i + d_head/2)"
+                    return (
+                        f"Each pair {pairs} of yours, read as a complex number, is multiplied "
+                        f"by {slip}, not by cos + i sin = e^(i · angle), which turns it by the "
+                        "angle and keeps its length. Build the rotation with "
+                        "torch.complex(cos, sin), or torch.polar(torch.ones_like(cos), "
+                        "angle) from the angles themselves."
+                    )
+        return ""
+    except Exception:  # a diagnosis: anything unexpected leaves the old message
+        return ""
+
+
+def _pair_text(pairing: str, width: int) -> str:
+    """The features of pair i in a head of ``width`` features, for the pairing used."""
+    return f"(i, i + {width // 2})" if pairing == "half" else "(2i, 2i + 1)"
+
+
+def _features_passed_through(
+    got: torch.Tensor, x: torch.Tensor, angles: torch.Tensor, pairing: str, tol: dict
+) -> str:
+    """When some of the head's features come back exactly as x at every position, while
+    the lesson rotates them all: which ones, and, when the other features are a rotation
+    of their own as a smaller head (pairs with the first angles), that too
+    (blind23c-rotary-partial-first-half-only, a partial rotary dimension as GPT-NeoX's
+    rotary_pct, was told "largest difference"); "" otherwise."""
+    try:
+        got64, x64 = got.detach().double(), x.double()
+        if got64.shape != x64.shape or x64.shape[-2] < 2:
+            return ""
+        d_head = x64.shape[-1]
+        moved = x64[..., 1:, :]  # (..., len - 1, d_head): position 0 is never turned
+        same = torch.isclose(got64[..., 1:, :], moved, **tol)  # (..., len - 1, d_head)
+        kept = same.flatten(0, -2).all(dim=0)  # (d_head,): features passed through
+        # only features the reference visibly turns count: a slow pair's small angles
+        # can stay within the tolerance of x
+        expected = rotate_f(x64, angles, pairing)[..., 1:, :]  # (..., len - 1, d_head)
+        turned = (~torch.isclose(expected, moved, **tol)).flatten(0, -2).any(dim=0)
+        kept = kept & turned
+        if not bool(kept.any()) or bool(kept.all()):
+            return ""
+        passed = kept.nonzero().flatten().tolist()
+        rotated = (~kept).nonzero().flatten().tolist()
+        if passed != list(range(passed[0], passed[-1] + 1)):
+            where = f"features {passed}"
+        else:
+            where = f"features {passed[0]} to {passed[-1]}"
+        told = (
+            f"Your result's {where} of every head (of d_head = {d_head}) come back as x "
+            "unchanged at every position: they are never rotated, while RoPE rotates every "
+            f"pair of the head, all {d_head} features, pair i being features "
+            f"{_pair_text(pairing, d_head)}."
+        )
+        part = len(rotated)
+        if rotated == list(range(part)) and part % 2 == 0 and part > 0:
+            small = rotate_f(x64[..., :part], angles[:, : part // 2], pairing)
+            if torch.allclose(got64[..., :part], small, **tol):
+                told += (
+                    f" Your first {part} features are rotated as a head of {part} features "
+                    f"alone (pairs {_pair_text(pairing, part)} with the first {part // 2} "
+                    "angles): "
+                    "a partial rotary dimension (rotating only part of the head and passing "
+                    "the rest through, as GPT-NeoX's rotary_pct does). Rotate the whole "
+                    "head: pair its features across all d_head of them and use every "
+                    "column of cos and sin."
+                )
+        return told
+    except Exception:  # a diagnosis: anything unexpected leaves the old message
+        return ""
+
+
 def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
     with Checker("apply_rotary", hidden=hidden) as c:
         c.require_callable(apply_rotary)
@@ -1613,6 +1786,7 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                             **tol,
                         )
                     )
+                    or _features_passed_through(got, x, angles, pairing, tol)
                     or _partner_probe(apply_rotary, x, got, pairing)
                     or next(
                         (
@@ -1622,6 +1796,8 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                         ),
                         "",
                     )
+                    # cos and sin exchanged (the term probe above) is torch.complex(sin, cos)
+                    or _complex_multiplier(got, x, angles, tol)
                 )
 
             runs.append((got, expected, call, tol, mistakes, explain, axes))

@@ -531,6 +531,14 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
         ),
         _ALL_REMOVED.format(top_p=case.top_p, top=top),
     )
+    shift_dependent = (
+        lambda exc: (
+            case.top_k is not None
+            and case.top_p is None
+            and "probability tensor contains" in str(exc)
+        ),
+        lambda exc: _top_k_shift_probe(sample, logits[0], case),
+    )
     got = c.call(
         sample,
         logits,
@@ -543,6 +551,7 @@ def _sample_call(c: Checker, sample, logits, case: _SampleCase, seed: int):
             threshold_axis,
             threshold_columns,
             all_removed,
+            shift_dependent,
             *_DRAW_HINTS,
             GENERATOR_BY_KEYWORD,
         ],
@@ -1043,6 +1052,10 @@ def _sample_rows(c: Checker, sample, case: _RowsCase) -> None:
     allowed = torch.stack([sample_probabilities_f(row, top_p=case.top_p) > 0 for row in logits])
     call = f"sample(logits ({case.rows}, {len(base)}), top_p={case.top_p}, generator=...)"
     outside: dict[int, list[int]] = {}
+    emptied = (
+        "probability tensor contains",
+        lambda exc: _rows_empty_each_other(sample, logits, allowed, case.top_p),
+    )
     for number in range(case.calls):
         got = c.call(
             sample,
@@ -1050,6 +1063,7 @@ def _sample_rows(c: Checker, sample, case: _RowsCase) -> None:
             top_p=case.top_p,
             generator=_generator(case.seed + number),
             call_repr=call,
+            hints=[emptied],
         )
         c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
         c.expect_shape(got, (case.rows,), call, _per_row_hint(sample, got, case.rows))
@@ -1251,6 +1265,8 @@ def check_sample(sample, *, hidden: bool = False) -> None:
         _sample_rows_top_k(c, sample, _HIDDEN_ROWS if hidden else _VISIBLE_ROWS)
         _sample_one_row(c, sample, cases[0].logits)
         _sample_top_p_zero(c, sample, _FLAT2 if hidden else _FLAT, seed=141 if hidden else 41)
+        for number, row in enumerate(_TOP_P_ONE_HIDDEN if hidden else _TOP_P_ONE_VISIBLE):
+            _sample_top_p_one(c, sample, row, seed=(142 if hidden else 42) + number)
 
 
 def _sample_generator_used(c: Checker, sample, row: tuple[float, ...]) -> None:
@@ -1354,4 +1370,176 @@ def _sample_top_p_zero(c: Checker, sample, row: tuple[float, ...], seed: int) ->
             if skipped
             else _TOP_P_ZERO_OTHERS.format(token=int(got[r]), row=r, top=int(expected[r]))
         )
+    )
+
+
+# top_p=1.0 on rows whose float32 total of sorted probabilities is exactly 1.0, and just
+# below it (0.99999994): a cut that needs a total above (or at) top_p misses on one of them
+_TOP_P_ONE_VISIBLE = [_ROW, (0.8, 2.0, -1.1, 1.4, -0.4, 0.1)]
+_TOP_P_ONE_HIDDEN = [_FLAT2, (0.9, 0.2, 1.2, 0.6, -0.3, 0.75, 0.0)]
+
+_TOP_P_ONE = (
+    "With top_p=1.0 the nucleus is the whole vocabulary (only every token's mass together "
+    "reaches 1.0), so nothing is removed and the draws must follow softmax(logits): token "
+    "{top}, the most probable, about {top_share:.0%} of the time. {observed} {cause}"
+)
+_TOP_P_ONE_GREEDY = (
+    "Yours drew token {top} in all {draws} draws: at top_p=1.0 only the most probable token "
+    "is kept, as if sampling were greedy (while your top_p < 1 cases keep the right tokens)."
+)
+_TOP_P_ONE_ARGMAX = (
+    "A cut found as the first sorted position where a comparison with top_p holds does this, "
+    "such as last = (cumsum > top_p).argmax(dim=-1): no cumulative sum exceeds 1.0 (the last "
+    "one is 1.0, or just below it after rounding), the comparison is False at every "
+    "position, and the argmax of an all-False row is 0, the first position, so only the "
+    "most probable token is kept. Decide per token from the mass before it instead: remove "
+    "a token when cumsum - sorted_probs >= top_p (and keep the first sorted column), which "
+    "needs no index of the cut."
+)
+
+
+def _sample_top_p_one(c: Checker, sample, row: tuple[float, ...], seed: int) -> None:
+    """top_p=1.0: the whole vocabulary is the nucleus, so the draws follow softmax(logits)
+    (blind23c-sample-top-p-cutoff-from-argmax: the cut taken as (cumsum > top_p).argmax(),
+    0 where no cumulative sum exceeds top_p, turned top_p=1.0 greedy and passed)."""
+    draws = 4000
+    logits = torch.tensor([row], dtype=torch.float32).expand(draws, -1).contiguous()
+    call = f"sample(logits {tuple(logits.shape)}, temperature=1.0, top_p=1.0, generator=...)"
+    got = c.call(
+        sample, logits, temperature=1.0, top_p=1.0, generator=_generator(seed), call_repr=call
+    )
+    c.expect_type(got, torch.Tensor, call, "Return a tensor of token ids, one per row.")
+    c.expect_shape(got, (draws,), call, _per_row_hint(sample, got, draws))
+    probs = torch.softmax(logits[0].double(), -1)  # (vocab,)
+    frequencies = _frequencies(got, len(row))  # (vocab,)
+    gap = (frequencies - probs).abs()
+    if bool((gap < 0.04).all()):
+        c.ok()
+        return
+    top = int(probs.argmax())
+    drawn = sorted(set(got.flatten().long().tolist()))
+    if drawn == [top]:
+        observed, cause = _TOP_P_ONE_GREEDY.format(top=top, draws=draws), _TOP_P_ONE_ARGMAX
+    else:
+        shown = ", ".join(f"{v:.3f}" for v in frequencies.tolist())
+        expected = ", ".join(f"{v:.3f}" for v in probs.tolist())
+        never = [t for t in range(len(row)) if float(frequencies[t]) == 0.0]
+        observed = (
+            f"Your draws' frequencies per token are [{shown}], softmax(logits) is "
+            f"[{expected}]"
+            + (f"; tokens {never} were never drawn, so top_p=1.0 removed them." if never else ".")
+        )
+        cause = "Check what your top-p removes when top_p is 1.0: it must remove nothing."
+    c.fail(
+        f"{call}: "
+        + _TOP_P_ONE.format(top=top, top_share=float(probs[top]), observed=observed, cause=cause)
+    )
+
+
+#: constants added to every logit by the shift probe: softmax, and so top-k's kept set,
+#: does not change with them
+_PROBE_SHIFTS = (-10.0, 0.0, 10.0)
+#: one more shift puts the k-th largest logit here: below every probability (all kept if
+#: compared with them) but above some log-probabilities, which tells those two apart
+_KTH_BETWEEN_SCALES = -1.5
+
+
+def _kept_tokens(sample, row: torch.Tensor, case: _SampleCase, shift: float):
+    """The tokens sample draws from row + shift with the case's top-k (a probe of 2000
+    rows at temperature 1): a sorted list, or None when it raised."""
+    logits = (row.double() + shift).float()[None].expand(2000, -1).contiguous()  # (2000, vocab)
+    try:
+        with torch.no_grad():
+            drawn = sample(logits, temperature=1.0, top_k=case.top_k, generator=_generator(7))
+        return sorted(set(torch.as_tensor(drawn).flatten().long().tolist()))
+    except Exception:  # a probe: the learner's error means nothing was kept
+        return None
+
+
+def _top_k_shift_probe(sample, row: torch.Tensor, case: _SampleCase) -> str:
+    """When top-k removed every token (torch.multinomial's NaN error): whether the tokens
+    kept change when one constant is added to every logit, which softmax ignores (the k-th
+    largest logit compared with the probabilities, blind23c-sample-top-k-probabilities-
+    against-logit, was told an edit that uses top_k as the threshold). The probabilities
+    against the logit threshold are named only when they predict every shift's kept set;
+    "" when the kept set does not depend on the shift."""
+    vocab = row.shape[-1]
+    k = min(case.top_k, vocab)
+    kth_given = float(torch.topk(row.double(), k).values[-1])
+    shifts = sorted({*_PROBE_SHIFTS, round(_KTH_BETWEEN_SCALES - kth_given, 3)})
+    kept = {shift: _kept_tokens(sample, row, case, shift) for shift in shifts}
+    if len({None if v is None else tuple(v) for v in kept.values()}) < 2:
+        return ""
+
+    def said(shift: float) -> str:
+        tokens = kept[shift]
+        if tokens is None:
+            return "removed every token (this error)"
+        if len(tokens) == vocab:
+            return f"kept all {vocab} tokens"
+        return f"kept tokens {tokens}"
+
+    observed = "; ".join(f"with logits {shift:+g} it {said(shift)}" for shift in shifts)
+    predicted = {}
+    for shift in shifts:
+        logits = row.double() + shift
+        kth = torch.topk(logits, k).values[-1]
+        kept_by_probs = (torch.softmax(logits, -1) >= kth).nonzero().flatten().tolist()
+        predicted[shift] = kept_by_probs or None
+    mixed = all(predicted[s] == kept[s] for s in shifts)
+    return (
+        "Adding one constant to every logit changes nothing in softmax(logits), so the "
+        f"tokens top-k keeps must not change with it either; yours do: {observed}. "
+        + (
+            "That is what comparing the probabilities softmax(logits) with the k-th largest "
+            "logit gives: a threshold taken on the logits' scale, compared on the "
+            "probabilities' (a negative k-th logit keeps every token, one above 1 removes "
+            "them all). Compare the logits with it: logits < kth, kth = torch.topk(logits, "
+            "k, dim=-1).values[..., -1:]."
+            if mixed
+            else "Your threshold and what it is compared with are not on the same scale "
+            "(a logit and a probability, say): compare the logits with the k-th largest "
+            "logit, logits < kth."
+        )
+    )
+
+
+def _rows_empty_each_other(
+    sample, logits: torch.Tensor, allowed: torch.Tensor, top_p: float
+) -> str:
+    """When top-p on a batch of different rows removed every token of some row (the NaN
+    error) although each row given alone (a batch of one) keeps only its own top-p set:
+    the rows are not filtered independently; and when the union of every row's removed
+    tokens would leave some row nothing, that union is named as what fits
+    (blind21c-sample-top-p-removal-shared-by-rows, logits[:, order[remove_sorted]], was
+    told the error alone); "" when a row alone is wrong too."""
+    rows = logits.shape[0]
+    try:
+        with torch.no_grad():
+            for r in range(rows):
+                for number in range(4):
+                    drawn = sample(logits[r : r + 1], top_p=top_p, generator=_generator(number))
+                    token = int(torch.as_tensor(drawn).flatten()[0])
+                    if not (0 <= token < logits.shape[1] and bool(allowed[r, token])):
+                        return ""
+    except Exception:  # a row alone fails too: not a batch problem
+        return ""
+    removed_anywhere = (~allowed).any(dim=0)  # (vocab,): removed by some row
+    left = (allowed & ~removed_anywhere).any(dim=-1)  # (rows,): kept by the union rule
+    union = (
+        " The union of the batch's removed tokens fits: here it covers every token some row "
+        f"keeps (row {int((~left).nonzero()[0])} keeps {allowed[int((~left).nonzero()[0])].nonzero().flatten().tolist()}), "
+        "so that row is left with nothing. Indexing with one flat list of every row's "
+        "removed ids does this, such as logits[:, order[remove_sorted]] = -inf "
+        "(order[remove_sorted] flattens the rows), right only for a batch of one."
+        if not bool(left.all())
+        else ""
+    )
+    return (
+        "Each row given alone (a batch of one, logits[r:r+1]) keeps its own top-p set, but "
+        f"with these {rows} different rows together some row lost every token: the rows "
+        "are not filtered independently, a row loses tokens other rows remove."
+        + union
+        + " Map each row's removal back to its own row: remove_sorted.scatter(-1, order, "
+        "remove_sorted), then masked_fill."
     )

@@ -10,6 +10,8 @@ import torch
 import torch.nn.functional as F
 
 from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.elementwise_forms import fitted_form, form_text
+from transformer_course.checking.hooks import inputs_received
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import (
     build,
@@ -535,6 +537,7 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
                     **mistake_values(lambda **k: swiglu_f(x, state, **k), table),
                     **_combine_mistakes(x, state),
                 },
+                explain=lambda: _inside_swiglu(module, x, state),
             )
         last = (_HIDDEN_FFN if hidden else _VISIBLE_FFN)[-1]
         x = randn((2, 5, last.shape[-1]), 7, scale=2.0)
@@ -571,3 +574,95 @@ def _without_w2(got, x: torch.Tensor, state, d_model: int, d_ff: int) -> str:
         f"nothing maps the {d_ff} features back to {d_model}. Finish with the output "
         "projection: self.w2(F.silu(self.w1(x)) * self.w3(x))."
     )
+
+
+#: what an activation applied where it does not belong turns a layer's input into
+_INPUT_ACTIVATIONS = {
+    "silu": F.silu,
+    "relu": torch.relu,
+    "gelu": F.gelu,
+    "sigmoid": torch.sigmoid,
+    "tanh": torch.tanh,
+}
+
+
+def _same_values(a, b: torch.Tensor) -> bool:
+    return (
+        torch.is_tensor(a)
+        and a.shape == b.shape
+        and bool(torch.allclose(a.detach().double(), b.double(), rtol=1e-4, atol=1e-5))
+    )
+
+
+def _inside_swiglu(module, x: torch.Tensor, state) -> str:
+    """What the learner's SwiGLU's layers receive, recorded with hooks during one call: the
+    first of w1, w3 (which must receive x) and w2 (which must receive silu(w1(x)) * w3(x))
+    whose input is wrong, and that input as a known function of the right operands when
+    one fits (blind23c: silu(x) fed to w1, and silu(w1(x)) * (w3(x) + 1), were told only
+    "largest difference"); "" when the layers are not called as nn.Linear-like children or
+    nothing fits."""
+    try:
+        seen = inputs_received(module, {"w1", "w3", "w2"}, lambda: module(x))
+        received = {}
+        for _name, role, args, _kwargs in seen:
+            if args and role not in received:
+                received[role] = args[0]
+        if set(received) != {"w1", "w3", "w2"}:
+            return ""
+        x64 = x.double()
+        for layer in ("w1", "w3"):
+            given = received[layer]
+            if _same_values(given, x64):
+                continue
+            for name, act in _INPUT_ACTIVATIONS.items():
+                if _same_values(given, act(x64)):
+                    where = "the gate projection w1" if layer == "w1" else "the value projection w3"
+                    return (
+                        f"{layer} receives {name}(x), not the block's input x: the "
+                        f"{'SiLU' if name == 'silu' else name} is applied to x before "
+                        f"{where}, so the block computes {layer}({name}(x)). The activation "
+                        "belongs on the gate projection's output, after w1: "
+                        "self.w2(F.silu(self.w1(x)) * self.w3(x))."
+                    )
+            return ""
+        gate = linear(x64, state, "w1")  # (..., d_ff)
+        value = linear(x64, state, "w3")  # (..., d_ff)
+        hidden = received["w2"]
+        if not torch.is_tensor(hidden) or _same_values(hidden, F.silu(gate) * value):
+            return ""
+        terms = {
+            "silu(w1(x)) * w3(x)": F.silu(gate) * value,
+            "silu(w1(x))": F.silu(gate),
+            "w3(x)": value,
+            "w1(x)": gate,
+            "w1(x) * w3(x)": gate * value,
+            "silu(w3(x)) * w1(x)": F.silu(value) * gate,
+            "silu(w1(x) * w3(x))": F.silu(gate * value),
+        }
+        form = fitted_form(hidden, terms)
+        if form is None or len(form) < 2 or form[0][0] != "silu(w1(x)) * w3(x)":
+            return ""  # a single other term: the activation checks name those
+        extra = form_text(form[1:]).lstrip("-")
+        sign = "minus" if form[1][1] < 0 else "plus"
+        factored = ""
+        if [n for n, _ in form] == ["silu(w1(x)) * w3(x)", "silu(w1(x))"] and abs(
+            form[0][1] - 1
+        ) < 1e-3:
+            factored = (
+                f", that is silu(w1(x)) * (w3(x) {'+' if form[1][1] > 0 else '-'} "
+                f"{abs(form[1][1]):g})"
+            )
+        return (
+            "What your w2 receives (the hidden layer) is not silu(w1(x)) * w3(x) but "
+            f"{form_text(form)}{factored}: the gated product {sign} an extra term, {extra}"
+            + (
+                " (an extra copy of the activated gate added to it, as a fused multiply-add "
+                "such as torch.addcmul(gate, gate, value) does)"
+                if extra.endswith("silu(w1(x))") and "*" not in extra
+                else ""
+            )
+            + ". The hidden layer is the product alone: self.w2(F.silu(self.w1(x)) * "
+            "self.w3(x))."
+        )
+    except Exception:  # a diagnosis: anything unexpected leaves the old message
+        return ""
