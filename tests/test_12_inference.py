@@ -111,6 +111,32 @@ class WritesAtZero(ref.KVCache):
         return self.keys[:, :, : self.length], self.values[:, :, : self.length]
 
 
+class StoresOnlyAfterPrefill(ref.KVCache):
+    """Writes only calls that continue something stored (stop beyond this call's own
+    positions): the first call, the prompt, is never stored, though counted."""
+
+    def forward(self, k_new, v_new):
+        n = k_new.shape[-2]
+        start, stop = self.length, self.length + n
+        if stop > n:
+            self.keys[:, :, start:stop] = k_new
+            self.values[:, :, start:stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class SkipsSinglePositionCalls(ref.KVCache):
+    """Stores only calls of several positions, though its length advances on every call."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if k_new.shape[-2] > 1:
+            self.keys[:, :, start:stop] = k_new
+            self.values[:, :, start:stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
 class OffByOne(ref.KVCache):
     """Writes each chunk one position too far (and returns one position more)."""
 
@@ -2579,6 +2605,20 @@ MISTAKES = [
         check_KVCache,
         WritesAtZero,
         r"new position\(s\) were written at \[0, \d+\), over the first positions",
+    ),
+    # asked whether the write position is off by one (the family of blind23c-kv-first-
+    # call-never-stored): a fresh cache fed three calls says which were never stored
+    Mistake(
+        check_KVCache,
+        StoresOnlyAfterPrefill,
+        r"returns zeros where call 1 \(6 positions\) belong.*Only the first call, into the "
+        r"empty cache",
+    ),
+    Mistake(
+        check_KVCache,
+        SkipsSinglePositionCalls,
+        r"returns zeros where call 2 \(1 position\) belong.*the calls of one position are "
+        r"not stored",
     ),
     Mistake(check_KVCache, Swapped, r"Keys and values are swapped"),
     Mistake(check_KVCache, NeverFull, r"did not raise an error"),
