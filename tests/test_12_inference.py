@@ -936,6 +936,28 @@ def _tiled_scaled_by_length(q, k, v, block_size, causal=False):
     return tiled_attention_f(q * scale, k, v, block_size, causal)
 
 
+def _tiled_scale_on_sum_and_output(q, k, v, block_size, causal=False):
+    """Multiplies each block's contributions to the running sum and to the output by
+    1/sqrt(d_k) (the scores themselves unscaled): the final division cancels it."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, len_k, block_size):
+        stop = min(start + block_size, len_k)
+        s = q @ k[..., start:stop, :].transpose(-2, -1)  # (..., len_q, block)
+        if causal:
+            future = torch.arange(start, stop)[None] > torch.arange(len_q)[:, None]
+            s = s.masked_fill(future, float("-inf"))
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + scale * p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + scale * (p @ v[..., start:stop, :])
+        m = new
+    return acc / total[..., None]
+
+
 def _tiled_unscaled(q, k, v, block_size, causal=False):
     """Forgets to divide the scores by sqrt(d_k): the scaled variant on q * sqrt(d_k)."""
     return tiled_attention_f(q * math.sqrt(q.shape[-1]), k, v, block_size, causal)
@@ -3131,7 +3153,14 @@ MISTAKES = [
     Mistake(
         check_tiled_attention,
         _named("t", _tiled_unscaled),
-        r"not divided by sqrt\(d_k\)",
+        r"without the factor 1 / sqrt\(d_k\)",
+    ),
+    # told only that the scores are not divided (the family of blind23c-tiled-scale-on-
+    # exponentials): a scale after the exponential cancels in the final division
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_scale_on_sum_and_output),
+        r"applied after the exponential .*the final division by the running sum cancels it",
     ),
     Mistake(check_tiled_attention, _tiled(local_index=True), r"index \*inside the block\*"),
     Mistake(check_tiled_attention, _tiled(running=False), r"each block's own"),

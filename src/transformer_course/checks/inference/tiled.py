@@ -1328,9 +1328,16 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         if several
                         else None
                     ),
-                    "The scores are not divided by sqrt(d_k).": _tiled_expected(
-                        q, k, v, causal, scale=1
-                    ),
+                    # the same output whether no scale is applied or it is applied after
+                    # the exponential, where the final division cancels it
+                    # (blind23c-tiled-scale-on-exponentials was told only the first)
+                    "Your output is softmax(q kᵀ) v, attention with unscaled scores: the "
+                    "scores reach the exponential without the factor 1 / sqrt(d_k). Either "
+                    "no scale is applied, or it is applied after the exponential (to each "
+                    "block's weights, or to the running sum and the output alike), where "
+                    "the final division by the running sum cancels it. Multiply the scores "
+                    "by the scale before the exponential: scores = q @ k_blockᵀ * scale, "
+                    "scale = 1 / sqrt(d_k).": _tiled_expected(q, k, v, causal, scale=1),
                     "The last, shorter block of keys is skipped: when len_k is not a multiple "
                     "of block_size, the loop must still visit the last keys (range(0, len_k, "
                     "block_size), with stop = min(start + block_size, len_k)).": (
