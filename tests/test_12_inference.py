@@ -958,6 +958,27 @@ def _tiled_scale_on_sum_and_output(q, k, v, block_size, causal=False):
     return acc / total[..., None]
 
 
+def _tiled_mask_transposed_after(q, k, v, block_size, causal=False):
+    """Builds each block's (len_q, block) causal test right, then transposes it before
+    the fill: (block, len_q), which broadcasts only when block_size == len_q."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, len_k, block_size):
+        stop = min(start + block_size, len_k)
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            future = torch.arange(start, stop)[None] > torch.arange(len_q)[:, None]
+            s = s.masked_fill(future.t(), float("-inf"))  # (block, len_q)
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
+
+
 def _tiled_unscaled(q, k, v, block_size, causal=False):
     """Forgets to divide the scores by sqrt(d_k): the scaled variant on q * sqrt(d_k)."""
     return tiled_attention_f(q * math.sqrt(q.shape[-1]), k, v, block_size, causal)
@@ -3161,6 +3182,13 @@ MISTAKES = [
         check_tiled_attention,
         _named("tiled_attention", _tiled_scale_on_sum_and_output),
         r"applied after the exponential .*the final division by the running sum cancels it",
+    ),
+    # the broadcast error's sizes alone before (the family of blind23c-tiled-causal-test-
+    # transposed): a probe with block_size queries shows the transposed test
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_mask_transposed_after),
+        r"causal mask for a block is \(block, len_q\) = \(\d+, \d+\), the transpose of",
     ),
     Mistake(check_tiled_attention, _tiled(local_index=True), r"index \*inside the block\*"),
     Mistake(check_tiled_attention, _tiled(running=False), r"each block's own"),
