@@ -58,6 +58,31 @@ def _generate_feeds_previous_token(model, prompt, max_new_tokens):
     return ids, torch.stack(steps, dim=1)
 
 
+def _generate_seen_penalised(how):
+    """Changes the logits of the tokens already in the sequence before each argmax:
+    lowered by 2 ("presence") or set to -inf ("ban", no token repeated)."""
+
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]  # (batch, vocab)
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            seen = torch.zeros_like(logits, dtype=torch.bool).scatter(1, ids, True)
+            if how == "ban":
+                logits = logits.masked_fill(seen, float("-inf"))
+            else:
+                logits = logits - 2.0 * seen
+            steps.append(logits)
+            next_id = logits.argmax(dim=-1, keepdim=True)  # (batch, 1)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=length + step)[:, -1]
+        return ids, torch.stack(steps, dim=1)
+
+    return _named("generate", generate)
+
+
 def _generate_prefill_first_sequence(model, prompt, max_new_tokens):
     """Takes the prefill's logits with [0], the first sequence, instead of [:, -1]."""
     batch, length = prompt.shape
@@ -2734,6 +2759,20 @@ MISTAKES = [
     ),
     Mistake(check_generate, _gen(offset=1), r"one position too far"),
     # blind19d: a token fed one step late was not told the ways that make it
+    # told only the first wrong step (the family of blind23c-gen-repetition-penalty): the
+    # logits changed only at the ids already in the sequence, and how
+    Mistake(
+        check_generate,
+        _generate_seen_penalised("presence"),
+        r"differ from the model's only at the ids of tokens already in the sequence .*lowered "
+        r"by 2",
+    ),
+    Mistake(
+        check_generate,
+        _generate_seen_penalised("ban"),
+        r"differ from the model's only at the ids of tokens already in the sequence .*set to "
+        r"-inf",
+    ),
     Mistake(
         check_generate,
         _named("generate", _generate_feeds_previous_token),
