@@ -2042,6 +2042,13 @@ PEScaledRows = _module(
     name="scaled_rows",
 )
 
+# x itself rescaled (the family of blind23a-b23a-posenc-rescales-x, whose message did not
+# say the embeddings come out scaled twice)
+PEScalesInput = _module(
+    lambda s, x: s.dropout(s.pe[:, : x.size(1)] + x * math.sqrt(s.pe.size(-1))),
+    name="scales_input",
+)
+
 
 def pe_angles_by_torch_repeat(max_len, d_model):  # .repeat(1, 2): tiled, not interleaved
     position = torch.arange(max_len, dtype=torch.float64).unsqueeze(1)
@@ -2102,6 +2109,12 @@ MISTAKES += [
         check_PositionalEncoding,
         PEScaledRows,
         r"The rows you add are sqrt\(d_model\) = [\d.]+ times the table's",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEScalesInput,
+        r"x is multiplied by sqrt\(d_model\) = [\d.]+ before the encoding is added.*scaled "
+        r"twice",
     ),
 ]
 
