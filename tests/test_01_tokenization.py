@@ -515,6 +515,22 @@ def bpe_decode_parts_as_bytes(ids, merges):
     return b"".join(vocab.get(i, bytes([i])) for i in ids).decode("utf-8")
 
 
+def merge_skips_repeats_of_second_id(ids, pair, new_id):
+    """After a merge, also skips every following id equal to the pair's second id: a run
+    of three equal ids merged by (a, a) collapses into one new id."""
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair):
+            out.append(new_id)
+            i += 2
+            while i < len(ids) and ids[i] == pair[1] and pair[0] == pair[1]:
+                i += 1
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
 def merge_first_id_only(ids, pair, new_id):  # ids[i] == pair[0], whatever follows
     return _scan(ids, new_id, lambda a, b: a == pair[0])
 
@@ -1624,6 +1640,13 @@ MISTAKES = [
         merge_either_id,
         r"first difference is at input position \d+: ids \d+, \d+ there are not the pair.*"
         r"merged that does not match\. Both ids must equal",
+    ),
+    # told it moved on by three ids after a merge (the family of blind23a-b23a-merge-run-
+    # collapsed): a probe where a merged pair is followed by another id tells them apart
+    Mistake(
+        checks.check_merge_pair,
+        merge_skips_repeats_of_second_id,
+        r"swallows a whole run: three equal ids merged by a pair \(a, a\) become one new id",
     ),
     Mistake(
         checks.check_merge_pair, merge_first_id_only, r"wherever the \*first\* id matches pair\[0\]"

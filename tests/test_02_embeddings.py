@@ -293,6 +293,20 @@ def cos_no_norm_b(a, b):
     return _unit(a) @ b.T
 
 
+def cos_a_rooted_norm_b_right(a, b):
+    """Divides a's rows by the square root of their sum of squares' square root (a
+    fourth root), b's by their lengths."""
+    root_a = np.maximum(np.sum(a * a, axis=-1, keepdims=True) ** 0.25, 1e-12)
+    return (a / root_a) @ _unit(b).T
+
+
+def cos_norms_cubed(a, b):
+    """Divides both by their lengths cubed (norm ** 3)."""
+    return (a / np.linalg.norm(a, axis=-1, keepdims=True) ** 3) @ (
+        b / np.linalg.norm(b, axis=-1, keepdims=True) ** 3
+    ).T
+
+
 def cos_no_norm_a(a, b):
     return a @ _unit(b).T
 
@@ -850,6 +864,19 @@ MISTAKES = [
     Mistake(check_cosine_similarity, cos_swapped, r"b @ a\.T"),
     Mistake(check_cosine_similarity, cos_pairs_along_a_rows, r"taken along axis 0, a's rows"),
     Mistake(check_cosine_similarity, cos_no_transpose, r"(?s)core dimension.*transposed"),
+    # asked whether each vector was divided by its length (the family of blind23a-b23a-
+    # cos-norms-rooted-twice): the powers of the lengths fitted from the output
+    Mistake(
+        check_cosine_similarity,
+        cos_a_rooted_norm_b_right,
+        r"each row of a was divided by the square root of its length .*each row of b by its "
+        r"length, rightly",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cos_norms_cubed,
+        r"each row of a and of b was divided by its length to the power 3",
+    ),
     Mistake(check_cosine_similarity, cos_no_norm_b, r"Only `a` was divided"),
     Mistake(check_cosine_similarity, cos_no_norm_a, r"Only `b` was divided"),
     Mistake(check_cosine_similarity, cos_dot_only, r"plain dot product"),

@@ -73,6 +73,16 @@ def pe_positions_counted_from_one(max_len, d_model):  # range(1, max_len): row 0
     return _interleave(np.sin(angles), np.cos(angles), d_model)
 
 
+def pe_sine_as_shifted_cosine(max_len, d_model):  # cos(angle + π/2) = -sin(angle)
+    angles = _angles(max_len, d_model)  # (max_len, d_model // 2 rounded up)
+    return _interleave(np.cos(angles + np.pi / 2), np.cos(angles), d_model)
+
+
+def pe_cosine_negated(max_len, d_model):  # -cos: every odd feature's sign flipped
+    angles = _angles(max_len, d_model)  # (max_len, d_model // 2 rounded up)
+    return _interleave(np.sin(angles), -np.cos(angles), d_model)
+
+
 def pe_positions_up_to_max_len(max_len, d_model):  # range(max_len + 1): one row too many
     angles = _angles(max_len + 1, d_model)  # (max_len + 1, d_model // 2 rounded up)
     return _interleave(np.sin(angles), np.cos(angles), d_model)
@@ -1227,6 +1237,19 @@ def pe_positions_reversed(max_len, d_model):
 
 
 MISTAKES = [
+    # row 0 alone was shown before (the family of blind23a-b23a-pe-cos-as-shifted-sine):
+    # the features whose sign is flipped, from a relation of the outputs
+    Mistake(
+        check_positional_encoding,
+        pe_cosine_negated,
+        r"opposite sign in the odd features \(1, 3, 5, \.\.\.\) of the last axis",
+    ),
+    # told the positions were multiplied by -1 alone: negated sines give the same table
+    Mistake(
+        check_positional_encoding,
+        pe_sine_as_shifted_cosine,
+        r"opposite sign in every sine feature.*or the positions were negated",
+    ),
     # blind round 17: a table one row short or one row long, and which row
     Mistake(
         check_positional_encoding,
@@ -2019,6 +2042,13 @@ PEScaledRows = _module(
     name="scaled_rows",
 )
 
+# x itself rescaled (the family of blind23a-b23a-posenc-rescales-x, whose message did not
+# say the embeddings come out scaled twice)
+PEScalesInput = _module(
+    lambda s, x: s.dropout(s.pe[:, : x.size(1)] + x * math.sqrt(s.pe.size(-1))),
+    name="scales_input",
+)
+
 
 def pe_angles_by_torch_repeat(max_len, d_model):  # .repeat(1, 2): tiled, not interleaved
     position = torch.arange(max_len, dtype=torch.float64).unsqueeze(1)
@@ -2079,6 +2109,12 @@ MISTAKES += [
         check_PositionalEncoding,
         PEScaledRows,
         r"The rows you add are sqrt\(d_model\) = [\d.]+ times the table's",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEScalesInput,
+        r"x is multiplied by sqrt\(d_model\) = [\d.]+ before the encoding is added.*scaled "
+        r"twice",
     ),
 ]
 

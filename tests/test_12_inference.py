@@ -58,6 +58,31 @@ def _generate_feeds_previous_token(model, prompt, max_new_tokens):
     return ids, torch.stack(steps, dim=1)
 
 
+def _generate_seen_penalised(how):
+    """Changes the logits of the tokens already in the sequence before each argmax:
+    lowered by 2 ("presence") or set to -inf ("ban", no token repeated)."""
+
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]  # (batch, vocab)
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            seen = torch.zeros_like(logits, dtype=torch.bool).scatter(1, ids, True)
+            if how == "ban":
+                logits = logits.masked_fill(seen, float("-inf"))
+            else:
+                logits = logits - 2.0 * seen
+            steps.append(logits)
+            next_id = logits.argmax(dim=-1, keepdim=True)  # (batch, 1)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=length + step)[:, -1]
+        return ids, torch.stack(steps, dim=1)
+
+    return _named("generate", generate)
+
+
 def _generate_prefill_first_sequence(model, prompt, max_new_tokens):
     """Takes the prefill's logits with [0], the first sequence, instead of [:, -1]."""
     batch, length = prompt.shape
@@ -109,6 +134,32 @@ class WritesAtZero(ref.KVCache):
         self.values[:, :, :n] = v_new
         self.length += n
         return self.keys[:, :, : self.length], self.values[:, :, : self.length]
+
+
+class StoresOnlyAfterPrefill(ref.KVCache):
+    """Writes only calls that continue something stored (stop beyond this call's own
+    positions): the first call, the prompt, is never stored, though counted."""
+
+    def forward(self, k_new, v_new):
+        n = k_new.shape[-2]
+        start, stop = self.length, self.length + n
+        if stop > n:
+            self.keys[:, :, start:stop] = k_new
+            self.values[:, :, start:stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class SkipsSinglePositionCalls(ref.KVCache):
+    """Stores only calls of several positions, though its length advances on every call."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if k_new.shape[-2] > 1:
+            self.keys[:, :, start:stop] = k_new
+            self.values[:, :, start:stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
 
 
 class OffByOne(ref.KVCache):
@@ -908,6 +959,49 @@ def _tiled_scaled_by_length(q, k, v, block_size, causal=False):
     """Divides the scores by sqrt(q.shape[-2]), a length, instead of sqrt(d_k)."""
     scale = math.sqrt(q.shape[-1]) / math.sqrt(q.shape[-2])
     return tiled_attention_f(q * scale, k, v, block_size, causal)
+
+
+def _tiled_scale_on_sum_and_output(q, k, v, block_size, causal=False):
+    """Multiplies each block's contributions to the running sum and to the output by
+    1/sqrt(d_k) (the scores themselves unscaled): the final division cancels it."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, len_k, block_size):
+        stop = min(start + block_size, len_k)
+        s = q @ k[..., start:stop, :].transpose(-2, -1)  # (..., len_q, block)
+        if causal:
+            future = torch.arange(start, stop)[None] > torch.arange(len_q)[:, None]
+            s = s.masked_fill(future, float("-inf"))
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + scale * p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + scale * (p @ v[..., start:stop, :])
+        m = new
+    return acc / total[..., None]
+
+
+def _tiled_mask_transposed_after(q, k, v, block_size, causal=False):
+    """Builds each block's (len_q, block) causal test right, then transposes it before
+    the fill: (block, len_q), which broadcasts only when block_size == len_q."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, len_k, block_size):
+        stop = min(start + block_size, len_k)
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            future = torch.arange(start, stop)[None] > torch.arange(len_q)[:, None]
+            s = s.masked_fill(future.t(), float("-inf"))  # (block, len_q)
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
 
 
 def _tiled_unscaled(q, k, v, block_size, causal=False):
@@ -2580,6 +2674,20 @@ MISTAKES = [
         WritesAtZero,
         r"new position\(s\) were written at \[0, \d+\), over the first positions",
     ),
+    # asked whether the write position is off by one (the family of blind23c-kv-first-
+    # call-never-stored): a fresh cache fed three calls says which were never stored
+    Mistake(
+        check_KVCache,
+        StoresOnlyAfterPrefill,
+        r"returns zeros where call 1 \(6 positions\) belong.*Only the first call, into the "
+        r"empty cache",
+    ),
+    Mistake(
+        check_KVCache,
+        SkipsSinglePositionCalls,
+        r"returns zeros where call 2 \(1 position\) belong.*the calls of one position are "
+        r"not stored",
+    ),
     Mistake(check_KVCache, Swapped, r"Keys and values are swapped"),
     Mistake(check_KVCache, NeverFull, r"did not raise an error"),
     # round 19 (blind16e): any error was accepted as the refusal of a full cache
@@ -2651,6 +2759,20 @@ MISTAKES = [
     ),
     Mistake(check_generate, _gen(offset=1), r"one position too far"),
     # blind19d: a token fed one step late was not told the ways that make it
+    # told only the first wrong step (the family of blind23c-gen-repetition-penalty): the
+    # logits changed only at the ids already in the sequence, and how
+    Mistake(
+        check_generate,
+        _generate_seen_penalised("presence"),
+        r"differ from the model's only at the ids of tokens already in the sequence .*lowered "
+        r"by 2",
+    ),
+    Mistake(
+        check_generate,
+        _generate_seen_penalised("ban"),
+        r"differ from the model's only at the ids of tokens already in the sequence .*set to "
+        r"-inf",
+    ),
     Mistake(
         check_generate,
         _named("generate", _generate_feeds_previous_token),
@@ -3091,7 +3213,21 @@ MISTAKES = [
     Mistake(
         check_tiled_attention,
         _named("t", _tiled_unscaled),
-        r"not divided by sqrt\(d_k\)",
+        r"without the factor 1 / sqrt\(d_k\)",
+    ),
+    # told only that the scores are not divided (the family of blind23c-tiled-scale-on-
+    # exponentials): a scale after the exponential cancels in the final division
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_scale_on_sum_and_output),
+        r"applied after the exponential .*the final division by the running sum cancels it",
+    ),
+    # the broadcast error's sizes alone before (the family of blind23c-tiled-causal-test-
+    # transposed): a probe with block_size queries shows the transposed test
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_mask_transposed_after),
+        r"causal mask for a block is \(block, len_q\) = \(\d+, \d+\), the transpose of",
     ),
     Mistake(check_tiled_attention, _tiled(local_index=True), r"index \*inside the block\*"),
     Mistake(check_tiled_attention, _tiled(running=False), r"each block's own"),

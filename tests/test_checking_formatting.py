@@ -431,3 +431,16 @@ def test_values_rounded_to_whole_numbers_are_named_with_every_rounding_that_give
     assert truncated is not None and "truncated toward zero" in truncated.message
     assert "floor division" not in truncated.message
     assert match_relation(np.array(2.5), loss, rtol=1e-5, atol=1e-6) is None
+
+
+def test_match_relation_names_the_features_whose_sign_is_flipped():
+    from transformer_course.checking.relations import match_relation
+
+    values = np.arange(1.0, 25.0).reshape(4, 6)  # (rows, features)
+    second_half = values * np.array([1, 1, 1, -1, -1, -1])
+    found = match_relation(second_half, values, rtol=1e-5, atol=1e-6)
+    assert found is not None and "second half of the features (3 .. 5)" in found.message
+    some = values * np.array([1, -1, 1, 1, -1, 1])
+    found = match_relation(some, values, rtol=1e-5, atol=1e-6)
+    assert found is not None and "the features 1, 4 of the last axis" in found.message
+    assert "every entry" in match_relation(-values, values, rtol=1e-5, atol=1e-6).message

@@ -138,6 +138,54 @@ def _rounded(got: np.ndarray, expected: np.ndarray) -> Relation | None:
     return None
 
 
+def _features_named(indices: list[int], size: int) -> str:
+    """Indices of the last axis, in words: the odd or even ones, a half, or the list."""
+    if indices == list(range(1, size, 2)):
+        return "the odd features (1, 3, 5, ...)"
+    if indices == list(range(0, size, 2)):
+        return "the even features (0, 2, 4, ...)"
+    if indices == list(range(size // 2, size)) and size % 2 == 0:
+        return f"the second half of the features ({size // 2} .. {size - 1})"
+    if indices == list(range(size // 2)) and size % 2 == 0:
+        return f"the first half of the features (0 .. {size // 2 - 1})"
+    shown = ", ".join(map(str, indices[:8])) + (", ..." if len(indices) > 8 else "")
+    return f"the features {shown}"
+
+
+def _negated_features(got: np.ndarray, expected: np.ndarray, tol: dict) -> Relation | None:
+    """Some features (indices of the last axis) with the opposite sign at every entry,
+    the others right: the formula of those features has a sign flipped (a cosine written
+    as sin(angle - π/2) = -cos(angle), say). None unless both groups hold a nonzero
+    feature (an all-zero feature fits either)."""
+    if got.ndim < 2 or got.shape[-1] < 2:
+        return None
+    size = got.shape[-1]
+    mine = got.reshape(-1, size)  # (entries, features)
+    theirs = expected.reshape(-1, size)  # (entries, features)
+    silent = np.all(np.isclose(theirs, 0, atol=tol["atol"]), axis=0)  # (features,)
+    same = np.all(np.isclose(mine, theirs, **tol), axis=0)  # (features,)
+    negated = np.all(np.isclose(mine, -theirs, **tol), axis=0)  # (features,)
+    if not np.all(same | negated):
+        return None
+    flipped = negated & ~same & ~silent
+    kept = same & ~negated & ~silent
+    if not flipped.any() or not kept.any():
+        return None
+    indices = [int(i) for i in np.nonzero(negated & ~silent)[0]]
+    right = [int(i) for i in np.nonzero(same & ~silent)[0]]
+    named = _features_named(indices, size)
+    if silent.any():  # an all-zero feature is either: name the pattern when it fits
+        for candidate in (list(range(1, size, 2)), list(range(0, size, 2))):
+            if set(indices) <= set(candidate) and not set(right) & set(candidate):
+                named = _features_named(candidate, size)
+    return Relation(
+        "negated features",
+        f"Your values have the opposite sign in {named} of the last axis, at every entry, "
+        "and are right in the others: the formula of those features has a minus too many "
+        "or too few.",
+    )
+
+
 def match_relation(
     got: np.ndarray, expected: np.ndarray, *, rtol: float, atol: float
 ) -> Relation | None:
@@ -170,6 +218,9 @@ def match_relation(
             "is flipped on the way (a subtraction where an addition belongs, or a minus too "
             "many or too few).",
         )
+    flipped = _negated_features(got, expected, tol)
+    if flipped is not None:
+        return flipped
     factor = float(np.vdot(got, expected) / np.vdot(expected, expected))
     if abs(factor) > 1e-6 and abs(factor - 1) > 1e-3 and np.allclose(got, factor * expected, **tol):
         named = _recognisable(abs(factor))

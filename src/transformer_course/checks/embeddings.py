@@ -1132,6 +1132,67 @@ def _scaling_mistakes(a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
+def _power_of_length(power: float) -> str:
+    """How a row divided by ``power`` of its length was scaled, in words."""
+    if power == 0.5:
+        return (
+            "the square root of its length (np.sqrt of np.linalg.norm: the norm is already "
+            "the square root of the sum of squares, so it was rooted twice)"
+        )
+    if power == 1:
+        return "its length, rightly"
+    if power == 0:
+        return "nothing (not normalised)"
+    if power == 2:
+        return "its squared length (the sum of squares, x·x, without its square root)"
+    if power == -1:
+        return "the inverse of its length (multiplied by its length)"
+    return f"its length to the power {power:g}"
+
+
+def _norm_power_mistakes(a: np.ndarray, b: np.ndarray, got) -> dict[str, np.ndarray]:
+    """Each argument's rows divided by a power of their lengths other than 1, read from
+    the learner's output: log(a·b / yours) = p log|a_i| + q log|b_j| fitted over the pairs
+    whose dot product is not near 0, p and q rounded to halves, {diagnosis: its result}
+    when that result is the learner's (blind23a-b23a-cos-norms-rooted-twice was asked
+    whether each vector was divided by its length). Needs rows of several lengths in
+    both arguments, else the powers cannot be told apart; {} then, or on any failure."""
+    with contextlib.suppress(Exception):
+        values = np.asarray(got, dtype=np.float64)  # (n, m)
+        dots = a @ b.T  # (n, m)
+        len_a, len_b = np.linalg.norm(a, axis=-1), np.linalg.norm(b, axis=-1)  # (n,), (m,)
+        if values.shape != dots.shape or not (len_a > 0).all() or not (len_b > 0).all():
+            return {}
+        log_a, log_b = np.log(len_a), np.log(len_b)
+        if np.ptp(log_a) < 0.1 or np.ptp(log_b) < 0.1:
+            return {}
+        usable = (np.abs(dots) > 1e-6) & np.isfinite(values) & (values * dots > 0)
+        if usable.sum() < 4:
+            return {}
+        rows, cols = np.nonzero(usable)
+        design = np.stack([log_a[rows], log_b[cols]], axis=1)  # (pairs, 2)
+        target = np.log(dots[usable] / values[usable])  # (pairs,)
+        fitted = np.linalg.lstsq(design, target, rcond=None)[0]
+        power_a, power_b = (float(np.round(2 * x) / 2) for x in fitted)
+        if {power_a, power_b} <= {-1.0, 0.0, 1.0, 2.0}:
+            return {}  # right, or a mistake _SCALINGS and the messages above name
+        predicted = dots / np.outer(len_a**power_a, len_b**power_b)  # (n, m)
+        if not np.allclose(values, predicted, rtol=1e-4, atol=1e-6):
+            return {}
+        how = (
+            f"each row of a and of b was divided by {_power_of_length(power_a)}"
+            if power_a == power_b
+            else f"each row of a was divided by {_power_of_length(power_a)}, each row of b by "
+            f"{_power_of_length(power_b)}"
+        )
+        return {
+            f"Your values are a·b divided by other powers of the lengths than the lengths "
+            f"themselves: {how}. A cosine is a·b / (|a| |b|): divide each row by its length, "
+            "np.linalg.norm(x, axis=-1, keepdims=True), as it is.": predicted
+        }
+    return {}
+
+
 def _with_itself(got, a: np.ndarray, b: np.ndarray) -> str:
     """A square result of the wrong size, n != m: the cosines of one argument's rows with
     each other (a_unit @ a_unit.T, or b's), when its values are exactly those. "" else."""
@@ -1442,6 +1503,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                         @ (b64 / np.maximum((b64 * b64).sum(-1, keepdims=True), 1e-24)).T
                     ),
                     **_scaling_mistakes(a64, b64),
+                    **_norm_power_mistakes(a64, b64, got_np),
                     **_diagonal_overwritten(got_np, expected),
                     **_zero_vector_value(got_np, expected, a64, b64),
                     **_eps_added_to_entries(a64, b64, has_zero),

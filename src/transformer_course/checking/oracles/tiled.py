@@ -74,6 +74,7 @@ def tiled_attention_f(
     no_max: bool = False,
     initial_max: float = float("-inf"),
     normalise_each: str = "",
+    transposed_test: bool = False,
 ):
     """Tiled (flash-style) attention: softmax(q kᵀ / sqrt(d_k)) v, one block of
     ``block_size`` keys at a time, in q's dtype; q (..., len_q, d_k), k (..., len_k, d_k),
@@ -88,7 +89,10 @@ def tiled_attention_f(
     maximum's start (0 instead of -inf: exact unless a row's scores are all far below 0,
     where every exp underflows, 0 / 0); ``normalise_each``: the output divided by the
     running sum inside the loop, after every block, with the sum then restarted at 1
-    ("reset") or kept, and the output divided by it again at the end ("keep")."""
+    ("reset") or kept, and the output divided by it again at the end ("keep");
+    ``transposed_test``: each block's causal test built (block, len_q), the key positions
+    a column and the query positions a row, torch.arange(start, stop)[:, None] >
+    rows.T (it broadcasts only when block_size == len_q)."""
     len_q, len_k = q.shape[-2], k.shape[-2]
     m = torch.full(q.shape[:-1], initial_max, dtype=q.dtype)  # (..., len_q)
     total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
@@ -100,6 +104,8 @@ def tiled_attention_f(
         if causal:
             keys = torch.arange(stop - start) if local_index else torch.arange(start, stop)
             future = keys[None] >= rows if strict else keys[None] > rows
+            if transposed_test:
+                future = keys[:, None] > rows.T  # (block, len_q), used as (len_q, block)
             s = s.masked_fill(future, float("-inf"))
         new = torch.maximum(m, s.amax(dim=-1)) if running else s.amax(dim=-1)
         factor = torch.exp(m - new)  # (..., len_q)

@@ -123,8 +123,84 @@ def _one_written_twice(cache, returned: str, other: str) -> str:
     )
 
 
+def _calls_never_stored(cls, dtype) -> str:
+    """Which calls of a fresh cache never reach its buffers, when the others do: chunks
+    of 6, 1 and 2 positions (distinct values), each call's positions then read back from
+    what the last call returns. A cache that skips the write on its first call (``if
+    self.length:``, a write reached only once something is stored) and one that skips
+    calls of one position give different patterns; an off-by-one write position leaves
+    no call's positions wholly zero where they belong but its values elsewhere. The
+    sentence that says which calls were not stored, or "" when every call or no call was
+    stored, or the probe fails (blind23c-kv-first-call-never-stored was asked whether
+    the write position was off by one)."""
+    if cls is None:
+        return ""
+    batch, heads, d_head = _PROBE_SIZES
+    try:
+        cache = cls(batch, heads, 64, d_head, dtype)
+        chunks, start = [], 0
+        for number, n in enumerate(_PROBE_CHUNKS):
+            # (batch, heads, n, d_head): nonzero values, distinct per call
+            chunk = torch.arange(1, 1 + batch * heads * n * d_head, dtype=dtype)
+            chunk = chunk.reshape(batch, heads, n, d_head) + 100 * (number + 1)
+            chunks.append((start, chunk))
+            got_k, _ = cache(chunk, chunk.clone())
+            start += n
+        got_k = torch.as_tensor(got_k)
+    except Exception:  # the learner's cache refused part-way: no evidence
+        return ""
+    if tuple(got_k.shape) != (batch, heads, start, d_head):
+        return ""
+    stored, missing = [], []
+    for number, (at, chunk) in enumerate(chunks):
+        held = got_k[:, :, at : at + chunk.shape[-2]]
+        if torch.equal(held, chunk):
+            stored.append(number)
+        elif bool((held == 0).all()):
+            missing.append(number)
+        else:
+            return ""
+    if not stored or not missing:
+        return ""
+    sizes = list(_PROBE_CHUNKS)
+
+    def calls(numbers: list[int]) -> str:
+        named = [f"{n + 1} ({sizes[n]} position{'s' if sizes[n] > 1 else ''})" for n in numbers]
+        return ("call " if len(named) == 1 else "calls ") + " and ".join(named)
+
+    told = (
+        f"A fresh KVCache({batch}, {heads}, 64, {d_head}) fed chunks of "
+        f"{', '.join(map(str, sizes[:-1]))} and {sizes[-1]} positions, one call each, then "
+        f"returns zeros where {calls(missing)} belong and the right keys for {calls(stored)}: "
+        f"{'that call never wrote its' if len(missing) == 1 else 'those calls never wrote their'} "
+        "positions into the buffers"
+    )
+    if missing == [0]:
+        return (
+            f"{told}. Only the first call, into the empty cache (self.length == 0), is "
+            "not stored: the write is skipped when nothing is stored yet (as a write "
+            "under `if self.length:`, or one reached only once the cache holds "
+            "something, would be), so the prompt's positions stay zeros on every later "
+            "call. Write k_new and v_new on every call, the first included."
+        )
+    if all(sizes[n] == 1 for n in missing) and all(sizes[n] > 1 for n in stored):
+        return (
+            f"{told}: the calls of one position are not stored, those of several are. "
+            "Write k_new and v_new on every call, whatever its number of positions."
+        )
+    return f"{told}. Write k_new and v_new on every call."
+
+
 def _explain_cache(
-    got_k, got_v, expected_k, expected_v, batch: int, k_new=None, length=0, cache=None
+    got_k,
+    got_v,
+    expected_k,
+    expected_v,
+    batch: int,
+    k_new=None,
+    length=0,
+    cache=None,
+    probe_calls=None,
 ) -> str:
     """Why the keys differ, in terms of a cache's classic mistakes ("" when none fits):
     named before any re-arrangement of the values is (a write one position too far is
@@ -179,6 +255,9 @@ def _explain_cache(
         partial = _new_positions_partly_written(zero_rows, got_k, expected_k, k_new, length)
         if partial:
             return partial
+        skipped = probe_calls() if probe_calls is not None else ""
+        if skipped:
+            return skipped
         return (
             f"Position {p} holds zeros: nothing was written there. Is the write position off "
             "by one (the new positions go to [length, length + n), where length is the "
@@ -1286,8 +1365,18 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                         expected,
                         f"{call}: {what}",
                         **tolerance(tensor.dtype, dtype),
-                        explain=lambda gk=got_k, gv=got_v, ek=expected_k, ev=expected_v, b=batch, kn=k_new, at=length, cc=cache: (
-                            _explain_cache(gk, gv, ek, ev, b, kn, at, cc)
+                        explain=lambda gk=got_k, gv=got_v, ek=expected_k, ev=expected_v, b=batch, kn=k_new, at=length, cc=cache, dt=dtype: (
+                            _explain_cache(
+                                gk,
+                                gv,
+                                ek,
+                                ev,
+                                b,
+                                kn,
+                                at,
+                                cc,
+                                probe_calls=lambda: _calls_never_stored(cls, dt),
+                            )
                         ),
                         hint=_CACHE_RULE,
                     )

@@ -751,6 +751,58 @@ def _scaled_logits(got: torch.Tensor, expected: torch.Tensor) -> str:
     )
 
 
+def _changed_at_seen_ids(got, expected, ids, length: int) -> str:
+    """Whether the first recorded logits (the prefill's, where the reference's are the
+    model's own output) differ from the model's only at the ids of the prompt's tokens:
+    the logits were changed after the model, for the tokens already in the sequence (a
+    repetition penalty, a ban on repeats, ...), and how: each changed logit divided by c
+    where positive and multiplied by c where negative (CTRL's penalty), set to -inf, or
+    lowered by one constant. "" when other ids changed too, or nothing fits
+    (blind23c-gen-repetition-penalty was told only the step)."""
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or got.dim() != 3:
+        return ""
+    if got.shape != expected.shape or ids.shape[0] != got.shape[0] or length < 1:
+        return ""
+    mine, model = got[:, 0].detach().double(), expected[:, 0].double()  # (batch, vocab)
+    changed = ~torch.isclose(mine, model, rtol=1e-4, atol=1e-4)  # (batch, vocab)
+    if not bool(changed.any()):
+        return ""
+    prompt = ids[:, :length].long()  # (batch, length)
+    if bool(prompt.min() < 0) or bool(prompt.max() >= got.shape[-1]):
+        return ""
+    seen = torch.zeros_like(changed).scatter(1, prompt, True)  # (batch, vocab)
+    if bool((changed & ~seen).any()):
+        return ""
+    what = "changed"
+    before, after = model[changed], mine[changed]  # (changed,)
+    if bool(torch.isneginf(after).all()):
+        what = "set to -inf (those tokens forbidden)"
+    elif bool(torch.isfinite(after).all()):
+        positive, negative = before > 0, before < 0
+        factors = torch.cat(
+            [before[positive] / after[positive], after[negative] / before[negative]]
+        )
+        lowered = before - after
+        if factors.numel() and torch.allclose(
+            factors, factors.mean().expand_as(factors), rtol=1e-3
+        ):
+            c = float(factors.mean())
+            what = (
+                f"divided by {c:.4g} where positive and multiplied by {c:.4g} where negative: a "
+                f"repetition penalty (CTRL's, as generate(repetition_penalty={c:.4g}) applies)"
+            )
+        elif torch.allclose(lowered, lowered.mean().expand_as(lowered), rtol=1e-3):
+            what = f"lowered by {float(lowered.mean()):.4g} (a penalty on repeats)"
+    shown = sorted(set(prompt[0].tolist()))
+    return (
+        "Your first logits differ from the model's only at the ids of tokens already in the "
+        f"sequence (the prompt's, {shown} for sequence 0), where they were {what}. The model "
+        "ran right; its logits were changed afterwards for the tokens seen so far. Greedy "
+        "generation takes the argmax of the model's logits unchanged and records them as the "
+        "model returned them: remove that change."
+    )
+
+
 def _step0_wrong(got, expected) -> bool:
     """Whether the first recorded logits (those the prefill gives) are wrong."""
     if not isinstance(got, torch.Tensor) or got.shape != expected.shape or got.dim() != 3:
@@ -767,6 +819,7 @@ def _explain_generation(got, expected, calls, length: int, ids=None) -> str:
         _shared_cache(calls)
         or _diagnose_calls(calls, length, ids, _step0_wrong(got, expected))
         or _fed_other_tokens(calls, ids, length)
+        or _changed_at_seen_ids(got, expected, ids, length)
         or _scaled_logits(got, expected)
         or _shifted_logits(got, expected)
         or _stale_logits(got, expected, calls)

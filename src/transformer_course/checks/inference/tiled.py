@@ -649,6 +649,7 @@ def _tiled_hints(
     earlier_ran: bool = False,
     values_probe=None,
     uncausal_probe=None,
+    transposed_probe=None,
 ) -> list:
     """For the size clashes of tiled attention's classic slips, what the sizes are: a
     block's weights against its slice of v (the rows differ), a per-query tensor against
@@ -813,6 +814,23 @@ def _tiled_hints(
                         "block_size, len_k)"
                     )
                 elif causal and known in widths:
+                    if other == len_q != known and transposed_probe is not None:
+                        # blind23c-tiled-causal-test-transposed was told only the sizes:
+                        # the same call with block_size queries runs and masks the
+                        # transposed pairs
+                        if transposed_probe():
+                            return (
+                                f"Your causal mask for a block is (block, len_q) = ({known}, "
+                                f"{len_q}), the transpose of the (len_q, block) = ({len_q}, "
+                                f"{known}) one the scores need: the key positions were made "
+                                "a column and the query positions a row (torch.arange(start, "
+                                "stop)[:, None] > query_positions.T). With as many queries as "
+                                "block_size it runs, and then masks the transposed pairs: "
+                                "your output on q cut to its first block_size queries is what "
+                                "that transposed test gives. Put the queries on the rows and "
+                                "the keys on the columns: torch.arange(start, stop)[None, :] "
+                                "> torch.arange(len_q)[:, None]."
+                            )
                     causes.append(
                         f"a block's scores have {known} columns, one per key of the block, but "
                         f"a tensor of yours has {other} there: a block's causal mask is "
@@ -837,6 +855,28 @@ def _tiled_hints(
         (lambda exc: isinstance(exc, RuntimeError), rows),
         (lambda exc: isinstance(exc, RuntimeError), clash),
     ]
+
+
+def _causal_test_transposed(tiled_attention, q, k, v, block: int) -> bool:
+    """Whether the learner's causal mask is each block's test transposed, (block, len_q):
+    on q cut to its first block_size queries (where that shape broadcasts) and keys cut
+    to whole blocks, its output is the oracle's with the transposed test, which differs
+    there from the right one. False when the probe raises or gives anything else."""
+    len_q, len_k = q.shape[-2], k.shape[-2] - k.shape[-2] % block
+    if len_q < block or len_k < 2 * block:
+        return False
+    q_block = q[..., :block, :]  # (..., block, d_k): as many queries as a block's keys
+    k_whole, v_whole = k[..., :len_k, :], v[..., :len_k, :]  # (..., len_k, d): whole blocks
+    try:
+        got = tiled_attention(q_block, k_whole, v_whole, block, True)
+        got = torch.as_tensor(got)
+    except Exception:  # the probe's input raised too: no evidence
+        return False
+    transposed = tiled_attention_f(q_block, k_whole, v_whole, block, True, transposed_test=True)
+    right = tiled_attention_f(q_block, k_whole, v_whole, block, True)
+    if got.shape != transposed.shape or torch.allclose(transposed, right, equal_nan=True):
+        return False
+    return torch.allclose(got.to(transposed.dtype), transposed, atol=1e-5, equal_nan=True)
 
 
 def _positions_flat_hint(tiled_attention, q, k, v, block: int, causal: bool):
@@ -1240,6 +1280,9 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         uncausal_probe=lambda args=(q, k, v, block): _runs(
                             lambda: tiled_attention(*args, False)
                         ),
+                        transposed_probe=lambda args=(q, k, v, block): _causal_test_transposed(
+                            tiled_attention, *args
+                        ),
                     ),
                     _block_count_hint(q.shape[-2], k.shape[-2], block),
                     _mask_as_index_hint(q, k.shape[-2], block),
@@ -1328,9 +1371,16 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         if several
                         else None
                     ),
-                    "The scores are not divided by sqrt(d_k).": _tiled_expected(
-                        q, k, v, causal, scale=1
-                    ),
+                    # the same output whether no scale is applied or it is applied after
+                    # the exponential, where the final division cancels it
+                    # (blind23c-tiled-scale-on-exponentials was told only the first)
+                    "Your output is softmax(q kᵀ) v, attention with unscaled scores: the "
+                    "scores reach the exponential without the factor 1 / sqrt(d_k). Either "
+                    "no scale is applied, or it is applied after the exponential (to each "
+                    "block's weights, or to the running sum and the output alike), where "
+                    "the final division by the running sum cancels it. Multiply the scores "
+                    "by the scale before the exponential: scores = q @ k_blockᵀ * scale, "
+                    "scale = 1 / sqrt(d_k).": _tiled_expected(q, k, v, causal, scale=1),
                     "The last, shorter block of keys is skipped: when len_k is not a multiple "
                     "of block_size, the loop must still visit the last keys (range(0, len_k, "
                     "block_size), with stop = min(start + block_size, len_k)).": (

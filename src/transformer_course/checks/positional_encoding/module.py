@@ -407,8 +407,12 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None, tab
         "so slice the positions, the second axis of x.": (
             x + table[:batch].unsqueeze(1) if batch <= max_len else None
         ),
-        "x was also scaled by sqrt(d_model). That scaling belongs to the token embedding "
-        "(lesson 02); this module only adds the encoding.": x * d_model**0.5 + pe,
+        f"Your output is x * sqrt(d_model) + PE[:len]: x is multiplied by sqrt(d_model) = "
+        f"{d_model**0.5:.4g} before the encoding is added. That scaling belongs to the token "
+        "embedding (lesson 02, embeddings * sqrt(d_model)), so embeddings that come from it "
+        "would be scaled twice; this module only adds the encoding: x + PE[:len].": (
+            x * d_model**0.5 + pe
+        ),
         f"The rows you add are sqrt(d_model) = {d_model**0.5:.4g} times the table's: the "
         "encoding was multiplied by sqrt(d_model). That scaling belongs to the token "
         "embedding (lesson 02, embeddings * sqrt(d_model)); the positions are added as the "

@@ -495,6 +495,19 @@ def _pe_positions_scaled(
         ),
         "",
     ) or _linspace_reading(c, max_len, others)
+    if abs(c + 1.0) < 1e-6:
+        # sin(-x) = -sin(x), cos(-x) = cos(x): negated positions and negated sines give
+        # one table, so both are named
+        return {
+            **models,
+            "Your table has the opposite sign in every sine feature (the even ones, 0, 2, "
+            "4, ...), and the cosines are right: either the sines were written with a minus "
+            "too many (-sin(angle), or cos(angle + π/2)), or the positions were negated "
+            "(0, -1, -2, ...), which gives the same table since cos(-x) = cos(x). Use sin(pos "
+            "· w_i) on the even features, with the positions 0, 1, 2, ..., max_len - 1.": (
+                _pe_scaled_table(max_len, d_model, c)
+            ),
+        }
     message = (
         f"Your table is the sinusoidal table of the positions 0, c, 2c, ... with c = {c:.6g}"
         f"{which}{tail}"

@@ -345,6 +345,37 @@ def _merge_fixed_steps_of_two(ids, pair, new_id):
     return out
 
 
+_MERGE_SKIPS_THREE = (
+    "After a merge you moved on by three ids, so the id right after each merged pair is "
+    "lost: skip exactly the two merged ids (i += 2)."
+)
+_MERGE_RUN_COLLAPSED = (
+    "Your merge swallows a whole run: three equal ids merged by a pair (a, a) become one "
+    "new id, [a, a, a] -> [X], where the left-to-right scan gives [X, a] (the first two "
+    "merge, the third is left over); elsewhere the id after a merged pair is kept. The "
+    "run's third id was dropped as if it belonged to another occurrence overlapping the "
+    "merged one (marking every position where the pair starts, overlapping ones included, "
+    "and dropping the id after each mark does this). An occurrence whose first id was used "
+    "up by a merge is not one: after a merge at i, look for the pair again at i + 2."
+)
+#: after each merge a different id, and a run of three: skipping three ids loses the 6
+#: and the 8; the collapsed run keeps them and loses the run's third 5
+_RUN_PROBE = ([5, 5, 6, 7, 5, 5, 5, 8], (5, 5), 9)
+
+
+def _merge_run_collapsed(ids, pair, new_id):
+    """Every start of the pair marked, overlapping ones included, each marked start
+    emitted as new_id unless it is itself a marked start's second id, and every such
+    second id dropped: a run of three equal ids merged by (a, a) becomes one new id."""
+    starts = {i for i in range(len(ids) - 1) if (ids[i], ids[i + 1]) == tuple(pair)}
+    seconds = {i + 1 for i in starts}
+    return [
+        new_id if i in starts else token
+        for i, token in enumerate(ids)
+        if i not in seconds or (i in starts and i not in seconds)
+    ]
+
+
 def _merge_step_mistakes(ids, pair, new_id) -> dict:
     """Each step of the scan changed alone: {diagnosis: its result}."""
     return {
@@ -352,10 +383,7 @@ def _merge_step_mistakes(ids, pair, new_id) -> dict:
         "result (and a pair that starts there is not merged). Start at i = 0.": (
             _merge_scan_steps(ids, pair, new_id, start=1) if ids else None
         ),
-        "After a merge you moved on by three ids, so the id right after each merged pair "
-        "is lost: skip exactly the two merged ids (i += 2).": _merge_scan_steps(
-            ids, pair, new_id, step_merge=3
-        ),
+        _MERGE_SKIPS_THREE: _merge_scan_steps(ids, pair, new_id, step_merge=3),
         "Where no merge happens you moved on by two ids, so the id after each unmerged one "
         "is skipped: move on by one there (i += 1); only a merge uses up two ids.": (
             _merge_scan_steps(ids, pair, new_id, step_else=2)
@@ -389,12 +417,15 @@ _BACKWARDS_PROBE = ([1, 2, 1, 2, 1], (1, 2), 9)
 _END_PROBE = ([3, 4, 5, 3, 4], (3, 4), 9)
 
 
-def _probe_verdict(merge_pair, probe, models: dict[str, object]) -> str | None:
+def _probe_verdict(merge_pair, probe, models: dict[str, object], call=None) -> str | None:
     """The name of the one model whose result the learner's merge_pair gives on
-    ``probe``; None when it fails, or gives no model's result, or several models'."""
+    ``probe``; None when it fails, or gives no model's result, or several models'.
+    ``call`` (Checker.probe) records the probe, so that the single-edit search must
+    reproduce it too."""
     ids, pair, new_id = probe
     try:
-        got = [int(i) for i in merge_pair(list(ids), pair, new_id)]
+        run = call if call is not None else lambda fn, *args: fn(*args)
+        got = [int(i) for i in run(merge_pair, list(ids), pair, new_id)]
     except Exception:  # any failure: no verdict, the candidates stay named together
         return None
     matching = [name for name, model in models.items() if model(list(ids), pair, new_id) == got]
@@ -424,14 +455,16 @@ _MERGE_LAST_PAIR = (
 )
 
 
-def _told_apart(merge_pair, ids, pair, new_id, got, models: dict[str, object], probe) -> dict:
+def _told_apart(
+    merge_pair, ids, pair, new_id, got, models: dict[str, object], probe, call=None
+) -> dict:
     """``models`` (message -> model) as mistakes for expect_equal: where several give
     ``got`` on this input, the learner's merge_pair on ``probe`` decides which one to name
-    (all of them stay named when it cannot)."""
+    (all of them stay named when it cannot); ``call``: see _probe_verdict."""
     values = {message: model(ids, pair, new_id) for message, model in models.items()}
     agreeing = [message for message, value in values.items() if value == got]
     if len(agreeing) > 1:
-        verdict = _probe_verdict(merge_pair, probe, {m: models[m] for m in agreeing})
+        verdict = _probe_verdict(merge_pair, probe, {m: models[m] for m in agreeing}, call)
         if verdict is not None:
             return {verdict: values[verdict]}
     return values
@@ -910,10 +943,30 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                         "Compare (ids[i], ids[i + 1]) == pair, or tuple(ids[i:i + 2]) == pair. "
                         "(Or the input list was returned instead of the new one.)": list(ids),
                         **_merge_scan_mistakes(ids, pair, new_id, got, probe),
+                        # the two agree wherever each merged pair is followed by the pair's
+                        # first id (blind23a-b23a-merge-run-collapsed was told the first)
+                        **(
+                            run_told := _told_apart(
+                                merge_pair,
+                                ids,
+                                pair,
+                                new_id,
+                                got,
+                                {
+                                    _MERGE_SKIPS_THREE: lambda i, p, n: _merge_scan_steps(
+                                        i, p, n, step_merge=3
+                                    ),
+                                    _MERGE_RUN_COLLAPSED: _merge_run_collapsed,
+                                },
+                                _RUN_PROBE,
+                                c.probe,
+                            )
+                        ),
                         **{
                             message: model
                             for message, model in _merge_step_mistakes(ids, pair, new_id).items()
-                            if not any(
+                            if (message != _MERGE_SKIPS_THREE or message in run_told)
+                            and not any(
                                 _merge_step_mistakes(*earlier)[message] not in (None, right)
                                 for earlier, right in passed
                             )
