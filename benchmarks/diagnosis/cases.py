@@ -2888,3 +2888,15 @@ CASES += _BLIND23A
 from benchmarks.diagnosis.cases_blind23c import BLIND23C as _BLIND23C  # noqa: E402
 
 CASES += _BLIND23C
+
+from benchmarks.diagnosis.cases_blind24a import BLIND24A as _BLIND24A  # noqa: E402
+
+CASES += _BLIND24A
+
+from benchmarks.diagnosis.cases_blind24b import BLIND24B as _BLIND24B  # noqa: E402
+
+CASES += _BLIND24B
+
+from benchmarks.diagnosis.cases_blind24c import BLIND24C as _BLIND24C  # noqa: E402
+
+CASES += _BLIND24C
