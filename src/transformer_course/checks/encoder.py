@@ -1358,15 +1358,10 @@ def check_PositionwiseFeedForward(cls, *, hidden: bool = False) -> None:
 _DRAW_LENGTH = 16
 
 
-def _expect_ffn_dropout_draw(c: Checker, cls, case: _FFNCase) -> None:
-    """One train-mode call at a rate between 0 and 1 (case.dropout), with `w_2`'s input
-    seen by a forward pre-hook: the hidden activations must be dropped entry by entry and
-    the kept ones scaled by 1 / (1 - p), as nn.Dropout does. The value cases run in train
-    mode only at rates 0 and 1, where a channel-wise nn.Dropout2d (whole positions
-    zeroed), a mask broadcast along an axis or kept values left unscaled give the right
-    values (blind21b-ffn-dropout2d-drops-positions passed every check). Silent when `w_2`
-    is not called as a module (the values were checked already)."""
-    module, built, state = build(
+def _build_ffn_in_train_mode(c: Checker, cls, case: _FFNCase):
+    """The learner's block for `case`, in train mode with the case's dropout rate, its
+    weights copied from the reference's: (module, built, state) as `build` returns them."""
+    return build(
         c,
         cls,
         case.d_model,
@@ -1377,6 +1372,17 @@ def _expect_ffn_dropout_draw(c: Checker, cls, case: _FFNCase) -> None:
         mode="train",
         dropout=case.dropout,
     )
+
+
+def _expect_ffn_dropout_draw(c: Checker, cls, case: _FFNCase) -> None:
+    """One train-mode call at a rate between 0 and 1 (case.dropout), with `w_2`'s input
+    seen by a forward pre-hook: the hidden activations must be dropped entry by entry and
+    the kept ones scaled by 1 / (1 - p), as nn.Dropout does. The value cases run in train
+    mode only at rates 0 and 1, where a channel-wise nn.Dropout2d (whole positions
+    zeroed), a mask broadcast along an axis or kept values left unscaled give the right
+    values (blind21b-ffn-dropout2d-drops-positions passed every check). Silent when `w_2`
+    is not called as a module (the values were checked already)."""
+    module, built, state = _build_ffn_in_train_mode(c, cls, case)
     x = randn((2, _DRAW_LENGTH, case.d_model), case.seed + 3)  # (batch, len, d_model)
     w_2 = getattr(module, "w_2", None)
     if not isinstance(w_2, torch.nn.Module):
@@ -1417,17 +1423,7 @@ def _expect_ffn_backward_runs(c: Checker, cls, case: _FFNCase) -> None:
     """One backward pass in train mode with a rate between 0 and 1, the only setting in
     which a dropout that works in place overwrites what the ReLU's backward needs
     (blind19e-ffn-dropout-inplace passed every check of the values)."""
-    module, built, _ = build(
-        c,
-        cls,
-        case.d_model,
-        case.d_ff,
-        name="PositionwiseFeedForward",
-        reference=ref.PositionwiseFeedForward(case.d_model, case.d_ff, case.dropout),
-        seed=case.seed,
-        mode="train",
-        dropout=case.dropout,
-    )
+    module, built, _ = _build_ffn_in_train_mode(c, cls, case)
     x = randn((case.batch, case.length, case.d_model), case.seed + 1)  # (batch, len, d_model)
     call = f"ffn(x {tuple(x.shape)}) [{built}, train mode]"
     problem = backward_problem(module, lambda: module(x), call)
