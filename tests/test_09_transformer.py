@@ -1297,7 +1297,32 @@ def count_numpy_ints(*args, **kwargs):
 
 
 def count_floats(*args, **kwargs):
+    """Every count converted with float(...): whole numbers, but floats (was accepted with a
+    note until the contract's ints were required, round 27)."""
     return {key: float(value) for key, value in ref.count_parameters(*args, **kwargs).items()}
+
+
+def count_heads_by_true_division(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """blind21b-cp-head-size-true-division written another way: each head's projections
+    counted per head, with the head's width taken by /, so the attention (and the two
+    stacks built from it) are whole-number floats, np.float32 here."""
+    import numpy as np
+
+    width = np.float32(d_model / num_heads)  # a true division: 64.0, not 64
+    per_head = 3 * (d_model * width + width)  # its query, key and value columns
+    attention = num_heads * per_head + (d_model * d_model + d_model)  # + w_o
+    feed_forward = (d_model * d_ff + d_ff) + (d_ff * d_model + d_model)
+    norm = 2 * d_model
+    final = norm if final_norm else 0
+    table = vocab_size * d_model
+    return {
+        "embeddings": table if tie_embeddings else 2 * table,
+        "encoder": num_layers * (attention + feed_forward + 2 * norm) + final,
+        "decoder": num_layers * (2 * attention + feed_forward + 3 * norm) + final,
+        "output": vocab_size if tie_embeddings else table + vocab_size,
+    }
 
 
 def _count_mistake(**knobs):
@@ -2546,6 +2571,20 @@ MISTAKES = [
         r"\['encoder'\] returned [\d,]+, expected [\d,]+\. (?!.*You left out).*Yours is "
         r"[\d,]+ fewer",
     ),
+    # round 27: the contract's ints are required, whole-number floats included
+    Mistake(
+        check_count_parameters,
+        count_floats,
+        r"returned floats: 'embeddings': [\d.]+, 'encoder'.*'output': [\d.]+\. A number of "
+        r"parameters is an int, as the docstring says.*a float\(\.\.\.\) around a count",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_heads_by_true_division,
+        r"returned floats: 'encoder': [\d.]+ \(a numpy\.float32\), 'decoder': [\d.]+ \(a "
+        r"numpy\.float32\) \('embeddings', 'output' are ints\).*most likely the head size, d_head = d_model / num_heads: use integer "
+        r"division, d_model // num_heads",
+    ),
     # greedy_decode
     *[
         Mistake(check_greedy_decode, _greedy_mistake(**knobs), re.escape(message[:60]))
@@ -2732,7 +2771,6 @@ CORRECT = [
     Correct(check_count_parameters, count_paper_style),
     Correct(check_count_parameters, _count_by_hand()),
     Correct(check_count_parameters, count_numpy_ints),
-    Correct(check_count_parameters, count_floats),
     Correct(check_greedy_decode, greedy_reencode),
     Correct(check_greedy_decode, greedy_one_sentence_at_a_time),
     Correct(check_greedy_decode, greedy_preallocated),
@@ -3120,9 +3158,12 @@ def test_greedy_decode_agrees_with_one_sentence_at_a_time():
 
 
 # ================================================================== the rest
-def test_float_counts_pass_with_a_note(capsys):
-    check_count_parameters(count_floats)
-    assert "your counts are floats" in capsys.readouterr().out
+def test_whole_number_float_counts_fail_naming_true_division():
+    """The contract returns ints: 3072.0 is refused (blind21b-cp-head-size-true-division),
+    and numpy's and Python's ints still pass."""
+    with pytest.raises(AssertionError, match=r"true division /"):
+        check_count_parameters(count_floats)
+    check_count_parameters(count_numpy_ints)
 
 
 def test_what_the_lesson_says_about_log_softmax():

@@ -567,9 +567,57 @@ def _as_count(c: Checker, value: Any, what: str) -> int:
         )
     if not math.isfinite(number):
         c.fail(f"{what} is {value!r}: a number of parameters is a whole number.")
-    if isinstance(value, float):
-        c.note("your counts are floats; a count is an int (use // or int(...)). Accepted.")
     return int(number)
+
+
+def _is_float(value: Any) -> bool:
+    """A float of any kind: Python's, numpy's (np.float32 is not a float subclass), or a
+    floating-point tensor or array of one number."""
+    if isinstance(value, float):
+        return True
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        return False
+    is_floating = getattr(dtype, "is_floating_point", None)  # torch
+    if is_floating is not None:
+        return bool(is_floating)
+    return getattr(dtype, "kind", "") == "f"  # numpy
+
+
+def _reject_float_counts(c: Checker, call: str, got: dict) -> None:
+    """Fails when an entry is a float, even a whole one such as 3072.0 (blind21b-cp-head-
+    size-true-division): the contract returns ints. Called after _as_count has rejected
+    fractions, so every float here is whole, which only a true division / of sizes (or a
+    float() somewhere) gives: the cause is named."""
+    floats = [key for key in _COUNT_KEYS if _is_float(got[key])]
+    if not floats:
+        return
+
+    def number(value: Any) -> str:
+        kind = type(value)
+        text = repr(float(value))
+        return text if kind is float else f"{text} (a {kind.__module__}.{kind.__name__})"
+
+    shown = ", ".join(f"{key!r}: {number(got[key])}" for key in floats)
+    ints = [key for key in _COUNT_KEYS if key not in floats]
+    rest = f" ({', '.join(repr(k) for k in ints)} are ints)" if ints else ""
+    if set(floats) == {"encoder", "decoder"}:
+        where = (
+            "These are exactly the two counts built from the attention's sizes, so most "
+            "likely the head size, d_head = d_model / num_heads"
+        )
+    else:
+        where = (
+            "Such as the head size, d_head = d_model / num_heads (or a float(...) around a count)"
+        )
+    c.fail(
+        f"{call} returned floats: {shown}{rest}. A number of parameters is an int, as the "
+        "docstring says, not a float, even a whole one. Whole-number floats come from a true "
+        "division / somewhere in the count: in Python 3, / always gives a float, and every "
+        f"product and sum it enters stays a float. {where}: use integer division, "
+        "d_model // num_heads (num_heads divides d_model, so nothing is lost), and every "
+        "count stays an int."
+    )
 
 
 def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
@@ -599,6 +647,7 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
                 )
             c.ok()
             counts = {key: _as_count(c, got[key], f"{call}[{key!r}]") for key in _COUNT_KEYS}
+            _reject_float_counts(c, call, got)
             results.append((args, call, counts, ref.count_parameters(*args)))
         wrong_results = [r for r in results if r[2] != r[3]]
         if not wrong_results:
