@@ -283,12 +283,51 @@ def shuffle_by_random_seed(pairs, batch_size, *, shuffle=False, seed=0, **kwargs
     return ref.make_batches([pairs[i] for i in order], batch_size, **kwargs)
 
 
+# round 27: torch tensors must be int64, as the docstring says (the loss refuses int32
+# labels); these were accepted with a note (blind21b-mb-int32-tensors, with .int())
+int32_tensors = named("int32_tensors")(
+    batches_with(convert=lambda rows, pad: _tensor(rows, pad).int())
+)
+
+
+@named("int32_by_dtype_argument")
+def int32_by_dtype_argument(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """Each field padded by hand into torch.full(..., dtype=torch.int32), 'ids fit'."""
+
+    def padded(rows):
+        out = torch.full((len(rows), max(map(len, rows))), pad_id, dtype=torch.int32)
+        for i, row in enumerate(rows):
+            out[i, : len(row)] = torch.tensor(row, dtype=torch.int32)
+        return out
+
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        batches.append(
+            (
+                padded([list(s) for s, _ in chunk]),
+                padded([[bos_id, *t] for _, t in chunk]),
+                padded([[*t, eos_id] for _, t in chunk]),
+            )
+        )
+    return batches
+
+
+@named("int16_labels_only")
+def int16_labels_only(pairs, batch_size, **kwargs):
+    """int64 inputs, but the labels narrowed to int16."""
+    return [(s, d, y.to(torch.int16)) for s, d, y in ref.make_batches(pairs, batch_size, **kwargs)]
+
+
 # ------------------------------------------------------------ correct make_batches
 dict_batches = named("dict_batches")(batches_with(container=dict))
 list_batches = named("list_batches")(batches_with(container=list))
 numpy_arrays = named("numpy_arrays")(batches_with(convert=lambda rows, pad: pad_batch(rows, pad)))
-int32_tensors = named("int32_tensors")(
-    batches_with(convert=lambda rows, pad: _tensor(rows, pad).int())
+# numpy integer arrays of any width are accepted (the docstring says so)
+numpy_int32_arrays = named("numpy_int32_arrays")(
+    batches_with(convert=lambda rows, pad: pad_batch(rows, pad).astype(np.int32))
 )
 source_with_eos = named("source_with_eos")(batches_with(src=lambda s, b, e: [*s, e]))
 source_with_bos_and_eos = named("source_with_bos_and_eos")(
@@ -677,6 +716,24 @@ BATCH_MISTAKES = [
         one_pair_short,
         r"Your batches hold \[.*\] pairs: each is pairs\[start : start \+ batch_size - 1\]",
     ),
+    # round 27 (blind21b-mb-int32-tensors): int32 tensors were accepted with a note
+    Mistake(
+        check_make_batches,
+        int32_tensors,
+        r"In batch 0 of .*, src, decoder_input and labels are torch\.int32: the docstring asks "
+        r"for torch\.int64.*F\.cross_entropy.*Long or Byte, but got Int.*dtype=torch\.long.*"
+        r"\.long\(\)",
+    ),
+    Mistake(
+        check_make_batches,
+        int32_by_dtype_argument,
+        r"src, decoder_input and labels are torch\.int32: .*The loss refuses such labels",
+    ),
+    Mistake(
+        check_make_batches,
+        int16_labels_only,
+        r"In batch 0 of .*, labels is torch\.int16: .*The loss refuses such labels",
+    ),
     # told "src of batch 0 has 3 rows" before
     Mistake(
         check_make_batches,
@@ -690,7 +747,7 @@ BATCH_CORRECT = [
         dict_batches,
         list_batches,
         numpy_arrays,
-        int32_tensors,
+        numpy_int32_arrays,
         source_with_eos,
         source_with_bos_and_eos,
         annotated_transformer_shift,

@@ -172,9 +172,11 @@ def _as_batches(
         else:
             c.fail(f"{name} is {short(batch, 120)}. {_KEYS_HINT}")
         converted = []
+        narrow = []  # (field name, dtype): torch tensors of an integer dtype other than int64
         for field_name, value in zip(_FIELDS, fields):
             label = f"{field_name} of {name}"
-            if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.integer):
+            from_numpy = isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.integer)
+            if from_numpy:
                 value = torch.from_numpy(np.ascontiguousarray(value))
             elif isinstance(value, list):
                 c.fail(
@@ -204,14 +206,49 @@ def _as_batches(
                     f"{tuple(value.shape)}.{lost}"
                 )
             if value.dtype != torch.int64:
-                c.note(
-                    f"the fields are {value.dtype}; nn.Embedding and the loss want int64 "
-                    "(torch.long), which batch_fields converts to."
-                )
+                if not from_numpy:
+                    narrow.append((field_name, value.dtype))
+                else:
+                    c.note(
+                        f"the fields are numpy {value.dtype} arrays; nn.Embedding and the "
+                        "loss want int64 tensors (torch.long), which batch_fields converts to."
+                    )
             converted.append(value.long())
+        if narrow:
+            _fail_narrow_dtypes(c, name, narrow)
         out.append(tuple(converted))
     c.ok()
     return out
+
+
+def _fail_narrow_dtypes(c: Checker, name: str, narrow: list[tuple[str, torch.dtype]]) -> None:
+    """Fails for torch tensors of an integer dtype other than int64 (blind21b-mb-int32-
+    tensors): the docstring asks for torch.int64, and the loss refuses anything else as
+    labels; ``narrow``: (field, dtype) of each such field of one batch."""
+    by_dtype: dict[torch.dtype, list[str]] = {}
+    for field_name, dtype in narrow:
+        by_dtype.setdefault(dtype, []).append(field_name)
+    parts = []
+    for dtype, names in by_dtype.items():
+        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        parts.append(f"{listed} {'is' if len(names) == 1 else 'are'} {dtype}")
+    if any(f == "labels" and dtype != torch.uint8 for f, dtype in narrow):
+        breaks = (
+            "The loss refuses such labels: F.cross_entropy(logits, labels) raises "
+            '"expected target dtype to be Long or Byte, but got Int" (for int32), so '
+            "training fails on the first batch"
+        )
+    elif any(dtype != torch.int32 for _, dtype in narrow):
+        breaks = "nn.Embedding refuses such ids: it takes int64 (or int32) indices only"
+    else:
+        breaks = "The loss and the rest of the course read int64 ids"
+    c.fail(
+        f"In {name}, {'; '.join(parts)}: the docstring asks for torch.int64 (torch.long), "
+        f"what nn.Embedding and the loss want. {breaks}. Build the tensors as int64: "
+        "torch.tensor(rows, dtype=torch.long), or torch.from_numpy(...) of an int64 array, "
+        "or .long() on the tensor; leave out the .int() (or the int32 dtype) that narrows "
+        "them."
+    )
 
 
 def _rows(tensor: torch.Tensor) -> list[list[int]]:
