@@ -684,7 +684,9 @@ plt.show()
 # * **A buffer, not a parameter.** The table is fixed. Registering it as a *buffer*
 #   (`nn.Module.register_buffer`) makes it part of the module (it moves with
 #   `.to(device)` and is saved in the state dict) without handing it to the
-#   optimiser. An `nn.Parameter` would be trained.
+#   optimiser. An `nn.Parameter` would be trained. (`register_buffer(...,
+#   persistent=False)` keeps it out of the state dict, since `__init__` rebuilds it
+#   from the formula anyway; that is accepted too.)
 # * **Computed once, sliced per batch.** The table is built for `max_len` positions
 #   in `__init__`; a batch of length `len` uses its first `len` rows. Stored with a
 #   batch axis of size 1, `(1, max_len, d_model)`, its first `len` rows form a
@@ -746,7 +748,9 @@ class PositionalEncoding(nn.Module):
     shape (batch, len, d_model), in x's dtype. The table PE (max_len, d_model) is
     built once in __init__ with positional_encoding (exercise 1) and kept fixed: in
     the course's layout, a float32 buffer named `pe` of shape (1, max_len, d_model)
-    (register_buffer: converted by .to() and saved with the module, never trained).
+    (register_buffer: converted by .to() and saved with the module, never trained;
+    register_buffer(..., persistent=False), left out of state_dict, is accepted too,
+    as the table is rebuilt from the formula in __init__).
     Other names and layouts that broadcast correctly, such as (max_len, d_model), are
     accepted too; a plain attribute (self.pe = table) is not, as .to() leaves it behind.
     """

@@ -343,8 +343,8 @@ check_quiz_tie_embeddings(quiz_tie_embeddings, hidden=True)
 #   `nn.Linear(d_model, tgt_vocab_size)` with its bias. It keeps `pad_id` as
 #   `self.pad_id`. All of these are imported in the setup cell.
 # * `tie_embeddings=True` shares one matrix between `src_embedding`, `tgt_embedding` and
-#   `output` (section 4), and raises a `ValueError` when `src_vocab_size !=
-#   tgt_vocab_size`.
+#   `output` (section 4), and raises an error when `src_vocab_size !=
+#   tgt_vocab_size`: a `ValueError` preferably (an `assert` is accepted too).
 # * `encode(src_ids)` embeds the source, adds the positions, and runs the encoder with
 #   the source padding mask: `(batch, len_src)` → `memory` `(batch, len_src, d_model)`.
 # * `decode(tgt_ids, memory, src_ids)` embeds the target, adds the positions, runs the
@@ -400,8 +400,9 @@ class Transformer(nn.Module):
         pad_id: the id of <pad>, from which every mask is built.
     tie_embeddings=True (paper, section 3.4) makes src_embedding, tgt_embedding and
     output share one weight matrix (vocab_size, d_model); it needs
-    src_vocab_size == tgt_vocab_size (a shared vocabulary) and raises ValueError
-    otherwise. final_norm=True gives each stack a final LayerNorm, as nn.Transformer
+    src_vocab_size == tgt_vocab_size (a shared vocabulary) and raises an error
+    otherwise: a ValueError preferably, an assert (AssertionError) accepted too.
+    final_norm=True gives each stack a final LayerNorm, as nn.Transformer
     has; None follows norm_first (the paper's post-LN stacks have none).
 
     encode(src_ids (batch, len_src) int64) -> memory (batch, len_src, d_model), with

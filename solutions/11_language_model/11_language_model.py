@@ -715,7 +715,10 @@ print("largest change of the logits at each position:", change)
 #   not. At least one token is always kept, in every row of the batch. A tie at the
 #   threshold (the crossing token has the same probability as the next one) is rare:
 #   the reference then keeps as many tokens as it needs, and which of the tied tokens
-#   those are depends on the sort; keeping every tied token is accepted too.
+#   those are depends on the sort; keeping every tied token is accepted too. So is
+#   one more token when the tokens before it sum to exactly $p$ (removing a token
+#   only when the mass before it is strictly above $p$, as Hugging Face's recipe
+#   does).
 #
 # Then renormalise what is kept and draw, with the `generator` given (for example
 # `torch.multinomial(probs, 1, generator=generator)`). **The order matters**:
@@ -761,8 +764,10 @@ def sample(
     with the k-th may be kept; a top_k of the vocabulary size or more keeps all). top_p (None: all): then, on the probabilities after the
     temperature and top-k (renormalised), keep the smallest set of the most probable
     tokens whose probabilities sum to at least top_p (the token that crosses top_p is
-    kept; at least one token per row). What is kept is renormalised. Random draws use
-    `generator`. Returns int64 (batch,); logits is not modified.
+    kept; at least one token per row; when the tokens before one sum to exactly top_p,
+    keeping it too, as a strict test before > top_p does, is accepted). What is kept
+    is renormalised. Random draws use `generator`. Returns int64 (batch,); logits is
+    not modified.
     """
     ### BEGIN SOLUTION
     if temperature == 0:

@@ -72,7 +72,9 @@ class TokenEmbedding(nn.Module):
     TokenEmbedding(vocab_size, d_model) holds one learnable table,
     self.embedding = nn.Embedding(vocab_size, d_model), so its state dict is
     {"embedding.weight": (vocab_size, d_model)} (another attribute name passes with a
-    note; extra buffers such as a stored scale are allowed).
+    note; extra buffers such as a stored scale are allowed). nn.Embedding(vocab_size,
+    d_model, padding_idx=0), as seq2seq tutorials write it for <pad>, is accepted too:
+    row 0 then starts at zero and gets no gradient; every other row is unchanged.
     forward(ids): int64 ids (batch, len) -> float32 (batch, len, d_model) equal to
     self.embedding(ids) * sqrt(d_model).
     """

@@ -212,8 +212,10 @@ def sample(
     with the k-th may be kept; a top_k of the vocabulary size or more keeps all). top_p (None: all): then, on the probabilities after the
     temperature and top-k (renormalised), keep the smallest set of the most probable
     tokens whose probabilities sum to at least top_p (the token that crosses top_p is
-    kept; at least one token per row). What is kept is renormalised. Random draws use
-    `generator`. Returns int64 (batch,); logits is not modified.
+    kept; at least one token per row; when the tokens before one sum to exactly top_p,
+    keeping it too, as a strict test before > top_p does, is accepted). What is kept
+    is renormalised. Random draws use `generator`. Returns int64 (batch,); logits is
+    not modified.
     """
     if temperature == 0:
         return logits.argmax(dim=-1)

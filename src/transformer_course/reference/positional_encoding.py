@@ -68,7 +68,9 @@ class PositionalEncoding(nn.Module):
     shape (batch, len, d_model), in x's dtype. The table PE (max_len, d_model) is
     built once in __init__ with positional_encoding (exercise 1) and kept fixed: in
     the course's layout, a float32 buffer named `pe` of shape (1, max_len, d_model)
-    (register_buffer: converted by .to() and saved with the module, never trained).
+    (register_buffer: converted by .to() and saved with the module, never trained;
+    register_buffer(..., persistent=False), left out of state_dict, is accepted too,
+    as the table is rebuilt from the formula in __init__).
     Other names and layouts that broadcast correctly, such as (max_len, d_model), are
     accepted too; a plain attribute (self.pe = table) is not, as .to() leaves it behind.
     """

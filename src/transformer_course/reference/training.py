@@ -49,7 +49,10 @@ def make_batches(
     Returns a list of batches. A batch is a tuple (src, decoder_input, labels), or a
     dict with the keys "src", "decoder_input" and "labels". Each is a 2-D integer
     tensor (torch.int64, what nn.Embedding and the loss want; a numpy integer array is
-    accepted too), padded with pad_id on the right to the longest row of its batch:
+    accepted too, a torch.int32 tensor is not: F.cross_entropy refuses int32 labels),
+    padded with pad_id on the right to the longest row of its batch (extra columns of
+    pad_id are accepted too, such as one fixed width for every batch, or one width for
+    src and the target fields: every mask and the loss ignore them):
         src (batch, len_src): row i holds pair i's source ids. It may carry markers,
             source + [eos_id] or [bos_id] + source + [eos_id]: all three forms are
             accepted (the model learns whichever it is trained on).

@@ -42,8 +42,9 @@ class Transformer(nn.Module):
         pad_id: the id of <pad>, from which every mask is built.
     tie_embeddings=True (paper, section 3.4) makes src_embedding, tgt_embedding and
     output share one weight matrix (vocab_size, d_model); it needs
-    src_vocab_size == tgt_vocab_size (a shared vocabulary) and raises ValueError
-    otherwise. final_norm=True gives each stack a final LayerNorm, as nn.Transformer
+    src_vocab_size == tgt_vocab_size (a shared vocabulary) and raises an error
+    otherwise: a ValueError preferably, an assert (AssertionError) accepted too.
+    final_norm=True gives each stack a final LayerNorm, as nn.Transformer
     has; None follows norm_first (the paper's post-LN stacks have none).
 
     encode(src_ids (batch, len_src) int64) -> memory (batch, len_src, d_model), with
