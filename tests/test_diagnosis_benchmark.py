@@ -16,10 +16,12 @@ from common import REPO
 sys.path.insert(0, str(REPO))
 
 from benchmarks.diagnosis import controls, generalisation, readme
+from benchmarks.diagnosis.accepted import ACCEPTED_BY_CONTRACT
 from benchmarks.diagnosis.cases import CASES
 from benchmarks.diagnosis.run import (
     MUTANT_TABLES,
     RECORDS,
+    _judge,
     case_source,
     classify,
     diagnostic_text,
@@ -239,3 +241,69 @@ def test_an_answer_s_lines_show_in_its_tracebacks_as_in_a_notebook():
     source = "def scaled_dot_product_attention(q, k, v, mask=None):\n    return q @ k.T, None\n"
     answer = _learner_object(exercise, source, "linecache-probe")
     assert linecache.getline(answer.__code__.co_filename, 2).strip() == "return q @ k.T, None"
+
+
+def test_every_case_the_contract_accepts_is_a_case():
+    """ACCEPTED_BY_CONTRACT names real cases, each with its sentence."""
+    ids = {case.id for case in CASES}
+    assert set(ACCEPTED_BY_CONTRACT) <= ids, set(ACCEPTED_BY_CONTRACT) - ids
+    assert all(reason.strip() for reason in ACCEPTED_BY_CONTRACT.values())
+
+
+def _judge_answer(case_id: str, answer) -> dict:
+    case = next(case for case in CASES if case.id == case_id)
+    exercise = registry.exercise(case.lesson, case.exercise)
+    return _judge(
+        case_id,
+        case.lesson,
+        exercise,
+        answer,
+        case.named_if,
+        case.misnamed_if,
+        "reported",
+        case.cause,
+        case.source,
+    )
+
+
+def test_a_case_the_contract_accepts_is_accepted_only_while_both_checks_pass_it():
+    """A case of ACCEPTED_BY_CONTRACT that both checks pass is "accepted" (counted apart);
+    an answer under its id that a check fails keeps its normal verdict, so the table cannot
+    hide a caught case; an uncaught answer under another id stays "uncaught"."""
+    import numpy as np
+
+    from transformer_course.reference import attention
+
+    case_id = "blind18c-softmax-cast-float32"
+    assert case_id in ACCEPTED_BY_CONTRACT
+    case = next(case for case in CASES if case.id == case_id)
+    assert run_case(case)["verdict"] == "accepted"
+    assert _judge_answer(case_id, attention.softmax)["verdict"] == "accepted"
+
+    def softmax_without_the_exponential(x, axis=-1):
+        x = np.asarray(x)
+        return x / x.sum(axis=axis, keepdims=True)
+
+    caught = _judge_answer(case_id, softmax_without_the_exponential)
+    assert caught["visible"] and caught["verdict"] != "accepted"
+    assert caught["verdict"] in ("named", "pointed", "generic", "misnamed")
+    other = next(case for case in CASES if case.exercise == "softmax" and case.id != case_id)
+    assert other.id not in ACCEPTED_BY_CONTRACT
+    exercise = registry.exercise(other.lesson, other.exercise)
+    uncaught = _judge(
+        other.id, other.lesson, exercise, attention.softmax, (), (), "reported", "", ""
+    )
+    assert uncaught["verdict"] == "uncaught"
+
+
+def test_every_generalisation_batch_leaves_out_the_cases_the_contract_accepts():
+    """generalisation.excluded: each batch's own exclusions, and the contract's ids that the
+    batch holds, with the table's sentence as the reason."""
+    batch = generalisation.BATCHES[0]
+    some_id = next(iter(ACCEPTED_BY_CONTRACT))
+    left_out = generalisation.excluded(batch, [some_id, "not-a-case"])
+    assert some_id in left_out and ACCEPTED_BY_CONTRACT[some_id] in left_out[some_id]
+    assert "not-a-case" not in left_out
+    assert set(ACCEPTED_BY_CONTRACT) <= set(generalisation.excluded(batch))
+    for batch in generalisation.BATCHES:
+        assert dict(batch.excluded).items() <= generalisation.excluded(batch, []).items()

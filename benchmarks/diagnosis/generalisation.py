@@ -26,6 +26,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.diagnosis.accepted import ACCEPTED_BY_CONTRACT
+
 REPO = Path(__file__).resolve().parents[2]
 RECORD = Path(__file__).with_name("generalisation.json")
 VERDICTS = ("named", "pointed", "generic", "misnamed", "uncaught")
@@ -1455,13 +1457,27 @@ def batch_ids(batch: Batch) -> list[str]:
     return [case_id for case_id in now if case_id not in set(before)]
 
 
+def excluded(batch: Batch, ids: list[str] | None = None) -> dict[str, str]:
+    """The ids left out of ``batch`` with each reason: the batch's own ``excluded``, and the
+    cases the course accepts by its contract (accepted.py: ACCEPTED_BY_CONTRACT), left out
+    of every batch; ``ids``: the batch's case ids, to list only the contract's ids that it
+    holds (all of them when None)."""
+    out = dict(batch.excluded)
+    for case_id, reason in ACCEPTED_BY_CONTRACT.items():
+        if case_id not in out and (ids is None or case_id in ids):
+            out[case_id] = f"accepted by the contract: {reason}"
+    return out
+
+
 def run_batch(batch: Batch) -> dict:
-    left_out = {case_id for case_id, _ in batch.excluded}
     if batch.mutants is not None:
+        left_out = excluded(batch, [])
         _, results = _in_tree(batch.commit, "MUTANTS " + json.dumps(list(batch.mutants)))
         results = {key: value for key, value in results.items() if key not in left_out}
     else:
-        ids = [case_id for case_id in batch_ids(batch) if case_id not in left_out]
+        every_id = batch_ids(batch)
+        left_out = excluded(batch, every_id)
+        ids = [case_id for case_id in every_id if case_id not in left_out]
         _, results = _in_tree(batch.commit, json.dumps(ids))
     lessons: dict[str, Counter] = {}
     for record in results.values():
@@ -1469,7 +1485,7 @@ def run_batch(batch: Batch) -> dict:
     return {
         "commit": batch.commit,
         "written": batch.written,
-        "excluded": dict(batch.excluded),
+        "excluded": left_out,
         "cases": {case_id: results[case_id]["verdict"] for case_id in sorted(results)},
         # the first message of each case, kept so that a later criterion can judge them again
         "messages": {

@@ -19,7 +19,10 @@ Classes, decided by the criteria written with each case (cases.py) before any ru
 * pointed: neither, and it locates the symptom precisely (:data:`POINTED`: a row, step,
   position, index, (i, j) entry or merge; "largest difference at index" does not count);
 * generic: the rest.
-Mutants that both checks accept are counted apart ("accepted": most are equivalent).
+Mutants that both checks accept are counted apart ("accepted": most are equivalent), and
+so are the cases that the course accepts by its contract (accepted.py: ACCEPTED_BY_CONTRACT,
+each with where the contract says so) while both checks pass them; a check that fails such a
+case gives it its normal verdict.
 Mutant messages read by hand where the word rule is wrong are judged by
 :data:`HAND_VERDICTS` (each with the reason, and a pattern the message must still match).
 Held-out cases (``Case.heldout``: written before the fixes of their round) are counted in
@@ -46,6 +49,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from benchmarks.diagnosis.accepted import ACCEPTED_BY_CONTRACT
 from benchmarks.diagnosis.cases import CASES, Case
 from benchmarks.diagnosis.mutants import OPERATION_WORDS, mutants
 from transformer_course import registry
@@ -719,7 +723,10 @@ def _judge(
     hidden = _run_check(exercise.check, answer, hidden=True)
     first = visible if visible is not None else hidden
     if first is None:
-        verdict = "accepted" if origin.startswith("mutant") else "uncaught"
+        # a mutant both checks pass is most likely equivalent; a case the contract accepts
+        # (accepted.py) is accepted only while both checks pass it
+        accepted = origin.startswith("mutant") or label in ACCEPTED_BY_CONTRACT
+        verdict = "accepted" if accepted else "uncaught"
     else:
         verdict = classify(first, named_if, misnamed_if, exercise.name)
     return {
@@ -895,7 +902,12 @@ def sources_digest() -> str:
     for lesson in registry.lessons():
         topic = registry.lesson_topic(lesson)
         roots += [f"transformer_course.checks.{topic}", f"transformer_course.reference.{topic}"]
-    benchmark = [HERE / "run.py", HERE / "mutants.py", *sorted(HERE.glob("cases*.py"))]
+    benchmark = [
+        HERE / "run.py",
+        HERE / "mutants.py",
+        HERE / "accepted.py",
+        *sorted(HERE.glob("cases*.py")),
+    ]
     digest = hashlib.sha256()
     for path in course_dependencies(roots):
         digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
