@@ -112,6 +112,7 @@ _AFTER_ROUND_24 = ("40db1ca", "after round 24: round 21's cases read and fixed")
 #: after round 25, which read round 22's cases and round 21's in the lessons round 24 had
 #: not read (00-08, 12), and fixed their classes; round 23's base
 _AFTER_ROUND_25 = ("8fa42eb", "after round 25: round 21's and round 22's cases read and fixed")
+_AFTER_ROUND_26 = ("415d438", "after round 26: round 23's cases read and fixed")
 CONTROLS = (
     Control(
         "round 11's first cases (blind11a-g)",
@@ -216,6 +217,14 @@ CONTROLS = (
         (
             ("00aed72", "after round 24: the cases' base, before they were read"),
             _AFTER_ROUND_25,
+        ),
+    ),
+    Control(
+        "round 23's cases, new to the benchmark (blind23a, blind23c)",
+        ("blind23a-", "blind23c-"),
+        (
+            ("4d37f12", "after round 25: the cases' base, before they were read"),
+            _AFTER_ROUND_26,
         ),
     ),
     Control(
