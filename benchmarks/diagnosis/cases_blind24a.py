@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from benchmarks.diagnosis.cases import Case, held_out_authored
 
-L01, L02 = "01_tokenization", "02_embeddings"
+L01, L02, L03 = "01_tokenization", "02_embeddings", "03_positional_encoding"
 L04, L05, L06 = "04_attention", "05_multi_head_attention", "06_masking"
 
 _c = held_out_authored("blind24a")
@@ -23,6 +23,7 @@ OOV_BUCKETS = "https://tensorflow.org/versions/r2.7/api_docs/python/tf/lookup/St
 TO_CATEGORICAL = "https://github.com/explosion/thinc/issues/339"
 ROW_MAX = "https://manongdao.com/q-672019.html"
 EINSUM_DIMS = "https://github.com/kyegomez/BitNet/issues/5"
+LEARNED_POSITIONS = "https://github.com/minqukanq/transformer-pytorch/issues/2"
 HEADS_AVERAGED = "https://github.com/pytorch/pytorch/issues/34537"
 NUMPY_CAUSAL = "https://www.graduateml.com/problem/00000000-0000-0000-0000-000000000062"
 PLUS_ONE_IDS = "https://gist.github.com/edumunozsala/6013e33335f70030e0760fa6457db940"
@@ -312,6 +313,43 @@ def cosine_similarity(a, b):
     return (a @ b.T) / np.outer(b_norm, a_norm)
 """,
         source=OUTER_NORMS,
+    ),
+    # ---- 03 positional encoding ----------------------------------------------------------
+    _c(
+        "pe-learned-position-embedding",
+        L03,
+        "PositionalEncoding",
+        "adds a learned position embedding, nn.Embedding(max_len, d_model) looked up at "
+        "0 .. len-1 (BERT's and GPT-2's position embeddings), instead of the fixed "
+        "sinusoidal table of exercise 1: the added rows are random trainable parameters.",
+        (
+            r"learn(ed|able|t)",
+            r"trainable|nn\.Embedding|(extra|unexpected|new) parameters?",
+            r"not the (fixed |sinusoidal |sin/cos )+(table|encoding|rows)",
+            r"(instead of|rather than|not) (the )?(fixed )?(sinusoid\w*|sin(e|/| and )cos\w*)",
+        ),
+        (
+            r"dropout (before|to x|on the encoding)",
+            r"plain attribute",
+            r"float64",
+            r"x\.size\(0\)|batch size",
+        ),
+        code="""
+import torch
+from torch import nn
+
+
+class PositionalEncoding(nn.Module):
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+        self.position_embedding = nn.Embedding(max_len, d_model)
+
+    def forward(self, x):
+        positions = torch.arange(x.shape[1], device=x.device)
+        return self.dropout(x + self.position_embedding(positions))
+""",
+        source=LEARNED_POSITIONS,
     ),
     # ---- 04 attention ---------------------------------------------------------------------
     _c(
