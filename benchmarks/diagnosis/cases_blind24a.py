@@ -24,6 +24,7 @@ TO_CATEGORICAL = "https://github.com/explosion/thinc/issues/339"
 ROW_MAX = "https://manongdao.com/q-672019.html"
 EINSUM_DIMS = "https://github.com/kyegomez/BitNet/issues/5"
 LEARNED_POSITIONS = "https://github.com/minqukanq/transformer-pytorch/issues/2"
+SQUARE_MASK = "https://github.com/harvard-edge/cs249r_book/pull/1875"
 HEADS_AVERAGED = "https://github.com/pytorch/pytorch/issues/34537"
 NUMPY_CAUSAL = "https://www.graduateml.com/problem/00000000-0000-0000-0000-000000000062"
 PLUS_ONE_IDS = "https://gist.github.com/edumunozsala/6013e33335f70030e0760fa6457db940"
@@ -316,6 +317,32 @@ def cosine_similarity(a, b):
     ),
     # ---- 03 positional encoding ----------------------------------------------------------
     _c(
+        "pe-positions-normalised",
+        L03,
+        "positional_encoding",
+        "divides every position by max_len before taking the angles (normalised positions "
+        "in [0, 1), as coordinate encodings do), so row pos holds the paper's encoding of "
+        "pos / max_len and the whole table changes with max_len.",
+        (
+            r"(normali[sz]\w*|divid\w*|scal\w*|rescal\w*) (the |each |every )?positions?",
+            r"/ ?max_len|by max_len",
+            r"(depends|changes) (on|with) max_len",
+            r"positions? (in|within|between) \[?0, ?1",
+        ),
+        (
+            r"(multipl\w*|times) .{0,30}10000",
+            r"10000\^\(i ?/|pair index",
+            r"positions? (start|count\w*|number\w*) (at|from) 1",
+            r"cos(ines?)? on the even|sin and cos swapped",
+        ),
+        edits=[
+            (
+                "positions = np.arange(max_len, dtype=np.float64)[:, None]",
+                "positions = (np.arange(max_len, dtype=np.float64) / max_len)[:, None]",
+            )
+        ],
+    ),
+    _c(
         "pe-learned-position-embedding",
         L03,
         "PositionalEncoding",
@@ -439,6 +466,35 @@ def scaled_dot_product_attention(q, k, v, mask=None):
             )
         ],
         source=HEADS_AVERAGED,
+    ),
+    _c(
+        "mha-mask-expanded-square",
+        L05,
+        "MultiHeadAttention",
+        "expands the mask to a square (batch, 1, len_q, len_q) built from the query's "
+        "length before the attention, so it only fits self-attention: in cross-attention, "
+        "where len_k differs from len_q, the expand raises.",
+        (
+            r"square",
+            r"len_q, ?len_q",
+            r"(cross-attention|len_k (!=|differs from|is not) len_q|different (key|source) length)",
+            r"(query'?s?|len_q) (length )?(for|on|as) (both|the key)",
+        ),
+        (
+            r"projects? the keys from .?query",
+            r"(scale|sqrt)\w* (is )?(missing|wrong|forgotten)",
+            r"mask (is )?(inverted|ignored)",
+            r"averag",
+        ),
+        edits=[
+            (
+                "heads, weights = scaled_dot_product_attention(q, k, v, mask)",
+                "if mask is not None:\n"
+                "            mask = mask.expand(query.shape[0], 1, query.shape[1], query.shape[1])\n"
+                "        heads, weights = scaled_dot_product_attention(q, k, v, mask)",
+            )
+        ],
+        source=SQUARE_MASK,
     ),
     # ---- 06 masking -----------------------------------------------------------------------
     _c(
