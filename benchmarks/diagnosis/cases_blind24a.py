@@ -14,6 +14,7 @@ L04, L05, L06 = "04_attention", "05_multi_head_attention", "06_masking"
 _c = held_out_authored("blind24a")
 
 # Where these mistakes are reported (each page was read for this batch).
+TOP_PAIRS_PER_STEP = "https://github.com/karpathy/minbpe/issues/69"
 NEWLINE_DELETED = "https://pythonguides.com/convert-multiline-string-to-single-line-python/"
 ADD_WORD_ORDER = (
     "https://github.com/pytorch/tutorials/blob/master/intermediate_source/"
@@ -188,6 +189,44 @@ def pad_batch(sequences, pad_id):
                 "            i += 2\n        merged.append(ids[i])\n        i += 1",
             )
         ],
+    ),
+    _c(
+        "train-bpe-two-merges-per-count",
+        L01,
+        "train_bpe",
+        "merges the two most frequent pairs of each count before counting again (a speed-up "
+        "proposed for minbpe), so every second merge is chosen from counts taken before the "
+        "previous merge: it can learn a pair that the first merge has made rarer and miss "
+        "the pair that merge created.",
+        (
+            r"(two|2|several|multiple|top[- ]?\w*) (most frequent )?pairs? (per|each|in one|at once|for every|from one) (step|round|iteration|count)",
+            r"(stale|outdated|old|previous) (pair )?counts?",
+            r"(recount|re-count|count again|recompute\w*|refresh\w*) (the )?(pairs? |counts? )?(after|before) (each|every) merge",
+            r"counts? (taken |made )?before the (first|previous|last) merge",
+        ),
+        (
+            r"least frequent",
+            r"code points|ord\(",
+            r"\b257\b|from 1",
+            r"vocab_size",
+        ),
+        code="""
+def train_bpe(text, num_merges):
+    ids = list(text.encode("utf-8"))
+    merges = {}
+    while len(merges) < num_merges:
+        counts = get_pair_counts(ids)
+        if not counts:
+            break
+        for pair in sorted(counts, key=counts.get, reverse=True)[:2]:
+            if len(merges) == num_merges:
+                break
+            new_id = 256 + len(merges)
+            ids = merge_pair(ids, pair, new_id)
+            merges[pair] = new_id
+    return merges
+""",
+        source=TOP_PAIRS_PER_STEP,
     ),
     _c(
         "bpe-encode-rank-default-zero",
