@@ -118,10 +118,10 @@ BLIND24A: list[Case] = [
             r"(unknown|out-of-vocabulary|oov|missing|unseen) tokens?.{0,40}(id of|map\w* to|become|get) ['\"]?<unk>",
         ),
         (
-            r"KeyError",
+            r"raises? (a )?KeyError|vocab\[token\] without",
             r"hard-?coded 0|id of ['\"]?<pad>",
             r"becomes? None",
-            r"<bos>|<eos>",
+            r"wraps? .{0,30}<bos>|adds? (a )?<bos>",
         ),
         code="""
 def encode(tokens, vocab):
@@ -139,7 +139,7 @@ def encode(tokens, vocab):
         (
             r"both (ends|sides)",
             r"\bcent(er|re)",
-            r"\bhalf\b",
+            r"half (of )?(the )?padding|padding .{0,20}split",
             r"(start|begin)s? at (column|position|index) 0",
             r"pad\w* (also )?(on|at) the (left|start|beginning)",
         ),
@@ -207,8 +207,8 @@ def pad_batch(sequences, pad_id):
         (
             r"least frequent",
             r"code points|ord\(",
-            r"\b257\b|from 1",
-            r"vocab_size",
+            r"ids? (start|begin)s? at 257|steps? from 1",
+            r"as (the |minbpe.?s )?vocab(ulary)?[_ ]size",
         ),
         code="""
 def train_bpe(text, num_merges):
@@ -276,7 +276,7 @@ def train_bpe(text, num_merges):
             r"latin-?1",
             r"bytes\(\[a, ?b\]\)",
             r"each token('s bytes)? separately",
-            r"errors=",
+            r"without errors=.?replace|errors=.?(strict|ignore)",
         ),
         code="""
 def bpe_decode(ids, merges):
@@ -338,7 +338,7 @@ def one_hot(ids, vocab_size):
         (
             r"whole matri(x|ces)|without axis",
             r"squared norms?",
-            r"zero vector|NaN",
+            r"NaN for (a )?zero vectors?|zero vectors? (gives?|yields?) NaN",
             r"axis 0|columns",
         ),
         code="""
@@ -397,7 +397,7 @@ def cosine_similarity(a, b):
         (
             r"dropout (before|to x|on the encoding)",
             r"plain attribute",
-            r"float64",
+            r"(stores?|keeps?|registers?) the table (as )?float64|float64 (buffer|table)",
             r"x\.size\(0\)|batch size",
         ),
         code="""
@@ -458,7 +458,7 @@ class PositionalEncoding(nn.Module):
         ),
         (
             r"\bbmm\b",
-            r"\.T\b|reverses every",
+            r"k\.T\b|reverses every (axis|dim)",
             r"(softmax|normali[sz]\w*) over the (query|first|wrong) axis",
         ),
         code="""
@@ -488,7 +488,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
         "where (batch, num_heads, len_q, len_k) is asked.",
         (
             r"averag|mean (over|across) (the )?heads",
-            r"(per|each|every) head",
+            r"weights (per|for each|of each|of every) head|per-head weights",
             r"heads? (axis|dim\w*) (is )?(missing|dropped|lost|removed)",
             r"\(batch, ?len_q, ?len_k\)",
         ),
@@ -514,7 +514,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
         "length before the attention, so it only fits self-attention: in cross-attention, "
         "where len_k differs from len_q, the expand raises.",
         (
-            r"square",
+            r"square (mask|matrix|shape)",
             r"len_q, ?len_q",
             r"(cross-attention|len_k (!=|differs from|is not) len_q|different (key|source) length)",
             r"(query'?s?|len_q) (length )?(for|on|as) (both|the key)",
