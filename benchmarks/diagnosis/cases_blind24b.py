@@ -206,6 +206,36 @@ def quiz_layer_norm_axis():
         source=STALE_STREAM,
     ),
     _c(
+        "dec-layer-src-mask-of-first-sentence",
+        L08,
+        "DecoderLayer",
+        "starts forward with src_mask = src_mask[0] (to drop what it takes for a leading "
+        "axis), which keeps the first sentence's source padding mask, (1, 1, len_src), and "
+        "broadcasts it to every sentence: with a batch whose sentences have different "
+        "padding, the cross-attention of the others attends to their pads or skips real "
+        "tokens.",
+        (
+            r"first (sentence|example|row|sequence)('s)? (source )?(padding )?mask",
+            r"src_mask\[0\]",
+            r"(every|each|all|other) (sentence|example|row)s? .{0,50}(same|one|first) mask",
+            r"batch (axis|dimension) .{0,40}(dropped|lost|indexed|removed)",
+        ),
+        (
+            r"look-?ahead|tgt_mask (in|for|to) the cross",
+            r"(mask|src_mask) (is )?(inverted|missing|not passed)",
+            r"query axis",
+            r"memory (is )?normali[sz]ed",
+        ),
+        edits=(
+            (
+                "        if self.norm_first:\n            h = self.norm1(x)",
+                "        if src_mask is not None:\n"
+                "            src_mask = src_mask[0]  # (1, 1, len_src)\n"
+                "        if self.norm_first:\n            h = self.norm1(x)",
+            ),
+        ),
+    ),
+    _c(
         "dec-layerdrop-with-dropout-rate",
         L08,
         "Decoder",
@@ -495,6 +525,34 @@ def quiz_autoregression():
             ),
         ),
         source=NOAM_BASE_LR,
+    ),
+    _c(
+        "noam-branches-swapped",
+        L10,
+        "noam_lr",
+        "writes the min as an if/else on step < warmup with the two branches in each other's "
+        "place: d_model ** -0.5 * step ** -0.5 during warm-up (decaying from the first step) "
+        "and d_model ** -0.5 * step * warmup ** -1.5 after it (growing without end).",
+        (
+            r"branch\w* (are )?(swapped|exchanged|reversed|in each other)",
+            r"(warm-?up|decay) (branch|term|phase|formula) .{0,50}(swapped|other|wrong|reversed)",
+            r"(decreas|decay)\w* during (the )?warm-?up|(grow|increas)\w* after (the )?warm-?up",
+            r"never decays|keeps? (growing|increasing)",
+        ),
+        (
+            r"max\b.{0,20}instead of min",
+            r"warmup \*\* ?-0\.5 instead",
+            r"d_model \*\* ?0\.5|missing (the )?d_model",
+            r"step \+ ?1|off by one|zero-indexed",
+        ),
+        edits=(
+            (
+                "return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)",
+                "if step < warmup:\n"
+                "        return d_model**-0.5 * step**-0.5\n"
+                "    return d_model**-0.5 * step * warmup**-1.5",
+            ),
+        ),
     ),
     _c(
         "ls-smooths-predictions",
