@@ -27,6 +27,8 @@ TOP_P_ONE_ROW = "https://github.com/huggingface/transformers/pull/1333"
 OFFSET_MOVED = "https://github.com/ml-explore/mlx-lm/issues/1699"
 CACHE_ORDER = "https://github.com/huggingface/transformers/issues/35684"
 CAUSAL_WHEN_NO_MASK = "https://github.com/open-lm-engine/lm-engine/pull/498"
+SLOT_LATE = "https://lynx-cortex.pages.dev/phase-22-kv-cache/break/00-break-kv-cache-off-by-one/"
+OUT_BUFFER = "https://github.com/jzhang38/TinyLlama/issues/188"
 
 BLIND24C: list[Case] = [
     # ---- 11 next_token_batches -------------------------------------------------------------
@@ -102,7 +104,7 @@ def next_token_batches(tokens, block_size, batch_size, generator):
             r"mean (square )?(is )?(taken )?over (the )?(whole tensor|all axes|every axis)",
             r"(wrong|first|sequence) axis",
             r"eps (is )?(outside|missing)",
-            r"gain",
+            r"gain (is )?(applied|initiali[sz]ed|missing|before)",
         ),
         code="""
 class RMSNorm(nn.Module):
@@ -178,6 +180,39 @@ def apply_rotary(x, cos, sin):
 """,
         source=ROTARY_IN_PLACE,
     ),
+    _c(
+        "rot-output-buffer-never-filled",
+        L11,
+        "apply_rotary",
+        "allocates out = torch.empty_like(x), takes its halves o1, o2 = out.chunk(2, dim=-1) "
+        "and then rebinds those names to the rotated halves (o1 = a * cos - b * sin) instead "
+        "of writing into them (o1.copy_(...) or o1[...] = ...): out is never filled, so "
+        "uninitialised memory is returned instead of the rotated x.",
+        (
+            r"(never|not) (filled|written|assigned)",
+            r"empty_like|uninitiali[sz]ed|garbage",
+            r"rebind|rebound|(assign\w*|bind\w*) (to )?(the )?names?",
+            r"copy_|o1\[\.\.\.\]",
+        ),
+        (
+            r"sign (is )?(flipped|wrong)|rotat\w* backwards",
+            r"(cos|sin) and (sin|cos) (are )?swapped",
+            r"adjacent pairs",
+            r"in[- ]place|modif\w* (the )?(input|x\b)",
+        ),
+        code="""
+def apply_rotary(x, cos, sin):
+    half = x.shape[-1] // 2
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    a, b = x[..., :half], x[..., half:]
+    out = torch.empty_like(x)
+    o1, o2 = out.chunk(2, dim=-1)
+    o1 = a * cos - b * sin
+    o2 = a * sin + b * cos
+    return out
+""",
+        source=OUT_BUFFER,
+    ),
     # ---- 11 SwiGLU -----------------------------------------------------------------------
     _c(
         "swiglu-mish-gate",
@@ -194,7 +229,7 @@ def apply_rotary(x, cos, sin):
         (
             r"silu (is )?(applied )?(to|on) (the )?(value|w3|product|input)",
             r"w1 and w3 (are )?swapped|gate and value (are )?swapped",
-            r"bias",
+            r"(extra|unexpected) bias|with (a )?bias",
             r"w2 .{0,20}(missing|not applied)",
         ),
         edits=(("F.silu(self.w1(x))", "F.mish(self.w1(x))"),),
@@ -215,8 +250,8 @@ def apply_rotary(x, cos, sin):
         (
             r"(rotat\w*|rope) (to |on )?(the )?values",
             r"keys? (are )?not rotated",
-            r"mask",
-            r"scal(e|ing)",
+            r"mask (is )?(missing|inverted|ignored|not applied)",
+            r"(missing|wrong|no) scal(e|ing)|sqrt\(d_(head|model)\)",
             r"w_q .{0,20}keys|keys .{0,20}w_q",
         ),
         edits=(
@@ -244,8 +279,8 @@ def apply_rotary(x, cos, sin):
         ),
         (
             r"(without|no|missing) (the )?transpose",
-            r"mask",
-            r"scal(e|ing)",
+            r"mask (is )?(missing|inverted|ignored|not applied)",
+            r"(missing|wrong|no) scal(e|ing)|sqrt\(d_(head|model)\)",
             r"rotat\w* (the )?values",
         ),
         edits=(
@@ -310,7 +345,7 @@ class DecoderBlock(nn.Module):
             r"(untied|separate|own) (output|head|lm_head)",
             r"(no|missing|without) (the )?final norm",
             r"(embedding|std) .{0,20}0\.02",
-            r"blocks?",
+            r"(one|same) block (repeated|shared)|blocks? (in )?(reverse|wrong order)",
         ),
         edits=(
             ("self.norm = RMSNorm(d_model, eps)", "self.norm = nn.LayerNorm(d_model, eps=eps)"),
@@ -390,8 +425,8 @@ class DecoderBlock(nn.Module):
         (
             r"crossing token",
             r"(keep|keeps|kept) (at least )?one token|guard",
-            r"temperature",
-            r"top[- ]?k",
+            r"temperature (is )?(applied|divid\w*) (after|twice|to the probabilities)",
+            r"top[- ]?k .{0,30}(threshold|keeps|ties)",
         ),
         edits=(
             (
@@ -420,9 +455,9 @@ class DecoderBlock(nn.Module):
             r"batch(es)? (of|with) (more than one|several|two|2)|more than one row",
         ),
         (
-            r"temperature",
-            r"top[- ]?p",
-            r"top[- ]?k",
+            r"temperature (is )?(applied|divid\w*) (after|twice|to the probabilities)",
+            r"top[- ]?p .{0,30}(crossing|drops|cutoff)",
+            r"top[- ]?k .{0,30}(threshold|keeps|ties)",
             r"(global|default) random",
         ),
         edits=(
@@ -450,7 +485,7 @@ class DecoderBlock(nn.Module):
         (
             r"(never|not) advanc",
             r"whole buffer",
-            r"persistent",
+            r"persistent (buffers?|=)",
             r"values first",
             r"(one|single) sequence",
         ),
@@ -489,14 +524,13 @@ class KVCache(nn.Module):
             r"prepend",
             r"(reverse|wrong) order|out of order",
             r"not in (the )?order",
-            r"front",
         ),
         (
             r"(never|not) advanc",
             r"whole buffer",
             r"(overwrit|writes?) .{0,20}position 0",
             r"values first",
-            r"persistent",
+            r"persistent (buffers?|=)",
         ),
         code="""
 class KVCache(nn.Module):
@@ -519,6 +553,40 @@ class KVCache(nn.Module):
         return self.keys[:, :, :stop], self.values[:, :, :stop]
 """,
         source=CACHE_ORDER,
+    ),
+    _c(
+        "kv-written-one-slot-late",
+        L12,
+        "KVCache",
+        "writes the n new keys and values into slots start + 1 .. stop instead of start .. "
+        "stop - 1 (one slot late) while returning slots 0 .. stop - 1: the returned tensors "
+        "hold an empty (zero) slot where the first position should be and lack the newest "
+        "one, and a call that fills the cache to max_len does not fit (shape mismatch).",
+        (
+            r"(one|1) (slot|position|place) (too )?(late|far|ahead|to the right|after)",
+            r"start ?\+ ?1",
+            r"off[- ]by[- ]one",
+            r"(first|slot 0|position 0) .{0,40}(zero|empty|never written)",
+            r"(newest|last|latest) (position|key|slot)s? .{0,30}(missing|not returned|dropped|lost)",
+        ),
+        (
+            r"(never|not) advanc",
+            r"whole buffer",
+            r"persistent (buffers?|=)",
+            r"values first",
+            r"(one|single) sequence",
+        ),
+        edits=(
+            (
+                "self.keys[:, :, start:stop] = k_new",
+                "self.keys[:, :, start + 1 : stop + 1] = k_new",
+            ),
+            (
+                "self.values[:, :, start:stop] = v_new",
+                "self.values[:, :, start + 1 : stop + 1] = v_new",
+            ),
+        ),
+        source=SLOT_LATE,
     ),
     # ---- 12 generate ---------------------------------------------------------------------
     _c(
@@ -569,13 +637,14 @@ def generate(model, prompt, max_new_tokens):
         "a call without a mask gets a causal mask (query i sees keys 0 .. i only) instead of "
         "attending to every key.",
         (
-            r"causal",
-            r"(without|no) (a )?mask .{0,60}(only|earlier|later|future|restrict|hid)",
+            r"is_causal",
+            r"causal .{0,60}(without|no|none|mask is none|mask=none)",
+            r"(without|no) (a )?mask .{0,60}(causal|only|earlier|later|future|restrict|hid)",
             r"mask=None .{0,60}(mask|restrict|only)",
         ),
         (
             r"tile|repeat\b|modulo|h ?% ?num_kv",
-            r"scal(e|ing)",
+            r"(missing|wrong|no) scal(e|ing)|sqrt\(d_(head|model)\)",
             r"(mask|true) (is )?inverted",
             r"softmax over (the )?(query|first)",
         ),
@@ -641,8 +710,8 @@ def online_softmax(x, block_size):
         (
             r"(not|never) rescal\w* (the )?(acc|output|accumulat)",
             r"(total|sum) (is )?(not|never) rescal",
-            r"causal",
-            r"sqrt|1 ?/ ?d",
+            r"causal (mask|positions?) .{0,30}(wrong|local|bottom|diagonal)",
+            r"(missing|wrong|no) scal(e|ing)|scaled by",
             r"(final|last) divi",
         ),
         edits=(("acc = acc * correction[..., None]", "acc = acc * correction"),),
@@ -665,8 +734,8 @@ def online_softmax(x, block_size):
         (
             r"window (is )?(one )?too (wide|narrow)|window ?\+ ?1|window ?- ?1",
             r"both sides",
-            r"float",
-            r"transposed",
+            r"float (mask|dtype)|not (a )?bool",
+            r"(mask|band) (is )?transposed",
         ),
         edits=(
             ("return look_ahead_mask(size) & recent", "return ~look_ahead_mask(size) & recent"),
