@@ -1387,6 +1387,33 @@ BATCHES = (
         "(8fa42eb's); every case compared with the earlier cases' causes before it was "
         "committed",
     ),
+    Batch(
+        "round 24, 01-06",
+        "ecd172c",
+        "by a new helper (b24a) that had read no check and no message, 13 of its 19 cases "
+        "transposed from public reports, written blind while round 26 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 26 and "
+        "the contract decisions (8fde8c0's); every case compared with the earlier cases' "
+        "causes before it was committed",
+    ),
+    Batch(
+        "round 24, 07-10",
+        "279e88c",
+        "by a new helper (b24b) that had read no check and no message, 16 of its 24 cases "
+        "transposed from public reports, written blind while round 26 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 26 and "
+        "the contract decisions (8fde8c0's); every case compared with the earlier cases' "
+        "causes before it was committed",
+    ),
+    Batch(
+        "round 24, 11-12",
+        "4bcd29f",
+        "by a new helper (b24c) that had read no check and no message, 16 of its 23 cases "
+        "transposed from public reports, written blind while round 26 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 26 and "
+        "the contract decisions (8fde8c0's); every case compared with the earlier cases' "
+        "causes before it was committed",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
