@@ -4019,6 +4019,44 @@ MISTAKES += [
     ),
 ]
 
+# ------------------------------------------------- round 27 (f27g1): classes of blind round 24
+
+
+def bpe_decode_second_part_expanded_only(ids, merges):
+    """Recurses into a merge's second part only: its first part is kept as an id."""
+    parts = {new_id: pair for pair, new_id in merges.items()}
+
+    def spell(token_id):
+        if token_id not in parts:
+            return [token_id]
+        head, tail = parts[token_id]
+        return [head, *spell(tail)]
+
+    return bytes(b for i in ids for b in spell(i)).decode("utf-8", errors="replace")
+
+
+def bpe_decode_table_with_byte_of_second(ids, merges):
+    """table[a] joined with bytes([b]): b is taken for a byte even when it is a merge."""
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + bytes([b])
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_second_part_expanded_only,
+        r"^(?![\s\S]*bytes\(\[a, b\]\))[\s\S]*A merge's first part was never expanded"
+        r"[\s\S]*Only the second part was expanded",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_table_with_byte_of_second,
+        r"^(?![\s\S]*bytes\(\[a, b\]\))[\s\S]*A merge's second part was never expanded",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 
