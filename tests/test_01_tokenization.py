@@ -6,9 +6,11 @@ worked examples; the lesson's text states what its demos really show."""
 from __future__ import annotations
 
 import ast
+import random
 import re
 import string
 import unicodedata
+import zlib
 from collections import Counter, OrderedDict, defaultdict
 
 import jupytext
@@ -4043,6 +4045,17 @@ def bpe_decode_table_with_byte_of_second(ids, merges):
     return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
 
 
+def encode_unknown_to_crc_bucket(tokens, vocab):
+    """Each unknown token to its own bucket past the vocabulary: len(vocab) + crc32 % 50."""
+    return [vocab.get(t, len(vocab) + zlib.crc32(t.encode()) % 50) for t in tokens]
+
+
+def encode_unknown_to_random_id(tokens, vocab):
+    """Each unknown token to a random id past the vocabulary."""
+    draw = random.Random()
+    return [vocab[t] if t in vocab else len(vocab) + draw.randrange(10**6) for t in tokens]
+
+
 MISTAKES += [
     Mistake(
         checks.check_bpe_decode,
@@ -4054,6 +4067,17 @@ MISTAKES += [
         checks.check_bpe_decode,
         bpe_decode_table_with_byte_of_second,
         r"^(?![\s\S]*bytes\(\[a, b\]\))[\s\S]*A merge's second part was never expanded",
+    ),
+    Mistake(
+        checks.check_encode,
+        encode_unknown_to_crc_bucket,
+        r"(?i)unknown tokens[\s\S]*(lie outside the vocabulary|an id outside the vocabulary)",
+    ),
+    Mistake(
+        checks.check_encode,
+        encode_unknown_to_random_id,
+        r"^(?![\s\S]*hash)[\s\S]*(lie outside the vocabulary[\s\S]*drawn at random|an id "
+        r"outside the vocabulary)",
     ),
 ]
 
