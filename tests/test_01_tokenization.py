@@ -4056,6 +4056,12 @@ def encode_unknown_to_random_id(tokens, vocab):
     return [vocab[t] if t in vocab else len(vocab) + draw.randrange(10**6) for t in tokens]
 
 
+def tokenize_lines_joined(text):
+    """The lines joined with nothing ("".join(text.splitlines())): a line's last word and
+    the next line's first become one token."""
+    return re.findall(r"\w+|[^\w\s]", "".join(text.splitlines()).lower())
+
+
 MISTAKES += [
     Mistake(
         checks.check_bpe_decode,
@@ -4067,6 +4073,13 @@ MISTAKES += [
         checks.check_bpe_decode,
         bpe_decode_table_with_byte_of_second,
         r"^(?![\s\S]*bytes\(\[a, b\]\))[\s\S]*A merge's second part was never expanded",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_lines_joined,
+        r"with every newline \('\\n'\) deleted[\s\S]*the last word before a newline, "
+        r"'(snake_case|and)', and the first word after it, '(words|newlines)', were glued "
+        r"across the newline",
     ),
     Mistake(
         checks.check_encode,
