@@ -4062,6 +4062,16 @@ def tokenize_lines_joined(text):
     return re.findall(r"\w+|[^\w\s]", "".join(text.splitlines()).lower())
 
 
+def pad_centred_more_on_the_left(sequences, pad_id):
+    """Each row's padding split between both ends, the odd one before the sequence."""
+    width = max((len(seq) for seq in sequences), default=0)
+    rows = []
+    for seq in sequences:
+        extra = width - len(seq)
+        rows.append([pad_id] * (extra - extra // 2) + list(seq) + [pad_id] * (extra // 2))
+    return np.array(rows, dtype=np.int64).reshape(len(sequences), width)
+
+
 MISTAKES += [
     Mistake(
         checks.check_bpe_decode,
@@ -4080,6 +4090,12 @@ MISTAKES += [
         r"with every newline \('\\n'\) deleted[\s\S]*the last word before a newline, "
         r"'(snake_case|and)', and the first word after it, '(words|newlines)', were glued "
         r"across the newline",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_centred_more_on_the_left,
+        r"not from column 0[\s\S]*split between both ends, half before the sequence and half "
+        r"after it \(the odd one on the left\)",
     ),
     Mistake(
         checks.check_encode,
