@@ -126,6 +126,45 @@ def _width_counted_from_ids(one_hot, width: int, ids: np.ndarray) -> str:
     return f"the number of ids here, and of distinct ids: {present}, or {length}"
 
 
+def _probe_shape(one_hot, ids: np.ndarray, vocab_size: int) -> tuple | None:
+    """The shape one_hot returns for ids (None when it raises or returns no array)."""
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        return tuple(np.shape(one_hot(ids.copy(), vocab_size)))
+    return None
+
+
+def _size_one_axis_dropped(one_hot, ids: np.ndarray, vocab_size: int) -> str:
+    """Which axis of size 1 one_hot drops, from ids with a size-1 axis first, (1, 3), and
+    last, (3, 1): only the last one (a to_categorical-style rule), or only the first; ""
+    when both go (a plain .squeeze()) or the probes cannot tell."""
+    if one_hot is None or ids.ndim < 2:
+        return ""
+    first_ids = np.array([[2, 0, 3]]) % vocab_size  # (1, 3)
+    last_ids = first_ids.T.copy()  # (3, 1)
+    first_kept = _probe_shape(one_hot, first_ids, vocab_size) == (1, 3, vocab_size)
+    last_kept = _probe_shape(one_hot, last_ids, vocab_size) == (3, 1, vocab_size)
+    if first_kept and not last_kept:
+        return (
+            f"Only a last axis of size 1 is dropped: ids of shape {ids.shape} give "
+            f"{tuple(d for d in (*ids.shape, vocab_size) if d != 1)} instead of "
+            f"{(*ids.shape, vocab_size)}, while ids of shape (1, 3) keep their first axis of "
+            f"size 1, (1, 3, {vocab_size}) as expected. Your code drops the ids' last axis when "
+            "it has length 1 (if ids.shape[-1] == 1: ids = ids[..., 0], .squeeze(-1), or "
+            "the same axis cut from the result; the rule of keras' to_categorical). Here ids of shape (batch, 1) "
+            "are a batch of one-token sequences: keep that axis, np.eye(vocab_size)[ids] "
+            "gives (batch, 1, vocab_size)."
+        )
+    if last_kept and not first_kept:
+        return (
+            f"Only a first axis of size 1 is dropped: ids of shape (1, 3) give "
+            f"(3, {vocab_size}) instead of (1, 3, {vocab_size}), while ids of shape (3, 1) "
+            f"keep their last axis, (3, 1, {vocab_size}). Your code removes a leading axis of "
+            "length 1 (.squeeze(0), or ids[0] when len(ids) == 1): a batch of one sequence "
+            "keeps its batch axis. Return np.eye(vocab_size)[ids] as it is."
+        )
+    return ""
+
+
 def _one_hot_shape_hint(
     got: tuple, ids: np.ndarray, vocab_size: int, passed_several: bool = False, one_hot=None
 ) -> str:
@@ -134,7 +173,9 @@ def _one_hot_shape_hint(
     expected = (*ids.shape, vocab_size)
     squeezed = tuple(d for d in expected if d != 1)
     if 1 in expected and got == squeezed and (ids.size > 1 or passed_several):
-        return _SQUEEZED.format(shape=ids.shape, expected=expected)
+        return _size_one_axis_dropped(one_hot, ids, vocab_size) or _SQUEEZED.format(
+            shape=ids.shape, expected=expected
+        )
     if got == (vocab_size, *ids.shape):
         return (
             "The one-hot axis came first: the result looks transposed. Each token gets one row "
