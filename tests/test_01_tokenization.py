@@ -4072,6 +4072,31 @@ def pad_centred_more_on_the_left(sequences, pad_id):
     return np.array(rows, dtype=np.int64).reshape(len(sequences), width)
 
 
+def merge_pair_single_step_after_merge(ids, pair, new_id):
+    """No else: after a merge the next id is appended untested (IndexError at the end)."""
+    out, i = [], 0
+    while i < len(ids):
+        if ids[i : i + 2] == list(pair):
+            out.append(new_id)
+            i += 2
+        out.append(ids[i])
+        i += 1
+    return out
+
+
+def merge_pair_single_step_after_merge_guarded(ids, pair, new_id):
+    """No else, but the untested step guarded by the end: exactly str.replace's result."""
+    out, i = [], 0
+    while i < len(ids):
+        if ids[i : i + 2] == list(pair):
+            out.append(new_id)
+            i += 2
+        if i < len(ids):
+            out.append(ids[i])
+            i += 1
+    return out
+
+
 MISTAKES += [
     Mistake(
         checks.check_bpe_decode,
@@ -4096,6 +4121,17 @@ MISTAKES += [
         pad_centred_more_on_the_left,
         r"not from column 0[\s\S]*split between both ends, half before the sequence and half "
         r"after it \(the odd one on the left\)",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_pair_single_step_after_merge,
+        r"(After a merge, the next id was appended without being tested|reads the id after a "
+        r"merge even where the merged pair ends the list)[\s\S]*else:",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_pair_single_step_after_merge_guarded,
+        r"str\.replace[\s\S]*after a merge, appends the next id without testing it",
     ),
     Mistake(
         checks.check_encode,
