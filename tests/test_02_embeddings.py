@@ -1707,6 +1707,36 @@ def one_hot_cuts_result_axis_of_one(ids, vocab_size):
     return out[..., 0, :] if ids.ndim > 1 and ids.shape[-1] == 1 else out
 
 
+def cosine_lengths_broadcast_wrong_way(a, b):
+    """b's lengths down the rows and a's across: entry (i, j) over |b[i]| |a[j]|."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    la, lb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
+    return (a @ b.T) / (lb[:, None] * la[None, :] + 1e-12)
+
+
+def cosine_lengths_of_a_twice(a, b):
+    """a's lengths on both sides of the denominator: b's never used."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    la = np.linalg.norm(a, axis=1)
+    return (a @ b.T) / np.outer(la, la)
+
+
+MISTAKES += [
+    Mistake(
+        check_cosine_similarity,
+        cosine_lengths_broadcast_wrong_way,
+        r"divides entry \(i, j\) of a @ b\.T by \|b\[i\]\| \|a\[j\]\|: the outer product of "
+        r"the lengths in the wrong order",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cosine_lengths_of_a_twice,
+        r"divides entry \(i, j\) of a @ b\.T by \|a\[i\]\| \|a\[j\]\|: the lengths of `a` "
+        r"on both sides",
+    ),
+]
+
+
 def test_one_hot_names_the_last_axis_of_one_dropped_not_a_squeeze():
     """The hidden ids have no last axis of size 1: the visible run shows this mistake."""
     with pytest.raises(CheckFailure) as failure:

@@ -1272,6 +1272,49 @@ def _norm_product_hint(cosine_similarity, a: np.ndarray, b: np.ndarray) -> str:
     )
 
 
+def _implied_denominator_hint(cosine_similarity, a: np.ndarray, b: np.ndarray) -> str:
+    """After a broadcasting error: with as many rows in a as in b, the learner's function
+    runs; read the denominator it divides a @ b.T by (a @ b.T / yours) and name it when it
+    is one product of row lengths other than |a[i]| |b[j]|: the outer product in the
+    wrong order (|b[i]| |a[j]|), or one matrix's lengths twice. "" otherwise."""
+    k = min(len(a), len(b))
+    if k < 2:
+        return ""
+    rng = numpy_rng(5151)
+    a2 = rng.normal(size=(k, a.shape[1])) * rng.uniform(0.5, 3.0, size=(k, 1))  # (k, d)
+    b2 = rng.normal(size=(k, a.shape[1])) * rng.uniform(0.5, 3.0, size=(k, 1))  # (k, d)
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(cosine_similarity(a2.copy(), b2.copy()), dtype=np.float64)
+    if probe is None or probe.shape != (k, k) or not np.all(np.isfinite(probe)):
+        return ""
+    na, nb = np.linalg.norm(a2, axis=-1), np.linalg.norm(b2, axis=-1)  # (k,), (k,)
+    dots = a2 @ b2.T  # (k, k)
+    candidates = {
+        "|b[i]| |a[j]|: the outer product of the lengths in the wrong order, np.outer(b_norm, "
+        "a_norm) (or b_norm[:, None] * a_norm[None, :]), shape (m, n) where (n, m) belongs, "
+        "so with different numbers of rows it cannot broadcast": np.outer(nb, na),
+        "|a[i]| |a[j]|: the lengths of `a` on both sides, b's lengths never used (an outer "
+        "product of a's lengths with themselves, or b's rows divided by a's lengths)": np.outer(
+            na, na
+        ),
+        "|b[i]| |b[j]|: the lengths of `b` on both sides, a's lengths never used (an outer "
+        "product of b's lengths with themselves, or a's rows divided by b's lengths)": np.outer(
+            nb, nb
+        ),
+    }
+    found = [
+        why for why, denominator in candidates.items() if np.allclose(probe, dots / denominator)
+    ]
+    if len(found) != 1:
+        return ""
+    return (
+        f" With {k} rows in both, yours runs and divides entry (i, j) of a @ b.T by "
+        f"{found[0]}. Entry (i, j) needs |a[i]| |b[j]|: np.outer(a_norm, b_norm), shape "
+        "(n, m), or normalise the rows of each matrix first."
+    )
+
+
 def _keepdims_hint(message: str) -> str:
     """(n, d) divided by a vector of n norms: the norms lost their axis (no keepdims)."""
     found = re.search(r"shapes \((\d+),\s*(\d+)\)\s+\((\d+),\)", message)
@@ -1435,6 +1478,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                 named = "could not be broadcast" in failure.message and (
                     _norm_product_hint(cosine_similarity, a, b)
                     or _norms_of_the_other_hint(cosine_similarity, failure.message, a, b)
+                    or _implied_denominator_hint(cosine_similarity, a, b)
                     or _keepdims_hint(failure.message)
                 )
                 if named:
