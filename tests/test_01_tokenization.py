@@ -4097,6 +4097,28 @@ def merge_pair_single_step_after_merge_guarded(ids, pair, new_id):
     return out
 
 
+def _train_most_common_per_count(text, num_merges, per_count):
+    """Merges the per_count most common pairs of one count (Counter.most_common) before
+    counting again."""
+    ids, merges = list(text.encode("utf-8")), {}
+    while len(merges) < num_merges:
+        counts = Counter(zip(ids, ids[1:]))
+        if not counts:
+            break
+        for pair, _ in counts.most_common(per_count)[: num_merges - len(merges)]:
+            merges[pair] = 256 + len(merges)
+            ids = ref.merge_pair(ids, pair, merges[pair])
+    return merges
+
+
+def train_bpe_two_most_common_per_count(text, num_merges):
+    return _train_most_common_per_count(text, num_merges, 2)
+
+
+def train_bpe_three_most_common_per_count(text, num_merges):
+    return _train_most_common_per_count(text, num_merges, 3)
+
+
 MISTAKES += [
     Mistake(
         checks.check_bpe_decode,
@@ -4132,6 +4154,18 @@ MISTAKES += [
         checks.check_merge_pair,
         merge_pair_single_step_after_merge_guarded,
         r"str\.replace[\s\S]*after a merge, appends the next id without testing it",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_bpe_two_most_common_per_count,
+        r"^(?![\s\S]*A tie was broken)[\s\S]*merges the 2 most frequent pairs of one count "
+        r"before counting again",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_bpe_three_most_common_per_count,
+        r"^(?![\s\S]*A tie was broken)[\s\S]*merges the 3 most frequent pairs of one count "
+        r"before counting again",
     ),
     Mistake(
         checks.check_encode,
