@@ -4119,6 +4119,20 @@ def train_bpe_three_most_common_per_count(text, num_merges):
     return _train_most_common_per_count(text, num_merges, 3)
 
 
+def train_bpe_counter_bumped_before_merge(text, num_merges):
+    """The next id is bumped between recording a merge and merging with it."""
+    ids, merges, next_id = list(text.encode("utf-8")), {}, 256
+    for _ in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        pair = max(counts, key=counts.get)
+        merges[pair] = next_id
+        next_id += 1
+        ids = ref.merge_pair(ids, pair, next_id)
+    return merges
+
+
 MISTAKES += [
     Mistake(
         checks.check_bpe_decode,
@@ -4166,6 +4180,12 @@ MISTAKES += [
         train_bpe_three_most_common_per_count,
         r"^(?![\s\S]*A tie was broken)[\s\S]*merges the 3 most frequent pairs of one count "
         r"before counting again",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_bpe_counter_bumped_before_merge,
+        r"merged with the id 257 \+ i[\s\S]*The ids merged into the text are one higher than "
+        r"the ids recorded",
     ),
     Mistake(
         checks.check_encode,

@@ -271,10 +271,18 @@ def _ids_merged_with(text: str, merges: dict[tuple[int, int], int]) -> str:
     if len(found) != 1:
         return ""
     name, used = found[0]
+    later = (
+        " The ids merged into the text are one higher than the ids recorded: an id computed "
+        "from a count that grows, such as 256 + len(merges), read once for the dict and once "
+        "more after the dict has grown (merges[pair] = 256 + len(merges) written before "
+        "merge_pair(ids, pair, 256 + len(merges))). Compute the new id once, before both."
+        if name == "257 + i"
+        else ""
+    )
     return (
         f"Your pairs are exactly the rule's if your loop merged with the id {name} "
         f"({used}) while it recorded {recorded}: merge_pair and the dict must use the same "
-        "new id, 256 + i."
+        f"new id, 256 + i.{later}"
     )
 
 
