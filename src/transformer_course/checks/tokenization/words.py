@@ -404,10 +404,17 @@ def _whitespace_removed_before_split(runs) -> str:
                 continue
             lowered = text.lower()
             at = next(
-                k
-                for k in range(len(lowered))
-                if lowered[k] == ch and re.search(r"\w\Z", lowered[:k].rstrip(ch))
+                (
+                    k
+                    for k in range(len(lowered))
+                    if lowered[k] == ch
+                    and re.search(r"\w\Z", lowered[:k])
+                    and re.match(r"\w", lowered[k:].lstrip(ch))
+                ),
+                None,
             )
+            if at is None:
+                continue
             before = re.findall(r"\w+", lowered[:at])[-1]
             after = re.findall(r"\w+", lowered[at:])[0]
             return (
