@@ -6,9 +6,11 @@ worked examples; the lesson's text states what its demos really show."""
 from __future__ import annotations
 
 import ast
+import random
 import re
 import string
 import unicodedata
+import zlib
 from collections import Counter, OrderedDict, defaultdict
 
 import jupytext
@@ -4016,6 +4018,185 @@ MISTAKES += [
         bpe_decode_unmerged_by_new_id,
         r"^(?![\s\S]*bytes\(\[a, b\]\))[\s\S]*left unexpanded: you undo the merges one by one"
         r"[\s\S]*walk them in the order they were learned[\s\S]*reverse learned order",
+    ),
+]
+
+# ------------------------------------------------- round 27 (f27g1): classes of blind round 24
+
+
+def bpe_decode_second_part_expanded_only(ids, merges):
+    """Recurses into a merge's second part only: its first part is kept as an id."""
+    parts = {new_id: pair for pair, new_id in merges.items()}
+
+    def spell(token_id):
+        if token_id not in parts:
+            return [token_id]
+        head, tail = parts[token_id]
+        return [head, *spell(tail)]
+
+    return bytes(b for i in ids for b in spell(i)).decode("utf-8", errors="replace")
+
+
+def bpe_decode_table_with_byte_of_second(ids, merges):
+    """table[a] joined with bytes([b]): b is taken for a byte even when it is a merge."""
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + bytes([b])
+    return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
+
+
+def encode_unknown_to_crc_bucket(tokens, vocab):
+    """Each unknown token to its own bucket past the vocabulary: len(vocab) + crc32 % 50."""
+    return [vocab.get(t, len(vocab) + zlib.crc32(t.encode()) % 50) for t in tokens]
+
+
+def encode_unknown_to_random_id(tokens, vocab):
+    """Each unknown token to a random id past the vocabulary."""
+    draw = random.Random()
+    return [vocab[t] if t in vocab else len(vocab) + draw.randrange(10**6) for t in tokens]
+
+
+def tokenize_lines_joined(text):
+    """The lines joined with nothing ("".join(text.splitlines())): a line's last word and
+    the next line's first become one token."""
+    return re.findall(r"\w+|[^\w\s]", "".join(text.splitlines()).lower())
+
+
+def pad_centred_more_on_the_left(sequences, pad_id):
+    """Each row's padding split between both ends, the odd one before the sequence."""
+    width = max((len(seq) for seq in sequences), default=0)
+    rows = []
+    for seq in sequences:
+        extra = width - len(seq)
+        rows.append([pad_id] * (extra - extra // 2) + list(seq) + [pad_id] * (extra // 2))
+    return np.array(rows, dtype=np.int64).reshape(len(sequences), width)
+
+
+def merge_pair_single_step_after_merge(ids, pair, new_id):
+    """No else: after a merge the next id is appended untested (IndexError at the end)."""
+    out, i = [], 0
+    while i < len(ids):
+        if ids[i : i + 2] == list(pair):
+            out.append(new_id)
+            i += 2
+        out.append(ids[i])
+        i += 1
+    return out
+
+
+def merge_pair_single_step_after_merge_guarded(ids, pair, new_id):
+    """No else, but the untested step guarded by the end: exactly str.replace's result."""
+    out, i = [], 0
+    while i < len(ids):
+        if ids[i : i + 2] == list(pair):
+            out.append(new_id)
+            i += 2
+        if i < len(ids):
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def _train_most_common_per_count(text, num_merges, per_count):
+    """Merges the per_count most common pairs of one count (Counter.most_common) before
+    counting again."""
+    ids, merges = list(text.encode("utf-8")), {}
+    while len(merges) < num_merges:
+        counts = Counter(zip(ids, ids[1:]))
+        if not counts:
+            break
+        for pair, _ in counts.most_common(per_count)[: num_merges - len(merges)]:
+            merges[pair] = 256 + len(merges)
+            ids = ref.merge_pair(ids, pair, merges[pair])
+    return merges
+
+
+def train_bpe_two_most_common_per_count(text, num_merges):
+    return _train_most_common_per_count(text, num_merges, 2)
+
+
+def train_bpe_three_most_common_per_count(text, num_merges):
+    return _train_most_common_per_count(text, num_merges, 3)
+
+
+def train_bpe_counter_bumped_before_merge(text, num_merges):
+    """The next id is bumped between recording a merge and merging with it."""
+    ids, merges, next_id = list(text.encode("utf-8")), {}, 256
+    for _ in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        pair = max(counts, key=counts.get)
+        merges[pair] = next_id
+        next_id += 1
+        ids = ref.merge_pair(ids, pair, next_id)
+    return merges
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_second_part_expanded_only,
+        r"^(?![\s\S]*bytes\(\[a, b\]\))[\s\S]*A merge's first part was never expanded"
+        r"[\s\S]*Only the second part was expanded",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_table_with_byte_of_second,
+        r"^(?![\s\S]*bytes\(\[a, b\]\))[\s\S]*A merge's second part was never expanded",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_lines_joined,
+        r"with every newline \('\\n'\) deleted[\s\S]*the last word before a newline, "
+        r"'(snake_case|and)', and the first word after it, '(words|newlines)', were glued "
+        r"across the newline",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_centred_more_on_the_left,
+        r"not from column 0[\s\S]*split between both ends, half before the sequence and half "
+        r"after it \(the odd one on the left\)",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_pair_single_step_after_merge,
+        r"(After a merge, the next id was appended without being tested|reads the id after a "
+        r"merge even where the merged pair ends the list)[\s\S]*else:",
+    ),
+    Mistake(
+        checks.check_merge_pair,
+        merge_pair_single_step_after_merge_guarded,
+        r"str\.replace[\s\S]*after a merge, appends the next id without testing it",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_bpe_two_most_common_per_count,
+        r"^(?![\s\S]*A tie was broken)[\s\S]*merges the 2 most frequent pairs of one count "
+        r"before counting again",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_bpe_three_most_common_per_count,
+        r"^(?![\s\S]*A tie was broken)[\s\S]*merges the 3 most frequent pairs of one count "
+        r"before counting again",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_bpe_counter_bumped_before_merge,
+        r"merged with the id 257 \+ i[\s\S]*The ids merged into the text are one higher than "
+        r"the ids recorded",
+    ),
+    Mistake(
+        checks.check_encode,
+        encode_unknown_to_crc_bucket,
+        r"(?i)unknown tokens[\s\S]*(lie outside the vocabulary|an id outside the vocabulary)",
+    ),
+    Mistake(
+        checks.check_encode,
+        encode_unknown_to_random_id,
+        r"^(?![\s\S]*hash)[\s\S]*(lie outside the vocabulary[\s\S]*drawn at random|an id "
+        r"outside the vocabulary)",
     ),
 ]
 

@@ -8,6 +8,7 @@ random state, determinism, inputs changed in place) is in test_exercises.py."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ import torch.nn.functional as F
 from common import Correct, Mistake, lesson_tests
 from torch import nn
 
+from transformer_course.checking import CheckFailure
 from transformer_course.checks.embeddings import (
     QUIZ_GRADIENT_ROWS,
     check_cosine_similarity,
@@ -1694,6 +1696,59 @@ MISTAKES += [
         r"of shape \(\), holds a single value and has no items: your code loops over it",
     ),
 ]
+
+# ------------------------------------------------- round 27 (f27g1): classes of blind round 24
+
+
+def one_hot_cuts_result_axis_of_one(ids, vocab_size):
+    """The result's axis of the ids' last size-1 axis cut after encoding."""
+    ids = np.asarray(ids)
+    out = np.eye(vocab_size)[ids]
+    return out[..., 0, :] if ids.ndim > 1 and ids.shape[-1] == 1 else out
+
+
+def cosine_lengths_broadcast_wrong_way(a, b):
+    """b's lengths down the rows and a's across: entry (i, j) over |b[i]| |a[j]|."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    la, lb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
+    return (a @ b.T) / (lb[:, None] * la[None, :] + 1e-12)
+
+
+def cosine_lengths_of_a_twice(a, b):
+    """a's lengths on both sides of the denominator: b's never used."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    la = np.linalg.norm(a, axis=1)
+    return (a @ b.T) / np.outer(la, la)
+
+
+MISTAKES += [
+    Mistake(
+        check_cosine_similarity,
+        cosine_lengths_broadcast_wrong_way,
+        r"divides entry \(i, j\) of a @ b\.T by \|b\[i\]\| \|a\[j\]\|: the outer product of "
+        r"the lengths in the wrong order",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cosine_lengths_of_a_twice,
+        r"divides entry \(i, j\) of a @ b\.T by \|a\[i\]\| \|a\[j\]\|: the lengths of `a` "
+        r"on both sides",
+    ),
+]
+
+
+def test_one_hot_names_the_last_axis_of_one_dropped_not_a_squeeze():
+    """The hidden ids have no last axis of size 1: the visible run shows this mistake."""
+    with pytest.raises(CheckFailure) as failure:
+        check_one_hot(one_hot_cuts_result_axis_of_one)
+    message = str(failure.value)
+    assert ".squeeze() the result" not in message
+    assert re.search(
+        r"Only a last axis of size 1 is dropped[\s\S]*ids of shape \(1, 3\) keep their first "
+        r"axis",
+        message,
+    ), message
+
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 

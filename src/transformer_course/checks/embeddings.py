@@ -126,6 +126,45 @@ def _width_counted_from_ids(one_hot, width: int, ids: np.ndarray) -> str:
     return f"the number of ids here, and of distinct ids: {present}, or {length}"
 
 
+def _probe_shape(one_hot, ids: np.ndarray, vocab_size: int) -> tuple | None:
+    """The shape one_hot returns for ids (None when it raises or returns no array)."""
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        return tuple(np.shape(one_hot(ids.copy(), vocab_size)))
+    return None
+
+
+def _size_one_axis_dropped(one_hot, ids: np.ndarray, vocab_size: int) -> str:
+    """Which axis of size 1 one_hot drops, from ids with a size-1 axis first, (1, 3), and
+    last, (3, 1): only the last one (a to_categorical-style rule), or only the first; ""
+    when both go (a plain .squeeze()) or the probes cannot tell."""
+    if one_hot is None or ids.ndim < 2:
+        return ""
+    first_ids = np.array([[2, 0, 3]]) % vocab_size  # (1, 3)
+    last_ids = first_ids.T.copy()  # (3, 1)
+    first_kept = _probe_shape(one_hot, first_ids, vocab_size) == (1, 3, vocab_size)
+    last_kept = _probe_shape(one_hot, last_ids, vocab_size) == (3, 1, vocab_size)
+    if first_kept and not last_kept:
+        return (
+            f"Only a last axis of size 1 is dropped: ids of shape {ids.shape} give "
+            f"{tuple(d for d in (*ids.shape, vocab_size) if d != 1)} instead of "
+            f"{(*ids.shape, vocab_size)}, while ids of shape (1, 3) keep their first axis of "
+            f"size 1, (1, 3, {vocab_size}) as expected. Your code drops the ids' last axis when "
+            "it has length 1 (if ids.shape[-1] == 1: ids = ids[..., 0], .squeeze(-1), or "
+            "the same axis cut from the result; the rule of keras' to_categorical). Here ids of shape (batch, 1) "
+            "are a batch of one-token sequences: keep that axis, np.eye(vocab_size)[ids] "
+            "gives (batch, 1, vocab_size)."
+        )
+    if last_kept and not first_kept:
+        return (
+            f"Only a first axis of size 1 is dropped: ids of shape (1, 3) give "
+            f"(3, {vocab_size}) instead of (1, 3, {vocab_size}), while ids of shape (3, 1) "
+            f"keep their last axis, (3, 1, {vocab_size}). Your code removes a leading axis of "
+            "length 1 (.squeeze(0), or ids[0] when len(ids) == 1): a batch of one sequence "
+            "keeps its batch axis. Return np.eye(vocab_size)[ids] as it is."
+        )
+    return ""
+
+
 def _one_hot_shape_hint(
     got: tuple, ids: np.ndarray, vocab_size: int, passed_several: bool = False, one_hot=None
 ) -> str:
@@ -134,7 +173,9 @@ def _one_hot_shape_hint(
     expected = (*ids.shape, vocab_size)
     squeezed = tuple(d for d in expected if d != 1)
     if 1 in expected and got == squeezed and (ids.size > 1 or passed_several):
-        return _SQUEEZED.format(shape=ids.shape, expected=expected)
+        return _size_one_axis_dropped(one_hot, ids, vocab_size) or _SQUEEZED.format(
+            shape=ids.shape, expected=expected
+        )
     if got == (vocab_size, *ids.shape):
         return (
             "The one-hot axis came first: the result looks transposed. Each token gets one row "
@@ -1231,6 +1272,49 @@ def _norm_product_hint(cosine_similarity, a: np.ndarray, b: np.ndarray) -> str:
     )
 
 
+def _implied_denominator_hint(cosine_similarity, a: np.ndarray, b: np.ndarray) -> str:
+    """After a broadcasting error: with as many rows in a as in b, the learner's function
+    runs; read the denominator it divides a @ b.T by (a @ b.T / yours) and name it when it
+    is one product of row lengths other than |a[i]| |b[j]|: the outer product in the
+    wrong order (|b[i]| |a[j]|), or one matrix's lengths twice. "" otherwise."""
+    k = min(len(a), len(b))
+    if k < 2:
+        return ""
+    rng = numpy_rng(5151)
+    a2 = rng.normal(size=(k, a.shape[1])) * rng.uniform(0.5, 3.0, size=(k, 1))  # (k, d)
+    b2 = rng.normal(size=(k, a.shape[1])) * rng.uniform(0.5, 3.0, size=(k, 1))  # (k, d)
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(cosine_similarity(a2.copy(), b2.copy()), dtype=np.float64)
+    if probe is None or probe.shape != (k, k) or not np.all(np.isfinite(probe)):
+        return ""
+    na, nb = np.linalg.norm(a2, axis=-1), np.linalg.norm(b2, axis=-1)  # (k,), (k,)
+    dots = a2 @ b2.T  # (k, k)
+    candidates = {
+        "|b[i]| |a[j]|: the outer product of the lengths in the wrong order, np.outer(b_norm, "
+        "a_norm) (or b_norm[:, None] * a_norm[None, :]), shape (m, n) where (n, m) belongs, "
+        "so with different numbers of rows it cannot broadcast": np.outer(nb, na),
+        "|a[i]| |a[j]|: the lengths of `a` on both sides, b's lengths never used (an outer "
+        "product of a's lengths with themselves, or b's rows divided by a's lengths)": np.outer(
+            na, na
+        ),
+        "|b[i]| |b[j]|: the lengths of `b` on both sides, a's lengths never used (an outer "
+        "product of b's lengths with themselves, or a's rows divided by b's lengths)": np.outer(
+            nb, nb
+        ),
+    }
+    found = [
+        why for why, denominator in candidates.items() if np.allclose(probe, dots / denominator)
+    ]
+    if len(found) != 1:
+        return ""
+    return (
+        f" With {k} rows in both, yours runs and divides entry (i, j) of a @ b.T by "
+        f"{found[0]}. Entry (i, j) needs |a[i]| |b[j]|: np.outer(a_norm, b_norm), shape "
+        "(n, m), or normalise the rows of each matrix first."
+    )
+
+
 def _keepdims_hint(message: str) -> str:
     """(n, d) divided by a vector of n norms: the norms lost their axis (no keepdims)."""
     found = re.search(r"shapes \((\d+),\s*(\d+)\)\s+\((\d+),\)", message)
@@ -1394,6 +1478,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                 named = "could not be broadcast" in failure.message and (
                     _norm_product_hint(cosine_similarity, a, b)
                     or _norms_of_the_other_hint(cosine_similarity, failure.message, a, b)
+                    or _implied_denominator_hint(cosine_similarity, a, b)
                     or _keepdims_hint(failure.message)
                 )
                 if named:

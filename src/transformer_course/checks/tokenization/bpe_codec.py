@@ -705,6 +705,11 @@ _ID_AS_BYTE_PROBES = {
     # a merge listed before the merge it is built on: expanding the ids merge by merge in
     # the dict's order decodes it; a table built from bytes([a, b]) cannot (257 > 255)
     "built on a later merge": ([256], {(97, 257): 256, (98, 99): 257}, "abc"),
+    # a merge whose first part only is a merge, then one whose second part only is: a
+    # table built from bytes([a, b]) fails on both; a part kept as an id unexpanded
+    # (expand(a) + [b], table[a] + bytes([b])) fails on one of them only
+    "merge first": ([257], {(104, 105): 256, (256, 33): 257}, "hi!"),
+    "merge second": ([257], {(104, 105): 256, (33, 256): 257}, "!hi"),
 }
 
 
@@ -763,6 +768,26 @@ def _id_as_byte_hint(bpe_decode):
                 "up are merges, each standing for several bytes. Expand through the table: "
                 "table[new_id] = table[a] + table[b], in learned order, then join table[i] for "
                 "every id."
+            )
+        nested = (outcome["merge first"], outcome["merge second"])
+        if first == "right" and later == "right" and "right" in nested and nested != ("right",) * 2:
+            kept, expanded = ("second", "first") if nested[0] == "right" else ("first", "second")
+            fails, works = (
+                ("merge second", "merge first")
+                if kept == "second"
+                else ("merge first", "merge second")
+            )
+            part, other = ("b", "a") if kept == "second" else ("a", "b")
+            return (
+                f"A merge's {kept} part was never expanded: where it is itself a merge (an "
+                f"id of 256 or more), that id was kept as it is and reached bytes(), which "
+                f"needs values in 0..255. {shown[fails]} raises the same error, while "
+                f"{shown[works]}, whose merged part comes {expanded}, returns "
+                f"{_ID_AS_BYTE_PROBES[works][2]!r}. Only the {expanded} part was expanded "
+                f"(recursion into {other} only, e.g. expand({other}) with {part} appended as "
+                f"it is, or table[{other}] joined with bytes([{part}])). Expand both parts: "
+                "table[new_id] = table[a] + table[b], in learned order (or recurse into a "
+                "and into b)."
             )
         if first == "right" and later == "right" and outcome["built on a later merge"] == "right":
             return (

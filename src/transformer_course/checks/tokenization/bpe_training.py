@@ -70,6 +70,74 @@ def _last_of_max(counts):
     return sorted(counts, key=counts.get)[-1]
 
 
+def _train_several_per_count(ids, num_merges: int, per_count: int) -> dict:
+    """Training that merges the ``per_count`` most frequent pairs of one count, one after
+    the other, before counting again: every merge but the first of a count is chosen
+    from counts taken before the previous merge."""
+    merges: dict[tuple[int, int], int] = {}
+    while len(merges) < num_merges:
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        for pair in sorted(counts, key=counts.get, reverse=True)[:per_count]:
+            if len(merges) == num_merges:
+                break
+            ids = ref.merge_pair(ids, pair, 256 + len(merges))
+            merges[pair] = 256 + len(merges)
+    return merges
+
+
+_STALE_COUNTS = (
+    "Your merges are those of a loop that merges the {k} most frequent pairs of one count "
+    "before counting again: every merge but the first of a count is chosen from counts taken "
+    "before the previous merge, stale counts that still hold the pairs that merge removed and "
+    "lack the pairs it created. Count the pairs again on the current ids before every "
+    "merge, and merge only the single most frequent pair of each count."
+)
+_TIE_LAST = (
+    "A tie was broken the wrong way: among equally frequent pairs, pick the one that occurs "
+    "first (max() over the ordered dict does that; sorted(...)[-1] does not)."
+)
+#: a text and a number of merges on which the pair-choosing mistakes all differ
+_CHOICE_PROBE = ("hello hello world", 4)
+
+
+def _choice_mistakes(train_bpe, ids: list[int], num_merges: int, got: dict) -> dict:
+    """{message: merges as a list of items} for the ways of choosing each merge's pair
+    wrongly (ties to the last pair, several pairs merged per count); where several give
+    ``got`` here, the learner's train_bpe on _CHOICE_PROBE keeps the one it agrees with
+    there (all stay when it agrees with none, or fails)."""
+    models = {
+        _TIE_LAST: lambda ids, n: _train(ids, n, _last_of_max),
+        **{
+            _STALE_COUNTS.format(k=k): lambda ids, n, k=k: _train_several_per_count(ids, n, k)
+            for k in (2, 3)
+        },
+    }
+    values = {
+        message: list(model(list(ids), num_merges).items()) for message, model in models.items()
+    }
+    mine = sorted(got.items(), key=lambda item: item[1]) if isinstance(got, dict) else None
+    agreeing = [message for message, value in values.items() if value == mine]
+    if len(agreeing) < 2:
+        return values
+    text, steps = _CHOICE_PROBE
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            probed = dict(train_bpe(text, steps))
+    except Exception:  # the probe tells nothing: every agreeing mistake stays named
+        return values
+    probe_ids = list(text.encode("utf-8"))
+    kept = [m for m in agreeing if models[m](list(probe_ids), steps) == probed]
+    if len(kept) != 1:
+        return values
+    return {
+        message: value
+        for message, value in values.items()
+        if message not in agreeing or message in kept
+    }
+
+
 def _count_as_pair_hint(got: dict, what: str) -> str:
     """When the keys are single ints and the first is the largest pair count of the text's
     bytes: max(counts.values()), a count, was taken for the pair."""
@@ -203,10 +271,18 @@ def _ids_merged_with(text: str, merges: dict[tuple[int, int], int]) -> str:
     if len(found) != 1:
         return ""
     name, used = found[0]
+    later = (
+        " The ids merged into the text are one higher than the ids recorded: an id computed "
+        "from a count that grows, such as 256 + len(merges), read once for the dict and once "
+        "more after the dict has grown (merges[pair] = 256 + len(merges) written before "
+        "merge_pair(ids, pair, 256 + len(merges))). Compute the new id once, before both."
+        if name == "257 + i"
+        else ""
+    )
     return (
         f"Your pairs are exactly the rule's if your loop merged with the id {name} "
         f"({used}) while it recorded {recorded}: merge_pair and the dict must use the same "
-        "new id, 256 + i."
+        f"new id, 256 + i.{later}"
     )
 
 
@@ -656,9 +732,7 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     "count them again on the current ids after every merge.": list(
                         _counted_once(byte_ids, num_merges).items()
                     ),
-                    "A tie was broken the wrong way: among equally frequent pairs, pick the one "
-                    "that occurs first (max() over the ordered dict does that; sorted(...)[-1] "
-                    "does not).": list(_train(byte_ids, num_merges, _last_of_max).items()),
+                    **_choice_mistakes(train_bpe, byte_ids, num_merges, got),
                     "Start from the UTF-8 bytes of the text (text.encode('utf-8')), not from "
                     "characters: ord(ch) (or a latin-1 encoding, which gives the same numbers) "
                     "is not a byte of UTF-8 for anything outside ASCII ('é' is two "

@@ -105,6 +105,69 @@ def _unknown_token_spans_hint(tokens, vocab, got) -> str:
     )
 
 
+def _unknown_token_ids_hint(tokens, vocab, got, encode_again=None) -> str:
+    """Every known token right and the unknown ones given ids other than <unk>'s, one id
+    per token: say what each became, and whether those ids lie past the end of the
+    vocabulary (no row in the embedding table); "" otherwise."""
+    if not isinstance(got, list | tuple) or len(got) != len(tokens):
+        return ""
+    unk = vocab["<unk>"]
+    pairs = list(zip(tokens, got, strict=True))
+    if any(t in vocab and i != vocab[t] for t, i in pairs):
+        return ""
+    wrong = {t: i for t, i in pairs if t not in vocab and i != unk}
+    if not wrong or not all(isinstance(i, int) for i in wrong.values()):
+        return ""
+    shown = ", ".join(f"{t!r} became {i}" for t, i in list(wrong.items())[:4])
+    past_end = [i for i in wrong.values() if i >= len(vocab) or i < 0]
+    where = (
+        f" {'They lie' if len(past_end) == len(wrong) else 'Some lie'} outside the vocabulary "
+        f"(its ids are 0..{len(vocab) - 1}): the embedding table has no row for such an id."
+        if past_end
+        else " Those are ids of other tokens of the vocabulary."
+    )
+    distinct = len(set(wrong.values())) == len(set(wrong)) > 1
+    if (
+        distinct
+        and past_end
+        and sorted(wrong.values()) == list(range(len(vocab), len(vocab) + len(wrong)))
+    ):
+        how = (
+            " Each unknown token got a new id of its own, counted on from len(vocab): the "
+            "vocabulary was grown (on a copy) instead of sending them to <unk>."
+        )
+    elif distinct and not _same_when_called_again(encode_again, got):
+        how = (
+            " Each unknown token got an id of its own, and a second call with the same "
+            "tokens gave other ids: they are drawn at random, not looked up."
+        )
+    elif distinct:
+        how = (
+            " Each unknown token got an id of its own, computed from the token (a hashed "
+            "out-of-vocabulary bucket, len(vocab) + hash(token) % n, does that), instead of "
+            "one shared id."
+        )
+    else:
+        how = ""
+    return (
+        f"Your known tokens are right, but the unknown tokens were not given the id of "
+        f"'<unk>' ({unk}): {shown}.{where}{how} Every token missing from the vocabulary maps "
+        f"to the id of '<unk>': vocab.get(token, vocab[\"<unk>\"])."
+    )
+
+
+def _same_when_called_again(encode_again, got) -> bool:
+    """Whether a second call returns got again (True when it cannot be made)."""
+    if encode_again is None:
+        return True
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            again = encode_again()
+    except Exception:  # a second call that fails tells nothing about the first
+        return True
+    return list(again) == list(got) if isinstance(again, list | tuple) else True
+
+
 def _encode_cased_mistakes(tokens, vocab) -> dict:
     """What only this run shows: each token lower-cased before the lookup, and the id 0
     (falsy) replaced by <unk>'s (vocab.get(token) or unk)."""
@@ -145,6 +208,11 @@ def _encode_unknown_as(tokens, vocab, got) -> dict:
         return {}
     names = [t for t, i in vocab.items() if i == value]
     known = f" (the id of {names[0]})" if names else ""
+    if value >= len(vocab) or value < 0:
+        known = (
+            f", an id outside the vocabulary (its ids are 0..{len(vocab) - 1}): the embedding "
+            "table has no row for it"
+        )
     return {
         f"Unknown tokens must become the id of <unk> ({vocab['<unk>']}), not {value}{known}: "
         'vocab.get(token, vocab["<unk>"]).': [vocab.get(t, value) for t in tokens]
@@ -344,6 +412,9 @@ def check_encode(encode, *, hidden: bool = False) -> None:
                     (_KEY_ORDER_OBSERVED if named == _ALPHABETICAL else "")
                     or _encode_order_hint(tokens, got, expected)
                     or _unknown_token_spans_hint(tokens, vocab, got)
+                    or _unknown_token_ids_hint(
+                        tokens, vocab, got, lambda: encode(list(tokens), dict(vocab))
+                    )
                     or f"Look each token up in vocab (vocab is {dict(list(vocab.items())[:8])}...)."
                 ),
                 mistakes={

@@ -20,6 +20,51 @@ def _left_padded(seqs, pad_id, expected):
     return left
 
 
+def _sequence_offsets(seqs, pad_id, array) -> list[int] | None:
+    """Where each row of array holds its sequence whole, the rest pad_id: the column it
+    starts at, per row; None when a row is not its sequence shifted within the padding."""
+    offsets = []
+    for seq, row in zip(seqs, array, strict=True):
+        extra = len(row) - len(seq)
+        fits = [
+            k
+            for k in range(extra + 1)
+            if list(row[k : k + len(seq)]) == list(seq)
+            and all(v == pad_id for v in [*row[:k], *row[k + len(seq) :]])
+        ]
+        if not fits:
+            return None
+        offsets.append(0 if 0 in fits else fits[0])
+    return offsets
+
+
+def _shifted_rows_hint(seqs, pad_id, array) -> str:
+    """Every row holds its sequence whole but some start past column 0: say where, and
+    name the padding split between both ends when each offset is half its padding."""
+    offsets = _sequence_offsets(seqs, pad_id, array)
+    if offsets is None or not any(offsets):
+        return ""
+    extras = [array.shape[1] - len(seq) for seq in seqs]
+    row = next(r for r, k in enumerate(offsets) if k)
+    where = (
+        f"Your rows hold their sequences whole, but not from column 0: row {row} "
+        f"({seqs[row]}) starts at column {offsets[row]}, with pad_id={pad_id} before it. "
+    )
+    if offsets == [e // 2 for e in extras] or offsets == [e - e // 2 for e in extras]:
+        more = "right" if offsets == [e // 2 for e in extras] else "left"
+        return (
+            where + "Each row's padding is split between both ends, half before the "
+            f"sequence and half after it (the odd one on the {more}), as centred ('same') "
+            "padding does (np.pad with (extra // 2, extra - extra // 2), or str.center). "
+            "Put all of it on the right: every sequence starts at column 0, then pad_id up "
+            "to max_len, np.pad(seq, (0, max_len - len(seq)), constant_values=pad_id)."
+        )
+    return (
+        where + f"Your offsets per row are {offsets} (the padding each row needs: {extras}). "
+        "Every sequence starts at column 0, then pad_id up to max_len."
+    )
+
+
 def _width_of_first_hint(pad_batch, seqs: list[list[int]], pad_id: int) -> str:
     """When the longest sequence is not the first: if the learner's pad_batch is right
     with the sequences reordered longest first, its width comes from the first one."""
@@ -453,7 +498,10 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                 array,
                 expected,
                 what,
-                hint=f"Each row holds its sequence, then pad_id={pad_id} up to max_len.",
+                hint=lambda seqs=seqs, pad_id=pad_id, array=array: (
+                    _shifted_rows_hint(seqs, pad_id, array)
+                    or f"Each row holds its sequence, then pad_id={pad_id} up to max_len."
+                ),
                 mistakes={
                     "You padded on the left (the padding first, then the tokens): pad on the right, "
                     "the tokens first, then the padding.": _left_padded(seqs, pad_id, expected),

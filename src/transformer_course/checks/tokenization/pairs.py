@@ -426,10 +426,28 @@ def _probe_verdict(merge_pair, probe, models: dict[str, object], call=None) -> s
     try:
         run = call if call is not None else lambda fn, *args: fn(*args)
         got = [int(i) for i in run(merge_pair, list(ids), pair, new_id)]
-    except Exception:  # any failure: no verdict, the candidates stay named together
+    except IndexError:  # a read past the end: the model that reads there too, if one does
+        got = IndexError
+    except Exception:  # any other failure: no verdict, the candidates stay named together
         return None
-    matching = [name for name, model in models.items() if model(list(ids), pair, new_id) == got]
+    matching = [
+        name for name, model in models.items() if _model_outcome(model, ids, pair, new_id) == got
+    ]
     return matching[0] if len(matching) == 1 else None
+
+
+def _model_outcome(model, ids, pair, new_id):
+    """A model's result on the input, or IndexError when it reads past the end."""
+    try:
+        return model(list(ids), pair, new_id)
+    except IndexError:
+        return IndexError
+
+
+def _model_value(model, ids, pair, new_id):
+    """A model's result on the input, None where it raises (no result to compare)."""
+    outcome = _model_outcome(model, ids, pair, new_id)
+    return None if outcome is IndexError else outcome
 
 
 _MERGE_BACKWARDS = (
@@ -445,8 +463,18 @@ _MERGE_RIGHT_TO_LEFT = (
 _MERGE_BACK_TO_BACK = (
     "An occurrence that starts right where a merged one ended was not merged (separate "
     "occurrences were). Merging by string replacement (str.replace) on the joined ids does "
-    "that: one match uses up the separator that the next one needs. Scan the list with an "
-    "index instead: after a merge at i, look for the pair again at i + 2."
+    "that: one match uses up the separator that the next one needs. So does a scan that, "
+    "after a merge, appends the next id without testing it (its else: missing, with a guard "
+    "for the end of the list). Scan the list with an index, and after a merge at i look for "
+    "the pair again at i + 2 (the single-id step under else:)."
+)
+_MERGE_NEXT_UNCHECKED = (
+    "After a merge, the next id was appended without being tested: the step for a single "
+    "id (append ids[i], move one) runs after a merge too, as when its else: is missing. So "
+    "a pair that starts right after a merged one is never merged, and where a merged pair "
+    "ends the list, reading the id after it raises IndexError: on [3, 4, 5, 3, 4] with "
+    "(3, 4) yours raises. Put the single-id step under else:, so that a merge (append "
+    "new_id, i += 2) is all that happens at a pair."
 )
 _MERGE_LAST_PAIR = (
     "The pair at the very end of the list was not merged: your test for a pair stops one "
@@ -461,8 +489,8 @@ def _told_apart(
     """``models`` (message -> model) as mistakes for expect_equal: where several give
     ``got`` on this input, the learner's merge_pair on ``probe`` decides which one to name
     (all of them stay named when it cannot); ``call``: see _probe_verdict."""
-    values = {message: model(ids, pair, new_id) for message, model in models.items()}
-    agreeing = [message for message, value in values.items() if value == got]
+    values = {message: _model_value(model, ids, pair, new_id) for message, model in models.items()}
+    agreeing = [message for message, value in values.items() if value is not None and value == got]
     if len(agreeing) > 1:
         verdict = _probe_verdict(merge_pair, probe, {m: models[m] for m in agreeing}, call)
         if verdict is not None:
@@ -525,6 +553,19 @@ def _first_left_id_message() -> str:
         "where (ids[i], ids[i + 1]) == pair, append new_id and skip two, otherwise append "
         "ids[i] and move one."
     )
+
+
+def _merge_next_id_unchecked(ids, pair, new_id):
+    """The scan with its else: missing: after a merge, the next id is appended without
+    being tested (and read past the end, IndexError, when the pair ends the list)."""
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair):
+            out.append(new_id)
+            i += 2
+        out.append(ids[i])
+        i += 1
+    return out
 
 
 def _merge_back_to_back_missed(ids, pair, new_id):
@@ -721,6 +762,18 @@ def _merge_index_hint(merge_pair):
         # fixed before the loop runs past its end.
         reads_past_end = _raises_index_error(merge_pair, [5, 1], (1, 2), 9)
         shrinks = _raises_index_error(merge_pair, [1, 2, 5, 1], (1, 2), 9)
+        # [5, 1, 2]: a merge that ends the list; reading the id after it raises
+        after_last_merge = _raises_index_error(merge_pair, [5, 1, 2], (1, 2), 9)
+        if reads_past_end is False and shrinks is False and after_last_merge is True:
+            return (
+                "Your loop reads the id after a merge even where the merged pair ends the "
+                "list: on [5, 1, 2] with (1, 2) yours raises IndexError, on [5, 1] and "
+                "[1, 2, 5, 1] it does not. After a merge, the step for a single id (append "
+                "ids[i], move one) runs too, as when its else: is missing, so the id after "
+                "every merged pair is appended without being tested. Put the single-id step "
+                "under else:, so that a merge (append new_id, i += 2) is all that happens at "
+                "a pair."
+            )
         if reads_past_end is False and shrinks is True:
             return (
                 "Your list gets shorter while the loop runs: on [5, 1] (nothing to merge) "
@@ -867,8 +920,10 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                         {
                             _MERGE_BACK_TO_BACK: _merge_back_to_back_missed,
                             _MERGE_LAST_PAIR: _merge_last_pair_missed,
+                            _MERGE_NEXT_UNCHECKED: _merge_next_id_unchecked,
                         },
                         _END_PROBE,
+                        c.probe,
                     )
                 )
             _expect_not_accumulated(

@@ -122,7 +122,7 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
                 table.pop(_GLUED_INSIDE, None)
         # marks deleted from the text before the split, shown by every run: named before
         # a known mistake that only one run agrees with (punctuation dropped, say)
-        removed = _removed_before_split(runs)
+        removed = _removed_before_split(runs) or _whitespace_removed_before_split(runs)
         for (text, what, got), single, pair in zip(runs, singles, pairs, strict=True):
             if every_single:
                 single, pair = {m: single[m] for m in every_single}, None
@@ -383,6 +383,51 @@ def _removed_before_split(runs) -> str:
         f"(a {how}, or a clean-up such as re.sub before findall). Split the text as it is: "
         f"every mark is a token of its own, so {piece!r} gives {ref.tokenize(piece)!r}."
     )
+
+
+#: whitespace characters other than the space, each named as a learner writes it
+_WHITESPACE_NAMES = {"\n": "newline", "\t": "tab", "\r": "carriage return", " ": "space"}
+
+
+def _whitespace_removed_before_split(runs) -> str:
+    """When every run's tokens are the reference's tokens of the text with one kind of
+    whitespace deleted (and one run at least shows it): that whitespace was removed
+    before the split, so the words on its two sides became one token ('end\nstart' ->
+    'endstart'); "" otherwise."""
+    if not runs or not all(isinstance(t, str) for _, _, got in runs for t in got):
+        return ""
+    for ch, name in _WHITESPACE_NAMES.items():
+        if not all(ref.tokenize(text.replace(ch, "")) == list(got) for text, _, got in runs):
+            continue
+        for text, _, got in runs:
+            if ch not in text or ref.tokenize(text) == list(got):
+                continue
+            lowered = text.lower()
+            at = next(
+                (
+                    k
+                    for k in range(len(lowered))
+                    if lowered[k] == ch
+                    and re.search(r"\w\Z", lowered[:k])
+                    and re.match(r"\w", lowered[k:].lstrip(ch))
+                ),
+                None,
+            )
+            if at is None:
+                continue
+            before = re.findall(r"\w+", lowered[:at])[-1]
+            after = re.findall(r"\w+", lowered[at:])[0]
+            return (
+                f"Your tokens are those of the text with every {name} ({ch!r}) deleted: in "
+                f"tokenize({text!r}) the last word before a {name}, {before!r}, and the first "
+                f"word after it, {after!r}, were glued across the {name} into one token, "
+                f"{before + after!r}. Each {name} is removed before splitting (a "
+                f".replace({ch!r}, ''), or a clean-up that deletes them), but a {name} is "
+                f"whitespace: it separates tokens, like a space. Split the text as it is "
+                f"(re.findall(r'\\w+|[^\\w\\s]', text.lower())), or replace the {name}s "
+                "by spaces."
+            )
+    return ""
 
 
 #: a number written with a decimal point or a thousands separator ('3.50', '1,000')
