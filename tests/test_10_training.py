@@ -1599,7 +1599,29 @@ def labels_given_a_middle_axis(logits, labels, pad_id, smoothing=0.1):
     return per_position[keep].mean()
 
 
+def smoothed_on_both_sides(logits, labels, pad_id, smoothing=0.1):
+    vocab = logits.shape[-1]
+    mixed = (1 - smoothing) * logits.softmax(-1) + smoothing / vocab  # (..., V)
+    keep = labels != pad_id
+    target = F.one_hot(labels, vocab).to(logits.dtype) * (1 - smoothing) + smoothing / vocab
+    return -(target * mixed.log()).sum(-1)[keep].mean()
+
+
+def smoothed_logits(logits, labels, pad_id, smoothing=0.1):
+    softened = (1 - smoothing) * logits + smoothing / logits.shape[-1]  # (..., V)
+    return F.cross_entropy(
+        softened.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=pad_id
+    )
+
+
 SMOOTHING_MISTAKES = [
+    # round 25 (blind24b): the smoothing moved from the target onto the model's side
+    Mistake(
+        SMOOTH,
+        smoothed_on_both_sides,
+        r"smoothed the model's predicted probabilities instead of the target.*on both sides",
+    ),
+    Mistake(SMOOTH, smoothed_logits, r"smoothed the model's logits instead of the target"),
     Mistake(
         SMOOTH,
         labels_given_a_middle_axis,
