@@ -2172,6 +2172,22 @@ def step_with_own_rmsprop(model, batch, optimizer, loss_fn, clip_norm=1.0):
     return loss.item()
 
 
+def step_loss_capped_with_minimum(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """Round 25: the loss capped at clip_norm with torch.minimum (the gradients clipped as
+    well): a flat loss, so no gradient and no update."""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    if clip_norm is not None:
+        loss = torch.minimum(loss, torch.tensor(clip_norm, dtype=loss.dtype))
+    loss.backward()
+    if clip_norm is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 _SEEN_LOSSES = {}  # step_returns_running_mean's memory across calls: id(model) -> losses
 
 
@@ -2192,6 +2208,13 @@ def step_returns_running_mean(model, batch, optimizer, loss_fn, clip_norm=1.0):
 
 
 STEP_MISTAKES = [
+    # round 25 (blind24b): the loss capped at clip_norm, flat, so no weight moves
+    Mistake(
+        STEP,
+        step_loss_capped_with_minimum,
+        r"weights have not changed\. Your step returned 1, while the loss .* clamped at "
+        r"clip_norm=1\.0",
+    ),
     # round 24 (blind21b): an optimizer built inside the step; a value kept across calls
     Mistake(
         STEP,
