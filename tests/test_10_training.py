@@ -797,6 +797,12 @@ def noam_step_drifts_with_the_calls(step, d_model, warmup, _calls=[0]):  # noqa:
 
 
 @named("noam_in_a_list")
+def noam_comparison_inverted(step, d_model, warmup):
+    if step > warmup:
+        return d_model**-0.5 * step * warmup**-1.5
+    return d_model**-0.5 * step**-0.5
+
+
 def noam_in_a_list(step, d_model, warmup):
     """Round 24: the rate wrapped in a one-item list."""
     step = max(step, 1)
@@ -931,7 +937,14 @@ NOAM_MISTAKES = [
     Mistake(
         check_noam_lr,
         noam_variant(lambda s, d, w: d**-0.5 * max(s**-0.5, s * w**-1.5), "max_not_min"),
-        "the max of the two",
+        r"larger of the two terms.*max taken where the paper takes min",
+    ),
+    # round 25 (blind24b): an if/else whose comparison is inverted gives the max too
+    Mistake(
+        check_noam_lr,
+        noam_comparison_inverted,
+        r"decreases during the warm-up and keeps growing after it.*branches in each other's "
+        r"place.*comparison inverted",
     ),
     Mistake(
         check_noam_lr,
