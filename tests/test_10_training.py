@@ -216,6 +216,21 @@ def left_padded(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=Fals
     ]
 
 
+def sources_sorted(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
+    """Round 25: each source's ids sorted (a set-like habit) before padding."""
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        batches.append(
+            (
+                pad_batch([sorted(source) for source, _ in chunk], pad_id),
+                pad_batch([[bos_id, *target] for _, target in chunk], pad_id),
+                pad_batch([[*target, eos_id] for _, target in chunk], pad_id),
+            )
+        )
+    return batches
+
+
 @named("shuffle_ignored")
 def shuffle_ignored(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
     return ref.make_batches(pairs, batch_size, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id)
@@ -559,6 +574,12 @@ def decoder_input_rolled_from_labels(
 
 
 BATCH_MISTAKES = [
+    # round 25 (blind24b): the source's ids in another order, named from every row
+    Mistake(
+        check_make_batches,
+        sources_sorted,
+        r"Your src rows hold each source's ids sorted in ascending order .*on every row",
+    ),
     Mistake(
         check_make_batches,
         decoder_input_rolled_from_labels,
