@@ -116,6 +116,22 @@ class TUnscaled(_Reference):
         return self.output(y)
 
 
+class TTargetScaledAfterPositions(_Reference):
+    """Round 25: the target side scaled after the positions were added, by the table's
+    width (sqrt(d_model)·(E + P))."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        width = self.tgt_embedding.embedding.embedding_dim
+        y = math.sqrt(width) * self.positional_encoding(self.tgt_embedding.embedding(tgt_ids))
+        y = self.decoder(
+            y,
+            memory,
+            padding_mask(src_ids, self.pad_id),
+            decoder_self_attention_mask(tgt_ids, self.pad_id),
+        )
+        return self.output(y)
+
+
 class TScaledTwice(_Reference):
     """The Annotated Transformer's habit (its Embeddings scales) on top of TokenEmbedding."""
 
@@ -2176,6 +2192,14 @@ MISTAKES = [
         r"Two more calls on the same inputs gave other tokens: your decoding draws at random",
     ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
+    # round 25 (blind24b): the input taken apart as a·E + b·P
+    Mistake(
+        check_Transformer,
+        TTargetScaledAfterPositions,
+        r"decode handed the decoder other target vectors.*Taken apart as a·E \+ b·P.*yours "
+        r"is (2\.828 \(sqrt\(8\)\)|4)·E \+ (2\.828 \(sqrt\(8\)\)|4)·P.*the positional "
+        r"encoding is scaled by sqrt\(d_model\) as well",
+    ),
     Mistake(
         check_Transformer,
         TSourceMaskUnsqueezedLast,
