@@ -2517,10 +2517,12 @@ def beam_with(
     bos_in_length=False,
     extra_steps=0,
     one_row=None,
+    min_length=0,
 ):
     """A learner-style beam search with switches for the classic mistakes; ``extra_steps``:
     added to max_len in the loop's bound; ``one_row``: the live hypothesis whose next-token
-    row is used for every hypothesis."""
+    row is used for every hypothesis; ``min_length``: <eos> skipped while the hypotheses
+    hold fewer tokens."""
 
     def lp(length, alpha):
         length = length if count_eos else length - 1
@@ -2547,6 +2549,8 @@ def beam_with(
                     step = logits if logits_only else torch.log_softmax(logits, -1)
                     step = torch.softmax(logits, -1) if product else step
                     for token, value in enumerate(step.tolist()):
+                        if token == eos_id and len(seq) - 1 < min_length:
+                            continue  # too short to end
                         total = score * value if product else score + value
                         extended = seq - [token] if subtract_list else [*seq, token]
                         candidates.append((total if cumulative else value, extended))
@@ -2704,6 +2708,12 @@ def beam_answer_unpacked_as_score_first(
 
 
 BEAM_MISTAKES = [
+    # round 25 (blind24b): a minimum length, <eos> skipped for the first steps
+    Mistake(
+        check_beam_search,
+        named("beam_min_length_2")(beam_with(min_length=2)),
+        r"never lets <eos> end a hypothesis during the first 2 steps.*minimum length of 2",
+    ),
     Mistake(
         BEAM,
         beam_answer_unpacked_as_score_first,
