@@ -116,6 +116,22 @@ class TUnscaled(_Reference):
         return self.output(y)
 
 
+class TTargetScaledAfterPositions(_Reference):
+    """Round 25: the target side scaled after the positions were added, by the table's
+    width (sqrt(d_model)·(E + P))."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        width = self.tgt_embedding.embedding.embedding_dim
+        y = math.sqrt(width) * self.positional_encoding(self.tgt_embedding.embedding(tgt_ids))
+        y = self.decoder(
+            y,
+            memory,
+            padding_mask(src_ids, self.pad_id),
+            decoder_self_attention_mask(tgt_ids, self.pad_id),
+        )
+        return self.output(y)
+
+
 class TScaledTwice(_Reference):
     """The Annotated Transformer's habit (its Embeddings scales) on top of TokenEmbedding."""
 
@@ -1334,6 +1350,24 @@ def _count_mistake(**knobs):
     return count
 
 
+def count_ffn_unbiased_and_norms_halved(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """Round 25: two mistakes together, the feed-forward's biases left out and each
+    LayerNorm counted as one vector of d_model (its gain) instead of two."""
+    attention = 4 * (d_model * d_model + d_model)
+    feed_forward = 2 * d_model * d_ff
+    norm = d_model
+    final = norm if final_norm else 0
+    table = vocab_size * d_model
+    return {
+        "embeddings": table if tie_embeddings else 2 * table,
+        "encoder": num_layers * (attention + feed_forward + 2 * norm) + final,
+        "decoder": num_layers * (2 * attention + feed_forward + 3 * norm) + final,
+        "output": vocab_size + (0 if tie_embeddings else table),
+    }
+
+
 def _count_by_hand(*, attention_bias="d_model", output_bias="vocab_size"):
     """A count written out from the layers' shapes, with one bias width switchable:
     the attention projections' (d_head, one head's share) or the output layer's
@@ -2158,6 +2192,14 @@ MISTAKES = [
         r"Two more calls on the same inputs gave other tokens: your decoding draws at random",
     ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
+    # round 25 (blind24b): the input taken apart as a·E + b·P
+    Mistake(
+        check_Transformer,
+        TTargetScaledAfterPositions,
+        r"decode handed the decoder other target vectors.*Taken apart as a·E \+ b·P.*yours "
+        r"is (2\.828 \(sqrt\(8\)\)|4)·E \+ (2\.828 \(sqrt\(8\)\)|4)·P.*the positional "
+        r"encoding is scaled by sqrt\(d_model\) as well",
+    ),
     Mistake(
         check_Transformer,
         TSourceMaskUnsqueezedLast,
@@ -2491,6 +2533,13 @@ MISTAKES = [
         for knobs, message in checks.COUNT_MISTAKES
     ],
     Mistake(check_count_parameters, count_total_only, r"returned a int.*single number"),
+    # round 25 (blind24b): two count mistakes made together are named together
+    Mistake(
+        check_count_parameters,
+        count_ffn_unbiased_and_norms_halved,
+        r"Two mistakes made together give exactly your counts.*\(a\) You left out the "
+        r"feed-forward network's biases.*\(b\) Each LayerNorm has TWO vectors",
+    ),
     # blind16a: a bias sized by the wrong width outside the feed-forward was told the
     # restated rule ('output') or a breakdown of the layer ('encoder')
     Mistake(

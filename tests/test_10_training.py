@@ -216,6 +216,21 @@ def left_padded(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=Fals
     ]
 
 
+def sources_sorted(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
+    """Round 25: each source's ids sorted (a set-like habit) before padding."""
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        batches.append(
+            (
+                pad_batch([sorted(source) for source, _ in chunk], pad_id),
+                pad_batch([[bos_id, *target] for _, target in chunk], pad_id),
+                pad_batch([[*target, eos_id] for _, target in chunk], pad_id),
+            )
+        )
+    return batches
+
+
 @named("shuffle_ignored")
 def shuffle_ignored(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
     return ref.make_batches(pairs, batch_size, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id)
@@ -559,6 +574,12 @@ def decoder_input_rolled_from_labels(
 
 
 BATCH_MISTAKES = [
+    # round 25 (blind24b): the source's ids in another order, named from every row
+    Mistake(
+        check_make_batches,
+        sources_sorted,
+        r"Your src rows hold each source's ids sorted in ascending order .*on every row",
+    ),
     Mistake(
         check_make_batches,
         decoder_input_rolled_from_labels,
@@ -797,6 +818,12 @@ def noam_step_drifts_with_the_calls(step, d_model, warmup, _calls=[0]):  # noqa:
 
 
 @named("noam_in_a_list")
+def noam_comparison_inverted(step, d_model, warmup):
+    if step > warmup:
+        return d_model**-0.5 * step * warmup**-1.5
+    return d_model**-0.5 * step**-0.5
+
+
 def noam_in_a_list(step, d_model, warmup):
     """Round 24: the rate wrapped in a one-item list."""
     step = max(step, 1)
@@ -931,7 +958,14 @@ NOAM_MISTAKES = [
     Mistake(
         check_noam_lr,
         noam_variant(lambda s, d, w: d**-0.5 * max(s**-0.5, s * w**-1.5), "max_not_min"),
-        "the max of the two",
+        r"larger of the two terms.*max taken where the paper takes min",
+    ),
+    # round 25 (blind24b): an if/else whose comparison is inverted gives the max too
+    Mistake(
+        check_noam_lr,
+        noam_comparison_inverted,
+        r"decreases during the warm-up and keeps growing after it.*branches in each other's "
+        r"place.*comparison inverted",
     ),
     Mistake(
         check_noam_lr,
@@ -1599,7 +1633,29 @@ def labels_given_a_middle_axis(logits, labels, pad_id, smoothing=0.1):
     return per_position[keep].mean()
 
 
+def smoothed_on_both_sides(logits, labels, pad_id, smoothing=0.1):
+    vocab = logits.shape[-1]
+    mixed = (1 - smoothing) * logits.softmax(-1) + smoothing / vocab  # (..., V)
+    keep = labels != pad_id
+    target = F.one_hot(labels, vocab).to(logits.dtype) * (1 - smoothing) + smoothing / vocab
+    return -(target * mixed.log()).sum(-1)[keep].mean()
+
+
+def smoothed_logits(logits, labels, pad_id, smoothing=0.1):
+    softened = (1 - smoothing) * logits + smoothing / logits.shape[-1]  # (..., V)
+    return F.cross_entropy(
+        softened.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=pad_id
+    )
+
+
 SMOOTHING_MISTAKES = [
+    # round 25 (blind24b): the smoothing moved from the target onto the model's side
+    Mistake(
+        SMOOTH,
+        smoothed_on_both_sides,
+        r"smoothed the model's predicted probabilities instead of the target.*on both sides",
+    ),
+    Mistake(SMOOTH, smoothed_logits, r"smoothed the model's logits instead of the target"),
     Mistake(
         SMOOTH,
         labels_given_a_middle_axis,
@@ -2150,6 +2206,22 @@ def step_with_own_rmsprop(model, batch, optimizer, loss_fn, clip_norm=1.0):
     return loss.item()
 
 
+def step_loss_capped_with_minimum(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """Round 25: the loss capped at clip_norm with torch.minimum (the gradients clipped as
+    well): a flat loss, so no gradient and no update."""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    if clip_norm is not None:
+        loss = torch.minimum(loss, torch.tensor(clip_norm, dtype=loss.dtype))
+    loss.backward()
+    if clip_norm is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 _SEEN_LOSSES = {}  # step_returns_running_mean's memory across calls: id(model) -> losses
 
 
@@ -2170,6 +2242,13 @@ def step_returns_running_mean(model, batch, optimizer, loss_fn, clip_norm=1.0):
 
 
 STEP_MISTAKES = [
+    # round 25 (blind24b): the loss capped at clip_norm, flat, so no weight moves
+    Mistake(
+        STEP,
+        step_loss_capped_with_minimum,
+        r"weights have not changed\. Your step returned 1, while the loss .* clamped at "
+        r"clip_norm=1\.0",
+    ),
     # round 24 (blind21b): an optimizer built inside the step; a value kept across calls
     Mistake(
         STEP,
@@ -2438,10 +2517,12 @@ def beam_with(
     bos_in_length=False,
     extra_steps=0,
     one_row=None,
+    min_length=0,
 ):
     """A learner-style beam search with switches for the classic mistakes; ``extra_steps``:
     added to max_len in the loop's bound; ``one_row``: the live hypothesis whose next-token
-    row is used for every hypothesis."""
+    row is used for every hypothesis; ``min_length``: <eos> skipped while the hypotheses
+    hold fewer tokens."""
 
     def lp(length, alpha):
         length = length if count_eos else length - 1
@@ -2468,6 +2549,8 @@ def beam_with(
                     step = logits if logits_only else torch.log_softmax(logits, -1)
                     step = torch.softmax(logits, -1) if product else step
                     for token, value in enumerate(step.tolist()):
+                        if token == eos_id and len(seq) - 1 < min_length:
+                            continue  # too short to end
                         total = score * value if product else score + value
                         extended = seq - [token] if subtract_list else [*seq, token]
                         candidates.append((total if cumulative else value, extended))
@@ -2625,6 +2708,12 @@ def beam_answer_unpacked_as_score_first(
 
 
 BEAM_MISTAKES = [
+    # round 25 (blind24b): a minimum length, <eos> skipped for the first steps
+    Mistake(
+        check_beam_search,
+        named("beam_min_length_2")(beam_with(min_length=2)),
+        r"never lets <eos> end a hypothesis during the first 2 steps.*minimum length of 2",
+    ),
     Mistake(
         BEAM,
         beam_answer_unpacked_as_score_first,

@@ -1,6 +1,10 @@
 """checking.sequence_relations: runs of repeats collapsed; tuple keys come back as strings."""
 
-from transformer_course.checking.sequence_relations import collapsed_runs, keys_as_strings
+from transformer_course.checking.sequence_relations import (
+    collapsed_runs,
+    fitting_reorderings,
+    keys_as_strings,
+)
 
 
 def test_collapsed_runs_named_with_the_run():
@@ -33,3 +37,20 @@ def test_keys_as_strings_without_a_format_says_only_the_type():
     message = keys_as_strings({"x": 1}, {(1, 2): 1})
     assert message.startswith("Your keys are strings") and "written as" not in message
     assert keys_as_strings({(1, 2): 1}, {(1, 2): 2}) == ""
+
+
+def test_fitting_reorderings_names_the_change_every_row_shows():
+    # one row cannot tell reversed from sorted descending; a second row can
+    assert fitting_reorderings([[6, 5, 4]], [[4, 5, 6]]) == [
+        "in reverse order (seq[::-1], reversed(seq), torch.flip)",
+        "sorted in descending order (sorted(seq, reverse=True))",
+    ]
+    assert fitting_reorderings([[6, 5, 4], [1, 9, 2]], [[4, 5, 6], [2, 9, 1]]) == [
+        "in reverse order (seq[::-1], reversed(seq), torch.flip)"
+    ]
+    # forms built from the reordered items (a marker appended after the change)
+    assert fitting_reorderings([[5, 6, 4, 3]], [[4, 5, 6]], lambda s: [s, [*s, 3]]) == [
+        "rotated left by one (the first item moved to the end)"
+    ]
+    assert fitting_reorderings([[4, 5, 6]], [[4, 5, 6]]) == []  # nothing moved
+    assert fitting_reorderings([[7, 5, 4]], [[4, 5, 6]]) == []  # other items

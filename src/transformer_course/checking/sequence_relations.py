@@ -4,17 +4,56 @@ mistakes from the values alone, for any exercise compared with ``expect_equal``:
 * :func:`collapsed_runs`: the right items, but each run of equal consecutive items once
   (``itertools.groupby``, a test against the previous item, CTC-style merging);
 * :func:`keys_as_strings`: a dict keyed by tuples (pairs of ids, say) whose keys came back
-  as strings, with the format that made them when one format fits every key.
+  as strings, with the format that made them when one format fits every key;
+* :func:`fitting_reorderings`: the right items of each row in another order (reversed,
+  sorted, rotated by one), named when one order change fits every row compared.
 
 Each says only what every compared value shows ("" otherwise).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from itertools import groupby
 from typing import Any
 
-__all__ = ["collapsed_runs", "keys_as_strings"]
+__all__ = ["ORDER_CHANGES", "collapsed_runs", "fitting_reorderings", "keys_as_strings"]
+
+#: order changes of a row, each with what it does and the code that does it
+ORDER_CHANGES: dict[str, Callable[[list], list]] = {
+    "in reverse order (seq[::-1], reversed(seq), torch.flip)": lambda seq: seq[::-1],
+    "sorted in ascending order (sorted(seq), .sort())": sorted,
+    "sorted in descending order (sorted(seq, reverse=True))": lambda seq: sorted(seq, reverse=True),
+    "rotated left by one (the first item moved to the end)": lambda seq: seq[1:] + seq[:1],
+    "rotated right by one (the last item moved to the front)": lambda seq: seq[-1:] + seq[:-1],
+}
+
+
+def fitting_reorderings(
+    observed: Sequence[list],
+    originals: Sequence[list],
+    accepted: Callable[[list], Iterable[list]] = lambda seq: [seq],
+) -> list[str]:
+    """The order changes of :data:`ORDER_CHANGES` that give every observed row: row i is
+    one of ``accepted(change(originals[i]))`` (the forms a right row may take, built from
+    the reordered items) for every i, and the change moves at least one original row.
+    All that fit are returned (several when the rows cannot tell them apart); [] when
+    none does or the rows are not lists of comparable items."""
+    if not observed or len(observed) != len(originals):
+        return []
+    fitting = []
+    for what, change in ORDER_CHANGES.items():
+        try:
+            changed = [change(list(row)) for row in originals]
+            fits = all(
+                list(got) in [list(form) for form in accepted(new)]
+                for got, new in zip(observed, changed)
+            )
+        except TypeError:  # items that cannot be sorted
+            continue
+        if fits and any(new != list(row) for new, row in zip(changed, originals)):
+            fitting.append(what)
+    return fitting
 
 
 def collapsed_runs(got: Any, expected: Any) -> str:

@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from transformer_course.checking import Checker, CheckFailure, numpy_rng, short
+from transformer_course.checking.sequence_relations import ORDER_CHANGES, fitting_reorderings
 
 from .common import is_tensor
 
@@ -267,6 +268,39 @@ def _src_form(row: list[int], source: list[int], bos: int, eos: int) -> str | No
     return next((name for name, form in forms.items() if row == form), None)
 
 
+def _source_reordered(batches_and_chunks, ids: dict[str, int]) -> str:
+    """The family 'the source's ids in another order': every src row of the batches
+    (padding stripped) is one of the accepted forms of its source reordered the same way
+    (reversed, sorted, rotated), said with every order change that fits all the rows (""
+    when none does)."""
+    pad, bos, eos = ids["pad_id"], ids["bos_id"], ids["eos_id"]
+    rows, sources = [], []
+    for batch, chunk in batches_and_chunks:
+        src_rows = _rows(batch[0])
+        if len(src_rows) != len(chunk):
+            return ""
+        rows += [_strip(row, pad) for row in src_rows]
+        sources += [list(source) for source, _ in chunk]
+    fitting = fitting_reorderings(rows, sources, lambda seq: [seq, [*seq, eos], [bos, *seq, eos]])
+    if not fitting:
+        return ""
+    told = (
+        fitting[0]
+        if len(fitting) == 1
+        else " or ".join(fitting) + " (these rows cannot tell them apart)"
+    )
+    return (
+        f"Your src rows hold each source's ids {told}, on every row of the batches. A "
+        "Transformer reads the source in its own order (the positional encoding gives each "
+        "token its place): keep each source as it is, list(source), before padding."
+        + (
+            " Reversing the source was a trick of LSTM encoders; a Transformer does not need it."
+            if fitting == [next(iter(ORDER_CHANGES))]
+            else ""
+        )
+    )
+
+
 def _marker_slip(row: list[int], source: list[int], ids: dict[str, int]) -> str:
     """The family 'the source's markers wrong': a row that is the source with special ids
     in front and at the end other than the three accepted forms, said as what is in front
@@ -357,8 +391,12 @@ def _rolled(decoder_input, labels, chunk, ids: dict[str, int]) -> str:
     )
 
 
-def _check_rows(c: Checker, batch, chunk, ids: dict[str, int], what: str, src_forms: set):
-    """One batch against its pairs, row by row, with a diagnosis for each known mistake."""
+def _check_rows(
+    c: Checker, batch, chunk, ids: dict[str, int], what: str, src_forms: set, every=None
+):
+    """One batch against its pairs, row by row, with a diagnosis for each known mistake;
+    ``every``: (batch, chunk) for every batch of the call, where a diagnosis reads them all
+    (None: this batch alone)."""
     pad, bos, eos = ids["pad_id"], ids["bos_id"], ids["eos_id"]
     src, decoder_input, labels = batch
     if _sequence_first(batch, chunk, ids):
@@ -413,6 +451,7 @@ def _check_rows(c: Checker, batch, chunk, ids: dict[str, int], what: str, src_fo
                 _hardcoded(s_raw[: len(s)], s, ids)
                 or _hardcoded(s_raw, s_raw, ids)
                 or _marker_slip(s, list(source), ids)
+                or _source_reordered(every or [(batch, chunk)], ids)
             )
             c.fail(
                 f"in {what}, src row {i} is {s_raw} {shown}. It should hold the source ids, "
@@ -945,8 +984,11 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
                     "shuffle=False keep the order of `pairs`: batch 0 holds the first "
                     "batch_size pairs, and so on (no sorting by length)."
                 )
-            for number, (batch, chunk) in enumerate(zip(batches, expected)):
-                _check_rows(c, batch, chunk, ids, f"batch {number} of {what}", src_forms)
+            every = list(zip(batches, expected))
+            for number, (batch, chunk) in enumerate(every):
+                _check_rows(
+                    c, batch, chunk, ids, f"batch {number} of {what}", src_forms, every=every
+                )
             _note_extra_widths(c, batches, ids, what)
         # Shuffling: any order, each pair once; the same seed gives the same order.
         rng = numpy_rng(2002 if hidden else 2001)

@@ -122,6 +122,9 @@ def _search(
                 step = torch.log_softmax(logits[:, -1], 0)
             else:
                 step = torch.log_softmax(logits[:, -1], -1)
+            if _ < _EOS_BLOCKED_STEPS.get(variant, 0):  # a minimum length: no <eos> yet
+                step = step.clone()
+                step[:, eos_id] = -float("inf")
             if variant in _ONE_ROW_FOR_ALL:  # one hypothesis's (vocab,) row broadcast
                 step = step[_ONE_ROW_FOR_ALL[variant]].expand_as(step)  # (k, vocab)
             parents = torch.tensor([s for _, s in beam])[:, None]
@@ -195,6 +198,23 @@ def _search(
         if variant == "answer_min":  # min where max belongs: the lowest score wins
             return min(pool, key=lambda h: scored(h, choice_mode))[0]
         return max(pool, key=lambda h: scored(h, choice_mode))[0]
+
+
+#: the family 'a minimum length': <eos> forbidden (its log-probability -inf) while the
+#: step number is below this many
+_EOS_BLOCKED_STEPS = {"eos_blocked_1": 1, "eos_blocked_2": 2, "eos_blocked_3": 3}
+
+
+def _eos_blocked_message(steps: int) -> str:
+    when = "at the first step" if steps == 1 else f"during the first {steps} steps"
+    return (
+        f"Your search never lets <eos> end a hypothesis {when}: it behaves as if "
+        f"log_probs[:, eos_id] were set to -inf while step < {steps}, a minimum length of "
+        f"{steps} token{'s' if steps > 1 else ''} (so that no translation is empty). Here "
+        "the best hypothesis ends sooner, so yours differs. The contract has no minimum "
+        "length: <eos> is a candidate at every step, the first included, and a hypothesis "
+        "that is <eos> alone (an empty translation) may finish and win."
+    )
 
 
 #: the family 'every hypothesis extended with one hypothesis's next-token distribution':
@@ -807,14 +827,18 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
             except (IndexError, RuntimeError):  # the variant feeds an id the model lacks
                 return False
 
-        agree = [variant for variant in _BEAM_MESSAGES if agrees(variant)]
+        messages = {
+            **_BEAM_MESSAGES,
+            **{v: _eos_blocked_message(n) for v, n in _EOS_BLOCKED_STEPS.items()},
+        }
+        agree = [variant for variant in messages if agrees(variant)]
         if len(agree) == 1:
-            c.fail(f"{shown}. {_BEAM_MESSAGES[agree[0]]}")
+            c.fail(f"{shown}. {messages[agree[0]]}")
         if agree:
             c.fail(
                 f"{shown}. Your answers agree, on every input here, with each of these "
                 "mistakes (they cannot be told apart on these inputs): "
-                + " / ".join(_BEAM_MESSAGES[v] for v in agree)
+                + " / ".join(messages[v] for v in agree)
             )
         # token 0 repeated in every wrong answer, where 0 is not padding for some of them
         if all(o[4] and set(o[4]) == {0} for o in wrong) and any(o[3] != 0 for o in wrong):

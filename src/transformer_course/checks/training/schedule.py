@@ -23,8 +23,13 @@ _NOAM_MISTAKES: dict[str, Callable[[int, int, int], float]] = {
     "which is what makes the two branches meet at step == warmup.": lambda s, d, w: (
         d**-0.5 * min(s**-0.5, s * w**-0.5)
     ),
-    "You took the max of the two branches; the paper takes the min: the rate is the "
-    "rising line while step < warmup and the falling 1/sqrt(step) curve after it.": lambda s, d, w: (
+    "Your rate is the larger of the two terms at every step, so it decreases during the "
+    "warm-up and keeps growing after it. Two mistakes give exactly this: max taken where "
+    "the paper takes min, or, written as an if/else on step < warmup, the two branches in "
+    "each other's place (step ** -0.5 during the warm-up, step * warmup ** -1.5 after it; "
+    "or the comparison inverted). The paper's rate is the rising line step * warmup ** "
+    "-1.5 while step < warmup and the falling 1/sqrt(step) curve after it: d_model ** -0.5 "
+    "* min(step ** -0.5, step * warmup ** -1.5).": lambda s, d, w: (
         d**-0.5 * max(s**-0.5, s * w**-1.5)
     ),
     "The factor d_model ** -0.5 is missing (the rates are sqrt(d_model) times too "

@@ -234,6 +234,52 @@ def _indexed_not_gathered(x, labels, pad_id, eps) -> list[torch.Tensor]:
     return values
 
 
+def _smoothed_predictions(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
+    """The loss with the smoothing moved from the target onto the model's side: the
+    probabilities (or the log-probabilities, or the logits) mixed with the uniform
+    distribution, then scored against the one-hot label or the smoothed target, each
+    averaged over the non-pad positions and described."""
+    if eps <= 0:
+        return {}  # nothing is smoothed: every form is the plain cross-entropy
+    x = logits.detach().double()
+    keep = labels != pad_id  # (...)
+    index = labels.masked_fill(~keep, 0)[..., None]  # (..., 1)
+    vocab = x.shape[-1]
+    probs = torch.softmax(x, dim=-1)  # (..., V)
+    mixed = (1 - eps) * probs + eps / vocab  # (..., V), sums to 1
+    target = torch.full_like(probs, eps / vocab).scatter(-1, index, 1 - eps + eps / vocab)
+
+    def one_hot(log_q: torch.Tensor) -> torch.Tensor:  # -log q[y], averaged
+        return -log_q.gather(-1, index).squeeze(-1)[keep].mean()
+
+    def smoothed(log_q: torch.Tensor) -> torch.Tensor:  # -Σ_j q_j·log p'[j], averaged
+        return -(target * log_q).sum(dim=-1)[keep].mean()
+
+    advice = (
+        " Label smoothing smooths the target, not the prediction: keep p = "
+        "softmax(logits) as it is and score it against the smoothed target (1 - ε + ε/V on "
+        "the label, ε/V on every token), which gives (1 - ε)·(-log p[y]) + "
+        "ε·mean_j(-log p[j]) with log p = torch.log_softmax(logits, dim=-1)."
+    )
+    mixed_probs = (
+        "you smoothed the model's predicted probabilities instead of the target: p' = "
+        "(1 - ε)·softmax(logits) + ε/V"
+    )
+    return {
+        f"{mixed_probs}, then -log p'[y] against the one-hot label.{advice}": one_hot(mixed.log()),
+        f"{mixed_probs}, then the cross-entropy of p' with the smoothed target (the "
+        f"smoothing is applied on both sides).{advice}": smoothed(mixed.log()),
+        "you smoothed the model's log-probabilities instead of the target: (1 - ε)·log p "
+        f"+ ε/V, then scored it against the one-hot label.{advice}": one_hot(
+            (1 - eps) * torch.log_softmax(x, dim=-1) + eps / vocab
+        ),
+        "you smoothed the model's logits instead of the target: softmax((1 - ε)·logits + "
+        f"ε/V) (a temperature of 1/(1 - ε)), then -log p[y] against the one-hot label.{advice}": one_hot(
+            torch.log_softmax((1 - eps) * x + eps / vocab, dim=-1)
+        ),
+    }
+
+
 def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol) -> str:
     """Which masks and denominators give the learner's value (all of them, when several
     do); or softmax applied before F.cross_entropy, log_softmax over another axis, other
@@ -260,6 +306,13 @@ def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol) -> str:
             head + "; or ".join(weights) + ". The contract: (1 - ε)·(-log p[y]) + "
             "ε·mean_j(-log p[j]), averaged over the non-pad positions."
         )
+    moved = [
+        what
+        for what, wrong in _smoothed_predictions(logits, labels, pad_id, eps).items()
+        if close(wrong)
+    ]
+    if moved:
+        return "Your value is what this gives: " + " Or: ".join(moved)
     indexed = _indexed_not_gathered(x, labels, pad_id, eps)
     if any(close(wrong) for wrong in indexed):
         return (

@@ -389,6 +389,32 @@ def _fresh_optimizer_message(optimizer_class, its_lr, lr) -> str:
     )
 
 
+def _flat_loss_message(returned, expected_loss, clip) -> str:
+    """Why no weight moved when the call returned clip_norm instead of a larger loss: a
+    loss clamped (clamp, torch.minimum, torch.where) at clip_norm is flat there, so
+    back-propagating it gives zero gradients; "" when the returned number is not
+    clip_norm below the loss."""
+    if returned is None or expected_loss is None or not math.isfinite(returned):
+        return ""
+    if math.isclose(returned, expected_loss, rel_tol=1e-4, abs_tol=1e-5):
+        return ""  # the loss itself: nothing tells a clamp from a missing backward()
+    if clip is None or not math.isclose(returned, clip, rel_tol=1e-6, abs_tol=1e-6):
+        return ""  # another number: a bound is not the only way to return it
+    if not returned < expected_loss:
+        return ""
+    bound = f"clip_norm={clip}"
+    return (
+        f"Your step returned {returned:.6g}, while the loss of this batch is "
+        f"{expected_loss:.6g}: the loss was clamped at {bound} (loss.clamp(max=...), "
+        "torch.clamp, torch.minimum) before loss.backward(). A clamped loss is flat above "
+        "its bound, so its gradient is zero and optimizer.step() has nothing to apply: no "
+        "weight moves. clip_norm bounds the gradients' total norm, not the loss: "
+        "back-propagate the loss as it is, then, between loss.backward() and "
+        "optimizer.step(), torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm); "
+        "return loss.item() of that same loss."
+    )
+
+
 def _diagnose_step(
     c,
     what,
@@ -403,12 +429,15 @@ def _diagnose_step(
     stale=None,
     grads_left=False,
     left_when_not_clipping=False,
+    returned=None,
+    expected_loss=None,
 ):
     """Fail with the most likely cause of weights that differ from one reference step;
     ``stale``: the gradients the model held when the call began (None: none);
     ``grads_left``: whether non-zero gradients were left in the model after the call;
     ``left_when_not_clipping``: the previous call passed clip_norm=None and left its
-    gradients, while every earlier call with a clip_norm left none."""
+    gradients, while every earlier call with a clip_norm left none; ``returned``: the
+    number the call returned, ``expected_loss``: the reference's loss (None: unknown)."""
     if stale:
         wrong, _ = _sgd_variant(
             start, STEP_VOCAB, pad_id, batch, lr, loss_fn, clip=clip, stale_grads=stale
@@ -439,6 +468,9 @@ def _diagnose_step(
             "it). Call optimizer.step() after loss.backward() (and the clipping), then "
             "optimizer.zero_grad()."
         )
+    flat = _flat_loss_message(returned, expected_loss, clip)
+    if _same_state(state, start, atol=0.0) and flat:
+        c.fail(f"after {what}, the model's weights have not changed. {flat}")
     if _same_state(state, start, atol=0.0):
         # what the call left (no gradients, the weights as they were) is the same for
         # these four, so all are named
@@ -823,6 +855,8 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                     loss_fn,
                     stale,
                     grads_left,
+                    returned=value,
+                    expected_loss=expected_loss,
                     left_when_not_clipping=bool(left)
                     and left[-1] == (None, True)
                     and any(norm is not None for norm, _ in left)

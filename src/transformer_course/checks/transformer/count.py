@@ -3,6 +3,7 @@ mistakes."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -678,6 +679,9 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
         moved = _moved_between_keys(results)
         if moved:
             c.fail(f"{call} gave {shown}. {moved}")
+        together = _two_mistakes_together(c, count_parameters, results)
+        if together:
+            c.fail(f"{call} gave {shown}. {together}")
         key = wrong[0]
         c.expect_equal(
             counts[key],
@@ -762,6 +766,63 @@ def _per_key_mistakes(results) -> str:
                 f"configuration checked, so it is one of them: {listed}"
             )
     return " ".join(parts)
+
+
+#: pairs of mistakes whose sum is a convention of its own, named as such
+_NAMED_PAIRS = {
+    frozenset({"biases", "norms"}): (
+        "You counted the weight matrices only (the convention of the 12 · num_layers · "
+        "d_model² rule of thumb): the biases and the LayerNorms are both left out. "
+    ),
+}
+
+
+def _two_mistakes_together(c: Checker, count_parameters, results) -> str:
+    """Two known mistakes made together (their knobs merged): the pairs that give the
+    learner's counts, every entry, on every configuration the check ran, narrowed by
+    nearby configurations where they disagree; both messages of each pair that is left
+    are named (all pairs, listed, when two or three are left); "" when none, or more,
+    fit."""
+    fitting = []
+    seen = set()  # the predicted counts of a pair already kept (the same pair, twice)
+    for (knobs_a, message_a), (knobs_b, message_b) in itertools.combinations(COUNT_MISTAKES, 2):
+        if set(knobs_a) & set(knobs_b) or message_a == message_b:
+            continue  # two values of one knob cannot be merged
+        knobs = {**knobs_a, **knobs_b}
+        try:
+            predicted = [mistaken_counts(a, knobs) for a, *_ in results]
+        except Exception:  # a pair of knobs the oracle cannot merge
+            continue
+        if all(p == got for p, (_, _, got, _) in zip(predicted, results)):
+            # a pair that one of its two knobs alone reproduces is not two mistakes
+            alone = any(
+                all(mistaken_counts(a, k) == got for a, _, got, _ in results)
+                for k in (knobs_a, knobs_b)
+            )
+            signature = tuple(tuple(sorted(p.items())) for p in predicted)
+            if not alone and signature not in seen:
+                seen.add(signature)
+                pair_names = frozenset(knobs)
+                lead = _NAMED_PAIRS.get(pair_names, "")
+                fitting.append((knobs, f"{lead}(a) {message_a} (b) {message_b}"))
+    if not fitting or len(fitting) > 6:
+        return ""
+    fitting = _split_by_probes(c, count_parameters, fitting, results)
+    if len(fitting) == 1:
+        message = fitting[0][1]
+        if message.startswith("(a)"):
+            return (
+                "Two mistakes made together give exactly your counts on every "
+                f"configuration checked: {message}"
+            )
+        return message
+    if len(fitting) > 3:
+        return ""
+    listed = " ".join(f"({i}) {m}" for i, (_, m) in enumerate(fitting, 1))
+    return (
+        f"On every configuration checked {len(fitting)} pairs of mistakes, each made "
+        f"together, give exactly your counts, so it is one of them: {listed}"
+    )
 
 
 def _moved_between_keys(results) -> str:

@@ -4,6 +4,7 @@ against the reference in float64, train and eval modes, dropout, and the gradien
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -14,6 +15,7 @@ import torch
 from torch import nn
 
 from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.combinations import describe_weights, fit_weights
 from transformer_course.checking.inputs import vocab_token_ids
 from transformer_course.checking.layers import value_or_none
 from transformer_course.checking.localise import arguments_received
@@ -416,10 +418,11 @@ def _localise_decode(module, m, tgt, memory, src, pad_id: int) -> str | None:
     said = "decode handed the decoder"
     x = given.get("x")
     if isinstance(x, torch.Tensor) and x.shape == y.shape and not _close(x, y, _LOOSE):
+        mix = _embedding_mix(x, m, m.tgt_embedding, tgt, "tgt")
         return (
             f"{said} other target vectors than self.positional_encoding(self.tgt_embedding("
             "tgt_ids)): the target side's input is off (the masks and memory are checked "
-            "after it)."
+            f"after it).{mix}"
         )
     mem = given.get("memory")
     if isinstance(mem, torch.Tensor) and mem.shape == memory.shape:
@@ -453,6 +456,50 @@ def _localise_decode(module, m, tgt, memory, src, pad_id: int) -> str | None:
 _LOOSE = {"rtol": 1e-4, "atol": 1e-5}
 
 
+def _embedding_mix(x, m, embedding, ids, side: str) -> str:
+    """The learner's input vectors ``x`` (batch, len, d_model) taken apart as a·E + b·P,
+    E the embedding table's rows for ``ids`` and P the positional encoding, when some
+    weights reproduce them exactly: which weight is off, and the readings of the usual
+    pairs (sqrt(d_model) applied after the positions were added, not applied, applied
+    twice, the positions left out or added twice); "" when no such weights fit."""
+    try:
+        with torch.no_grad():
+            rows = embedding.embedding(ids)  # (batch, len, d_model): the table's rows
+            positions = m.positional_encoding(torch.zeros_like(rows))  # (batch, len, d_model)
+        scale = float(embedding.d_model) ** 0.5
+    except (AttributeError, RuntimeError, TypeError):
+        return ""
+    found = fit_weights(x, {"E": rows, "P": positions}, **_LOOSE)
+    if found is None:
+        return ""
+    a, b = found["E"], found["P"]
+
+    def near(value: float, target: float) -> bool:
+        return math.isclose(value, target, rel_tol=1e-3, abs_tol=1e-4)
+
+    readings = {
+        (scale, scale): "the positional encoding is scaled by sqrt(d_model) as well: the "
+        "multiplication by sqrt(d_model) comes after the positions were added, "
+        "(E + P) * sqrt(d_model), where only the embeddings are scaled before adding",
+        (1.0, 1.0): "the embeddings are not multiplied by sqrt(d_model)",
+        (scale * scale, 1.0): "the embeddings are multiplied by sqrt(d_model) twice (the "
+        f"{side} embedding module already scales its lookup)",
+        (scale, 0.0): "the positional encoding is missing",
+        (scale, 2.0): "the positional encoding is added twice",
+        (1 / scale, 1.0): "the embeddings are divided by sqrt(d_model) where they are multiplied",
+    }
+    reading = next((text for (ea, eb), text in readings.items() if near(a, ea) and near(b, eb)), "")
+    parts = describe_weights(found, {"E": scale, "P": 1.0})
+    table = "src_embedding" if side == "src" else "tgt_embedding"
+    return (
+        f" Taken apart as a·E + b·P, E = self.{table}.embedding({side}_ids) (the table's "
+        f"rows) and P = the positional encoding, {parts} (sqrt(d_model) = {scale:.4g})"
+        + (f": {reading}." if reading else ".")
+        + f" Use self.positional_encoding(self.{table}({side}_ids)): the embedding module "
+        "scales, the positional encoding adds."
+    )
+
+
 def _localise_encode(module, m, src, pad_id: int) -> str | None:
     """Run the learner's encode with a hook on its encoder (the course's Encoder) and say
     which of the encoder's inputs departs: the source vectors or the mask."""
@@ -474,10 +521,11 @@ def _localise_encode(module, m, src, pad_id: int) -> str | None:
             if _close(x, ratio * x_right, _LOOSE) and abs(ratio - 1) > 1e-3
             else ""
         )
+        mix = _embedding_mix(x, m, m.src_embedding, src, "src")
         return (
             "encode handed the encoder other source vectors than "
             f"self.positional_encoding(self.src_embedding(src_ids)){scaled}: the source side's "
-            "input is off, before any layer runs (the mask is checked after it)."
+            f"input is off, before any layer runs (the mask is checked after it).{mix}"
         )
     right_mask = padding_mask(src, pad_id)  # (batch, 1, 1, len_src)
     where = _first_mask_difference(given.get("mask"), right_mask, src, pad_id)
