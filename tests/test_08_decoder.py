@@ -755,7 +755,36 @@ class LayerPostEndsWithNorm1(ref.DecoderLayer):
         return out if self.norm_first else self.norm1(out)
 
 
+class LayerSrcMaskOfLastSentence(ref.DecoderLayer):
+    """src_mask[-1:] before the cross-attention: the last sentence's source padding mask for
+    every sentence (the family of blind24b-dec-layer-src-mask-of-first-sentence, another
+    row: one row of a padding mask broadcast over the batch)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if src_mask is not None:
+            src_mask = src_mask[-1:]  # (1, 1, 1, len_src)
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
+class DecoderSrcMaskOfFirstSentence(ref.Decoder):
+    """src_mask[:1] in the stack: the first sentence's source padding mask, unpadded in the
+    check's batches, for every sentence of every layer (same family, in the stack)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if src_mask is not None:
+            src_mask = src_mask[:1]  # (1, 1, 1, len_src)
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
 LAYER_MISTAKES = [
+    # round 27: one sentence's src_mask broadcast to every sentence, told apart on a probe
+    # batch whose sentences are all padded differently
+    Mistake(
+        check_DecoderLayer,
+        LayerSrcMaskOfLastSentence,
+        r"Every sentence of the batch is masked with the last sentence's padding mask: the "
+        r"batch axis of `src_mask` is indexed or reduced away \(src_mask\[-1\]",
+    ),
     # round 24: a mask inverted on its way to an attention, read from the mask each
     # attention receives (blind21b-dl-cross-mask-inverted was told to pass src_mask)
     Mistake(
@@ -1490,6 +1519,11 @@ class DecoderFinalNormFeedForwardWide(ref.Decoder):
 
 
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderSrcMaskOfFirstSentence,
+        r"Every sentence of the batch is masked with the first sentence's padding mask",
+    ),
     Mistake(
         S,
         DecoderSrcMaskLastLayerOnly,
