@@ -1754,7 +1754,27 @@ class LayerPadsZeroedAndMasked(LayerBase):
         return self.norm2(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerPreAttentionResultUnderNewName(ref.EncoderLayer):
+    """Pre-LN: the self-attention's sum stored as y while the feed-forward line reads and
+    adds the stale x (the family of blind24b-dec-layer-pre-ln-cross-result-dropped, in the
+    encoder: a sub-layer's result that never reaches the output)."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return super().forward(x, mask)
+        h = self.norm1(x)
+        y = x + self.dropout(self.self_attn(h, h, h, mask)[0])  # noqa: F841
+        return x + self.dropout(self.feed_forward(self.norm2(x)))
+
+
 LAYER_MISTAKES = [
+    # round 27: a sub-layer's sum stored under a new name, the old stream carried on
+    Mistake(
+        check_EncoderLayer,
+        LayerPreAttentionResultUnderNewName,
+        r"The self-attention's result is discarded: the layer's output is x \+ "
+        r"feed_forward\(\.\.\.\), the stale stream x plus the last sub-layer's output",
+    ),
     # round 24: the input rewritten before the sub-layers, its padded rows set to 0
     Mistake(
         check_EncoderLayer,

@@ -776,7 +776,28 @@ class DecoderSrcMaskOfFirstSentence(ref.Decoder):
         return super().forward(x, memory, src_mask, tgt_mask)
 
 
+class LayerPostCrossReadsRawSum(ref.DecoderLayer):
+    """Post-LN: the self-attention's residual sum kept as s, normalised into x, but the
+    cross-attention's queries read s while its residual adds x (the family of
+    blind24b-enc-layer-post-ln-ffn-reads-raw-sum, on the decoder's second sub-layer)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        s = x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0])
+        x = self.norm1(s)
+        x = self.norm2(x + self.dropout(self.cross_attn(s, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerPostCrossReadsRawSum,
+        r"`self\.cross_attn` reads the un-normalised residual sum x \+ self_attn\(\.\.\.\), "
+        r"the input of `self\.norm1`, not its output, while the residual around "
+        r"`self\.cross_attn` adds the normalised stream",
+    ),
     # round 27: one sentence's src_mask broadcast to every sentence, told apart on a probe
     # batch whose sentences are all padded differently
     Mistake(
