@@ -2387,7 +2387,8 @@ ENCODER_MISTAKES = [
     Mistake(
         check_Encoder,
         EncoderFirstPositionOnly,
-        r"right result only the first entry along axis 1 \(position, size \d+\), \.select\(1, 0\)",
+        r"right result at its first position only, \[:, 0\] \(axis 1 \(position, size \d+\), "
+        r"\.select\(1, 0\)\)",
     ),
     Mistake(
         check_Encoder,
