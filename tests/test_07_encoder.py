@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import functools
 import math
+import random
 from collections import OrderedDict
 
 import pytest
@@ -2352,7 +2353,28 @@ class EncoderOneLayerTooMany(ref.Encoder):
         super().__init__(num_layers + 1, d_model, num_heads, d_ff, *args, **kw)
 
 
+class EncoderLayerDropUnderOwnName(ref.Encoder):
+    """LayerDrop in the encoder's loop, its rate read from the first layer's dropout and
+    drawn with Python's random (the family of blind24b-dec-layerdrop-with-dropout-rate:
+    whole layers skipped while training)."""
+
+    def forward(self, x, mask=None):
+        skip_rate = self.layers[0].dropout.p
+        for layer in self.layers:
+            if self.training and random.random() < skip_rate:
+                continue
+            x = layer(x, mask)
+        return x if self.norm is None else self.norm(x)
+
+
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderLayerDropUnderOwnName,
+        r"In train mode your stack skips whole layers: `layers\.0`, `layers\.1` never ran in "
+        r"this call \(none of its layers ran\), while in eval mode every layer runs\. "
+        r".*LayerDrop",
+    ),
     Mistake(
         check_Encoder,
         EncoderOneLayerTooMany,

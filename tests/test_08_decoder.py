@@ -1539,7 +1539,25 @@ class DecoderFinalNormFeedForwardWide(ref.Decoder):
             self.norm = LayerNorm(d_ff)
 
 
+class DecoderStopsEarlyInTraining(ref.Decoder):
+    """The loop broken off at random while training (a stochastic-depth variant, the rate
+    the layers' dropout): the family of blind24b-dec-layerdrop-with-dropout-rate, with
+    `break` for `continue`."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            if self.training and torch.rand(()).item() < layer.dropout.p:
+                break
+            x = layer(x, memory, src_mask, tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderStopsEarlyInTraining,
+        r"In train mode your stack skips whole layers: `layers\.0`, `layers\.1` never ran",
+    ),
     Mistake(
         S,
         DecoderSrcMaskOfFirstSentence,

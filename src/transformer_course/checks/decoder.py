@@ -90,6 +90,7 @@ from transformer_course.checking.rearranged import arrival_hint
 from transformer_course.checking.sequence_slices import position_slice_note
 from transformer_course.checking.size_sources import size_source_note
 from transformer_course.checking.skipped_calls import skipped_by_none
+from transformer_course.checking.skipped_layers import layers_skipped_in_training
 from transformer_course.checking.state_keys import (
     built_keys,
     layer_count_note,
@@ -1629,7 +1630,14 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         inputs={"x": inputs.x, "memory": inputs.memory},
         expected=None if sliced else compute,
         axis_names=("batch", "target position", "d_model"),
+        module=module,
+        rerun=lambda: module(*inputs.args()),
     )
+    if case.mode == "train":
+        # whole layers skipped while training (LayerDrop): at dropout=1.0 a pre-LN stack
+        # without them gives the same output, the layers that ran tell
+        if skipped := layers_skipped_in_training(module, lambda: module(*inputs.args())):
+            c.fail(f"While computing {what}: {skipped}")
 
     table = stack_mistakes(case.norm_first, case.final_norm, drop=drop)
     table |= {

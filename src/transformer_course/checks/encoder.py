@@ -99,6 +99,7 @@ from transformer_course.checking.oracles import (
 from transformer_course.checking.oracles.state import linear, sub
 from transformer_course.checking.precision import right_in_float64
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.checking.skipped_layers import layers_skipped_in_training
 from transformer_course.checking.state_keys import (
     built_keys,
     layer_count_note,
@@ -2215,7 +2216,14 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
             drop=drop,
         ),
         axis_names=("batch", "position", "d_model"),
+        module=module,
+        rerun=lambda: module(*args),
     )
+    if case.mode == "train":
+        # whole layers skipped while training (LayerDrop): at dropout=1.0 a pre-LN stack
+        # without them gives the same output, the layers that ran tell
+        if skipped := layers_skipped_in_training(module, lambda: module(*args)):
+            c.fail(f"While computing {what}: {skipped}")
     if case.mode == "eval" and case.dropout > 0:
         expect_deterministic_registered(c, module, args, got, call, case.dropout)
 
