@@ -1768,7 +1768,33 @@ class LayerPreAttentionResultUnderNewName(ref.EncoderLayer):
         return x + self.dropout(self.feed_forward(self.norm2(x)))
 
 
+class LayerMaskOfFirstSentence(ref.EncoderLayer):
+    """mask[0] before the self-attention: the first sentence's padding mask, unpadded in the
+    check's batches, for every sentence (the family of blind24b-dec-layer-src-mask-of-first-
+    sentence, in the encoder: read as "ignores the mask" before the probe batch)."""
+
+    def forward(self, x, mask=None):
+        if mask is not None:
+            mask = mask[0]  # (1, 1, len)
+        return super().forward(x, mask)
+
+
+class EncoderMaskOfFirstSentence(ref.Encoder):
+    """mask[:1] in the stack's forward: the same family, every layer given one row."""
+
+    def forward(self, x, mask=None):
+        if mask is not None:
+            mask = mask[:1]  # (1, 1, 1, len)
+        return super().forward(x, mask)
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerMaskOfFirstSentence,
+        r"Every sentence of the batch is masked with the first sentence's padding mask: the "
+        r"batch axis of `mask` is indexed or reduced away \(mask\[0\]",
+    ),
     # round 27: a sub-layer's sum stored under a new name, the old stream carried on
     Mistake(
         check_EncoderLayer,
@@ -2368,6 +2394,11 @@ class EncoderLayerDropUnderOwnName(ref.Encoder):
 
 
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderMaskOfFirstSentence,
+        r"Every sentence of the batch is masked with the first sentence's padding mask",
+    ),
     Mistake(
         check_Encoder,
         EncoderLayerDropUnderOwnName,
