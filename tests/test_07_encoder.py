@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import functools
 import math
+import random
 from collections import OrderedDict
 
 import pytest
@@ -1754,7 +1755,53 @@ class LayerPadsZeroedAndMasked(LayerBase):
         return self.norm2(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerPreAttentionResultUnderNewName(ref.EncoderLayer):
+    """Pre-LN: the self-attention's sum stored as y while the feed-forward line reads and
+    adds the stale x (the family of blind24b-dec-layer-pre-ln-cross-result-dropped, in the
+    encoder: a sub-layer's result that never reaches the output)."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return super().forward(x, mask)
+        h = self.norm1(x)
+        y = x + self.dropout(self.self_attn(h, h, h, mask)[0])  # noqa: F841
+        return x + self.dropout(self.feed_forward(self.norm2(x)))
+
+
+class LayerMaskOfFirstSentence(ref.EncoderLayer):
+    """mask[0] before the self-attention: the first sentence's padding mask, unpadded in the
+    check's batches, for every sentence (the family of blind24b-dec-layer-src-mask-of-first-
+    sentence, in the encoder: read as "ignores the mask" before the probe batch)."""
+
+    def forward(self, x, mask=None):
+        if mask is not None:
+            mask = mask[0]  # (1, 1, len)
+        return super().forward(x, mask)
+
+
+class EncoderMaskOfFirstSentence(ref.Encoder):
+    """mask[:1] in the stack's forward: the same family, every layer given one row."""
+
+    def forward(self, x, mask=None):
+        if mask is not None:
+            mask = mask[:1]  # (1, 1, 1, len)
+        return super().forward(x, mask)
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerMaskOfFirstSentence,
+        r"Every sentence of the batch is masked with the first sentence's padding mask: the "
+        r"batch axis of `mask` is indexed or reduced away \(mask\[0\]",
+    ),
+    # round 27: a sub-layer's sum stored under a new name, the old stream carried on
+    Mistake(
+        check_EncoderLayer,
+        LayerPreAttentionResultUnderNewName,
+        r"The self-attention's result is discarded: the layer's output is x \+ "
+        r"feed_forward\(\.\.\.\), the stale stream x plus the last sub-layer's output",
+    ),
     # round 24: the input rewritten before the sub-layers, its padded rows set to 0
     Mistake(
         check_EncoderLayer,
@@ -2332,7 +2379,33 @@ class EncoderOneLayerTooMany(ref.Encoder):
         super().__init__(num_layers + 1, d_model, num_heads, d_ff, *args, **kw)
 
 
+class EncoderLayerDropUnderOwnName(ref.Encoder):
+    """LayerDrop in the encoder's loop, its rate read from the first layer's dropout and
+    drawn with Python's random (the family of blind24b-dec-layerdrop-with-dropout-rate:
+    whole layers skipped while training)."""
+
+    def forward(self, x, mask=None):
+        skip_rate = self.layers[0].dropout.p
+        for layer in self.layers:
+            if self.training and random.random() < skip_rate:
+                continue
+            x = layer(x, mask)
+        return x if self.norm is None else self.norm(x)
+
+
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderMaskOfFirstSentence,
+        r"Every sentence of the batch is masked with the first sentence's padding mask",
+    ),
+    Mistake(
+        check_Encoder,
+        EncoderLayerDropUnderOwnName,
+        r"In train mode your stack skips whole layers: `layers\.0`, `layers\.1` never ran in "
+        r"this call \(none of its layers ran\), while in eval mode every layer runs\. "
+        r".*LayerDrop",
+    ),
     Mistake(
         check_Encoder,
         EncoderOneLayerTooMany,
@@ -2367,7 +2440,8 @@ ENCODER_MISTAKES = [
     Mistake(
         check_Encoder,
         EncoderFirstPositionOnly,
-        r"right result only the first entry along axis 1 \(position, size \d+\), \.select\(1, 0\)",
+        r"right result at its first position only, \[:, 0\] \(axis 1 \(position, size \d+\), "
+        r"\.select\(1, 0\)\)",
     ),
     Mistake(
         check_Encoder,

@@ -755,7 +755,57 @@ class LayerPostEndsWithNorm1(ref.DecoderLayer):
         return out if self.norm_first else self.norm1(out)
 
 
+class LayerSrcMaskOfLastSentence(ref.DecoderLayer):
+    """src_mask[-1:] before the cross-attention: the last sentence's source padding mask for
+    every sentence (the family of blind24b-dec-layer-src-mask-of-first-sentence, another
+    row: one row of a padding mask broadcast over the batch)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if src_mask is not None:
+            src_mask = src_mask[-1:]  # (1, 1, 1, len_src)
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
+class DecoderSrcMaskOfFirstSentence(ref.Decoder):
+    """src_mask[:1] in the stack: the first sentence's source padding mask, unpadded in the
+    check's batches, for every sentence of every layer (same family, in the stack)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if src_mask is not None:
+            src_mask = src_mask[:1]  # (1, 1, 1, len_src)
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
+class LayerPostCrossReadsRawSum(ref.DecoderLayer):
+    """Post-LN: the self-attention's residual sum kept as s, normalised into x, but the
+    cross-attention's queries read s while its residual adds x (the family of
+    blind24b-enc-layer-post-ln-ffn-reads-raw-sum, on the decoder's second sub-layer)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        s = x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0])
+        x = self.norm1(s)
+        x = self.norm2(x + self.dropout(self.cross_attn(s, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerPostCrossReadsRawSum,
+        r"`self\.cross_attn` reads the un-normalised residual sum x \+ self_attn\(\.\.\.\), "
+        r"the input of `self\.norm1`, not its output, while the residual around "
+        r"`self\.cross_attn` adds the normalised stream",
+    ),
+    # round 27: one sentence's src_mask broadcast to every sentence, told apart on a probe
+    # batch whose sentences are all padded differently
+    Mistake(
+        check_DecoderLayer,
+        LayerSrcMaskOfLastSentence,
+        r"Every sentence of the batch is masked with the last sentence's padding mask: the "
+        r"batch axis of `src_mask` is indexed or reduced away \(src_mask\[-1\]",
+    ),
     # round 24: a mask inverted on its way to an attention, read from the mask each
     # attention receives (blind21b-dl-cross-mask-inverted was told to pass src_mask)
     Mistake(
@@ -1489,7 +1539,30 @@ class DecoderFinalNormFeedForwardWide(ref.Decoder):
             self.norm = LayerNorm(d_ff)
 
 
+class DecoderStopsEarlyInTraining(ref.Decoder):
+    """The loop broken off at random while training (a stochastic-depth variant, the rate
+    the layers' dropout): the family of blind24b-dec-layerdrop-with-dropout-rate, with
+    `break` for `continue`."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            if self.training and torch.rand(()).item() < layer.dropout.p:
+                break
+            x = layer(x, memory, src_mask, tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
 DECODER_MISTAKES = [
+    Mistake(
+        S,
+        DecoderStopsEarlyInTraining,
+        r"In train mode your stack skips whole layers: `layers\.0`, `layers\.1` never ran",
+    ),
+    Mistake(
+        S,
+        DecoderSrcMaskOfFirstSentence,
+        r"Every sentence of the batch is masked with the first sentence's padding mask",
+    ),
     Mistake(
         S,
         DecoderSrcMaskLastLayerOnly,

@@ -16,11 +16,16 @@ def test_an_axis_pooled_away_is_named_with_every_reading_that_fits():
     want = torch.randn(2, 5, 4, dtype=torch.float64)  # (batch, position, d_model)
     names = ("batch", "position", "d_model")
     assert ".amax(dim=1)" in dropped_axis_note(want.amax(dim=1).float(), want, names)
-    assert ".select(1, -1)" in dropped_axis_note(want[:, -1], want, names)
+    # an end taken along a named axis: that entry named in the axis's words
+    last = dropped_axis_note(want[:, -1], want, names)
+    assert "at its last position only, [:, -1] (axis 1 (position, size 5), .select(1, -1))" in last
+    first_row = dropped_axis_note(want[0], want, names)
+    assert "at its first batch only, [0] (axis 0 (batch, size 2), .select(0, 0))" in first_row
+    assert "only the last entry along axis 1 (size 5)" in dropped_axis_note(want[:, -1], want)
     # every reading equal on a constant axis: all of them named, none chosen
     flat = torch.ones(2, 5, 4, dtype=torch.float64)
     note = dropped_axis_note(flat[:, 0], flat, names)
-    assert "averaged over" in note and "only the first entry" in note and " or " in note
+    assert "averaged over" in note and "first position only" in note and " or " in note
     assert dropped_axis_note(torch.randn(2, 4), want, names) == ""  # no reading fits
     assert dropped_axis_note(torch.randn(2, 5), want, names) == ""  # another shape
     assert dropped_axis_note([1.0], want, names) == ""  # not a tensor

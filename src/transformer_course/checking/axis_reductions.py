@@ -55,7 +55,7 @@ def dropped_axis_note(
             if name
             else (f"axis {axis} (size {want_shape[axis]})")
         )
-        said = " or ".join(f"{words} {called}, .{code}" for words, code in fitting)
+        said = " or ".join(_reading(words, code, called, name, axis) for words, code in fitting)
         which = "one of these readings gives" if len(fitting) > 1 else "that gives"
         return (
             f"Your result is the right result {said} ({which} your numbers exactly): that "
@@ -63,3 +63,17 @@ def dropped_axis_note(
             f"one entry per {name or 'index'} along that axis."
         )
     return ""
+
+
+def _reading(words: str, code: str, called: str, name: str, axis: int) -> str:
+    """One reading in words: an end taken along a named axis reads as that entry itself
+    ("only the first position, [:, 0] along axis 1 ..."), the others as a reduction."""
+    end = {
+        "only the first entry along": ("first", "0"),
+        "only the last entry along": ("last", "-1"),
+    }
+    if name and words in end:
+        which, index = end[words]
+        indexed = "[" + ", ".join([":"] * axis + [index]) + "]"
+        return f"at its {which} {name} only, {indexed} ({called}, .{code})"
+    return f"{words} {called}, .{code}"

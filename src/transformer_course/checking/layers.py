@@ -22,6 +22,7 @@ from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.localise import diagnose
 from transformer_course.checking.modules import build_module, random_state, state_shapes
+from transformer_course.checking.skipped_layers import layers_skipped_in_training
 from transformer_course.checking.unused_parameters import unused_parameters_sentence
 
 __all__ = [
@@ -193,6 +194,14 @@ def expect_tensor_result(
                 and given.shape == got.shape
                 and torch.equal(given.detach(), got.detach())
             ):
+                # blind24b-dec-layerdrop-with-dropout-rate: every layer skipped in training
+                skipped = (
+                    layers_skipped_in_training(module, rerun)
+                    if module is not None and rerun is not None
+                    else ""
+                )
+                if skipped:
+                    c.fail(f"{what} is its input `{name}` itself, unchanged. {skipped}")
                 c.fail(
                     f"{what} is its input `{name}` itself, unchanged: nothing your module "
                     "computes reaches what it returns. Did forward return its input instead "

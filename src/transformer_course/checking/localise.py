@@ -386,12 +386,21 @@ def localise_layer(
                     if reader and reader != name
                     else ""
                 )
+                lost = (
+                    f" The {sublayer_words(name)}'s result is discarded: the layer's output is "
+                    f"{s} + {sublayers[-1]}(...), the stale stream {s} plus the last "
+                    f"sub-layer's output, so nothing `self.{name}` computes reaches it (the sum "
+                    f"stored under a new name while the lines after it still read the old "
+                    f"variable?)."
+                    if _stale_stream_reaches_output(records, sublayers, name, got, stream)
+                    else ""
+                )
                 return (
                     f"{nxt[0].upper()}{nxt[1:]} is the stream from before `self.{name}` ({s}, "
                     f"not {s} + {name}(...)){reads}: the sum with `self.{name}`'s output is not "
-                    f"carried on. Each sub-layer reads the stream after the previous residual: "
-                    f"{new_s} = {s} + {name}({wanted_norm}({s})), then the next one reads "
-                    f"{after[0][0]}({new_s})."
+                    f"carried on.{lost} Each sub-layer reads the stream after the previous "
+                    f"residual: {new_s} = {s} + {name}({wanted_norm}({s})), then the next one "
+                    f"reads {after[0][0]}({new_s})."
                 )
             if _close(later, out):
                 if after and _sum_reaches_output(records, sublayers, name, got, expected):
@@ -477,6 +486,28 @@ def localise_layer(
                     f"{previous}(...)), then {name}(x, ...)."
                 )
             if normalised_sum is not None and _close(inp, normalised_sum):
+                residual = _residual_after(after, out, stream, inp)
+                if residual == "normalised":
+                    # blind24b-enc-layer-post-ln-ffn-reads-raw-sum: s = x + attn(...);
+                    # x = norm1(s); norm2(x + feed_forward(s))
+                    return (
+                        f"`self.{name}` reads the un-normalised residual sum x + "
+                        f"{previous}(...), the input of `self.{previous_norm}`, not its "
+                        f"output, while the residual around `self.{name}` adds the normalised "
+                        f"stream, {previous_norm}(x + {previous}(...)): the sub-layer's input "
+                        f"skips `self.{previous_norm}` (the raw sum kept under its own name "
+                        f"and passed to `self.{name}`?). Both read the same stream: x = "
+                        f"{previous_norm}(x + {previous}(...)), then "
+                        f"{wanted_norm}(x + {name}(x, ...))."
+                    )
+                if residual != "raw":
+                    return (
+                        f"`self.{name}` reads the un-normalised residual sum x + "
+                        f"{previous}(...), the input of `self.{previous_norm}`, not its "
+                        f"output: in post-LN each sub-layer reads the stream after the "
+                        f"previous norm, x = {previous_norm}(x + {previous}(...)), then "
+                        f"{name}(x, ...)."
+                    )
                 # blind19c-dl-post-ln-norm2-result-discarded: self.norm2(x) as a statement
                 return (
                     f"`self.{previous_norm}` runs on x + {previous}(...), but its result is "
@@ -904,6 +935,28 @@ def _sum_reaches_output(records, sublayers, name: str, got, expected: torch.Tens
     if last is None or not torch.is_tensor(last[2]) or last[2].shape != got.shape:
         return False
     return _close(got.detach().double() - last[2].detach().double(), expected)
+
+
+def _stale_stream_reaches_output(records, sublayers, name: str, got, stream) -> bool:
+    """Whether the layer's output is ``stream`` (the stream from before ``name``) plus the
+    last sub-layer's output: the sum around ``name`` never reaches the output."""
+    return _sum_reaches_output(records, sublayers, name, got, stream)
+
+
+def _residual_after(after, out, normalised, raw) -> str:
+    """What the residual sum right after a sub-layer adds to its output ``out``, read off
+    the input of the norm that runs next (post-LN): "normalised" (the previous norm's
+    output), "raw" (the un-normalised sum that norm read) or "" (neither, or unknown)."""
+    if not after or after[0][1] is None or not torch.is_tensor(after[0][1]):
+        return ""
+    summed = after[0][1].detach().double()  # the next norm's input: stream + out
+    if summed.shape != out.shape:
+        return ""
+    if _close(summed, normalised + out):
+        return "normalised"
+    if _close(summed, raw + out):
+        return "raw"
+    return ""
 
 
 def _no_residual(name: str, where: str, right: str) -> str:

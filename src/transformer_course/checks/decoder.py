@@ -74,6 +74,7 @@ from transformer_course.checking.localise import (
     mask_arrival_hint,
     stack_input_hint,
 )
+from transformer_course.checking.mask_rows import one_mask_for_all
 from transformer_course.checking.modules import expect_contract_defaults, state_shapes
 from transformer_course.checking.norm_eps import norm_eps_problem
 from transformer_course.checking.oracles import (
@@ -89,6 +90,7 @@ from transformer_course.checking.rearranged import arrival_hint
 from transformer_course.checking.sequence_slices import position_slice_note
 from transformer_course.checking.size_sources import size_source_note
 from transformer_course.checking.skipped_calls import skipped_by_none
+from transformer_course.checking.skipped_layers import layers_skipped_in_training
 from transformer_course.checking.state_keys import (
     built_keys,
     layer_count_note,
@@ -599,6 +601,25 @@ def _cross_attention_ignores_padding(module, inputs: _Inputs) -> bool:
         if float(at_pads.max()) > 1e-6:
             return False
     return bool(seen)
+
+
+def _src_mask_one_row(
+    c: Checker, module, inputs: _Inputs, oracle: Callable[[torch.Tensor | None], torch.Tensor]
+) -> str:
+    """One sentence's source padding mask given to every sentence (src_mask[0]): the
+    module run again on a probe src_mask whose sentences are all padded, differently."""
+    if inputs.src_mask is None:
+        return ""
+    batch, len_src = inputs.memory.shape[0], inputs.memory.shape[1]
+
+    def run(mask: torch.Tensor):  # mask: bool (batch, 1, 1, len_src)
+        # recorded: the single-edit search must reproduce this output too
+        with torch.no_grad():
+            return c.probe(module, inputs.x, inputs.memory, mask, inputs.tgt_mask)
+
+    return one_mask_for_all(
+        run, oracle, batch, len_src, name="src_mask", attention="the cross-attention"
+    )
 
 
 def _same(a, b) -> bool:
@@ -1159,6 +1180,12 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             x, inputs.memory, p, inputs.src_mask, inputs.tgt_mask, case.num_heads, **knobs
         )
 
+    def compute_with_src(src_mask):  # the right output for another src_mask (None: none)
+        knobs = {"norm_first": case.norm_first, "drop": drop}
+        return decoder_layer_f(
+            inputs.x, inputs.memory, p, src_mask, inputs.tgt_mask, case.num_heads, **knobs
+        )
+
     called = (
         None
         if case.mode == "train" and case.dropout > 0
@@ -1225,6 +1252,13 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             )
             or _cross_attention_sources(module, inputs, p)
         )
+
+    if not (case.mode == "train" and case.dropout > 0) and not _close64(got, compute()):
+        # the first sentence's src_mask for all: unpadded in the check's masks, it reads as
+        # no mask at all (blind24b-dec-layer-src-mask-of-first-sentence)
+        one_row = _src_mask_one_row(c, module, inputs, compute_with_src)
+        if one_row:
+            c.fail(f"{what} is not what the reference gives. {one_row}")
 
     expect_composite(
         c,
@@ -1570,6 +1604,20 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
             **{"norm_first": case.norm_first, "final": final, "drop": drop, **knobs},
         )
 
+    def compute_with_src(src_mask):  # the right output for another src_mask (None: none)
+        return decoder_f(
+            inputs.x,
+            inputs.memory,
+            p,
+            src_mask,
+            inputs.tgt_mask,
+            case.num_heads,
+            case.num_layers,
+            norm_first=case.norm_first,
+            final=final,
+            drop=drop,
+        )
+
     sliced = _sliced_output_note(got, inputs.x.shape, lambda: compute(drop=False))
     expect_tensor_result(
         c,
@@ -1582,7 +1630,14 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         inputs={"x": inputs.x, "memory": inputs.memory},
         expected=None if sliced else compute,
         axis_names=("batch", "target position", "d_model"),
+        module=module,
+        rerun=lambda: module(*inputs.args()),
     )
+    if case.mode == "train":
+        # whole layers skipped while training (LayerDrop): at dropout=1.0 a pre-LN stack
+        # without them gives the same output, the layers that ran tell
+        if skipped := layers_skipped_in_training(module, lambda: module(*inputs.args())):
+            c.fail(f"While computing {what}: {skipped}")
 
     table = stack_mistakes(case.norm_first, case.final_norm, drop=drop)
     table |= {
@@ -1618,6 +1673,12 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
                 ("tgt_mask", inputs.tgt_mask),
             ),
         )
+
+    if not (case.mode == "train" and case.dropout > 0) and not _close64(got, compute()):
+        # one sentence's src_mask for all (src_mask[0] in the stack's forward)
+        one_row = _src_mask_one_row(c, module, inputs, lambda src_mask: compute_with_src(src_mask))
+        if one_row:
+            c.fail(f"{what} is not what the reference gives. {one_row}")
 
     expect_composite(
         c,

@@ -80,6 +80,7 @@ from transformer_course.checking.localise import (
     mask_arrival_hint,
     stack_input_hint,
 )
+from transformer_course.checking.mask_rows import one_mask_for_all
 from transformer_course.checking.module_settings import NEVER_IN_TRAINING, wrong_setting_note
 from transformer_course.checking.modules import (
     build_module,
@@ -99,6 +100,7 @@ from transformer_course.checking.oracles import (
 from transformer_course.checking.oracles.state import linear, sub
 from transformer_course.checking.precision import right_in_float64
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.checking.skipped_layers import layers_skipped_in_training
 from transformer_course.checking.state_keys import (
     built_keys,
     layer_count_note,
@@ -1748,6 +1750,33 @@ def eval_dropout_hint(module_at_rate_zero, args: tuple, got: torch.Tensor, rate:
     return advice
 
 
+def _mask_one_row(
+    c: Checker,
+    module,
+    x: torch.Tensor,
+    mask: torch.Tensor | None,
+    got,
+    expected: torch.Tensor,
+    oracle,
+) -> str:
+    """One sentence's padding mask given to every sentence (mask[0]), when the output is
+    wrong: the module run again on a probe mask whose sentences are all padded, each
+    differently (:mod:`transformer_course.checking.mask_rows`)."""
+    if mask is None or not isinstance(got, torch.Tensor) or got.shape != expected.shape:
+        return ""
+    if torch.allclose(got.detach().double(), expected, rtol=1e-4, atol=1e-5):
+        return ""
+
+    def run(probe_mask: torch.Tensor):  # bool (batch, 1, 1, len)
+        # recorded: the single-edit search must reproduce this output too
+        with torch.no_grad():
+            return c.probe(module, x, probe_mask)
+
+    return one_mask_for_all(
+        run, oracle, x.shape[0], x.shape[1], name="mask", attention="the self-attention"
+    )
+
+
 def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
     """EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first): self-attention and
     feed-forward, each with a residual connection and a LayerNorm."""
@@ -1972,6 +2001,23 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
             norm_first=case.norm_first,
             arguments=(("mask", mask),),
         )
+
+    if not (case.mode == "train" and case.dropout > 0):
+        # the first sentence's mask for all (mask[0]): unpadded in the check's masks, it
+        # reads as no mask at all
+        one_row = _mask_one_row(
+            c,
+            module,
+            x,
+            mask,
+            got,
+            compute(),
+            lambda m: encoder_layer_f(
+                x, p, m, case.num_heads, norm_first=case.norm_first, drop=drop
+            ),
+        )
+        if one_row:
+            c.fail(f"{what} is not what the reference gives. {one_row}")
 
     expect_composite(
         c,
@@ -2215,7 +2261,14 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
             drop=drop,
         ),
         axis_names=("batch", "position", "d_model"),
+        module=module,
+        rerun=lambda: module(*args),
     )
+    if case.mode == "train":
+        # whole layers skipped while training (LayerDrop): at dropout=1.0 a pre-LN stack
+        # without them gives the same output, the layers that ran tell
+        if skipped := layers_skipped_in_training(module, lambda: module(*args)):
+            c.fail(f"While computing {what}: {skipped}")
     if case.mode == "eval" and case.dropout > 0:
         expect_deterministic_registered(c, module, args, got, call, case.dropout)
 
@@ -2242,6 +2295,29 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
             layer_oracle=layer_oracle,
             arguments=(("mask", mask),),
         )
+
+    if not (case.mode == "train" and case.dropout > 0):
+        # one sentence's mask for every sentence, in the stack's forward (mask[:1])
+        one_row = _mask_one_row(
+            c,
+            module,
+            x,
+            mask,
+            got,
+            compute(),
+            lambda m: encoder_f(
+                x,
+                p,
+                m,
+                case.num_heads,
+                case.num_layers,
+                norm_first=case.norm_first,
+                final=final,
+                drop=drop,
+            ),
+        )
+        if one_row:
+            c.fail(f"{what} is not what the reference gives. {one_row}")
 
     expect_composite(
         c,
