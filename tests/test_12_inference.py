@@ -622,6 +622,21 @@ def _gqa_no_mask(q, k, v, mask=None):
     return ref.grouped_query_attention(q, k, v)
 
 
+def _gqa_default_look_ahead(q, k, v, mask=None):
+    """No mask given: lesson 06's look-ahead mask as the default, aligned to the last key."""
+    if mask is None:
+        mask = look_ahead_mask(k.shape[-2])[-q.shape[-2] :]  # (len_q, len_k)
+    return ref.grouped_query_attention(q, k, v, mask)
+
+
+def _gqa_default_skips_first_key(q, k, v, mask=None):
+    """No mask given: a default that blocks key 0 (no named default mask)."""
+    if mask is None:
+        mask = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool)  # (len_q, len_k)
+        mask[:, 0] = False
+    return ref.grouped_query_attention(q, k, v, mask)
+
+
 def _gqa_repeat_kv(q, k, v, mask=None):
     """Llama's repeat_kv: expand a new group axis, then fold it into the heads."""
     batch, kv, length, d = k.shape
@@ -1518,6 +1533,20 @@ def _online_from(first):
         return torch.exp(x - running_max[..., None]) / total[..., None]
 
     return _named("online_softmax", online_softmax)
+
+
+def _online_second_block_on(x, block_size):
+    """online_softmax whose loop starts at the second block, whatever block_size."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(block_size, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(dim=-1))
+        total = total * torch.exp(running_max - new_max) + torch.exp(
+            block - new_max[..., None]
+        ).sum(dim=-1)
+        running_max = new_max
+    return torch.exp(x - running_max[..., None]) / total[..., None]
 
 
 def _gqa_mask_grouped(regroup):
@@ -2967,6 +2996,12 @@ MISTAKES = [
         _online_from(2),
         r"leaves out the first 2 columns of the \d+: a loop that starts at column 2",
     ),
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _online_second_block_on),
+        r"leaves out the whole first block \(columns 0 \.\. \d+ of the \d+\): its "
+        r"exponentials are never added",
+    ),
     # the family "the final division done inside the loop" (was located only: "how the
     # blocks are combined")
     Mistake(
@@ -3084,6 +3119,17 @@ MISTAKES = [
         r"divided by sqrt\(d_v\), the values' width",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_no_mask), r"mask was ignored"),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_default_look_ahead),
+        r"mask=None, so every query attends to every key, but yours applies a causal mask "
+        r"aligned to the last key",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_default_skips_first_key),
+        r"With a mask yours is right.*what your code does when no mask is given",
+    ),
     # its shape alone before (the family of blind12l-gqa-2d-mask-taken-for-padding)
     Mistake(
         check_grouped_query_attention,
