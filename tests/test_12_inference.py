@@ -2961,6 +2961,17 @@ MISTAKES = [
         _named("online_softmax", _softmax_input_renamed_to_block),
         r"yours runs.*either a stop of block_size alone.*or x itself reassigned to the block",
     ),
+    # the family "a part of the composed mask negated": the look-ahead part (the keys after
+    # each query only)
+    Mistake(
+        check_sliding_window_mask,
+        _named(
+            "sliding_window_mask",
+            lambda size, window: look_ahead_mask(size).logical_not()
+            & ((torch.arange(size)[:, None] - torch.arange(size)[None, :]) < window),
+        ),
+        r"Your mask keeps exactly the keys after each query.*look_ahead_mask\(size\) negated",
+    ),
     # the family "two mistakes at once", read part by part: the future keys, then the part
     # on and below the diagonal as a mask of its own (a band of window + 1 with the
     # look-ahead part left out was told of the future keys alone)

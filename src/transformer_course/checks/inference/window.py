@@ -296,6 +296,19 @@ def _window_models(size: int, window: int) -> list[tuple[str, torch.Tensor | Non
             else None,
         ),
         (
+            # blind24c-sw-look-ahead-mask-negated (told "two mistakes at once"): the
+            # look-ahead part negated; the band holds every later key, so the window
+            # changes nothing
+            "Your mask keeps exactly the keys after each query (j > i), whatever the "
+            "window, and no query sees itself or any earlier key: it is lesson 06's "
+            "look_ahead_mask(size) negated, as ~look_ahead_mask(size) & band (or "
+            "~look_ahead_mask(size) alone) gives, since the band i - j < window holds every "
+            "later key. look_ahead_mask is True where attention is allowed (j <= i), not a "
+            "mask of the blocked future keys: combine it as it is, look_ahead_mask(size) & "
+            "band.",
+            _window(size, -size, -1) if size > 1 else None,
+        ),
+        (
             # blind14e-sw-old-keys-without-negation (told "leaves the query itself out")
             "Your mask keeps exactly the keys outside the window, those too old (i - j >= "
             "window), and drops the window itself: the old keys (torch.tril(ones, "
