@@ -2967,8 +2967,10 @@ MISTAKES = [
         check_sliding_window_mask,
         _named(
             "sliding_window_mask",
-            lambda size, window: look_ahead_mask(size).logical_not()
-            & ((torch.arange(size)[:, None] - torch.arange(size)[None, :]) < window),
+            lambda size, window: (
+                look_ahead_mask(size).logical_not()
+                & ((torch.arange(size)[:, None] - torch.arange(size)[None, :]) < window)
+            ),
         ),
         r"Your mask keeps exactly the keys after each query.*look_ahead_mask\(size\) negated",
     ),
