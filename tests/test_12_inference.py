@@ -176,6 +176,23 @@ class OffByOne(ref.KVCache):
         return self.keys[:, :, : self.length], self.values[:, :, : self.length]
 
 
+class NewFirstByRoll(ref.KVCache):
+    """Writes after the stored positions, then rolls the new ones to the front."""
+
+    def forward(self, k_new, v_new):
+        n = k_new.shape[-2]
+        keys, values = super().forward(k_new, v_new)
+        return keys.roll(n, dims=-2), values.roll(n, dims=-2)
+
+
+class ReturnsReversed(ref.KVCache):
+    """Returns the stored positions newest first, flipped."""
+
+    def forward(self, k_new, v_new):
+        keys, values = super().forward(k_new, v_new)
+        return keys.flip(-2), values.flip(-2)
+
+
 class WritesLastNewOnly(ref.KVCache):
     """Writes only the last of the new positions, though its length advances by all."""
 
@@ -2685,6 +2702,13 @@ MISTAKES = [
         OffByOne,
         r"new keys at \[1, \d+\), \+1 from where they belong \(an off-by-one\)",
     ),
+    # the family "the right positions in another order" (told "written over position 0")
+    Mistake(
+        check_KVCache,
+        NewFirstByRoll,
+        r"in the order \[\d+, 0, 1, [^\]]*\] where .*: newest first, this call's \d+ new",
+    ),
+    Mistake(check_KVCache, ReturnsReversed, r"the sequence comes back reversed"),
     # PyTorch's raw "expanded size" error before
     Mistake(
         check_KVCache,
