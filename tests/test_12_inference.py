@@ -4514,6 +4514,38 @@ def _generate_start_from_sequence_and_prompt(model, prompt, max_new_tokens):
 
 
 @torch.no_grad()
+def _generate_prompt_tail_one_late(model, prompt, max_new_tokens):
+    """The prompt's last two tokens run after a prefill of the others, every start one late."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    model(prompt[:, : length - 2], caches=caches, start=0)
+    logits = model(prompt[:, -2:], caches=caches, start=length - 1)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=ids.shape[1])[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
+def _generate_last_prompt_token_apart(model, prompt, max_new_tokens):
+    """The prompt's last token run after a prefill of the others, every start one late."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    model(prompt[:, : length - 1], caches=caches, start=0)
+    ids, steps, token = prompt, [], prompt[:, -1:]
+    while len(steps) < max_new_tokens:
+        logits = model(token, caches=caches, start=ids.shape[1])[:, -1]
+        steps.append(logits)
+        token = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, token], dim=1)
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
 def _generate_while_feeding_every_token(model, prompt, max_new_tokens):
     """A while loop that feeds every chosen token, with caches of len + max_new_tokens - 1."""
     batch, length = prompt.shape
@@ -4734,6 +4766,16 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
             _generate_start_from_sequence_and_prompt,
             r"each start is 5 more than the positions held.*prompt's length len: it is "
             r"counted twice",
+        ),
+        # the family "every start one position off after the prefill" (told "the start
+        # is len" although the prefill stopped one token short)
+        (
+            _generate_prompt_tail_one_late,
+            r"rotated 1 position too far, leaving a gap after position \d+ \(position \d+ never",
+        ),
+        (
+            _generate_last_prompt_token_apart,
+            r"prompt's last token, fed on its own next, sits at position len - 1",
         ),
         (_generate_fresh_caches, r"got new, empty caches"),
         (_generate_logits_late, r"recorded one step late"),
