@@ -804,6 +804,16 @@ def _batches_outer_without_axis(tokens, block_size, batch_size, generator):
     return tokens[positions], tokens[positions + 1]
 
 
+def _rotary_second_half_never_written(x, cos, sin):
+    """The first half written into a torch.empty buffer, the second half only computed."""
+    half = x.shape[-1] // 2
+    first, second = x[..., :half], x[..., half:]
+    rotated = torch.empty(x.shape, dtype=x.dtype)
+    rotated[..., :half] = first * cos - second * sin
+    unused = first * sin + second * cos  # noqa: F841
+    return rotated
+
+
 def _rotary_last_pair_left_out(x, cos, sin):
     """The pairs rotated up to the next-to-last one (range(half - 1)), the last pair's two
     features passed through unchanged."""
@@ -3621,6 +3631,12 @@ MISTAKES = [
         check_GPT,
         GptNormedLogits,
         r"norm\.weight has shape \(\d+,\), vocab_size .*fits only the logits",
+    ),
+    # the family "a result buffer never (wholly) written" (its differences alone before)
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_second_half_never_written),
+        r"\d+ of the \d+ entries of your result were never written",
     ),
     # blind15b: tables with two leading axes got the shape alone
     Mistake(
