@@ -77,6 +77,28 @@ def _batches_block_size_starts(tokens, block_size, batch_size, generator):
     return tokens[positions], tokens[positions + 1]
 
 
+def _batches_starts_drawn_from_one(tokens, block_size, batch_size, generator):
+    """Starts drawn from 1 .. num_tokens - block_size: every window one token late."""
+    high = len(tokens) - block_size + 1
+    starts = torch.randint(1, high, (batch_size,), generator=generator)
+    positions = starts[:, None] + torch.arange(block_size)  # (batch_size, block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
+def _batches_sliced_one_late(tokens, block_size, batch_size, generator):
+    """Windows sliced from s + 1: the last start's slices come out short (torch.stack)."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    windows = torch.stack([tokens[s + 1 : s + block_size + 2] for s in starts.tolist()])
+    return windows[:, :-1], windows[:, 1:]
+
+
+def _batches_offsets_from_two(tokens, block_size, batch_size, generator):
+    """Offsets 2 .. block_size + 1 added to the starts: every window two tokens late."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    positions = starts[:, None] + 2 + torch.arange(block_size)  # (batch_size, block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
 def _batches(*, shift=1, high_minus=0, global_stream=False, step=1):
     def next_token_batches(tokens, block_size, batch_size, generator):
         high = len(tokens) - block_size - high_minus
@@ -3690,6 +3712,23 @@ MISTAKES = [
         _named("apply_rotary", _rotary_last_pair_left_out),
         r"Your result's features \[(3, 7|7, 15)\] of every head \(of d_head = (8|16)\) come back as x "
         r"unchanged at every position: they are never rotated",
+    ),
+    # the family "every window some tokens after its drawn start" (an IndexError told the
+    # bound of the draw alone before)
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_starts_drawn_from_one),
+        r"Every window begins 1 token after its drawn start s.*starts are drawn from 1",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_sliced_one_late),
+        r"(?s)raised RuntimeError: stack expects.*Every window begins 1 token after its drawn start",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_offsets_from_two),
+        r"Every window begins 2 tokens after its drawn start s.*reaches 2 tokens past the end",
     ),
     # blind23c: made-up ids in front of the windows were told the stream positions alone
     Mistake(
