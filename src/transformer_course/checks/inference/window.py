@@ -287,10 +287,11 @@ def _window_models(size: int, window: int) -> list[tuple[str, torch.Tensor | Non
         ),
         (
             f"Your mask keeps the same keys for every query, the first window = {window} "
-            f"positions of the sequence (keys 0 .. {window - 1}), with the causal part on "
-            "top: the first window queries are right, later ones lose their own recent "
-            "keys. The window is measured from each query, not from the start: query i "
-            "sees keys i - window + 1 .. i.",
+            f"positions of the sequence (keys 0 .. {window - 1}: a condition j < window on "
+            "the key alone), with the causal part on top: the first window queries are "
+            "right, later ones lose their own recent keys. The window is counted from each "
+            "query, not from the start of the sequence: query i sees keys i - window + 1 .. "
+            "i (i - j < window).",
             (_window(size, 0, size) & (torch.arange(size)[None, :] < window))
             if 0 < window < size - 1
             else None,
