@@ -4103,7 +4103,8 @@ MISTAKES = [
     Mistake(
         check_sliding_window_mask,
         _named("w", _window_anchored_at_start),
-        r"same keys for every query, the first window = \d+ positions",
+        r"same keys for every query, the first window = \d+ positions.*a condition j < window "
+        r"on the key alone",
     ),
     Mistake(
         check_grouped_query_attention,
