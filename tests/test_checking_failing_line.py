@@ -139,3 +139,24 @@ def test_an_argument_whose_size_one_axes_were_dropped_is_named():
         r"dropped \(a \.squeeze\(\)\)\..*axis -1, the last\)",
         message,
     ), message
+
+
+class ScaledInPlace(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(3, 4))  # (d_in, d_out)
+
+    def forward(self, x):
+        return x @ self.weight.mul_(2)  # the parameter doubled in place
+
+
+def test_the_in_place_call_that_autograd_refused_is_named_with_its_out_of_place_form():
+    text = _message(ScaledInPlace(), torch.ones(2, 3))
+    assert "The in-place call on your line that raised: self.weight.mul_(2)" in text
+    assert "mul(), without the _, returns a new one" in text
+
+
+def test_no_in_place_call_is_named_for_another_error():
+    assert "The in-place call" not in _message(
+        keys_not_transposed, torch.ones(2, 3, 4), torch.ones(2, 5, 4)
+    )

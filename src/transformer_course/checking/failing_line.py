@@ -17,7 +17,12 @@ from typing import Any
 from transformer_course.checking.failure import innermost_learner_traceback
 from transformer_course.checking.formatting import ordinal
 
-__all__ = ["arguments_out_of_order", "failing_line_values", "squeezed_arguments"]
+__all__ = [
+    "arguments_out_of_order",
+    "failing_line_values",
+    "in_place_on_line",
+    "squeezed_arguments",
+]
 
 #: names on a line that are never the learner's data (libraries, and Python's own names)
 _LIBRARIES = {"torch", "F", "nn", "np", "math", "numpy", "random", "self"}
@@ -107,6 +112,44 @@ def failing_line_values(exc: BaseException) -> str:
     if not sized:
         return ""
     return f"On your line that raised: {', '.join(described)}."
+
+
+def in_place_on_line(exc: BaseException) -> str:
+    """For autograd's refusal of an in-place change to a parameter ("a leaf Variable that
+    requires grad is being used in an in-place operation"): the in-place calls (a method
+    ending in a single _, such as .t_(), .mul_()) on the learner's line that raised, each
+    with its out-of-place form; "" when the error is another or the line holds none
+    (blind18d-gpt-weight-transposed-in-place was told "an operation ending in _" in
+    general, not which one)."""
+    if "used in an in-place operation" not in str(exc):
+        return ""
+    found = _innermost_learner_frame(exc)
+    if found is None:
+        return ""
+    try:
+        tree = ast.parse(found[1].strip())
+    except SyntaxError:  # a line that is part of a longer statement
+        return ""
+    calls = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        method = node.func.attr
+        if method.endswith("_") and not method.endswith("__") and len(method) > 1:
+            calls.append((ast.unparse(node), method))
+    if not calls:
+        return ""
+    named = "; ".join(
+        f"{text} ({method} changes the tensor it is called on; {method[:-1]}(), without the "
+        "_, returns a new one" + (", as .T does" if method == "t_" else "") + ")"
+        for text, method in dict.fromkeys(calls)
+    )
+    return (
+        f"The in-place call on your line that raised: {named}. Here it changes a tensor "
+        "autograd tracks as a leaf (a trainable parameter, or an input that requires grad), "
+        "which autograd refuses; without autograd it would change that tensor for good "
+        "(every later call then sees the changed one). Use the out-of-place form."
+    )
 
 
 def _callee(node: ast.expr, frame: FrameType) -> Any:
