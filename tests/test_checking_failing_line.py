@@ -160,3 +160,16 @@ def test_no_in_place_call_is_named_for_another_error():
     assert "The in-place call" not in _message(
         keys_not_transposed, torch.ones(2, 3, 4), torch.ones(2, 5, 4)
     )
+
+
+def halves_split_without_dim(x, scale):
+    first, second = x.split(x.shape[-1] // 2)  # (4, 8) and (1, 8): the rows cut, not features
+    return torch.cat([first * scale, second * scale], dim=-1)
+
+
+def test_pieces_of_an_argument_cut_along_its_first_axis_are_named():
+    text = _message(halves_split_without_dim, torch.randn(5, 8), torch.ones(5, 4))
+    assert "Your first, second are the argument x (5, 8) cut along axis 0 (sizes 4 + 1 = 5)" in text
+    assert "Your first, second" not in _message(
+        keys_not_transposed, torch.ones(2, 3, 4), torch.ones(2, 5, 4)
+    )

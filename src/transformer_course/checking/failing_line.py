@@ -11,6 +11,7 @@ import inspect
 import keyword
 import re
 import traceback
+from itertools import combinations
 from types import FrameType
 from typing import Any
 
@@ -21,6 +22,7 @@ __all__ = [
     "arguments_out_of_order",
     "failing_line_values",
     "in_place_on_line",
+    "pieces_of_an_argument",
     "squeezed_arguments",
 ]
 
@@ -259,3 +261,49 @@ def squeezed_arguments(exc: BaseException, arguments: list[tuple[str, Any]]) -> 
             f"-{len(kept)}, {where}). Use {name} as it was given."
         )
     return "\n".join(notes)
+
+
+def pieces_of_an_argument(exc: BaseException, arguments: list[tuple[str, Any]]) -> str:
+    """When two or more tensors named on the learner's failing line are, joined in order,
+    a tensor argument of the call cut along one axis that is not its last (x.chunk(2)
+    without dim=-1 cuts the first axis): the axis and the sizes of the pieces; "" otherwise
+    (blind12i-rot-chunk-without-dim got the raw broadcasting error alone)."""
+    import torch
+
+    found = _innermost_learner_frame(exc)
+    if found is None:
+        return ""
+    frame, line = found
+    code = _STRING.sub("", line.split("#")[0])
+    pieces = []
+    for name in dict.fromkeys(_NAME.findall(code)):
+        if keyword.iskeyword(name) or name in _LIBRARIES or hasattr(builtins, name):
+            continue
+        known, value = _value_of(name, frame)
+        if known and type(value) in (torch.Tensor, torch.nn.Parameter) and value.dim() > 1:
+            pieces.append((name, value))
+    pieces = pieces[:_MOST]
+    if len(pieces) < 2:
+        return ""
+    for given_name, given in arguments:
+        if not isinstance(given, torch.Tensor) or given.dim() < 2:
+            continue
+        for axis in range(given.dim() - 1):  # every axis but the last (the features)
+            for count in range(len(pieces), 1, -1):
+                for group in combinations(pieces, count):  # in the line's order
+                    try:
+                        joined = torch.cat([value.detach() for _, value in group], dim=axis)
+                    except (RuntimeError, IndexError, TypeError):  # pieces that do not join
+                        continue
+                    if joined.shape != given.shape or not torch.equal(joined, given.detach()):
+                        continue
+                    names = ", ".join(name for name, _ in group)
+                    sizes = " + ".join(str(value.shape[axis]) for _, value in group)
+                    return (
+                        f"Your {names} are the argument {given_name.strip('`')} "
+                        f"{tuple(given.shape)} cut along axis {axis} (sizes {sizes} = "
+                        f"{given.shape[axis]}), not along its last axis: x.chunk(n) and "
+                        "x.split(size) without dim cut the first axis (dim=0); to cut the "
+                        "features, pass dim=-1 (x.chunk(2, dim=-1))."
+                    )
+    return ""
