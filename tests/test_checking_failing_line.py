@@ -173,3 +173,13 @@ def test_pieces_of_an_argument_cut_along_its_first_axis_are_named():
     assert "Your first, second" not in _message(
         keys_not_transposed, torch.ones(2, 3, 4), torch.ones(2, 5, 4)
     )
+
+
+def gated_with_matmul(gate, value):
+    return torch.sigmoid(gate) @ value  # (batch, len, d) @ (batch, len, d): * was meant
+
+
+def test_a_batched_product_that_does_not_chain_names_both_widths_and_the_elementwise_form():
+    text = _message(gated_with_matmul, torch.randn(2, 3, 8), torch.randn(2, 3, 8))
+    assert "left operand's last axis is 8 and the right operand's second-to-last is 3" in text
+    assert "* is the element-wise product, @ the matrix product" in text
