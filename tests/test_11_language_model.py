@@ -1466,6 +1466,21 @@ class NormLazyGain(nn.Module):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
 
 
+class AttentionViewSizesSwapped(ref.CausalSelfAttention):
+    """Heads made with view(batch, len, d_head, num_heads): d_head heads of num_heads."""
+
+    def forward(self, x):
+        batch, length, _ = x.shape
+        q, k, v = (
+            w(x).view(batch, length, self.d_head, self.num_heads).transpose(1, 2)
+            for w in (self.w_q, self.w_k, self.w_v)
+        )
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
 class AttentionOutputInForward(ref.CausalSelfAttention):
     """w_o built in forward, on every call."""
 
@@ -3738,6 +3753,12 @@ MISTAKES = [
         r"shifted right by 1 place, with a token prepended",
     ),
     # blind23c: heads split (and merged) with the head axis as the fast one got "differs"
+    # the family "heads and head width swapped in the split" (told of RoPE's tables)
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionViewSizesSwapped,
+        r"Your q, k are \(\d+, \d+, \d+, \d+\): split into d_head = \d+ heads of num_heads",
+    ),
     Mistake(
         check_CausalSelfAttention,
         AttentionMergeInterleaved,

@@ -22,6 +22,7 @@ __all__ = [
     "arguments_out_of_order",
     "failing_line_values",
     "in_place_on_line",
+    "line_tensors",
     "pieces_of_an_argument",
     "squeezed_arguments",
 ]
@@ -261,6 +262,26 @@ def squeezed_arguments(exc: BaseException, arguments: list[tuple[str, Any]]) -> 
             f"-{len(kept)}, {where}). Use {name} as it was given."
         )
     return "\n".join(notes)
+
+
+def line_tensors(exc: BaseException) -> list[tuple[str, Any]]:
+    """The tensors the names on the learner's failing line held, as (name, tensor), in the
+    line's order (at most six); [] when there is no learner line."""
+    import torch
+
+    found = _innermost_learner_frame(exc)
+    if found is None:
+        return []
+    frame, line = found
+    code = _STRING.sub("", line.split("#")[0])
+    tensors = []
+    for name in dict.fromkeys(_NAME.findall(code)):
+        if keyword.iskeyword(name) or name in _LIBRARIES or hasattr(builtins, name):
+            continue
+        known, value = _value_of(name, frame)
+        if known and type(value) in (torch.Tensor, torch.nn.Parameter):
+            tensors.append((name, value))
+    return tensors[:_MOST]
 
 
 def pieces_of_an_argument(exc: BaseException, arguments: list[tuple[str, Any]]) -> str:
