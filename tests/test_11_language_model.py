@@ -77,6 +77,28 @@ def _batches_block_size_starts(tokens, block_size, batch_size, generator):
     return tokens[positions], tokens[positions + 1]
 
 
+def _batches_starts_drawn_from_one(tokens, block_size, batch_size, generator):
+    """Starts drawn from 1 .. num_tokens - block_size: every window one token late."""
+    high = len(tokens) - block_size + 1
+    starts = torch.randint(1, high, (batch_size,), generator=generator)
+    positions = starts[:, None] + torch.arange(block_size)  # (batch_size, block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
+def _batches_sliced_one_late(tokens, block_size, batch_size, generator):
+    """Windows sliced from s + 1: the last start's slices come out short (torch.stack)."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    windows = torch.stack([tokens[s + 1 : s + block_size + 2] for s in starts.tolist()])
+    return windows[:, :-1], windows[:, 1:]
+
+
+def _batches_offsets_from_two(tokens, block_size, batch_size, generator):
+    """Offsets 2 .. block_size + 1 added to the starts: every window two tokens late."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    positions = starts[:, None] + 2 + torch.arange(block_size)  # (batch_size, block_size)
+    return tokens[positions], tokens[positions + 1]
+
+
 def _batches(*, shift=1, high_minus=0, global_stream=False, step=1):
     def next_token_batches(tokens, block_size, batch_size, generator):
         high = len(tokens) - block_size - high_minus
@@ -804,6 +826,16 @@ def _batches_outer_without_axis(tokens, block_size, batch_size, generator):
     return tokens[positions], tokens[positions + 1]
 
 
+def _rotary_second_half_never_written(x, cos, sin):
+    """The first half written into a torch.empty buffer, the second half only computed."""
+    half = x.shape[-1] // 2
+    first, second = x[..., :half], x[..., half:]
+    rotated = torch.empty(x.shape, dtype=x.dtype)
+    rotated[..., :half] = first * cos - second * sin
+    unused = first * sin + second * cos  # noqa: F841
+    return rotated
+
+
 def _rotary_last_pair_left_out(x, cos, sin):
     """The pairs rotated up to the next-to-last one (range(half - 1)), the last pair's two
     features passed through unchanged."""
@@ -1432,6 +1464,21 @@ class NormLazyGain(nn.Module):
         if not hasattr(self, "weight"):
             self.weight = nn.Parameter(torch.ones(x.shape[-1]))
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class AttentionViewSizesSwapped(ref.CausalSelfAttention):
+    """Heads made with view(batch, len, d_head, num_heads): d_head heads of num_heads."""
+
+    def forward(self, x):
+        batch, length, _ = x.shape
+        q, k, v = (
+            w(x).view(batch, length, self.d_head, self.num_heads).transpose(1, 2)
+            for w in (self.w_q, self.w_k, self.w_v)
+        )
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
 
 
 class AttentionOutputInForward(ref.CausalSelfAttention):
@@ -3622,6 +3669,12 @@ MISTAKES = [
         GptNormedLogits,
         r"norm\.weight has shape \(\d+,\), vocab_size .*fits only the logits",
     ),
+    # the family "a result buffer never (wholly) written" (its differences alone before)
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_second_half_never_written),
+        r"\d+ of the \d+ entries of your result were never written",
+    ),
     # blind15b: tables with two leading axes got the shape alone
     Mistake(
         check_apply_rotary,
@@ -3675,6 +3728,23 @@ MISTAKES = [
         r"Your result's features \[(3, 7|7, 15)\] of every head \(of d_head = (8|16)\) come back as x "
         r"unchanged at every position: they are never rotated",
     ),
+    # the family "every window some tokens after its drawn start" (an IndexError told the
+    # bound of the draw alone before)
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_starts_drawn_from_one),
+        r"Every window begins 1 token after its drawn start s.*starts are drawn from 1",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_sliced_one_late),
+        r"(?s)raised RuntimeError: stack expects.*Every window begins 1 token after its drawn start",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_offsets_from_two),
+        r"Every window begins 2 tokens after its drawn start s.*reaches 2 tokens past the end",
+    ),
     # blind23c: made-up ids in front of the windows were told the stream positions alone
     Mistake(
         check_next_token_batches,
@@ -3683,6 +3753,12 @@ MISTAKES = [
         r"shifted right by 1 place, with a token prepended",
     ),
     # blind23c: heads split (and merged) with the head axis as the fast one got "differs"
+    # the family "heads and head width swapped in the split" (told of RoPE's tables)
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionViewSizesSwapped,
+        r"Your q, k are \(\d+, \d+, \d+, \d+\): split into d_head = \d+ heads of num_heads",
+    ),
     Mistake(
         check_CausalSelfAttention,
         AttentionMergeInterleaved,

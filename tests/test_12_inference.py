@@ -176,6 +176,23 @@ class OffByOne(ref.KVCache):
         return self.keys[:, :, : self.length], self.values[:, :, : self.length]
 
 
+class NewFirstByRoll(ref.KVCache):
+    """Writes after the stored positions, then rolls the new ones to the front."""
+
+    def forward(self, k_new, v_new):
+        n = k_new.shape[-2]
+        keys, values = super().forward(k_new, v_new)
+        return keys.roll(n, dims=-2), values.roll(n, dims=-2)
+
+
+class ReturnsReversed(ref.KVCache):
+    """Returns the stored positions newest first, flipped."""
+
+    def forward(self, k_new, v_new):
+        keys, values = super().forward(k_new, v_new)
+        return keys.flip(-2), values.flip(-2)
+
+
 class WritesLastNewOnly(ref.KVCache):
     """Writes only the last of the new positions, though its length advances by all."""
 
@@ -620,6 +637,21 @@ def _gqa_any_2d_mask_as_padding(q, k, v, mask=None):
 
 def _gqa_no_mask(q, k, v, mask=None):
     return ref.grouped_query_attention(q, k, v)
+
+
+def _gqa_default_look_ahead(q, k, v, mask=None):
+    """No mask given: lesson 06's look-ahead mask as the default, aligned to the last key."""
+    if mask is None:
+        mask = look_ahead_mask(k.shape[-2])[-q.shape[-2] :]  # (len_q, len_k)
+    return ref.grouped_query_attention(q, k, v, mask)
+
+
+def _gqa_default_skips_first_key(q, k, v, mask=None):
+    """No mask given: a default that blocks key 0 (no named default mask)."""
+    if mask is None:
+        mask = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool)  # (len_q, len_k)
+        mask[:, 0] = False
+    return ref.grouped_query_attention(q, k, v, mask)
 
 
 def _gqa_repeat_kv(q, k, v, mask=None):
@@ -1518,6 +1550,20 @@ def _online_from(first):
         return torch.exp(x - running_max[..., None]) / total[..., None]
 
     return _named("online_softmax", online_softmax)
+
+
+def _online_second_block_on(x, block_size):
+    """online_softmax whose loop starts at the second block, whatever block_size."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(block_size, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(dim=-1))
+        total = total * torch.exp(running_max - new_max) + torch.exp(
+            block - new_max[..., None]
+        ).sum(dim=-1)
+        running_max = new_max
+    return torch.exp(x - running_max[..., None]) / total[..., None]
 
 
 def _gqa_mask_grouped(regroup):
@@ -2656,6 +2702,13 @@ MISTAKES = [
         OffByOne,
         r"new keys at \[1, \d+\), \+1 from where they belong \(an off-by-one\)",
     ),
+    # the family "the right positions in another order" (told "written over position 0")
+    Mistake(
+        check_KVCache,
+        NewFirstByRoll,
+        r"in the order \[\d+, 0, 1, [^\]]*\] where .*: newest first, this call's \d+ new",
+    ),
+    Mistake(check_KVCache, ReturnsReversed, r"the sequence comes back reversed"),
     # PyTorch's raw "expanded size" error before
     Mistake(
         check_KVCache,
@@ -2932,6 +2985,19 @@ MISTAKES = [
         _named("online_softmax", _softmax_input_renamed_to_block),
         r"yours runs.*either a stop of block_size alone.*or x itself reassigned to the block",
     ),
+    # the family "a part of the composed mask negated": the look-ahead part (the keys after
+    # each query only)
+    Mistake(
+        check_sliding_window_mask,
+        _named(
+            "sliding_window_mask",
+            lambda size, window: (
+                look_ahead_mask(size).logical_not()
+                & ((torch.arange(size)[:, None] - torch.arange(size)[None, :]) < window)
+            ),
+        ),
+        r"Your mask keeps exactly the keys after each query.*look_ahead_mask\(size\) negated",
+    ),
     # the family "two mistakes at once", read part by part: the future keys, then the part
     # on and below the diagonal as a mask of its own (a band of window + 1 with the
     # look-ahead part left out was told of the future keys alone)
@@ -2966,6 +3032,12 @@ MISTAKES = [
         check_online_softmax,
         _online_from(2),
         r"leaves out the first 2 columns of the \d+: a loop that starts at column 2",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _online_second_block_on),
+        r"leaves out the whole first block \(columns 0 \.\. \d+ of the \d+\): its "
+        r"exponentials are never added",
     ),
     # the family "the final division done inside the loop" (was located only: "how the
     # blocks are combined")
@@ -3084,6 +3156,17 @@ MISTAKES = [
         r"divided by sqrt\(d_v\), the values' width",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_no_mask), r"mask was ignored"),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_default_look_ahead),
+        r"mask=None, so every query attends to every key, but yours applies a causal mask "
+        r"aligned to the last key",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_default_skips_first_key),
+        r"With a mask yours is right.*what your code does when no mask is given",
+    ),
     # its shape alone before (the family of blind12l-gqa-2d-mask-taken-for-padding)
     Mistake(
         check_grouped_query_attention,
@@ -4020,7 +4103,8 @@ MISTAKES = [
     Mistake(
         check_sliding_window_mask,
         _named("w", _window_anchored_at_start),
-        r"same keys for every query, the first window = \d+ positions",
+        r"same keys for every query, the first window = \d+ positions.*a condition j < window "
+        r"on the key alone",
     ),
     Mistake(
         check_grouped_query_attention,
@@ -4431,6 +4515,38 @@ def _generate_start_from_sequence_and_prompt(model, prompt, max_new_tokens):
 
 
 @torch.no_grad()
+def _generate_prompt_tail_one_late(model, prompt, max_new_tokens):
+    """The prompt's last two tokens run after a prefill of the others, every start one late."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    model(prompt[:, : length - 2], caches=caches, start=0)
+    logits = model(prompt[:, -2:], caches=caches, start=length - 1)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=ids.shape[1])[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
+def _generate_last_prompt_token_apart(model, prompt, max_new_tokens):
+    """The prompt's last token run after a prefill of the others, every start one late."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    model(prompt[:, : length - 1], caches=caches, start=0)
+    ids, steps, token = prompt, [], prompt[:, -1:]
+    while len(steps) < max_new_tokens:
+        logits = model(token, caches=caches, start=ids.shape[1])[:, -1]
+        steps.append(logits)
+        token = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, token], dim=1)
+    return ids, torch.stack(steps, dim=1)
+
+
+@torch.no_grad()
 def _generate_while_feeding_every_token(model, prompt, max_new_tokens):
     """A while loop that feeds every chosen token, with caches of len + max_new_tokens - 1."""
     batch, length = prompt.shape
@@ -4651,6 +4767,16 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
             _generate_start_from_sequence_and_prompt,
             r"each start is 5 more than the positions held.*prompt's length len: it is "
             r"counted twice",
+        ),
+        # the family "every start one position off after the prefill" (told "the start
+        # is len" although the prefill stopped one token short)
+        (
+            _generate_prompt_tail_one_late,
+            r"rotated 1 position too far, leaving a gap after position \d+ \(position \d+ never",
+        ),
+        (
+            _generate_last_prompt_token_apart,
+            r"prompt's last token, fed on its own next, sits at position len - 1",
         ),
         (_generate_fresh_caches, r"got new, empty caches"),
         (_generate_logits_late, r"recorded one step late"),

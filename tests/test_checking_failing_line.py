@@ -139,3 +139,47 @@ def test_an_argument_whose_size_one_axes_were_dropped_is_named():
         r"dropped \(a \.squeeze\(\)\)\..*axis -1, the last\)",
         message,
     ), message
+
+
+class ScaledInPlace(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(3, 4))  # (d_in, d_out)
+
+    def forward(self, x):
+        return x @ self.weight.mul_(2)  # the parameter doubled in place
+
+
+def test_the_in_place_call_that_autograd_refused_is_named_with_its_out_of_place_form():
+    text = _message(ScaledInPlace(), torch.ones(2, 3))
+    assert "The in-place call on your line that raised: self.weight.mul_(2)" in text
+    assert "mul(), without the _, returns a new one" in text
+
+
+def test_no_in_place_call_is_named_for_another_error():
+    assert "The in-place call" not in _message(
+        keys_not_transposed, torch.ones(2, 3, 4), torch.ones(2, 5, 4)
+    )
+
+
+def halves_split_without_dim(x, scale):
+    first, second = x.split(x.shape[-1] // 2)  # (4, 8) and (1, 8): the rows cut, not features
+    return torch.cat([first * scale, second * scale], dim=-1)
+
+
+def test_pieces_of_an_argument_cut_along_its_first_axis_are_named():
+    text = _message(halves_split_without_dim, torch.randn(5, 8), torch.ones(5, 4))
+    assert "Your first, second are the argument x (5, 8) cut along axis 0 (sizes 4 + 1 = 5)" in text
+    assert "Your first, second" not in _message(
+        keys_not_transposed, torch.ones(2, 3, 4), torch.ones(2, 5, 4)
+    )
+
+
+def gated_with_matmul(gate, value):
+    return torch.sigmoid(gate) @ value  # (batch, len, d) @ (batch, len, d): * was meant
+
+
+def test_a_batched_product_that_does_not_chain_names_both_widths_and_the_elementwise_form():
+    text = _message(gated_with_matmul, torch.randn(2, 3, 8), torch.randn(2, 3, 8))
+    assert "left operand's last axis is 8 and the right operand's second-to-last is 3" in text
+    assert "* is the element-wise product, @ the matrix product" in text

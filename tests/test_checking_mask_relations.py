@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from transformer_course.checking.mask_relations import mask_relation
+from transformer_course.checking.mask_relations import mask_relation, unasked_masks
 from transformer_course.reference.masking import decoder_self_attention_mask, padding_mask
 
 IDS = torch.tensor([[5, 6, 7, 0], [5, 6, 0, 0]])  # (batch, len): pad_id 0 at the end
@@ -42,3 +42,13 @@ def test_nothing_is_named_for_the_right_mask_an_unrelated_one_or_a_non_bool_valu
     assert mask_relation(RIGHT.float(), RIGHT) == ""
     assert mask_relation(None, RIGHT) == ""
     assert mask_relation(torch.ones(3, 3, dtype=torch.bool), RIGHT) == ""
+
+
+def test_the_masks_applied_without_one_given_are_told_apart_only_where_the_sizes_differ():
+    square = unasked_masks(4, 4)  # the two causal alignments agree on a square
+    wide = unasked_masks(3, 5)
+    assert len(square) == 2 and any("agree on these sizes" in text for text in square)
+    assert len(wide) == 3
+    first_key = next(mask for text, mask in wide.items() if "first key" in text)
+    assert torch.equal(first_key, torch.ones(3, 5, dtype=torch.bool).tril())
+    assert unasked_masks(1, 1) == {}  # a single key: every default allows it

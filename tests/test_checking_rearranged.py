@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from transformer_course.checking.rearranged import copied_along, kept_slice, rejoined
+from transformer_course.checking.rearranged import copied_along, kept_slice, rejoined, slice_order
 from transformer_course.checking.relations import divided_by_zero
 
 AXES = ("batch", "num_heads", "len_q", "d_v")
@@ -53,3 +53,13 @@ def test_entries_copied_along_one_axis_say_how():
     assert copied_along(right.repeat(1, 1, 1, 3), right) == (3, 3, "repeat")
     assert copied_along(right.repeat(2, 1, 1, 1), right) is None  # size 1: both forms fit
     assert copied_along(torch.randn(1, 4, 3, 12), right) is None
+
+
+def test_slices_in_another_order_are_listed_and_only_a_true_permutation_is():
+    right = torch.arange(24.0).reshape(1, 2, 4, 3)  # (batch, heads, positions, d)
+    newest_first = torch.cat([right[:, :, 3:], right[:, :, :3]], dim=2)
+    assert slice_order(newest_first, right, -2) == [3, 0, 1, 2]
+    assert slice_order(right.flip(-2), right, -2) == [3, 2, 1, 0]
+    assert slice_order(right, right, -2) is None  # already right: no relation
+    repeated = torch.cat([right[:, :, :1], right[:, :, :3]], dim=2)
+    assert slice_order(repeated, right, -2) is None  # position 0 twice, 3 missing

@@ -29,6 +29,8 @@ from transformer_course.checking.empty_inputs import empty_input_hint
 from transformer_course.checking.failing_line import (
     arguments_out_of_order,
     failing_line_values,
+    in_place_on_line,
+    pieces_of_an_argument,
     squeezed_arguments,
 )
 from transformer_course.checking.failure import (
@@ -543,9 +545,19 @@ class Checker:
                 for hint in matching_hints(exc, GENERIC_HINTS.items())
                 if hint not in advice and not _same_subject(hint, advice)
             ]
+        in_place = ""
+        with contextlib.suppress(Exception):  # a reading of the line: never in the way
+            in_place = in_place_on_line(exc)
+        if in_place:  # the line's own in-place call, named: said first
+            advice.insert(0, in_place)
         out_of_order = arguments_out_of_order(exc)
         if out_of_order:  # the line's own call, read against its signature: said first
             advice.insert(0, out_of_order)
+        pieces = ""
+        with contextlib.suppress(Exception):  # a reading of frames: never in the way
+            pieces = pieces_of_an_argument(exc, list(arguments)) if arguments else ""
+        if pieces:  # an argument cut along another axis than its features: said first
+            advice.insert(0, pieces)
         squeezed = squeezed_arguments(exc, list(arguments)) if arguments else ""
         if squeezed:  # an argument that lost its size-1 axes on the way: said first
             advice.insert(0, squeezed)

@@ -11,13 +11,21 @@ import inspect
 import keyword
 import re
 import traceback
+from itertools import combinations
 from types import FrameType
 from typing import Any
 
 from transformer_course.checking.failure import innermost_learner_traceback
 from transformer_course.checking.formatting import ordinal
 
-__all__ = ["arguments_out_of_order", "failing_line_values", "squeezed_arguments"]
+__all__ = [
+    "arguments_out_of_order",
+    "failing_line_values",
+    "in_place_on_line",
+    "line_tensors",
+    "pieces_of_an_argument",
+    "squeezed_arguments",
+]
 
 #: names on a line that are never the learner's data (libraries, and Python's own names)
 _LIBRARIES = {"torch", "F", "nn", "np", "math", "numpy", "random", "self"}
@@ -107,6 +115,44 @@ def failing_line_values(exc: BaseException) -> str:
     if not sized:
         return ""
     return f"On your line that raised: {', '.join(described)}."
+
+
+def in_place_on_line(exc: BaseException) -> str:
+    """For autograd's refusal of an in-place change to a parameter ("a leaf Variable that
+    requires grad is being used in an in-place operation"): the in-place calls (a method
+    ending in a single _, such as .t_(), .mul_()) on the learner's line that raised, each
+    with its out-of-place form; "" when the error is another or the line holds none
+    (blind18d-gpt-weight-transposed-in-place was told "an operation ending in _" in
+    general, not which one)."""
+    if "used in an in-place operation" not in str(exc):
+        return ""
+    found = _innermost_learner_frame(exc)
+    if found is None:
+        return ""
+    try:
+        tree = ast.parse(found[1].strip())
+    except SyntaxError:  # a line that is part of a longer statement
+        return ""
+    calls = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        method = node.func.attr
+        if method.endswith("_") and not method.endswith("__") and len(method) > 1:
+            calls.append((ast.unparse(node), method))
+    if not calls:
+        return ""
+    named = "; ".join(
+        f"{text} ({method} changes the tensor it is called on; {method[:-1]}(), without the "
+        "_, returns a new one" + (", as .T does" if method == "t_" else "") + ")"
+        for text, method in dict.fromkeys(calls)
+    )
+    return (
+        f"The in-place call on your line that raised: {named}. Here it changes a tensor "
+        "autograd tracks as a leaf (a trainable parameter, or an input that requires grad), "
+        "which autograd refuses; without autograd it would change that tensor for good "
+        "(every later call then sees the changed one). Use the out-of-place form."
+    )
 
 
 def _callee(node: ast.expr, frame: FrameType) -> Any:
@@ -216,3 +262,69 @@ def squeezed_arguments(exc: BaseException, arguments: list[tuple[str, Any]]) -> 
             f"-{len(kept)}, {where}). Use {name} as it was given."
         )
     return "\n".join(notes)
+
+
+def line_tensors(exc: BaseException) -> list[tuple[str, Any]]:
+    """The tensors the names on the learner's failing line held, as (name, tensor), in the
+    line's order (at most six); [] when there is no learner line."""
+    import torch
+
+    found = _innermost_learner_frame(exc)
+    if found is None:
+        return []
+    frame, line = found
+    code = _STRING.sub("", line.split("#")[0])
+    tensors = []
+    for name in dict.fromkeys(_NAME.findall(code)):
+        if keyword.iskeyword(name) or name in _LIBRARIES or hasattr(builtins, name):
+            continue
+        known, value = _value_of(name, frame)
+        if known and type(value) in (torch.Tensor, torch.nn.Parameter):
+            tensors.append((name, value))
+    return tensors[:_MOST]
+
+
+def pieces_of_an_argument(exc: BaseException, arguments: list[tuple[str, Any]]) -> str:
+    """When two or more tensors named on the learner's failing line are, joined in order,
+    a tensor argument of the call cut along one axis that is not its last (x.chunk(2)
+    without dim=-1 cuts the first axis): the axis and the sizes of the pieces; "" otherwise
+    (blind12i-rot-chunk-without-dim got the raw broadcasting error alone)."""
+    import torch
+
+    found = _innermost_learner_frame(exc)
+    if found is None:
+        return ""
+    frame, line = found
+    code = _STRING.sub("", line.split("#")[0])
+    pieces = []
+    for name in dict.fromkeys(_NAME.findall(code)):
+        if keyword.iskeyword(name) or name in _LIBRARIES or hasattr(builtins, name):
+            continue
+        known, value = _value_of(name, frame)
+        if known and type(value) in (torch.Tensor, torch.nn.Parameter) and value.dim() > 1:
+            pieces.append((name, value))
+    pieces = pieces[:_MOST]
+    if len(pieces) < 2:
+        return ""
+    for given_name, given in arguments:
+        if not isinstance(given, torch.Tensor) or given.dim() < 2:
+            continue
+        for axis in range(given.dim() - 1):  # every axis but the last (the features)
+            for count in range(len(pieces), 1, -1):
+                for group in combinations(pieces, count):  # in the line's order
+                    try:
+                        joined = torch.cat([value.detach() for _, value in group], dim=axis)
+                    except (RuntimeError, IndexError, TypeError):  # pieces that do not join
+                        continue
+                    if joined.shape != given.shape or not torch.equal(joined, given.detach()):
+                        continue
+                    names = ", ".join(name for name, _ in group)
+                    sizes = " + ".join(str(value.shape[axis]) for _, value in group)
+                    return (
+                        f"Your {names} are the argument {given_name.strip('`')} "
+                        f"{tuple(given.shape)} cut along axis {axis} (sizes {sizes} = "
+                        f"{given.shape[axis]}), not along its last axis: x.chunk(n) and "
+                        "x.split(size) without dim cut the first axis (dim=0); to cut the "
+                        "features, pass dim=-1 (x.chunk(2, dim=-1))."
+                    )
+    return ""

@@ -145,6 +145,9 @@ GENERIC_HINTS: dict[str | type[BaseException], str | Callable[[BaseException], s
     "mat1 and mat2 shapes cannot be multiplied": lambda exc: (
         matmul_advice(exc) + _dot_t_advice(exc)
     ),
+    # blind12i-swiglu-matmul-gate: a batched @ whose operands do not chain (the raw error
+    # names bmm's internal "batch2" alone)
+    "Expected size for first two dimensions of batch2 tensor": lambda exc: _bmm_advice(exc),
     # blind10g-mha-inline-scores-with-dot-T, in the PyTorch versions where .T on more than
     # two axes raises instead of warning
     "on tensors of dimension other than 2": lambda exc: _dot_t_advice(exc).strip(),
@@ -515,6 +518,30 @@ def _numpy_axis_advice(exc: BaseException) -> str:
 
 
 _MASK_INDEX = re.compile(r"shape of the mask \[([\d, ]*)\] at index \d+ does not match")
+
+
+_BMM_SIZES = re.compile(r"to be: \[(\d+), (\d+)\] but got: \[(\d+), (\d+)\]")
+
+
+def _bmm_advice(exc: BaseException) -> str:
+    """A batched matrix product (@, torch.matmul, torch.bmm on 3-D tensors) whose operands
+    do not chain: the two widths that had to agree, read off the raw error, and the
+    element-wise product as the likely intent when the operands share a shape."""
+    found = _BMM_SIZES.search(str(exc))
+    sizes = ""
+    if found:
+        _, needed, _, got = (int(group) for group in found.groups())
+        sizes = (
+            f" Here the left operand's last axis is {needed} and the right operand's "
+            f"second-to-last is {got}."
+        )
+    return (
+        "A batched matrix product (@, torch.matmul, torch.bmm) got operands that do not "
+        "chain: for (..., n, k) @ (..., k, m) the left's last axis must equal the right's "
+        f"second-to-last.{sizes} If the two operands have the same shape (..., n, d), a "
+        "product entry by entry was likely meant: * is the element-wise product, @ the matrix "
+        "product. Otherwise check which operand needs a transpose."
+    )
 
 
 def _boolean_index_advice(exc: BaseException) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["mask_relation"]
+__all__ = ["mask_relation", "unasked_masks"]
 
 
 def _broadcast(mine: torch.Tensor, right: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -74,3 +74,33 @@ def mask_relation(
     if not bool(a.any()):
         return f"your {name} blocks every entry (False everywhere): no query can attend."
     return ""
+
+
+def unasked_masks(len_q: int, len_k: int) -> dict[str, torch.Tensor]:
+    """The masks a function may apply although it was given none (mask=None): each classic
+    default (a causal mask, is_causal=True, aligned to the first key or to the last; its
+    inverse, the later keys only) as (len_q, len_k) bool, True = may attend, keyed by the
+    sentence that names it. Candidates equal on these sizes are named together, so an output
+    that matches one never names a cause the sizes cannot tell apart."""
+    ones = torch.ones(len_q, len_k, dtype=torch.bool)
+    top_left = torch.tril(ones)  # (len_q, len_k): query i sees keys 0 .. i
+    bottom_right = torch.tril(ones, diagonal=len_k - len_q)  # query i is position len_k - len_q + i
+    later = ~torch.tril(ones, diagonal=-1)  # (len_q, len_k): query i sees keys i .. len_k - 1
+    candidates = {
+        "a causal mask aligned to the first key (query i sees keys 0 .. i only), as "
+        "is_causal=True in F.scaled_dot_product_attention or torch.tril(torch.ones(len_q, "
+        "len_k)) gives": top_left,
+        "a causal mask aligned to the last key (query i, the (len_k - len_q + i)-th "
+        "position, sees the keys up to it only), as lesson 06's look_ahead_mask(len_k)"
+        "[-len_q:] gives": bottom_right,
+        "a mask that lets query i see keys i .. len_k - 1 only (the causal mask inverted, "
+        "~look_ahead_mask or torch.triu)": later,
+    }
+    grouped: dict[str, torch.Tensor] = {}
+    for text, mask in candidates.items():
+        same = next((key for key, other in grouped.items() if torch.equal(other, mask)), None)
+        if same is None:
+            grouped[text] = mask
+        else:
+            grouped[f"{same}, or {text} (the two agree on these sizes)"] = grouped.pop(same)
+    return {text: mask for text, mask in grouped.items() if not bool(mask.all())}

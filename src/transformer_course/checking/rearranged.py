@@ -29,6 +29,7 @@ __all__ = [
     "kept_slice",
     "rearrangement",
     "rejoined",
+    "slice_order",
 ]
 
 
@@ -249,3 +250,29 @@ def arrival_hint(
         return ""
 
     return [(Exception, hit)]
+
+
+def slice_order(got: Any, expected: Any, dim: int) -> list[int] | None:
+    """The order in which ``got`` holds ``expected``'s slices along ``dim``: entry p is the
+    index of the slice of ``expected`` found at p. None when the two differ in shape, are
+    already equal, or some slice of ``got`` is not exactly one slice of ``expected`` (a
+    position stored newest first, reversed, rotated: the values say which, not the sizes;
+    when two slices of ``expected`` are equal the order is ambiguous and None too)."""
+    if not isinstance(got, torch.Tensor) or not isinstance(expected, torch.Tensor):
+        return None
+    if got.shape != expected.shape or got.dim() == 0:
+        return None
+    try:
+        mine = got.detach().movedim(dim, 0)
+        right = expected.detach().movedim(dim, 0)
+        order = []
+        for piece in mine:
+            found = [i for i, other in enumerate(right) if _equal(piece, other)]
+            if len(found) != 1:
+                return None
+            order.append(found[0])
+    except (RuntimeError, IndexError):  # values from a sandbox, an odd layout: say nothing
+        return None
+    if sorted(order) != list(range(len(order))) or order == list(range(len(order))):
+        return None
+    return order

@@ -8,6 +8,7 @@ from transformer_course.checking import Checker, short, tolerance
 from transformer_course.checking.counters import matching_updates
 from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.rearranged import slice_order
 from transformer_course.checking.state_keys import counters_kept_as_tensors
 
 from .common import _expect_tensor
@@ -215,6 +216,9 @@ def _explain_cache(
         return _one_written_twice(cache, "values", "keys")
     if values_right and torch.allclose(got_k.double(), expected_v.double()):
         return _one_written_twice(cache, "keys", "values")
+    reordered = _positions_reordered(got_k, got_v, expected_k, expected_v, length)
+    if reordered:
+        return reordered
     if k_new is not None and length > 0:
         start = _written_at(got_k, k_new, length)
         if start is not None:
@@ -270,6 +274,42 @@ def _explain_cache(
             "d_head), written with all of k_new's batch rows."
         )
     return ""
+
+
+def _positions_reordered(got_k, got_v, expected_k, expected_v, length: int) -> str:
+    """When the keys and values returned hold exactly the right positions, each once, but
+    in another order (the same for both): the order, in words: the new positions in front
+    of the stored ones (torch.cat([k_new, old])), the whole sequence reversed, or listed;
+    "" otherwise (blind24c-kv-new-positions-put-first was told the new ones were written
+    over position 0)."""
+    order = slice_order(got_k, expected_k, -2)
+    if order is None or slice_order(got_v, expected_v, -2) != order:
+        return ""
+    stored = len(order)
+    listed = (
+        f"Your keys and values hold every position, each once, but in the order {order} "
+        f"where they belong in the order 0 .. {stored - 1}"
+    )
+    n = stored - length
+    if 0 < length < stored and order == [*range(length, stored), *range(length)]:
+        return (
+            f"{listed}: newest first, this call's {n} new position"
+            f"{'s' if n > 1 else ''} in front of the {length} already stored, as torch.cat([k_new, old]) (new before "
+            "old), or a write at the start after moving the stored ones up, gives. The cache "
+            "keeps positions in the order they came: the new ones go after those stored, at "
+            "[self.length, self.length + n) (torch.cat([old, k_new]) if you concatenate)."
+        )
+    if order == list(range(stored))[::-1]:
+        return (
+            f"{listed}: the sequence comes back reversed, newest first (a flip, or each "
+            "write put in front of the others). The cache keeps positions in the order they "
+            "came: position p at index p."
+        )
+    return (
+        f"{listed} (entry p of the list says which position is at index p). The cache keeps "
+        "positions in the order they came: position p at index p, the new ones written at "
+        "[self.length, self.length + n)."
+    )
 
 
 def _new_positions_partly_written(zero_rows, got_k, expected_k, k_new, length: int) -> str:

@@ -487,7 +487,30 @@ def _start_constant_ahead(calls: list[dict], length: int) -> str:
             "instead of len + t for step t (a position that starts at len and then adds the "
             "prompt's length again after the prefill). Count the prompt once."
         )
-    return said + " After the prefill the start is len, the positions the caches hold."
+    prefill = calls[0]["shape"]
+    fed = prefill[1] if prefill and len(prefill) == 2 else None
+    if offset > 0:
+        late = (
+            f" Every token after the prefill is rotated {offset} position"
+            f"{'s' if offset > 1 else ''} too far, leaving a gap after position {helds[0] - 1}"
+            f" (position{'s' if offset > 1 else ''} {helds[0]}"
+            + (f" .. {helds[0] + offset - 1}" if offset > 1 else "")
+            + " never used)."
+        )
+    else:
+        late = f" Every token after the prefill is rotated {-offset} position(s) too early."
+    if fed == length - 1 and offset == 1:
+        # blind24c-gen-last-prompt-token-one-position-late: the prefill stops one token
+        # short and the prompt's last token runs on its own at start=len
+        return (
+            said
+            + late
+            + f" Your prefill fed the prompt's first len - 1 = {length - 1} tokens, so the "
+            f"prompt's last token, fed on its own next, sits at position len - 1 = "
+            f"{length - 1}, not len = {length}: its start is len - 1, and each generated "
+            "token's start one more (the positions the caches hold before the call)."
+        )
+    return said + late + " start is the number of positions the caches hold before the call."
 
 
 def _start_rule(calls: list[dict], length: int) -> str:

@@ -10,6 +10,7 @@ import torch
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.hints import shape_mismatch_hint, two_mistakes
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.mask_relations import unasked_masks
 from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
 )
@@ -1066,6 +1067,10 @@ def _localise_gqa(grouped_query_attention, got, q, k, v, mask) -> str:
                 "num_kv_heads, each key/value head repeated group times along dim=1 "
                 "(repeat_interleave) so that query head h meets key/value head h // group; "
                 "nothing else (the scale 1 / sqrt(d_head), the softmax) changes with it.",
+                (False, False, True): "With a mask yours is right, and both calls without "
+                "one (mask=None) are wrong: the mistake is in what your code does when no mask "
+                "is given (a default mask, is_causal, a branch taken only when mask is None). "
+                "mask=None means no masking: every query attends to every key.",
                 (True, True, False): "Without a mask all is right, with one it is not: the "
                 "mistake is in how the mask is applied (blocked where it is False, filled "
                 "with -inf before the softmax, used as given: it broadcasts to (batch, "
@@ -1077,6 +1082,21 @@ def _localise_gqa(grouped_query_attention, got, q, k, v, mask) -> str:
         )
         + heads
     )
+
+
+def _unasked_mask_mistakes(q, k, v, mask) -> dict:
+    """A call without a mask (mask=None) answered with a mask anyway (is_causal=mask is
+    None, a causal default): one mistake per default mask these sizes tell apart (blind24c-
+    gqa-causal-when-no-mask was located in "the attention itself"). Empty when a mask was
+    given."""
+    if mask is not None:
+        return {}
+    return {
+        f"This call has mask=None, so every query attends to every key, but yours applies "
+        f"{text}. Apply a mask only when one is given (no is_causal, no default mask): "
+        "without a mask the scores are not restricted.": gqa_expected(q, k, v, unasked)
+        for text, unasked in unasked_masks(q.shape[-2], k.shape[-2]).items()
+    }
 
 
 def _scale_divisors(q, k, v) -> dict[str, float]:
@@ -1367,6 +1387,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 "attention.": (None if mask is None else _gqa_mask_added(q, k, v, mask)),
                 _WEIGHTS_MASKED: None if mask is None else _gqa_weights_masked(q, k, v, mask),
                 _KV_HEAD_AXIS_DROPPED: _gqa_kv_head_axis_dropped(q, k, v, mask),
+                **_unasked_mask_mistakes(q, k, v, mask),
             }
             c.expect_close(
                 got,

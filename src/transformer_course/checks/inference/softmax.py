@@ -614,6 +614,20 @@ def _coverage_mistakes(x: torch.Tensor, block_size: int) -> dict[str, torch.Tens
     # maximum")
     for first in range(1, min(block_size, n - 1) + 1):
         counts = (torch.arange(n) >= first).double()
+        if first == block_size:
+            # blind24c-online-first-block-never-summed: a maximum started from the first
+            # block and a loop from the second, with the running sum started at zero
+            out[
+                f"Your running sum leaves out the whole first block (columns 0 .. "
+                f"{block_size - 1} of the {n}): its exponentials are never added to the "
+                "running sum, while the final exp(x - m) covers every column, so each row "
+                "sums to more than 1. A loop that starts at the second block, "
+                "range(block_size, x.shape[-1], block_size), after taking the running maximum "
+                "from the first block, must start the running sum from the first block too "
+                "(total = exp(x[..., :block_size] - m[..., None]).sum(dim=-1), not zeros); or "
+                "loop over every block from 0 with the maximum started at -inf."
+            ] = _with_counts(x, counts)
+            continue
         out[
             f"Your running sum leaves out the first {first} column{'s' if first > 1 else ''} "
             f"of the {n}: a loop that starts at column {first}, range({first}, x.shape[-1], "

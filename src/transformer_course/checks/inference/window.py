@@ -287,13 +287,27 @@ def _window_models(size: int, window: int) -> list[tuple[str, torch.Tensor | Non
         ),
         (
             f"Your mask keeps the same keys for every query, the first window = {window} "
-            f"positions of the sequence (keys 0 .. {window - 1}), with the causal part on "
-            "top: the first window queries are right, later ones lose their own recent "
-            "keys. The window is measured from each query, not from the start: query i "
-            "sees keys i - window + 1 .. i.",
+            f"positions of the sequence (keys 0 .. {window - 1}: a condition j < window on "
+            "the key alone), with the causal part on top: the first window queries are "
+            "right, later ones lose their own recent keys. The window is counted from each "
+            "query, not from the start of the sequence: query i sees keys i - window + 1 .. "
+            "i (i - j < window).",
             (_window(size, 0, size) & (torch.arange(size)[None, :] < window))
             if 0 < window < size - 1
             else None,
+        ),
+        (
+            # blind24c-sw-look-ahead-mask-negated (told "two mistakes at once"): the
+            # look-ahead part negated; the band holds every later key, so the window
+            # changes nothing
+            "Your mask keeps exactly the keys after each query (j > i), whatever the "
+            "window, and no query sees itself or any earlier key: it is lesson 06's "
+            "look_ahead_mask(size) negated, as ~look_ahead_mask(size) & band (or "
+            "~look_ahead_mask(size) alone) gives, since the band i - j < window holds every "
+            "later key. look_ahead_mask is True where attention is allowed (j <= i), not a "
+            "mask of the blocked future keys: combine it as it is, look_ahead_mask(size) & "
+            "band.",
+            _window(size, -size, -1) if size > 1 else None,
         ),
         (
             # blind14e-sw-old-keys-without-negation (told "leaves the query itself out")

@@ -3,6 +3,7 @@ the GPT's checks share (the cases, the pairing, the causal property)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from collections.abc import Callable, Mapping
@@ -14,6 +15,7 @@ from torch import nn
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.extra_steps import extra_output_steps
+from transformer_course.checking.failing_line import line_tensors
 from transformer_course.checking.hints import Hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import (
@@ -169,6 +171,33 @@ def _table_width_text(exc: BaseException, d_model: int, d_head: int) -> str:
         "column per pair of a head's d_head features), not d_model? (Or were the queries "
         "and keys rotated before split_heads, still d_model wide?)"
     )
+
+
+def _heads_and_width_swapped_hint(batch: int, length: int, d_model: int, num_heads: int):
+    """Any error raised where the failing line holds a tensor split into d_head heads of
+    num_heads features, (batch, d_head, len, num_heads): split_heads given d_head where
+    num_heads belongs (blind12b-csa-split-heads-by-d-head was told of RoPE's tables)."""
+    d_head = d_model // num_heads
+    swapped = (batch, d_head, length, num_heads)
+
+    def hint(exc: BaseException) -> str:
+        if d_head == num_heads:
+            return ""
+        with contextlib.suppress(Exception):  # a reading of frames: never in the way
+            names = [name for name, value in line_tensors(exc) if tuple(value.shape) == swapped]
+            if names:
+                return (
+                    f"Your {', '.join(names)} {'is' if len(names) == 1 else 'are'} {swapped}: "
+                    f"split into d_head = {d_head} heads of num_heads = {num_heads} features "
+                    f"each, where (batch, num_heads, len, d_head) = {(batch, num_heads, length, d_head)} "
+                    "belongs: the split was given d_head as the number of heads "
+                    "(split_heads(..., self.d_head), or a view(batch, len, d_head, num_heads) "
+                    "with the two sizes swapped). Pass the number of heads: "
+                    "split_heads(self.w_q(x), self.num_heads), likewise k and v."
+                )
+        return ""
+
+    return (lambda exc: bool(hint(exc)), hint)
 
 
 def _attention_hints(
@@ -527,6 +556,12 @@ def _check_layer(
             )
             if attention:  # in a block, a norm's statistic without keepdim clashes alike
                 hints.append(_length_hint(tuple(x.shape)))
+                hints.insert(
+                    0,
+                    _heads_and_width_swapped_hint(
+                        case.batch, case.length, case.d_model, case.num_heads
+                    ),
+                )
             # the global stream seeded before each call (the checker restores it on leaving),
             # so a module that draws in eval mode draws the same on every run of the check
             torch.manual_seed(case.seed)

@@ -63,6 +63,60 @@ _WINDOW_PAST_END = (
 )
 
 
+def _windows_shifted(next_token_batches, block_size: int) -> str:
+    """When the learner's windows run past the end of the stream: their rows on a long
+    stream (tokens 0, 1, 2, ... so that each id is its position), against the starts the
+    contract draws from the same generator; the constant by which every window (and its
+    targets) begins after its start, in words, or "" when no probe runs or no constant
+    fits every row (blind24c-ntb-window-offsets-from-one was told the bound of the draw)."""
+    num_tokens = 40 * (block_size + 1)
+    tokens = torch.arange(num_tokens)  # (num_tokens,): token id == position
+    rows_count = _STEP_PROBE_ROWS
+    for seed in (11, 12, 13):
+        try:
+            inputs, targets = next_token_batches(tokens, block_size, rows_count, _generator(seed))
+            rows, after = inputs.tolist(), targets.tolist()  # (rows, block_size) ints each
+        except Exception:  # the learner's code may fail in any way here; try another draw
+            continue
+        high = num_tokens - block_size
+        drawn = torch.randint(0, high, (rows_count,), generator=_plain_generator(seed)).tolist()
+        if len(rows) != rows_count or any(len(row) != block_size for row in rows):
+            return ""
+        if any(row != list(range(row[0], row[0] + block_size)) for row in rows):
+            return ""
+        shifts = {row[0] - s for row, s in zip(rows, drawn, strict=True)}
+        if len(shifts) != 1 or (shift := shifts.pop()) <= 0:
+            return ""
+        targets_right = all(t == [x + 1 for x in row] for t, row in zip(after, rows, strict=True))
+        window = f"tokens[s + {shift} : s + {shift} + block_size]"
+        return (
+            f"Every window begins {shift} token{'s' if shift > 1 else ''} after its drawn start "
+            f"s: on a longer stream (tokens 0, 1, 2, ..., each id its position) your rows are "
+            f"{window}"
+            + (" (with their targets one further)" if targets_right else "")
+            + ", s being the start the generator draws, where they belong at tokens[s : s + "
+            f"block_size]; so the largest start reaches "
+            f"{shift} token{'s' if shift > 1 else ''} past the end of the stream. Either the "
+            f"window's offsets start at {shift} (torch.arange({shift}, block_size + {shift}) "
+            f"instead of torch.arange(block_size)), or {shift} is added to the starts, or the "
+            f"starts are drawn from {shift} (torch.randint({shift}, num_tokens - block_size + "
+            f"{shift}, ...), the same numbers): the window is tokens[s : s + block_size] for "
+            "s = torch.randint(0, num_tokens - block_size, (batch_size,), generator=generator), "
+            "positions = s[:, None] + torch.arange(block_size)."
+        )
+    return ""
+
+
+def _window_past_end_hint(next_token_batches, case):
+    """An index past the end of the stream: windows shifted after their starts, when the
+    probe shows it; otherwise the bound every start must keep."""
+
+    def hint(exc: BaseException) -> str:
+        return _windows_shifted(next_token_batches, case.block_size) or _WINDOW_PAST_END
+
+    return hint
+
+
 def _padded_window(row: list[int], ids: list[int] | None, targets_row: list[int] | None) -> str:
     """When a window's foreign tokens (-1) are all at its front or all at its end and the
     rest are consecutive stream positions: the window shifted by as many places, with
@@ -618,7 +672,12 @@ def _check_batch_case(c: Checker, next_token_batches, case: _BatchCase) -> None:
         _generator(case.seed),
         call_repr=call,
         hints=[
-            ("out of bounds for dimension 0", _WINDOW_PAST_END),
+            ("out of bounds for dimension 0", _window_past_end_hint(next_token_batches, case)),
+            # a slice past the end is cut short, so the same shift surfaces in torch.stack
+            (
+                "stack expects each tensor to be equal size",
+                lambda exc: _windows_shifted(next_token_batches, case.block_size),
+            ),
             GENERATOR_BY_KEYWORD,
             RANDINT_SIZE_INT,
             outer_axis_hint(

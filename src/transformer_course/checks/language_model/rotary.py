@@ -24,6 +24,7 @@ from transformer_course.checking.oracles import (
     rope_angles_f,
     rotate_f,
 )
+from transformer_course.checking.uninitialised import unwritten_tensor_note
 from transformer_course.reference import language_model as ref
 
 
@@ -1775,7 +1776,17 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                 d_head=d_head,
             ) -> str:
                 return (
-                    _rotary_layout(
+                    # blind24c-rot-output-buffer-never-filled (its differences alone before)
+                    unwritten_tensor_note(
+                        lambda: apply_rotary(x.clone(), *ref.rotary_embedding(*x.shape[-2:])),
+                        tuple(x.shape),
+                        x.dtype,
+                        "Here: out[..., :half] = a * cos - b * sin (or o1.copy_(...) for o1, "
+                        "o2 = out.chunk(2, dim=-1)), likewise the second half; or build the "
+                        "result directly, torch.cat([a * cos - b * sin, a * sin + b * cos], "
+                        "dim=-1).",
+                    )
+                    or _rotary_layout(
                         match_layout(
                             got,
                             expected,
