@@ -905,6 +905,14 @@ def _rotary_negated(x, cos, sin):
     return torch.cat([b * sin - a * cos, -a * sin - b * cos], dim=-1)
 
 
+def _rotary_first_output_without_sine(x, cos, sin):
+    """The first output's -b * sin term left out: feature 3's pair turns so slowly that it
+    stays within the tolerance of x (once told "features 3 to 3 ... never rotated")."""
+    half = x.shape[-1] // 2
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([cos.to(x.dtype) * a, sin.to(x.dtype) * a + cos.to(x.dtype) * b], dim=-1)
+
+
 def _rope_llama(length, d_head, base=10000.0):
     """Llama's precompute_freqs_cis, in float32: torch.outer, then polar."""
     freqs = 1.0 / (base ** (torch.arange(0, d_head, 2)[: d_head // 2].float() / d_head))
@@ -3982,6 +3990,11 @@ MISTAKES = [
         check_apply_rotary,
         _named("apply_rotary", _rotary_negated),
         r"Every term has the wrong sign: yours is minus the rotation",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_first_output_without_sine),
+        r"the -b \* sin term is missing",
     ),
     # b11b: one norm of the block built without its eps ("differs from the reference")
     Mistake(check_DecoderBlock, BlockNormEpsOnce, r"Your norm2 ignores the eps the block was"),

@@ -1535,12 +1535,14 @@ def _tiled_normalised(how):
 
 
 def _online_from(first):
-    """online_softmax whose loop over blocks starts at column ``first``."""
+    """online_softmax whose loop over blocks starts at column ``first``, or at
+    ``first(block_size)`` when it is a function (the second block on, whatever its size)."""
 
     def online_softmax(x, block_size):
         running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
         total = torch.zeros(x.shape[:-1], dtype=x.dtype)
-        for start in range(first, x.shape[-1], block_size):
+        begin = first(block_size) if callable(first) else first
+        for start in range(begin, x.shape[-1], block_size):
             block = x[..., start : start + block_size]
             new_max = torch.maximum(running_max, block.amax(dim=-1))
             total = total * torch.exp(running_max - new_max) + torch.exp(
@@ -1550,20 +1552,6 @@ def _online_from(first):
         return torch.exp(x - running_max[..., None]) / total[..., None]
 
     return _named("online_softmax", online_softmax)
-
-
-def _online_second_block_on(x, block_size):
-    """online_softmax whose loop starts at the second block, whatever block_size."""
-    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
-    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
-    for start in range(block_size, x.shape[-1], block_size):
-        block = x[..., start : start + block_size]
-        new_max = torch.maximum(running_max, block.amax(dim=-1))
-        total = total * torch.exp(running_max - new_max) + torch.exp(
-            block - new_max[..., None]
-        ).sum(dim=-1)
-        running_max = new_max
-    return torch.exp(x - running_max[..., None]) / total[..., None]
 
 
 def _gqa_mask_grouped(regroup):
@@ -3035,7 +3023,7 @@ MISTAKES = [
     ),
     Mistake(
         check_online_softmax,
-        _named("online_softmax", _online_second_block_on),
+        _online_from(lambda block_size: block_size),
         r"leaves out the whole first block \(columns 0 \.\. \d+ of the \d+\): its "
         r"exponentials are never added",
     ),
@@ -5936,3 +5924,12 @@ def test_grouped_query_attention_names_a_scale_applied_after_the_softmax(divide)
 
     text = _visible_message(check_grouped_query_attention, _named("gqa", grouped_query_attention))
     assert "Your scale is applied after the softmax" in text, text
+
+
+def test_a_scale_that_is_1_at_d_k_4_is_not_called_unscaled():
+    """A scale of 2 / sqrt(d_k) is 1 at the visible run's d_k = 4, where it looks unscaled
+    (mutant-tiled_attention-20 was told "no scale is applied"): a run at d_k = 6 tells them
+    apart. Visible run only: at the hidden run's d_k = 8 the scale 1/sqrt(2) is also what
+    d_k read from an axis of size 2 gives, which that message names."""
+    with pytest.raises(CheckFailure, match=r"Your scores are multiplied by 1 where 1/sqrt\(d_k\)"):
+        check_tiled_attention(_tiled_with(scale_of=lambda scale, _block: scale * 2))

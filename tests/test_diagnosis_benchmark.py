@@ -25,6 +25,7 @@ from benchmarks.diagnosis.run import (
     case_source,
     classify,
     diagnostic_text,
+    judge_answer,
     markdown,
     mutant_results,
     run_case,
@@ -252,18 +253,7 @@ def test_every_case_the_contract_accepts_is_a_case():
 
 def _judge_answer(case_id: str, answer) -> dict:
     case = next(case for case in CASES if case.id == case_id)
-    exercise = registry.exercise(case.lesson, case.exercise)
-    return _judge(
-        case_id,
-        case.lesson,
-        exercise,
-        answer,
-        case.named_if,
-        case.misnamed_if,
-        "reported",
-        case.cause,
-        case.source,
-    )
+    return judge_answer(case, answer, registry.exercise(case.lesson, case.exercise))
 
 
 def test_a_case_the_contract_accepts_is_accepted_only_while_both_checks_pass_it():

@@ -113,6 +113,7 @@ _AFTER_ROUND_24 = ("40db1ca", "after round 24: round 21's cases read and fixed")
 #: not read (00-08, 12), and fixed their classes; round 23's base
 _AFTER_ROUND_25 = ("8fa42eb", "after round 25: round 21's and round 22's cases read and fixed")
 _AFTER_ROUND_26 = ("415d438", "after round 26: round 23's cases read and fixed")
+_AFTER_ROUND_27 = ("7f2890e", "after round 27: round 24's cases read and fixed")
 CONTROLS = (
     Control(
         "round 11's first cases (blind11a-g)",
@@ -225,6 +226,15 @@ CONTROLS = (
         (
             ("4d37f12", "after round 25: the cases' base, before they were read"),
             _AFTER_ROUND_26,
+            _AFTER_ROUND_27,
+        ),
+    ),
+    Control(
+        "round 24's cases, new to the benchmark (blind24a-c)",
+        ("blind24a-", "blind24b-", "blind24c-"),
+        (
+            ("4bcd29f", "after round 26: the cases' base, before they were read"),
+            _AFTER_ROUND_27,
         ),
     ),
     Control(

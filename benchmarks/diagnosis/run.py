@@ -753,6 +753,11 @@ def case_answer(case: Case):
 
 def run_case(case: Case) -> dict:
     answer, exercise = case_answer(case)
+    return judge_answer(case, answer, exercise)
+
+
+def judge_answer(case: Case, answer, exercise) -> dict:
+    """``answer`` judged by ``case``'s criteria, as the records judge the case's own."""
     return _judge(
         case.id,
         case.lesson,

@@ -264,9 +264,10 @@ def squeezed_arguments(exc: BaseException, arguments: list[tuple[str, Any]]) -> 
     return "\n".join(notes)
 
 
-def line_tensors(exc: BaseException) -> list[tuple[str, Any]]:
-    """The tensors the names on the learner's failing line held, as (name, tensor), in the
-    line's order (at most six); [] when there is no learner line."""
+def line_tensors(exc: BaseException, min_dim: int = 0) -> list[tuple[str, Any]]:
+    """The tensors (of min_dim axes or more) the names on the learner's failing line held,
+    as (name, tensor), in the line's order (at most six); [] when there is no learner
+    line."""
     import torch
 
     found = _innermost_learner_frame(exc)
@@ -279,7 +280,7 @@ def line_tensors(exc: BaseException) -> list[tuple[str, Any]]:
         if keyword.iskeyword(name) or name in _LIBRARIES or hasattr(builtins, name):
             continue
         known, value = _value_of(name, frame)
-        if known and type(value) in (torch.Tensor, torch.nn.Parameter):
+        if known and type(value) in (torch.Tensor, torch.nn.Parameter) and value.dim() >= min_dim:
             tensors.append((name, value))
     return tensors[:_MOST]
 
@@ -291,19 +292,7 @@ def pieces_of_an_argument(exc: BaseException, arguments: list[tuple[str, Any]]) 
     (blind12i-rot-chunk-without-dim got the raw broadcasting error alone)."""
     import torch
 
-    found = _innermost_learner_frame(exc)
-    if found is None:
-        return ""
-    frame, line = found
-    code = _STRING.sub("", line.split("#")[0])
-    pieces = []
-    for name in dict.fromkeys(_NAME.findall(code)):
-        if keyword.iskeyword(name) or name in _LIBRARIES or hasattr(builtins, name):
-            continue
-        known, value = _value_of(name, frame)
-        if known and type(value) in (torch.Tensor, torch.nn.Parameter) and value.dim() > 1:
-            pieces.append((name, value))
-    pieces = pieces[:_MOST]
+    pieces = line_tensors(exc, min_dim=2)
     if len(pieces) < 2:
         return ""
     for given_name, given in arguments:

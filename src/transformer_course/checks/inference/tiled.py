@@ -1241,6 +1241,29 @@ def _expect_no_full_table(c: Checker, tiled_attention, hidden: bool) -> None:
     )
 
 
+def _unscaled_everywhere(c, tiled_attention, q, k, v, block: int, causal: bool):
+    """softmax(q kᵀ) v for these inputs when the learner's output is unscaled attention
+    at another width too, else None. Where sqrt(d_k) is a whole number (d_k = 4), a scale
+    of 1 is also what a slip such as 2 / sqrt(d_k) gives (mutant-tiled_attention-20 was
+    told "no scale"): the learner's function is run once more with d_k = 6, where no such
+    slip gives 1."""
+    unscaled = _tiled_expected(q, k, v, causal, scale=1)
+    d_k = q.shape[-1]
+    if d_k < 4 or math.isqrt(d_k) ** 2 != d_k:
+        return unscaled
+    try:
+        shape = (*q.shape[:-1], 6)
+        q6 = randn(shape, 4311, dtype=q.dtype)  # (..., len_q, 6)
+        k6 = randn((*k.shape[:-1], 6), 4312, dtype=q.dtype)  # (..., len_k, 6)
+        got = c.probe(tiled_attention, q6, k6, v, block, causal)
+        want = _tiled_expected(q6, k6, v, causal, scale=1)
+        if torch.allclose(torch.as_tensor(got).double(), want.double(), atol=1e-5, rtol=1e-4):
+            return unscaled
+    except Exception:  # a probe that fails tells nothing: no claim
+        pass
+    return None
+
+
 def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
     """tiled_attention(q, k, v, block_size, causal=False) -> output (..., len_q, d_v)."""
     with (
@@ -1380,7 +1403,11 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     "block's weights, or to the running sum and the output alike), where "
                     "the final division by the running sum cancels it. Multiply the scores "
                     "by the scale before the exponential: scores = q @ k_blockᵀ * scale, "
-                    "scale = 1 / sqrt(d_k).": _tiled_expected(q, k, v, causal, scale=1),
+                    "scale = 1 / sqrt(d_k).": (
+                        lambda args=(q, k, v, block, causal): _unscaled_everywhere(
+                            c, tiled_attention, *args
+                        )
+                    ),
                     "The last, shorter block of keys is skipped: when len_k is not a multiple "
                     "of block_size, the loop must still visit the last keys (range(0, len_k, "
                     "block_size), with stop = min(start + block_size, len_k)).": (

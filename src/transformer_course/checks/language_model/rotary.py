@@ -1665,7 +1665,9 @@ def _features_passed_through(
             return ""
         d_head = x64.shape[-1]
         moved = x64[..., 1:, :]  # (..., len - 1, d_head): position 0 is never turned
-        same = torch.isclose(got64[..., 1:, :], moved, **tol)  # (..., len - 1, d_head)
+        # passed through means copied: exactly equal (a turn by a tiny angle, cos ~ 1, is
+        # within the tolerance of x but not equal to it)
+        same = got64[..., 1:, :] == moved  # (..., len - 1, d_head)
         kept = same.flatten(0, -2).all(dim=0)  # (d_head,): features passed through
         # only features the reference visibly turns count: a slow pair's small angles
         # can stay within the tolerance of x
