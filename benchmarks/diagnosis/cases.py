@@ -2900,3 +2900,15 @@ CASES += _BLIND24B
 from benchmarks.diagnosis.cases_blind24c import BLIND24C as _BLIND24C  # noqa: E402
 
 CASES += _BLIND24C
+
+from benchmarks.diagnosis.cases_blind25a import BLIND25A as _BLIND25A  # noqa: E402
+
+CASES += _BLIND25A
+
+from benchmarks.diagnosis.cases_blind25b import BLIND25B as _BLIND25B  # noqa: E402
+
+CASES += _BLIND25B
+
+from benchmarks.diagnosis.cases_blind25c import BLIND25C as _BLIND25C  # noqa: E402
+
+CASES += _BLIND25C
