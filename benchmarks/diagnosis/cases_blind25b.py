@@ -26,7 +26,10 @@ SOFTMAX_OUTPUT = (
 IGNORE_INDEX_UNUSED = "https://github.com/lucidrains/DALLE-pytorch/issues/57"
 SMOOTHING_COUNTS_IGNORED = "https://github.com/pytorch/pytorch/issues/73205"
 ZERO_GRAD_PLACEMENT = "https://theneuralbase.com/pytorch/learn/beginner/training-loop-structure/"
-LONG_TARGETS = "https://github.com/dumitrescustefan/Romanian-Transformers/pull/6"
+CROSS_MASK_SHAPE = "https://github.com/joeynmt/joeynmt/issues/151"
+TIED_DOUBLE_SUBTRACTED = "https://github.com/pytorch/torchtitan/pull/3225"
+EXACT_WORD_SETS = "https://github.com/UKGovernmentBEIS/inspect_ai/issues/4618"
+BEAM_PROBABILITIES = "https://github.com/atulkum/pointer_summarizer/issues/26"
 
 BLIND25B: list[Case] = [
     # ---- 07 encoder -----------------------------------------------------------------------
@@ -270,6 +273,7 @@ class LayerNorm(nn.Module):
                 "        y = self.positional_encoding(self.tgt_embedding(tgt_ids))",
             ),
         ),
+        source=CROSS_MASK_SHAPE,
     ),
     # ---- 10 training ----------------------------------------------------------------------
     _c(
@@ -358,22 +362,135 @@ def label_smoothed_loss(logits, labels, pad_id, smoothing=0.1):
         source=ZERO_GRAD_PLACEMENT,
     ),
     _c(
-        "noam-step-zero-unguarded",
+        "noam-max-instead-of-min",
         L10,
         "noam_lr",
-        "computes the formula at step 0 without the guard (no max(step, 1)), so step ** -0.5 "
-        "raises ZeroDivisionError at step 0 instead of returning 0.0 or step 1's rate.",
+        "takes the larger of the two terms, max(step ** -0.5, step * warmup ** -1.5), instead "
+        "of the smaller: the rate starts at its highest (d_model ** -0.5 at step 1), falls "
+        "until warmup and then grows linearly without end, the schedule turned inside out.",
         (
-            r"step 0|step ?= ?0|zero(th)? step",
-            r"zerodivision|divi\w+ by zero",
-            r"max\(step, ?1\)",
+            r"\bmax\b",
+            r"larger|largest|bigger|greater",
+            r"(instead of|not) (the )?min",
+            r"grows? (linearly )?(without end|forever|after (the )?warm-?up)",
         ),
         (
             r"d_model and warmup (are )?swapped",
-            r"warm-?up (term|branch)",
+            r"branches (are )?swapped",
             r"one step (late|early)|shifted",
-            r"min\(step, ?1\)",
+            r"exponent",
         ),
-        edits=(("step = max(step, 1)\n", ""),),
+        edits=(("min(step**-0.5, step * warmup**-1.5)", "max(step**-0.5, step * warmup**-1.5)"),),
+    ),
+    _c(
+        "gd-stops-when-first-row-finishes",
+        L09,
+        "greedy_decode",
+        "stops the loop when the first sentence's new token is <eos> (if next_token[0] == "
+        "eos_id: break, the batch-of-one test), so the other rows are cut short as soon as row "
+        "0 finishes, and rows that finished earlier do not end the loop.",
+        (
+            r"(first|row 0|0th|one) (row|sentence)('s)?\W+(\w+\W+){0,8}(stop|break|end)",
+            r"next_token\[0\]",
+            r"(stop|break|end)\w*\W+(\w+\W+){0,8}(first|row 0|0th) (row|sentence)",
+            r"(instead of|not) (when )?(every|all) rows?",
+            r"other rows?\W+(\w+\W+){0,6}(cut|stopp?ed|truncated|short)",
+        ),
+        (
+            r"any row",
+            r"max_len ?\+ ?1|one step too many",
+            r"pad(ded|s)? (with|by) (the )?eos|<eos> (is )?(overwritten|replaced)",
+            r"last position",
+        ),
+        edits=(
+            (
+                "if finished.all():",
+                "if next_token[0] == eos_id:",
+            ),
+        ),
+    ),
+    _c(
+        "cp-tied-table-subtracted-twice",
+        L09,
+        "count_parameters",
+        "with tie_embeddings=True removes the shared matrix once for the target table and once "
+        "more for the output weight from 'embeddings' (2 * table - 2 * table = 0) while 'output' "
+        "already leaves the weight out: the one shared matrix is not counted anywhere.",
+        (
+            r"shared (matrix|table|weight)\W+(\w+\W+){0,10}(not counted|never counted|missing|left out|nowhere)",
+            r"(subtract\w*|remov\w*) (\w+ ){0,4}twice",
+            r"embeddings\W+(\w+\W+){0,6}(0|zero)",
+            r"(count|include) (the shared (matrix|table)|it) once",
+        ),
+        (
+            r"bias",
+            r"two tables|counted twice",
+            r"num_layers",
+            r"final (layer ?)?norm",
+        ),
+        edits=(
+            (
+                '"embeddings": table if tie_embeddings else 2 * table,',
+                '"embeddings": 2 * table - 2 * table if tie_embeddings else 2 * table,',
+            ),
+        ),
+        source=TIED_DOUBLE_SUBTRACTED,
+    ),
+    _c(
+        "tsc-exact-match-word-sets",
+        L10,
+        "translation_scores",
+        "counts an exact match when the hypothesis has the same set of words as a reference "
+        "(set(h.split()) == set(r.split())), so a translation with the words in another order or "
+        "a word repeated or dropped still counts as exact.",
+        (
+            r"\bsets?\b",
+            r"(word )?order",
+            r"repeat\w*|duplicat\w*",
+            r"same words",
+        ),
+        (
+            r"lower-?case|case-?insensitive",
+            r"first reference",
+            r"0-100|percent",
+            r"streams?",
+        ),
+        edits=(
+            (
+                "exact = sum(h in refs for h, refs in zip(hypotheses, references)) / len(hypotheses)",
+                "exact = sum(\n"
+                "        any(set(h.split()) == set(r.split()) for r in refs)\n"
+                "        for h, refs in zip(hypotheses, references)\n"
+                "    ) / len(hypotheses)",
+            ),
+        ),
+        source=EXACT_WORD_SETS,
+    ),
+    _c(
+        "bs-scores-add-probabilities",
+        L10,
+        "beam_search",
+        "scores the candidates with softmax probabilities instead of log-probabilities "
+        "(torch.softmax where log_softmax belongs) and adds them up, so a hypothesis's score is "
+        "a sum of probabilities, which grows with every token, instead of the log of their product.",
+        (
+            r"log[-_ ]?softmax",
+            r"log[- ]?probabilit",
+            r"(sum|add\w*) (of |up )?(the )?probabilit",
+            r"probabilities (are )?(added|summed)",
+        ),
+        (
+            r"length penalty",
+            r"(not|never) accumulat\w+|new token'?s? (log-?probability )?alone",
+            r"beam axis|dim=0",
+            r"stop\w* (condition|test)",
+        ),
+        edits=(
+            (
+                "log_probs = torch.log_softmax(logits[:, -1], dim=-1)",
+                "log_probs = torch.softmax(logits[:, -1], dim=-1)",
+            ),
+        ),
+        source=BEAM_PROBABILITIES,
     ),
 ]
