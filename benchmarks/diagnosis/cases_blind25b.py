@@ -30,6 +30,7 @@ CROSS_MASK_SHAPE = "https://github.com/joeynmt/joeynmt/issues/151"
 TIED_DOUBLE_SUBTRACTED = "https://github.com/pytorch/torchtitan/pull/3225"
 EXACT_WORD_SETS = "https://github.com/UKGovernmentBEIS/inspect_ai/issues/4618"
 BEAM_PROBABILITIES = "https://github.com/atulkum/pointer_summarizer/issues/26"
+EOS_IN_FRONT = "https://github.com/uber-research/PPLM/issues/47"
 
 BLIND25B: list[Case] = [
     # ---- 07 encoder -----------------------------------------------------------------------
@@ -492,5 +493,33 @@ def label_smoothed_loss(logits, labels, pad_id, smoothing=0.1):
             ),
         ),
         source=BEAM_PROBABILITIES,
+    ),
+    _c(
+        "mb-labels-eos-in-front",
+        L10,
+        "make_batches",
+        "puts the <eos> in front of the target in the labels ([eos_id] + target instead of "
+        "target + [eos_id]), so each label is the token the decoder has just read, not the next "
+        "one, and the last position's label is the last word instead of <eos>.",
+        (
+            r"eos\W+(\w+\W+){0,6}(front|beginning|start|first|prepended|before the target)",
+            r"(front|beginning|start)\W+(\w+\W+){0,4}eos",
+            r"target \+ \[eos",
+            r"eos\W+(\w+\W+){0,4}(at|to) the end",
+            r"(not|never) shifted|same (token|position) (as|it) (the decoder )?reads",
+        ),
+        (
+            r"bos\W+(\w+\W+){0,4}(missing|left out)",
+            r"pad\w* (on )?the left",
+            r"(shift\w*|shifted) twice",
+            r"int32|float",
+        ),
+        edits=(
+            (
+                "labels = pad_batch([[*target, eos_id] for _, target in chunk], pad_id)",
+                "labels = pad_batch([[eos_id, *target] for _, target in chunk], pad_id)",
+            ),
+        ),
+        source=EOS_IN_FRONT,
     ),
 ]
