@@ -8,6 +8,214 @@ from __future__ import annotations
 
 from benchmarks.diagnosis.cases import Case, held_out_authored
 
+L11, L12 = "11_language_model", "12_inference"
+
 _c = held_out_authored("blind25c")
 
-BLIND25C: list[Case] = []
+# Where these mistakes are reported (each page was read for this batch).
+RESHAPE_NOT_TRANSPOSE = "https://github.com/inmoonlight/notebooks"
+FREQS_HALF_DIM = "https://github.com/lucidrains/RETRO-pytorch/issues/12"
+GUMBEL_ONE_LOG = "https://github.com/openai/baselines/issues/172"
+SCORES_NOT_LOGITS = "https://github.com/huggingface/transformers/issues/14498"
+EXP2_LOG2E = "https://github.com/jax-ml/jax/pull/25984"
+MASK_NOT_SLICED = "https://github.com/karpathy/nanoGPT/issues/473"
+
+BLIND25C: list[Case] = [
+    # ---- 11 language model ----------------------------------------------------------------
+    _c(
+        "ntb-time-major-positions-reshaped",
+        L11,
+        "next_token_batches",
+        "builds the positions time-major, (block_size, batch_size), and reshapes them to "
+        "(batch_size, block_size) instead of transposing, so each row of inputs and targets "
+        "mixes positions of several windows instead of holding one contiguous window.",
+        (
+            r"reshape\w* (instead of|rather than|not) transpos",
+            r"(view|reshape)\w* (scrambles|mixes|interleaves)",
+            r"(rows?|windows?) (are |is )?not (a )?contiguous|not consecutive tokens",
+            r"(mix|interleav)\w* (positions|tokens) (of|from) (several|different) windows",
+        ),
+        (
+            r"targets? (are |is )?not shifted",
+            r"global (random )?(stream|generator|rng)",
+            r"start\w* (range|off by one)",
+        ),
+        edits=(
+            (
+                "positions = starts[:, None] + torch.arange(block_size)",
+                "positions = (starts[None, :] + torch.arange(block_size)[:, None]).reshape("
+                "batch_size, block_size)",
+            ),
+        ),
+        source=RESHAPE_NOT_TRANSPOSE,
+    ),
+    _c(
+        "rms-sum-of-squares-over-d-squared",
+        L11,
+        "RMSNorm",
+        "divides the sum of squares by d_model squared (the L2 norm divided by d_model, "
+        "not by sqrt(d_model)), so the statistic is d_model times too small and the output "
+        "sqrt(d_model) times too large.",
+        (
+            r"d_model\s*(\*\*\s*2|squared|²)",
+            r"(divid\w*|normalis\w*|normaliz\w*) by d(_model)? (instead of|rather than|not) sqrt",
+            r"sqrt\(?d(_model)?\)? times too (large|big)",
+            r"(norm|sum of squares) (divided )?by d_model",
+        ),
+        (
+            r"eps (is )?(outside|added after)",
+            r"subtract\w* the mean",
+            r"over the (sequence|wrong) axis",
+        ),
+        edits=(
+            (
+                "mean_square = x.pow(2).mean(dim=-1, keepdim=True)",
+                "mean_square = x.pow(2).sum(dim=-1, keepdim=True) / x.shape[-1] ** 2",
+            ),
+        ),
+    ),
+    _c(
+        "rope-frequencies-for-half-the-head",
+        L11,
+        "rotary_embedding",
+        "passes d_head // 2 where d_head belongs in the frequency formula "
+        "(base ** (-arange(0, d_head // 2, 2) / (d_head // 2))), halving the width twice: "
+        "only d_head // 4 frequencies, spaced for a head half as wide.",
+        (
+            r"d_head ?// ?4|quarter",
+            r"d_head ?// ?2 (where|instead of|in place of) d_head",
+            r"(halv\w*|divid\w* by 2|half) (the )?(head )?(width|d_head) twice",
+            r"too few (frequencies|columns)",
+        ),
+        (
+            r"positions? (start\w* )?(at|from) (1|one)",
+            r"(cos|sin)\w* (and|,) (sin|cos)\w* swapped",
+            r"base (is )?inverted",
+        ),
+        edits=(
+            (
+                "theta = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)",
+                "theta = base ** (-torch.arange(0, d_head // 2, 2, dtype=torch.float64) / "
+                "(d_head // 2))",
+            ),
+        ),
+        source=FREQS_HALF_DIM,
+    ),
+    _c(
+        "swiglu-silu-on-both-branches",
+        L11,
+        "SwiGLU",
+        "applies silu to the value branch too, w2(silu(w1(x)) * silu(w3(x))): only the gate "
+        "w1 goes through silu, the value w3(x) is multiplied in linearly.",
+        (
+            r"silu (on|to) (both|the value|w3)",
+            r"value (branch |w3\(x\) )?(must not|should not|is not to) (go through|be passed)",
+            r"w3\(x\) (is )?(linear|without (an )?activation)",
+            r"both branches",
+        ),
+        (
+            r"gate and value (are )?swapped",
+            r"relu|gelu|sigmoid gate",
+            r"silu (of|on|over) the product",
+        ),
+        edits=(("F.silu(self.w1(x)) * self.w3(x)", "F.silu(self.w1(x)) * F.silu(self.w3(x))"),),
+    ),
+    _c(
+        "sample-exponential-noise-not-gumbel",
+        L11,
+        "sample",
+        "draws with the Gumbel-max trick but adds -log(u) (exponential noise, one log) "
+        "instead of -log(-log(u)) to the log-probabilities before the argmax, so the draws "
+        "do not follow softmax(logits / temperature).",
+        (
+            r"gumbel",
+            r"-log\(-log|log\(-log|two logs|double log",
+            r"exponential noise",
+            r"(draws|samples|frequencies) (do not|don't) (follow|match) (the )?"
+            r"(softmax|probabilit|distribution)",
+        ),
+        (
+            r"temperature (is )?(multiplied|applied twice)",
+            r"global (random )?(stream|generator|rng)",
+            r"top.?k (keeps|drops) one",
+        ),
+        edits=(
+            (
+                "return torch.multinomial(probs, 1, generator=generator)[:, 0]",
+                "noise = -torch.log(torch.rand(probs.shape, generator=generator))\n"
+                "    return (probs.log() + noise).argmax(dim=-1)",
+            ),
+        ),
+        source=GUMBEL_ONE_LOG,
+    ),
+    # ---- 12 inference ---------------------------------------------------------------------
+    _c(
+        "gen-records-log-probabilities",
+        L12,
+        "generate",
+        "records log_softmax(logits) for each step instead of the raw logits that chose the "
+        "token, so the returned logits are shifted per row (log-probabilities).",
+        (
+            r"log.?softmax",
+            r"log.?probabilit",
+            r"(raw|unnormali[sz]ed) logits",
+            r"shifted (by a constant )?per row",
+        ),
+        (
+            r"one step late",
+            r"start\w* (position )?(one )?(too far|off by one)",
+            r"prompt'?s? logits",
+        ),
+        edits=(("steps.append(logits)", "steps.append(torch.log_softmax(logits, dim=-1))"),),
+        source=SCORES_NOT_LOGITS,
+    ),
+    _c(
+        "online-exp2-without-log2e",
+        L12,
+        "online_softmax",
+        "uses torch.exp2 everywhere for speed without multiplying the exponents by log2(e), "
+        "so it computes softmax(x * ln 2), a flatter distribution, not softmax(x).",
+        (
+            r"exp2",
+            r"log2\s*\(?e\)?|log2e|1\.4427",
+            r"ln ?\(?2\)?|base 2",
+            r"(too )?flat\w*",
+        ),
+        (
+            r"correction (is )?inverted",
+            r"(running )?total (is )?not rescaled",
+            r"last (partial )?block",
+        ),
+        edits=(
+            ("total * torch.exp(", "total * torch.exp2("),
+            ("+ torch.exp(", "+ torch.exp2("),
+            ("return torch.exp(x", "return torch.exp2(x"),
+        ),
+        source=EXP2_LOG2E,
+    ),
+    _c(
+        "kv-capacity-checks-one-position",
+        L12,
+        "KVCache",
+        "checks the capacity for one new position (self.length + 1 > max_len) whatever "
+        "k_new holds, so a multi-position call (the prefill) that overflows is not rejected "
+        "with ValueError.",
+        (
+            r"length \+ 1",
+            r"(one|a single) (new )?position",
+            r"(n|k_new\.shape\[-2\]|the number of new positions) (is )?(ignored|not counted)",
+            r"(prefill|several positions|multi-position)\w* (overflow|beyond|past)",
+        ),
+        (
+            r"length (is )?never advanced",
+            r"(returns|whole) buffer",
+            r"persistent",
+        ),
+        edits=(
+            (
+                "if stop > self.keys.shape[-2]:",
+                "if self.length + 1 > self.keys.shape[-2]:",
+            ),
+        ),
+    ),
+]
