@@ -18,7 +18,10 @@ FREQS_HALF_DIM = "https://github.com/lucidrains/RETRO-pytorch/issues/12"
 GUMBEL_ONE_LOG = "https://github.com/openai/baselines/issues/172"
 SCORES_NOT_LOGITS = "https://github.com/huggingface/transformers/issues/14498"
 EXP2_LOG2E = "https://github.com/jax-ml/jax/pull/25984"
-MASK_NOT_SLICED = "https://github.com/karpathy/nanoGPT/issues/473"
+RMS_SCALE_POWER = "https://github.com/microsoft/TRELLIS/issues/314"
+PREFILL_NOT_CHECKED = "https://github.com/Lightning-AI/litgpt/pull/2215"
+KV_HEAD_MEAN = "https://github.com/wandb/senpai/pull/796"
+FACTOR_OLD_MAX = "https://github.com/deepseek-ai/FlashMLA/pull/177"
 
 BLIND25C: list[Case] = [
     # ---- 11 language model ----------------------------------------------------------------
@@ -73,6 +76,7 @@ BLIND25C: list[Case] = [
                 "mean_square = x.pow(2).sum(dim=-1, keepdim=True) / x.shape[-1] ** 2",
             ),
         ),
+        source=RMS_SCALE_POWER,
     ),
     _c(
         "rope-frequencies-for-half-the-head",
@@ -215,6 +219,115 @@ BLIND25C: list[Case] = [
             (
                 "if stop > self.keys.shape[-2]:",
                 "if self.length + 1 > self.keys.shape[-2]:",
+            ),
+        ),
+        source=PREFILL_NOT_CHECKED,
+    ),
+    _c(
+        "csa-rotary-tables-num-heads-wide",
+        L11,
+        "CausalSelfAttention",
+        "builds the rotary tables with rotary_embedding(length, self.num_heads, base): the "
+        "number of heads where the head width d_head belongs, so the angles are for a "
+        "num_heads-wide head (and do not fit the d_head features unless the two are equal).",
+        (
+            r"num_heads (where|instead of|in place of) d_head",
+            r"rotary_embedding\(\w+, (self\.)?num_heads",
+            r"(tables?|angles|frequencies) (built |computed )?for num_heads",
+            r"head width d_head",
+        ),
+        (
+            r"values? (are )?rotated",
+            r"keys? (are )?not rotated",
+            r"d_model (where|instead of)",
+        ),
+        edits=(
+            (
+                "rotary_embedding(length, self.d_head, self.base)",
+                "rotary_embedding(length, self.num_heads, self.base)",
+            ),
+        ),
+    ),
+    _c(
+        "gqa-kv-heads-mean-pooled",
+        L12,
+        "grouped_query_attention",
+        "averages the key and value heads into one (k.mean(dim=1, keepdim=True), the same "
+        "for v) and shares it with every query head, instead of giving query head h its own "
+        "key/value head h // group.",
+        (
+            r"(averag|mean)\w* (over |of |across )?(the )?(key|value|kv|key/value) heads",
+            r"mean-?pool",
+            r"(one|a single) (shared )?(key/value|kv) head",
+            r"h ?// ?(group|\(num_heads ?// ?num_kv_heads\))",
+        ),
+        (
+            r"tile[sd]? (instead of|rather than) (interleav|repeat)",
+            r"scal\w* by (d_v|sqrt\(d_v\))",
+            r"mask (is )?(inverted|ignored)",
+        ),
+        edits=(
+            (
+                "k = k.repeat_interleave(group, dim=1)",
+                "k = k.mean(dim=1, keepdim=True)",
+            ),
+            (
+                "v = v.repeat_interleave(group, dim=1)",
+                "v = v.mean(dim=1, keepdim=True)",
+            ),
+        ),
+        source=KV_HEAD_MEAN,
+    ),
+    _c(
+        "tiled-max-updated-before-correction",
+        L12,
+        "tiled_attention",
+        "overwrites the running maximum with the new one before computing the correction "
+        "exp(running_max - new_max), so the correction is always 1 and the running sum and "
+        "output accumulated under the old maximum are never rescaled.",
+        (
+            r"(before|after) (computing |the )?(the )?correction",
+            r"correction (is )?always (1|one)",
+            r"(running )?max\w* (is )?(updated|overwritten) (too early|first|before)",
+            r"exp\(m_old ?- ?m_new\)|old max\w*",
+            r"never rescaled|not rescaled",
+        ),
+        (
+            r"correction (is )?inverted|exp\(new_max ?- ?running_max\)",
+            r"causal (mask )?(bottom|off by one|diagonal)",
+            r"(no|missing|unscaled) (1/)?sqrt\(d_k\)",
+        ),
+        edits=(
+            (
+                "correction = torch.exp(running_max - new_max)",
+                "running_max = new_max\n        correction = torch.exp(running_max - new_max)",
+            ),
+        ),
+        source=FACTOR_OLD_MAX,
+    ),
+    _c(
+        "sw-window-limits-future-not-past",
+        L12,
+        "sliding_window_mask",
+        "builds the window with torch.tril(..., diagonal=window - 1) instead of "
+        "torch.triu(..., diagonal=1 - window), limiting how far ahead a query may look "
+        "(which the causal mask already forbids) instead of how far back: old keys are "
+        "never cut, and the result is the plain look-ahead mask.",
+        (
+            r"tril (instead of|rather than|not) triu",
+            r"(limits?|cuts?|bounds?) (the )?(future|keys? ahead|later keys)",
+            r"old(er)? keys (are )?(never|not) (cut|masked|dropped|excluded)",
+            r"(same as|just|only|equals?) (the )?(plain )?look.?ahead mask|no window",
+        ),
+        (
+            r"one (key |position )?too (wide|many|few|narrow)",
+            r"both sides",
+            r"transposed",
+        ),
+        edits=(
+            (
+                "torch.triu(torch.ones(size, size, dtype=torch.bool), diagonal=1 - window)",
+                "torch.tril(torch.ones(size, size, dtype=torch.bool), diagonal=window - 1)",
             ),
         ),
     ),
