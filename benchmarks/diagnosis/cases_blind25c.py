@@ -21,6 +21,7 @@ EXP2_LOG2E = "https://github.com/jax-ml/jax/pull/25984"
 RMS_SCALE_POWER = "https://github.com/microsoft/TRELLIS/issues/314"
 PREFILL_NOT_CHECKED = "https://github.com/Lightning-AI/litgpt/pull/2215"
 KV_HEAD_MEAN = "https://github.com/wandb/senpai/pull/796"
+HALF_STEP_FFN = "https://github.com/lucidrains/conformer/issues/5"
 FACTOR_OLD_MAX = "https://github.com/deepseek-ai/FlashMLA/pull/177"
 
 BLIND25C: list[Case] = [
@@ -330,5 +331,52 @@ BLIND25C: list[Case] = [
                 "torch.tril(torch.ones(size, size, dtype=torch.bool), diagonal=window - 1)",
             ),
         ),
+    ),
+    _c(
+        "block-feed-forward-half-step",
+        L11,
+        "DecoderBlock",
+        "adds the feed-forward sublayer with a Conformer-style half step, "
+        "h + 0.5 * feed_forward(norm2(h)): the decoder block's second residual adds the "
+        "whole feed-forward output, unscaled.",
+        (
+            r"0\.5|half[- ]step|halved|by (one )?half",
+            r"(feed.?forward|second) (residual|branch|sublayer|output) (is )?(scaled|multiplied)",
+            r"(unscaled|whole|full) feed.?forward output",
+            r"conformer|macaron",
+        ),
+        (
+            r"post.?norm",
+            r"(one|the same|a single) norm (is )?(shared|reused)",
+            r"feed.?forward (reads|is given) (the )?(input|x)\b",
+        ),
+        edits=(
+            (
+                "return h + self.feed_forward(self.norm2(h))",
+                "return h + 0.5 * self.feed_forward(self.norm2(h))",
+            ),
+        ),
+        source=HALF_STEP_FFN,
+    ),
+    _c(
+        "rot-second-half-sin-sign-flipped",
+        L11,
+        "apply_rotary",
+        "writes the second half as b * cos - a * sin instead of a * sin + b * cos: the sine "
+        "term of the second half has the wrong sign, so the pair is not rotated (the first "
+        "half turns forwards, the second backwards) and its length is not preserved.",
+        (
+            r"second half",
+            r"sign of (the )?(sin|sine)",
+            r"a \* sin \+ b \* cos|x1 \* sin \+ x2 \* cos",
+            r"(length|norm) (of (each|the) pair )?(is )?not preserved|not a rotation",
+        ),
+        (
+            r"cos and sin (are )?swapped",
+            r"halves (are )?swapped",
+            r"adjacent pairs",
+            r"(writes|modifies) (into )?x in place",
+        ),
+        edits=(("a * sin + b * cos", "b * cos - a * sin"),),
     ),
 ]
