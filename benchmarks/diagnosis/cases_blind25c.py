@@ -379,4 +379,29 @@ BLIND25C: list[Case] = [
         ),
         edits=(("a * sin + b * cos", "b * cos - a * sin"),),
     ),
+    _c(
+        "gpt-tied-output-unit-rows",
+        L11,
+        "GPT",
+        "ties the output to F.normalize(embedding.weight, dim=-1), the embedding rows scaled "
+        "to unit length (nGPT-style cosine logits), instead of the embedding matrix itself, "
+        "so every logit is off by its token's embedding norm.",
+        (
+            r"normali[sz]\w* (the )?(embedding|output) (rows|weight|matrix|vectors)",
+            r"unit(-| )(length|norm)",
+            r"cosine",
+            r"embedding\.weight itself|the (same )?embedding matrix (itself|unchanged)",
+        ),
+        (
+            r"(no|missing|without) (the )?final norm",
+            r"(not|never) tied|separate (output|lm_head)",
+            r"sqrt\(d_model\)",
+        ),
+        edits=(
+            (
+                "return self.norm(x) @ self.embedding.weight.T",
+                "return self.norm(x) @ F.normalize(self.embedding.weight, dim=-1).T",
+            ),
+        ),
+    ),
 ]
