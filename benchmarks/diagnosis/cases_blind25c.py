@@ -16,6 +16,7 @@ _c = held_out_authored("blind25c")
 RESHAPE_NOT_TRANSPOSE = "https://github.com/inmoonlight/notebooks"
 FREQS_HALF_DIM = "https://github.com/lucidrains/RETRO-pytorch/issues/12"
 GUMBEL_ONE_LOG = "https://github.com/openai/baselines/issues/172"
+GUMBEL_ON_PROBS = "https://github.com/vithursant/VAE-Gumbel-Softmax/issues/1"
 SCORES_NOT_LOGITS = "https://github.com/huggingface/transformers/issues/14498"
 EXP2_LOG2E = "https://github.com/jax-ml/jax/pull/25984"
 RMS_SCALE_POWER = "https://github.com/microsoft/TRELLIS/issues/314"
@@ -153,6 +154,33 @@ BLIND25C: list[Case] = [
         ),
         source=GUMBEL_ONE_LOG,
     ),
+    _c(
+        "sample-gumbel-noise-on-probabilities",
+        L11,
+        "sample",
+        "uses the Gumbel-max trick but adds the Gumbel noise -log(-log(u)) to the "
+        "probabilities softmax(logits / temperature) instead of to their logarithms (or the "
+        "scaled logits), so the argmax draws from a much flatter distribution.",
+        (
+            r"(noise|gumbel)\w* (added )?(to|on) (the )?probabilit",
+            r"log.?probabilit\w*|log\(probs\)|(instead of|not) (to )?(the )?(scaled )?logits",
+            r"flatter|too flat|nearly uniform",
+            r"(draws|samples|frequencies) (do not|don't) (follow|match)",
+        ),
+        (
+            r"temperature (is )?(multiplied|applied twice)",
+            r"global (random )?(stream|generator|rng)",
+            r"top.?p (drops|keeps) the (crossing|last)",
+        ),
+        edits=(
+            (
+                "return torch.multinomial(probs, 1, generator=generator)[:, 0]",
+                "gumbel = -torch.log(-torch.log(torch.rand(probs.shape, generator=generator)))\n"
+                "    return (probs + gumbel).argmax(dim=-1)",
+            ),
+        ),
+        source=GUMBEL_ON_PROBS,
+    ),
     # ---- 12 inference ---------------------------------------------------------------------
     _c(
         "gen-records-log-probabilities",
@@ -184,7 +212,7 @@ BLIND25C: list[Case] = [
             r"exp2",
             r"log2\s*\(?e\)?|log2e|1\.4427",
             r"ln ?\(?2\)?|base 2",
-            r"(too )?flat\w*",
+            r"flatter|too flat",
         ),
         (
             r"correction (is )?inverted",
