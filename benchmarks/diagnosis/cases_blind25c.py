@@ -137,8 +137,6 @@ BLIND25C: list[Case] = [
             r"gumbel",
             r"-log\(-log|log\(-log|two logs|double log",
             r"exponential noise",
-            r"(draws|samples|frequencies) (do not|don't) (follow|match) (the )?"
-            r"(softmax|probabilit|distribution)",
         ),
         (
             r"temperature (is )?(multiplied|applied twice)",
@@ -165,7 +163,6 @@ BLIND25C: list[Case] = [
             r"(noise|gumbel)\w* (added )?(to|on) (the )?probabilit",
             r"log.?probabilit\w*|log\(probs\)|(instead of|not) (to )?(the )?(scaled )?logits",
             r"flatter|too flat|nearly uniform",
-            r"(draws|samples|frequencies) (do not|don't) (follow|match)",
         ),
         (
             r"temperature (is )?(multiplied|applied twice)",
