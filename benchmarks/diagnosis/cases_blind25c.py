@@ -134,11 +134,12 @@ BLIND25C: list[Case] = [
         "instead of -log(-log(u)) to the log-probabilities before the argmax, so the draws "
         "do not follow softmax(logits / temperature).",
         (
-            r"gumbel",
-            r"-log\(-log|log\(-log|two logs|double log",
+            r"not (standard )?gumbel|gumbel noise (is|must be|should be) -log\(-log",
+            r"-log\(-log|log\(-log|two logs|double log|one log",
             r"exponential noise",
         ),
         (
+            r"(noise|gumbel)\w* (added )?(to|on) (the )?probabilit",
             r"temperature (is )?(multiplied|applied twice)",
             r"global (random )?(stream|generator|rng)",
             r"top.?k (keeps|drops) one",
@@ -165,6 +166,7 @@ BLIND25C: list[Case] = [
             r"flatter|too flat|nearly uniform",
         ),
         (
+            r"exponential noise|-log\(u\) instead of -log\(-log",
             r"temperature (is )?(multiplied|applied twice)",
             r"global (random )?(stream|generator|rng)",
             r"top.?p (drops|keeps) the (crossing|last)",
