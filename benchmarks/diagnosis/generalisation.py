@@ -1414,6 +1414,33 @@ BATCHES = (
         "the contract decisions (8fde8c0's); every case compared with the earlier cases' "
         "causes before it was committed",
     ),
+    Batch(
+        "round 25, 01-05",
+        "249dc41",
+        "by a new helper (b25a) that had read no check and no message, 5 of its 7 cases "
+        "transposed from public reports, written blind while round 27 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 27 "
+        "(45608db's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
+    Batch(
+        "round 25, 07-10",
+        "81e9091",
+        "by a new helper (b25b) that had read no check and no message, 13 of its 18 cases "
+        "transposed from public reports, written blind while round 27 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 27 "
+        "(45608db's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
+    Batch(
+        "round 25, 11-12",
+        "804677b",
+        "by a new helper (b25c) that had read no check and no message, 11 of its 16 cases "
+        "transposed from public reports, written blind while round 27 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 27 "
+        "(45608db's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
