@@ -2912,3 +2912,11 @@ CASES += _BLIND25B
 from benchmarks.diagnosis.cases_blind25c import BLIND25C as _BLIND25C  # noqa: E402
 
 CASES += _BLIND25C
+
+from benchmarks.diagnosis.cases_blind26b import BLIND26B as _BLIND26B  # noqa: E402
+
+CASES += _BLIND26B
+
+from benchmarks.diagnosis.cases_blind26c import BLIND26C as _BLIND26C  # noqa: E402
+
+CASES += _BLIND26C
