@@ -79,7 +79,14 @@ def test_a_cause_only_echoed_from_the_call_or_the_values_is_not_misnamed():
     cause that matches only the call, a printed tensor, a shape's dtype or the learner's
     own exception text does not make the message misnamed; the same words in a sentence
     of the message still do."""
-    other_cause = (r"top.?p", r"float32", r"dtype", r"probability tensor")
+    other_cause = (
+        r"top.?p",
+        r"float32",
+        r"dtype",
+        r"probability tensor",
+        r"look.?ahead",
+        r"block.?size",
+    )
     echoes = (
         "calling `sample(logits (6, 32), top_p=0.4, generator=...)` raised RuntimeError: "
         "probability tensor contains either `inf`, `nan` or element < 0\n"
@@ -89,14 +96,23 @@ def test_a_cause_only_echoed_from_the_call_or_the_values_is_not_misnamed():
         "keys for every query.",
         "RMSNorm(8)(x (2, 3, 8) float32) [eval mode, top_p unused] is not what the reference "
         "gives.",
+        # the module is called under its instance's name, the masks described in the call
+        "the output of layer(x (2, 4, 8), memory (2, 4, 8), tgt_mask=bool (2, 1, 4, 4) "
+        "(look-ahead and target padding)) [DecoderLayer(8, 2, 16), eval mode] is not what "
+        "the reference gives. The output of `self.cross_attn` is not added back.",
+        # a printed tensor clipped before its brackets close
+        "online_softmax(x (2, 7) = Tensor([[ 0.8006, -1.0887],\n [-0..., block_size=3) is "
+        "not what the reference gives. Your result is NaN everywhere.",
     )
-    for message, exercise in zip(echoes, ("sample", "sliding_window_mask", "RMSNorm")):
+    exercises = ("sample", "sliding_window_mask", "RMSNorm", "DecoderLayer", "online_softmax")
+    for message, exercise in zip(echoes, exercises, strict=True):
         assert classify(message, (r"nothing matches",), other_cause, exercise) != "misnamed"
         # matched against the whole message, the patterns would call it misnamed
         assert any(re.search(pattern, message, re.IGNORECASE) for pattern in other_cause)
     said = diagnostic_text(echoes[0], "sample")
     assert "top_p" not in said and "probability tensor" not in said
     assert "raised RuntimeError" in said
+    assert "NaN everywhere" in diagnostic_text(echoes[4], "online_softmax")
     claims = "sample(logits (6, 32), top_p=0.4): your top-p keeps the tokens above p."
     assert classify(claims, (r"nothing matches",), other_cause, "sample") == "misnamed"
     # named is judged on the whole message, as before

@@ -648,6 +648,11 @@ _ECHOED_VALUES = re.compile(
 )
 #: the text of an exception the learner's own code raised, after its class name
 _RAISED_TEXT = re.compile(r"(\braised \w+)(?::[^\n]*)?")
+#: a printed array or tensor's opening (``Tensor([[0.8, ...``), echoed whole or clipped
+_PRINTED_VALUE = re.compile(r"(?<![\w.])(?:Tensor|tensor|ndarray|array)\(\[")
+#: the name of a call that echoes how the check called the learner's code: its first
+#: argument is a name with its shape, ``layer(x (2, 4, 8), ...)``, ``mha(query (2, 4, 8)``
+_ECHOED_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\((?=\w+ \(\d)")
 
 
 def _closing(text: str, start: int, opening: str, closing: str) -> int:
@@ -661,6 +666,25 @@ def _closing(text: str, start: int, opening: str, closing: str) -> int:
             if depth == 0:
                 return index + 1
     return -1
+
+
+def _without_printed_values(text: str) -> str:
+    """``text`` with every printed array or tensor cut to ``Tensor(…)``, also one that the
+    message clipped with "..." before its brackets closed (the call around it then still
+    closes where the message closes it)."""
+    pieces, position = [], 0
+    for match in _PRINTED_VALUE.finditer(text):
+        if match.start() < position:
+            continue
+        end = _closing(text, match.end() - 2, "(", ")")
+        clipped = text.find("...", match.end())
+        if clipped >= 0 and (end < 0 or clipped < end):
+            end = clipped + 3
+        if end < 0:
+            break
+        pieces.append(text[position : match.start()] + "Tensor(…)")
+        position = end
+    return "".join(pieces) + text[position:]
 
 
 def _without_calls(text: str, name: str) -> str:
@@ -688,13 +712,16 @@ def _without_calls(text: str, name: str) -> str:
 
 def diagnostic_text(message: str, exercise: str = "") -> str:
     """What a message says about the learner's answer, without what it only echoes: the
-    call as written (``calling `...```, and every call of the exercise with its
-    arguments and setup note), printed tensors, shapes with dtypes, and the text of an
+    call as written (``calling `...```, every call of the exercise with its arguments and
+    setup note, and every call whose first argument is echoed with its shape, such as
+    ``layer(x (2, 4, 8), tgt_mask=... (look-ahead and target padding))``), printed tensors, shapes with dtypes, and the text of an
     exception the learner's own code raised (its class stays). The criteria are matched
     against this, so that a pattern for another cause (``top.?p``, ``float32``) does not
     match the call's ``top_p=0.4`` or a printed ``(5, 8) float32``."""
     text = re.sub(r"calling `[^`]*`", "calling `…`", message)
-    for name in {exercise, exercise.lower(), "Tensor", "tensor"} - {""}:
+    text = _without_printed_values(text)
+    echoed = {match.group(1) for match in _ECHOED_CALL.finditer(text)}
+    for name in sorted({exercise, exercise.lower(), *echoed} - {""}):
         text = _without_calls(text, name)
     text = _ECHOED_VALUES.sub("…", text)
     return _RAISED_TEXT.sub(r"\1", text)
