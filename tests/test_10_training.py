@@ -13,6 +13,7 @@ import itertools
 import math
 import random
 import re
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -3226,6 +3227,35 @@ SCORE_MISTAKES = [
         "changed",
     ),
     Mistake(SCORES, named("returns_a_tuple")(scores_with(as_tuple=True)), "return a dict"),
+    # the family 'the same words as a reference, not its string' (blind25b: sets of
+    # words): told apart by hypotheses with the words reordered or one repeated
+    Mistake(
+        SCORES,
+        named("exact_as_counters_of_words")(
+            scores_with(
+                exact=lambda h, r: np.mean(
+                    [any(Counter(a.split()) == Counter(x.split()) for x in b) for a, b in zip(h, r)]
+                )
+            )
+        ),
+        r"same words as a reference in another order counted as a match \(such as '[^']+' "
+        r"for '[^']+'\), as comparing the sorted words \(or a Counter of them\)",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_as_frozensets_of_words")(
+            scores_with(
+                exact=lambda h, r: (
+                    sum(
+                        frozenset(a.split()) in {frozenset(x.split()) for x in b}
+                        for a, b in zip(h, r)
+                    )
+                    / len(h)
+                )
+            )
+        ),
+        r"the same SET of words as a reference counted as a match",
+    ),
     # these fell back to "Compare whole strings"
     Mistake(
         SCORES,
