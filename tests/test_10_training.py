@@ -1290,6 +1290,21 @@ def padding_included(logits, labels, pad_id, smoothing=0.1):
     return _pytorch_per_token(logits, labels, smoothing).mean()
 
 
+@named("cross_entropy_loss_module_without_ignore_index")
+def cross_entropy_loss_module_without_ignore_index(logits, labels, pad_id, smoothing=0.1):
+    """nn.CrossEntropyLoss with the classes on axis 1 and no ignore_index (blind25b's
+    family: F.cross_entropy without it; the module calls F.cross_entropy)."""
+    loss = nn.CrossEntropyLoss(label_smoothing=smoothing)
+    return loss(logits.transpose(1, -1), labels)
+
+
+@named("cross_entropy_ignoring_minus_one")
+def cross_entropy_ignoring_minus_one(logits, labels, pad_id, smoothing=0.1):
+    """F.cross_entropy told to ignore -1, an id no label has (the pads are never -1)."""
+    flat = logits.reshape(-1, logits.shape[-1])  # (N, V)
+    return F.cross_entropy(flat, labels.reshape(-1), ignore_index=-1, label_smoothing=smoothing)
+
+
 @named("keep_from_the_safe_labels")
 def keep_from_the_safe_labels(logits, labels, pad_id, smoothing=0.1):
     """The pad labels turned into 0 with torch.where, and the mask taken from those."""
@@ -1779,6 +1794,17 @@ SMOOTHING_MISTAKES = [
         SMOOTH, forgot_the_uniform_part, r"The smoothing term ε·mean_j\(-log p\[j\]\) is missing"
     ),
     Mistake(SMOOTH, padding_included, "The padding is not ignored"),
+    Mistake(
+        SMOOTH,
+        cross_entropy_loss_module_without_ignore_index,
+        r"The padding is not ignored: your F\.cross_entropy call .*leaves ignore_index at "
+        r"its default, -100.*Pass ignore_index=pad_id",
+    ),
+    Mistake(
+        SMOOTH,
+        cross_entropy_ignoring_minus_one,
+        r"your F\.cross_entropy call .* has ignore_index=-1, an id no label equals here",
+    ),
     Mistake(SMOOTH, keep_from_the_safe_labels, r"as if its label were token 0 \(pad_id="),
     Mistake(SMOOTH, pad_in_the_denominator, "out of the sum but not out of the count"),
     Mistake(SMOOTH, summed, "sum over the non-pad positions instead of their mean"),
