@@ -100,6 +100,14 @@ swapped = named("swapped")(
     batches_with(decoder_input=lambda t, b, e: [*t, e], labels=lambda t, b, e: [b, *t])
 )
 eos_as_start = named("eos_as_start")(batches_with(decoder_input=lambda t, b, e: [e, *t]))
+# the family 'the markers of a row misplaced' (blind25b: <eos> in front of the labels)
+labels_with_bos_too = named("labels_with_bos_too")(batches_with(labels=lambda t, b, e: [b, *t, e]))
+labels_ending_with_bos = named("labels_ending_with_bos")(
+    batches_with(labels=lambda t, b, e: [*t, b])
+)
+decoder_input_bos_at_the_end = named("decoder_input_bos_at_the_end")(
+    batches_with(decoder_input=lambda t, b, e: [*t, b])
+)
 labels_without_eos = named("labels_without_eos")(batches_with(labels=lambda t, b, e: list(t)))
 decoder_input_without_bos = named("decoder_input_without_bos")(
     batches_with(decoder_input=lambda t, b, e: list(t), labels=lambda t, b, e: [*t[1:], e])
@@ -663,6 +671,23 @@ BATCH_MISTAKES = [
     Mistake(check_make_batches, no_shift, "labels are the same as your decoder input"),
     Mistake(check_make_batches, swapped, "decoder input and labels are swapped"),
     Mistake(check_make_batches, eos_as_start, "starts with <eos> instead of <bos>"),
+    Mistake(
+        check_make_batches,
+        labels_with_bos_too,
+        r"Your labels row is the target with <bos> in front and <eos> at the end; it should "
+        r"be \[\*target, eos_id\]",
+    ),
+    Mistake(
+        check_make_batches,
+        labels_ending_with_bos,
+        r"Your labels row is the target with nothing in front and <bos> at the end",
+    ),
+    Mistake(
+        check_make_batches,
+        decoder_input_bos_at_the_end,
+        r"Your decoder_input row is the target with nothing in front and <bos> at the end; "
+        r"it should be \[bos_id, \*target\]",
+    ),
     Mistake(check_make_batches, eos_fed_as_input, "<eos> is fed to the decoder as an input"),
     Mistake(check_make_batches, labels_without_eos, "never learns to stop"),
     Mistake(check_make_batches, decoder_input_without_bos, "does not start with <bos>"),
