@@ -660,7 +660,7 @@ BATCH_MISTAKES = [
     Mistake(
         check_make_batches,
         named("labels_padded_with_eos")(batches_with(label_pad=3)),
-        r"Your labels are padded with \d+ \(eos_id\), not pad_id",
+        r"The padding of the labels is \d+ \(eos_id\), not pad_id",
     ),
     Mistake(
         check_make_batches,

@@ -540,7 +540,7 @@ def _check_rows(
         tail = l_raw[len(want_l) :]
         if d == want_d and l_raw[: len(want_l)] == want_l and tail and len(set(tail)) == 1:
             c.fail(
-                f"in {what}, {pair}. Your labels are padded with {tail[0]}"
+                f"in {what}, {pair}. The padding of the labels is {tail[0]}"
                 f"{' (eos_id)' if tail[0] == eos else ''}, not pad_id={pad}: the loss leaves "
                 "out only the positions whose label is pad_id, so every padded position would "
                 "be trained to predict that token. Pad the labels with pad_id, "
