@@ -1052,9 +1052,10 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
     if steps < case.max_len and open_rows and bool(finished.any()):
         return (
             f"Your result stops after {steps} steps, although row {open_rows[0]} had not "
-            f"produced <eos> (the first row finished at step {first_finish}, so it is not a "
-            "stop when any row finishes either): every token so far is right; the loop must "
-            "go on until every row has finished (if finished.all(): break), or max_len steps."
+            f"produced <eos> (the earliest row to finish did so at step {first_finish}, so "
+            "the stop did not come with the first <eos> either): every token so far is "
+            "right; the loop must go on until every row has finished (if finished.all(): "
+            "break), or max_len steps."
         )
     if steps < case.max_len and open_rows:
         return (
