@@ -1883,9 +1883,11 @@ def _greedy_variant(
     break_first=False,
     update="or",
     cut_last=False,
+    stop_test=None,
 ):
     """The reference loop with one decision changed (no knob of greedy_decode_f);
-    ``break_first``: the stop test before the step's column is appended."""
+    ``break_first``: the stop test before the step's column is appended; ``stop_test``:
+    another stop test, given ``finished`` and the step's tokens."""
 
     def greedy(model, src_ids, max_len, bos_id, eos_id):
         with torch.no_grad():
@@ -1906,7 +1908,10 @@ def _greedy_variant(
                     finished = finished | (token == eos_id)
                 elif update == "and":  # blind12a: stays False
                     finished = finished & (token == eos_id)
-                if finished.any() if stop_on_any else finished.all():
+                if stop_test is not None:
+                    if stop_test(finished, token):
+                        break
+                elif finished.any() if stop_on_any else finished.all():
                     break
                 if break_first:
                     tokens = torch.cat([tokens, token[:, None]], dim=1)
@@ -2727,14 +2732,27 @@ MISTAKES = [
     Mistake(
         check_greedy_decode,
         _greedy_variant(stop_on_any=True),
-        r"stops after \d steps, when some rows had produced <eos>, although row \d had not",
+        r"stops after \d steps, although row \d had not .*stops as soon as one row has "
+        r"produced <eos> \(finished\.any\(\)",
+    ),
+    # the family of blind25b's `next_token[0] == eos_id`: a stop decided by the wrong rows,
+    # told apart by decoding the same sentences reordered or fewer (checking/stop_rules.py)
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(stop_test=lambda finished, token: bool(finished[-1])),
+        r"stops as soon as row \d \(the last row\) has produced <eos>.*finished\[-1\]",
+    ),
+    Mistake(
+        check_greedy_decode,
+        _greedy_variant(stop_test=lambda finished, token: int(finished.sum()) >= 2),
+        r"stops as soon as 2 rows have produced <eos> \(a count like finished\.sum\(\) >= 2",
     ),
     # the stop test before the step's column is appended: the final <eos> column is lost
     # (blind10a): it was told it stops when some rows had finished, which it does not
     Mistake(
         check_greedy_decode,
         _greedy_variant(break_first=True),
-        r"one column short: .*broke before appending the step's tokens",
+        r"broke before appending the step's tokens",
     ),
     Mistake(check_greedy_decode, greedy_int32, r"torch\.int32.*int64"),
     # any size-1 axis squeezed out of the logits (blind11a: squeeze(); squeeze(1) is the

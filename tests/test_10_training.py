@@ -13,6 +13,7 @@ import itertools
 import math
 import random
 import re
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -99,6 +100,14 @@ swapped = named("swapped")(
     batches_with(decoder_input=lambda t, b, e: [*t, e], labels=lambda t, b, e: [b, *t])
 )
 eos_as_start = named("eos_as_start")(batches_with(decoder_input=lambda t, b, e: [e, *t]))
+# the family 'the markers of a row misplaced' (blind25b: <eos> in front of the labels)
+labels_with_bos_too = named("labels_with_bos_too")(batches_with(labels=lambda t, b, e: [b, *t, e]))
+labels_ending_with_bos = named("labels_ending_with_bos")(
+    batches_with(labels=lambda t, b, e: [*t, b])
+)
+decoder_input_bos_at_the_end = named("decoder_input_bos_at_the_end")(
+    batches_with(decoder_input=lambda t, b, e: [*t, b])
+)
 labels_without_eos = named("labels_without_eos")(batches_with(labels=lambda t, b, e: list(t)))
 decoder_input_without_bos = named("decoder_input_without_bos")(
     batches_with(decoder_input=lambda t, b, e: list(t), labels=lambda t, b, e: [*t[1:], e])
@@ -651,7 +660,7 @@ BATCH_MISTAKES = [
     Mistake(
         check_make_batches,
         named("labels_padded_with_eos")(batches_with(label_pad=3)),
-        r"Your labels are padded with \d+ \(eos_id\), not pad_id",
+        r"The padding of the labels is \d+ \(eos_id\), not pad_id",
     ),
     Mistake(
         check_make_batches,
@@ -662,6 +671,23 @@ BATCH_MISTAKES = [
     Mistake(check_make_batches, no_shift, "labels are the same as your decoder input"),
     Mistake(check_make_batches, swapped, "decoder input and labels are swapped"),
     Mistake(check_make_batches, eos_as_start, "starts with <eos> instead of <bos>"),
+    Mistake(
+        check_make_batches,
+        labels_with_bos_too,
+        r"Your labels row is the target with <bos> in front and <eos> at the end; it should "
+        r"be \[\*target, eos_id\]",
+    ),
+    Mistake(
+        check_make_batches,
+        labels_ending_with_bos,
+        r"Your labels row is the target with nothing in front and <bos> at the end",
+    ),
+    Mistake(
+        check_make_batches,
+        decoder_input_bos_at_the_end,
+        r"Your decoder_input row is the target with nothing in front and <bos> at the end; "
+        r"it should be \[bos_id, \*target\]",
+    ),
     Mistake(check_make_batches, eos_fed_as_input, "<eos> is fed to the decoder as an input"),
     Mistake(check_make_batches, labels_without_eos, "never learns to stop"),
     Mistake(check_make_batches, decoder_input_without_bos, "does not start with <bos>"),
@@ -1289,6 +1315,21 @@ def padding_included(logits, labels, pad_id, smoothing=0.1):
     return _pytorch_per_token(logits, labels, smoothing).mean()
 
 
+@named("cross_entropy_loss_module_without_ignore_index")
+def cross_entropy_loss_module_without_ignore_index(logits, labels, pad_id, smoothing=0.1):
+    """nn.CrossEntropyLoss with the classes on axis 1 and no ignore_index (blind25b's
+    family: F.cross_entropy without it; the module calls F.cross_entropy)."""
+    loss = nn.CrossEntropyLoss(label_smoothing=smoothing)
+    return loss(logits.transpose(1, -1), labels)
+
+
+@named("cross_entropy_ignoring_minus_one")
+def cross_entropy_ignoring_minus_one(logits, labels, pad_id, smoothing=0.1):
+    """F.cross_entropy told to ignore -1, an id no label has (the pads are never -1)."""
+    flat = logits.reshape(-1, logits.shape[-1])  # (N, V)
+    return F.cross_entropy(flat, labels.reshape(-1), ignore_index=-1, label_smoothing=smoothing)
+
+
 @named("keep_from_the_safe_labels")
 def keep_from_the_safe_labels(logits, labels, pad_id, smoothing=0.1):
     """The pad labels turned into 0 with torch.where, and the mask taken from those."""
@@ -1778,6 +1819,17 @@ SMOOTHING_MISTAKES = [
         SMOOTH, forgot_the_uniform_part, r"The smoothing term ε·mean_j\(-log p\[j\]\) is missing"
     ),
     Mistake(SMOOTH, padding_included, "The padding is not ignored"),
+    Mistake(
+        SMOOTH,
+        cross_entropy_loss_module_without_ignore_index,
+        r"The padding is not ignored: your F\.cross_entropy call .*leaves ignore_index at "
+        r"its default, -100.*Pass ignore_index=pad_id",
+    ),
+    Mistake(
+        SMOOTH,
+        cross_entropy_ignoring_minus_one,
+        r"your F\.cross_entropy call .* has ignore_index=-1, an id no label equals here",
+    ),
     Mistake(SMOOTH, keep_from_the_safe_labels, r"as if its label were token 0 \(pad_id="),
     Mistake(SMOOTH, pad_in_the_denominator, "out of the sum but not out of the count"),
     Mistake(SMOOTH, summed, "sum over the non-pad positions instead of their mean"),
@@ -3226,6 +3278,35 @@ SCORE_MISTAKES = [
         "changed",
     ),
     Mistake(SCORES, named("returns_a_tuple")(scores_with(as_tuple=True)), "return a dict"),
+    # the family 'the same words as a reference, not its string' (blind25b: sets of
+    # words): told apart by hypotheses with the words reordered or one repeated
+    Mistake(
+        SCORES,
+        named("exact_as_counters_of_words")(
+            scores_with(
+                exact=lambda h, r: np.mean(
+                    [any(Counter(a.split()) == Counter(x.split()) for x in b) for a, b in zip(h, r)]
+                )
+            )
+        ),
+        r"same words as a reference in another order counted as a match \(such as '[^']+' "
+        r"for '[^']+'\), as comparing the sorted words \(or a Counter of them\)",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_as_frozensets_of_words")(
+            scores_with(
+                exact=lambda h, r: (
+                    sum(
+                        frozenset(a.split()) in {frozenset(x.split()) for x in b}
+                        for a, b in zip(h, r)
+                    )
+                    / len(h)
+                )
+            )
+        ),
+        r"the same SET of words as a reference counted as a match",
+    ),
     # these fell back to "Compare whole strings"
     Mistake(
         SCORES,

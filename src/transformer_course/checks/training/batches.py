@@ -326,6 +326,59 @@ def _marker_slip(row: list[int], source: list[int], ids: dict[str, int]) -> str:
     return ""
 
 
+def _markers_around(row: list[int], body: list[int], ids: dict[str, int]):
+    """(in front, at the end): the special ids around ``body`` in ``row`` (at most two
+    on each side), or None when the row is not ``body`` between special ids."""
+    special = {ids["bos_id"], ids["eos_id"], ids["pad_id"]}
+    for front in range(0, 3):
+        back = len(row) - front - len(body)
+        if not 0 <= back <= 2:
+            continue
+        head, middle, tail = row[:front], row[front : front + len(body)], row[front + len(body) :]
+        if middle == list(body) and all(t in special for t in head + tail):
+            return head, tail
+    return None
+
+
+def _markers_misplaced(d: list[int], lab: list[int], target: list[int], ids) -> str:
+    """The family 'the markers of the decoder input or the labels misplaced': a row that
+    is the target with special ids around it other than the right ones (<bos> in front
+    for the decoder input, <eos> at the end for the labels), said as what is in front and
+    at the end of each wrong row, with what that does to the shift ("" otherwise)."""
+    bos, eos = ids["bos_id"], ids["eos_id"]
+    names = {ids["bos_id"]: "<bos>", ids["eos_id"]: "<eos>", ids["pad_id"]: "<pad>"}
+
+    def said(tokens) -> str:
+        return " ".join(names[t] for t in tokens) or "nothing"
+
+    rows = {
+        "decoder_input": (d, [bos], [], "[bos_id, *target]: <bos> in front, nothing at the end"),
+        "labels": (lab, [], [eos], "[*target, eos_id]: the target, then <eos> at the end"),
+    }
+    found = []
+    for name, (row, want_head, want_tail, right) in rows.items():
+        around = _markers_around(row, target, ids)
+        if around is None or around == (want_head, want_tail):
+            continue
+        head, tail = around
+        found.append(
+            f"your {name} row is the target with {said(head)} in front and {said(tail)} at "
+            f"the end; it should be {right}"
+        )
+    if not found or len(found) < sum(row != [*h, *target, *t] for row, h, t, _ in rows.values()):
+        return ""  # a row that is not the target between markers: something else
+    text = "; and ".join(found)
+    text = text[0].upper() + text[1:] + "."
+    if d == [bos, *target] and len(lab) == len(target) + 1 and lab[1:] == list(target):
+        text += (
+            f" With {said(lab[:1])} in front of the labels, each label is the token the "
+            "decoder reads at that same position (the labels are not shifted against the "
+            "input), and the last label is the target's last word instead of <eos>: label "
+            "t must be the token AFTER input t, so the model learns to predict the next word."
+        )
+    return text
+
+
 def _sequence_first(batch, chunk, ids: dict[str, int]) -> bool:
     """Whether the batch's tensors, transposed, are exactly the expected rows (decoder
     input and labels; the source in one of its accepted forms) while they are not already."""
@@ -487,7 +540,7 @@ def _check_rows(
         tail = l_raw[len(want_l) :]
         if d == want_d and l_raw[: len(want_l)] == want_l and tail and len(set(tail)) == 1:
             c.fail(
-                f"in {what}, {pair}. Your labels are padded with {tail[0]}"
+                f"in {what}, {pair}. The padding of the labels is {tail[0]}"
                 f"{' (eos_id)' if tail[0] == eos else ''}, not pad_id={pad}: the loss leaves "
                 "out only the positions whose label is pad_id, so every padded position would "
                 "be trained to predict that token. Pad the labels with pad_id, "
@@ -507,6 +560,9 @@ def _check_rows(
                 "was added to the padded targets. Append eos_id to each target first, "
                 "[*target, eos_id], then pad the rows."
             )
+        misplaced = _markers_misplaced(d, lab, list(target), ids)
+        if misplaced:
+            c.fail(f"in {what}, {pair}. {misplaced}")
         hint = _hardcoded(d_raw, [*want_d, *[pad] * (len(d_raw) - len(want_d))], ids)
         hint = hint or _hardcoded(l_raw, [*want_l, *[pad] * (len(l_raw) - len(want_l))], ids)
         c.fail(

@@ -68,6 +68,19 @@ _PUNCTUATED_SCORES = (
     ],
 )
 
+#: hypotheses with a reference's words but not its string: the words reordered, a word
+#: repeated, a word dropped. Exact match compares whole strings (1 / 4 here); comparing
+#: the sets of words counts 3 / 4, the sorted words (a multiset) 2 / 4
+_WORD_ORDER_SCORES = (
+    ["bebe el gato la leche", "el el perro come", "veo al perro", "la casa es grande"],
+    [
+        ["el gato bebe la leche"],
+        ["el perro come", "un perro come"],
+        ["veo al perro", "veo el perro"],
+        ["la casa es muy grande"],
+    ],
+)
+
 _VISIBLE_SCORES = [
     (  # several references per sentence, 1 to 4 of them; matches on later references
         [
@@ -96,6 +109,7 @@ _VISIBLE_SCORES = [
     _CASED_SCORES,
     _OTHER_SENTENCES_SCORES,
     _PUNCTUATED_SCORES,
+    _WORD_ORDER_SCORES,
 ]
 
 
@@ -134,7 +148,30 @@ def _score_cases(hidden: bool):
                 words = words[:1]  # very short: where padding with "" changes BLEU
             hypotheses.append(" ".join(words))
         cases.append((hypotheses, references))
-    return [*cases, _CASED_SCORES, _other_sentences_case(6, seed=8003), _PUNCTUATED_SCORES]
+    return [
+        *cases,
+        _CASED_SCORES,
+        _other_sentences_case(6, seed=8003),
+        _PUNCTUATED_SCORES,
+        _words_rearranged_case(5, seed=8004),
+    ]
+
+
+def _words_rearranged_case(size: int, seed: int) -> tuple[list[str], list[list[str]]]:
+    """Generated sentences whose hypotheses hold a reference's words but not its string:
+    the first two words swapped, the first word repeated, one right, the rest cut short."""
+    references = _spanish_references(size, seed=seed)
+    hypotheses = []
+    for i, refs in enumerate(references):
+        words = refs[0].split()
+        if i == 0 and len(words) > 1 and words[0] != words[1]:
+            words[0], words[1] = words[1], words[0]
+        elif i == 1:
+            words = [words[0], *words]
+        elif i > 2:
+            words = words[:-1] or words
+        hypotheses.append(" ".join(words))
+    return hypotheses, references
 
 
 _ONE_STREAM_HINT = (
@@ -503,6 +540,13 @@ def _exact_models(hypotheses, references) -> dict[str, float]:
         "lowercase": sum(h.lower() in [r.lower() for r in refs] for h, refs in pairs) / n,
         # each hypothesis tested against the references of every sentence together
         "pooled": sum(h in {r for refs in references for r in refs} for h in hypotheses) / n,
+        # the same words as a reference, in any order: as sets, or as sorted lists
+        "word_set": sum(any(set(h.split()) == set(r.split()) for r in refs) for h, refs in pairs)
+        / n,
+        "word_bag": sum(
+            any(sorted(h.split()) == sorted(r.split()) for r in refs) for h, refs in pairs
+        )
+        / n,
         # the count divided with // (0 unless every hypothesis matches)
         "floor": float(matches // n),
         # the count divided by the number of references, not of hypotheses
@@ -524,7 +568,7 @@ def _exact_mistakes(translation_scores, value, hypotheses, references) -> list[s
     ]
     if not found:
         return found
-    for probe_input in (EXACT_PROBE, CASE_PROBE, ALL_MATCH_PROBE):
+    for probe_input in (EXACT_PROBE, CASE_PROBE, ALL_MATCH_PROBE, _WORD_ORDER_SCORES):
         try:
             probe = float(translation_scores(*copy.deepcopy(probe_input))["exact_match"])
         except Exception:  # the probes only confirm
@@ -532,6 +576,16 @@ def _exact_mistakes(translation_scores, value, hypotheses, references) -> list[s
         models = _exact_models(*probe_input)
         found = [name for name in found if math.isclose(probe, models[name], abs_tol=1e-9)]
     return found
+
+
+def _rearranged_example(hypotheses, references, words) -> str:
+    """' (such as 'b a' for 'a b')': the first hypothesis that equals none of its
+    references but has the same ``words`` (set, sorted) as one of them."""
+    for h, refs in zip(hypotheses, references):
+        same = [r for r in refs if words(h.split()) == words(r.split())]
+        if same and h not in refs:
+            return f" (such as '{h}' for '{same[0]}')"
+    return ""
 
 
 def _check_exact_match(
@@ -594,6 +648,20 @@ def _check_exact_match(
         f"by the number of hypotheses ({n}) with // (floor division), which rounds the "
         "fraction down to a whole number: 0 unless every hypothesis matches (an int, not a "
         f"fraction between 0 and 1). Divide with /: {matches} / {n} = {exact:g}."
+    )
+    said["word_set"] = (
+        f'{what}["exact_match"] is {value:g}: a hypothesis with the same SET of words as a '
+        f"reference counted as a match{_rearranged_example(hypotheses, references, set)}, "
+        "as comparing set(hypothesis.split()) with set(reference.split()) does: a set "
+        "forgets the word order and how often each word occurs. Exact match compares whole "
+        f"strings, `hypothesis in references[i]`: {matches} of {n}, {exact:g}."
+    )
+    said["word_bag"] = (
+        f'{what}["exact_match"] is {value:g}: a hypothesis with the same words as a '
+        f"reference in another order counted as a match"
+        f"{_rearranged_example(hypotheses, references, sorted)}, as comparing the sorted "
+        "words (or a Counter of them) does, which forgets the word order. Exact match "
+        f"compares whole strings, `hypothesis in references[i]`: {matches} of {n}, {exact:g}."
     )
     refs = sum(len(r) for r in references)
     said["over_references"] = (

@@ -20,6 +20,12 @@ from transformer_course.checking.oracles import (
     greedy_decode_f,
 )
 from transformer_course.checking.size_one_axes import size_one_axes, size_one_axes_change
+from transformer_course.checking.stop_rules import (
+    StopRule,
+    finish_steps,
+    stop_rule_text,
+    stop_rules_explaining,
+)
 from transformer_course.reference import transformer as ref
 
 from .common import _DECODE_SIZES_HINT, _INDEX_HINT, _POSITIONS
@@ -585,6 +591,16 @@ def _check_greedy_case(
         for m, f in mistakes.items()
         if m not in {message for _, message in GREEDY_MISTAKES} or not apart or m in apart
     }
+    # the right tokens cut short: decided by the stop test's rows, told apart from a loop
+    # one step short (which agrees where the last row to finish does so at max_len - 1)
+    cut_short = (
+        ""
+        if _same_tokens(got, expected)
+        else _stop_rule_hint(greedy_decode, model, src, case, got, expected)
+    )
+    if cut_short:
+        short = off_by_one_mistakes(case.max_len, widest)[0][1]
+        mistakes = {m: f for m, f in mistakes.items() if m != short}
 
     def hint() -> str:
         random = _random_decoding(greedy_decode, model, src, case, got)
@@ -593,6 +609,8 @@ def _check_greedy_case(
         overwritten = _overwritten_rows(embedded, got, case)
         if overwritten:
             return overwritten
+        if cut_short:
+            return cut_short
         text = _greedy_hint(got, expected, case, model, src)
         # located, no cause; a finished row that goes on is not rows interfering (alone,
         # each sentence's loop simply stops at its own <eos>)
@@ -611,6 +629,72 @@ def _check_greedy_case(
     if not _same_tokens(got, expected):
         _expect_bos_start(c, embedded, case, call, src)
     c.expect_equal(got, expected, call, mistakes=mistakes, hint=hint)
+
+
+def _stop_rule_hint(greedy_decode, model, src, case: _GreedyCase, got, expected) -> str:
+    """The right tokens cut short, before every row had finished: which rows decided the
+    stop (one row's <eos>, or a count of finished rows), told apart by decoding the same
+    sentences in another order (checking/stop_rules.py). Empty when not decided."""
+    batch = src.shape[0]
+    if not (
+        isinstance(got, torch.Tensor)
+        and got.dim() == 2
+        and got.shape[0] == batch > 1
+        and 0 < got.shape[1] < expected.shape[1]
+        and torch.equal(got, expected[:, : got.shape[1]])
+    ):
+        return ""
+    finish = finish_steps(expected, case.eos_id)  # one step (1-based) or None per row
+    stopped = got.shape[1]
+    seen: dict[tuple[int, ...], int] = {}
+
+    def stop_on(rows: tuple[int, ...]) -> int:
+        chosen = src[list(rows)]  # (len(rows), len_src): new row j is old row rows[j]
+        with contextlib.redirect_stdout(io.StringIO()):
+            tokens = greedy_decode(model, chosen, case.max_len, case.bos_id, case.eos_id)
+        # the reference decodes each row apart: its tokens for these rows, up to the step
+        # at which they have all finished
+        ends = [finish[i] or case.max_len for i in rows]
+        want = expected[list(rows), : max(ends)]  # (len(rows), n)
+        if not (
+            isinstance(tokens, torch.Tensor)
+            and tokens.dim() == 2
+            and tokens.shape[0] == len(rows)
+            and tokens.shape[1] <= want.shape[1]
+            and torch.equal(tokens.to(want.dtype), want[:, : tokens.shape[1]])
+        ):
+            raise ValueError("not the right tokens cut short")
+        seen[rows] = tokens.shape[1]
+        return tokens.shape[1]
+
+    try:
+        rules, rows = stop_rules_explaining(finish, case.max_len, stopped, stop_on)
+    except Exception:  # the learner's code raised on another batch, say
+        return ""
+    if rows is None or not rules or rules == [StopRule("one_step_short")]:
+        return ""
+    open_rows = [r for r in range(batch) if finish[r] is None or finish[r] > stopped]
+    at_stop = [r for r in range(batch) if finish[r] == stopped]
+    finished_then = (
+        f" (row(s) {', '.join(map(str, at_stop))} did at step {stopped})" if at_stop else ""
+    )
+    observed = (
+        f"Your result stops after {stopped} steps, although row {open_rows[0]} had not "
+        f"produced <eos>{finished_then}; every token so far is right. Decoding the sentences "
+        f"of src_ids rows {list(rows)}, in that order, as a batch of their own, yours stopped "
+        f"after {seen[rows]} steps"
+    )
+    fix = (
+        " The loop must go on until EVERY row has finished (if finished.all(): break, after "
+        "the step's column is appended), or max_len steps."
+    )
+    if len(rules) == 1:
+        return (
+            f"{observed}. Of the stop tests that cut the rows short, one gives both stops: "
+            f"{stop_rule_text(rules[0], batch)}.{fix}"
+        )
+    listed = " ".join(f"({i}) {stop_rule_text(rule, batch)}." for i, rule in enumerate(rules, 1))
+    return f"{observed}. Each of these stop tests gives both stops: {listed}{fix}"
 
 
 def _expect_bos_start(
@@ -968,9 +1052,10 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
     if steps < case.max_len and open_rows and bool(finished.any()):
         return (
             f"Your result stops after {steps} steps, although row {open_rows[0]} had not "
-            f"produced <eos> (the first row finished at step {first_finish}, so it is not a "
-            "stop when any row finishes either): every token so far is right; the loop must "
-            "go on until every row has finished (if finished.all(): break), or max_len steps."
+            f"produced <eos> (the earliest row to finish did so at step {first_finish}, so "
+            "the stop did not come with the first <eos> either): every token so far is "
+            "right; the loop must go on until every row has finished (if finished.all(): "
+            "break), or max_len steps."
         )
     if steps < case.max_len and open_rows:
         return (
