@@ -3551,7 +3551,7 @@ MISTAKES = [
     Mistake(
         check_sliding_window_mask,
         _named("w", _window_band_below_the_future),
-        r"look-ahead mask alone, whatever the window: its window part has no effect",
+        r"just lesson 06.s look-ahead mask, whatever the window: older keys are never cut",
     ),
     # blind19f: an additive 0/-inf window mask was told only its dtype
     Mistake(
@@ -3626,7 +3626,7 @@ MISTAKES = [
     Mistake(
         check_sliding_window_mask,
         _named("w", lambda n, w: (_offsets(n) >= 0) & (-_offsets(n) < w)),
-        r"look-ahead mask alone",
+        r"just lesson 06.s look-ahead mask.*bounds the keys ahead of the query",
     ),
     Mistake(
         check_generate,
