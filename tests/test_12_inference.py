@@ -1554,6 +1554,23 @@ def _online_from(first):
     return _named("online_softmax", online_softmax)
 
 
+def _online_exp_as(exp):
+    """online_softmax right in its blocks, with ``exp`` wherever torch.exp belongs (another
+    base, or a temperature folded into the exponential)."""
+
+    def online_softmax(x, block_size):
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            total = total * exp(running_max - new_max) + exp(block - new_max[..., None]).sum(-1)
+            running_max = new_max
+        return exp(x - running_max[..., None]) / total[..., None]
+
+    return _named("online_softmax", online_softmax)
+
+
 def _gqa_mask_grouped(regroup):
     """Grouped-query attention that repeats the keys and values right, and the 4-D mask
     along the head axis too, with regroup(mask, group)."""
@@ -3235,6 +3252,18 @@ MISTAKES = [
         r"running sum covers only the first \d+ of the \d+ columns",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_block_max), r"each block's own"),
+    # the family of blind25c-online-exp2-without-log2e: every exp in another base, or a
+    # temperature inside each exp, measured and confirmed on a second input
+    Mistake(
+        check_online_softmax,
+        _online_exp_as(lambda z: torch.pow(10.0, z)),
+        r"softmax of x times 2\.303.*ln 10: the exponential in base 10.*sharper",
+    ),
+    Mistake(
+        check_online_softmax,
+        _online_exp_as(lambda z: torch.exp(z / 3)),
+        r"softmax of x times 0\.3333, on every input tried.*flatter than softmax\(x\)",
+    ),
     # the restated rule ("rescale the running sum ...") before (mutants online_softmax-8, 9)
     Mistake(
         check_online_softmax,
