@@ -1571,6 +1571,25 @@ def _online_exp_as(exp):
     return _named("online_softmax", online_softmax)
 
 
+def _gqa_kv_pooled(pool_keys, pool_values):
+    """Grouped-query attention whose key and value heads go through ``pool_keys`` /
+    ``pool_values`` (None: repeated group-wise, right) and are shared by every query head."""
+
+    def grouped_query_attention(q, k, v, mask=None):
+        group = q.shape[1] // k.shape[1]
+
+        def shared(x, pool):  # (batch, kv, len_k, d) -> (batch, num_heads, len_k, d)
+            if pool is None:
+                return x.repeat_interleave(group, dim=1)
+            return pool(x).expand(-1, q.shape[1], -1, -1)
+
+        return scaled_dot_product_attention(q, shared(k, pool_keys), shared(v, pool_values), mask)[
+            0
+        ]
+
+    return _named("grouped_query_attention", grouped_query_attention)
+
+
 def _gqa_mask_grouped(regroup):
     """Grouped-query attention that repeats the keys and values right, and the 4-D mask
     along the head axis too, with regroup(mask, group)."""
@@ -3064,6 +3083,22 @@ MISTAKES = [
     Mistake(check_tiled_attention, _tiled_loop(short=1), r"The last key \(\d+\) never reaches"),
     # a clash along the head axis is put down to the step whose error it is word for word
     # (the mask repeated like the keys was told the keys and values were not repeated)
+    # the family of blind25c-gqa-kv-heads-mean-pooled: key/value heads combined, found by
+    # changing one input head at a time; a pooling named only when it reproduces the output
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_kv_pooled(lambda x: x.sum(dim=1, keepdim=True), None),
+        r"key heads summed into one .* and the value heads repeated right, shared by every "
+        r"query head.*h // group = \[0, 0, 1, 1",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_kv_pooled(
+            lambda x: x.amax(dim=1, keepdim=True), lambda x: x.amax(dim=1, keepdim=True)
+        ),
+        r"Changing one input head at a time shows your heads mixed: output heads 0\.\.\d "
+        r"change with key heads \[\{0, 1(, 2)?\}, \{0, 1(, 2)?\}, .*a mean, sum or softmax",
+    ),
     Mistake(
         check_grouped_query_attention,
         _gqa_mask_grouped(lambda mask, group: mask.repeat_interleave(group, dim=1)),
