@@ -269,6 +269,19 @@ class RefusesOnlyWhenFull(ref.KVCache):
         return self.keys[:, :, :stop], self.values[:, :, :stop]
 
 
+class CountsTheBatchAxis(ref.KVCache):
+    """Counts k_new.shape[0] (the batch) as the new positions in its capacity test."""
+
+    def forward(self, k_new, v_new):
+        if self.length + k_new.shape[0] > self.keys.shape[-2]:
+            raise ValueError("the cache is full")
+        stop = self.length + k_new.shape[-2]
+        self.keys[:, :, self.length : stop] = k_new
+        self.values[:, :, self.length : stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
 class ChecksTheAdvancedLength(ref.KVCache):
     """Writes and advances the length, then refuses when the length went past max_len."""
 
@@ -2776,9 +2789,17 @@ MISTAKES = [
     Mistake(
         check_KVCache,
         RefusesOnlyWhenFull,
-        r"raised PyTorch's shape error .*no capacity test stopped the chunk \(your cache "
-        r"refuses one and two more positions once it is full, with its ValueError, so its "
-        r"test looks at the length before this chunk",
+        r"raised PyTorch's shape error .*no capacity test stopped the chunk \(your capacity "
+        r"test counts 1 new position whatever k_new holds.*self\.length \+ 1 > max_len.*"
+        r"k_new\.shape\[-2\], is not counted",
+    ),
+    # the family of blind25c-kv-capacity-checks-one-position: the positions a capacity test
+    # counts, measured on fresh caches (here the batch axis: 2, then 1 in the hidden run)
+    Mistake(
+        check_KVCache,
+        CountsTheBatchAxis,
+        r"capacity test counts \d new positions? whatever k_new holds.*counts "
+        r"k_new\.shape\[0\] \(batch, \d here\) where the number of new positions",
     ),
     # both causes offered before (the family of blind18d-kv-writes-before-capacity-check)
     Mistake(
