@@ -3626,6 +3626,20 @@ MISTAKES = [
         _tiled_with(scale_of=lambda scale, number: scale ** (number + 1)),
         r"applied again in every block",
     ),
+    # a constant factor on the scale is not read as d_k from an axis of that size (the
+    # hidden run's batch and heads are 2: 2 / sqrt(d_k) was told "d_k from an axis of size
+    # 2") nor as d_k for sqrt(d_k) where sqrt(d_k) = 2: a probe of other sizes tells them
+    Mistake(
+        check_tiled_attention,
+        _tiled_with(scale_of=lambda scale, number: 2 * scale),
+        r"your scale is again 2 / sqrt\(d_k\): a constant factor 2 on top of the right "
+        r"1/sqrt\(d_k\), not a size read from the wrong place",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_with(scale_of=lambda scale, number: scale / 2),
+        r"your scale is again 0\.5 / sqrt\(d_k\): a constant factor 0\.5",
+    ),
     Mistake(check_sliding_window_mask, _named("w", _window_loop_unclamped), r"wraps around"),
     # "two mistakes at once" before (the family of blind15e-sw-or-instead-of-and)
     Mistake(
