@@ -269,6 +269,19 @@ class RefusesOnlyWhenFull(ref.KVCache):
         return self.keys[:, :, :stop], self.values[:, :, :stop]
 
 
+class CountsTheBatchAxis(ref.KVCache):
+    """Counts k_new.shape[0] (the batch) as the new positions in its capacity test."""
+
+    def forward(self, k_new, v_new):
+        if self.length + k_new.shape[0] > self.keys.shape[-2]:
+            raise ValueError("the cache is full")
+        stop = self.length + k_new.shape[-2]
+        self.keys[:, :, self.length : stop] = k_new
+        self.values[:, :, self.length : stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
 class ChecksTheAdvancedLength(ref.KVCache):
     """Writes and advances the length, then refuses when the length went past max_len."""
 
@@ -1554,6 +1567,42 @@ def _online_from(first):
     return _named("online_softmax", online_softmax)
 
 
+def _online_exp_as(exp):
+    """online_softmax right in its blocks, with ``exp`` wherever torch.exp belongs (another
+    base, or a temperature folded into the exponential)."""
+
+    def online_softmax(x, block_size):
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            total = total * exp(running_max - new_max) + exp(block - new_max[..., None]).sum(-1)
+            running_max = new_max
+        return exp(x - running_max[..., None]) / total[..., None]
+
+    return _named("online_softmax", online_softmax)
+
+
+def _gqa_kv_pooled(pool_keys, pool_values):
+    """Grouped-query attention whose key and value heads go through ``pool_keys`` /
+    ``pool_values`` (None: repeated group-wise, right) and are shared by every query head."""
+
+    def grouped_query_attention(q, k, v, mask=None):
+        group = q.shape[1] // k.shape[1]
+
+        def shared(x, pool):  # (batch, kv, len_k, d) -> (batch, num_heads, len_k, d)
+            if pool is None:
+                return x.repeat_interleave(group, dim=1)
+            return pool(x).expand(-1, q.shape[1], -1, -1)
+
+        return scaled_dot_product_attention(q, shared(k, pool_keys), shared(v, pool_values), mask)[
+            0
+        ]
+
+    return _named("grouped_query_attention", grouped_query_attention)
+
+
 def _gqa_mask_grouped(regroup):
     """Grouped-query attention that repeats the keys and values right, and the 4-D mask
     along the head axis too, with regroup(mask, group)."""
@@ -2740,9 +2789,17 @@ MISTAKES = [
     Mistake(
         check_KVCache,
         RefusesOnlyWhenFull,
-        r"raised PyTorch's shape error .*no capacity test stopped the chunk \(your cache "
-        r"refuses one and two more positions once it is full, with its ValueError, so its "
-        r"test looks at the length before this chunk",
+        r"raised PyTorch's shape error .*no capacity test stopped the chunk \(your capacity "
+        r"test counts 1 new position whatever k_new holds.*self\.length \+ 1 > max_len.*"
+        r"k_new\.shape\[-2\], is not counted",
+    ),
+    # the family of blind25c-kv-capacity-checks-one-position: the positions a capacity test
+    # counts, measured on fresh caches (here the batch axis: 2, then 1 in the hidden run)
+    Mistake(
+        check_KVCache,
+        CountsTheBatchAxis,
+        r"capacity test counts \d new positions? whatever k_new holds.*counts "
+        r"k_new\.shape\[0\] \(batch, \d here\) where the number of new positions",
     ),
     # both causes offered before (the family of blind18d-kv-writes-before-capacity-check)
     Mistake(
@@ -3047,6 +3104,22 @@ MISTAKES = [
     Mistake(check_tiled_attention, _tiled_loop(short=1), r"The last key \(\d+\) never reaches"),
     # a clash along the head axis is put down to the step whose error it is word for word
     # (the mask repeated like the keys was told the keys and values were not repeated)
+    # the family of blind25c-gqa-kv-heads-mean-pooled: key/value heads combined, found by
+    # changing one input head at a time; a pooling named only when it reproduces the output
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_kv_pooled(lambda x: x.sum(dim=1, keepdim=True), None),
+        r"key heads summed into one .* and the value heads repeated right, shared by every "
+        r"query head.*h // group = \[0, 0, 1, 1",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _gqa_kv_pooled(
+            lambda x: x.amax(dim=1, keepdim=True), lambda x: x.amax(dim=1, keepdim=True)
+        ),
+        r"Changing one input head at a time shows your heads mixed: output heads 0\.\.\d "
+        r"change with key heads \[\{0, 1(, 2)?\}, \{0, 1(, 2)?\}, .*a mean, sum or softmax",
+    ),
     Mistake(
         check_grouped_query_attention,
         _gqa_mask_grouped(lambda mask, group: mask.repeat_interleave(group, dim=1)),
@@ -3235,6 +3308,18 @@ MISTAKES = [
         r"running sum covers only the first \d+ of the \d+ columns",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_block_max), r"each block's own"),
+    # the family of blind25c-online-exp2-without-log2e: every exp in another base, or a
+    # temperature inside each exp, measured and confirmed on a second input
+    Mistake(
+        check_online_softmax,
+        _online_exp_as(lambda z: torch.pow(10.0, z)),
+        r"softmax of x times 2\.303.*ln 10: the exponential in base 10.*sharper",
+    ),
+    Mistake(
+        check_online_softmax,
+        _online_exp_as(lambda z: torch.exp(z / 3)),
+        r"softmax of x times 0\.3333, on every input tried.*flatter than softmax\(x\)",
+    ),
     # the restated rule ("rescale the running sum ...") before (mutants online_softmax-8, 9)
     Mistake(
         check_online_softmax,
@@ -3541,6 +3626,20 @@ MISTAKES = [
         _tiled_with(scale_of=lambda scale, number: scale ** (number + 1)),
         r"applied again in every block",
     ),
+    # a constant factor on the scale is not read as d_k from an axis of that size (the
+    # hidden run's batch and heads are 2: 2 / sqrt(d_k) was told "d_k from an axis of size
+    # 2") nor as d_k for sqrt(d_k) where sqrt(d_k) = 2: a probe of other sizes tells them
+    Mistake(
+        check_tiled_attention,
+        _tiled_with(scale_of=lambda scale, number: 2 * scale),
+        r"your scale is again 2 / sqrt\(d_k\): a constant factor 2 on top of the right "
+        r"1/sqrt\(d_k\), not a size read from the wrong place",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _tiled_with(scale_of=lambda scale, number: scale / 2),
+        r"your scale is again 0\.5 / sqrt\(d_k\): a constant factor 0\.5",
+    ),
     Mistake(check_sliding_window_mask, _named("w", _window_loop_unclamped), r"wraps around"),
     # "two mistakes at once" before (the family of blind15e-sw-or-instead-of-and)
     Mistake(
@@ -3551,7 +3650,7 @@ MISTAKES = [
     Mistake(
         check_sliding_window_mask,
         _named("w", _window_band_below_the_future),
-        r"look-ahead mask alone, whatever the window: its window part has no effect",
+        r"just lesson 06.s look-ahead mask, whatever the window: older keys are never cut",
     ),
     # blind19f: an additive 0/-inf window mask was told only its dtype
     Mistake(
@@ -3626,7 +3725,7 @@ MISTAKES = [
     Mistake(
         check_sliding_window_mask,
         _named("w", lambda n, w: (_offsets(n) >= 0) & (-_offsets(n) < w)),
-        r"look-ahead mask alone",
+        r"just lesson 06.s look-ahead mask.*bounds the keys ahead of the query",
     ),
     Mistake(
         check_generate,

@@ -20,19 +20,20 @@ import numpy as np
 __all__ = [
     "COMMON_FACTORS",
     "confirmed_scales",
+    "confirmed_temperature",
     "fitted_scale",
     "fitted_temperature",
     "named_factors",
     "precedence_scales",
     "softmax_along",
+    "temperature_sentence",
 ]
 
 #: the constants a softmax's argument is often multiplied by by mistake, other bases
 #: of the exponential written as exp(x·ln b)
 COMMON_FACTORS: dict[str, float] = {
-    "ln 2: the exponential in base 2 (2 ** x, np.exp2) where e ** x (np.exp) belongs": math.log(
-        2.0
-    ),
+    "ln 2: the exponential in base 2 (2 ** x, np.exp2, torch.exp2) where e ** x (exp) "
+    "belongs": math.log(2.0),
     # FlashAttention's kernels multiply the scores by log2(e) and then take exp2: the
     # factor kept with exp gives e ** (x·log2 e), a softmax 1/ln 2 times too sharp
     "log2(e) = 1/ln 2: the scores multiplied by log2(e) = 1.4427 (the factor exp2 needs) "
@@ -148,3 +149,55 @@ def confirmed_scales(found: list[tuple[float, int]], expressions, rtol: float = 
         for key in keys
         if all(math.isclose(t, expressions(d_k)[key], rel_tol=rtol) for t, d_k in found)
     ]
+
+
+def confirmed_temperature(
+    got, scores, rerun, probe_scores, axis: int = -1, atol: float = 1e-5
+) -> float | None:
+    """The factor t of a result that is softmax(t·scores) along ``axis`` (``got`` and
+    ``scores`` tensors or arrays), measured on the check's input and confirmed on a second
+    one: ``rerun(probe_scores)`` (the learner's function on ``probe_scores``, the same
+    along ``axis``) must give softmax(t·probe_scores) with the same t. A factor the code
+    holds (another base of exp, a temperature, a scale) gives one t on every input; a
+    result that happens to fit on one input does not. None when no t fits, when t is 1
+    (right) or -1 (softmin, a mistake of its own), when t is near 0 (uniform weights tell
+    no factor), or when the rerun raises or disagrees."""
+    try:
+        got64 = np.asarray(_as_float64(got))
+        scores64 = np.asarray(_as_float64(scores))
+        t = fitted_temperature(got64, scores64, axis=axis, atol=atol)
+        if (
+            t is None
+            or abs(t) < 1e-3
+            or math.isclose(t, 1.0, rel_tol=1e-4)
+            or math.isclose(t, -1.0, rel_tol=1e-4)
+        ):
+            return None
+        with np.errstate(all="ignore"):
+            probe = np.asarray(_as_float64(rerun(probe_scores)))
+        again = fitted_temperature(probe, np.asarray(_as_float64(probe_scores)), axis, atol)
+    except Exception:  # a probe of learner code: any failure leaves the old message
+        return None
+    if again is None or not math.isclose(again, t, rel_tol=1e-3):
+        return None
+    return t
+
+
+def temperature_sentence(t: float, expected: str = "exp(x)") -> str:
+    """Words for a softmax of its scores times ``t`` (measured and confirmed): the factor,
+    and its name when one of :data:`COMMON_FACTORS` has that value, as one sentence."""
+    names = named_factors(t, COMMON_FACTORS, rtol=1e-3)
+    named = f" ({' or '.join(names)})" if names else ""
+    return (
+        f"Your result is the softmax of x times {t:.4g}, on every input tried: exp({t:.4g}·x) "
+        f"where {expected} belongs{named}, so its weights are "
+        + ("flatter" if abs(t) < 1 else "sharper")
+        + " than softmax(x)."
+    )
+
+
+def _as_float64(values) -> np.ndarray:
+    """A tensor (detached, on the CPU) or an array as a float64 array."""
+    if hasattr(values, "detach"):
+        values = values.detach().cpu().double().numpy()
+    return np.asarray(values, dtype=np.float64)

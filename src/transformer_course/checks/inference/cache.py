@@ -400,6 +400,9 @@ def _fits_hint(stored: int, max_len: int, sizes: tuple[int, ...] = (), cache=Non
                 "place, self.keys[:, :, start:stop] = k_new, so that they keep their "
                 "(batch, num_heads, max_len, d_head) shape."
             )
+        counted = _counted_sentence(type(cache), sizes) if cache is not None and sizes else ""
+        if counted:  # a fixed count of new positions, measured: no axis to ask about
+            return f"{rule} Measured on fresh caches, {counted}."
         return f"{rule}{full}{axis}"
 
     return (raised_on_fit, text)
@@ -836,6 +839,84 @@ def _error_past_full(cls, sizes: tuple, n: int) -> BaseException | None:
     return None
 
 
+def _positions_counted(cls, sizes: tuple) -> dict[int, int] | None:
+    """How many new positions the learner's capacity test counts for a chunk of n = 1, 2,
+    3: with L positions stored, a test that counts c refuses the chunk exactly when
+    L + c > max_len, so the smallest refused L tells c = max_len - L + 1 (the right test
+    counts c = n). A refusal is an error of the learner's own (not PyTorch's RuntimeError
+    from a write cut short). None when filling a fresh cache fails, or some chunk is
+    never refused."""
+    batch, heads, max_len, d_head = sizes
+    counted = {}
+    for n in (1, 2, 3):
+        for stored in range(max_len + 1):
+            try:
+                cache = cls(batch, heads, max_len, d_head, torch.float32)
+                if stored:
+                    first = torch.zeros(batch, heads, stored, d_head)
+                    cache(first, first.clone())
+            except Exception:  # the learner's code: filling what fits must work
+                return None
+            try:
+                more = torch.ones(batch, heads, n, d_head)  # (batch, heads, n, d_head)
+                cache(more, more.clone())
+            except RuntimeError:
+                continue  # PyTorch's own error, or one the test shares with it: not told
+            except Exception:  # the learner's refusal
+                counted[n] = max_len - stored + 1
+                break
+        else:
+            return None
+    return counted
+
+
+def _counted_sentence(cls, sizes: tuple) -> str:
+    """Words for a capacity test that counts a fixed number of new positions whatever the
+    chunk holds (measured by :func:`_positions_counted`): one (self.length + 1 > max_len,
+    the same test as self.length >= max_len), or the size of another axis of k_new. ""
+    when the count follows n, or cannot be measured."""
+    try:
+        counted = _positions_counted(cls, sizes)
+    except Exception:  # a probe of learner code: any failure leaves the old message
+        return ""
+    if counted is None or len(set(counted.values())) != 1:
+        return ""
+    fixed = counted[1]
+    batch, heads, max_len, d_head = sizes
+    refused_from = max_len - fixed + 1
+    measured = (
+        f"your capacity test counts {fixed} new position{'s' if fixed != 1 else ''} whatever "
+        f"k_new holds: chunks of 1, 2 and 3 positions are all refused from length "
+        f"{refused_from} on (the right test refuses them from {max_len}, {max_len - 1} and "
+        f"{max_len - 2} on)"
+    )
+    axes = [
+        f"k_new.shape[{index}] ({name}, {size} here)"
+        for index, name, size in (
+            (0, "batch", batch),
+            (1, "num_heads", heads),
+            (3, "d_head", d_head),
+        )
+        if size == fixed
+    ]
+    other_axis = (
+        " or ".join(axes) + " where the number of new positions k_new.shape[-2] belongs"
+        if axes
+        else ""
+    )
+    if fixed == 1:
+        return (
+            f"{measured}, so it is self.length + 1 > max_len (the same test as self.length "
+            ">= max_len, or == max_len: a test of the length before this chunk)"
+            + (f", or it counts {other_axis}" if other_axis else "")
+            + ": the number of new positions, k_new.shape[-2], is not counted, and a chunk of "
+            "several positions (the prefill) passes it and overflows"
+        )
+    return f"{measured}: it counts " + (
+        other_axis or "a fixed number, where the number of new positions k_new.shape[-2] belongs"
+    )
+
+
 def _refusal_order(cls, sizes: tuple) -> str:
     """Why a cache that refuses one more position once full lets a chunk that straddles
     the end reach the write: its test reads the length before the chunk (then two more
@@ -855,6 +936,9 @@ def _refusal_order(cls, sizes: tuple) -> str:
             "whenever the chunk runs past the end; a single position is written into the empty slice [max_len, "
             "max_len + 1) by broadcasting and only then refused)"
         )
+    counted = _counted_sentence(cls, sizes)
+    if counted:
+        return f"({counted})"
     if isinstance(two, ValueError):
         return (
             "(your cache refuses one and two more positions once it is full, with its "
@@ -902,8 +986,11 @@ def _expect_straddle_refused(c: Checker, cls, hidden: bool):
         return lambda: _expect_refusal_changes_nothing(
             c, cache, built, first, first_n, max_len, hidden
         )
+    counted = _counted_sentence(cls, sizes)
     why = (
-        " Your cache does refuse one more position once it is full, so its test looks at "
+        f" Measured on fresh caches, {counted}."
+        if counted
+        else " Your cache does refuse one more position once it is full, so its test looks at "
         "the length before this chunk (self.length >= max_len, or start >= max_len) instead "
         "of the length after it."
         if _refuses_one_past_full(cls, sizes)

@@ -388,6 +388,123 @@ def _explain_pairing(got, q, k, v, mask) -> str:
     )
 
 
+def _head_dependence(fn, q, k, v, mask) -> dict[str, list[set[int]]] | None:
+    """Which input heads each output head of the learner's ``fn`` depends on: for each side
+    (query, key, value), the list over output heads h of the heads of that side whose
+    change (one head replaced by other values, the rest kept) changes output head h. None
+    when a rerun raises or its output is not (batch, num_heads, ...)."""
+    base = fn(q.clone(), k.clone(), v.clone(), mask)  # (batch, num_heads, len_q, d_v)
+    if not isinstance(base, torch.Tensor) or tuple(base.shape[:2]) != tuple(q.shape[:2]):
+        return None
+    base = base.detach().double()
+    heads = q.shape[1]
+    found: dict[str, list[set[int]]] = {}
+    for side, tensor in (("query", q), ("key", k), ("value", v)):
+        found[side] = [set() for _ in range(heads)]
+        for j in range(tensor.shape[1]):
+            changed = tensor.clone()
+            changed[:, j] = randn(tuple(changed[:, j].shape), 4590 + j, dtype=tensor.dtype)
+            args = {"query": q, "key": k, "value": v, side: changed}
+            out = fn(args["query"].clone(), args["key"].clone(), args["value"].clone(), mask)
+            if not isinstance(out, torch.Tensor) or out.shape != base.shape:
+                return None
+            out = out.detach().double()
+            for h in range(heads):
+                if not torch.allclose(out[:, h], base[:, h], 1e-6, 1e-7):
+                    found[side][h].add(j)
+    return found
+
+
+def _pooled_attention(q, k, v, mask, key_pool, value_pool):
+    """Attention of every query head with keys and values pooled over their heads by
+    ``key_pool`` / ``value_pool`` (None: repeated group-wise, the right way)."""
+    group = q.shape[1] // k.shape[1]
+
+    def shared(x, pool):  # (batch, kv, len_k, d) -> (batch, num_heads, len_k, d)
+        if pool is None:
+            return x.double().repeat_interleave(group, dim=1)
+        return pool(x.double()).expand(-1, q.shape[1], -1, -1)
+
+    out, _ = scaled_dot_product_attention(
+        q.double(), shared(k, key_pool), shared(v, value_pool), mask
+    )
+    return out
+
+
+_POOLS = {
+    "averaged into one (.mean(dim=1, keepdim=True))": lambda x: x.mean(dim=1, keepdim=True),
+    "summed into one (.sum(dim=1, keepdim=True))": lambda x: x.sum(dim=1, keepdim=True),
+}
+
+
+def _explain_head_mixing(fn, got, q, k, v, mask) -> str:
+    """When the output heads depend on other input heads than they should (measured by
+    changing one head at a time, :func:`_head_dependence`): query head h must depend only
+    on query head h and on key/value head h // group. Says which heads each output head
+    mixes, and names a pooling of the key/value heads (averaged, summed) when the
+    learner's output is exactly attention with it. "" when the dependence is right, or
+    when it cannot be measured (a single key/value head, a rerun that raises)."""
+    heads, kv = q.shape[1], k.shape[1]
+    if kv < 2 or heads % kv or not isinstance(got, torch.Tensor):
+        return ""
+    try:
+        found = _head_dependence(fn, q, k, v, mask)
+    except Exception:  # a probe of learner code: any failure leaves the old message
+        return ""
+    if found is None:
+        return ""
+    group = heads // kv
+    right = {
+        "query": [{h} for h in range(heads)],
+        "key": [{h // group} for h in range(heads)],
+        "value": [{h // group} for h in range(heads)],
+    }
+    wrong = [side for side in ("query", "key", "value") if found[side] != right[side]]
+    if not wrong:
+        return ""
+    everything = set(range(kv))
+    pooled_sides = [s for s in ("key", "value") if all(d == everything for d in found[s])]
+    if found["query"] == right["query"] and pooled_sides:
+        pools = {None: "repeated right"} | {pool: name for name, pool in _POOLS.items()}
+        for key_pool in pools:
+            for value_pool in pools:
+                if key_pool is None and value_pool is None:
+                    continue
+                model = _pooled_attention(q, k, v, mask, key_pool, value_pool)
+                if model.shape == got.shape and torch.allclose(
+                    got.detach().double(), model, 1e-4, 1e-5
+                ):
+                    said = (
+                        f"the key/value heads {pools[key_pool]}"
+                        if key_pool is value_pool
+                        else f"the key heads {pools[key_pool]} and the value heads "
+                        f"{pools[value_pool]}"
+                    )
+                    return (
+                        "Each of your output heads changes when any one key/value head "
+                        f"changes: yours is attention with {said}, shared by every query "
+                        "head, instead of query head h using only its own key/value head "
+                        f"h // group = {[h // group for h in range(heads)]} (group = "
+                        f"num_heads // num_kv_heads = {group}). Repeat each key/value head "
+                        "for its group: k.repeat_interleave(group, dim=1), the same for v."
+                    )
+
+    def listing(sets: list[set[int]]) -> str:
+        return "[" + ", ".join("{" + ", ".join(map(str, sorted(d))) + "}" for d in sets) + "]"
+
+    said = "; ".join(
+        f"output heads 0..{heads - 1} change with {side} heads {listing(found[side])}, "
+        f"where they should change with {side} heads {listing(right[side])} only"
+        for side in wrong
+    )
+    return (
+        f"Changing one input head at a time shows your heads mixed: {said}. Query head h "
+        "must use only query head h and key/value head h // group (group = num_heads // "
+        f"num_kv_heads = {group}); look for a step that combines heads (a mean, sum or softmax over "
+        "dim=1, a reshape or view that moves features across the head axis)."
+    )
+
+
 def _head_index_hint(heads: int, kv: int):
     """An index past the key/value heads: query head h mapped to a head that does not
     exist (h // num_kv_heads, h itself when num_kv_heads = 1)."""
@@ -1400,6 +1517,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 pairs=lambda q=q, k=k, v=v, mask=mask: _gqa_pairs(q, k, v, mask),
                 explain=lambda got=got, q=q, k=k, v=v, mask=mask: (
                     _explain_pairing(got, q, k, v, mask)
+                    or _explain_head_mixing(grouped_query_attention, got, q, k, v, mask)
                     or _mask_per_head(grouped_query_attention, q, k, v, mask)
                     or _gqa_scale_named(got, q, k, v, mask)
                     or (

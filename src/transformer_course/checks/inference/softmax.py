@@ -1,5 +1,7 @@
 """Checks for lesson 12's online_softmax, against the float64 oracle and its mistakes."""
 
+import contextlib
+import io
 import re
 
 import torch
@@ -10,6 +12,7 @@ from transformer_course.checking.normaliser_counts import segment_constants, ter
 from transformer_course.checking.oracles import (
     online_softmax_f,
 )
+from transformer_course.checking.temperature import confirmed_temperature, temperature_sentence
 
 from .common import (
     _BROADCAST,
@@ -740,6 +743,29 @@ _SOFTMAX_LOWER_PRECISION = (
 )
 
 
+def _online_temperature(online_softmax, got: torch.Tensor, x: torch.Tensor) -> str:
+    """A result that is softmax(t·x) for one factor t other than 1, the same t on a second
+    input of several blocks each raising the maximum: every exp of the algorithm taken in
+    another base (torch.exp2 without log2(e)) or x scaled throughout. "" otherwise."""
+    probe = randn((3, 7), 4311, scale=2.0)  # (3, 7): three blocks of 3 at block_size=3
+
+    def rerun(scores: torch.Tensor) -> torch.Tensor:
+        with contextlib.redirect_stdout(io.StringIO()):
+            return online_softmax(scores.clone(), 3)
+
+    t = confirmed_temperature(got, x, rerun, probe)
+    if t is None:
+        return ""
+    return (
+        temperature_sentence(t)
+        + " The blocks combine right (the same factor on every input), so the slip is in "
+        "every exponential alike: each exp of the algorithm (the block's terms, the rescale "
+        "factor exp(m_old - m_new), the final exp(x - m)) must be torch.exp of its argument "
+        "as it is; torch.exp2 gives the same only with its argument multiplied by "
+        "log2(e) = 1.4427."
+    )
+
+
 def _localise_online(online_softmax, x: torch.Tensor, block_size: int) -> str:
     """When no known mistake matches: the learner's online_softmax on a single block, on
     several blocks whose first holds each row's maximum, and on several blocks each
@@ -1040,6 +1066,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         "the block's exp(block - m_new).sum(dim=-1)",
                     )
                     or _all_nan_candidates(got, causes)
+                    or _online_temperature(online_softmax, got, x)
                     or _proportional_rows(
                         got, x, b, lambda b=b, n=x.shape[-1]: _counted_columns(online_softmax, b, n)
                     )

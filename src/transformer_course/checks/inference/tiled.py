@@ -13,7 +13,7 @@ from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
     tiled_attention_f,
 )
-from transformer_course.checking.temperature import named_factors, precedence_scales
+from transformer_course.checking.temperature import precedence_scales
 from transformer_course.checking.transposes import pairs_reproducing
 from transformer_course.checking.unapplied import never_applied
 from transformer_course.reference.attention import scaled_dot_product_attention
@@ -127,67 +127,127 @@ def _fitted_scale(got, q, k, v, causal: bool) -> float | None:
     return t if torch.allclose(fitted, target, rtol=1e-4, atol=1e-5) else None
 
 
-def _scale_named(got, q, k, v, causal: bool) -> str:
-    """When the output is attention with another scale t than 1/sqrt(d_k): t, and the
-    expression of the call's sizes that gives it where exactly one does; "" when no
-    scale fits (or the scale is right)."""
+def _scale_kinds(shape: tuple[int, ...]) -> dict[str, tuple[str, float]]:
+    """The scales other than 1/sqrt(d_k) that a slip of the code gives, for q of ``shape``:
+    an id (the same for the same slip at any sizes) -> (its words at these sizes, its
+    value). The axis ids name one axis each; several axes of one size are joined when
+    said."""
+    d_k = shape[-1]
+    right = 1 / math.sqrt(d_k)
+    kinds: dict[str, tuple[str, float]] = {}
+    for text, value in precedence_scales(d_k).items():
+        number = f"1/(2·d_k) = 1/{2 * d_k}" if value < 1 else f"2·d_k = {2 * d_k}"
+        kinds["precedence-" + ("small" if value < 1 else "large")] = (
+            f"{number}: " + text.split(": ", 1)[1],
+            value,
+        )
+    kinds["d_k"] = (
+        f"1/d_k = 1/{d_k}: the scores divided by d_k instead of sqrt(d_k) (a missing "
+        "math.sqrt, or d_k ** -1 where d_k ** -0.5 belongs)",
+        1 / d_k,
+    )
+    for axis, size in enumerate(shape[:-2]):
+        if size not in (1, d_k):
+            same = [a for a, other in enumerate(shape[:-2]) if other == size]
+            read = " or ".join(f"q.shape[{a}]" for a in same)
+            kinds[f"axis-{axis}"] = (
+                f"1/sqrt({size}), with {size} = {' = '.join(f'q.shape[{a}]' for a in same)} "
+                f"(of q {tuple(shape)}), where d_k = q.shape[-1] = {d_k} belongs: d_k was "
+                f"read from another axis than the last; {read} is d_k only for 2-D (len, d_k) "
+                "inputs. Take d_k = q.shape[-1]",
+                1 / math.sqrt(size),
+            )
+    # another base of the exponential on top of the right scale (blind20c-tiled-exp2-
+    # without-log2e was told only the measured factor): exp2 as FlashAttention's kernels
+    # take it, with or without the log2(e) it needs
+    kinds["exp2"] = (
+        "1/sqrt(d_k) times ln 2 = 0.6931: your exponentials are 2 ** s (torch.exp2, as "
+        "the Triton FlashAttention kernels take them) where e ** s belongs, and the "
+        "scores were not first multiplied by log2(e) = 1.4427, which exp2 needs "
+        "(exp2(s · log2 e) = exp(s)); a softmax in base 2 is too flat. Multiply the "
+        "scores by math.log2(math.e) before every exp2, or use torch.exp",
+        right * math.log(2.0),
+    )
+    kinds["log2e"] = (
+        "1/sqrt(d_k) times log2(e) = 1.4427: your scores were multiplied by log2(e), the "
+        "factor torch.exp2 needs, but exponentiated with torch.exp: either drop the "
+        "log2(e) or take torch.exp2 (for the weights and the rescale factor alike)",
+        right / math.log(2.0),
+    )
+    kinds["exp10"] = (
+        "1/sqrt(d_k) times ln 10 = 2.303: your exponentials are 10 ** s where e ** s "
+        "belongs; use torch.exp",
+        right * math.log(10.0),
+    )
+    return kinds
+
+
+#: the constant factors among :func:`_scale_kinds` (the same t·sqrt(d_k) at every size)
+_CONSTANT_KINDS = ("exp2", "log2e", "exp10")
+
+#: a probe whose every axis has a size of its own, none of them a square (d_k = 6): a scale
+#: read from an axis, from d_k, or a constant factor each give another t on it
+_SCALE_PROBE = ((3, 5, 7, 6), 2, 3)  # q's shape, d_v, block_size
+
+
+def _probe_scale(rerun) -> tuple[float, tuple[int, ...]] | None:
+    """The scale t the learner's tiled_attention uses on :data:`_SCALE_PROBE` (no mask),
+    with the probe's shape; None when it raises or no t fits."""
+    shape, d_v, block = _SCALE_PROBE
+    q, k = randn(shape, 4611, scale=0.5), randn(shape, 4612, scale=0.5)
+    v = randn((*shape[:-1], d_v), 4613)  # (3, 5, 7, 2)
+    try:
+        got = rerun(q.clone(), k.clone(), v.clone(), block, False)
+        if not isinstance(got, torch.Tensor) or got.shape != (*shape[:-1], d_v):
+            return None
+        t = _fitted_scale(got, q, k, v, False)
+    except Exception:  # a probe of learner code: any failure leaves the measured t alone
+        return None
+    return None if t is None else (t, shape)
+
+
+def _scale_named(got, q, k, v, causal: bool, rerun=None) -> str:
+    """When the output is attention with another scale t than 1/sqrt(d_k): t, and the slip
+    that gives it when exactly one does on the check's input and on a probe of other
+    sizes (``rerun``, the learner's function: a constant factor, 2 / sqrt(d_k) say, and
+    1/sqrt of an axis that happens to be 2 agree on one input); "" when no scale fits
+    (or the scale is right)."""
     d_k = q.shape[-1]
     t = _fitted_scale(got, q, k, v, causal)
     if t is None or math.isclose(t, 1 / math.sqrt(d_k), rel_tol=1e-3):
         return ""
-    names = {
-        f"1/(2·d_k) = 1/{2 * d_k}: " + text.split(": ", 1)[1]: value
-        for text, value in precedence_scales(d_k).items()
-        if value < 1
-    }
-    names.update(
-        {
-            f"2·d_k = {2 * d_k}: " + text.split(": ", 1)[1]: value
-            for text, value in precedence_scales(d_k).items()
-            if value > 1
-        }
-    )
-    axes_of: dict[int, list[int]] = {}
-    for axis, size in enumerate(q.shape[:-2]):
-        if size not in (1, d_k):
-            axes_of.setdefault(size, []).append(axis)
-    for size, axes in axes_of.items():
-        read = " or ".join(f"q.shape[{axis}]" for axis in axes)
-        names[
-            f"1/sqrt({size}), with {size} = {' = '.join(f'q.shape[{a}]' for a in axes)} "
-            f"(of q {tuple(q.shape)}), where d_k = q.shape[-1] = {d_k} belongs: d_k was read "
-            f"from another axis than the last; {read} is d_k only for 2-D (len, d_k) "
-            "inputs. Take d_k = q.shape[-1]"
-        ] = 1 / math.sqrt(size)
-    # another base of the exponential on top of the right scale (blind20c-tiled-exp2-
-    # without-log2e was told only the measured factor): exp2 as FlashAttention's kernels
-    # take it, with or without the log2(e) it needs
-    right = 1 / math.sqrt(d_k)
-    names.update(
-        {
-            "1/sqrt(d_k) times ln 2 = 0.6931: your exponentials are 2 ** s (torch.exp2, as "
-            "the Triton FlashAttention kernels take them) where e ** s belongs, and the "
-            "scores were not first multiplied by log2(e) = 1.4427, which exp2 needs "
-            "(exp2(s · log2 e) = exp(s)); a softmax in base 2 is too flat. Multiply the "
-            "scores by math.log2(math.e) before every exp2, or use torch.exp": right
-            * math.log(2.0),
-            "1/sqrt(d_k) times log2(e) = 1.4427: your scores were multiplied by log2(e), the "
-            "factor torch.exp2 needs, but exponentiated with torch.exp: either drop the "
-            "log2(e) or take torch.exp2 (for the weights and the rescale factor alike)": right
-            / math.log(2.0),
-            "1/sqrt(d_k) times ln 10 = 2.303: your exponentials are 10 ** s where e ** s "
-            "belongs; use torch.exp": right * math.log(10.0),
-        }
-    )
-    found = named_factors(t, names, rtol=1e-3)
     said = (
         f"Your scores are multiplied by {t:.4g} where 1/sqrt(d_k) = 1/sqrt({d_k}) = "
         f"{1 / math.sqrt(d_k):.4g} belongs (the output is exactly softmax(t · q kᵀ) v with "
         f"t = {t:.4g})"
     )
+    unnamed = said + ": find where your scale comes from; it is 1 / math.sqrt(q.shape[-1])."
+    kinds = _scale_kinds(tuple(q.shape))
+    found = [kind for kind, (_, value) in kinds.items() if math.isclose(t, value, rel_tol=1e-3)]
+    probe = _probe_scale(rerun) if rerun is not None else None
+    if probe is None:
+        # one input: a constant factor always fits too, so only constants are named
+        found = [kind for kind in found if kind in _CONSTANT_KINDS]
+        return f"{said}: {t:.4g} is {kinds[found[0]][0]}." if len(found) == 1 else unnamed
+    t_probe, probe_shape = probe
+    probe_kinds = _scale_kinds(probe_shape)
+    found = [
+        kind
+        for kind in found
+        if kind in probe_kinds and math.isclose(t_probe, probe_kinds[kind][1], rel_tol=1e-3)
+    ]
     if len(found) == 1:
-        return f"{said}: {t:.4g} is {found[0]}."
-    return said + ": find where your scale comes from; it is 1 / math.sqrt(q.shape[-1])."
+        return f"{said}: {t:.4g} is {kinds[found[0]][0]}."
+    factor = t * math.sqrt(d_k)
+    if not found and math.isclose(factor, t_probe * math.sqrt(probe_shape[-1]), rel_tol=1e-3):
+        return (
+            f"{said}. On a probe with d_k = {probe_shape[-1]} (and every other size changed "
+            f"too) your scale is again {factor:.4g} / sqrt(d_k): a constant factor "
+            f"{factor:.4g} on top of the right 1/sqrt(d_k), not a size read from the wrong "
+            f"place. Look for the extra {factor:.4g} in your scale or scores (a numerator "
+            "other than 1, a factor applied twice); the scale is 1 / math.sqrt(q.shape[-1])."
+        )
+    return unnamed
 
 
 def _tiled_expected(q, k, v, causal: bool, *, scale: float | None = None):
@@ -1413,8 +1473,12 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     "block_size), with stop = min(start + block_size, len_k)).": (
                         _without_last_block(q, k, v, block, causal)
                     ),
-                    "The scores are divided by d_k instead of sqrt(d_k).": _tiled_expected(
-                        q, k, v, causal, scale=1 / q.shape[-1]
+                    # where sqrt(d_k) is whole, 1/d_k is also a constant factor times
+                    # 1/sqrt(d_k): the measured scale, with its probe, tells them apart
+                    "The scores are divided by d_k instead of sqrt(d_k).": (
+                        _tiled_expected(q, k, v, causal, scale=1 / q.shape[-1])
+                        if math.isqrt(q.shape[-1]) ** 2 != q.shape[-1]
+                        else None
                     ),
                     **_scaled_by_length(q, k, v, causal),
                     **_keys_left_out(q, k, v, block, causal),
@@ -1661,7 +1725,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         if _arranged_or_related(got, e)
                         # blind12l-tiled-scale-precedence, blind15e-tiled-d-k-from-axis-1
                         # (located to "every block" before): the scale measured
-                        else _scale_named(got, args[0], args[1], args[2], args[4])
+                        else _scale_named(got, args[0], args[1], args[2], args[4], tiled_attention)
                         or _localise_tiled(tiled_attention, *args)
                     )
                 ),

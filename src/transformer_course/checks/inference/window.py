@@ -200,13 +200,14 @@ def _window_models(size: int, window: int) -> list[tuple[str, torch.Tensor | Non
             _window(size, 1 - window, window - 1),
         ),
         (
-            "Your mask is lesson 06's look-ahead mask alone, whatever the window: its "
-            "window part has no effect, since it keeps every key j <= i, as a condition "
-            "j - i < window (i and j the wrong way round) or a band on the wrong side of "
-            "the diagonal does (torch.tril(ones, diagonal=window - 1), which limits only "
-            "the future keys the look-ahead mask blocks anyway, instead of torch.triu(ones, "
-            "diagonal=1 - window)). The window is i - j < window: query i sees itself and "
-            "the window - 1 keys before it.",
+            "Your mask is just lesson 06's look-ahead mask, whatever the window: older "
+            "keys are never cut, query i still sees every key j <= i. Its window part has "
+            "no effect, as a condition j - i < window (i and j the wrong way round) or a "
+            "band on the wrong side of the diagonal gives: torch.tril(ones, "
+            "diagonal=window - 1) instead of torch.triu(ones, diagonal=1 - window) bounds "
+            "the keys ahead of the query, which the look-ahead mask blocks anyway, not the "
+            "keys behind it. The window is i - j < window: query i sees itself and the "
+            "window - 1 keys before it.",
             _window(size, 0, size) if window < size else None,
         ),
         (
