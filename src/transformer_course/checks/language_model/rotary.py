@@ -158,6 +158,52 @@ def _pairs_prefix(value: Any, name: str, case: _RopeCase, base: float) -> str:
     )
 
 
+def _width_written(width: int, d_head: int) -> str:
+    """``width`` as an expression of d_head where one fits (d_head // 2, 2 * d_head, ...)."""
+    forms = {
+        d_head // 2: "d_head // 2",
+        d_head // 4: "d_head // 4",
+        2 * d_head: "2 * d_head",
+        d_head - 1: "d_head - 1",
+        d_head + 1: "d_head + 1",
+        d_head - 2: "d_head - 2",
+        d_head + 2: "d_head + 2",
+    }
+    return f" = {forms[width]}" if width in forms else ""
+
+
+def _table_for_width(value: Any, name: str, case: _RopeCase, base: float) -> str:
+    """When a table has another number of columns than d_head // 2 and is exactly the
+    right table for a head of another width w (every frequency base ** (-2i / w) and the
+    count of pairs from w: blind25c, d_head // 2 passed to the formula, d_head // 4
+    columns): which width the table was made for; "" otherwise."""
+    if not isinstance(value, torch.Tensor) or value.dim() != 2 or value.shape[0] != case.length:
+        return ""
+    columns = int(value.shape[1])
+    if columns in (0, case.d_head // 2):
+        return ""
+    for width in (2 * columns, 2 * columns - 1):
+        if width < 1 or width == case.d_head:
+            continue
+        angles = rope_angles_f(case.length, width, base)  # (length, columns)
+        if angles.shape != value.shape:
+            continue
+        right = angles.cos() if name == "cos" else angles.sin()
+        if torch.allclose(value.double(), right, atol=1e-4):
+            given = _width_written(width, case.d_head)
+            count = _width_written(columns, case.d_head)
+            return (
+                f"Its {columns} columns{count} are the whole table for a head {width} wide, "
+                f"not d_head = {case.d_head} wide: the frequency formula was given "
+                f"{given[3:] + f' ({width})' if given else width} where d_head belongs, so it "
+                f"makes {'too few' if columns < case.d_head // 2 else 'too many'} "
+                f"frequencies, {columns} of them, base ** (-2i / {width}), instead of d_head "
+                f"// 2 = {case.d_head // 2} frequencies base ** (-2i / d_head). Use d_head in "
+                "both places: theta = base ** (-torch.arange(0, d_head, 2) / d_head)."
+            )
+    return ""
+
+
 def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
     with Checker("rotary_embedding", hidden=hidden) as c:
         c.require_callable(rotary_embedding)
@@ -188,7 +234,9 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                     value,
                     shape,
                     f"{call}: {name}",
-                    _pairs_prefix(value, name, case, base) or _ROPE_SHAPE,
+                    _table_for_width(value, name, case, base)
+                    or _pairs_prefix(value, name, case, base)
+                    or _ROPE_SHAPE,
                 )
                 c.expect_floating(value, f"{call}: {name}", preferred=torch.float32)
                 if value.dtype != torch.float32:

@@ -684,7 +684,8 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     )
     models = _models(case, tie)
     fitting = [message for message, model in models.items() if matches(model(row))]
-    if fitting and (case.top_p is not None or len(fitting) > 1):
+    noisy = set(_noise_models(case))
+    if fitting and (case.top_p is not None or len(fitting) > 1 or noisy & set(fitting)):
         # one row can make two top-p slips look alike (the running total of the sorted
         # logits and the cut at 1 - top_p keep one token alike at top_p=0.8 here): the
         # model must also fit a flat row, where those keep different numbers of tokens
@@ -770,10 +771,91 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
             )
         )
     worst = int(((frequencies - expected).abs() - tol).argmax())
+    if case.top_k is None and case.top_p is None:
+        # no filter removes a token here: renormalising what is kept cannot be the cause
+        c.fail(
+            f"{call}: token {worst} was drawn {frequencies[worst]:.3f} of the time, expected "
+            f"{expected[worst]:.3f}. No filter is given here, so the draw itself is off: "
+            "the tokens must be drawn in the proportions softmax(logits / temperature), "
+            "with torch.multinomial(probs, 1, generator=generator) (or, for the "
+            "Gumbel-max trick, the argmax of log(probs) - log(-log(u)))."
+        )
     c.fail(
         f"{call}: token {worst} was drawn {frequencies[worst]:.3f} of the time, expected "
         f"{expected[worst]:.3f}. {_RENORMALISE}"
     )
+
+
+#: the noise a Gumbel-max draw may add, {name: (the formula, how to draw it from u)}:
+#: argmax(log(probs) + noise) follows probs only for Gumbel noise, -log(-log(u))
+_NOISES = {
+    "gumbel": ("-log(-log(u))", lambda u: -torch.log(-torch.log(u))),
+    "exponential": ("-log(u) (exponential noise: one log, not two)", lambda u: -torch.log(u)),
+    "log": ("log(u) (the argmax of probs * u)", torch.log),
+    "uniform": ("u itself (uniform noise, no log)", lambda u: u),
+    "negated gumbel": (
+        "log(-log(u)) (Gumbel noise with its sign flipped)",
+        lambda u: torch.log(-torch.log(u)),
+    ),
+}
+#: the scores the noise is added to: {name: (how it is written, from the log-probabilities)}
+_NOISE_BASES = {
+    "log": ("the log-probabilities log(probs) (or logits / temperature)", lambda lp: lp),
+    "probs": ("the probabilities probs themselves", torch.exp),
+}
+#: draws of each noise model (the models' own sampling error is then below 0.002)
+_NOISE_DRAWS = 200_000
+
+
+def _noise_models(case: _SampleCase) -> dict[str, Any]:
+    """{message: distribution} for samplers that add noise to scores and take the argmax
+    (the Gumbel-max trick), every noise of :data:`_NOISES` on every base of
+    :data:`_NOISE_BASES` but the right pair, the distribution estimated by drawing."""
+    options = dict(temperature=case.temperature, top_k=case.top_k, top_p=case.top_p)
+    models: dict[str, Any] = {}
+    for noise, (formula, _) in _NOISES.items():
+        for base, (written, _) in _NOISE_BASES.items():
+            if (noise, base) == ("gumbel", "log"):
+                continue  # the right Gumbel-max draw: the reference's distribution
+            if base == "log":
+                told = (
+                    f"Your draws fit argmax(log(probs) + noise) with the noise {formula}: the "
+                    "Gumbel-max trick draws from probs only with Gumbel noise, -log(-log(u)) "
+                    "for u uniform in (0, 1), added to the log-probabilities (or simply use "
+                    "torch.multinomial(probs, 1, generator=generator))."
+                )
+            elif noise == "gumbel":
+                told = (
+                    "Your draws fit the Gumbel-max trick with the Gumbel noise -log(-log(u)) "
+                    f"added to {written}, not to their logarithms: the probabilities lie in "
+                    "[0, 1], so the noise swamps them and the draws are far too flat. Add "
+                    "it to log(probs) (or to logits / temperature), or use "
+                    "torch.multinomial(probs, 1, generator=generator)."
+                )
+            else:
+                told = (
+                    f"Your draws fit argmax(probs + noise) with the noise {formula}, added to "
+                    f"{written}: the Gumbel-max trick adds -log(-log(u)) to log(probs) (or "
+                    "to logits / temperature); or use "
+                    "torch.multinomial(probs, 1, generator=generator)."
+                )
+            models[told] = lambda row, noise=noise, base=base: _noise_distribution(
+                sample_probabilities_f(row, **options), noise, base
+            )
+    return models
+
+
+def _noise_distribution(probs: torch.Tensor, noise: str, base: str) -> torch.Tensor:
+    """How often each token wins argmax(base(probs) + noise) (vocab,), by drawing."""
+    generator = torch.Generator().manual_seed(0)
+    # (draws, vocab): u in (0, 1), away from both ends so that every log is finite
+    u = torch.rand((_NOISE_DRAWS, len(probs)), generator=generator, dtype=torch.float64)
+    u = u.clamp(1e-12, 1 - 1e-12)
+    values = _NOISES[noise][1](u)  # (draws, vocab)
+    log_probs = probs.double().log()  # (vocab,), -inf where a filter removed the token
+    scores = _NOISE_BASES[base][1](log_probs) + values  # (draws, vocab)
+    winners = scores.argmax(dim=-1)
+    return torch.bincount(winners, minlength=len(probs)).double() / _NOISE_DRAWS
 
 
 def _ordinal(n: int) -> str:
@@ -862,6 +944,7 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
         return probs.sort(descending=True).values if not _sorted(probs) else probs * float("nan")
 
     models[_RANKS] = ranked  # entry r: the r-th most probable's probability
+    models.update(_noise_models(case))
     return models
 
 
@@ -881,6 +964,11 @@ def _sorted(probs: torch.Tensor) -> bool:
 #: temperature keeps more than top_k tokens at a temperature above 1 (where the flat row
 #: keeps top_k - 1 with it, as the strict threshold does)
 _NEGATIVE_ROW = tuple(round(value - 1.0, 2) for value in _CONFIRM_ROW)
+
+
+#: two tokens, one nearly certain: noise added to the probabilities (1 and 0) wins the
+#: other token 0.27 of the time if Gumbel, 0.18 if exponential (the wide rows part none)
+_TWO_TOKEN_ROW = (6.0, 0.0)
 
 
 def _untempered_top_k(row: torch.Tensor, case: _SampleCase) -> torch.Tensor:
@@ -904,6 +992,8 @@ def _confirmed(c: Checker, sample, case: _SampleCase, fitting: list[str], models
     before top-k and a top-k with no effect keep the same tokens of the case's row and the
     flat one, where top-p keeps no more than k tokens)."""
     rows = [_CONFIRM_ROW, _PEAKED_ROW, _WIDE_ROW]
+    if case.top_k is None:
+        rows.append(_TWO_TOKEN_ROW)
     if any(message.startswith(_TOP_K_UNTEMPERED[:40]) for message in fitting):
         rows = [_NEGATIVE_ROW, *rows]
     parting = _threshold_row(case) if set(fitting) & set(_TOP_P_THRESHOLDS) else None
