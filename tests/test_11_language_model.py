@@ -259,6 +259,15 @@ def _sample_exponential_noise_on_probs(
     return (probs - torch.log(torch.rand(logits.shape, generator=generator))).argmax(dim=-1)
 
 
+def _batches_reshaped_then_transposed(tokens, block_size, batch_size, generator):
+    """The windows reshaped to (block_size, batch_size) and transposed back: the rows
+    regrouped in memory order, each mixing positions of several windows."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    windows = starts[:, None] + torch.arange(block_size)  # (batch_size, block_size)
+    positions = windows.reshape(block_size, batch_size).T
+    return tokens[positions], tokens[positions + 1]
+
+
 def _batches_numpy_style_floor(tokens, block_size, batch_size, generator):
     """Starts as floor(u * high) from uniform draws of the generator, the way a numpy
     `rng.random()` port writes it: valid windows, not the contract's draw."""
@@ -4411,6 +4420,13 @@ MISTAKES = [
         r"top_k=\d+ is larger than the vocabulary .*min\(top_k, logits\.shape\[-1\]\)",
     ),
     Mistake(check_next_token_batches, _batches(global_stream=True), r"the generator you were"),
+    # round 28: a reshape that regroups the windows (blind25c-ntb-time-major-positions-
+    # reshaped was told "not consecutive ones" alone)
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_reshaped_then_transposed),
+        r"mixes positions of several windows.*reshaped \(or viewed\) from \(batch_size",
+    ),
     Mistake(check_RMSNorm, NormMean, r"mean of x, not of x squared"),
     # told only "largest difference" before (blind round 3's rms-sqrt-missing)
     Mistake(check_RMSNorm, NormNeverCastsBack, r"returned torch\.float32 for a float64 input"),
@@ -4558,7 +4574,7 @@ MISTAKES = [
     Mistake(
         check_rotary_embedding,
         _named("rotary_embedding", _rope_for_twice_the_head),
-        r"given 2 \* d_head \(16\) where d_head belongs, so it makes too many",
+        r"given 2 \* d_head \(\d+\) where d_head belongs, so it makes too many",
     ),
     # blind16b: a cache keyed by the length alone passed every check (each call its own length)
     Mistake(

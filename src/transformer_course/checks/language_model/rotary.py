@@ -159,17 +159,18 @@ def _pairs_prefix(value: Any, name: str, case: _RopeCase, base: float) -> str:
 
 
 def _width_written(width: int, d_head: int) -> str:
-    """``width`` as an expression of d_head where one fits (d_head // 2, 2 * d_head, ...)."""
+    """``width`` as the expressions of d_head that give it ("d_head // 2 or d_head - 2"
+    when two do), "" when none does."""
     forms = {
-        d_head // 2: "d_head // 2",
-        d_head // 4: "d_head // 4",
-        2 * d_head: "2 * d_head",
-        d_head - 1: "d_head - 1",
-        d_head + 1: "d_head + 1",
-        d_head - 2: "d_head - 2",
-        d_head + 2: "d_head + 2",
+        "d_head // 2": d_head // 2,
+        "d_head // 4": d_head // 4,
+        "2 * d_head": 2 * d_head,
+        "d_head - 1": d_head - 1,
+        "d_head + 1": d_head + 1,
+        "d_head - 2": d_head - 2,
+        "d_head + 2": d_head + 2,
     }
-    return f" = {forms[width]}" if width in forms else ""
+    return " or ".join(form for form, size in forms.items() if size == width)
 
 
 def _table_for_width(value: Any, name: str, case: _RopeCase, base: float) -> str:
@@ -189,13 +190,22 @@ def _table_for_width(value: Any, name: str, case: _RopeCase, base: float) -> str
         if angles.shape != value.shape:
             continue
         right = angles.cos() if name == "cos" else angles.sin()
+        # the first columns of the right formula, continued: one column (angle m, the
+        # same for every width) or a prefix tells no width apart (_pairs_prefix's case)
+        i = torch.arange(columns, dtype=torch.float64)
+        prefix = torch.arange(case.length, dtype=torch.float64)[:, None] * base ** (
+            -2 * i / case.d_head
+        )  # (length, columns)
+        prefix = prefix.cos() if name == "cos" else prefix.sin()
+        if torch.allclose(right, prefix, atol=1e-4):
+            return ""
         if torch.allclose(value.double(), right, atol=1e-4):
             given = _width_written(width, case.d_head)
             count = _width_written(columns, case.d_head)
             return (
-                f"Its {columns} columns{count} are the whole table for a head {width} wide, "
-                f"not d_head = {case.d_head} wide: the frequency formula was given "
-                f"{given[3:] + f' ({width})' if given else width} where d_head belongs, so it "
+                f"Its {columns} columns{f' (= {count})' if count else ''} are the whole table "
+                f"for a head {width} wide, not d_head = {case.d_head} wide: the frequency "
+                f"formula was given {f'{given} ({width})' if given else width} where d_head belongs, so it "
                 f"makes {'too few' if columns < case.d_head // 2 else 'too many'} "
                 f"frequencies, {columns} of them, base ** (-2i / {width}), instead of d_head "
                 f"// 2 = {case.d_head // 2} frequencies base ** (-2i / d_head). Use d_head in "
