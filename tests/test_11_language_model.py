@@ -1812,6 +1812,18 @@ class GptScaledNoFinalNorm(ref.GPT):
         return x @ self.embedding.weight.T
 
 
+class GptTiedScaledUnitRows(ref.GPT):
+    """nGPT-style output: the embedding rows normalised to unit length and scaled by
+    sqrt(d_model), each token's logit off by its own factor."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x)
+        rows = self.embedding.weight / self.embedding.weight.norm(dim=1, keepdim=True)
+        return self.norm(x) @ (rows * math.sqrt(self.embedding.embedding_dim)).T
+
+
 class AttentionOwnSublayerBlock(ref.CausalSelfAttention):
     """The attention wrapped in its own residual and norm, LayerNorm(x + attention): a
     whole sub-layer inside the attention (x added back alone was told "differs",
@@ -5095,6 +5107,13 @@ MISTAKES = [
     Mistake(check_GPT, GptScaled, r"sqrt\(d_model\)"),
     Mistake(check_GPT, GptProbabilities, r"returns probabilities"),
     Mistake(check_GPT, GptUntied, r"not tied to the embedding"),
+    # round 28: each output row rescaled (blind25c-gpt-tied-output-unit-rows was told to
+    # apply the final norm once)
+    Mistake(
+        check_GPT,
+        GptTiedScaledUnitRows,
+        r"its own factor.*1 / the length of each row of embedding\.weight, times 4",
+    ),
     Mistake(check_GPT, GptNotCausal, r"GPT's logits at a position depend on the tokens after"),
     Mistake(check_GPT, GptDefaultInit, r"nn.Embedding's default initialisation"),
     # blind round 9 (b9b): was told "That is nn.Embedding's default initialisation" alone
