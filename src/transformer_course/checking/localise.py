@@ -1230,7 +1230,8 @@ def localise_stack(
             f"{container}[{num_layers - 1}]'s output (which is right): a scale on the output "
             "that this model does not have. Remove it."
         )
-    if (factors := column_factors(got, expected)) is not None:
+    # only past an output matrix: a factor per feature of a norm's output is its gain
+    if output_rows is not None and (factors := column_factors(got, expected)) is not None:
         # blind25c-gpt-tied-output-unit-rows: the embedding rows normalised, told "apply
         # self.norm once": a factor per output column rescales the output matrix's rows
         return _rows_rescaled(factors, output_rows, container, num_layers)
@@ -1447,7 +1448,7 @@ def _rows_rescaled(
     )
     if output_rows is None:
         return told + " Multiply by the output matrix itself, unchanged."
-    name, rows = output_rows
+    name, rows = output_rows  # rows: (out_features, features)
     lengths = torch.as_tensor(rows).detach().double().norm(dim=-1)  # (out_features,)
     if lengths.shape != factors.shape:
         return told + f" Multiply by {name} itself, unchanged."
