@@ -325,7 +325,7 @@ def _attention_hints(
                 else ""
             )
             sources = _table_width_sources(
-                width, {"self.num_heads": num_heads, "d_model": d_model, "batch": batch}
+                width, {"self.num_heads": num_heads, "d_model": d_model, "x.shape[0]": batch}
             )
             tables = [
                 shape for name in ("cos", "sin") if (shape := local_shape(exc, name)) is not None
