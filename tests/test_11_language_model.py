@@ -241,6 +241,15 @@ def _sample_gumbel_max_uniform_noise(
     return (log_probs + torch.rand(logits.shape, generator=generator)).argmax(dim=-1)
 
 
+def _sample_smoothed(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """The probabilities smoothed by a constant before the draw: flatter draws that one
+    row's noise models can mimic (never to be named as noise)."""
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    probs = torch.softmax(logits / temperature, dim=-1) + 0.05
+    return torch.multinomial(probs / probs.sum(-1, keepdim=True), 1, generator=generator)[:, 0]
+
+
 def _sample_probs_times_uniform(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """The argmax of probs * u: log(u) added to the log-probabilities."""
     if temperature == 0:
@@ -4361,6 +4370,7 @@ MISTAKES = [
     Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
     # round 28: Gumbel-max draws with the wrong noise, or the noise on the probabilities
     # (blind25c-sample-exponential-noise-not-gumbel, -gumbel-noise-on-probabilities)
+    Mistake(check_sample, _sample_smoothed, r"(?s)No filter is given here(?!.*noise)"),
     Mistake(check_sample, _sample_gumbel_max_uniform_noise, r"noise u itself \(uniform noise"),
     Mistake(
         check_sample, _sample_probs_times_uniform, r"noise log\(u\) \(the argmax of probs \* u"

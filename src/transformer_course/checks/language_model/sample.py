@@ -690,7 +690,7 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
         # one row can make two top-p slips look alike (the running total of the sorted
         # logits and the cut at 1 - top_p keep one token alike at top_p=0.8 here): the
         # model must also fit a flat row, where those keep different numbers of tokens
-        fitting = _confirmed(c, sample, case, fitting, models)
+        fitting = _confirmed(c, sample, case, fitting, models, everywhere=noisy)
     if fitting and _UNIFORM not in fitting and _rows_mix(c, sample, case, frequencies):
         # every model here draws each row on its own: a batch of one row drawing from
         # another distribution refutes them all (a top-p over the batch axis keeps every
@@ -991,13 +991,22 @@ def _untempered_top_k(row: torch.Tensor, case: _SampleCase) -> torch.Tensor:
     )
 
 
-def _confirmed(c: Checker, sample, case: _SampleCase, fitting: list[str], models) -> list[str]:
+def _confirmed(
+    c: Checker,
+    sample,
+    case: _SampleCase,
+    fitting: list[str],
+    models,
+    everywhere: set[str] = frozenset(),
+) -> list[str]:
     """The messages of ``fitting`` whose models also fit the learner's samples for
     :data:`_CONFIRM_ROW` with the same arguments (blind10h: the running total of the
     logits and the cut at 1 - top_p both fit one row; the flat row parts them), and, when
     several still fit, for :data:`_PEAKED_ROW` and :data:`_WIDE_ROW` too (b11b: top-p
     before top-k and a top-k with no effect keep the same tokens of the case's row and the
-    flat one, where top-p keeps no more than k tokens)."""
+    flat one, where top-p keeps no more than k tokens). A message of ``everywhere`` is
+    kept only if it fits every row, :data:`_TWO_TOKEN_ROW` included where no top-k is
+    given."""
     rows = [_CONFIRM_ROW, _PEAKED_ROW, _WIDE_ROW]
     if case.top_k is None:
         rows.append(_TWO_TOKEN_ROW)
@@ -1005,7 +1014,10 @@ def _confirmed(c: Checker, sample, case: _SampleCase, fitting: list[str], models
         rows = [_NEGATIVE_ROW, *rows]
     parting = _threshold_row(case) if set(fitting) & set(_TOP_P_THRESHOLDS) else None
     for number, row in enumerate(rows if parting is None else [parting, *rows]):
-        if number and len(fitting) < 2:
+        # a model of ``everywhere`` (the noise models, whose flat draws other flattening
+        # slips can mimic on one row: probabilities smoothed by adding a constant) must
+        # fit every row, even alone
+        if number and len(fitting) < 2 and not set(fitting) & everywhere:
             break
         confirm = _SampleCase(
             row, case.temperature, case.top_k, case.top_p, seed=case.seed + 50 + number
