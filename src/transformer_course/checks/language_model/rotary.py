@@ -183,34 +183,33 @@ def _table_for_width(value: Any, name: str, case: _RopeCase, base: float) -> str
     columns = int(value.shape[1])
     if columns in (0, case.d_head // 2):
         return ""
-    for width in (2 * columns, 2 * columns - 1):
-        if width < 1 or width == case.d_head:
-            continue
-        angles = rope_angles_f(case.length, width, base)  # (length, columns)
-        if angles.shape != value.shape:
-            continue
-        right = angles.cos() if name == "cos" else angles.sin()
-        # the first columns of the right formula, continued: one column (angle m, the
-        # same for every width) or a prefix tells no width apart (_pairs_prefix's case)
-        i = torch.arange(columns, dtype=torch.float64)
-        prefix = torch.arange(case.length, dtype=torch.float64)[:, None] * base ** (
-            -2 * i / case.d_head
-        )  # (length, columns)
-        prefix = prefix.cos() if name == "cos" else prefix.sin()
-        if torch.allclose(right, prefix, atol=1e-4):
-            return ""
-        if torch.allclose(value.double(), right, atol=1e-4):
-            given = _width_written(width, case.d_head)
-            count = _width_written(columns, case.d_head)
-            return (
-                f"Its {columns} columns{f' (= {count})' if count else ''} are the whole table "
-                f"for a head {width} wide, not d_head = {case.d_head} wide: the frequency "
-                f"formula was given {f'{given} ({width})' if given else width} where d_head belongs, so it "
-                f"makes {'too few' if columns < case.d_head // 2 else 'too many'} "
-                f"frequencies, {columns} of them, base ** (-2i / {width}), instead of d_head "
-                f"// 2 = {case.d_head // 2} frequencies base ** (-2i / d_head). Use d_head in "
-                "both places: theta = base ** (-torch.arange(0, d_head, 2) / d_head)."
-            )
+    width = 2 * columns  # the head whose d_head // 2 pairs make that many columns
+    if width == case.d_head:
+        return ""
+    angles = rope_angles_f(case.length, width, base)  # (length, columns)
+    right = angles.cos() if name == "cos" else angles.sin()
+    # the first columns of the right formula, continued: one column (angle m, the same for
+    # every width) or such a prefix tells no width apart (_pairs_prefix names it)
+    i = torch.arange(columns, dtype=torch.float64)
+    prefix = torch.arange(case.length, dtype=torch.float64)[:, None] * base ** (
+        -2 * i / case.d_head
+    )  # (length, columns)
+    prefix = prefix.cos() if name == "cos" else prefix.sin()
+    if torch.allclose(right, prefix, atol=1e-4) or not torch.allclose(
+        value.double(), right, atol=1e-4
+    ):
+        return ""
+    given = _width_written(width, case.d_head)
+    count = _width_written(columns, case.d_head)
+    return (
+        f"Its {columns} columns{f' (= {count})' if count else ''} are the whole table for a "
+        f"head {width} wide, not d_head = {case.d_head} wide: the frequency formula was "
+        f"given {f'{given} ({width})' if given else width} where d_head belongs, so it makes "
+        f"{'too few' if columns < case.d_head // 2 else 'too many'} frequencies, {columns} "
+        f"of them, base ** (-2i / {width}), instead of d_head // 2 = {case.d_head // 2} "
+        "frequencies base ** (-2i / d_head). Use d_head in both places: theta = base ** "
+        "(-torch.arange(0, d_head, 2) / d_head)."
+    )
     return ""
 
 
