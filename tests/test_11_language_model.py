@@ -231,6 +231,52 @@ def _sample_softmax_over_batch(logits, temperature=1.0, top_k=None, top_p=None, 
     return torch.multinomial(probs, 1, generator=generator)[:, 0]
 
 
+def _sample_gumbel_max_uniform_noise(
+    logits, temperature=1.0, top_k=None, top_p=None, generator=None
+):
+    """The Gumbel-max trick with the uniform draws themselves as the noise."""
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    log_probs = torch.log_softmax(logits / temperature, dim=-1)
+    return (log_probs + torch.rand(logits.shape, generator=generator)).argmax(dim=-1)
+
+
+def _sample_smoothed(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """The probabilities smoothed by a constant before the draw: flatter draws that one
+    row's noise models can mimic (never to be named as noise)."""
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    probs = torch.softmax(logits / temperature, dim=-1) + 0.05
+    return torch.multinomial(probs / probs.sum(-1, keepdim=True), 1, generator=generator)[:, 0]
+
+
+def _sample_probs_times_uniform(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """The argmax of probs * u: log(u) added to the log-probabilities."""
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    probs = torch.softmax(logits / temperature, dim=-1)
+    return (probs * torch.rand(logits.shape, generator=generator)).argmax(dim=-1)
+
+
+def _sample_exponential_noise_on_probs(
+    logits, temperature=1.0, top_k=None, top_p=None, generator=None
+):
+    """-log(u) added to the probabilities themselves."""
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    probs = torch.softmax(logits / temperature, dim=-1)
+    return (probs - torch.log(torch.rand(logits.shape, generator=generator))).argmax(dim=-1)
+
+
+def _batches_reshaped_then_transposed(tokens, block_size, batch_size, generator):
+    """The windows reshaped to (block_size, batch_size) and transposed back: the rows
+    regrouped in memory order, each mixing positions of several windows."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    windows = starts[:, None] + torch.arange(block_size)  # (batch_size, block_size)
+    positions = windows.reshape(block_size, batch_size).T
+    return tokens[positions], tokens[positions + 1]
+
+
 def _batches_numpy_style_floor(tokens, block_size, batch_size, generator):
     """Starts as floor(u * high) from uniform draws of the generator, the way a numpy
     `rng.random()` port writes it: valid windows, not the contract's draw."""
@@ -922,6 +968,14 @@ def _rope_llama(length, d_head, base=10000.0):
     return freqs_cis.real, freqs_cis.imag
 
 
+def _rope_for_twice_the_head(length, d_head, base=10000.0):
+    """The frequency formula given 2 * d_head where d_head belongs: d_head frequencies."""
+    width = 2 * d_head
+    theta = base ** (-torch.arange(0, width, 2, dtype=torch.float64) / width)
+    angles = torch.arange(length, dtype=torch.float64)[:, None] * theta
+    return angles.cos().float(), angles.sin().float()
+
+
 def _rope_memo_without_base():
     """Tables memoised in a module-level dict keyed by (length, d_head): base left out of the
     key, so a later call with another base gets the first one's tables."""
@@ -1277,6 +1331,20 @@ class FfnSigmoidForm(ref.SwiGLU):
     def forward(self, x):
         gate = self.w1(x)
         return self.w2(gate * torch.sigmoid(gate) * self.w3(x))
+
+
+class FfnReluBothBranches(ref.SwiGLU):
+    """A ReGLU with relu on the value branch too: relu(w1(x)) * relu(w3(x))."""
+
+    def forward(self, x):
+        return self.w2(torch.relu(self.w1(x)) * torch.relu(self.w3(x)))
+
+
+class FfnTanhValue(ref.SwiGLU):
+    """The value branch squashed with tanh: silu(w1(x)) * tanh(w3(x))."""
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * torch.tanh(self.w3(x)))
 
 
 class FfnSigmoidOfMinus(ref.SwiGLU):
@@ -1753,6 +1821,18 @@ class GptScaledNoFinalNorm(ref.GPT):
         return x @ self.embedding.weight.T
 
 
+class GptTiedScaledUnitRows(ref.GPT):
+    """nGPT-style output: the embedding rows normalised to unit length and scaled by
+    sqrt(d_model), each token's logit off by its own factor."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x)
+        rows = self.embedding.weight / self.embedding.weight.norm(dim=1, keepdim=True)
+        return self.norm(x) @ (rows * math.sqrt(self.embedding.embedding_dim)).T
+
+
 class AttentionOwnSublayerBlock(ref.CausalSelfAttention):
     """The attention wrapped in its own residual and norm, LayerNorm(x + attention): a
     whole sub-layer inside the attention (x added back alone was told "differs",
@@ -1906,6 +1986,19 @@ class AttentionTablesAtLeast32(_Attention):
         length = x.shape[1]
         q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
         cos, sin = ref.rotary_embedding(length, max(self.d_head, 32), self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
+class AttentionTablesFromHeadsAxis(_Attention):
+    """The head width read from the wrong axis of the heads, q.shape[1] (the number of
+    heads) for q.shape[-1]: rotation tables for a num_heads-wide head."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, q.shape[1], self.base)
         q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
         heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
         return self.w_o(merge_heads(heads))
@@ -4275,6 +4368,18 @@ MISTAKES = [
         r"With temperature=0, the int, yours returns the argmax, but with 0\.0 it divides",
     ),
     Mistake(check_sample, _sample_softmax_over_batch, r"softmax over the wrong axis \(dim=0"),
+    # round 28: Gumbel-max draws with the wrong noise, or the noise on the probabilities
+    # (blind25c-sample-exponential-noise-not-gumbel, -gumbel-noise-on-probabilities)
+    Mistake(check_sample, _sample_smoothed, r"(?s)No filter is given here(?!.*noise)"),
+    Mistake(check_sample, _sample_gumbel_max_uniform_noise, r"noise u itself \(uniform noise"),
+    Mistake(
+        check_sample, _sample_probs_times_uniform, r"noise log\(u\) \(the argmax of probs \* u"
+    ),
+    Mistake(
+        check_sample,
+        _sample_exponential_noise_on_probs,
+        r"argmax\(probs \+ noise\) with the noise -log\(u\)",
+    ),
     # round 23: one-number greedy readings told apart on a probe (blind20c-sample-slices-
     # last-position was told "the argmax of the flattened logits"), and top-p replaced by a
     # threshold on each token's probability (blind20c-sample-top-p-as-min-p was given an
@@ -4337,6 +4442,13 @@ MISTAKES = [
         r"top_k=\d+ is larger than the vocabulary .*min\(top_k, logits\.shape\[-1\]\)",
     ),
     Mistake(check_next_token_batches, _batches(global_stream=True), r"the generator you were"),
+    # round 28: a reshape that regroups the windows (blind25c-ntb-time-major-positions-
+    # reshaped was told "not consecutive ones" alone)
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_reshaped_then_transposed),
+        r"mixes positions of several windows.*reshaped \(or viewed\) from \(batch_size",
+    ),
     Mistake(check_RMSNorm, NormMean, r"mean of x, not of x squared"),
     # told only "largest difference" before (blind round 3's rms-sqrt-missing)
     Mistake(check_RMSNorm, NormNeverCastsBack, r"returned torch\.float32 for a float64 input"),
@@ -4479,6 +4591,13 @@ MISTAKES = [
     ),
     Mistake(check_rotary_embedding, _rope(sign=-1), r"grow with i"),
     Mistake(check_rotary_embedding, _rope(swap=True), r"returned \(sin, cos\)"),
+    # round 28: the formula given another width than d_head (blind25c-rope-frequencies-for-
+    # half-the-head, d_head // 2, was told the shape alone)
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_for_twice_the_head),
+        r"given 2 \* d_head \(\d+\) where d_head belongs, so it makes too many",
+    ),
     # blind16b: a cache keyed by the length alone passed every check (each call its own length)
     Mistake(
         check_rotary_embedding,
@@ -4661,6 +4780,9 @@ MISTAKES = [
     Mistake(check_SwiGLU, FfnOutputNamedW3, r"the names w2 and w3 are swapped"),
     Mistake(check_SwiGLU, FfnSiluAfter, r"SiLU after the product"),
     Mistake(check_SwiGLU, FfnDivided, r"divided the gate by the value"),
+    # round 28: an activation on the value branch too (blind25c-swiglu-silu-on-both-branches)
+    Mistake(check_SwiGLU, FfnReluBothBranches, r"relu\(w1\(x\)\) \* relu\(w3\(x\)\): both"),
+    Mistake(check_SwiGLU, FfnTanhValue, r"value through tanh.*enters the product\s+linearly"),
     # b15b: the probe at d_ff = d_model names it alone (two candidates before)
     Mistake(
         check_SwiGLU,
@@ -4982,12 +5104,26 @@ MISTAKES = [
     Mistake(check_GPT, GptOneBlockMore, r"holds 3 blocks .* given num_layers = 2"),
     # blind round 10 (b10b): "largest difference" alone before
     Mistake(check_CausalSelfAttention, AttentionNoDiagonal, r"causal mask leaves out the diag"),
+    # round 28: the tables made for another of the module's sizes (blind25c-csa-rotary-
+    # tables-num-heads-wide was asked about "a fixed or minimum head width")
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionTablesFromHeadsAxis,
+        r"built with self\.num_heads where the head width d_head belongs",
+    ),
     Mistake(check_GPT, GptNoFinalNorm, r"no final norm"),
     Mistake(check_GPT, GptBlocksDefaultEps, r"blocks ignore the eps the GPT was given"),
     Mistake(check_GPT, GptFinalNormDefaultEps, r"final norm ignores the eps the GPT was given"),
     Mistake(check_GPT, GptScaled, r"sqrt\(d_model\)"),
     Mistake(check_GPT, GptProbabilities, r"returns probabilities"),
     Mistake(check_GPT, GptUntied, r"not tied to the embedding"),
+    # round 28: each output row rescaled (blind25c-gpt-tied-output-unit-rows was told to
+    # apply the final norm once)
+    Mistake(
+        check_GPT,
+        GptTiedScaledUnitRows,
+        r"its own factor.*1 / the length of each row of embedding\.weight, times 4",
+    ),
     Mistake(check_GPT, GptNotCausal, r"GPT's logits at a position depend on the tokens after"),
     Mistake(check_GPT, GptDefaultInit, r"nn.Embedding's default initialisation"),
     # blind round 9 (b9b): was told "That is nn.Embedding's default initialisation" alone

@@ -1081,6 +1081,7 @@ def localise_stack(
     input_name: str = "the stack's input x",
     norm: Callable[[torch.Tensor], torch.Tensor] | None = None,
     arguments: Sequence[tuple[str, Any]] = (),
+    output_rows: tuple[str, torch.Tensor] | None = None,
 ) -> str:
     """Which step of a stack first departs: layers[0] fed the stack's input x, layers[i]
     fed layers[i - 1]'s output, each layer's output what the reference layer computes from
@@ -1089,7 +1090,9 @@ def localise_stack(
     the output would be without that norm, the identity by default; ``norm``: the final
     norm alone, ``final`` by default, to recognise it applied between the layers;
     ``arguments``: the stack's other arguments, (name, value) in the layers' positional
-    order after x, that every layer should receive unchanged)."""
+    order after x, that every layer should receive unchanged; ``output_rows``: (its name,
+    the matrix (out_features, features)) whose rows ``final`` multiplies by, to name a
+    rescaling of those rows, :func:`column_factors`)."""
     names = [f"{container}.{i}" for i in range(num_layers)]
     try:
         got, records = record_calls(module, names, call)
@@ -1227,6 +1230,11 @@ def localise_stack(
             f"{container}[{num_layers - 1}]'s output (which is right): a scale on the output "
             "that this model does not have. Remove it."
         )
+    # only past an output matrix: a factor per feature of a norm's output is its gain
+    if output_rows is not None and (factors := column_factors(got, expected)) is not None:
+        # blind25c-gpt-tied-output-unit-rows: the embedding rows normalised, told "apply
+        # self.norm once": a factor per output column rescales the output matrix's rows
+        return _rows_rescaled(factors, output_rows, container, num_layers)
     return (
         f"The stack's output is not the final norm of {container}[{num_layers - 1}]'s output: "
         "apply self.norm once, after the loop."
@@ -1396,6 +1404,73 @@ def _stream_added_between(
             f"{around} (2) {bottom}"
         )
     return ""
+
+
+def column_factors(got: Any, expected: Any) -> torch.Tensor | None:
+    """When ``got`` is ``expected`` with each column (index of the last axis) multiplied by
+    its own factor, not all alike: the factors (columns,), float64; None otherwise (shapes
+    differ, a column is too small to read its factor, or no such factors fit)."""
+    try:
+        g = torch.as_tensor(got).detach().double()
+        e = torch.as_tensor(expected).detach().double()
+    except (TypeError, RuntimeError, ValueError):
+        return None
+    if g.shape != e.shape or g.dim() < 2 or g.shape[-1] < 2:
+        return None
+    g, e = g.reshape(-1, g.shape[-1]), e.reshape(-1, e.shape[-1])  # (rows, columns)
+    if g.shape[0] < 2:
+        return None  # one entry per column: any factors fit
+    scale = (e * e).sum(0)  # (columns,)
+    if bool((scale <= 1e-12 * float(scale.max())).any()):
+        return None
+    factors = (g * e).sum(0) / scale  # (columns,): least squares per column
+    if not _close(g, e * factors) or _close(factors, factors.mean().expand_as(factors)):
+        return None
+    return factors
+
+
+def _rows_rescaled(
+    factors: torch.Tensor,
+    output_rows: tuple[str, torch.Tensor] | None,
+    container: str,
+    num_layers: int,
+) -> str:
+    """The message for an output whose columns each carry their own factor: the output
+    matrix's rows rescaled, with the rescaling named when the rows' lengths explain it."""
+    shown = ", ".join(f"{float(f):.3g}" for f in factors[:4]) + (
+        ", ..." if len(factors) > 4 else ""
+    )
+    told = (
+        f"The stack's output is the right output (from {container}[{num_layers - 1}]'s output "
+        f"and the final norm, both right) with each output column multiplied by its own "
+        f"factor ({shown}): the rows of the output matrix are rescaled, each by its own "
+        "number."
+    )
+    if output_rows is None:
+        return told + " Multiply by the output matrix itself, unchanged."
+    name, rows = output_rows  # rows: (out_features, features)
+    lengths = torch.as_tensor(rows).detach().double().norm(dim=-1)  # (out_features,)
+    if lengths.shape != factors.shape:
+        return told + f" Multiply by {name} itself, unchanged."
+    # {what the factors are: what the output matrix then is}
+    causes = {
+        "1 / the length of each row": f"{name}'s rows normalised to unit length "
+        f"(F.normalize({name}, dim=-1): cosine logits)",
+        "the length of each row": f"{name}'s rows each multiplied by its own length",
+        "1 / the squared length of each row": f"{name}'s rows each divided by its squared length",
+    }
+    for (factor, made), expected in zip(
+        causes.items(), (1 / lengths, lengths, 1 / lengths**2), strict=True
+    ):
+        ratio = factors / expected
+        if _close(ratio, ratio.mean().expand_as(ratio), rtol=1e-3, atol=0):
+            common = float(ratio.mean())
+            also = f", times {common:.4g}" if abs(common - 1) > 1e-3 else ""
+            return (
+                f"{told} The factors are {factor} of {name}{also}: your output multiplies by "
+                f"{made}{also and ', then scaled'}, where {name} itself belongs, unchanged."
+            )
+    return told + f" Multiply by {name} itself, unchanged."
 
 
 def constant_factor(got: Any, expected: Any, width: int) -> str:

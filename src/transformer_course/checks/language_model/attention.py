@@ -200,6 +200,17 @@ def _heads_and_width_swapped_hint(batch: int, length: int, d_model: int, num_hea
     return (lambda exc: bool(hint(exc)), hint)
 
 
+def _table_width_sources(columns: int, sizes: dict[str, int]) -> list[tuple[str, int]]:
+    """The (name, size) of ``sizes`` for which rotary_embedding(len, size) makes tables of
+    ``columns`` columns (one per pair: torch.arange(0, size, 2) has (size + 1) // 2
+    entries, size // 2 pairs), every name whose size fits (two alike are both named)."""
+    found = []
+    for name, size in sizes.items():
+        if size > 0 and columns in ((size + 1) // 2, size // 2):
+            found.append((name, size))
+    return found
+
+
 def _attention_hints(
     batch: int, length: int, d_model: int, num_heads: int, length_axis: bool = True
 ) -> list:
@@ -313,6 +324,36 @@ def _attention_hints(
                 if width == (length + 1) // 2
                 else ""
             )
+            sources = _table_width_sources(
+                width, {"self.num_heads": num_heads, "d_model": d_model, "x.shape[0]": batch}
+            )
+            tables = [
+                shape for name in ("cos", "sin") if (shape := local_shape(exc, name)) is not None
+            ]
+            if tables and any(shape[-1:] != (width,) for shape in tables):
+                sources = []  # the tables on the line are not the side that clashed
+            if sources and not swapped:
+                # blind25c: rotary_embedding(len, self.num_heads, base) with 3 heads makes
+                # 2 columns; only the module's own sizes that make that many are named
+                return (
+                    f"The sizes {found[1]} and {found[2]}: {d_head // 2} is d_head // 2, the "
+                    "width of half a head (and the columns of its rotation tables); "
+                    + (
+                        f"your cos and sin have {width} columns"
+                        if tables
+                        else f"the other side has {width}: if that is your cos and sin, "
+                        f"{width} columns is"
+                    )
+                    + ", which is what "
+                    + " or ".join(
+                        f"rotary_embedding(len, {name}, ...) makes ({name} = {size})"
+                        for name, size in sources
+                    )
+                    + ": the tables were built with "
+                    + " or ".join(name for name, _ in sources)
+                    + " where the head width d_head belongs. The tables are "
+                    "rotary_embedding(len, self.d_head, self.base)."
+                )
             return (
                 f"The sizes {found[1]} and {found[2]}: {d_head // 2} is d_head // 2, the width "
                 "of half a head (and the columns of its rotation tables); the other side has "

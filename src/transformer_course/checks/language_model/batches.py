@@ -711,6 +711,8 @@ def _check_batch_case(c: Checker, next_token_batches, case: _BatchCase) -> None:
         )
     last = case.num_tokens - case.block_size - 1
     _targets_relation(c, call, inputs, targets, position, last)
+    regrouped = _windows_regrouped(inputs, position, case)
+    c.expect_true(not regrouped, f"{call}: {regrouped}")
     starts = []
     rows = inputs.tolist()
     # every row's ids counting up by one: the offsets added to the ids, not the positions
@@ -766,6 +768,49 @@ def _check_batch_case(c: Checker, next_token_batches, case: _BatchCase) -> None:
         c.expect_true(not ignored, ignored)
     drawn = _other_draw(call, starts, case)
     c.expect_true(not drawn, drawn)
+
+
+#: layouts whose entries, regrouped by a reshape, give the learner's (batch_size,
+#: block_size) inputs: {what was done: how to undo it, (batch, block) -> the windows}
+_REGROUPINGS = {
+    "built time-major, (block_size, batch_size) with one window per column, then reshaped "
+    "(or viewed) to (batch_size, block_size) instead of transposed": (
+        lambda p, batch, block: p.reshape(block, batch).T
+    ),
+    "reshaped (or viewed) from (batch_size, block_size) to (block_size, batch_size), then "
+    "transposed back: the reshape regroups, it does not move the windows to the columns": (
+        lambda p, batch, block: p.T.reshape(batch, block)
+    ),
+}
+
+
+def _windows_regrouped(inputs: torch.Tensor, position: dict[int, int], case: _BatchCase) -> str:
+    """When the inputs' rows are not windows but undoing a reshape that regroups them
+    gives rows that are all windows of consecutive positions (blind25c: positions built
+    time-major and reshaped instead of transposed): what was reshaped, with the rows' own
+    mixed positions shown; "" otherwise (and when a size of 1 makes the reshape harmless)."""
+    batch, block = case.batch_size, case.block_size
+    if batch == 1 or block == 1:
+        return ""
+    # (batch, block): each input token's stream position, -1 where it is not in the stream
+    positions = torch.tensor([[position.get(int(t), -1) for t in row] for row in inputs])
+
+    def windows(rows: torch.Tensor) -> bool:
+        return bool((rows >= 0).all() and (rows[:, 1:] - rows[:, :-1] == 1).all())
+
+    if windows(positions):
+        return ""
+    found = [told for told, undo in _REGROUPINGS.items() if windows(undo(positions, batch, block))]
+    if len(found) != 1:
+        return ""
+    return (
+        f"inputs[0] holds the tokens at stream positions {positions[0].tolist()}, not "
+        "consecutive ones: each of your rows mixes positions of several windows. Your "
+        f"windows are all there, but {found[0]}. A reshape keeps the entries in memory "
+        "order, so the rows it makes are not contiguous windows. Build the rows directly, "
+        "positions = starts[:, None] + torch.arange(block_size), (batch_size, block_size), "
+        "or transpose (.T) where the axes must be exchanged."
+    )
 
 
 def _sizes_swapped(next_token_batches, case: _BatchCase) -> str:

@@ -172,6 +172,7 @@ def _localise_gpt(module, ids: torch.Tensor, state, case: _ModelCase, pairing: s
         norm=lambda t: rms_norm_f(t, sub(p, "norm"), eps),
         layer_oracle=block,
         input_name="the embeddings of the ids",
+        output_rows=("embedding.weight", embedding),
     )
 
 

@@ -158,6 +158,61 @@ def _pairs_prefix(value: Any, name: str, case: _RopeCase, base: float) -> str:
     )
 
 
+def _width_written(width: int, d_head: int) -> str:
+    """``width`` as the expressions of d_head that give it ("d_head // 2 or d_head - 2"
+    when two do), "" when none does."""
+    forms = {
+        "d_head // 2": d_head // 2,
+        "d_head // 4": d_head // 4,
+        "2 * d_head": 2 * d_head,
+        "d_head - 1": d_head - 1,
+        "d_head + 1": d_head + 1,
+        "d_head - 2": d_head - 2,
+        "d_head + 2": d_head + 2,
+    }
+    return " or ".join(form for form, size in forms.items() if size == width)
+
+
+def _table_for_width(value: Any, name: str, case: _RopeCase, base: float) -> str:
+    """When a table has another number of columns than d_head // 2 and is exactly the
+    right table for a head of another width w (every frequency base ** (-2i / w) and the
+    count of pairs from w: blind25c, d_head // 2 passed to the formula, d_head // 4
+    columns): which width the table was made for; "" otherwise."""
+    if not isinstance(value, torch.Tensor) or value.dim() != 2 or value.shape[0] != case.length:
+        return ""
+    columns = int(value.shape[1])
+    if columns in (0, case.d_head // 2):
+        return ""
+    width = 2 * columns  # the head whose d_head // 2 pairs make that many columns
+    if width == case.d_head:
+        return ""
+    angles = rope_angles_f(case.length, width, base)  # (length, columns)
+    right = angles.cos() if name == "cos" else angles.sin()
+    # the first columns of the right formula, continued: one column (angle m, the same for
+    # every width) or such a prefix tells no width apart (_pairs_prefix names it)
+    i = torch.arange(columns, dtype=torch.float64)
+    prefix = torch.arange(case.length, dtype=torch.float64)[:, None] * base ** (
+        -2 * i / case.d_head
+    )  # (length, columns)
+    prefix = prefix.cos() if name == "cos" else prefix.sin()
+    if torch.allclose(right, prefix, atol=1e-4) or not torch.allclose(
+        value.double(), right, atol=1e-4
+    ):
+        return ""
+    given = _width_written(width, case.d_head)
+    count = _width_written(columns, case.d_head)
+    return (
+        f"Its {columns} columns{f' (= {count})' if count else ''} are the whole table for a "
+        f"head {width} wide, not d_head = {case.d_head} wide: the frequency formula was "
+        f"given {f'{given} ({width})' if given else width} where d_head belongs, so it makes "
+        f"{'too few' if columns < case.d_head // 2 else 'too many'} frequencies, {columns} "
+        f"of them, base ** (-2i / {width}), instead of d_head // 2 = {case.d_head // 2} "
+        "frequencies base ** (-2i / d_head). Use d_head in both places: theta = base ** "
+        "(-torch.arange(0, d_head, 2) / d_head)."
+    )
+    return ""
+
+
 def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
     with Checker("rotary_embedding", hidden=hidden) as c:
         c.require_callable(rotary_embedding)
@@ -188,7 +243,9 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                     value,
                     shape,
                     f"{call}: {name}",
-                    _pairs_prefix(value, name, case, base) or _ROPE_SHAPE,
+                    _table_for_width(value, name, case, base)
+                    or _pairs_prefix(value, name, case, base)
+                    or _ROPE_SHAPE,
                 )
                 c.expect_floating(value, f"{call}: {name}", preferred=torch.float32)
                 if value.dtype != torch.float32:

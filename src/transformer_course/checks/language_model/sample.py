@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -684,11 +685,12 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     )
     models = _models(case, tie)
     fitting = [message for message, model in models.items() if matches(model(row))]
-    if fitting and (case.top_p is not None or len(fitting) > 1):
+    noisy = set(_noise_models(case))
+    if fitting and (case.top_p is not None or len(fitting) > 1 or noisy & set(fitting)):
         # one row can make two top-p slips look alike (the running total of the sorted
         # logits and the cut at 1 - top_p keep one token alike at top_p=0.8 here): the
         # model must also fit a flat row, where those keep different numbers of tokens
-        fitting = _confirmed(c, sample, case, fitting, models)
+        fitting = _confirmed(c, sample, case, fitting, models, everywhere=noisy)
     if fitting and _UNIFORM not in fitting and _rows_mix(c, sample, case, frequencies):
         # every model here draws each row on its own: a batch of one row drawing from
         # another distribution refutes them all (a top-p over the batch axis keeps every
@@ -770,10 +772,97 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
             )
         )
     worst = int(((frequencies - expected).abs() - tol).argmax())
+    if case.top_k is None and case.top_p is None:
+        # no filter removes a token here: renormalising what is kept cannot be the cause
+        c.fail(
+            f"{call}: token {worst} was drawn {frequencies[worst]:.3f} of the time, expected "
+            f"{expected[worst]:.3f}. No filter is given here, so the draw itself is off: "
+            "the tokens must be drawn in the proportions softmax(logits / temperature), "
+            "with torch.multinomial(probs, 1, generator=generator) (or, for the "
+            "Gumbel-max trick, the argmax of log(probs) - log(-log(u)))."
+        )
     c.fail(
         f"{call}: token {worst} was drawn {frequencies[worst]:.3f} of the time, expected "
         f"{expected[worst]:.3f}. {_RENORMALISE}"
     )
+
+
+#: the noise a Gumbel-max draw may add, {name: (the formula, how to draw it from u)}:
+#: argmax(log(probs) + noise) follows probs only for Gumbel noise, -log(-log(u))
+_NOISES = {
+    "gumbel": ("-log(-log(u))", lambda u: -torch.log(-torch.log(u))),
+    "exponential": ("-log(u) (exponential noise: one log, not two)", lambda u: -torch.log(u)),
+    "log": ("log(u) (the argmax of probs * u)", torch.log),
+    "uniform": ("u itself (uniform noise, no log)", lambda u: u),
+    "negated gumbel": (
+        "log(-log(u)) (Gumbel noise with its sign flipped)",
+        lambda u: torch.log(-torch.log(u)),
+    ),
+}
+#: the scores the noise is added to: {name: (how it is written, from the log-probabilities)}
+_NOISE_BASES = {
+    "log": ("the log-probabilities log(probs) (or logits / temperature)", lambda lp: lp),
+    "probs": ("the probabilities probs themselves", torch.exp),
+}
+#: draws of each noise model (the models' own sampling error is then below 0.002, far
+#: inside the 6-sigma bound of the learner's 4000 draws)
+_NOISE_DRAWS = 100_000
+
+
+def _noise_models(case: _SampleCase) -> dict[str, Any]:
+    """{message: distribution} for samplers that add noise to scores and take the argmax
+    (the Gumbel-max trick), every noise of :data:`_NOISES` on every base of
+    :data:`_NOISE_BASES` but the right pair, the distribution estimated by drawing."""
+    options = dict(temperature=case.temperature, top_k=case.top_k, top_p=case.top_p)
+    models: dict[str, Any] = {}
+    for noise, (formula, _) in _NOISES.items():
+        for base, (written, _) in _NOISE_BASES.items():
+            if (noise, base) == ("gumbel", "log"):
+                continue  # the right Gumbel-max draw: the reference's distribution
+            if base == "log":
+                told = (
+                    f"Your draws fit argmax(log(probs) + noise) with the noise {formula}: the "
+                    "Gumbel-max trick draws from probs only with Gumbel noise, -log(-log(u)) "
+                    "for u uniform in (0, 1), added to the log-probabilities (or simply use "
+                    "torch.multinomial(probs, 1, generator=generator))."
+                )
+            elif noise == "gumbel":
+                told = (
+                    "Your draws fit the Gumbel-max trick with the Gumbel noise -log(-log(u)) "
+                    f"added to {written}, not to their logarithms: the probabilities lie in "
+                    "[0, 1], so the noise swamps them and the draws are far too flat. Add "
+                    "it to log(probs) (or to logits / temperature), or use "
+                    "torch.multinomial(probs, 1, generator=generator)."
+                )
+            else:
+                told = (
+                    f"Your draws fit argmax(probs + noise) with the noise {formula}, added to "
+                    f"{written}: the Gumbel-max trick adds -log(-log(u)) to log(probs) (or "
+                    "to logits / temperature); or use "
+                    "torch.multinomial(probs, 1, generator=generator)."
+                )
+            models[told] = lambda row, noise=noise, base=base: _noise_distribution(
+                sample_probabilities_f(row, **options), noise, base
+            )
+    return models
+
+
+@functools.lru_cache(maxsize=32)
+def _noise_values(noise: str, vocab: int) -> torch.Tensor:
+    """The noise ``noise`` drawn (_NOISE_DRAWS, vocab), float64, the same on every call."""
+    generator = torch.Generator().manual_seed(0)
+    # (draws, vocab): u in (0, 1), away from both ends so that every log is finite
+    u = torch.rand((_NOISE_DRAWS, vocab), generator=generator, dtype=torch.float64)
+    return _NOISES[noise][1](u.clamp(1e-12, 1 - 1e-12))
+
+
+def _noise_distribution(probs: torch.Tensor, noise: str, base: str) -> torch.Tensor:
+    """How often each token wins argmax(base(probs) + noise) (vocab,), by drawing."""
+    values = _noise_values(noise, len(probs))  # (draws, vocab)
+    log_probs = probs.double().log()  # (vocab,), -inf where a filter removed the token
+    scores = _NOISE_BASES[base][1](log_probs) + values  # (draws, vocab)
+    winners = scores.argmax(dim=-1)
+    return torch.bincount(winners, minlength=len(probs)).double() / _NOISE_DRAWS
 
 
 def _ordinal(n: int) -> str:
@@ -862,6 +951,7 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
         return probs.sort(descending=True).values if not _sorted(probs) else probs * float("nan")
 
     models[_RANKS] = ranked  # entry r: the r-th most probable's probability
+    models.update(_noise_models(case))
     return models
 
 
@@ -883,6 +973,11 @@ def _sorted(probs: torch.Tensor) -> bool:
 _NEGATIVE_ROW = tuple(round(value - 1.0, 2) for value in _CONFIRM_ROW)
 
 
+#: two tokens, one nearly certain: noise added to the probabilities (1 and 0) wins the
+#: other token 0.27 of the time if Gumbel, 0.18 if exponential (the wide rows part none)
+_TWO_TOKEN_ROW = (6.0, 0.0)
+
+
 def _untempered_top_k(row: torch.Tensor, case: _SampleCase) -> torch.Tensor:
     """The distribution of a top-k whose threshold, the k-th largest logit, is taken before
     the temperature and compared with the tempered logits (then top-p, as given)."""
@@ -896,19 +991,33 @@ def _untempered_top_k(row: torch.Tensor, case: _SampleCase) -> torch.Tensor:
     )
 
 
-def _confirmed(c: Checker, sample, case: _SampleCase, fitting: list[str], models) -> list[str]:
+def _confirmed(
+    c: Checker,
+    sample,
+    case: _SampleCase,
+    fitting: list[str],
+    models,
+    everywhere: set[str] = frozenset(),
+) -> list[str]:
     """The messages of ``fitting`` whose models also fit the learner's samples for
     :data:`_CONFIRM_ROW` with the same arguments (blind10h: the running total of the
     logits and the cut at 1 - top_p both fit one row; the flat row parts them), and, when
     several still fit, for :data:`_PEAKED_ROW` and :data:`_WIDE_ROW` too (b11b: top-p
     before top-k and a top-k with no effect keep the same tokens of the case's row and the
-    flat one, where top-p keeps no more than k tokens)."""
+    flat one, where top-p keeps no more than k tokens). A message of ``everywhere`` is
+    kept only if it fits every row, :data:`_TWO_TOKEN_ROW` included where no top-k is
+    given."""
     rows = [_CONFIRM_ROW, _PEAKED_ROW, _WIDE_ROW]
+    if case.top_k is None:
+        rows.append(_TWO_TOKEN_ROW)
     if any(message.startswith(_TOP_K_UNTEMPERED[:40]) for message in fitting):
         rows = [_NEGATIVE_ROW, *rows]
     parting = _threshold_row(case) if set(fitting) & set(_TOP_P_THRESHOLDS) else None
     for number, row in enumerate(rows if parting is None else [parting, *rows]):
-        if number and len(fitting) < 2:
+        # a model of ``everywhere`` (the noise models, whose flat draws other flattening
+        # slips can mimic on one row: probabilities smoothed by adding a constant) must
+        # fit every row, even alone
+        if number and len(fitting) < 2 and not set(fitting) & everywhere:
             break
         confirm = _SampleCase(
             row, case.temperature, case.top_k, case.top_p, seed=case.seed + 50 + number

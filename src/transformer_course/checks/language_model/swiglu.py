@@ -146,6 +146,7 @@ def _combine_mistakes(x, state) -> dict[str, object]:
             linear(gate, state, "w2") * value if gate.shape == x.shape else None
         ),
         _RESIDUAL: lambda: swiglu_f(x, state) + x.double(),
+        **_activated_value_mistakes(z, value, state),
         **{
             f"Your block puts x where a projection belongs: {_INPUT_FOR[key]}. "
             "SwiGLU: w2(silu(w1(x)) * w3(x)).": (lambda key=key: _input_mistakes(x, state)[key])
@@ -153,6 +154,44 @@ def _combine_mistakes(x, state) -> dict[str, object]:
         },
     }
     return values
+
+
+#: the activations a gated unit's branches may be put through, by how they are written
+_BRANCH_ACTIVATIONS = {
+    "silu": F.silu,
+    "relu": torch.relu,
+    "gelu": F.gelu,
+    "sigmoid": torch.sigmoid,
+    "tanh": torch.tanh,
+}
+
+
+def _activated_value_mistakes(z, value, state) -> dict[str, object]:
+    """{message: result} for the value branch w3(x) put through an activation as well
+    (blind25c: silu on both branches), the gate through silu, another activation or none:
+    each pair of activations on the two branches but those the activation table names."""
+    mistakes: dict[str, object] = {}
+    gates = {"": lambda t: t, **_BRANCH_ACTIVATIONS}
+    for gate_name, gate_fn in gates.items():
+        for value_name, value_fn in _BRANCH_ACTIVATIONS.items():
+            if gate_name == "" and value_name == "silu":
+                continue  # silu on w3 alone: the gate and value swapped, told by _SWAP
+            gate_written = f"{gate_name}(w1(x))" if gate_name else "w1(x)"
+            both = (
+                f"both branches go through {value_name}"
+                if gate_name == value_name
+                else f"the gate goes through {gate_name or 'no activation'} and the value "
+                f"through {value_name}"
+            )
+            told = (
+                f"Your hidden layer is {gate_written} * {value_name}(w3(x)): {both}. Only "
+                "the gate is activated, with silu; the value w3(x) enters the product "
+                "linearly, without an activation: self.w2(F.silu(self.w1(x)) * self.w3(x))."
+            )
+            mistakes[told] = lambda gate_fn=gate_fn, value_fn=value_fn: linear(
+                gate_fn(z) * value_fn(value), state, "w2"
+            )
+    return mistakes
 
 
 def _layer_not_called_hint():
