@@ -31,6 +31,7 @@ BCE_MULTICLASS = (
 )
 ACCUMULATION = "https://github.com/ThilinaRajapakse/BERT_binary_text_classification/issues/15"
 EFFECTIVE_ORDER = "https://github.com/vibrantlabsai/ragas/pull/1862"
+SHIFTED_RIGHT = "https://datascience.stackexchange.com/q/88981"
 LOSS_AT_INIT = (
     "https://stats.stackexchange.com/questions/606359/"
     "how-to-initialize-final-layer-to-get-a-good-starting-loss"
@@ -82,9 +83,9 @@ BLIND26B: list[Case] = [
             r"dim ?= ?1",
         ),
         (
-            r"relu (is )?(missing|applied after|on the output)|gelu|tanh",
+            r"relu (is )?(missing|applied after|on the output)|(uses?|with) (gelu|tanh)",
             r"dropout (after|on the output|on the input)",
-            r"residual",
+            r"residual (connection )?(inside|added)|adds (the )?input back",
             r"hidden (layer )?width|d_ff (is )?(ignored|unused)",
         ),
         code="""
@@ -125,9 +126,9 @@ class PositionwiseFeedForward(nn.Module):
             r"(depends on|reads|sees) (the )?(other|adjacent|neighbouring) positions",
         ),
         (
-            r"relu (is )?(missing|applied after|on the output)|gelu|tanh",
+            r"relu (is )?(missing|applied after|on the output)|(uses?|with) (gelu|tanh)",
             r"dropout (after|on the output|on the input)",
-            r"residual",
+            r"residual (connection )?(inside|added)|adds (the )?input back",
             r"(in|out)[_ ]features.{0,30}swapped|sizes (are )?swapped",
         ),
         code="""
@@ -157,7 +158,7 @@ class PositionwiseFeedForward(nn.Module):
         "feed-forward), in both layouts, instead of adding it whole; the attention "
         "sub-layer is right.",
         (
-            r"0\.5|one half|\bhalf\b|1/2",
+            r"\b0\.5 ?\*|\* ?0\.5\b|one half|\bhalf\b|1/2",
             r"(scal|weigh|multipl)\w* (the )?(feed-?forward|ffn|sub-?layer)('s)? "
             r"(output|branch|residual)",
             r"(feed-?forward|ffn)('s)? (output|branch|residual).{0,40}(scal|weigh|multipl)",
@@ -275,7 +276,7 @@ class PositionwiseFeedForward(nn.Module):
             r"(not|never) chained|stack'?s input",
             r"masks? (are )?(swapped|in the wrong order)",
             r"final (layer ?)?norm",
-            r"revers",
+            r"revers\w* order",
         ),
         edits=(
             (
@@ -382,7 +383,7 @@ class PositionwiseFeedForward(nn.Module):
             r"not counted)",
             r"tie_embeddings|tied (table|matrix|output)",
             r"(forgets?|missing|without) (the |its )?bias",
-            r"positional",
+            r"counts? (a |the )?positional|positional (table|encoding).{0,20}counted",
         ),
         edits=(
             (
@@ -420,6 +421,32 @@ class PositionwiseFeedForward(nn.Module):
         source=FORGOT_PARENTHESES,
     ),
     # ---- 10 training -----------------------------------------------------------------------
+    _c(
+        "qtf-reads-unshifted-target",
+        L10,
+        "quiz_teacher_forcing",
+        "answers (d): in the teacher-forced step the decoder would read the target itself, "
+        "el gato negro bebe, not shifted right, so at the position that must produce *bebe* "
+        "it would already read *bebe*; the decoder input is <bos> plus the reference's "
+        "tokens before that position, <bos> el gato negro (and greedy decoding reads its own "
+        "<bos> el gato blanco): (a).",
+        (
+            r"shift\w* (one position )?(to the )?right|shifted",
+            r"(reads?|see|sees|given) (the )?(very )?(token|word) (it|that it) (must|should|has "
+            r"to) predict",
+            r"(starts?|begins?) with <bos>|<bos> (in front|first)",
+        ),
+        (
+            r"own (mistaken )?predictions?.{0,40}(training|teacher)",
+            r"(reference|gold) (prefix|tokens?).{0,40}(inference|greedy)",
+            r"look-?ahead mask (is )?(off|switched off|removed)",
+        ),
+        code="""
+def quiz_teacher_forcing():
+    return "d"
+""",
+        source=SHIFTED_RIGHT,
+    ),
     _c(
         "mb-batch-size-read-as-token-budget",
         L10,
@@ -526,7 +553,7 @@ def noam_lr(step, d_model, warmup):
             r"(normali[sz]ed|normalised) (across|over|against) (the |each other|one another)",
         ),
         (
-            r"v ?- ?1\b|other tokens",
+            r"\bv ?- ?1\b|over the other tokens",
             r"kl[- ]divergence",
             r"pad\w* (positions? )?(counted|included|in the (mean|denominator))",
             r"(smoothing|uniform) term (is )?(missing|dropped|summed)",
@@ -570,7 +597,7 @@ def label_smoothed_loss(logits, labels, pad_id, smoothing=0.1):
             r"zero_grad.{0,40}(never|not|missing)|gradients? (are |were )?(never|not) cleared",
             r"clip\w* (after|before) (the )?(step|backward)",
             r"eval mode|(not|never) in training mode",
-            r"clip_grad_value|per parameter",
+            r"clip_grad_value|clip\w* (each|every) parameter",
         ),
         code="""
 import torch
@@ -613,7 +640,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
             r"tokeni[sz]e",
             r"(references?|streams?) (are )?(not )?transposed|one list per sentence",
             r"averag\w* (of )?(per-)?sentence",
-            r"0-1 scale|/ ?100|fraction",
+            r"0-1 scale|/ ?100\b",
         ),
         edits=(
             (
@@ -670,7 +697,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
             r"loss (at|before) (the start|training|initiali[sz]ation)",
         ),
         (
-            r"\bbits?\b|log ?2|base[- ]2",
+            r"in bits|log ?2\b|base[- ]2",
             r"v ?- ?1\b|fairseq",
             r"-log\(0\.9\)|0\.105",
             r"one-hot (target|cross-entropy)|floor of (the )?plain",
