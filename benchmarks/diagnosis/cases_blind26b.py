@@ -504,7 +504,7 @@ def make_batches(pairs, batch_size, *, pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_
         "decays after the warm-up along a cosine from the peak down to a tenth of it over "
         "ten warm-ups (nanoGPT's get_lr: linear warm-up, then cosine decay) instead of like "
         "1 / sqrt(step): the warm-up line and the peak are right, every rate after the peak "
-        "is not (too high at first, then flat at the floor).",
+        "is not (too high at first, then too low, flat at the floor).",
         (
             r"cos",
             r"1 ?/ ?sqrt\(?step|step ?\*\* ?-0\.5|inverse (square )?root",
