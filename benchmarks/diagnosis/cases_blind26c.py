@@ -24,6 +24,7 @@ NAIVE_SOFTMAX = "https://manuelmazzuola.dev/2021/03/09/softmax-temperature-nan-l
 KEPT_LOGITS_ONE = "https://github.com/lucidrains/x-transformers/issues/184"
 PROMPT_TWICE = "https://github.com/huggingface/transformers/issues/34232"
 MASK_AFTER_SUM = "https://github.com/ruotianluo/self-critical.pytorch/issues/89"
+SUM_AXIS_ZERO = "https://techstalking.com/how-to-implement-the-softmax-function-in-python/"
 
 BLIND26C: list[Case] = [
     # ---- 11 language model ----------------------------------------------------------------
@@ -523,6 +524,75 @@ class CausalSelfAttention(nn.Module):
             ),
         ),
         source=MASK_AFTER_SUM,
+    ),
+    _c(
+        "gqa-output-heads-regrouped-group-major",
+        L12,
+        "grouped_query_attention",
+        "groups the query heads under their key/value head (q viewed as (batch, num_kv_heads, "
+        "group, len_q, d_head), which is right) but merges them back with "
+        "output.transpose(1, 2).reshape(...), group-major: output head g * num_kv_heads + j "
+        "holds query head j * group + g, so the heads come back in the wrong order (right "
+        "only with one key/value head or a group of one).",
+        (
+            r"(heads?|outputs?) (come back |are |is )?(in the wrong order|out of order|"
+            r"permuted|shuffled|scrambled|reordered)",
+            r"(wrong|different) (head )?order",
+            r"order of the (query )?heads",
+            r"(transpos|swap)\w* (the )?(group|kv|key/value)[- ]?(heads? )?(and|with) (the )?"
+            r"(group|kv|key/value)",
+            r"group[- ]major|head h .{0,40}(holds|gets|is) (query )?head",
+        ),
+        (
+            r"\.repeat\(|tiles? (the )?(key|value|k|v)",
+            r"(repeat\w*|copies) along the (length|batch|feature)",
+            r"mask (is )?(ignored|dropped|inverted|not applied)",
+            r"scale\w* (by|with) (d_v|the model|sqrt\(d_model)",
+            r"group (size )?(is )?(inverted|hard-?coded|wrong ratio)",
+        ),
+        code="""
+def grouped_query_attention(q, k, v, mask=None):
+    batch, num_heads, len_q, d_head = q.shape
+    num_kv_heads, len_k = k.shape[1], k.shape[2]
+    group = num_heads // num_kv_heads
+    q = q.reshape(batch, num_kv_heads, group, len_q, d_head)  # each key/value head's queries
+    if mask is not None:
+        mask = mask.expand(batch, num_heads, len_q, len_k)
+        mask = mask.reshape(batch, num_kv_heads, group, len_q, len_k)
+    output, _ = scaled_dot_product_attention(q, k[:, :, None], v[:, :, None], mask)
+    return output.transpose(1, 2).reshape(batch, num_heads, len_q, v.shape[-1])
+""",
+    ),
+    _c(
+        "online-block-sums-over-first-axis",
+        L12,
+        "online_softmax",
+        "sums each block's exponentials with .sum(dim=0), the first axis, as the "
+        "np.exp(x) / np.sum(np.exp(x), axis=0) recipe does, instead of over the block's "
+        "columns (dim=-1): a 1-D x is right, but for rows of scores the block sum runs down "
+        "the rows, so it raises a broadcasting error or, when the number of rows equals the "
+        "block's width, mixes the rows' sums silently.",
+        (
+            r"(sum|summed|sums|adds?)\w* (the exponentials )?(over|along|down|across) (the )?"
+            r"(first|rows?|batch|leading|wrong) ?(axis|dim\w*)?",
+            r"dim ?= ?0|axis ?= ?0|axis 0|dim(ension)? 0|first axis",
+            r"instead of (the )?(last|column|feature) axis|not dim ?= ?-1",
+            r"(sums?|totals?) of (the )?(other|different) rows",
+        ),
+        (
+            r"(max|maximum) (over|across) (all|the whole|every) (rows|tensor)",
+            r"(not|never) rescaled|correction (is )?(inverted|missing)",
+            r"(last|partial) block (is )?(dropped|skipped)",
+            r"in[- ]place",
+            r"(running )?(max|maximum) (starts?|initiali[sz]ed) (at|to) 0",
+        ),
+        edits=(
+            (
+                "block - new_max[..., None]\n        ).sum(dim=-1)",
+                "block - new_max[..., None]\n        ).sum(dim=0)",
+            ),
+        ),
+        source=SUM_AXIS_ZERO,
     ),
     _c(
         "quiz-cache-divided-by-group-again",
