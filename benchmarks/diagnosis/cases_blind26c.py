@@ -81,7 +81,7 @@ BLIND26C: list[Case] = [
         ),
         (
             r"(no|missing|without) (the )?square root",
-            r"subtracts? (the )?mean|variance",
+            r"subtracts? (the )?mean|(uses|divides by) the variance",
             r"(gain|weight) (is )?(missing|not applied|never applied)",
             r"(sum|l2 norm) (instead of|not) (the )?mean",
         ),
@@ -153,6 +153,36 @@ BLIND26C: list[Case] = [
         source=NTK_BASE,
     ),
     _c(
+        "rot-tables-taken-as-angles",
+        L11,
+        "apply_rotary",
+        "reads cos and sin as the angles themselves and takes their cosine and sine again, "
+        "torch.cos(cos) and torch.sin(sin), before rotating: every pair is turned by "
+        "cos(cos(angle)) and sin(sin(angle)), which is not a rotation (the norm changes) and "
+        "position 0 is not left as it is.",
+        (
+            r"cos(ine)? (and sine )?(of|taken of) the (cos|tables?|cosines?)",
+            r"(cos|sin)\((cos|sin)\b|torch\.(cos|sin)\(\s*(cos|sin)\b",
+            r"(tables?|cos and sin) (are |is )?(already )?(the )?(cosines?|sines?|values)\b.{0,40}"
+            r"not (the )?angles",
+            r"(treats?|reads?|takes?) (the )?(tables?|cos and sin|cos, sin) as (the )?angles",
+            r"(cos|sin)\w* (applied|taken) twice",
+        ),
+        (
+            r"(rotates?|turns?) (backwards|the wrong way)|minus (the|its) angle",
+            r"(cos and sin|sin and cos) (are )?(swapped|exchanged)",
+            r"halves (are )?(swapped|in the wrong order)",
+            r"adjacent pairs|interleav",
+            r"in[- ]place (operation|write|update)|modif(ies|ied) (the caller|x)",
+        ),
+        edits=(
+            (
+                "cos, sin = cos.to(x.dtype), sin.to(x.dtype)",
+                "cos, sin = torch.cos(cos).to(x.dtype), torch.sin(sin).to(x.dtype)  # the angles",
+            ),
+        ),
+    ),
+    _c(
         "swiglu-swish-random-beta",
         L11,
         "SwiGLU",
@@ -168,10 +198,10 @@ BLIND26C: list[Case] = [
             r"sigmoid\(\s*\w+ \* ",
         ),
         (
-            r"\bgelu\b",
+            r"gelu (gate|instead)|(uses?|with|gates? with) (a )?gelu",
             r"gate and (the )?value (are |projections are )?swapped",
             r"silu (applied )?(to|on|over) the product",
-            r"dropout",
+            r"(adds?|with|applies) dropout",
             r"(no|without the) value branch",
         ),
         code="""
@@ -211,11 +241,11 @@ class SwiGLU(nn.Module):
             r"not d_ff\b|d_ff (is )?(changed|rescaled|not used as given)",
         ),
         (
-            r"\bgelu\b",
-            r"\bbias\b",
+            r"gelu (gate|instead)|(uses?|with|gates? with) (a )?gelu",
+            r"(extra|with|adds?) (a )?bias (terms?|keys?|parameters?)",
             r"gate_proj|up_proj|down_proj",
             r"(arguments|d_model and d_ff) (are )?swapped",
-            r"fused|w13",
+            r"fused (gate|projection|layer)|w13",
         ),
         edits=(
             (
@@ -296,8 +326,8 @@ class CausalSelfAttention(nn.Module):
         (
             r"post-?norm",
             r"(one|same) norm (is )?(shared|used twice)|norm1 (is )?used (for )?both",
-            r"residual",
-            r"layer ?norm\b",
+            r"residual (is )?(missing|dropped|added (twice|to))",
+            r"(uses?|built as|builds?) (a |an )?(nn\.)?layer ?norm",
         ),
         edits=(
             (
@@ -441,7 +471,7 @@ class CausalSelfAttention(nn.Module):
             r"(length|counter) (never advances|is not advanced|not advanced|advanced by)",
             r"(whole|entire|full) (max_len )?buffer",
             r"only the new (keys|positions)",
-            r"persistent|state.?dict",
+            r"(persistent|registered) buffers?.{0,30}state.?dict",
             r"(writes?|written) (at|to) (position )?0",
         ),
         edits=(
@@ -466,7 +496,7 @@ class CausalSelfAttention(nn.Module):
         "contract asks for each position once.",
         (
             r"(prompt|prefill) (is )?(run|processed|computed|fed|passed)\w* twice",
-            r"twice|two (forward )?(passes|calls) (over|on|through|for) the prompt",
+            r"two (forward )?(passes|calls) (over|on|through|for) the prompt",
             r"positions_processed|(positions?|tokens?) (run|processed|computed) more than once",
             r"each position (only )?once",
             r"(extra|second|redundant) (forward )?(pass|call) (over|on|through|for) the prompt",
@@ -583,7 +613,7 @@ def grouped_query_attention(q, k, v, mask=None):
             r"(max|maximum) (over|across) (all|the whole|every) (rows|tensor)",
             r"(not|never) rescaled|correction (is )?(inverted|missing)",
             r"(last|partial) block (is )?(dropped|skipped)",
-            r"in[- ]place",
+            r"in[- ]place (operation|write|update)|(modifies|overwrites) (the caller'?s? )?(input|x)",
             r"(running )?(max|maximum) (starts?|initiali[sz]ed) (at|to) 0",
         ),
         edits=(
@@ -603,15 +633,15 @@ def grouped_query_attention(q, k, v, mask=None):
         "fewer heads: 48 MiB instead of 192.",
         (
             r"\b48\b",
-            r"(divid\w*|saving) (by )?(the group|4) (again|twice)|twice",
+            r"(divid\w*|saving) (by )?(the group( size)?|4) (again|twice)",
             r"group (size|factor) (is )?(applied|counted|divided) (twice|again)",
             r"(four|4) times too (small|little)",
         ),
         (
-            r"query heads",
+            r"(counts?|uses?|with) (the )?32 query heads",
             r"10\*\*6|megabytes",
             r"(keys only|factor (of )?2 (for )?(keys and values|k and v))",
-            r"\b(4|four) bytes|float32",
+            r"(4|four) bytes (per|a|for each) value",
         ),
         code="""
 def quiz_cache_memory() -> float:
