@@ -1441,6 +1441,24 @@ BATCHES = (
         "(45608db's); every case compared with the earlier cases' causes before it was "
         "committed",
     ),
+    Batch(
+        "round 26, 07-10",
+        "83b0deb",
+        "by a new helper (b26b) that had read no check and no message, 14 of its 19 cases "
+        "transposed from public reports, written blind while round 28 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 28 "
+        "(359f3b4's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
+    Batch(
+        "round 26, 11-12",
+        "4a50fae",
+        "by a new helper (b26c) that had read no check and no message, 12 of its 18 cases "
+        "transposed from public reports, written blind while round 28 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 28 "
+        "(359f3b4's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
