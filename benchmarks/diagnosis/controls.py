@@ -114,6 +114,7 @@ _AFTER_ROUND_24 = ("40db1ca", "after round 24: round 21's cases read and fixed")
 _AFTER_ROUND_25 = ("8fa42eb", "after round 25: round 21's and round 22's cases read and fixed")
 _AFTER_ROUND_26 = ("415d438", "after round 26: round 23's cases read and fixed")
 _AFTER_ROUND_27 = ("7f2890e", "after round 27: round 24's cases read and fixed")
+_AFTER_ROUND_28 = ("359f3b4", "after round 28: round 25's cases read and fixed")
 CONTROLS = (
     Control(
         "round 11's first cases (blind11a-g)",
@@ -235,6 +236,14 @@ CONTROLS = (
         (
             ("4bcd29f", "after round 26: the cases' base, before they were read"),
             _AFTER_ROUND_27,
+        ),
+    ),
+    Control(
+        "round 25's cases, new to the benchmark (blind25a-c)",
+        ("blind25a-", "blind25b-", "blind25c-"),
+        (
+            ("804677b", "after round 27: the cases' base, before they were read"),
+            _AFTER_ROUND_28,
         ),
     ),
     Control(
