@@ -988,6 +988,19 @@ class FFNTorchNames(nn.Module):
         return self.linear2(self.dropout(torch.relu(self.linear1(x))))
 
 
+class FFNSecondLayerConv(FFNBase):
+    """w_2 a convolution over the positions (kernel 5): the family of
+    blind26b-ffn-first-layer-kernel-three, on the other layer and another kernel."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.w_2 = nn.Conv1d(d_ff, d_model, kernel_size=5, padding=2)
+
+    def forward(self, x):
+        hidden = self.dropout(torch.relu(self.w_1(x)))  # (batch, len, d_ff)
+        return self.w_2(hidden.transpose(1, 2)).transpose(1, 2)  # (batch, len, d_model)
+
+
 class FFNNoBias(FFNBase):
     def __init__(self, d_model, d_ff, dropout=0.0):
         super().__init__(d_model, d_ff, dropout)
@@ -1129,6 +1142,12 @@ FFN_MISTAKES = [
         r"two different results for the same input in eval mode: dropout is still active",
     ),
     Mistake(check_PositionwiseFeedForward, FFNFourTimes, r"hidden width is the d_ff argument"),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNSecondLayerConv,
+        r"w_2 is a convolution, nn\.Conv1d\(\d+, \d+, kernel_size=\(5,\)\).*mixes a position "
+        r"with its neighbouring positions",
+    ),
     Mistake(check_PositionwiseFeedForward, FFNFlattened, r"the tokens were flattened into one"),
     Mistake(
         check_PositionwiseFeedForward, FFNReLUClass, r"nn\.ReLU without parentheses is the class"

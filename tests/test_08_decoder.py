@@ -1850,6 +1850,17 @@ DECODER_MISTAKES = [
         r"The layers ran in the order layers\.1, layers\.2 \(the first layer, layers\.0, never "
         r"runs\)",
     ),
+    # the family of blind26b-dec-stack-run-num-layers-times: the whole stack run twice
+    Mistake(
+        S,
+        stack_class(
+            "StackRunTwice",
+            lambda self, x, m, s=None, t=None: self.finish(
+                functools.reduce(lambda h, layer: layer(h, m, s, t), list(self.layers) * 2, x)
+            ),
+        ),
+        r"the whole stack runs 2 times over \(6 layer calls instead of 3\)",
+    ),
     Mistake(
         S,
         stack_class(

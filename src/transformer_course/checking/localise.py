@@ -1111,6 +1111,16 @@ def localise_stack(
                 else f"{', '.join(missing)} never run{'s' if len(missing) == 1 else ''}"
             )
             never = f" ({which})"
+        repeats, leftover = divmod(len(order), num_layers)
+        if repeats > 1 and not leftover and order == names * repeats:
+            # the whole stack run again: for _ in range(n): for layer in self.layers: ...
+            return (
+                f"The layers ran in the order {', '.join(order)}: the whole stack runs "
+                f"{repeats} times over ({len(order)} layer calls instead of {num_layers}). "
+                "A second, outer loop around "
+                "the loop over the layers (or calling the stack again) does that; run "
+                "each layer once, in order: for layer in self.layers: x = layer(x, ...)."
+            )
         if order == names[::-1] and num_layers > 1:  # blind21c-gpt-blocks-in-reverse
             never = (
                 f": in reverse, the last layer first ({names[-1]} reads the stack's input "
