@@ -2169,6 +2169,17 @@ def _loop(self, x, mask=None):
     return self.finish(x)
 
 
+def _mask_tiled_per_head_and_merged(self, x, mask=None):
+    """The family of blind26b-enc-mask-flattened-to-batch-times-heads: one (len, len) mask
+    per head and sentence, the heads first (sentences tiled), merged into one axis."""
+    if mask is not None:
+        batch, length = x.shape[:2]
+        heads = self.layers[0].self_attn.num_heads
+        per_sentence = mask.expand(batch, 1, length, length)[:, 0]  # (batch, len, len)
+        mask = torch.cat([per_sentence] * heads)  # (heads * batch, len, len)
+    return _loop(self, x, mask)
+
+
 class EncoderEveryLayerOutput(ref.Encoder):
     """Every layer's output kept and stacked, (num_layers, batch, len, d_model)
     (blind10g-encoder-returns-every-layer-output; before: the contract's shape restated)."""
@@ -2413,6 +2424,12 @@ class EncoderLayerDropUnderOwnName(ref.Encoder):
 
 
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        stack_class("EncoderMaskTiledPerHeadMerged", _mask_tiled_per_head_and_merged),
+        r"`layers\.0\.self_attn` gets mask as \d+ separate \(len_q, len_k\) masks.*the batch and "
+        r"the heads merged into one leading axis.*the sentences tiled",
+    ),
     Mistake(
         check_Encoder,
         EncoderMaskOfFirstSentence,

@@ -27,6 +27,7 @@ from torch import nn
 
 from transformer_course.checking.formatting import candidates_message
 from transformer_course.checking.hooks import inputs_received
+from transformer_course.checking.mask_copies import mask_copies
 from transformer_course.checking.mask_relations import mask_relation
 from transformer_course.checking.rearranged import rearrangement
 from transformer_course.checking.relations import recognisable_number
@@ -1632,6 +1633,9 @@ def mask_arrival_hint(
                     f"`{shown}` gets {other}, where {label} belongs: the masks are exchanged "
                     "on the way (the order of forward's parameters, or of a call's arguments)."
                 )
+            if copies := mask_copies(mask, wanted, label):
+                # blind26b-enc-mask-flattened-to-batch-times-heads, -dec-src-mask-tiled-per-head
+                return f"`{shown}` {copies}"
             if how := rearrangement(mask, wanted):
                 return (
                     f"`{shown}` gets {label} with {how}: shape {tuple(mask.shape)}, where the "
