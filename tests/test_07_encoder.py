@@ -988,6 +988,19 @@ class FFNTorchNames(nn.Module):
         return self.linear2(self.dropout(torch.relu(self.linear1(x))))
 
 
+class FFNSecondLayerConv(FFNBase):
+    """w_2 a convolution over the positions (kernel 5): the family of
+    blind26b-ffn-first-layer-kernel-three, on the other layer and another kernel."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.w_2 = nn.Conv1d(d_ff, d_model, kernel_size=5, padding=2)
+
+    def forward(self, x):
+        hidden = self.dropout(torch.relu(self.w_1(x)))  # (batch, len, d_ff)
+        return self.w_2(hidden.transpose(1, 2)).transpose(1, 2)  # (batch, len, d_model)
+
+
 class FFNNoBias(FFNBase):
     def __init__(self, d_model, d_ff, dropout=0.0):
         super().__init__(d_model, d_ff, dropout)
@@ -1129,6 +1142,12 @@ FFN_MISTAKES = [
         r"two different results for the same input in eval mode: dropout is still active",
     ),
     Mistake(check_PositionwiseFeedForward, FFNFourTimes, r"hidden width is the d_ff argument"),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNSecondLayerConv,
+        r"w_2 is a convolution, nn\.Conv1d\(\d+, \d+, kernel_size=\(5,\)\).*mixes a position "
+        r"with its neighbouring positions",
+    ),
     Mistake(check_PositionwiseFeedForward, FFNFlattened, r"the tokens were flattened into one"),
     Mistake(
         check_PositionwiseFeedForward, FFNReLUClass, r"nn\.ReLU without parentheses is the class"
@@ -2150,6 +2169,17 @@ def _loop(self, x, mask=None):
     return self.finish(x)
 
 
+def _mask_tiled_per_head_and_merged(self, x, mask=None):
+    """The family of blind26b-enc-mask-flattened-to-batch-times-heads: one (len, len) mask
+    per head and sentence, the heads first (sentences tiled), merged into one axis."""
+    if mask is not None:
+        batch, length = x.shape[:2]
+        heads = self.layers[0].self_attn.num_heads
+        per_sentence = mask.expand(batch, 1, length, length)[:, 0]  # (batch, len, len)
+        mask = torch.cat([per_sentence] * heads)  # (heads * batch, len, len)
+    return _loop(self, x, mask)
+
+
 class EncoderEveryLayerOutput(ref.Encoder):
     """Every layer's output kept and stacked, (num_layers, batch, len, d_model)
     (blind10g-encoder-returns-every-layer-output; before: the contract's shape restated)."""
@@ -2394,6 +2424,12 @@ class EncoderLayerDropUnderOwnName(ref.Encoder):
 
 
 ENCODER_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        stack_class("EncoderMaskTiledPerHeadMerged", _mask_tiled_per_head_and_merged),
+        r"`layers\.0\.self_attn` gets mask as \d+ separate \(len_q, len_k\) masks.*the batch and "
+        r"the heads merged into one leading axis.*the sentences tiled",
+    ),
     Mistake(
         check_Encoder,
         EncoderMaskOfFirstSentence,

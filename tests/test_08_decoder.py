@@ -688,6 +688,21 @@ class LayerMemoryKeptLastPositions(ref.DecoderLayer):
         return super().forward(x, memory, src_mask, tgt_mask)
 
 
+class LayerCrossAttendsLastTwoSourcePositions(ref.DecoderLayer):
+    """The family of blind26b-dl-cross-attends-last-source-position: the last two source
+    positions as keys and values, no src_mask (it no longer fits)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        return super().forward(x, memory[:, -2:], None, tgt_mask)
+
+
+class LayerCrossAttendsFirstSourcePosition(ref.DecoderLayer):
+    """The same family: the first source position alone (a summary token's state)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        return super().forward(x, memory[:, :1], None, tgt_mask)
+
+
 class LayerPreNormalisesItsOutput(ref.DecoderLayer):
     """Pre-LN ending with norm1 of the last residual sum: the same family (a post-LN step
     added at the end of a pre-LN layer), with another norm."""
@@ -858,6 +873,18 @@ LAYER_MISTAKES = [
         check_DecoderLayer,
         LayerMemoryDroppedOnce,
         r"The keys and values of `self\.cross_attn` are dropout\(memory\) \(train mode",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerCrossAttendsLastTwoSourcePositions,
+        r"The keys and values of `self\.cross_attn` are memory cut to its last 2 positions "
+        r"\(memory\[:, -2:\]",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerCrossAttendsFirstSourcePosition,
+        r"The keys and values of `self\.cross_attn` are memory cut to its first source position "
+        r"alone \(memory\[:, :1\]\): a single key and value",
     ),
     Mistake(
         check_DecoderLayer,
@@ -1179,6 +1206,16 @@ def _loop(self, x, memory, src_mask=None, tgt_mask=None):
     for layer in self.layers:
         x = layer(x, memory, src_mask, tgt_mask)
     return self.finish(x)
+
+
+def _src_mask_cat_per_head(self, x, memory, src_mask=None, tgt_mask=None):
+    """One source mask per head by concatenating the batch num_heads times, then viewed
+    as (batch, num_heads, 1, len_src): the heads of a sentence get other sentences' masks."""
+    if src_mask is not None:
+        batch, heads = x.shape[0], self.layers[0].cross_attn.num_heads
+        src_mask = src_mask.expand(batch, 1, 1, -1)  # (batch, 1, 1, len_src)
+        src_mask = torch.cat([src_mask] * heads).view(batch, heads, 1, -1)
+    return _loop(self, x, memory, src_mask, tgt_mask)
 
 
 class DecoderAnnotatedClones(StackBase):
@@ -1849,6 +1886,25 @@ DECODER_MISTAKES = [
         ),
         r"The layers ran in the order layers\.1, layers\.2 \(the first layer, layers\.0, never "
         r"runs\)",
+    ),
+    # the family of blind26b-dec-src-mask-tiled-per-head: copies per head concatenated
+    Mistake(
+        S,
+        stack_class("SrcMaskCatPerHead", _src_mask_cat_per_head),
+        r"`layers\.0\.cross_attn` gets src_mask with shape \(\d+, \d+, 1, \d+\), one copy per "
+        r"head, but the heads of a sentence read other sentences' masks \(head \d+ of sentence "
+        r"\d+ gets sentence \d+'s src_mask\)",
+    ),
+    # the family of blind26b-dec-stack-run-num-layers-times: the whole stack run twice
+    Mistake(
+        S,
+        stack_class(
+            "StackRunTwice",
+            lambda self, x, m, s=None, t=None: self.finish(
+                functools.reduce(lambda h, layer: layer(h, m, s, t), list(self.layers) * 2, x)
+            ),
+        ),
+        r"the whole stack runs 2 times over \(6 layer calls instead of 3\)",
     ),
     Mistake(
         S,

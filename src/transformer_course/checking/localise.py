@@ -27,6 +27,7 @@ from torch import nn
 
 from transformer_course.checking.formatting import candidates_message
 from transformer_course.checking.hooks import inputs_received
+from transformer_course.checking.mask_copies import mask_copies
 from transformer_course.checking.mask_relations import mask_relation
 from transformer_course.checking.rearranged import rearrangement
 from transformer_course.checking.relations import recognisable_number
@@ -1111,6 +1112,16 @@ def localise_stack(
                 else f"{', '.join(missing)} never run{'s' if len(missing) == 1 else ''}"
             )
             never = f" ({which})"
+        repeats, leftover = divmod(len(order), num_layers)
+        if repeats > 1 and not leftover and order == names * repeats:
+            # the whole stack run again: for _ in range(n): for layer in self.layers: ...
+            return (
+                f"The layers ran in the order {', '.join(order)}: the whole stack runs "
+                f"{repeats} times over ({len(order)} layer calls instead of {num_layers}). "
+                "A second, outer loop around "
+                "the loop over the layers (or calling the stack again) does that; run "
+                "each layer once, in order: for layer in self.layers: x = layer(x, ...)."
+            )
         if order == names[::-1] and num_layers > 1:  # blind21c-gpt-blocks-in-reverse
             never = (
                 f": in reverse, the last layer first ({names[-1]} reads the stack's input "
@@ -1622,6 +1633,9 @@ def mask_arrival_hint(
                     f"`{shown}` gets {other}, where {label} belongs: the masks are exchanged "
                     "on the way (the order of forward's parameters, or of a call's arguments)."
                 )
+            if copies := mask_copies(mask, wanted, label):
+                # blind26b-enc-mask-flattened-to-batch-times-heads, -dec-src-mask-tiled-per-head
+                return f"`{shown}` {copies}"
             if how := rearrangement(mask, wanted):
                 return (
                     f"`{shown}` gets {label} with {how}: shape {tuple(mask.shape)}, where the "

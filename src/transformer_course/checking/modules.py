@@ -391,6 +391,39 @@ def transposed_weight_hint(
     return ""
 
 
+def convolution_weight_hint(
+    module: nn.Module, key: str, found: tuple[int, ...], shape: tuple[int, ...]
+) -> str:
+    """For a 2-D (out, in) weight held by a convolution (its weight (out, in, *kernel)):
+    that the layer is a convolution over the positions, with its kernel size, and what a
+    kernel wider than 1 does to a position-wise layer; "" for any other module."""
+    if len(tuple(shape)) != 2 or not key.endswith(".weight"):
+        return ""
+    layer = key[: -len(".weight")]
+    try:
+        sub = module.get_submodule(layer)
+    except AttributeError:
+        return ""
+    if not isinstance(sub, nn.modules.conv._ConvNd):
+        return ""
+    kernel = tuple(sub.kernel_size)
+    built = f"nn.{type(sub).__name__}({sub.in_channels}, {sub.out_channels}, kernel_size={kernel})"
+    mixes = (
+        f"with a kernel of {'x'.join(map(str, kernel))}, each output vector mixes a position "
+        "with its neighbouring positions, so the layer is no longer applied to each position "
+        "separately"
+        if any(size > 1 for size in kernel)
+        else "even a kernel of 1, which computes the same map, stores its weight with an "
+        "extra kernel axis, so the weights are not loaded by these names and shapes"
+    )
+    return (
+        f"{layer} is a convolution, {built}, not an nn.Linear: its weight has the extra "
+        f"kernel axis (out_channels, in_channels, *kernel_size) = {tuple(found)}, and "
+        f"{mixes}. Build it as nn.Linear({shape[1]}, {shape[0]}), applied to the last axis "
+        "of x (no transposes needed)."
+    )
+
+
 def _swapped_sizes(
     module: nn.Module,
     found: Mapping[str, tuple[int, ...]],
@@ -628,10 +661,16 @@ def build_module(
         for key, shape in expected_shapes.items():
             if found[key] != tuple(shape):
                 hint = keys_hint(found) if keys_hint else ""
-                hint = (
-                    f"{transposed_weight_hint(module, key, found[key], shape)} "
-                    f"{_size_from_argument(name, args, kwargs, found[key], tuple(shape))} {hint}"
-                ).strip()
+                hint = " ".join(
+                    part
+                    for part in (
+                        convolution_weight_hint(module, key, found[key], shape),
+                        transposed_weight_hint(module, key, found[key], shape),
+                        _size_from_argument(name, args, kwargs, found[key], tuple(shape)),
+                        hint,
+                    )
+                    if part
+                )
                 c.fail(
                     f"{built}: {key} has shape {found[key]}, expected {tuple(shape)}. {hint}".strip()
                 )

@@ -367,6 +367,8 @@ def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call:
         if not _same(got, other):
             if wrong := _mask_reshaped(module, inputs):
                 return wrong  # the mask arrives, reshaped: "pass src_mask" would be wrong
+            if cut := _memory_cut(module, inputs):
+                return cut  # keys and values a slice of memory: "pass src_mask" says too little
             if _cross_attention_ignores_padding(module, inputs):
                 return _SOURCE_PADDING_BYPASSES_ATTENTION
             return _layers_without_src_mask(module, inputs) or _SEES_SOURCE_PADDING
@@ -478,6 +480,16 @@ def _memory_label(value: torch.Tensor, memory: torch.Tensor, len_tgt: int, rate:
             for cut, text in ((memory[:, :n], f"[:, :{n}]"), (memory[:, -n:], f"[:, -{n}:]")):
                 if torch.allclose(value, cut, rtol=1e-4, atol=1e-5):
                     first = "first" if text.startswith("[:, :") else "last"
+                    if n == 1:  # blind26b-dl-cross-attends-last-source-position
+                        return (
+                            f"memory cut to its {first} source position alone (memory{text}): "
+                            "a single key and value, so the softmax gives it all the weight "
+                            "and every target position reads the same vector, that "
+                            f"position's (a <pad> where a sentence is padded at the "
+                            f"{'end' if first == 'last' else 'start'}); the other "
+                            f"{memory.shape[1] - 1} source positions are never read. The "
+                            "cross-attention attends to every source position, under src_mask"
+                        )
                     return (
                         f"memory cut to its {first} {n} positions (memory{text}"
                         + (", the target's length" if n == len_tgt else "")
@@ -500,6 +512,27 @@ def _memory_label(value: torch.Tensor, memory: torch.Tensor, len_tgt: int, rate:
                 "output, never on memory"
             )
     return ""
+
+
+def _memory_cut(module, inputs: _Inputs) -> str:
+    """When the layer's one cross-attention call gets, as its keys and values, memory cut
+    along its length (:func:`_memory_label`): that, as a message; "" otherwise."""
+    calls = _attention_calls(module, "cross_attn", inputs)
+    if not calls or len(calls) != 1:
+        return ""
+    memory = inputs.memory.detach().double()
+    labels = set()
+    for slot in ("key", "value"):
+        value = calls[0][1].get(slot)
+        if not torch.is_tensor(value):
+            return ""
+        labels.add(_memory_label(value.detach().double(), memory, inputs.x.shape[1], 0.0))
+    if len(labels) != 1 or not (label := labels.pop()):
+        return ""
+    return (
+        f"The keys and values of `self.cross_attn` are {label}: "
+        "cross_attn(query, memory, memory, src_mask)."
+    )
 
 
 def _cross_attention_sources(module, inputs: _Inputs, p, rate: float = 0.0) -> str:
