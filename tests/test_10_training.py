@@ -4083,6 +4083,18 @@ def test_loss_floor_quiz_names_a_logarithm_of_another_base(log, unit):
     assert_rejected(check_quiz_loss_floor, lambda: round(floor, 3), unit)
 
 
+@pytest.mark.parametrize(
+    ("answer", "named"),
+    [(lambda: math.log2(10), r"uniform prediction.*in bits"), (lambda: 2.30, r"uniform")],
+)
+def test_loss_floor_quiz_names_the_loss_of_the_uniform_prediction(answer, named):
+    """Round 26: the loss at initialisation (-log(1/V), in nats or bits), taken for the
+    floor, is told as the uniform prediction's loss, where training starts."""
+    from transformer_course.checks.training.quizzes import check_quiz_loss_floor
+
+    assert_rejected(check_quiz_loss_floor, answer, named)
+
+
 def test_beam_search_that_empties_its_beam_is_told_which_walks_do():
     """Round 24: an IndexError on an empty live beam names the replayed walks that empty it
     on that input (and agree with every earlier answer), after the generic hint."""
