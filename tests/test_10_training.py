@@ -814,6 +814,11 @@ BATCH_CORRECT = [
 
 
 # ========================================================================= noam_lr
+def _noam_ref(step, d_model, warmup):
+    step = max(step, 1)
+    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
 def noam_variant(formula, name):
     @named(name)
     def noam_lr(step, d_model, warmup):
@@ -938,6 +943,34 @@ NOAM_MISTAKES = [
         check_noam_lr,
         noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, s * w**-1.6), "warmup_exponent_1_6"),
         r"is -1\.6 in your formula instead of -1\.5\. lr",
+    ),
+    # round 26: the family 'one side of the peak wrong in no power-law shape' (a cosine
+    # decay was told only the largest difference): a linear decay to a floor after the
+    # peak, and a smoothstep warm-up, are told which side is wrong and its law
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: (
+                _noam_ref(s, d, w)
+                if s <= w
+                else _noam_ref(w, d, w) * max(0.1, 1 - (s - w) / (20 * w))
+            ),
+            "linear_decay_after_warmup",
+        ),
+        r"Your warm-up and the peak are right .*after the peak your rates differ .*fall like "
+        r"1 / sqrt\(step\)",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: (
+                _noam_ref(s, d, w)
+                if s >= w
+                else _noam_ref(w, d, w) * (3 * (s / w) ** 2 - 2 * (s / w) ** 3)
+            ),
+            "smoothstep_warm_up",
+        ),
+        r"during the warm-up \(step < warmup\) they differ.*must rise linearly",
     ),
     # blind10j: d_model and warmup in each other's places, told only the largest difference
     Mistake(
