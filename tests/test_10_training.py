@@ -2224,6 +2224,36 @@ def _step_returns_gradient_norm(model, batch, optimizer, loss_fn, clip_norm=1.0)
 STEP = check_train_step
 
 
+def _accumulating_step(every: int):
+    """A train_step that steps every `every`-th call (gradient accumulation, counted in a
+    closure), with the loss divided by `every`."""
+    calls = [0]
+
+    def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
+        model.train()
+        src, decoder_input, labels = batch
+        loss = loss_fn(model(src, decoder_input), labels)
+        (loss / every).backward()
+        calls[0] += 1
+        if calls[0] % every == 0:
+            if clip_norm is not None:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+            optimizer.step()
+            optimizer.zero_grad()
+        return loss.item()
+
+    return train_step
+
+
+@pytest.mark.parametrize(
+    ("every", "named"), [(3, r"moved the weights at calls \d and \d only: .*every third call")]
+)
+def test_train_step_that_steps_every_few_calls_is_told_its_period(every, named):
+    """Round 26: a step every second call (gradient accumulation) was told only that the
+    first call did not step; later calls on a twin model show the period."""
+    assert_rejected(check_train_step, _accumulating_step(every), named)
+
+
 @named("step_reslices_the_batch")
 def step_reslices_the_batch(model, batch, optimizer, loss_fn, clip_norm=1.0):
     """Teacher forcing sliced in the step, on a batch that make_batches already shifted."""
