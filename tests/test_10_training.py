@@ -582,7 +582,38 @@ def decoder_input_rolled_from_labels(
     return batches
 
 
+@named("padded_token_budget")
+def batches_by_padded_token_budget(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """batch_size read as a budget of padded source tokens (rows * longest source)."""
+    chunks, chunk = [], []
+    for pair in pairs:
+        longest = max([len(s) for s, _ in chunk] + [len(pair[0])])
+        if chunk and (len(chunk) + 1) * longest > batch_size:
+            chunks.append(chunk)
+            chunk = []
+        chunk.append(pair)
+    chunks += [chunk] if chunk else []
+    return [
+        (
+            _tensor([list(s) for s, _ in c], pad_id),
+            _tensor([[bos_id, *t] for _, t in c], pad_id),
+            _tensor([[*t, eos_id] for _, t in c], pad_id),
+        )
+        for c in chunks
+    ]
+
+
 BATCH_MISTAKES = [
+    # round 26: the family 'batch_size read as a token budget' (source tokens was told
+    # only the count of batches): the sizes, and the budgets that give them, are named
+    Mistake(
+        check_make_batches,
+        batches_by_padded_token_budget,
+        r"Your batches hold \[.*\] pairs; each must hold batch_size=\d+ pairs.*budget of "
+        r"batch_size=\d+ .*padded source tokens",
+    ),
     # round 25 (blind24b): the source's ids in another order, named from every row
     Mistake(
         check_make_batches,
