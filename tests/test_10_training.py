@@ -1514,6 +1514,17 @@ def real_labels_counted_from_pad_upwards(logits, labels, pad_id, smoothing=0.1):
 SMOOTH = check_label_smoothed_loss
 
 
+@named("bce_averaged_over_the_vocabulary")
+def bce_averaged_over_the_vocabulary(logits, labels, pad_id, smoothing=0.1):
+    """Each token a yes/no question: BCE with logits against the smoothed target, averaged
+    over the V tokens and the kept positions (no softmax over the vocabulary)."""
+    vocab = logits.shape[-1]
+    keep = labels != pad_id
+    hot = F.one_hot(labels.masked_fill(~keep, 0), vocab).to(logits.dtype)
+    target = hot * (1 - smoothing) + smoothing / vocab  # (..., V)
+    return F.binary_cross_entropy_with_logits(logits[keep], target[keep])
+
+
 @named("vocabulary_size_from_axis_1")
 def vocabulary_size_from_axis_1(logits, labels, pad_id, smoothing=0.1):
     """Blind round 6 (probe): V read as logits.shape[1], right only for (N, V) logits."""
@@ -1754,6 +1765,14 @@ def smoothed_logits(logits, labels, pad_id, smoothing=0.1):
 
 
 SMOOTHING_MISTAKES = [
+    # round 26: the family 'a sigmoid per token where the softmax belongs' (BCE summed over
+    # V was told only that the raw logits are read): the per-token loss it is, is named
+    Mistake(
+        SMOOTH,
+        bce_averaged_over_the_vocabulary,
+        r"scores each vocabulary entry on its own .*binary cross-entropy of sigmoid\(logits\)"
+        r" against the smoothed target, averaged over the V tokens",
+    ),
     # round 25 (blind24b): the smoothing moved from the target onto the model's side
     Mistake(
         SMOOTH,
