@@ -3162,7 +3162,20 @@ def _best_single_stream_bleu(hypotheses, references):
     return best
 
 
+def _effective_order_bleu(hypotheses, references):
+    """BLEU from a BLEU object built with effective_order=True (sentence_bleu's setting)."""
+    streams = [list(stream) for stream in itertools.zip_longest(*references)]
+    return sacrebleu.BLEU(effective_order=True).corpus_score(hypotheses, streams).score
+
+
 SCORE_MISTAKES = [
+    # round 26: the family 'an option of corpus_bleu changed from its default', the
+    # effective order: seen only when no hypothesis has 4 words (no 4-gram at all)
+    Mistake(
+        SCORES,
+        named("bleu_effective_order_object")(scores_with(bleu=_effective_order_bleu)),
+        r"use_effective_order=True \(sentence_bleu's setting\).*no 4-grams",
+    ),
     Mistake(
         SCORES,
         named("bleu_best_single_stream")(scores_with(bleu=_best_single_stream_bleu)),
