@@ -2683,6 +2683,7 @@ def beam_with(
     extra_steps=0,
     one_row=None,
     min_length=0,
+    forget_done=False,
 ):
     """A learner-style beam search with switches for the classic mistakes; ``extra_steps``:
     added to max_len in the loop's bound; ``one_row``: the live hypothesis whose next-token
@@ -2720,6 +2721,8 @@ def beam_with(
                         extended = seq - [token] if subtract_list else [*seq, token]
                         candidates.append((total if cumulative else value, extended))
                 candidates.sort(key=lambda c: c[0] if ascending else -c[0])
+                if forget_done:  # the finished list emptied at every step
+                    done.clear()
                 if finished_in_beam or shrink:
                     width = beam_size - (len(done) if shrink else 0)
                     top = candidates[:width]
@@ -2933,6 +2936,13 @@ BEAM_MISTAKES = [
         BEAM, named("finished_keep_their_place")(beam_with(finished_in_beam=True)), "take up places"
     ),
     Mistake(BEAM, named("shrinking_beam")(beam_with(shrink=True)), "shrinks"),
+    # round 26: the family 'finished hypotheses forgotten' (emptied at every step), told
+    # only that the search went past the contract's stop: replayed and named
+    Mistake(
+        BEAM,
+        named("finished_cleared_each_step")(beam_with(forget_done=True)),
+        r"forgets the hypotheses that finished at earlier steps",
+    ),
     Mistake(
         BEAM,
         named("stop_at_first_finished")(beam_with(stop="first")),
