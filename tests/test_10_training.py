@@ -582,7 +582,38 @@ def decoder_input_rolled_from_labels(
     return batches
 
 
+@named("padded_token_budget")
+def batches_by_padded_token_budget(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """batch_size read as a budget of padded source tokens (rows * longest source)."""
+    chunks, chunk = [], []
+    for pair in pairs:
+        longest = max([len(s) for s, _ in chunk] + [len(pair[0])])
+        if chunk and (len(chunk) + 1) * longest > batch_size:
+            chunks.append(chunk)
+            chunk = []
+        chunk.append(pair)
+    chunks += [chunk] if chunk else []
+    return [
+        (
+            _tensor([list(s) for s, _ in c], pad_id),
+            _tensor([[bos_id, *t] for _, t in c], pad_id),
+            _tensor([[*t, eos_id] for _, t in c], pad_id),
+        )
+        for c in chunks
+    ]
+
+
 BATCH_MISTAKES = [
+    # round 26: the family 'batch_size read as a token budget' (source tokens was told
+    # only the count of batches): the sizes, and the budgets that give them, are named
+    Mistake(
+        check_make_batches,
+        batches_by_padded_token_budget,
+        r"Your batches hold \[.*\] pairs; each must hold batch_size=\d+ pairs.*budget of "
+        r"batch_size=\d+ .*padded source tokens",
+    ),
     # round 25 (blind24b): the source's ids in another order, named from every row
     Mistake(
         check_make_batches,
@@ -814,6 +845,11 @@ BATCH_CORRECT = [
 
 
 # ========================================================================= noam_lr
+def _noam_ref(step, d_model, warmup):
+    step = max(step, 1)
+    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
 def noam_variant(formula, name):
     @named(name)
     def noam_lr(step, d_model, warmup):
@@ -938,6 +974,34 @@ NOAM_MISTAKES = [
         check_noam_lr,
         noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, s * w**-1.6), "warmup_exponent_1_6"),
         r"is -1\.6 in your formula instead of -1\.5\. lr",
+    ),
+    # round 26: the family 'one side of the peak wrong in no power-law shape' (a cosine
+    # decay was told only the largest difference): a linear decay to a floor after the
+    # peak, and a smoothstep warm-up, are told which side is wrong and its law
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: (
+                _noam_ref(s, d, w)
+                if s <= w
+                else _noam_ref(w, d, w) * max(0.1, 1 - (s - w) / (20 * w))
+            ),
+            "linear_decay_after_warmup",
+        ),
+        r"Your warm-up and the peak are right .*after the peak your rates differ .*fall like "
+        r"1 / sqrt\(step\)",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(
+            lambda s, d, w: (
+                _noam_ref(s, d, w)
+                if s >= w
+                else _noam_ref(w, d, w) * (3 * (s / w) ** 2 - 2 * (s / w) ** 3)
+            ),
+            "smoothstep_warm_up",
+        ),
+        r"during the warm-up \(step < warmup\) they differ.*must rise linearly",
     ),
     # blind10j: d_model and warmup in each other's places, told only the largest difference
     Mistake(
@@ -1450,6 +1514,17 @@ def real_labels_counted_from_pad_upwards(logits, labels, pad_id, smoothing=0.1):
 SMOOTH = check_label_smoothed_loss
 
 
+@named("bce_averaged_over_the_vocabulary")
+def bce_averaged_over_the_vocabulary(logits, labels, pad_id, smoothing=0.1):
+    """Each token a yes/no question: BCE with logits against the smoothed target, averaged
+    over the V tokens and the kept positions (no softmax over the vocabulary)."""
+    vocab = logits.shape[-1]
+    keep = labels != pad_id
+    hot = F.one_hot(labels.masked_fill(~keep, 0), vocab).to(logits.dtype)
+    target = hot * (1 - smoothing) + smoothing / vocab  # (..., V)
+    return F.binary_cross_entropy_with_logits(logits[keep], target[keep])
+
+
 @named("vocabulary_size_from_axis_1")
 def vocabulary_size_from_axis_1(logits, labels, pad_id, smoothing=0.1):
     """Blind round 6 (probe): V read as logits.shape[1], right only for (N, V) logits."""
@@ -1690,6 +1765,14 @@ def smoothed_logits(logits, labels, pad_id, smoothing=0.1):
 
 
 SMOOTHING_MISTAKES = [
+    # round 26: the family 'a sigmoid per token where the softmax belongs' (BCE summed over
+    # V was told only that the raw logits are read): the per-token loss it is, is named
+    Mistake(
+        SMOOTH,
+        bce_averaged_over_the_vocabulary,
+        r"scores each vocabulary entry on its own .*binary cross-entropy of sigmoid\(logits\)"
+        r" against the smoothed target, averaged over the V tokens",
+    ),
     # round 25 (blind24b): the smoothing moved from the target onto the model's side
     Mistake(
         SMOOTH,
@@ -2191,6 +2274,36 @@ def _step_returns_gradient_norm(model, batch, optimizer, loss_fn, clip_norm=1.0)
 STEP = check_train_step
 
 
+def _accumulating_step(every: int):
+    """A train_step that steps every `every`-th call (gradient accumulation, counted in a
+    closure), with the loss divided by `every`."""
+    calls = [0]
+
+    def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
+        model.train()
+        src, decoder_input, labels = batch
+        loss = loss_fn(model(src, decoder_input), labels)
+        (loss / every).backward()
+        calls[0] += 1
+        if calls[0] % every == 0:
+            if clip_norm is not None:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+            optimizer.step()
+            optimizer.zero_grad()
+        return loss.item()
+
+    return train_step
+
+
+@pytest.mark.parametrize(
+    ("every", "named"), [(3, r"moved the weights at calls \d and \d only: .*every third call")]
+)
+def test_train_step_that_steps_every_few_calls_is_told_its_period(every, named):
+    """Round 26: a step every second call (gradient accumulation) was told only that the
+    first call did not step; later calls on a twin model show the period."""
+    assert_rejected(check_train_step, _accumulating_step(every), named)
+
+
 @named("step_reslices_the_batch")
 def step_reslices_the_batch(model, batch, optimizer, loss_fn, clip_norm=1.0):
     """Teacher forcing sliced in the step, on a batch that make_batches already shifted."""
@@ -2570,6 +2683,7 @@ def beam_with(
     extra_steps=0,
     one_row=None,
     min_length=0,
+    forget_done=False,
 ):
     """A learner-style beam search with switches for the classic mistakes; ``extra_steps``:
     added to max_len in the loop's bound; ``one_row``: the live hypothesis whose next-token
@@ -2607,6 +2721,8 @@ def beam_with(
                         extended = seq - [token] if subtract_list else [*seq, token]
                         candidates.append((total if cumulative else value, extended))
                 candidates.sort(key=lambda c: c[0] if ascending else -c[0])
+                if forget_done:  # the finished list emptied at every step
+                    done.clear()
                 if finished_in_beam or shrink:
                     width = beam_size - (len(done) if shrink else 0)
                     top = candidates[:width]
@@ -2820,6 +2936,13 @@ BEAM_MISTAKES = [
         BEAM, named("finished_keep_their_place")(beam_with(finished_in_beam=True)), "take up places"
     ),
     Mistake(BEAM, named("shrinking_beam")(beam_with(shrink=True)), "shrinks"),
+    # round 26: the family 'finished hypotheses forgotten' (emptied at every step), told
+    # only that the search went past the contract's stop: replayed and named
+    Mistake(
+        BEAM,
+        named("finished_cleared_each_step")(beam_with(forget_done=True)),
+        r"forgets the hypotheses that finished at earlier steps",
+    ),
     Mistake(
         BEAM,
         named("stop_at_first_finished")(beam_with(stop="first")),
@@ -3049,7 +3172,20 @@ def _best_single_stream_bleu(hypotheses, references):
     return best
 
 
+def _effective_order_bleu(hypotheses, references):
+    """BLEU from a BLEU object built with effective_order=True (sentence_bleu's setting)."""
+    streams = [list(stream) for stream in itertools.zip_longest(*references)]
+    return sacrebleu.BLEU(effective_order=True).corpus_score(hypotheses, streams).score
+
+
 SCORE_MISTAKES = [
+    # round 26: the family 'an option of corpus_bleu changed from its default', the
+    # effective order: seen only when no hypothesis has 4 words (no 4-gram at all)
+    Mistake(
+        SCORES,
+        named("bleu_effective_order_object")(scores_with(bleu=_effective_order_bleu)),
+        r"use_effective_order=True \(sentence_bleu's setting\).*no 4-grams",
+    ),
     Mistake(
         SCORES,
         named("bleu_best_single_stream")(scores_with(bleu=_best_single_stream_bleu)),
@@ -4081,6 +4217,18 @@ def test_loss_floor_quiz_names_a_logarithm_of_another_base(log, unit):
     q = 0.9 + 0.1 / 10
     floor = -(q * log(q) + 9 * 0.01 * log(0.01))
     assert_rejected(check_quiz_loss_floor, lambda: round(floor, 3), unit)
+
+
+@pytest.mark.parametrize(
+    ("answer", "named"),
+    [(lambda: math.log2(10), r"uniform prediction.*in bits"), (lambda: 2.30, r"uniform")],
+)
+def test_loss_floor_quiz_names_the_loss_of_the_uniform_prediction(answer, named):
+    """Round 26: the loss at initialisation (-log(1/V), in nats or bits), taken for the
+    floor, is told as the uniform prediction's loss, where training starts."""
+    from transformer_course.checks.training.quizzes import check_quiz_loss_floor
+
+    assert_rejected(check_quiz_loss_floor, answer, named)
 
 
 def test_beam_search_that_empties_its_beam_is_told_which_walks_do():

@@ -925,6 +925,60 @@ def _expect_shuffle_read(c, make_batches, pairs, batch_size, ids, contents, what
         )
 
 
+#: what a budget of batch_size tokens may count: name -> the tokens of one pair in a
+#: batch of rows (source, target)
+_BUDGETS = {
+    "source tokens (fairseq's --max-tokens)": lambda source, target: len(source),
+    "target tokens": lambda source, target: len(target),
+    "source and target tokens together": lambda source, target: len(source) + len(target),
+}
+
+
+def _token_budget(contents, pairs, batch_size) -> str:
+    """Batches of every pair, in order, whose sizes vary: the sizes, and which counts of
+    tokens, read as a budget of batch_size per batch (fill a batch while the next pair
+    still fits), give exactly these batches. "" when the pairs are not all there in
+    order."""
+    if not contents or [i for batch in contents for i in batch] != list(range(len(pairs))):
+        return ""
+    sizes = [len(batch) for batch in contents]
+
+    def packed(tokens_of) -> list[int]:
+        out, count, used = [], 0, 0
+        for source, target in pairs:
+            tokens = tokens_of(source, target)
+            if count and used + tokens > batch_size:
+                out.append(count)
+                count, used = 0, 0
+            count, used = count + 1, used + tokens
+        return [*out, count] if count else out
+
+    def padded() -> list[int]:  # rows * the longest source so far, padding included
+        out, rows, longest = [], [], 0
+        for source, _ in pairs:
+            if rows and (len(rows) + 1) * max(longest, len(source)) > batch_size:
+                out.append(len(rows))
+                rows, longest = [], 0
+            rows.append(source)
+            longest = max(longest, len(source))
+        return [*out, len(rows)] if rows else out
+
+    fits = [name for name, tokens_of in _BUDGETS.items() if packed(tokens_of) == sizes]
+    if padded() == sizes:
+        fits.append("padded source tokens (rows times the longest source)")
+    head = (
+        f" Your batches hold {sizes} pairs; each must hold batch_size={batch_size} pairs "
+        "(the last one the rest): batch_size counts sentence pairs."
+    )
+    if not fits:
+        return head
+    return (
+        f"{head} Your sizes are exactly what a budget of batch_size={batch_size} "
+        f"{' or '.join(fits)} per batch gives (each batch filled while the next pair's "
+        "tokens still fit): batch_size is not a number of tokens here."
+    )
+
+
 def check_make_batches(make_batches, *, hidden: bool = False) -> None:
     """make_batches(pairs, batch_size, *, pad_id, bos_id, eos_id, shuffle, seed) -> batches."""
     with Checker("make_batches", hidden=hidden) as c:
@@ -995,9 +1049,11 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
                         "division, -(-len(pairs) // batch_size), or loop over "
                         "range(0, len(pairs), batch_size)."
                     )
+                budget = _token_budget(contents, pairs, batch_size)
                 c.fail(
                     f"{what} returned {len(batches)} batches (holding {used} pairs); "
                     f"{len(pairs)} pairs in batches of {batch_size} make {len(expected)}."
+                    f"{budget}"
                 )
             used = [i for batch in contents or [] for i in batch]
             repeated = sorted({i for i in used if used.count(i) > 1})

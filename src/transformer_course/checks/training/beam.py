@@ -141,6 +141,8 @@ def _search(
                 best = scores.argsort(dim=-1, descending=True, stable=True)[:, :beam_size]
                 order = (best + torch.arange(scores.shape[0])[:, None] * vocab).flatten().tolist()
             new_beam = []
+            if variant == "finished_reset":  # new_beam, finished = [], [] at every step
+                finished = []
             if variant in ("shrinking", "finished_in_beam"):
                 # shrinking: each finished hypothesis costs the beam one place for good;
                 # finished_in_beam: finished candidates take places in this step's beam
@@ -311,6 +313,11 @@ _BEAM_MESSAGES = {
     "shrinking": "Your beam shrinks by one every time a hypothesis finishes. In this contract "
     "the width stays beam_size: finished hypotheses are set aside and the beam is refilled "
     "from the next-best candidates.",
+    "finished_reset": "Your search forgets the hypotheses that finished at earlier steps: "
+    "the list of finished hypotheses is emptied at every step (new_beam, finished = [], [] "
+    "inside the loop, say), so the stopping rule and the answer see only those that ended "
+    "with <eos> at the last step (or fall back on the best live one when none did). Create "
+    "finished once per sentence, before the loop over the steps, and only append to it.",
     "first_finished": "You stopped at the first finished hypothesis, although a live "
     "hypothesis still scored better. Stop only once the best finished hypothesis's normalised "
     "score is at least the best live hypothesis's score (or after max_len steps).",

@@ -61,6 +61,16 @@ QUIZ_LOSS_FLOOR = Quiz(
         "p = q; the other nine tokens add 9 × 0.01 × (-ln 0.01) ≈ 0.414.",
         -math.log(0.9): "-ln 0.9 ≈ 0.105 leaves out the other tokens' part, and the target "
         "gets 0.91 (1 - ε + ε/V) in PyTorch's definition, not 0.9.",
+        # the loss of another prediction: the uniform one a model starts from
+        math.log(10): "ln 10 ≈ 2.303 is the loss of a model that predicts the uniform "
+        "distribution, p = 1/V on each of the V = 10 tokens (-ln(1/V)): the loss to expect "
+        "at initialisation, where training starts, not the smallest it can reach. The "
+        "loss keeps falling while p moves towards the smoothed target q, and is smallest "
+        "at p = q, where it equals the entropy of q.",
+        math.log2(10): "log2 10 ≈ 3.32 is the loss of the uniform prediction, p = 1/V on "
+        "each of the V = 10 tokens, in bits: the loss at initialisation, where training "
+        "starts, not the smallest it can reach, and in the wrong unit (the loss is in "
+        "nats, natural logarithms). It is smallest at p = q, the smoothed target.",
         -(0.9 * math.log(0.9) + 0.1 * math.log(0.1 / 9)): "≈ 0.545 is the floor for the "
         "ε/(V-1) definition (0.9 on the target, 0.1/9 on each other token); this question "
         "uses PyTorch's, ε/V on every token, the target included.",

@@ -537,7 +537,7 @@ def _explain_noam(noam_lr, cases) -> str:
             "like step ** -0.5"
         )
     if not parts:
-        return ""
+        return _one_side_wrong(rates)
     text = "; ".join(parts)
     text = text[0].upper() + text[1:] + "."
     if k_warm == -1.5 and all(
@@ -551,6 +551,49 @@ def _explain_noam(noam_lr, cases) -> str:
             "-1.5 belongs to warmup alone, step * warmup ** -1.5."
         )
     return text
+
+
+def _one_side_wrong(rates) -> str:
+    """Rates right on one side of the peak (step <= warmup, or step >= warmup) and wrong
+    on the other, in no shape a power of step or a factor explains: the part of the
+    schedule that is wrong, with the values, and the paper's law there."""
+    rows = [
+        (s, v, _noam(s, d, w), w, d) for d, w, steps, vals in rates for s, v in zip(steps, vals)
+    ]
+    every_wrong = [row for row in rows if not math.isclose(row[1], row[2], rel_tol=1e-6)]
+    if not every_wrong:
+        return ""
+    after = all(s > w for s, _, _, w, _ in every_wrong)
+    before = all(s < w for s, _, _, w, _ in every_wrong)
+    if after == before:
+        return ""
+    first = every_wrong[0][3:]  # (warmup, d_model) of the first case that differs
+    wrong = [row[:3] for row in every_wrong if row[3:] == first]  # (step, yours, paper's)
+    shown = f"with d_model={first[1]}, warmup={first[0]}, " + ", ".join(
+        f"step {s}: yours {v:.6g}, the paper's {e:.6g}" for s, v, e in wrong[:4]
+    )
+    if after:
+        trend = ""
+        if wrong[0][1] > wrong[0][2] and wrong[-1][1] < wrong[-1][2]:
+            trend = " (above the paper's just after the peak, below it later)"
+        elif all(v > e for _, v, e in wrong):
+            trend = " (above the paper's: yours decay too slowly)"
+        elif all(v < e for _, v, e in wrong):
+            trend = " (below the paper's: yours decay too fast)"
+        return (
+            "Your warm-up and the peak are right (every step up to warmup matches the "
+            f"paper's), but after the peak your rates differ{trend}: {shown}. So the decay "
+            "after the warm-up is not the paper's: past step = warmup the rate must fall "
+            "like 1 / sqrt(step), d_model ** -0.5 * step ** -0.5 (the step ** -0.5 branch of "
+            "min(step ** -0.5, step * warmup ** -1.5)), with no other curve (cosine, linear, "
+            "exponential) and no end or floor."
+        )
+    return (
+        "Your rates from the peak on are right (every step from warmup on matches the "
+        f"paper's), but during the warm-up (step < warmup) they differ: {shown}. The warm-up "
+        "must rise linearly to the peak: d_model ** -0.5 * step * warmup ** -1.5 (the second "
+        "branch of min(step ** -0.5, step * warmup ** -1.5))."
+    )
 
 
 def _constant_rate(rates) -> str:

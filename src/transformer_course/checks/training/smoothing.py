@@ -566,6 +566,27 @@ def _shift_dependence(label_smoothed_loss, logits, labels, pad_id, eps, value: f
         for text, wrong in terms.items()
         if math.isclose(value, float(wrong), rel_tol=1e-4, abs_tol=1e-5)
     ]
+    try:
+        candidates = _per_token_losses(x, labels, keep, eps)
+    except Exception:  # labels outside the vocabulary: no per-token loss to replay
+        candidates = {}
+    per_token = [
+        text
+        for text, wrong in candidates.items()
+        if math.isclose(value, float(wrong), rel_tol=1e-4, abs_tol=1e-5)
+    ]
+    if per_token:
+        return (
+            f"Adding {shift} to every logit changed your loss ({value:.6g} -> "
+            f"{shifted:.6g}); a softmax, and the loss, cannot see such a constant: your "
+            "loss scores each vocabulary entry on its own instead of normalising the "
+            "logits against each other. Your value is exactly "
+            f"{' or '.join(per_token)}, averaged over the non-pad positions: a sigmoid per "
+            "token (binary cross-entropy, the multi-label loss) where a softmax over the "
+            "vocabulary belongs. The contract is cross-entropy against softmax(logits): "
+            "(1 - ε)·(-log p[y]) + ε·mean_j(-log p[j]) with log p = log_softmax(logits, "
+            "dim=-1)."
+        )
     said = (
         f" Here {named[0]}."
         if len(named) == 1
@@ -576,6 +597,27 @@ def _shift_dependence(label_smoothed_loss, logits, labels, pad_id, eps, value: f
         "a softmax, and the loss, cannot see such a constant: your loss reads the raw "
         f"logits where log-probabilities belong.{said}"
     )
+
+
+def _per_token_losses(x, labels, keep, eps) -> dict[str, torch.Tensor]:
+    """Losses that score each of the V tokens as its own yes/no question (sigmoid, not
+    softmax) against the smoothed target q = (1 - ε)·one_hot(y) + ε/V, per position:
+    what each gives, averaged over the kept positions. x: (..., V) float64 logits."""
+    vocab = x.shape[-1]
+    safe = labels.long().masked_fill(~keep, 0)
+    if x.shape[:-1] != labels.shape or not keep.any() or int(safe.max()) >= vocab:
+        return {}
+    q = F.one_hot(safe, vocab).to(x.dtype) * (1 - eps) + eps / vocab  # (..., V)
+    bce = F.binary_cross_entropy_with_logits(x, q, reduction="none")  # (..., V)
+    positive = -q * F.logsigmoid(x)  # (..., V): the yes-part alone, -q log sigmoid(x)
+    return {
+        "the binary cross-entropy of sigmoid(logits) against the smoothed target, summed "
+        "over the V tokens (BCEWithLogitsLoss)": bce.sum(-1)[keep].mean(),
+        "the binary cross-entropy of sigmoid(logits) against the smoothed target, averaged "
+        "over the V tokens (BCEWithLogitsLoss)": bce.mean(-1)[keep].mean(),
+        "-Σ_j q[j] · log sigmoid(logits[j]), the smoothed target against a sigmoid of "
+        "each logit, summed over the V tokens": positive.sum(-1)[keep].mean(),
+    }
 
 
 def _size_one_axis_note(label_smoothed_loss, logits, labels, pad_id, eps) -> str:

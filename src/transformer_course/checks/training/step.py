@@ -415,6 +415,60 @@ def _flat_loss_message(returned, expected_loss, clip) -> str:
     )
 
 
+def _later_calls_that_step(train_step, state, model, batches, pad_id, lr, loss_fn) -> str:
+    """After a call that left its gradients and did not move the weights: five more calls
+    on a twin of the model (the same weights and gradients, its own SGD), each on the next
+    batch; which of them move the weights (and leave no gradients) tells an optimizer step
+    taken only every k-th call (gradient accumulation) from a step that runs before
+    loss.backward() (every later call moves, one call late). "" when it cannot be told."""
+    if train_step is None or model is None or len(batches) < 2:
+        return ""
+    try:
+        twin = copy_model(model, STEP_VOCAB, pad_id)
+        for p, q in zip(twin.parameters(), model.parameters()):
+            p.grad = None if q.grad is None else q.grad.detach().clone()
+        optimizer = torch.optim.SGD(twin.parameters(), lr=lr)
+        moved = []  # call by call (the first is the check's): did the weights move?
+        before = {k: v.detach().clone() for k, v in twin.state_dict().items()}
+        for number in range(1, 6):  # five more calls: a period up to 3 shows twice
+            batch = batches[1 + (number - 1) % (len(batches) - 1)]
+            train_step(twin, batch, optimizer, loss_fn)
+            after = {k: v.detach().clone() for k, v in twin.state_dict().items()}
+            moved.append(not _same_state(after, before, atol=0.0))
+            before = after
+    except Exception:  # a probe that cannot run names nothing
+        return ""
+    pattern = [False, *moved]
+    steps_at = [number + 1 for number, was in enumerate(pattern) if was]
+    shown = " and ".join(", ".join(str(n) for n in steps_at).rsplit(", ", 1))
+    calls = len(pattern) - 1
+    gaps = {b - a for a, b in zip(steps_at, steps_at[1:])}
+    if len(steps_at) >= 2 and len(gaps) == 1 and min(gaps) >= 2 and steps_at[0] <= min(gaps):
+        every = min(gaps)
+        nth = {2: "second", 3: "third", 4: "fourth"}.get(every, f"{every}th")
+        return (
+            f" {calls} more calls (each on a fresh batch, the same model) moved the weights "
+            f"at calls {shown} only: your function takes an optimizer step every {nth} "
+            f"call, as gradient accumulation over {every} calls does (a call counter, with "
+            f"optimizer.step() and zero_grad() under `if calls % {every} == 0`, and usually "
+            f"the loss divided by {every}). The contract's train_step is one whole step per "
+            "call: every call back-propagates its own batch's loss, unscaled, and updates "
+            "the weights."
+        )
+    if steps_at == list(range(2, len(pattern) + 1)):
+        return (
+            f" {calls} more calls (each on a fresh batch) moved the weights at every call "
+            "from the second on: each call steps with the gradients the previous call "
+            "left, one call late, as optimizer.step() placed before loss.backward() does."
+        )
+    if steps_at:
+        return (
+            f" {calls} more calls (each on a fresh batch) moved the weights only at call(s) "
+            f"{shown} of {len(pattern)}: your function does not step at every call."
+        )
+    return f" {calls} more calls (each on a fresh batch) never moved the weights."
+
+
 def _diagnose_step(
     c,
     what,
@@ -431,6 +485,9 @@ def _diagnose_step(
     left_when_not_clipping=False,
     returned=None,
     expected_loss=None,
+    train_step=None,
+    model=None,
+    batches=(),
 ):
     """Fail with the most likely cause of weights that differ from one reference step;
     ``stale``: the gradients the model held when the call began (None: none);
@@ -462,11 +519,12 @@ def _diagnose_step(
                 "at the start, before loss.backward() (the common PyTorch idiom)."
             )
     if _same_state(state, start, atol=0.0) and grads_left:
+        later = _later_calls_that_step(train_step, state, model, batches, pad_id, lr, loss_fn)
         c.fail(
             f"after {what}, the model's weights have not changed, but it holds the step's "
             "gradients: loss.backward() ran and optimizer.step() did not (or ran before "
-            "it). Call optimizer.step() after loss.backward() (and the clipping), then "
-            "optimizer.zero_grad()."
+            f"it).{later} Call optimizer.step() after loss.backward() (and the clipping), "
+            "then optimizer.zero_grad(), at every call."
         )
     flat = _flat_loss_message(returned, expected_loss, clip)
     if _same_state(state, start, atol=0.0) and flat:
@@ -857,6 +915,9 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                     grads_left,
                     returned=value,
                     expected_loss=expected_loss,
+                    train_step=train_step,
+                    model=model,
+                    batches=batches,
                     left_when_not_clipping=bool(left)
                     and left[-1] == (None, True)
                     and any(norm is not None for norm, _ in left)
