@@ -1175,6 +1175,35 @@ class TDecodeMemoryFirst(ref.Transformer):
         return self.decode(self.encode(src), tgt, src)
 
 
+def _greedy_stop_slip(slip):
+    """Greedy decoding whose stop test slips: "break_outside" (the break below the if, not
+    inside it: always taken), "inverted" (a row finished once its token is NOT eos_id)."""
+
+    def greedy_decode(model, src_ids, max_len, bos_id, eos_id):
+        memory = model.encode(src_ids)
+        batch = src_ids.shape[0]
+        tokens = torch.full((batch, 1), bos_id, dtype=torch.long)  # (batch, 1)
+        finished = torch.zeros(batch, dtype=torch.bool)
+        for _ in range(max_len):
+            logits = model.decode(tokens, memory, src_ids)  # (batch, len, vocab)
+            next_token = logits[:, -1].argmax(dim=-1)  # (batch,)
+            next_token = next_token.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            if slip == "inverted":
+                finished = finished | (next_token != eos_id)
+            else:
+                finished = finished | (next_token == eos_id)
+            if finished.all():
+                pass
+            if slip == "inverted" and finished.all():
+                break
+            if slip == "break_outside":
+                break
+        return tokens[:, 1:]
+
+    return greedy_decode
+
+
 # ================================================================== count_parameters
 def count_paper_style(
     vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
@@ -2231,6 +2260,20 @@ MISTAKES = [
         r"exactly the output layer's bias \(vocab_size\): it is counted under 'decoder' but "
         r"belongs to 'output'",
     ),
+    # round 29 (blind26b): the stop test holds at the first step, told apart from an
+    # inverted finished test by the same call with eos_id set to one row's first token
+    Mistake(
+        check_greedy_decode,
+        _greedy_stop_slip("break_outside"),
+        r"stops after the first step too, although some rows are still open\. Your loop's "
+        r"stop test holds whatever the rows",
+    ),
+    Mistake(
+        check_greedy_decode,
+        _greedy_stop_slip("inverted"),
+        r"yours goes on past the first step: the rows that produced <eos> kept the loop open\. "
+        r"Your finished test is inverted",
+    ),
     Mistake(
         check_greedy_decode,
         greedy_sampling,
@@ -2823,7 +2866,8 @@ MISTAKES = [
     Mistake(
         check_greedy_decode,
         greedy_finished_inverted,
-        r"stops after 1 step\(s\).*no row had produced <eos>.*equals eos_id",
+        r"stops after the first step .*no row had produced <eos>.*yours goes on past the first "
+        r"step.*Your finished test is inverted.*equals eos_id",
     ),
     Mistake(check_greedy_decode, greedy_switches_to_train, r"left the model in training mode"),
     Mistake(check_greedy_decode, greedy_first_sentence_only, r"One row per sentence"),
