@@ -305,6 +305,17 @@ class TLookAheadTransposed(_Wired):
         return self.decoder(y, memory, src_mask, padding_mask(tgt_ids, self.pad_id) & upper)
 
 
+class TLookAheadTwoAhead(_Wired):
+    """The look-ahead part built from positions with j <= i + 2: each position also sees the
+    two tokens after it (round 29's class: a mask some diagonals too wide)."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, _ = self.masks(src_ids, tgt_ids)
+        positions = torch.arange(tgt_ids.shape[1])
+        ahead = positions[None, :] <= positions[:, None] + 2  # (len_tgt, len_tgt)
+        return self.decoder(y, memory, src_mask, padding_mask(tgt_ids, self.pad_id) & ahead)
+
+
 class TTargetPaddingOnQueryAxis(_Wired):
     """The padding part unsqueezed on the query axis, (batch, 1, len_tgt, 1), and'ed with
     the look-ahead part (blind10a: the generic fallback before)."""
@@ -2473,6 +2484,12 @@ MISTAKES = [
     ),
     Mistake(check_Transformer, TSelfMaskFromSource, r"self-attention mask was built from src_ids"),
     Mistake(check_Transformer, TNoLookAhead, r"no look-ahead mask"),
+    Mistake(
+        check_Transformer,
+        TLookAheadTwoAhead,
+        r"every position sees the next 2 tokens after it as well as the past\. The look-ahead "
+        r"part of your mask is 2 diagonal\(s\) too wide",
+    ),
     # the look-ahead part alone inverted: a probe of the first token tells it from a
     # missing mask (blind14a: told the look-ahead mask was needed)
     Mistake(
