@@ -4840,6 +4840,26 @@ def _generate_probabilities(model, prompt, max_new_tokens):
     return ids, logits.softmax(dim=-1)
 
 
+@torch.no_grad()
+def _generate_prompt_logits_twice_uncached(model, prompt, max_new_tokens):
+    """The prompt's first logits taken from two uncached runs (the second to compare), the
+    caches filled by a third: the prompt runs 3 times, every result right (round 29's
+    class: positions run more than once, read off the model calls)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt)[:, -1]  # (batch, vocab)
+    logits = 0.5 * (logits + model(prompt)[:, -1])
+    model(prompt, caches=caches, start=0)
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
 def _generate_log_probabilities(model, prompt, max_new_tokens):
     ids, logits = ref.generate(model, prompt, max_new_tokens)
     return ids, logits.log_softmax(dim=-1)
@@ -4860,6 +4880,11 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
         (_generate_caches_batch_one, r"(?s)axis 0 \(batch\).*caches hold one slot per sequence"),
         (_generate_stale_start, r"Call 2 of the model .* ran with start=6, but the caches held 5"),
         (_generate_prompt_uncached, r"prompt ran through the model without the caches"),
+        (
+            _generate_prompt_logits_twice_uncached,
+            r"the prompt ran 3 times \(positions 0 \.\. \d+\), in call 1 .*without caches.* "
+            r"and call 3 \(ids of \d+ positions, with the caches, start=0\)",
+        ),
         # "advances by 2, one more than" before (the family of blind21c-generate-start-
         # from-positions-processed)
         (
