@@ -305,6 +305,17 @@ class TLookAheadTransposed(_Wired):
         return self.decoder(y, memory, src_mask, padding_mask(tgt_ids, self.pad_id) & upper)
 
 
+class TLookAheadTwoAhead(_Wired):
+    """The look-ahead part built from positions with j <= i + 2: each position also sees the
+    two tokens after it (round 29's class: a mask some diagonals too wide)."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        src_mask, _ = self.masks(src_ids, tgt_ids)
+        positions = torch.arange(tgt_ids.shape[1])
+        ahead = positions[None, :] <= positions[:, None] + 2  # (len_tgt, len_tgt)
+        return self.decoder(y, memory, src_mask, padding_mask(tgt_ids, self.pad_id) & ahead)
+
+
 class TTargetPaddingOnQueryAxis(_Wired):
     """The padding part unsqueezed on the query axis, (batch, 1, len_tgt, 1), and'ed with
     the look-ahead part (blind10a: the generic fallback before)."""
@@ -1175,6 +1186,35 @@ class TDecodeMemoryFirst(ref.Transformer):
         return self.decode(self.encode(src), tgt, src)
 
 
+def _greedy_stop_slip(slip):
+    """Greedy decoding whose stop test slips: "break_outside" (the break below the if, not
+    inside it: always taken), "inverted" (a row finished once its token is NOT eos_id)."""
+
+    def greedy_decode(model, src_ids, max_len, bos_id, eos_id):
+        memory = model.encode(src_ids)
+        batch = src_ids.shape[0]
+        tokens = torch.full((batch, 1), bos_id, dtype=torch.long)  # (batch, 1)
+        finished = torch.zeros(batch, dtype=torch.bool)
+        for _ in range(max_len):
+            logits = model.decode(tokens, memory, src_ids)  # (batch, len, vocab)
+            next_token = logits[:, -1].argmax(dim=-1)  # (batch,)
+            next_token = next_token.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            if slip == "inverted":
+                finished = finished | (next_token != eos_id)
+            else:
+                finished = finished | (next_token == eos_id)
+            if finished.all():
+                pass
+            if slip == "inverted" and finished.all():
+                break
+            if slip == "break_outside":
+                break
+        return tokens[:, 1:]
+
+    return greedy_decode
+
+
 # ================================================================== count_parameters
 def count_paper_style(
     vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
@@ -1303,6 +1343,29 @@ def count_decoder_norms_in_encoder(
     norms = 3 * 2 * d_model * num_layers
     counts["encoder"] += norms
     counts["decoder"] -= norms
+    return counts
+
+
+def count_encoder_final_norm_under_embeddings(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """The encoder's final LayerNorm counted with the embeddings (the total right)."""
+    args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+    counts = ref.count_parameters(*args)
+    if final_norm:
+        counts["encoder"] -= 2 * d_model
+        counts["embeddings"] += 2 * d_model
+    return counts
+
+
+def count_output_bias_under_decoder(
+    vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False
+):
+    """The output layer's bias counted with the decoder (the total right)."""
+    args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+    counts = ref.count_parameters(*args)
+    counts["decoder"] += vocab_size
+    counts["output"] -= vocab_size
     return counts
 
 
@@ -2189,7 +2252,38 @@ MISTAKES = [
     Mistake(
         check_count_parameters,
         count_decoder_norms_in_encoder,
-        r"Your total is right .*'encoder' has too many, 'decoder' too few\.$",
+        r"Your total is right .*'encoder' has too many, 'decoder' too few\. The amount moved "
+        r"is, on every configuration checked, exactly the LayerNorms of the decoder's layers "
+        r"\(num_layers x 3 x 2 \* d_model\): it is counted under 'encoder' but belongs to "
+        r"'decoder'",
+    ),
+    # round 29 (blind26b): a part filed under another key, named from its size on every
+    # configuration and on nearby ones (the final LayerNorm: only with final_norm=True)
+    Mistake(
+        check_count_parameters,
+        count_encoder_final_norm_under_embeddings,
+        r"exactly the encoder's final LayerNorm \(2 \* d_model, only with final_norm=True\): "
+        r"it is counted under 'embeddings' but belongs to 'encoder'",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_output_bias_under_decoder,
+        r"exactly the output layer's bias \(vocab_size\): it is counted under 'decoder' but "
+        r"belongs to 'output'",
+    ),
+    # round 29 (blind26b): the stop test holds at the first step, told apart from an
+    # inverted finished test by the same call with eos_id set to one row's first token
+    Mistake(
+        check_greedy_decode,
+        _greedy_stop_slip("break_outside"),
+        r"stops after the first step too, although some rows are still open\. Your loop's "
+        r"stop test holds whatever the rows",
+    ),
+    Mistake(
+        check_greedy_decode,
+        _greedy_stop_slip("inverted"),
+        r"yours goes on past the first step: the rows that produced <eos> kept the loop open\. "
+        r"Your finished test is inverted",
     ),
     Mistake(
         check_greedy_decode,
@@ -2390,6 +2484,12 @@ MISTAKES = [
     ),
     Mistake(check_Transformer, TSelfMaskFromSource, r"self-attention mask was built from src_ids"),
     Mistake(check_Transformer, TNoLookAhead, r"no look-ahead mask"),
+    Mistake(
+        check_Transformer,
+        TLookAheadTwoAhead,
+        r"every position sees the next 2 tokens after it as well as the past\. The look-ahead "
+        r"part of your mask is 2 diagonal\(s\) too wide",
+    ),
     # the look-ahead part alone inverted: a probe of the first token tells it from a
     # missing mask (blind14a: told the look-ahead mask was needed)
     Mistake(
@@ -2783,7 +2883,8 @@ MISTAKES = [
     Mistake(
         check_greedy_decode,
         greedy_finished_inverted,
-        r"stops after 1 step\(s\).*no row had produced <eos>.*equals eos_id",
+        r"stops after the first step .*no row had produced <eos>.*yours goes on past the first "
+        r"step.*Your finished test is inverted.*equals eos_id",
     ),
     Mistake(check_greedy_decode, greedy_switches_to_train, r"left the model in training mode"),
     Mistake(check_greedy_decode, greedy_first_sentence_only, r"One row per sentence"),

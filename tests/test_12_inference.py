@@ -979,6 +979,27 @@ def _tiled_bottom_right(q, k, v, block_size, causal=False):
     return acc / total[..., None]
 
 
+def _tiled_weights_times_allowed(q, k, v, block_size, causal=False):
+    """The causal mask multiplied into the block's weights once the running sum has taken
+    them in: the sum still counts the future keys (round 29's class, blind26c)."""
+    len_k = k.shape[-2]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., len_q)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)  # (..., len_q, d_v)
+    for start in range(0, len_k, block_size):
+        stop = min(start + block_size, len_k)
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])  # (..., len_q, block)
+        total = total * torch.exp(m - new) + p.sum(-1)
+        if causal:
+            allowed = torch.arange(start, stop)[None] <= torch.arange(q.shape[-2])[:, None]
+            p = p * allowed
+        acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
+
+
 def _tiled_first_block_last(q, k, v, block_size, causal=False):
     """Visits the key blocks from the second on and the first block last."""
     len_k = k.shape[-2]
@@ -3386,6 +3407,13 @@ MISTAKES = [
         r"causal mask for a block is \(block, len_q\) = \(\d+, \d+\), the transpose of",
     ),
     Mistake(check_tiled_attention, _tiled(local_index=True), r"index \*inside the block\*"),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_weights_times_allowed),
+        r"your weights on the blocked keys are 0, but the rows that block some key add up to "
+        r"less than 1 .* still counts the blocked keys' exponentials: the mask is applied too "
+        r"late",
+    ),
     Mistake(check_tiled_attention, _tiled(running=False), r"each block's own"),
     Mistake(
         check_tiled_attention,
@@ -4812,6 +4840,26 @@ def _generate_probabilities(model, prompt, max_new_tokens):
     return ids, logits.softmax(dim=-1)
 
 
+@torch.no_grad()
+def _generate_prompt_logits_twice_uncached(model, prompt, max_new_tokens):
+    """The prompt's first logits taken from two uncached runs (the second to compare), the
+    caches filled by a third: the prompt runs 3 times, every result right (round 29's
+    class: positions run more than once, read off the model calls)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt)[:, -1]  # (batch, vocab)
+    logits = 0.5 * (logits + model(prompt)[:, -1])
+    model(prompt, caches=caches, start=0)
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
 def _generate_log_probabilities(model, prompt, max_new_tokens):
     ids, logits = ref.generate(model, prompt, max_new_tokens)
     return ids, logits.log_softmax(dim=-1)
@@ -4832,6 +4880,11 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
         (_generate_caches_batch_one, r"(?s)axis 0 \(batch\).*caches hold one slot per sequence"),
         (_generate_stale_start, r"Call 2 of the model .* ran with start=6, but the caches held 5"),
         (_generate_prompt_uncached, r"prompt ran through the model without the caches"),
+        (
+            _generate_prompt_logits_twice_uncached,
+            r"the prompt ran 3 times \(positions 0 \.\. \d+\), in call 1 .*without caches.* "
+            r"and call 3 \(ids of \d+ positions, with the caches, start=0\)",
+        ),
         # "advances by 2, one more than" before (the family of blind21c-generate-start-
         # from-positions-processed)
         (

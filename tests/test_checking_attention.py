@@ -219,3 +219,45 @@ def test_attention_weights_variant_modes():
     assert (inverted[..., 2, :] == 0).all()  # row 2 allows every key: inverted, it allows none
     columns = A.attention_weights_variant(q, k, None, dim=-2).sum(dim=-2)
     torch.testing.assert_close(columns, torch.ones_like(columns))
+
+
+# ------------------------------------------------------ weights read off the outputs
+def _attention_masked_late(q, k, v, allowed):
+    """Softmax over every key, the blocked weights zeroed afterwards (rows sum below 1)."""
+    weights = torch.softmax(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5, dim=-1)
+    return (weights * allowed) @ v  # (..., len_q, d_v)
+
+
+def _attention_with(q, k, v, allowed):
+    scores = (q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5).masked_fill(~allowed, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v  # (..., len_q, d_v)
+
+
+def test_weights_read_off_outputs_name_a_mask_applied_too_late():
+    from transformer_course.checking.attention_weights import (
+        mask_misapplied,
+        weights_through_values,
+    )
+
+    generator = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(2, 5, 4, generator=generator) for _ in range(3))  # (2, 5, 4)
+    allowed = torch.ones(5, 5, dtype=torch.bool).tril()
+    scores = q.double() @ k.double().transpose(-2, -1) / 2.0
+    output = _attention_masked_late(q, k, v, allowed)
+    weights = weights_through_values(
+        lambda ones: _attention_masked_late(q, k, ones, allowed), v, output
+    )
+    assert weights is not None
+    assert "the mask is applied too late" in mask_misapplied(weights, scores, allowed, "")
+    # a mask one diagonal too wide: the pairs it leaks to are named, not a cause
+    wide = torch.ones(5, 5, dtype=torch.bool).tril(diagonal=1)
+    output = _attention_with(q, k, v, wide)
+    weights = weights_through_values(lambda ones: _attention_with(q, k, ones, wide), v, output)
+    text = mask_misapplied(weights, scores, allowed, "")
+    assert "weight on (query, key) pairs the mask blocks: (0, 1)" in text
+    assert "too late" not in text
+    # the right attention: nothing to say; a function not linear in v: no weights
+    output = _attention_with(q, k, v, allowed)
+    weights = weights_through_values(lambda ones: _attention_with(q, k, ones, allowed), v, output)
+    assert mask_misapplied(weights, scores, allowed, "") == ""
+    assert weights_through_values(lambda ones: ones.exp()[..., :4], v, output) is None

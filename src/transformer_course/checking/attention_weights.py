@@ -570,3 +570,87 @@ def _mask_of_another_sequence(
 def _row(row: torch.Tensor) -> str:
     values = ", ".join(f"{float(x):.3g}" for x in row[:8])
     return f"[{values}{', ...' if row.numel() > 8 else ''}]"
+
+
+def weights_through_values(
+    run: Callable[[torch.Tensor], Any], values: torch.Tensor, output: torch.Tensor
+) -> torch.Tensor | None:
+    """The attention weights a learner's attention function uses, read off its outputs:
+    ``run(v)`` is the learner's function on the failing input with the values replaced by
+    ``v``. An attention output is weights @ v, so one-hot values (v[..., j, :] = e_j, an
+    identity of len_k rows) return the weights themselves, (..., len_q, len_k). Kept only
+    when the learner's function is linear in the values the way attention is: its
+    ``output`` on ``values`` (..., len_k, d_v) must be those weights @ values, so a
+    mistake that reads the values themselves wrongly (sliced, transposed) gives None.
+    None too when the call raises or returns anything but a tensor of the expected
+    shape (values that crossed the grader's boundary included)."""
+    len_k = values.shape[-2]
+    one_hot = torch.eye(len_k, dtype=values.dtype).expand(*values.shape[:-2], len_k, len_k)
+    try:
+        weights = run(one_hot.clone())  # (..., len_q, len_k)
+    except Exception:  # the learner's code on an input it cannot take: nothing is learnt
+        return None
+    if not isinstance(weights, torch.Tensor) or not isinstance(output, torch.Tensor):
+        return None
+    if weights.shape != (*output.shape[:-1], len_k) or not bool(torch.isfinite(weights).all()):
+        return None
+    weights = weights.detach().double()
+    replayed = weights @ values.detach().double()  # (..., len_q, d_v)
+    if not torch.allclose(replayed, output.detach().double(), rtol=1e-4, atol=1e-5):
+        return None
+    return weights
+
+
+def mask_misapplied(
+    weights: torch.Tensor, scores: torch.Tensor, allowed: torch.Tensor, rule: str
+) -> str:
+    """What the learner's recovered ``weights`` (..., len_q, len_k) do with the mask
+    ``allowed`` (True = may attend), given the reference's ``scores`` (scaled, unmasked):
+    the masked keys zeroed but still counted in the normaliser (the weights are the
+    softmax over every key with the blocked ones then set to 0), or else the (query, key)
+    pairs that get weight though blocked and those that get none though allowed, as
+    observed. ``rule`` states the mask the exercise asks for. "" when the weights' support
+    is right and no relation explains them."""
+    allowed = allowed.expand(weights.shape)
+    live = allowed.any(dim=-1)  # (..., len_q): rows with a key to attend to
+    full = torch.softmax(scores.double(), dim=-1) * allowed  # (..., len_q, len_k)
+    partial = live & ~allowed.all(dim=-1)  # rows that block some key
+    sums = weights.sum(dim=-1)  # (..., len_q)
+    if (
+        bool(partial.any())
+        and torch.allclose(weights[live], full[live], rtol=1e-4, atol=1e-6)
+        and bool((sums[partial] < 1 - 1e-3).any())
+    ):
+        low = float(sums[partial].min())
+        return (
+            "Read off your outputs with one-hot values (each output row is then that "
+            "query's weights), your weights on the blocked keys are 0, but the rows that "
+            f"block some key add up to less than 1 (down to {low:.3g}): they are the "
+            "softmax over every key, the blocked ones included, with the blocked weights "
+            "set to 0 afterwards. The normaliser (the running sum, or the softmax's "
+            "denominator) still counts the blocked keys' exponentials: the mask is applied "
+            "too late. Fill the blocked scores with -inf before the exponential, so that "
+            f"they add nothing to the sum nor to the output. {rule}"
+        )
+    right = torch.softmax(scores.double().masked_fill(~allowed, float("-inf")), dim=-1)
+    # only clear cases: weight of 1e-3 or more where none belongs, or none (below a
+    # thousandth of the right weight) where the right weight is 1e-3 or more
+    leaks = (weights > 1e-3) & ~allowed  # weight on a blocked key
+    missing = (weights < 1e-3 * right) & (right > 1e-3) & allowed & live[..., None]
+    if not bool(leaks.any()) and not bool(missing.any()):
+        return ""
+
+    def pairs(where: torch.Tensor) -> str:
+        found = where.reshape(-1, *where.shape[-2:]).any(dim=0).nonzero().tolist()
+        shown = ", ".join(f"({i}, {j})" for i, j in found[:6])
+        return shown + (", ..." if len(found) > 6 else "")
+
+    parts = []
+    if bool(leaks.any()):
+        parts.append(f"weight on (query, key) pairs the mask blocks: {pairs(leaks)}")
+    if bool(missing.any()):
+        parts.append(f"no weight on pairs it allows: {pairs(missing)}")
+    return (
+        "Read off your outputs with one-hot values (each output row is then that query's "
+        f"weights), your attention puts {'; and '.join(parts)}. {rule}"
+    )

@@ -192,6 +192,62 @@ class _CallTrace:
         self._handle.remove()
 
 
+def _positions_repeated(calls: list[dict], length: int) -> str:
+    """From the recorded model calls: the positions of the sequence fed more than once,
+    and the calls that fed them (a call with caches covers start .. start + its length; one
+    without covers 0 .. its length, the way the model numbers them). "" when the calls
+    cannot be read (no tensor ids) or no position was fed twice. ``length``: the prompt's,
+    named as such when the positions fed again are exactly its own."""
+    covered: list[tuple[int, int, int, bool]] = []  # (call number, first, stop, cached)
+    for number, call in enumerate(calls, 1):
+        shape = call["shape"]
+        if not shape or len(shape) != 2:
+            return ""
+        cached = call["caches"] is not None
+        start = call["start"] if cached and isinstance(call["start"], int) else 0
+        covered.append((number, start, start + shape[1], cached))
+    counts: dict[int, list[int]] = {}  # position -> the calls that fed it
+    for number, first, stop, _cached in covered:
+        for position in range(first, stop):
+            counts.setdefault(position, []).append(number)
+    again = sorted(p for p, fed_by in counts.items() if len(fed_by) > 1)
+    if not again:
+        return ""
+    # the runs of positions fed by the same calls, in order
+    groups: list[tuple[list[int], list[int]]] = []
+    for position in again:
+        if groups and groups[-1][1] == counts[position] and groups[-1][0][-1] == position - 1:
+            groups[-1][0].append(position)
+        else:
+            groups.append(([position], counts[position]))
+
+    def described(number: int) -> str:
+        _, first, stop, cached = covered[number - 1]
+        caches = f"with the caches, start={first}" if cached else "without caches"
+        return f"call {number} (ids of {stop - first} positions, {caches})"
+
+    parts = []
+    for positions, fed_by in groups[:3]:
+        span = (
+            f"position {positions[0]}"
+            if len(positions) == 1
+            else f"positions {positions[0]} .. {positions[-1]}"
+        )
+        times = "twice" if len(fed_by) == 2 else f"{len(fed_by)} times"
+        what = (
+            f"the prompt ran {times} ({span})"
+            if positions == list(range(length))
+            else f"{span} ran {times}"
+        )
+        parts.append(f"{what}, in " + " and ".join(described(number) for number in fed_by))
+    return (
+        " Your model calls, read position by position: "
+        + "; ".join(parts)
+        + ". A position already in the caches is never fed again: take the logits of the "
+        "call that fills the caches (its last position's row) instead of a second call."
+    )
+
+
 def _refed(calls: list[dict], length: int) -> str:
     """The first call after the whole prompt is in the caches that feeds more than one
     position (the sequence so far fed again), named; "" when none does."""
@@ -1420,11 +1476,14 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     if ran >= uncached and new > 1
                     else "each position should run once: the prompt, then one token per step."
                 )
+                repeats = (
+                    "" if ran >= uncached and new > 1 else _positions_repeated(trace.calls, length)
+                )
                 c.fail(
                     f"{call} ran {ran} token positions through the model; with a cache it runs "
                     f"{once} ({batch} x ({length} + {new} - 1)). The results are right, but "
-                    f"{why} Feed the prompt once (with the caches), then only the newest token "
-                    "with start = its position."
+                    f"{why}{repeats} Feed the prompt once (with the caches), then only the "
+                    "newest token with start = its position."
                 )
             c.ok()
         _expect_fresh_state_per_call(c, generate, hidden)

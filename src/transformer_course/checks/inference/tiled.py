@@ -8,6 +8,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.attention_weights import mask_misapplied, weights_through_values
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
@@ -1209,15 +1210,34 @@ def _localise_tiled(tiled_attention, q, k, v, block: int, causal: bool) -> str:
         "All three are right",
         "The three small inputs are right, but this one is wrong even without the mask",
     )
-    return _localise_blocks(
-        run,
-        cases,
-        conclusions,
+    in_the_mask = (
         "Without the mask your result on this very input is right, so the mistake is in the "
-        "causal mask: query i may attend to key j exactly when j <= i, j the key's position "
-        "in the whole sequence (start + its index in the block), aligned to the top left "
-        "even when len_q < len_k; a block wholly in the future (start > len_q - 1) adds "
-        "nothing.",
+        "causal mask"
+    )
+    rule = (
+        "Query i may attend to key j exactly when j <= i, j the key's position in the whole "
+        "sequence (start + its index in the block), aligned to the top left even when len_q "
+        "< len_k; a block wholly in the future (start > len_q - 1) adds nothing."
+    )
+    located = _localise_blocks(
+        run, cases, conclusions, f"{in_the_mask}: {rule[0].lower()}{rule[1:]}"
+    )
+    if in_the_mask not in located:
+        return located
+    # the mask located: the learner's weights, read off its outputs, say what it does
+    output = run(q, k, v, block, True)  # (..., len_q, d_v)
+    weights = weights_through_values(lambda ones: run(q, k, ones, block, True), v, output)
+    if weights is None:
+        return located
+    scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    allowed = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril()  # (len_q, len_k)
+    misapplied = mask_misapplied(weights, scores, allowed, rule)
+    return (
+        located.replace(
+            f"{in_the_mask}: {rule[0].lower()}{rule[1:]}", f"{in_the_mask}. {misapplied}"
+        )
+        if misapplied
+        else located
     )
 
 

@@ -678,7 +678,8 @@ def check_count_parameters(count_parameters, *, hidden: bool = False) -> None:
             c.fail(f"{call} gave {shown}. {per_key}")
         moved = _moved_between_keys(results)
         if moved:
-            c.fail(f"{call} gave {shown}. {moved}")
+            part = _moved_part(c, count_parameters, results)
+            c.fail(f"{call} gave {shown}. {moved}{part}")
         together = _two_mistakes_together(c, count_parameters, results)
         if together:
             c.fail(f"{call} gave {shown}. {together}")
@@ -870,6 +871,112 @@ def _moved_between_keys(results) -> str:
             "bias untied, only its bias tied."
         )
     return text
+
+
+#: parts of the model a count may file under a wrong key: (words, the key it belongs to,
+#: its size for args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie, final))
+_MOVABLE_PARTS = (
+    (
+        "the {key}'s final LayerNorm (2 * d_model, only with final_norm=True)",
+        ("encoder", "decoder"),
+        lambda v, d, h, n, f, tie, final: 2 * d if final else 0,
+    ),
+    (
+        "the LayerNorms of the {key}'s layers (num_layers x {norms} x 2 * d_model)",
+        ("encoder", "decoder"),
+        None,  # 2 LayerNorms per encoder layer, 3 per decoder layer: sized per key below
+    ),
+    (
+        "the attentions of the {key}'s layers (num_layers x {attentions} x 4 x (d_model² + "
+        "d_model))",
+        ("encoder", "decoder"),
+        None,
+    ),
+    (
+        "the feed-forwards of the {key}'s layers (num_layers x (2 x d_model x d_ff + d_ff + "
+        "d_model))",
+        ("encoder", "decoder"),
+        lambda v, d, h, n, f, tie, final: n * (2 * d * f + f + d),
+    ),
+    (
+        "the output layer's bias (vocab_size)",
+        ("output",),
+        lambda v, d, h, n, f, tie, final: v,
+    ),
+)
+
+
+def _part_size(words: str, key: str, args: tuple) -> int:
+    """The size of one of :data:`_MOVABLE_PARTS` (words as listed there) in ``key``."""
+    d, n = args[1], args[3]  # d_model, num_layers
+    if not words:
+        return 0  # the stand-in for no part at all
+    for part_words, _keys, size in _MOVABLE_PARTS:
+        if part_words == words and size is not None:
+            return size(*args)
+    per_layer = {"encoder": 1, "decoder": 2}[key]  # attentions; LayerNorms are one more
+    if "LayerNorms" in words:
+        return n * (per_layer + 1) * 2 * d
+    return n * per_layer * 4 * (d * d + d)
+
+
+def _moved_part(c: Checker, count_parameters, results) -> str:
+    """When the total is right but one key holds too many and one too few: the part of the
+    model whose size is the amount moved on every configuration run (and on nearby ones
+    where two parts differ), named with the key it belongs to; "" when no part, or more
+    than two, fit."""
+    wrong = [(a, got, want) for a, _, got, want in results if got != want]
+    _, got, want = wrong[0]
+    more = [k for k in _COUNT_KEYS if got[k] > want[k]]
+    less = [k for k in _COUNT_KEYS if got[k] < want[k]]
+    if len(more) != 1 or len(less) != 1:
+        return ""
+    (gained,), (lost,) = more, less
+
+    def moved(args: tuple, amount: int) -> tuple:
+        counts = dict(ref.count_parameters(*args))
+        counts[gained] += amount
+        counts[lost] -= amount
+        return tuple(counts[key] for key in _COUNT_KEYS)
+
+    candidates = []
+    for words, keys, _size in _MOVABLE_PARTS:
+        if lost not in keys:
+            continue
+        filled = words.format(
+            key=lost,
+            norms={"encoder": 2, "decoder": 3}[lost] if lost != "output" else "",
+            attentions={"encoder": 1, "decoder": 2}[lost] if lost != "output" else "",
+        )
+        if all(
+            moved(a, _part_size(words, lost, a)) == tuple(got_[k] for k in _COUNT_KEYS)
+            for a, _, got_, _ in results
+        ):
+            candidates.append((words, filled))
+    if not candidates:
+        return ""
+
+    def observe(args: tuple) -> tuple:
+        counts = _call_count(c, count_parameters, args)
+        return tuple(int(counts[key]) for key in _COUNT_KEYS)
+
+    def predict(candidate: tuple, args: tuple) -> tuple:
+        return moved(args, _part_size(candidate[0], lost, args))
+
+    # a stand-in for "no part moved" makes the probes confirm a lone candidate too: on a
+    # configuration where the part is not empty, the learner's counts must move it
+    nothing = ("", "")
+    candidates = split_candidates(
+        [*candidates, nothing], _probe_configurations(results), predict, observe
+    )
+    if nothing in candidates or len(candidates) > 2:
+        return ""
+    named = " or ".join(filled for _words, filled in candidates)
+    return (
+        f" The amount moved is, on every configuration checked, exactly {named}: it is "
+        f"counted under {gained!r} but belongs to {lost!r}, which holds "
+        f"{_count_rule(lost)[0].lower()}{_count_rule(lost)[1:]}"
+    )
 
 
 def _count_hint(key: str, args: tuple, counts: dict[str, int], results=()) -> str:

@@ -611,6 +611,9 @@ def _check_greedy_case(
             return overwritten
         if cut_short:
             return cut_short
+        first_step = _stops_after_first_step(greedy_decode, model, src, case, got, expected)
+        if first_step:
+            return first_step
         text = _greedy_hint(got, expected, case, model, src)
         # located, no cause; a finished row that goes on is not rows interfering (alone,
         # each sentence's loop simply stops at its own <eos>)
@@ -629,6 +632,74 @@ def _check_greedy_case(
     if not _same_tokens(got, expected):
         _expect_bos_start(c, embedded, case, call, src)
     c.expect_equal(got, expected, call, mistakes=mistakes, hint=hint)
+
+
+def _stops_after_first_step(greedy_decode, model, src, case: _GreedyCase, got, expected) -> str:
+    """The right first column alone, though no row produced <eos> at the first step: the
+    loop's stop test holds at once. Two families give it: a test that holds whatever the
+    rows (``if finished.all:`` without the call's parentheses, a bound method being always
+    true; a break outside the if), and a finished test inverted (finished once the token
+    is NOT eos_id). The same call with eos_id set to one row's first token (that row ends
+    at once, a row with another first token goes on) tells them apart: an inverted test
+    does not stop at the first step there (the ended rows stay open), a test that always
+    holds does. "" when not decided."""
+    if not (
+        isinstance(got, torch.Tensor)
+        and got.dim() == 2
+        and got.shape[0] == expected.shape[0]
+        and got.shape[1] == 1 < expected.shape[1]
+        and torch.equal(got.long(), expected[:, :1])
+        and not bool((expected[:, 0] == case.eos_id).any())
+    ):
+        return ""
+    observed = (
+        f"Your result holds the first token of each row only: it stops after the first step "
+        f"of max_len = {case.max_len}, although no row had produced <eos> (eos_id="
+        f"{case.eos_id}), and that first token is right."
+    )
+    always = (
+        "Your loop's stop test holds whatever the rows: a condition that is always true, "
+        "such as `if finished.all:` without the call's parentheses (a bound method is an "
+        "object, always true; finished.all() is the call), or a break not inside the if. "
+        "Write if finished.all(): break."
+    )
+    inverted = (
+        "Your finished test is inverted: a row counts as finished once its new token is "
+        "NOT eos_id. It is finished when the token equals eos_id: finished = finished | "
+        "(next_token == eos_id)."
+    )
+    # the same sources with eos_id set to one row's first token: that row ends at once,
+    # a row whose first token differs goes on
+    firsts = expected[:, 0].tolist()
+    ending = next(
+        (t for t in firsts if t not in (case.pad_id, case.bos_id) and any(o != t for o in firsts)),
+        None,
+    )
+    if ending is None:
+        return f"{observed} Two mistakes give this: (1) {always} (2) {inverted}"
+    try:
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            want = ref.greedy_decode(model, src, case.max_len, case.bos_id, ending)
+            tokens = greedy_decode(model, src.clone(), case.max_len, case.bos_id, ending)
+    except Exception:  # the learner's code raised on the probe, say: both stay named
+        return f"{observed} Two mistakes give this: (1) {always} (2) {inverted}"
+    if not isinstance(tokens, torch.Tensor) or tokens.dim() != 2 or want.shape[1] < 2:
+        return f"{observed} Two mistakes give this: (1) {always} (2) {inverted}"
+    ended = (
+        f"the same call with eos_id={ending}, so that the rows whose first token is "
+        f"{ending} end at once and the others go on"
+    )
+    if tokens.shape[1] == 1 and torch.equal(tokens.long(), want[:, :1]):
+        return (
+            f"{observed} On {ended}, yours stops after the first step too, although "
+            f"some rows are still open. {always}"
+        )
+    if tokens.shape[1] > 1:
+        return (
+            f"{observed} On {ended}, yours goes on past the first step: the rows that "
+            f"produced <eos> kept the loop open. {inverted}"
+        )
+    return f"{observed} Two mistakes give this: (1) {always} (2) {inverted}"
 
 
 def _stop_rule_hint(greedy_decode, model, src, case: _GreedyCase, got, expected) -> str:

@@ -59,6 +59,41 @@ _INVERTED_LOOK_AHEAD = (
 )
 
 
+def _limited_reach(change: torch.Tensor, case) -> str:
+    """The change of the logits at the positions before the last (rows, len_tgt - 1,
+    vocab) when only the LAST target token was changed. Each layer's self-attention
+    carries a token's change back as far as the mask lets a position look ahead, so after
+    num_layers layers it reaches back num_layers x that far. When only the last few
+    positions changed (a contiguous run ending just before the last, the first position
+    untouched) and their number is a multiple of num_layers, the mask lets each position
+    see that many tokens ahead: named, with the look-ahead part that gives it. "" otherwise
+    (no mask at all, or a pattern this does not explain)."""
+    if case.train or change is None:
+        return ""  # dropout's draws change with every call: no clean pattern
+    moved = change.detach().abs().amax(dim=(0, 2)) > 1e-4  # (len_tgt - 1,)
+    length = moved.shape[0] + 1  # len_tgt
+    if not bool(moved.any()) or bool(moved[0]):
+        return ""
+    first = int(moved.nonzero()[0, 0])  # the earliest position the change reached
+    if not bool(moved[first:].all()):
+        return ""
+    reach = length - 1 - first  # positions back from the last token
+    if reach % case.num_layers:
+        return ""
+    ahead = reach // case.num_layers
+    later = "the next token" if ahead == 1 else f"the next {ahead} tokens"
+    return (
+        f"Changing the LAST target token (position {length - 1}) changed the logits of the "
+        f"{reach} position(s) just before it ({first} .. {length - 2}) and of none earlier: "
+        f"with {case.num_layers} layer(s), each letting a change travel back as far as a "
+        f"position may look ahead, every position sees {later} after it as well as the past. "
+        f"The look-ahead part of your mask is {ahead} diagonal(s) too wide: it allows key j "
+        f"when j <= i + {ahead} (torch.tril(ones, diagonal={ahead}), or an index comparison "
+        f"off by {ahead}), where it should allow j <= i only: torch.tril(ones, diagonal=0). Use "
+        "decoder_self_attention_mask(tgt_ids, self.pad_id)."
+    )
+
+
 # ----------------------------------------------------------- comparing
 def _expect_attached(c, got, call: str, method: str, parts: str) -> None:
     """The family 'a right result cut off from the parameters': a method whose values are
@@ -707,7 +742,37 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         earlier = (again[rows, :-1] - got[rows, :-1]).detach().abs().max().item()
         if earlier <= 1e-4:
             return None
-        return _INVERTED_LOOK_AHEAD if past_hidden() else _FUTURE_LEAK
+        if past_hidden():
+            return _INVERTED_LOOK_AHEAD
+        return (
+            _limited_reach(again[rows, :-1] - got[rows, :-1], case)
+            or _limited_reach(longer_target_change(), case)
+            or _FUTURE_LEAK
+        )
+
+    def longer_target_change() -> torch.Tensor | None:
+        """On a target longer than the case's (no <pad>, batch row 0's memory and source),
+        the change of the logits before the last position when the last token changes
+        (1, length - 1, vocab): a reach the case's short target hides shows there."""
+        length = min(case.max_len, 16)
+        if length <= case.len_tgt:
+            return None
+        tokens = (torch.arange(length) * 5 + 1) % case.tgt_vocab  # (length,)
+        tokens = torch.where(tokens == pad, (tokens + 1) % case.tgt_vocab, tokens)[None]
+        changed = tokens.clone()
+        last = (tokens[0, -1] + 1) % case.tgt_vocab
+        changed[0, -1] = (last + 1) % case.tgt_vocab if last == pad else last
+        outputs = []
+        for target in (tokens, changed):
+            try:  # a probe only: when the learner's code cannot take it, nothing is learnt
+                with torch.no_grad():
+                    out = module.decode(target, memory[:1].clone(), src[:1].clone())
+            except Exception:
+                return None
+            if not (isinstance(out, torch.Tensor) and out.shape[:2] == (1, length)):
+                return None
+            outputs.append(out)
+        return outputs[1][:, :-1] - outputs[0][:, :-1]  # (1, length - 1, vocab)
 
     def past_hidden() -> bool:
         """Whether changing the FIRST target token (rows where it and its replacement are
