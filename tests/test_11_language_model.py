@@ -3242,6 +3242,30 @@ def _sample_edited(
     return sample
 
 
+def _sample_top_p_exp_by_hand(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Top-p's probabilities as exp(z) / exp(z).sum() without the row's maximum (the draw
+    itself right): inf / inf = NaN once a logit passes about 88.7 (blind26c's family)."""
+    if top_p is None or temperature == 0:
+        return ref.sample(logits, temperature, top_k, top_p, generator)
+    logits = _filtered(logits / temperature, top_k, None)
+    exps = torch.exp(logits)  # (batch, vocab)
+    sorted_probs, order = (exps / exps.sum(-1, keepdim=True)).sort(-1, descending=True)
+    remove = (sorted_probs.cumsum(-1) - sorted_probs) >= top_p
+    remove[..., 0] = False
+    logits = logits.masked_fill(remove.scatter(-1, order, remove), float("-inf"))
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
+def _sample_log_sum_exp_by_hand(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Log-probabilities as z - log(exp(z).sum()) without the row's maximum: log(inf) is
+    inf, every probability 0 once a logit passes about 88.7."""
+    if top_k is not None or top_p is not None or temperature == 0:
+        return ref.sample(logits, temperature, top_k, top_p, generator)
+    logits = logits / temperature
+    log_probs = logits - torch.log(torch.exp(logits).sum(-1, keepdim=True))  # (batch, vocab)
+    return torch.multinomial(log_probs.exp(), 1, generator=generator)[:, 0]
+
+
 def _sample_greedy_over_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """The greedy branch's argmax over the batch axis (mutant sample-9: the shape alone)."""
     if temperature == 0:
@@ -5272,6 +5296,18 @@ MISTAKES = [
         check_sample,
         _named("sample", _sample_keep_shifted_in_place),
         r"in place over overlapping slices",
+    ),
+    # blind26c-sample-softmax-without-max: exp(z) / exp(z).sum() by hand passed every check
+    # (no logit was above 88.7, where exp overflows float32)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_p_exp_by_hand),
+        r"top_p=0\.8.*exponential of large logits overflows.*subtract each row's maximum",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_log_sum_exp_by_hand),
+        r"exponential of large logits overflows.*torch\.softmax",
     ),
     Mistake(check_sample, _sampler(map_back="gather"), r"mapped back.*with gather"),
     Mistake(check_sample, _sampler(first_row=True), r"drop\[0\] = False"),
