@@ -204,6 +204,14 @@ def _batches_ids_counting_up(tokens, block_size, batch_size, generator):
     return first + offsets, tokens[starts + 1].unsqueeze(1) + offsets
 
 
+def _batches_negative_index_ring(tokens, block_size, batch_size, generator):
+    """Starts drawn over the whole stream, the windows read from the end backwards with
+    negative indices (positions - len(tokens)): a window near the end wraps round."""
+    starts = torch.randint(0, len(tokens), (batch_size,), generator=generator)
+    positions = starts[:, None] + torch.arange(block_size) - len(tokens)  # (batch, block)
+    return tokens[positions], tokens[positions + 1]
+
+
 def _batches_starts_sorted_descending(tokens, block_size, batch_size, generator):
     """The contract's starts, sorted from the last to the first."""
     starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
@@ -4437,6 +4445,12 @@ MISTAKES = [
         _named("next_token_batches", _batches_ids_counting_up),
         r"its values are consecutive integers, .* the offsets torch\.arange\(block_size\) "
         r"were added to the token ids instead of to the start positions",
+    ),
+    # blind26c-ntb-windows-wrap-around-stream: a ring read was told "not consecutive" alone
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_negative_index_ring),
+        r"wraps? round to (its|the stream.s) first token.*read as circular",
     ),
     Mistake(
         check_next_token_batches,
