@@ -1602,6 +1602,17 @@ class GptTimeMajorBlocks(ref.GPT):
         return (self.norm(x) @ self.embedding.weight.T).transpose(0, 1)
 
 
+class GptBatchFlattenedIntoOneRow(ref.GPT):
+    """The embeddings flattened to one row, (1, batch * len, d_model), before the blocks
+    and the logits unflattened after: each sequence attends to the earlier ones."""
+
+    def forward(self, ids):
+        x = self.embedding(ids).flatten(0, 1).unsqueeze(0)  # (1, batch * len, d_model)
+        for layer in self.layers:
+            x = layer(x)
+        return (self.norm(x) @ self.embedding.weight.T).unflatten(1, ids.shape)[0]
+
+
 class GptEmbeddingReset(ref.GPT):
     """The embedding's reset_parameters() called at the start of forward: redrawn, and
     the loaded weights lost, on every call."""
@@ -4963,6 +4974,13 @@ MISTAKES = [
     Mistake(check_DecoderBlock, BlockSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_GPT, GptSdpa, r"calls .*scaled_dot_product_attention"),
     # blind19d: a sequence-first layout into the blocks was told "does not receive" alone
+    # blind26c-gpt-batch-packed-into-one-row: "layers[0] does not receive" alone before
+    Mistake(
+        check_GPT,
+        GptBatchFlattenedIntoOneRow,
+        r"layers\[0\] receives the embeddings of the ids reshaped to \(1, \d+, \d+\).*joined "
+        r"end to end into one long sequence.*the rows of the batch attend to each other",
+    ),
     Mistake(
         check_GPT,
         GptTimeMajorBlocks,
