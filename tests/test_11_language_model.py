@@ -910,6 +910,13 @@ def _rotary_polar_of_the_sines(x, cos, sin):
     return torch.view_as_real(turned).flatten(-2).to(x.dtype)
 
 
+def _rotary_sine_of_the_sines(x, cos, sin):
+    """The sin table read as the angles, torch.sin(sin), the cos table used as it is."""
+    half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), torch.sin(sin).to(x.dtype)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+
+
 def _rotary_first_feature_twice(x, cos, sin):
     """A copy-paste slip: a in place of b, (a cos - a sin, a sin + a cos) (b10h)."""
     half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
@@ -3812,6 +3819,13 @@ MISTAKES = [
         check_GPT,
         GptNormedLogits,
         r"norm\.weight has shape \(\d+,\), vocab_size .*fits only the logits",
+    ),
+    # blind26c-rot-tables-taken-as-angles: a table passed through cos or sin (differences
+    # alone before)
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_sine_of_the_sines),
+        r"formula with torch\.sin\(sin\) where sin belongs: .*not the angles",
     ),
     # the family "a result buffer never (wholly) written" (its differences alone before)
     Mistake(

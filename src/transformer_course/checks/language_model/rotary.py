@@ -1763,6 +1763,49 @@ def _features_passed_through(
         return ""
 
 
+_TABLES_TRANSFORMED = (
+    "Your result is the rotation's formula with {used}: the tables were passed through "
+    "{what} before use. rotary_embedding's tables already hold the cosines and sines, "
+    "cos = cos(angle) and sin = sin(angle), not the angles: use them as they are, "
+    "(a, b) -> (a * cos - b * sin, a * sin + b * cos). ({note})"
+)
+
+
+def _tables_transformed(x: torch.Tensor, angles: torch.Tensor, pairing: str) -> dict:
+    """The rotation's formula with an elementwise function (cos or sin) applied to a
+    table, each combination its own candidate (blind26c-rot-tables-taken-as-angles:
+    torch.cos(cos) and torch.sin(sin), the tables read as angles)."""
+    d = x.shape[-1]
+    index_a = torch.arange(d // 2) if pairing == "half" else torch.arange(0, d, 2)
+    index_b = index_a + d // 2 if pairing == "half" else index_a + 1
+    a, b = x.double()[..., index_a], x.double()[..., index_b]  # (..., len, d/2)
+    functions = {"": lambda t: t, "cos": torch.cos, "sin": torch.sin}
+    found = {}
+    for on_cos, f in functions.items():
+        for on_sin, g in functions.items():
+            if not on_cos and not on_sin:
+                continue
+            cos, sin = f(angles.cos()), g(angles.sin())  # (len, d/2)
+            out = torch.empty_like(x, dtype=torch.float64)
+            out[..., index_a], out[..., index_b] = a * cos - b * sin, a * sin + b * cos
+            used = " and ".join(
+                f"torch.{fn}({name}) where {name} belongs"
+                for fn, name in ((on_cos, "cos"), (on_sin, "sin"))
+                if fn
+            )
+            what = " and ".join(
+                f"a {'cosine' if fn == 'cos' else 'sine'}" for fn in (on_cos, on_sin) if fn
+            )
+            note = (
+                "The result is not a rotation: the pairs' lengths change, and position 0, "
+                "angle 0, is not left as it is."
+                if on_cos
+                else "Position 0, angle 0, happens to come out right."
+            )
+            found[_TABLES_TRANSFORMED.format(used=used, what=what, note=note)] = out
+    return found
+
+
 def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
     with Checker("apply_rotary", hidden=hidden) as c:
         c.require_callable(apply_rotary)
@@ -1821,6 +1864,7 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
             }
             mistakes.update(_angle_layout_mistakes(x, angles))
             mistakes.update(_sequential_halves(x, angles))
+            mistakes.update(_tables_transformed(x, angles, pairing))
             expected = rotate_f(x, angles, pairing)
             axes = (*(f"axis {i}" for i in range(x.dim() - 2)), "len", "d_head")
 
