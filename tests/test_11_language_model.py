@@ -4293,8 +4293,8 @@ MISTAKES = [
         _rope_frequencies(
             lambda d, base: 1.5 * base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
         ),
-        r"(?s)^(?!.*positions are (right|wrong)).*the positions or the frequencies are "
-        r"multiplied",
+        r"(?s)^(?!.*positions are (right|wrong)).*Either the positions are scaled by 1\.5, "
+        r"or every frequency is multiplied by it",
     ),
     Mistake(check_next_token_batches, _batches(shift=0), r"targets are the inputs themselves"),
     # the rows' starts evenly spaced (blind21c-batches-one-offset-consecutive-windows was
@@ -5160,7 +5160,16 @@ MISTAKES = [
     Mistake(
         check_rotary_embedding,
         _rope_frequencies(lambda d, base: 2 * base ** (-torch.arange(0, d, 2).double() / d)),
-        r"Every pair turns 2 times as far as it should",
+        r"Every pair turns 2 times as far as it should.*Either the positions are scaled by 2, "
+        r"or every frequency is multiplied by it",
+    ),
+    # blind26c-rope-positions-linearly-interpolated: "their frequencies are divided by a
+    # factor" was said too, of a factor that scaled positions give as well
+    Mistake(
+        check_rotary_embedding,
+        _rope_positions(lambda length: torch.arange(length).double() / 4),
+        r"(?s)(?!.*divided by a factor)Either the positions are scaled by 0\.25 \(the linear "
+        r"position interpolation",
     ),
     # blind round 10 (b10b): "unexpected keys ['output.bias', 'output.weight']" before
     Mistake(check_GPT, GptOutputWithBias, r"output layer has a bias \(output\.bias\)"),

@@ -678,7 +678,12 @@ def _slip_frequencies(d_head: int, base: float) -> dict[str, torch.Tensor]:
 
 
 def _frequency_slips(
-    theta: torch.Tensor, right: torch.Tensor, bad: list[int], case: _RopeCase
+    theta: torch.Tensor,
+    right: torch.Tensor,
+    bad: list[int],
+    case: _RopeCase,
+    *,
+    observed: bool = True,
 ) -> str:
     """The known slips whose frequencies give the learner's angles per position (every
     pair, modulo 2π), named only when they fit; when none does, what is observed of the
@@ -700,6 +705,8 @@ def _frequency_slips(
                 break
     if fitting:
         return f" That is what {' or '.join(fitting)} gives: fix that."
+    if not observed:  # the caller has said what is observed (one factor for every pair)
+        return ""
     # no known slip fits: only what is observed, when each wrong pair turns the same way
     # as theta_i (a positive angle per position, not past a half turn)
     wrong_mine, wrong_right = measured[bad], right.double()[bad]
@@ -762,10 +769,18 @@ def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embeddi
         if frozen:
             return f"{call} is not what the reference gives. {frozen}"
         factor = _uniform_factor(theta, right)
+        interpolation = (
+            " (the linear position interpolation of long-context RoPE, positions * "
+            f"{factor:.3g}, does this)"
+            if factor is not None and factor < 1
+            else ""
+        )
         scaled = (
             f" Every pair turns {factor:.3g} times as far as it should, by the same factor "
-            "at every length checked: the positions or the frequencies are multiplied by "
-            "that factor."
+            f"at every length checked: every angle is {factor:.3g} · m · theta_i. Either the "
+            f"positions are scaled by {factor:.3g}{interpolation}, or every frequency is "
+            "multiplied by it; the two give the same table. The lesson's table uses the "
+            "positions 0, 1, 2, ... and theta_i = base ** (-2i / d_head) as they are."
             if factor is not None
             else ""
         )
@@ -791,7 +806,7 @@ def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embeddi
             f"{bad[0]} is the first wrong ({len(bad)} of {len(theta)} pairs). Per position "
             f"(atan2(sin[1], cos[1]), modulo 2π) yours turn by {shown(theta)}, the pairs "
             f"should turn by theta_i = base ** (-2i / d_head) = {shown(right)}.{same}"
-            f"{_frequency_slips(theta, right, bad, case)}"
+            f"{_frequency_slips(theta, right, bad, case, observed=not scaled)}"
         )
     return ""
 
