@@ -3282,6 +3282,16 @@ def _sample_top_p_exp_by_hand(logits, temperature=1.0, top_k=None, top_p=None, g
     return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
 
 
+def _sample_top_k_mask_as_weights(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Top-k's keep mask drawn from as the weights: the kept tokens alike."""
+    if top_k is None or top_p is not None or temperature == 0:
+        return ref.sample(logits, temperature, top_k, top_p, generator)
+    logits = logits / temperature
+    kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+    weights = (logits >= kth).float()  # (batch, vocab): 1 where kept
+    return torch.multinomial(weights, 1, generator=generator)[:, 0]
+
+
 def _sample_log_sum_exp_by_hand(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """Log-probabilities as z - log(exp(z).sum()) without the row's maximum: log(inf) is
     inf, every probability 0 once a logit passes about 88.7."""
@@ -5358,6 +5368,12 @@ MISTAKES = [
         check_sample,
         _named("sample", _sample_top_p_exp_by_hand),
         r"top_p=0\.8.*exponential of large logits overflows.*subtract each row's maximum",
+    ),
+    # blind26c-sample-top-k-kept-logits-set-to-one: "drawn in the wrong proportions" before
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_mask_as_weights),
+        r"draws uniformly among the kept tokens .*the kept logits are all set to one value",
     ),
     Mistake(
         check_sample,

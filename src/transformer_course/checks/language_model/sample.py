@@ -878,6 +878,15 @@ _PEAKED_ROW = (4.0, 1.0, 0.5, 0.0, -0.5, -1.0, 0.2, 0.8)
 _WIDE_ROW = tuple(round(0.3 - 0.02 * i, 2) for i in range(16))
 
 
+_TOP_K_KEPT_ALIKE = (
+    "Your top-k keeps the right tokens, but draws uniformly among the kept tokens (about "
+    "1 / top_k each): the kept logits are all set to one value, so their own "
+    "probabilities are lost (torch.where(logits < kth, -inf, 1.0), say, or the keep mask "
+    "itself used as the weights, where the kept logits must stay as they were). Set only "
+    "the removed ones to -inf: logits = logits.masked_fill(logits < kth, float('-inf'))."
+)
+
+
 def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
     """{message: the distribution that mistake draws from, as a function of the row}."""
     options = dict(temperature=case.temperature, top_k=case.top_k, top_p=case.top_p)
@@ -903,6 +912,13 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
             return sample_probabilities_f(row, **options, top_k_extra=kept - case.top_k)
 
         models[_TOP_K_FROM_SMALLEST] = from_smallest
+    if case.top_k is not None and case.top_p is None:
+        # blind26c-sample-top-k-kept-logits-set-to-one: the kept tokens drawn alike
+        def kept_alike(row):
+            kept = (sample_probabilities_f(row, **options) > 0).double()  # (vocab,)
+            return kept / kept.sum()
+
+        models[_TOP_K_KEPT_ALIKE] = kept_alike
     if case.top_k is not None and case.temperature not in (0.0, 1.0):
         # blind21c: the k-th largest taken before the temperature, compared after it
         models[_TOP_K_UNTEMPERED.format(temperature=case.temperature)] = lambda row: (
