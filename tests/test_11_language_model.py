@@ -1244,6 +1244,14 @@ class FfnGateSwishBetaTwo(ref.SwiGLU):
         return self.w2(gate * torch.sigmoid(2.0 * gate) * self.w3(x))
 
 
+class FfnGateSwishOddSlope(ref.SwiGLU):
+    """A Swish gate whose slope, 0.37, is no known activation's constant."""
+
+    def forward(self, x):
+        gate = self.w1(x)  # (..., d_ff)
+        return self.w2(gate * torch.sigmoid(0.37 * gate) * self.w3(x))
+
+
 class FfnGateGeluTanh(ref.SwiGLU):
     """Round 25: GELU's tanh approximation as the gate."""
 
@@ -4358,6 +4366,12 @@ MISTAKES = [
     # the gate's activation left out or another of the sigmoid family (blind21c-swiglu-no-
     # activation-bilinear and blind12i-swiglu-quick-gelu-gate were pointed, "differs")
     Mistake(check_SwiGLU, FfnGateSwishBetaTwo, r"Your gate is z \* sigmoid\(2 \* z\)"),
+    # blind26c-swiglu-swish-random-beta: a slope of no known activation (differences alone)
+    Mistake(
+        check_SwiGLU,
+        FfnGateSwishOddSlope,
+        r"your gate is Swish with a slope beta = 0\.37, not SiLU",
+    ),
     Mistake(check_SwiGLU, FfnGateGeluTanh, r"Your gate is GELU's tanh approximation"),
     Mistake(
         check_SwiGLU,
