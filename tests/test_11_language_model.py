@@ -204,6 +204,14 @@ def _batches_ids_counting_up(tokens, block_size, batch_size, generator):
     return first + offsets, tokens[starts + 1].unsqueeze(1) + offsets
 
 
+def _batches_negative_index_ring(tokens, block_size, batch_size, generator):
+    """Starts drawn over the whole stream, the windows read from the end backwards with
+    negative indices (positions - len(tokens)): a window near the end wraps round."""
+    starts = torch.randint(0, len(tokens), (batch_size,), generator=generator)
+    positions = starts[:, None] + torch.arange(block_size) - len(tokens)  # (batch, block)
+    return tokens[positions], tokens[positions + 1]
+
+
 def _batches_starts_sorted_descending(tokens, block_size, batch_size, generator):
     """The contract's starts, sorted from the last to the first."""
     starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
@@ -902,6 +910,13 @@ def _rotary_polar_of_the_sines(x, cos, sin):
     return torch.view_as_real(turned).flatten(-2).to(x.dtype)
 
 
+def _rotary_sine_of_the_sines(x, cos, sin):
+    """The sin table read as the angles, torch.sin(sin), the cos table used as it is."""
+    half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), torch.sin(sin).to(x.dtype)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+
+
 def _rotary_first_feature_twice(x, cos, sin):
     """A copy-paste slip: a in place of b, (a cos - a sin, a sin + a cos) (b10h)."""
     half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
@@ -1227,6 +1242,14 @@ class FfnGateSwishBetaTwo(ref.SwiGLU):
     def forward(self, x):
         gate = self.w1(x)  # (..., d_ff)
         return self.w2(gate * torch.sigmoid(2.0 * gate) * self.w3(x))
+
+
+class FfnGateSwishOddSlope(ref.SwiGLU):
+    """A Swish gate whose slope, 0.37, is no known activation's constant."""
+
+    def forward(self, x):
+        gate = self.w1(x)  # (..., d_ff)
+        return self.w2(gate * torch.sigmoid(0.37 * gate) * self.w3(x))
 
 
 class FfnGateGeluTanh(ref.SwiGLU):
@@ -1592,6 +1615,17 @@ class GptTimeMajorBlocks(ref.GPT):
         for layer in self.layers:
             x = layer(x)
         return (self.norm(x) @ self.embedding.weight.T).transpose(0, 1)
+
+
+class GptBatchFlattenedIntoOneRow(ref.GPT):
+    """The embeddings flattened to one row, (1, batch * len, d_model), before the blocks
+    and the logits unflattened after: each sequence attends to the earlier ones."""
+
+    def forward(self, ids):
+        x = self.embedding(ids).flatten(0, 1).unsqueeze(0)  # (1, batch * len, d_model)
+        for layer in self.layers:
+            x = layer(x)
+        return (self.norm(x) @ self.embedding.weight.T).unflatten(1, ids.shape)[0]
 
 
 class GptEmbeddingReset(ref.GPT):
@@ -3242,6 +3276,40 @@ def _sample_edited(
     return sample
 
 
+def _sample_top_p_exp_by_hand(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Top-p's probabilities as exp(z) / exp(z).sum() without the row's maximum (the draw
+    itself right): inf / inf = NaN once a logit passes about 88.7 (blind26c's family)."""
+    if top_p is None or temperature == 0:
+        return ref.sample(logits, temperature, top_k, top_p, generator)
+    logits = _filtered(logits / temperature, top_k, None)
+    exps = torch.exp(logits)  # (batch, vocab)
+    sorted_probs, order = (exps / exps.sum(-1, keepdim=True)).sort(-1, descending=True)
+    remove = (sorted_probs.cumsum(-1) - sorted_probs) >= top_p
+    remove[..., 0] = False
+    logits = logits.masked_fill(remove.scatter(-1, order, remove), float("-inf"))
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
+def _sample_top_k_mask_as_weights(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Top-k's keep mask drawn from as the weights: the kept tokens alike."""
+    if top_k is None or top_p is not None or temperature == 0:
+        return ref.sample(logits, temperature, top_k, top_p, generator)
+    logits = logits / temperature
+    kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+    weights = (logits >= kth).float()  # (batch, vocab): 1 where kept
+    return torch.multinomial(weights, 1, generator=generator)[:, 0]
+
+
+def _sample_log_sum_exp_by_hand(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Log-probabilities as z - log(exp(z).sum()) without the row's maximum: log(inf) is
+    inf, every probability 0 once a logit passes about 88.7."""
+    if top_k is not None or top_p is not None or temperature == 0:
+        return ref.sample(logits, temperature, top_k, top_p, generator)
+    logits = logits / temperature
+    log_probs = logits - torch.log(torch.exp(logits).sum(-1, keepdim=True))  # (batch, vocab)
+    return torch.multinomial(log_probs.exp(), 1, generator=generator)[:, 0]
+
+
 def _sample_greedy_over_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
     """The greedy branch's argmax over the batch axis (mutant sample-9: the shape alone)."""
     if temperature == 0:
@@ -3770,6 +3838,13 @@ MISTAKES = [
         GptNormedLogits,
         r"norm\.weight has shape \(\d+,\), vocab_size .*fits only the logits",
     ),
+    # blind26c-rot-tables-taken-as-angles: a table passed through cos or sin (differences
+    # alone before)
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_sine_of_the_sines),
+        r"formula with torch\.sin\(sin\) where sin belongs: .*not the angles",
+    ),
     # the family "a result buffer never (wholly) written" (its differences alone before)
     Mistake(
         check_apply_rotary,
@@ -4236,8 +4311,8 @@ MISTAKES = [
         _rope_frequencies(
             lambda d, base: 1.5 * base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
         ),
-        r"(?s)^(?!.*positions are (right|wrong)).*the positions or the frequencies are "
-        r"multiplied",
+        r"(?s)^(?!.*positions are (right|wrong)).*Either the positions are scaled by 1\.5, "
+        r"or every frequency is multiplied by it",
     ),
     Mistake(check_next_token_batches, _batches(shift=0), r"targets are the inputs themselves"),
     # the rows' starts evenly spaced (blind21c-batches-one-offset-consecutive-windows was
@@ -4291,6 +4366,12 @@ MISTAKES = [
     # the gate's activation left out or another of the sigmoid family (blind21c-swiglu-no-
     # activation-bilinear and blind12i-swiglu-quick-gelu-gate were pointed, "differs")
     Mistake(check_SwiGLU, FfnGateSwishBetaTwo, r"Your gate is z \* sigmoid\(2 \* z\)"),
+    # blind26c-swiglu-swish-random-beta: a slope of no known activation (differences alone)
+    Mistake(
+        check_SwiGLU,
+        FfnGateSwishOddSlope,
+        r"your gate is Swish with a slope beta = 0\.37, not SiLU",
+    ),
     Mistake(check_SwiGLU, FfnGateGeluTanh, r"Your gate is GELU's tanh approximation"),
     Mistake(
         check_SwiGLU,
@@ -4413,6 +4494,12 @@ MISTAKES = [
         _named("next_token_batches", _batches_ids_counting_up),
         r"its values are consecutive integers, .* the offsets torch\.arange\(block_size\) "
         r"were added to the token ids instead of to the start positions",
+    ),
+    # blind26c-ntb-windows-wrap-around-stream: a ring read was told "not consecutive" alone
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_negative_index_ring),
+        r"wraps? round to (its|the stream.s) first token.*read as circular",
     ),
     Mistake(
         check_next_token_batches,
@@ -4925,6 +5012,13 @@ MISTAKES = [
     Mistake(check_DecoderBlock, BlockSdpa, r"calls .*scaled_dot_product_attention"),
     Mistake(check_GPT, GptSdpa, r"calls .*scaled_dot_product_attention"),
     # blind19d: a sequence-first layout into the blocks was told "does not receive" alone
+    # blind26c-gpt-batch-packed-into-one-row: "layers[0] does not receive" alone before
+    Mistake(
+        check_GPT,
+        GptBatchFlattenedIntoOneRow,
+        r"layers\[0\] receives the embeddings of the ids reshaped to \(1, \d+, \d+\).*joined "
+        r"end to end into one long sequence.*the rows of the batch attend to each other",
+    ),
     Mistake(
         check_GPT,
         GptTimeMajorBlocks,
@@ -5090,7 +5184,16 @@ MISTAKES = [
     Mistake(
         check_rotary_embedding,
         _rope_frequencies(lambda d, base: 2 * base ** (-torch.arange(0, d, 2).double() / d)),
-        r"Every pair turns 2 times as far as it should",
+        r"Every pair turns 2 times as far as it should.*Either the positions are scaled by 2, "
+        r"or every frequency is multiplied by it",
+    ),
+    # blind26c-rope-positions-linearly-interpolated: "their frequencies are divided by a
+    # factor" was said too, of a factor that scaled positions give as well
+    Mistake(
+        check_rotary_embedding,
+        _rope_positions(lambda length: torch.arange(length).double() / 4),
+        r"(?s)(?!.*divided by a factor)Either the positions are scaled by 0\.25 \(the linear "
+        r"position interpolation",
     ),
     # blind round 10 (b10b): "unexpected keys ['output.bias', 'output.weight']" before
     Mistake(check_GPT, GptOutputWithBias, r"output layer has a bias \(output\.bias\)"),
@@ -5272,6 +5375,24 @@ MISTAKES = [
         check_sample,
         _named("sample", _sample_keep_shifted_in_place),
         r"in place over overlapping slices",
+    ),
+    # blind26c-sample-softmax-without-max: exp(z) / exp(z).sum() by hand passed every check
+    # (no logit was above 88.7, where exp overflows float32)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_p_exp_by_hand),
+        r"top_p=0\.8.*exponential of large logits overflows.*subtract each row's maximum",
+    ),
+    # blind26c-sample-top-k-kept-logits-set-to-one: "drawn in the wrong proportions" before
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_mask_as_weights),
+        r"draws uniformly among the kept tokens .*the kept logits are all set to one value",
+    ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_log_sum_exp_by_hand),
+        r"exponential of large logits overflows.*torch\.softmax",
     ),
     Mistake(check_sample, _sampler(map_back="gather"), r"mapped back.*with gather"),
     Mistake(check_sample, _sampler(first_row=True), r"drop\[0\] = False"),

@@ -1166,6 +1166,8 @@ def localise_stack(
                     "for the positions and attends across the sequences of the batch. Keep "
                     "the batch-first layout throughout."
                 )
+            if regrouped := _reshaped_input(inp, x64, container, input_name):
+                return regrouped
             return f"{container}[0] does not receive {input_name}."
         if i > 0 and not _close(inp, previous):
             if _close(inp, x64):
@@ -1716,3 +1718,36 @@ def _axes_permuted(got: torch.Tensor, x: torch.Tensor) -> tuple[int, ...] | None
         if moved.shape == got.shape and _close(got, moved):
             return tuple(order)
     return None
+
+
+def _reshaped_input(inp: torch.Tensor, x64: torch.Tensor, container: str, input_name: str) -> str:
+    """The first layer's input holding the right values in another shape, in the same
+    order (blind26c-gpt-batch-packed-into-one-row: embedding(ids.reshape(1, batch * len)),
+    the sequences of the batch joined into one row); "" otherwise."""
+    if inp.shape == x64.shape or inp.numel() != x64.numel() or x64.dim() < 3:
+        return ""
+    if not _close(inp.reshape(x64.shape), x64):
+        return ""
+    batch = x64.shape[0]
+    shape = tuple(inp.shape)
+    if inp.dim() == x64.dim() and shape[0] < batch and shape[-1] == x64.shape[-1]:
+        joined = batch // shape[0]
+        how = (
+            f"the {batch} sequences of the batch joined end to end into one long sequence of "
+            f"{shape[1]} positions"
+            if shape[0] == 1
+            else f"every {joined} sequences of the batch joined end to end into one row"
+        )
+        return (
+            f"{container}[0] receives {input_name} reshaped to {shape} where {tuple(x64.shape)} "
+            f"belongs: {how}. Each layer treats a row as one sequence, so the rows of "
+            "the batch attend to each other (a sequence's positions see the earlier sequences "
+            "of the batch, and its positions are counted on after theirs): a row's result "
+            "depends on the other rows. Keep the batch axis, (batch, len, d_model), through "
+            "the layers; each sequence is processed independently."
+        )
+    return (
+        f"{container}[0] receives {input_name} reshaped to {shape} where {tuple(x64.shape)} "
+        f"belongs (the same values, regrouped): the layers read their input's axes as "
+        f"(batch, len, features). Keep the {tuple(x64.shape)} layout through the layers."
+    )

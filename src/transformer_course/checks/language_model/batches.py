@@ -162,6 +162,17 @@ def _padded_window(row: list[int], ids: list[int] | None, targets_row: list[int]
     return told
 
 
+_TARGETS_WRAP = (
+    " inputs[{b}] ends at the stream's last token (positions {row}), and its targets wrap "
+    "round to the stream's first token (positions {got}, of a stream of {n} tokens): the "
+    "stream is read as circular (positions taken modulo len(tokens), or a negative "
+    "index, or a roll), and this start is drawn too high. The windows do not wrap: draw "
+    "every start below num_tokens - block_size, torch.randint(0, num_tokens - block_size, "
+    "(batch_size,), generator=generator), so that a window's targets, one token further, "
+    "fit in the stream too."
+)
+
+
 def _window_message(
     call: str,
     b: int,
@@ -191,6 +202,19 @@ def _window_message(
     if -1 in row:
         padded = _padded_window(row, ids_in_row, targets_row)
         return f"{shown} (-1: a token that is not in the stream){padded}. {rule}."
+    if start + length > num_tokens and row == [(start + i) % num_tokens for i in range(length)]:
+        # blind26c-ntb-windows-wrap-around-stream: positions % len(tokens), word2vec's ring
+        return (
+            f"{shown}: your window runs past the end of the stream and wraps round to its "
+            f"first tokens. It starts at {start}, and a window of {length} tokens from there "
+            f"needs positions up to {start + length - 1}, but the stream has {num_tokens} "
+            f"(positions 0 to {num_tokens - 1}): the stream is read as circular (positions "
+            "taken modulo len(tokens), or a negative index, or a roll), and your starts are "
+            "drawn too high. The windows do not wrap: draw every start below num_tokens - "
+            "block_size, torch.randint(0, num_tokens - block_size, (batch_size,), "
+            "generator=generator), so that a window and its targets, one token further, "
+            f"fit in the stream. {rule}."
+        )
     for step in (-1, *range(2, length + 1), *range(-length, -1)):
         if row == [(start + step * i) % num_tokens for i in range(length)]:
             if step == -1:
@@ -742,10 +766,16 @@ def _check_batch_case(c: Checker, next_token_batches, case: _BatchCase) -> None:
             c.fail(f"{call}: {_TARGETS_SAME}")
         if got_next == [i - 1 for i in row]:
             c.fail(f"{call}: {_TARGETS_BEFORE}")
+        wraps = row[-1] + 1 >= case.num_tokens and got_next == [
+            (i + 1) % case.num_tokens for i in row
+        ]
         c.expect_true(
             got_next == [i + 1 for i in row],
             f"{call}: targets[{b}] should be tokens[s + 1 : s + block_size + 1], the "
-            "inputs moved one token to the right.",
+            "inputs moved one token to the right."
+            + (
+                _TARGETS_WRAP.format(b=b, row=row, got=got_next, n=case.num_tokens) if wraps else ""
+            ),
         )
     c.expect_true(
         max(starts) <= last and min(starts) >= 0,

@@ -678,7 +678,12 @@ def _slip_frequencies(d_head: int, base: float) -> dict[str, torch.Tensor]:
 
 
 def _frequency_slips(
-    theta: torch.Tensor, right: torch.Tensor, bad: list[int], case: _RopeCase
+    theta: torch.Tensor,
+    right: torch.Tensor,
+    bad: list[int],
+    case: _RopeCase,
+    *,
+    observed: bool = True,
 ) -> str:
     """The known slips whose frequencies give the learner's angles per position (every
     pair, modulo 2π), named only when they fit; when none does, what is observed of the
@@ -700,6 +705,8 @@ def _frequency_slips(
                 break
     if fitting:
         return f" That is what {' or '.join(fitting)} gives: fix that."
+    if not observed:  # the caller has said what is observed (one factor for every pair)
+        return ""
     # no known slip fits: only what is observed, when each wrong pair turns the same way
     # as theta_i (a positive angle per position, not past a half turn)
     wrong_mine, wrong_right = measured[bad], right.double()[bad]
@@ -762,10 +769,18 @@ def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embeddi
         if frozen:
             return f"{call} is not what the reference gives. {frozen}"
         factor = _uniform_factor(theta, right)
+        interpolation = (
+            " (the linear position interpolation of long-context RoPE, positions * "
+            f"{factor:.3g}, does this)"
+            if factor is not None and factor < 1
+            else ""
+        )
         scaled = (
             f" Every pair turns {factor:.3g} times as far as it should, by the same factor "
-            "at every length checked: the positions or the frequencies are multiplied by "
-            "that factor."
+            f"at every length checked: every angle is {factor:.3g} · m · theta_i. Either the "
+            f"positions are scaled by {factor:.3g}{interpolation}, or every frequency is "
+            "multiplied by it; the two give the same table. The lesson's table uses the "
+            "positions 0, 1, 2, ... and theta_i = base ** (-2i / d_head) as they are."
             if factor is not None
             else ""
         )
@@ -791,7 +806,7 @@ def _wrong_frequencies(runs: list[tuple], cases: list[_RopeCase], rotary_embeddi
             f"{bad[0]} is the first wrong ({len(bad)} of {len(theta)} pairs). Per position "
             f"(atan2(sin[1], cos[1]), modulo 2π) yours turn by {shown(theta)}, the pairs "
             f"should turn by theta_i = base ** (-2i / d_head) = {shown(right)}.{same}"
-            f"{_frequency_slips(theta, right, bad, case)}"
+            f"{_frequency_slips(theta, right, bad, case, observed=not scaled)}"
         )
     return ""
 
@@ -1763,6 +1778,49 @@ def _features_passed_through(
         return ""
 
 
+_TABLES_TRANSFORMED = (
+    "Your result is the rotation's formula with {used}: the tables were passed through "
+    "{what} before use. rotary_embedding's tables already hold the cosines and sines, "
+    "cos = cos(angle) and sin = sin(angle), not the angles: use them as they are, "
+    "(a, b) -> (a * cos - b * sin, a * sin + b * cos). ({note})"
+)
+
+
+def _tables_transformed(x: torch.Tensor, angles: torch.Tensor, pairing: str) -> dict:
+    """The rotation's formula with an elementwise function (cos or sin) applied to a
+    table, each combination its own candidate (blind26c-rot-tables-taken-as-angles:
+    torch.cos(cos) and torch.sin(sin), the tables read as angles)."""
+    d = x.shape[-1]
+    index_a = torch.arange(d // 2) if pairing == "half" else torch.arange(0, d, 2)
+    index_b = index_a + d // 2 if pairing == "half" else index_a + 1
+    a, b = x.double()[..., index_a], x.double()[..., index_b]  # (..., len, d/2)
+    functions = {"": lambda t: t, "cos": torch.cos, "sin": torch.sin}
+    found = {}
+    for on_cos, f in functions.items():
+        for on_sin, g in functions.items():
+            if not on_cos and not on_sin:
+                continue
+            cos, sin = f(angles.cos()), g(angles.sin())  # (len, d/2)
+            out = torch.empty_like(x, dtype=torch.float64)
+            out[..., index_a], out[..., index_b] = a * cos - b * sin, a * sin + b * cos
+            used = " and ".join(
+                f"torch.{fn}({name}) where {name} belongs"
+                for fn, name in ((on_cos, "cos"), (on_sin, "sin"))
+                if fn
+            )
+            what = " and ".join(
+                f"a {'cosine' if fn == 'cos' else 'sine'}" for fn in (on_cos, on_sin) if fn
+            )
+            note = (
+                "The result is not a rotation: the pairs' lengths change, and position 0, "
+                "angle 0, is not left as it is."
+                if on_cos
+                else "Position 0, angle 0, happens to come out right."
+            )
+            found[_TABLES_TRANSFORMED.format(used=used, what=what, note=note)] = out
+    return found
+
+
 def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
     with Checker("apply_rotary", hidden=hidden) as c:
         c.require_callable(apply_rotary)
@@ -1821,6 +1879,7 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
             }
             mistakes.update(_angle_layout_mistakes(x, angles))
             mistakes.update(_sequential_halves(x, angles))
+            mistakes.update(_tables_transformed(x, angles, pairing))
             expected = rotate_f(x, angles, pairing)
             axes = (*(f"axis {i}" for i in range(x.dim() - 2)), "len", "d_head")
 

@@ -878,6 +878,15 @@ _PEAKED_ROW = (4.0, 1.0, 0.5, 0.0, -0.5, -1.0, 0.2, 0.8)
 _WIDE_ROW = tuple(round(0.3 - 0.02 * i, 2) for i in range(16))
 
 
+_TOP_K_KEPT_ALIKE = (
+    "Your top-k keeps the right tokens, but draws uniformly among the kept tokens (about "
+    "1 / top_k each): the kept logits are all set to one value, so their own "
+    "probabilities are lost (torch.where(logits < kth, -inf, 1.0), say, or the keep mask "
+    "itself used as the weights, where the kept logits must stay as they were). Set only "
+    "the removed ones to -inf: logits = logits.masked_fill(logits < kth, float('-inf'))."
+)
+
+
 def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
     """{message: the distribution that mistake draws from, as a function of the row}."""
     options = dict(temperature=case.temperature, top_k=case.top_k, top_p=case.top_p)
@@ -903,6 +912,13 @@ def _models(case: _SampleCase, tie: bool) -> dict[str, Any]:
             return sample_probabilities_f(row, **options, top_k_extra=kept - case.top_k)
 
         models[_TOP_K_FROM_SMALLEST] = from_smallest
+    if case.top_k is not None and case.top_p is None:
+        # blind26c-sample-top-k-kept-logits-set-to-one: the kept tokens drawn alike
+        def kept_alike(row):
+            kept = (sample_probabilities_f(row, **options) > 0).double()  # (vocab,)
+            return kept / kept.sum()
+
+        models[_TOP_K_KEPT_ALIKE] = kept_alike
     if case.top_k is not None and case.temperature not in (0.0, 1.0):
         # blind21c: the k-th largest taken before the temperature, compared after it
         models[_TOP_K_UNTEMPERED.format(temperature=case.temperature)] = lambda row: (
@@ -1376,6 +1392,7 @@ def check_sample(sample, *, hidden: bool = False) -> None:
         _sample_top_p_zero(c, sample, _FLAT2 if hidden else _FLAT, seed=141 if hidden else 41)
         for number, row in enumerate(_TOP_P_ONE_HIDDEN if hidden else _TOP_P_ONE_VISIBLE):
             _sample_top_p_one(c, sample, row, seed=(142 if hidden else 42) + number)
+        _sample_large_logits(c, sample, cases[0].logits, seed=151 if hidden else 51)
 
 
 def _sample_generator_used(c: Checker, sample, row: tuple[float, ...]) -> None:
@@ -1652,3 +1669,93 @@ def _rows_empty_each_other(
         + " Map each row's removal back to its own row: remove_sorted.scatter(-1, order, "
         "remove_sorted), then masked_fill."
     )
+
+
+#: added to every logit of a row that sample already draws right: a softmax ignores it,
+#: but exp(logit) overflows float32 (exp(88.7) is about 3.4e38, its largest number)
+_LARGE_SHIFT = 100.0
+#: a shift whose exponentials still fit float32 (exp(52) is about 4e22): right here and
+#: wrong at _LARGE_SHIFT tells an overflow from a mistake of any size
+_FITTING_SHIFT = 50.0
+_LARGE_OVERFLOW = (
+    "{call}: every logit is {shift:g} larger than in a row your sample draws right. A "
+    "softmax ignores a constant added to a whole row, softmax(z + c) = softmax(z), so the "
+    "draws must follow the same probabilities, {expected}, but {observed}. Shifted by "
+    "{fits:g} instead (largest logit {fits_top:.1f}) your draws are right: an exponential "
+    "of large logits overflows. exp(z) is inf in float32 once z passes about 88.7, and "
+    "inf / inf is NaN. Probabilities computed by hand as exp(z) / exp(z).sum() (in the "
+    "final draw or in the top-p filter) do this; subtract each row's maximum first, "
+    "z - z.max(dim=-1, keepdim=True).values, or use torch.softmax(z, dim=-1), which does."
+)
+_LARGE_OTHER = (
+    "{call}: every logit is {shift:g} larger than in a row your sample draws right. A "
+    "softmax ignores a constant added to a whole row, softmax(z + c) = softmax(z), so the "
+    "draws must follow the same probabilities, {expected}, but {observed}. Your "
+    "probabilities depend on the size of the logits, not only on their differences: "
+    "compute them with torch.softmax(z, dim=-1) on the tempered, filtered logits."
+)
+
+
+def _large_logits_draw(sample, logits: torch.Tensor, top_p: float | None, seed: int):
+    """The learner's draws on logits (rows, vocab), or the exception they raised."""
+    try:
+        return sample(logits, temperature=1.0, top_p=top_p, generator=_generator(seed))
+    except Exception as exc:  # the learner's error, reported by the caller
+        return exc
+
+
+def _drawn_right(got: Any, expected: torch.Tensor, draws: int) -> bool:
+    if not isinstance(got, torch.Tensor) or tuple(got.shape) != (draws,):
+        return False
+    if got.is_floating_point() or got.min() < 0 or got.max() >= len(expected):
+        return False
+    bound = 6 * (expected * (1 - expected) / draws).sqrt() + 1e-3
+    return bool(((_frequencies(got, len(expected)) - expected).abs() <= bound).all())
+
+
+def _sample_large_logits(c: Checker, sample, row: tuple[float, ...], seed: int) -> None:
+    """A row the checks above drew right, every logit raised by _LARGE_SHIFT: the draws
+    follow the same distribution (blind26c: exp(logits) / exp(logits).sum() by hand is
+    inf / inf = NaN once a logit passes about 88.7, where torch.softmax subtracts the
+    row's maximum). A fit at _FITTING_SHIFT tells the overflow apart."""
+    draws = 2000
+    base = torch.tensor(row, dtype=torch.float32)  # (vocab,)
+    for top_p in (None, 0.8):
+        expected = sample_probabilities_f(base, temperature=1.0, top_k=None, top_p=top_p)
+        knobs = "" if top_p is None else f", top_p={top_p}"
+        call = (
+            f"sample(logits ({draws}, {len(row)}) all between "
+            f"{float(base.min()) + _LARGE_SHIFT:.1f} and {float(base.max()) + _LARGE_SHIFT:.1f}, "
+            f"temperature=1.0{knobs}, generator=...)"
+        )
+        large = (base + _LARGE_SHIFT).expand(draws, -1).contiguous()  # (draws, vocab)
+        got = _large_logits_draw(sample, large, top_p, seed)
+        if _drawn_right(got, expected, draws):
+            continue
+        fitting = (base + _FITTING_SHIFT).expand(draws, -1).contiguous()  # (draws, vocab)
+        fits = _drawn_right(_large_logits_draw(sample, fitting, top_p, seed), expected, draws)
+        if isinstance(got, Exception):
+            observed = f"your sample raised {type(got).__name__}: {clip(str(got), 160)}"
+        elif isinstance(got, torch.Tensor) and tuple(got.shape) == (draws,):
+            observed = "yours are drawn in the proportions " + _proportions(
+                _frequencies(got, len(row))
+            )
+        else:
+            observed = f"yours returned {clip(repr(got), 80)}"
+        text = _LARGE_OVERFLOW if fits else _LARGE_OTHER
+        c.fail(
+            text.format(
+                call=call,
+                shift=_LARGE_SHIFT,
+                expected=_proportions(expected),
+                observed=observed,
+                fits=_FITTING_SHIFT,
+                fits_top=float(base.max()) + _FITTING_SHIFT,
+            )
+        )
+        return
+    c.ok()
+
+
+def _proportions(probs: torch.Tensor) -> str:
+    return "[" + ", ".join(f"{float(p):.2f}" for p in probs) + "]"

@@ -633,6 +633,30 @@ def _same_values(a, b: torch.Tensor) -> bool:
     )
 
 
+def _swish_slope(hidden: torch.Tensor, gate: torch.Tensor, value: torch.Tensor) -> str:
+    """w2's input as Swish with one slope beta other than SiLU's 1, gate * sigmoid(beta *
+    gate) * value, beta measured from the values (blind26c-swiglu-swish-random-beta: a
+    beta drawn by torch.randn(1)); "" when no single beta fits."""
+    if hidden.shape != gate.shape:
+        return ""
+    usable = (gate.abs() > 0.1) & (value.abs() > 0.1)  # (..., d_ff)
+    ratio = hidden[usable] / (gate[usable] * value[usable])  # sigmoid(beta * gate)
+    inside = (ratio > 1e-4) & (ratio < 1 - 1e-4)
+    if int(inside.sum()) < 8:
+        return ""
+    betas = torch.logit(ratio[inside]) / gate[usable][inside]
+    beta = float(betas.median())
+    if not _same_values(hidden, gate * torch.sigmoid(beta * gate) * value) or abs(beta - 1) < 1e-3:
+        return ""
+    return (
+        f"What your w2 receives is gate * sigmoid(beta * gate) * w3(x) with gate = w1(x) and "
+        f"beta = {beta:.4g}: your gate is Swish with a slope beta = {beta:.4g}, not SiLU, "
+        "whose slope is 1. A slope that is not a fixed 1 (a number drawn with "
+        "torch.randn, say, or a constant of another activation) changes the gate; SwiGLU "
+        "uses silu(z) = z * sigmoid(z): self.w2(F.silu(self.w1(x)) * self.w3(x))."
+    )
+
+
 def _inside_swiglu(module, x: torch.Tensor, state) -> str:
     """What the learner's SwiGLU's layers receive, recorded with hooks during one call: the
     first of w1, w3 (which must receive x) and w2 (which must receive silu(w1(x)) * w3(x))
@@ -669,6 +693,8 @@ def _inside_swiglu(module, x: torch.Tensor, state) -> str:
         hidden = received["w2"]
         if not torch.is_tensor(hidden) or _same_values(hidden, F.silu(gate) * value):
             return ""
+        if slope := _swish_slope(hidden.detach().double(), gate, value):
+            return slope
         terms = {
             "silu(w1(x)) * w3(x)": F.silu(gate) * value,
             "silu(w1(x))": F.silu(gate),
