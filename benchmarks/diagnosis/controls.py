@@ -115,6 +115,7 @@ _AFTER_ROUND_25 = ("8fa42eb", "after round 25: round 21's and round 22's cases r
 _AFTER_ROUND_26 = ("415d438", "after round 26: round 23's cases read and fixed")
 _AFTER_ROUND_27 = ("7f2890e", "after round 27: round 24's cases read and fixed")
 _AFTER_ROUND_28 = ("359f3b4", "after round 28: round 25's cases read and fixed")
+_AFTER_ROUND_29 = ("3db2534", "after round 29: round 26's cases read and fixed")
 CONTROLS = (
     Control(
         "round 11's first cases (blind11a-g)",
@@ -244,6 +245,14 @@ CONTROLS = (
         (
             ("804677b", "after round 27: the cases' base, before they were read"),
             _AFTER_ROUND_28,
+        ),
+    ),
+    Control(
+        "round 26's cases, new to the benchmark (blind26b-c)",
+        ("blind26b-", "blind26c-"),
+        (
+            ("4a50fae", "after round 28: the cases' base, before they were read"),
+            _AFTER_ROUND_29,
         ),
     ),
     Control(
