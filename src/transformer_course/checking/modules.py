@@ -361,6 +361,19 @@ def _layer_norms(module: nn.Module, extra: list[str]) -> str:
     )
 
 
+def _weight_owner(module: nn.Module, key: str) -> tuple[str, nn.Module | None]:
+    """The name of the submodule that holds the weight ``key`` (``"w_1"`` for
+    ``"w_1.weight"``) and the submodule itself, or None when ``key`` is no submodule's
+    weight."""
+    if not key.endswith(".weight"):
+        return "", None
+    layer = key[: -len(".weight")]
+    try:
+        return layer, module.get_submodule(layer)
+    except AttributeError:
+        return layer, None
+
+
 def transposed_weight_hint(
     module: nn.Module, key: str, found: tuple[int, ...], shape: tuple[int, ...]
 ) -> str:
@@ -368,13 +381,9 @@ def transposed_weight_hint(
     the nn.Linear or nn.Embedding that holds it were swapped, and how to build it; "" for
     any other mismatch or module."""
     shape = tuple(shape)
-    if len(shape) != 2 or tuple(found) != shape[::-1] or not key.endswith(".weight"):
+    if len(shape) != 2 or tuple(found) != shape[::-1]:
         return ""
-    layer = key[: -len(".weight")]
-    try:
-        sub = module.get_submodule(layer)
-    except AttributeError:
-        return ""
+    layer, sub = _weight_owner(module, key)
     if isinstance(sub, nn.Linear):
         return (
             f"Its two sizes are swapped: nn.Linear(in_features, out_features) stores its "
@@ -397,13 +406,9 @@ def convolution_weight_hint(
     """For a 2-D (out, in) weight held by a convolution (its weight (out, in, *kernel)):
     that the layer is a convolution over the positions, with its kernel size, and what a
     kernel wider than 1 does to a position-wise layer; "" for any other module."""
-    if len(tuple(shape)) != 2 or not key.endswith(".weight"):
+    if len(tuple(shape)) != 2:
         return ""
-    layer = key[: -len(".weight")]
-    try:
-        sub = module.get_submodule(layer)
-    except AttributeError:
-        return ""
+    layer, sub = _weight_owner(module, key)
     if not isinstance(sub, nn.modules.conv._ConvNd):
         return ""
     kernel = tuple(sub.kernel_size)
