@@ -2920,3 +2920,15 @@ CASES += _BLIND26B
 from benchmarks.diagnosis.cases_blind26c import BLIND26C as _BLIND26C  # noqa: E402
 
 CASES += _BLIND26C
+
+from benchmarks.diagnosis.cases_blind27a import BLIND27A as _BLIND27A  # noqa: E402
+
+CASES += _BLIND27A
+
+from benchmarks.diagnosis.cases_blind27b import BLIND27B as _BLIND27B  # noqa: E402
+
+CASES += _BLIND27B
+
+from benchmarks.diagnosis.cases_blind27c import BLIND27C as _BLIND27C  # noqa: E402
+
+CASES += _BLIND27C
