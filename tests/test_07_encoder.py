@@ -1337,6 +1337,28 @@ def layer_variant(name, **knobs):
     return type(name, (LayerBase,), {"forward": forward})
 
 
+class LayerPostAttentionNormInsideResidual(ref.EncoderLayer):
+    """Post-LN: only the attention's residual added after its norm, x + norm1(attn(x))
+    (the feed-forward sub-layer as the paper has it): one sub-layer's sum left
+    un-normalised."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return super().forward(x, mask)
+        x = x + self.norm1(self.dropout(self.self_attn(x, x, x, mask)[0]))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerPostFeedForwardNormInsideResidual(ref.EncoderLayer):
+    """Post-LN: the feed-forward's residual added after its norm, x + norm2(ff(x))."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return super().forward(x, mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, mask)[0]))
+        return x + self.norm2(self.dropout(self.feed_forward(x)))
+
+
 class LayerPostFeedForwardReadsLayerInput(ref.EncoderLayer):
     """Post-LN: the attention's normalised sum kept in a new variable, the feed-forward still
     reading the layer's input x: the family of blind7b-dec-cross-queries-from-layer-input
@@ -1808,6 +1830,17 @@ class EncoderMaskOfFirstSentence(ref.Encoder):
 
 
 LAYER_MISTAKES = [
+    # the norm inside one sub-layer's residual branch, x + norm(sublayer(x))
+    Mistake(
+        check_EncoderLayer,
+        LayerPostAttentionNormInsideResidual,
+        r"The residual sum around `self\.self_attn` is taken after `self\.norm1`",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPostFeedForwardNormInsideResidual,
+        r"The residual sum around `self\.feed_forward` is taken after `self\.norm2`",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerMaskOfFirstSentence,

@@ -805,7 +805,23 @@ class LayerPostCrossReadsRawSum(ref.DecoderLayer):
         return self.norm3(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerPostCrossNormInsideResidual(ref.DecoderLayer):
+    """Post-LN: the cross-attention's residual added after its norm, x + norm2(cross(x))."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = x + self.norm2(self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        C,
+        LayerPostCrossNormInsideResidual,
+        r"The residual sum around `self\.cross_attn` is taken after `self\.norm2`",
+    ),
     Mistake(
         check_DecoderLayer,
         LayerPostCrossReadsRawSum,

@@ -552,6 +552,8 @@ def localise_layer(
             earlier.append((f"the output of `self.{norm_name}`", stream))
             continue
         if _close(norm_in, out):
+            if _norm_inside_residual_branch(records, got, stream, norm_out):
+                return _norm_inside_residual(name, norm_name, wanted_norm)
             return _no_residual(
                 name, f"the input of `self.{norm_name}`", f"{wanted_norm}(x + {name}(x))"
             )
@@ -958,6 +960,31 @@ def _residual_after(after, out, normalised, raw) -> str:
     if _close(summed, raw + out):
         return "raw"
     return ""
+
+
+def _norm_inside_residual_branch(records, got, stream: torch.Tensor, norm_out) -> bool:
+    """Post-LN: whether the stream goes on as ``stream + norm(out)`` (the residual added
+    after the norm, around a normalised branch: x + norm1(self_attn(x))), read off the
+    layer's output or a later sub-layer's input. False when nothing matches or the values
+    are no tensors."""
+    if not torch.is_tensor(norm_out) or norm_out.shape != stream.shape:
+        return False
+    carried = stream + norm_out.detach().double()  # (batch, len, d_model)
+    if torch.is_tensor(got) and got.shape == carried.shape and _close(got, carried):
+        return True
+    return any(
+        torch.is_tensor(r[1]) and r[1].shape == carried.shape and _close(r[1], carried)
+        for r in records
+    )
+
+
+def _norm_inside_residual(name: str, norm_name: str, wanted_norm: str) -> str:
+    return (
+        f"The residual sum around `self.{name}` is taken after `self.{norm_name}`: the norm "
+        f"reads {name}(...) alone and the stream goes on as x + {norm_name}({name}(x)) (the "
+        f"norm inside the residual branch, then the sum left un-normalised). In post-LN the "
+        f"norm applies to the sum: x = {wanted_norm}(x + {name}(x))."
+    )
 
 
 def _no_residual(name: str, where: str, right: str) -> str:
