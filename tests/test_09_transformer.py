@@ -217,6 +217,16 @@ class TDropoutAlwaysOn(_Embedded):
         return F.dropout(x, self.positional_encoding.dropout.p, training=True)
 
 
+class TDropoutOnDecoderOutput(ref.Transformer):
+    """F.dropout on the decoder's output, training left at its default (True): random in
+    eval mode, on the decode side only (its look-ahead probe must not read the noise as
+    a leak from the future)."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        logits = super().decode(tgt_ids, memory, src_ids)  # (batch, len_tgt, vocab)
+        return F.dropout(logits, 0.1)
+
+
 class TSrcEmbeddingForTarget(_Embedded):
     def decode(self, tgt_ids, memory, src_ids):
         y = self.embed(self.src_embedding, tgt_ids)
@@ -2458,6 +2468,7 @@ MISTAKES = [
     Mistake(check_Transformer, TPositionalEncodingWithoutDropout, r"there is no dropout on it"),
     Mistake(check_Transformer, TDropoutBeforePositions, r"positions survived the dropout"),
     Mistake(check_Transformer, TDropoutAlwaysOn, r"something random is still active"),
+    Mistake(check_Transformer, TDropoutOnDecoderOutput, r"something random is still active"),
     Mistake(
         check_Transformer,
         TOutputFromVocabulary,
