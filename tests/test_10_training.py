@@ -2271,6 +2271,18 @@ def _step_returns_gradient_norm(model, batch, optimizer, loss_fn, clip_norm=1.0)
     return loss.item()
 
 
+def _step_returns_loss_after_update(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    loss_fn(model(src, decoder_input), labels).backward()
+    if clip_norm is not None:
+        nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    optimizer.step()
+    optimizer.zero_grad()
+    with torch.no_grad():  # "the new loss", computed again after the update
+        return loss_fn(model(src, decoder_input), labels).item()
+
+
 STEP = check_train_step
 
 
@@ -2496,6 +2508,13 @@ STEP_MISTAKES = [
         STEP,
         named("gradients_tripled")(_step_scaled(grad_factor=3.0)),
         r"every weight moved 3 times as far as in one reference step",
+    ),
+    # a stateful function's replay is no evidence of a wrong default (it was told that
+    # clip_norm's default was not 1.0)
+    Mistake(
+        STEP,
+        _step_returns_loss_after_update,
+        r"(?s)^(?!.*default of `clip_norm`).*the loss \*after\* the update",
     ),
     Mistake(
         STEP,

@@ -87,6 +87,19 @@ def replayed_default(answer: Callable, reference: Callable, calls: list) -> str:
             candidates = (
                 left_out if candidates is None else [c for c in candidates if c in left_out]
             )
+    if candidates:
+        # the counterfactual is evidence only when the replay without the argument still
+        # gives the answer's wrong results: a function whose result depends on state the
+        # replay does not restore (a train_step that updates the model it is given) looks
+        # right on a replay whatever the argument
+        with contextlib.redirect_stdout(io.StringIO()):
+            faithful = all(
+                not same(replay(answer, call), want)
+                for call, want, is_wrong in zip(calls, expected, wrong, strict=True)
+                if is_wrong
+            )
+        if not faithful:
+            return ""
     for name, value in candidates or []:
         with contextlib.redirect_stdout(io.StringIO()):  # the answer's prints, again
             right = all(
