@@ -1337,6 +1337,27 @@ def layer_variant(name, **knobs):
     return type(name, (LayerBase,), {"forward": forward})
 
 
+class LayerPostFeedForwardDropsItsSum(ref.EncoderLayer):
+    """Post-LN: the feed-forward's dropout on the residual sum, norm2(dropout(x + ff(x))),
+    the attention's line right."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return super().forward(x, mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, mask)[0]))
+        return self.norm2(self.dropout(x + self.feed_forward(x)))
+
+
+class LayerPostAttentionDropsNormalised(ref.EncoderLayer):
+    """Post-LN: the attention's dropout on the norm's result, dropout(norm1(x + attn(x)))."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return super().forward(x, mask)
+        x = self.dropout(self.norm1(x + self.self_attn(x, x, x, mask)[0]))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
 class LayerPostAttentionNormInsideResidual(ref.EncoderLayer):
     """Post-LN: only the attention's residual added after its norm, x + norm1(attn(x))
     (the feed-forward sub-layer as the paper has it): one sub-layer's sum left
@@ -1830,6 +1851,19 @@ class EncoderMaskOfFirstSentence(ref.Encoder):
 
 
 LAYER_MISTAKES = [
+    # one sub-layer's dropout in another place, the other sub-layer right
+    Mistake(
+        check_EncoderLayer,
+        LayerPostFeedForwardDropsItsSum,
+        r"the feed-forward sub-layer drops its whole residual sum, norm2\(dropout\(x \+ "
+        r"feed_forward\(x\)\)\)",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPostAttentionDropsNormalised,
+        r"the self-attention sub-layer drops the normalised result, dropout\(norm1\(x \+ "
+        r"self_attn\(x\)\)\)",
+    ),
     # the norm inside one sub-layer's residual branch, x + norm(sublayer(x))
     Mistake(
         check_EncoderLayer,
@@ -2213,6 +2247,17 @@ def _mask_tiled_per_head_and_merged(self, x, mask=None):
     return _loop(self, x, mask)
 
 
+class EncoderSumOfLayerOutputs(ref.Encoder):
+    """Every layer's output added up and returned (the last layer's alone belongs there)."""
+
+    def forward(self, x, mask=None):
+        total = 0
+        for layer in self.layers:
+            x = layer(x, mask)
+            total = total + x  # (batch, len, d_model)
+        return total if self.norm is None else self.norm(total)
+
+
 class EncoderEveryLayerOutput(ref.Encoder):
     """Every layer's output kept and stacked, (num_layers, batch, len, d_model)
     (blind10g-encoder-returns-every-layer-output; before: the contract's shape restated)."""
@@ -2553,6 +2598,9 @@ ENCODER_MISTAKES = [
     ),
     Mistake(check_Encoder, EncoderDropoutBetweenLayers, r"what a dropout of the stream itself"),
     Mistake(check_Encoder, EncoderEveryLayerOutput, r"every layer's output, stacked"),
+    Mistake(
+        check_Encoder, EncoderSumOfLayerOutputs, r"The stack's output is the sum of every layer"
+    ),
     Mistake(check_Encoder, EncoderFinalNormOr, r"unexpected: \['norm\.bias', 'norm\.weight'\]"),
     Mistake(check_Encoder, EncoderPythonList, r"plain Python list does not register"),
     Mistake(check_Encoder, EncoderOneLayerShort, r"create num_layers layers"),

@@ -805,6 +805,18 @@ class LayerPostCrossReadsRawSum(ref.DecoderLayer):
         return self.norm3(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerPostCrossDropsItsSum(ref.DecoderLayer):
+    """Post-LN: the cross-attention's dropout on the residual sum, norm2(dropout(x +
+    cross(x))), the other two lines right."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return super().forward(x, memory, src_mask, tgt_mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(self.dropout(x + self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
 class LayerPostCrossNormInsideResidual(ref.DecoderLayer):
     """Post-LN: the cross-attention's residual added after its norm, x + norm2(cross(x))."""
 
@@ -817,6 +829,12 @@ class LayerPostCrossNormInsideResidual(ref.DecoderLayer):
 
 
 LAYER_MISTAKES = [
+    Mistake(
+        C,
+        LayerPostCrossDropsItsSum,
+        r"the cross-attention sub-layer drops its whole residual sum, norm2\(dropout\(x \+ "
+        r"cross_attn\(x\)\)\)",
+    ),
     Mistake(
         C,
         LayerPostCrossNormInsideResidual,
@@ -1275,6 +1293,18 @@ DECODER_CORRECT = [
         ),
     ),
 ]
+
+
+class DecoderMeanOfLayerOutputs(ref.Decoder):
+    """The mean of every layer's output returned (layer averaging), not the last one's."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        outputs = []
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, tgt_mask)
+            outputs.append(x)
+        x = torch.stack(outputs).mean(dim=0)  # (batch, len_tgt, d_model)
+        return x if self.norm is None else self.norm(x)
 
 
 class DecoderEveryLayerOutput(ref.Decoder):
@@ -1836,6 +1866,7 @@ DECODER_MISTAKES = [
     ),
     Mistake(S, DecoderSharedLayer, r"one layer object appended N times"),
     Mistake(S, DecoderEveryLayerOutput, r"every layer's output, stacked"),
+    Mistake(S, DecoderMeanOfLayerOutputs, r"The stack's output is the mean of every layer"),
     Mistake(S, DecoderPythonList, r"plain Python list does not register"),
     Mistake(S, DecoderBlocksName, r"registered, but under other names \(`blocks\.0`"),
     Mistake(S, DecoderOneLayerReused, r"weights of one layer only, under `layer\.\*`"),

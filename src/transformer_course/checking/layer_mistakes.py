@@ -19,6 +19,7 @@ __all__ = [
     "add_new",
     "discarded_mistakes",
     "dropout_missing_mistakes",
+    "dropout_place_mistakes",
     "layer_mistakes",
     "norm_choice_mistakes",
     "placement_mistakes",
@@ -140,6 +141,35 @@ def dropout_missing_mistakes(
             f"residual sum: the {sublayer_words(attr)} sub-layer's output is added without its "
             f"dropout (the others have theirs). Write {right}."
         ] = {"no_dropout": (part,)}
+    return table
+
+
+def dropout_place_mistakes(
+    parts: dict[str, str], norms: dict[str, str], norm_first: bool
+) -> dict[str, dict[str, Any]]:
+    """Post-LN: one mistake per sub-layer and per wrong place of its dropout, the others
+    right: on the residual sum before the norm, norm(dropout(x + sublayer(x))), or on the
+    norm's result, dropout(norm(x + sublayer(x))) (the whole-layer forms are in
+    :func:`layer_mistakes`; one sub-layer's line written otherwise got "differs from the
+    reference"). Only train mode with dropout=1.0 tells them."""
+    if norm_first:
+        return {}
+    table = {}
+    for part, attr in parts.items():
+        norm = norms[part]
+        right = f"{norm}(x + dropout({attr}(x)))"
+        table[
+            f"In train mode with dropout=1.0 the {sublayer_words(attr)} sub-layer drops its "
+            f"whole residual sum, {norm}(dropout(x + {attr}(x))) (so even x is lost there; the "
+            f"other sub-layers have theirs right). The dropout acts on `self.{attr}`'s output "
+            f"only: {right}."
+        ] = {"dropout_places": ((part, "on_sum"),)}
+        table[
+            f"In train mode with dropout=1.0 the {sublayer_words(attr)} sub-layer drops the "
+            f"normalised result, dropout({norm}(x + {attr}(x))) (the other sub-layers have "
+            f"theirs right). The dropout belongs on `self.{attr}`'s output, before the residual "
+            f"sum and the norm: {right}."
+        ] = {"dropout_places": ((part, "after_norm"),)}
     return table
 
 

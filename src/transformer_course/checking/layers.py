@@ -20,7 +20,7 @@ from transformer_course.checking.checker import Checker
 from transformer_course.checking.dropout_rates import confirmed_wrong_rates, wrong_rates_sentence
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.hints import two_mistakes
-from transformer_course.checking.localise import diagnose
+from transformer_course.checking.localise import diagnose, record_calls
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 from transformer_course.checking.skipped_layers import layers_skipped_in_training
 from transformer_course.checking.unused_parameters import unused_parameters_sentence
@@ -40,6 +40,7 @@ __all__ = [
     "mistake_values",
     "only_dropout_mistakes",
     "state_hint",
+    "sublayer_inputs_agree",
     "two_mistakes",
     "value_or_none",
 ]
@@ -87,7 +88,75 @@ def only_dropout_mistakes(
         return dict(table)
     if not torch.allclose(out.double(), eval_expected, rtol=1e-4, atol=1e-5):
         return dict(table)
-    return {m: k for m, k in table.items() if set(k) <= {"drop", "dropout_at", "no_dropout"}}
+    return {
+        m: k
+        for m, k in table.items()
+        if set(k) <= {"drop", "dropout_at", "no_dropout", "dropout_places"}
+    }
+
+
+def sublayer_inputs_agree(
+    table: Mapping[str, Mapping[str, Any]],
+    module: torch.nn.Module,
+    call: Callable[[], Any],
+    got: Any,
+    compute: Callable[..., torch.Tensor],
+    parts: Mapping[str, str],
+    norms: Mapping[str, str],
+) -> dict[str, Mapping[str, Any]]:
+    """Of the entries of ``table`` that give the learner's output ``got``, those whose
+    stream before each sub-layer (the oracle ``compute`` run over the sub-layers before it,
+    ``order`` and ``norms`` cut there) is what that sub-layer of ``module`` received: a
+    post-LN layer whose stream is zeroed (a dropout at rate 1 on a residual sum or on a
+    norm's result) gives the same output wherever the zeroing sits, and only the streams in
+    between tell which sub-layer's line it is. ``parts``: {oracle part: attribute},
+    ``norms``: {part: its norm}. ``table`` as it is when fewer than two entries give the
+    output, when the calls cannot be recorded (a module that differs from call to call),
+    or when no entry would be left; entries with their own ``order`` or ``norms`` stay."""
+    if not isinstance(got, torch.Tensor):
+        return dict(table)
+
+    def gives(knobs) -> bool:
+        value = value_or_none(lambda: compute(**knobs))
+        return (
+            isinstance(value, torch.Tensor)
+            and value.shape == got.shape
+            and torch.allclose(got.detach().double(), value, rtol=1e-4, atol=1e-5)
+        )
+
+    matching = [m for m, knobs in table.items() if gives(knobs)]
+    if len(matching) < 2:
+        return dict(table)
+    try:
+        _, records = record_calls(module, list(parts.values()), call)
+    except Exception:  # not reproducible, or the learner's module raised under hooks
+        return dict(table)
+    received = {}  # attribute -> the first input of its first call
+    for name, first_input, _ in records:
+        received.setdefault(name, first_input)
+    order, norm_names = list(parts), [norms[part] for part in parts]
+
+    def streams_agree(knobs) -> bool:
+        if "order" in knobs or "norms" in knobs:
+            return True
+        for j in range(1, len(order)):
+            seen = received.get(parts[order[j]])
+            if not isinstance(seen, torch.Tensor):
+                continue
+            before = value_or_none(
+                lambda j=j: compute(**knobs, order=tuple(order[:j]), norms=tuple(norm_names[:j]))
+            )
+            if not isinstance(before, torch.Tensor) or before.shape != seen.shape:
+                continue
+            if not torch.allclose(seen.detach().double(), before, rtol=1e-4, atol=1e-5):
+                return False
+        return True
+
+    kept = [m for m in matching if streams_agree(table[m])]
+    if not kept or len(kept) == len(matching):
+        return dict(table)
+    dropped = set(matching) - set(kept)
+    return {m: knobs for m, knobs in table.items() if m not in dropped}
 
 
 def mistake_pairs(

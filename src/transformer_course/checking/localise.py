@@ -1237,6 +1237,8 @@ def localise_stack(
                 "included (what a later step does with the padded positions is its own choice; "
                 "the masks already keep them out of every attention): return x after the loop."
             )
+        if combined := _layer_outputs_combined(got, records, container, None):
+            return combined
         if not _close(got, last):
             return (
                 f"The stack's output is not {container}[{num_layers - 1}]'s output, although in "
@@ -1247,6 +1249,8 @@ def localise_stack(
     expected = final(last)
     if _close(got, expected):
         return ""
+    if combined := _layer_outputs_combined(got, records, container, final):
+        return combined
     if added := _stream_added_after(got, last, streams, container, final=final):
         return added
     if added := _stream_added_after(got, expected, streams, container, after_final=True):
@@ -1279,6 +1283,47 @@ def localise_stack(
         f"The stack's output is not the final norm of {container}[{num_layers - 1}]'s output: "
         "apply self.norm once, after the loop."
     )
+
+
+def _layer_outputs_combined(
+    got: Any,
+    records: Sequence[tuple[str, torch.Tensor | None, torch.Tensor | None]],
+    container: str,
+    final: Callable[[torch.Tensor], torch.Tensor] | None,
+) -> str:
+    """The stack's output as the mean or the sum of every layer's output (through
+    ``final`` when there is one): the layers' outputs aggregated, as layer-averaging and
+    deep-supervision code does, where the stack returns the last layer's output alone.
+    "" when neither fits (or the records are no tensors of one shape)."""
+    outs = [r[2] for r in records]
+    if len(outs) < 2 or not torch.is_tensor(got):
+        return ""
+    if not all(torch.is_tensor(o) and o.shape == got.shape for o in outs):
+        return ""
+    stacked = torch.stack([o.detach().double() for o in outs])  # (num_layers, *got.shape)
+    through = final if final is not None else (lambda t: t)
+    for how, combined in (("mean", stacked.mean(0)), ("sum", stacked.sum(0))):
+        value = _value_or_none(lambda combined=combined: through(combined))
+        if value is not None and _close(got, value):
+            then = " then the final norm of that," if final is not None else ""
+            return (
+                f"The stack's output is the {how} of every layer's output ({container}[0] .. "
+                f"{container}[{len(outs) - 1}]),{then} not the last layer's output: the layers "
+                f"are chained, each refining the previous one's result, and only the last "
+                f"one's is returned"
+                + (" (then the final norm)" if final is not None else "")
+                + ": for layer in self.layers: x = layer(x, ...); no list of the outputs to "
+                f"{'average' if how == 'mean' else 'add up'}."
+            )
+    return ""
+
+
+def _value_or_none(compute: Callable[[], Any]) -> Any:
+    """``compute()``, or None when it raises (a probe only)."""
+    try:
+        return compute()
+    except Exception:
+        return None
 
 
 def _final_norm_before_loop(

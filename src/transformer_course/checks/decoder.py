@@ -41,6 +41,7 @@ from transformer_course.checking.layer_mistakes import (
     add_new,
     discarded_mistakes,
     dropout_missing_mistakes,
+    dropout_place_mistakes,
     layer_mistakes,
     norm_choice_mistakes,
     placement_mistakes,
@@ -64,6 +65,7 @@ from transformer_course.checking.layers import (
     mistake_values,
     only_dropout_mistakes,
     stacked_layers_hint,
+    sublayer_inputs_agree,
     value_or_none,
 )
 from transformer_course.checking.localise import (
@@ -1055,6 +1057,7 @@ def _layer_table(
     add_new(table, residual_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     if drop:
         add_new(table, dropout_missing_mistakes(_PARTS, _PART_NORMS, case.norm_first))
+        add_new(table, dropout_place_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first, called))
     add_new(table, norm_choice_mistakes(_PARTS, _PART_NORMS))
     add_new(table, placement_mistakes(_PARTS, _PART_NORMS, case.norm_first))
@@ -1229,6 +1232,12 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
         filtered = only_dropout_mistakes(table, module, inputs.args(), compute(drop=False))
         # right in eval mode: the stream zeroed is a dropout on it (blind14g)
         table = {**filtered, **stream_dropped_entry(table, filtered)}
+        # post-LN, where the stream was zeroed: the sub-layers' inputs tell (the output
+        # cannot); each sub-layer reads the stream itself there
+        if not case.norm_first:
+            table = sublayer_inputs_agree(
+                table, module, lambda: module(*inputs.args()), got, compute, _PARTS, _PART_NORMS
+            )
     swapped = _MASKS[("src", "tgt")]
     if swapped in table and inputs.src_mask is not None and inputs.tgt_mask is not None:
         # the same output from a signature in PyTorch's order and from a body that swaps the

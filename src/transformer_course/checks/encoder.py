@@ -47,6 +47,7 @@ from transformer_course.checking.layer_mistakes import (
     add_new,
     discarded_mistakes,
     dropout_missing_mistakes,
+    dropout_place_mistakes,
     layer_mistakes,
     norm_choice_mistakes,
     placement_mistakes,
@@ -72,6 +73,7 @@ from transformer_course.checking.layers import (
     only_dropout_mistakes,
     stacked_layers_hint,
     state_hint,
+    sublayer_inputs_agree,
 )
 from transformer_course.checking.localise import (
     called_submodules,
@@ -1951,6 +1953,7 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
     add_new(table, residual_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     if drop:
         add_new(table, dropout_missing_mistakes(_PARTS, _PART_NORMS, case.norm_first))
+        add_new(table, dropout_place_mistakes(_PARTS, _PART_NORMS, case.norm_first))
     if not (case.mode == "train" and case.dropout > 0):
         called = called_submodules(module, list(_PARTS.values()), lambda: module(*args))
         add_new(table, discarded_mistakes(_PARTS, _PART_NORMS, case.norm_first, called))
@@ -1962,6 +1965,12 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         filtered = only_dropout_mistakes(table, module, args, compute(drop=False))
         # right in eval mode: the stream zeroed is a dropout on it (blind14g)
         table = {**filtered, **stream_dropped_entry(table, filtered)}
+        # post-LN, where the stream was zeroed: the sub-layers' inputs tell (the output
+        # cannot); each sub-layer reads the stream itself there
+        if not case.norm_first:
+            table = sublayer_inputs_agree(
+                table, module, lambda: module(*args), got, compute, _PARTS, _PART_NORMS
+            )
 
     def built_with_rate(rate: float):  # the same layer built with another rate, train mode
         other, other_built, _ = build(

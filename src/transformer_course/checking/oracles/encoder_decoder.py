@@ -113,6 +113,16 @@ def placement_block(
     raise ValueError(placement)
 
 
+def _dropout_place(
+    part: str, no_dropout: tuple[str, ...], places: tuple[tuple[str, str], ...], default: str
+) -> str:
+    """Where ``part``'s dropout sits: "missing" when listed in ``no_dropout``, else its own
+    place from ``places``, else the layer's ``default``."""
+    if part in no_dropout:
+        return "missing"
+    return dict(places).get(part, default)
+
+
 def encoder_layer_f(
     x: torch.Tensor,
     p: Mapping[str, torch.Tensor],
@@ -131,6 +141,7 @@ def encoder_layer_f(
     no_dropout: tuple[str, ...] = (),
     parallel: bool = False,
     placements: tuple[str, str] | None = None,
+    dropout_places: tuple[tuple[str, str], ...] = (),
 ) -> torch.Tensor:
     """One encoder layer in float64: self-attention, then the feed-forward block, each in
     a :func:`residual_block`. x (batch, len_src, d_model) -> the same shape.
@@ -140,7 +151,10 @@ def encoder_layer_f(
     "given" (right), "none", "inverted"; ``no_residual``: the sub-layers ("attn", "ffn")
     whose residual connection is missing (the others keep theirs); ``discarded``: the
     sub-layers whose output is never used, their input taking its place; ``no_dropout``:
-    the sub-layers whose output reaches the residual sum without its dropout; ``parallel``
+    the sub-layers whose output reaches the residual sum without its dropout;
+    ``dropout_places``: ((sub-layer, ``dropout_at``), ...), where one sub-layer's dropout
+    sits when it differs from the others' (its sum dropped, norm2(dropout(x + ffn(x))),
+    the others right); ``parallel``
     (post-LN): GPT-J's layout, both sub-layers reading x and summed in one residual under
     the first norm, norm1(x + attn(x) + ffn(x))."""
     sublayers = {
@@ -175,7 +189,7 @@ def encoder_layer_f(
             norm_first=norm_first,
             drop=drop,
             residual="none" if part in no_residual else residual,
-            dropout_at="missing" if part in no_dropout else dropout_at,
+            dropout_at=_dropout_place(part, no_dropout, dropout_places, dropout_at),
         )
     return x
 
@@ -203,6 +217,7 @@ def decoder_layer_f(
     discarded: tuple[str, ...] = (),
     no_dropout: tuple[str, ...] = (),
     placements: tuple[str, str, str] | None = None,
+    dropout_places: tuple[tuple[str, str], ...] = (),
 ) -> torch.Tensor:
     """One decoder layer in float64: masked self-attention, cross-attention over the
     memory, the feed-forward block, each in a :func:`residual_block`. x (batch, len_tgt,
@@ -215,7 +230,8 @@ def decoder_layer_f(
     makes the self-attention read the memory. ``no_residual``: the sub-layers ("self",
     "cross", "ffn") whose residual connection is missing; ``discarded``: the sub-layers
     whose output is never used; ``no_dropout``: those whose output is added without its
-    dropout. The other knobs as in :func:`encoder_layer_f`.
+    dropout; ``dropout_places``: one sub-layer's own dropout place. The other knobs as in
+    :func:`encoder_layer_f`.
     """
     len_tgt = x.shape[1]
     causal = torch.ones(len_tgt, len_tgt, dtype=torch.bool).tril()  # (len_tgt, len_tgt)
@@ -254,7 +270,7 @@ def decoder_layer_f(
             norm_first=norm_first,
             drop=drop,
             residual="none" if part in no_residual else residual,
-            dropout_at="missing" if part in no_dropout else dropout_at,
+            dropout_at=_dropout_place(part, no_dropout, dropout_places, dropout_at),
         )
     return x
 
