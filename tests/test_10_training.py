@@ -1764,7 +1764,36 @@ def smoothed_logits(logits, labels, pad_id, smoothing=0.1):
     )
 
 
+def smoothing_without_the_pad_column(logits, labels, pad_id, smoothing=0.1):
+    """The Annotated Transformer's LabelSmoothing: 1 - ε on the label, ε/(V - 2) on every
+    other token but <pad>, whose column is 0 (a KL-style target built by hand)."""
+    log_probs = torch.log_softmax(logits, dim=-1)  # (..., V)
+    vocab = logits.shape[-1]
+    target = torch.full_like(log_probs, smoothing / (vocab - 2))  # (..., V)
+    target.scatter_(-1, labels[..., None], 1 - smoothing)
+    target[..., pad_id] = 0
+    keep = labels != pad_id
+    return -(target * log_probs).sum(-1)[keep].mean()
+
+
+def smoothing_over_non_pad_tokens(logits, labels, pad_id, smoothing=0.1):
+    """The smoothing term averaged over the V - 1 tokens other than <pad>."""
+    log_probs = torch.log_softmax(logits, dim=-1)  # (..., V)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    others = -(log_probs.sum(-1) - log_probs[..., pad_id]) / (logits.shape[-1] - 1)
+    return ((1 - smoothing) * target + smoothing * others)[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    # the target distribution read off the gradient: the <pad> column left out of the
+    # smoothing (two forms of one family)
+    Mistake(SMOOTH, smoothing_without_the_pad_column, r"You spread ε over V - 2 tokens"),
+    Mistake(
+        SMOOTH,
+        smoothing_over_non_pad_tokens,
+        r"the <pad> column gets no share \(0\).*every other token gets .*ε/\(V - 1\)",
+    ),
     # round 26: the family 'a sigmoid per token where the softmax belongs' (BCE summed over
     # V was told only that the raw logits are read): the per-token loss it is, is named
     Mistake(
