@@ -2300,6 +2300,18 @@ def _step_returns_gradient_norm(model, batch, optimizer, loss_fn, clip_norm=1.0)
     return loss.item()
 
 
+def _step_clips_max_norm(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:  # the max-norm where the total 2-norm belongs
+        nn.utils.clip_grad_norm_(model.parameters(), clip_norm, norm_type=float("inf"))
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 def _step_returns_loss_after_update(model, batch, optimizer, loss_fn, clip_norm=1.0):
     model.train()
     src, decoder_input, labels = batch
@@ -2563,6 +2575,7 @@ STEP_MISTAKES = [
         "against decoder_input instead of labels",
     ),
     Mistake(STEP, named("no_clipping")(step_with(clip=None)), "were not clipped"),
+    Mistake(STEP, _step_clips_max_norm, r"norm_type=float\('inf'\)"),
     Mistake(STEP, training_attribute_set, r"the flag was set on the top module only"),
     Mistake(STEP, last_sentence_logits, r"`out` has shape \(\d+, \d+\) = \(len_tgt, V\)"),
     Mistake(STEP, logits_permuted, r"`logits\.permute\(0, 2, 1\)` has shape .* = \(batch, V"),

@@ -57,7 +57,7 @@ def copy_model(model, vocab, pad_id, config: dict = _STEP_MODEL):
 
 
 #: clipping by another total norm than the 2-norm: mode -> clip_grad_norm_'s norm_type
-_OTHER_NORMS = {"norm_1": 1.0}
+_OTHER_NORMS = {"norm_1": 1.0, "norm_inf": float("inf")}
 
 
 def _sgd_variant(
@@ -545,7 +545,9 @@ def _diagnose_step(
         "The gradients were not clipped by their total norm: no clipping, clipping "
         "before loss.backward() (the gradients are still zero then, so it does nothing), "
         "clipping after the optimizer step (too late), clip_grad_value_ (which caps single "
-        "entries, and here none was large enough), or clip_grad_norm_ handed an iterator "
+        "entries, and here none was large enough), clip_grad_norm_ with "
+        "norm_type=float('inf') (the largest entry as the norm, here within clip_norm), or "
+        "clip_grad_norm_ handed an iterator "
         "that was already used up (model.parameters() is a generator: one loop over it, to "
         "log a norm for instance, leaves it empty) all leave them like this. Clip "
         "between loss.backward() and optimizer.step(): "
@@ -562,6 +564,13 @@ def _diagnose_step(
         "more than asked, and also when their 2-norm is within clip_norm. The contract clips "
         "the total 2-norm, clip_grad_norm_'s default: torch.nn.utils.clip_grad_norm_("
         "model.parameters(), clip_norm), no norm_type.": dict(clip=clip, mode="norm_1"),
+        "Your clipping measures the gradients' largest entry (norm_type=float('inf'), the "
+        "max-norm), which is smaller than their total 2-norm: the gradients are scaled down "
+        "less than asked, or not at all while their largest entry is within clip_norm. The "
+        "contract clips the total 2-norm, clip_grad_norm_'s default: "
+        "torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm), no norm_type.": dict(
+            clip=clip, mode="norm_inf"
+        ),
         "You clipped each parameter's gradient norm on its own; the contract clips "
         "the norm of all gradients together (one call, clip_grad_norm_("
         "model.parameters(), clip_norm)).": dict(clip=clip, mode="each"),
