@@ -4299,3 +4299,20 @@ def test_beam_search_that_empties_its_beam_is_told_which_walks_do():
     assert "looking only at the first beam_size candidates" in text, text
     assert "the reference's beam never runs empty" in text, text
     assert "Finished hypotheses take up places in your beam" in text, text
+
+
+def test_beam_search_names_a_source_argument_that_is_not_the_source():
+    """decode handed a row of ones (or the source's bool mask) instead of the source ids:
+    the source padding unmasked, once told only that beam_size=1 must give greedy's answer."""
+    ones = _beam_editing(
+        "logits = model.decode(tokens, memory.expand(k, -1, -1), src.expand(k, -1))",
+        "logits = model.decode(tokens, memory.expand(k, -1, -1), torch.ones_like(src).expand(k, -1))",
+    )
+    text = _visible_message(check_beam_search, ones)
+    assert "hands model.decode rows that are none of the source rows" in text, text
+    mask = _beam_editing(
+        "logits = model.decode(tokens, memory.expand(k, -1, -1), src.expand(k, -1))",
+        "logits = model.decode(tokens, memory.expand(k, -1, -1), (src != model.pad_id).expand(k, -1))",
+    )
+    text = _visible_message(check_beam_search, mask)
+    assert "model.decode a bool mask" in text, text

@@ -857,6 +857,8 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                 "None] + torch.log_softmax(logits[:, -1], dim=-1), a (k, vocab) table (a "
                 "log-probability left out, or taken over an axis of size 1, gives this)."
             )
+        if source_wrong := _decode_source_argument(beam_search, model, src, setting):
+            c.fail(f"{shown}. {source_wrong}")
         if setting[0] == 1:
             greedy = greedy_decode(model, source[None], setting[1], setting[2], setting[3])
             c.fail(
@@ -890,6 +892,58 @@ def _right_alone(c: Checker, beam_search, model, src, setting, pad_id, replays=N
         ):
             return False
     return True
+
+
+def _decode_source_argument(beam_search, model, src, setting) -> str:
+    """What the learner's search hands model.decode as its source ids (its third
+    argument), recorded on the search run again: each row must be one of the source rows
+    (its padding kept, or stripped off the end), from which decode builds the
+    cross-attention's padding mask. Named when a row is none of them (a mask of ones, the
+    target tokens, a bool mask); "" otherwise, or when nothing was recorded."""
+    pad_id = model.pad_id
+    received: list = []
+    original = model.decode
+
+    def recording_decode(tgt_ids, memory, src_ids, *args, **kwargs):
+        received.append(src_ids)
+        return original(tgt_ids, memory, src_ids, *args, **kwargs)
+
+    model.decode = recording_decode  # an attribute of this instance only
+    try:
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            beam_search(model, src.clone(), *setting)
+    except Exception:  # only an explanation
+        return ""
+    finally:
+        del model.decode  # the class's method again
+    sources = [[int(t) for t in row] for row in src]
+
+    def a_source_row(row: list[int]) -> bool:
+        return any(
+            whole[: len(row)] == row and all(t == pad_id for t in whole[len(row) :])
+            for whole in sources
+        )
+
+    for given in received:
+        if not (isinstance(given, torch.Tensor) and given.dim() == 2):
+            continue
+        rows = [[int(t) for t in row] for row in given.long()]
+        if all(a_source_row(row) for row in rows):
+            continue
+        what = (
+            "a bool mask"
+            if given.dtype == torch.bool
+            else f"rows that are none of the source rows (such as {rows[0]})"
+        )
+        return (
+            f"Your search hands model.decode {what} as its third argument, shape "
+            f"{tuple(given.shape)}, where decode takes the sentence's source ids: "
+            "decode(tgt_ids, memory, src_ids) builds the cross-attention's source padding mask "
+            f"from them, comparing them with model.pad_id={pad_id}, so the source's <pad> "
+            "positions are no longer masked (or real ones are). Pass the sentence's own source "
+            "row, one copy per hypothesis: src.expand(k, -1)."
+        )
+    return ""
 
 
 def _empty_decoder_input(beam_search, model, src, setting) -> tuple[int, ...] | None:
