@@ -1196,6 +1196,89 @@ def _partner_probe(apply_rotary, x: torch.Tensor, got: torch.Tensor, pairing: st
     )
 
 
+def _feature_sources_probe(apply_rotary, x: torch.Tensor, got: torch.Tensor, pairing: str) -> str:
+    """Which input feature each output feature reads as its own, read from the learner's
+    outputs: with cos = 1 and sin = 0 (angle 0, no turn) the result must be x itself, and
+    one-hot rows x = eye(d_head) give the map feature by feature; with cos = 0 and sin = 1
+    the map of partners, with their signs. When the first is a selection of x's features
+    (each output copies one input feature) but not x itself, and x[..., own] * cos +
+    partner(x) * sin reproduces the learner's result on the check's input, the features
+    each half reads are named: a slice that picks the wrong features for a or b
+    (x[..., ::2] with x[..., half:], x[..., :half] twice, ...); "" otherwise."""
+    d_head = x.shape[-1]
+    half = d_head // 2
+    eye = torch.eye(d_head, dtype=torch.float32)  # (len = d_head, d_head): one-hot rows
+    zeros, ones = torch.zeros(d_head, half), torch.ones(d_head, half)  # (len, d_head / 2)
+    try:
+        with torch.no_grad():
+            kept = apply_rotary(eye.clone(), ones, zeros.clone())  # row j: where feature j stays
+            turned = apply_rotary(eye.clone(), zeros, ones.clone())  # row j: where it turns to
+    except Exception:  # a probe: any failure means no answer
+        return ""
+    if not all(
+        isinstance(y, torch.Tensor) and tuple(y.shape) == (d_head, d_head) for y in (kept, turned)
+    ):
+        return ""
+    kept, turned = kept.detach().double(), turned.detach().double()
+    if not (torch.isfinite(kept).all() and torch.isfinite(turned).all()):
+        return ""
+    selection = kept.round()
+    if (
+        not torch.allclose(kept, selection, atol=1e-5)
+        or not torch.equal(selection, selection.abs())
+        or not torch.equal(selection.sum(0), torch.ones(d_head, dtype=torch.float64))
+        or torch.equal(selection, torch.eye(d_head, dtype=torch.float64))
+    ):
+        return ""  # not a selection of features, or x itself: another mistake
+    own = selection.argmax(0).tolist()  # output i copies input feature own[i]
+    # the check's own input: x[..., own] * cos + partner(x) * sin must be the learner's result
+    length = x.shape[-2]
+    angles = rope_angles_f(length, d_head)  # (len, d_head / 2)
+    if pairing == "half":  # one angle per feature, (len, d_head)
+        per_feature = torch.cat([angles, angles], dim=-1)
+    else:
+        per_feature = angles.repeat_interleave(2, dim=-1)
+    predicted = x.double()[..., own] * per_feature.cos() + (x.double() @ turned) * per_feature.sin()
+    if tuple(got.shape) != tuple(predicted.shape) or not torch.allclose(
+        got.double(), predicted, rtol=1e-2, atol=1e-2
+    ):
+        return ""
+    parts = []
+    for name, outputs, fix in (
+        ("first", range(half), "a = x[..., :half]"),
+        ("second", range(half, d_head), "b = x[..., half:]"),
+    ):
+        read = [own[i] for i in outputs]
+        if pairing == "half" and read != list(outputs):
+            parts.append(
+                f"the {name} half of the result (features {outputs[0]} .. {outputs[-1]}) "
+                f"copies input features {_partners_text(read)}, where it belongs to features "
+                f"{_partners_text(list(outputs))} ({fix})"
+            )
+    if pairing != "half" or not parts:
+        parts = [
+            f"output features 0 .. {d_head - 1} copy input features {_partners_text(own)}, "
+            f"where each must copy its own ({_partners_text(list(range(d_head)))})"
+        ]
+    repeated = sorted({f for f in own if own.count(f) > 1})
+    unread = [f for f in range(d_head) if f not in own]
+    extra = (
+        f" Input features {_partners_text(repeated)} are read twice and "
+        f"{_partners_text(unread)} never."
+        if repeated and unread
+        else ""
+    )
+    return (
+        "Your apply_rotary reads its halves from the wrong features of x. With cos = 1 and "
+        "sin = 0 (angle 0: no turn) the result must be x itself, but "
+        + "; ".join(parts)
+        + f".{extra} Rotate-half pairs feature i with feature i + d_head // 2: take a = "
+        "x[..., :half] and b = x[..., half:] (contiguous halves; a strided slice such as "
+        "x[..., ::2] belongs to the neighbouring-pair layout, with x[..., 1::2] as its "
+        "partner)."
+    )
+
+
 def _relative_property(c: Checker, apply_rotary, d_head: int, seed: int) -> None:
     length = 12
     cos, sin = ref.rotary_embedding(length, d_head)
@@ -1917,6 +2000,7 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                     )
                     or _features_passed_through(got, x, angles, pairing, tol)
                     or _partner_probe(apply_rotary, x, got, pairing)
+                    or _feature_sources_probe(apply_rotary, x, got, pairing)
                     or next(
                         (
                             found
