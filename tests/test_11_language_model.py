@@ -1109,6 +1109,24 @@ def _rotate_partner_rolled_by_one(x, cos, sin):
     return (x * cos + x.roll(1, -1) * signs * sin).to(x.dtype)
 
 
+def _rotate_first_half_strided(x, cos, sin):
+    """Round 30: a taken as every other feature, x[..., ::2], b as the second half: the
+    halves' slices pick the wrong features (the first half reads features 0, 2, 4, ...)."""
+    half = x.shape[-1] // 2
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)  # (len, d_head/2)
+    a, b = x[..., ::2], x[..., half:]  # (..., len, d_head/2) each
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+
+
+def _rotate_second_half_one_early(x, cos, sin):
+    """Round 30: b sliced one feature early, x[..., 1 : half + 1]: features 1 .. half - 1
+    read twice, the last never."""
+    half = x.shape[-1] // 2
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)  # (len, d_head/2)
+    first, second = x[..., :half], x[..., 1 : half + 1]  # (..., len, d_head/2) each
+    return torch.cat([first * cos - second * sin, first * sin + second * cos], dim=-1)
+
+
 def _rotate_half_neox(x, cos, sin):
     """GPT-NeoX / Hugging Face: rotate_half, with the angle table repeated to d_head."""
     cos, sin = torch.cat([cos, cos], -1).to(x.dtype), torch.cat([sin, sin], -1).to(x.dtype)
@@ -4824,6 +4842,19 @@ MISTAKES = [
         check_apply_rotary,
         _named("apply_rotary", _halves_swapped),
         r"two rotated halves back in the wrong order",
+    ),
+    # round 30: the halves sliced from the wrong features ("differs from the reference")
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_first_half_strided),
+        r"reads its halves from the wrong features.*first half of the result \(features 0 "
+        r"\.\. \d+\) copies input features \[0, 2, 4",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_second_half_one_early),
+        r"reads its halves from the wrong features.*second half of the result .* copies "
+        r"input features \[1, 2, 3, .*are read twice and \[\d+\] never",
     ),
     Mistake(check_SwiGLU, FfnSwapped, r"gate and value are swapped"),
     # blind16b: right when num_heads == num_layers (the visible case); a block count alone

@@ -105,6 +105,43 @@ class OnlyNew(ref.KVCache):
         return k_new.clone(), v_new.clone()
 
 
+class FirstNewPositionBroadcast(ref.KVCache):
+    """Round 30: writes k_new[:, :, :1] into all n new slots: one-token steps are right,
+    a prefill stores its first position n times."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError(f"the cache holds {self.keys.shape[-2]} positions, not {stop}")
+        self.keys[:, :, start:stop] = k_new[:, :, :1]  # (batch, heads, 1, d_head), broadcast
+        self.values[:, :, start:stop] = v_new[:, :, :1]
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class LastNewPositionBroadcast(ref.KVCache):
+    """Round 30: the same with the last new position, k_new[:, :, -1:]."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError(f"the cache holds {self.keys.shape[-2]} positions, not {stop}")
+        self.keys[:, :, start:stop] = k_new[:, :, -1:]  # (batch, heads, 1, d_head), broadcast
+        self.values[:, :, start:stop] = v_new[:, :, -1:]
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class KeepsFirstPositionTwice(ref.KVCache):
+    """Round 30: returns position 0 where the last stored position belongs (a slice
+    [0, 0 .. stop - 2]): positions returned twice and never, with no broadcast cause."""
+
+    def forward(self, k_new, v_new):
+        keys, values = super().forward(k_new, v_new)
+        order = torch.tensor([0, *range(keys.shape[-2] - 1)])  # (stop,)
+        return keys[:, :, order], values[:, :, order]
+
+
 class LengthAsScratchTensor(ref.KVCache):
     """The count kept as a tensor buffer, persistent=False (out of the state dict) and
     advanced in place: right positions, but self.length is not the contract's int."""
@@ -2767,6 +2804,25 @@ MISTAKES = [
         r"in the order \[\d+, 0, 1, [^\]]*\] where .*: newest first, this call's \d+ new",
     ),
     Mistake(check_KVCache, ReturnsReversed, r"the sequence comes back reversed"),
+    # round 30: positions held twice and never (the first new one broadcast: "largest
+    # difference" before)
+    Mistake(
+        check_KVCache,
+        FirstNewPositionBroadcast,
+        r"hold the positions \[0(, 0)+\].*hold the first of them, position 0: one position "
+        r"of k_new was broadcast",
+    ),
+    Mistake(
+        check_KVCache,
+        LastNewPositionBroadcast,
+        r"hold the positions \[(\d+)(, \1)+\].*hold the last of them, position \d+.*k_new\[:, :, -1:\]",
+    ),
+    Mistake(
+        check_KVCache,
+        KeepsFirstPositionTwice,
+        r"hold the positions \[0, 0, 1[^\]]*\].*position 0 comes more than once and "
+        r"position \d+ never\. The cache keeps each position once",
+    ),
     # PyTorch's raw "expanded size" error before
     Mistake(
         check_KVCache,

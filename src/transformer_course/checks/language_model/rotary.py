@@ -1204,7 +1204,8 @@ def _feature_sources_probe(apply_rotary, x: torch.Tensor, got: torch.Tensor, pai
     (each output copies one input feature) but not x itself, and x[..., own] * cos +
     partner(x) * sin reproduces the learner's result on the check's input, the features
     each half reads are named: a slice that picks the wrong features for a or b
-    (x[..., ::2] with x[..., half:], x[..., :half] twice, ...); "" otherwise."""
+    (x[..., ::2] with x[..., half:], x[..., :half] twice, ...), provided the pairs are
+    turned by the right formula (rotate-half only); "" otherwise."""
     d_head = x.shape[-1]
     half = d_head // 2
     eye = torch.eye(d_head, dtype=torch.float32)  # (len = d_head, d_head): one-hot rows
@@ -1231,6 +1232,21 @@ def _feature_sources_probe(apply_rotary, x: torch.Tensor, got: torch.Tensor, pai
     ):
         return ""  # not a selection of features, or x itself: another mistake
     own = selection.argmax(0).tolist()  # output i copies input feature own[i]
+    # the formula must be right on the features read: pair i = (x[own[i]], x[own[i + half]])
+    # turned by 90 degrees is (-x[own[i + half]], x[own[i]]); a repeated formula (the second
+    # output a * cos - b * sin too) copies the same features at angle 0 but turns otherwise
+    signed = turned.round()
+    if pairing != "half" or not torch.allclose(turned, signed, atol=1e-5):
+        return ""
+    for i in range(half):
+        first, second = signed[:, i], signed[:, i + half]  # (d_head,) each: where they turn from
+        if not (
+            first[own[i + half]] == -1
+            and first.abs().sum() == 1
+            and second[own[i]] == 1
+            and second.abs().sum() == 1
+        ):
+            return ""
     # the check's own input: x[..., own] * cos + partner(x) * sin must be the learner's result
     length = x.shape[-2]
     angles = rope_angles_f(length, d_head)  # (len, d_head / 2)
@@ -1243,23 +1259,18 @@ def _feature_sources_probe(apply_rotary, x: torch.Tensor, got: torch.Tensor, pai
         got.double(), predicted, rtol=1e-2, atol=1e-2
     ):
         return ""
-    parts = []
+    parts = []  # the halves whose features are wrong
     for name, outputs, fix in (
         ("first", range(half), "a = x[..., :half]"),
         ("second", range(half, d_head), "b = x[..., half:]"),
     ):
         read = [own[i] for i in outputs]
-        if pairing == "half" and read != list(outputs):
+        if read != list(outputs):
             parts.append(
                 f"the {name} half of the result (features {outputs[0]} .. {outputs[-1]}) "
                 f"copies input features {_partners_text(read)}, where it belongs to features "
                 f"{_partners_text(list(outputs))} ({fix})"
             )
-    if pairing != "half" or not parts:
-        parts = [
-            f"output features 0 .. {d_head - 1} copy input features {_partners_text(own)}, "
-            f"where each must copy its own ({_partners_text(list(range(d_head)))})"
-        ]
     repeated = sorted({f for f in own if own.count(f) > 1})
     unread = [f for f in range(d_head) if f not in own]
     extra = (
@@ -2000,7 +2011,6 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                     )
                     or _features_passed_through(got, x, angles, pairing, tol)
                     or _partner_probe(apply_rotary, x, got, pairing)
-                    or _feature_sources_probe(apply_rotary, x, got, pairing)
                     or next(
                         (
                             found
@@ -2011,6 +2021,8 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                     )
                     # cos and sin exchanged (the term probe above) is torch.complex(sin, cos)
                     or _complex_multiplier(got, x, angles, tol)
+                    # round 30: a slice that picks the wrong features for a or b
+                    or _feature_sources_probe(apply_rotary, x, got, pairing)
                 )
 
             runs.append((got, expected, call, tol, mistakes, explain, axes))
