@@ -4854,7 +4854,7 @@ MISTAKES = [
         check_apply_rotary,
         _named("apply_rotary", _rotate_second_half_one_early),
         r"reads its halves from the wrong features.*second half of the result .* copies "
-        r"input features \[1, 2, 3, .*are read twice and \[\d+\] never",
+        r"input features \[1, 2, 3, .*are read twice and \[[\d, ]+\] never",
     ),
     Mistake(check_SwiGLU, FfnSwapped, r"gate and value are swapped"),
     # blind16b: right when num_heads == num_layers (the visible case); a block count alone
