@@ -606,6 +606,33 @@ def _gqa_scaled_by_model_width(q, k, v, mask=None):
     return torch.einsum("bhqk,bhkd->bhqd", scores.softmax(dim=-1), values)
 
 
+def _gqa_keys_cut_to_len_q(q, k, v, mask=None):
+    """Round 30: k and v cut to the queries' length, k[:, :, : q.shape[2]] (a length from
+    the wrong tensor): attention over keys 0 .. len_q - 1 only."""
+    len_q = q.shape[2]
+    k, v = k[:, :, :len_q], v[:, :, :len_q]  # (batch, num_kv_heads, len_q, d)
+    cut = None if mask is None else mask[..., :len_q]
+    return checks.gqa_expected(q, k, v, cut)
+
+
+def _gqa_keys_from_second(q, k, v, mask=None):
+    """Round 30: the first key dropped, k[:, :, 1:] (as if it were a start token to skip)."""
+    k, v = k[:, :, 1:], v[:, :, 1:]  # (batch, num_kv_heads, len_k - 1, d)
+    cut = None if mask is None else mask[..., 1:]
+    return checks.gqa_expected(q, k, v, cut)
+
+
+def _gqa_mask_inverted_by_hand(q, k, v, mask=None):
+    """Round 30: a hand-written attention that fills the *allowed* keys with -inf: under
+    a causal mask the last query keeps no key and its softmax is NaN (0 / 0)."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (batch, heads, len_q, len_k)
+    if mask is not None:
+        scores = scores.masked_fill(mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
 def _gqa_unscaled(q, k, v, mask=None):
     return checks.gqa_expected(q, k, v, mask, scale=1)
 
@@ -2995,6 +3022,23 @@ MISTAKES = [
         r"without a cache",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
+    # round 30: a range of the keys only; the attention itself was located, no cause
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_keys_cut_to_len_q),
+        r"right attention over keys 0 \.\. \d+ only.*which is len_q = q\.shape\[-2\]",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_keys_from_second),
+        r"right attention over keys 1 \.\. \d+ only.*cut to k\[\.\.\., 1:, :\]",
+    ),
+    # round 30: NaN rows kept the known mistake from matching (located only before)
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_mask_inverted_by_hand),
+        r"mask is read the wrong way round.*Some of your rows are NaN",
+    ),
     Mistake(
         check_generate,
         _named("generate", _generate_one_roomy_cache_for_all_layers),

@@ -1517,7 +1517,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 mistakes=mistakes,
                 pairs=lambda q=q, k=k, v=v, mask=mask: _gqa_pairs(q, k, v, mask),
                 explain=lambda got=got, q=q, k=k, v=v, mask=mask: (
-                    _gqa_key_range(got, q, k, v, mask)
+                    _gqa_key_range(grouped_query_attention, got, q, k, v, mask)
                     or _explain_pairing(got, q, k, v, mask)
                     or _explain_head_mixing(grouped_query_attention, got, q, k, v, mask)
                     or _mask_per_head(grouped_query_attention, q, k, v, mask)
@@ -1534,10 +1534,23 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
             earlier_groups.append(heads // kv)
 
 
-def _gqa_key_range(got, q, k, v, mask) -> str:
+def _gqa_key_range(grouped_query_attention, got, q, k, v, mask) -> str:
     """Round 30: the output is the right attention over a range of the keys only (k and v
-    cut by another length: it was located to "the attention itself" before)."""
+    cut by another length: it was located to "the attention itself" before). Not when the
+    call had no mask and a mask that allows every key gives the right result: then the
+    keys are dropped by a default for mask=None, which the localisation names."""
     len_k = k.shape[-2]
+    if mask is None:
+        allowed = torch.ones(q.shape[-2], len_k, dtype=torch.bool)  # (len_q, len_k)
+        try:
+            with torch.no_grad():
+                masked = grouped_query_attention(q.clone(), k.clone(), v.clone(), allowed)
+            if isinstance(masked, torch.Tensor) and torch.allclose(
+                masked.detach().double(), gqa_expected(q, k, v, None).double(), atol=1e-5
+            ):
+                return ""
+        except Exception:  # a probe of the learner's code: no answer from it
+            pass
 
     def attend(a: int, b: int):
         cut = None if mask is None else mask[..., a:b]
