@@ -1718,6 +1718,25 @@ class BlockFfnResultUnused(ref.DecoderBlock):
         return h
 
 
+class BlockInputAddedAgain(ref.DecoderBlock):
+    """Round 30: the block's input added to the output once more (a residual around the
+    whole block on top of the two inside it)."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return x + h + self.feed_forward(self.norm2(h))
+
+
+class BlockAttentionAddedToOutput(ref.DecoderBlock):
+    """Round 30: the attention's output added to the block's output again (a variable
+    holding attn(...) reused in the last sum)."""
+
+    def forward(self, x):
+        attended = self.attn(self.norm1(x))
+        h = x + attended
+        return h + self.feed_forward(self.norm2(h)) + attended
+
+
 class BlockFfnGainTwice(ref.DecoderBlock):
     """Round 23: the feed-forward reads norm2(h) multiplied by norm2's weight again."""
 
@@ -4061,6 +4080,17 @@ MISTAKES = [
     ),
     # blind round 13 (b13b): a sub-layer reading the raw stream, its norm moved or left out
     Mistake(check_DecoderBlock, BlockSandwichedOutputs, r"norms act on the sub-layers' outputs"),
+    # round 30: a term added to the residual sum ("check the step right after" before)
+    Mistake(
+        check_DecoderBlock,
+        BlockInputAddedAgain,
+        r"layer's output is h \+ feed_forward\(\.\.\.\) \+ x: x is added, which the sum does not hold",
+    ),
+    Mistake(
+        check_DecoderBlock,
+        BlockAttentionAddedToOutput,
+        r"layer's output is h \+ feed_forward\(\.\.\.\) \+ attn\(\.\.\.\): attn\(\.\.\.\) is added",
+    ),
     # blind21c-block-feed-forward-reads-attention-alone was told the residual was missing;
     # blind21c-gpt-blocks-in-reverse was told the order only
     Mistake(
