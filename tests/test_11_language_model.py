@@ -1314,6 +1314,13 @@ class FfnSwapped(ref.SwiGLU):
         return self.w2(self.w1(x) * F.silu(self.w3(x)))
 
 
+class FfnOutputPerBranch(ref.SwiGLU):
+    """Round 30: w2 applied to each branch, then the product: w2(silu(w1(x))) * w2(w3(x))."""
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x))) * self.w2(self.w3(x))
+
+
 class FfnWithBias(ref.SwiGLU):
     """nn.Linear's default bias on all three projections (llama-from-scratch#7)."""
 
@@ -4887,6 +4894,12 @@ MISTAKES = [
         r"input features \[1, 2, 3, .*are read twice and \[[\d, ]+\] never",
     ),
     Mistake(check_SwiGLU, FfnSwapped, r"gate and value are swapped"),
+    # round 30: a layer run once per branch ("differs from the reference" before)
+    Mistake(
+        check_SwiGLU,
+        FfnOutputPerBranch,
+        r"`self\.w2` runs 2 times in one forward, on silu\(w1\(x\)\) and on w3\(x\)",
+    ),
     # blind16b: right when num_heads == num_layers (the visible case); a block count alone
     Mistake(
         check_GPT,
