@@ -902,7 +902,7 @@ class Checker:
             ),
         )
         nan_rows_note = ""
-        if not found:
+        if not found and np.isnan(got_np).any():
             # a mistake that leaves some query no key to attend to: the course's attention
             # gives that row 0, a softmax of the learner's own gives it NaN (0 / 0)
             found = self._matching(
