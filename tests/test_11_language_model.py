@@ -1109,6 +1109,24 @@ def _rotate_partner_rolled_by_one(x, cos, sin):
     return (x * cos + x.roll(1, -1) * signs * sin).to(x.dtype)
 
 
+def _rotate_first_half_strided(x, cos, sin):
+    """Round 30: a taken as every other feature, x[..., ::2], b as the second half: the
+    halves' slices pick the wrong features (the first half reads features 0, 2, 4, ...)."""
+    half = x.shape[-1] // 2
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)  # (len, d_head/2)
+    a, b = x[..., ::2], x[..., half:]  # (..., len, d_head/2) each
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+
+
+def _rotate_second_half_one_early(x, cos, sin):
+    """Round 30: b sliced one feature early, x[..., 1 : half + 1]: features 1 .. half - 1
+    read twice, the last never."""
+    half = x.shape[-1] // 2
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)  # (len, d_head/2)
+    first, second = x[..., :half], x[..., 1 : half + 1]  # (..., len, d_head/2) each
+    return torch.cat([first * cos - second * sin, first * sin + second * cos], dim=-1)
+
+
 def _rotate_half_neox(x, cos, sin):
     """GPT-NeoX / Hugging Face: rotate_half, with the angle table repeated to d_head."""
     cos, sin = torch.cat([cos, cos], -1).to(x.dtype), torch.cat([sin, sin], -1).to(x.dtype)
@@ -1294,6 +1312,13 @@ class FfnSigmoidOfInput(ref.SwiGLU):
 class FfnSwapped(ref.SwiGLU):
     def forward(self, x):
         return self.w2(self.w1(x) * F.silu(self.w3(x)))
+
+
+class FfnOutputPerBranch(ref.SwiGLU):
+    """Round 30: w2 applied to each branch, then the product: w2(silu(w1(x))) * w2(w3(x))."""
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x))) * self.w2(self.w3(x))
 
 
 class FfnWithBias(ref.SwiGLU):
@@ -1698,6 +1723,25 @@ class BlockFfnResultUnused(ref.DecoderBlock):
         h = x + self.attn(self.norm1(x))
         self.feed_forward(self.norm2(h))  # computed, then dropped
         return h
+
+
+class BlockInputAddedAgain(ref.DecoderBlock):
+    """Round 30: the block's input added to the output once more (a residual around the
+    whole block on top of the two inside it)."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return x + h + self.feed_forward(self.norm2(h))
+
+
+class BlockAttentionAddedToOutput(ref.DecoderBlock):
+    """Round 30: the attention's output added to the block's output again (a variable
+    holding attn(...) reused in the last sum)."""
+
+    def forward(self, x):
+        attended = self.attn(self.norm1(x))
+        h = x + attended
+        return h + self.feed_forward(self.norm2(h)) + attended
 
 
 class BlockFfnGainTwice(ref.DecoderBlock):
@@ -4043,6 +4087,17 @@ MISTAKES = [
     ),
     # blind round 13 (b13b): a sub-layer reading the raw stream, its norm moved or left out
     Mistake(check_DecoderBlock, BlockSandwichedOutputs, r"norms act on the sub-layers' outputs"),
+    # round 30: a term added to the residual sum ("check the step right after" before)
+    Mistake(
+        check_DecoderBlock,
+        BlockInputAddedAgain,
+        r"layer's output is h \+ feed_forward\(\.\.\.\) \+ x: x is added, which the sum does not hold",
+    ),
+    Mistake(
+        check_DecoderBlock,
+        BlockAttentionAddedToOutput,
+        r"layer's output is h \+ feed_forward\(\.\.\.\) \+ attn\(\.\.\.\): attn\(\.\.\.\) is added",
+    ),
     # blind21c-block-feed-forward-reads-attention-alone was told the residual was missing;
     # blind21c-gpt-blocks-in-reverse was told the order only
     Mistake(
@@ -4825,7 +4880,26 @@ MISTAKES = [
         _named("apply_rotary", _halves_swapped),
         r"two rotated halves back in the wrong order",
     ),
+    # round 30: the halves sliced from the wrong features ("differs from the reference")
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_first_half_strided),
+        r"reads its halves from the wrong features.*first half of the result \(features 0 "
+        r"\.\. \d+\) copies input features \[0, 2, 4",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotate_second_half_one_early),
+        r"reads its halves from the wrong features.*second half of the result .* copies "
+        r"input features \[1, 2, 3, .*are read twice and \[[\d, ]+\] never",
+    ),
     Mistake(check_SwiGLU, FfnSwapped, r"gate and value are swapped"),
+    # round 30: a layer run once per branch ("differs from the reference" before)
+    Mistake(
+        check_SwiGLU,
+        FfnOutputPerBranch,
+        r"`self\.w2` runs 2 times in one forward, on silu\(w1\(x\)\) and on w3\(x\)",
+    ),
     # blind16b: right when num_heads == num_layers (the visible case); a block count alone
     Mistake(
         check_GPT,

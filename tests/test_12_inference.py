@@ -105,6 +105,43 @@ class OnlyNew(ref.KVCache):
         return k_new.clone(), v_new.clone()
 
 
+class FirstNewPositionBroadcast(ref.KVCache):
+    """Round 30: writes k_new[:, :, :1] into all n new slots: one-token steps are right,
+    a prefill stores its first position n times."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError(f"the cache holds {self.keys.shape[-2]} positions, not {stop}")
+        self.keys[:, :, start:stop] = k_new[:, :, :1]  # (batch, heads, 1, d_head), broadcast
+        self.values[:, :, start:stop] = v_new[:, :, :1]
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class LastNewPositionBroadcast(ref.KVCache):
+    """Round 30: the same with the last new position, k_new[:, :, -1:]."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError(f"the cache holds {self.keys.shape[-2]} positions, not {stop}")
+        self.keys[:, :, start:stop] = k_new[:, :, -1:]  # (batch, heads, 1, d_head), broadcast
+        self.values[:, :, start:stop] = v_new[:, :, -1:]
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class KeepsFirstPositionTwice(ref.KVCache):
+    """Round 30: returns position 0 where the last stored position belongs (a slice
+    [0, 0 .. stop - 2]): positions returned twice and never, with no broadcast cause."""
+
+    def forward(self, k_new, v_new):
+        keys, values = super().forward(k_new, v_new)
+        order = torch.tensor([0, *range(keys.shape[-2] - 1)])  # (stop,)
+        return keys[:, :, order], values[:, :, order]
+
+
 class LengthAsScratchTensor(ref.KVCache):
     """The count kept as a tensor buffer, persistent=False (out of the state dict) and
     advanced in place: right positions, but self.length is not the contract's int."""
@@ -567,6 +604,33 @@ def _gqa_scaled_by_model_width(q, k, v, mask=None):
     if mask is not None:
         scores = scores.masked_fill(mask == 0, float("-inf"))
     return torch.einsum("bhqk,bhkd->bhqd", scores.softmax(dim=-1), values)
+
+
+def _gqa_keys_cut_to_len_q(q, k, v, mask=None):
+    """Round 30: k and v cut to the queries' length, k[:, :, : q.shape[2]] (a length from
+    the wrong tensor): attention over keys 0 .. len_q - 1 only."""
+    len_q = q.shape[2]
+    k, v = k[:, :, :len_q], v[:, :, :len_q]  # (batch, num_kv_heads, len_q, d)
+    cut = None if mask is None else mask[..., :len_q]
+    return checks.gqa_expected(q, k, v, cut)
+
+
+def _gqa_keys_from_second(q, k, v, mask=None):
+    """Round 30: the first key dropped, k[:, :, 1:] (as if it were a start token to skip)."""
+    k, v = k[:, :, 1:], v[:, :, 1:]  # (batch, num_kv_heads, len_k - 1, d)
+    cut = None if mask is None else mask[..., 1:]
+    return checks.gqa_expected(q, k, v, cut)
+
+
+def _gqa_mask_inverted_by_hand(q, k, v, mask=None):
+    """Round 30: a hand-written attention that fills the *allowed* keys with -inf: under
+    a causal mask the last query keeps no key and its softmax is NaN (0 / 0)."""
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (batch, heads, len_q, len_k)
+    if mask is not None:
+        scores = scores.masked_fill(mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
 
 
 def _gqa_unscaled(q, k, v, mask=None):
@@ -2767,6 +2831,25 @@ MISTAKES = [
         r"in the order \[\d+, 0, 1, [^\]]*\] where .*: newest first, this call's \d+ new",
     ),
     Mistake(check_KVCache, ReturnsReversed, r"the sequence comes back reversed"),
+    # round 30: positions held twice and never (the first new one broadcast: "largest
+    # difference" before)
+    Mistake(
+        check_KVCache,
+        FirstNewPositionBroadcast,
+        r"hold the positions \[0(, 0)+\].*hold the first of them, position 0: one position "
+        r"of k_new was broadcast",
+    ),
+    Mistake(
+        check_KVCache,
+        LastNewPositionBroadcast,
+        r"hold the positions \[(\d+)(, \1)+\].*hold the last of them, position \d+.*k_new\[:, :, -1:\]",
+    ),
+    Mistake(
+        check_KVCache,
+        KeepsFirstPositionTwice,
+        r"hold the positions \[0, 0, 1[^\]]*\].*position 0 comes more than once and "
+        r"position \d+ never\. The cache keeps each position once",
+    ),
     # PyTorch's raw "expanded size" error before
     Mistake(
         check_KVCache,
@@ -2939,6 +3022,23 @@ MISTAKES = [
         r"without a cache",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_tiled), r"paired wrongly"),
+    # round 30: a range of the keys only; the attention itself was located, no cause
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_keys_cut_to_len_q),
+        r"right attention over keys 0 \.\. \d+ only.*which is len_q = q\.shape\[-2\]",
+    ),
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_keys_from_second),
+        r"right attention over keys 1 \.\. \d+ only.*cut to k\[\.\.\., 1:, :\]",
+    ),
+    # round 30: NaN rows kept the known mistake from matching (located only before)
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_mask_inverted_by_hand),
+        r"mask is read the wrong way round.*Some of your rows are NaN",
+    ),
     Mistake(
         check_generate,
         _named("generate", _generate_one_roomy_cache_for_all_layers),

@@ -79,6 +79,28 @@ __all__ = ["Checker"]
 _API_NAMES = re.compile(r"\bmath\.\w+|\bnp\.vectorize\b|\bnamed_parameters\b")
 
 
+def _close_but_nan_rows(got_np: np.ndarray, value: Any, tol: dict) -> bool:
+    """``got_np`` equals the candidate ``value`` except on whole rows (last axis) where
+    ``got_np`` is NaN and the candidate 0: the rows of queries left with no key, which the
+    course's attention sets to 0 and a plain softmax turns into NaN."""
+    try:
+        value_np = as_numpy(value).astype(np.float64)
+    except Exception:  # a candidate that is not numeric: no match
+        return False
+    if value_np.shape != got_np.shape or got_np.ndim < 1 or got_np.size == 0:
+        return False
+    nan = np.isnan(got_np)
+    nan_rows = nan.all(axis=-1)  # (...,): rows wholly NaN
+    if not nan_rows.any() or not np.array_equal(
+        nan, np.broadcast_to(nan_rows[..., None], nan.shape)
+    ):
+        return False
+    if not np.all(value_np[nan_rows] == 0):
+        return False
+    rest = ~nan_rows
+    return bool(np.allclose(got_np[rest], value_np[rest], **tol))
+
+
 def _same_subject(hint: str, others: list[str]) -> bool:
     """Whether an exercise's own hint already names an API the general ``hint`` names."""
     names = set(_API_NAMES.findall(hint))
@@ -879,13 +901,28 @@ class Checker:
                 )
             ),
         )
+        nan_rows_note = ""
+        if not found and np.isnan(got_np).any():
+            # a mistake that leaves some query no key to attend to: the course's attention
+            # gives that row 0, a softmax of the learner's own gives it NaN (0 / 0)
+            found = self._matching(
+                mistakes, lambda value: _close_but_nan_rows(got_np, value, pair_tol)
+            )
+            if found:
+                nan_rows_note = (
+                    " (Some of your rows are NaN: with this mistake those queries may "
+                    "attend to no key at all, and a softmax over nothing but -inf is 0 / 0.)"
+                )
         if len(found) > 1 and narrow is not None:
             try:
                 found = narrow(list(found)) or found
             except Exception:  # a probe of the learner's code: the candidates stand
                 pass
         if found:
-            self.fail(f"{what} is not what the reference gives. {candidates_message(found)}")
+            self.fail(
+                f"{what} is not what the reference gives. {candidates_message(found)}"
+                f"{nan_rows_note}"
+            )
 
         def close(value) -> bool:
             value_np = as_numpy(value).astype(np.float64)

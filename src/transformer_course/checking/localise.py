@@ -18,6 +18,7 @@ Transformer and DecoderBlock/GPT:
 from __future__ import annotations
 
 import inspect
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -463,6 +464,18 @@ def localise_layer(
                     f"`self.{name}` has a wrong sign or factor. It is the stream plus the "
                     f"sub-layer's output, {s} + {name}({wanted_norm}({s}))."
                 )
+            basis = {s: stream, f"{name}(...)": out, f"{wanted_norm}({s})": inp}
+            if position > 0:
+                basis["x"] = x.detach().double()  # the layer's input
+            for other, _, other_out in records[:index]:
+                if other in sublayers and other_out is not None:
+                    basis.setdefault(f"{other}(...)", other_out.detach().double())
+            if extra := _extra_terms(later, basis, {s: 1.0, f"{name}(...)": 1.0}):
+                # round 30: a term added or left out of the residual sum (an extra x)
+                return (
+                    f"{nxt[0].upper()}{nxt[1:]} is {extra}{where_s}. It is the stream plus "
+                    f"the output of `self.{name}`: {s} + {name}({wanted_norm}({s}))."
+                )
             return (
                 f"{nxt[0].upper()}{nxt[1:]} is not {s} + {name}({wanted_norm}({s})){where_s} (the "
                 f"stream plus the output of `self.{name}`): check the step right after "
@@ -683,6 +696,79 @@ def _input_rows_zeroed(
         f"`self.{attention or sublayers[0]}` already keeps those positions out of the "
         "attention; leave x unchanged."
     )
+
+
+def _extra_terms(
+    target: torch.Tensor, basis: Mapping[str, torch.Tensor], wanted: Mapping[str, float]
+) -> str:
+    """``target`` written as a sum of the named tensors of ``basis`` with coefficients
+    that are multiples of 1/2 in [-2, 2]: the ``wanted`` terms (the right sum) and as few
+    others as reproduce it (none, one, then two), each set independent, fitted by least
+    squares and kept only when exact and not the right sum. The sum in words, then the
+    terms added, missing or with another factor than in the right sum ("h +
+    feed_forward(...) + x: x is added, which the sum does not hold"); "" otherwise."""
+    try:
+        target = torch.as_tensor(target).detach().double()
+    except (RuntimeError, TypeError, ValueError):
+        return ""
+    shaped = {n: t for n, t in basis.items() if tuple(t.shape) == tuple(target.shape)}
+    if any(n not in shaped for n in wanted):
+        return ""
+    others = [n for n in shaped if n not in wanted]
+    for count in range(3):
+        fits = [
+            found
+            for extra in itertools.combinations(others, count)
+            if (found := _fitted_sum(target, shaped, [*wanted, *extra], wanted))
+        ]
+        if fits:  # the fewest terms changed; two readings as simple: say neither
+            fewest = min(changed for _, changed in fits)
+            simplest = [text for text, changed in fits if changed == fewest]
+            return simplest[0] if len(simplest) == 1 else ""
+    return ""
+
+
+def _fitted_sum(
+    target: torch.Tensor,
+    basis: Mapping[str, torch.Tensor],
+    names: Sequence[str],
+    wanted: Mapping[str, float],
+) -> tuple[str, int] | None:
+    """:func:`_extra_terms` for one set of terms: the text and the number of terms that
+    differ from the right sum, or None."""
+    try:
+        terms = torch.stack([basis[n].flatten() for n in names], dim=1)  # (entries, terms)
+        if int(torch.linalg.matrix_rank(terms)) < len(names):
+            return None
+        fitted = torch.linalg.lstsq(terms, target.flatten().unsqueeze(1)).solution.flatten()
+    except RuntimeError:
+        return None
+    coefficients = [round(float(value) * 2) / 2 for value in fitted]
+    if max(abs(c) for c in coefficients) > 2:
+        return None
+    if all(c == wanted.get(n, 0.0) for n, c in zip(names, coefficients, strict=True)):
+        return None
+    rebuilt = sum(c * basis[n] for n, c in zip(names, coefficients, strict=True) if c)
+    if not isinstance(rebuilt, torch.Tensor) or not _close(target, rebuilt):
+        return None
+    pieces: list[str] = []
+    differences = []
+    for name, c in zip(names, coefficients, strict=True):
+        right = wanted.get(name, 0.0)
+        if c:
+            text = name if abs(c) == 1 else f"{abs(c):g} * {name}"
+            pieces.append(
+                (f"-{text}" if c < 0 else text) if not pieces else f"{'-' if c < 0 else '+'} {text}"
+            )
+        if c == right:
+            continue
+        if right == 0:
+            differences.append(f"{name} is added, which the sum does not hold")
+        elif c == 0:
+            differences.append(f"{name} is missing")
+        else:
+            differences.append(f"{name} has the factor {c:g}, not {right:g}")
+    return " ".join(pieces) + ": " + "; ".join(differences), len(differences)
 
 
 def _weighted_sum(

@@ -252,6 +252,36 @@ def arrival_hint(
     return [(Exception, hit)]
 
 
+def slice_sources(got: Any, expected: Any, dim: int) -> list[int] | None:
+    """Which of ``expected``'s slices along ``dim`` each slice of ``got`` holds: entry p is
+    the index of the one slice of ``expected`` equal to got's slice p, repeats and gaps
+    allowed (a slice copied twice, another never: what :func:`slice_order` leaves out, as
+    it needs every slice once). None when the two differ in shape, are already equal, some
+    slice of ``got`` is none of ``expected``'s, or two of ``expected``'s slices are equal
+    (the sources would be ambiguous)."""
+    if not isinstance(got, torch.Tensor) or not isinstance(expected, torch.Tensor):
+        return None
+    if got.shape != expected.shape or got.dim() == 0:
+        return None
+    try:
+        mine = got.detach().movedim(dim, 0)
+        right = expected.detach().movedim(dim, 0)
+        sources = []
+        for piece in mine:
+            found = [i for i, other in enumerate(right) if _equal(piece, other)]
+            if len(found) != 1:
+                return None
+            sources.append(found[0])
+        for i, piece in enumerate(right):  # the sources must be unambiguous
+            if any(_equal(piece, other) for other in right[i + 1 :]):
+                return None
+    except (RuntimeError, IndexError):  # values from a sandbox, an odd layout: say nothing
+        return None
+    if sources == list(range(len(sources))):
+        return None
+    return sources
+
+
 def slice_order(got: Any, expected: Any, dim: int) -> list[int] | None:
     """The order in which ``got`` holds ``expected``'s slices along ``dim``: entry p is the
     index of the slice of ``expected`` found at p. None when the two differ in shape, are

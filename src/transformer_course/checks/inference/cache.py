@@ -8,7 +8,7 @@ from transformer_course.checking import Checker, short, tolerance
 from transformer_course.checking.counters import matching_updates
 from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.inputs import randn
-from transformer_course.checking.rearranged import slice_order
+from transformer_course.checking.rearranged import slice_order, slice_sources
 from transformer_course.checking.state_keys import counters_kept_as_tensors
 
 from .common import _expect_tensor
@@ -219,6 +219,9 @@ def _explain_cache(
     reordered = _positions_reordered(got_k, got_v, expected_k, expected_v, length)
     if reordered:
         return reordered
+    repeated = _positions_repeated(got_k, got_v, expected_k, expected_v, k_new, length)
+    if repeated:
+        return repeated
     if k_new is not None and length > 0:
         start = _written_at(got_k, k_new, length)
         if start is not None:
@@ -309,6 +312,53 @@ def _positions_reordered(got_k, got_v, expected_k, expected_v, length: int) -> s
         f"{listed} (entry p of the list says which position is at index p). The cache keeps "
         "positions in the order they came: position p at index p, the new ones written at "
         "[self.length, self.length + n)."
+    )
+
+
+def _positions_named(positions: list[int]) -> str:
+    """'position 3' or 'positions 1, 2'."""
+    listed = ", ".join(str(p) for p in positions)
+    return f"position {listed}" if len(positions) == 1 else f"positions {listed}"
+
+
+def _positions_repeated(got_k, got_v, expected_k, expected_v, k_new, length: int) -> str:
+    """When every position the cache returns is one of the right positions, the same one
+    for keys and values, but some come twice and others never: the list, and the cause
+    when this call's new slots [length, stop) all hold one new position (a write of
+    k_new[:, :, :1], broadcast over the slots); "" otherwise."""
+    sources = slice_sources(got_k, expected_k, -2)
+    if sources is None or slice_sources(got_v, expected_v, -2) != sources:
+        return ""
+    if sorted(sources) == list(range(len(sources))):
+        return ""  # each once: a reordering, told by _positions_reordered
+    stored = len(sources)
+    twice = sorted({p for p in sources if sources.count(p) > 1})
+    never = [p for p in range(stored) if p not in sources]
+    listed = (
+        f"Your keys and values hold the positions {sources} (entry p says whose keys and "
+        f"values are at index p), where they belong in the order 0 .. {stored - 1}: "
+        f"{_positions_named(twice)} come{'' if len(twice) > 1 else 's'} more than once and "
+        f"{_positions_named(never)} never."
+    )
+    n = k_new.shape[-2] if isinstance(k_new, torch.Tensor) and k_new.dim() >= 2 else 0
+    new_slots = sources[length:]
+    if n > 1 and len(new_slots) == n and sources[:length] == list(range(length)):
+        for which, position, written in (
+            ("first", length, "k_new[:, :, :1] (or k_new[:, :, 0:1], k_new[..., 0, None, :])"),
+            ("last", length + n - 1, "k_new[:, :, -1:]"),
+        ):
+            if new_slots == [position] * n:
+                return (
+                    f"{listed} This call brought {n} new positions, and all {n} of its slots "
+                    f"[{length}, {length + n}) hold the {which} of them, position {position}: "
+                    f"one position of k_new was broadcast over the slots, as writing "
+                    f"{written} into self.keys[:, :, start:stop] does. One-token steps are "
+                    "then right, but a prefill of several positions is not. Write every new "
+                    "position: self.keys[:, :, start:stop] = k_new, and the values likewise."
+                )
+    return (
+        f"{listed} The cache keeps each position once, in the order they came: position p "
+        "at index p, each call's new ones written at [self.length, self.length + n)."
     )
 
 

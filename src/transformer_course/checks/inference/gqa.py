@@ -10,6 +10,7 @@ import torch
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.hints import shape_mismatch_hint, two_mistakes
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.key_ranges import attended_key_range, key_range_text
 from transformer_course.checking.mask_relations import unasked_masks
 from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
@@ -1516,7 +1517,8 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 mistakes=mistakes,
                 pairs=lambda q=q, k=k, v=v, mask=mask: _gqa_pairs(q, k, v, mask),
                 explain=lambda got=got, q=q, k=k, v=v, mask=mask: (
-                    _explain_pairing(got, q, k, v, mask)
+                    _gqa_key_range(grouped_query_attention, got, q, k, v, mask)
+                    or _explain_pairing(got, q, k, v, mask)
                     or _explain_head_mixing(grouped_query_attention, got, q, k, v, mask)
                     or _mask_per_head(grouped_query_attention, q, k, v, mask)
                     or _gqa_scale_named(got, q, k, v, mask)
@@ -1530,6 +1532,38 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 "num_kv_heads), as softmax(q kᵀ / sqrt(d_head), masked) v.",
             )
             earlier_groups.append(heads // kv)
+
+
+def _gqa_key_range(grouped_query_attention, got, q, k, v, mask) -> str:
+    """Round 30: the output is the right attention over a range of the keys only (k and v
+    cut by another length: it was located to "the attention itself" before). Not when the
+    call had no mask and a mask that allows every key gives the right result: then the
+    keys are dropped by a default for mask=None, which the localisation names."""
+    len_k = k.shape[-2]
+    if mask is None:
+        allowed = torch.ones(q.shape[-2], len_k, dtype=torch.bool)  # (len_q, len_k)
+        try:
+            with torch.no_grad():
+                masked = grouped_query_attention(q.clone(), k.clone(), v.clone(), allowed)
+            if isinstance(masked, torch.Tensor) and torch.allclose(
+                masked.detach().double(), gqa_expected(q, k, v, None).double(), atol=1e-5
+            ):
+                return ""
+        except Exception:  # a probe of the learner's code: no answer from it
+            pass
+
+    def attend(a: int, b: int):
+        cut = None if mask is None else mask[..., a:b]
+        if cut is not None and not bool(cut.any(dim=-1).all()):
+            return None  # a query left with no key: not a range the learner could attend
+        return gqa_expected(q, k[..., a:b, :], v[..., a:b, :], cut)
+
+    found = attended_key_range(got, attend, len_k)
+    if found is None:
+        return ""
+    lengths = {"len_q = q.shape[-2]": q.shape[-2], "d_head = q.shape[-1]": q.shape[-1]}
+    lengths["num_heads = q.shape[1]"] = q.shape[1]
+    return key_range_text(*found, len_k, lengths)
 
 
 # ========================================================================= online_softmax

@@ -1196,6 +1196,100 @@ def _partner_probe(apply_rotary, x: torch.Tensor, got: torch.Tensor, pairing: st
     )
 
 
+def _feature_sources_probe(apply_rotary, x: torch.Tensor, got: torch.Tensor, pairing: str) -> str:
+    """Which input feature each output feature reads as its own, read from the learner's
+    outputs: with cos = 1 and sin = 0 (angle 0, no turn) the result must be x itself, and
+    one-hot rows x = eye(d_head) give the map feature by feature; with cos = 0 and sin = 1
+    the map of partners, with their signs. When the first is a selection of x's features
+    (each output copies one input feature) but not x itself, and x[..., own] * cos +
+    partner(x) * sin reproduces the learner's result on the check's input, the features
+    each half reads are named: a slice that picks the wrong features for a or b
+    (x[..., ::2] with x[..., half:], x[..., :half] twice, ...), provided the pairs are
+    turned by the right formula (rotate-half only); "" otherwise."""
+    d_head = x.shape[-1]
+    half = d_head // 2
+    eye = torch.eye(d_head, dtype=torch.float32)  # (len = d_head, d_head): one-hot rows
+    zeros, ones = torch.zeros(d_head, half), torch.ones(d_head, half)  # (len, d_head / 2)
+    try:
+        with torch.no_grad():
+            kept = apply_rotary(eye.clone(), ones, zeros.clone())  # row j: where feature j stays
+            turned = apply_rotary(eye.clone(), zeros, ones.clone())  # row j: where it turns to
+    except Exception:  # a probe: any failure means no answer
+        return ""
+    if not all(
+        isinstance(y, torch.Tensor) and tuple(y.shape) == (d_head, d_head) for y in (kept, turned)
+    ):
+        return ""
+    kept, turned = kept.detach().double(), turned.detach().double()
+    if not (torch.isfinite(kept).all() and torch.isfinite(turned).all()):
+        return ""
+    selection = kept.round()
+    if (
+        not torch.allclose(kept, selection, atol=1e-5)
+        or not torch.equal(selection, selection.abs())
+        or not torch.equal(selection.sum(0), torch.ones(d_head, dtype=torch.float64))
+        or torch.equal(selection, torch.eye(d_head, dtype=torch.float64))
+    ):
+        return ""  # not a selection of features, or x itself: another mistake
+    own = selection.argmax(0).tolist()  # output i copies input feature own[i]
+    # the formula must be right on the features read: pair i = (x[own[i]], x[own[i + half]])
+    # turned by 90 degrees is (-x[own[i + half]], x[own[i]]); a repeated formula (the second
+    # output a * cos - b * sin too) copies the same features at angle 0 but turns otherwise
+    signed = turned.round()
+    if pairing != "half" or not torch.allclose(turned, signed, atol=1e-5):
+        return ""
+    for i in range(half):
+        first, second = signed[:, i], signed[:, i + half]  # (d_head,) each: where they turn from
+        if not (
+            first[own[i + half]] == -1
+            and first.abs().sum() == 1
+            and second[own[i]] == 1
+            and second.abs().sum() == 1
+        ):
+            return ""
+    # the check's own input: x[..., own] * cos + partner(x) * sin must be the learner's result
+    length = x.shape[-2]
+    angles = rope_angles_f(length, d_head)  # (len, d_head / 2)
+    if pairing == "half":  # one angle per feature, (len, d_head)
+        per_feature = torch.cat([angles, angles], dim=-1)
+    else:
+        per_feature = angles.repeat_interleave(2, dim=-1)
+    predicted = x.double()[..., own] * per_feature.cos() + (x.double() @ turned) * per_feature.sin()
+    if tuple(got.shape) != tuple(predicted.shape) or not torch.allclose(
+        got.double(), predicted, rtol=1e-2, atol=1e-2
+    ):
+        return ""
+    parts = []  # the halves whose features are wrong
+    for name, outputs, fix in (
+        ("first", range(half), "a = x[..., :half]"),
+        ("second", range(half, d_head), "b = x[..., half:]"),
+    ):
+        read = [own[i] for i in outputs]
+        if read != list(outputs):
+            parts.append(
+                f"the {name} half of the result (features {outputs[0]} .. {outputs[-1]}) "
+                f"copies input features {_partners_text(read)}, where it belongs to features "
+                f"{_partners_text(list(outputs))} ({fix})"
+            )
+    repeated = sorted({f for f in own if own.count(f) > 1})
+    unread = [f for f in range(d_head) if f not in own]
+    extra = (
+        f" Input features {_partners_text(repeated)} are read twice and "
+        f"{_partners_text(unread)} never."
+        if repeated and unread
+        else ""
+    )
+    return (
+        "Your apply_rotary reads its halves from the wrong features of x. With cos = 1 and "
+        "sin = 0 (angle 0: no turn) the result must be x itself, but "
+        + "; ".join(parts)
+        + f".{extra} Rotate-half pairs feature i with feature i + d_head // 2: take a = "
+        "x[..., :half] and b = x[..., half:] (contiguous halves; a strided slice such as "
+        "x[..., ::2] belongs to the neighbouring-pair layout, with x[..., 1::2] as its "
+        "partner)."
+    )
+
+
 def _relative_property(c: Checker, apply_rotary, d_head: int, seed: int) -> None:
     length = 12
     cos, sin = ref.rotary_embedding(length, d_head)
@@ -1927,6 +2021,8 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                     )
                     # cos and sin exchanged (the term probe above) is torch.complex(sin, cos)
                     or _complex_multiplier(got, x, angles, tol)
+                    # round 30: a slice that picks the wrong features for a or b
+                    or _feature_sources_probe(apply_rotary, x, got, pairing)
                 )
 
             runs.append((got, expected, call, tol, mistakes, explain, axes))
