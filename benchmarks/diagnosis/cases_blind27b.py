@@ -8,6 +8,431 @@ from __future__ import annotations
 
 from benchmarks.diagnosis.cases import Case, held_out_authored
 
+L07, L08, L09, L10 = "07_encoder", "08_decoder", "09_transformer", "10_training"
+
 _c = held_out_authored("blind27b")
 
-BLIND27B: list[Case] = []
+# Where these mistakes are reported (each page was read for this batch).
+SQUARED_RELU = "https://github.com/ReaLLMASIC/ReaLLM-Forge/pull/22"
+MACARON_HALF_STEP = "https://github.com/lucidrains/conformer/issues/5"
+EMBEDDING_NORM = "https://github.com/OpenNMT/OpenNMT-py/issues/770"
+FORWARD_EXPANSION = "https://github.com/aladdinpersson/Machine-Learning-Collection/issues/100"
+T5_RESCALE = "https://github.com/ml-explore/mlx-examples/pull/591"
+GPT2_EMBEDDING_HEAD = "https://github.com/huggingface/transformers/issues/2824"
+UNFINISHED_MUL = "https://github.com/huggingface/transformers/issues/21705"
+BOS_HARDCODED = "https://github.com/huggingface/transformers/issues/33998"
+WARMUP_NO_DECAY = "https://github.com/microsoft/mttl/pull/84"
+LOSS_DOUBLE_SHIFT = "https://github.com/huggingface/transformers/pull/46898"
+CLIP_ALWAYS_SCALES = "https://github.com/DingfanChen/GS-WGAN/issues/5"
+EMPTY_HYPOTHESES = "https://github.com/mjpost/sacrebleu/pull/132"
+
+BLIND27B: list[Case] = [
+    # ---- 07 encoder -----------------------------------------------------------------------
+    _c(
+        "ln-variance-mean-not-squared",
+        L07,
+        "LayerNorm",
+        "computes the variance as the mean of the squares minus the mean itself, "
+        "(x ** 2).mean(-1) - mean, forgetting to square the mean (E[x^2] - E[x] instead of "
+        "E[x^2] - E[x]^2): right only for tokens whose mean is 0 or 1, and a token whose "
+        "'variance' comes out negative gives NaN.",
+        (
+            r"(squar\w+|square of) (the )?mean|mean (is )?(not|never) squared|mean ?\*\* ?2",
+            r"e\[x\^?2\] ?- ?e\[x\]",
+            r"varian\w+ .{0,80}(mean of (the )?squares|second moment)",
+            r"minus the mean (itself|instead)",
+        ),
+        (
+            r"unbiased|bessel|n ?- ?1\b",
+            r"eps.{0,40}outside the (square )?root",
+            r"over the (batch|positions|wrong axis)",
+            r"keepdim",
+        ),
+        edits=(
+            (
+                "variance = x.var(dim=-1, keepdim=True, unbiased=False)",
+                "variance = (x**2).mean(dim=-1, keepdim=True) - mean",
+            ),
+        ),
+    ),
+    _c(
+        "ffn-squared-relu",
+        L07,
+        "PositionwiseFeedForward",
+        "squares the ReLU's output (Primer's squared ReLU, relu(w_1(x)) ** 2) instead of "
+        "using the paper's plain ReLU between the two linear layers.",
+        (
+            r"squar\w+",
+            r"relu ?\(.{0,30}\) ?\*\* ?2|relu ?\^ ?2|relu²",
+            r"(activation|hidden layer).{0,60}(not|isn't|is not) (a )?(plain )?relu",
+        ),
+        (
+            r"gelu",
+            r"dropout (is )?(applied )?(after|before) w_2|dropout on the output",
+            r"relu (is )?(applied )?after w_2",
+            r"(no|missing|without|forg[eo]t\w*) (the )?relu",
+        ),
+        edits=(
+            (
+                "hidden = torch.relu(self.w_1(x))",
+                "hidden = torch.relu(self.w_1(x)) ** 2",
+            ),
+        ),
+        source=SQUARED_RELU,
+    ),
+    _c(
+        "el-macaron-half-step-feed-forward",
+        L07,
+        "EncoderLayer",
+        "adds only half of the feed-forward sub-layer's output to the residual, "
+        "x + 0.5 * dropout(feed_forward(...)) (Conformer's 'half-step' Macaron feed-forward), "
+        "in both layouts, instead of the whole output.",
+        (
+            r"half|halv\w+|0\.5 ?\*",
+            r"(feed-?forward|ffn|sub-?layer)('s)? (output )?(is )?(scaled|multiplied|weighted)",
+            r"scal\w+ (the )?(feed-?forward|ffn|sub-?layer)",
+        ),
+        (
+            r"norm_first (is )?(ignored|inverted)|(pre|post)-ln (branch|path|layout) (is )?(used|run)",
+            r"mask (is )?(ignored|dropped|inverted|missing)",
+            r"dropout (is )?(applied )?(to|on) the (residual )?sum",
+            r"norm1 (and|for) norm2|norms? (are )?swapped",
+        ),
+        edits=(
+            (
+                "return x + self.dropout(self.feed_forward(self.norm2(x)))",
+                "return x + 0.5 * self.dropout(self.feed_forward(self.norm2(x)))",
+            ),
+            (
+                "return self.norm2(x + self.dropout(self.feed_forward(x)))",
+                "return self.norm2(x + 0.5 * self.dropout(self.feed_forward(x)))",
+            ),
+        ),
+        source=MACARON_HALF_STEP,
+    ),
+    _c(
+        "enc-final-norm-on-the-input",
+        L07,
+        "Encoder",
+        "applies the stack's final LayerNorm to the input, before the first layer (as "
+        "OpenNMT/tensor2tensor normalise the embeddings), instead of to the output of the last "
+        "layer: a stack with a final norm (pre-LN, or final_norm=True) returns an "
+        "un-normalised sum.",
+        (
+            r"(before|ahead of) the first layer|on the input|to the input",
+            r"(normalis|normaliz)\w* (the )?(input|embeddings)",
+            r"(after|at the end of|on the output of) the last layer",
+            r"final (layer ?norm|norm)\b.{0,60}(start|beginning|input|before|wrong place)",
+        ),
+        (
+            r"final (layer ?norm|norm) (is )?(missing|never|absent)",
+            r"(after|inside|in) (every|each) layer",
+            r"final_norm=none",
+            r"not chained|every layer (reads|gets) the (stack's )?input",
+        ),
+        edits=(
+            (
+                "for layer in self.layers:",
+                "if self.norm is not None:\n"
+                "            x = self.norm(x)  # normalise the embeddings first\n"
+                "        for layer in self.layers:",
+            ),
+            ("return x if self.norm is None else self.norm(x)", "return x"),
+        ),
+        source=EMBEDDING_NORM,
+    ),
+    # ---- 08 decoder -----------------------------------------------------------------------
+    _c(
+        "dl-feed-forward-width-four-d-model",
+        L08,
+        "DecoderLayer",
+        "builds the feed-forward block with a hidden width of 4 * d_model (the usual "
+        "'forward expansion' of 4) instead of the d_ff it is given, so w_1 and w_2 have the "
+        "wrong shapes whenever d_ff != 4 * d_model.",
+        (
+            r"4 ?\* ?d_model|four times d_model|4 ?× ?d_model|expansion",
+            r"d_ff (is |was )?(ignored|not used|unused|not passed)|ignor\w+ d_ff",
+            r"(hidden|inner) (width|size|dimension|layer).{0,60}(d_ff|wrong|should be)",
+            r"w_1.{0,40}(shape|out_features|size)|w_2.{0,40}(shape|in_features|size)",
+        ),
+        (
+            r"norm3|norm2 (again|twice)",
+            r"masks? (are )?swapped|src_mask.{0,30}self-attention",
+            r"(cross-attention|cross_attn).{0,40}(keys|values|queries) from",
+            r"dropout",
+        ),
+        edits=(
+            (
+                "self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout)",
+                "self.feed_forward = PositionwiseFeedForward(d_model, 4 * d_model, dropout)",
+            ),
+        ),
+        source=FORWARD_EXPANSION,
+    ),
+    _c(
+        "dec-memory-overwritten-by-layer-output",
+        L08,
+        "Decoder",
+        "assigns each layer's output to memory as well as to x (x = memory = layer(...)), so "
+        "from layers[1] on the cross-attention reads the previous decoder layer's output "
+        "instead of the encoder's output.",
+        (
+            r"memory (is |gets )?(overwritten|replaced|reassigned|changed|updated)",
+            r"(same|encoder('s)?) (memory|output).{0,60}(every|each|all) (the )?layers?",
+            r"previous (decoder )?layer('s)? output.{0,60}(memory|keys|values|cross)",
+            r"(cross-attention|cross_attn).{0,60}(decoder('s)? (own )?output|previous layer)",
+        ),
+        (
+            r"not chained|every layer (reads|gets) the (stack's )?input",
+            r"final (layer ?norm|norm)",
+            r"masks? (are )?(swapped|in the wrong order)",
+            r"x and memory (are )?swapped",
+        ),
+        edits=(
+            (
+                "x = layer(x, memory, src_mask, tgt_mask)",
+                "x = memory = layer(x, memory, src_mask, tgt_mask)",
+            ),
+        ),
+    ),
+    # ---- 09 transformer -------------------------------------------------------------------
+    _c(
+        "tr-t5-output-rescaled",
+        L09,
+        "Transformer",
+        "multiplies the decoder's output by d_model ** -0.5 before the output layer (T5's "
+        "rescaling for tied embeddings), so every logit comes out 1/sqrt(d_model) of the "
+        "right size before the bias.",
+        (
+            r"d_model ?\*\* ?-0\.5|1 ?/ ?sqrt\(d_model\)|divid\w+ by sqrt\(d_model\)",
+            r"rescal\w+|scaled? (down )?(before|ahead of) the output",
+            r"(decoder('s)? output|logits).{0,60}(scaled|too small|shrunk|multiplied)",
+        ),
+        (
+            r"embeddings? (are )?(not |un)?scaled|sqrt\(d_model\).{0,30}embedding",
+            r"tie_embeddings (is )?(ignored|not honoured)|not tied",
+            r"(look-ahead|padding) mask",
+            r"softmax|log-probabilities",
+        ),
+        edits=(
+            (
+                "return self.output(y)",
+                "return self.output(y * y.shape[-1] ** -0.5)  # T5: rescale before the head",
+            ),
+        ),
+        source=T5_RESCALE,
+    ),
+    _c(
+        "tr-logits-from-embedding-matrix-always",
+        L09,
+        "Transformer",
+        "computes the logits with the target embedding matrix, y @ tgt_embedding's weight.T "
+        "+ output.bias (GPT-2's shared output projection), whether or not tie_embeddings is "
+        "set: without tying the output layer's own weight is never used.",
+        (
+            r"(target |tgt_?)?embedding('s)? (weight|matrix|table).{0,60}(output|logits|projection)",
+            r"output (layer|projection)('s)? (own )?weight (is )?(never|not) used",
+            r"ignor\w+ (the )?(self\.)?output(\.weight| layer's weight)",
+            r"(as if|even when|even though|although).{0,40}(tied|tie_embeddings)",
+            r"untied",
+        ),
+        (
+            r"softmax|log-probabilities",
+            r"(look-ahead|padding) mask",
+            r"source embedding (for|on) the target",
+            r"output (layer )?(has )?no bias",
+        ),
+        edits=(
+            (
+                "return self.output(y)",
+                "return y @ self.tgt_embedding.embedding.weight.T + self.output.bias",
+            ),
+        ),
+        source=GPT2_EMBEDDING_HEAD,
+    ),
+    _c(
+        "gd-finished-multiplied",
+        L09,
+        "greedy_decode",
+        "updates the finished flags with a multiplication, finished = finished * "
+        "(next_token == eos_id) (Hugging Face's unfinished_sequences.mul carried over to a "
+        "'finished' flag), which is an AND: no row is ever marked finished, so rows go on "
+        "generating after their <eos> instead of padding, and decoding never stops early.",
+        (
+            r"finished (flags? )?(is |are )?never (set|true|updated|becomes|marked)",
+            r"(and|&|\*|multipl\w*) instead of (or|\|)",
+            r"(after|past) (its |their )?<?eos>?.{0,60}(keeps?|continu|generat|not padded)",
+            r"rows? (that|which) (have |has )?(already )?(finished|produced <?eos>?).{0,60}"
+            r"(pad|keep|continu)",
+            r"never stops? early|always runs? (all )?max_len",
+        ),
+        (
+            r"argmax (over|of) (the )?(batch|positions|first)",
+            r"<?bos>? (is )?(kept|included|missing)",
+            r"<?eos>? (itself )?(is )?(replaced|overwritten) (by|with) (a )?pad",
+            r"stops? (too early|as soon as (any|one))",
+        ),
+        edits=(
+            (
+                "finished = finished | (next_token == eos_id)",
+                "finished = finished * (next_token == eos_id)",
+            ),
+        ),
+        source=UNFINISHED_MUL,
+    ),
+    # ---- 10 training ----------------------------------------------------------------------
+    _c(
+        "mb-special-ids-from-constants",
+        L10,
+        "make_batches",
+        "writes the module's BOS_ID and EOS_ID constants into the rows instead of the "
+        "bos_id and eos_id arguments, so a call with other special ids still starts every "
+        "decoder input with BOS_ID and ends every label row with EOS_ID.",
+        (
+            r"(bos_id|eos_id).{0,60}(ignored|not used|unused|argument|parameter)",
+            r"ignor\w+ (the )?(bos_id|eos_id)",
+            r"(bos_id|eos_id) (constant|instead)|constants? (bos_id|eos_id)",
+            r"default (special )?(ids?|constants?|tokens?)",
+        ),
+        (
+            r"not shifted|shifted (twice|again)",
+            r"pad\w* (on )?the left",
+            r"int32|float\w* tensor",
+            r"shuffl\w+",
+            r"pad_id.{0,30}(ignored|not used)",
+        ),
+        edits=(
+            (
+                "[[bos_id, *target] for _, target in chunk]",
+                "[[BOS_ID, *target] for _, target in chunk]",
+            ),
+            (
+                "[[*target, eos_id] for _, target in chunk]",
+                "[[*target, EOS_ID] for _, target in chunk]",
+            ),
+        ),
+        source=BOS_HARDCODED,
+    ),
+    _c(
+        "noam-constant-after-warmup",
+        L10,
+        "noam_lr",
+        "writes the schedule as d_model ** -0.5 * min(step, warmup) * warmup ** -1.5 (a "
+        "linear warm-up then a constant rate): right during the warm-up, but after it the "
+        "rate stays at its peak instead of decaying like 1 / sqrt(step).",
+        (
+            r"(no|never|doesn't|does not|without|stops?) (any )?decay",
+            r"constant after (the )?warm-?up|stays? (at the peak|constant|flat)",
+            r"step ?\*\* ?-0\.5|1 ?/ ?sqrt\(step\)|inverse square root",
+            r"after (the )?warm-?up.{0,60}(should|must) (decay|fall|decrease|drop)",
+        ),
+        (
+            r"d_model ?\*\* ?-0\.5.{0,30}(missing|forgot)",
+            r"warmup ?\*\* ?-0\.5",
+            r"(counts?|steps?) from 0|one step (early|late)",
+            r"tensor instead of (a )?(python )?float",
+        ),
+        edits=(
+            (
+                "return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)",
+                "return d_model**-0.5 * min(step, warmup) * warmup**-1.5",
+            ),
+        ),
+        source=WARMUP_NO_DECAY,
+    ),
+    _c(
+        "ls-shifts-logits-and-labels",
+        L10,
+        "label_smoothed_loss",
+        "shifts the inputs inside the loss the causal-LM way (logits[..., :-1, :] against "
+        "labels[..., 1:]), although make_batches has already aligned them: every position is "
+        "scored against the label of the next one, and the first label and the last logits "
+        "are dropped.",
+        (
+            r"shift\w*",
+            r"(next|following) (position|token)('s)? label|label of the next",
+            r"labels?\[\.\.\., ?1:\]|logits\[\.\.\., ?:-1",
+            r"drops? (the )?(first|last) (position|label|token|logits)",
+            r"off by one position|misaligned",
+        ),
+        (
+            r"pad\w* (positions? )?(are )?(counted|included)",
+            r"v ?- ?1|other tokens",
+            r"kl[- ]divergence",
+            r"sum instead of (the )?mean",
+        ),
+        edits=(
+            (
+                "log_probs = torch.log_softmax(logits, dim=-1)",
+                "logits, labels = logits[..., :-1, :], labels[..., 1:]  # tokens < n predict n\n"
+                "    log_probs = torch.log_softmax(logits, dim=-1)",
+            ),
+        ),
+        source=LOSS_DOUBLE_SHIFT,
+    ),
+    _c(
+        "ts-clip-always-rescales",
+        L10,
+        "train_step",
+        "clips by hand, multiplying every gradient by clip_norm / total_norm without "
+        "min(1, ...): gradients whose total norm is already below clip_norm are scaled up to "
+        "it, so every step's gradient norm is forced to clip_norm.",
+        (
+            r"(scal|rescal)\w+ (the gradients? )?up|scal\w+ up",
+            r"even (when|if) (the )?(total |gradient )?norm (is )?(below|under|smaller|less)",
+            r"min\(1|clamp\(max ?= ?1|at most clip_norm",
+            r"(norm|gradients?) (is |are )?(always )?(set|forced|normalised|normalized|rescaled) "
+            r"to (exactly )?clip_norm",
+            r"(small|smaller) gradients?.{0,40}(enlarged|increased|amplified|scaled|grow)",
+        ),
+        (
+            r"clip_grad_value|each (gradient )?entry",
+            r"per[- ]parameter|each parameter('s)? (own )?norm",
+            r"zero_grad|accumulat\w+",
+            r"model\.train|training mode",
+            r"before (the )?backward",
+        ),
+        edits=(
+            (
+                "torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)",
+                "grads = [p.grad for p in model.parameters() if p.grad is not None]\n"
+                "        total = torch.sqrt(sum((g**2).sum() for g in grads))\n"
+                "        for g in grads:\n"
+                "            g.mul_(clip_norm / (total + 1e-6))",
+            ),
+        ),
+        source=CLIP_ALWAYS_SCALES,
+    ),
+    _c(
+        "tsc-empty-hypotheses-left-out",
+        L10,
+        "translation_scores",
+        "leaves the sentences whose translation is empty out of the BLEU computation (their "
+        "hypotheses and their references), so BLEU is scored over the non-empty translations "
+        "only and comes out higher (no brevity penalty for the missing words) whenever the "
+        "model produced an empty translation.",
+        (
+            r"empty (hypothes\w+|translations?|strings?|outputs?)",
+            r"(drop|skip|remov|filter|leav|exclud)\w* (out )?.{0,40}empty",
+            r"brevity penalty",
+            r"(every|all) (the )?sentences?.{0,40}(bleu|counted)",
+        ),
+        (
+            r"(transpos|streams?).{0,40}(not|wrong)",
+            r"lower-?case",
+            r"sentence[_ ]bleu",
+            r"exact[_ ]match (is )?(wrong|a count|percent)",
+            r"0-1 scale|fraction instead",
+        ),
+        edits=(
+            (
+                "bleu = sacrebleu.corpus_bleu(hypotheses, streams).score",
+                "kept = [i for i, h in enumerate(hypotheses) if h.strip()]\n"
+                "    bleu = sacrebleu.corpus_bleu(\n"
+                "        [hypotheses[i] for i in kept], [[s[i] for i in kept] for s in streams]\n"
+                "    ).score",
+            ),
+        ),
+        source=EMPTY_HYPOTHESES,
+    ),
+]
