@@ -17,13 +17,12 @@ SQUARED_RELU = "https://github.com/ReaLLMASIC/ReaLLM-Forge/pull/22"
 MACARON_HALF_STEP = "https://github.com/lucidrains/conformer/issues/5"
 EMBEDDING_NORM = "https://github.com/OpenNMT/OpenNMT-py/issues/770"
 FORWARD_EXPANSION = "https://github.com/aladdinpersson/Machine-Learning-Collection/issues/100"
-T5_RESCALE = "https://github.com/ml-explore/mlx-examples/pull/591"
 GPT2_EMBEDDING_HEAD = "https://github.com/huggingface/transformers/issues/2824"
 UNFINISHED_MUL = "https://github.com/huggingface/transformers/issues/21705"
 BOS_HARDCODED = "https://github.com/huggingface/transformers/issues/33998"
-WARMUP_NO_DECAY = "https://github.com/microsoft/mttl/pull/84"
+EXP_WARMUP = "https://github.com/tensorflow/tensor2tensor/issues/555"
 LOSS_DOUBLE_SHIFT = "https://github.com/huggingface/transformers/pull/46898"
-CLIP_ALWAYS_SCALES = "https://github.com/DingfanChen/GS-WGAN/issues/5"
+CLIP_SQUARED_NORM = "https://github.com/paiml/entrenar/issues/311"
 EMPTY_HYPOTHESES = "https://github.com/mjpost/sacrebleu/pull/132"
 
 BLIND27B: list[Case] = [
@@ -169,59 +168,7 @@ BLIND27B: list[Case] = [
         ),
         source=FORWARD_EXPANSION,
     ),
-    _c(
-        "dec-memory-overwritten-by-layer-output",
-        L08,
-        "Decoder",
-        "assigns each layer's output to memory as well as to x (x = memory = layer(...)), so "
-        "from layers[1] on the cross-attention reads the previous decoder layer's output "
-        "instead of the encoder's output.",
-        (
-            r"memory (is |gets )?(overwritten|replaced|reassigned|changed|updated)",
-            r"(same|encoder('s)?) (memory|output).{0,60}(every|each|all) (the )?layers?",
-            r"previous (decoder )?layer('s)? output.{0,60}(memory|keys|values|cross)",
-            r"(cross-attention|cross_attn).{0,60}(decoder('s)? (own )?output|previous layer)",
-        ),
-        (
-            r"not chained|every layer (reads|gets) the (stack's )?input",
-            r"final (layer ?norm|norm)",
-            r"masks? (are )?(swapped|in the wrong order)",
-            r"x and memory (are )?swapped",
-        ),
-        edits=(
-            (
-                "x = layer(x, memory, src_mask, tgt_mask)",
-                "x = memory = layer(x, memory, src_mask, tgt_mask)",
-            ),
-        ),
-    ),
     # ---- 09 transformer -------------------------------------------------------------------
-    _c(
-        "tr-t5-output-rescaled",
-        L09,
-        "Transformer",
-        "multiplies the decoder's output by d_model ** -0.5 before the output layer (T5's "
-        "rescaling for tied embeddings), so every logit comes out 1/sqrt(d_model) of the "
-        "right size before the bias.",
-        (
-            r"d_model ?\*\* ?-0\.5|1 ?/ ?sqrt\(d_model\)|divid\w+ by sqrt\(d_model\)",
-            r"rescal\w+|scaled? (down )?(before|ahead of) the output",
-            r"(decoder('s)? output|logits).{0,60}(scaled|too small|shrunk|multiplied)",
-        ),
-        (
-            r"embeddings? (are )?(not |un)?scaled|sqrt\(d_model\).{0,30}embedding",
-            r"tie_embeddings (is )?(ignored|not honoured)|not tied",
-            r"(look-ahead|padding) mask",
-            r"softmax|log-probabilities",
-        ),
-        edits=(
-            (
-                "return self.output(y)",
-                "return self.output(y * y.shape[-1] ** -0.5)  # T5: rescale before the head",
-            ),
-        ),
-        source=T5_RESCALE,
-    ),
     _c(
         "tr-logits-from-embedding-matrix-always",
         L09,
@@ -314,31 +261,35 @@ BLIND27B: list[Case] = [
         source=BOS_HARDCODED,
     ),
     _c(
-        "noam-constant-after-warmup",
+        "noam-exponential-warmup",
         L10,
         "noam_lr",
-        "writes the schedule as d_model ** -0.5 * min(step, warmup) * warmup ** -1.5 (a "
-        "linear warm-up then a constant rate): right during the warm-up, but after it the "
-        "rate stays at its peak instead of decaying like 1 / sqrt(step).",
+        "warms up exponentially, peak * 0.01 ** ((warmup - step) / warmup) (tensor2tensor's "
+        "'exp' warm-up, from 1 % of the peak up to it), instead of linearly, step * warmup ** "
+        "-1.5: the peak at step == warmup and the decay after it are right, every warm-up "
+        "rate before the peak is wrong.",
         (
-            r"(no|never|doesn't|does not|without|stops?) (any )?decay",
-            r"constant after (the )?warm-?up|stays? (at the peak|constant|flat)",
-            r"step ?\*\* ?-0\.5|1 ?/ ?sqrt\(step\)|inverse square root",
-            r"after (the )?warm-?up.{0,60}(should|must) (decay|fall|decrease|drop)",
+            r"exponential\w*|geometric\w*",
+            r"linear(ly)?\W.{0,40}warm-?up|warm-?up.{0,60}(linear|proportional to (the )?step)",
+            r"step ?\* ?warmup ?\*\* ?-1\.5",
+            r"0\.01|1 ?%",
         ),
         (
-            r"d_model ?\*\* ?-0\.5.{0,30}(missing|forgot)",
+            r"(no|never|without) decay",
             r"warmup ?\*\* ?-0\.5",
-            r"(counts?|steps?) from 0|one step (early|late)",
-            r"tensor instead of (a )?(python )?float",
+            r"d_model ?\*\* ?-0\.5.{0,30}(missing|forgot)",
+            r"one step (early|late)|(counts?|steps?) from 0",
+            r"max instead of min",
         ),
-        edits=(
-            (
-                "return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)",
-                "return d_model**-0.5 * min(step, warmup) * warmup**-1.5",
-            ),
-        ),
-        source=WARMUP_NO_DECAY,
+        code="""
+def noam_lr(step: int, d_model: int, warmup: int) -> float:
+    step = max(step, 1)
+    peak = d_model**-0.5 * warmup**-0.5
+    if step < warmup:  # tensor2tensor's "exp" warm-up: from 1 % of the peak up to it
+        return peak * 0.01 ** ((warmup - step) / warmup)
+    return d_model**-0.5 * step**-0.5
+""",
+        source=EXP_WARMUP,
     ),
     _c(
         "ls-shifts-logits-and-labels",
@@ -371,37 +322,37 @@ BLIND27B: list[Case] = [
         source=LOSS_DOUBLE_SHIFT,
     ),
     _c(
-        "ts-clip-always-rescales",
+        "ts-clip-with-squared-norm",
         L10,
         "train_step",
-        "clips by hand, multiplying every gradient by clip_norm / total_norm without "
-        "min(1, ...): gradients whose total norm is already below clip_norm are scaled up to "
-        "it, so every step's gradient norm is forced to clip_norm.",
+        "clips by hand with the sum of the squared gradient entries as the 'total norm' "
+        "(the square root forgotten): it compares the squared norm with clip_norm and divides "
+        "by it, so gradients are clipped when their norm is above sqrt(clip_norm) instead of "
+        "clip_norm, and rescaled to clip_norm / norm instead of to norm clip_norm.",
         (
-            r"(scal|rescal)\w+ (the gradients? )?up|scal\w+ up",
-            r"even (when|if) (the )?(total |gradient )?norm (is )?(below|under|smaller|less)",
-            r"min\(1|clamp\(max ?= ?1|at most clip_norm",
-            r"(norm|gradients?) (is |are )?(always )?(set|forced|normalised|normalized|rescaled) "
-            r"to (exactly )?clip_norm",
-            r"(small|smaller) gradients?.{0,40}(enlarged|increased|amplified|scaled|grow)",
+            r"square ?root|sqrt",
+            r"squared (total |gradient |2-)?norm|norm squared|\|\|g\|\|\^?2|sum of (the )?squares",
+            r"(total )?norm.{0,60}(wrong|too (large|big|small)|not the 2-norm)",
+            r"clip_grad_norm_",
         ),
         (
             r"clip_grad_value|each (gradient )?entry",
             r"per[- ]parameter|each parameter('s)? (own )?norm",
             r"zero_grad|accumulat\w+",
             r"model\.train|training mode",
-            r"before (the )?backward",
+            r"(after|before) (the )?(optimizer\.)?(step|backward)",
         ),
         edits=(
             (
                 "torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)",
                 "grads = [p.grad for p in model.parameters() if p.grad is not None]\n"
-                "        total = torch.sqrt(sum((g**2).sum() for g in grads))\n"
-                "        for g in grads:\n"
-                "            g.mul_(clip_norm / (total + 1e-6))",
+                "        total = sum((g**2).sum() for g in grads)  # total gradient norm\n"
+                "        if total > clip_norm:\n"
+                "            for g in grads:\n"
+                "                g.mul_(clip_norm / total)",
             ),
         ),
-        source=CLIP_ALWAYS_SCALES,
+        source=CLIP_SQUARED_NORM,
     ),
     _c(
         "tsc-empty-hypotheses-left-out",
