@@ -18,7 +18,6 @@ MACARON_HALF_STEP = "https://github.com/lucidrains/conformer/issues/5"
 EMBEDDING_NORM = "https://github.com/OpenNMT/OpenNMT-py/issues/770"
 FORWARD_EXPANSION = "https://github.com/aladdinpersson/Machine-Learning-Collection/issues/100"
 GPT2_EMBEDDING_HEAD = "https://github.com/huggingface/transformers/issues/2824"
-UNFINISHED_MUL = "https://github.com/huggingface/transformers/issues/21705"
 BOS_HARDCODED = "https://github.com/huggingface/transformers/issues/33998"
 EXP_WARMUP = "https://github.com/tensorflow/tensor2tensor/issues/555"
 LOSS_DOUBLE_SHIFT = "https://github.com/huggingface/transformers/pull/46898"
@@ -78,6 +77,66 @@ BLIND27B: list[Case] = [
             ),
         ),
         source=SQUARED_RELU,
+    ),
+    _c(
+        "ffn-layer-norm-at-the-start",
+        L07,
+        "PositionwiseFeedForward",
+        "gives the feed-forward block a LayerNorm of its own on its input (self.norm, applied "
+        "before w_1, as Conformer's feed-forward module starts with one), so the block "
+        "normalises every token before w_1 and has two extra parameters (norm.weight, "
+        "norm.bias); the paper's block is w_2(dropout(relu(w_1(x)))) alone, the sub-layer's "
+        "LayerNorm belongs to the encoder layer.",
+        (
+            r"(layer ?norm|normalis\w+|normaliz\w+).{0,60}(input|inside|before w_1|first|own)",
+            r"extra (layer ?norm|norm|module|parameters?|keys?)",
+            r"unexpected (keys?|parameters?|state)",
+            r"norm\.(weight|bias)",
+        ),
+        (
+            r"gelu",
+            r"dropout (is )?(applied )?(after|before) w_2|dropout on the (output|input)",
+            r"relu (is )?(applied )?(after w_2|to the input)",
+            r"residual",
+        ),
+        edits=(
+            (
+                "self.dropout = nn.Dropout(dropout)",
+                "self.dropout = nn.Dropout(dropout)\n"
+                "        self.norm = nn.LayerNorm(d_model)  # the module starts with a LayerNorm",
+            ),
+            (
+                "hidden = torch.relu(self.w_1(x))",
+                "hidden = torch.relu(self.w_1(self.norm(x)))",
+            ),
+        ),
+        source=MACARON_HALF_STEP,
+    ),
+    _c(
+        "ffn-leaky-relu",
+        L07,
+        "PositionwiseFeedForward",
+        "uses a leaky ReLU (F.leaky_relu, negative slope 0.01, the GAN habit) between the two "
+        "linear layers instead of the paper's ReLU, so negative hidden values leak through "
+        "scaled by 0.01 instead of becoming 0.",
+        (
+            r"leaky",
+            r"negative (hidden )?(values|inputs|activations|part)\w*.{0,60}"
+            r"(kept|leak|not (set to )?zero|scaled|through)",
+            r"(activation|hidden layer).{0,60}(not|isn't|is not) (a )?(plain )?relu",
+        ),
+        (
+            r"gelu",
+            r"dropout (is )?(applied )?(after|before) w_2|dropout on the output",
+            r"relu (is )?(applied )?after w_2",
+            r"(no|missing|without|forg[eo]t\w*) (the )?relu",
+        ),
+        edits=(
+            (
+                "hidden = torch.relu(self.w_1(x))",
+                "hidden = torch.nn.functional.leaky_relu(self.w_1(x), 0.01)",
+            ),
+        ),
     ),
     _c(
         "el-macaron-half-step-feed-forward",
@@ -196,36 +255,6 @@ BLIND27B: list[Case] = [
             ),
         ),
         source=GPT2_EMBEDDING_HEAD,
-    ),
-    _c(
-        "gd-finished-multiplied",
-        L09,
-        "greedy_decode",
-        "updates the finished flags with a multiplication, finished = finished * "
-        "(next_token == eos_id) (Hugging Face's unfinished_sequences.mul carried over to a "
-        "'finished' flag), which is an AND: no row is ever marked finished, so rows go on "
-        "generating after their <eos> instead of padding, and decoding never stops early.",
-        (
-            r"finished (flags? )?(is |are )?never (set|true|updated|becomes|marked)",
-            r"(and|&|\*|multipl\w*) instead of (or|\|)",
-            r"(after|past) (its |their )?<?eos>?.{0,60}(keeps?|continu|generat|not padded)",
-            r"rows? (that|which) (have |has )?(already )?(finished|produced <?eos>?).{0,60}"
-            r"(pad|keep|continu)",
-            r"never stops? early|always runs? (all )?max_len",
-        ),
-        (
-            r"argmax (over|of) (the )?(batch|positions|first)",
-            r"<?bos>? (is )?(kept|included|missing)",
-            r"<?eos>? (itself )?(is )?(replaced|overwritten) (by|with) (a )?pad",
-            r"stops? (too early|as soon as (any|one))",
-        ),
-        edits=(
-            (
-                "finished = finished | (next_token == eos_id)",
-                "finished = finished * (next_token == eos_id)",
-            ),
-        ),
-        source=UNFINISHED_MUL,
     ),
     # ---- 10 training ----------------------------------------------------------------------
     _c(
@@ -385,5 +414,31 @@ def noam_lr(step: int, d_model: int, warmup: int) -> float:
             ),
         ),
         source=EMPTY_HYPOTHESES,
+    ),
+    _c(
+        "tsc-chrf-instead-of-bleu",
+        L10,
+        "translation_scores",
+        "computes the 'bleu' entry with sacrebleu.corpus_chrf (the character n-gram F-score, "
+        "sacrebleu's other corpus metric, picked by mistake) instead of sacrebleu.corpus_bleu, "
+        "so the number is a chrF score, not BLEU.",
+        (
+            r"chrf|character n-?grams?|character[- ]level",
+            r"corpus_bleu (is )?(never|not) (called|used)",
+            r"(not|isn't|is not) (corpus )?bleu|(another|a different|wrong) metric",
+        ),
+        (
+            r"(transpos|streams?).{0,40}(not|wrong)",
+            r"lower-?case",
+            r"sentence[_ ]bleu",
+            r"0-1 scale|fraction instead",
+            r"exact[_ ]match",
+        ),
+        edits=(
+            (
+                "bleu = sacrebleu.corpus_bleu(hypotheses, streams).score",
+                "bleu = sacrebleu.corpus_chrf(hypotheses, streams).score",
+            ),
+        ),
     ),
 ]
