@@ -411,4 +411,37 @@ def noam_lr(step: int, d_model: int, warmup: int) -> float:
             ),
         ),
     ),
+    _c(
+        "bs-extends-only-the-best-hypothesis",
+        L10,
+        "beam_search",
+        "extends only the best live hypothesis (beam[:1]) by every token at each step instead "
+        "of every live hypothesis, so the other beam_size - 1 hypotheses kept in the beam are "
+        "never grown and the search follows one prefix, like greedy decoding with a wider "
+        "choice of the last token.",
+        (
+            r"only (the )?(best|first|top)( live)? hypothes\w+",
+            r"(every|all|each) (of the )?(live )?hypothes\w+.{0,60}(extend|expand|grow)",
+            r"beam\[:1\]|beam\[0\] (only|alone)",
+            r"(other|remaining) hypothes\w+.{0,60}(never|not) (extended|expanded|grown)",
+            r"(same as|reduces to|collapses to|like) greedy",
+        ),
+        (
+            r"length penalty|lp\(",
+            r"stop\w* (rule|early|too early|too late)",
+            r"<?eos>? (takes|candidates? (take|takes))",
+            r"log_softmax over",
+            r"scores? (are )?(not )?accumulat\w+",
+        ),
+        edits=(
+            (
+                "tokens = torch.tensor([[bos_id, *t] for t, _ in beam])",
+                "tokens = torch.tensor([[bos_id, *t] for t, _ in beam[:1]])  # the best one",
+            ),
+            (
+                "scores = torch.tensor([s for _, s in beam])[:, None] + log_probs",
+                "scores = torch.tensor([s for _, s in beam[:1]])[:, None] + log_probs",
+            ),
+        ),
+    ),
 ]
