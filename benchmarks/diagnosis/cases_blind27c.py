@@ -376,6 +376,35 @@ BLIND27C: list[Case] = [
         source=VALUE_FROM_KEY,
     ),
     _c(
+        "kv-first-sequence-only",
+        L12,
+        "KVCache",
+        "writes only the first sequence of the batch, self.keys[0, :, start:stop] = "
+        "k_new[0] (likewise the values), as code written for one prompt does: with a batch "
+        "of one it is right, with several sequences the others' keys and values are never "
+        "stored and come back as zeros.",
+        (
+            r"(only|just) (the )?(first|one|a single) (sequence|row|prompt)",
+            r"(first|one) (sequence|row) (of the batch )?only",
+            r"batch (axis|dimension|size).{0,40}(1|one|ignored|only)",
+            r"(other|remaining|later|second) (sequences?|rows?).{0,60}(never|not) "
+            r"(stored|written|kept)",
+            r"(other|remaining|later|second) (sequences?|rows?).{0,60}zeros?",
+        ),
+        (
+            r"length.{0,40}(never|not) advanc",
+            r"whole buffers?|max_len positions",
+            r"head axis",
+            r"persistent",
+            r"keys? (instead of|in place of) (the )?values",
+            r"allocat\w*.{0,40}(one sequence|batch (of )?(1|one))",
+        ),
+        edits=(
+            ("self.keys[:, :, start:stop] = k_new", "self.keys[0, :, start:stop] = k_new[0]"),
+            ("self.values[:, :, start:stop] = v_new", "self.values[0, :, start:stop] = v_new[0]"),
+        ),
+    ),
+    _c(
         "gen-caches-kept-across-calls",
         L12,
         "generate",
