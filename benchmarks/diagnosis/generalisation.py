@@ -1459,6 +1459,33 @@ BATCHES = (
         "(359f3b4's); every case compared with the earlier cases' causes before it was "
         "committed",
     ),
+    Batch(
+        "round 27, 01-06",
+        "27f1021",
+        "by a new helper (b27a) that had read no check and no message, 10 of its 14 cases "
+        "transposed from public reports, written blind while round 30 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 30 "
+        "(76db796's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
+    Batch(
+        "round 27, 07-10",
+        "dd4511f",
+        "by a new helper (b27b) that had read no check and no message, 10 of its 14 cases "
+        "transposed from public reports, written blind while round 30 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 30 "
+        "(76db796's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
+    Batch(
+        "round 27, 11-12",
+        "8f0b17a",
+        "by a new helper (b27c) that had read no check and no message, 14 of its 20 cases "
+        "transposed from public reports, written blind while round 30 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 30 "
+        "(76db796's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
