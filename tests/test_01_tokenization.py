@@ -452,6 +452,11 @@ def pairs_in_set_order(ids):
     return {pair: pairs.count(pair) for pair in set(pairs)}
 
 
+def pairs_packed_by_shifting(ids):
+    keys = Counter((a << 8) + b for a, b in zip(ids, ids[1:], strict=False))
+    return {(key >> 8, key & 0xFF): count for key, count in keys.items()}
+
+
 def pairs_missing_last(ids):
     return dict(ref.get_pair_counts(ids[:-1]))
 
@@ -1492,6 +1497,11 @@ MISTAKES = [
     Mistake(checks.check_get_pair_counts, pairs_sorted_by_count, "order they first occur"),
     Mistake(checks.check_get_pair_counts, pairs_in_set_order, "counts are right, but"),
     Mistake(checks.check_get_pair_counts, pairs_missing_last, "last pair is missing"),
+    Mistake(
+        checks.check_get_pair_counts,
+        pairs_packed_by_shifting,
+        r"packed each pair into one integer key, a \* 256 \+ b",
+    ),
     Mistake(checks.check_get_pair_counts, pairs_backwards, r"Your pairs are backwards"),
     Mistake(
         checks.check_get_pair_counts,

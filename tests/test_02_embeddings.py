@@ -771,6 +771,18 @@ class TEPaddingIdx(nn.Module):
         return self.embedding(ids) * torch.sqrt(torch.tensor(float(self.d_model)))
 
 
+class TEPaddingIdxOnLastRow(nn.Module):
+    """padding_idx=-1: the last id's row starts at zero and is never trained."""
+
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.d_model = d_model
+        self.embedding = nn.Embedding(vocab_size, d_model, padding_idx=-1)
+
+    def forward(self, ids):
+        return self.embedding(ids) * math.sqrt(self.d_model)
+
+
 class TEWeightIndexing(_Base):
     def forward(self, ids):
         return self.embedding.weight[ids] * math.sqrt(self.d_model)
@@ -790,6 +802,11 @@ class TETableNamedTable(nn.Module):
 
 
 MISTAKES = [
+    Mistake(
+        check_TokenEmbedding,
+        TEPaddingIdxOnLastRow,
+        r"row (\d+) of the table started at zero.*padding_idx=\1\)\. In this course <pad> is id 0",
+    ),
     Mistake(
         check_one_hot,
         one_hot_torch,

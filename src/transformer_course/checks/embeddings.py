@@ -46,6 +46,7 @@ from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.exercise import Exercise
 from transformer_course.reference import embeddings as ref
+from transformer_course.reference.tokenization import SPECIAL_TOKENS
 
 __all__ = [
     "check_TokenEmbedding",
@@ -1926,6 +1927,11 @@ def _length_axis_reduced_hint(got, weight, ids, d_model: int) -> str:
     return f"{lost} Look every id up on its own: self.embedding(ids) with an nn.Embedding."
 
 
+#: the ids of the special tokens of lesson 01's vocabulary (build_vocab)
+_PAD_ID = 0
+_SPECIAL_TOKENS = dict(enumerate(SPECIAL_TOKENS))
+
+
 def _expect_every_row_trained(c, module, key, initial_table, built: str, vocab_size: int):
     """The values are right: a call that reads every row once must give every row of the
     table a gradient (none kept at zero by padding_idx or a detached copy). Said only where
@@ -1941,6 +1947,20 @@ def _expect_every_row_trained(c, module, key, initial_table, built: str, vocab_s
     except Exception:  # the same module ran on other ids: nothing new to say
         return
     rows = frozen_rows(out, table)
+    if rows and padding_idx_signature(rows, initial_table) and rows[0] != _PAD_ID:
+        # padding_idx on another id than the course's <pad>: a real token left untrained
+        row = rows[0]
+        token = f"{_SPECIAL_TOKENS[row]}, a real token" if row in _SPECIAL_TOKENS else "a word"
+        fairseq = " (1 is fairseq's <pad>, not this vocabulary's)" if row == 1 else ""
+        c.fail(
+            f"{what}: the output's values are right, but row {row} of the table started at "
+            f"zero in your freshly built module and got no gradient: that is "
+            f"nn.Embedding(vocab_size, d_model, padding_idx={row}). In this course <pad> is "
+            f"id {_PAD_ID}, and id {row} is {token} whose vector would stay zero "
+            f"and never be trained, while <pad>'s row {_PAD_ID} is trained like any other"
+            f"{fairseq}. Use the plain table, "
+            f"nn.Embedding(vocab_size, d_model), or padding_idx={_PAD_ID} for <pad>."
+        )
     if rows and padding_idx_signature(rows, initial_table):
         # accepted (a correct variant of the tests): padding_idx keeps the loaded lookup
         c.note(

@@ -29,6 +29,33 @@ def _random_ids(seed: int, n: int, high: int = 4) -> list[int]:
     return [int(i) for i in numpy_rng(seed).integers(0, high, size=n)]
 
 
+def _packed_pairs(ids: list[int], base: int) -> dict | None:
+    """What packing each pair into one integer, a * base + b, and unpacking it with
+    divmod(key, base) gives; None when every id is below ``base`` (then it is right)."""
+    if all(0 <= i < base for i in ids):
+        return None
+    packed: dict[int, int] = {}
+    for a, b in zip(ids, ids[1:], strict=False):
+        packed[a * base + b] = packed.get(a * base + b, 0) + 1
+    return {divmod(key, base): count for key, count in packed.items()}
+
+
+def _packed_pair_models(ids: list[int]) -> dict:
+    """One message per base a pair may be packed in (one integer key per pair, as for two
+    bytes): right while every id is below the base, wrong once a merged id reaches it."""
+    return {
+        f"Your pairs are wrong only where an id is {base} or more (a merged token, such as "
+        f"256 after the first merge): you packed each pair into one integer key, "
+        f"a * {base} + b, and unpacked it with divmod(key, {base}). That only works while "
+        f"every id is below {base}; a merged id overflows into the first id, so the pair "
+        f"unpacks as another one (1 * {base} + {base} is 2 * {base} + 0) and different pairs "
+        "collide. Key the counts by the pair itself, the tuple (ids[i], ids[i + 1]).": (
+            _packed_pairs(ids, base)
+        )
+        for base in (256, 1000, 10000)
+    }
+
+
 def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
     """Check ``get_pair_counts(ids)``: overlapping counts, pairs in the order of their
     first occurrence (train_bpe's tie rule relies on it); any dict (a Counter) is accepted."""
@@ -36,8 +63,12 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
         c.require_callable(get_pair_counts)
         if hidden:
             cases = [_random_ids(seed, n) for seed, n in ((51, 12), (52, 30), (53, 2))] + [[7], []]
+            cases.append([300, 2, 258, 1, 300, 2])  # merged ids, as train_bpe counts them
         else:
             cases = [list(_CLASSIC.encode()), [1, 1, 1], [5, 6, 5, 6], [1, 2, 3, 3, 3, 3], [7]]
+            # merged ids (256 and up) as train_bpe counts them after its first merges:
+            # (1, 256) and (2, 0) are other pairs although 1 * 256 + 256 == 2 * 256 + 0
+            cases.append([1, 256, 2, 0, 1, 256, 97])
         for ids in cases:
             what = f"get_pair_counts({ids})"
             got = c.call(get_pair_counts, list(ids), hints=[_PAST_THE_END_HINT])
@@ -92,6 +123,7 @@ def check_get_pair_counts(get_pair_counts, *, hidden: bool = False) -> None:
                     "id. Count the adjacent pairs, Counter(zip(ids, ids[1:])).": (
                         dict(Counter(ids)) if ids else None
                     ),
+                    **_packed_pair_models(ids),
                     "Every count is 1, also for pairs that occur several times: a pair seen "
                     "again was not counted again (counts[pair] = 1 where 1 is to be added, "
                     "setdefault(pair, 1), or `if pair not in counts` with no else). Add 1 each "
