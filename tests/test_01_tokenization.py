@@ -1233,6 +1233,12 @@ def tokenize_keeps_separators(text):
     return list(filter(None, re.split(r"(\W)", text.lower())))
 
 
+def encode_remembered_in_default(text, merges, _seen={}):  # noqa: B006
+    if text not in _seen:
+        _seen[text] = ref.bpe_encode(text, merges)
+    return _seen[text]
+
+
 def encode_chars(text, merges):
     ids = [ord(ch) for ch in text]
     for pair, new_id in merges.items():
@@ -1749,6 +1755,12 @@ MISTAKES = [
     Mistake(checks.check_train_bpe, train_never_stops, r"empty sequence[\s\S]*stop early"),
     Mistake(checks.check_train_bpe, train_merges_newest_first, "in the order they were learned"),
     Mistake(checks.check_bpe_encode, encode_chars, "UTF-8 bytes, not characters"),
+    Mistake(
+        checks.check_bpe_encode,
+        encode_remembered_in_default,
+        r"the ids your earlier call on the same text returned with other merges.*then the "
+        r"same ids again.*keyed by the text alone",
+    ),
     Mistake(
         checks.check_bpe_encode,
         encode_first_learned_merge_overall,

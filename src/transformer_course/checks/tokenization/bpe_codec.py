@@ -389,6 +389,48 @@ def _encode_reversed_pass(text: str, merges) -> list[int] | None:
     return None if ids == ref.bpe_encode(text, merges) else ids
 
 
+#: a text no other call uses, and two merges that encode it differently
+_FRESH_TEXT = "zqzq"
+_FRESH_MERGES = ({(122, 113): 256}, {(113, 122): 256})  # [256, 256] and [122, 256, 113]
+
+
+def _expect_merges_read_each_call(c: Checker, bpe_encode, what: str, got, earlier, text) -> None:
+    """Fail, naming it, when ``got`` (wrong) is what an earlier, right call on the same
+    text with other merges returned: the ids depend on the text alone. Two fresh calls
+    on a text never used tell a result kept between calls (a cache keyed by the text)
+    from a function that ignores its merges on every call."""
+    same_text = [(m, ids) for t, m, _, ids in earlier if t == text and ids == got]
+    if not same_text:
+        return
+    first, second = _FRESH_MERGES
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            fresh_first = list(bpe_encode(_FRESH_TEXT, dict(first)))
+            fresh_second = list(bpe_encode(_FRESH_TEXT, dict(second)))
+    except Exception:  # the probe tells nothing: the usual message follows
+        return
+    observed = (
+        f"{what} returned {got}, the ids your earlier call on the same text returned with "
+        f"other merges ({same_text[0][0]}), where they were right: with these merges the "
+        "text encodes differently."
+    )
+    kept = fresh_first == ref.bpe_encode(_FRESH_TEXT, first) and fresh_second == fresh_first
+    if kept:
+        c.fail(
+            f"{observed} On a text it had not seen, {_FRESH_TEXT!r}, your bpe_encode gave the "
+            f"right ids {fresh_first} with merges {first}, then the same ids again with "
+            f"merges {second} (expected {ref.bpe_encode(_FRESH_TEXT, second)}): the first "
+            "call's result is kept and returned again. A cache (a module-level dict, "
+            "functools.lru_cache, a default argument) keyed by the text alone ignores the "
+            "new merges. Encode from the text and the merges of each call (a cache must be "
+            "keyed by both)."
+        )
+    c.fail(
+        f"{observed} Your ids depend on the text alone here: read the merges passed to this "
+        "call, not ones kept from an earlier call."
+    )
+
+
 def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
     """Check ``bpe_encode(text, merges)``: UTF-8 bytes, then the merges by rank
     (earliest learned first); a list, tuple or 1-D integer array is accepted."""
@@ -404,6 +446,8 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             cases.append(("xcabx", _SMALLEST_PAIR_MERGES))
             cases += [_STACK_VS_LEFTMOST, _STACK_VS_LONGEST, _ACROSS_SPACES]
             cases.append(("  The Cat sat ", merges))  # capitals, and spaces at both ends
+            # a text encoded before, now with other merges: its ids change with them
+            cases.append((_HIDDEN_BPE_TEXTS[0], {(97, 116): 256}))
         else:
             merges = ref.train_bpe(_CLASSIC, 3)
             cases = [(_CLASSIC, merges), ("aaab", merges), ("café", merges), ("aa", merges)]
@@ -416,6 +460,8 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             cases += [_STACK_VS_LEFTMOST, _STACK_VS_LONGEST, _ACROSS_SPACES]
             # a capital and a space in front: bytes of their own, kept as they are
             cases.append((" Aaaab", merges))
+            # a text encoded before, now with other merges: its ids change with them
+            cases.append(("aaab", _RANKED_MERGES))
         # Every call first (a call that raises ends the list), then the first wrong result
         # is diagnosed with the known mistakes that agree with *every* result collected:
         # one of them alone on one input proves nothing.
@@ -598,7 +644,7 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
                     del agreeing[message]
             else:
                 del agreeing[_ENCODE_FIRST_MERGE_ONLY]
-        for text, m, what, got in runs:
+        for index, (text, m, what, got) in enumerate(runs):
             _expect_not_accumulated(
                 c,
                 what,
@@ -606,6 +652,8 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
                 got,
                 ref.bpe_encode(text, m),
             )
+            if got != ref.bpe_encode(text, m):
+                _expect_merges_read_each_call(c, bpe_encode, what, got, runs[:index], text)
             c.expect_equal(
                 got,
                 ref.bpe_encode(text, m),
