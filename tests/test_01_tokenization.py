@@ -1317,8 +1317,28 @@ def decode_with_chr(ids, merges):
     return "".join(table[i] for i in ids)
 
 
+def tokenize_short_words_skipped(text):
+    return [t for t in ref.tokenize(text) if len(t) > 2 or not t[0].isalnum()]
+
+
+def tokenize_numbers_as_hash(text):
+    return re.findall(r"\w+|[^\w\s]", re.sub(r"[0-9]+", "#", text.lower()))
+
+
 MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_no_lower, "did not lower-case"),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_short_words_skipped,
+        r"Some words are missing from your tokens, wherever they occur.*a filter on length "
+        r"that drops words of 2 characters or fewer",
+    ),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_numbers_as_hash,
+        r"Your tokens hold '#', which is nowhere in the text.*the numbers are replaced by the "
+        r"placeholder '#' \(re\.sub.*'(mp3|b2b)'\) is cut around it",
+    ),
     Mistake(
         checks.check_tokenize,
         tokenize_lines_by_newline,

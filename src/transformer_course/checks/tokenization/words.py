@@ -5,6 +5,7 @@ it names.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import io
 import re
 import string
@@ -323,6 +324,9 @@ def _tokens_family_hint(got: list[str], expected: list[str], runs=(), tokenize=N
             "tokenize keeps every token, repeats included, in the order of the text. Do not "
             "put them through a set or sorted()."
         )
+    edited = _dropped_words_hint(runs) or _placeholder_hint(runs)
+    if edited:
+        return edited
     backspace = _backspace_hint(runs, tokenize)
     if backspace:
         return backspace
@@ -339,6 +343,116 @@ def _tokens_family_hint(got: list[str], expected: list[str], runs=(), tokenize=N
             "character but whitespace."
         )
     return ""
+
+
+def _token_edits(expected: list[str], got: list[str]) -> list[tuple[str, list[str], list[str]]]:
+    """The edits that turn the reference's tokens into yours: (kind, theirs, yours) for
+    each span that differs, kind "delete", "insert" or "replace" (difflib's opcodes)."""
+    matcher = difflib.SequenceMatcher(None, expected, got, autojunk=False)
+    return [
+        (kind, expected[i1:i2], got[j1:j2])
+        for kind, i1, i2, j1, j2 in matcher.get_opcodes()
+        if kind != "equal"
+    ]
+
+
+#: common function words, as stop-word lists (NLTK's, scikit-learn's) hold them
+_FUNCTION_WORDS = frozenset(
+    "a an the and or but if of to in on at for with by as is are was were be been am do "
+    "does did i me my we our you your he him his she her it its they them their this that "
+    "these those so not no what which who how there here".split()
+)
+
+
+def _dropped_words_hint(runs) -> str:
+    """When, in every run, your tokens are the reference's with whole words left out (and
+    nothing else changed), each left-out word missing wherever it occurs and never kept:
+    words filtered out after the split. Its cause is told by the words: function words
+    (a stop-word list), or the shortest words (a length filter), both named when the
+    runs cannot tell them apart; "" otherwise."""
+    dropped: list[str] = []
+    kept: set[str] = set()
+    for text, _, got in runs:
+        expected = ref.tokenize(text)
+        edits = _token_edits(expected, list(got))
+        if any(kind != "delete" for kind, _, _ in edits):
+            return ""
+        dropped += [token for _, theirs, _ in edits for token in theirs]
+        kept.update(got)
+    dropped = list(dict.fromkeys(dropped))
+    if not dropped or kept & set(dropped):
+        return ""
+    if not all(re.fullmatch(r"\w+", token) for token in dropped) or all(
+        token.isdigit() for token in dropped
+    ):
+        return ""  # marks or numbers alone lost: other hints tell those
+    kept_words = [token for token in kept if re.fullmatch(r"\w+", token)]
+    if not kept_words:
+        return ""  # every word lost: not a filter on some of them
+    longest = max(map(len, dropped))
+    shortest_only = bool(kept_words) and longest < min(map(len, kept_words))
+    causes = []
+    if set(dropped) <= _FUNCTION_WORDS:
+        causes.append(
+            "a stop-word list (the common function words: 'the', 'a', 'i', 'you', 'is', ...), "
+            "as text classification removes them"
+        )
+    if shortest_only:
+        causes.append(f"a filter on length that drops words of {longest} characters or fewer")
+    cause = (
+        f"Your function drops words after splitting: {' or '.join(causes)}."
+        if causes
+        else "Something removes these words after the split (a test on each token)."
+    )
+    return (
+        f"Some words are missing from your tokens, wherever they occur: "
+        f"{', '.join(map(repr, dropped[:8]))}; every other token is right and in order. "
+        f"{cause} tokenize keeps every word of "
+        "the text: the model reads and predicts them all, the most common ones included."
+    )
+
+
+def _placeholder_hint(runs) -> str:
+    """When your tokens hold one token that is in none of the texts (such as '<num>'), put
+    where the reference has other tokens (every other token right): those were replaced by
+    a placeholder before or after the split. Named as numbers when each replaced span
+    holds digits; "" otherwise."""
+    placeholders: set[str] = set()
+    replaced: list[str] = []
+    for text, _, got in runs:
+        lowered = text.lower()
+        for kind, theirs, yours in _token_edits(ref.tokenize(text), list(got)):
+            foreign = [token for token in yours if token not in lowered and token not in text]
+            if kind == "delete" or not foreign:
+                return ""
+            placeholders.update(foreign)
+            replaced.append("".join(theirs))
+    if len(placeholders) != 1 or not replaced:
+        return ""
+    (placeholder,) = placeholders
+    shown = ", ".join(map(repr, dict.fromkeys(replaced)))
+    if all(re.search(r"\d", span) for span in replaced):
+        pattern = re.escape(placeholder) + r"|\w+|[^\w\s]"
+        every_run_of_digits = all(
+            re.findall(pattern, re.sub(r"\d+", placeholder, text.lower())) == list(got)
+            for text, _, got in runs
+        )
+        how = f" (re.sub(r'\\d+', {placeholder!r}, text))" if every_run_of_digits else ""
+        cut = [span for span in replaced if re.search(r"[^\W\d]", span)]
+        what = (
+            f"the numbers are replaced by the placeholder {placeholder!r}{how}, a "
+            "normalisation that keeps numbers out of the vocabulary, so the digits never "
+            "come back as tokens"
+            + (f" and a word holding digits ({cut[0]!r}) is cut around it" if cut else "")
+        )
+    else:
+        what = f"those parts of the text are replaced by the placeholder {placeholder!r}"
+    return (
+        f"Your tokens hold {placeholder!r}, which is nowhere in the text: it stands where the "
+        f"text has {shown}. Your function rewrites the text first: {what}. tokenize keeps "
+        "the text's own characters: lower-case it, then split it into words (\\w+) and "
+        "single marks ([^\\w\\s]), with no other substitution."
+    )
 
 
 def _removed_before_split(runs) -> str:
