@@ -567,8 +567,31 @@ def padding_mask_expanded_over_heads(ids, pad_id):
     return (ids != pad_id)[:, None, None, :].expand(-1, 8, -1, -1)
 
 
+def decoder_mask_same_kind_by_xor(ids, pad_id):
+    is_pad = ids == pad_id  # (batch, len)
+    same_kind = ~(is_pad.unsqueeze(2) ^ is_pad.unsqueeze(1))  # (batch, len, len)
+    return same_kind.unsqueeze(1) & ref.look_ahead_mask(ids.shape[1])
+
+
+def decoder_mask_same_kind_only(ids, pad_id):
+    real = ids != pad_id  # (batch, len)
+    return (real.unsqueeze(2) == real.unsqueeze(1)).unsqueeze(1)
+
+
 _BATCH_AXIS = r"right for each sequence given alone .* does not handle the batch axis"
 MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_same_kind_by_xor,
+        r"The padding part of your mask compares the query's and the key's real-token flags "
+        r"for equality",
+    ),
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_same_kind_only,
+        r"compares the query's and the key's real-token flags for equality[\s\S]*look-ahead "
+        r"part is missing",
+    ),
     Mistake(
         check_decoder_self_attention_mask,
         decoder_mask_ids_compared_in_place,

@@ -1434,6 +1434,14 @@ def _decoder_shape_hint(shape: tuple[int, ...], batch: int, length: int) -> str:
 _DECODER_DEFAULT_SHAPE = "The decoder mask is (batch, 1, len, len): padding mask & look-ahead mask."
 
 
+_FLAGS_COMPARED_EQUAL = (
+    "The padding part of your mask compares the query's and the key's real-token flags for "
+    "equality (real[:, :, None] == real[:, None, :], a same-segment mask): every real query "
+    "is right, but each pad query may attend to the pads at or before it (pads attend to "
+    "each other) and to none of the real tokens. Padding depends on the keys' flags alone: "
+    "a pad key is hidden from every query, (tgt_ids != pad_id)[:, None, None, :] & "
+    "look_ahead_mask(len)."
+)
 _PAD_QUERY_ROWS = (
     "Your mask blocks the rows of pad *queries*: the padding part sits on the query axis "
     "(len_q), alone or as well as on the key axis (with the pads at the end of each sequence "
@@ -1507,6 +1515,9 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
         "look_ahead_mask(...).": pad | causal,
         _PAD_QUERY_ROWS: real[:, None, :, None] & causal,
         _PAD_QUERY_ROWS + " ": real[:, None, :, None] & pad & causal,  # on both axes
+        # the flags of query and key compared with == (blind27a-decmask-padding-flags-
+        # compared-equal): pads see pads, real tokens see real tokens
+        _FLAGS_COMPARED_EQUAL: (real[:, None, :, None] == pad) & causal,
         "Your mask is the look-ahead mask alone (broadcast to the batch): pad keys are still "
         "visible. Combine it with the padding mask using &.": causal.expand(full),
         "Your mask is the padding mask alone (broadcast over the queries): every query can "
@@ -1562,6 +1573,7 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
     padding_parts = {
         _PAD_QUERY_ROWS: real[:, None, :, None],
         _PAD_QUERY_ROWS + " ": real[:, None, :, None] & pad,
+        _FLAGS_COMPARED_EQUAL: real[:, None, :, None] == pad,
         "The padding part is missing: pad keys are still visible.": torch.ones_like(pad),
     }
     if pad_id != 0:
