@@ -1325,6 +1325,20 @@ def tokenize_numbers_as_hash(text):
     return re.findall(r"\w+|[^\w\s]", re.sub(r"[0-9]+", "#", text.lower()))
 
 
+def merge_starts_after_a_start_skipped(ids, pair, new_id):
+    starts = [i for i in range(len(ids) - 1) if (ids[i], ids[i + 1]) == pair]
+    kept = [s for s in starts if s - 1 not in starts]  # overlaps any match, kept or not
+    out, i = [], 0
+    while i < len(ids):
+        if i in kept:
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
 MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_no_lower, "did not lower-case"),
     Mistake(
@@ -1523,6 +1537,12 @@ MISTAKES = [
     Mistake(checks.check_get_pair_counts, pairs_sorted_by_count, "order they first occur"),
     Mistake(checks.check_get_pair_counts, pairs_in_set_order, "counts are right, but"),
     Mistake(checks.check_get_pair_counts, pairs_missing_last, "last pair is missing"),
+    Mistake(
+        checks.check_merge_pair,
+        merge_starts_after_a_start_skipped,
+        r"In the run of 5 equal ids \[1, 1, 1, 1, 1\].*only the first pair was merged: the next "
+        r"non-overlapping occurrence was not merged",
+    ),
     Mistake(
         checks.check_get_pair_counts,
         pairs_packed_by_shifting,

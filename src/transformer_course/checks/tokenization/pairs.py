@@ -617,6 +617,44 @@ def _merge_back_to_back_missed(ids, pair, new_id):
     return out
 
 
+def _merge_chained_matches_dropped(ids, pair, new_id):
+    """Every occurrence found at once, then each one that starts right after *another
+    occurrence* dropped (kept or not, as np.diff over all the starts does), where only one
+    right after a *kept* occurrence overlaps: in a run of equal ids only the first pair is
+    merged. None where that changes nothing."""
+    starts = [i for i in range(len(ids) - 1) if (ids[i], ids[i + 1]) == pair]
+    kept = {s for k, s in enumerate(starts) if k == 0 or s - starts[k - 1] > 1}
+    out, i = [], 0
+    while i < len(ids):
+        if i in kept:
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return None if out == ref.merge_pair(ids, pair, new_id) else out
+
+
+def _chained_matches_message(ids, pair) -> str:
+    """The message of :func:`_merge_chained_matches_dropped`, its run of equal ids shown."""
+    starts = [i for i in range(len(ids) - 1) if (ids[i], ids[i + 1]) == pair]
+    run_start = next(s for k, s in enumerate(starts[1:]) if s - starts[k] == 1) - 1
+    run_end = run_start
+    while run_end + 1 < len(ids) and ids[run_end + 1] == ids[run_start]:
+        run_end += 1
+    run = ids[run_start : run_end + 1]
+    return (
+        f"In the run of {len(run)} equal ids {run} (positions {run_start} to {run_end}), only "
+        f"the first pair was merged: the next non-overlapping occurrence was not merged (it "
+        f"starts at position {run_start + 2}). The occurrences of {pair} in this run start at "
+        f"every position, each overlapping the one before: you dropped each occurrence that "
+        f"starts right after another occurrence (np.diff(starts) > 1, or a test on the "
+        f"previous match), also after one that was itself dropped. merge_pair replaces every "
+        f"non-overlapping occurrence: one is skipped only when it overlaps an occurrence you "
+        f"merged. Scan left to right, and after a merge move two positions on."
+    )
+
+
 def _merge_scan(ids, new_id, matches, step_after_merge=2):
     """The left-to-right scan with another test for 'the pair is here' (``matches(a, b)``)
     or another step after a merge: the merge_pair that a mistake in either gives."""
@@ -888,6 +926,7 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
             cases += [([1, 1, 1, 1, 1], (1, 1), 9), ([2], (2, 2), 9), ([], (1, 2), 9)]
             cases.append(([4, 5, 6, 4, 5], (4, 5), 9))  # a pair that ends the list
             cases.append(([12, 3, 2, 3, 1, 2, 3], (2, 3), 9))  # "2 3" inside "12 3" as text
+            cases.append(([3, 3, 3, 3, 3, 0, 3, 3], (3, 3), 9))  # a run of five, then a pair
         else:
             a = list(_CLASSIC.encode())
             cases = [
@@ -899,6 +938,8 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                 # "1 2" also occurs inside "11 2": merging on the ids written as text
                 # replaces it there too
                 ([11, 2, 1, 2], (1, 2), 9),
+                # a run of five equal ids: the pairs at 0 and 2 are merged, not only 0
+                ([1, 1, 1, 1, 1, 2, 1, 1], (1, 1), 4),
             ]
         first_only_ruled_out = False  # an earlier input merged a later occurrence too
         passed = []  # the inputs answered right so far: a step mistake that shows on one is ruled out
@@ -1022,6 +1063,14 @@ def check_merge_pair(merge_pair, *, hidden: bool = False) -> None:
                         "The last id went missing: when no merge happens at the final position, it "
                         "still has to be copied.": expected[:-1] if expected else None,
                         **later_missed,
+                        **(
+                            {
+                                _chained_matches_message(ids, pair): chained
+                                for chained in [_merge_chained_matches_dropped(ids, pair, new_id)]
+                                if chained is not None
+                                and (chained != first_only or first_only_ruled_out)
+                            }
+                        ),
                         "Nothing was merged: you returned the ids unchanged although the pair "
                         "occurs in them, so your test for the pair is never true. A list slice "
                         "never equals the tuple pair (ids[i:i + 2] == pair compares [a, b] with "
