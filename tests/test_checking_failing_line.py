@@ -183,3 +183,44 @@ def test_a_batched_product_that_does_not_chain_names_both_widths_and_the_element
     text = _message(gated_with_matmul, torch.randn(2, 3, 8), torch.randn(2, 3, 8))
     assert "left operand's last axis is 8 and the right operand's second-to-last is 3" in text
     assert "* is the element-wise product, @ the matrix product" in text
+
+
+def sines_written_to_one_row(max_len, d_model):
+    position = torch.arange(max_len).unsqueeze(1)  # (max_len, 1)
+    table = torch.zeros(max_len, d_model)  # (max_len, d_model)
+    table[0, 0::2] = torch.sin(position * torch.ones(d_model // 2))  # row 0 only
+    return table
+
+
+def sines_written_for_the_length_first_layout(max_len, d_model):
+    table = torch.zeros(max_len, d_model, 1)  # (max_len, d_model, 1): size-1 axis last
+    table[:, 0, :] = torch.ones(max_len, d_model)  # index written for (max_len, 1, d_model)
+    return table
+
+
+def test_integer_index_on_a_long_axis_is_named():
+    message = _message(sines_written_to_one_row, 6, 4)
+    assert re.search(
+        r"Your line writes table\[0, 0::2\]: the integer 0 on axis 0 of table \(6, 4\) selects "
+        r"only position 0 of that axis, which has 6 entries",
+        message,
+    ), message
+    assert "size-1 axis" not in message  # no axis of size 1 for the integer to belong to
+    message = _message(sines_written_for_the_length_first_layout, 6, 4)
+    assert re.search(
+        r"the integer 0 on axis 1 of table \(6, 4, 1\).*layout with the size-1 axis at "
+        r"position 1, \(6, 1, 4\); in yours the size-1 axis is axis 2: table\[:, :, 0\]",
+        message,
+    ), message
+
+
+def values_that_fit_no_integer_axis(n):
+    table = torch.zeros(3, n)
+    table[:, 0:2] = torch.ones(3, n)  # a slice too short, no integer index
+    return table
+
+
+def test_integer_index_not_named_without_one():
+    message = _message(values_that_fit_no_integer_axis, 5)
+    assert "Your line writes" not in message
+    assert "Print both shapes" in message

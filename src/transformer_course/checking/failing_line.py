@@ -22,6 +22,7 @@ __all__ = [
     "arguments_out_of_order",
     "failing_line_values",
     "in_place_on_line",
+    "integer_index_on_a_long_axis",
     "line_tensors",
     "pieces_of_an_argument",
     "squeezed_arguments",
@@ -317,3 +318,83 @@ def pieces_of_an_argument(exc: BaseException, arguments: list[tuple[str, Any]]) 
                         "features, pass dim=-1 (x.chunk(2, dim=-1))."
                     )
     return ""
+
+
+def _literal_int(node: ast.expr) -> int | None:
+    """The integer an index element writes literally (0, -1), or None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _literal_int(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+def _whole_axis(node: ast.expr) -> bool:
+    """Whether an index element is a bare ':' (every entry of its axis)."""
+    return isinstance(node, ast.Slice) and not (node.lower or node.upper or node.step)
+
+
+def integer_index_on_a_long_axis(exc: BaseException, value_size: int) -> str:
+    """A slice assignment ``t[..., 0, ...] = value`` that failed because the value has
+    ``value_size`` entries along an axis the slice lacks: the one axis of ``t`` indexed by a
+    literal integer whose size is ``value_size`` (the integer keeps one entry of it where the
+    value has one per entry), and, when ``t`` has an axis of size 1 indexed by ':', that
+    axis as the one the integer was written for (an index from a layout with the axes in
+    another order). "" when the line is no such assignment or no single axis fits."""
+    import torch
+
+    found = _innermost_learner_frame(exc)
+    if found is None:
+        return ""
+    frame, line = found
+    try:
+        body = ast.parse(line.split("#")[0].strip()).body
+    except SyntaxError:
+        return ""
+    if len(body) != 1 or not isinstance(body[0], ast.Assign | ast.AugAssign):
+        return ""
+    statement = body[0]
+    target = statement.target if isinstance(statement, ast.AugAssign) else statement.targets[0]
+    if not isinstance(target, ast.Subscript):
+        return ""
+    name = ast.unparse(target.value)
+    known, tensor = _value_of(name, frame)
+    if not known or not isinstance(tensor, torch.Tensor):
+        return ""
+    elements = list(target.slice.elts) if isinstance(target.slice, ast.Tuple) else [target.slice]
+    if len(elements) > tensor.dim() or any(
+        isinstance(e, ast.Constant) and e.value in (None, Ellipsis) for e in elements
+    ):
+        return ""  # a new axis or an ellipsis: the elements are not one per axis
+    shape = tuple(tensor.shape)
+    fits = [
+        (axis, index)
+        for axis, element in enumerate(elements)
+        if (index := _literal_int(element)) is not None and shape[axis] == value_size
+    ]
+    if len(fits) != 1:
+        return ""
+    axis, index = fits[0]
+    text = (
+        f"Your line writes {ast.unparse(target)}: the integer {index} on axis {axis} of "
+        f"{name} {shape} selects only position {index} of that axis, which has {value_size} "
+        f"entries, and your value holds one entry for each of them. Give axis {axis} every "
+        "position, ':', where the integer stands."
+    )
+    ones = [
+        a
+        for a in range(tensor.dim())
+        if shape[a] == 1 and a != axis and (a >= len(elements) or _whole_axis(elements[a]))
+    ]
+    if len(ones) == 1:
+        fixed = [ast.unparse(e) for e in elements] + [":"] * (tensor.dim() - len(elements))
+        fixed[axis], fixed[ones[0]] = ":", str(index)
+        layout = list(shape)
+        layout[axis], layout[ones[0]] = 1, shape[axis]
+        text += (
+            f" That index was written for a layout with the size-1 axis at position {axis}, "
+            f"{tuple(layout)}; in yours the size-1 axis is axis {ones[0]}: "
+            f"{name}[{', '.join(fixed)}]."
+        )
+    return text

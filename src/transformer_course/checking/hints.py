@@ -210,6 +210,8 @@ GENERIC_HINTS: dict[str | type[BaseException], str | Callable[[BaseException], s
     ),
     # mutant beam_search-18: src.expand(k, -2)
     "The expanded size of the tensor": lambda exc: _expand_advice(exc),
+    # a slice with fewer axes than its value (table[0, 0::2] = a (max_len, d/2) block)
+    "the number of sizes provided": lambda exc: _fewer_slice_axes_advice(exc),
     "must have the same dtype": (
         "Two tensors of different dtypes met in one operation. Keep the dtype of the inputs: "
         "avoid .double()/.float() and new tensors created with a fixed dtype (pass "
@@ -600,11 +602,18 @@ def _expand_advice(exc: BaseException) -> str:
     code = _failing_code(exc)
     if not re.search(r"\.expand(_as)?\(", code) and re.search(r"\]\s*=[^=]", code):
         # no expand written: a slice assignment, whose value PyTorch expands to the slice
+        from transformer_course.checking.failing_line import integer_index_on_a_long_axis
+
+        told = integer_index_on_a_long_axis(exc, size)
         return (
             f"A slice assignment (x[...] = value) got a value with {size} entries along one "
             f"axis, where the slice holds {asked}: the slice and the value must have the same "
-            "sizes (or the value a size of 1 there). Print both shapes: a slice that is too "
-            "short or too long (a width taken from another row, say) is the usual cause."
+            "sizes (or the value a size of 1 there). "
+            + (
+                told
+                or "Print both shapes: a slice that is too short or too long (a width taken "
+                "from another row, say) is the usual cause."
+            )
         )
     rule = (
         "expand keeps an axis with -1 and repeats only an axis of size 1 (to any size); it "
@@ -620,6 +629,33 @@ def _expand_advice(exc: BaseException) -> str:
         f"expand(...) asked dimension {dim}, which has {size} entries, to become {asked}: "
         f"{rule}. Give -1 for an axis you keep; to repeat a whole tensor, expand its size-1 "
         "axis (x[None].expand(k, ...)) or use .repeat(...)."
+    )
+
+
+_FEWER_SIZES = re.compile(
+    r"expand\(\S*\{\[([\d, ]+)\]\}, size=\[([\d, ]*)\]\): the number of sizes provided"
+)
+
+
+def _fewer_slice_axes_advice(exc: BaseException) -> str:
+    """A slice assignment whose value has more axes than the slice: when a literal integer
+    index took away an axis of the size of the value's first extra axis, that index
+    (see :func:`failing_line.integer_index_on_a_long_axis`); "" otherwise."""
+    found = _FEWER_SIZES.search(str(exc))
+    if not found or not re.search(r"\]\s*=[^=]", _failing_code(exc)):
+        return ""
+    from transformer_course.checking.failing_line import integer_index_on_a_long_axis
+
+    value = [int(n) for n in found[1].split(",") if n.strip()]
+    slice_sizes = [int(n) for n in found[2].split(",") if n.strip()]
+    if len(value) <= len(slice_sizes):
+        return ""
+    told = integer_index_on_a_long_axis(exc, value[0])
+    if not told:
+        return ""
+    return (
+        f"A slice assignment (x[...] = value) got a value of shape {tuple(value)} for a slice "
+        f"of shape {tuple(slice_sizes)}: the value has more axes than the slice. " + told
     )
 
 
