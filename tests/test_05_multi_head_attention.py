@@ -1041,6 +1041,14 @@ class PerHeadLinear(Base):
         self.w_q, self.w_k, self.w_v = (nn.Linear(d_model, d_head) for _ in range(3))
 
 
+class ValueProjectionReadsOneHead(Base):
+    """W_V built to read one head's width (d_head -> d_model) instead of d_model."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__(d_model, num_heads, dropout)
+        self.w_v = nn.Linear(d_model // num_heads, d_model)
+
+
 class DropoutAlwaysOn(Base):
     """F.dropout without training=self.training: F.dropout defaults to training=True."""
 
@@ -1434,6 +1442,12 @@ MISTAKES = [
         r"ModuleList.*`self\.linears = clones\(nn\.Linear\(d_model, d_model\), 4\)`.*self\.w_q",
     ),
     Mistake(check_MultiHeadAttention, NoBias, r"no bias"),
+    Mistake(
+        check_MultiHeadAttention,
+        ValueProjectionReadsOneHead,
+        r"w_v takes only d_head inputs \(in_features = d_model // num_heads = \d+\)[^.]*"
+        r"nn\.Linear\(d_head, d_model\)\. Every projection reads d_model features",
+    ),
     Mistake(
         check_MultiHeadAttention,
         PerHeadLinear,

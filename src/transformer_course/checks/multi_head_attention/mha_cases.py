@@ -84,6 +84,26 @@ def _keys_hint(d_model: int, num_heads: int):
                     f"nn.Linear(d_model, d_model), d_model = num_heads * d_head, and "
                     f"split_heads cuts its output into the heads."
                 )
+            reads_one_head = [
+                name
+                for name in _PROJECTIONS
+                if found.get(f"{name}.weight") == (d_model, d_head) and num_heads > 1
+            ]
+            if reads_one_head:  # blind16d-mha-w-o-head-width: nn.Linear(d_head, d_model)
+                names = " and ".join(reads_one_head)
+                return (
+                    f"{names} {'take' if len(reads_one_head) > 1 else 'takes'} only d_head "
+                    f"inputs (in_features = d_model // num_heads = {d_head}), one head's "
+                    f"width: nn.Linear(d_head, d_model). "
+                    + (
+                        f"w_o reads the concatenated heads, num_heads * d_head = {d_model} "
+                        "features per position (the paper's W^O is h*d_v x d_model), so it "
+                        "raises on the merged heads unless num_heads == 1. "
+                        if "w_o" in reads_one_head
+                        else ""
+                    )
+                    + "Every projection reads d_model features: nn.Linear(d_model, d_model)."
+                )
             return (
                 "Each projection is nn.Linear(d_model, d_model): it computes the queries (or "
                 f"keys, values) of all {num_heads} heads at once, d_model = num_heads * d_head, "
