@@ -2231,6 +2231,41 @@ def clip_by_hand_with_l1_norm(model, batch, optimizer, loss_fn, clip_norm=1.0):
     return loss.item()
 
 
+@named("clip_by_hand_with_last_norm")
+def clip_by_hand_with_last_norm(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """clipping by hand, the total overwritten in the loop: the last parameter's norm"""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        for p in model.parameters():
+            total_norm = p.grad.norm()
+        for p in model.parameters():
+            p.grad *= min(1.0, clip_norm / float(total_norm))
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+@named("clip_by_hand_with_largest_norm")
+def clip_by_hand_with_largest_norm(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """clipping by hand with the largest of the parameters' gradient norms as the total"""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        norms = torch.stack([p.grad.norm() for p in model.parameters()])
+        total = norms.max()
+        if total > clip_norm:
+            for p in model.parameters():
+                p.grad.mul_(clip_norm / total)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 @named("clip_exhausted_generator")
 def clip_exhausted_generator(model, batch, optimizer, loss_fn, clip_norm=1.0):
     model.train()
@@ -2651,6 +2686,10 @@ STEP_MISTAKES = [
     # gradients below clip_norm, so it passed both checks
     Mistake(STEP, clip_scales_up, r"already below clip_norm=.*scaled it up to clip_norm"),
     Mistake(STEP, clip_by_hand_with_l1_norm, r"Your clipping measures the gradients' total 1-norm"),
+    # blind27b-ts-clip-with-squared-norm: a total norm measured another way by hand was
+    # told only 'your update is scaled' (with another max_norm among the causes)
+    Mistake(STEP, clip_by_hand_with_last_norm, r"were not clipped.*or the last parameter's"),
+    Mistake(STEP, clip_by_hand_with_largest_norm, r"Your total norm is the largest parameter's"),
     # blind9a: a used-up generator clips nothing; the candidates did not include it
     Mistake(STEP, clip_exhausted_generator, r"iterator that was already used up"),
     # blind9a: loss_fn(labels, logits) raised a raw NotImplementedError
