@@ -3278,7 +3278,29 @@ def _effective_order_bleu(hypotheses, references):
     return sacrebleu.BLEU(effective_order=True).corpus_score(hypotheses, streams).score
 
 
+def _bleu_without_empty_hypotheses(hypotheses, references):
+    """the empty translations filtered out of the hypotheses, the references kept whole"""
+    non_empty = list(filter(None, hypotheses))
+    return sacrebleu.corpus_bleu(non_empty, _streams(references)).score
+
+
 SCORE_MISTAKES = [
+    # blind27b-tsc-empty-hypotheses-left-out passed: no case had an empty translation;
+    # the family 'sentences with an empty translation left out'
+    Mistake(
+        SCORES,
+        named("bleu_without_empty_hypotheses")(scores_with(bleu=_bleu_without_empty_hypotheses)),
+        r"leaves the empty translations .* out of the hypotheses but keeps",
+    ),
+    # blind27b-tsc-chrf-instead-of-bleu was told only the expected score: the family
+    # 'another sacrebleu metric than BLEU'
+    Mistake(
+        SCORES,
+        named("ter_for_bleu")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_ter(h, _streams(r)).score)
+        ),
+        r"sacrebleu\.corpus_ter: TER.*not BLEU",
+    ),
     # round 26: the family 'an option of corpus_bleu changed from its default', the
     # effective order: seen only when no hypothesis has 4 words (no 4-gram at all)
     Mistake(
