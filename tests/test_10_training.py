@@ -1785,7 +1785,33 @@ def smoothing_over_non_pad_tokens(logits, labels, pad_id, smoothing=0.1):
     return ((1 - smoothing) * target + smoothing * others)[keep].mean()
 
 
+def smoothing_with_labels_rolled(logits, labels, pad_id, smoothing=0.1):
+    """The labels rolled one place to the left, each position against the next label."""
+    labels = torch.roll(labels, -1, dims=-1)
+    log_probs = torch.log_softmax(logits, dim=-1)  # (..., V)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels[..., None]).squeeze(-1)
+    return ((1 - smoothing) * target - smoothing * log_probs.mean(-1))[keep].mean()
+
+
+def smoothing_with_logits_shifted_late(logits, labels, pad_id, smoothing=0.1):
+    """logits[..., 1:, :] against labels[..., :-1]: each position against the label before."""
+    log_probs = torch.log_softmax(logits[..., 1:, :], dim=-1)  # (..., T - 1, V)
+    labels = labels[..., :-1]
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels[..., None]).squeeze(-1)
+    return ((1 - smoothing) * target - smoothing * log_probs.mean(-1))[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    # blind27b-ls-shifts-logits-and-labels got the generic message: the family 'logits
+    # and labels misaligned along the positions'
+    Mistake(SMOOTH, smoothing_with_labels_rolled, r"labels rolled by -1 along the positions"),
+    Mistake(
+        SMOOTH,
+        smoothing_with_logits_shifted_late,
+        r"logits\[\.\.\., 1:, :\] scored against labels\[\.\.\., :-1\]",
+    ),
     # the target distribution read off the gradient: the <pad> column left out of the
     # smoothing (two forms of one family)
     Mistake(SMOOTH, smoothing_without_the_pad_column, r"You spread ε over V - 2 tokens"),
