@@ -2810,6 +2810,7 @@ def beam_with(
     one_row=None,
     min_length=0,
     forget_done=False,
+    extend_last_only=False,
 ):
     """A learner-style beam search with switches for the classic mistakes; ``extra_steps``:
     added to max_len in the loop's bound; ``one_row``: the live hypothesis whose next-token
@@ -2832,6 +2833,8 @@ def beam_with(
             memory = model.encode(src)
             live, done = [(1.0 if product else 0.0, [bos_id])], []
             for _ in range(max_len + extra_steps):
+                if extend_last_only:  # only the worst live hypothesis grows
+                    live = live[-1:]
                 candidates = []
                 rows = [
                     model.decode(torch.tensor([seq]), memory, src)[0, position] for _, seq in live
@@ -3002,6 +3005,13 @@ def beam_answer_unpacked_as_score_first(
 
 
 BEAM_MISTAKES = [
+    # blind27b-bs-extends-only-the-best-hypothesis was told another cause alone: the
+    # family 'not every live hypothesis extended'
+    Mistake(
+        check_beam_search,
+        named("beam_extends_last_only")(beam_with(extend_last_only=True)),
+        r"Only the last \(worst\) live hypothesis of the beam \(beam\[-1\]\) is extended",
+    ),
     # round 25 (blind24b): a minimum length, <eos> skipped for the first steps
     Mistake(
         check_beam_search,
