@@ -1785,7 +1785,33 @@ def smoothing_over_non_pad_tokens(logits, labels, pad_id, smoothing=0.1):
     return ((1 - smoothing) * target + smoothing * others)[keep].mean()
 
 
+def smoothing_with_labels_rolled(logits, labels, pad_id, smoothing=0.1):
+    """The labels rolled one place to the left, each position against the next label."""
+    labels = torch.roll(labels, -1, dims=-1)
+    log_probs = torch.log_softmax(logits, dim=-1)  # (..., V)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels[..., None]).squeeze(-1)
+    return ((1 - smoothing) * target - smoothing * log_probs.mean(-1))[keep].mean()
+
+
+def smoothing_with_logits_shifted_late(logits, labels, pad_id, smoothing=0.1):
+    """logits[..., 1:, :] against labels[..., :-1]: each position against the label before."""
+    log_probs = torch.log_softmax(logits[..., 1:, :], dim=-1)  # (..., T - 1, V)
+    labels = labels[..., :-1]
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels[..., None]).squeeze(-1)
+    return ((1 - smoothing) * target - smoothing * log_probs.mean(-1))[keep].mean()
+
+
 SMOOTHING_MISTAKES = [
+    # blind27b-ls-shifts-logits-and-labels got the generic message: the family 'logits
+    # and labels misaligned along the positions'
+    Mistake(SMOOTH, smoothing_with_labels_rolled, r"labels rolled by -1 along the positions"),
+    Mistake(
+        SMOOTH,
+        smoothing_with_logits_shifted_late,
+        r"logits\[\.\.\., 1:, :\] scored against labels\[\.\.\., :-1\]",
+    ),
     # the target distribution read off the gradient: the <pad> column left out of the
     # smoothing (two forms of one family)
     Mistake(SMOOTH, smoothing_without_the_pad_column, r"You spread ε over V - 2 tokens"),
@@ -2231,6 +2257,41 @@ def clip_by_hand_with_l1_norm(model, batch, optimizer, loss_fn, clip_norm=1.0):
     return loss.item()
 
 
+@named("clip_by_hand_with_last_norm")
+def clip_by_hand_with_last_norm(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """clipping by hand, the total overwritten in the loop: the last parameter's norm"""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        for p in model.parameters():
+            total_norm = p.grad.norm()
+        for p in model.parameters():
+            p.grad *= min(1.0, clip_norm / float(total_norm))
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+@named("clip_by_hand_with_largest_norm")
+def clip_by_hand_with_largest_norm(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """clipping by hand with the largest of the parameters' gradient norms as the total"""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        norms = torch.stack([p.grad.norm() for p in model.parameters()])
+        total = norms.max()
+        if total > clip_norm:
+            for p in model.parameters():
+                p.grad.mul_(clip_norm / total)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 @named("clip_exhausted_generator")
 def clip_exhausted_generator(model, batch, optimizer, loss_fn, clip_norm=1.0):
     model.train()
@@ -2651,6 +2712,10 @@ STEP_MISTAKES = [
     # gradients below clip_norm, so it passed both checks
     Mistake(STEP, clip_scales_up, r"already below clip_norm=.*scaled it up to clip_norm"),
     Mistake(STEP, clip_by_hand_with_l1_norm, r"Your clipping measures the gradients' total 1-norm"),
+    # blind27b-ts-clip-with-squared-norm: a total norm measured another way by hand was
+    # told only 'your update is scaled' (with another max_norm among the causes)
+    Mistake(STEP, clip_by_hand_with_last_norm, r"were not clipped.*or the last parameter's"),
+    Mistake(STEP, clip_by_hand_with_largest_norm, r"Your total norm is the largest parameter's"),
     # blind9a: a used-up generator clips nothing; the candidates did not include it
     Mistake(STEP, clip_exhausted_generator, r"iterator that was already used up"),
     # blind9a: loss_fn(labels, logits) raised a raw NotImplementedError
@@ -2745,6 +2810,7 @@ def beam_with(
     one_row=None,
     min_length=0,
     forget_done=False,
+    extend_last_only=False,
 ):
     """A learner-style beam search with switches for the classic mistakes; ``extra_steps``:
     added to max_len in the loop's bound; ``one_row``: the live hypothesis whose next-token
@@ -2767,6 +2833,8 @@ def beam_with(
             memory = model.encode(src)
             live, done = [(1.0 if product else 0.0, [bos_id])], []
             for _ in range(max_len + extra_steps):
+                if extend_last_only:  # only the worst live hypothesis grows
+                    live = live[-1:]
                 candidates = []
                 rows = [
                     model.decode(torch.tensor([seq]), memory, src)[0, position] for _, seq in live
@@ -2937,6 +3005,13 @@ def beam_answer_unpacked_as_score_first(
 
 
 BEAM_MISTAKES = [
+    # blind27b-bs-extends-only-the-best-hypothesis was told another cause alone: the
+    # family 'not every live hypothesis extended'
+    Mistake(
+        check_beam_search,
+        named("beam_extends_last_only")(beam_with(extend_last_only=True)),
+        r"Only the last \(worst\) live hypothesis of the beam \(beam\[-1\]\) is extended",
+    ),
     # round 25 (blind24b): a minimum length, <eos> skipped for the first steps
     Mistake(
         check_beam_search,
@@ -3239,7 +3314,29 @@ def _effective_order_bleu(hypotheses, references):
     return sacrebleu.BLEU(effective_order=True).corpus_score(hypotheses, streams).score
 
 
+def _bleu_without_empty_hypotheses(hypotheses, references):
+    """the empty translations filtered out of the hypotheses, the references kept whole"""
+    non_empty = list(filter(None, hypotheses))
+    return sacrebleu.corpus_bleu(non_empty, _streams(references)).score
+
+
 SCORE_MISTAKES = [
+    # blind27b-tsc-empty-hypotheses-left-out passed: no case had an empty translation;
+    # the family 'sentences with an empty translation left out'
+    Mistake(
+        SCORES,
+        named("bleu_without_empty_hypotheses")(scores_with(bleu=_bleu_without_empty_hypotheses)),
+        r"leaves the empty translations .* out of the hypotheses but keeps",
+    ),
+    # blind27b-tsc-chrf-instead-of-bleu was told only the expected score: the family
+    # 'another sacrebleu metric than BLEU'
+    Mistake(
+        SCORES,
+        named("ter_for_bleu")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_ter(h, _streams(r)).score)
+        ),
+        r"sacrebleu\.corpus_ter: TER.*not BLEU",
+    ),
     # round 26: the family 'an option of corpus_bleu changed from its default', the
     # effective order: seen only when no hypothesis has 4 words (no 4-gram at all)
     Mistake(

@@ -101,6 +101,8 @@ def _search(
         # the family 'the loop bound off by one': one step more or fewer than max_len
         steps = max_len + {"extra_step": 1, "step_short": -1}.get(variant, 0)
         for _ in range(steps):
+            if variant in _EXTENDED_ONLY:  # the family 'not every live hypothesis extended'
+                beam = _EXTENDED_ONLY[variant](beam)
             prefixes = tuple((bos_id, *t) for t, _ in beam)
             if (row_key, prefixes) not in replays:
                 if row_key not in replays:
@@ -200,6 +202,14 @@ def _search(
         if variant == "answer_min":  # min where max belongs: the lowest score wins
             return min(pool, key=lambda h: scored(h, choice_mode))[0]
         return max(pool, key=lambda h: scored(h, choice_mode))[0]
+
+
+#: the family 'not every live hypothesis extended': the hypotheses of the beam that each
+#: step grows (the rest are dropped, never extended again)
+_EXTENDED_ONLY = {
+    "best_only": lambda beam: beam[:1],
+    "last_only": lambda beam: beam[-1:],
+}
 
 
 #: the family 'a minimum length': <eos> forbidden (its log-probability -inf) while the
@@ -416,6 +426,17 @@ _BEAM_MESSAGES = {
     "holds one hypothesis and the search is greedy decoding. Stop the walk when the new "
     "beam's size equals beam_size, `if len(new_beam) == beam_size: break` right after "
     "appending.",
+    "best_only": "Only the best live hypothesis (beam[0], beam[:1]) is extended at each "
+    "step: the other beam_size - 1 hypotheses kept in the beam are never grown, so the "
+    "search follows one prefix, like greedy decoding with a wider choice of the last token. "
+    "Extend every live hypothesis by every token: the decoder input holds all of the beam's "
+    "prefixes, and scores = parent_scores[:, None] + log_probs is a (k, vocab) table, k = "
+    "len(beam).",
+    "last_only": "Only the last (worst) live hypothesis of the beam (beam[-1]) is extended "
+    "at each step: the others kept in the beam are never grown (a loop over the beam that "
+    "keeps only its last iteration's scores does this). Extend every live hypothesis by "
+    "every token: scores = parent_scores[:, None] + log_probs, a (k, vocab) table, k = "
+    "len(beam).",
     "not_extended": "Your hypotheses never grow: each candidate keeps its parent's token "
     "list (beam[parent][0]) without the new token, so the search scores sequences it never "
     "writes down and the answers come out empty or short. Extend the parent by its token, a "

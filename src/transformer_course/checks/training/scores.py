@@ -90,6 +90,24 @@ _SHORT_SCORES = (
     [["el gato negro bebe"], ["veo al perro"], ["la casa es grande"]],
 )
 
+#: a model's empty translation ("", a decoder that chose <eos> first) among long ones: it
+#: matches nothing and its references still count in the brevity penalty's length, so
+#: corpus BLEU is 68.2 here, and 83.3 with that sentence left out
+_EMPTY_SCORES = (
+    [
+        "el gato negro bebe la leche fría",
+        "",
+        "la mujer come pan con queso",
+        "veo al perro grande en la casa",
+    ],
+    [
+        ["el gato negro bebe la leche fría"],
+        ["la casa es grande", "la casa es muy grande"],
+        ["la mujer come el pan con queso"],
+        ["veo al perro grande en la casa"],
+    ],
+)
+
 _VISIBLE_SCORES = [
     (  # several references per sentence, 1 to 4 of them; matches on later references
         [
@@ -120,6 +138,7 @@ _VISIBLE_SCORES = [
     _PUNCTUATED_SCORES,
     _WORD_ORDER_SCORES,
     _SHORT_SCORES,
+    _EMPTY_SCORES,
 ]
 
 
@@ -165,6 +184,7 @@ def _score_cases(hidden: bool):
         _PUNCTUATED_SCORES,
         _words_rearranged_case(5, seed=8004),
         _SHORT_SCORES,
+        _EMPTY_SCORES,
     ]
 
 
@@ -252,6 +272,19 @@ _BLEU_MISTAKES = {
     "references is not the best of single-reference BLEUs: an n-gram counts as matched "
     "when it occurs in ANY of a sentence's references, so all the streams go into one "
     "call together, as a multi-reference set: sacrebleu.corpus_bleu(hypotheses, streams).",
+    "empty_left_out": "Your BLEU leaves out the sentences whose translation is empty "
+    "(hypothesis ''), with their references: it is corpus BLEU over the non-empty "
+    "translations only, and comes out higher. Every sentence counts: an empty translation "
+    "matches no n-gram, and its references' length still goes into the brevity penalty "
+    "(the corpus is that much shorter than its references), which is what a model that "
+    "translates nothing deserves. Pass every hypothesis, empty or not: "
+    "sacrebleu.corpus_bleu(hypotheses, streams).",
+    "empty_hypotheses_dropped": "Your BLEU leaves the empty translations (hypothesis '') "
+    "out of the hypotheses but keeps every sentence's references: from the first empty one "
+    "on, each hypothesis is scored against the next sentence's references (sacrebleu "
+    "pairs them by position, and does not check the lengths). Every sentence counts, empty "
+    "or not: sacrebleu.corpus_bleu(hypotheses, streams), each stream one entry per "
+    "hypothesis.",
     "flat": "The references were given as a flat list of strings, one per sentence "
     "(references[i][0]), not as a list of streams: sacrebleu then reads each string as a "
     "stream of its own. corpus_bleu's second argument is a list of streams, "
@@ -280,6 +313,31 @@ def _per_stream_scores(hypotheses, references) -> list[float]:
     return scores
 
 
+def _kept(hypotheses, references, keep_references=False):
+    """The hypotheses that are not empty (after strip()), with the references of their
+    sentences, or with every sentence's references (``keep_references``)."""
+    kept = [i for i, h in enumerate(hypotheses) if h.strip()]
+    return [hypotheses[i] for i in kept], (
+        references if keep_references else [references[i] for i in kept]
+    )
+
+
+#: the family 'another sacrebleu metric than BLEU': name -> (its call, what it measures)
+_OTHER_METRICS = {
+    "corpus_chrf": (
+        lambda h, r: sacrebleu.corpus_chrf(list(h), _streams(r)).score,
+        "chrF, an F-score of character n-grams",
+    ),
+    "corpus_chrf(..., word_order=2)": (
+        lambda h, r: sacrebleu.corpus_chrf(list(h), _streams(r), word_order=2).score,
+        "chrF++, an F-score of character n-grams and word bigrams",
+    ),
+    "corpus_ter": (
+        lambda h, r: sacrebleu.corpus_ter(list(h), _streams(r)).score,
+        "TER, the translation edit rate (lower is better)",
+    ),
+}
+
 #: each known mistake's BLEU, (hypotheses, references) -> score
 _BLEU_MODELS = {
     _BLEU_MISTAKES["first"]: lambda h, r: _bleu(h, [[refs[0]] for refs in r]),
@@ -300,6 +358,13 @@ _BLEU_MODELS = {
     _BLEU_MISTAKES["flat"]: lambda h, r: _corpus(h, [refs[0] for refs in r]),
     _BLEU_MISTAKES["stream_mean"]: lambda h, r: float(np.mean(_per_stream_scores(h, r))),
     _BLEU_MISTAKES["stream_max"]: lambda h, r: max(_per_stream_scores(h, r)),
+    _BLEU_MISTAKES["empty_left_out"]: lambda h, r: _bleu(*_kept(h, r)),
+    _BLEU_MISTAKES["empty_hypotheses_dropped"]: lambda h, r: _bleu(*_kept(h, r, True)),
+    **{
+        f"That is sacrebleu.{call}: {what}, not BLEU (corpus_bleu is not called). The "
+        "contract's 'bleu' entry is sacrebleu.corpus_bleu(hypotheses, streams).score.": model
+        for call, (model, what) in _OTHER_METRICS.items()
+    },
     _BLEU_MISTAKES["joined"]: lambda h, r: _corpus(
         [" ".join(h)], [[" ".join(x for x in stream if x is not None)] for stream in _streams(r)]
     ),

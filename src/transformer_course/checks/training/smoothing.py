@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from transformer_course.checking import Checker, short, tolerance, torch_generator
+from transformer_course.checking.aligned_positions import misaligned_pairings
 from transformer_course.checking.graph import graph_reaches
 from transformer_course.checking.implied_targets import implied_targets, target_differences
 from transformer_course.checking.library_calls import keywords_of_calls
@@ -361,6 +362,28 @@ def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol) -> str:
         f"{head}: " + "; or ".join(found) + ". The contract: both terms over the non-pad "
         "positions only, divided by the number of non-pad positions (the mean over the "
         "positions whose label is not pad_id)."
+    )
+
+
+def _misaligned_note(got, logits, labels, pad_id, eps) -> str:
+    """The learner's value when it is the right loss of logits and labels misaligned by a
+    position or two (checking.aligned_positions); "" when no misalignment gives it."""
+    found = misaligned_pairings(
+        lambda x, y: smoothed_cross_entropy(x.detach().double(), y, pad_id, eps),
+        logits,
+        labels,
+        float(got.detach().double()),
+        names=("logits", "labels"),
+    )
+    if not found:
+        return ""
+    said = found[0] if len(found) == 1 else "one of these, which agree here: " + "; or ".join(found)
+    return (
+        f"Your value is the right loss with the logits and the labels misaligned along the "
+        f"positions: {said}. The "
+        "batch is already aligned (make_batches shifted it: decoder_input = <bos> + target, "
+        "labels = target + <eos>), so the logits at position t belong with labels[..., t]: "
+        "score logits and labels as they come, without shifting or slicing either."
     )
 
 
@@ -1023,6 +1046,7 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 mistakes=mistakes,
                 explain=lambda got=got, x=logits, y=labels, p=pad_id, e=eps, t=tol: (
                     _explain_loss(got, x, y, p, e, t["rtol"], t["atol"])
+                    or _misaligned_note(got, x, y, p, e)
                     or _shift_dependence(
                         label_smoothed_loss, x, y, p, e, float(got.detach().double())
                     )

@@ -18,6 +18,12 @@ import re
 import torch
 
 from transformer_course.checking import Checker, numpy_rng, short
+from transformer_course.checking.clip_norms import (
+    NORM_MEASURES,
+    implied_total_norm,
+    matching_norm_measures,
+    predicted_factor,
+)
 from transformer_course.checking.objects import ParametersOf, course_function, course_object
 from transformer_course.reference import training as ref
 from transformer_course.reference.transformer import Transformer
@@ -135,6 +141,71 @@ def _sgd_variant(
                     p -= lr * p.grad
                     p.grad = None
     return model.state_dict(), loss.item()
+
+
+def _gradients(start_state, vocab, pad_id, batch, loss_fn) -> list[torch.Tensor]:
+    """The gradients of one step from ``start_state``, before any clipping, parameter by
+    parameter (model.parameters()'s order)."""
+    model = Transformer(vocab, vocab, dropout=0.0, pad_id=pad_id, **_STEP_MODEL)
+    model.load_state_dict(start_state)
+    model.train()
+    src, decoder_input, labels = batch
+    loss_fn(model(src, decoder_input), labels).backward()
+    return [p.grad.detach().clone() for p in model.parameters() if p.grad is not None]
+
+
+def _wrong_total_norm(factor, start, batch, pad_id, lr, loss_fn, clip, train_step, model, batches):
+    """The wrong measures of the gradients' total norm (clip_norms.NORM_MEASURES) whose
+    clipping gives the learner's update, ``factor`` times the reference's, on this call;
+    and, when one more call on a twin of the model (the next batch) can run, on that call
+    too (a hand-changed learning rate scales every call alike, a wrong norm does not)."""
+    grads = _gradients(start, STEP_VOCAB, pad_id, batch, loss_fn)
+    found = matching_norm_measures(factor, grads, clip)
+    if not found or train_step is None or model is None or len(batches) < 2:
+        return found
+    try:
+        twin = copy_model(model, STEP_VOCAB, pad_id)
+        twin_start = {k: v.detach().clone() for k, v in twin.state_dict().items()}
+        other = batches[1] if batches[0] is batch else batches[0]
+        train_step(twin, other, torch.optim.SGD(twin.parameters(), lr=lr), loss_fn, clip)
+        expected = copy_model(twin, STEP_VOCAB, pad_id)
+        expected.load_state_dict(twin_start)
+        ref.train_step(
+            expected, other, torch.optim.SGD(expected.parameters(), lr=lr), loss_fn, clip
+        )
+        state = twin.state_dict()
+        if _same_state(state, expected.state_dict()):
+            again = 1.0
+        else:
+            again = _update_factor(state, twin_start, expected.state_dict())
+        if again is None:
+            return []
+        grads = _gradients(twin_start, STEP_VOCAB, pad_id, other, loss_fn)
+        return [
+            m for m in found if math.isclose(predicted_factor(m, grads, clip), again, rel_tol=1e-3)
+        ]
+    except Exception:  # the confirming call is only a tie-break: this call's match stands
+        return found
+
+
+def _small_measures(start, batch, pad_id, loss_fn, clip) -> str:
+    """For gradients left unclipped although their total 2-norm is above ``clip``: the
+    wrong measures of the total norm (clip_norms.NORM_MEASURES) that are within ``clip``
+    here, so that a clipping by hand that tests `total > clip_norm` with one of them
+    leaves the gradients as they are too; "" when there is none."""
+    try:
+        grads = _gradients(start, STEP_VOCAB, pad_id, batch, loss_fn)
+        within = [m for m, measure in NORM_MEASURES.items() if measure(grads) <= clip]
+        right = next(iter(NORM_MEASURES))
+        if right in within or not within:
+            return ""
+    except Exception:  # the gradients cannot be measured: the message stands as it is
+        return ""
+    return (
+        " A clipping written by hand that measures the total norm another way also leaves "
+        f"them unscaled here, when its total is within clip_norm={clip} while the 2-norm "
+        f"({NORM_MEASURES[right](grads):.4g}) is not: " + "; or ".join(within) + "."
+    )
 
 
 def _gradient_norm(start_state, vocab, pad_id, batch, loss_fn) -> float:
@@ -652,8 +723,36 @@ def _diagnose_step(
         except Exception:  # wrong inputs of other lengths: this step cannot be the learner's
             continue
         if _same_state(state, wrong):
+            if change == {"clip": None} and clip:
+                message += _small_measures(start, batch, pad_id, loss_fn, clip)
             c.fail(f"after {what}, the weights are not what one step gives. {message}")
     factor = _update_factor(state, start, expected_model.state_dict())
+    measured = (
+        _wrong_total_norm(
+            factor, start, batch, pad_id, lr, loss_fn, clip, train_step, model, batches
+        )
+        if factor is not None and clip is not None and clip > 0
+        else []
+    )
+    if measured:
+        grads = _gradients(start, STEP_VOCAB, pad_id, batch, loss_fn)
+        total = implied_total_norm(factor, grads, clip)
+        norm = NORM_MEASURES[next(iter(NORM_MEASURES))](grads)
+        said = (
+            measured[0]
+            if len(measured) == 1
+            else "one of these, which agree here: " + "; or ".join(measured)
+        )
+        c.fail(
+            f"after {what}, every weight moved {factor:.4g} times as far as in one reference "
+            "step from the same state, in the same direction: your clipping divided the "
+            f"gradients by a 'total norm' of {total:.6g}, while their total 2-norm is "
+            f"{norm:.6g} (clip_grad_norm_ scales them by min(1, clip_norm / {norm:.6g})). "
+            f"Your total norm is {said}. The total norm is the square root of the sum of "
+            "the squares of every gradient entry, all parameters together: "
+            "torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm) computes it and "
+            "scales by min(1, clip_norm / total)."
+        )
     if factor is not None:
         # plain SGD (no momentum) taking n steps with the same gradients moves the weights
         # exactly n times as far: a repeated optimizer.step() is a candidate then
