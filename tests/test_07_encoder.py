@@ -1001,6 +1001,14 @@ class FFNSecondLayerConv(FFNBase):
         return self.w_2(hidden.transpose(1, 2)).transpose(1, 2)  # (batch, len, d_model)
 
 
+class FFNReLUSquaredByProduct(FFNBase):
+    """Round 31: the ReLU's output multiplied by itself (a squared ReLU)."""
+
+    def forward(self, x):
+        hidden = F.relu(self.w_1(x))
+        return self.w_2(self.dropout(hidden * hidden))
+
+
 class FFNNoBias(FFNBase):
     def __init__(self, d_model, d_ff, dropout=0.0):
         super().__init__(d_model, d_ff, dropout)
@@ -1161,6 +1169,11 @@ FFN_MISTAKES = [
         FFNNoBias,
         r"lacks the biases of w_1, w_2: missing state-dict keys \['w_1.bias', 'w_2.bias'\]\. "
         r"Those layers were built without one \(nn\.Linear\(\.\.\., bias=False\)",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNReLUSquaredByProduct,
+        r"squares the result of `relu`: `torch\.relu\(self\.w_1\(x\)\) \*\* 2`",
     ),
     Mistake(check_PositionwiseFeedForward, FFNNotImplemented, r"not implemented yet"),
     Mistake(check_PositionwiseFeedForward, FFNHalfRate, r"a dropout with another rate runs"),
