@@ -159,6 +159,17 @@ def _eps_dropped(self, x):
     return (x - mean) / torch.sqrt(x.var(-1, keepdim=True, unbiased=False))
 
 
+class LNMeanSquaredInsteadOfDeviations(LNBase):
+    """Round 31: the square put on the mean, not on the deviations: v = E[x - E[x]²] =
+    E[x] - E[x]² (the family 'the variance by another formula', read back from the
+    output)."""
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = (x - mean**2).mean(-1, keepdim=True)
+        return self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias
+
+
 class LNFixedEps(LNBase):
     """Stores BERT's 1e-12 and ignores the eps argument (blind7b-ln-eps-argument-ignored;
     before: "no eps" or "a wrong default", not that the argument is unused)."""
@@ -583,6 +594,11 @@ LN_MISTAKES = [
         r"Your mean and variance are exchanged.*in that order\.$",
     ),
     Mistake(check_LayerNorm, LNBiasSubtracted, r"You subtract the bias"),
+    Mistake(
+        check_LayerNorm,
+        LNMeanSquaredInsteadOfDeviations,
+        r"the v you divide by is (E\[x\] - E\[x\]²|-E\[x\]² \+ E\[x\]) on every token",
+    ),
     Mistake(
         check_LayerNorm,
         LNParametersThreeD,

@@ -113,6 +113,7 @@ from transformer_course.checking.swapped_arguments import (
     dropout_refuses,
 )
 from transformer_course.checking.unregistered import expect_deterministic_registered
+from transformer_course.checking.variance_forms import variance_form_sentence
 from transformer_course.exercise import Exercise
 from transformer_course.reference import encoder as ref
 
@@ -1131,7 +1132,8 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
         explain=lambda: (
             _norm_hint(cls, d_model, module, x, got, p, eps, case.eps is None)
             if _scale_hint(x, got, p, eps) or _spread_power(x, got, p, eps)
-            else ""
+            # the variance read back from the output on a probe: its formula, observed
+            else variance_form_sentence(module, p["weight"], p["bias"], eps, dtype=x.dtype)
         ),
         hint=lambda: _norm_hint(cls, d_model, module, x, got, p, eps, case.eps is None),
     )
