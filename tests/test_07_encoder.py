@@ -2000,7 +2000,8 @@ LAYER_MISTAKES = [
     Mistake(
         check_EncoderLayer,
         layer_variant("NormsSwapped", norms=("norm2", "norm1")),
-        r"norm1 and norm2 are used the other way round",
+        r"norm1 and norm2 are swapped: your self-attention sub-layer uses norm2 and your "
+        r"feed-forward sub-layer norm1",
     ),
     Mistake(
         check_EncoderLayer,

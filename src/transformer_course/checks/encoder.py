@@ -1639,8 +1639,9 @@ _PARTS = {"attn": "self_attn", "ffn": "feed_forward"}  # the oracle's parts: att
 _PART_NORMS = {"attn": "norm1", "ffn": "norm2"}
 
 _NORMS_SWAPPED = (
-    "norm1 and norm2 are used the other way round: norm1 belongs to the self-attention "
-    "sub-layer, norm2 to the feed-forward one (the weights are loaded by these names)."
+    "norm1 and norm2 are swapped: your self-attention sub-layer uses norm2 and your "
+    "feed-forward sub-layer norm1. norm1 belongs to the self-attention sub-layer, norm2 to "
+    "the feed-forward one (the weights are loaded by these names)."
 )
 
 _ONE_NORM = (
