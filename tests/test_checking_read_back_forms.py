@@ -34,6 +34,21 @@ def test_the_matrix_and_bias_a_final_step_used_are_named():
     assert projection_sentence(head, "output", hidden, own, result="r", hidden_name="y") is None
 
 
+def test_a_tied_weight_used_under_another_name_is_the_layer_s_own():
+    head = _Head()
+    head.output.weight = head.table.weight  # tied: one (vocab, d_model) matrix, two names
+    hidden = torch.randn(2, 3, 4)
+    with torch.no_grad():
+        without_bias = hidden @ head.table.weight.T  # (batch, len, vocab)
+        own = head.output(hidden)
+    assert projection_sentence(head, "output", hidden, own, result="r", hidden_name="y") is None
+    sentence, used = projection_sentence(
+        head, "output", hidden, without_bias, result="the logits", hidden_name="y"
+    )
+    assert used == ("output.weight", None)
+    assert "self.output.bias is never used" in sentence
+
+
 def test_a_result_no_linear_step_makes_or_plain_values_get_no_answer():
     head = _Head()
     hidden = torch.randn(2, 3, 4)

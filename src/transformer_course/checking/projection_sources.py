@@ -76,10 +76,19 @@ def projection_sentence(
     if not isinstance(own, nn.Linear):
         return None
     used = projection_used(module, hidden, got, rtol=rtol, atol=atol)
-    want_w, want_b = f"{layer}.weight", (f"{layer}.bias" if own.bias is not None else None)
-    if used is None or used == (want_w, want_b):
+    if used is None:
         return None
+    want_w, want_b = f"{layer}.weight", (f"{layer}.bias" if own.bias is not None else None)
+    # a tied parameter is one object under several names: the layer's own, when it is
+    params = dict(module.named_parameters())
     w_name, b_name = used
+    if params.get(w_name) is own.weight:
+        w_name = want_w
+    if b_name is not None and own.bias is not None and params.get(b_name) is own.bias:
+        b_name = want_b
+    used = (w_name, b_name)
+    if used == (want_w, want_b):
+        return None
     formula = f"{hidden_name} @ self.{w_name}.T" + (f" + self.{b_name}" if b_name else "")
     left_out = [f"self.{n}" for n in (want_w, want_b) if n is not None and n not in used]
     left = " and ".join(left_out)
