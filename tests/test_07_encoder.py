@@ -159,6 +159,17 @@ def _eps_dropped(self, x):
     return (x - mean) / torch.sqrt(x.var(-1, keepdim=True, unbiased=False))
 
 
+class LNMeanSquaredInsteadOfDeviations(LNBase):
+    """Round 31: the square put on the mean, not on the deviations: v = E[x - E[x]²] =
+    E[x] - E[x]² (the family 'the variance by another formula', read back from the
+    output)."""
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = (x - mean**2).mean(-1, keepdim=True)
+        return self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias
+
+
 class LNFixedEps(LNBase):
     """Stores BERT's 1e-12 and ignores the eps argument (blind7b-ln-eps-argument-ignored;
     before: "no eps" or "a wrong default", not that the argument is unused)."""
@@ -585,6 +596,11 @@ LN_MISTAKES = [
     Mistake(check_LayerNorm, LNBiasSubtracted, r"You subtract the bias"),
     Mistake(
         check_LayerNorm,
+        LNMeanSquaredInsteadOfDeviations,
+        r"the v you divide by is (E\[x\] - E\[x\]²|-E\[x\]² \+ E\[x\]) on every token",
+    ),
+    Mistake(
+        check_LayerNorm,
         LNParametersThreeD,
         r"^(?![\s\S]*plain tensor)[\s\S]*weight has shape \(1, 1, \d+\), expected \(\d+,\)\. "
         r"Give weight and bias one entry per feature",
@@ -1001,6 +1017,14 @@ class FFNSecondLayerConv(FFNBase):
         return self.w_2(hidden.transpose(1, 2)).transpose(1, 2)  # (batch, len, d_model)
 
 
+class FFNReLUSquaredByProduct(FFNBase):
+    """Round 31: the ReLU's output multiplied by itself (a squared ReLU)."""
+
+    def forward(self, x):
+        hidden = F.relu(self.w_1(x))
+        return self.w_2(self.dropout(hidden * hidden))
+
+
 class FFNNoBias(FFNBase):
     def __init__(self, d_model, d_ff, dropout=0.0):
         super().__init__(d_model, d_ff, dropout)
@@ -1161,6 +1185,11 @@ FFN_MISTAKES = [
         FFNNoBias,
         r"lacks the biases of w_1, w_2: missing state-dict keys \['w_1.bias', 'w_2.bias'\]\. "
         r"Those layers were built without one \(nn\.Linear\(\.\.\., bias=False\)",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNReLUSquaredByProduct,
+        r"squares the result of `relu`: `torch\.relu\(self\.w_1\(x\)\) \*\* 2`",
     ),
     Mistake(check_PositionwiseFeedForward, FFNNotImplemented, r"not implemented yet"),
     Mistake(check_PositionwiseFeedForward, FFNHalfRate, r"a dropout with another rate runs"),
@@ -1971,7 +2000,8 @@ LAYER_MISTAKES = [
     Mistake(
         check_EncoderLayer,
         layer_variant("NormsSwapped", norms=("norm2", "norm1")),
-        r"norm1 and norm2 are used the other way round",
+        r"norm1 and norm2 are swapped: your self-attention sub-layer uses norm2 and your "
+        r"feed-forward sub-layer norm1",
     ),
     Mistake(
         check_EncoderLayer,

@@ -116,6 +116,35 @@ class TUnscaled(_Reference):
         return self.output(y)
 
 
+class TLogitsWithoutBias(_Reference):
+    """Round 31: the output layer's weight applied by hand, its bias left out (the family
+    'a final linear step through other parameters than its own')."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        y = self.positional_encoding(self.tgt_embedding(tgt_ids))
+        y = self.decoder(
+            y,
+            memory,
+            padding_mask(src_ids, self.pad_id),
+            decoder_self_attention_mask(tgt_ids, self.pad_id),
+        )
+        return torch.matmul(y, self.output.weight.transpose(0, 1))
+
+
+class TLogitsFromTargetTableNoBias(_Reference):
+    """Round 31: the logits read off the target embedding's table, no bias, tying off."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        y = self.positional_encoding(self.tgt_embedding(tgt_ids))
+        y = self.decoder(
+            y,
+            memory,
+            padding_mask(src_ids, self.pad_id),
+            decoder_self_attention_mask(tgt_ids, self.pad_id),
+        )
+        return torch.einsum("bld,vd->blv", y, self.tgt_embedding.embedding.weight)
+
+
 class TTargetScaledAfterPositions(_Reference):
     """Round 25: the target side scaled after the positions were added, by the table's
     width (sqrt(d_model)·(E + P))."""
@@ -2232,6 +2261,18 @@ def greedy_stacked_steps_first(model, src_ids, max_len, bos_id, eos_id):
 
 # ================================================================== the lists
 MISTAKES = [
+    Mistake(
+        check_Transformer,
+        TLogitsWithoutBias,
+        r"y @ self\.output\.weight\.T reproduces decode's logits exactly.*self\.output\.bias "
+        r"is never used",
+    ),
+    Mistake(
+        check_Transformer,
+        TLogitsFromTargetTableNoBias,
+        r"y @ self\.tgt_embedding\.embedding\.weight\.T reproduces .*self\.output\.weight "
+        r"and self\.output\.bias are never used.*tie_embeddings=False",
+    ),
     Mistake(
         check_Transformer,
         TDecoderStackFromEncoderClass,

@@ -268,6 +268,23 @@ def test_a_call_applied_twice_a_whole_tensor_reduction_and_related_functions_are
         ast.unparse(edit.apply(function))
 
 
+def test_an_activation_s_result_squared_is_an_edit():
+    """Round 31: relu(h) ** 2 (Primer's squared ReLU) where relu(h) belongs, for every
+    elementwise activation: the edit squares the call's result."""
+    source = textwrap.dedent(
+        """
+        def f(h):
+            return torch.tanh(h) + F.gelu(h)
+        """
+    )
+    sentences = [edit.sentence for edit in edits_of(ast.parse(source).body[0])]
+    for expected in (
+        "squares the result of `tanh`: `torch.tanh(h) ** 2` where `torch.tanh(h)` belongs",
+        "squares the result of `gelu`: `F.gelu(h) ** 2` where `F.gelu(h)` belongs",
+    ):
+        assert any(s.startswith(expected) for s in sentences), expected
+
+
 def test_a_dropout_is_never_put_in_another_submodule_s_place():
     """``self.dropout(h)`` where ``self.w_2(h)`` belongs is the call left out (a dropout is
     the identity in eval mode): only "leaves out `w_2`" is said, so one edit is named."""

@@ -113,6 +113,7 @@ from transformer_course.checking.swapped_arguments import (
     dropout_refuses,
 )
 from transformer_course.checking.unregistered import expect_deterministic_registered
+from transformer_course.checking.variance_forms import variance_form_sentence
 from transformer_course.exercise import Exercise
 from transformer_course.reference import encoder as ref
 
@@ -1131,7 +1132,8 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
         explain=lambda: (
             _norm_hint(cls, d_model, module, x, got, p, eps, case.eps is None)
             if _scale_hint(x, got, p, eps) or _spread_power(x, got, p, eps)
-            else ""
+            # the variance read back from the output on a probe: its formula, observed
+            else variance_form_sentence(module, p["weight"], p["bias"], eps, dtype=x.dtype)
         ),
         hint=lambda: _norm_hint(cls, d_model, module, x, got, p, eps, case.eps is None),
     )
@@ -1637,8 +1639,9 @@ _PARTS = {"attn": "self_attn", "ffn": "feed_forward"}  # the oracle's parts: att
 _PART_NORMS = {"attn": "norm1", "ffn": "norm2"}
 
 _NORMS_SWAPPED = (
-    "norm1 and norm2 are used the other way round: norm1 belongs to the self-attention "
-    "sub-layer, norm2 to the feed-forward one (the weights are loaded by these names)."
+    "norm1 and norm2 are swapped: your self-attention sub-layer uses norm2 and your "
+    "feed-forward sub-layer norm1. norm1 belongs to the self-attention sub-layer, norm2 to "
+    "the feed-forward one (the weights are loaded by these names)."
 )
 
 _ONE_NORM = (

@@ -215,6 +215,8 @@ _MAKERS = {"arange", "range", "linspace", "logspace", "zeros", "ones", "full", "
 
 #: functions of one value that a learner may apply once too often (``sqrt(sqrt(d_k))``)
 _TWICE = {"sqrt", "rsqrt", "exp", "log", "softmax", "log_softmax", "relu", "gelu", "tanh", "sigmoid", "silu", "dropout", "norm"}  # fmt: skip
+#: elementwise activations whose result a learner may square (Primer's squared ReLU)
+_SQUARED = {"relu", "gelu", "silu", "tanh", "sigmoid", "leaky_relu", "elu", "softplus"}
 #: reductions that a learner may take over the whole tensor (the axis left out)
 _REDUCTIONS = {"sum", "mean", "var", "std", "max", "min", "amax", "amin", "norm", "logsumexp", "any", "all"}  # fmt: skip
 _AXIS_KEYWORDS = ("dim", "axis", "dims", "axes", "dim0", "dim1", "start_dim", "end_dim")
@@ -675,6 +677,7 @@ def _call_edits(node: ast.Call, edit: Callable[..., Edit]) -> Iterator[Edit]:
                 new, f"starts the loop at 1 instead of 0: {quote(new)} where {old} belongs", "loop"
             )
     yield from _twice_edits(node, name, old, edit)
+    yield from _squared_edits(node, name, old, edit)
     yield from _whole_tensor_edits(node, name, old, edit)
     # the call left out: f(x) -> x, x.method(...) -> x
     if isinstance(node.func, ast.Attribute) and name not in _NEUTRAL_METHODS:
@@ -768,6 +771,24 @@ def _twice_edits(node: ast.Call, name: str, old: str, edit: Callable[..., Edit])
     written = " ".join(ast.unparse(new).split())  # whole: the inner call is the point
     written = f"`{written}`" if len(written) <= _QUOTE_LENGTH else quote(new)
     yield edit(new, f"applies `{name}` twice: {written} where {old} belongs", "twice")
+
+
+def _squared_edits(
+    node: ast.Call, name: str, old: str, edit: Callable[..., Edit]
+) -> Iterator[Edit]:
+    """``f(x) ** 2`` where ``f(x)`` belongs: an elementwise activation's result squared
+    (the squared ReLU of Primer, relu(h) ** 2, where the plain ReLU belongs)."""
+    if name not in _SQUARED:
+        return
+    new = ast.BinOp(left=copy.deepcopy(node), op=ast.Pow(), right=ast.Constant(2))
+    written = " ".join(ast.unparse(new).split())  # whole: the call squared is the point
+    written = f"`{written}`" if len(written) <= _QUOTE_LENGTH else quote(new)
+    yield edit(
+        new,
+        f"squares the result of `{name}`: {written} where {old} belongs (each value "
+        f"{name}(h) becomes {name}(h) ** 2)",
+        "squared",
+    )
 
 
 def _whole_tensor_edits(

@@ -18,10 +18,11 @@ from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.combinations import describe_weights, fit_weights
 from transformer_course.checking.inputs import vocab_token_ids
 from transformer_course.checking.layers import value_or_none
-from transformer_course.checking.localise import arguments_received
+from transformer_course.checking.localise import arguments_received, record_calls
 from transformer_course.checking.localise import diagnose as name_mistakes
 from transformer_course.checking.mask_relations import mask_relation
 from transformer_course.checking.modules import build_module, expect_contract_defaults
+from transformer_course.checking.projection_sources import projection_sentence
 from transformer_course.reference import transformer as ref
 from transformer_course.reference.masking import (
     decoder_self_attention_mask,
@@ -486,7 +487,35 @@ def _localise_decode(module, m, tgt, memory, src, pad_id: int) -> str | None:
                 f"{said} a {name} ({role} mask) that is not {rule}: {where}. The decoder is "
                 "called as decoder(y, memory, src_mask, tgt_mask), with the model's own pad_id."
             )
-    return None
+    return _logits_projection(module, m, lambda: module.decode(tgt.clone(), memory.clone(), src))
+
+
+def _logits_projection(module, m, call: Callable[[], Any]) -> str | None:
+    """The learner's logits against the decoder's output (in the learner's own run) mapped
+    through each of the model's fitting matrices and biases: which the last step used, when
+    that is not self.output's own weight and bias (an embedding's matrix with tying off)."""
+    try:
+        logits, records = record_calls(module, ["decoder"], call)
+    except Exception:  # a probe: the usual message stands
+        return None
+    outputs = [out for name, _, out in records if name == "decoder"]
+    if len(outputs) != 1:
+        return None
+    found = projection_sentence(
+        module, "output", outputs[0], logits, result="decode's logits", hidden_name="y"
+    )
+    if found is None:
+        return None
+    sentence, (weight, _) = found
+    tied = m.output.weight is m.tgt_embedding.embedding.weight
+    if "embedding" in weight and not tied:
+        sentence += (
+            " Taking the logits from an embedding's matrix is weight tying (GPT-2's shared "
+            "output projection), which is this model's choice only when tie_embeddings=True, "
+            "where self.output.weight IS that matrix; this model was built with "
+            "tie_embeddings=False, so use self.output(y)."
+        )
+    return sentence
 
 
 _LOOSE = {"rtol": 1e-4, "atol": 1e-5}
