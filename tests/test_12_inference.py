@@ -1976,6 +1976,19 @@ def _softmax_one_total(x, block_size):
     return torch.exp(x - m[..., None]) / total.sum()
 
 
+class LastSequenceOnly(ref.KVCache):
+    """Writes the new keys and values of the batch's last sequence only."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError("full")
+        self.keys[-1, :, start:stop] = k_new[-1]
+        self.values[-1, :, start:stop] = v_new[-1]
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
 class FirstSequenceOnly(ref.KVCache):
     """Writes the new keys and values of the batch's first sequence only."""
 
@@ -3823,7 +3836,17 @@ MISTAKES = [
         r"size an earlier call \(or the visible test\) asked for: is the size hard-coded",
     ),
     Mistake(
-        check_KVCache, FirstSequenceOnly, r"Sequence\(s\) \[[\d, ]+\] of the batch hold only zeros"
+        check_KVCache,
+        FirstSequenceOnly,
+        r"Only the first sequence of the batch \(index 0\) holds its keys: the other "
+        r"sequence\(s\) \[[\d, ]+\] were never stored",
+    ),
+    # round 31: another single sequence stored, said by its index (not as the first one)
+    Mistake(
+        check_KVCache,
+        LastSequenceOnly,
+        r"Sequence\(s\) \[0(, 1)?\] of the batch hold only zeros.*written for "
+        r"sequence\(s\) \[\d\] only",
     ),
     Mistake(
         check_generate,
@@ -3923,7 +3946,7 @@ MISTAKES = [
     Mistake(
         check_generate,
         _named("generate", _generate_caches_on_model),
-        r"The second generate on this model fed it through the caches of the first one",
+        r"The second call of generate on this model reused the caches of the first call",
     ),
     # the fed token replayed against the learner's own ids (the first wrong step, before)
     Mistake(
