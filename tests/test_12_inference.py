@@ -3896,6 +3896,19 @@ MISTAKES = [
         ),
         r"heads and positions are swapped",
     ),
+    # round 31: the heads merged into the features after the attention (blind27c's
+    # family; the shapes alone before), here with the heads as the fast axis
+    Mistake(
+        check_grouped_query_attention,
+        _named(
+            "gqa",
+            lambda q, k, v, mask=None: (
+                checks.gqa_expected(q, k, v, mask).permute(0, 2, 3, 1).flatten(2)
+            ),
+        ),
+        r"with axes merged: it is \(batch, len_q, d_v \* num_heads\).*d_v and num_heads "
+        r"merged into one axis",
+    ),
     Mistake(
         check_grouped_query_attention,
         _named("gqa", _gqa_scaled_by_len_k),
