@@ -85,6 +85,15 @@ def _batches_starts_drawn_from_one(tokens, block_size, batch_size, generator):
     return tokens[positions], tokens[positions + 1]
 
 
+def _batches_targets_one_hot_float(tokens, block_size, batch_size, generator):
+    """Targets as float one-hot vectors over every id of the stream, for a loss that takes
+    class probabilities (round 31: the shape alone before)."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    windows = torch.stack([tokens[s : s + block_size + 1] for s in starts.tolist()])
+    classes = int(tokens.max()) + 5
+    return windows[:, :-1], torch.nn.functional.one_hot(windows[:, 1:], classes).float()
+
+
 def _batches_sliced_one_late(tokens, block_size, batch_size, generator):
     """Windows sliced from s + 1: the last start's slices come out short (torch.stack)."""
     starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
@@ -762,6 +771,13 @@ class FfnValueAddedToProduct(FfnGateThroughW1):
     def forward(self, x):
         value = self.w3(x)  # (..., d_ff)
         return self.w2(F.silu(self.w1(x)) * value + value)
+
+
+class FfnGateCubedRelu(FfnGateThroughW1):
+    """The gate a cubed ReLU, relu(w1(x)) ** 3: no catalogued activation (round 31)."""
+
+    def forward(self, x):
+        return self.w2(F.relu(self.w1(x)) ** 3 * self.w3(x))
 
 
 # ---------------------------------------------------------------------- rotary_embedding
@@ -1660,6 +1676,14 @@ class GptEmbeddingReset(ref.GPT):
     def forward(self, ids):
         self.embedding.reset_parameters()
         return super().forward(ids)
+
+
+class GptVocabularyPaddedTo32(ref.GPT):
+    """The embedding table padded to a multiple of 32 rows (round 31: a size rounded up)."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        self.embedding = nn.Embedding(-(-vocab_size // 32) * 32, d_model)
 
 
 class NormGainAsBuffer(ref.RMSNorm):
@@ -3965,6 +3989,13 @@ MISTAKES = [
         _named("next_token_batches", _batches_offsets_from_two),
         r"Every window begins 2 tokens after its drawn start s.*reaches 2 tokens past the end",
     ),
+    # round 31: targets one-hot encoded (blind27c's family), said from their values
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_targets_one_hot_float),
+        r"targets should have shape.*Yours is the expected integer ids one-hot encoded: each "
+        r"id became a vector of \d+ class indicators along a new last axis",
+    ),
     # blind23c: made-up ids in front of the windows were told the stream positions alone
     Mistake(
         check_next_token_batches,
@@ -4001,6 +4032,13 @@ MISTAKES = [
         FfnValueAddedToProduct,
         r"What your w2 receives \(the hidden layer\) is not silu\(w1\(x\)\) \* w3\(x\) but "
         r"silu\(w1\(x\)\) \* w3\(x\) \+ w3\(x\)",
+    ),
+    # round 31: a gate activation no table lists, described from its values
+    Mistake(
+        check_SwiGLU,
+        FfnGateCubedRelu,
+        r"divided by the value w3\(x\), is your gate's activation f of z = w1\(x\), and f\(z\) "
+        r"is exactly 0 for every negative z and z \*\* 3 for positive z",
     ),
     Mistake(
         check_SwiGLU,
@@ -5694,6 +5732,12 @@ MISTAKES = [
         check_CausalSelfAttention,
         AttentionOutputInForward,
         r"lacks the state-dict keys \['w_o\.weight'\], which appear only once it has been called",
+    ),
+    Mistake(
+        check_GPT,
+        GptVocabularyPaddedTo32,
+        r"embedding\.weight has shape \(\d+, \d+\), expected .*Its axis 0 has \d+ entries: "
+        r"vocab_size = \d+ rounded up to a multiple of (16 or )?32",
     ),
     Mistake(
         check_GPT,

@@ -1976,6 +1976,19 @@ def _softmax_one_total(x, block_size):
     return torch.exp(x - m[..., None]) / total.sum()
 
 
+class LastSequenceOnly(ref.KVCache):
+    """Writes the new keys and values of the batch's last sequence only."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError("full")
+        self.keys[-1, :, start:stop] = k_new[-1]
+        self.values[-1, :, start:stop] = v_new[-1]
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
 class FirstSequenceOnly(ref.KVCache):
     """Writes the new keys and values of the batch's first sequence only."""
 
@@ -3823,7 +3836,17 @@ MISTAKES = [
         r"size an earlier call \(or the visible test\) asked for: is the size hard-coded",
     ),
     Mistake(
-        check_KVCache, FirstSequenceOnly, r"Sequence\(s\) \[[\d, ]+\] of the batch hold only zeros"
+        check_KVCache,
+        FirstSequenceOnly,
+        r"Only the first sequence of the batch \(index 0\) holds its keys: the other "
+        r"sequence\(s\) \[[\d, ]+\] were never stored",
+    ),
+    # round 31: another single sequence stored, said by its index (not as the first one)
+    Mistake(
+        check_KVCache,
+        LastSequenceOnly,
+        r"Sequence\(s\) \[0(, 1)?\] of the batch hold only zeros.*written for "
+        r"sequence\(s\) \[\d\] only",
     ),
     Mistake(
         check_generate,
@@ -3872,6 +3895,19 @@ MISTAKES = [
             lambda q, k, v, mask=None: checks.gqa_expected(q, k, v, mask).transpose(1, 2),
         ),
         r"heads and positions are swapped",
+    ),
+    # round 31: the heads merged into the features after the attention (blind27c's
+    # family; the shapes alone before), here with the heads as the fast axis
+    Mistake(
+        check_grouped_query_attention,
+        _named(
+            "gqa",
+            lambda q, k, v, mask=None: (
+                checks.gqa_expected(q, k, v, mask).permute(0, 2, 3, 1).flatten(2)
+            ),
+        ),
+        r"with axes merged: it is \(batch, len_q, d_v \* num_heads\).*d_v and num_heads "
+        r"merged into one axis",
     ),
     Mistake(
         check_grouped_query_attention,
@@ -3923,7 +3959,7 @@ MISTAKES = [
     Mistake(
         check_generate,
         _named("generate", _generate_caches_on_model),
-        r"The second generate on this model fed it through the caches of the first one",
+        r"The second call of generate on this model reused the caches of the first call",
     ),
     # the fed token replayed against the learner's own ids (the first wrong step, before)
     Mistake(
@@ -4979,9 +5015,13 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
         (_generate_prefill_last_token, r"positions 0 \.\. \d+ of the prompt never ran"),
         (_generate_caches_batch_one, r"(?s)axis 0 \(batch\).*caches hold one slot per sequence"),
         (_generate_stale_start, r"Call 2 of the model .* ran with start=6, but the caches held 5"),
-        (_generate_prompt_uncached, r"prompt ran through the model without the caches"),
+        (
+            _generate_prompt_uncached,
+            r"The prefill, the prompt's call, ran through the model without the caches",
+        ),
         (
             _generate_prompt_logits_twice_uncached,
+            r"the model should see each position once: .*"
             r"the prompt ran 3 times \(positions 0 \.\. \d+\), in call 1 .*without caches.* "
             r"and call 3 \(ids of \d+ positions, with the caches, start=0\)",
         ),

@@ -6,7 +6,14 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from transformer_course.checking.rearranged import copied_along, kept_slice, rejoined, slice_order
+from transformer_course.checking.rearranged import (
+    copied_along,
+    kept_slice,
+    merged_after_move,
+    one_hot_of,
+    rejoined,
+    slice_order,
+)
 from transformer_course.checking.relations import divided_by_zero
 
 AXES = ("batch", "num_heads", "len_q", "d_v")
@@ -63,3 +70,24 @@ def test_slices_in_another_order_are_listed_and_only_a_true_permutation_is():
     assert slice_order(right, right, -2) is None  # already right: no relation
     repeated = torch.cat([right[:, :, :1], right[:, :, :3]], dim=2)
     assert slice_order(repeated, right, -2) is None  # position 0 twice, 3 missing
+
+
+def test_axes_merged_after_a_move_are_named_and_nothing_else_is():
+    right = torch.randn(2, 4, 3, 6)
+    merged = right.transpose(1, 2).reshape(2, 3, 24)  # merge_heads
+    said = merged_after_move(merged, right, AXES)
+    assert "(batch, len_q, num_heads * d_v)" in said and "heads merged" in said
+    batch_first = right.permute(2, 0, 1, 3).reshape(3, 48)  # positions first, rest flat
+    assert "len_q, batch * num_heads * d_v" in merged_after_move(batch_first, right, AXES)
+    assert merged_after_move(right.reshape(2, 12, 6), right, AXES) == ""  # no move: shapes say it
+    assert merged_after_move(torch.randn(2, 3, 24), right, AXES) == ""
+    assert merged_after_move(torch.zeros(2, 3, 24), torch.zeros(2, 4, 3, 6), AXES) == ""
+
+
+def test_one_hot_encoded_ids_are_named_on_any_axis_and_nothing_else_is():
+    ids = torch.randint(0, 9, (5, 4))
+    assert "along a new last axis" in one_hot_of(torch.nn.functional.one_hot(ids, 11), ids)
+    on_axis_1 = torch.nn.functional.one_hot(ids, 9).float().movedim(-1, 1)  # (5, 9, 4)
+    assert "along a new axis 1" in one_hot_of(on_axis_1, ids)
+    assert one_hot_of(torch.rand(5, 4, 11), ids) == ""
+    assert one_hot_of(torch.nn.functional.one_hot(ids, 11), ids.float()) == ""

@@ -61,7 +61,12 @@ from transformer_course.checking.parameters_kept import (
 )
 from transformer_course.checking.printed import printed_not_returned, tee_stdout
 from transformer_course.checking.randomness import global_random_state, restore_random_state
-from transformer_course.checking.rearranged import kept_slice, rejoined
+from transformer_course.checking.rearranged import (
+    kept_slice,
+    merged_after_move,
+    one_hot_of,
+    rejoined,
+)
 from transformer_course.checking.relations import first_wrong, match_relation
 from transformer_course.checking.sequence_relations import collapsed_runs, keys_as_strings
 from transformer_course.checking.size_one_axes import (
@@ -705,7 +710,12 @@ class Checker:
         if got != shape:
             if expected is not None:
                 with contextlib.suppress(Exception):  # values from a sandbox: plain tensors
-                    found = rejoined(value, expected, axes) or kept_slice(value, expected, axes)
+                    found = (
+                        rejoined(value, expected, axes)
+                        or kept_slice(value, expected, axes)
+                        or merged_after_move(value, expected, axes)
+                        or one_hot_of(value, expected, axes)
+                    )
                     if found:
                         hint = f"{found} {hint}".strip()
             merged = _merged_axes(got, shape)

@@ -498,11 +498,43 @@ def _size_from_argument(
             continue
         given, belongs = by_value.get(wrong, []), by_value.get(right, [])
         if len(given) == 1 and len(belongs) == 1:
+            rounded = _size_rounded_up(by_value, got, expected)
             return (
                 f"Its size {wrong} is {given[0]}, where {belongs[0]} ({right}) belongs: that "
                 f"layer was built with {given[0]} in the place of {belongs[0]}."
+                + (f" Or, as the sizes fit both: {rounded}" if rounded else "")
             )
-    return _size_per_part(by_value, got, expected)
+    return _size_per_part(by_value, got, expected) or _size_rounded_up(by_value, got, expected)
+
+
+def _size_rounded_up(
+    by_value: dict[int, list[str]], got: tuple[int, ...], expected: tuple[int, ...]
+) -> str:
+    """For a parameter whose one wrong size is the right one rounded up to a multiple of a
+    power of two (a vocabulary padded for speed, nanoGPT's 50304 for 50257:
+    blind27c-gpt-vocab-padded-to-64 was told the shapes alone), every multiple that gives it
+    named; "" when the size is not that, or is also a whole multiple of the right one (then
+    the values cannot tell a rounding from a doubling)."""
+    wrong_axes = [
+        (axis, w, r) for axis, (w, r) in enumerate(zip(got, expected, strict=True)) if w != r
+    ]
+    if len(wrong_axes) != 1:
+        return ""
+    axis, wrong, right = wrong_axes[0]
+    if not 0 < right < wrong or wrong % right == 0:
+        return ""
+    multiples = [m for m in (8, 16, 32, 64, 128, 256) if -(-right // m) * m == wrong]
+    if not multiples:
+        return ""
+    given = by_value.get(right, [])
+    size = f"{given[0]} = {right}" if len(given) == 1 else f"{right}"
+    return (
+        f"Its axis {axis} has {wrong} entries: {size} rounded up to a multiple of "
+        f"{' or '.join(str(m) for m in multiples)}, so it has {wrong - right} extra entries (a "
+        "size padded for speed, as nanoGPT pads its vocabulary to 50304). Anything read off "
+        f"this axis (the logits of a tied output, say) then has {wrong} entries instead of "
+        f"{right}. Use the size as given: {right}."
+    )
 
 
 def _size_per_part(

@@ -27,6 +27,8 @@ __all__ = [
     "batch_row",
     "copied_along",
     "kept_slice",
+    "merged_after_move",
+    "one_hot_of",
     "rearrangement",
     "rejoined",
     "slice_order",
@@ -120,6 +122,100 @@ def rejoined(got: Any, expected: Any, axes: Sequence[str] | None = None) -> str:
         "heads, a chunk of rows) were joined with torch.cat(pieces, "
         f"dim={b}) (or dim={b - w.dim()}) where dim={a} belongs."
     )
+
+
+def _groupings(n: int, m: int) -> list[tuple[tuple[int, ...], ...]]:
+    """Every way to cut the positions 0..n-1 into m runs of consecutive positions."""
+    if m == 1:
+        return [(tuple(range(n)),)]
+    found = []
+    for first in range(1, n - m + 2):
+        for rest in _groupings(n - first, m - 1):
+            found.append((tuple(range(first)), *(tuple(i + first for i in run) for run in rest)))
+    return found
+
+
+def merged_after_move(got: Any, expected: Any, axes: Sequence[str] | None = None) -> str:
+    """How ``got`` is ``expected`` with its axes moved (a transpose or permute) and then
+    some neighbours merged into one (a reshape, view or flatten): the heads merged back
+    into the features, x.transpose(1, 2).reshape(batch, len_q, num_heads * d_v), where the
+    contract keeps them apart (blind27c-gqa-output-heads-merged: its shape alone before).
+    Named only when the values agree entry by entry and every fitting rearrangement merges
+    the same axes; "" otherwise (a merge with no move is said from the shapes alone)."""
+    if not isinstance(got, torch.Tensor) or not isinstance(expected, torch.Tensor):
+        return ""
+    g, w = got.detach(), expected.detach()
+    if not 1 <= g.dim() < w.dim() <= 5 or g.numel() != w.numel() or g.numel() < 4:
+        return ""
+    if w.is_floating_point() and int(torch.unique(w).numel()) * 2 < w.numel():
+        return ""  # values too alike to tell one arrangement from another
+    found = set()
+    for order in permutations(range(w.dim())):
+        if order == tuple(range(w.dim())):
+            continue  # a merge of neighbours in place: the shapes alone say it
+        moved = w.permute(order)
+        for runs in _groupings(w.dim(), g.dim()):
+            sizes = tuple(int(torch.tensor([moved.shape[i] for i in run]).prod()) for run in runs)
+            if sizes != tuple(g.shape) or not any(len(run) > 1 for run in runs):
+                continue
+            if _equal(g, moved.reshape(sizes)):
+                merged = tuple(
+                    tuple(order[i] for i in run)
+                    for run in runs
+                    if len(run) > 1 and all(w.shape[order[i]] > 1 for i in run)
+                )
+                found.add((order, runs, merged))
+    merges = {merged for _order, _runs, merged in found}
+    if len(merges) != 1 or not next(iter(merges)):
+        return ""
+    order, runs, merged = min(found)
+
+    def name(axis: int) -> str:
+        return axes[axis] if axes is not None and axis < len(axes) else f"axis {axis}"
+
+    layout = ", ".join(" * ".join(name(order[i]) for i in run) for run in runs)
+    joined = "; ".join(
+        f"{' and '.join(name(a) for a in group)} merged into one axis of length "
+        f"{int(torch.tensor([w.shape[a] for a in group]).prod())}"
+        for group in merged
+    )
+    heads = any("head" in name(a) for group in merged for a in group)
+    return (
+        f"Your output holds the right numbers, with axes merged: it is ({layout}), the "
+        f"expected ({', '.join(name(a) for a in range(w.dim()))}) with its axes moved "
+        f"(permute{order}) and then {joined}, as a transpose followed by a reshape, view or "
+        "flatten does"
+        + (" (the heads merged back into the features, as merge_heads does)" if heads else "")
+        + ". Return the tensor before that merge: the expected axes stay separate."
+    )
+
+
+def one_hot_of(got: Any, expected: Any, axes: Sequence[str] | None = None) -> str:
+    """How ``got`` is the integer tensor ``expected`` one-hot encoded (F.one_hot, the ids
+    turned into vectors of class indicators along a new axis), as a sentence; "" when it is
+    not that (blind27c-ntb-targets-one-hot: its shape alone before)."""
+    if not isinstance(got, torch.Tensor) or not isinstance(expected, torch.Tensor):
+        return ""
+    g, w = got.detach(), expected.detach()
+    if w.is_floating_point() or w.dtype == torch.bool or g.dim() != w.dim() + 1:
+        return ""
+    if w.numel() == 0 or int(w.min()) < 0:
+        return ""
+    for axis in range(g.dim()):
+        classes = g.shape[axis]
+        if classes <= int(w.max()) or tuple(g.shape[:axis] + g.shape[axis + 1 :]) != tuple(w.shape):
+            continue
+        encoded = torch.nn.functional.one_hot(w.long(), classes).movedim(-1, axis)
+        if _equal(g, encoded):
+            where = "a new last axis" if axis == g.dim() - 1 else f"a new axis {axis}"
+            return (
+                f"Yours is the expected integer ids one-hot encoded: each id became a vector "
+                f"of {classes} class indicators along {where} (F.one_hot, {classes} = the "
+                "largest id + 1 or the number of classes). Return the ids themselves, an "
+                f"integer tensor of shape {tuple(w.shape)}: F.cross_entropy takes class "
+                "indices, not one-hot vectors."
+            )
+    return ""
 
 
 def kept_slice(got: Any, expected: Any, axes: Sequence[str] | None = None) -> str:

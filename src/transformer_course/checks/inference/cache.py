@@ -246,10 +246,20 @@ def _explain_cache(
         ):
             if torch.allclose(got_k[rest].double(), expected_k[rest].double()):
                 rows = empty.nonzero().flatten().tolist()
+                kept = rest.nonzero().flatten().tolist()
+                if kept == [0]:
+                    # blind27c: self.keys[0, :, start:stop] = k_new[0], code for one prompt
+                    return (
+                        "Only the first sequence of the batch (index 0) holds its keys: the "
+                        f"other sequence(s) {rows} were never stored and hold only zeros. "
+                        "The new keys were written for k_new[0] alone (index 0 on the batch "
+                        "axis), as code written for a single prompt does. Write all of "
+                        "k_new's batch rows: self.keys[:, :, start:stop] = k_new."
+                    )
                 return (
                     f"Sequence(s) {rows} of the batch hold only zeros, the others are right: "
-                    "the new keys were written for some sequences only (k_new[0], or index 0 "
-                    "on the batch axis). Write all of k_new's batch rows: "
+                    f"the new keys were written for sequence(s) {kept} only, the other "
+                    "sequences were never stored. Write all of k_new's batch rows: "
                     "self.keys[:, :, start:stop] = k_new."
                 )
     if k_new is not None and cache is not None and _written_at(got_k, k_new, -1) is None:

@@ -620,8 +620,9 @@ def _diagnose_calls(calls: list[dict], length: int, ids=None, step0_wrong: bool 
         if call["caches"] is None:
             if number == 0:
                 return (
-                    "The prompt ran through the model without the caches (caches=None): they "
-                    "stay empty, so the new tokens attend to nothing of the prompt. Pass the "
+                    "The prefill, the prompt's call, ran through the model without the caches "
+                    "(caches=None): they never hold the prompt, so the new tokens attend to "
+                    "nothing of it. Pass the "
                     "caches to the prefill call too: model(prompt, caches=caches, start=0)."
                 )
             return (
@@ -1254,12 +1255,12 @@ def _reused_caches(calls: list[dict], first_calls: int) -> str:
             if any(cache is old for old in earlier):
                 held = call["held"][0] if call["held"] else None
                 return (
-                    "The second generate on this model fed it through the caches of the first "
-                    "one (the same cache objects"
+                    "The second call of generate on this model reused the caches of the first "
+                    "call (the same cache objects, kept across calls"
                     + (f", still holding its {held} positions" if isinstance(held, int) else "")
-                    + "): the second prompt is stored after the first generation's positions "
-                    "and attends to them, and the caches overflow. Make fresh caches inside "
-                    "generate at every call, caches = model.new_caches(batch, len + "
+                    + "): the second prompt is stored after the first call's keys and values "
+                    "and attends to them, and the caches overflow. Make new caches at every "
+                    "call of generate, caches = model.new_caches(batch, len + "
                     "max_new_tokens) as a local variable: not kept on the model, in a global "
                     "or in a default argument."
                 )
@@ -1474,7 +1475,8 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 why = (
                     "that is generation without a cache: the whole sequence at every step."
                     if ran >= uncached and new > 1
-                    else "each position should run once: the prompt, then one token per step."
+                    else "the model should see each position once: the prompt, then one token "
+                    "per step."
                 )
                 repeats = (
                     "" if ran >= uncached and new > 1 else _positions_repeated(trace.calls, length)

@@ -666,6 +666,19 @@ def _not_stacked(value, shape: tuple[int, int]) -> str:
     )
 
 
+def _targets_after(inputs, tokens: torch.Tensor, position: dict) -> torch.Tensor | None:
+    """The ids that follow each of the learner's inputs in tokens, (batch_size,
+    block_size) int64; None when the inputs are not ids of tokens with a next one."""
+    try:
+        ids = inputs.detach().long().tolist()  # (batch_size, block_size)
+        after = [[position[i] + 1 for i in row] for row in ids]
+        if any(p >= len(tokens) for row in after for p in row):
+            return None
+        return tokens[torch.tensor(after)]  # (batch_size, block_size)
+    except Exception:  # not a 2-D tensor of the tokens' ids
+        return None
+
+
 def check_next_token_batches(next_token_batches, *, hidden: bool = False) -> None:
     with Checker("next_token_batches", hidden=hidden) as c:
         c.require_callable(next_token_batches)
@@ -728,6 +741,9 @@ def _check_batch_case(c: Checker, next_token_batches, case: _BatchCase) -> None:
             or _short_by_one(value, shape)
             or _each_start_once(value, shape, case.num_tokens)
             or _rows_not_batch_size(value, shape, case.num_tokens),
+            # the targets that follow the learner's own inputs: an encoding of them (one-hot,
+            # blind27c-ntb-targets-one-hot) is said from its values
+            expected=_targets_after(inputs, tokens, position) if name == "targets" else None,
         )
         c.expect_true(
             value.dtype == torch.int64,

@@ -11,6 +11,7 @@ import torch.nn.functional as F
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.elementwise_forms import fitted_form, form_text
+from transformer_course.checking.elementwise_functions import described_function
 from transformer_course.checking.hooks import inputs_received
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import (
@@ -658,6 +659,27 @@ def _swish_slope(hidden: torch.Tensor, gate: torch.Tensor, value: torch.Tensor) 
     )
 
 
+def _gate_activation(hidden: torch.Tensor, gate: torch.Tensor, value: torch.Tensor) -> str:
+    """w2's input as f(w1(x)) * w3(x) with an activation f other than the SiLU, f read off
+    the values (what w2 receives divided by w3(x), against w1(x)) and named, or described
+    when no known function fits (blind27c-swiglu-relu-squared-gate, a squared ReLU, was
+    told "largest difference"); "" when the hidden layer is not a gate times w3(x)."""
+    if hidden.shape != gate.shape:
+        return ""
+    usable = value.abs() > 0.1  # (..., d_ff): where dividing by the value is safe
+    described = described_function(
+        gate[usable], hidden[usable] / value[usable], right="F.silu(z) = z * sigmoid(z)"
+    )
+    if not described:
+        return ""
+    return (
+        "What your w2 receives, divided by the value w3(x), is your gate's activation f of z "
+        f"= w1(x), and {described}: your gate is not the SiLU, F.silu(z) = z * "
+        "sigmoid(z), which is slightly negative for negative z and close to z for large "
+        "positive z. Gate with the SiLU: self.w2(F.silu(self.w1(x)) * self.w3(x))."
+    )
+
+
 def _inside_swiglu(module, x: torch.Tensor, state) -> str:
     """What the learner's SwiGLU's layers receive, recorded with hooks during one call: the
     first of w1, w3 (which must receive x) and w2 (which must receive silu(w1(x)) * w3(x))
@@ -723,7 +745,9 @@ def _inside_swiglu(module, x: torch.Tensor, state) -> str:
         }
         form = fitted_form(hidden, terms)
         if form is None or len(form) < 2 or form[0][0] != "silu(w1(x)) * w3(x)":
-            return ""  # a single other term: the activation checks name those
+            # a single other term: the activation checks name those; another activation of
+            # the gate, read off the values
+            return _gate_activation(hidden.detach().double(), gate, value)
         extra = form_text(form[1:]).lstrip("-")
         sign = "minus" if form[1][1] < 0 else "plus"
         factored = ""
