@@ -1475,8 +1475,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 why = (
                     "that is generation without a cache: the whole sequence at every step."
                     if ran >= uncached and new > 1
-                    else "the model should see each position once: the prompt, then one token "
-                    "per step."
+                    else "each position should run once: the prompt, then one token per step."
                 )
                 repeats = (
                     "" if ran >= uncached and new > 1 else _positions_repeated(trace.calls, length)
