@@ -5015,10 +5015,7 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
         (_generate_prefill_last_token, r"positions 0 \.\. \d+ of the prompt never ran"),
         (_generate_caches_batch_one, r"(?s)axis 0 \(batch\).*caches hold one slot per sequence"),
         (_generate_stale_start, r"Call 2 of the model .* ran with start=6, but the caches held 5"),
-        (
-            _generate_prompt_uncached,
-            r"The prefill, the prompt's call, ran through the model without the caches",
-        ),
+        (_generate_prompt_uncached, r"prompt ran through the model without the caches"),
         (
             _generate_prompt_logits_twice_uncached,
             r"the prompt ran 3 times \(positions 0 \.\. \d+\), in call 1 .*without caches.* "

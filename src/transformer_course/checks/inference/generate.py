@@ -620,9 +620,8 @@ def _diagnose_calls(calls: list[dict], length: int, ids=None, step0_wrong: bool 
         if call["caches"] is None:
             if number == 0:
                 return (
-                    "The prefill, the prompt's call, ran through the model without the caches "
-                    "(caches=None): they never hold the prompt, so the new tokens attend to "
-                    "nothing of it. Pass the "
+                    "The prompt ran through the model without the caches (caches=None): they "
+                    "stay empty, so the new tokens attend to nothing of the prompt. Pass the "
                     "caches to the prefill call too: model(prompt, caches=caches, start=0)."
                 )
             return (
