@@ -3959,7 +3959,7 @@ MISTAKES = [
     Mistake(
         check_generate,
         _named("generate", _generate_caches_on_model),
-        r"The second call of generate on this model reused the caches of the first call",
+        r"The second generate on this model fed it through the caches of the first one",
     ),
     # the fed token replayed against the learner's own ids (the first wrong step, before)
     Mistake(

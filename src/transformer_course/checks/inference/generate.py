@@ -1254,12 +1254,12 @@ def _reused_caches(calls: list[dict], first_calls: int) -> str:
             if any(cache is old for old in earlier):
                 held = call["held"][0] if call["held"] else None
                 return (
-                    "The second call of generate on this model reused the caches of the first "
-                    "call (the same cache objects, kept across calls"
+                    "The second generate on this model fed it through the caches of the first "
+                    "one (the same cache objects"
                     + (f", still holding its {held} positions" if isinstance(held, int) else "")
-                    + "): the second prompt is stored after the first call's keys and values "
-                    "and attends to them, and the caches overflow. Make new caches at every "
-                    "call of generate, caches = model.new_caches(batch, len + "
+                    + "): the second prompt is stored after the first generation's positions "
+                    "and attends to them, and the caches overflow. Make fresh caches inside "
+                    "generate at every call, caches = model.new_caches(batch, len + "
                     "max_new_tokens) as a local variable: not kept on the model, in a global "
                     "or in a default argument."
                 )
