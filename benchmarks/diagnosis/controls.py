@@ -116,6 +116,7 @@ _AFTER_ROUND_26 = ("415d438", "after round 26: round 23's cases read and fixed")
 _AFTER_ROUND_27 = ("7f2890e", "after round 27: round 24's cases read and fixed")
 _AFTER_ROUND_28 = ("359f3b4", "after round 28: round 25's cases read and fixed")
 _AFTER_ROUND_29 = ("3db2534", "after round 29: round 26's cases read and fixed")
+_AFTER_ROUND_31 = ("14ac010", "after round 31: round 27's cases read and fixed")
 CONTROLS = (
     Control(
         "round 11's first cases (blind11a-g)",
@@ -253,6 +254,14 @@ CONTROLS = (
         (
             ("4a50fae", "after round 28: the cases' base, before they were read"),
             _AFTER_ROUND_29,
+        ),
+    ),
+    Control(
+        "round 27's cases, new to the benchmark (blind27a-c)",
+        ("blind27a-", "blind27b-", "blind27c-"),
+        (
+            ("8f0b17a", "after round 30: the cases' base, before they were read"),
+            _AFTER_ROUND_31,
         ),
     ),
     Control(

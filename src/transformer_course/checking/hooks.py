@@ -4,13 +4,44 @@ the checks' way to see inside a learner's composite module without reading its c
 from __future__ import annotations
 
 import contextlib
+import io
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import torch
 from torch import nn
 
-__all__ = ["inputs_received", "last_input_hint"]
+__all__ = ["argument_received", "inputs_received", "last_input_hint"]
+
+
+def argument_received(
+    obj: Any, method: str, position: int, call: Callable[[], Any], keyword: str | None = None
+) -> list | None:
+    """Run ``call()`` once, without gradients and its printing silenced, with
+    ``obj.method`` wrapped on this instance only, and return the positional argument
+    ``position`` (or the argument passed as ``keyword``) of every call made to it, in order
+    (a decoding loop's ``model.decode`` and the source ids it is handed); None when
+    ``call()`` raised. The class's method is
+    restored afterwards."""
+    received: list = []
+    original = getattr(obj, method)
+
+    def recording(*args, **kwargs):
+        if len(args) > position:
+            received.append(args[position])
+        elif keyword is not None and keyword in kwargs:
+            received.append(kwargs[keyword])
+        return original(*args, **kwargs)
+
+    setattr(obj, method, recording)  # an attribute of this instance only
+    try:
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            call()
+    except Exception:  # only an explanation: nothing to say
+        return None
+    finally:
+        delattr(obj, method)  # the class's method again
+    return received
 
 
 def inputs_received(

@@ -348,13 +348,10 @@ def arrival_hint(
     return [(Exception, hit)]
 
 
-def slice_sources(got: Any, expected: Any, dim: int) -> list[int] | None:
-    """Which of ``expected``'s slices along ``dim`` each slice of ``got`` holds: entry p is
-    the index of the one slice of ``expected`` equal to got's slice p, repeats and gaps
-    allowed (a slice copied twice, another never: what :func:`slice_order` leaves out, as
-    it needs every slice once). None when the two differ in shape, are already equal, some
-    slice of ``got`` is none of ``expected``'s, or two of ``expected``'s slices are equal
-    (the sources would be ambiguous)."""
+def _matching_slices(got: Any, expected: Any, dim: int) -> list[int] | None:
+    """Entry p: the index of the one slice of ``expected`` along ``dim`` equal to got's
+    slice p. None when the two are not tensors of one shape (nor 0-d), or some slice of
+    ``got`` equals none or several of ``expected``'s."""
     if not isinstance(got, torch.Tensor) or not isinstance(expected, torch.Tensor):
         return None
     if got.shape != expected.shape or got.dim() == 0:
@@ -368,6 +365,23 @@ def slice_sources(got: Any, expected: Any, dim: int) -> list[int] | None:
             if len(found) != 1:
                 return None
             sources.append(found[0])
+    except (RuntimeError, IndexError):  # values from a sandbox, an odd layout: say nothing
+        return None
+    return sources
+
+
+def slice_sources(got: Any, expected: Any, dim: int) -> list[int] | None:
+    """Which of ``expected``'s slices along ``dim`` each slice of ``got`` holds: entry p is
+    the index of the one slice of ``expected`` equal to got's slice p, repeats and gaps
+    allowed (a slice copied twice, another never: what :func:`slice_order` leaves out, as
+    it needs every slice once). None when the two differ in shape, are already equal, some
+    slice of ``got`` is none of ``expected``'s, or two of ``expected``'s slices are equal
+    (the sources would be ambiguous)."""
+    sources = _matching_slices(got, expected, dim)
+    if sources is None:
+        return None
+    try:
+        right = expected.detach().movedim(dim, 0)
         for i, piece in enumerate(right):  # the sources must be unambiguous
             if any(_equal(piece, other) for other in right[i + 1 :]):
                 return None
@@ -384,20 +398,8 @@ def slice_order(got: Any, expected: Any, dim: int) -> list[int] | None:
     already equal, or some slice of ``got`` is not exactly one slice of ``expected`` (a
     position stored newest first, reversed, rotated: the values say which, not the sizes;
     when two slices of ``expected`` are equal the order is ambiguous and None too)."""
-    if not isinstance(got, torch.Tensor) or not isinstance(expected, torch.Tensor):
-        return None
-    if got.shape != expected.shape or got.dim() == 0:
-        return None
-    try:
-        mine = got.detach().movedim(dim, 0)
-        right = expected.detach().movedim(dim, 0)
-        order = []
-        for piece in mine:
-            found = [i for i, other in enumerate(right) if _equal(piece, other)]
-            if len(found) != 1:
-                return None
-            order.append(found[0])
-    except (RuntimeError, IndexError):  # values from a sandbox, an odd layout: say nothing
+    order = _matching_slices(got, expected, dim)
+    if order is None:
         return None
     if sorted(order) != list(range(len(order))) or order == list(range(len(order))):
         return None

@@ -10,6 +10,7 @@ import warnings
 import torch
 
 from transformer_course.checking import Checker, CheckFailure, numpy_rng
+from transformer_course.checking.hooks import argument_received
 from transformer_course.checking.objects import course_object
 from transformer_course.reference.transformer import Transformer, greedy_decode
 
@@ -922,21 +923,11 @@ def _decode_source_argument(beam_search, model, src, setting) -> str:
     cross-attention's padding mask. Named when a row is none of them (a mask of ones, the
     target tokens, a bool mask); "" otherwise, or when nothing was recorded."""
     pad_id = model.pad_id
-    received: list = []
-    original = model.decode
-
-    def recording_decode(tgt_ids, memory, src_ids, *args, **kwargs):
-        received.append(src_ids)
-        return original(tgt_ids, memory, src_ids, *args, **kwargs)
-
-    model.decode = recording_decode  # an attribute of this instance only
-    try:
-        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
-            beam_search(model, src.clone(), *setting)
-    except Exception:  # only an explanation
+    received = argument_received(
+        model, "decode", 2, lambda: beam_search(model, src.clone(), *setting), "src_ids"
+    )
+    if received is None:
         return ""
-    finally:
-        del model.decode  # the class's method again
     sources = [[int(t) for t in row] for row in src]
 
     def a_source_row(row: list[int]) -> bool:

@@ -13,6 +13,7 @@ from torch import nn
 
 from transformer_course.checking import Checker, CheckFailure
 from transformer_course.checking.formatting import short
+from transformer_course.checking.hooks import argument_received
 from transformer_course.checking.inputs import vocab_token_ids
 from transformer_course.checking.modules import random_state
 from transformer_course.checking.objects import course_object
@@ -1197,18 +1198,14 @@ def _decode_source_argument(greedy_decode, case: _GreedyCase) -> str:
     which is right only when pad_id is 0, or the generated tokens; "" otherwise."""
     model = case.model()
     src = case.src()  # (batch, len_src)
-    received: list = []
-    original = model.decode
-
-    def recording_decode(tgt_ids, memory, src_ids, *args, **kwargs):
-        received.append(src_ids)
-        return original(tgt_ids, memory, src_ids, *args, **kwargs)
-
-    model.decode = recording_decode  # an attribute of this instance only
-    try:
-        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
-            greedy_decode(model, src.clone(), case.max_len, case.bos_id, case.eos_id)
-    except Exception:  # only an explanation
+    received = argument_received(
+        model,
+        "decode",
+        2,
+        lambda: greedy_decode(model, src.clone(), case.max_len, case.bos_id, case.eos_id),
+        "src_ids",
+    )
+    if received is None:
         return ""
     given = next((a for a in received if isinstance(a, torch.Tensor)), None)
     if given is None or (given.shape == src.shape and torch.equal(given.long(), src)):
