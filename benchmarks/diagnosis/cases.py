@@ -2932,3 +2932,15 @@ CASES += _BLIND27B
 from benchmarks.diagnosis.cases_blind27c import BLIND27C as _BLIND27C  # noqa: E402
 
 CASES += _BLIND27C
+
+from benchmarks.diagnosis.cases_blind28a import BLIND28A as _BLIND28A  # noqa: E402
+
+CASES += _BLIND28A
+
+from benchmarks.diagnosis.cases_blind28b import BLIND28B as _BLIND28B  # noqa: E402
+
+CASES += _BLIND28B
+
+from benchmarks.diagnosis.cases_blind28c import BLIND28C as _BLIND28C  # noqa: E402
+
+CASES += _BLIND28C
