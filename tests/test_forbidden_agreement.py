@@ -15,6 +15,13 @@ For each such lesson, three submissions built from the solution:
   under an alias and called in the answer of an exercise that allows it (``torch.softmax``
   in grouped-query attention): nothing else is lost, and nothing is flagged.
 
+And one more family, where a check needs autograd's graph, which stays in the sandbox (the
+grader takes the gradient there, :mod:`transformer_course.grader.inside.gradients`):
+
+* ``frozen_row``: ``TokenEmbedding`` built with ``padding_idx=1`` (fairseq's <pad>, a real
+  token in this course): the right values, but row 1 never trains: 0 both ways;
+* ``pad_row``: the same with ``padding_idx=0``, the course's <pad>: accepted both ways.
+
 The notebook's verdict comes from calling each exercise's check (visible and hidden, as
 the autograded test cell does) on the answers executed as notebook cells; the grader's from
 one course-grader run over every lesson's submissions.
@@ -191,7 +198,32 @@ def submissions(lesson: str) -> dict[str, tuple[dict[str, str], dict[str, str]]]
             preamble, call = next(sp for sp in SPELLINGS[fam] if " as " in sp[0])
             answers[hosts[0].name] = inject(answers[hosts[0].name], hosts[0].name, preamble, call)
     found["mixed"] = (answers, {**ok, holder.name: "zero"})
+    for student, (name, old, new, verdict) in GRADIENT_CASES.get(lesson, {}).items():
+        assert old in solved[name], (lesson, name, old)
+        changed = dict(solved, **{name: solved[name].replace(old, new)})
+        found[student] = (changed, {**ok, name: verdict})
     return found
+
+
+#: lesson -> student -> (exercise, text of the solution, replaced by, expected verdict): the
+#: submissions whose check needs the gradient of the learner's module
+_TABLE = "nn.Embedding(vocab_size, d_model)"
+GRADIENT_CASES = {
+    "02_embeddings": {
+        "frozen_row": (
+            "TokenEmbedding",
+            _TABLE,
+            "nn.Embedding(vocab_size, d_model, padding_idx=1)",
+            "zero",
+        ),
+        "pad_row": (
+            "TokenEmbedding",
+            _TABLE,
+            "nn.Embedding(vocab_size, d_model, padding_idx=0)",
+            "ok",
+        ),
+    },
+}
 
 
 # ------------------------------------------------------------------ the notebook's side

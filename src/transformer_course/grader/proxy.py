@@ -185,6 +185,13 @@ class ModuleProxy(nn.Module, Remote):
     def zero_grad(self, set_to_none: bool = True):
         self._session.call(self, "zero_grad", (), {"set_to_none": set_to_none})
 
+    def output_sum_gradients(self, *args) -> dict:
+        """Calls the module on ``args`` in the sandbox and returns the gradient of the
+        output's sum with respect to each trainable parameter, by name (None where the output
+        does not depend on it): the gradient a check would take on a module in a notebook,
+        taken where the graph is (:mod:`.inside.gradients`)."""
+        return self._session.call(self, "__call__", args, {}, gradients=True)
+
     def _listing(self, name: str, *args, **kwargs):
         return self._session.call(self, name, args, kwargs, listify=True)
 

@@ -485,6 +485,7 @@ class Session:
         args: tuple,
         kwargs: dict,
         listify: bool = False,
+        gradients: bool = False,
     ):
         self._check_generation(target)
         encoder = codec.Encoder(extension=self._encode_extension)
@@ -503,6 +504,7 @@ class Session:
             "kwargs": kwargs_node,
             "exercise": self.exercise,
             "listify": listify,
+            "gradients": gradients,
         }
         reply, buffers = self.request(
             header, encoder.buffers, self._deadline(self.limits.check_timeout), "check"
