@@ -20,7 +20,14 @@ grader takes the gradient there, :mod:`transformer_course.grader.inside.gradient
 
 * ``frozen_row``: ``TokenEmbedding`` built with ``padding_idx=1`` (fairseq's <pad>, a real
   token in this course): the right values, but row 1 never trains: 0 both ways;
-* ``pad_row``: the same with ``padding_idx=0``, the course's <pad>: accepted both ways.
+* ``pad_row``: the same with ``padding_idx=0``, the course's <pad>: accepted both ways;
+* ``in_place``: ``scaled_dot_product_attention`` zeroing the weights' rows that allow no
+  key in place (``masked_fill_`` on softmax's output): the right values, and a backward
+  pass that raises: 0 both ways;
+* ``cut_memory``: ``DecoderLayer``'s cross-attention reading ``memory.detach()``: the right
+  output, and no gradient into the encoder: 0 both ways;
+* ``cut_term``: ``label_smoothed_loss`` with its smoothing term computed from detached
+  log-probabilities: the right value, a wrong gradient: 0 both ways.
 
 The notebook's verdict comes from calling each exercise's check (visible and hidden, as
 the autograded test cell does) on the answers executed as notebook cells; the grader's from
@@ -221,6 +228,30 @@ GRADIENT_CASES = {
             _TABLE,
             "nn.Embedding(vocab_size, d_model, padding_idx=0)",
             "ok",
+        ),
+    },
+    "04_attention": {
+        "in_place": (
+            "scaled_dot_product_attention",
+            "weights = weights.masked_fill(nothing_allowed, 0.0)",
+            "weights.masked_fill_(nothing_allowed, 0.0)",
+            "zero",
+        ),
+    },
+    "08_decoder": {
+        "cut_memory": (
+            "DecoderLayer",
+            "self.cross_attn(x, memory, memory, src_mask)[0]))",
+            "self.cross_attn(x, memory.detach(), memory.detach(), src_mask)[0]))",
+            "zero",
+        ),
+    },
+    "10_training": {
+        "cut_term": (
+            "label_smoothed_loss",
+            "uniform = -log_probs.mean(dim=-1)",
+            "uniform = -log_probs.detach().mean(dim=-1)",
+            "zero",
         ),
     },
 }

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-from .graph import graph_reaches
+from .graph import call_gradients, graph_reaches
 
 __all__ = ["frozen_rows", "frozen_rows_message", "frozen_rows_of", "padding_idx_signature"]
 
@@ -42,18 +42,13 @@ def frozen_rows(output: torch.Tensor, table: torch.Tensor) -> list[int] | None:
 def frozen_rows_of(module, ids: torch.Tensor, key: str) -> list[int] | None:
     """The rows of ``module``'s parameter ``key`` (a table, (rows, width)) whose gradient
     from ``module(ids).sum()`` is all zero, where ``ids`` read every row; None when no
-    gradient can be taken. A module the sandboxed grader stands in for takes the gradient
-    where the module lives (its ``output_sum_gradients``); a module of the notebook's own
-    process, here."""
-    remote = getattr(type(module), "output_sum_gradients", None)
-    if callable(remote):
-        gradients = module.output_sum_gradients(ids)
-        gradient = gradients.get(key) if isinstance(gradients, dict) else None
-        if not isinstance(gradient, torch.Tensor) or gradient.dim() != 2:
-            return None
-        return _all_zero_rows(gradient)
-    table = dict(module.named_parameters()).get(key)
-    return frozen_rows(module(ids), table)
+    gradient can be taken. Taken by :func:`~.graph.call_gradients`: where the grader stands
+    in for the module, in its sandbox."""
+    gradients = call_gradients(module, (ids,), None, "parameters")
+    gradient = gradients.get(key) if isinstance(gradients, dict) else None
+    if not isinstance(gradient, torch.Tensor) or gradient.dim() != 2:
+        return None
+    return _all_zero_rows(gradient)
 
 
 def _all_zero_rows(gradient: torch.Tensor) -> list[int]:

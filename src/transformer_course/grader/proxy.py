@@ -91,6 +91,13 @@ class FunctionProxy(Remote):
     def __call__(self, *args, **kwargs):
         return self._session.call(self, None, args, kwargs)
 
+    def gradients_of_call(self, args: tuple, upstream: Any, wrt: str = "arguments"):
+        """The call ``self(*args)`` made in the sandbox, and the gradients of
+        ``Σ result · upstream`` taken there (:mod:`.inside.gradients`), where autograd's
+        graph is: what :func:`transformer_course.checking.graph.call_gradients` takes in the
+        notebook's process."""
+        return self._session.call(self, None, args, {}, gradients=(wrt, upstream))
+
     def __repr__(self) -> str:
         return f"<your {self._type} {self.__name__}>"
 
@@ -185,12 +192,10 @@ class ModuleProxy(nn.Module, Remote):
     def zero_grad(self, set_to_none: bool = True):
         self._session.call(self, "zero_grad", (), {"set_to_none": set_to_none})
 
-    def output_sum_gradients(self, *args) -> dict:
-        """Calls the module on ``args`` in the sandbox and returns the gradient of the
-        output's sum with respect to each trainable parameter, by name (None where the output
-        does not depend on it): the gradient a check would take on a module in a notebook,
-        taken where the graph is (:mod:`.inside.gradients`)."""
-        return self._session.call(self, "__call__", args, {}, gradients=True)
+    def gradients_of_call(self, args: tuple, upstream: Any, wrt: str = "arguments"):
+        """As :meth:`FunctionProxy.gradients_of_call`, for the module's call (``wrt``:
+        ``"arguments"`` or ``"parameters"``, the module's trainable ones by name)."""
+        return self._session.call(self, "__call__", args, {}, gradients=(wrt, upstream))
 
     def _listing(self, name: str, *args, **kwargs):
         return self._session.call(self, name, args, kwargs, listify=True)

@@ -485,13 +485,18 @@ class Session:
         args: tuple,
         kwargs: dict,
         listify: bool = False,
-        gradients: bool = False,
+        gradients: tuple[str, Any] | None = None,
     ):
         self._check_generation(target)
         encoder = codec.Encoder(extension=self._encode_extension)
         try:
             args_node = encoder.encode(list(args))
             kwargs_node = encoder.encode(dict(kwargs))
+            request = (
+                None
+                if gradients is None
+                else {"wrt": gradients[0], "up": encoder.encode(gradients[1])}
+            )
         except codec.CodecError as exc:
             raise CheckProblem(
                 f"the check's arguments cannot be sent to the sandbox: {exc}"
@@ -504,7 +509,7 @@ class Session:
             "kwargs": kwargs_node,
             "exercise": self.exercise,
             "listify": listify,
-            "gradients": gradients,
+            "gradients": request,
         }
         reply, buffers = self.request(
             header, encoder.buffers, self._deadline(self.limits.check_timeout), "check"

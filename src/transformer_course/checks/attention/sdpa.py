@@ -29,6 +29,7 @@ from transformer_course.checking.attention_weights import (
     with_fully_masked_rows,
 )
 from transformer_course.checking.failure import _is_learner_frame
+from transformer_course.checking.graph import call_gradients
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.reshape_moves import reshaped_instead
 from transformer_course.checking.stand_ins import stand_in_sentence, stand_ins
@@ -1233,23 +1234,32 @@ def _scale_moved_to_output(q, k, v, mask, weights, output) -> str:
 def _backward_error(fn, mask) -> str | None:
     """Run ``fn`` on a small input that requires gradients (with ``mask``) and backward
     through its output and weights: None when backward runs (or the forward call fails,
-    which the cases above report), else the text of the RuntimeError backward raised."""
+    which the cases above report), else the text of the RuntimeError backward raised.
+    The backward pass runs where the call ran (:func:`call_gradients`: in the sandboxed
+    grader, there)."""
     q, k, v = (
         torch.randn(2, n, d, generator=torch_generator(6161 + i), dtype=torch.float64)
         for i, (n, d) in enumerate(((3, 4), (5, 4), (5, 6)))
     )
-    given = [t.requires_grad_() for t in (q, k, v)]
+    args = [t.requires_grad_() for t in (q, k, v)] + ([] if mask is None else [mask.clone()])
+    # d loss / d (output, weights) for loss = output.sum() + Σ weights · key index
+    upstream = (torch.ones(2, 3, 6, dtype=torch.float64), torch.arange(5.0).repeat(2, 3, 1))
     try:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(_CALL_SEED)
-            output, weights = fn(*given, *([] if mask is None else [mask.clone()]))
-        loss = output.sum() + (weights * torch.arange(5, dtype=weights.dtype)).sum()
+            output, weights = fn(*args)  # (2, 3, 6), (2, 3, 5)
+        if (tuple(output.shape), tuple(weights.shape)) != ((2, 3, 6), (2, 3, 5)):
+            return None
     except Exception:  # a probe: the cases above say what is wrong with the call
         return None
     try:
-        loss.backward()
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(_CALL_SEED)
+            call_gradients(fn, args, upstream)
     except RuntimeError as exc:
         return str(exc).split(" Hint:")[0]
+    except Exception:  # a second call that differs from the first: nothing said here
+        return None
     return None
 
 

@@ -4,6 +4,8 @@ ignoring padding (PyTorch's definition).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import itertools
 import math
 import numbers
@@ -14,7 +16,7 @@ import torch.nn.functional as F
 
 from transformer_course.checking import Checker, short, tolerance, torch_generator
 from transformer_course.checking.aligned_positions import misaligned_pairings
-from transformer_course.checking.graph import graph_reaches
+from transformer_course.checking.graph import call_gradients
 from transformer_course.checking.implied_targets import implied_targets, target_differences
 from transformer_course.checking.library_calls import keywords_of_calls
 from transformer_course.checking.oracles import label_smoothing_f
@@ -797,17 +799,17 @@ def _size_mismatch_hint(logits: torch.Tensor, labels: torch.Tensor, pad_id: int)
     return text
 
 
-def _expect_gradient(c: Checker, got, logits, labels, pad_id, eps, what: str) -> None:
+def _expect_gradient(c: Checker, loss_fn, logits, labels, pad_id, eps, what: str) -> None:
     """The loss's gradient with respect to the logits, once its value is right: training
     calls loss.backward(). An in-place change of a tensor autograd saved (log_probs.neg_()
     on log_softmax's output, a -= or a slice assignment) leaves the value right and makes
     backward raise; a part cut from the graph (.detach(), .data) leaves it right and the
-    gradient wrong (round 18, blind15a-ls-log-probs-negated-in-place). Skipped where the
-    result carries no graph back to the check's logits (the sandboxed grader)."""
-    if not graph_reaches(got, [logits]):
-        return
+    gradient wrong (round 18, blind15a-ls-log-probs-negated-in-place). The call is made
+    again with the gradient asked for (:func:`call_gradients`: in the sandboxed grader, the
+    gradient is taken there)."""
     try:
-        (grad,) = torch.autograd.grad(got, logits, allow_unused=True)  # (..., V)
+        with contextlib.redirect_stdout(io.StringIO()):
+            grads = call_gradients(loss_fn, (logits, labels, pad_id, eps))
     except RuntimeError as exc:
         text = str(exc).split(" Hint:")[0]  # without torch's advice on anomaly detection
         raised = (
@@ -831,12 +833,16 @@ def _expect_gradient(c: Checker, got, logits, labels, pad_id, eps, what: str) ->
             f"an assignment into a slice).{saved} Use the out-of-place form, which returns a "
             "new tensor: nll = -log_probs.gather(...), or neg_log_probs = -log_probs."
         )
+    except Exception:  # a second call that differs from the first: said by the value checks
+        return
+    if len(grads) != 1:
+        return
+    grad = grads[0]  # (..., V), d loss / d logits
     expected_logits = logits.detach().double().requires_grad_(True)
     (expected,) = torch.autograd.grad(
         smoothed_cross_entropy(expected_logits, labels, pad_id, eps), expected_logits
     )
-    tol = tolerance(got.dtype)
-    if grad is None or not torch.allclose(grad.double(), expected, **tol):
+    if grad is None or not torch.allclose(grad.double(), expected, **tolerance(grad.dtype)):
         c.fail(
             f"The value of {what} is right, but its gradient with respect to the logits is "
             "not (the one loss.backward() gives training): part of the loss is cut from "
@@ -1060,5 +1066,5 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 "logits: log(softmax(x)) gives log 0 = -inf), then (1 - ε)·(-log p[y]) + "
                 "ε·mean over all V tokens of -log p, averaged over the non-pad positions.",
             )
-            _expect_gradient(c, got, logits, labels, pad_id, eps, what)
+            _expect_gradient(c, label_smoothed_loss, logits, labels, pad_id, eps, what)
         _expect_default_smoothing(c, label_smoothed_loss, smoothing_cases(hidden)[0])

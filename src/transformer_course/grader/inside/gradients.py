@@ -1,13 +1,17 @@
-"""The gradient a check asks for, taken where the learner's module lives.
+"""The gradients a check asks for, taken where the learner's code ran.
 
 Values cross the sandbox's boundary as plain data, without autograd's graph, so a check
-that needs the gradient of a module's output with respect to its parameters (an embedding
-row kept out of training by ``padding_idx`` or a detached copy) cannot take it on the
-grader's side. The grader asks for it instead: the module's call is made as any other, and
-then the gradient of the output's sum with respect to each parameter is taken here and
-sent back as data (``None`` for a parameter the output does not depend on). The learner's
-code runs during the backward pass (its hooks, its autograd functions) exactly as it would
-under the check in a notebook, under the same limits.
+that needs a gradient through the learner's code (an embedding row kept out of training
+by ``padding_idx``, a loss whose terms were cut from the graph, an in-place change that
+makes backward raise) cannot take it on the grader's side. The grader asks for it with
+the call instead: the call is made as any other, and then the gradient of
+``Σ result · upstream`` is taken here, with respect to the module's trainable parameters
+(``wrt="parameters"``, by name) or to the call's tensor arguments that require a gradient
+(``wrt="arguments"``, in order), and sent back as data (``None`` for one the result does
+not depend on). An error of the backward pass is the learner's, as it would be in a
+notebook. The learner's code runs during the backward pass (its hooks, its autograd
+functions) under the same limits. :func:`transformer_course.checking.graph.call_gradients`
+is the notebook's side of the same request.
 """
 
 from __future__ import annotations
@@ -16,19 +20,51 @@ from typing import Any
 
 import torch
 
-__all__ = ["output_sum_gradients"]
+__all__ = ["requested_gradients"]
 
 
-def output_sum_gradients(module: Any, output: Any) -> dict[str, Any]:
-    """``{name: d output.sum() / d parameter}`` for ``module``'s trainable parameters; an
-    empty dict when the output is not a tensor that carries a graph."""
-    if not isinstance(output, torch.Tensor) or not output.requires_grad:
-        return {}
-    named = [(name, p) for name, p in module.named_parameters() if p.requires_grad]
-    if not named:
-        return {}
-    gradients = torch.autograd.grad(output.float().sum(), [p for _, p in named], allow_unused=True)
-    return {
-        name: None if gradient is None else gradient.detach().clone()
-        for (name, _), gradient in zip(named, gradients, strict=True)
-    }
+def requested_gradients(target: Any, args: list, result: Any, request: dict) -> Any:
+    """The gradients ``request`` asks for (``{"wrt": ..., "upstream": ...}``) of ``result``,
+    which ``target(*args)`` (or its method) returned."""
+    outputs, upstream = _paired(result, request.get("upstream"))
+    if request.get("wrt") == "parameters":
+        named = [(name, p) for name, p in target.named_parameters() if p.requires_grad]
+        inputs = [p for _, p in named]
+    else:
+        named = []
+        inputs = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+    if not outputs or not inputs:
+        gradients: tuple = (None,) * len(inputs)
+    else:
+        gradients = torch.autograd.grad(outputs, inputs, upstream, allow_unused=True)
+    kept = [None if g is None else g.detach().clone() for g in gradients]
+    if request.get("wrt") == "parameters":
+        return {name: g for (name, _), g in zip(named, kept, strict=True)}
+    return kept
+
+
+def _paired(result: Any, upstream: Any) -> tuple[list, list]:
+    """The result's tensors that carry a graph, each with its upstream gradient (ones where
+    none is given). A tuple result pairs with a tuple of upstream gradients (None: left
+    out); an upstream gradient whose shape is not its tensor's is a ValueError."""
+    if isinstance(result, torch.Tensor):
+        results, upstreams = [result], [upstream]
+    elif isinstance(result, (tuple, list)) and isinstance(upstream, (tuple, list)):
+        if len(result) != len(upstream):
+            raise ValueError("the result has another number of parts than the gradients given")
+        results, upstreams = list(result), list(upstream)
+    else:
+        raise ValueError("the result is not a tensor, or not the parts the check expects")
+    outputs, grads = [], []
+    for value, grad in zip(results, upstreams, strict=True):
+        if not isinstance(value, torch.Tensor) or not value.requires_grad:
+            continue
+        if grad is None and len(results) > 1:
+            continue
+        grad = torch.ones_like(value) if grad is None else grad.to(value.dtype)
+        if grad.shape != value.shape:
+            raise ValueError(f"an upstream gradient of shape {tuple(grad.shape)} for a result "
+                             f"of shape {tuple(value.shape)}")  # fmt: skip
+        outputs.append(value)
+        grads.append(grad)
+    return outputs, grads

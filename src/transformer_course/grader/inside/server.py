@@ -20,7 +20,7 @@ from typing import Any
 
 from transformer_course.grader import codec
 from transformer_course.grader.inside.frames import is_learner_file
-from transformer_course.grader.inside.gradients import output_sum_gradients
+from transformer_course.grader.inside.gradients import requested_gradients
 from transformer_course.grader.inside.importing import CourseFinder
 from transformer_course.grader.inside.pinning import PinnedState
 from transformer_course.grader.inside.references import GraderError, References
@@ -285,6 +285,9 @@ class Server(PinnedState, Tripwires, References, Values):
         kwargs = decoder.decode(header.get("kwargs"))
         if type(args) is not list or type(kwargs) is not dict:
             raise codec.CodecError("a malformed call")
+        request = header.get("gradients")
+        if isinstance(request, dict):
+            request = {"wrt": request.get("wrt"), "upstream": decoder.decode(request.get("up"))}
         watched = {
             index: obj
             for index, obj in decoder.memo.items()
@@ -307,8 +310,8 @@ class Server(PinnedState, Tripwires, References, Values):
                 result = function(*args, **kwargs)
                 if header.get("listify") is True:
                     result = list(result)
-                if header.get("gradients") is True:  # d result.sum() / d each parameter
-                    result = output_sum_gradients(target, result)
+                if isinstance(request, dict):  # the gradients a check asks for with the call
+                    result = requested_gradients(target, args, result, request)
             except BaseException as exc:
                 error = self.describe_exception(exc)
         sys.stdout, sys.stderr = saved
