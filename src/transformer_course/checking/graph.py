@@ -31,7 +31,9 @@ def call_gradients(fn, args: Sequence, upstream: Any = None, wrt: str = "argumen
     of the result's shape, ones when None, or a tuple matching a tuple result, None for a
     part left out) with respect to the tensor arguments that require a gradient, in order
     (``wrt="arguments"``), or to ``fn``'s trainable parameters by name (``"parameters"``,
-    ``fn`` a module); None for one the result does not depend on. Raises what the call or
+    ``fn`` a module; a shared parameter under each of its names), or both (``"all"``:
+    ``{"arguments": [...], "parameters": {...}}``); None for one the result does not depend
+    on. Raises what the call or
     the backward pass raised (the RuntimeError of an in-place change, say), and ValueError
     when the result is not the tensor or the parts ``upstream`` expects. Where the grader
     stands in for ``fn``, both are done in its sandbox."""

@@ -7,7 +7,7 @@ makes backward raise) cannot take it on the grader's side. The grader asks for i
 the call instead: the call is made as any other, and then the gradient of
 ``Σ result · upstream`` is taken here, with respect to the module's trainable parameters
 (``wrt="parameters"``, by name) or to the call's tensor arguments that require a gradient
-(``wrt="arguments"``, in order), and sent back as data (``None`` for one the result does
+(``wrt="arguments"``, in order), or to both (``"all"``), and sent back as data (``None`` for one the result does
 not depend on). An error of the backward pass is the learner's, as it would be in a
 notebook. The learner's code runs during the backward pass (its hooks, its autograd
 functions) under the same limits. :func:`transformer_course.checking.graph.call_gradients`
@@ -25,22 +25,36 @@ __all__ = ["requested_gradients"]
 
 def requested_gradients(target: Any, args: list, result: Any, request: dict) -> Any:
     """The gradients ``request`` asks for (``{"wrt": ..., "upstream": ...}``) of ``result``,
-    which ``target(*args)`` (or its method) returned."""
+    which ``target(*args)`` (or its method) returned: a list for ``wrt="arguments"``, a dict
+    by name for ``"parameters"`` (every name of a shared parameter), and both,
+    ``{"arguments": [...], "parameters": {...}}``, for ``"all"``."""
     outputs, upstream = _paired(result, request.get("upstream"))
-    if request.get("wrt") == "parameters":
-        named = [(name, p) for name, p in target.named_parameters() if p.requires_grad]
-        inputs = [p for _, p in named]
-    else:
-        named = []
-        inputs = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
-    if not outputs or not inputs:
-        gradients: tuple = (None,) * len(inputs)
-    else:
+    wrt = request.get("wrt")
+    arguments = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+    named = []
+    if wrt in ("parameters", "all"):
+        named = [
+            (name, p)
+            for name, p in target.named_parameters(remove_duplicate=False)
+            if p.requires_grad
+        ]
+    if wrt == "parameters":
+        arguments = []
+    inputs = list({id(t): t for t in [*arguments, *(p for _, p in named)]}.values())
+    found: dict[int, Any] = {}
+    if outputs and inputs:
         gradients = torch.autograd.grad(outputs, inputs, upstream, allow_unused=True)
-    kept = [None if g is None else g.detach().clone() for g in gradients]
-    if request.get("wrt") == "parameters":
-        return {name: g for (name, _), g in zip(named, kept, strict=True)}
-    return kept
+        found = {
+            id(t): None if g is None else g.detach().clone()
+            for t, g in zip(inputs, gradients, strict=True)
+        }
+    of_arguments = [found.get(id(a)) for a in arguments]
+    of_parameters = {name: found.get(id(p)) for name, p in named}
+    if wrt == "parameters":
+        return of_parameters
+    if wrt == "all":
+        return {"arguments": of_arguments, "parameters": of_parameters}
+    return of_arguments
 
 
 def _paired(result: Any, upstream: Any) -> tuple[list, list]:
