@@ -742,6 +742,25 @@ def vocab_bound_one_too_low(token_lists, min_freq=1):
     return vocab
 
 
+_IDS_BY_TOKENS: dict = {}
+
+
+def encode_cached_by_tokens(tokens, vocab):  # memoised on the tokens alone, not the vocab
+    key = tuple(tokens)
+    if key not in _IDS_BY_TOKENS:
+        _IDS_BY_TOKENS[key] = ref.encode(tokens, vocab)
+    return _IDS_BY_TOKENS[key]
+
+
+_RUNNING_COUNTS: Counter = Counter()
+
+
+def vocab_counts_kept_across_calls(token_lists, min_freq=1):  # one Counter for every call
+    for tokens in token_lists:
+        _RUNNING_COUNTS.update(tokens)
+    return ref.build_vocab([list(_RUNNING_COUNTS.elements())], min_freq)
+
+
 def encode_ids_plus_one(tokens, vocab):
     return [vocab.get(t, vocab["<unk>"]) + 1 for t in tokens]
 
@@ -1568,6 +1587,17 @@ MISTAKES = [
     Mistake(checks.check_encode, encode_ids_plus_one, r"ids are one too high"),
     Mistake(checks.check_encode, encode_unknown_as_eos, r"not 3 \(the id of <eos>\)"),
     Mistake(checks.check_encode, encode_drops_last, r"last token's id is missing"),
+    Mistake(
+        checks.check_encode,
+        encode_cached_by_tokens,
+        r"keeps something from one call to the next: the module-level dict `_IDS_BY_TOKENS`",
+    ),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_counts_kept_across_calls,
+        r"keeps something from one call to the next: the module-level Counter `_RUNNING_COUNTS`"
+        r"|keeps the tokens of earlier calls",
+    ),
     Mistake(checks.check_encode, encode_skips_seen_tokens, r"A token already seen was dropped"),
     Mistake(
         checks.check_encode,

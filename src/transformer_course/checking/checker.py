@@ -25,6 +25,7 @@ from transformer_course.checking.deviations import (
     torch_state_kept,
 )
 from transformer_course.checking.deviations.probes import confirm, evidence, probe_calls
+from transformer_course.checking.deviations.search import replay, same
 from transformer_course.checking.empty_inputs import empty_input_hint
 from transformer_course.checking.failing_line import (
     arguments_out_of_order,
@@ -50,6 +51,7 @@ from transformer_course.checking.formatting import (
     short,
 )
 from transformer_course.checking.hints import GENERIC_HINTS, Hint, matching_hints
+from transformer_course.checking.kept_state import StateWatch, kept_state_sentence
 from transformer_course.checking.layouts import match_layout
 from transformer_course.checking.module_settings import (
     changed_settings_message,
@@ -189,6 +191,10 @@ def _merged_axes(got: tuple, shape: tuple) -> str:
     return ""
 
 
+#: a check's own message that already says state was kept between calls
+_KEPT_SAID = re.compile(r"earlier call|between calls|from one call to the next", re.IGNORECASE)
+
+
 class Checker:
     """Collects the checks for one exercise and reports on them.
 
@@ -229,6 +235,9 @@ class Checker:
         self._deviations: tuple[int, list[str], int] | None = None
         self._default = ""
         self._built: dict[int, tuple] = {}
+        #: the containers the answer (a function) can keep between calls, as they were
+        #: before the check called it (checking.kept_state)
+        self._state_watch: StateWatch | None = None
 
     def __enter__(self) -> Checker:
         import torch
@@ -265,7 +274,44 @@ class Checker:
             message = f"{message}\n{self._printed_not_returned}"
         if self._changed_settings and self._changed_settings not in message:
             message = f"{self._changed_settings}\n{message}"
+        kept = "" if _KEPT_SAID.search(message) else self._kept_state()
+        if kept:  # the cause, established by a replay: said first, the symptom after it
+            raise CheckFailure(self.exercise, f"{kept}\n{message}", learner_traceback)
         raise CheckFailure(self.exercise, self._with_deviation(message), learner_traceback)
+
+    def _kept_state(self) -> str:
+        """The sentence naming state the answer kept between calls, when a wrong call of
+        it, made again with the containers the check's calls wrote to emptied, is right
+        (:mod:`.kept_state`); "" otherwise, or on anything odd."""
+        watch = self._state_watch
+        try:
+            if watch is None or not self.recorded or not watch.changed():
+                return ""
+            reference = reference_function(self.exercise)
+            if reference is None or isinstance(reference, type):
+                return ""
+            calls = [call for call in self.recorded if not call.constructed]
+            for index in range(len(calls) - 1, max(len(calls) - 4, -1), -1):
+                call = calls[index]
+                expected = replay(reference, call)
+                if isinstance(expected, Raised) or same(call.result, expected):
+                    continue
+                ran, again = watch.replayed_without(lambda call=call: replay(self._answer, call))
+                if not ran or isinstance(again, Raised) or not same(again, expected):
+                    return ""
+                earlier = ""
+                for before in reversed(calls[:index]):
+                    if same(before.args, call.args) and same(before.kwargs, call.kwargs):
+                        continue
+                    if same(call.result, replay(reference, before)):
+                        earlier = self._call_repr(self._answer, before.args, before.kwargs)
+                        break
+                wrong = self._call_repr(self._answer, call.args, call.kwargs)
+                places = [what for what, _ in watch.changed()]
+                return kept_state_sentence(places, wrong, earlier)
+        except Exception:  # the diagnosis must never hide the check's own message
+            return ""
+        return ""
 
     def _with_deviation(self, message: str) -> str:
         """``message``, followed by the one edit of the reference that reproduces every
@@ -397,6 +443,9 @@ class Checker:
             self._watch.answer(fn)  # its forbidden APIs, read from its cell as the grader does
         if name == self.exercise:
             self._answer = fn
+            if self._state_watch is None and not self._module_exercise():
+                with contextlib.suppress(Exception):
+                    self._state_watch = StateWatch(fn)
         if not callable(fn):
             self.fail(
                 f"expected `{name}` to be a function (or class), got {type(fn).__name__}. "
@@ -602,9 +651,11 @@ class Checker:
         if own and self._errors_only():  # the check's own advice on its error comes first
             deviation = ""
         values = failing_line_values(exc)
+        kept = self._kept_state()  # a replay with the kept state emptied did not raise
         return CheckFailure(
             self.exercise,
-            f"calling `{call_repr}` raised {type(exc).__name__}: {clip(str(exc), 1000)}"
+            (f"{kept}\n" if kept else "")
+            + f"calling `{call_repr}` raised {type(exc).__name__}: {clip(str(exc), 1000)}"
             + "".join(f"\n{text}" for text in [*advice, values, deviation] if text),
             learner_frames(exc),
         )
