@@ -742,6 +742,23 @@ def vocab_bound_one_too_low(token_lists, min_freq=1):
     return vocab
 
 
+def pad_batch_to_multiple_of_8(sequences, pad_id):  # pad_to_multiple_of=8, for tensor cores
+    longest = max((len(seq) for seq in sequences), default=0)
+    batch = np.full((len(sequences), -(-longest // 8) * 8), pad_id, dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+def pad_batch_to_power_of_two(sequences, pad_id):  # a bucket of the next power of two
+    longest = max((len(seq) for seq in sequences), default=0)
+    width = 1 << max(longest - 1, 0).bit_length() if longest else 0
+    batch = np.full((len(sequences), width), pad_id, dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
 _IDS_BY_TOKENS: dict = {}
 
 
@@ -1587,6 +1604,10 @@ MISTAKES = [
     Mistake(checks.check_encode, encode_ids_plus_one, r"ids are one too high"),
     Mistake(checks.check_encode, encode_unknown_as_eos, r"not 3 \(the id of <eos>\)"),
     Mistake(checks.check_encode, encode_drops_last, r"last token's id is missing"),
+    Mistake(checks.check_pad_batch, pad_batch_to_multiple_of_8, r"rounded up to a multiple of 8"),
+    Mistake(
+        checks.check_pad_batch, pad_batch_to_power_of_two, r"rounded up to the next power of two"
+    ),
     Mistake(
         checks.check_encode,
         encode_cached_by_tokens,
