@@ -450,6 +450,8 @@ def expect_attention_weights(
         c.fail(f"{what} is not what the reference gives. {diagnosis}")
 
     # 4. Properties that explain the rest.
+    if mask is not None and (one := _one_sequences_mask(w, allowed)):
+        c.fail(f"{what} is not what the reference gives. {one}")
     if mask is not None and dead.any() and live.any() and bool((w[live].abs() < 1e-12).all()):
         c.fail(
             f"{what} is zero everywhere, also in the rows that may attend to a key. {ALL_ZEROED}"
@@ -529,6 +531,35 @@ def _transposed(w: torch.Tensor, expected: torch.Tensor, rtol: float, atol: floa
     )
 
 
+def _one_sequences_mask(w: torch.Tensor, allowed: torch.Tensor) -> str | None:
+    """For weights (batch, heads, len_q, len_k) whose every (batch, head) slice is zero
+    exactly where the mask of one same sequence blocks, that mask being not every
+    sequence's own: one sequence's mask was applied to the whole batch."""
+    if w.dim() != 4 or allowed.dim() != 4 or w.shape[0] < 2:
+        return None
+    allowed = allowed.expand(w.shape)
+    zero = w <= 1e-6
+    if not bool(zero.any()):
+        return None  # a mask merely ignored leaves no zero at all
+    common = set(range(w.shape[0]))
+    for b in range(w.shape[0]):
+        for h in range(w.shape[1]):
+            common &= {o for o in range(w.shape[0]) if torch.equal(zero[b, h], ~allowed[o, h])}
+    if len(common) != 1:
+        return None
+    (o,) = common
+    if all(torch.equal(allowed[b], allowed[o]) for b in range(w.shape[0])):
+        return None
+    return (
+        f"Every sequence of the batch has zero weight exactly where the mask of batch "
+        f"element {o} blocks, and nowhere else: the mask of sequence {o} alone was applied "
+        "to the whole batch (an index such as mask[0], or a loop over the batch that keeps "
+        "one sequence's mask), so the other sequences follow its mask instead of their own. "
+        "Apply the whole mask, (batch, 1, 1, len_k) or (batch, 1, len_q, len_k), and let it "
+        "broadcast over the heads and queries."
+    )
+
+
 def _mask_of_another_sequence(
     w: torch.Tensor, allowed: torch.Tensor, leak: torch.Tensor
 ) -> str | None:
@@ -539,6 +570,8 @@ def _mask_of_another_sequence(
     the batch's sequences."""
     if w.dim() != 4 or w.shape[0] < 2 or not leak.any():
         return None
+    if one := _one_sequences_mask(w, allowed):
+        return one
     zero = w <= 1e-6
     example = None
     for b in range(w.shape[0]):
