@@ -169,6 +169,19 @@ def one_hot_float32(ids, vocab_size):
 
 # ================================================================== embed
 # ------------------------------------------------------------------ wrong
+def embed_ids_clipped(ids, table):  # np.clip to one row below the last: the last id is lost
+    return np.asarray(table)[np.clip(np.asarray(ids), 0, len(table) - 2)]
+
+
+def embed_ids_sorted(ids, table):  # the ids sorted before the lookup (np.unique, sorted)
+    return np.asarray(table)[np.sort(np.asarray(ids), axis=None).reshape(np.shape(ids))]
+
+
+def one_hot_of_sorted_ids(ids, vocab_size):  # the ids sorted on the way in
+    ids = np.asarray(ids)
+    return np.eye(vocab_size)[np.sort(ids, axis=None).reshape(ids.shape)]
+
+
 def embed_one_id_at_a_time(ids, table):  # int(i) over the ids: 1-D ids only
     return np.stack([np.asarray(table)[int(i)] for i in ids])
 
@@ -839,6 +852,13 @@ MISTAKES = [
     Mistake(check_one_hot, one_hot_tensor, r"numpy array.*\.numpy\(\)"),
     Mistake(check_one_hot, one_hot_values_not_one, r"values other than 0 and 1"),
     Mistake(check_embed, embed_columns, r"indexed the columns"),
+    Mistake(check_embed, embed_ids_clipped, r"the ids clipped, np\.clip or min"),
+    Mistake(check_embed, embed_ids_sorted, r"right ones for the ids sorted"),
+    Mistake(
+        check_one_hot,
+        one_hot_of_sorted_ids,
+        r"one-hot, but the vectors are the right ones for the ids sorted",
+    ),
     Mistake(
         check_embed,
         embed_one_id_at_a_time,

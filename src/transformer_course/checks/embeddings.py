@@ -44,6 +44,7 @@ from transformer_course.checking.frozen_rows import (
 )
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.checking.rows_read import rows_read_sentence
 from transformer_course.exercise import Exercise
 from transformer_course.reference import embeddings as ref
 from transformer_course.reference.tokenization import SPECIAL_TOKENS
@@ -507,7 +508,12 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                 got,
                 expected,
                 what,
-                hint="The 1 for token id i belongs in column i (ids count from 0).",
+                hint=lambda got=got, ids=ids, vocab_size=vocab_size: (
+                    rows_read_sentence(
+                        got, ids, np.eye(vocab_size), "Each of your vectors is one-hot"
+                    )
+                    or "The 1 for token id i belongs in column i (ids count from 0)."
+                ),
                 mistakes={
                     "The 1 sits one column too far left: did you subtract 1 from the ids? "
                     "Ids count from 0, and id i goes in column i.": np.roll(expected, -1, axis=-1),
@@ -807,7 +813,10 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                 expected,
                 what,
                 **tolerance(got.dtype, table.dtype),
-                hint="Row i of the result should be row ids[i] of the table.",
+                hint=lambda got=got, ids=ids, table=table: (
+                    rows_read_sentence(got, ids, table)
+                    or "Row i of the result should be row ids[i] of the table."
+                ),
                 mistakes={
                     "Your rows are the right ones divided by their lengths (unit vectors, as "
                     "cosine_similarity makes them): a lookup returns the table's rows as they "
