@@ -45,6 +45,14 @@ def _finds(name: str, pattern: str, lower: bool = True):
     return tokenize
 
 
+def tokenize_runs_kept_once(text):  # a test against the previous token: '...' -> '.'
+    tokens = []
+    for token in re.findall(r"\w+|[^\w\s]", text.lower()):
+        if not tokens or tokens[-1] != token:
+            tokens.append(token)
+    return tokens
+
+
 def tokenize_lines_by_newline(text):  # text.split("\n"): one list of tokens per line
     return [re.findall(r"\w+|[^\w\s]", line.lower()) for line in text.split("\n")]
 
@@ -1377,6 +1385,7 @@ def merge_starts_after_a_start_skipped(ids, pair, new_id):
 
 MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_no_lower, "did not lower-case"),
+    Mistake(checks.check_tokenize, tokenize_runs_kept_once, r"each run of the same token in a row"),
     Mistake(
         checks.check_tokenize,
         tokenize_short_words_skipped,
@@ -3172,7 +3181,7 @@ MISTAKES += [
     Mistake(
         checks.check_tokenize,
         tokenize_repeats_removed,
-        r"right ones, but each token once \(a set, or dict\.fromkeys",
+        r"each token kept once, at its first place.*\(a set, or dict\.fromkeys",
     ),
     Mistake(
         checks.check_pad_batch,
