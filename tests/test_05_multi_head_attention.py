@@ -852,6 +852,19 @@ class MaskAfterSoftmax(Base):
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
+class MaskOnFirstHeadOnly(Base):
+    """Masks the scores of head 0 alone (scores[:, :1]), the other heads see every key."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (b, h, len_q, len_k)
+        if mask is not None:
+            first = scores[:, :1].masked_fill(~mask, float("-inf"))  # (b, 1, len_q, len_k)
+            scores = torch.cat([first, scores[:, 1:]], dim=1)
+        weights = torch.nan_to_num(scores.softmax(dim=-1))
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
 class MergeKeepsHeadsAxis(Base):
     """Merges with a reshape that keeps the heads axis second, (batch, num_heads,
     len_q * d_head): w_o then meets len_q * d_head numbers per row."""
@@ -1394,6 +1407,11 @@ MISTAKES = [
     ),
     Mistake(check_MultiHeadAttention, MergeKeepsHeadsAxis, r"heads axis is still second"),
     Mistake(check_MultiHeadAttention, MaskAfterSoftmax, r"applied the mask after the softmax"),
+    Mistake(
+        check_MultiHeadAttention,
+        MaskOnFirstHeadOnly,
+        r"head 0 follows the mask exactly, while head",
+    ),
     Mistake(
         check_MultiHeadAttention,
         FixedEightHeads,
