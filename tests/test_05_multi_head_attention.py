@@ -865,6 +865,20 @@ class MaskOnFirstHeadOnly(Base):
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
+class OutputsKeptByInputs(Base):
+    """Memoises (output, weights) on the inputs' identities: a weight update never shows."""
+
+    def forward(self, query, key, value, mask=None):
+        token = (id(query), id(key), id(value), id(mask))
+        if token not in self.__dict__.setdefault("kept", {}):
+            q, k, v = self.qkv(query, key, value)
+            heads, weights = scaled_dot_product_attention(q, k, v, mask)
+            if self.training and self.dropout.p > 0:
+                heads = self.dropout(weights) @ v
+            self.kept[token] = (self.w_o(self.merge(heads)), weights)
+        return self.kept[token]
+
+
 class MergeKeepsHeadsAxis(Base):
     """Merges with a reshape that keeps the heads axis second, (batch, num_heads,
     len_q * d_head): w_o then meets len_q * d_head numbers per row."""
@@ -1407,6 +1421,11 @@ MISTAKES = [
     ),
     Mistake(check_MultiHeadAttention, MergeKeepsHeadsAxis, r"heads axis is still second"),
     Mistake(check_MultiHeadAttention, MaskAfterSoftmax, r"applied the mask after the softmax"),
+    Mistake(
+        check_MultiHeadAttention,
+        OutputsKeptByInputs,
+        r"after the module's weights changed in place.*returned exactly its earlier output",
+    ),
     Mistake(
         check_MultiHeadAttention,
         MaskOnFirstHeadOnly,

@@ -42,7 +42,11 @@ from transformer_course.checking.frozen_rows import (
     frozen_rows_message,
     padding_idx_signature,
 )
-from transformer_course.checking.modules import build_module, random_state
+from transformer_course.checking.modules import (
+    build_module,
+    expect_follows_new_weights,
+    random_state,
+)
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.rows_read import rows_read_sentence
 from transformer_course.exercise import Exercise
@@ -2301,6 +2305,7 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
             )
             # right in eval mode; a new module is in training mode, where it must not differ
             _expect_same_in_training(c, module, ids, plain * math.sqrt(d_model), built, seed)
+            expect_follows_new_weights(c, module, (ids.clone(),), what)
             _expect_every_row_trained(c, module, key, fresh_table, built, vocab_size)
             # the output is right: an extra trainable parameter is the only thing left
             trainable = {
