@@ -4,9 +4,12 @@ messages, and the comparisons (type, shape, dtype before values)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import inspect
+import itertools
 import math
 import re
+import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, get_args
@@ -191,6 +194,8 @@ def _merged_axes(got: tuple, shape: tuple) -> str:
     return ""
 
 
+#: the most time the calls made again for an answer that keeps state may take, in all
+_REPLAY_BUDGET_S = 0.5
 #: a check's own message that already says state was kept between calls
 _KEPT_SAID = re.compile(r"earlier call|between calls|from one call to the next", re.IGNORECASE)
 
@@ -263,8 +268,68 @@ class Checker:
         if exc_type is None:
             if self._changed_settings:
                 raise CheckFailure(self.exercise, self._changed_settings)
+            self._replay_in_reverse()
             self.done()
         return False
+
+    def _replay_in_reverse(self) -> None:
+        """For an answer whose code can keep something between calls (a container it
+        writes to, a global it assigns, a functools cache: read from the code, so other
+        answers pay nothing): the check's calls made again, the last first. A cache keyed on
+        part of the arguments answers a call with the result of whichever call filled it,
+        so another order shows it; fails with :mod:`.kept_state`'s sentence when a call
+        then goes wrong and is right with the state emptied."""
+        watch = self._state_watch
+        try:
+            if watch is None or not watch.kept_anywhere() or len(self.recorded) < 2:
+                return
+            reference = reference_function(self.exercise)
+            if reference is None or isinstance(reference, type):
+                return
+            calls = [call for call in self.recorded if not call.constructed][-12:]
+        except Exception:
+            return
+        # the calls, the last first; then new calls that mix the arguments of two of them
+        # (one argument of call j in call i, call j made just before): a cache keyed on
+        # one argument answers with call j's result
+        trials: list[tuple[Any, Recorded | None, str]] = [
+            (call, None, "Called again in another order (the check's calls, the last first), ")
+            for call in reversed(calls)
+        ]
+        for first, second in itertools.islice(itertools.permutations(calls, 2), 12):
+            for position in range(min(len(first.args), len(second.args))):
+                mixed = list(first.args)
+                mixed[position] = second.args[position]
+                if not any(same(tuple(mixed), call.args) for call in calls):
+                    trials.append(
+                        (
+                            dataclasses.replace(first, args=tuple(mixed)),
+                            second,
+                            f"Called just after {self._call_repr(self._answer, second.args, second.kwargs)}, ",
+                        )
+                    )
+        started = time.perf_counter()
+        for call, before, order in trials[:40]:
+            if time.perf_counter() - started > _REPLAY_BUDGET_S:
+                return
+            try:
+                expected = replay(reference, call)
+                if isinstance(expected, Raised):
+                    continue
+                if before is not None:
+                    replay(self._answer, before)
+                got = replay(self._answer, call)
+                if same(got, expected):
+                    continue
+                ran, again = watch.replayed_without(lambda call=call: replay(self._answer, call))
+                if not ran or isinstance(again, Raised) or not same(again, expected):
+                    return
+                places = [what for what, _ in watch.changed()]
+                wrong = self._call_repr(self._answer, call.args, call.kwargs)
+                message = kept_state_sentence(places, wrong, order=" ".join(order.split()) + " ")
+            except Exception:  # the diagnosis must never hide the check's own verdict
+                return
+            raise CheckFailure(self.exercise, message)
 
     # ------------------------------------------------------------------ basics
     def fail(self, message: str, learner_traceback: str = "") -> None:
@@ -651,13 +716,14 @@ class Checker:
         if own and self._errors_only():  # the check's own advice on its error comes first
             deviation = ""
         values = failing_line_values(exc)
-        kept = self._kept_state()  # a replay with the kept state emptied did not raise
+        message = (
+            f"calling `{call_repr}` raised {type(exc).__name__}: {clip(str(exc), 1000)}"
+            + "".join(f"\n{text}" for text in [*advice, values, deviation] if text)
+        )
+        # a replay with the kept state emptied did not raise: the cause, said first
+        kept = "" if _KEPT_SAID.search(message) else self._kept_state()
         return CheckFailure(
-            self.exercise,
-            (f"{kept}\n" if kept else "")
-            + f"calling `{call_repr}` raised {type(exc).__name__}: {clip(str(exc), 1000)}"
-            + "".join(f"\n{text}" for text in [*advice, values, deviation] if text),
-            learner_frames(exc),
+            self.exercise, f"{kept}\n{message}" if kept else message, learner_frames(exc)
         )
 
     @classmethod

@@ -80,6 +80,26 @@ def _written_names(code: types.CodeType) -> set[str]:
     return written
 
 
+def _rebound_names(code: types.CodeType) -> set[str]:
+    """The global names ``code`` (or a function nested in it) assigns (``global x``)."""
+    names = {
+        str(instruction.argval)
+        for instruction in dis.get_instructions(code)
+        if instruction.opname == "STORE_GLOBAL"
+    }
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            names |= _rebound_names(constant)
+    return names
+
+
+class _Rebound:
+    """A module-level name the function assigns: emptied by setting it to None."""
+
+    def __init__(self, namespace: dict, name: str):
+        self.namespace, self.name = namespace, name
+
+
 def _holders(fn: Any) -> list[tuple[str, Any]]:
     """(description, container) for each mutable container ``fn`` can keep between calls."""
     target = _learners(fn)
@@ -142,6 +162,10 @@ class StateWatch:
         #: the module-level containers the function's code writes to (filled, perhaps,
         #: by calls made before the check)
         self.written: set[str] = set()
+        #: the module-level names the function assigns (``global x; x = ...``)
+        self.rebound: list[tuple[str, _Rebound]] = []
+        #: the learner's own functions with a functools cache that this one calls
+        self.cached_callees: list[tuple[str, Any]] = []
         with contextlib.suppress(Exception):
             self.before = [(what, value, _contents(value)) for what, value in _holders(fn)]
             target = _learners(fn)
@@ -151,6 +175,25 @@ class StateWatch:
                     for name in _written_names(target.__code__)
                     if name in target.__globals__
                 }
+                self.cached_callees = [
+                    (name, value)
+                    for name in sorted(_global_names(target.__code__))
+                    if callable(getattr(value := target.__globals__.get(name), "cache_clear", None))
+                    and callable(getattr(value, "cache_info", None))
+                    and _learners(value) is not None
+                ]
+                self.rebound = [
+                    (
+                        f"the module-level name `{name}` (assigned after `global {name}`)",
+                        _Rebound(target.__globals__, name),
+                    )
+                    for name in sorted(_rebound_names(target.__code__))
+                ]
+
+    def kept_anywhere(self) -> bool:
+        """Whether the function can keep anything between calls at all (read from its
+        code: a container it writes to, a global it assigns, a functools cache)."""
+        return bool(self.written or self.rebound or self.cached or self.cached_callees)
 
     def changed(self) -> list[tuple[str, Any]]:
         """The containers the calls so far wrote to (and a functools cache in use)."""
@@ -159,10 +202,19 @@ class StateWatch:
             for what, value, before in self.before
             if (what in self.written and len(value)) or _changed(before, _contents(value))
         ]
+        found += [
+            (what, rebound)
+            for what, rebound in self.rebound
+            if rebound.namespace.get(rebound.name) is not None
+        ]
         if self.cached:
             with contextlib.suppress(Exception):
                 if self.fn.cache_info().currsize:
                     found.append(("a functools cache (@lru_cache or @cache) on the function", None))
+        for name, callee in self.cached_callees:
+            with contextlib.suppress(Exception):
+                if callee.cache_info().currsize:
+                    found.append((f"the functools cache of `{name}` (@lru_cache or @cache)", None))
         return found
 
     def replayed_without(self, run: Callable[[], Any]) -> tuple[bool, Any]:
@@ -171,12 +223,22 @@ class StateWatch:
         changed = self.changed()
         if not changed:
             return False, None
-        saved = [(value, _contents(value)) for _, value in changed if value is not None]
+        rebound = [value for _, value in changed if isinstance(value, _Rebound)]
+        saved = [
+            (value, _contents(value))
+            for _, value in changed
+            if value is not None and not isinstance(value, _Rebound)
+        ]
+        bound = [(name, name.namespace.get(name.name)) for name in rebound]
         try:
             for value, _ in saved:
                 value.clear()
+            for name in rebound:
+                name.namespace[name.name] = None  # (the `x = None` such code starts from)
             if self.cached:
                 self.fn.cache_clear()
+            for _, callee in self.cached_callees:
+                callee.cache_clear()
             with contextlib.redirect_stdout(io.StringIO()):
                 return True, run()
         except Exception:
@@ -185,19 +247,27 @@ class StateWatch:
             for value, contents in saved:
                 with contextlib.suppress(Exception):
                     _refill(value, contents)
+            for name, value in bound:
+                name.namespace[name.name] = value
 
 
-def kept_state_sentence(places: list[str], wrong_call: str, earlier: str = "") -> str:
+def kept_state_sentence(
+    places: list[str], wrong_call: str, earlier: str = "", order: str = ""
+) -> str:
     """The sentence naming state kept between calls as the cause of ``wrong_call``'s wrong
     result (``places``: where it is kept; ``earlier``: the call whose right result came
-    back, when one did)."""
+    back, when one did; ``order``: how the calls were made, when not as the check first
+    made them)."""
     wrong_call, earlier = " ".join(wrong_call.split()), " ".join(earlier.split())
     returned = f" (it gave the right result of the earlier call {earlier})" if earlier else ""
     them = "that" if len(places) == 1 else "them"
+    names = any("`global " in place for place in places)
     return (
         f"Your function keeps something from one call to the next: {' and '.join(places)}, "
-        f"which its earlier calls filled. {wrong_call} went wrong{returned}; made again "
-        f"with {them} emptied, the same call gives the right result. Compute the result "
-        "from the arguments of each call: create the dict or list inside the function, and "
-        "if you cache, key the cache on every argument the result depends on."
+        f"which its earlier calls {'set' if names else 'filled'}. {order}{wrong_call} went "
+        f"wrong{returned}; made again with {them} "
+        f"{'set back to None' if names else 'emptied'}, the same call gives the right "
+        "result. Compute the result from the arguments of each call: create the dict or list "
+        "inside the function, and if you cache, key the cache on every argument the result "
+        "depends on."
     )
