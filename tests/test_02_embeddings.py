@@ -485,6 +485,12 @@ class TEOutputKeptByIds(_Base):  # memoised on the ids: a weight update never sh
         return self.outputs[key]
 
 
+class TEScalesFirstSequence(_Base):  # the scale applied to out[:1] only
+    def forward(self, ids):
+        out = self.embedding(ids)
+        return torch.cat([out[:1] * math.sqrt(self.d_model), out[1:]])
+
+
 class TEMaxNorm(nn.Module):  # max_norm renormalises the looked-up rows in place
     def __init__(self, vocab_size, d_model):
         super().__init__()
@@ -1000,6 +1006,11 @@ MISTAKES = [
         TEScaledByOddConstant,
         r"^(?!.*(passed to __init__|hard-coded)).*one constant, 2\.7, but the factor is "
         r"sqrt\(d_model\).*Scale by math\.sqrt\(self\.d_model\)",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TEScalesFirstSequence,
+        r"batch element 0 is right, but elements? [\d, ]+ (is|are) the right values times 0\.",
     ),
     Mistake(
         check_TokenEmbedding,

@@ -1893,7 +1893,11 @@ MISTAKES += [
         WeightsTransposedOnReturn,
         r"^(?![\s\S]*softmax with dim=-1)[\s\S]*Yours are the right weights transposed",
     ),
-    Mistake(check_MultiHeadAttention, FirstSequenceMaskForAll, _BATCH_AXIS),
+    Mistake(
+        check_MultiHeadAttention,
+        FirstSequenceMaskForAll,
+        r"the mask of sequence 0 alone was applied",
+    ),
     Mistake(check_MultiHeadAttention, FirstSequenceOutputForAll, _BATCH_AXIS),
     Mistake(
         check_split_heads,

@@ -64,6 +64,7 @@ from transformer_course.checking.parameters_kept import (
     changed_parameters_message,
     parameters_snapshot,
 )
+from transformer_course.checking.partial_batch import partial_batch_sentence
 from transformer_course.checking.printed import printed_not_returned, tee_stdout
 from transformer_course.checking.randomness import global_random_state, restore_random_state
 from transformer_course.checking.rearranged import (
@@ -621,6 +622,23 @@ class Checker:
                 )
         return result
 
+    def _last_arguments(self) -> list[tuple[str, Any]]:
+        """(name, value) of the arguments of the last recorded call of the answer (or of a
+        module built from it); [] when there is none."""
+        try:
+            call = self.recorded[-1]
+            names = [f"argument {index}" for index in range(len(call.args))]
+            target = call.target if call.target is not None else self._answer
+            with contextlib.suppress(Exception):
+                signature = inspect.signature(getattr(target, "forward", target))
+                parameters = [p for p in signature.parameters if p != "self"]
+                names = [f"`{name}`" for name in parameters[: len(call.args)]] + names[
+                    len(parameters) :
+                ]
+            return [*zip(names, call.args, strict=False), *call.kwargs.items()]
+        except Exception:
+            return []
+
     def _module_exercise(self) -> bool:
         """Whether the exercise's reference is a class (its answer is then called to build
         modules, and the modules are called), read from the reference: in the grader the
@@ -1070,6 +1088,11 @@ class Checker:
         relation = match_relation(got_np, exp_np, rtol=rtol, atol=atol)
         if relation is not None:
             self.fail(f"{what} is not what the reference gives. {relation.message} {hint}".strip())
+        part = partial_batch_sentence(
+            got_np, exp_np, self._last_arguments(), rtol=max(rtol, 1e-5), atol=max(atol, 1e-6)
+        )
+        if part:
+            self.fail(f"{what} is not what the reference gives. {part} {hint}".strip())
         # before the fallbacks: the one edit that fits replaces them (after the hint, which
         # may read what a check's hooks recorded: the edits run the reference)
         deviation = self.deviation()
