@@ -1,6 +1,7 @@
-"""A step applied to part of a batch: some sequences of the result are right and the
-others are what the step would leave them without it (the input itself, unchanged; or the
-right values times one constant: a scale that reached part of the batch). Code that
+"""A step applied to part of a batch: the first sequences of the result are right and the
+others are what the step would leave them without it (the input itself, unchanged; or, for
+two sequences or more, the right values times one constant: a scale that reached part of
+the batch). Code that
 indexes one sequence ([0], [:1]) or a loop that stops early does that. Only said when
 every wrong sequence is explained the same way, so that a mistake that merely shows on some
 sequences (their padding, their length) is not taken for it.
@@ -52,7 +53,9 @@ def partial_batch_sentence(
             if np.allclose(got[b], expected[b], rtol=rtol, atol=atol, equal_nan=True)
         ]
         wrong = [b for b in range(got.shape[0]) if b not in right]
-        if not right or not wrong:
+        # the first k right, the rest wrong: what [0], [:k] or a loop stopped early give (a
+        # mistake that shows on some sequences only, by their padding, has no such order)
+        if not right or not wrong or right != list(range(len(right))):
             return ""
         untouched = ""
         for name, value in arguments:
@@ -62,6 +65,10 @@ def partial_batch_sentence(
                     untouched = f"exactly the {name} you were given, unchanged"
                     break
         if not untouched:
+            # one constant for two sequences or more: a factor that depends on each
+            # sequence (its number of pads) would differ between them
+            if len(wrong) < 2:
+                return ""
             ratios = []
             for b in wrong:
                 nonzero = np.abs(expected[b]) > 1e-6
