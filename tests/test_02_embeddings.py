@@ -169,6 +169,18 @@ def one_hot_float32(ids, vocab_size):
 
 # ================================================================== embed
 # ------------------------------------------------------------------ wrong
+def cosine_as_euclidean_distance(a, b):  # torch.cdist / scipy's cdist: a distance
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return np.linalg.norm(a[:, None, :] - b[None, :, :], axis=-1)
+
+
+def cosine_as_unit_vector_distance(a, b):  # rows normalised, then cdist
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    a = a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)
+    b = b / np.maximum(np.linalg.norm(b, axis=-1, keepdims=True), 1e-12)
+    return np.linalg.norm(a[:, None, :] - b[None, :, :], axis=-1)
+
+
 def embed_ids_clipped(ids, table):  # np.clip to one row below the last: the last id is lost
     return np.asarray(table)[np.clip(np.asarray(ids), 0, len(table) - 2)]
 
@@ -868,6 +880,16 @@ MISTAKES = [
     Mistake(check_one_hot, one_hot_tensor, r"numpy array.*\.numpy\(\)"),
     Mistake(check_one_hot, one_hot_values_not_one, r"values other than 0 and 1"),
     Mistake(check_embed, embed_columns, r"indexed the columns"),
+    Mistake(
+        check_cosine_similarity,
+        cosine_as_euclidean_distance,
+        r"Euclidean distance between the vectors, \|a\[i\] - b\[j\]\|",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cosine_as_unit_vector_distance,
+        r"Euclidean distance between the unit vectors",
+    ),
     Mistake(check_embed, embed_ids_clipped, r"the ids clipped, np\.clip or min"),
     Mistake(check_embed, embed_ids_sorted, r"right ones for the ids sorted"),
     Mistake(

@@ -1441,6 +1441,27 @@ def _unit_identity_mistakes(a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarra
     }
 
 
+def _distance_mistakes(a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
+    """The distance matrices a learner may return for the similarity: Euclidean (the
+    default of torch.cdist and scipy's cdist) and its square."""
+    difference = a[:, None, :] - b[None, :, :]  # (n, m, d)
+    squared = (difference**2).sum(axis=-1)  # (n, m)
+    return {
+        "Yours is the Euclidean distance between the vectors, |a[i] - b[j]| (what "
+        "torch.cdist and scipy's cdist give by default), not their cosine similarity: a "
+        "distance grows as vectors move apart, a cosine measures the angle between them. "
+        "Divide the dot products by the lengths: a[i]·b[j] / (|a[i]| |b[j]|).": np.sqrt(squared),
+        "Yours is the squared Euclidean distance between the vectors, |a[i] - b[j]|² (the "
+        "'sqeuclidean' of scipy's cdist), not their cosine similarity: divide the dot "
+        "products by the lengths, a[i]·b[j] / (|a[i]| |b[j]|).": squared,
+        "Yours is the Euclidean distance between the unit vectors, |a[i]/|a[i]| - "
+        "b[j]/|b[j]||, which is sqrt(2 - 2 cos): the rows were normalised, then a distance "
+        "(cdist) taken where their dot products belong, a_unit @ b_unit.T.": np.sqrt(
+            np.maximum(2.0 - 2.0 * ref.cosine_similarity(a, b), 0.0)
+        ),
+    }
+
+
 def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
     """cosine_similarity(a (n, d), b (m, d)) -> (n, m); a zero vector gives 0.
 
@@ -1567,6 +1588,9 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                             b64 - b64.mean(axis=-1, keepdims=True),
                         )
                     ),
+                    # a sibling of the cosine: the distance between the points, which grows
+                    # where the cosine shrinks (torch.cdist, scipy's cdist by default)
+                    **_distance_mistakes(a64, b64),
                     "Your negative similarities became 0: the result was clipped to [0, 1] "
                     "(np.clip or np.maximum(..., 0)). A cosine ranges over [-1, 1]: vectors "
                     "pointing in opposite directions have similarity -1. Return it unclipped.": (
