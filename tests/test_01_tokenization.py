@@ -45,6 +45,14 @@ def _finds(name: str, pattern: str, lower: bool = True):
     return tokenize
 
 
+def tokenize_runs_kept_once(text):  # a test against the previous token: '...' -> '.'
+    tokens = []
+    for token in re.findall(r"\w+|[^\w\s]", text.lower()):
+        if not tokens or tokens[-1] != token:
+            tokens.append(token)
+    return tokens
+
+
 def tokenize_lines_by_newline(text):  # text.split("\n"): one list of tokens per line
     return [re.findall(r"\w+|[^\w\s]", line.lower()) for line in text.split("\n")]
 
@@ -742,6 +750,42 @@ def vocab_bound_one_too_low(token_lists, min_freq=1):
     return vocab
 
 
+def pad_batch_to_multiple_of_8(sequences, pad_id):  # pad_to_multiple_of=8, for tensor cores
+    longest = max((len(seq) for seq in sequences), default=0)
+    batch = np.full((len(sequences), -(-longest // 8) * 8), pad_id, dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+def pad_batch_to_power_of_two(sequences, pad_id):  # a bucket of the next power of two
+    longest = max((len(seq) for seq in sequences), default=0)
+    width = 1 << max(longest - 1, 0).bit_length() if longest else 0
+    batch = np.full((len(sequences), width), pad_id, dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+_IDS_BY_TOKENS: dict = {}
+
+
+def encode_cached_by_tokens(tokens, vocab):  # memoised on the tokens alone, not the vocab
+    key = tuple(tokens)
+    if key not in _IDS_BY_TOKENS:
+        _IDS_BY_TOKENS[key] = ref.encode(tokens, vocab)
+    return _IDS_BY_TOKENS[key]
+
+
+_RUNNING_COUNTS: Counter = Counter()
+
+
+def vocab_counts_kept_across_calls(token_lists, min_freq=1):  # one Counter for every call
+    for tokens in token_lists:
+        _RUNNING_COUNTS.update(tokens)
+    return ref.build_vocab([list(_RUNNING_COUNTS.elements())], min_freq)
+
+
 def encode_ids_plus_one(tokens, vocab):
     return [vocab.get(t, vocab["<unk>"]) + 1 for t in tokens]
 
@@ -1341,6 +1385,7 @@ def merge_starts_after_a_start_skipped(ids, pair, new_id):
 
 MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_no_lower, "did not lower-case"),
+    Mistake(checks.check_tokenize, tokenize_runs_kept_once, r"each run of the same token in a row"),
     Mistake(
         checks.check_tokenize,
         tokenize_short_words_skipped,
@@ -1568,6 +1613,21 @@ MISTAKES = [
     Mistake(checks.check_encode, encode_ids_plus_one, r"ids are one too high"),
     Mistake(checks.check_encode, encode_unknown_as_eos, r"not 3 \(the id of <eos>\)"),
     Mistake(checks.check_encode, encode_drops_last, r"last token's id is missing"),
+    Mistake(checks.check_pad_batch, pad_batch_to_multiple_of_8, r"rounded up to a multiple of 8"),
+    Mistake(
+        checks.check_pad_batch, pad_batch_to_power_of_two, r"rounded up to the next power of two"
+    ),
+    Mistake(
+        checks.check_encode,
+        encode_cached_by_tokens,
+        r"keeps something from one call to the next: the module-level dict `_IDS_BY_TOKENS`",
+    ),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_counts_kept_across_calls,
+        r"keeps something from one call to the next: the module-level Counter `_RUNNING_COUNTS`"
+        r"|keeps the tokens of earlier calls",
+    ),
     Mistake(checks.check_encode, encode_skips_seen_tokens, r"A token already seen was dropped"),
     Mistake(
         checks.check_encode,
@@ -3121,7 +3181,7 @@ MISTAKES += [
     Mistake(
         checks.check_tokenize,
         tokenize_repeats_removed,
-        r"right ones, but each token once \(a set, or dict\.fromkeys",
+        r"each token kept once, at its first place.*\(a set, or dict\.fromkeys",
     ),
     Mistake(
         checks.check_pad_batch,

@@ -169,6 +169,31 @@ def one_hot_float32(ids, vocab_size):
 
 # ================================================================== embed
 # ------------------------------------------------------------------ wrong
+def cosine_as_euclidean_distance(a, b):  # torch.cdist / scipy's cdist: a distance
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return np.linalg.norm(a[:, None, :] - b[None, :, :], axis=-1)
+
+
+def cosine_as_unit_vector_distance(a, b):  # rows normalised, then cdist
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    a = a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)
+    b = b / np.maximum(np.linalg.norm(b, axis=-1, keepdims=True), 1e-12)
+    return np.linalg.norm(a[:, None, :] - b[None, :, :], axis=-1)
+
+
+def embed_ids_clipped(ids, table):  # np.clip to one row below the last: the last id is lost
+    return np.asarray(table)[np.clip(np.asarray(ids), 0, len(table) - 2)]
+
+
+def embed_ids_sorted(ids, table):  # the ids sorted before the lookup (np.unique, sorted)
+    return np.asarray(table)[np.sort(np.asarray(ids), axis=None).reshape(np.shape(ids))]
+
+
+def one_hot_of_sorted_ids(ids, vocab_size):  # the ids sorted on the way in
+    ids = np.asarray(ids)
+    return np.eye(vocab_size)[np.sort(ids, axis=None).reshape(ids.shape)]
+
+
 def embed_one_id_at_a_time(ids, table):  # int(i) over the ids: 1-D ids only
     return np.stack([np.asarray(table)[int(i)] for i in ids])
 
@@ -460,6 +485,22 @@ class TESqrtPrecedence(_Base):  # d_model ** 1 / 2 is (d_model ** 1) / 2
 class TEScaledByOddConstant(_Base):  # a factor that is no root of a whole number
     def forward(self, ids):
         return self.embedding(ids) * 2.7
+
+
+class TEOutputKeptByIds(_Base):  # memoised on the ids: a weight update never shows
+    def forward(self, ids):
+        key = tuple(ids.flatten().tolist())
+        if not hasattr(self, "outputs"):
+            self.outputs = {}
+        if key not in self.outputs:
+            self.outputs[key] = self.embedding(ids) * math.sqrt(self.d_model)
+        return self.outputs[key]
+
+
+class TEScalesFirstSequence(_Base):  # the scale applied to out[:1] only
+    def forward(self, ids):
+        out = self.embedding(ids)
+        return torch.cat([out[:1] * math.sqrt(self.d_model), out[1:]])
 
 
 class TEMaxNorm(nn.Module):  # max_norm renormalises the looked-up rows in place
@@ -840,6 +881,23 @@ MISTAKES = [
     Mistake(check_one_hot, one_hot_values_not_one, r"values other than 0 and 1"),
     Mistake(check_embed, embed_columns, r"indexed the columns"),
     Mistake(
+        check_cosine_similarity,
+        cosine_as_euclidean_distance,
+        r"Euclidean distance between the vectors, \|a\[i\] - b\[j\]\|",
+    ),
+    Mistake(
+        check_cosine_similarity,
+        cosine_as_unit_vector_distance,
+        r"Euclidean distance between the unit vectors",
+    ),
+    Mistake(check_embed, embed_ids_clipped, r"the ids clipped, np\.clip or min"),
+    Mistake(check_embed, embed_ids_sorted, r"right ones for the ids sorted"),
+    Mistake(
+        check_one_hot,
+        one_hot_of_sorted_ids,
+        r"one-hot, but the vectors are the right ones for the ids sorted",
+    ),
+    Mistake(
         check_embed,
         embed_one_id_at_a_time,
         r"raised TypeError.*\n.*a loop over them yields whole rows.*assumes 1-D ids",
@@ -970,6 +1028,17 @@ MISTAKES = [
         TEScaledByOddConstant,
         r"^(?!.*(passed to __init__|hard-coded)).*one constant, 2\.7, but the factor is "
         r"sqrt\(d_model\).*Scale by math\.sqrt\(self\.d_model\)",
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TEScalesFirstSequence,
+        r"batch element 0 is right, but elements [\d, ]+ are the right values times 0\.",
+        hidden_only=True,  # (a factor is named on two wrong sequences or more: batch 4)
+    ),
+    Mistake(
+        check_TokenEmbedding,
+        TEOutputKeptByIds,
+        r"after the module's weights changed in place.*returned exactly its earlier output",
     ),
     Mistake(
         check_TokenEmbedding,

@@ -889,6 +889,13 @@ class PERowsPrependedAsPositions(ref.PositionalEncoding):  # cat along the posit
         return self.dropout(torch.cat([rows, x], dim=1))
 
 
+class PEOnFirstSequenceOnly(ref.PositionalEncoding):  # x[0] += pe: one sequence encoded
+    def forward(self, x):
+        out = x.clone()
+        out[0] = out[0] + self.pe[0, : x.shape[1]]
+        return self.dropout(out)
+
+
 class PERefusesFullLength(ref.PositionalEncoding):
     """Refuses len == max_len, which fits (>= where > belongs)."""
 
@@ -1868,6 +1875,11 @@ MISTAKES = [
         r"^(?!.*plain attribute)(?s:.*)keeps no table.*fixed dtype.*\.to\(x\.dtype\)",
     ),
     # the learner's own ValueError, raw, before
+    Mistake(
+        check_PositionalEncoding,
+        PEOnFirstSequenceOnly,
+        r"batch element 0 is right, but elements? [\d, ]+ (is|are) exactly the `x` you were given",
+    ),
     Mistake(
         check_PositionalEncoding,
         PERefusesFullLength,

@@ -1856,6 +1856,31 @@ def sdpa_scores_no_grad(q, k, v, mask=None):
     return weights @ v, weights
 
 
+def sdpa_first_sequence_mask(q, k, v, mask=None):  # mask[0]: sequence 0's for the batch
+    if mask is not None and mask.dim() == q.dim():
+        mask = mask[0]
+    return ref.scaled_dot_product_attention(q, k, v, mask)
+
+
+def sdpa_last_sequence_mask(q, k, v, mask=None):  # a loop over the batch that kept the last
+    if mask is not None and mask.dim() == q.dim():
+        for sequence_mask in mask:
+            kept = sequence_mask
+        mask = kept
+    return ref.scaled_dot_product_attention(q, k, v, mask)
+
+
+def sdpa_mask_on_first_sequence(q, k, v, mask=None):  # scores[:1]: the rest unmasked
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., len_q, len_k)
+    if mask is not None and scores.dim() == 4:
+        first = scores[:1].masked_fill(~mask[:1], float("-inf"))
+        scores = torch.cat([first, scores[1:]])
+    elif mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1))
+    return weights @ v, weights
+
+
 def sdpa_if_mask(q, k, v, mask=None):
     """`if mask:` for `if mask is not None:`."""
     if mask:
@@ -1873,6 +1898,9 @@ def sdpa_if_not_mask(q, k, v, mask=None):
 R12F_MISTAKES = [
     # the truth value of the mask asked for where `is not None` belongs
     Mistake(SDPA, sdpa_if_mask, r"The line `if mask:`.*`if mask is not None:`"),
+    Mistake(SDPA, sdpa_first_sequence_mask, r"the mask of sequence 0 alone was applied"),
+    Mistake(SDPA, sdpa_mask_on_first_sequence, r"the mask reached only part of the batch"),
+    Mistake(SDPA, sdpa_last_sequence_mask, r"the mask of sequence \d+ alone was applied"),
     Mistake(SDPA, sdpa_if_not_mask, r"The line `if not mask:`.*`if mask is not None:`"),
     # memory never written: numpy's where= without out=
     Mistake(check_softmax, sm_divide_where_no_out, r"never written.*where= without out="),

@@ -852,6 +852,33 @@ class MaskAfterSoftmax(Base):
         return self.w_o(self.merge(self.dropout(weights) @ v)), weights
 
 
+class MaskOnFirstHeadOnly(Base):
+    """Masks the scores of head 0 alone (scores[:, :1]), the other heads see every key."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (b, h, len_q, len_k)
+        if mask is not None:
+            first = scores[:, :1].masked_fill(~mask, float("-inf"))  # (b, 1, len_q, len_k)
+            scores = torch.cat([first, scores[:, 1:]], dim=1)
+        weights = torch.nan_to_num(scores.softmax(dim=-1))
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class OutputsKeptByInputs(Base):
+    """Memoises (output, weights) on the inputs' identities: a weight update never shows."""
+
+    def forward(self, query, key, value, mask=None):
+        token = (id(query), id(key), id(value), id(mask))
+        if token not in self.__dict__.setdefault("kept", {}):
+            q, k, v = self.qkv(query, key, value)
+            heads, weights = scaled_dot_product_attention(q, k, v, mask)
+            if self.training and self.dropout.p > 0:
+                heads = self.dropout(weights) @ v
+            self.kept[token] = (self.w_o(self.merge(heads)), weights)
+        return self.kept[token]
+
+
 class MergeKeepsHeadsAxis(Base):
     """Merges with a reshape that keeps the heads axis second, (batch, num_heads,
     len_q * d_head): w_o then meets len_q * d_head numbers per row."""
@@ -1396,6 +1423,16 @@ MISTAKES = [
     Mistake(check_MultiHeadAttention, MaskAfterSoftmax, r"applied the mask after the softmax"),
     Mistake(
         check_MultiHeadAttention,
+        OutputsKeptByInputs,
+        r"after the module's weights changed in place.*returned exactly its earlier output",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        MaskOnFirstHeadOnly,
+        r"head 0 follows the mask exactly, while head",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
         FixedEightHeads,
         r"Your weights have 8 heads where this MultiHeadAttention was built with num_heads"
         r"|shape .\[2, 5, 8, -1\]. is invalid",  # hidden: d_model 12, not divisible by 8
@@ -1856,7 +1893,12 @@ MISTAKES += [
         WeightsTransposedOnReturn,
         r"^(?![\s\S]*softmax with dim=-1)[\s\S]*Yours are the right weights transposed",
     ),
-    Mistake(check_MultiHeadAttention, FirstSequenceMaskForAll, _BATCH_AXIS),
+    Mistake(
+        check_MultiHeadAttention,
+        FirstSequenceMaskForAll,
+        # (the visible mask of sequence 0 blocks nothing: no zero tells it from no mask)
+        rf"the mask of sequence 0 alone was applied|{_BATCH_AXIS}",
+    ),
     Mistake(check_MultiHeadAttention, FirstSequenceOutputForAll, _BATCH_AXIS),
     Mistake(
         check_split_heads,

@@ -45,6 +45,25 @@ def subsequent_mask(size):
     return upper == 0
 
 
+_FIRST_MASK: list = []
+
+
+def look_ahead_built_once(size):  # the first call's mask, kept for every later size
+    if not _FIRST_MASK:
+        _FIRST_MASK.append(torch.tril(torch.ones(size, size, dtype=torch.bool)))
+    return _FIRST_MASK[0]
+
+
+_MASK_BY_SHAPE: dict = {}
+
+
+def padding_mask_cached_by_shape(ids, pad_id):  # a cache keyed on the shape alone
+    key = tuple(ids.shape)
+    if key not in _MASK_BY_SHAPE:
+        _MASK_BY_SHAPE[key] = (ids != pad_id)[:, None, None, :]
+    return _MASK_BY_SHAPE[key]
+
+
 # ------------------------------------------------------------------------- padding_mask
 PADDING_MISTAKES = {
     "inverted polarity": (lambda ids, p: (ids == p)[:, None, None, :], r"polarity is inverted"),
@@ -519,6 +538,17 @@ DECODER_CORRECT = {
 MISTAKES = [
     *(Mistake(check_padding_mask, _named(n, f), m) for n, (f, m) in PADDING_MISTAKES.items()),
     *(Mistake(check_look_ahead_mask, _named(n, f), m) for n, (f, m) in LOOK_AHEAD_MISTAKES.items()),
+    Mistake(
+        check_look_ahead_mask,
+        look_ahead_built_once,
+        r"keeps something from one call to the next: the module-level list `_FIRST_MASK`",
+    ),
+    Mistake(
+        check_padding_mask,
+        padding_mask_cached_by_shape,
+        r"keeps something from one call to the next: the module-level dict `_MASK_BY_SHAPE`",
+        hidden_only=True,
+    ),
     *(
         Mistake(check_decoder_self_attention_mask, _named(n, f), m)
         for n, (f, m) in DECODER_MISTAKES.items()

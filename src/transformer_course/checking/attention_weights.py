@@ -413,6 +413,8 @@ def expect_attention_weights(
                 c.fail(f"{what} gives weight to keys the mask forbids. {TRANSPOSED_WEIGHTS}")
             if swapped := _mask_on_swapped_axes(w, allowed):
                 c.fail(f"{what} gives weight to keys the mask forbids. {swapped}")
+            if part := _mask_on_part(w, allowed):
+                c.fail(f"{what} gives weight to keys the mask forbids. {part}")
             # a diagnosis the caller makes from more than these weights (round 11: sequence
             # 0's mask used for the whole batch was told "the mask is not applied")
             if leak_explain is not None and (diagnosis := leak_explain()):
@@ -450,6 +452,8 @@ def expect_attention_weights(
         c.fail(f"{what} is not what the reference gives. {diagnosis}")
 
     # 4. Properties that explain the rest.
+    if mask is not None and (one := _one_sequences_mask(w, allowed)):
+        c.fail(f"{what} is not what the reference gives. {one}")
     if mask is not None and dead.any() and live.any() and bool((w[live].abs() < 1e-12).all()):
         c.fail(
             f"{what} is zero everywhere, also in the rows that may attend to a key. {ALL_ZEROED}"
@@ -529,6 +533,94 @@ def _transposed(w: torch.Tensor, expected: torch.Tensor, rtol: float, atol: floa
     )
 
 
+def _one_sequences_mask(w: torch.Tensor, allowed: torch.Tensor) -> str | None:
+    """For weights (batch, heads, len_q, len_k) whose every (batch, head) slice is zero
+    exactly where the mask of one same sequence blocks, that mask being not every
+    sequence's own: one sequence's mask was applied to the whole batch."""
+    if w.dim() != 4 or allowed.dim() != 4 or w.shape[0] < 2:
+        return None
+    allowed = allowed.expand(w.shape)
+    zero = w <= 1e-6
+    if not bool(zero.any()):
+        return None  # a mask merely ignored leaves no zero at all
+    common = set(range(w.shape[0]))
+    for b in range(w.shape[0]):
+        for h in range(w.shape[1]):
+            common &= {o for o in range(w.shape[0]) if torch.equal(zero[b, h], ~allowed[o, h])}
+    if len(common) != 1:
+        return None
+    (o,) = common
+    if all(torch.equal(allowed[b], allowed[o]) for b in range(w.shape[0])):
+        return None
+    return (
+        f"Every sequence of the batch has zero weight exactly where the mask of batch "
+        f"element {o} blocks, and nowhere else: the mask of sequence {o} alone was applied "
+        "to the whole batch (an index such as mask[0], or a loop over the batch that keeps "
+        "one sequence's mask), so the other sequences follow its mask instead of their own. "
+        "Apply the whole mask, (batch, 1, 1, len_k) or (batch, 1, len_q, len_k), and let it "
+        "broadcast over the heads and queries."
+    )
+
+
+def _listed(items: list[int]) -> str:
+    return ", ".join(map(str, items[:-1])) + (" and " if len(items) > 1 else "") + str(items[-1])
+
+
+def _counted(noun: str, items: list[int], one: str, many: str) -> str:
+    if len(items) == 1:
+        return f"{noun} {items[0]} {one}"
+    return f"{noun}s {_listed(items)} {many}"
+
+
+def _mask_on_part(w: torch.Tensor, allowed: torch.Tensor) -> str | None:
+    """For leaking weights (batch, heads, len_q, len_k): when every (batch, head) slice
+    whose mask blocks a key either follows its mask exactly (zero on every blocked key,
+    nowhere else) or has no zero at all (the mask never reached it), both kinds present,
+    the mask was applied to part of the batch or of the heads: which part, by head or by
+    batch element when the split is along one axis."""
+    if w.dim() != 4 or allowed.dim() != 4:
+        return None
+    allowed = allowed.expand(w.shape)
+    zero = w <= 1e-6
+    masked, unmasked = set(), set()
+    for b in range(w.shape[0]):
+        for h in range(w.shape[1]):
+            if bool(allowed[b, h].all()):
+                continue  # nothing to block: it follows the mask either way
+            if torch.equal(zero[b, h], ~allowed[b, h]):
+                masked.add((b, h))
+            elif not bool(zero[b, h].any()):
+                unmasked.add((b, h))
+            else:
+                return None
+    if not masked or not unmasked:
+        return None
+    heads_masked = sorted({h for _, h in masked})
+    heads_unmasked = sorted({h for _, h in unmasked})
+    batch_masked = sorted({b for b, _ in masked})
+    batch_unmasked = sorted({b for b, _ in unmasked})
+    if w.shape[1] > 1 and not set(heads_masked) & set(heads_unmasked):
+        where = (
+            f"{_counted('head', heads_masked, 'follows', 'follow')} the mask exactly, while "
+            f"{_counted('head', heads_unmasked, 'gives', 'give')} weight to every key it "
+            "forbids: the mask reached only part of the heads (a slice such as [:, :1], or a "
+            "loop over the heads that passes the mask to some of them). Every head uses the "
+            "same mask: pass it to the attention of all heads at once, shaped to broadcast "
+            "over the heads axis"
+        )
+    elif w.shape[0] > 1 and not set(batch_masked) & set(batch_unmasked):
+        where = (
+            f"{_counted('batch element', batch_masked, 'follows', 'follow')} the mask "
+            f"exactly, while {_counted('batch element', batch_unmasked, 'gives', 'give')} "
+            "weight to every key it forbids: the mask reached only part of the batch (a "
+            "slice, or a loop over the sequences that applies it to some of them). Apply the "
+            "mask to the whole batch"
+        )
+    else:
+        return None
+    return f"Some attention slices are masked and the others not at all: {where}."
+
+
 def _mask_of_another_sequence(
     w: torch.Tensor, allowed: torch.Tensor, leak: torch.Tensor
 ) -> str | None:
@@ -539,6 +631,8 @@ def _mask_of_another_sequence(
     the batch's sequences."""
     if w.dim() != 4 or w.shape[0] < 2 or not leak.any():
         return None
+    if one := _one_sequences_mask(w, allowed):
+        return one
     zero = w <= 1e-6
     example = None
     for b in range(w.shape[0]):

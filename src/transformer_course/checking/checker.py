@@ -4,9 +4,12 @@ messages, and the comparisons (type, shape, dtype before values)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import inspect
+import itertools
 import math
 import re
+import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, get_args
@@ -25,6 +28,7 @@ from transformer_course.checking.deviations import (
     torch_state_kept,
 )
 from transformer_course.checking.deviations.probes import confirm, evidence, probe_calls
+from transformer_course.checking.deviations.search import replay, same
 from transformer_course.checking.empty_inputs import empty_input_hint
 from transformer_course.checking.failing_line import (
     arguments_out_of_order,
@@ -50,6 +54,7 @@ from transformer_course.checking.formatting import (
     short,
 )
 from transformer_course.checking.hints import GENERIC_HINTS, Hint, matching_hints
+from transformer_course.checking.kept_state import StateWatch, kept_state_sentence
 from transformer_course.checking.layouts import match_layout
 from transformer_course.checking.module_settings import (
     changed_settings_message,
@@ -59,6 +64,7 @@ from transformer_course.checking.parameters_kept import (
     changed_parameters_message,
     parameters_snapshot,
 )
+from transformer_course.checking.partial_batch import partial_batch_sentence
 from transformer_course.checking.printed import printed_not_returned, tee_stdout
 from transformer_course.checking.randomness import global_random_state, restore_random_state
 from transformer_course.checking.rearranged import (
@@ -189,6 +195,12 @@ def _merged_axes(got: tuple, shape: tuple) -> str:
     return ""
 
 
+#: the most time the calls made again for an answer that keeps state may take, in all
+_REPLAY_BUDGET_S = 0.5
+#: a check's own message that already says state was kept between calls
+_KEPT_SAID = re.compile(r"earlier call|between calls|from one call to the next", re.IGNORECASE)
+
+
 class Checker:
     """Collects the checks for one exercise and reports on them.
 
@@ -229,6 +241,9 @@ class Checker:
         self._deviations: tuple[int, list[str], int] | None = None
         self._default = ""
         self._built: dict[int, tuple] = {}
+        #: the containers the answer (a function) can keep between calls, as they were
+        #: before the check called it (checking.kept_state)
+        self._state_watch: StateWatch | None = None
 
     def __enter__(self) -> Checker:
         import torch
@@ -254,8 +269,68 @@ class Checker:
         if exc_type is None:
             if self._changed_settings:
                 raise CheckFailure(self.exercise, self._changed_settings)
+            self._replay_in_reverse()
             self.done()
         return False
+
+    def _replay_in_reverse(self) -> None:
+        """For an answer whose code can keep something between calls (a container it
+        writes to, a global it assigns, a functools cache: read from the code, so other
+        answers pay nothing): the check's calls made again, the last first. A cache keyed on
+        part of the arguments answers a call with the result of whichever call filled it,
+        so another order shows it; fails with :mod:`.kept_state`'s sentence when a call
+        then goes wrong and is right with the state emptied."""
+        watch = self._state_watch
+        try:
+            if watch is None or not watch.kept_anywhere() or len(self.recorded) < 2:
+                return
+            reference = reference_function(self.exercise)
+            if reference is None or isinstance(reference, type):
+                return
+            calls = [call for call in self.recorded if not call.constructed][-12:]
+        except Exception:
+            return
+        # the calls, the last first; then new calls that mix the arguments of two of them
+        # (one argument of call j in call i, call j made just before): a cache keyed on
+        # one argument answers with call j's result
+        trials: list[tuple[Any, Recorded | None, str]] = [
+            (call, None, "Called again in another order (the check's calls, the last first), ")
+            for call in reversed(calls)
+        ]
+        for first, second in itertools.islice(itertools.permutations(calls, 2), 12):
+            for position in range(min(len(first.args), len(second.args))):
+                mixed = list(first.args)
+                mixed[position] = second.args[position]
+                if not any(same(tuple(mixed), call.args) for call in calls):
+                    trials.append(
+                        (
+                            dataclasses.replace(first, args=tuple(mixed)),
+                            second,
+                            f"Called just after {self._call_repr(self._answer, second.args, second.kwargs)}, ",
+                        )
+                    )
+        started = time.perf_counter()
+        for call, before, order in trials[:40]:
+            if time.perf_counter() - started > _REPLAY_BUDGET_S:
+                return
+            try:
+                expected = replay(reference, call)
+                if isinstance(expected, Raised):
+                    continue
+                if before is not None:
+                    replay(self._answer, before)
+                got = replay(self._answer, call)
+                if same(got, expected):
+                    continue
+                ran, again = watch.replayed_without(lambda call=call: replay(self._answer, call))
+                if not ran or isinstance(again, Raised) or not same(again, expected):
+                    return
+                places = [what for what, _ in watch.changed()]
+                wrong = self._call_repr(self._answer, call.args, call.kwargs)
+                message = kept_state_sentence(places, wrong, order=" ".join(order.split()) + " ")
+            except Exception:  # the diagnosis must never hide the check's own verdict
+                return
+            raise CheckFailure(self.exercise, message)
 
     # ------------------------------------------------------------------ basics
     def fail(self, message: str, learner_traceback: str = "") -> None:
@@ -265,7 +340,44 @@ class Checker:
             message = f"{message}\n{self._printed_not_returned}"
         if self._changed_settings and self._changed_settings not in message:
             message = f"{self._changed_settings}\n{message}"
+        kept = "" if _KEPT_SAID.search(message) else self._kept_state()
+        if kept:  # the cause, established by a replay: said first, the symptom after it
+            raise CheckFailure(self.exercise, f"{kept}\n{message}", learner_traceback)
         raise CheckFailure(self.exercise, self._with_deviation(message), learner_traceback)
+
+    def _kept_state(self) -> str:
+        """The sentence naming state the answer kept between calls, when a wrong call of
+        it, made again with the containers the check's calls wrote to emptied, is right
+        (:mod:`.kept_state`); "" otherwise, or on anything odd."""
+        watch = self._state_watch
+        try:
+            if watch is None or not self.recorded or not watch.changed():
+                return ""
+            reference = reference_function(self.exercise)
+            if reference is None or isinstance(reference, type):
+                return ""
+            calls = [call for call in self.recorded if not call.constructed]
+            for index in range(len(calls) - 1, max(len(calls) - 4, -1), -1):
+                call = calls[index]
+                expected = replay(reference, call)
+                if isinstance(expected, Raised) or same(call.result, expected):
+                    continue
+                ran, again = watch.replayed_without(lambda call=call: replay(self._answer, call))
+                if not ran or isinstance(again, Raised) or not same(again, expected):
+                    return ""
+                earlier = ""
+                for before in reversed(calls[:index]):
+                    if same(before.args, call.args) and same(before.kwargs, call.kwargs):
+                        continue
+                    if same(call.result, replay(reference, before)):
+                        earlier = self._call_repr(self._answer, before.args, before.kwargs)
+                        break
+                wrong = self._call_repr(self._answer, call.args, call.kwargs)
+                places = [what for what, _ in watch.changed()]
+                return kept_state_sentence(places, wrong, earlier)
+        except Exception:  # the diagnosis must never hide the check's own message
+            return ""
+        return ""
 
     def _with_deviation(self, message: str) -> str:
         """``message``, followed by the one edit of the reference that reproduces every
@@ -397,6 +509,9 @@ class Checker:
             self._watch.answer(fn)  # its forbidden APIs, read from its cell as the grader does
         if name == self.exercise:
             self._answer = fn
+            if self._state_watch is None and not self._module_exercise():
+                with contextlib.suppress(Exception):
+                    self._state_watch = StateWatch(fn)
         if not callable(fn):
             self.fail(
                 f"expected `{name}` to be a function (or class), got {type(fn).__name__}. "
@@ -507,6 +622,23 @@ class Checker:
                 )
         return result
 
+    def _last_arguments(self) -> list[tuple[str, Any]]:
+        """(name, value) of the arguments of the last recorded call of the answer (or of a
+        module built from it); [] when there is none."""
+        try:
+            call = self.recorded[-1]
+            names = [f"argument {index}" for index in range(len(call.args))]
+            target = call.target if call.target is not None else self._answer
+            with contextlib.suppress(Exception):
+                signature = inspect.signature(getattr(target, "forward", target))
+                parameters = [p for p in signature.parameters if p != "self"]
+                names = [f"`{name}`" for name in parameters[: len(call.args)]] + names[
+                    len(parameters) :
+                ]
+            return [*zip(names, call.args, strict=False), *call.kwargs.items()]
+        except Exception:
+            return []
+
     def _module_exercise(self) -> bool:
         """Whether the exercise's reference is a class (its answer is then called to build
         modules, and the modules are called), read from the reference: in the grader the
@@ -602,11 +734,14 @@ class Checker:
         if own and self._errors_only():  # the check's own advice on its error comes first
             deviation = ""
         values = failing_line_values(exc)
-        return CheckFailure(
-            self.exercise,
+        message = (
             f"calling `{call_repr}` raised {type(exc).__name__}: {clip(str(exc), 1000)}"
-            + "".join(f"\n{text}" for text in [*advice, values, deviation] if text),
-            learner_frames(exc),
+            + "".join(f"\n{text}" for text in [*advice, values, deviation] if text)
+        )
+        # a replay with the kept state emptied did not raise: the cause, said first
+        kept = "" if _KEPT_SAID.search(message) else self._kept_state()
+        return CheckFailure(
+            self.exercise, f"{kept}\n{message}" if kept else message, learner_frames(exc)
         )
 
     @classmethod
@@ -953,6 +1088,11 @@ class Checker:
         relation = match_relation(got_np, exp_np, rtol=rtol, atol=atol)
         if relation is not None:
             self.fail(f"{what} is not what the reference gives. {relation.message} {hint}".strip())
+        part = partial_batch_sentence(
+            got_np, exp_np, self._last_arguments(), rtol=max(rtol, 1e-5), atol=max(atol, 1e-6)
+        )
+        if part:
+            self.fail(f"{what} is not what the reference gives. {part} {hint}".strip())
         # before the fallbacks: the one edit that fits replaces them (after the hint, which
         # may read what a check's hooks recorded: the edits run the reference)
         deviation = self.deviation()

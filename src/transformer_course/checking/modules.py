@@ -786,6 +786,42 @@ def expect_no_state_between_calls(
     )
 
 
+def expect_follows_new_weights(c: Checker, module: nn.Module, args: tuple, what: str) -> None:
+    """After its parameters change in place (what an optimizer step does to them), a module
+    called again on the same inputs must give another result: the very output of before
+    means it was kept from the earlier call (an output cached on self, keyed on the inputs:
+    right on the first call of every module, so a check that calls each module once with
+    each input never sees it). The weights are put back as they were; silent on anything
+    odd (a module without parameters, a call that raises, a result that is no tensor)."""
+    try:
+        saved = {name: value.detach().clone() for name, value in module.state_dict().items()}
+        if not any(parameter.numel() for parameter in module.parameters()):
+            return
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            before = module(*args)
+            before = before[0] if isinstance(before, tuple) else before
+            before = before.detach().clone()
+            for parameter in module.parameters():
+                parameter.mul_(1.5).add_(0.25)  # (an update no weight survives unchanged)
+            after = module(*args)
+            after = after[0] if isinstance(after, tuple) else after
+        kept = isinstance(after, torch.Tensor) and torch.equal(after.detach(), before)
+    except Exception:
+        return
+    finally:
+        with contextlib.suppress(Exception), torch.no_grad():
+            module.load_state_dict(saved)
+    if kept:
+        c.fail(
+            f"{what}: after the module's weights changed in place (as an optimizer step "
+            "changes them), the same module on the same inputs returned exactly its earlier "
+            "output: your module keeps its results from one call to the next (an output "
+            "stored on self, keyed on the inputs, say), so training would never change what "
+            "it gives. forward must compute from the current weights on every call; keep "
+            "nothing computed on self."
+        )
+
+
 def expect_contract_defaults(
     c: Checker,
     cls: Any,

@@ -42,8 +42,13 @@ from transformer_course.checking.frozen_rows import (
     frozen_rows_of,
     padding_idx_signature,
 )
-from transformer_course.checking.modules import build_module, random_state
+from transformer_course.checking.modules import (
+    build_module,
+    expect_follows_new_weights,
+    random_state,
+)
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.checking.rows_read import rows_read_sentence
 from transformer_course.exercise import Exercise
 from transformer_course.reference import embeddings as ref
 from transformer_course.reference.tokenization import SPECIAL_TOKENS
@@ -507,7 +512,12 @@ def check_one_hot(one_hot, *, hidden: bool = False) -> None:
                 got,
                 expected,
                 what,
-                hint="The 1 for token id i belongs in column i (ids count from 0).",
+                hint=lambda got=got, ids=ids, vocab_size=vocab_size: (
+                    rows_read_sentence(
+                        got, ids, np.eye(vocab_size), "Each of your vectors is one-hot"
+                    )
+                    or "The 1 for token id i belongs in column i (ids count from 0)."
+                ),
                 mistakes={
                     "The 1 sits one column too far left: did you subtract 1 from the ids? "
                     "Ids count from 0, and id i goes in column i.": np.roll(expected, -1, axis=-1),
@@ -807,7 +817,10 @@ def check_embed(embed, *, hidden: bool = False) -> None:
                 expected,
                 what,
                 **tolerance(got.dtype, table.dtype),
-                hint="Row i of the result should be row ids[i] of the table.",
+                hint=lambda got=got, ids=ids, table=table: (
+                    rows_read_sentence(got, ids, table)
+                    or "Row i of the result should be row ids[i] of the table."
+                ),
                 mistakes={
                     "Your rows are the right ones divided by their lengths (unit vectors, as "
                     "cosine_similarity makes them): a lookup returns the table's rows as they "
@@ -1428,6 +1441,27 @@ def _unit_identity_mistakes(a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarra
     }
 
 
+def _distance_mistakes(a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
+    """The distance matrices a learner may return for the similarity: Euclidean (the
+    default of torch.cdist and scipy's cdist) and its square."""
+    difference = a[:, None, :] - b[None, :, :]  # (n, m, d)
+    squared = (difference**2).sum(axis=-1)  # (n, m)
+    return {
+        "Yours is the Euclidean distance between the vectors, |a[i] - b[j]| (what "
+        "torch.cdist and scipy's cdist give by default), not their cosine similarity: a "
+        "distance grows as vectors move apart, a cosine measures the angle between them. "
+        "Divide the dot products by the lengths: a[i]·b[j] / (|a[i]| |b[j]|).": np.sqrt(squared),
+        "Yours is the squared Euclidean distance between the vectors, |a[i] - b[j]|² (the "
+        "'sqeuclidean' of scipy's cdist), not their cosine similarity: divide the dot "
+        "products by the lengths, a[i]·b[j] / (|a[i]| |b[j]|).": squared,
+        "Yours is the Euclidean distance between the unit vectors, |a[i]/|a[i]| - "
+        "b[j]/|b[j]||, which is sqrt(2 - 2 cos): the rows were normalised, then a distance "
+        "(cdist) taken where their dot products belong, a_unit @ b_unit.T.": np.sqrt(
+            np.maximum(2.0 - 2.0 * ref.cosine_similarity(a, b), 0.0)
+        ),
+    }
+
+
 def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
     """cosine_similarity(a (n, d), b (m, d)) -> (n, m); a zero vector gives 0.
 
@@ -1554,6 +1588,9 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                             b64 - b64.mean(axis=-1, keepdims=True),
                         )
                     ),
+                    # a sibling of the cosine: the distance between the points, which grows
+                    # where the cosine shrinks (torch.cdist, scipy's cdist by default)
+                    **_distance_mistakes(a64, b64),
                     "Your negative similarities became 0: the result was clipped to [0, 1] "
                     "(np.clip or np.maximum(..., 0)). A cosine ranges over [-1, 1]: vectors "
                     "pointing in opposite directions have similarity -1. Return it unclipped.": (
@@ -2290,6 +2327,7 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
             )
             # right in eval mode; a new module is in training mode, where it must not differ
             _expect_same_in_training(c, module, ids, plain * math.sqrt(d_model), built, seed)
+            expect_follows_new_weights(c, module, (ids.clone(),), what)
             _expect_every_row_trained(c, module, key, fresh_table, built, vocab_size)
             # the output is right: an extra trainable parameter is the only thing left
             trainable = {

@@ -157,6 +157,24 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
             f"key and value of length {case.len_k}]",
             f"key and value of length {other.len_k}",
         )
+        # the same module and inputs after a weight update: an output kept on self shows
+        from transformer_course.checking.modules import expect_follows_new_weights
+
+        kept = build_module(
+            c,
+            cls,
+            case.d_model,
+            case.num_heads,
+            dropout=case.dropout,
+            name="MultiHeadAttention",
+            state=random_state(_state_shapes(case.d_model), seed=case.seed),
+        )[0]
+        expect_follows_new_weights(
+            c,
+            kept,
+            args,
+            f"mha(query, key, value{', mask' if len(args) > 3 else ''}) [{_kind(case)}]",
+        )
         _expect_no_mask_kept(c, cls, next(case for case in cases if case.mask != "none"))
         _check_dropout_placement(c, cls, _HIDDEN_DROPOUT if hidden else _VISIBLE_DROPOUT)
         _expect_no_dropout_by_default(c, cls)

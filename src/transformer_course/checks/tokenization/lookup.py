@@ -335,6 +335,17 @@ def _encode_order_hint(tokens, got: list[int], expected: list[int]) -> str:
     )
 
 
+_RENUMBERED = "another vocab (the same tokens, numbered in reverse order after the specials)"
+
+
+def _renumbered(vocab: dict[str, int]) -> dict[str, int]:
+    """``vocab`` with the ids of its ordinary tokens reversed (the special tokens keep theirs)."""
+    ordinary = sorted((token for token in vocab if vocab[token] >= 4), key=vocab.get)
+    renumbered = {token: index for token, index in vocab.items() if index < 4}
+    renumbered.update({token: 4 + index for index, token in enumerate(reversed(ordinary))})
+    return renumbered
+
+
 def check_encode(encode, *, hidden: bool = False) -> None:
     """Check ``encode(tokens, vocab)``: one id per token, <unk>'s id for unknown tokens."""
     with Checker("encode", hidden=hidden, explain_shapes=True) as c:
@@ -352,6 +363,9 @@ def check_encode(encode, *, hidden: bool = False) -> None:
         # The first case again, with the same token -> id mapping stored with its keys in
         # alphabetical order (not id order): any dict is a valid vocabulary.
         runs.append((cases[0], dict(sorted(vocab.items())), _ALPHABETICAL))
+        # The first case once more, with another vocabulary (the same tokens, their ids in
+        # reverse order): the ids come from the vocab of each call, never from an earlier one.
+        runs.append((cases[0], _renumbered(vocab), _RENUMBERED))
         for tokens, vocab, named in runs:
             unk = vocab["<unk>"]
             what = f"encode({tokens!r}, {named})"

@@ -8,6 +8,7 @@ import io
 import numpy as np
 
 from transformer_course.checking import Checker, CheckFailure, numpy_rng, short
+from transformer_course.checking.rounded_sizes import rounded_up_size
 from transformer_course.checking.uninitialised import unwritten_entries
 from transformer_course.reference import tokenization as ref
 
@@ -474,6 +475,14 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                         "max_len + 1 (a + 1 on the longest length, or a pad_id added to every "
                         "row before padding)."
                     )
+                if len(got.shape) == 2 and got.shape[0] == expected.shape[0]:
+                    rounded = rounded_up_size(
+                        expected.shape[1],
+                        got.shape[1],
+                        lambda n, pad_id=pad_id: _width(c, pad_batch, [[5] * n, [6]], pad_id),
+                        "width (max_len)",
+                    )
+                    shape_hint = f"{shape_hint} {rounded}" if rounded else shape_hint
                 shape_hint = (
                     _empty_batch_shape_hint(seqs, got, pad_batch, c)
                     or _width_of_first_hint(pad_batch, seqs, pad_id)

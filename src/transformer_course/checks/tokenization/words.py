@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import io
+import itertools
 import re
 import string
 import unicodedata
@@ -124,6 +125,7 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
         # marks deleted from the text before the split, shown by every run: named before
         # a known mistake that only one run agrees with (punctuation dropped, say)
         removed = _removed_before_split(runs) or _whitespace_removed_before_split(runs)
+        repeats = _repeats_removed(runs)
         for (text, what, got), single, pair in zip(runs, singles, pairs, strict=True):
             if every_single:
                 single, pair = {m: single[m] for m in every_single}, None
@@ -134,6 +136,10 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
             _expect_not_accumulated(
                 c, what, lambda text=text: tokenize(text), got, ref.tokenize(text)
             )
+            if repeats and list(got) != ref.tokenize(text):
+                c.fail(
+                    f"{what} returned {short(list(got))}, expected {short(ref.tokenize(text))}. {repeats}"
+                )
             c.expect_equal(
                 got,
                 ref.tokenize(text),
@@ -147,6 +153,38 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
                 mistakes=single,
                 pairs=pair,
             )
+
+
+def _repeats_removed(runs) -> str:
+    """Repeated tokens removed, told apart on every run: each token kept once wherever its
+    repeats are (a set, dict.fromkeys), or only the repeats in a row (groupby, a test
+    against the previous token). One text whose repeats are all in a row cannot tell them
+    apart; the runs together can. "" unless exactly one of the two gives every run's
+    tokens and some run is wrong."""
+    try:
+        outputs = [(list(got), ref.tokenize(text)) for text, _, got in runs]
+        if all(got == expected for got, expected in outputs):
+            return ""
+        once = all(got == list(dict.fromkeys(expected)) for got, expected in outputs)
+        in_a_row = all(
+            got == [t for t, _ in itertools.groupby(expected)] for got, expected in outputs
+        )
+    except Exception:
+        return ""
+    if once and not in_a_row:
+        return (
+            "On every text, your tokens are the right ones with each token kept once, at its "
+            "first place, wherever its repeats are (a set, or dict.fromkeys, removes them): a "
+            "sentence is a sequence, and tokenize keeps every token, repeats included, in the "
+            "order of the text."
+        )
+    if in_a_row and not once:
+        return (
+            "On every text, your tokens are the right ones with each run of the same token in "
+            "a row kept once (itertools.groupby, or a test against the previous token), "
+            "while repeats apart are kept: tokenize keeps every token, '...' is three '.'."
+        )
+    return ""
 
 
 _MARK = re.compile(r"[^\w\s]")
