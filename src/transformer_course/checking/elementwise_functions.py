@@ -42,10 +42,27 @@ def _fits(values: torch.Tensor, expected: torch.Tensor) -> bool:
     return bool(torch.allclose(values, expected, rtol=1e-4, atol=1e-5))
 
 
+def _scaled_fit(z: torch.Tensor, g: torch.Tensor) -> str:
+    """ "a * name" when g is one function of :data:`CATALOGUE` times one constant a other
+    than 1 (and 0) on every sample, and exactly one function fits so; "" otherwise (a ReLU
+    divided by sqrt(d_ff) was told only that its values differ)."""
+    found = []
+    for name, fn in CATALOGUE.items():
+        values = fn(z)  # (n,)
+        size = float((values * values).sum())
+        if not size > 1e-12:
+            continue
+        factor = float((values * g).sum()) / size  # least squares
+        if abs(factor) > 1e-6 and abs(factor - 1) > 1e-3 and _fits(g, factor * values):
+            found.append(f"{factor:.4g} * {name}")
+    return found[0] if len(found) == 1 else ""
+
+
 def described_function(z: torch.Tensor, g: torch.Tensor, right: str) -> str:
     """What g = f(z) is, as a phrase that starts with "f(z) = ...": the one function of
     :data:`CATALOGUE` that fits every sample (not ``right``, the one that belongs), else
-    what the values show; "" when the samples are too few, not finite, or show nothing
+    what the values show (one of them times a constant, or a power law);
+    "" when the samples are too few, not finite, or show nothing
     that tells them from ``right``. z and g are 1-D float tensors of equal length."""
     z, g = z.detach().double().flatten(), g.detach().double().flatten()  # (n,) each
     if z.shape != g.shape or z.numel() < 8 or not bool(torch.isfinite(g).all()):
@@ -55,6 +72,8 @@ def described_function(z: torch.Tensor, g: torch.Tensor, right: str) -> str:
         return f"f(z) = {fits[0]}"
     if fits:
         return ""  # the right one, or several that the samples do not tell apart
+    if scaled := _scaled_fit(z, g):
+        return f"f(z) = {scaled}"
     negative, positive = z < -0.05, z > 0.05
     said = []
     if int(negative.sum()) >= 3 and bool((g[negative].abs() < 1e-6).all()):

@@ -36,6 +36,7 @@ import torch
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.backward_pass import backward_problem
 from transformer_course.checking.dropout_masks import P_IS_ONE, dropout_pattern_problem
+from transformer_course.checking.elementwise_functions import described_function
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.graph import graph_reaches
 from transformer_course.checking.hooks import inputs_received, last_input_hint
@@ -1502,6 +1503,48 @@ def _batch_axis_reduced_hint(x: torch.Tensor, got: Any, p) -> str:
     return ""
 
 
+def _hidden_activation_read(module, x: torch.Tensor, p, case: _FFNCase) -> str:
+    """The activation the learner's block applies between w_1 and w_2, read off what w_2
+    receives against w_1(x) (recorded with a hook during one call) and named or described
+    (elementwise_functions): a root, a power, a constant factor, another function; "" when
+    w_2 is not called once as a module, in train mode with dropout (random zeros), or
+    nothing fits (blind misses: relu(h) ** 2 was "largest difference", and so were
+    sqrt(relu(h)) and relu(h) / sqrt(d_ff))."""
+    if case.mode == "train" and case.dropout > 0:
+        return ""
+    try:
+        seen = inputs_received(module, {"w_2"}, lambda: module(x))
+        if len(seen) != 1 or not seen[0][2] or not torch.is_tensor(seen[0][2][0]):
+            return ""
+        received = seen[0][2][0].detach().double()  # (batch, len, d_ff)
+        pre_activation = linear(x.detach().double(), p, "w_1")  # (batch, len, d_ff)
+        if received.shape != pre_activation.shape:
+            return ""
+        described = described_function(pre_activation, received, right="F.relu(z)")
+    except Exception:  # an explanation only: the usual message stands
+        return ""
+    if not described:
+        return ""
+    factor = ""
+    if re.match(r"f\(z\) = [-\d.e]+ \* ", described):
+        size = float(described.split()[2])
+        for name, value in (
+            ("1 / sqrt(d_ff)", case.d_ff**-0.5),
+            ("1 / sqrt(d_model)", case.d_model**-0.5),
+            ("1 / d_ff", 1 / case.d_ff),
+            ("sqrt(d_ff)", case.d_ff**0.5),
+            ("sqrt(d_model)", case.d_model**0.5),
+        ):
+            if abs(size - value) < 1e-3 * value:
+                factor = f" The factor {size:.4g} is {name} (d_model = {case.d_model}, d_ff = {case.d_ff}): the paper's block scales nothing."
+                break
+    return (
+        "What your w_2 receives is an activation f of z = w_1(x), read off the values, and "
+        f"{described}: it is not the ReLU, F.relu(z) = max(0, z), unchanged (no power, root "
+        f"or factor).{factor} {_RELU_IS.strip()}"
+    )
+
+
 def _ffn_input_hint(module, x: torch.Tensor, case: _FFNCase, state):
     """checking.hooks.last_input_hint against the reference block holding the same
     weights, in the case's mode."""
@@ -1599,6 +1642,8 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
             _FFN_BIAS_2_TWICE: lambda: ffn_f(x, _biases_doubled(p, "w_2"), drop=drop),
         },
         pairs=lambda: mistake_pairs(lambda **k: ffn_f(x, p, drop=drop, **k), table),
+        # the activation read off what w_2 receives: a power, root, factor, other function
+        explain=lambda: _hidden_activation_read(module, x, p, case),
         hint=dropout_hint(case.dropout, case.mode),
     )
 
