@@ -14,7 +14,7 @@ import io
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["answers_on_repeat", "earlier_call", "kept_between_calls"]
+__all__ = ["answers_on_repeat", "earlier_call", "kept_between_calls", "layer_calls_during"]
 
 
 def earlier_call(
@@ -72,3 +72,32 @@ def answers_on_repeat(fn: Callable, args: tuple[Any, ...], times: int = 3) -> li
     except Exception:  # a raising function is not this family's
         return None
     return answers
+
+
+def layer_calls_during(module: Any, call: Callable[[], Any]) -> int | None:
+    """How many times any submodule of ``module`` ran its forward during ``call()`` (run
+    once, without gradients, its printing swallowed); None when the call raised or no hook
+    could be set. A function handed a model that returns a result while none of the
+    model's layers ran took that result from somewhere else: state kept from an earlier
+    call (a cache keyed by the input, a global, a default argument), which no mistake
+    inside one call's computation can give."""
+    import torch  # the toolkit's tensor library, only here
+
+    count = [0]
+    handles = []
+    try:
+        for name, child in module.named_modules():
+            if name:
+                handles.append(
+                    child.register_forward_pre_hook(lambda *_: count.__setitem__(0, count[0] + 1))
+                )
+        if not handles:
+            return None
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            call()
+    except Exception:  # a raising call says nothing about kept state
+        return None
+    finally:
+        for handle in handles:
+            handle.remove()
+    return count[0]

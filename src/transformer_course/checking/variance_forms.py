@@ -66,17 +66,21 @@ def _terms(x: torch.Tensor) -> dict[str, torch.Tensor]:
     """The candidate terms of v for (tokens, width) values, each (tokens,)."""
     mean = x.mean(-1)
     deviation = (x - mean[:, None]).abs()  # (tokens, width)
-    return {
+    # |E[x]| is E[x] where no mean is negative (the tokens left after NaN): one term then
+    signs = int((mean < -0.1).sum()) >= 3 and int((mean > 0.1).sum()) >= 3
+    terms = {
         "E[x²]": (x**2).mean(-1),
         "E[x]²": mean**2,
         "E[x]": mean,
-        "|E[x]|": mean.abs(),
         "var": x.var(-1, unbiased=False),
         "(E|x - mean|)²": deviation.mean(-1) ** 2,
         "(max - min)²": (x.amax(-1) - x.amin(-1)) ** 2,
         "max|x - mean|²": deviation.amax(-1) ** 2,
         "1": torch.ones_like(mean),
     }
+    if signs:
+        terms["|E[x]|"] = mean.abs()
+    return terms
 
 
 def _divisors(normalised: torch.Tensor, centred: torch.Tensor) -> torch.Tensor | None:
