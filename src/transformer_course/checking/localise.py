@@ -592,6 +592,11 @@ def localise_layer(
                 f"`self.{name}` has a wrong sign or factor. It is the sub-layer's input plus its "
                 f"output, {wanted_norm}(x + {name}(x))."
             )
+        if extra := _post_ln_extra_terms(records, sublayers, name, norm_in, stream, out, x):
+            return (
+                f"The input of `self.{norm_name}` is {extra}. It is the sub-layer's input plus "
+                f"its output, {wanted_norm}(x + {name}(x)), x being what `self.{name}` reads."
+            )
         return (
             f"The input of `self.{norm_name}` after `self.{name}` is not x + {name}(x) (the "
             f"sub-layer's input plus its output): check the residual sum around `self.{name}`."
@@ -695,6 +700,39 @@ def _input_rows_zeroed(
         f"{text}. The layer computes on its input as it is: the mask given to "
         f"`self.{attention or sublayers[0]}` already keeps those positions out of the "
         "attention; leave x unchanged."
+    )
+
+
+def _post_ln_extra_terms(
+    records: Sequence, sublayers: Sequence[str], name: str, norm_in, stream, out, x
+) -> str:
+    """A post-LN norm's input written as the stream, this sub-layer's output and as few
+    terms more as fit (the layer's input, another sub-layer's output), by
+    :func:`_extra_terms`; with a note when another sub-layer's output is in the sum: both
+    sub-layers then read one stream and add to one residual (a parallel block, as GPT-J's
+    and PaLM's), where the paper chains them (blind misses: norm2(x + self_attn(x) +
+    feed_forward(x)) was told only to check the residual sum); "" when nothing fits."""
+    basis = {"x": stream, f"{name}(x)": out}
+    if not _close(stream, x.detach().double()):
+        basis["the layer's input"] = x.detach().double()
+    for other, _, other_out in records:
+        if other in sublayers and other != name and other_out is not None:
+            basis.setdefault(f"{other}(...)", other_out.detach().double())
+    extra = _extra_terms(norm_in, basis, {"x": 1.0, f"{name}(x)": 1.0})
+    if not extra:
+        return ""
+    added = [
+        other
+        for other in sublayers
+        if other != name and f"{other}(...) is added, which the sum does not hold" in extra
+    ]
+    if not added:
+        return extra
+    return (
+        f"{extra}. The output of `self.{added[0]}` joins the residual sum of `self.{name}`: "
+        "the sub-layers are added to one stream side by side (a parallel block, as in GPT-J "
+        "or PaLM), where the paper runs them one after the other, each with its own "
+        "residual and norm, the second reading the first's normalised result"
     )
 
 

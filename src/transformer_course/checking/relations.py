@@ -186,6 +186,44 @@ def _negated_features(got: np.ndarray, expected: np.ndarray, tol: dict) -> Relat
     )
 
 
+def _rows_copied(got: np.ndarray, expected: np.ndarray, tol: dict) -> Relation | None:
+    """Every wrong row along the first axis (the batch) holding the expected values of one
+    other row, the same one for all: one row's result given to the whole batch, or an edit
+    applied to part of it (blind misses: logits of row 0 copied to the batch were told
+    "largest difference"). None when no row is wrong, a wrong row matches no other or
+    several, or the rows are too few to tell."""
+    if got.ndim < 2 or got.shape[0] < 2:
+        return None
+    rows = got.shape[0]
+
+    def same(a: np.ndarray, b: np.ndarray) -> bool:
+        return bool(np.allclose(a, b, **tol))
+
+    wrong = [i for i in range(rows) if not same(got[i], expected[i])]
+    if not wrong:
+        return None
+    sources = set()
+    for i in wrong:
+        matches = [j for j in range(rows) if j != i and same(got[i], expected[j])]
+        if len(matches) != 1:
+            return None
+        sources.add(matches[0])
+    if len(sources) != 1:
+        return None
+    source = sources.pop()
+    right = [i for i in range(rows) if i not in wrong]
+    said = ", ".join(str(i) for i in wrong)
+    kept = f"; row(s) {', '.join(str(i) for i in right)} are right" if right else ""
+    return Relation(
+        "rows copied",
+        f"Along the first axis (the batch), your row(s) {said} hold the expected values of "
+        f"row {source}, not their own{kept}: one row's result is given to other rows (an "
+        "index such as [0] or [:1] broadcast over the batch, a value computed once and "
+        "reused, an assignment into part of the batch). Each row must be computed from its "
+        "own input.",
+    )
+
+
 def match_relation(
     got: np.ndarray, expected: np.ndarray, *, rtol: float, atol: float
 ) -> Relation | None:
@@ -221,6 +259,9 @@ def match_relation(
     flipped = _negated_features(got, expected, tol)
     if flipped is not None:
         return flipped
+    copied = _rows_copied(got, expected, tol)
+    if copied is not None:
+        return copied
     factor = float(np.vdot(got, expected) / np.vdot(expected, expected))
     if abs(factor) > 1e-6 and abs(factor - 1) > 1e-3 and np.allclose(got, factor * expected, **tol):
         named = _recognisable(abs(factor))
