@@ -1750,6 +1750,44 @@ def _same_shape_equal(a: torch.Tensor, b: Any) -> bool:
     return isinstance(b, torch.Tensor) and tuple(a.shape) == tuple(b.shape) and torch.equal(a, b)
 
 
+def mask_reaches_part(
+    module: nn.Module, call: Callable[[], Any], given: Mapping[str, tuple[str, Any]]
+) -> str:
+    """When some attentions of a role (``self_attn`` in every layer of a stack, say) get the
+    mask the module was given, ``given[role] = (its name, the mask)``, and others of the
+    same role get no mask at all (None): the mask applied to part of the stack, named with
+    the attentions on each side (blind misses: tgt_mask set to None after the first layer
+    was told only that the self-attention must get tgt_mask); "" otherwise."""
+    try:
+        seen = [
+            (name, role, kwargs.get("mask", args[3] if len(args) > 3 else None))
+            for name, role, args, kwargs in inputs_received(module, given, call)
+        ]
+    except Exception:  # a probe only: nothing to say
+        return ""
+    for role, (label, wanted) in given.items():
+        if not isinstance(wanted, torch.Tensor):
+            continue
+        calls = [(name, mask) for name, r, mask in seen if r == role]
+        with_mask = [
+            name
+            for name, mask in calls
+            if isinstance(mask, torch.Tensor) and _same_shape_equal(mask, wanted)
+        ]
+        without = [name for name, mask in calls if mask is None]
+        if not with_mask or not without or len(with_mask) + len(without) != len(calls):
+            continue
+        missing, kept = ", ".join(f"`{n}`" for n in without), ", ".join(f"`{n}`" for n in with_mask)
+        return (
+            f"{missing} {'get' if len(without) > 1 else 'gets'} no mask (None), while {kept} "
+            f"{'get' if len(with_mask) > 1 else 'gets'} {label}: the mask reaches only part "
+            "of the attentions (a variable set to None after the first layer, a keyword left "
+            "out of some calls, a condition on the layer's index). Every "
+            f"`{role}` needs {label}: pass it to every layer, unchanged."
+        )
+    return ""
+
+
 def mask_arrival_hint(
     module: nn.Module, call: Callable[[], Any], given: Mapping[str, tuple[str, Any]]
 ) -> list:
