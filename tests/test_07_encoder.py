@@ -170,6 +170,41 @@ class LNMeanSquaredInsteadOfDeviations(LNBase):
         return self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias
 
 
+def _mean_absolute_deviation_squared(self, x):
+    """Round 32: divides by the mean absolute deviation, a sibling of the standard
+    deviation (the family 'another measure of the spread', read back on a probe)."""
+    mean = x.mean(-1, keepdim=True)
+    spread = (x - mean).abs().mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(spread**2 + self.eps)
+
+
+def _half_range(self, x):
+    """Round 32: divides by half the range of the token's values."""
+    mean = x.mean(-1, keepdim=True)
+    spread = (x.amax(-1, keepdim=True) - x.amin(-1, keepdim=True)) / 2
+    return (x - mean) / torch.sqrt(spread**2 + self.eps)
+
+
+def _median_centred(self, x):
+    """Round 32: centres on the median (x.median), the variance right (the family 'another
+    centre than the mean')."""
+    centre = x.median(-1, keepdim=True).values
+    return (x - centre) / torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + self.eps)
+
+
+def _midrange_centred(self, x):
+    """Round 32: centres on (max + min) / 2."""
+    centre = (x.amax(-1, keepdim=True) + x.amin(-1, keepdim=True)) / 2
+    return (x - centre) / torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + self.eps)
+
+
+def _variance_minus_absolute_mean(self, x):
+    """Round 32: E[x²] - |E[x]|, an absolute value where the square belongs."""
+    mean = x.mean(-1, keepdim=True)
+    var = (x**2).mean(-1, keepdim=True) - mean.abs()
+    return (x - mean) / torch.sqrt(var + self.eps)
+
+
 class LNFixedEps(LNBase):
     """Stores BERT's 1e-12 and ignores the eps argument (blind7b-ln-eps-argument-ignored;
     before: "no eps" or "a wrong default", not that the argument is unused)."""
@@ -598,6 +633,31 @@ LN_MISTAKES = [
         check_LayerNorm,
         LNMeanSquaredInsteadOfDeviations,
         r"the v you divide by is (E\[x\] - E\[x\]²|-E\[x\]² \+ E\[x\]) on every token",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNMeanAbsoluteDeviationSquared", _mean_absolute_deviation_squared),
+        r"you divide by the mean absolute deviation",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNHalfRange", _half_range),
+        r"you divide by 0\.5 times the range of the token's values",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNMedianCentred", _median_centred),
+        r"with c the median, x\.median\(dim=-1\).*the v under the root is the variance",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNMidrangeCentred", _midrange_centred),
+        r"with c the midrange, \(max \+ min\) / 2",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNVarianceMinusAbsoluteMean", _variance_minus_absolute_mean),
+        r"the v you divide by is E\[x²\] - \|E\[x\]\| on every token",
     ),
     Mistake(
         check_LayerNorm,
@@ -1166,6 +1226,30 @@ FFN_MISTAKES = [
         r"two different results for the same input in eval mode: dropout is still active",
     ),
     Mistake(check_PositionwiseFeedForward, FFNFourTimes, r"hidden width is the d_ff argument"),
+    # round 32: the activation read off what w_2 receives (a root, a power, a factor)
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNRootReLU", lambda self, x: self.w_2(torch.relu(self.w_1(x)).sqrt())),
+        r"exactly 0 for every negative z and z \*\* 0\.5 for positive z",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNCubedReLU", lambda self, x: self.w_2(torch.relu(self.w_1(x)) ** 3)),
+        r"exactly 0 for every negative z and z \*\* 3 for positive z",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class(
+            "FFNReLUOverRootDff",
+            lambda self, x: self.w_2(torch.relu(self.w_1(x)) / self.w_1.out_features**0.5),
+        ),
+        r"f\(z\) = 0\.\d+ \* F\.relu\(z\).*is 1 / sqrt\(d_ff\)",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNHalfReLU", lambda self, x: self.w_2(0.5 * torch.relu(self.w_1(x)))),
+        r"f\(z\) = 0\.5 \* F\.relu\(z\)",
+    ),
     Mistake(
         check_PositionwiseFeedForward,
         FFNSecondLayerConv,
@@ -1476,6 +1560,17 @@ class LayerPostLNParallel(ref.EncoderLayer):
             return super().forward(x, mask)
         attended = self.dropout(self.self_attn(x, x, x, mask)[0])
         return self.norm1(x + attended + self.dropout(self.feed_forward(x)))
+
+
+class LayerPostLNParallelIntoNorm2(ref.EncoderLayer):
+    """Round 32: post-LN with both sub-layers reading x and summed into norm2 (norm1
+    unused): the family 'a parallel block', fitted at the norm's input."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return super().forward(x, mask)
+        attended = self.dropout(self.self_attn(x, x, x, mask)[0])
+        return self.norm2(x + attended + self.dropout(self.feed_forward(x)))
 
 
 class LayerDropoutInputOnly(LayerBase):
@@ -2164,6 +2259,12 @@ LAYER_MISTAKES = [
     Mistake(check_EncoderLayer, LayerForgotIndex, r"returns a pair, \(output, weights\)"),
     Mistake(check_EncoderLayer, LayerSharedNorm, r"one and the same object"),
     Mistake(check_EncoderLayer, LayerPostLNParallel, r"runs its two sub-layers in parallel"),
+    Mistake(
+        check_EncoderLayer,
+        LayerPostLNParallelIntoNorm2,
+        r"The input of `self\.norm2` is x \+ self_attn\(x\) \+ feed_forward\(\.\.\.\).*"
+        r"a parallel block",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerMaskInValueSlot,
