@@ -217,10 +217,11 @@ def _rows_copied(got: np.ndarray, expected: np.ndarray, tol: dict) -> Relation |
     return Relation(
         "rows copied",
         f"Along the first axis (the batch), your row(s) {said} hold the expected values of "
-        f"row {source}, not their own{kept}: one row's result is given to other rows (an "
-        "index such as [0] or [:1] broadcast over the batch, a value computed once and "
-        "reused, an assignment into part of the batch). Each row must be computed from its "
-        "own input.",
+        f"row {source}, not their own{kept}: either one row's result is given to other "
+        "rows (an index such as [0] or [:1] broadcast over the batch, a value computed once "
+        "and reused, an assignment into part of the batch), or those rows differ from row "
+        f"{source} only in something your code ignores (their padding or mask, say). Each "
+        "row must be computed from its own input.",
     )
 
 
