@@ -1252,6 +1252,24 @@ FFN_MISTAKES = [
     ),
     Mistake(
         check_PositionwiseFeedForward,
+        ffn_class("FFNSoftmaxHidden", lambda self, x: self.w_2(torch.softmax(self.w_1(x), -1))),
+        r"torch\.exp\(z\), divided by its sum over the features \(a softmax",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class(
+            "FFNUnitHidden",
+            lambda self, x: self.w_2(F.normalize(torch.relu(self.w_1(x)), dim=-1)),
+        ),
+        r"F\.relu\(z\), divided by its L2 norm over the features",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNRoundedHidden", lambda self, x: self.w_2(torch.relu(self.w_1(x)).round())),
+        r"a whole number for every z \(rounded",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
         FFNSecondLayerConv,
         r"w_2 is a convolution, nn\.Conv1d\(\d+, \d+, kernel_size=\(5,\)\).*mixes a position "
         r"with its neighbouring positions",

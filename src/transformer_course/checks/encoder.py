@@ -36,7 +36,10 @@ import torch
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.backward_pass import backward_problem
 from transformer_course.checking.dropout_masks import P_IS_ONE, dropout_pattern_problem
-from transformer_course.checking.elementwise_functions import described_function
+from transformer_course.checking.elementwise_functions import (
+    described_function,
+    row_scaled_function,
+)
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.graph import graph_reaches
 from transformer_course.checking.hooks import inputs_received, last_input_hint
@@ -1521,8 +1524,24 @@ def _hidden_activation_read(module, x: torch.Tensor, p, case: _FFNCase) -> str:
         if received.shape != pre_activation.shape:
             return ""
         described = described_function(pre_activation, received, right="F.relu(z)")
+        rows = (
+            None
+            if described
+            else row_scaled_function(
+                pre_activation.reshape(-1, case.d_ff), received.reshape(-1, case.d_ff)
+            )
+        )
     except Exception:  # an explanation only: the usual message stands
         return ""
+    if rows is not None:
+        formula, scaling = rows
+        softmax = " (a softmax over the hidden features)" if formula == "torch.exp(z)" else ""
+        return (
+            "What your w_2 receives is, token by token, an activation of z = w_1(x), "
+            f"{formula}, {scaling}{softmax}: your hidden layer is normalised across its d_ff "
+            "features, which the paper's block never does. Each hidden value is max(0, z) "
+            f"on its own, whatever the other features hold. {_RELU_IS.strip()}"
+        )
     if not described:
         return ""
     factor = ""
