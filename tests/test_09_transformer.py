@@ -123,6 +123,22 @@ class TStatesOfFirstRow(_Reference):
         return self.output(y[:1].expand_as(y))
 
 
+class TEncodeNormalisedAgain(_Reference):
+    """Round 32: the encoder's output normalised once more (F.layer_norm after the stack):
+    the family 'one step too many after a right result', read as a relation."""
+
+    def encode(self, src_ids):
+        memory = super().encode(src_ids)  # (batch, len_src, d_model)
+        return F.layer_norm(memory, memory.shape[-1:])
+
+
+class TEncodeThroughReLU(_Reference):
+    """Round 32: the encoder's output through a ReLU."""
+
+    def encode(self, src_ids):
+        return torch.relu(super().encode(src_ids))
+
+
 class TUnscaled(_Reference):
     def encode(self, src_ids):
         x = self.positional_encoding(self.src_embedding.embedding(src_ids))
@@ -2378,6 +2394,8 @@ MISTAKES = [
     ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
     Mistake(check_Transformer, TLogitsOfFirstRow, r"hold the expected values of row 0"),
+    Mistake(check_Transformer, TEncodeNormalisedAgain, r"reference's normalised once more"),
+    Mistake(check_Transformer, TEncodeThroughReLU, r"reference's passed through a ReLU"),
     Mistake(check_Transformer, TStatesOfFirstRow, r"hold the expected values of row 0"),
     # round 25 (blind24b): the input taken apart as a·E + b·P
     Mistake(
