@@ -205,6 +205,19 @@ def _variance_minus_absolute_mean(self, x):
     return (x - mean) / torch.sqrt(var + self.eps)
 
 
+def _variance_floored_at_one(self, x):
+    """Round 32: the variance clamped to at least 1 (a floor on the statistic)."""
+    mean = x.mean(-1, keepdim=True)
+    var = x.var(-1, keepdim=True, unbiased=False).clamp(min=1.0)
+    return (x - mean) / torch.sqrt(var + self.eps)
+
+
+def _std_floored(self, x):
+    """Round 32: the standard deviation clamped to at least 0.8, eps left out."""
+    mean = x.mean(-1, keepdim=True)
+    return (x - mean) / x.std(-1, keepdim=True, unbiased=False).clamp(min=0.8)
+
+
 class LNFixedEps(LNBase):
     """Stores BERT's 1e-12 and ignores the eps argument (blind7b-ln-eps-argument-ignored;
     before: "no eps" or "a wrong default", not that the argument is unused)."""
@@ -648,6 +661,16 @@ LN_MISTAKES = [
         check_LayerNorm,
         ln_class("LNMedianCentred", _median_centred),
         r"with c the median, x\.median\(dim=-1\).*the v under the root is the variance",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNVarianceFlooredAtOne", _variance_floored_at_one),
+        r"the variance clamped to at least 1, var\.clamp\(min=1\)",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNStdFloored", _std_floored),
+        r"the variance clamped to at least 0\.64",
     ),
     Mistake(
         check_LayerNorm,

@@ -83,6 +83,25 @@ def _terms(x: torch.Tensor) -> dict[str, torch.Tensor]:
     return terms
 
 
+def _clamped(used: torch.Tensor, variance: torch.Tensor) -> str:
+    """ "the variance clamped to at least c" (or at most c) when ``used`` is the variance on
+    the tokens on one side of one constant c and c itself on the others (a floor put on
+    the statistic: var.clamp(min=1), torch.clamp(std, min=...)); "" otherwise."""
+    close = torch.isclose(used, variance, rtol=2e-3, atol=2e-3)  # (tokens,)
+    moved = ~close
+    if int(moved.sum()) < 3 or int(close.sum()) < 3:
+        return ""
+    bound = float(used[moved].mean())
+    if not torch.allclose(used[moved], torch.full_like(used[moved], bound), rtol=2e-3, atol=2e-3):
+        return ""
+    tolerance = 2e-3 * max(1.0, abs(bound))
+    if bool((variance[moved] < bound).all()) and bool((variance[close] >= bound - tolerance).all()):
+        return f"the variance clamped to at least {bound:.4g}, var.clamp(min={bound:.4g})"
+    if bool((variance[moved] > bound).all()) and bool((variance[close] <= bound + tolerance).all()):
+        return f"the variance clamped to at most {bound:.4g}, var.clamp(max={bound:.4g})"
+    return ""
+
+
 def _divisors(normalised: torch.Tensor, centred: torch.Tensor) -> torch.Tensor | None:
     """One divisor per token when normalised = centred / divisor on every token, by least
     squares; None otherwise."""
@@ -131,7 +150,10 @@ def centred_variance_form(
         if divisor is None:
             return None  # not (x - centre) over one number per token
         used = divisor**2 - eps  # (finite tokens,) the learner's v
-        form = fitted_form(used, _terms(moments), max_terms=2, rtol=2e-3, atol=2e-3)
+        terms = _terms(moments)
+        form = fitted_form(used, terms, max_terms=2, rtol=2e-3, atol=2e-3)
+        if form is None and (bound := _clamped(used, terms["var"])):
+            form = ((bound, 1.0),)
     except Exception:  # a probe: the usual message stands
         return None
     if form is not None and len(form) == 1 and form[0][0] == "var" and abs(form[0][1] - 1) < 1e-3:
