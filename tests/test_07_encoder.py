@@ -1614,6 +1614,17 @@ class LayerPostLNParallelIntoNorm2(ref.EncoderLayer):
         return self.norm2(x + attended + self.dropout(self.feed_forward(x)))
 
 
+class LayerFeedForwardTwice(ref.EncoderLayer):
+    """Round 32: the feed-forward block applied twice, feed_forward(feed_forward(x)): the
+    family 'a sub-layer run on its own output', read off the calls."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return super().forward(x, mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, mask)[0]))
+        return self.norm2(x + self.dropout(self.feed_forward(self.feed_forward(x))))
+
+
 class LayerDropoutInputOnly(LayerBase):
     """Dropout on the sub-layer's input instead of its output."""
 
@@ -2300,6 +2311,11 @@ LAYER_MISTAKES = [
     Mistake(check_EncoderLayer, LayerForgotIndex, r"returns a pair, \(output, weights\)"),
     Mistake(check_EncoderLayer, LayerSharedNorm, r"one and the same object"),
     Mistake(check_EncoderLayer, LayerPostLNParallel, r"runs its two sub-layers in parallel"),
+    Mistake(
+        check_EncoderLayer,
+        LayerFeedForwardTwice,
+        r"`self\.feed_forward` runs 2 times in one call, the second time on its own output",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerPostLNParallelIntoNorm2,

@@ -592,6 +592,8 @@ def localise_layer(
                 f"`self.{name}` has a wrong sign or factor. It is the sub-layer's input plus its "
                 f"output, {wanted_norm}(x + {name}(x))."
             )
+        if twice := _sublayer_on_own_output(records, name, out, norm_name, norm_in, stream):
+            return twice
         if extra := _post_ln_extra_terms(records, sublayers, name, norm_in, stream, out, x):
             return (
                 f"The input of `self.{norm_name}` is {extra}. It is the sub-layer's input plus "
@@ -700,6 +702,28 @@ def _input_rows_zeroed(
         f"{text}. The layer computes on its input as it is: the mask given to "
         f"`self.{attention or sublayers[0]}` already keeps those positions out of the "
         "attention; leave x unchanged."
+    )
+
+
+def _sublayer_on_own_output(
+    records: Sequence, name: str, out, norm_name: str, norm_in, stream
+) -> str:
+    """When the sub-layer runs a second time on its own output (name(name(x)): a call
+    repeated, or a loop over one module), said with the count; "" otherwise."""
+    calls = [(inp, result) for other, inp, result in records if other == name]
+    if len(calls) < 2 or calls[1][0] is None:
+        return ""
+    try:
+        if calls[1][1] is None or not _close(calls[1][0].detach().double(), out):
+            return ""
+        if not _close(norm_in, stream + calls[1][1].detach().double()):
+            return ""
+    except Exception:  # values of another shape: no evidence
+        return ""
+    return (
+        f"`self.{name}` runs {len(calls)} times in one call, the second time on its own "
+        f"output, {name}({name}(x)), and the residual sum that reaches `self.{norm_name}` "
+        f"holds that: each sub-layer runs once per layer, on the stream, x + {name}(x)."
     )
 
 
