@@ -874,6 +874,27 @@ def ffn_class(name, forward, base=FFNBase):
     return type(name, (base,), {"forward": forward})
 
 
+class FFNHiddenKeptByShape(FFNBase):
+    """Round 32: the hidden layer cached on self while the input's shape stays the same
+    (state kept across calls; each case of the check calls a fresh module once)."""
+
+    def forward(self, x):
+        if getattr(self, "_hidden", None) is None or self._hidden.shape[:-1] != x.shape[:-1]:
+            self._hidden = torch.relu(self.w_1(x))
+        return self.w_2(self.dropout(self._hidden))
+
+
+class EncoderOutputsByShape(ref.Encoder):
+    """Round 32: the stack's outputs kept in a dict keyed by the input's shape."""
+
+    def forward(self, x, mask=None):
+        memo = self.__dict__.setdefault("_memo", {})
+        key = (tuple(x.shape), None if mask is None else tuple(mask.shape))
+        if key not in memo:
+            memo[key] = super().forward(x, mask)
+        return memo[key]
+
+
 class FFNFirstLinearBuiltInForward(nn.Module):
     """w_2 built in __init__, but w_1 rebuilt in forward at every call: the family of
     blind20b-ffn-layers-rebuilt-in-forward, one layer of the two."""
@@ -1249,6 +1270,12 @@ FFN_MISTAKES = [
         r"two different results for the same input in eval mode: dropout is still active",
     ),
     Mistake(check_PositionwiseFeedForward, FFNFourTimes, r"hidden width is the d_ff argument"),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNHiddenKeptByShape,
+        r"it keeps something from its first call",
+    ),
+    Mistake(check_Encoder, EncoderOutputsByShape, r"it keeps something from its first call"),
     # round 32: the activation read off what w_2 receives (a root, a power, a factor)
     Mistake(
         check_PositionwiseFeedForward,

@@ -107,6 +107,7 @@ from transformer_course.checking.oracles.state import linear, sub
 from transformer_course.checking.precision import right_in_float64
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.skipped_layers import layers_skipped_in_training
+from transformer_course.checking.stale import MODULE_KEPT_STATE, module_keeps_state
 from transformer_course.checking.state_keys import (
     built_keys,
     layer_count_note,
@@ -1359,6 +1360,7 @@ def check_PositionwiseFeedForward(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)
         for case in _HIDDEN_FFN if hidden else _VISIBLE_FFN:
             _check_ffn_case(c, cls, case)
+        _expect_nothing_kept(c, cls, (8, 20), ffn_f, "PositionwiseFeedForward", seed=14)
         _expect_ffn_dropout_draw(c, cls, _HIDDEN_FFN[-1] if hidden else _VISIBLE_FFN[1])
         _expect_ffn_backward_runs(c, cls, _HIDDEN_FFN[-1] if hidden else _VISIBLE_FFN[1])
 
@@ -1665,6 +1667,44 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         explain=lambda: _hidden_activation_read(module, x, p, case),
         hint=dropout_hint(case.dropout, case.mode),
     )
+
+
+def _expect_nothing_kept(c: Checker, cls, args: tuple, oracle, name: str, *, seed: int) -> None:
+    """One module called on two inputs of the same shape (every case above builds a fresh
+    module and calls it once with each shape: a result cached on self, keyed by the shape,
+    was accepted): the second result must be what a fresh module with the same weights
+    gives. ``oracle(x, p)`` is the reference function, or None to run the reference class."""
+    reference = getattr(ref, name)(*args)
+    state = random_state(state_shapes(reference), seed)
+    reference.load_state_dict(state)
+    reference.eval()
+    first = randn((2, 5, args[0] if oracle is not None else args[1]), seed)  # (2, 5, d_model)
+    second = randn(tuple(first.shape), seed + 1)  # (2, 5, d_model): other values
+    with torch.no_grad():
+        expected = (
+            oracle(second.double(), as_float64(state))
+            if oracle is not None
+            else reference(second).double()
+        )
+
+    def build():
+        module = cls(*args)
+        module.load_state_dict(state)
+        return module.eval()
+
+    def same(got, want) -> bool:
+        return torch.is_tensor(got) and torch.allclose(
+            got.detach().double(), want, rtol=1e-4, atol=1e-5
+        )
+
+    if module_keeps_state(build, (first,), (second,), expected, same):
+        call_name = {"PositionwiseFeedForward": "ffn"}.get(name, name.lower())
+        built = f"{name}({', '.join(map(str, args))}), eval mode, holding the check's weights"
+        c.fail(
+            f"the output of {call_name}(x2 {tuple(second.shape)}) [{built}, called before "
+            f"on another x of the same shape] is not what the reference gives. "
+            f"{MODULE_KEPT_STATE}"
+        )
 
 
 # ============================================================================ EncoderLayer
@@ -2258,6 +2298,7 @@ def check_Encoder(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)
         for case in _HIDDEN_STACK if hidden else _VISIBLE_STACK:
             _check_encoder_case(c, cls, case)
+        _expect_nothing_kept(c, cls, (2, 8, 2, 16), None, "Encoder", seed=65)
         x = randn((2, 5, 8), 63 + 100 * hidden)
         defaults = {"dropout": 0.0, "norm_first": False, "final_norm": None}
         expect_contract_defaults(c, cls, (2, 8, 2, 16), defaults, (x,), "Encoder", seed=64)
