@@ -895,6 +895,18 @@ class EncoderOutputsByShape(ref.Encoder):
         return memo[key]
 
 
+class LayerAttentionKeptByShape(ref.EncoderLayer):
+    """Round 32: the self-attention's output cached on self while the shape stays the same."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return super().forward(x, mask)
+        if getattr(self, "_attended", None) is None or self._attended.shape != x.shape:
+            self._attended = self.self_attn(x, x, x, mask)[0]
+        x = self.norm1(x + self.dropout(self._attended))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
 class FFNFirstLinearBuiltInForward(nn.Module):
     """w_2 built in __init__, but w_1 rebuilt in forward at every call: the family of
     blind20b-ffn-layers-rebuilt-in-forward, one layer of the two."""
@@ -1276,6 +1288,9 @@ FFN_MISTAKES = [
         r"it keeps something from its first call",
     ),
     Mistake(check_Encoder, EncoderOutputsByShape, r"it keeps something from its first call"),
+    Mistake(
+        check_EncoderLayer, LayerAttentionKeptByShape, r"it keeps something from its first call"
+    ),
     # round 32: the activation read off what w_2 receives (a root, a power, a factor)
     Mistake(
         check_PositionwiseFeedForward,

@@ -1360,7 +1360,7 @@ def check_PositionwiseFeedForward(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)
         for case in _HIDDEN_FFN if hidden else _VISIBLE_FFN:
             _check_ffn_case(c, cls, case)
-        _expect_nothing_kept(c, cls, (8, 20), ffn_f, "PositionwiseFeedForward", seed=14)
+        _expect_nothing_kept(c, cls, (8, 20), ffn_f, "PositionwiseFeedForward", d_model=8, seed=14)
         _expect_ffn_dropout_draw(c, cls, _HIDDEN_FFN[-1] if hidden else _VISIBLE_FFN[1])
         _expect_ffn_backward_runs(c, cls, _HIDDEN_FFN[-1] if hidden else _VISIBLE_FFN[1])
 
@@ -1669,7 +1669,9 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
     )
 
 
-def _expect_nothing_kept(c: Checker, cls, args: tuple, oracle, name: str, *, seed: int) -> None:
+def _expect_nothing_kept(
+    c: Checker, cls, args: tuple, oracle, name: str, *, d_model: int, seed: int
+) -> None:
     """One module called on two inputs of the same shape (every case above builds a fresh
     module and calls it once with each shape: a result cached on self, keyed by the shape,
     was accepted): the second result must be what a fresh module with the same weights
@@ -1678,7 +1680,7 @@ def _expect_nothing_kept(c: Checker, cls, args: tuple, oracle, name: str, *, see
     state = random_state(state_shapes(reference), seed)
     reference.load_state_dict(state)
     reference.eval()
-    first = randn((2, 5, args[0] if oracle is not None else args[1]), seed)  # (2, 5, d_model)
+    first = randn((2, 5, d_model), seed)  # (2, 5, d_model)
     second = randn(tuple(first.shape), seed + 1)  # (2, 5, d_model): other values
     with torch.no_grad():
         expected = (
@@ -1894,6 +1896,7 @@ def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)
         for case in _HIDDEN_LAYER if hidden else _VISIBLE_LAYER:
             _check_layer_case(c, cls, case)
+        _expect_nothing_kept(c, cls, (8, 2, 16), None, "EncoderLayer", d_model=8, seed=66)
         x = randn((2, 5, 8), 61 + 100 * hidden)
         defaults = {"dropout": 0.0, "norm_first": False}
         expect_contract_defaults(c, cls, (8, 2, 16), defaults, (x,), "EncoderLayer", seed=62)
@@ -2298,7 +2301,7 @@ def check_Encoder(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)
         for case in _HIDDEN_STACK if hidden else _VISIBLE_STACK:
             _check_encoder_case(c, cls, case)
-        _expect_nothing_kept(c, cls, (2, 8, 2, 16), None, "Encoder", seed=65)
+        _expect_nothing_kept(c, cls, (2, 8, 2, 16), None, "Encoder", d_model=8, seed=65)
         x = randn((2, 5, 8), 63 + 100 * hidden)
         defaults = {"dropout": 0.0, "norm_first": False, "final_norm": None}
         expect_contract_defaults(c, cls, (2, 8, 2, 16), defaults, (x,), "Encoder", seed=64)
