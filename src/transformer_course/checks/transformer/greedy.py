@@ -272,6 +272,12 @@ def _model_never_run(greedy_decode, model, src: torch.Tensor, args: tuple) -> st
     calls = layer_calls_during(model, lambda: greedy_decode(model, src.clone(), *args))
     if calls != 0:
         return ""
+    # control: a source no call has seen must run the model, where the hooks see it (not
+    # so when the function runs elsewhere, as in the grader's sandbox: then no evidence)
+    unseen = src.flip(0).flip(1).clone()  # (batch, len_src): other rows, other order
+    control = layer_calls_during(model, lambda: greedy_decode(model, unseen, *args))
+    if not control:
+        return ""
     return (
         "Called again with these arguments, your greedy_decode returns without running the "
         "model at all (none of its layers is called): the tokens come from something kept "
