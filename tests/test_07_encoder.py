@@ -170,6 +170,54 @@ class LNMeanSquaredInsteadOfDeviations(LNBase):
         return self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias
 
 
+def _mean_absolute_deviation_squared(self, x):
+    """Round 32: divides by the mean absolute deviation, a sibling of the standard
+    deviation (the family 'another measure of the spread', read back on a probe)."""
+    mean = x.mean(-1, keepdim=True)
+    spread = (x - mean).abs().mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(spread**2 + self.eps)
+
+
+def _half_range(self, x):
+    """Round 32: divides by half the range of the token's values."""
+    mean = x.mean(-1, keepdim=True)
+    spread = (x.amax(-1, keepdim=True) - x.amin(-1, keepdim=True)) / 2
+    return (x - mean) / torch.sqrt(spread**2 + self.eps)
+
+
+def _median_centred(self, x):
+    """Round 32: centres on the median (x.median), the variance right (the family 'another
+    centre than the mean')."""
+    centre = x.median(-1, keepdim=True).values
+    return (x - centre) / torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + self.eps)
+
+
+def _midrange_centred(self, x):
+    """Round 32: centres on (max + min) / 2."""
+    centre = (x.amax(-1, keepdim=True) + x.amin(-1, keepdim=True)) / 2
+    return (x - centre) / torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + self.eps)
+
+
+def _variance_minus_absolute_mean(self, x):
+    """Round 32: E[x²] - |E[x]|, an absolute value where the square belongs."""
+    mean = x.mean(-1, keepdim=True)
+    var = (x**2).mean(-1, keepdim=True) - mean.abs()
+    return (x - mean) / torch.sqrt(var + self.eps)
+
+
+def _variance_floored_at_one(self, x):
+    """Round 32: the variance clamped to at least 1 (a floor on the statistic)."""
+    mean = x.mean(-1, keepdim=True)
+    var = x.var(-1, keepdim=True, unbiased=False).clamp(min=1.0)
+    return (x - mean) / torch.sqrt(var + self.eps)
+
+
+def _std_floored(self, x):
+    """Round 32: the standard deviation clamped to at least 0.8, eps left out."""
+    mean = x.mean(-1, keepdim=True)
+    return (x - mean) / x.std(-1, keepdim=True, unbiased=False).clamp(min=0.8)
+
+
 class LNFixedEps(LNBase):
     """Stores BERT's 1e-12 and ignores the eps argument (blind7b-ln-eps-argument-ignored;
     before: "no eps" or "a wrong default", not that the argument is unused)."""
@@ -601,6 +649,41 @@ LN_MISTAKES = [
     ),
     Mistake(
         check_LayerNorm,
+        ln_class("LNMeanAbsoluteDeviationSquared", _mean_absolute_deviation_squared),
+        r"you divide by the mean absolute deviation",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNHalfRange", _half_range),
+        r"you divide by 0\.5 times the range of the token's values",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNMedianCentred", _median_centred),
+        r"with c the median, x\.median\(dim=-1\).*the v under the root is the variance",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNVarianceFlooredAtOne", _variance_floored_at_one),
+        r"the variance clamped to at least 1, var\.clamp\(min=1\)",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNStdFloored", _std_floored),
+        r"the variance clamped to at least 0\.64",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNMidrangeCentred", _midrange_centred),
+        r"with c the midrange, \(max \+ min\) / 2",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNVarianceMinusAbsoluteMean", _variance_minus_absolute_mean),
+        r"the v you divide by is E\[x²\] - \|E\[x\]\| on every token",
+    ),
+    Mistake(
+        check_LayerNorm,
         LNParametersThreeD,
         r"^(?![\s\S]*plain tensor)[\s\S]*weight has shape \(1, 1, \d+\), expected \(\d+,\)\. "
         r"Give weight and bias one entry per feature",
@@ -789,6 +872,39 @@ class FFNBase(nn.Module):
 
 def ffn_class(name, forward, base=FFNBase):
     return type(name, (base,), {"forward": forward})
+
+
+class FFNHiddenKeptByShape(FFNBase):
+    """Round 32: the hidden layer cached on self while the input's shape stays the same
+    (state kept across calls; each case of the check calls a fresh module once)."""
+
+    def forward(self, x):
+        if getattr(self, "_hidden", None) is None or self._hidden.shape[:-1] != x.shape[:-1]:
+            self._hidden = torch.relu(self.w_1(x))
+        return self.w_2(self.dropout(self._hidden))
+
+
+class EncoderOutputsByShape(ref.Encoder):
+    """Round 32: the stack's outputs kept in a dict keyed by the input's shape."""
+
+    def forward(self, x, mask=None):
+        memo = self.__dict__.setdefault("_memo", {})
+        key = (tuple(x.shape), None if mask is None else tuple(mask.shape))
+        if key not in memo:
+            memo[key] = super().forward(x, mask)
+        return memo[key]
+
+
+class LayerAttentionKeptByShape(ref.EncoderLayer):
+    """Round 32: the self-attention's output cached on self while the shape stays the same."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return super().forward(x, mask)
+        if getattr(self, "_attended", None) is None or self._attended.shape != x.shape:
+            self._attended = self.self_attn(x, x, x, mask)[0]
+        x = self.norm1(x + self.dropout(self._attended))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
 
 
 class FFNFirstLinearBuiltInForward(nn.Module):
@@ -1168,6 +1284,57 @@ FFN_MISTAKES = [
     Mistake(check_PositionwiseFeedForward, FFNFourTimes, r"hidden width is the d_ff argument"),
     Mistake(
         check_PositionwiseFeedForward,
+        FFNHiddenKeptByShape,
+        r"it keeps something from its first call",
+    ),
+    Mistake(check_Encoder, EncoderOutputsByShape, r"it keeps something from its first call"),
+    Mistake(
+        check_EncoderLayer, LayerAttentionKeptByShape, r"it keeps something from its first call"
+    ),
+    # round 32: the activation read off what w_2 receives (a root, a power, a factor)
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNRootReLU", lambda self, x: self.w_2(torch.relu(self.w_1(x)).sqrt())),
+        r"exactly 0 for every negative z and z \*\* 0\.5 for positive z",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNCubedReLU", lambda self, x: self.w_2(torch.relu(self.w_1(x)) ** 3)),
+        r"exactly 0 for every negative z and z \*\* 3 for positive z",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class(
+            "FFNReLUOverRootDff",
+            lambda self, x: self.w_2(torch.relu(self.w_1(x)) / self.w_1.out_features**0.5),
+        ),
+        r"f\(z\) = 0\.\d+ \* F\.relu\(z\).*is 1 / sqrt\(d_ff\)",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNHalfReLU", lambda self, x: self.w_2(0.5 * torch.relu(self.w_1(x)))),
+        r"f\(z\) = 0\.5 \* F\.relu\(z\)",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNSoftmaxHidden", lambda self, x: self.w_2(torch.softmax(self.w_1(x), -1))),
+        r"torch\.exp\(z\), divided by its sum over the features \(a softmax",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class(
+            "FFNUnitHidden",
+            lambda self, x: self.w_2(F.normalize(torch.relu(self.w_1(x)), dim=-1)),
+        ),
+        r"F\.relu\(z\), divided by its L2 norm over the features",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNRoundedHidden", lambda self, x: self.w_2(torch.relu(self.w_1(x)).round())),
+        r"a whole number for every z \(rounded",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
         FFNSecondLayerConv,
         r"w_2 is a convolution, nn\.Conv1d\(\d+, \d+, kernel_size=\(5,\)\).*mixes a position "
         r"with its neighbouring positions",
@@ -1476,6 +1643,28 @@ class LayerPostLNParallel(ref.EncoderLayer):
             return super().forward(x, mask)
         attended = self.dropout(self.self_attn(x, x, x, mask)[0])
         return self.norm1(x + attended + self.dropout(self.feed_forward(x)))
+
+
+class LayerPostLNParallelIntoNorm2(ref.EncoderLayer):
+    """Round 32: post-LN with both sub-layers reading x and summed into norm2 (norm1
+    unused): the family 'a parallel block', fitted at the norm's input."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return super().forward(x, mask)
+        attended = self.dropout(self.self_attn(x, x, x, mask)[0])
+        return self.norm2(x + attended + self.dropout(self.feed_forward(x)))
+
+
+class LayerFeedForwardTwice(ref.EncoderLayer):
+    """Round 32: the feed-forward block applied twice, feed_forward(feed_forward(x)): the
+    family 'a sub-layer run on its own output', read off the calls."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return super().forward(x, mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, mask)[0]))
+        return self.norm2(x + self.dropout(self.feed_forward(self.feed_forward(x))))
 
 
 class LayerDropoutInputOnly(LayerBase):
@@ -2164,6 +2353,17 @@ LAYER_MISTAKES = [
     Mistake(check_EncoderLayer, LayerForgotIndex, r"returns a pair, \(output, weights\)"),
     Mistake(check_EncoderLayer, LayerSharedNorm, r"one and the same object"),
     Mistake(check_EncoderLayer, LayerPostLNParallel, r"runs its two sub-layers in parallel"),
+    Mistake(
+        check_EncoderLayer,
+        LayerFeedForwardTwice,
+        r"`self\.feed_forward` runs 2 times in one call, the second time on its own output",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPostLNParallelIntoNorm2,
+        r"The input of `self\.norm2` is x \+ self_attn\(x\) \+ feed_forward\(\.\.\.\).*"
+        r"a parallel block",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerMaskInValueSlot,

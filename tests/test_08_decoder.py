@@ -1492,6 +1492,27 @@ class DecoderMemoryChained(ref.Decoder):
         return x if self.norm is None else self.norm(x)
 
 
+class DecoderTgtMaskFirstLayerOnly(ref.Decoder):
+    """Round 32: tgt_mask reaches the first layer only (set to None after it): the family
+    'a mask applied to part of the stack', read off what each self-attention receives."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, tgt_mask)
+            tgt_mask = None
+        return x if self.norm is None else self.norm(x)
+
+
+class DecoderTgtMaskLastLayerOnly(ref.Decoder):
+    """Round 32: tgt_mask given to the last layer only."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        last = len(self.layers) - 1
+        for i, layer in enumerate(self.layers):
+            x = layer(x, memory, src_mask, tgt_mask if i == last else None)
+        return x if self.norm is None else self.norm(x)
+
+
 class DecoderMemoryFromFirstLayer(ref.Decoder):
     """The first layer's output kept as the memory of every later layer: the same family."""
 
@@ -1712,6 +1733,18 @@ DECODER_MISTAKES = [
         DecoderLayersWithoutDropout,
         r"`self\.layers\[0\]` and `self\.layers\[1\]` \(DecoderLayer\) were built without "
         r"the dropout argument \(it is not passed on\)",
+    ),
+    Mistake(
+        S,
+        DecoderTgtMaskFirstLayerOnly,
+        r"`layers\.1\.self_attn`, `layers\.2\.self_attn` get no mask \(None\), while "
+        r"`layers\.0\.self_attn` gets tgt_mask",
+    ),
+    Mistake(
+        S,
+        DecoderTgtMaskLastLayerOnly,
+        r"`layers\.0\.self_attn`.* no mask \(None\), while `layers\.\d\.self_attn` gets "
+        r"tgt_mask",
     ),
     Mistake(
         S,

@@ -100,6 +100,45 @@ class TSourceMaskUnsqueezedLast(_Reference):
         return self.encoder(x, mask)
 
 
+class TLogitsOfFirstRow(_Reference):
+    """Round 32: the first row's logits written over the batch (an edit applied to part of
+    the batch): the family 'rows holding another row's values'."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        logits = super().decode(tgt_ids, memory, src_ids)  # (batch, len_tgt, vocab)
+        return logits[:1].expand_as(logits).clone()
+
+
+class TStatesOfFirstRow(_Reference):
+    """Round 32: the decoder states of row 0 used for every row before the output layer."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        y = self.positional_encoding(self.tgt_embedding(tgt_ids))
+        y = self.decoder(
+            y,
+            memory,
+            padding_mask(src_ids, self.pad_id),
+            decoder_self_attention_mask(tgt_ids, self.pad_id),
+        )
+        return self.output(y[:1].expand_as(y))
+
+
+class TEncodeNormalisedAgain(_Reference):
+    """Round 32: the encoder's output normalised once more (F.layer_norm after the stack):
+    the family 'one step too many after a right result', read as a relation."""
+
+    def encode(self, src_ids):
+        memory = super().encode(src_ids)  # (batch, len_src, d_model)
+        return F.layer_norm(memory, memory.shape[-1:])
+
+
+class TEncodeThroughReLU(_Reference):
+    """Round 32: the encoder's output through a ReLU."""
+
+    def encode(self, src_ids):
+        return torch.relu(super().encode(src_ids))
+
+
 class TUnscaled(_Reference):
     def encode(self, src_ids):
         x = self.positional_encoding(self.src_embedding.embedding(src_ids))
@@ -1953,6 +1992,18 @@ def greedy_one_step_less(model, src_ids, max_len, bos_id, eos_id):
     return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id, steps=max_len - 1)
 
 
+_TOKENS_BY_SOURCE: dict = {}
+
+
+def greedy_cached_by_source(model, src_ids, max_len, bos_id, eos_id):
+    """Round 32: the tokens kept in a dict keyed by the source ids' values (state kept
+    across calls): the same source with another model returns the old tokens."""
+    key = (tuple(src_ids.flatten().tolist()), max_len)
+    if key not in _TOKENS_BY_SOURCE:
+        _TOKENS_BY_SOURCE[key] = greedy_decode_f(model, src_ids, max_len, bos_id, eos_id)
+    return _TOKENS_BY_SOURCE[key].clone()
+
+
 def greedy_memory_kept_on_the_model(model, src_ids, max_len, bos_id, eos_id):
     """The memory kept on the model after its first call (a cached attribute): a second
     call with another source decodes the first one's memory."""
@@ -2342,6 +2393,10 @@ MISTAKES = [
         r"Two more calls on the same inputs gave other tokens: your decoding draws at random",
     ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
+    Mistake(check_Transformer, TLogitsOfFirstRow, r"hold the expected values of row 0"),
+    Mistake(check_Transformer, TEncodeNormalisedAgain, r"reference's normalised once more"),
+    Mistake(check_Transformer, TEncodeThroughReLU, r"reference's passed through a ReLU"),
+    Mistake(check_Transformer, TStatesOfFirstRow, r"hold the expected values of row 0"),
     # round 25 (blind24b): the input taken apart as a·E + b·P
     Mistake(
         check_Transformer,
@@ -2802,6 +2857,11 @@ MISTAKES = [
         r"You generated \d+ tokens: your loop runs one step too many",
     ),
     Mistake(check_greedy_decode, greedy_one_step_less, r"Your rows stop at \d+ tokens: max_len"),
+    Mistake(
+        check_greedy_decode,
+        greedy_cached_by_source,
+        r"returns without running the model at all \(none of its layers is called\)",
+    ),
     Mistake(
         check_greedy_decode,
         greedy_memory_kept_on_the_model,

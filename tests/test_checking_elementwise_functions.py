@@ -5,7 +5,10 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from transformer_course.checking.elementwise_functions import described_function
+from transformer_course.checking.elementwise_functions import (
+    described_function,
+    row_scaled_function,
+)
 
 SILU = "F.silu(z) = z * sigmoid(z)"
 
@@ -23,3 +26,22 @@ def test_an_unknown_activation_is_described_by_what_its_values_show():
     assert said == "f(z) is exactly 0 for every negative z and 0.5 * z ** 1.5 for positive z"
     assert described_function(z, torch.cos(z), SILU) == ""
     assert described_function(z[:4], torch.relu(z[:4]), SILU) == ""
+
+
+def test_a_function_times_a_constant_is_named_with_the_factor():
+    z = torch.linspace(-3, 3, 40, dtype=torch.float64)
+    assert described_function(z, 0.25 * torch.relu(z), "F.relu(z)") == "f(z) = 0.25 * F.relu(z)"
+    # zero for negative z alone is true of the ReLU too: nothing said
+    assert described_function(z, torch.relu(z).round(), "F.relu(z)").endswith("int())")
+    assert described_function(z, torch.relu(z), "F.relu(z)") == ""
+
+
+def test_a_normalisation_across_the_features_is_read_row_by_row():
+    z = torch.randn(6, 10, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    assert row_scaled_function(z, torch.softmax(z, -1)) == (
+        "torch.exp(z)",
+        "divided by its sum over the features",
+    )
+    unit = F.normalize(torch.relu(z), dim=-1)
+    assert row_scaled_function(z, unit) == ("F.relu(z)", "divided by its L2 norm over the features")
+    assert row_scaled_function(z, torch.relu(z)) is None  # one factor for every row

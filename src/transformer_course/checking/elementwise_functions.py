@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-__all__ = ["described_function"]
+__all__ = ["described_function", "row_scaled_function"]
 
 #: {how it is written: the function}, for float64 tensors
 CATALOGUE = {
@@ -42,10 +42,27 @@ def _fits(values: torch.Tensor, expected: torch.Tensor) -> bool:
     return bool(torch.allclose(values, expected, rtol=1e-4, atol=1e-5))
 
 
+def _scaled_fit(z: torch.Tensor, g: torch.Tensor) -> str:
+    """ "a * name" when g is one function of :data:`CATALOGUE` times one constant a other
+    than 1 (and 0) on every sample, and exactly one function fits so; "" otherwise (a ReLU
+    divided by sqrt(d_ff) was told only that its values differ)."""
+    found = []
+    for name, fn in CATALOGUE.items():
+        values = fn(z)  # (n,)
+        size = float((values * values).sum())
+        if not size > 1e-12:
+            continue
+        factor = float((values * g).sum()) / size  # least squares
+        if abs(factor) > 1e-6 and abs(factor - 1) > 1e-3 and _fits(g, factor * values):
+            found.append(f"{factor:.4g} * {name}")
+    return found[0] if len(found) == 1 else ""
+
+
 def described_function(z: torch.Tensor, g: torch.Tensor, right: str) -> str:
     """What g = f(z) is, as a phrase that starts with "f(z) = ...": the one function of
     :data:`CATALOGUE` that fits every sample (not ``right``, the one that belongs), else
-    what the values show; "" when the samples are too few, not finite, or show nothing
+    what the values show (one of them times a constant, or a power law);
+    "" when the samples are too few, not finite, or show nothing
     that tells them from ``right``. z and g are 1-D float tensors of equal length."""
     z, g = z.detach().double().flatten(), g.detach().double().flatten()  # (n,) each
     if z.shape != g.shape or z.numel() < 8 or not bool(torch.isfinite(g).all()):
@@ -55,6 +72,8 @@ def described_function(z: torch.Tensor, g: torch.Tensor, right: str) -> str:
         return f"f(z) = {fits[0]}"
     if fits:
         return ""  # the right one, or several that the samples do not tell apart
+    if scaled := _scaled_fit(z, g):
+        return f"f(z) = {scaled}"
     negative, positive = z < -0.05, z > 0.05
     said = []
     if int(negative.sum()) >= 3 and bool((g[negative].abs() < 1e-6).all()):
@@ -69,6 +88,53 @@ def described_function(z: torch.Tensor, g: torch.Tensor, right: str) -> str:
             if _fits(gp, scale * zp ** float(power)) and abs(float(power) - 1) > 0.05:
                 factor = "" if abs(scale - 1) < 1e-3 else f"{scale:.3g} * "
                 said.append(f"{factor}z ** {float(power):.3g} for positive z")
+    if (
+        bool((g == g.round()).all())
+        and int((g != 0).sum()) >= 3
+        and not bool((z == z.round()).all())
+    ):
+        said.append("a whole number for every z (rounded: .round(), .floor(), .long() or int())")
+    right_fn = CATALOGUE.get(right)
+    if said == ["exactly 0 for every negative z"] and right_fn is not None:
+        right_values = right_fn(z[negative]) if int(negative.sum()) else z[:0]
+        if bool((right_values.abs() < 1e-6).all()):
+            return ""  # true of the right function too: it tells nothing apart
     if not said:
         return ""
     return "f(z) is " + " and ".join(said)
+
+
+def row_scaled_function(z: torch.Tensor, g: torch.Tensor) -> tuple[str, str] | None:
+    """(the function's formula, how each row is scaled) when every row of g (rows,
+    features) is one function of :data:`CATALOGUE` of the same row of z times one number
+    per row, those numbers not all equal, and exactly one function fits: an activation
+    followed by a normalisation across the features (a softmax, a division by the sum or
+    by the L2 norm). The scaling is said as "divided by its sum over the features", "divided
+    by its L2 norm over the features" or "times one number per row"; None otherwise."""
+    try:
+        z, g = z.detach().double(), g.detach().double()  # (rows, features) each
+        if z.shape != g.shape or z.dim() != 2 or z.shape[0] < 2 or z.shape[1] < 4:
+            return None
+        if not bool(torch.isfinite(g).all()):
+            return None
+        found = []
+        for name, fn in CATALOGUE.items():
+            values = fn(z)  # (rows, features)
+            size = (values * values).sum(-1)  # (rows,)
+            if not bool((size > 1e-12).all()):
+                continue
+            factors = (values * g).sum(-1) / size  # (rows,) least squares per row
+            if float(factors.std()) < 1e-4 * float(factors.abs().mean()):
+                continue  # one number for all rows: not this family
+            if _fits(g, factors[:, None] * values):
+                found.append((name, values, factors))
+    except Exception:  # values of no usable kind: no answer
+        return None
+    if len(found) != 1:
+        return None
+    name, values, factors = found[0]
+    if torch.allclose(factors, 1 / values.sum(-1), rtol=1e-4):
+        return name, "divided by its sum over the features"
+    if torch.allclose(factors, 1 / values.norm(dim=-1), rtol=1e-3):
+        return name, "divided by its L2 norm over the features"
+    return name, "times one number per row"

@@ -592,6 +592,13 @@ def localise_layer(
                 f"`self.{name}` has a wrong sign or factor. It is the sub-layer's input plus its "
                 f"output, {wanted_norm}(x + {name}(x))."
             )
+        if twice := _sublayer_on_own_output(records, name, out, norm_name, norm_in, stream):
+            return twice
+        if extra := _post_ln_extra_terms(records, sublayers, name, norm_in, stream, out, x):
+            return (
+                f"The input of `self.{norm_name}` is {extra}. It is the sub-layer's input plus "
+                f"its output, {wanted_norm}(x + {name}(x)), x being what `self.{name}` reads."
+            )
         return (
             f"The input of `self.{norm_name}` after `self.{name}` is not x + {name}(x) (the "
             f"sub-layer's input plus its output): check the residual sum around `self.{name}`."
@@ -695,6 +702,61 @@ def _input_rows_zeroed(
         f"{text}. The layer computes on its input as it is: the mask given to "
         f"`self.{attention or sublayers[0]}` already keeps those positions out of the "
         "attention; leave x unchanged."
+    )
+
+
+def _sublayer_on_own_output(
+    records: Sequence, name: str, out, norm_name: str, norm_in, stream
+) -> str:
+    """When the sub-layer runs a second time on its own output (name(name(x)): a call
+    repeated, or a loop over one module), said with the count; "" otherwise."""
+    calls = [(inp, result) for other, inp, result in records if other == name]
+    if len(calls) < 2 or calls[1][0] is None:
+        return ""
+    try:
+        if calls[1][1] is None or not _close(calls[1][0].detach().double(), out):
+            return ""
+        if not _close(norm_in, stream + calls[1][1].detach().double()):
+            return ""
+    except Exception:  # values of another shape: no evidence
+        return ""
+    return (
+        f"`self.{name}` runs {len(calls)} times in one call, the second time on its own "
+        f"output, {name}({name}(x)), and the residual sum that reaches `self.{norm_name}` "
+        f"holds that: each sub-layer runs once per layer, on the stream, x + {name}(x)."
+    )
+
+
+def _post_ln_extra_terms(
+    records: Sequence, sublayers: Sequence[str], name: str, norm_in, stream, out, x
+) -> str:
+    """A post-LN norm's input written as the stream, this sub-layer's output and as few
+    terms more as fit (the layer's input, another sub-layer's output), by
+    :func:`_extra_terms`; with a note when another sub-layer's output is in the sum: both
+    sub-layers then read one stream and add to one residual (a parallel block, as GPT-J's
+    and PaLM's), where the paper chains them (blind misses: norm2(x + self_attn(x) +
+    feed_forward(x)) was told only to check the residual sum); "" when nothing fits."""
+    basis = {"x": stream, f"{name}(x)": out}
+    if not _close(stream, x.detach().double()):
+        basis["the layer's input"] = x.detach().double()
+    for other, _, other_out in records:
+        if other in sublayers and other != name and other_out is not None:
+            basis.setdefault(f"{other}(...)", other_out.detach().double())
+    extra = _extra_terms(norm_in, basis, {"x": 1.0, f"{name}(x)": 1.0})
+    if not extra:
+        return ""
+    added = [
+        other
+        for other in sublayers
+        if other != name and f"{other}(...) is added, which the sum does not hold" in extra
+    ]
+    if not added:
+        return extra
+    return (
+        f"{extra}. The output of `self.{added[0]}` joins the residual sum of `self.{name}`: "
+        "the sub-layers are added to one stream side by side (a parallel block, as in GPT-J "
+        "or PaLM), where the paper runs them one after the other, each with its own "
+        "residual and norm, the second reading the first's normalised result"
     )
 
 
@@ -1710,6 +1772,44 @@ def _rows_zeroed(got: Any, last: torch.Tensor, arguments: Sequence[tuple[str, An
 
 def _same_shape_equal(a: torch.Tensor, b: Any) -> bool:
     return isinstance(b, torch.Tensor) and tuple(a.shape) == tuple(b.shape) and torch.equal(a, b)
+
+
+def mask_reaches_part(
+    module: nn.Module, call: Callable[[], Any], given: Mapping[str, tuple[str, Any]]
+) -> str:
+    """When some attentions of a role (``self_attn`` in every layer of a stack, say) get the
+    mask the module was given, ``given[role] = (its name, the mask)``, and others of the
+    same role get no mask at all (None): the mask applied to part of the stack, named with
+    the attentions on each side (blind misses: tgt_mask set to None after the first layer
+    was told only that the self-attention must get tgt_mask); "" otherwise."""
+    try:
+        seen = [
+            (name, role, kwargs.get("mask", args[3] if len(args) > 3 else None))
+            for name, role, args, kwargs in inputs_received(module, given, call)
+        ]
+    except Exception:  # a probe only: nothing to say
+        return ""
+    for role, (label, wanted) in given.items():
+        if not isinstance(wanted, torch.Tensor):
+            continue
+        calls = [(name, mask) for name, r, mask in seen if r == role]
+        with_mask = [
+            name
+            for name, mask in calls
+            if isinstance(mask, torch.Tensor) and _same_shape_equal(mask, wanted)
+        ]
+        without = [name for name, mask in calls if mask is None]
+        if not with_mask or not without or len(with_mask) + len(without) != len(calls):
+            continue
+        missing, kept = ", ".join(f"`{n}`" for n in without), ", ".join(f"`{n}`" for n in with_mask)
+        return (
+            f"{missing} {'get' if len(without) > 1 else 'gets'} no mask (None), while {kept} "
+            f"{'get' if len(with_mask) > 1 else 'gets'} {label}: the mask reaches only part "
+            "of the attentions (a variable set to None after the first layer, a keyword left "
+            "out of some calls, a condition on the layer's index). Every "
+            f"`{role}` needs {label}: pass it to every layer, unchanged."
+        )
+    return ""
 
 
 def mask_arrival_hint(

@@ -186,6 +186,90 @@ def _negated_features(got: np.ndarray, expected: np.ndarray, tol: dict) -> Relat
     )
 
 
+def _layer_normalised(values: np.ndarray) -> np.ndarray:
+    """Each row over the last axis with its mean subtracted, divided by sqrt(var + 1e-5)."""
+    centred = values - values.mean(-1, keepdims=True)
+    return centred / np.sqrt((centred**2).mean(-1, keepdims=True) + 1e-5)
+
+
+def _log_softmax(values: np.ndarray) -> np.ndarray:
+    shifted = values - values.max(-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+
+
+#: a step applied once more to a right result, {how it is said: the step}, over the
+#: last axis where it acts on rows
+_EXTRA_STEPS = {
+    "normalised once more over the last axis (each row's mean subtracted and divided by "
+    "its standard deviation): an extra LayerNorm, F.layer_norm or normalisation after the "
+    "step that produces them": _layer_normalised,
+    "passed through a softmax over the last axis": lambda v: np.exp(_log_softmax(v)),
+    "passed through a log_softmax over the last axis": _log_softmax,
+    "passed through a ReLU (every negative value set to 0)": lambda v: np.maximum(v, 0),
+    "passed through a tanh": np.tanh,
+}
+
+
+def _function_applied(got: np.ndarray, expected: np.ndarray, tol: dict) -> Relation | None:
+    """The reference's values with one more step of :data:`_EXTRA_STEPS` applied, when
+    exactly one step fits (blind misses: an encoder output normalised once more was told
+    "largest difference"); None otherwise."""
+    if got.ndim < 1 or expected.shape[-1] < 2:
+        return None
+    found = []
+    with np.errstate(all="ignore"):
+        for said, step in _EXTRA_STEPS.items():
+            candidate = step(expected)
+            if candidate.shape == got.shape and np.allclose(got, candidate, **tol):
+                found.append(said)
+    if len(found) != 1:
+        return None
+    return Relation(
+        "function applied",
+        f"Your values are the reference's {found[0]}: the right result, then one step too "
+        "many. Remove that step.",
+    )
+
+
+def _rows_copied(got: np.ndarray, expected: np.ndarray, tol: dict) -> Relation | None:
+    """Every wrong row along the first axis (the batch) holding the expected values of one
+    other row, the same one for all: one row's result given to the whole batch, or an edit
+    applied to part of it (blind misses: logits of row 0 copied to the batch were told
+    "largest difference"). None when no row is wrong, a wrong row matches no other or
+    several, or the rows are too few to tell."""
+    if got.ndim < 2 or got.shape[0] < 2:
+        return None
+    rows = got.shape[0]
+
+    def same(a: np.ndarray, b: np.ndarray) -> bool:
+        return bool(np.allclose(a, b, **tol))
+
+    wrong = [i for i in range(rows) if not same(got[i], expected[i])]
+    if not wrong:
+        return None
+    sources = set()
+    for i in wrong:
+        matches = [j for j in range(rows) if j != i and same(got[i], expected[j])]
+        if len(matches) != 1:
+            return None
+        sources.add(matches[0])
+    if len(sources) != 1:
+        return None
+    source = sources.pop()
+    right = [i for i in range(rows) if i not in wrong]
+    said = ", ".join(str(i) for i in wrong)
+    kept = f"; row(s) {', '.join(str(i) for i in right)} are right" if right else ""
+    return Relation(
+        "rows copied",
+        f"Along the first axis (the batch), your row(s) {said} hold the expected values of "
+        f"row {source}, not their own{kept}: either one row's result is given to other "
+        "rows (an index such as [0] or [:1] broadcast over the batch, a value computed once "
+        "and reused, an assignment into part of the batch), or those rows differ from row "
+        f"{source} only in something your code ignores (their padding or mask, say). Each "
+        "row must be computed from its own input.",
+    )
+
+
 def match_relation(
     got: np.ndarray, expected: np.ndarray, *, rtol: float, atol: float
 ) -> Relation | None:
@@ -221,6 +305,12 @@ def match_relation(
     flipped = _negated_features(got, expected, tol)
     if flipped is not None:
         return flipped
+    copied = _rows_copied(got, expected, tol)
+    if copied is not None:
+        return copied
+    applied = _function_applied(got, expected, tol)
+    if applied is not None:
+        return applied
     factor = float(np.vdot(got, expected) / np.vdot(expected, expected))
     if abs(factor) > 1e-6 and abs(factor - 1) > 1e-3 and np.allclose(got, factor * expected, **tol):
         named = _recognisable(abs(factor))

@@ -14,7 +14,14 @@ import io
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["answers_on_repeat", "earlier_call", "kept_between_calls"]
+__all__ = [
+    "MODULE_KEPT_STATE",
+    "answers_on_repeat",
+    "earlier_call",
+    "kept_between_calls",
+    "layer_calls_during",
+    "module_keeps_state",
+]
 
 
 def earlier_call(
@@ -72,3 +79,69 @@ def answers_on_repeat(fn: Callable, args: tuple[Any, ...], times: int = 3) -> li
     except Exception:  # a raising function is not this family's
         return None
     return answers
+
+
+def layer_calls_during(module: Any, call: Callable[[], Any]) -> int | None:
+    """How many times any submodule of ``module`` ran its forward during ``call()`` (run
+    once, without gradients, its printing swallowed); None when the call raised or no hook
+    could be set. A function handed a model that returns a result while none of the
+    model's layers ran took that result from somewhere else: state kept from an earlier
+    call (a cache keyed by the input, a global, a default argument), which no mistake
+    inside one call's computation can give."""
+    import torch  # the toolkit's tensor library, only here
+
+    count = [0]
+    handles = []
+    try:
+        for name, child in module.named_modules():
+            if name:
+                handles.append(
+                    child.register_forward_pre_hook(lambda *_: count.__setitem__(0, count[0] + 1))
+                )
+        if not handles:
+            return None
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            call()
+    except Exception:  # a raising call says nothing about kept state
+        return None
+    finally:
+        for handle in handles:
+            handle.remove()
+    return count[0]
+
+
+#: what a module that keeps state between calls is told (the second of two calls on
+#: inputs of the same shape wrong, a fresh module right on it)
+MODULE_KEPT_STATE = (
+    "Called a second time, on another input of the same shape, your module returns "
+    "another result than a freshly built one with the same weights, which gets it right: "
+    "it keeps something from its first call (a hidden layer, an output, a mask or a "
+    "statistic stored on self or in a dict and reused while the shape stays the same). "
+    "forward must compute everything from the input of each call."
+)
+
+
+def module_keeps_state(
+    build: Callable[[], Any],
+    first: tuple[Any, ...],
+    second: tuple[Any, ...],
+    expected_second: Any,
+    same: Callable[[Any, Any], bool],
+) -> bool:
+    """True when a module from ``build()`` called on ``first`` and then on ``second``
+    (same shapes, other values) gives a wrong result on ``second`` while a fresh module
+    from ``build()`` called on ``second`` alone gives ``expected_second``: state kept from
+    the first call (a cache keyed by the shape). Only a probe: anything raised, or a
+    fresh module that is wrong too (a mistake of another family), gives False."""
+    import torch  # the toolkit's tensor library, only here
+
+    try:
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            used = build()
+            used(*first)
+            again = used(*second)
+            if same(again, expected_second):
+                return False
+            return bool(same(build()(*second), expected_second))
+    except Exception:  # a module that cannot be rebuilt or called here: no evidence
+        return False

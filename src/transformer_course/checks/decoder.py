@@ -74,6 +74,7 @@ from transformer_course.checking.localise import (
     localise_layer,
     localise_stack,
     mask_arrival_hint,
+    mask_reaches_part,
     stack_input_hint,
 )
 from transformer_course.checking.mask_rows import one_mask_for_all
@@ -353,6 +354,11 @@ def _property_problem(c: Checker, module, inputs: _Inputs, case: _DecCase, call:
             return (
                 _mask_reshaped(module, inputs)
                 or _future_by_another_path(module, inputs, t)
+                or mask_reaches_part(
+                    module,
+                    lambda: module(*inputs.args()),
+                    {"self_attn": ("tgt_mask", inputs.tgt_mask)},
+                )
                 or _SEES_THE_FUTURE.format(t=t)
             )
     if inputs.src_real is not None and not bool(inputs.src_real.all()):

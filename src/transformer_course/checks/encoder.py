@@ -36,6 +36,10 @@ import torch
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.backward_pass import backward_problem
 from transformer_course.checking.dropout_masks import P_IS_ONE, dropout_pattern_problem
+from transformer_course.checking.elementwise_functions import (
+    described_function,
+    row_scaled_function,
+)
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.graph import graph_reaches
 from transformer_course.checking.hooks import inputs_received, last_input_hint
@@ -103,6 +107,7 @@ from transformer_course.checking.oracles.state import linear, sub
 from transformer_course.checking.precision import right_in_float64
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.skipped_layers import layers_skipped_in_training
+from transformer_course.checking.stale import MODULE_KEPT_STATE, module_keeps_state
 from transformer_course.checking.state_keys import (
     built_keys,
     layer_count_note,
@@ -1355,6 +1360,7 @@ def check_PositionwiseFeedForward(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)
         for case in _HIDDEN_FFN if hidden else _VISIBLE_FFN:
             _check_ffn_case(c, cls, case)
+        _expect_nothing_kept(c, cls, (8, 20), ffn_f, "PositionwiseFeedForward", d_model=8, seed=14)
         _expect_ffn_dropout_draw(c, cls, _HIDDEN_FFN[-1] if hidden else _VISIBLE_FFN[1])
         _expect_ffn_backward_runs(c, cls, _HIDDEN_FFN[-1] if hidden else _VISIBLE_FFN[1])
 
@@ -1502,6 +1508,64 @@ def _batch_axis_reduced_hint(x: torch.Tensor, got: Any, p) -> str:
     return ""
 
 
+def _hidden_activation_read(module, x: torch.Tensor, p, case: _FFNCase) -> str:
+    """The activation the learner's block applies between w_1 and w_2, read off what w_2
+    receives against w_1(x) (recorded with a hook during one call) and named or described
+    (elementwise_functions): a root, a power, a constant factor, another function; "" when
+    w_2 is not called once as a module, in train mode with dropout (random zeros), or
+    nothing fits (blind misses: relu(h) ** 2 was "largest difference", and so were
+    sqrt(relu(h)) and relu(h) / sqrt(d_ff))."""
+    if case.mode == "train" and case.dropout > 0:
+        return ""
+    try:
+        seen = inputs_received(module, {"w_2"}, lambda: module(x))
+        if len(seen) != 1 or not seen[0][2] or not torch.is_tensor(seen[0][2][0]):
+            return ""
+        received = seen[0][2][0].detach().double()  # (batch, len, d_ff)
+        pre_activation = linear(x.detach().double(), p, "w_1")  # (batch, len, d_ff)
+        if received.shape != pre_activation.shape:
+            return ""
+        described = described_function(pre_activation, received, right="F.relu(z)")
+        rows = (
+            None
+            if described
+            else row_scaled_function(
+                pre_activation.reshape(-1, case.d_ff), received.reshape(-1, case.d_ff)
+            )
+        )
+    except Exception:  # an explanation only: the usual message stands
+        return ""
+    if rows is not None:
+        formula, scaling = rows
+        softmax = " (a softmax over the hidden features)" if formula == "torch.exp(z)" else ""
+        return (
+            "What your w_2 receives is, token by token, an activation of z = w_1(x), "
+            f"{formula}, {scaling}{softmax}: your hidden layer is normalised across its d_ff "
+            "features, which the paper's block never does. Each hidden value is max(0, z) "
+            f"on its own, whatever the other features hold. {_RELU_IS.strip()}"
+        )
+    if not described:
+        return ""
+    factor = ""
+    if re.match(r"f\(z\) = [-\d.e]+ \* ", described):
+        size = float(described.split()[2])
+        for name, value in (
+            ("1 / sqrt(d_ff)", case.d_ff**-0.5),
+            ("1 / sqrt(d_model)", case.d_model**-0.5),
+            ("1 / d_ff", 1 / case.d_ff),
+            ("sqrt(d_ff)", case.d_ff**0.5),
+            ("sqrt(d_model)", case.d_model**0.5),
+        ):
+            if abs(size - value) < 1e-3 * value:
+                factor = f" The factor {size:.4g} is {name} (d_model = {case.d_model}, d_ff = {case.d_ff}): the paper's block scales nothing."
+                break
+    return (
+        "What your w_2 receives is an activation f of z = w_1(x), read off the values, and "
+        f"{described}: it is not the ReLU, F.relu(z) = max(0, z), unchanged (no power, root "
+        f"or factor).{factor} {_RELU_IS.strip()}"
+    )
+
+
 def _ffn_input_hint(module, x: torch.Tensor, case: _FFNCase, state):
     """checking.hooks.last_input_hint against the reference block holding the same
     weights, in the case's mode."""
@@ -1599,8 +1663,50 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
             _FFN_BIAS_2_TWICE: lambda: ffn_f(x, _biases_doubled(p, "w_2"), drop=drop),
         },
         pairs=lambda: mistake_pairs(lambda **k: ffn_f(x, p, drop=drop, **k), table),
+        # the activation read off what w_2 receives: a power, root, factor, other function
+        explain=lambda: _hidden_activation_read(module, x, p, case),
         hint=dropout_hint(case.dropout, case.mode),
     )
+
+
+def _expect_nothing_kept(
+    c: Checker, cls, args: tuple, oracle, name: str, *, d_model: int, seed: int
+) -> None:
+    """One module called on two inputs of the same shape (every case above builds a fresh
+    module and calls it once with each shape: a result cached on self, keyed by the shape,
+    was accepted): the second result must be what a fresh module with the same weights
+    gives. ``oracle(x, p)`` is the reference function, or None to run the reference class."""
+    reference = getattr(ref, name)(*args)
+    state = random_state(state_shapes(reference), seed)
+    reference.load_state_dict(state)
+    reference.eval()
+    first = randn((2, 5, d_model), seed)  # (2, 5, d_model)
+    second = randn(tuple(first.shape), seed + 1)  # (2, 5, d_model): other values
+    with torch.no_grad():
+        expected = (
+            oracle(second.double(), as_float64(state))
+            if oracle is not None
+            else reference(second).double()
+        )
+
+    def build():
+        module = cls(*args)
+        module.load_state_dict(state)
+        return module.eval()
+
+    def same(got, want) -> bool:
+        return torch.is_tensor(got) and torch.allclose(
+            got.detach().double(), want, rtol=1e-4, atol=1e-5
+        )
+
+    if module_keeps_state(build, (first,), (second,), expected, same):
+        call_name = {"PositionwiseFeedForward": "ffn"}.get(name, name.lower())
+        built = f"{name}({', '.join(map(str, args))}), eval mode, holding the check's weights"
+        c.fail(
+            f"the output of {call_name}(x2 {tuple(second.shape)}) [{built}, called before "
+            f"on another x of the same shape] is not what the reference gives. "
+            f"{MODULE_KEPT_STATE}"
+        )
 
 
 # ============================================================================ EncoderLayer
@@ -1790,6 +1896,7 @@ def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)
         for case in _HIDDEN_LAYER if hidden else _VISIBLE_LAYER:
             _check_layer_case(c, cls, case)
+        _expect_nothing_kept(c, cls, (8, 2, 16), None, "EncoderLayer", d_model=8, seed=66)
         x = randn((2, 5, 8), 61 + 100 * hidden)
         defaults = {"dropout": 0.0, "norm_first": False}
         expect_contract_defaults(c, cls, (8, 2, 16), defaults, (x,), "EncoderLayer", seed=62)
@@ -2194,6 +2301,7 @@ def check_Encoder(cls, *, hidden: bool = False) -> None:
         torch.manual_seed(0)
         for case in _HIDDEN_STACK if hidden else _VISIBLE_STACK:
             _check_encoder_case(c, cls, case)
+        _expect_nothing_kept(c, cls, (2, 8, 2, 16), None, "Encoder", d_model=8, seed=65)
         x = randn((2, 5, 8), 63 + 100 * hidden)
         defaults = {"dropout": 0.0, "norm_first": False, "final_norm": None}
         expect_contract_defaults(c, cls, (2, 8, 2, 16), defaults, (x,), "Encoder", seed=64)

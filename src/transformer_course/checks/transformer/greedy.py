@@ -21,6 +21,7 @@ from transformer_course.checking.oracles import (
     greedy_decode_f,
 )
 from transformer_course.checking.size_one_axes import size_one_axes, size_one_axes_change
+from transformer_course.checking.stale import layer_calls_during
 from transformer_course.checking.stop_rules import (
     StopRule,
     finish_steps,
@@ -253,6 +254,8 @@ def _expect_any_token_decoded(
         got = c.call(greedy_decode, model, src.clone(), *args, call_repr=call)
     if _same_tokens(got, expected):
         return
+    if kept := _model_never_run(greedy_decode, model, src, args):
+        c.fail(f"`{call}` returned {short(got)}, expected {short(expected)}. {kept}")
     replay = ""
     if isinstance(got, torch.Tensor) and got.dim() == 2 and got.shape[0] == src.shape[0]:
         try:
@@ -260,6 +263,29 @@ def _expect_any_token_decoded(
         except Exception:  # the replay is only an explanation
             replay = ""
     c.expect_equal(got, expected, call, hint=replay)
+
+
+def _model_never_run(greedy_decode, model, src: torch.Tensor, args: tuple) -> str:
+    """When the learner's function, called again with these arguments, returns a result
+    while no layer of the model runs: the tokens were kept from an earlier call (a cache
+    keyed by the source ids, say); "" otherwise."""
+    calls = layer_calls_during(model, lambda: greedy_decode(model, src.clone(), *args))
+    if calls != 0:
+        return ""
+    # control: a source no call has seen must run the model, where the hooks see it (not
+    # so when the function runs elsewhere, as in the grader's sandbox: then no evidence)
+    unseen = src.flip(0).flip(1).clone()  # (batch, len_src): other rows, other order
+    control = layer_calls_during(model, lambda: greedy_decode(model, unseen, *args))
+    if not control:
+        return ""
+    return (
+        "Called again with these arguments, your greedy_decode returns without running the "
+        "model at all (none of its layers is called): the tokens come from something kept "
+        "from an earlier call, a cache keyed by the source ids (or by the arguments) in a "
+        "dict on the function, a global or a default argument. The same source gives other "
+        "tokens with another model (here its output bias differs): every call must run "
+        "model.encode(src_ids) and model.decode on the model it is given."
+    )
 
 
 def _expect_nothing_kept_between_calls(
