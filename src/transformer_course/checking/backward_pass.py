@@ -20,13 +20,11 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-from collections.abc import Callable
-from typing import Any
 
 import torch
 from torch import nn
 
-from transformer_course.checking.graph import graph_reaches
+from transformer_course.checking.graph import call_gradients
 
 __all__ = ["backward_problem", "in_place_submodules"]
 
@@ -45,22 +43,15 @@ def in_place_submodules(module: nn.Module) -> list[str]:
     return found
 
 
-def backward_problem(module: nn.Module, call: Callable[[], Any], call_repr: str) -> str:
-    """The diagnosis when ``call()`` (a call of ``module``, whose forward values were
-    right) gives an output whose backward pass raises because a saved tensor was
-    overwritten in place; "" when the backward runs, when the output carries no graph to
-    the module's parameters (the grader's values), or on any other error."""
-    parameters = [p for p in module.parameters() if p.requires_grad]
+def backward_problem(module: nn.Module, args: tuple, call_repr: str) -> str:
+    """The diagnosis when ``module(*args)`` (whose forward values were right) gives an
+    output whose backward pass raises because a saved tensor was overwritten in place; ""
+    when the backward runs, when the output carries no graph to the module's parameters,
+    or on any other error. The backward pass runs where the call ran
+    (:func:`~.graph.call_gradients`: in the sandboxed grader, there)."""
     try:
         with contextlib.redirect_stdout(io.StringIO()), torch.enable_grad():
-            out = call()
-            if not (
-                isinstance(out, torch.Tensor)
-                and out.is_floating_point()
-                and graph_reaches(out, parameters)
-            ):
-                return ""
-            out.sum().backward()
+            call_gradients(module, args, None, "parameters")
     except RuntimeError as error:
         text = str(error)
         if _MODIFIED not in text:
@@ -69,8 +60,6 @@ def backward_problem(module: nn.Module, call: Callable[[], Any], call_repr: str)
         return ""
     else:
         return ""
-    finally:
-        module.zero_grad(set_to_none=True)
     saved = _SAVED_BY.search(text)
     step = f"the output of {saved.group(1)}" if saved else "a tensor"
     said = (

@@ -41,7 +41,7 @@ from transformer_course.checking.elementwise_functions import (
     row_scaled_function,
 )
 from transformer_course.checking.failure import CheckFailure
-from transformer_course.checking.graph import graph_reaches
+from transformer_course.checking.graph import call_gradients
 from transformer_course.checking.hooks import inputs_received, last_input_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.keep_probability import KEEP_PROBABILITY, rate_read_backwards
@@ -933,16 +933,24 @@ def _check_second_call_and_gradient(c: Checker, cls, *, seed: int) -> None:
         stale = _stats_norm(x64, p, stats_of=first.double())
         kept = torch.allclose(got.detach().double(), stale, **tolerance(got.dtype))
         c.fail(f"{what} is not what the reference gives. {_STATS_KEPT if kept else _STATE_KEPT}")
-    if not graph_reaches(got, [second]):  # handed back without its graph (the grader)
-        return
     upstream = randn(tuple(second.shape), seed + 2)  # (2, 3, 8), d loss / d output
-    (grad,) = c.call(
-        torch.autograd.grad,
-        got,
-        second,
+    # d Σ output · upstream / d x2, where the call ran (the grader: its sandbox)
+    grads = c.call(
+        call_gradients,
+        module,
+        (second,),
         upstream,
         call_repr=f"torch.autograd.grad({call}, x2, upstream gradient)",
     )
+    if len(grads) != 1:
+        return
+    grad = grads[0]
+    if grad is None:
+        c.fail(
+            f"No gradient flows from {what} back into x2 (its gradient is None): your "
+            "forward cuts x from autograd (.detach(), .data, torch.no_grad() or a round "
+            "trip through NumPy), so nothing before the norm would learn. Compute with x."
+        )
 
     def reference_grad(**detach: bool) -> torch.Tensor:
         leaf = x64.clone().requires_grad_()
@@ -1438,7 +1446,7 @@ def _expect_ffn_backward_runs(c: Checker, cls, case: _FFNCase) -> None:
     module, built, _ = _build_ffn_in_train_mode(c, cls, case)
     x = randn((case.batch, case.length, case.d_model), case.seed + 1)  # (batch, len, d_model)
     call = f"ffn(x {tuple(x.shape)}) [{built}, train mode]"
-    problem = backward_problem(module, lambda: module(x), call)
+    problem = backward_problem(module, (x,), call)
     c.expect_true(not problem, problem)
 
 
