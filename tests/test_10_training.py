@@ -13,6 +13,8 @@ import itertools
 import math
 import random
 import re
+import string
+import unicodedata
 from collections import Counter
 
 import numpy as np
@@ -3320,7 +3322,57 @@ def _bleu_without_empty_hypotheses(hypotheses, references):
     return sacrebleu.corpus_bleu(non_empty, _streams(references)).score
 
 
+def _without_marks(text):
+    """every punctuation mark replaced by nothing, Spanish ones included"""
+    return text.translate(str.maketrans("", "", string.punctuation + "¿¡"))
+
+
+def _unaccented(text):
+    """accents taken off and the other non-ASCII characters dropped"""
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+
+
+def _bleu_of_edited_texts(edit, hypotheses_too=True, references_too=True):
+    def bleu(hypotheses, references):
+        hypotheses = [edit(h) for h in hypotheses] if hypotheses_too else hypotheses
+        if references_too:
+            references = [[edit(x) for x in refs] for refs in references]
+        return sacrebleu.corpus_bleu(hypotheses, _streams(references)).score
+
+    return bleu
+
+
 SCORE_MISTAKES = [
+    # the family 'the texts re-encoded before scoring': an edit of the hypotheses, of the
+    # references or of both, each confirmed on scores.TEXT_EDIT_PROBE
+    Mistake(
+        SCORES,
+        named("punctuation_stripped_everywhere")(
+            scores_with(bleu=_bleu_of_edited_texts(_without_marks))
+        ),
+        r"over the hypotheses and the references with their punctuation removed",
+    ),
+    Mistake(
+        SCORES,
+        named("accents_stripped_everywhere")(scores_with(bleu=_bleu_of_edited_texts(_unaccented))),
+        r"over the hypotheses and the references with their accents taken off",
+    ),
+    Mistake(
+        SCORES,
+        named("hypotheses_lowercased")(
+            scores_with(bleu=_bleu_of_edited_texts(str.lower, references_too=False))
+        ),
+        r"over the hypotheses with their letters lowercased .*\(the references as they came\)",
+    ),
+    Mistake(
+        SCORES,
+        named("final_marks_stripped_from_hypotheses")(
+            scores_with(
+                bleu=_bleu_of_edited_texts(lambda t: t.rstrip("?.! "), references_too=False)
+            )
+        ),
+        r"over the hypotheses with the punctuation at their end taken off",
+    ),
     # blind27b-tsc-empty-hypotheses-left-out passed: no case had an empty translation;
     # the family 'sentences with an empty translation left out'
     Mistake(
@@ -3979,6 +4031,20 @@ def test_bleu_probe_parts_the_mistakes_that_tie():
     visible = scores._VISIBLE_SCORES[0]
     tie = [scores._BLEU_MODELS[scores._BLEU_MISTAKES[n]](*visible) for n in values]
     assert tie[0] == pytest.approx(tie[1])  # why the probe is needed
+
+
+def test_text_edit_probe_parts_every_text_edit():
+    """Several text edits can drop the same token on the checked inputs (a final '?'
+    stripped, a '¿' dropped as non-ASCII); on scores.TEXT_EDIT_PROBE each edit, on each
+    side, gives a score of its own, unlike every other known mistake and the right one."""
+    from transformer_course.checks.training import scores
+
+    values = {m: scores._BLEU_MODELS[m](*scores.TEXT_EDIT_PROBE) for m in scores._BLEU_MODELS}
+    right = scores._bleu(*scores.TEXT_EDIT_PROBE)
+    for message in scores._TEXT_EDIT_MESSAGES:
+        assert abs(values[message] - right) > 1e-3
+        others = [m for m in values if m != message]
+        assert all(abs(values[message] - values[m]) > 1e-3 for m in others), message
 
 
 def test_translation_scores_oracle():
