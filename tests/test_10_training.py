@@ -2471,6 +2471,56 @@ def gradient_norm_over_named_parameters(model, batch, optimizer, loss_fn, clip_n
     return loss.item()
 
 
+@named("clip_decoder_only")
+def clip_decoder_only(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """the family 'an edit applied to only part of the parameters': clip_grad_norm_ handed
+    one submodule's parameters, which it clips by their own norm"""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        nn.utils.clip_grad_norm_(model.decoder.parameters(), clip_norm)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+@named("clip_loop_skips_the_biases")
+def clip_loop_skips_the_biases(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """the same family: the right factor, applied in a loop over the weight matrices only"""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        grads = [p.grad for p in model.parameters() if p.grad is not None]
+        total = float(torch.sqrt(sum((g**2).sum() for g in grads)))
+        for p in model.parameters():
+            if p.grad is not None and p.dim() > 1:
+                p.grad.mul_(min(1.0, clip_norm / total))
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+@named("embedding_gradients_cleared")
+def embedding_gradients_cleared(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """the same family, no clipping to blame: the embeddings' gradients cleared before the
+    step (a zero_grad on one submodule), so only they stay where they were"""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    model.src_embedding.zero_grad()
+    model.tgt_embedding.zero_grad()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 @named("step_with_own_rmsprop")
 def step_with_own_rmsprop(model, batch, optimizer, loss_fn, clip_norm=1.0):
     """Round 24: an optimizer of its own (RMSprop, its default rate) built at every call;
@@ -2523,6 +2573,26 @@ def step_returns_running_mean(model, batch, optimizer, loss_fn, clip_norm=1.0):
 
 
 STEP_MISTAKES = [
+    # the family 'an edit applied to only part of the parameters', read off each
+    # parameter's own scale (checking/parameter_scales.py)
+    Mistake(
+        STEP,
+        clip_decoder_only,
+        r"clipping reached only part of the parameters: the parameters of model\.decoder "
+        r"were clipped by their own norm",
+    ),
+    Mistake(
+        STEP,
+        clip_loop_skips_the_biases,
+        r"clipping scaled only part of the gradients: every weight matrix .* \(the right "
+        r"factor\), while every vector parameter, the biases and the norms' gains .* kept",
+    ),
+    Mistake(
+        STEP,
+        embedding_gradients_cleared,
+        r"not the same multiple for every parameter: .*the parameters of "
+        r"model\.src_embedding, model\.tgt_embedding by 0 times",
+    ),
     # round 25 (blind24b): the loss capped at clip_norm, flat, so no weight moves
     Mistake(
         STEP,
