@@ -1787,6 +1787,29 @@ def smoothing_over_non_pad_tokens(logits, labels, pad_id, smoothing=0.1):
     return ((1 - smoothing) * target + smoothing * others)[keep].mean()
 
 
+def smoothing_skipped_at_the_first_position(logits, labels, pad_id, smoothing=0.1):
+    """the family 'an edit applied to only part of the batch': the first position of each
+    sentence scored without smoothing (a mask that starts the smoothing one step late)"""
+    logp = torch.log_softmax(logits, dim=-1)
+    nll = -logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+    smoothed = (1 - smoothing) * nll - smoothing * logp.mean(-1)
+    first = torch.zeros_like(labels, dtype=torch.bool)
+    first[..., 0] = True
+    per_position = torch.where(first, nll, smoothed)
+    counted = labels != pad_id
+    return per_position[counted].sum() / counted.sum()
+
+
+def smoothing_for_the_first_sentence_only(logits, labels, pad_id, smoothing=0.1):
+    """the same family: smoothing reaches only the first row of the batch"""
+    logp = torch.log_softmax(logits, dim=-1)
+    nll = -logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+    per_position = nll.clone()
+    per_position[0] = (1 - smoothing) * nll[0] - smoothing * logp[0].mean(-1)
+    counted = labels != pad_id
+    return per_position[counted].mean()
+
+
 def smoothing_with_labels_rolled(logits, labels, pad_id, smoothing=0.1):
     """The labels rolled one place to the left, each position against the next label."""
     labels = torch.roll(labels, -1, dims=-1)
@@ -1806,6 +1829,19 @@ def smoothing_with_logits_shifted_late(logits, labels, pad_id, smoothing=0.1):
 
 
 SMOOTHING_MISTAKES = [
+    # the family 'an edit applied to only part of the batch', read off each position's own
+    # target (checking/implied_targets.partial_target_differences)
+    Mistake(
+        SMOOTH,
+        smoothing_skipped_at_the_first_position,
+        r"at position 0 of every row \(where it is counted\) \(\d+ of them\) it is the "
+        r"one-hot target",
+    ),
+    Mistake(
+        SMOOTH,
+        smoothing_for_the_first_sentence_only,
+        r"at every position of rows? [1-9][, 0-9]* \(\d+ of them\) it is the one-hot target",
+    ),
     # blind27b-ls-shifts-logits-and-labels got the generic message: the family 'logits
     # and labels misaligned along the positions'
     Mistake(SMOOTH, smoothing_with_labels_rolled, r"labels rolled by -1 along the positions"),
