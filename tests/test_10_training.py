@@ -162,6 +162,20 @@ def rows_extended_across_batches(
 source_with_bos_only = named("source_with_bos_only")(batches_with(src=lambda s, b, e: [b, *s]))
 source_eos_bos = named("source_eos_bos")(batches_with(src=lambda s, b, e: [e, *s, b]))
 drops_last_batch = named("drops_last_batch")(batches_with(drop_last=True))
+# the family 'sizes capped at a maximum length' (target[:max_len], source[:max_len])
+targets_capped_at_two = named("targets_capped_at_two")(
+    batches_with(
+        decoder_input=lambda t, bos, eos: [bos, *t[:2]], labels=lambda t, bos, eos: [*t[:2], eos]
+    )
+)
+sources_capped_at_three = named("sources_capped_at_three")(
+    batches_with(src=lambda s, bos, eos: list(s)[:3])
+)
+targets_capped_at_five = named("targets_capped_at_five")(
+    batches_with(
+        decoder_input=lambda t, bos, eos: [bos, *t[:5]], labels=lambda t, bos, eos: [*t[:5], eos]
+    )
+)
 sorted_by_length = named("sorted_by_length")(
     batches_with(
         order=lambda pairs, idx, shuffle, seed: sorted(idx, key=lambda i: len(pairs[i][1]))
@@ -754,6 +768,22 @@ BATCH_MISTAKES = [
         r"the source with <eos> in front and <bos> at the end, which is not one of the three",
     ),
     Mistake(check_make_batches, drops_last_batch, "Keep the last, smaller batch"),
+    Mistake(
+        check_make_batches,
+        targets_capped_at_two,
+        r"cut short to a maximum length: every target longer than 2 tokens keeps only its "
+        r"first 2 \(target\[:2\]\)",
+    ),
+    Mistake(
+        check_make_batches,
+        sources_capped_at_three,
+        r"cut short to a maximum length: every source longer than 3 ids is cut to 3",
+    ),
+    Mistake(
+        check_make_batches,
+        targets_capped_at_five,
+        r"(every target longer than 5 tokens keeps only its first 5|with its target cut short)",
+    ),
     Mistake(
         check_make_batches,
         shuffle_by_np_random_seed,
