@@ -162,6 +162,17 @@ def rows_extended_across_batches(
 source_with_bos_only = named("source_with_bos_only")(batches_with(src=lambda s, b, e: [b, *s]))
 source_eos_bos = named("source_eos_bos")(batches_with(src=lambda s, b, e: [e, *s, b]))
 drops_last_batch = named("drops_last_batch")(batches_with(drop_last=True))
+# the family 'elements filtered out': the pairs with an empty target skipped
+empty_targets_skipped = named("empty_targets_skipped")(
+    batches_with(order=lambda pairs, indices, shuffle, seed: [i for i in indices if pairs[i][1]])
+)
+blank_pairs_filtered = named("blank_pairs_filtered")(
+    batches_with(
+        order=lambda pairs, indices, shuffle, seed: [
+            i for i in indices if min(len(pairs[i][0]), len(pairs[i][1])) >= 1
+        ]
+    )
+)
 # the family 'sizes capped at a maximum length' (target[:max_len], source[:max_len])
 targets_capped_at_two = named("targets_capped_at_two")(
     batches_with(
@@ -768,6 +779,14 @@ BATCH_MISTAKES = [
         r"the source with <eos> in front and <bos> at the end, which is not one of the three",
     ),
     Mistake(check_make_batches, drops_last_batch, "Keep the last, smaller batch"),
+    Mistake(
+        check_make_batches,
+        empty_targets_skipped,
+        r"the pair with an empty target \(source \[9, 4\], target \[\]\) is in no batch",
+    ),
+    Mistake(
+        check_make_batches, blank_pairs_filtered, r"leaves out the pairs whose target is empty"
+    ),
     Mistake(
         check_make_batches,
         targets_capped_at_two,

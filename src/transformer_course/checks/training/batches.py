@@ -1221,6 +1221,39 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
             )
         c.ok()
         _expect_global_random_state_kept(c, make_batches, pairs, batch_size, ids, seeds[0])
+        _expect_empty_target_kept(c, make_batches, src_forms)
+
+
+#: a pair whose target is empty (a sentence the tokenizer left without a known word) between
+#: two ordinary ones: its rows are decoder_input [<bos>] and labels [<eos>] (the model learns
+#: to stop at once); the family 'elements filtered out' drops it
+_EMPTY_TARGET_PAIRS = [([4, 5, 6], [7, 8]), ([9, 4], []), ([6], [10])]
+
+
+def _expect_empty_target_kept(c: Checker, make_batches, src_forms: set) -> None:
+    """Every pair is used, the one with an empty target too: its row holds decoder_input
+    [bos_id] and labels [eos_id]."""
+    ids = {"pad_id": 0, "bos_id": 2, "eos_id": 3}
+    pairs = [(list(s), list(t)) for s, t in _EMPTY_TARGET_PAIRS]
+    batches, what = _expect_batches(c, make_batches, pairs, len(pairs), ids, src_forms)
+    what = f"{what} with pairs {pairs}"
+    missing = _missing_pairs(batches, pairs, ids)
+    if missing == [1]:
+        c.fail(
+            f"{what}: the pair with an empty target (source [9, 4], target []) is in no "
+            "batch: your code leaves out the pairs whose target is empty (a filter such as "
+            "`if target`, `if len(target) > 0`, or a length test that skips it). Every pair "
+            "is used exactly once: an empty target still makes a row, decoder_input "
+            "[bos_id] and labels [eos_id], which teaches the model to stop at once."
+        )
+    if missing:
+        c.fail(
+            f"{what}: the pairs {missing} (counting from 0) are in no batch. Every pair is "
+            "used exactly once, whatever its length."
+        )
+    if len(batches) == 1:
+        _check_rows(c, batches[0], pairs, ids, f"batch 0 of {what}", src_forms)
+    c.ok()
 
 
 def _global_random_states() -> dict[str, object]:
