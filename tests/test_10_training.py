@@ -2968,6 +2968,7 @@ def beam_with(
     min_length=0,
     forget_done=False,
     extend_last_only=False,
+    encoded_row=None,
 ):
     """A learner-style beam search with switches for the classic mistakes; ``extra_steps``:
     added to max_len in the loop's bound; ``one_row``: the live hypothesis whose next-token
@@ -2986,7 +2987,7 @@ def beam_with(
     def beam_search(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0):
         out = []
         for src in src_ids:
-            src = src[None]
+            src = src[None] if encoded_row is None else src_ids[encoded_row][None]
             memory = model.encode(src)
             live, done = [(1.0 if product else 0.0, [bos_id])], []
             for _ in range(max_len + extra_steps):
@@ -3231,6 +3232,18 @@ BEAM_MISTAKES = [
     Mistake(BEAM, named("shrinking_beam")(beam_with(shrink=True)), "shrinks"),
     # round 26: the family 'finished hypotheses forgotten' (emptied at every step), told
     # only that the search went past the contract's stop: replayed and named
+    # the family 'another element's state': every sentence searched with the memory (and
+    # source mask) of a fixed row, told by what model.encode received
+    Mistake(
+        check_beam_search,
+        named("first_row_encoded_for_every_sentence")(beam_with(encoded_row=0)),
+        r"encoded one row per sentence, but the rows \[0, 0(, 0)*\] of src_ids",
+    ),
+    Mistake(
+        check_beam_search,
+        named("last_row_encoded_for_every_sentence")(beam_with(encoded_row=-1)),
+        r"encoded one row per sentence, but the rows \[(\d, )*\d\] of src_ids, in that order",
+    ),
     Mistake(
         BEAM,
         named("finished_cleared_each_step")(beam_with(forget_done=True)),
