@@ -3511,6 +3511,29 @@ def _bleu_of_edited_texts(edit, hypotheses_too=True, references_too=True):
 
 
 SCORE_MISTAKES = [
+    # the same families in exact match: the strings normalised before comparing, and the
+    # empty translations left out of the count
+    Mistake(
+        SCORES,
+        named("exact_match_without_punctuation")(
+            scores_with(
+                exact=lambda h, r: np.mean(
+                    [
+                        _without_marks(a).strip() in [_without_marks(x).strip() for x in b]
+                        for a, b in zip(h, r)
+                    ]
+                )
+            )
+        ),
+        r"\[\"exact_match\"\] is .*compared with their punctuation removed",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_match_over_non_empty_translations")(
+            scores_with(exact=lambda h, r: np.mean([a in b for a, b in zip(h, r) if a != ""]))
+        ),
+        r"empty translation was left out of the count",
+    ),
     # the family 'the texts re-encoded before scoring': an edit of the hypotheses, of the
     # references or of both, each confirmed on scores.TEXT_EDIT_PROBE
     Mistake(

@@ -427,6 +427,12 @@ def _without_punctuation(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text).split())
 
 
+def _marks_deleted(text: str) -> str:
+    """The text with its punctuation marks deleted where they stand, the spaces around them
+    kept ('grande , muy' -> 'grande  muy'), the ends stripped."""
+    return re.sub(r"[^\w\s]", "", text).strip()
+
+
 def _without_accents(text: str) -> str:
     """The text with its accents and tildes taken off ('está' -> 'esta', 'niño' -> 'nino')."""
     decomposed = unicodedata.normalize("NFD", text)
@@ -780,6 +786,23 @@ def _exact_models(hypotheses, references) -> dict[str, float]:
             any(sorted(h.split()) == sorted(r.split()) for r in refs) for h, refs in pairs
         )
         / n,
+        # the family 'texts re-encoded before comparing': both sides edited first
+        **{
+            f"edited_{name}": sum(edit(h) in [edit(r) for r in refs] for h, refs in pairs) / n
+            for name, (edit, _) in _TEXT_EDITS.items()
+            if name != "lower"  # "lowercase" above
+        },
+        # ... the marks deleted where they stand (a space around one stays)
+        "edited_marks_deleted": sum(
+            _marks_deleted(h) in [_marks_deleted(r) for r in refs] for h, refs in pairs
+        )
+        / n,
+        # the family 'elements filtered out': the empty translations left out of the count
+        "non_empty": (
+            sum(h in refs for h, refs in pairs if h.strip()) / kept
+            if (kept := sum(bool(h.strip()) for h in hypotheses))
+            else math.nan
+        ),
         # the count divided with // (0 unless every hypothesis matches)
         "floor": float(matches // n),
         # the count divided by the number of references, not of hypotheses
@@ -801,7 +824,14 @@ def _exact_mistakes(translation_scores, value, hypotheses, references) -> list[s
     ]
     if not found:
         return found
-    for probe_input in (EXACT_PROBE, CASE_PROBE, ALL_MATCH_PROBE, _WORD_ORDER_SCORES):
+    for probe_input in (
+        EXACT_PROBE,
+        CASE_PROBE,
+        ALL_MATCH_PROBE,
+        _WORD_ORDER_SCORES,
+        TEXT_EDIT_PROBE,
+        _EMPTY_SCORES,
+    ):
         try:
             probe = float(translation_scores(*copy.deepcopy(probe_input))["exact_match"])
         except Exception:  # the probes only confirm
@@ -896,6 +926,21 @@ def _check_exact_match(
         "words (or a Counter of them) does, which forgets the word order. Exact match "
         f"compares whole strings, `hypothesis in references[i]`: {matches} of {n}, {exact:g}."
     )
+    for name, (_, how) in _TEXT_EDITS.items():
+        said[f"edited_{name}"] = (
+            f'{what}["exact_match"] is {value:g}: the hypotheses and the references were '
+            f"compared with {how}, so a hypothesis that differs from its reference only "
+            "there counted as a match. Exact match compares the strings as they are: "
+            f"`hypothesis in references[i]`, {matches} of {n}, {exact:g}."
+        )
+    said["edited_marks_deleted"] = said["edited_punctuation"]
+    empty = sum(not h.strip() for h in hypotheses)
+    said["non_empty"] = (
+        f'{what}["exact_match"] is {value:g}: the {empty} empty translation'
+        f"{'s were' if empty != 1 else ' was'} left out of the count, so the fraction is "
+        f"taken over the {n - empty} non-empty ones. An empty translation is a wrong one: "
+        f"every hypothesis counts, {matches} / {n} = {exact:g}."
+    )
     refs = sum(len(r) for r in references)
     said["over_references"] = (
         f'{what}["exact_match"] is {value:g}: the number of matches ({matches}) divided by '
@@ -903,6 +948,8 @@ def _check_exact_match(
         f"hypotheses ({n}). Each hypothesis counts once, whatever its number of "
         f"references: {matches} / {n} = {exact:g}."
     )
+    texts = {said[name]: name for name in reversed(found)}  # one name per text, the first
+    found = [name for name in found if texts[said[name]] == name]
     if len(found) == 1:
         c.fail(said[found[0]])
     if found:
