@@ -372,6 +372,18 @@ _BLEU_MODELS = {
     ),
 }
 
+# the family 'a size capped': a fixed number of reference streams (streams[:k]), which
+# on an input whose first sentence has k references gives what the width read off the
+# first sentence gives (both are named then)
+for _count in (2, 3):
+    _BLEU_MODELS[
+        f"Your BLEU counts only the first {_count} references of each sentence (the first "
+        f"{_count} reference streams, streams[:{_count}], or a fixed number of streams): a "
+        f"sentence with more than {_count} correct translations loses the others, and an "
+        "n-gram that only they hold no longer matches. Every reference counts: one stream "
+        "per reference, as many as the largest count, max(len(refs) for refs in references)."
+    ] = lambda h, r, k=_count: _corpus(h, _streams(r)[:k])
+
 # the family 'an option of corpus_bleu changed from its default': each other smoothing
 # (blind19c-tsc-bleu-floor-smoothing was told only the expected score)
 for _method in ("floor", "add-k", "none"):
