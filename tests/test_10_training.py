@@ -1859,6 +1859,24 @@ def smoothing_for_the_first_sentence_only(logits, labels, pad_id, smoothing=0.1)
     return per_position[counted].mean()
 
 
+def smoothing_over_root_count(logits, labels, pad_id, smoothing=0.1):
+    """the family 'one operation changed in the mean's denominator': sum / sqrt(count)"""
+    logp = torch.log_softmax(logits, dim=-1)
+    nll = -logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+    per_position = (1 - smoothing) * nll - smoothing * logp.mean(-1)
+    counted = (labels != pad_id).float()
+    return (per_position * counted).sum() / counted.sum() ** 0.5
+
+
+def smoothing_over_count_minus_one(logits, labels, pad_id, smoothing=0.1):
+    """the same family: sum / (count - 1), a variance-style correction"""
+    logp = torch.log_softmax(logits, dim=-1)
+    nll = -logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+    per_position = (1 - smoothing) * nll - smoothing * logp.mean(-1)
+    counted = labels != pad_id
+    return per_position[counted].sum() / (int(counted.sum()) - 1)
+
+
 def smoothing_with_labels_rolled(logits, labels, pad_id, smoothing=0.1):
     """The labels rolled one place to the left, each position against the next label."""
     labels = torch.roll(labels, -1, dims=-1)
@@ -1878,6 +1896,16 @@ def smoothing_with_logits_shifted_late(logits, labels, pad_id, smoothing=0.1):
 
 
 SMOOTHING_MISTAKES = [
+    Mistake(
+        SMOOTH,
+        smoothing_over_root_count,
+        r"the factor is N / sqrt\(N\), with N = \d+ the number of counted",
+    ),
+    Mistake(
+        SMOOTH,
+        smoothing_over_count_minus_one,
+        r"the factor is N / \(N - 1\), with N = \d+ the number of counted",
+    ),
     # the family 'an edit applied to only part of the batch', read off each position's own
     # target (checking/implied_targets.partial_target_differences)
     Mistake(
