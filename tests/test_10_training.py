@@ -13,6 +13,8 @@ import itertools
 import math
 import random
 import re
+import string
+import unicodedata
 from collections import Counter
 
 import numpy as np
@@ -160,6 +162,31 @@ def rows_extended_across_batches(
 source_with_bos_only = named("source_with_bos_only")(batches_with(src=lambda s, b, e: [b, *s]))
 source_eos_bos = named("source_eos_bos")(batches_with(src=lambda s, b, e: [e, *s, b]))
 drops_last_batch = named("drops_last_batch")(batches_with(drop_last=True))
+# the family 'elements filtered out': the pairs with an empty target skipped
+empty_targets_skipped = named("empty_targets_skipped")(
+    batches_with(order=lambda pairs, indices, shuffle, seed: [i for i in indices if pairs[i][1]])
+)
+blank_pairs_filtered = named("blank_pairs_filtered")(
+    batches_with(
+        order=lambda pairs, indices, shuffle, seed: [
+            i for i in indices if min(len(pairs[i][0]), len(pairs[i][1])) >= 1
+        ]
+    )
+)
+# the family 'sizes capped at a maximum length' (target[:max_len], source[:max_len])
+targets_capped_at_two = named("targets_capped_at_two")(
+    batches_with(
+        decoder_input=lambda t, bos, eos: [bos, *t[:2]], labels=lambda t, bos, eos: [*t[:2], eos]
+    )
+)
+sources_capped_at_three = named("sources_capped_at_three")(
+    batches_with(src=lambda s, bos, eos: list(s)[:3])
+)
+targets_capped_at_five = named("targets_capped_at_five")(
+    batches_with(
+        decoder_input=lambda t, bos, eos: [bos, *t[:5]], labels=lambda t, bos, eos: [*t[:5], eos]
+    )
+)
 sorted_by_length = named("sorted_by_length")(
     batches_with(
         order=lambda pairs, idx, shuffle, seed: sorted(idx, key=lambda i: len(pairs[i][1]))
@@ -752,6 +779,30 @@ BATCH_MISTAKES = [
         r"the source with <eos> in front and <bos> at the end, which is not one of the three",
     ),
     Mistake(check_make_batches, drops_last_batch, "Keep the last, smaller batch"),
+    Mistake(
+        check_make_batches,
+        empty_targets_skipped,
+        r"the pair with an empty target \(source \[9, 4\], target \[\]\) is in no batch",
+    ),
+    Mistake(
+        check_make_batches, blank_pairs_filtered, r"leaves out the pairs whose target is empty"
+    ),
+    Mistake(
+        check_make_batches,
+        targets_capped_at_two,
+        r"cut short to a maximum length: every target longer than 2 tokens keeps only its "
+        r"first 2 \(target\[:2\]\)",
+    ),
+    Mistake(
+        check_make_batches,
+        sources_capped_at_three,
+        r"cut short to a maximum length: every source longer than 3 ids is cut to 3",
+    ),
+    Mistake(
+        check_make_batches,
+        targets_capped_at_five,
+        r"(every target longer than 5 tokens keeps only its first 5|with its target cut short)",
+    ),
     Mistake(
         check_make_batches,
         shuffle_by_np_random_seed,
@@ -1785,6 +1836,47 @@ def smoothing_over_non_pad_tokens(logits, labels, pad_id, smoothing=0.1):
     return ((1 - smoothing) * target + smoothing * others)[keep].mean()
 
 
+def smoothing_skipped_at_the_first_position(logits, labels, pad_id, smoothing=0.1):
+    """the family 'an edit applied to only part of the batch': the first position of each
+    sentence scored without smoothing (a mask that starts the smoothing one step late)"""
+    logp = torch.log_softmax(logits, dim=-1)
+    nll = -logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+    smoothed = (1 - smoothing) * nll - smoothing * logp.mean(-1)
+    first = torch.zeros_like(labels, dtype=torch.bool)
+    first[..., 0] = True
+    per_position = torch.where(first, nll, smoothed)
+    counted = labels != pad_id
+    return per_position[counted].sum() / counted.sum()
+
+
+def smoothing_for_the_first_sentence_only(logits, labels, pad_id, smoothing=0.1):
+    """the same family: smoothing reaches only the first row of the batch"""
+    logp = torch.log_softmax(logits, dim=-1)
+    nll = -logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+    per_position = nll.clone()
+    per_position[0] = (1 - smoothing) * nll[0] - smoothing * logp[0].mean(-1)
+    counted = labels != pad_id
+    return per_position[counted].mean()
+
+
+def smoothing_over_root_count(logits, labels, pad_id, smoothing=0.1):
+    """the family 'one operation changed in the mean's denominator': sum / sqrt(count)"""
+    logp = torch.log_softmax(logits, dim=-1)
+    nll = -logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+    per_position = (1 - smoothing) * nll - smoothing * logp.mean(-1)
+    counted = (labels != pad_id).float()
+    return (per_position * counted).sum() / counted.sum() ** 0.5
+
+
+def smoothing_over_count_minus_one(logits, labels, pad_id, smoothing=0.1):
+    """the same family: sum / (count - 1), a variance-style correction"""
+    logp = torch.log_softmax(logits, dim=-1)
+    nll = -logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+    per_position = (1 - smoothing) * nll - smoothing * logp.mean(-1)
+    counted = labels != pad_id
+    return per_position[counted].sum() / (int(counted.sum()) - 1)
+
+
 def smoothing_with_labels_rolled(logits, labels, pad_id, smoothing=0.1):
     """The labels rolled one place to the left, each position against the next label."""
     labels = torch.roll(labels, -1, dims=-1)
@@ -1804,6 +1896,29 @@ def smoothing_with_logits_shifted_late(logits, labels, pad_id, smoothing=0.1):
 
 
 SMOOTHING_MISTAKES = [
+    Mistake(
+        SMOOTH,
+        smoothing_over_root_count,
+        r"the factor is N / sqrt\(N\), with N = \d+ the number of counted",
+    ),
+    Mistake(
+        SMOOTH,
+        smoothing_over_count_minus_one,
+        r"the factor is N / \(N - 1\), with N = \d+ the number of counted",
+    ),
+    # the family 'an edit applied to only part of the batch', read off each position's own
+    # target (checking/implied_targets.partial_target_differences)
+    Mistake(
+        SMOOTH,
+        smoothing_skipped_at_the_first_position,
+        r"at position 0 of every row \(where it is counted\) \(\d+ of them\) it is the "
+        r"one-hot target",
+    ),
+    Mistake(
+        SMOOTH,
+        smoothing_for_the_first_sentence_only,
+        r"at every position of rows? [1-9][, 0-9]* \(\d+ of them\) it is the one-hot target",
+    ),
     # blind27b-ls-shifts-logits-and-labels got the generic message: the family 'logits
     # and labels misaligned along the positions'
     Mistake(SMOOTH, smoothing_with_labels_rolled, r"labels rolled by -1 along the positions"),
@@ -2469,6 +2584,56 @@ def gradient_norm_over_named_parameters(model, batch, optimizer, loss_fn, clip_n
     return loss.item()
 
 
+@named("clip_decoder_only")
+def clip_decoder_only(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """the family 'an edit applied to only part of the parameters': clip_grad_norm_ handed
+    one submodule's parameters, which it clips by their own norm"""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        nn.utils.clip_grad_norm_(model.decoder.parameters(), clip_norm)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+@named("clip_loop_skips_the_biases")
+def clip_loop_skips_the_biases(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """the same family: the right factor, applied in a loop over the weight matrices only"""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        grads = [p.grad for p in model.parameters() if p.grad is not None]
+        total = float(torch.sqrt(sum((g**2).sum() for g in grads)))
+        for p in model.parameters():
+            if p.grad is not None and p.dim() > 1:
+                p.grad.mul_(min(1.0, clip_norm / total))
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+@named("embedding_gradients_cleared")
+def embedding_gradients_cleared(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """the same family, no clipping to blame: the embeddings' gradients cleared before the
+    step (a zero_grad on one submodule), so only they stay where they were"""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    model.src_embedding.zero_grad()
+    model.tgt_embedding.zero_grad()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 @named("step_with_own_rmsprop")
 def step_with_own_rmsprop(model, batch, optimizer, loss_fn, clip_norm=1.0):
     """Round 24: an optimizer of its own (RMSprop, its default rate) built at every call;
@@ -2521,6 +2686,26 @@ def step_returns_running_mean(model, batch, optimizer, loss_fn, clip_norm=1.0):
 
 
 STEP_MISTAKES = [
+    # the family 'an edit applied to only part of the parameters', read off each
+    # parameter's own scale (checking/parameter_scales.py)
+    Mistake(
+        STEP,
+        clip_decoder_only,
+        r"clipping reached only part of the parameters: the parameters of model\.decoder "
+        r"were clipped by their own norm",
+    ),
+    Mistake(
+        STEP,
+        clip_loop_skips_the_biases,
+        r"clipping scaled only part of the gradients: every weight matrix .* \(the right "
+        r"factor\), while every vector parameter, the biases and the norms' gains .* kept",
+    ),
+    Mistake(
+        STEP,
+        embedding_gradients_cleared,
+        r"not the same multiple for every parameter: .*the parameters of "
+        r"model\.src_embedding, model\.tgt_embedding by 0 times",
+    ),
     # round 25 (blind24b): the loss capped at clip_norm, flat, so no weight moves
     Mistake(
         STEP,
@@ -2811,6 +2996,7 @@ def beam_with(
     min_length=0,
     forget_done=False,
     extend_last_only=False,
+    encoded_row=None,
 ):
     """A learner-style beam search with switches for the classic mistakes; ``extra_steps``:
     added to max_len in the loop's bound; ``one_row``: the live hypothesis whose next-token
@@ -2829,7 +3015,7 @@ def beam_with(
     def beam_search(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0):
         out = []
         for src in src_ids:
-            src = src[None]
+            src = src[None] if encoded_row is None else src_ids[encoded_row][None]
             memory = model.encode(src)
             live, done = [(1.0 if product else 0.0, [bos_id])], []
             for _ in range(max_len + extra_steps):
@@ -3074,6 +3260,18 @@ BEAM_MISTAKES = [
     Mistake(BEAM, named("shrinking_beam")(beam_with(shrink=True)), "shrinks"),
     # round 26: the family 'finished hypotheses forgotten' (emptied at every step), told
     # only that the search went past the contract's stop: replayed and named
+    # the family 'another element's state': every sentence searched with the memory (and
+    # source mask) of a fixed row, told by what model.encode received
+    Mistake(
+        check_beam_search,
+        named("first_row_encoded_for_every_sentence")(beam_with(encoded_row=0)),
+        r"encoded one row per sentence, but the rows \[0, 0(, 0)*\] of src_ids",
+    ),
+    Mistake(
+        check_beam_search,
+        named("last_row_encoded_for_every_sentence")(beam_with(encoded_row=-1)),
+        r"encoded one row per sentence, but the rows \[(\d, )*\d\] of src_ids, in that order",
+    ),
     Mistake(
         BEAM,
         named("finished_cleared_each_step")(beam_with(forget_done=True)),
@@ -3320,7 +3518,80 @@ def _bleu_without_empty_hypotheses(hypotheses, references):
     return sacrebleu.corpus_bleu(non_empty, _streams(references)).score
 
 
+def _without_marks(text):
+    """every punctuation mark replaced by nothing, Spanish ones included"""
+    return text.translate(str.maketrans("", "", string.punctuation + "¿¡"))
+
+
+def _unaccented(text):
+    """accents taken off and the other non-ASCII characters dropped"""
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+
+
+def _bleu_of_edited_texts(edit, hypotheses_too=True, references_too=True):
+    def bleu(hypotheses, references):
+        hypotheses = [edit(h) for h in hypotheses] if hypotheses_too else hypotheses
+        if references_too:
+            references = [[edit(x) for x in refs] for refs in references]
+        return sacrebleu.corpus_bleu(hypotheses, _streams(references)).score
+
+    return bleu
+
+
 SCORE_MISTAKES = [
+    # the same families in exact match: the strings normalised before comparing, and the
+    # empty translations left out of the count
+    Mistake(
+        SCORES,
+        named("exact_match_without_punctuation")(
+            scores_with(
+                exact=lambda h, r: np.mean(
+                    [
+                        _without_marks(a).strip() in [_without_marks(x).strip() for x in b]
+                        for a, b in zip(h, r)
+                    ]
+                )
+            )
+        ),
+        r"\[\"exact_match\"\] is .*compared with their punctuation removed",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_match_over_non_empty_translations")(
+            scores_with(exact=lambda h, r: np.mean([a in b for a, b in zip(h, r) if a != ""]))
+        ),
+        r"empty translation was left out of the count",
+    ),
+    # the family 'the texts re-encoded before scoring': an edit of the hypotheses, of the
+    # references or of both, each confirmed on scores.TEXT_EDIT_PROBE
+    Mistake(
+        SCORES,
+        named("punctuation_stripped_everywhere")(
+            scores_with(bleu=_bleu_of_edited_texts(_without_marks))
+        ),
+        r"over the hypotheses and the references with their punctuation removed",
+    ),
+    Mistake(
+        SCORES,
+        named("accents_stripped_everywhere")(scores_with(bleu=_bleu_of_edited_texts(_unaccented))),
+        r"over the hypotheses and the references with their accents taken off",
+    ),
+    Mistake(
+        SCORES,
+        named("hypotheses_lowercased")(
+            scores_with(bleu=_bleu_of_edited_texts(str.lower, references_too=False))
+        ),
+        r"over the hypotheses with their letters lowercased .*\(the references as they came\)",
+    ),
+    Mistake(
+        SCORES,
+        named("final_marks_stripped_from_hypotheses")(
+            scores_with(
+                bleu=_bleu_of_edited_texts(lambda t: t.rstrip("?.! "), references_too=False)
+            )
+        ),
+        r"over the hypotheses with the punctuation at their end taken off",
+    ),
     # blind27b-tsc-empty-hypotheses-left-out passed: no case had an empty translation;
     # the family 'sentences with an empty translation left out'
     Mistake(
@@ -3979,6 +4250,20 @@ def test_bleu_probe_parts_the_mistakes_that_tie():
     visible = scores._VISIBLE_SCORES[0]
     tie = [scores._BLEU_MODELS[scores._BLEU_MISTAKES[n]](*visible) for n in values]
     assert tie[0] == pytest.approx(tie[1])  # why the probe is needed
+
+
+def test_text_edit_probe_parts_every_text_edit():
+    """Several text edits can drop the same token on the checked inputs (a final '?'
+    stripped, a '¿' dropped as non-ASCII); on scores.TEXT_EDIT_PROBE each edit, on each
+    side, gives a score of its own, unlike every other known mistake and the right one."""
+    from transformer_course.checks.training import scores
+
+    values = {m: scores._BLEU_MODELS[m](*scores.TEXT_EDIT_PROBE) for m in scores._BLEU_MODELS}
+    right = scores._bleu(*scores.TEXT_EDIT_PROBE)
+    for message in scores._TEXT_EDIT_MESSAGES:
+        assert abs(values[message] - right) > 1e-3
+        others = [m for m in values if m != message]
+        assert all(abs(values[message] - values[m]) > 1e-3 for m in others), message
 
 
 def test_translation_scores_oracle():

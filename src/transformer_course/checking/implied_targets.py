@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["implied_targets", "target_differences"]
+__all__ = ["implied_targets", "partial_target_differences", "target_differences"]
 
 
 def implied_targets(
@@ -98,4 +98,87 @@ def target_differences(q: torch.Tensor, labels: torch.Tensor, pad_id: int, eps: 
         "is another one: " + "; ".join(wrong) + f" (V = {vocab}, ε = {eps:g}). The contract's "
         "target is PyTorch's: q = (1 - ε)·one_hot(y) + ε/V over all V tokens, so that "
         "the loss is (1 - ε)·(-log p[y]) + ε·mean_j(-log p[j])."
+    )
+
+
+def _row_kind(row: torch.Tensor, label: int, eps: float) -> str:
+    """What one position's target q (V,) is, in words: the contract's, the one-hot target
+    (no smoothing), the contract's form with another ε, or '' (none of these)."""
+    vocab = row.shape[0]
+    right = torch.full_like(row, eps / vocab)
+    right[label] += 1 - eps
+    if torch.allclose(row, right, atol=1e-6):
+        return "right"
+    others = torch.cat([row[:label], row[label + 1 :]])  # (V - 1,)
+    share = _share(others)
+    if share is None:
+        return ""
+    if abs(share) < 1e-6:
+        return "the one-hot target (1 on the label, 0 elsewhere, no smoothing)"
+    other_eps = share * vocab
+    if abs(float(row[label]) - (1 - other_eps + share)) < 1e-6:
+        return f"smoothed with ε = {other_eps:.4g} instead of {eps:g}"
+    return ""
+
+
+def _described_positions(chosen: list, positions: list, labels: list) -> str:
+    """The positions ``chosen`` (index tuples, a part of ``positions``) in words: what they
+    share where that is all of them (a row, the first or last counted position of each
+    row, one label), else the list."""
+    chosen_set = set(chosen)
+    rows = sorted({p[:-1] for p in positions})
+    by_row = {r: [p for p in positions if p[:-1] == r] for r in rows}
+    multi_d = len(positions[0]) > 1
+    shapes = {}
+    if multi_d:
+        for column in sorted({p[-1] for p in positions}):
+            shapes[f"position {column} of every row (where it is counted)"] = {
+                p for p in positions if p[-1] == column
+            }
+        shapes["the first position of each row"] = {by_row[r][0] for r in rows}
+        shapes["the last counted (non-pad) position of each row"] = {by_row[r][-1] for r in rows}
+        shapes["every counted position but the first of each row"] = {
+            p for r in rows for p in by_row[r][1:]
+        }
+        shapes["every counted position but the last of each row"] = {
+            p for r in rows for p in by_row[r][:-1]
+        }
+        whole_rows = [r for r in rows if set(by_row[r]) <= chosen_set]
+        if whole_rows and {p for r in whole_rows for p in by_row[r]} == chosen_set:
+            named = [", ".join(map(str, r)) for r in whole_rows]
+            plural = "s" if len(named) > 1 else ""
+            shapes[f"every position of row{plural} {', '.join(named)}"] = chosen_set
+    for token in sorted(set(labels)):
+        shapes[f"the positions whose label is {token}"] = {
+            p for p, y in zip(positions, labels, strict=True) if y == token
+        }
+    for words, members in shapes.items():
+        if members == chosen_set:
+            return words
+    said = ", ".join(str(tuple(p)) if multi_d else str(p[0]) for p in chosen[:6])
+    more = f" and {len(chosen) - 6} more" if len(chosen) > 6 else ""
+    return f"the positions {said}{more}"
+
+
+def partial_target_differences(
+    q: torch.Tensor, labels: torch.Tensor, eps: float, positions: list
+) -> str:
+    """Where the learner's targets ``q`` (positions, V) are right at some positions and
+    another single kind (no smoothing, another ε) at the others (an edit applied to only
+    part of the batch): a sentence naming those positions (``positions``: each kept
+    position's index tuple, in q's order); "" otherwise."""
+    kinds = [_row_kind(q[i], int(labels[i]), eps) for i in range(q.shape[0])]
+    wrong_kinds = {kind for kind in kinds if kind != "right"}
+    if len(wrong_kinds) != 1 or "" in wrong_kinds or "right" not in kinds:
+        return ""
+    (kind,) = wrong_kinds
+    chosen = [tuple(p) for p, k in zip(positions, kinds, strict=True) if k != "right"]
+    where = _described_positions(chosen, [tuple(p) for p in positions], labels.tolist())
+    count = len(kinds)
+    return (
+        "Read off your loss's gradient, the distribution each position is trained towards "
+        f"is right at {count - len(chosen)} of the {count} counted positions, but at "
+        f"{where} ({len(chosen)} of them) it is {kind}: your smoothing reaches only part of "
+        "the positions. Every position whose label is not pad_id gets the same target, "
+        "q = (1 - ε)·one_hot(y) + ε/V, whatever its place in the batch."
     )

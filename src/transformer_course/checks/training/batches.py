@@ -444,6 +444,71 @@ def _rolled(decoder_input, labels, chunk, ids: dict[str, int]) -> str:
     )
 
 
+def _cut_rows(every, ids: dict[str, int]) -> str:
+    """Rows cut to one maximum length (the family 'sizes capped': target[:max_len],
+    source[:max_len], or the finished rows cut to max_len positions), read over every row
+    of the call's batches (``every``: (batch, chunk) pairs); "" when no single length
+    explains every row, or no row was cut."""
+    pad, bos, eos = ids["pad_id"], ids["bos_id"], ids["eos_id"]
+    rows = []  # (source, target, src row, decoder_input row, labels row), pads stripped
+    for batch, chunk in every:
+        fields = [_rows(tensor) for tensor in batch[:3]]
+        if any(len(field) != len(chunk) for field in fields):
+            return ""
+        for i, (source, target) in enumerate(chunk):
+            s, d, lab = (_strip(field[i], pad) for field in fields)
+            rows.append((list(source), list(target), s, d, lab))
+    if not rows:
+        return ""
+
+    def cut(length: int, body: list[int]) -> list[int]:
+        return body[:length]
+
+    notes = []
+    longest_target = max(len(lab) - 1 for *_, lab in rows)
+    if longest_target >= 1 and any(len(t) > longest_target for _, t, *_ in rows):
+        if all(
+            d == [bos, *cut(longest_target, t)] and lab == [*cut(longest_target, t), eos]
+            for _, t, _, d, lab in rows
+        ):
+            notes.append(
+                f"every target longer than {longest_target} tokens keeps only its first "
+                f"{longest_target} (target[:{longest_target}]), then <bos> and <eos> are added"
+            )
+    width = max(len(d) for *_, d, _ in rows)
+    # some rows cut and some shorter ones whole: a slice applied to every row (such as
+    # [:-1]) cuts the short rows too, so it cannot give these
+    if any(len(t) + 1 > width for _, t, *_ in rows) and any(
+        len(t) + 1 < width for _, t, *_ in rows
+    ):
+        if all(
+            d == cut(width, [bos, *t]) and lab == cut(width, [*t, eos]) for _, t, _, d, lab in rows
+        ):
+            notes.append(
+                f"decoder_input and labels are cut to {width} positions after <bos> and <eos> "
+                "were added, so a long row loses its last tokens and its <eos> label (the "
+                "model never learns to stop there)"
+            )
+    longest_source = max(len(s) for _, _, s, _, _ in rows)
+    if longest_source >= 1 and any(len(src) > longest_source for src, *_ in rows):
+        forms = (lambda x: x, lambda x: [*x, eos], lambda x: [bos, *x, eos])
+        if any(
+            all(s == cut(longest_source, form(src)) for src, _, s, _, _ in rows) for form in forms
+        ):
+            notes.append(
+                f"every source longer than {longest_source} ids is cut to {longest_source}"
+            )
+    if not notes:
+        return ""
+    return (
+        "Your rows are cut short to a maximum length: "
+        + "; and ".join(notes)
+        + ". make_batches keeps every token of every pair: no maximum length is applied "
+        "(truncating a pair changes what the model is taught); each row is padded to the "
+        "longest row of its batch instead."
+    )
+
+
 def _check_rows(
     c: Checker, batch, chunk, ids: dict[str, int], what: str, src_forms: set, every=None
 ):
@@ -501,7 +566,8 @@ def _check_rows(
             )
         if form is None:
             hint = (
-                _hardcoded(s_raw[: len(s)], s, ids)
+                _cut_rows(every or [(batch, chunk)], ids)
+                or _hardcoded(s_raw[: len(s)], s, ids)
                 or _hardcoded(s_raw, s_raw, ids)
                 or _marker_slip(s, list(source), ids)
                 or _source_reordered(every or [(batch, chunk)], ids)
@@ -521,6 +587,9 @@ def _check_rows(
         if lab == want_l and (d == want_d or annotated):
             continue
         pair = f"{shown}, row {i} has decoder_input {d_raw} and labels {l_raw}"
+        cut_note = _cut_rows(every or [(batch, chunk)], ids)  # read over every row
+        if cut_note:
+            c.fail(f"in {what}, {pair}. {cut_note}")
         if d == lab:
             c.fail(f"in {what}, {pair}. {_NO_SHIFT}")
         if d == want_l and lab == want_d:
@@ -718,6 +787,22 @@ def _check_order_free(c, batches, pairs, batch_size, ids, what, src_forms) -> li
                     None,
                 )
                 j = targets.get(target) if target is not None else None
+                full = list(pairs[i][1]) if i is not None else []
+                if (
+                    target is not None
+                    and len(target) < len(full)
+                    and full[: len(target)] == list(target)
+                ):
+                    c.fail(
+                        f"{what}: row {row} of batch {number} holds the source of pair {i} "
+                        f"({list(pairs[i][0])}) with its target cut short: labels {labels} "
+                        f"for the target {full} ({len(full)} tokens, of which your row keeps "
+                        f"the first {len(target)}). Your rows are cut to a maximum length "
+                        "(target[:max_len]), which the short pairs of the unshuffled cases "
+                        "never reach. make_batches keeps every token of every pair: no "
+                        "maximum length is applied; each row is padded to the longest row of "
+                        "its batch instead."
+                    )
                 if i is not None and j is not None and i != j:
                     c.fail(
                         f"{what}: row {row} of batch {number} holds the source of pair {i} "
@@ -1136,6 +1221,39 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
             )
         c.ok()
         _expect_global_random_state_kept(c, make_batches, pairs, batch_size, ids, seeds[0])
+        _expect_empty_target_kept(c, make_batches, src_forms)
+
+
+#: a pair whose target is empty (a sentence the tokenizer left without a known word) between
+#: two ordinary ones: its rows are decoder_input [<bos>] and labels [<eos>] (the model learns
+#: to stop at once); the family 'elements filtered out' drops it
+_EMPTY_TARGET_PAIRS = [([4, 5, 6], [7, 8]), ([9, 4], []), ([6], [10])]
+
+
+def _expect_empty_target_kept(c: Checker, make_batches, src_forms: set) -> None:
+    """Every pair is used, the one with an empty target too: its row holds decoder_input
+    [bos_id] and labels [eos_id]."""
+    ids = {"pad_id": 0, "bos_id": 2, "eos_id": 3}
+    pairs = [(list(s), list(t)) for s, t in _EMPTY_TARGET_PAIRS]
+    batches, what = _expect_batches(c, make_batches, pairs, len(pairs), ids, src_forms)
+    what = f"{what} with pairs {pairs}"
+    missing = _missing_pairs(batches, pairs, ids)
+    if missing == [1]:
+        c.fail(
+            f"{what}: the pair with an empty target (source [9, 4], target []) is in no "
+            "batch: your code leaves out the pairs whose target is empty (a filter such as "
+            "`if target`, `if len(target) > 0`, or a length test that skips it). Every pair "
+            "is used exactly once: an empty target still makes a row, decoder_input "
+            "[bos_id] and labels [eos_id], which teaches the model to stop at once."
+        )
+    if missing:
+        c.fail(
+            f"{what}: the pairs {missing} (counting from 0) are in no batch. Every pair is "
+            "used exactly once, whatever its length."
+        )
+    if len(batches) == 1:
+        _check_rows(c, batches[0], pairs, ids, f"batch 0 of {what}", src_forms)
+    c.ok()
 
 
 def _global_random_states() -> dict[str, object]:

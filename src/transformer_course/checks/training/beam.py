@@ -798,7 +798,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
                     if not alone:
                         raise
                     encoded = _encoded_batches(beam_search, model, src, setting)
-                    text = _batch_dependent(src.shape[0], "differs", encoded)
+                    text = _batch_dependent(src.shape[0], "differs", encoded, src)
                     c.fail(f"{failure.message}\n{text}")
                 for i, row in enumerate(rows):
                     expected = _search(model, src[i], *setting, replays=replays)
@@ -822,7 +822,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
             encoded = _encoded_batches(beam_search, model, src, setting)
             c.fail(
                 f"for source row {i}, {what} chose {row}, expected {expected}. "
-                + _batch_dependent(src.shape[0], "differs", encoded)
+                + _batch_dependent(src.shape[0], "differs", encoded, src)
             )
         # <bos> in front is named only when the rest of every wrong row is the answer
         if all(o[4][:1] == [o[2][2]] and _same_row(o[4][1:], o[5], o[3]) for o in wrong):
@@ -1100,10 +1100,31 @@ _SIZES = re.compile(
 )
 
 
-def _encoded_batches(beam_search, model, src, setting) -> list[int]:
+class EncodedRows(list):
+    """The number of rows of each model.encode call (a list of ints), with ``inputs``: what
+    each call received (a copy of its input tensor)."""
+
+    inputs: list
+
+
+def _encoded_batches(beam_search, model, src, setting) -> EncodedRows:
     """The number of rows of every model.encode call of the learner's search on ``src``
-    (run again with a hook on the encoder; whatever it raises is ignored)."""
-    rows: list[int] = []
+    (run again with a hook on the encoder; whatever it raises is ignored), and the inputs
+    those calls received."""
+    rows = EncodedRows()
+    rows.inputs = []
+
+    encode = model.encode
+
+    def encode_recorded(src_ids, *args, **kwargs):  # the ids each model.encode call gets
+        if isinstance(src_ids, torch.Tensor):
+            rows.inputs.append(src_ids.detach().clone())
+        return encode(src_ids, *args, **kwargs)
+
+    try:
+        model.encode = encode_recorded  # an attribute of this instance, removed below
+    except Exception:  # an object that takes no attribute: the counts alone are recorded
+        pass
     hook = model.encoder.register_forward_pre_hook(lambda _m, args: rows.append(args[0].shape[0]))
     try:
         with contextlib.redirect_stdout(io.StringIO()):
@@ -1112,6 +1133,7 @@ def _encoded_batches(beam_search, model, src, setting) -> list[int]:
         pass
     finally:
         hook.remove()
+        getattr(model, "__dict__", {}).pop("encode", None)
     return rows
 
 
@@ -1158,12 +1180,47 @@ def _width_from_one_row(message: str, answers: list[list[int]]) -> str:
     )
 
 
-def _batch_dependent(batch: int, outcome: str, encoded: list[int] | None = None) -> str:
+def _other_rows_encoded(encoded, src) -> str:
+    """Where each model.encode call received one row, but not the rows of ``src`` (batch,
+    len_src) in their order: which rows it received (the family 'state of another element':
+    a fixed index, src_ids[:1], where the loop's row belongs); "" otherwise, or when the
+    inputs were not recorded."""
+    inputs = getattr(encoded, "inputs", None)
+    if src is None or not inputs or len(inputs) != src.shape[0]:
+        return ""
+    received = []
+    for given in inputs:
+        if given.dim() != 2 or given.shape[0] != 1:
+            return ""
+        body = given[0]
+        same = [
+            r
+            for r in range(src.shape[0])
+            if src.shape[1] == body.shape[0] and bool((src[r] == body).all())
+        ]
+        received.append(same[0] if same else None)
+    if received == list(range(src.shape[0])) or None in received:
+        return ""
+    return (
+        f"Searched one at a time (src_ids[i : i + 1]), each of these {src.shape[0]} sentences "
+        f"gets the right answer from your beam_search; in the batch, your code encoded one "
+        f"row per sentence, but the rows {received} of src_ids, in that order, where "
+        f"{list(range(src.shape[0]))} belong: a sentence is searched with another sentence's "
+        "memory (a fixed index such as src_ids[:1] or src_ids[0], or a row variable that is "
+        "not the loop's). Encode the row being searched: src = src_ids[row : row + 1]; memory "
+        "= model.encode(src), and pass that same src to model.decode."
+    )
+
+
+def _batch_dependent(batch: int, outcome: str, encoded: list[int] | None = None, src=None) -> str:
     """The sentences of a batch interfere: each alone is right, together they are not.
     ``encoded``: the rows of each model.encode call of the batch's run, where it raised:
     every sentence encoded alone puts the failure after the searches; an encode of several
     rows names the memory."""
     if outcome == "differs" and encoded and len(encoded) >= batch and all(n == 1 for n in encoded):
+        other = _other_rows_encoded(encoded, src)
+        if other:
+            return other
         return (
             f"Searched one at a time (src_ids[i : i + 1]), each of these {batch} sentences "
             f"gets the right answer from your beam_search; the batch of {batch} differs, "

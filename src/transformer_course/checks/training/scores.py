@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import math
+import re
+import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
@@ -370,6 +372,18 @@ _BLEU_MODELS = {
     ),
 }
 
+# the family 'a size capped': a fixed number of reference streams (streams[:k]), which
+# on an input whose first sentence has k references gives what the width read off the
+# first sentence gives (both are named then)
+for _count in (2, 3):
+    _BLEU_MODELS[
+        f"Your BLEU counts only the first {_count} references of each sentence (the first "
+        f"{_count} reference streams, streams[:{_count}], or a fixed number of streams): a "
+        f"sentence with more than {_count} correct translations loses the others, and an "
+        "n-gram that only they hold no longer matches. Every reference counts: one stream "
+        "per reference, as many as the largest count, max(len(refs) for refs in references)."
+    ] = lambda h, r, k=_count: _corpus(h, _streams(r)[:k])
+
 # the family 'an option of corpus_bleu changed from its default': each other smoothing
 # (blind19c-tsc-bleu-floor-smoothing was told only the expected score)
 for _method in ("floor", "add-k", "none"):
@@ -417,6 +431,154 @@ for _places in range(4):
         "print it."
     ] = lambda h, r, k=_places: round(_bleu(h, r), k)
 
+
+# the family 'the texts re-encoded before scoring' (a normalisation applied to the
+# hypotheses, to the references, or to both, before corpus_bleu): each edit, each side
+def _without_punctuation(text: str) -> str:
+    """The words without their punctuation ('¿quiere comerlo?' -> 'quiere comerlo')."""
+    return " ".join(re.sub(r"[^\w\s]", " ", text).split())
+
+
+def _marks_deleted(text: str) -> str:
+    """The text with its punctuation marks deleted where they stand, the spaces around them
+    kept ('grande , muy' -> 'grande  muy'), the ends stripped."""
+    return re.sub(r"[^\w\s]", "", text).strip()
+
+
+def _without_accents(text: str) -> str:
+    """The text with its accents and tildes taken off ('está' -> 'esta', 'niño' -> 'nino')."""
+    decomposed = unicodedata.normalize("NFD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _without_final_punctuation(text: str) -> str:
+    """The text without the punctuation at its end ('grande.' -> 'grande')."""
+    return text.rstrip(" .?!,;:")
+
+
+def _ascii_only(text: str) -> str:
+    """The text's ASCII characters, accented letters decomposed first ('¿está?' -> 'esta?')."""
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+
+
+#: edit -> (what it does to a text, how the learner's code may have done it)
+_TEXT_EDITS = {
+    "punctuation": (
+        _without_punctuation,
+        "their punctuation removed (re.sub(r'[^\\w\\s]', '', ...) or str.translate with "
+        "string.punctuation)",
+    ),
+    "final_punctuation": (
+        _without_final_punctuation,
+        "the punctuation at their end taken off (the final '.' or '?': .rstrip('.?!'), or "
+        "the marks replaced by '')",
+    ),
+    "ascii": (
+        _ascii_only,
+        "their accents taken off and every other character outside ASCII dropped "
+        "(unicodedata.normalize('NFKD', ...).encode('ascii', 'ignore'): 'está' -> 'esta', "
+        "and the '¿' and '¡' gone)",
+    ),
+    "ascii_dropped": (
+        lambda text: text.encode("ascii", "ignore").decode(),
+        "every character outside ASCII dropped, accented letters included "
+        "(.encode('ascii', 'ignore'): 'está' -> 'est', and the '¿' and '¡' gone)",
+    ),
+    "accents": (
+        _without_accents,
+        "their accents removed (unicodedata.normalize('NFD', ...) without the combining "
+        "marks, 'está' -> 'esta')",
+    ),
+    "lower": (str.lower, "their letters lowercased (.lower())"),
+}
+_TEXT_SIDES = {
+    "hypotheses": lambda edit, h, r: (
+        [edit(x) for x in h],
+        r,
+    ),
+    "references": lambda edit, h, r: (
+        list(h),
+        [[edit(x) for x in refs] for refs in r],
+    ),
+    "both": lambda edit, h, r: (
+        [edit(x) for x in h],
+        [[edit(x) for x in refs] for refs in r],
+    ),
+}
+
+
+def _text_edit_message(side: str, how: str) -> str:
+    texts = {"hypotheses": "the hypotheses", "references": "the references"}.get(
+        side, "the hypotheses and the references"
+    )
+    alone = (
+        f" ({'the references' if side == 'hypotheses' else 'the hypotheses'} as they came)"
+        if side != "both"
+        else ""
+    )
+    return (
+        f"That is corpus BLEU over {texts} with {how}{alone}: the texts were changed before "
+        "scoring. The contract scores the strings as they come, with corpus_bleu's default "
+        "settings (its '13a' tokenizer already splits punctuation off the words, and it is "
+        "case- and accent-sensitive): sacrebleu.corpus_bleu(hypotheses, streams), neither "
+        "list edited."
+    )
+
+
+#: the messages of the text edits: on the checked inputs several edits can drop the same
+#: token (a final '?' stripped, a '¿' dropped as non-ASCII), so each is confirmed on
+#: TEXT_EDIT_PROBE, where every edit on every side gives its own score
+_TEXT_EDIT_MESSAGES = set()
+for _edit_name, (_edit, _how) in _TEXT_EDITS.items():
+    for _side, _apply in _TEXT_SIDES.items():
+        if _edit_name == "lower" and _side == "both":
+            continue  # lowercase=True's own message says it
+        _TEXT_EDIT_MESSAGES.add(_text_edit_message(_side, _how))
+        _BLEU_MODELS[_text_edit_message(_side, _how)] = lambda h, r, e=_edit, a=_apply: _bleu(
+            *a(e, h, r)
+        )
+
+#: accents, '¿', final and inner punctuation and capitals, on both sides: every text edit
+#: on every side gives another score here (tests/test_10_training.py checks it)
+TEXT_EDIT_PROBE = (
+    [
+        "¿ Dónde está el niño ?",
+        "la casa es grande, muy grande.",
+        "el gato bebe leche fría",
+        "Mañana vamos al río.",
+        "el perro come pan y nada mas",
+    ],
+    [
+        ["¿ dónde está el niño ?"],
+        ["la casa es grande , muy grande", "La casa es grande, muy grande"],
+        ["el gato bebe la leche fria."],
+        ["mañana vamos al rio"],
+        ["El perro come pan y nada más."],
+    ],
+)
+
+
+def _confirmed_text_edits(translation_scores, found: list[str]) -> list[str]:
+    """The mistakes of ``found`` that also give the learner's BLEU on
+    :data:`TEXT_EDIT_PROBE`, when ``found`` holds a text edit; where none does, or the probe
+    cannot run, ``found`` without its text edits (never an unconfirmed one)."""
+    if not _TEXT_EDIT_MESSAGES.intersection(found):
+        return found
+    try:
+        probe = float(
+            translation_scores(*(copy.deepcopy(part) for part in TEXT_EDIT_PROBE))["bleu"]
+        )
+    except Exception:  # unconfirmed: no text edit is named
+        return [message for message in found if message not in _TEXT_EDIT_MESSAGES]
+    confirmed = [
+        message
+        for message in found
+        if (value := _attempt(_BLEU_MODELS[message], *TEXT_EDIT_PROBE)) is not None
+        and math.isclose(probe, value, rel_tol=1e-6, abs_tol=1e-9)
+    ]
+    return confirmed or [message for message in found if message not in _TEXT_EDIT_MESSAGES]
+
+
 #: an input on which the mistakes that can tie on the checked ones part: the reference
 #: lists as they came and the streams without their holes (both 100 on the first visible
 #: case) give 50.8 and 100 here (tests/test_10_training.py checks that every pair of
@@ -444,6 +606,7 @@ def _matching_bleu_mistakes(translation_scores, bleu, hypotheses, references):
         for message, value in _bleu_mistakes(hypotheses, references).items()
         if value is not None and math.isclose(bleu, value, rel_tol=1e-6, abs_tol=1e-9)
     ]
+    found = _confirmed_text_edits(translation_scores, found)
     if len(found) < 2:
         return found
     try:
@@ -635,6 +798,23 @@ def _exact_models(hypotheses, references) -> dict[str, float]:
             any(sorted(h.split()) == sorted(r.split()) for r in refs) for h, refs in pairs
         )
         / n,
+        # the family 'texts re-encoded before comparing': both sides edited first
+        **{
+            f"edited_{name}": sum(edit(h) in [edit(r) for r in refs] for h, refs in pairs) / n
+            for name, (edit, _) in _TEXT_EDITS.items()
+            if name != "lower"  # "lowercase" above
+        },
+        # ... the marks deleted where they stand (a space around one stays)
+        "edited_marks_deleted": sum(
+            _marks_deleted(h) in [_marks_deleted(r) for r in refs] for h, refs in pairs
+        )
+        / n,
+        # the family 'elements filtered out': the empty translations left out of the count
+        "non_empty": (
+            sum(h in refs for h, refs in pairs if h.strip()) / kept
+            if (kept := sum(bool(h.strip()) for h in hypotheses))
+            else math.nan
+        ),
         # the count divided with // (0 unless every hypothesis matches)
         "floor": float(matches // n),
         # the count divided by the number of references, not of hypotheses
@@ -656,7 +836,14 @@ def _exact_mistakes(translation_scores, value, hypotheses, references) -> list[s
     ]
     if not found:
         return found
-    for probe_input in (EXACT_PROBE, CASE_PROBE, ALL_MATCH_PROBE, _WORD_ORDER_SCORES):
+    for probe_input in (
+        EXACT_PROBE,
+        CASE_PROBE,
+        ALL_MATCH_PROBE,
+        _WORD_ORDER_SCORES,
+        TEXT_EDIT_PROBE,
+        _EMPTY_SCORES,
+    ):
         try:
             probe = float(translation_scores(*copy.deepcopy(probe_input))["exact_match"])
         except Exception:  # the probes only confirm
@@ -751,6 +938,21 @@ def _check_exact_match(
         "words (or a Counter of them) does, which forgets the word order. Exact match "
         f"compares whole strings, `hypothesis in references[i]`: {matches} of {n}, {exact:g}."
     )
+    for name, (_, how) in _TEXT_EDITS.items():
+        said[f"edited_{name}"] = (
+            f'{what}["exact_match"] is {value:g}: the hypotheses and the references were '
+            f"compared with {how}, so a hypothesis that differs from its reference only "
+            "there counted as a match. Exact match compares the strings as they are: "
+            f"`hypothesis in references[i]`, {matches} of {n}, {exact:g}."
+        )
+    said["edited_marks_deleted"] = said["edited_punctuation"]
+    empty = sum(not h.strip() for h in hypotheses)
+    said["non_empty"] = (
+        f'{what}["exact_match"] is {value:g}: the {empty} empty translation'
+        f"{'s were' if empty != 1 else ' was'} left out of the count, so the fraction is "
+        f"taken over the {n - empty} non-empty ones. An empty translation is a wrong one: "
+        f"every hypothesis counts, {matches} / {n} = {exact:g}."
+    )
     refs = sum(len(r) for r in references)
     said["over_references"] = (
         f'{what}["exact_match"] is {value:g}: the number of matches ({matches}) divided by '
@@ -758,6 +960,8 @@ def _check_exact_match(
         f"hypotheses ({n}). Each hypothesis counts once, whatever its number of "
         f"references: {matches} / {n} = {exact:g}."
     )
+    texts = {said[name]: name for name in reversed(found)}  # one name per text, the first
+    found = [name for name in found if texts[said[name]] == name]
     if len(found) == 1:
         c.fail(said[found[0]])
     if found:

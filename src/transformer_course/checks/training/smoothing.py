@@ -17,7 +17,11 @@ import torch.nn.functional as F
 from transformer_course.checking import Checker, short, tolerance, torch_generator
 from transformer_course.checking.aligned_positions import misaligned_pairings
 from transformer_course.checking.graph import call_gradients
-from transformer_course.checking.implied_targets import implied_targets, target_differences
+from transformer_course.checking.implied_targets import (
+    implied_targets,
+    partial_target_differences,
+    target_differences,
+)
 from transformer_course.checking.library_calls import keywords_of_calls
 from transformer_course.checking.oracles import label_smoothing_f
 
@@ -404,6 +408,21 @@ def _target_read_off(got, logits, labels, pad_id, eps) -> str:
         return ""
 
 
+def _partial_target_read_off(got, logits, labels, pad_id, eps) -> str:
+    """The positions where the learner's target, read off its gradient, departs from the
+    contract's while it is right at the others (smoothing applied to part of the batch);
+    read before the value-only models: one number can meet one of their many masks by
+    chance (a hidden case did), a target at every position cannot."""
+    try:
+        keep = labels != pad_id  # (...)
+        q = implied_targets(got, logits, keep)
+        if q is None:
+            return ""
+        return partial_target_differences(q, labels[keep], eps, keep.nonzero().tolist())
+    except Exception:  # a probe: the check's own message stands
+        return ""
+
+
 def smoothing_cases(hidden: bool):
     """The label-smoothed loss's (logits, labels, pad_id, eps) cases, visible or hidden."""
     gen = torch_generator(4002 if hidden else 4001)
@@ -503,7 +522,9 @@ def _fitted_weights(label_smoothed_loss, logits, labels, pad_id, eps, value) -> 
     factor = a / (1 - eps) if eps < 1 else 0.0
     if eps < 1 and factor > 0 and math.isclose(b, eps * factor, rel_tol=1e-3, abs_tol=1e-6):
         wider = _factor_on_wider_vocab(label_smoothed_loss, logits, labels, pad_id, eps)
-        return _scaled_loss(factor, vocab, eps, wider)
+        counts = [(int(keep.sum()), factor)]
+        counts += _factor_with_one_less(label_smoothed_loss, logits, labels, pad_id, eps)
+        return _scaled_loss(factor, vocab, eps, wider, counts=counts)
     names = _weight_names(eps, vocab)
 
     def named(weight: float) -> str:
@@ -553,7 +574,38 @@ def _factor_on_wider_vocab(label_smoothed_loss, logits, labels, pad_id, eps):
     return (vocab, got / right) if right and math.isfinite(got) else None
 
 
-def _scaled_loss(factor: float, vocab: int, eps: float, wider=None) -> str:
+#: the family 'a formula with one operation changed' in the mean's denominator: the sum of
+#: the N counted positions' losses divided by another function of N -> what it is
+_COUNT_DENOMINATORS = {
+    "sqrt(N)": ("the square root of the count (sum / keep.sum().sqrt())", math.sqrt),
+    "(N - 1)": ("N - 1, one less than the count", lambda n: n - 1),
+    "(N + 1)": ("N + 1, one more than the count", lambda n: n + 1),
+}
+
+
+def _factor_with_one_less(label_smoothed_loss, logits, labels, pad_id, eps) -> list:
+    """[(N', factor')]: the learner's loss over the contract's on the same logits with the
+    last counted position's label turned into pad_id (N' = N - 1 counted positions), so
+    that a factor that depends on the count shows; [] where it cannot be measured."""
+    keep = labels != pad_id
+    if int(keep.sum()) < 4:
+        return []
+    fewer = labels.clone()
+    last = keep.nonzero()[-1].tolist()
+    fewer[tuple(last)] = pad_id
+    try:
+        with torch.no_grad():
+            got = label_smoothed_loss(logits.detach().clone(), fewer, pad_id, eps)
+        got = float(torch.as_tensor(got).detach().double())
+        right = float(smoothed_cross_entropy(logits.detach().double(), fewer, pad_id, eps))
+    except Exception:  # a probe: without it the count is not confirmed
+        return []
+    if not math.isfinite(got) or right == 0.0:
+        return []
+    return [(int((fewer != pad_id).sum()), got / right)]
+
+
+def _scaled_loss(factor: float, vocab: int, eps: float, wider=None, counts=()) -> str:
     """The family 'the right loss times a constant': both terms weighted by the contract's
     weights times one factor (fitted on three inputs), named when it is 1 / V on the
     check's logits and on logits with more tokens (the cross-entropy averaged over the
@@ -571,6 +623,23 @@ def _scaled_loss(factor: float, vocab: int, eps: float, wider=None) -> str:
             "of each position is divided by V: you reduced q·(-log p) over the vocabulary "
             "with .mean(dim=-1) where the cross-entropy sums it, .sum(dim=-1). Sum over the "
             "vocabulary, then average over the non-pad positions."
+        )
+    # named only where the factor follows the count over two counts (N and N - 1): a
+    # constant factor, such as one the vocabulary's size gives (V = N can happen), stays
+    denominators = [
+        (short, what)
+        for short, (what, of) in _COUNT_DENOMINATORS.items()
+        if len(counts) == 2
+        and all(n > 2 and math.isclose(measured, n / of(n), rel_tol=1e-4) for n, measured in counts)
+    ]
+    count = counts[0][0] if counts else 0
+    if len(denominators) == 1:
+        ((short, what),) = denominators
+        return (
+            f"{head}: the factor is N / {short}, with N = {count} the number of counted "
+            "(non-pad) positions: your mean divides the sum of their losses by "
+            f"{what}, instead of N. Divide by the number of positions whose label is not "
+            "pad_id (loss[keep].mean())."
         )
     return (
         f"{head}. Look for a constant that multiplies or divides the whole loss (a mean "
@@ -1051,7 +1120,8 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 **tolerance(got.dtype),
                 mistakes=mistakes,
                 explain=lambda got=got, x=logits, y=labels, p=pad_id, e=eps, t=tol: (
-                    _explain_loss(got, x, y, p, e, t["rtol"], t["atol"])
+                    _partial_target_read_off(got, x, y, p, e)
+                    or _explain_loss(got, x, y, p, e, t["rtol"], t["atol"])
                     or _misaligned_note(got, x, y, p, e)
                     or _shift_dependence(
                         label_smoothed_loss, x, y, p, e, float(got.detach().double())

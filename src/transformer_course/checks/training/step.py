@@ -25,6 +25,11 @@ from transformer_course.checking.clip_norms import (
     predicted_factor,
 )
 from transformer_course.checking.objects import ParametersOf, course_function, course_object
+from transformer_course.checking.parameter_scales import (
+    described_parameters,
+    parameter_scales,
+    scale_groups,
+)
 from transformer_course.reference import training as ref
 from transformer_course.reference.transformer import Transformer
 
@@ -726,6 +731,9 @@ def _diagnose_step(
             if change == {"clip": None} and clip:
                 message += _small_measures(start, batch, pad_id, loss_fn, clip)
             c.fail(f"after {what}, the weights are not what one step gives. {message}")
+    partial = _partly_scaled(state, start, clip, batch, pad_id, lr, loss_fn)
+    if partial:
+        c.fail(f"after {what}, the weights are not what one step gives. {partial}")
     factor = _update_factor(state, start, expected_model.state_dict())
     measured = (
         _wrong_total_norm(
@@ -789,6 +797,91 @@ def _diagnose_step(
         "model.train(); logits = model(src, decoder_input); loss = loss_fn(logits, "
         "labels); loss.backward(); clip_grad_norm_(model.parameters(), clip_norm) "
         "unless clip_norm is None; optimizer.step(); optimizer.zero_grad()."
+    )
+
+
+def _named_gradients(start_state, pad_id, batch, loss_fn) -> dict[str, torch.Tensor]:
+    """name -> the gradient of one step from ``start_state``, before any clipping."""
+    model = Transformer(STEP_VOCAB, STEP_VOCAB, dropout=0.0, pad_id=pad_id, **_STEP_MODEL)
+    model.load_state_dict(start_state)
+    model.train()
+    src, decoder_input, labels = batch
+    loss_fn(model(src, decoder_input), labels).backward()
+    return {
+        name: p.grad.detach().clone() for name, p in model.named_parameters() if p.grad is not None
+    }
+
+
+def _partly_scaled(state, start, clip, batch, pad_id, lr, loss_fn) -> str:
+    """A step whose update scales some parameters' gradients and not the others (an edit
+    applied to only part of the parameters), read off each parameter's own scale; '' when
+    the update is one scale for every parameter, or not a scaled gradient at all."""
+    try:
+        grads = _named_gradients(start, pad_id, batch, loss_fn)
+        scales = parameter_scales(start, state, lr, grads)
+    except Exception:  # values that cannot be read: the other messages say it
+        return ""
+    if not scales:
+        return ""
+    groups = scale_groups(scales)
+    if len(groups) < 2:
+        return ""
+    every = list(scales)  # the parameters whose gradient is not (near) zero
+
+    def norm(names) -> float:
+        return math.sqrt(sum(float(grads[n].double().norm()) ** 2 for n in names))
+
+    shapes = {name: grads[name].shape for name in every}
+    total = norm(grads)
+    right = 1.0 if clip is None else min(1.0, clip / max(total, 1e-12))
+    if len(groups) == 2 and clip is not None:
+        (scale_a, names_a), (scale_b, names_b) = groups
+        for (scaled, part), (unscaled, rest) in (
+            ((scale_a, names_a), (scale_b, names_b)),
+            ((scale_b, names_b), (scale_a, names_a)),
+        ):
+            if not math.isclose(unscaled, 1.0, rel_tol=1e-3) or scaled >= 1.0:
+                continue
+            part_norm = norm(part)
+            where = described_parameters(part, every, shapes)
+            others = described_parameters(rest, every, shapes)
+            if math.isclose(scaled, clip / max(part_norm, 1e-12), rel_tol=1e-3):
+                return (
+                    "Your clipping reached only part of the parameters: "
+                    f"{where} were clipped by their own norm ({part_norm:.4g}, scaled by "
+                    f"{scaled:.4g}), while {others} kept their gradients unclipped. "
+                    "clip_grad_norm_ was handed "
+                    "only some of the parameters (one submodule's .parameters(), or a list "
+                    "that leaves some out). The total norm is over all parameters together "
+                    f"({total:.4g} here, so every gradient is scaled by {right:.4g}): "
+                    "torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)."
+                )
+            if math.isclose(scaled, right, rel_tol=1e-3):
+                return (
+                    f"Your clipping scaled only part of the gradients: {where} were scaled "
+                    f"by min(1, clip_norm / total norm) = {scaled:.4g} (the right factor), while "
+                    f"{others} kept their gradients unscaled (a loop over the gradients that "
+                    "skips some parameters, or stops early). Every parameter's gradient is "
+                    "scaled by the same factor: torch.nn.utils.clip_grad_norm_("
+                    "model.parameters(), clip_norm)."
+                )
+    if len(groups) > 3:
+        return ""
+    said = "; ".join(
+        f"{described_parameters(names, every, shapes)} by {scale:.4g} times their gradient"
+        for scale, names in groups
+    )
+    return (
+        "Parameter by parameter, your update is a multiple of the gradient, but not the "
+        f"same multiple for every parameter: {said} (expected {right:.4g} for every "
+        "parameter: one step moves each parameter by -lr times its gradient"
+        + (
+            ", all gradients scaled by the one factor min(1, clip_norm / total norm)"
+            if clip is not None
+            else ""
+        )
+        + "). Something in your step treats some parameters differently from the others "
+        "(a clipping, a scaling or a zero_grad reaching only part of the model)."
     )
 
 
