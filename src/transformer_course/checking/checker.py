@@ -59,6 +59,7 @@ from transformer_course.checking.parameters_kept import (
     changed_parameters_message,
     parameters_snapshot,
 )
+from transformer_course.checking.partial_slices import match_partial_slices
 from transformer_course.checking.printed import printed_not_returned, tee_stdout
 from transformer_course.checking.randomness import global_random_state, restore_random_state
 from transformer_course.checking.rearranged import (
@@ -868,6 +869,7 @@ class Checker:
         axes: Sequence[str] | None = None,
         num_heads: int | None = None,
         narrow: Callable[[list[str]], list[str]] | None = None,
+        untouched: Any = None,
     ) -> None:
         """Numerical closeness; shapes must already have been checked.
 
@@ -886,7 +888,10 @@ class Checker:
         axes in the glossary's symbols, ``num_heads`` enables the head layouts).
         ``narrow(found)``, when several mistakes match, keeps those that also fit extra
         inputs chosen to tell them apart (:mod:`.tie_breaking`); an empty answer, or one
-        that raises, keeps them all.
+        that raises, keeps them all. Before ``explain``, a value right on some indices of
+        one axis and all zeros, a copy of a right index or ``untouched`` (the input the step
+        transforms, when given) on the others is named as a step applied to part of that
+        axis (:func:`~transformer_course.checking.partial_slices.match_partial_slices`).
         """
         got_np = as_numpy(got).astype(np.float64)
         exp_np = as_numpy(expected).astype(np.float64)
@@ -943,6 +948,11 @@ class Checker:
         both = self._matching(pairs, close)
         if len(both) == 1:
             self.fail(f"{what} is not what the reference gives. {both[0]}")
+        partial = match_partial_slices(
+            got_np, exp_np, rtol=rtol, atol=atol, untouched=_plain(untouched), axes=axes
+        )
+        if partial is not None:
+            self.fail(f"{what} is not what the reference gives. {partial.message}")
         diagnosis = explain() if explain is not None else ""
         if diagnosis:
             self.fail(f"{what} is not what the reference gives. {diagnosis}")
@@ -982,6 +992,16 @@ class Checker:
         if not condition:
             self.fail(message)
         self.ok()
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as a float64 array, or None when it is None or cannot be one."""
+    if value is None:
+        return None
+    try:
+        return as_numpy(value).astype(np.float64)
+    except Exception:  # anything the caller passed: the diagnosis is then skipped
+        return None
 
 
 def _reshaped_in_place(value: Any, recorded: Any, name: str) -> str:

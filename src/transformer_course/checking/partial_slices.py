@@ -1,0 +1,150 @@
+"""A step applied to only part of an axis: the learner's value is exactly the reference's on
+some indices of one axis (some sequences of the batch, some heads, some positions) and, on
+every other index of that axis, all zeros (never written), the caller's input unchanged
+(never transformed) or a copy of one right index (one result given to all).
+
+The family is every edit made for part of a tensor: code written for one prompt
+(``keys[0, ...] = k_new[0]``), for one head (``[:, -1]``), a loop that stops early, an
+``[:1]`` or ``[0]`` index, a result broadcast from the first row (``[:1].expand_as``). The
+line differs from one learner to the next; what they leave behind is the same split of one
+axis into right indices and indices that hold a recognisable filler. Nothing is said when
+the wrong indices hold anything else (a wrong formula is wrong there and usually on the
+"right" indices too, and the split would then be a coincidence).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["PartialSlices", "match_partial_slices"]
+
+
+@dataclass(frozen=True)
+class PartialSlices:
+    """``axis``: the axis split; ``right`` and ``wrong``: its indices; ``filler``: "zeros",
+    "input" or "copy"; ``source``: the right index copied (filler "copy"); ``message``:
+    what the learner reads."""
+
+    axis: int
+    right: tuple[int, ...]
+    wrong: tuple[int, ...]
+    filler: str
+    source: int | None
+    message: str
+
+
+def _indices(indices: tuple[int, ...]) -> str:
+    if len(indices) > 6:
+        return "[" + ", ".join(str(i) for i in indices[:6]) + ", ...]"
+    return "[" + ", ".join(str(i) for i in indices) + "]"
+
+
+def _close(a: np.ndarray, b: np.ndarray, tol: dict) -> bool:
+    return a.shape == b.shape and bool(np.allclose(a, b, equal_nan=False, **tol))
+
+
+def _filler_of(
+    got: np.ndarray,
+    expected: np.ndarray,
+    untouched: np.ndarray | None,
+    axis: int,
+    wrong,
+    right,
+    tol,
+) -> tuple[str, int | None] | None:
+    """The one filler that every wrong index holds, or None. A filler must also differ from
+    the reference on the right indices: a step that does nothing there (position 0's
+    rotation, a row of zeros) cannot tell "applied there" from "applied nowhere"."""
+    slices = [np.take(got, i, axis=axis) for i in wrong]
+    if all(not np.any(s) for s in slices) and all(
+        np.any(np.take(expected, i, axis=axis)) for i in (*wrong, *right)
+    ):
+        return "zeros", None
+    if (
+        untouched is not None
+        and untouched.shape == got.shape
+        and not any(
+            _close(np.take(untouched, i, axis=axis), np.take(expected, i, axis=axis), tol)
+            for i in right
+        )
+    ):
+        if all(
+            _close(s, np.take(untouched, i, axis=axis), tol)
+            and not _close(np.take(untouched, i, axis=axis), np.take(expected, i, axis=axis), tol)
+            for s, i in zip(slices, wrong, strict=True)
+        ):
+            return "input", None
+    for source in right:
+        copied = np.take(expected, source, axis=axis)
+        if all(
+            _close(s, copied, tol) and not _close(copied, np.take(expected, i, axis=axis), tol)
+            for s, i in zip(slices, wrong, strict=True)
+        ):
+            return "copy", source
+    return None
+
+
+def match_partial_slices(
+    got: Any,
+    expected: Any,
+    *,
+    rtol: float,
+    atol: float,
+    untouched: Any = None,
+    axes: tuple[str, ...] | None = None,
+    noun: str = "value",
+) -> PartialSlices | None:
+    """The first leading axis (of at least two indices; the last axis is never split) that splits into indices where ``got``
+    equals ``expected`` and indices that all hold one filler (zeros, ``untouched`` as
+    given, or a copy of a right index); None when no axis does, when the values are not
+    finite arrays of one shape, or on anything unexpected (the grader's plain values
+    included: the caller then keeps its message). ``axes`` names the axes ("batch",
+    "heads", ...)."""
+    try:
+        got = np.asarray(got, dtype=np.float64)
+        expected = np.asarray(expected, dtype=np.float64)
+        untouched = None if untouched is None else np.asarray(untouched, dtype=np.float64)
+    except (TypeError, ValueError, RuntimeError):
+        return None
+    if got.shape != expected.shape or got.ndim < 1 or got.size < 2:
+        return None
+    if not (np.isfinite(got).all() and np.isfinite(expected).all()):
+        return None
+    tol = {"rtol": max(rtol, 1e-5), "atol": max(atol, 1e-6)}
+    # the leading axes only: a step that reaches part of the features (the last axis) is
+    # another family (features passed through, half a rotation), each check's own
+    for axis in range(got.ndim - 1):
+        size = got.shape[axis]
+        if size < 2:
+            continue
+        right = tuple(
+            i
+            for i in range(size)
+            if _close(np.take(got, i, axis=axis), np.take(expected, i, axis=axis), tol)
+        )
+        wrong = tuple(i for i in range(size) if i not in right)
+        if not right or not wrong:
+            continue
+        found = _filler_of(got, expected, untouched, axis, wrong, right, tol)
+        if found is None:
+            continue
+        filler, source = found
+        name = f"axis {axis}" + (f" ({axes[axis]})" if axes and axis < len(axes) else "")
+        held = {
+            "zeros": "all zeros: nothing was ever written there",
+            "input": "the input as it came in: the step never ran on them",
+            "copy": f"copies of index {source}'s right result: one result given to all",
+        }[filler]
+        message = (
+            f"Along {name} of your {noun}, indices {_indices(right)} (of {size}) are right and "
+            f"{_indices(wrong)} are {held}. The step was applied to only part of that axis: "
+            "an index such as [0], [-1] or [:1] where the whole axis belongs (code written "
+            "for one sequence, one head or one row), a slice or a loop that stops early, or a "
+            "result broadcast from one index. Apply it to every index, with ':' (or '...') "
+            "on that axis."
+        )
+        return PartialSlices(axis, right, wrong, filler, source, message)
+    return None
