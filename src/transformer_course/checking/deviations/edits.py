@@ -510,6 +510,7 @@ def _expression_edits(
             "constant",
         )
     elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
+        yield from _operation_on_argument_edits(node, parents, edit)
         context = _context(node, parents)
         nearby = _nearby_names(node, parents)
         for other, bound in names.items():
@@ -524,6 +525,41 @@ def _expression_edits(
                 f"{quote(_replaced_in(context, node, new))} where {quote(context)} belongs",
                 "variable",
             )
+
+
+#: one operation put on a value passed to a call: {method: what it does to the value}
+_ARGUMENT_OPERATIONS = {
+    "abs": "takes the absolute value of",
+    "square": "squares",
+    "sqrt": "takes the square root of",
+}
+
+
+def _operation_on_argument_edits(
+    node: ast.Name, parents: dict[int, ast.AST], edit: Callable[..., Edit]
+) -> Iterator[Edit]:
+    """A local variable passed to a call with one elementwise operation on it (``k.abs()``,
+    ``k.square()``, ``k.sqrt()`` where ``k`` belongs): a formula with one operation
+    added, in the family of the squared or rooted terms no other edit writes. Only
+    positional arguments of a call, so that the edits stay few."""
+    parent = parents.get(id(node))
+    if not isinstance(parent, ast.Call) or not any(arg is node for arg in parent.args):
+        return
+    context = _context(node, parents)
+    for method, words in _ARGUMENT_OPERATIONS.items():
+        new = ast.Call(
+            func=ast.Attribute(
+                value=ast.Name(id=node.id, ctx=ast.Load()), attr=method, ctx=ast.Load()
+            ),
+            args=[],
+            keywords=[],
+        )
+        yield edit(
+            new,
+            f"{words} `{node.id}` before passing it on: "
+            f"{quote(_replaced_in(context, node, new))} where {quote(context)} belongs",
+            "operation added",
+        )
 
 
 def _attribute_edits(

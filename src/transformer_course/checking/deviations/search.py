@@ -672,21 +672,44 @@ def _search(function: Callable, calls: list[Recorded], budget: int) -> Search:
         # per edit: one that would cost more than the budget is not started (beam search,
         # whole decoding loops), and every one that starts tries every edit
         variants = variants_of(function)
-        if work * len(variants) > budget:
+        first, later = _tiers(variants)
+        if work * len(first) > budget:
             return Search([], wrong, wrong_calls)
         found: list[Variant] = []
-        for variant in variants:
-            try:
-                edited = variant.function()
-            except Exception:
-                continue
-            if all(same(call.result, _run(edited, call, None, limit)) for call in order):
-                found.append(variant)
-                if len({v.sentence for v in found}) > _MAX_CANDIDATES:
-                    return Search([], wrong, wrong_calls)  # too many explain it: none is named
+        for tier in (first, later if work * len(variants) <= budget else []):
+            for variant in [] if found else tier:
+                try:
+                    edited = variant.function()
+                except Exception:
+                    continue
+                if all(same(call.result, _run(edited, call, None, limit)) for call in order):
+                    found.append(variant)
+                    if len({v.sentence for v in found}) > _MAX_CANDIDATES:
+                        return Search([], wrong, wrong_calls)  # too many: none is named
     finally:
         restore_random_state(saved)
     return Search(found, wrong, wrong_calls)
+
+
+#: the kinds of edit tried only when no other edit explains the learner's values, and only
+#: within the budget left: an operation added to an argument (edits.py) fits few
+#: mistakes, and must neither crowd out a search that fitted before nor join its answer
+_SECOND_TIER = frozenset({"operation added"})
+
+
+def _tiers(variants) -> tuple[list[Variant], list[Variant]]:
+    """``variants`` split into the edits tried first and the :data:`_SECOND_TIER` ones."""
+    first = [v for v in variants if v.kind not in _SECOND_TIER]
+    return first, [v for v in variants if v.kind in _SECOND_TIER]
+
+
+def _then_if_none(first: list, later: list, found: list) -> Iterator:
+    """The items of ``first``, then those of ``later`` while ``found`` is still empty."""
+    yield from first
+    for item in later:
+        if found:
+            return
+        yield item
 
 
 def _search_module(cls: type, order: list[Recorded], budget: int) -> Search:
@@ -744,7 +767,7 @@ def _search_module(cls: type, order: list[Recorded], budget: int) -> Search:
     order, instances = [p[0] for p in paired], [p[1] for p in paired]
     shows = [p[2] for p in paired]
     wrong_calls = [call for call, show in zip(order, shows, strict=True) if show]
-    variants = variants_of(cls)
+    variants, later = _tiers(variants_of(cls))
     # each kind of edit is tried only when all of that kind fit the budget
     forwards = sum(not v.constructor for v in variants)
     # an edit of forward can only explain a wrong call (not a wrong construction)
@@ -756,7 +779,9 @@ def _search_module(cls: type, order: list[Recorded], budget: int) -> Search:
     if not (try_forward or try_constructor):
         return Search([], wrong, wrong_calls)
     found: list[Variant] = []
-    for variant in variants:
+    later_forwards = [v for v in later if not v.constructor]
+    try_later = try_forward and forward_work * (forwards + len(later_forwards)) <= budget
+    for variant in _then_if_none(variants, later_forwards if try_later else [], found):
         if not (try_constructor if variant.constructor else try_forward):
             continue
         try:
