@@ -50,6 +50,7 @@ from transformer_course.checking.formatting import (
     short,
 )
 from transformer_course.checking.hints import GENERIC_HINTS, Hint, matching_hints
+from transformer_course.checking.kept_outside import rounded_up
 from transformer_course.checking.layouts import match_layout
 from transformer_course.checking.module_settings import (
     changed_settings_message,
@@ -221,6 +222,10 @@ class Checker:
         #: what a call of a module did to its own parameters ("" while none changed them)
         self._changed_parameters = ""
         self._changed_settings = ""
+        #: the tensors each earlier call of the answer returned (kept alive, so that their
+        #: memory is never handed to a new tensor), and what a result returned again says
+        self._earlier_results: list[tuple[str, list]] = []
+        self._returned_again = ""
         #: the note for the last call of the answer, when it printed and returned None
         self._printed_not_returned = ""
         #: the learner's answer (set by require_callable), and every call made to it
@@ -266,6 +271,8 @@ class Checker:
             message = f"{message}\n{self._printed_not_returned}"
         if self._changed_settings and self._changed_settings not in message:
             message = f"{self._changed_settings}\n{message}"
+        if self._returned_again and self._returned_again not in message:
+            message = f"{self._returned_again}\n{message}"
         raise CheckFailure(self.exercise, self._with_deviation(message), learner_traceback)
 
     def _with_deviation(self, message: str) -> str:
@@ -476,6 +483,9 @@ class Checker:
             with contextlib.suppress(Exception, RecursionError):  # a value too deep to copy
                 record.result = structure(result) if record.constructed else frozen(result)
                 self.recorded.append(record)
+        if fn is self._answer and not self._returned_again:
+            with contextlib.suppress(Exception):  # a reading of the results: never in the way
+                self._returned_again = self._result_returned_again(call_repr, result, args, kwargs)
         if fn is self._answer and self._module_exercise():  # built: how, for later calls
             with contextlib.suppress(Exception, RecursionError):
                 self._built[id(result)] = (frozen(args), frozen(kwargs))
@@ -507,6 +517,46 @@ class Checker:
                     f"on a list you were given). {mutation_hint}".strip()
                 )
         return result
+
+    def _result_returned_again(self, call_repr: str, result: Any, args: tuple, kwargs) -> str:
+        """When this call of a function answer returned the very tensors (the same memory)
+        an earlier call with other arguments returned, and not a view of an argument:
+        a result kept from one call to the next (a memo keyed on too little), said with
+        the check's first failure; "" otherwise. Module answers keep state by design."""
+        import torch
+
+        if self._module_exercise():
+            return ""
+        parts = list(result) if isinstance(result, tuple | list) else [result]
+        tensors = [t for t in parts if isinstance(t, torch.Tensor) and t.numel() > 0]
+        if not tensors:
+            return ""
+        memory = {t.untyped_storage().data_ptr() for t in tensors}
+        inputs = [*args, *kwargs.values()]
+        inputs += [i for value in list(inputs) if isinstance(value, tuple | list) for i in value]
+        passed = {
+            value.untyped_storage().data_ptr()
+            for value in inputs
+            if isinstance(value, torch.Tensor) and value.numel() > 0
+        }
+        found = ""
+        for earlier_repr, earlier in self._earlier_results:
+            if earlier_repr != call_repr and memory & {
+                t.untyped_storage().data_ptr() for t in earlier
+            }:
+                found = earlier_repr
+                break
+        self._earlier_results.append((call_repr, tensors))
+        if not found or memory & passed:
+            return ""
+        return (
+            f"`{call_repr}` returned the very tensor that `{found}` returned earlier (the "
+            "same memory, not a copy): your function keeps a result from one call to the "
+            "next (a cache or a memo in a global, a default argument or an attribute, keyed "
+            "on less than every argument) and hands it out again for other arguments. "
+            "Compute the result anew at every call (a cache must be keyed on every argument "
+            "and its randomness, and return a copy)."
+        )
 
     def _module_exercise(self) -> bool:
         """Whether the exercise's reference is a class (its answer is then called to build
@@ -728,6 +778,8 @@ class Checker:
                 )  # unless the check's own hint names it
             if not (merged or hint):  # a shape the check cannot explain
                 hint = self.deviation()
+            if not (merged or hint):
+                merged = _rounded_up_axis(got, shape)
             self.fail(
                 f"{what} should have shape {shape}, but it has shape {got}. {merged}{hint}".strip()
             )
@@ -992,6 +1044,26 @@ class Checker:
         if not condition:
             self.fail(message)
         self.ok()
+
+
+def _rounded_up_axis(got: tuple, shape: tuple) -> str:
+    """The one axis whose size is the asked one rounded up (to a multiple of a round
+    number, or the next power of two), the others right, named; "" otherwise."""
+    if len(got) != len(shape):
+        return ""
+    differ = [axis for axis in range(len(shape)) if got[axis] != shape[axis]]
+    if len(differ) != 1:
+        return ""
+    axis = differ[0]
+    rounding = rounded_up(int(got[axis]), int(shape[axis]))
+    if not rounding:
+        return ""
+    return (
+        f"Axis {axis} has {got[axis]} entries where {shape[axis]} belong: {shape[axis]} "
+        f"rounded up to {rounding}, a size padded (for speed, as nanoGPT pads its vocabulary "
+        f"to 50304). The contract asks for exactly {shape[axis]}: build that axis with the "
+        "size given, unpadded."
+    )
 
 
 def _plain(value: Any) -> Any:

@@ -8,6 +8,7 @@ from transformer_course.checking import Checker, short, tolerance
 from transformer_course.checking.counters import matching_updates
 from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.kept_outside import held_outside, rounded_up
 from transformer_course.checking.rearranged import slice_order, slice_sources
 from transformer_course.checking.state_keys import counters_kept_as_tensors
 
@@ -792,6 +793,29 @@ def _parameters_reordered(cls, name: str, shape: tuple, sizes: tuple, dtype) -> 
     )
 
 
+def _kept_or_rounded(buffer, name: str, shape: tuple, sizes: tuple, cls) -> str:
+    """A buffer of the wrong shape that lives outside the cache (a class attribute or a
+    global, made for an earlier cache and shared by every one), or whose positions axis
+    is max_len rounded up, named; "" otherwise."""
+    where = held_outside(buffer, cls) if cls is not None else ""
+    if where:
+        return (
+            f" Your {name} buffer is the tensor held in {where}, made for an earlier cache "
+            "of other sizes: every KVCache shares it, so a new cache starts with another's "
+            "sizes and positions. Allocate the buffers in __init__ for this cache's own "
+            "sizes (self.register_buffer(...)), never kept on the class or in a global."
+        )
+    same_elsewhere = all(shape[axis] == sizes[axis] for axis in (0, 1, 3))
+    rounding = rounded_up(shape[2], sizes[2]) if same_elsewhere else ""
+    if rounding:
+        return (
+            f" Its positions axis holds {shape[2]}: max_len = {sizes[2]} rounded up to "
+            f"{rounding}. The cache holds exactly max_len positions (and refuses more): "
+            "allocate (batch, num_heads, max_len, d_head) as asked."
+        )
+    return ""
+
+
 def _expect_layout(
     c: Checker, buffer, name: str, built: str, sizes: tuple, cls=None, dtype=None
 ) -> None:
@@ -805,17 +829,21 @@ def _expect_layout(
     if (shape[0], shape[1], shape[3]) == (batch, heads, d_head) and shape[2] <= max_len:
         return
     reordered = "" if cls is None else _parameters_reordered(cls, name, shape, sizes, dtype)
-    hint = reordered or (
-        " That is positions second, (batch, max_len, num_heads, d_head), the layout before "
-        "split_heads' transpose."
-        if shape == (batch, max_len, heads, d_head)
-        # blind16e-kv-values-buffer-shaped-d-v-from-keys (its shape alone before)
-        else f" Your {name} buffer is transposed: (batch, num_heads, d_head, max_len), the "
-        "right layout with its last two axes swapped, as for a product such as q @ kᵀ, with "
-        "each position a column. Store them as they come and transpose where the product "
-        "needs it, if anywhere."
-        if shape == (batch, heads, d_head, max_len) and d_head != max_len
-        else ""
+    hint = (
+        reordered
+        or _kept_or_rounded(buffer, name, shape, sizes, cls)
+        or (
+            " That is positions second, (batch, max_len, num_heads, d_head), the layout before "
+            "split_heads' transpose."
+            if shape == (batch, max_len, heads, d_head)
+            # blind16e-kv-values-buffer-shaped-d-v-from-keys (its shape alone before)
+            else f" Your {name} buffer is transposed: (batch, num_heads, d_head, max_len), the "
+            "right layout with its last two axes swapped, as for a product such as q @ kᵀ, with "
+            "each position a column. Store them as they come and transpose where the product "
+            "needs it, if anywhere."
+            if shape == (batch, heads, d_head, max_len) and d_head != max_len
+            else ""
+        )
     )
     c.fail(
         f"{built}: the buffer {name} has shape {shape}, not (batch, num_heads, max_len, "
