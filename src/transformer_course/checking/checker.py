@@ -776,10 +776,12 @@ class Checker:
                 ) or (
                     "" if re.search(r"transpos|swap", hint) else permuted_axes(got, shape)
                 )  # unless the check's own hint names it
+            # a size rounded up is said before the check's own hint (which reads the
+            # shape as another mistake's)
+            rounded = "" if merged else _rounded_up_axis(got, shape)
+            merged = merged or rounded
             if not (merged or hint):  # a shape the check cannot explain
                 hint = self.deviation()
-            if not (merged or hint):
-                merged = _rounded_up_axis(got, shape)
             self.fail(
                 f"{what} should have shape {shape}, but it has shape {got}. {merged}{hint}".strip()
             )

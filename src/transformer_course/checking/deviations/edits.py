@@ -536,27 +536,33 @@ _ARGUMENT_OPERATIONS = {
 
 
 def _operation_on_argument_edits(
-    node: ast.Name, parents: dict[int, ast.AST], edit: Callable[..., Edit]
+    node: ast.Name | ast.Attribute, parents: dict[int, ast.AST], edit: Callable[..., Edit]
 ) -> Iterator[Edit]:
-    """A local variable passed to a call with one elementwise operation on it (``k.abs()``,
-    ``k.square()``, ``k.sqrt()`` where ``k`` belongs): a formula with one operation
-    added, in the family of the squared or rooted terms no other edit writes. Only
-    positional arguments of a call, so that the edits stay few."""
+    """A value with one elementwise operation on it (``k.abs()``, ``k.square()``,
+    ``k.sqrt()`` where ``k`` belongs): a formula with one operation added, in the family
+    of the squared or rooted terms no other edit writes. Only a local variable or a
+    ``self.`` attribute passed to a call or taken by an arithmetic operator, so that the
+    edits stay few (and they are tried last: search.py's second tier)."""
     parent = parents.get(id(node))
-    if not isinstance(parent, ast.Call) or not any(arg is node for arg in parent.args):
+    if isinstance(parent, ast.Call):
+        if not any(arg is node for arg in parent.args):
+            return
+        how = "before passing it on"
+    elif isinstance(parent, ast.BinOp) and (parent.left is node or parent.right is node):
+        how = "in the formula"
+    else:
         return
+    written = ast.unparse(node)
     context = _context(node, parents)
     for method, words in _ARGUMENT_OPERATIONS.items():
         new = ast.Call(
-            func=ast.Attribute(
-                value=ast.Name(id=node.id, ctx=ast.Load()), attr=method, ctx=ast.Load()
-            ),
+            func=ast.Attribute(value=copy.deepcopy(node), attr=method, ctx=ast.Load()),
             args=[],
             keywords=[],
         )
         yield edit(
             new,
-            f"{words} `{node.id}` before passing it on: "
+            f"{words} `{written}` {how}: "
             f"{quote(_replaced_in(context, node, new))} where {quote(context)} belongs",
             "operation added",
         )
@@ -573,6 +579,7 @@ def _attribute_edits(
         and isinstance(node.ctx, ast.Load)
     ):
         return
+    yield from _operation_on_argument_edits(node, parents, edit)
     context = _context(node, parents)
     for other in attributes:
         # a dropout put in another submodule's place is the call left out (in eval mode,

@@ -1,7 +1,9 @@
 """Checks for lesson 12's generate: generation with a cache against the reference generation
 without one, on a CachedGPT with small random weights."""
 
+import contextlib
 import re
+import weakref
 
 import torch
 
@@ -1269,6 +1271,12 @@ def _reused_caches(calls: list[dict], first_calls: int, earlier: list | None = N
     return ""
 
 
+#: every cache a generate under check fed its model, over all the checks of this process
+#: (the visible run's caches, kept in a global, reach the hidden run's first call); weak
+#: references, so that a cache dropped is never taken for a new one
+_CACHES_FED: weakref.WeakSet = weakref.WeakSet()
+
+
 def _reused_from_other_calls(calls: list[dict], earlier: list) -> str:
     """The caches of an earlier generate call (on another model) fed to this one, named;
     "" otherwise. Only state kept outside generate (a global, a default argument, a class
@@ -1348,7 +1356,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
     generate_without_cache, running each position through the model once."""
     with Checker("generate", hidden=hidden) as c:
         c.require_callable(generate)
-        earlier_caches: list = []  # every cache fed to the models of the calls before
+        earlier_caches = _CACHES_FED  # every cache fed to the models of the calls before
         for seed, batch, length, new, sizes in _HIDDEN_GENERATE if hidden else _VISIBLE_GENERATE:
             seed = seed + 1000 * hidden
             model = _model(seed, sizes)
@@ -1434,7 +1442,9 @@ def check_generate(generate, *, hidden: bool = False) -> None:
             finally:
                 trace.remove()
             kept_from_before = _reused_caches(trace.calls, 0, list(earlier_caches))
-            earlier_caches.extend(cache for call in trace.calls for cache in call["caches"] or [])
+            for cache in (cache for call in trace.calls for cache in call["caches"] or []):
+                with contextlib.suppress(TypeError):  # an object that takes no weak reference
+                    earlier_caches.add(cache)
             expected_ids, expected_logits = ref.generate_without_cache(
                 ref.make_cached_gpt(seed, **sizes), prompt, new
             )
