@@ -56,8 +56,8 @@ def _filler_of(
     tol,
 ) -> tuple[str, int | None] | None:
     """The one filler that every wrong index holds, or None. A filler must also differ from
-    the reference on the right indices: a step that does nothing there (position 0's
-    rotation, a row of zeros) cannot tell "applied there" from "applied nowhere"."""
+    the reference on one right index at least: a step that does nothing there (position
+    0's rotation, a row of zeros) cannot tell "applied there" from "applied nowhere"."""
     slices = [np.take(got, i, axis=axis) for i in wrong]
     if all(not np.any(s) for s in slices) and all(
         np.any(np.take(expected, i, axis=axis)) for i in (*wrong, *right)
@@ -66,7 +66,7 @@ def _filler_of(
     if (
         untouched is not None
         and untouched.shape == got.shape
-        and not any(
+        and not all(
             _close(np.take(untouched, i, axis=axis), np.take(expected, i, axis=axis), tol)
             for i in right
         )
@@ -114,6 +114,18 @@ def match_partial_slices(
     if not (np.isfinite(got).all() and np.isfinite(expected).all()):
         return None
     tol = {"rtol": max(rtol, 1e-5), "atol": max(atol, 1e-6)}
+    if untouched is not None and untouched.shape == got.shape and _close(got, untouched, tol):
+        return PartialSlices(
+            -1,
+            (),
+            tuple(range(got.shape[0])),
+            "input",
+            None,
+            f"Your {noun} is the input as it came in, at every entry: the step never "
+            "changed it. Either it never ran, or its result was dropped (computed into a "
+            "new tensor that was not returned or assigned, as a method without a trailing "
+            "underscore does), or it ran only where it changes nothing.",
+        )
     # the leading axes only: a step that reaches part of the features (the last axis) is
     # another family (features passed through, half a rotation), each check's own
     for axis in range(got.ndim - 1):
