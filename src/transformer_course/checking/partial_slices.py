@@ -144,7 +144,8 @@ def match_partial_slices(
         if found is None:
             continue
         filler, source = found
-        name = f"axis {axis}" + (f" ({axes[axis]})" if axes and axis < len(axes) else "")
+        label = str(axes[axis]) if axes and axis < len(axes) else ""
+        name = f"axis {axis}" + (f" ({label})" if label and label != f"axis {axis}" else "")
         held = {
             "zeros": "all zeros: nothing was ever written there",
             "input": "the input as it came in: the step never ran on them",
