@@ -3941,6 +3941,12 @@ def _batches_memo_by_sizes(tokens, block_size, batch_size, generator):
     return _BATCHES_MEMO[key]
 
 
+def _sample_one_hot(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Returns the drawn tokens one-hot encoded, as for a loss that takes vectors."""
+    drawn = ref.sample(logits, temperature, top_k, top_p, generator)
+    return F.one_hot(drawn, logits.shape[-1])
+
+
 def _rope_length_padded(length, d_head, base=10000.0):
     """Builds the tables for the length rounded up to a multiple of 32 (a padded size)."""
     return ref.rotary_embedding((length + 31) // 32 * 32, d_head, base)
@@ -5847,6 +5853,12 @@ MISTAKES = [
         check_next_token_batches,
         _named("next_token_batches", _batches_memo_by_sizes),
         r"the second call returned the very tensors of the first \(the same memory\)",
+    ),
+    # round 32: the right values in another encoding (read without the expected ids)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_one_hot),
+        r"Yours is one-hot encoded: along a new last axis each vector of \d+ entries",
     ),
     # round 32: a size rounded up
     Mistake(

@@ -67,6 +67,7 @@ from transformer_course.checking.rearranged import (
     kept_slice,
     merged_after_move,
     one_hot_of,
+    one_hot_shaped,
     rejoined,
 )
 from transformer_course.checking.relations import first_wrong, match_relation
@@ -769,6 +770,9 @@ class Checker:
                     )
                     if found:
                         hint = f"{found} {hint}".strip()
+            if "one-hot" not in hint:
+                with contextlib.suppress(Exception):  # values from a sandbox: plain tensors
+                    hint = f"{one_hot_shaped(value, shape)} {hint}".strip()
             merged = _merged_axes(got, shape)
             if not merged and self.explain_shapes:
                 merged = (
