@@ -3919,6 +3919,20 @@ class NormGainSquared(ref.RMSNorm):
         return x * torch.rsqrt(mean_square + self.eps) * self.weight.square()
 
 
+class AttentionKeysAbs(ref.CausalSelfAttention):
+    """Takes the absolute value of the rotated keys before the attention."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q = split_heads(self.w_q(x), self.num_heads)  # (batch, num_heads, len, d_head)
+        k = split_heads(self.w_k(x), self.num_heads)
+        v = split_heads(self.w_v(x), self.num_heads)
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k.abs(), v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))  # (batch, len, d_model)
+
+
 _SAMPLE_MEMO: dict = {}
 
 
@@ -5843,6 +5857,7 @@ MISTAKES = [
         check_SwiGLU, FfnGateAbs, r"f\(z\) = F\.silu\(z\)\.abs\(\) \(an absolute value on it\)"
     ),
     Mistake(check_RMSNorm, NormGainSquared, r"squares `self\.weight` in the formula"),
+    Mistake(check_CausalSelfAttention, AttentionKeysAbs, r"takes the absolute value of `k`"),
     # round 32: a result kept from one call to the next (the very tensors returned again)
     Mistake(
         check_sample,

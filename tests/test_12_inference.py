@@ -2892,11 +2892,6 @@ def _online_softmax_first_row_for_all(x, block_size):
     return first.expand_as(x).clone()
 
 
-def _gqa_values_abs(q, k, v, mask=None):
-    """Takes the absolute value of the values before the attention (one operation added)."""
-    return ref.grouped_query_attention(q, k, v.abs(), mask)
-
-
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
@@ -4521,7 +4516,7 @@ MISTAKES = [
     Mistake(
         check_KVCache,
         KVCacheBuffersOnClass,
-        r"held in the class attribute KVCacheBuffersOnClass\.store, made for an earlier cache",
+        r"Your keys buffer is the very tensor of a cache built earlier \(the same memory\)",
     ),
     Mistake(
         check_generate,
@@ -4532,12 +4527,6 @@ MISTAKES = [
         check_generate,
         _named("generate", _generate_caches_default_argument),
         r"cache objects made during an earlier generate call",
-    ),
-    # round 32: one operation added to an argument (the edits' second tier)
-    Mistake(
-        check_grouped_query_attention,
-        _named("gqa", _gqa_values_abs),
-        r"takes the absolute value of `v`",
     ),
 ]
 
