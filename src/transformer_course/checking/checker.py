@@ -947,7 +947,7 @@ class Checker:
         axes in the glossary's symbols, ``num_heads`` enables the head layouts).
         ``narrow(found)``, when several mistakes match, keeps those that also fit extra
         inputs chosen to tell them apart (:mod:`.tie_breaking`); an empty answer, or one
-        that raises, keeps them all. Before ``explain``, a value right on some indices of
+        that raises, keeps them all. After ``explain``, a value right on some indices of
         one axis and all zeros, a copy of a right index or ``untouched`` (the input the step
         transforms, when given) on the others is named as a step applied to part of that
         axis (:func:`~transformer_course.checking.partial_slices.match_partial_slices`).
@@ -1007,14 +1007,14 @@ class Checker:
         both = self._matching(pairs, close)
         if len(both) == 1:
             self.fail(f"{what} is not what the reference gives. {both[0]}")
+        diagnosis = explain() if explain is not None else ""
+        if diagnosis:
+            self.fail(f"{what} is not what the reference gives. {diagnosis}")
         partial = match_partial_slices(
             got_np, exp_np, rtol=rtol, atol=atol, untouched=_plain(untouched), axes=axes
         )
         if partial is not None:
             self.fail(f"{what} is not what the reference gives. {partial.message}")
-        diagnosis = explain() if explain is not None else ""
-        if diagnosis:
-            self.fail(f"{what} is not what the reference gives. {diagnosis}")
         layout = match_layout(got_np, exp_np, axes, rtol=rtol, atol=atol, num_heads=num_heads)
         if layout is not None:  # (fail() adds the one edit of the reference that fits)
             self.fail(f"{what} is not what the reference gives. {layout.message}")

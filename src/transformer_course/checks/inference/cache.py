@@ -807,7 +807,8 @@ def _shared_with_earlier_cache(buffer, cache) -> bool:
         memory = buffer.untyped_storage().data_ptr()
         for cache_ref, buffer_ref in _BUFFERS_SEEN[-64:]:
             other, seen = cache_ref(), buffer_ref()
-            if other is None or seen is None or other is cache or seen.numel() == 0:
+            # the earlier cache may be gone while its buffer lives on (kept on the class)
+            if seen is None or other is cache or seen.numel() == 0:
                 continue
             if seen.untyped_storage().data_ptr() == memory:
                 return True
