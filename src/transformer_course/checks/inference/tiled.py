@@ -1213,7 +1213,7 @@ def _localise_tiled(tiled_attention, q, k, v, block: int, causal: bool) -> str:
     }
     if not causal:
         located = _localise_blocks(run, cases, conclusions, shaped)
-        if located != shaped:
+        if shaped not in located:
             return located
         return _part_of_an_axis(run, q, k, v, block) or shaped
     # the failing input itself without the mask: right there, the mask is what differs
@@ -1241,6 +1241,8 @@ def _localise_tiled(tiled_attention, q, k, v, block: int, causal: bool) -> str:
     located = _localise_blocks(
         run, cases, conclusions, f"{in_the_mask}: {rule[0].lower()}{rule[1:]}"
     )
+    if "this one is wrong even without the mask" in located:
+        return _part_of_an_axis(run, q, k, v, block) or located
     if in_the_mask not in located:
         return located
     # the mask located: the learner's weights, read off its outputs, say what it does
