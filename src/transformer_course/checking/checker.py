@@ -284,9 +284,15 @@ class Checker:
         names no cause) gives the lead to that edit when two wrong results or more back
         it: the learner reads the cause first, and the numbers after it."""
         deviation = self.deviation()
+        lead = _FALLBACK_LEAD.match(message)
+        if not deviation and lead:  # a fallback: the second tier of edits, there only
+            later = self.later_deviation()
+            if later:
+                return (
+                    f"{lead['what']} is not what the reference gives. {later}\n({lead['numbers']}.)"
+                )
         if not deviation or deviation in message:
             return message
-        lead = _FALLBACK_LEAD.match(message)
         if self._default and re.search(r"\bdefault\b", message):
             return message  # the check's own reading of that default
         if self._default:  # established by calling the answer again: the cause, first
@@ -391,6 +397,36 @@ class Checker:
                 + ". Other mistakes raise it too: look there first."
             )
         return explained(sentences, inputs, candidates, wrong)
+
+    def later_deviation(self) -> str:
+        """The single edit of the second tier (one operation added to a value, see
+        :mod:`.deviations.search`) that reproduces every result of the learner's, backed by
+        two wrong results or more; "" otherwise. Asked only where the message would be a
+        fallback: it never takes the place of a check's own reading."""
+        if self._answer is None or not self.recorded:
+            return ""
+        reference = reference_function(self.exercise)
+        if reference is None:
+            return ""
+        try:
+            found = search_edits(reference, self.recorded, later=True)
+        except Exception:  # the diagnosis must never hide the check's own message
+            return ""
+        variants, wrong, inputs = found.variants, found.wrong, len(self.recorded)
+        if variants and found.wrong_calls and wrong < 2:  # one wrong result: new inputs decide
+            try:
+                with torch_state_kept():
+                    probes = probe_calls(found.wrong_calls[0])
+                    if probes:
+                        variants, wrong_probes = confirm(reference, variants, probes)
+                        wrong = evidence([*found.wrong_calls, *wrong_probes])
+                        inputs += len(probes)
+            except Exception:  # a probe that fails confirms nothing
+                return ""
+        sentences = list(dict.fromkeys(v.sentence for v in variants))
+        if len(sentences) != 1 or wrong < 2:
+            return ""
+        return explained(sentences, inputs, True, wrong)
 
     def _errors_only(self) -> bool:
         """Whether the edit found rests on errors alone (no wrong value reproduced)."""

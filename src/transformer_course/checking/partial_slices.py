@@ -101,13 +101,15 @@ def match_partial_slices(
     untouched: Any = None,
     axes: tuple[str, ...] | None = None,
     noun: str = "value",
+    fillers: tuple[str, ...] = ("zeros", "input", "copy"),
 ) -> PartialSlices | None:
     """The first leading axis (of at least two indices; the last axis is never split) that splits into indices where ``got``
     equals ``expected`` and indices that all hold one filler (zeros, ``untouched`` as
     given, or a copy of a right index); None when no axis does, when the values are not
     finite arrays of one shape, or on anything unexpected (the grader's plain values
     included: the caller then keeps its message). ``axes`` names the axes ("batch",
-    "heads", ...)."""
+    "heads", ...); ``fillers``: the fillers a caller accepts (zeros in a softmax's rows
+    are a numerical failure, not a row left unwritten)."""
     try:
         got = np.asarray(got, dtype=np.float64)
         expected = np.asarray(expected, dtype=np.float64)
@@ -146,7 +148,7 @@ def match_partial_slices(
         if not right or not wrong:
             continue
         found = _filler_of(got, expected, untouched, axis, wrong, right, tol)
-        if found is None:
+        if found is None or found[0] not in fillers:
             continue
         filler, source = found
         label = str(axes[axis]) if axes and axis < len(axes) else ""

@@ -608,12 +608,16 @@ def matching(function: Callable, calls: list[Recorded], budget: int = _BUDGET) -
     return search_edits(function, calls, budget).variants
 
 
-def search_edits(function: Callable, calls: list[Recorded], budget: int = _BUDGET) -> Search:
+def search_edits(
+    function: Callable, calls: list[Recorded], budget: int = _BUDGET, later: bool = False
+) -> Search:
     """:func:`matching`, with the number of calls whose result is wrong. Silent: a test
-    cell that writes to stderr counts as failed in nbgrader."""
+    cell that writes to stderr counts as failed in nbgrader. ``later``: the
+    :data:`_SECOND_TIER` edits alone, which a check tries only where its message would
+    otherwise be a fallback."""
     with torch_state_kept(), warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        return _search(function, calls, budget)
+        return _search(function, calls, budget, later)
 
 
 def _function_modes() -> list:
@@ -645,14 +649,14 @@ def torch_state_kept():
                 torch._C._push_on_torch_function_stack(mode)
 
 
-def _search(function: Callable, calls: list[Recorded], budget: int) -> Search:
+def _search(function: Callable, calls: list[Recorded], budget: int, later: bool = False) -> Search:
     if not calls:
         return Search([])
     order = [calls[-1], *calls[:-1]]
     saved = global_random_state()
     try:
         if isinstance(function, type):
-            return _search_module(function, order, budget)
+            return _search_module(function, order, budget, later)
         # an answer the reference itself reproduces has nothing to diagnose (an edit that
         # changes nothing would "match" it)
         started = time.perf_counter()
@@ -671,29 +675,28 @@ def _search(function: Callable, calls: list[Recorded], budget: int) -> Search:
         # most edits are told apart on the first call, so the search costs about one run
         # per edit: one that would cost more than the budget is not started (beam search,
         # whole decoding loops), and every one that starts tries every edit
-        variants = variants_of(function)
-        first, later = _tiers(variants)
-        if work * len(first) > budget:
+        first, second = _tiers(variants_of(function))
+        tier = second if later else first
+        if work * len(tier) > budget:
             return Search([], wrong, wrong_calls)
         found: list[Variant] = []
-        for tier in (first, later if work * len(variants) <= budget else []):
-            for variant in [] if found else tier:
-                try:
-                    edited = variant.function()
-                except Exception:
-                    continue
-                if all(same(call.result, _run(edited, call, None, limit)) for call in order):
-                    found.append(variant)
-                    if len({v.sentence for v in found}) > _MAX_CANDIDATES:
-                        return Search([], wrong, wrong_calls)  # too many: none is named
+        for variant in tier:
+            try:
+                edited = variant.function()
+            except Exception:
+                continue
+            if all(same(call.result, _run(edited, call, None, limit)) for call in order):
+                found.append(variant)
+                if len({v.sentence for v in found}) > _MAX_CANDIDATES:
+                    return Search([], wrong, wrong_calls)  # too many explain it: none is named
     finally:
         restore_random_state(saved)
     return Search(found, wrong, wrong_calls)
 
 
-#: the kinds of edit tried only when no other edit explains the learner's values, and only
-#: within the budget left: an operation added to an argument (edits.py) fits few
-#: mistakes, and must neither crowd out a search that fitted before nor join its answer
+#: the kinds of edit tried only where a check's message would otherwise be a fallback
+#: (``search_edits(..., later=True)``): an operation added to an argument (edits.py) fits
+#: few mistakes, and must neither crowd out a search nor a check's own reading
 _SECOND_TIER = frozenset({"operation added"})
 
 
@@ -703,16 +706,7 @@ def _tiers(variants) -> tuple[list[Variant], list[Variant]]:
     return first, [v for v in variants if v.kind in _SECOND_TIER]
 
 
-def _then_if_none(first: list, later: list, found: list) -> Iterator:
-    """The items of ``first``, then those of ``later`` while ``found`` is still empty."""
-    yield from first
-    for item in later:
-        if found:
-            return
-        yield item
-
-
-def _search_module(cls: type, order: list[Recorded], budget: int) -> Search:
+def _search_module(cls: type, order: list[Recorded], budget: int, later: bool = False) -> Search:
     """:func:`_search` for a module class: the edits of its ``forward`` run on reference
     modules holding the learner's weights; the edits of its ``__init__`` build the module
     again (a construction record compares what was built, a call record its output)."""
@@ -767,7 +761,9 @@ def _search_module(cls: type, order: list[Recorded], budget: int) -> Search:
     order, instances = [p[0] for p in paired], [p[1] for p in paired]
     shows = [p[2] for p in paired]
     wrong_calls = [call for call, show in zip(order, shows, strict=True) if show]
-    variants, later = _tiers(variants_of(cls))
+    first, second = _tiers(variants_of(cls))
+    # the second tier: forward's edits of that kind alone
+    variants = [v for v in second if not v.constructor] if later else first
     # each kind of edit is tried only when all of that kind fit the budget
     forwards = sum(not v.constructor for v in variants)
     # an edit of forward can only explain a wrong call (not a wrong construction)
@@ -779,9 +775,7 @@ def _search_module(cls: type, order: list[Recorded], budget: int) -> Search:
     if not (try_forward or try_constructor):
         return Search([], wrong, wrong_calls)
     found: list[Variant] = []
-    later_forwards = [v for v in later if not v.constructor]
-    try_later = try_forward and forward_work * (forwards + len(later_forwards)) <= budget
-    for variant in _then_if_none(variants, later_forwards if try_later else [], found):
+    for variant in variants:
         if not (try_constructor if variant.constructor else try_forward):
             continue
         try:
