@@ -4,11 +4,9 @@ values and objects show, and nothing said where the split could be a coincidence
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import torch
 
-from transformer_course.checking.kept_outside import held_outside, rounded_up
+from transformer_course.checking.kept_outside import rounded_up
 from transformer_course.checking.partial_slices import match_partial_slices
 
 TOL = {"rtol": 1e-5, "atol": 1e-6}
@@ -61,23 +59,6 @@ def test_an_identity_index_alone_does_not_make_a_split():
     expected = x.clone()
     expected[1:] = 2 * x[1:]  # the step changes nothing at index 0
     assert match_partial_slices(x.clone(), expected, **TOL, untouched=None) is None
-
-
-class _Shared:
-    store: ClassVar[list] = [torch.zeros(2, 3)]
-
-
-def test_held_outside_finds_a_class_attribute_and_a_global():
-    assert held_outside(_Shared.store[0], _Shared) == "the class attribute _Shared.store"
-    assert held_outside(torch.zeros(2, 3), _Shared) == ""
-    assert held_outside(GLOBAL_TABLE[1:], _uses_global) == "the global GLOBAL_TABLE"
-
-
-GLOBAL_TABLE = torch.arange(6.0)
-
-
-def _uses_global():
-    return GLOBAL_TABLE
 
 
 def test_rounded_up_only_for_clear_paddings():
