@@ -1032,7 +1032,8 @@ MISTAKES = [
     Mistake(
         check_TokenEmbedding,
         TEScalesFirstSequence,
-        r"batch element 0 is right, but elements [\d, ]+ are the right values times 0\.",
+        r"indices \[0\] \(of \d\) are right and \[[\d, ]+\] are the right values times one constant, 0\."
+        r".*only part of that axis",
         hidden_only=True,  # (a factor is named on two wrong sequences or more: batch 4)
     ),
     Mistake(

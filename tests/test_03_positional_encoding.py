@@ -1878,7 +1878,8 @@ MISTAKES = [
     Mistake(
         check_PositionalEncoding,
         PEOnFirstSequenceOnly,
-        r"batch element 0 is right, but elements? [\d, ]+ (is|are) exactly the `x` you were given",
+        r"indices \[0\] \(of \d\) are right and \[[\d, ]+\] are exactly the `x` you were "
+        r"given as it came in",
     ),
     Mistake(
         check_PositionalEncoding,

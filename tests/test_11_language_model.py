@@ -3893,6 +3893,79 @@ def _batches_inner_starts(tokens, block_size, batch_size, generator):
     return tokens[positions], tokens[positions + 1]
 
 
+# ---- round 32 (helper f32g1112): structural families, each named from outputs and state
+
+
+def _rotary_newest_position_only(x, cos, sin):
+    """Rotates the last position only (as for the newest token of a generation step): the
+    others come back as they went in."""
+    out = x.clone()
+    out[..., -1:, :] = ref.apply_rotary(x[..., -1:, :], cos[-1:], sin[-1:])
+    return out
+
+
+class FfnGateAbs(ref.SwiGLU):
+    """Takes the absolute value of the SiLU gate (one operation added)."""
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)).abs() * self.w3(x))
+
+
+class NormGainSquared(ref.RMSNorm):
+    """Multiplies by the gain squared (one operation added to an attribute)."""
+
+    def forward(self, x):
+        mean_square = x.pow(2).mean(dim=-1, keepdim=True)
+        return x * torch.rsqrt(mean_square + self.eps) * self.weight.square()
+
+
+class AttentionKeysAbs(ref.CausalSelfAttention):
+    """Takes the absolute value of the rotated keys before the attention."""
+
+    def forward(self, x):
+        length = x.shape[1]
+        q = split_heads(self.w_q(x), self.num_heads)  # (batch, num_heads, len, d_head)
+        k = split_heads(self.w_k(x), self.num_heads)
+        v = split_heads(self.w_v(x), self.num_heads)
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k.abs(), v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))  # (batch, len, d_model)
+
+
+_SAMPLE_MEMO: dict = {}
+
+
+def _sample_memo_by_shape(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Keeps the tokens drawn for each shape of logits and returns them again."""
+    key = tuple(logits.shape)
+    if key not in _SAMPLE_MEMO:
+        _SAMPLE_MEMO[key] = ref.sample(logits, temperature, top_k, top_p, generator)
+    return _SAMPLE_MEMO[key]
+
+
+_BATCHES_MEMO: dict = {}
+
+
+def _batches_memo_by_sizes(tokens, block_size, batch_size, generator):
+    """Keeps the batches drawn for each (stream length, block, batch) and returns them again."""
+    key = (len(tokens), block_size, batch_size)
+    if key not in _BATCHES_MEMO:
+        _BATCHES_MEMO[key] = ref.next_token_batches(tokens, block_size, batch_size, generator)
+    return _BATCHES_MEMO[key]
+
+
+def _sample_one_hot(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Returns the drawn tokens one-hot encoded, as for a loss that takes vectors."""
+    drawn = ref.sample(logits, temperature, top_k, top_p, generator)
+    return F.one_hot(drawn, logits.shape[-1])
+
+
+def _rope_length_padded(length, d_head, base=10000.0):
+    """Builds the tables for the length rounded up to a multiple of 32 (a padded size)."""
+    return ref.rotary_embedding((length + 31) // 32 * 32, d_head, base)
+
+
 MISTAKES = [
     # round 23: the block count's rule read from builds at other num_layers (blind12i-gpt-
     # one-layer-short was told the count alone)
@@ -5772,6 +5845,41 @@ MISTAKES = [
         check_GPT,
         GptBlocksCalledAtOnce,
         r"(?s)ModuleList\] is missing.*has no forward of its own.*for layer in self\.layers",
+    ),
+    # round 32: a step applied to part of an axis (the rest left as the input)
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_newest_position_only),
+        r"Along axis \d .*are the input as it came in: the step never ran on them",
+    ),
+    # round 32: one operation added (the gate read off the values; the edits' second tier)
+    Mistake(
+        check_SwiGLU, FfnGateAbs, r"f\(z\) = F\.silu\(z\)\.abs\(\) \(an absolute value on it\)"
+    ),
+    Mistake(check_RMSNorm, NormGainSquared, r"squares `self\.weight` in the formula"),
+    Mistake(check_CausalSelfAttention, AttentionKeysAbs, r"takes the absolute value of `k`"),
+    # round 32: a result kept from one call to the next (the very tensors returned again)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_memo_by_shape),
+        r"returned the very tensor that .* returned earlier \(the same memory",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_memo_by_sizes),
+        r"the second call returned the very tensors of the first \(the same memory\)",
+    ),
+    # round 32: the right values in another encoding (read without the expected ids)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_one_hot),
+        r"Yours is one-hot encoded: along a new last axis each vector of \d+ entries",
+    ),
+    # round 32: a size rounded up
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_length_padded),
+        r"rounded up to a multiple of 32",
     ),
 ]
 

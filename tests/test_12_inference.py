@@ -2813,6 +2813,85 @@ def _window_by_rolled_xor(size, window):
     return keep ^ (keep & keep_old)
 
 
+# ---- round 32 (helper f32g1112): structural families, each named from outputs and state
+
+
+class KVCacheLastHeadOnly(ref.KVCache):
+    """Writes only the last head's keys and values (code written for one head): the other
+    heads come back as zeros."""
+
+    def forward(self, k_new, v_new):
+        start, stop = self.length, self.length + k_new.shape[-2]
+        if stop > self.keys.shape[-2]:
+            raise ValueError("full")
+        self.keys[:, -1, start:stop] = k_new[:, -1]
+        self.values[:, -1, start:stop] = v_new[:, -1]
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class KVCacheBuffersOnClass(ref.KVCache):
+    """Allocates its buffers once, for the first cache, and hands them to every cache
+    built after it (kept as a class attribute)."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__(batch, num_heads, max_len, d_head, dtype)
+        if "store" not in vars(KVCacheBuffersOnClass):
+            KVCacheBuffersOnClass.store = [self.keys, self.values]
+        self.keys, self.values = KVCacheBuffersOnClass.store
+
+
+_GLOBAL_CACHES: dict = {}
+
+
+def _generate_caches_in_global(model, prompt, max_new_tokens):
+    """Makes the caches on the first call and keeps them in a module dict for later ones."""
+    batch, length = prompt.shape
+    if "caches" not in _GLOBAL_CACHES:
+        _GLOBAL_CACHES["caches"] = model.new_caches(batch, length + max_new_tokens)
+    caches = _GLOBAL_CACHES["caches"]
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+def _generate_caches_default_argument(model, prompt, max_new_tokens, kept=[]):  # noqa: B006
+    """The same family: the caches kept in a mutable default argument."""
+    batch, length = prompt.shape
+    if not kept:
+        kept.append(model.new_caches(batch, length + max_new_tokens))
+    caches = kept[0]
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+def _tiled_first_sequence_for_all(q, k, v, block_size, causal=False):
+    """Computes the first sequence of the batch and broadcasts it to the others."""
+    out = ref.tiled_attention(q[:1], k[:1], v[:1], block_size, causal)
+    return out.expand(q.shape[0], *out.shape[1:]).clone()
+
+
+def _online_softmax_first_row_for_all(x, block_size):
+    """Runs the loop for the first row and gives its result to every row."""
+    first = ref.online_softmax(x[..., :1, :], block_size) if x.dim() > 1 else None
+    if first is None:
+        return ref.online_softmax(x, block_size)
+    return first.expand_as(x).clone()
+
+
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
@@ -4416,6 +4495,38 @@ MISTAKES = [
         _named("gqa", _gqa_values_tiled_on_features),
         r"values were repeated along their last axis \(dim=-1, the features\).*copied whole, "
         r"one after another 4 times \(repeat along dim=-1\)",
+    ),
+    # round 32: a step applied to part of an axis (zeros, copies of one index)
+    Mistake(
+        check_KVCache,
+        KVCacheLastHeadOnly,
+        r"Along axis 1 .*indices \[\d\] \(of \d\) are right and \[[\d, ]+\] are all zeros",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_first_sequence_for_all),
+        r"Along axis 0 .*are copies of index 0's right result",
+    ),
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _online_softmax_first_row_for_all),
+        r"Along axis 0 .*are copies of index 0's right result",
+    ),
+    # round 32: state kept outside the call or the instance
+    Mistake(
+        check_KVCache,
+        KVCacheBuffersOnClass,
+        r"Your keys buffer is the very tensor of a cache built earlier \(the same memory\)",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_caches_in_global),
+        r"cache objects made during an earlier generate call",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_caches_default_argument),
+        r"cache objects made during an earlier generate call",
     ),
 ]
 

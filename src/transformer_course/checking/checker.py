@@ -54,6 +54,7 @@ from transformer_course.checking.formatting import (
     short,
 )
 from transformer_course.checking.hints import GENERIC_HINTS, Hint, matching_hints
+from transformer_course.checking.kept_outside import rounded_up
 from transformer_course.checking.kept_state import StateWatch, kept_state_sentence
 from transformer_course.checking.layouts import match_layout
 from transformer_course.checking.module_settings import (
@@ -64,13 +65,14 @@ from transformer_course.checking.parameters_kept import (
     changed_parameters_message,
     parameters_snapshot,
 )
-from transformer_course.checking.partial_batch import partial_batch_sentence
+from transformer_course.checking.partial_slices import match_partial_slices
 from transformer_course.checking.printed import printed_not_returned, tee_stdout
 from transformer_course.checking.randomness import global_random_state, restore_random_state
 from transformer_course.checking.rearranged import (
     kept_slice,
     merged_after_move,
     one_hot_of,
+    one_hot_shaped,
     rejoined,
 )
 from transformer_course.checking.relations import first_wrong, match_relation
@@ -232,6 +234,10 @@ class Checker:
         #: what a call of a module did to its own parameters ("" while none changed them)
         self._changed_parameters = ""
         self._changed_settings = ""
+        #: the tensors each earlier call of the answer returned (kept alive, so that their
+        #: memory is never handed to a new tensor), and what a result returned again says
+        self._earlier_results: list[tuple[str, list]] = []
+        self._returned_again = ""
         #: the note for the last call of the answer, when it printed and returned None
         self._printed_not_returned = ""
         #: the learner's answer (set by require_callable), and every call made to it
@@ -340,6 +346,8 @@ class Checker:
             message = f"{message}\n{self._printed_not_returned}"
         if self._changed_settings and self._changed_settings not in message:
             message = f"{self._changed_settings}\n{message}"
+        if self._returned_again and self._returned_again not in message:
+            message = f"{self._returned_again}\n{message}"
         kept = "" if _KEPT_SAID.search(message) else self._kept_state()
         if kept:  # the cause, established by a replay: said first, the symptom after it
             raise CheckFailure(self.exercise, f"{kept}\n{message}", learner_traceback)
@@ -387,9 +395,15 @@ class Checker:
         names no cause) gives the lead to that edit when two wrong results or more back
         it: the learner reads the cause first, and the numbers after it."""
         deviation = self.deviation()
+        lead = _FALLBACK_LEAD.match(message)
+        if not deviation and lead:  # a fallback: the second tier of edits, there only
+            later = self.later_deviation()
+            if later:
+                return (
+                    f"{lead['what']} is not what the reference gives. {later}\n({lead['numbers']}.)"
+                )
         if not deviation or deviation in message:
             return message
-        lead = _FALLBACK_LEAD.match(message)
         if self._default and re.search(r"\bdefault\b", message):
             return message  # the check's own reading of that default
         if self._default:  # established by calling the answer again: the cause, first
@@ -495,6 +509,36 @@ class Checker:
             )
         return explained(sentences, inputs, candidates, wrong)
 
+    def later_deviation(self) -> str:
+        """The single edit of the second tier (one operation added to a value, see
+        :mod:`.deviations.search`) that reproduces every result of the learner's, backed by
+        two wrong results or more; "" otherwise. Asked only where the message would be a
+        fallback: it never takes the place of a check's own reading."""
+        if self._answer is None or not self.recorded:
+            return ""
+        reference = reference_function(self.exercise)
+        if reference is None:
+            return ""
+        try:
+            found = search_edits(reference, self.recorded, later=True)
+        except Exception:  # the diagnosis must never hide the check's own message
+            return ""
+        variants, wrong, inputs = found.variants, found.wrong, len(self.recorded)
+        if variants and found.wrong_calls and wrong < 2:  # one wrong result: new inputs decide
+            try:
+                with torch_state_kept():
+                    probes = probe_calls(found.wrong_calls[0])
+                    if probes:
+                        variants, wrong_probes = confirm(reference, variants, probes)
+                        wrong = evidence([*found.wrong_calls, *wrong_probes])
+                        inputs += len(probes)
+            except Exception:  # a probe that fails confirms nothing
+                return ""
+        sentences = list(dict.fromkeys(v.sentence for v in variants))
+        if len(sentences) != 1 or wrong < 2:
+            return ""
+        return explained(sentences, inputs, True, wrong)
+
     def _errors_only(self) -> bool:
         """Whether the edit found rests on errors alone (no wrong value reproduced)."""
         return self._deviations is not None and self._deviations[4]
@@ -590,6 +634,9 @@ class Checker:
             with contextlib.suppress(Exception, RecursionError):  # a value too deep to copy
                 record.result = structure(result) if record.constructed else frozen(result)
                 self.recorded.append(record)
+        if fn is self._answer and not self._returned_again:
+            with contextlib.suppress(Exception):  # a reading of the results: never in the way
+                self._returned_again = self._result_returned_again(call_repr, result, args, kwargs)
         if fn is self._answer and self._module_exercise():  # built: how, for later calls
             with contextlib.suppress(Exception, RecursionError):
                 self._built[id(result)] = (frozen(args), frozen(kwargs))
@@ -622,6 +669,31 @@ class Checker:
                 )
         return result
 
+    def _partial_slices(self, got_np, exp_np, rtol, atol, untouched, axes):
+        """:func:`.partial_slices.match_partial_slices` with the input a step left unchanged:
+        ``untouched`` as the check gave it, else each argument of the last call that has
+        the result's shape, by its name."""
+        given = [("the input", _plain(untouched))] if untouched is not None else []
+        if not given:
+            given = [
+                (f"exactly the {name} you were given", _plain(value))
+                for name, value in self._last_arguments()
+                if tuple(getattr(value, "shape", ())) == got_np.shape
+            ] or [("the input", None)]
+        for name, value in given[:4]:
+            partial = match_partial_slices(
+                got_np,
+                exp_np,
+                rtol=rtol,
+                atol=atol,
+                untouched=value,
+                axes=axes,
+                untouched_name=name,
+            )
+            if partial is not None:
+                return partial
+        return None
+
     def _last_arguments(self) -> list[tuple[str, Any]]:
         """(name, value) of the arguments of the last recorded call of the answer (or of a
         module built from it); [] when there is none."""
@@ -638,6 +710,47 @@ class Checker:
             return [*zip(names, call.args, strict=False), *call.kwargs.items()]
         except Exception:
             return []
+
+    def _result_returned_again(self, call_repr: str, result: Any, args: tuple, kwargs) -> str:
+        """When this call of a function answer returned the very tensors (the same memory)
+        an earlier call with other arguments returned, and not a view of an argument:
+        a result kept from one call to the next (a memo keyed on too little), said with
+        the check's first failure; "" otherwise. Module answers keep state by design."""
+        import torch
+
+        if self._module_exercise():
+            return ""
+        parts = list(result) if isinstance(result, tuple | list) else [result]
+        tensors = [t for t in parts if isinstance(t, torch.Tensor) and t.numel() > 0]
+        if not tensors:
+            return ""
+        memory = {t.untyped_storage().data_ptr() for t in tensors}
+        inputs = [*args, *kwargs.values()]
+        inputs += [i for value in list(inputs) if isinstance(value, tuple | list) for i in value]
+        passed = {
+            value.untyped_storage().data_ptr()
+            for value in inputs
+            if isinstance(value, torch.Tensor) and value.numel() > 0
+        }
+        found = ""
+        for earlier_repr, earlier in self._earlier_results:
+            if earlier_repr != call_repr and memory & {
+                t.untyped_storage().data_ptr() for t in earlier
+            }:
+                found = earlier_repr
+                break
+        if len(self._earlier_results) < 256:  # bounded: a check's first calls suffice
+            self._earlier_results.append((call_repr, tensors))
+        if not found or memory & passed:
+            return ""
+        return (
+            f"`{call_repr}` returned the very tensor that `{found}` returned earlier (the "
+            "same memory, not a copy): your function keeps a result from one call to the "
+            "next (a cache or a memo in a global, a default argument or an attribute, keyed "
+            "on less than every argument) and hands it out again for other arguments. "
+            "Compute the result anew at every call (a cache must be keyed on every argument "
+            "and its randomness, and return a copy)."
+        )
 
     def _module_exercise(self) -> bool:
         """Whether the exercise's reference is a class (its answer is then called to build
@@ -853,6 +966,9 @@ class Checker:
                     )
                     if found:
                         hint = f"{found} {hint}".strip()
+            if "one-hot" not in hint:
+                with contextlib.suppress(Exception):  # values from a sandbox: plain tensors
+                    hint = f"{one_hot_shaped(value, shape)} {hint}".strip()
             merged = _merged_axes(got, shape)
             if not merged and self.explain_shapes:
                 merged = (
@@ -860,6 +976,10 @@ class Checker:
                 ) or (
                     "" if re.search(r"transpos|swap", hint) else permuted_axes(got, shape)
                 )  # unless the check's own hint names it
+            # a size rounded up is said before the check's own hint (which reads the
+            # shape as another mistake's)
+            rounded = "" if merged else _rounded_up_axis(got, shape)
+            merged = merged or rounded
             if not (merged or hint):  # a shape the check cannot explain
                 hint = self.deviation()
             self.fail(
@@ -1003,6 +1123,7 @@ class Checker:
         axes: Sequence[str] | None = None,
         num_heads: int | None = None,
         narrow: Callable[[list[str]], list[str]] | None = None,
+        untouched: Any = None,
     ) -> None:
         """Numerical closeness; shapes must already have been checked.
 
@@ -1021,7 +1142,10 @@ class Checker:
         axes in the glossary's symbols, ``num_heads`` enables the head layouts).
         ``narrow(found)``, when several mistakes match, keeps those that also fit extra
         inputs chosen to tell them apart (:mod:`.tie_breaking`); an empty answer, or one
-        that raises, keeps them all.
+        that raises, keeps them all. After ``explain``, a value right on some indices of
+        one axis and all zeros, a copy of a right index or ``untouched`` (the input the step
+        transforms, when given) on the others is named as a step applied to part of that
+        axis (:func:`~transformer_course.checking.partial_slices.match_partial_slices`).
         """
         got_np = as_numpy(got).astype(np.float64)
         exp_np = as_numpy(expected).astype(np.float64)
@@ -1081,6 +1205,9 @@ class Checker:
         diagnosis = explain() if explain is not None else ""
         if diagnosis:
             self.fail(f"{what} is not what the reference gives. {diagnosis}")
+        partial = self._partial_slices(got_np, exp_np, rtol, atol, untouched, axes)
+        if partial is not None:
+            self.fail(f"{what} is not what the reference gives. {partial.message}")
         layout = match_layout(got_np, exp_np, axes, rtol=rtol, atol=atol, num_heads=num_heads)
         if layout is not None:  # (fail() adds the one edit of the reference that fits)
             self.fail(f"{what} is not what the reference gives. {layout.message}")
@@ -1088,11 +1215,6 @@ class Checker:
         relation = match_relation(got_np, exp_np, rtol=rtol, atol=atol)
         if relation is not None:
             self.fail(f"{what} is not what the reference gives. {relation.message} {hint}".strip())
-        part = partial_batch_sentence(
-            got_np, exp_np, self._last_arguments(), rtol=max(rtol, 1e-5), atol=max(atol, 1e-6)
-        )
-        if part:
-            self.fail(f"{what} is not what the reference gives. {part} {hint}".strip())
         # before the fallbacks: the one edit that fits replaces them (after the hint, which
         # may read what a check's hooks recorded: the edits run the reference)
         deviation = self.deviation()
@@ -1122,6 +1244,36 @@ class Checker:
         if not condition:
             self.fail(message)
         self.ok()
+
+
+def _rounded_up_axis(got: tuple, shape: tuple) -> str:
+    """The one axis whose size is the asked one rounded up (to a multiple of a round
+    number, or the next power of two), the others right, named; "" otherwise."""
+    if len(got) != len(shape):
+        return ""
+    differ = [axis for axis in range(len(shape)) if got[axis] != shape[axis]]
+    if len(differ) != 1:
+        return ""
+    axis = differ[0]
+    rounding = rounded_up(int(got[axis]), int(shape[axis]))
+    if not rounding:
+        return ""
+    return (
+        f"Axis {axis} has {got[axis]} entries where {shape[axis]} belong: {shape[axis]} "
+        f"rounded up to {rounding}, a size padded (for speed, as nanoGPT pads its vocabulary "
+        f"to 50304). The contract asks for exactly {shape[axis]}: build that axis with the "
+        "size given, unpadded."
+    )
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as a float64 array, or None when it is None or cannot be one."""
+    if value is None:
+        return None
+    try:
+        return as_numpy(value).astype(np.float64)
+    except Exception:  # anything the caller passed: the diagnosis is then skipped
+        return None
 
 
 def _reshaped_in_place(value: Any, recorded: Any, name: str) -> str:

@@ -38,6 +38,41 @@ CATALOGUE = {
 }
 
 
+#: one operation added to the function that belongs, f: {how it is written (with "f(z)" for
+#: the right function's call): the composed function}; the family of "a formula with one
+#: operation changed" (an absolute value, a square, a root, a sign, a factor)
+ONE_OPERATION = {
+    "{f}.abs() (an absolute value on it)": lambda f, z: f(z).abs(),
+    "{f} ** 2 (squared)": lambda f, z: f(z) ** 2,
+    "{f}.abs().sqrt() (a square root on it)": lambda f, z: f(z).abs().sqrt(),
+    "-{f} (its sign flipped)": lambda f, z: -f(z),
+    "2 * {f} (doubled)": lambda f, z: 2 * f(z),
+    "{f} / 2 (halved)": lambda f, z: f(z) / 2,
+    "{f} of z.abs() (an absolute value on its input)": lambda f, z: f(z.abs()),
+    "{f} of -z (its input's sign flipped)": lambda f, z: f(-z),
+    "{f} of 2 * z (its input doubled)": lambda f, z: f(2 * z),
+    "{f} of z / 2 (its input halved)": lambda f, z: f(z / 2),
+    "{f} * z (multiplied by its input once more)": lambda f, z: f(z) * z,
+    "{f} / z (divided by its input)": lambda f, z: f(z) / z,
+}
+
+
+def _one_operation(z: torch.Tensor, g: torch.Tensor, right: str) -> str:
+    """The one composition of :data:`ONE_OPERATION` with the right function that fits g,
+    written out; "" when none or several fit, or ``right`` is not in the catalogue."""
+    function = CATALOGUE.get(right)
+    if function is None:
+        return ""
+    call = right.split(" = ")[0]
+    fits = []
+    for form, compose in ONE_OPERATION.items():
+        with torch.no_grad():
+            composed = compose(function, z)
+        if bool(torch.isfinite(composed).all()) and _fits(g, composed):
+            fits.append(form.format(f=call))
+    return fits[0] if len(fits) == 1 else ""
+
+
 def _fits(values: torch.Tensor, expected: torch.Tensor) -> bool:
     return bool(torch.allclose(values, expected, rtol=1e-4, atol=1e-5))
 
@@ -61,9 +96,10 @@ def _scaled_fit(z: torch.Tensor, g: torch.Tensor) -> str:
 def described_function(z: torch.Tensor, g: torch.Tensor, right: str) -> str:
     """What g = f(z) is, as a phrase that starts with "f(z) = ...": the one function of
     :data:`CATALOGUE` that fits every sample (not ``right``, the one that belongs), else
-    what the values show (one of them times a constant, or a power law);
-    "" when the samples are too few, not finite, or show nothing
-    that tells them from ``right``. z and g are 1-D float tensors of equal length."""
+    what the values show (one of them times a constant, or a power law); the right
+    function with one operation added (:data:`ONE_OPERATION`) when exactly one such fits;
+    "" when the samples are too few, not finite, or show nothing that tells them from
+    ``right``. z and g are 1-D float tensors of equal length."""
     z, g = z.detach().double().flatten(), g.detach().double().flatten()  # (n,) each
     if z.shape != g.shape or z.numel() < 8 or not bool(torch.isfinite(g).all()):
         return ""
@@ -74,6 +110,9 @@ def described_function(z: torch.Tensor, g: torch.Tensor, right: str) -> str:
         return ""  # the right one, or several that the samples do not tell apart
     if scaled := _scaled_fit(z, g):
         return f"f(z) = {scaled}"
+    composed = _one_operation(z, g, right)
+    if composed:
+        return f"f(z) = {composed}"
     negative, positive = z < -0.05, z > 0.05
     said = []
     if int(negative.sum()) >= 3 and bool((g[negative].abs() < 1e-6).all()):

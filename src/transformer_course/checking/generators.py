@@ -41,7 +41,8 @@ def generator_ignored(call: str, what: str, first, second, seeds: tuple[int, int
     "" when they differ. Two ways to ignore the generator draw alike, so both are named: a
     generator of the learner's own with a fixed seed, and the given one re-seeded inside
     the function (the global stream is the other way, told apart by calls seeded alike
-    that differ)."""
+    that differ). The very tensors returned twice (one memory) are a result kept between
+    calls, named as such."""
     import torch
 
     def same(a, b) -> bool:
@@ -51,8 +52,30 @@ def generator_ignored(call: str, what: str, first, second, seeds: tuple[int, int
             return all(same(x, y) for x, y in zip(a, b, strict=True))
         return False
 
+    def shared(a, b) -> bool:
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+            return (
+                a.numel() > 0 and a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+            )
+        if isinstance(a, tuple | list) and isinstance(b, tuple | list) and len(a) == len(b):
+            return len(a) > 0 and all(shared(x, y) for x, y in zip(a, b, strict=True))
+        return False
+
     if not same(first, second):
         return ""
+    try:
+        kept = shared(first, second)
+    except Exception:  # a value that crossed the grader's boundary: no storage to compare
+        kept = False
+    if kept:
+        return (
+            f"{call} gave the same {what} with generators seeded {seeds[0]} and {seeds[1]}, "
+            "and the second call returned the very tensors of the first (the same memory): "
+            "your function keeps its result from one call to the next (a cache or a memo "
+            "in a global, a default argument or an attribute, keyed on the sizes) and "
+            "returns it again instead of drawing. Draw anew at every call, from the "
+            "generator given (..., generator=generator)."
+        )
     return (
         f"{call} gave the same {what} with generators seeded {seeds[0]} and {seeds[1]}: your "
         "draws do not depend on the generator you are given. Either they come from a "

@@ -218,6 +218,30 @@ def one_hot_of(got: Any, expected: Any, axes: Sequence[str] | None = None) -> st
     return ""
 
 
+def one_hot_shaped(got: Any, shape: tuple) -> str:
+    """How ``got``, with one axis more than the expected ``shape``, is a one-hot encoding
+    along that axis (every vector along it a single 1 among 0s), as a sentence; "" when it
+    is not. For a value whose right ids the check cannot know (a random draw): the
+    encoding alone is read, not which ids."""
+    if not isinstance(got, torch.Tensor) or got.dim() != len(shape) + 1 or got.numel() == 0:
+        return ""
+    g = got.detach()
+    if g.dtype == torch.bool or g.is_complex():
+        return ""
+    for axis in range(g.dim()):
+        if tuple(g.shape[:axis] + g.shape[axis + 1 :]) != tuple(shape) or g.shape[axis] < 2:
+            continue
+        binary = bool(((g == 0) | (g == 1)).all())
+        if binary and bool((g.sum(dim=axis) == 1).all()):
+            where = "a new last axis" if axis == g.dim() - 1 else f"a new axis {axis}"
+            return (
+                f"Yours is one-hot encoded: along {where} each vector of {g.shape[axis]} "
+                "entries holds a single 1 (F.one_hot of the ids, or a scatter of ones). "
+                f"Return the ids themselves, an integer tensor of shape {tuple(shape)}."
+            )
+    return ""
+
+
 def kept_slice(got: Any, expected: Any, axes: Sequence[str] | None = None) -> str:
     """How ``got`` is ``expected`` with only some entries kept along one axis, a slice
     start:stop:step (every group-th head, the first rows), as a sentence; "" when it is

@@ -510,6 +510,7 @@ def _expression_edits(
             "constant",
         )
     elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
+        yield from _operation_on_argument_edits(node, parents, edit)
         context = _context(node, parents)
         nearby = _nearby_names(node, parents)
         for other, bound in names.items():
@@ -526,6 +527,47 @@ def _expression_edits(
             )
 
 
+#: one operation put on a value passed to a call: {method: what it does to the value}
+_ARGUMENT_OPERATIONS = {
+    "abs": "takes the absolute value of",
+    "square": "squares",
+    "sqrt": "takes the square root of",
+}
+
+
+def _operation_on_argument_edits(
+    node: ast.Name | ast.Attribute, parents: dict[int, ast.AST], edit: Callable[..., Edit]
+) -> Iterator[Edit]:
+    """A value with one elementwise operation on it (``k.abs()``, ``k.square()``,
+    ``k.sqrt()`` where ``k`` belongs): a formula with one operation added, in the family
+    of the squared or rooted terms no other edit writes. Only a local variable or a
+    ``self.`` attribute passed to a call or taken by an arithmetic operator, so that the
+    edits stay few (and they are tried last: search.py's second tier)."""
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Call):
+        if not any(arg is node for arg in parent.args):
+            return
+        how = "before passing it on"
+    elif isinstance(parent, ast.BinOp) and (parent.left is node or parent.right is node):
+        how = "in the formula"
+    else:
+        return
+    written = ast.unparse(node)
+    context = _context(node, parents)
+    for method, words in _ARGUMENT_OPERATIONS.items():
+        new = ast.Call(
+            func=ast.Attribute(value=copy.deepcopy(node), attr=method, ctx=ast.Load()),
+            args=[],
+            keywords=[],
+        )
+        yield edit(
+            new,
+            f"{words} `{written}` {how}: "
+            f"{quote(_replaced_in(context, node, new))} where {quote(context)} belongs",
+            "operation added",
+        )
+
+
 def _attribute_edits(
     node: ast.AST, parents: dict[int, ast.AST], attributes: list[str], edit: Callable[..., Edit]
 ) -> Iterator[Edit]:
@@ -537,6 +579,7 @@ def _attribute_edits(
         and isinstance(node.ctx, ast.Load)
     ):
         return
+    yield from _operation_on_argument_edits(node, parents, edit)
     context = _context(node, parents)
     for other in attributes:
         # a dropout put in another submodule's place is the call left out (in eval mode,

@@ -608,12 +608,16 @@ def matching(function: Callable, calls: list[Recorded], budget: int = _BUDGET) -
     return search_edits(function, calls, budget).variants
 
 
-def search_edits(function: Callable, calls: list[Recorded], budget: int = _BUDGET) -> Search:
+def search_edits(
+    function: Callable, calls: list[Recorded], budget: int = _BUDGET, later: bool = False
+) -> Search:
     """:func:`matching`, with the number of calls whose result is wrong. Silent: a test
-    cell that writes to stderr counts as failed in nbgrader."""
+    cell that writes to stderr counts as failed in nbgrader. ``later``: the
+    :data:`_SECOND_TIER` edits alone, which a check tries only where its message would
+    otherwise be a fallback."""
     with torch_state_kept(), warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        return _search(function, calls, budget)
+        return _search(function, calls, budget, later)
 
 
 def _function_modes() -> list:
@@ -645,14 +649,14 @@ def torch_state_kept():
                 torch._C._push_on_torch_function_stack(mode)
 
 
-def _search(function: Callable, calls: list[Recorded], budget: int) -> Search:
+def _search(function: Callable, calls: list[Recorded], budget: int, later: bool = False) -> Search:
     if not calls:
         return Search([])
     order = [calls[-1], *calls[:-1]]
     saved = global_random_state()
     try:
         if isinstance(function, type):
-            return _search_module(function, order, budget)
+            return _search_module(function, order, budget, later)
         # an answer the reference itself reproduces has nothing to diagnose (an edit that
         # changes nothing would "match" it)
         started = time.perf_counter()
@@ -671,11 +675,12 @@ def _search(function: Callable, calls: list[Recorded], budget: int) -> Search:
         # most edits are told apart on the first call, so the search costs about one run
         # per edit: one that would cost more than the budget is not started (beam search,
         # whole decoding loops), and every one that starts tries every edit
-        variants = variants_of(function)
-        if work * len(variants) > budget:
+        first, second = _tiers(variants_of(function))
+        tier = second if later else first
+        if work * len(tier) > budget:
             return Search([], wrong, wrong_calls)
         found: list[Variant] = []
-        for variant in variants:
+        for variant in tier:
             try:
                 edited = variant.function()
             except Exception:
@@ -689,7 +694,19 @@ def _search(function: Callable, calls: list[Recorded], budget: int) -> Search:
     return Search(found, wrong, wrong_calls)
 
 
-def _search_module(cls: type, order: list[Recorded], budget: int) -> Search:
+#: the kinds of edit tried only where a check's message would otherwise be a fallback
+#: (``search_edits(..., later=True)``): an operation added to an argument (edits.py) fits
+#: few mistakes, and must neither crowd out a search nor a check's own reading
+_SECOND_TIER = frozenset({"operation added"})
+
+
+def _tiers(variants) -> tuple[list[Variant], list[Variant]]:
+    """``variants`` split into the edits tried first and the :data:`_SECOND_TIER` ones."""
+    first = [v for v in variants if v.kind not in _SECOND_TIER]
+    return first, [v for v in variants if v.kind in _SECOND_TIER]
+
+
+def _search_module(cls: type, order: list[Recorded], budget: int, later: bool = False) -> Search:
     """:func:`_search` for a module class: the edits of its ``forward`` run on reference
     modules holding the learner's weights; the edits of its ``__init__`` build the module
     again (a construction record compares what was built, a call record its output)."""
@@ -744,7 +761,9 @@ def _search_module(cls: type, order: list[Recorded], budget: int) -> Search:
     order, instances = [p[0] for p in paired], [p[1] for p in paired]
     shows = [p[2] for p in paired]
     wrong_calls = [call for call, show in zip(order, shows, strict=True) if show]
-    variants = variants_of(cls)
+    first, second = _tiers(variants_of(cls))
+    # the second tier: forward's edits of that kind alone
+    variants = [v for v in second if not v.constructor] if later else first
     # each kind of edit is tried only when all of that kind fit the budget
     forwards = sum(not v.constructor for v in variants)
     # an edit of forward can only explain a wrong call (not a wrong construction)

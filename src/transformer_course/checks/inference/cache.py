@@ -1,6 +1,8 @@
 """Checks for lesson 12's KVCache: keys and values stored after the positions already held."""
 
+import contextlib
 import re
+import weakref
 
 import torch
 
@@ -8,6 +10,7 @@ from transformer_course.checking import Checker, short, tolerance
 from transformer_course.checking.counters import matching_updates
 from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.kept_outside import rounded_up
 from transformer_course.checking.rearranged import slice_order, slice_sources
 from transformer_course.checking.state_keys import counters_kept_as_tensors
 
@@ -792,8 +795,53 @@ def _parameters_reordered(cls, name: str, shape: tuple, sizes: tuple, dtype) -> 
     )
 
 
+#: (cache, buffer) weak references for every cache whose buffers a check read, over the
+#: process: a buffer of a new cache in the memory of an earlier cache's is shared state
+_BUFFERS_SEEN: list = []
+
+
+def _shared_with_earlier_cache(buffer, cache) -> bool:
+    """Whether ``buffer`` (of ``cache``) is in the memory of a buffer of another cache built
+    before it (the same tensor, or a view of it); False on anything unexpected."""
+    try:
+        memory = buffer.untyped_storage().data_ptr()
+        for cache_ref, buffer_ref in _BUFFERS_SEEN[-64:]:
+            other, seen = cache_ref(), buffer_ref()
+            # the earlier cache may be gone while its buffer lives on (kept on the class)
+            if seen is None or other is cache or seen.numel() == 0:
+                continue
+            if seen.untyped_storage().data_ptr() == memory:
+                return True
+    except Exception:  # values from the grader, or a buffer that is not a tensor
+        return False
+    return False
+
+
+def _kept_or_rounded(name: str, shape: tuple, sizes: tuple, shared: bool) -> str:
+    """A buffer of the wrong shape in the memory of an earlier cache's buffer (kept on the
+    class or in a global and handed to every cache), or whose positions axis is max_len
+    rounded up, named; "" otherwise."""
+    if shared:
+        return (
+            f" Your {name} buffer is the very tensor of a cache built earlier (the same "
+            "memory), made for that cache's sizes: your caches share one buffer (kept on "
+            "the class, in a global or in a default argument), so a new cache starts with "
+            "another's sizes and positions. Allocate the buffers in __init__ for this "
+            "cache's own sizes (self.register_buffer(...)), each cache its own."
+        )
+    same_elsewhere = all(shape[axis] == sizes[axis] for axis in (0, 1, 3))
+    rounding = rounded_up(shape[2], sizes[2]) if same_elsewhere else ""
+    if rounding:
+        return (
+            f" Its positions axis holds {shape[2]}: max_len = {sizes[2]} rounded up to "
+            f"{rounding}. The cache holds exactly max_len positions (and refuses more): "
+            "allocate (batch, num_heads, max_len, d_head) as asked."
+        )
+    return ""
+
+
 def _expect_layout(
-    c: Checker, buffer, name: str, built: str, sizes: tuple, cls=None, dtype=None
+    c: Checker, buffer, name: str, built: str, sizes: tuple, cls=None, dtype=None, cache=None
 ) -> None:
     """A buffer ``keys`` or ``values`` has the layout (batch, num_heads, positions, d_head):
     max_len positions, or fewer in a cache that grows (blind8b-kv-buffers-positions-second,
@@ -802,20 +850,28 @@ def _expect_layout(
         return
     batch, heads, max_len, d_head = sizes
     shape = tuple(buffer.shape)
+    shared = _shared_with_earlier_cache(buffer, cache)
+    if cache is not None:
+        with contextlib.suppress(TypeError):  # a stand-in that takes no weak reference
+            _BUFFERS_SEEN.append((weakref.ref(cache), weakref.ref(buffer)))
     if (shape[0], shape[1], shape[3]) == (batch, heads, d_head) and shape[2] <= max_len:
         return
     reordered = "" if cls is None else _parameters_reordered(cls, name, shape, sizes, dtype)
-    hint = reordered or (
-        " That is positions second, (batch, max_len, num_heads, d_head), the layout before "
-        "split_heads' transpose."
-        if shape == (batch, max_len, heads, d_head)
-        # blind16e-kv-values-buffer-shaped-d-v-from-keys (its shape alone before)
-        else f" Your {name} buffer is transposed: (batch, num_heads, d_head, max_len), the "
-        "right layout with its last two axes swapped, as for a product such as q @ kᵀ, with "
-        "each position a column. Store them as they come and transpose where the product "
-        "needs it, if anywhere."
-        if shape == (batch, heads, d_head, max_len) and d_head != max_len
-        else ""
+    hint = (
+        reordered
+        or _kept_or_rounded(name, shape, sizes, shared)
+        or (
+            " That is positions second, (batch, max_len, num_heads, d_head), the layout before "
+            "split_heads' transpose."
+            if shape == (batch, max_len, heads, d_head)
+            # blind16e-kv-values-buffer-shaped-d-v-from-keys (its shape alone before)
+            else f" Your {name} buffer is transposed: (batch, num_heads, d_head, max_len), the "
+            "right layout with its last two axes swapped, as for a product such as q @ kᵀ, with "
+            "each position a column. Store them as they come and transpose where the product "
+            "needs it, if anywhere."
+            if shape == (batch, heads, d_head, max_len) and d_head != max_len
+            else ""
+        )
     )
     c.fail(
         f"{built}: the buffer {name} has shape {shape}, not (batch, num_heads, max_len, "
@@ -1388,7 +1444,9 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                 _expect_default_dtype(c, cls, (batch, heads, max_len, d_head))
             for name in ("keys", "values"):
                 buffer = getattr(cache, name, None)
-                _expect_layout(c, buffer, name, built, (batch, heads, max_len, d_head), cls, dtype)
+                _expect_layout(
+                    c, buffer, name, built, (batch, heads, max_len, d_head), cls, dtype, cache
+                )
                 if isinstance(buffer, torch.Tensor) and buffer.dtype != dtype:
                     c.fail(
                         f"{built}: the buffer {name} has dtype {buffer.dtype}, not {dtype}: "

@@ -1,7 +1,9 @@
 """Checks for lesson 12's generate: generation with a cache against the reference generation
 without one, on a CachedGPT with small random weights."""
 
+import contextlib
 import re
+import weakref
 
 import torch
 
@@ -1244,10 +1246,13 @@ def _logits_shape_hint(
     return rule
 
 
-def _reused_caches(calls: list[dict], first_calls: int) -> str:
+def _reused_caches(calls: list[dict], first_calls: int, earlier: list | None = None) -> str:
     """Whether a later generate call fed the model through a cache object of an earlier
     call (the caches kept on the model, in a global or a default argument), named; ""
-    otherwise."""
+    otherwise. ``earlier``: the caches of earlier generate calls on other models (a global
+    or a default argument outlives the model)."""
+    if earlier is not None:
+        return _reused_from_other_calls(calls, earlier)
     earlier = [cache for call in calls[:first_calls] for cache in call["caches"] or []]
     for call in calls[first_calls:]:
         for cache in call["caches"] or []:
@@ -1262,6 +1267,37 @@ def _reused_caches(calls: list[dict], first_calls: int) -> str:
                     "generate at every call, caches = model.new_caches(batch, len + "
                     "max_new_tokens) as a local variable: not kept on the model, in a global "
                     "or in a default argument."
+                )
+    return ""
+
+
+#: every cache a generate under check fed its model, over all the checks of this process
+#: (the visible run's caches, kept in a global, reach the hidden run's first call); weak
+#: references, so that a cache dropped is never taken for a new one
+_CACHES_FED: weakref.WeakSet = weakref.WeakSet()
+
+
+def _reused_from_other_calls(calls: list[dict], earlier: list) -> str:
+    """The caches of an earlier generate call (on another model) fed to this one, named;
+    "" otherwise. Only state kept outside generate (a global, a default argument, a class
+    attribute) survives from one call to the next."""
+    for call in calls:
+        for cache in call["caches"] or []:
+            if any(cache is old for old in earlier):
+                held = call["held"][0] if call["held"] else None
+                return (
+                    "This generate fed the model through cache objects made during an earlier "
+                    "generate call (on another model"
+                    + (
+                        f"; they held {held} positions before this call"
+                        if isinstance(held, int)
+                        else ""
+                    )
+                    + "): the caches outlive the call that made them (kept in a global, a "
+                    "default argument or an attribute). Their sizes and contents belong to "
+                    "the earlier prompt, so this one's keys and values go after the old ones, "
+                    "or do not fit. Make fresh caches inside generate at every call, caches = "
+                    "model.new_caches(batch, len + max_new_tokens) as a local variable."
                 )
     return ""
 
@@ -1320,6 +1356,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
     generate_without_cache, running each position through the model once."""
     with Checker("generate", hidden=hidden) as c:
         c.require_callable(generate)
+        earlier_caches = _CACHES_FED  # every cache fed to the models of the calls before
         for seed, batch, length, new, sizes in _HIDDEN_GENERATE if hidden else _VISIBLE_GENERATE:
             seed = seed + 1000 * hidden
             model = _model(seed, sizes)
@@ -1374,6 +1411,10 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 "Sizes of tensors must match except in dimension 1",
                 lambda exc, b=batch, n=length: _batch_axis_indexed_hint(exc, b, n),
             )
+            kept = (
+                Exception,
+                lambda _exc, calls=trace.calls, old=earlier_caches: _reused_caches(calls, 0, old),
+            )
             # a generate that draws with the global stream draws the same tokens every run
             # (the Checker puts the stream back afterwards)
             torch.manual_seed(seed)
@@ -1385,6 +1426,7 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     new,
                     call_repr=call,
                     hints=[
+                        kept,
                         one_dimensional,
                         unpacked,
                         row_column,
@@ -1399,6 +1441,10 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 )
             finally:
                 trace.remove()
+            kept_from_before = _reused_caches(trace.calls, 0, list(earlier_caches))
+            for cache in (cache for call in trace.calls for cache in call["caches"] or []):
+                with contextlib.suppress(TypeError):  # an object that takes no weak reference
+                    earlier_caches.add(cache)
             expected_ids, expected_logits = ref.generate_without_cache(
                 ref.make_cached_gpt(seed, **sizes), prompt, new
             )
@@ -1454,8 +1500,8 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     _RECORDED_PROBS: expected_logits.softmax(dim=-1),
                     _RECORDED_LOG_PROBS: expected_logits.log_softmax(dim=-1),
                 },
-                explain=lambda got=logits, want=expected_logits, calls=trace.calls, n=length, i=ids: (
-                    _explain_generation(got, want, calls, n, i)
+                explain=lambda got=logits, want=expected_logits, calls=trace.calls, n=length, i=ids, kept=kept_from_before: (
+                    kept or _explain_generation(got, want, calls, n, i)
                 ),
                 hint="The logits must be those of generation without a cache "
                 "(ref.generate_without_cache).",

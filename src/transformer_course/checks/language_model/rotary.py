@@ -2025,11 +2025,14 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
                     or _feature_sources_probe(apply_rotary, x, got, pairing)
                 )
 
-            runs.append((got, expected, call, tol, mistakes, explain, axes))
+            runs.append((got, expected, call, tol, mistakes, explain, axes, x))
         # a cause is stated only when it gives the learner's values on every input
         _judge_runs(
             c,
-            [(g, e, call, tol, m, {"explain": x, "axes": a}) for g, e, call, tol, m, x, a in runs],
+            [
+                (g, e, call, tol, m, {"explain": why, "axes": a, "untouched": before})
+                for g, e, call, tol, m, why, a, before in runs
+            ],
         )
         _expect_non_contiguous(c, apply_rotary, 57 if hidden else 7, hidden, pairing)
         _relative_property(c, apply_rotary, 16 if hidden else 8, 55 if hidden else 5)
