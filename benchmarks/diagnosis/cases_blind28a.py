@@ -24,6 +24,10 @@ DROPOUT2D = "https://github.com/pytorch/pytorch/issues/69801"
 NO_SOFTMAX = "https://github.com/PaddlePaddle/PaddleOCR/pull/4556"
 KEY_NO_BIAS = "https://github.com/vllm-project/vllm/pull/12342"
 BITWISE_NOT = "https://runebook.dev/en/docs/pytorch/generated/torch.bitwise_not"
+LOWER_DISCARDED = (
+    "https://runestone.academy/ns/books/published/FOPP-PIE/Sequences/StringsAreImmutable.html"
+)
+TUTORIAL_SUBSEQUENT_MASK = "https://github.com/dearRongerr/learning_transformer_v1"
 NP_RESIZE = "https://rossbar.github.io/numpy/reference/generated/numpy.resize.html"
 
 BLIND28A: list[Case] = [
@@ -60,6 +64,37 @@ def tokenize(text):
     return re.findall(r"\\w+|[^\\w\\s]", text.lower())
 """,
         source=NFKC,
+    ),
+    _c(
+        "tok-lower-result-discarded",
+        L01,
+        "tokenize",
+        "calls text.lower() on a line of its own without keeping the result: strings are "
+        "immutable, so lower() returns a new string that is thrown away, and the pattern then "
+        "splits the original text, capitals included.",
+        (
+            r"(result|return value) of (text\.|str\.)?lower\(\).{0,40}(discarded|thrown away|"
+            r"not (kept|assigned|used|stored)|lost|ignored)",
+            r"lower\(\) returns a new string",
+            r"(strings are|str is) immutable",
+            r"text ?= ?text\.lower\(\)",
+            r"(never|not) (re)?assign\w*",
+        ),
+        (
+            r"punctuation (marks? )?(are |is )?(dropped|removed|missing|lost)",
+            r"runs? of (punctuation|marks)",
+            r"ascii[- ]only|non-ascii",
+            r"casefold",
+        ),
+        code="""
+import re
+
+
+def tokenize(text):
+    text.lower()
+    return re.findall(r"\\w+|[^\\w\\s]", text)
+""",
+        source=LOWER_DISCARDED,
     ),
     _c(
         "tok-two-char-words",
@@ -185,6 +220,36 @@ def encode(tokens, vocab):
     return list(map(vocab.get, tokens, [unk]))
 """,
         source=MAP_SHORTEST,
+    ),
+    _c(
+        "decode-np-vectorize-array-of-str",
+        L01,
+        "decode",
+        "looks the ids up with np.vectorize(id_to_token.get)(ids): the tokens are right but "
+        "come back as a numpy array of str (dtype '<U...'), not a list of str, and an empty "
+        "list of ids raises ValueError (np.vectorize cannot guess the output type of size-0 "
+        "inputs without otypes).",
+        (
+            r"np\.vectorize|vectori[sz]e",
+            r"(numpy|np\.?nd)?array of (str|strings)|ndarray",
+            r"not a list( of str)?",
+            r"otypes",
+            r"'?<U\d*'?|dtype.{0,10}<U",
+        ),
+        (
+            r"(key|insertion) order|position in the vocab",
+            r"special tokens? (are )?(dropped|skipped|removed)",
+            r"(one|single|joined) string",
+            r"(first|previous|earlier) (call|vocab)",
+        ),
+        code="""
+import numpy as np
+
+
+def decode(ids, vocab):
+    id_to_token = {index: token for token, index in vocab.items()}
+    return np.vectorize(id_to_token.get)(np.asarray(ids))
+""",
     ),
     _c(
         "pad-rows-np-resize",
@@ -486,5 +551,37 @@ def padding_mask(ids, pad_id):
     return (~is_pad)[:, None, None, :]
 """,
         source=BITWISE_NOT,
+    ),
+    _c(
+        "lookahead-tutorial-uint8-with-batch-axis",
+        L06,
+        "look_ahead_mask",
+        "two mistakes at once, both kept from the tutorials' subsequent_mask: the mask is "
+        "built as 1 - np.triu(np.ones((1, size, size)), k=1).astype('uint8') and returned "
+        "with torch.from_numpy, so it has their leading axis, shape (1, size, size), and "
+        "their uint8 dtype, instead of a bool (size, size) mask (the values themselves, the "
+        "lower triangle with the diagonal, are right).",
+        (
+            r"uint8|unsigned|byte tensor|integer (dtype|tensor|mask)|not (a )?bool",
+            r"\(1, ?size, ?size\)|\(1, \d+, \d+\)",
+            r"(leading|extra|batch) (axis|dimension)|3-?d\b|three (axes|dimensions)",
+        ),
+        (
+            r"upper triangle|future (keys|positions|tokens) (are )?(allowed|visible)",
+            r"diagonal (is )?(blocked|excluded|masked|missing)",
+            r"(polarity|inverted)|true (means|=|marks) (blocked|masked)",
+            r"additive|-inf",
+        ),
+        code="""
+import numpy as np
+import torch
+
+
+def look_ahead_mask(size):
+    attn_shape = (1, size, size)
+    future = np.triu(np.ones(attn_shape), k=1).astype("uint8")
+    return torch.from_numpy(1 - future)
+""",
+        source=TUTORIAL_SUBSEQUENT_MASK,
     ),
 ]
