@@ -28,6 +28,9 @@ LOWER_DISCARDED = (
     "https://runestone.academy/ns/books/published/FOPP-PIE/Sequences/StringsAreImmutable.html"
 )
 TUTORIAL_SUBSEQUENT_MASK = "https://github.com/dearRongerr/learning_transformer_v1"
+SDPA_SCALE_DEFAULT = (
+    "https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention"
+)
 NP_RESIZE = "https://rossbar.github.io/numpy/reference/generated/numpy.resize.html"
 
 BLIND28A: list[Case] = [
@@ -412,6 +415,36 @@ def cosine_similarity(a, b):
                 "        scores = scores / math.sqrt(d_k)",
             ),
         ),
+    ),
+    _c(
+        "sdpa-scale-keyword-defaults-to-one",
+        L04,
+        "scaled_dot_product_attention",
+        "copies the optional scale keyword of torch's F.scaled_dot_product_attention but gives "
+        "it the default 1.0 instead of None-meaning-1/sqrt(d_k): called without a scale, as the "
+        "course calls it, the scores are multiplied by 1 and never divided by sqrt(d_k), so the "
+        "weights come out too sharp.",
+        (
+            r"(no|never|without|missing|forg[eo]t\w*|skip\w*) (the )?(scal|sqrt\(d_k\))",
+            r"not (divided|scaled) by sqrt\(d_k\)|(never|not) (divided|scaled)",
+            r"scale\w* (defaults? to|of|=|is) ?1(\.0)?\b",
+            r"default\w* (scale|value).{0,40}(1(\.0)?\b|sqrt)",
+            r"unscaled",
+        ),
+        (
+            r"sqrt\(d_v\)|sqrt\(len_k\)|number of keys",
+            r"softmax over (the )?(quer|first|wrong)",
+            r"mask (is )?(inverted|ignored|applied after)",
+            r"d_k instead of sqrt|scaled twice",
+        ),
+        edits=(
+            (
+                "scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)",
+                "scores = q @ k.transpose(-2, -1) * scale",
+            ),
+            ("mask: torch.Tensor | None = None", "mask: torch.Tensor | None = None, scale=1.0"),
+        ),
+        source=SDPA_SCALE_DEFAULT,
     ),
     _c(
         "ar-output-from-unscaled-softmax",
