@@ -306,7 +306,7 @@ def pad_batch(sequences, pad_id):
             r"(id )?0 .{0,40}last (column|position)",
         ),
         (
-            r"transposed|(vocab|one-hot) axis (is )?first",
+            r"transposed (one-hot|result|output|array)|(vocab|one-hot) axis (is )?first",
             r"width (from|taken from|set by) (the )?(max|largest)",
             r"vocab_size ?\+ ?1|one column too many",
             r"boolean (array|values|dtype)",
@@ -464,7 +464,7 @@ def cosine_similarity(a, b):
             r"scal\w* by (sqrt\()?(len_k|d_v|the number of keys)",
             r"weights (are )?(wrong|not normali[sz]ed)|(do not|don'?t) (sum|add) (up )?to (1|one)",
             r"(returns?|swapped) .{0,20}(output first|in the wrong order)",
-            r"mean (over|of) (the )?keys|averag\w* the (value )?rows",
+            r"mean (over|of) (the )?keys|(plain|unweighted) (mean|average)",
         ),
         edits=(
             (
@@ -474,6 +474,27 @@ def cosine_similarity(a, b):
         ),
     ),
     # ---- 05 multi-head attention ----------------------------------------------------------
+    _c(
+        "q-head-width-as-string",
+        L05,
+        "quiz_head_width",
+        "returns the right width as a string, '64' (the habit of the other quizzes, which "
+        "return a letter in quotes), instead of the number 64 the question asks for: the value "
+        "is right, its type is not.",
+        (
+            r"\bstr(ing)?\b.{0,40}(instead of|not|rather than) (a |an )?(number|int)",
+            r"(number|int\w*).{0,30}(not|instead of|rather than) (a )?(str(ing)?|text)",
+            r"(in |inside |without )?(the )?quot(es|ation marks|ed)",
+            r"(type|isinstance).{0,30}(str|string)",
+        ),
+        (
+            r"number of heads|\bh\b ?= ?12|sentence length|number of tokens",
+            r"d_model (itself|= ?768)|whole width",
+            r"square root of d_k|sqrt\(d_k\) (itself|instead)",
+            r"feed[- ]forward|intermediate",
+        ),
+        edits=(("return 64", 'return "64"'),),
+    ),
     _c(
         "mha-inline-softmax-forgotten",
         L05,
@@ -546,7 +567,7 @@ class MultiHeadAttention(nn.Module):
         (
             r"(all|every|the four) (linear|projection)s?.{0,30}(no|without) bias",
             r"w_o.{0,30}(missing|absent)",
-            r"fused",
+            r"fused (q/?k/?v|qkv) (projection|linear|layer)",
             r"w_v.{0,30}(missing|absent)",
         ),
         edits=(
@@ -603,7 +624,7 @@ def padding_mask(ids, pad_id):
             r"upper triangle|future (keys|positions|tokens) (are )?(allowed|visible)",
             r"diagonal (is )?(blocked|excluded|masked|missing)",
             r"(polarity|inverted)|true (means|=|marks) (blocked|masked)",
-            r"additive|-inf",
+            r"additive (float )?mask|-inf (where|for|at) (blocked|future)",
         ),
         code="""
 import numpy as np
