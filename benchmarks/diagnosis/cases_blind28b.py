@@ -43,14 +43,14 @@ BLIND28B: list[Case] = [
             r"1 ?\+ ?(self\.)?weight|weight ?\+ ?1",
             r"offset[- ]from[- ]one|one[- ]cent(e|re)d",
             r"(gain|weight)\w*.{0,60}(plus|\+) ?(one|1)\b",
-            r"(doubl\w*|twice|(times|factor of|scaled by) 2)",
+            r"doubl\w*|twice (as (large|big)|the (size|value))|(times|factor of|scaled by) 2\b",
         ),
         (
             r"unbiased|n ?- ?1\b|bessel",
             r"eps\w* (is )?(added )?(outside|after) the (square )?root|to the standard deviation",
             r"(over|along|across) the (batch|positions?|sequence|whole sentence)",
             r"(weight|gain) and (the )?bias (are )?swapped",
-            r"rms\w*|without (subtracting|centring|centering) the mean",
+            r"\brms\w*|without (subtracting|centring|centering) the mean",
         ),
         code="""
 class LayerNorm(nn.Module):
@@ -90,7 +90,6 @@ class LayerNorm(nn.Module):
             r"dropout (is )?(applied )?(to|on) the input",
             r"relu (is )?(applied )?(after|on|to the output of) w_2",
             r"(never|not|no) (drops?|dropout) in train",
-            r"d_ff|hidden width",
         ),
         code="""
 class PositionwiseFeedForward(nn.Module):
@@ -176,7 +175,7 @@ class EncoderLayer(nn.Module):
             r"dropout (is )?(on|applied to) the residual sum",
             r"dropout (is )?(on|applied to) the (sub-?layer'?s? )?input",
             r"(no|without|never) (residual )?dropout",
-            r"functional dropout|training=",
+            r"functional dropout",
             r"mask (is )?(not passed|ignored|inverted)",
         ),
         code="""
@@ -327,8 +326,9 @@ class Decoder(nn.Module):
         "memory for the cross-attention: the sinusoids, already added to the source "
         "embeddings, are added a second time to every memory vector.",
         (
-            r"(position\w*|sinusoid\w*|pe\b).{0,80}(memory|encoder'?s? output)",
-            r"(memory|encoder'?s? output).{0,80}(position\w*|sinusoid\w*)",
+            r"(positional encoding|positions|sinusoids?|\bpe)\b.{0,60}(added|applied|twice|again|to)"
+            r".{0,60}(memory|encoder'?s? output)",
+            r"(memory|encoder'?s? output).{0,60}(positional encoding|sinusoid\w*|positions (added|again))",
         ),
         (
             r"(no|without|missing) positional encoding",
@@ -478,7 +478,7 @@ def greedy_decode(model, src_ids, max_len, bos_id, eos_id):
             r"(generator|rng|random (state|stream)).{0,100}"
             r"(once|shared|module|kept|reused|between calls|across calls|re-?seed\w*|persist\w*)",
             r"(not|never) (re-?)?seeded|re-?seed\w*",
-            r"(not )?(deterministic|reproducible)",
+            r"(not|isn'?t|never) (deterministic|reproducible)",
         ),
         (
             r"(drops?|loses?) the last batch",
@@ -486,7 +486,6 @@ def greedy_decode(model, src_ids, max_len, bos_id, eos_id):
             r"(shuffled|permuted) separately",
             r"pad\w* (on|to) the left",
             r"(in place|caller'?s list)",
-            r"float|int32",
         ),
         code="""
 _GENERATOR = torch.Generator()
@@ -528,10 +527,9 @@ def make_batches(pairs, batch_size, *, pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_
             r"(pair|sentence|example)s? (is |are )?(missing|not used|never used|in no batch)",
         ),
         (
-            r"shuffl\w*|seed",
+            r"(ignores?|without) (the )?seed|global (random )?generator",
             r"pad\w* (on|to) the left",
             r"(labels?|decoder_input).{0,40}(shift\w*|<bos>|<eos>)",
-            r"float|int32",
         ),
         code="""
 def make_batches(pairs, batch_size, *, pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_ID,
@@ -570,7 +568,7 @@ def make_batches(pairs, batch_size, *, pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_
             r"(d_model|warmup) (and|&) (warmup|d_model) (are )?swapped",
             r"\bmax\b.{0,20}instead of min|min.{0,20}instead of max",
             r"d_model ?\*\* ?-?0\.5 (is )?(missing|left out)",
-            r"(tensor|not a (python )?float)",
+            r"returns? a (0-d )?tensor|not a (python )?float",
         ),
         code="""
 def noam_lr(step, d_model, warmup):
@@ -598,8 +596,8 @@ def noam_lr(step, d_model, warmup):
             r"\bV ?- ?1\b|other tokens",
             r"\bkl\b|kullback",
             r"pad\w* (positions? )?(included|counted|not (excluded|ignored))",
-            r"(sum|summed|instead of (the )?mean)",
-            r"log[- ]?(of )?softmax|log\(softmax",
+            r"(returns?|gives?) the sum|summed over|instead of the mean",
+            r"log\(softmax|log of (the )?softmax",
         ),
         code="""
 def label_smoothed_loss(logits, labels, pad_id, smoothing=0.1):
@@ -706,7 +704,7 @@ def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
         (
             r"first reference (only)?",
             r"(divid\w*|fraction).{0,40}(references|total number of references)",
-            r"percent|0-100|scale",
+            r"exact_match (is |as )?(a )?percent\w*|(multipl\w*|times) (by )?100",
             r"lower-?case|case-insensitive",
             r"pooled|every sentence'?s references",
         ),
@@ -735,7 +733,7 @@ def translation_scores(hypotheses, references):
         ),
         (
             r"without <bos>|no <bos>|<bos>.{0,20}(missing|left out)",
-            r"length penalty",
+            r"length penalty'?s? (L|length)|counts? <bos> in the length",
             r"(returns?|result|rows?) (starts?|begin\w*) with <bos>|keeps? <bos>",
             r"log[-_ ]?softmax (over|along) the (beam|first)",
             r"(not|never) accumulat\w*|last token'?s? log",
