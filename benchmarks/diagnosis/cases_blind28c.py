@@ -25,6 +25,8 @@ MAX_FROM_SUM = "https://github.com/ModelTC/LightLLM/issues/948"
 DOUBLE_SCALING = "https://github.com/AI-Hypercomputer/maxtext/issues/3138"
 LOGITS_LOSS_PAIR = "https://github.com/karpathy/llama2.c/pull/250"
 ONE_KV_HEAD = "https://github.com/lucidrains/MEGABYTE-pytorch/issues/13"
+CUMSUM_LOGPROBS = "https://github.com/skyzh/tiny-llm/issues/32"
+REPEAT_NOT_INTERLEAVE = "https://github.com/facebookresearch/vjepa2/pull/15"
 
 BLIND28C: list[Case] = [
     # ---- 11 language model ----------------------------------------------------------------
@@ -295,6 +297,98 @@ class CausalSelfAttention(nn.Module):
             ),
         ),
         source=ONE_HOT_WIDTH,
+    ),
+    _c(
+        "ntb-targets-one-short",
+        L11,
+        "next_token_batches",
+        "gathers the windows with a list comprehension and stops each target slice one token "
+        "early, tokens[s + 1 : s + block_size] instead of tokens[s + 1 : s + block_size + 1]: "
+        "the inputs are right, but every row of targets has block_size - 1 tokens, so the "
+        "last input of each window has no target.",
+        (
+            r"block_size - 1",
+            r"targets?.{0,60}(one (token )?(too )?short|one token (too )?few|shorter)",
+            r"(last|final) (input|position|token).{0,60}(no|without a|missing) target",
+            r"s \+ block_size \+ 1",
+            r"targets?.{0,40}\(\d+, \d+\).{0,40}(instead of|expected)",
+        ),
+        (
+            r"without (the )?generator|global (random|rng)|ignor\w* (the )?generator",
+            r"targets? (are|equal) the inputs|not shifted",
+            r"\(block_size, batch_size\)|transposed",
+            r"starts?.{0,40}(one short|never drawn|too (small|large))",
+        ),
+        code="""
+def next_token_batches(tokens, block_size, batch_size, generator):
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    inputs = torch.stack([tokens[s : s + block_size] for s in starts])
+    targets = torch.stack([tokens[s + 1 : s + block_size] for s in starts])
+    return inputs, targets
+""",
+    ),
+    _c(
+        "rotary-halves-tables-on-adjacent-pairs",
+        L11,
+        "apply_rotary",
+        "rotates adjacent pairs (rotate-every-two: x[2i], x[2i + 1]) but widens the half-width "
+        "tables with torch.cat([cos, cos], -1), the rotate-half layout, instead of "
+        "repeat_interleave(2, -1): the two features of a pair are turned by different "
+        "angles (theta_2i and theta_2i+1 of the first half), so it is no longer a rotation.",
+        (
+            r"repeat_interleave",
+            r"torch\.cat\(\[cos, cos\]|(cat|concatenat)\w* (the )?(tables|cos|angles)",
+            r"(two|both) (features|components|halves) of (a|each|the) pair.{0,60}different angles?",
+            r"(different|mismatched) angles?.{0,40}(within|inside|in) (a|each|the) pair",
+            r"(layout|convention)s?.{0,40}(mix|mismatch|inconsistent)",
+            r"(mix|mismatch)\w*.{0,40}(layouts?|conventions?)",
+        ),
+        (
+            r"(minus|sign).{0,30}(wrong|missing|flipped)",
+            r"(cos|sin) (and|&) (sin|cos) (are )?(swapped|exchanged)",
+            r"in[- ]place|caller'?s (queries|tensor)",
+            r"dtype|float32",
+            r"(first|only) half (of the features )?(is )?rotated",
+        ),
+        code="""
+def apply_rotary(x, cos, sin):
+    cos = torch.cat([cos, cos], dim=-1).to(x.dtype)  # (len, d_head)
+    sin = torch.cat([sin, sin], dim=-1).to(x.dtype)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    rotated = torch.stack([-odd, even], dim=-1).flatten(-2)  # (-x1, x0, -x3, x2, ...)
+    return x * cos + rotated * sin
+""",
+        source=REPEAT_NOT_INTERLEAVE,
+    ),
+    _c(
+        "sample-top-p-cumsum-of-log-probs",
+        L11,
+        "sample",
+        "sorts and accumulates log-probabilities (torch.log_softmax) for top-p instead of "
+        "probabilities: every cumulative sum is 0 or negative, never reaches top_p, so no "
+        "token is ever removed and top-p has no effect.",
+        (
+            r"log[- _]?(softmax|probs?|probabilit)",
+            r"(cumulative|cumsum|running sum).{0,60}(negative|log)",
+            r"(nothing|no token) (is )?(ever )?(removed|filtered|dropped)",
+            r"top_p (has no effect|is ignored|does nothing|never (applies|removes))",
+            r"never reach\w* top_p",
+        ),
+        (
+            r"cumsum of (the )?(raw )?logits|logits themselves",
+            r"(ascending|not (sorted )?descending)",
+            r"gather\b.{0,40}scatter|scatter\b.{0,40}gather",
+            r"(before|after) (the )?temperature",
+            r"(crossing|crosses) (token|top_p).{0,30}(dropped|removed)",
+        ),
+        edits=(
+            (
+                "sorted_probs, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=True)",
+                "sorted_probs, order = torch.log_softmax(logits, dim=-1).sort(dim=-1, "
+                "descending=True)",
+            ),
+        ),
+        source=CUMSUM_LOGPROBS,
     ),
     # ---- 12 inference ---------------------------------------------------------------------
     _c(
