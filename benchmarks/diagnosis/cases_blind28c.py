@@ -25,6 +25,7 @@ MAX_FROM_SUM = "https://github.com/ModelTC/LightLLM/issues/948"
 DOUBLE_SCALING = "https://github.com/AI-Hypercomputer/maxtext/issues/3138"
 LOGITS_LOSS_PAIR = "https://github.com/karpathy/llama2.c/pull/250"
 ONE_KV_HEAD = "https://github.com/lucidrains/MEGABYTE-pytorch/issues/13"
+STD_UNDER_ROOT = "https://github.com/stanford-cs336/assignment1-basics/issues/93"
 CUMSUM_LOGPROBS = "https://github.com/skyzh/tiny-llm/issues/32"
 REPEAT_NOT_INTERLEAVE = "https://github.com/facebookresearch/vjepa2/pull/15"
 
@@ -44,7 +45,7 @@ BLIND28C: list[Case] = [
             r"(end|tail|last part) of the (token )?(stream|tokens).{0,60}(never|not) (drawn|used|sampled)",
             r"(never|not) (drawn|sampled|used).{0,60}(end|tail|last part) of the (token )?(stream|tokens)",
             r"(upper )?(bound|high|range) of (the )?(starts|torch\.randint).{0,60}(too (small|low)|smaller)",
-            r"len\(tokens\) - block_size",
+            r"(starts?|randint).{0,80}len\(tokens\) - block_size",
         ),
         (
             r"without (the )?generator|global (random|rng)|ignor\w* (the )?generator",
@@ -93,6 +94,40 @@ BLIND28C: list[Case] = [
         source=FROZEN_PARAMETER,
     ),
     _c(
+        "rmsnorm-root-of-std",
+        L11,
+        "RMSNorm",
+        "two mistakes at once: divides by sqrt(x.std(dim=-1) + eps), the square root of the "
+        "standard deviation, instead of sqrt(mean(x**2) + eps): std subtracts each token's "
+        "mean (a centred, unbiased statistic) and its square root is taken once more, so the "
+        "output's scale depends on the token's magnitude instead of being normalised.",
+        (
+            r"\bstd\b|standard deviation",
+            r"(subtracts?|removes?|centr\w*|center\w*).{0,30}(the |each token'?s )?mean",
+            r"square root of (the )?(root mean square|standard deviation|std)",
+            r"(extra|second|double|one more) (square )?root",
+            r"mean of (the )?squares? (instead|rather)",
+        ),
+        (
+            r"(no|missing|forg\w+|without) (the )?(learned )?(gain|weight)",
+            r"eps.{0,30}(outside|after) the (square )?root",
+            r"(sum|L2 norm) (of the squares )?instead of (the )?mean",
+            r"over (the )?(sequence|positions|batch)( axis)?",
+            r"rsqrt.{0,30}divid",
+        ),
+        edits=(
+            (
+                "mean_square = x.pow(2).mean(dim=-1, keepdim=True)",
+                "std = x.std(dim=-1, keepdim=True)",
+            ),
+            (
+                "return x * torch.rsqrt(mean_square + self.eps) * self.weight",
+                "return x / torch.sqrt(std + self.eps) * self.weight",
+            ),
+        ),
+        source=STD_UNDER_ROOT,
+    ),
+    _c(
         "rope-angles-times-pi",
         L11,
         "rotary_embedding",
@@ -109,8 +144,7 @@ BLIND28C: list[Case] = [
             r"positions? (from|start at) 1|count\w* (the )?positions? from 1",
             r"(exponent|frequenc\w+).{0,40}(2i|factor (of )?2|i / d)",
             r"base\b.{0,30}(ignored|hard-?coded|wrong)",
-            r"\(sin, cos\)|swapped",
-            r"float64|dtype",
+            r"\(sin, cos\)|(cos|sin) (and|&) (sin|cos) (are )?swapped",
         ),
         edits=(
             (
@@ -139,7 +173,7 @@ BLIND28C: list[Case] = [
         (
             r"silu.{0,40}(product|value branch)",
             r"(gate|value) and (the )?(value|gate) (are )?swapped",
-            r"\bbias\b",
+            r"(extra|unexpected|default) bias|bias (keys?|terms?)",
             r"\b(gelu|sigmoid|relu)\b.{0,20}instead",
             r"(w2|output projection).{0,30}(missing|not applied|left out)",
         ),
@@ -177,7 +211,7 @@ class SwiGLU(nn.Module):
             r"(queries|keys) (are |is )?not rotated",
             r"(no|missing|without) (causal |look-ahead )?mask|sees? the future",
             r"base\b.{0,30}(ignored|default|10000)",
-            r"merge_heads|split_heads",
+            r"(merge_heads|split_heads).{0,30}(wrong|missing|instead|left out)",
             r"\bw_o\b.{0,30}(missing|not applied)",
         ),
         edits=(
@@ -206,9 +240,9 @@ class SwiGLU(nn.Module):
         (
             r"w_q.{0,40}(d_head|one head)",
             r"(values?|keys?) (are |is )?(also )?rotated|values? rotated",
-            r"\bbias\b",
+            r"(extra|unexpected|default) bias|bias (keys?|terms?)",
             r"(no|missing|without) (causal |look-ahead )?mask",
-            r"merge_heads|heads? (axis|are) (not )?(moved|transposed)",
+            r"heads? (axis|are) (not )?(moved|transposed)",
         ),
         code="""
 class CausalSelfAttention(nn.Module):
@@ -253,7 +287,7 @@ class CausalSelfAttention(nn.Module):
         (
             r"(no|missing|without) (the )?residual",
             r"norm(alis|aliz)\w* after (the )?residual (add|sum)|norm\w*\(x \+",
-            r"layer ?norm|subtracts? the mean",
+            r"(LayerNorm|layer norm) (instead|in place) of|subtracts? the mean",
             r"order of (the )?sub-?layers|feed-?forward (runs )?first",
             r"norm(1|2) (is )?(never|not) used",
         ),
@@ -287,8 +321,7 @@ class CausalSelfAttention(nn.Module):
             r"transpos\w* (the )?(embedding|weight)|without (the )?\.T\b",
             r"(embedding|vocab).{0,30}(arguments?|dimensions?) (are )?swapped",
             r"sqrt\(d_model\)|scal\w+ (the )?embeddings?",
-            r"(final|last) norm",
-            r"\(logits, ",
+            r"(final|last) norm (is )?(missing|skipped|not applied|applied twice)",
         ),
         edits=(
             (
@@ -346,8 +379,7 @@ def next_token_batches(tokens, block_size, batch_size, generator):
         (
             r"(minus|sign).{0,30}(wrong|missing|flipped)",
             r"(cos|sin) (and|&) (sin|cos) (are )?(swapped|exchanged)",
-            r"in[- ]place|caller'?s (queries|tensor)",
-            r"dtype|float32",
+            r"(modif|overwrit)\w* (the )?caller'?s",
             r"(first|only) half (of the features )?(is )?rotated",
         ),
         code="""
@@ -440,7 +472,7 @@ def apply_rotary(x, cos, sin):
             r"cache.{0,40}(empty|not used|never (filled|used))",
             r"argmax over the batch",
             r"(one|a) step late|after the step'?s? forward",
-            r"(whole|entire) sequence",
+            r"(feeds?|runs?|passes) the (whole|entire) sequence",
         ),
         edits=(
             (
@@ -493,13 +525,14 @@ def apply_rotary(x, cos, sin):
         "scores are divided by d_head instead of sqrt(d_head), so every head's weights are "
         "too flat.",
         (
-            r"twice|two times|double",
+            r"(scal|divid)\w*.{0,40}(twice|two times)",
+            r"double[- ]scal|twice.{0,30}(scal|sqrt)",
             r"(scal|divid)\w*.{0,60}(again|already|a second time)",
             r"\bd_head\b (instead of|rather than|not) (by )?sqrt",
             r"(pre-?scal|scal\w+ the quer(y|ies))",
         ),
         (
-            r"(tiles?|h % num_kv_heads)|repeat\b.{0,20}instead of repeat_interleave",
+            r"\btiles? (the )?(key|kv|heads)|h % num_kv_heads|repeat\b.{0,20}instead of repeat_interleave",
             r"mask.{0,40}(ignored|never applied|dropped|inverted)",
             r"(no|missing|without) (the )?scal(e|ing)|not divided by sqrt",
             r"group (size )?.{0,30}(wrong|inverted|swapped)",
@@ -534,7 +567,7 @@ def apply_rotary(x, cos, sin):
             r"(sum|total) (is )?not rescaled",
             r"factor (is )?inverted|exp\(new_max - running_max\)",
             r"(last|shorter) block",
-            r"in[- ]place",
+            r"(modif|overwrit)\w* (the caller'?s |x )|in[- ]place (on|to) x",
         ),
         edits=(
             (
@@ -562,7 +595,7 @@ def apply_rotary(x, cos, sin):
             r"(sum|total) (is )?not rescaled",
             r"factor (is )?inverted",
             r"(last|shorter) block",
-            r"in[- ]place",
+            r"(modif|overwrit)\w* (the caller'?s |x )|in[- ]place (on|to) x",
             r"(running )?max\w* (starts?|initiali[sz]ed) (at|to|with) 0",
         ),
         edits=(
@@ -623,10 +656,10 @@ def apply_rotary(x, cos, sin):
         ),
         (
             r"(itself|the query) (is )?(left out|excluded)",
-            r"transpos",
+            r"transpos\w* (mask|band)|mask (is )?transposed",
             r"complement|inverted|True = blocked",
             r"symmetric|both sides|\|i - j\|",
-            r"float|uint8|0/1",
+            r"(float|uint8|0/1) (mask|tensor) instead of (a )?bool",
         ),
         edits=(
             (
