@@ -1486,6 +1486,33 @@ BATCHES = (
         "(76db796's); every case compared with the earlier cases' causes before it was "
         "committed",
     ),
+    Batch(
+        "round 28, 01-06",
+        "ad3aece",
+        "by a new helper (b28a) that had read no check and no message, 14 of its 19 cases "
+        "transposed from public reports, written blind while round 32 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 32 "
+        "(c5e7d60's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
+    Batch(
+        "round 28, 07-10",
+        "d54c655",
+        "by a new helper (b28b) that had read no check and no message, 15 of its 19 cases "
+        "transposed from public reports, written blind while round 32 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 32 "
+        "(c5e7d60's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
+    Batch(
+        "round 28, 11-12",
+        "76c5218",
+        "by a new helper (b28c) that had read no check and no message, 15 of its 20 cases "
+        "transposed from public reports, written blind while round 32 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 32 "
+        "(c5e7d60's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
