@@ -1768,6 +1768,11 @@ def greedy_memory_first(model, src_ids, max_len, bos_id, eos_id):
     return ys[:, 1:]
 
 
+def greedy_batch_reversed(model, src_ids, max_len, bos_id, eos_id):
+    """The batch decoded in reverse order (the last sentence first) and never put back."""
+    return greedy_decode_f(model, src_ids.flip(0), max_len, bos_id, eos_id)
+
+
 def greedy_batch_axis_squeezed(model, src_ids, max_len, bos_id, eos_id):
     """The batch axis squeezed away at the end: a batch of one comes back 1-D."""
     return greedy_decode_f(model, src_ids, max_len, bos_id, eos_id).squeeze(0)
@@ -2501,6 +2506,14 @@ MISTAKES = [
     ),
     Mistake(check_count_parameters, count_one_layer_too_many, r"counts num_layers \+ 1 layers"),
     Mistake(check_greedy_decode, greedy_memory_first, r"memory and the tokens are swapped"),
+    # round 33's family 'the batch reordered and not put back': each row another sentence's
+    # translation, which "the rows interfere" does not describe
+    Mistake(
+        check_greedy_decode,
+        greedy_batch_reversed,
+        r"rows are the right ones in another order \(row 0 holds row [23]'s.*not put "
+        r"back[^:]*: undo the sort[^:]*$",
+    ),
     Mistake(
         check_greedy_decode,
         greedy_log_softmax_over_rows,

@@ -3580,6 +3580,23 @@ def _sample_filter_slip(slip):
     return sample
 
 
+def _sample_top_p_over_log_probs(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Top-p accumulated over log-probabilities (always <= 0, so never above top_p)."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    if top_p is not None:
+        probs, order = torch.softmax(logits, -1).sort(dim=-1, descending=True)
+        running = probs.log().cumsum(-1)
+        drop = running - probs.log() > top_p
+        drop[..., 0] = False
+        logits = logits.masked_fill(drop.scatter(-1, order, drop), float("-inf"))
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
 def _sample_fill(value, where):
     """The removed tokens filled with a finite value instead of -inf (b11b)."""
 
@@ -5646,6 +5663,14 @@ MISTAKES = [
         check_sample,
         _named("sample", _sample_filter_slip("top_p")),
         r"top-p has no effect: .*as if top_p were None.*logits = logits\.masked_fill",
+    ),
+    # round 33: no token removed because the cumulative sum is not of probabilities: the
+    # samples are those of a discarded removal, so both causes are said
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_p_over_log_probs),
+        r"top-p has no effect: .*cannot tell which of two causes.*masked_fill.*cumsum of "
+        r"log-probabilities",
     ),
     Mistake(
         check_sample,

@@ -874,6 +874,18 @@ def _softmax_max_from_zero(x, block_size):
     return online_softmax_f(x, block_size, start=0.0)
 
 
+def _softmax_running_min(x, block_size):
+    """A running minimum where the maximum belongs (min everywhere, from +inf)."""
+    low = torch.full(x.shape[:-1], float("inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new_low = torch.min(low, block.min(dim=-1).values)
+        total = total * torch.exp(low - new_low) + torch.exp(block - new_low[..., None]).sum(-1)
+        low = new_low
+    return torch.exp(x - low[..., None]) / total[..., None]
+
+
 def _softmax_variant(final_max=True, factor="right"):
     """Online softmax with the final exp(x) taking no maximum (final_max False), or the
     running sum rescaled by exp(m_old) alone (factor "old_only")."""
@@ -3503,6 +3515,13 @@ MISTAKES = [
         r"No maximum is subtracted.*running maximum",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_max_from_zero), r"starts at 0 instead of"),
+    # round 33: NaN everywhere from a running minimum (one of the candidates the input
+    # leaves, said among them)
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_running_min),
+        r"NaN or inf everywhere.*a running minimum in place of the maximum",
+    ),
     Mistake(
         check_online_softmax,
         _named("s", _softmax_state_one_axis_short),

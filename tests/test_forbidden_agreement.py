@@ -27,7 +27,9 @@ grader takes the gradient there, :mod:`transformer_course.grader.inside.gradient
 * ``cut_memory``: ``DecoderLayer``'s cross-attention reading ``memory.detach()``: the right
   output, and no gradient into the encoder: 0 both ways;
 * ``cut_term``: ``label_smoothed_loss`` with its smoothing term computed from detached
-  log-probabilities: the right value, a wrong gradient: 0 both ways.
+  log-probabilities: the right value, a wrong gradient: 0 both ways;
+* ``cut_statistic``: ``RMSNorm``'s mean square taken from ``x.detach()``: the right
+  values, the gradient of a constant root mean square: 0 both ways.
 
 The notebook's verdict comes from calling each exercise's check (visible and hidden, as
 the autograded test cell does) on the answers executed as notebook cells; the grader's from
@@ -205,15 +207,17 @@ def submissions(lesson: str) -> dict[str, tuple[dict[str, str], dict[str, str]]]
             preamble, call = next(sp for sp in SPELLINGS[fam] if " as " in sp[0])
             answers[hosts[0].name] = inject(answers[hosts[0].name], hosts[0].name, preamble, call)
     found["mixed"] = (answers, {**ok, holder.name: "zero"})
-    for student, (name, old, new, verdict) in GRADIENT_CASES.get(lesson, {}).items():
+    for student, (name, old, new, verdicts) in GRADIENT_CASES.get(lesson, {}).items():
         assert old in solved[name], (lesson, name, old)
         changed = dict(solved, **{name: solved[name].replace(old, new)})
-        found[student] = (changed, {**ok, name: verdict})
+        found[student] = (changed, {**ok, **verdicts})
     return found
 
 
-#: lesson -> student -> (exercise, text of the solution, replaced by, expected verdict): the
-#: submissions whose check needs the gradient of the learner's module
+#: lesson -> student -> (exercise, text of the solution, replaced by, the verdicts expected
+#: where they are not "ok"): the submissions whose check needs a gradient through the
+#: learner's code (a later exercise of the lesson that builds on the changed one loses its
+#: points too: it runs the learner's own class)
 _TABLE = "nn.Embedding(vocab_size, d_model)"
 GRADIENT_CASES = {
     "02_embeddings": {
@@ -221,13 +225,13 @@ GRADIENT_CASES = {
             "TokenEmbedding",
             _TABLE,
             "nn.Embedding(vocab_size, d_model, padding_idx=1)",
-            "zero",
+            {"TokenEmbedding": "zero"},
         ),
         "pad_row": (
             "TokenEmbedding",
             _TABLE,
             "nn.Embedding(vocab_size, d_model, padding_idx=0)",
-            "ok",
+            {},
         ),
     },
     "04_attention": {
@@ -235,7 +239,7 @@ GRADIENT_CASES = {
             "scaled_dot_product_attention",
             "weights = weights.masked_fill(nothing_allowed, 0.0)",
             "weights.masked_fill_(nothing_allowed, 0.0)",
-            "zero",
+            {"scaled_dot_product_attention": "zero"},
         ),
     },
     "08_decoder": {
@@ -243,7 +247,15 @@ GRADIENT_CASES = {
             "DecoderLayer",
             "self.cross_attn(x, memory, memory, src_mask)[0]))",
             "self.cross_attn(x, memory.detach(), memory.detach(), src_mask)[0]))",
-            "zero",
+            {"DecoderLayer": "zero"},
+        ),
+    },
+    "11_language_model": {
+        "cut_statistic": (
+            "RMSNorm",
+            "mean_square = x.pow(2).mean(dim=-1, keepdim=True)",
+            "mean_square = x.detach().pow(2).mean(dim=-1, keepdim=True)",
+            {"RMSNorm": "zero", "DecoderBlock": "zero", "GPT": "zero"},
         ),
     },
     "10_training": {
@@ -251,7 +263,7 @@ GRADIENT_CASES = {
             "label_smoothed_loss",
             "uniform = -log_probs.mean(dim=-1)",
             "uniform = -log_probs.detach().mean(dim=-1)",
-            "zero",
+            {"label_smoothed_loss": "zero"},
         ),
     },
 }

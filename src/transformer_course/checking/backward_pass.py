@@ -11,8 +11,8 @@ a module's output and, when it raises that error, says which step's output was
 overwritten (PyTorch's text names it: "output 0 of Relu") and which of the module's
 submodules were built to work in place.
 
-Values that crossed the grader's sandbox carry no graph: the probe says nothing then
-(:func:`graph_reaches`).
+The backward pass runs where the call ran (:func:`~.graph.call_gradients`): in the
+sandboxed grader, inside its sandbox, so that the grader says what the notebook says.
 """
 
 from __future__ import annotations

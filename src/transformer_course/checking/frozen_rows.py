@@ -4,39 +4,18 @@ A layer can give the right values and still keep some rows of its table out of t
 ``nn.Embedding(..., padding_idx=k)`` makes row k's gradient zero (and starts it at zero),
 and so does a row taken from a detached copy. Told apart from the output alone: a call
 that reads every row once, then the gradient of the output's sum with respect to the
-table; a row that was read but got an all-zero gradient is frozen. The call's graph must
-lead back to the check's table (:func:`~.graph.graph_reaches`); in the sandboxed grader it
-does not, and nothing is said.
+table; a row that was read but got an all-zero gradient is frozen. The gradient is asked
+for with the call (:func:`~.graph.call_gradients`), so the sandboxed grader takes it where
+the learner's module lives and reaches the notebook's verdict.
 """
 
 from __future__ import annotations
 
 import torch
 
-from .graph import call_gradients, graph_reaches
+from .graph import call_gradients
 
-__all__ = ["frozen_rows", "frozen_rows_message", "frozen_rows_of", "padding_idx_signature"]
-
-
-def frozen_rows(output: torch.Tensor, table: torch.Tensor) -> list[int] | None:
-    """The rows of ``table`` (a leaf, (rows, width)) whose gradient from ``output.sum()``
-    is all zero, when ``output`` read every row; None when the gradient cannot be taken
-    (no graph back to ``table``, as in the grader) or fails."""
-    if not (
-        isinstance(output, torch.Tensor)
-        and isinstance(table, torch.Tensor)
-        and output.requires_grad
-        and table.requires_grad
-        and graph_reaches(output, [table])
-    ):
-        return None
-    try:
-        (gradient,) = torch.autograd.grad(output.float().sum(), table, allow_unused=True)
-    except Exception:  # a graph the learner's code made unusable: nothing to say here
-        return None
-    if gradient is None:
-        return None
-    return _all_zero_rows(gradient)
+__all__ = ["frozen_rows_message", "frozen_rows_of", "padding_idx_signature"]
 
 
 def frozen_rows_of(module, ids: torch.Tensor, key: str) -> list[int] | None:

@@ -795,14 +795,21 @@ def expect_follows_new_weights(c: Checker, module: nn.Module, args: tuple, what:
     odd (a module without parameters, a call that raises, a result that is no tensor)."""
     try:
         saved = {name: value.detach().clone() for name, value in module.state_dict().items()}
-        if not any(parameter.numel() for parameter in module.parameters()):
+        trained = {name for name, parameter in module.named_parameters() if parameter.numel()}
+        if not trained:
             return
+        # (an update no weight survives unchanged), copied into the module's own tensors by
+        # load_state_dict, as an optimizer's in-place step: what the sandboxed grader's
+        # stand-in for the module can do too
+        updated = {
+            name: value * 1.5 + 0.25 if name in trained and value.is_floating_point() else value
+            for name, value in saved.items()
+        }
         with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
             before = module(*args)
             before = before[0] if isinstance(before, tuple) else before
             before = before.detach().clone()
-            for parameter in module.parameters():
-                parameter.mul_(1.5).add_(0.25)  # (an update no weight survives unchanged)
+            module.load_state_dict(updated)
             after = module(*args)
             after = after[0] if isinstance(after, tuple) else after
         kept = isinstance(after, torch.Tensor) and torch.equal(after.detach(), before)

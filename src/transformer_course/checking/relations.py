@@ -15,6 +15,7 @@ step on is found where it starts, not where the error has grown largest.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,8 @@ __all__ = [
     "match_relation",
     "number_relation",
     "recognisable_number",
+    "reordered_rows",
+    "reordered_rows_sentence",
 ]
 
 
@@ -231,6 +234,48 @@ def _function_applied(got: np.ndarray, expected: np.ndarray, tol: dict) -> Relat
     )
 
 
+def reordered_rows(got: Sequence, expected: Sequence, same: Callable) -> list[int] | None:
+    """The order p with ``same(got[i], expected[p[i]])`` for every row i: a permutation
+    other than the identity, each row matching exactly one expected row (rows that repeat
+    tell no order); None otherwise."""
+    rows = len(got)
+    if rows < 2 or len(expected) != rows:
+        return None
+    order = []
+    for i in range(rows):
+        matches = [j for j in range(rows) if same(got[i], expected[j])]
+        if len(matches) != 1:
+            return None
+        order.append(matches[0])
+    if sorted(order) != list(range(rows)) or order == list(range(rows)):
+        return None
+    return order
+
+
+def reordered_rows_sentence(order: Sequence[int], noun: str = "row") -> str:
+    """What a learner reads when their rows are the expected ones in the ``order`` given by
+    :func:`reordered_rows`."""
+    moved = ", ".join(f"{noun} {i} holds {noun} {j}'s" for i, j in enumerate(order) if i != j)
+    return (
+        f"Your {noun}s are the right ones in another order ({moved}): the batch was "
+        "reordered on the way (sorted by length to batch with less padding, say, or "
+        "gathered by an index) and not put back. Return the results in the order of the "
+        "input: undo the sort with its inverse (result[order] = sorted_result, or "
+        "order.argsort())."
+    )
+
+
+def _rows_permuted(got: np.ndarray, expected: np.ndarray, tol: dict) -> Relation | None:
+    """The batch's rows (the first axis) in another order, each the expected value of
+    exactly one other row."""
+    if got.ndim < 2:
+        return None
+    order = reordered_rows(list(got), list(expected), lambda a, b: bool(np.allclose(a, b, **tol)))
+    if order is None:
+        return None
+    return Relation("rows permuted", reordered_rows_sentence(order))
+
+
 def _rows_copied(got: np.ndarray, expected: np.ndarray, tol: dict) -> Relation | None:
     """Every wrong row along the first axis (the batch) holding the expected values of one
     other row, the same one for all: one row's result given to the whole batch, or an edit
@@ -305,6 +350,9 @@ def match_relation(
     flipped = _negated_features(got, expected, tol)
     if flipped is not None:
         return flipped
+    permuted = _rows_permuted(got, expected, tol)
+    if permuted is not None:
+        return permuted
     copied = _rows_copied(got, expected, tol)
     if copied is not None:
         return copied

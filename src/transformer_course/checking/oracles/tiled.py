@@ -24,6 +24,7 @@ def online_softmax_f(
     skip_last: bool = False,
     final_max: str = "running",
     terms_max: str = "new",
+    extreme: str = "max",
 ) -> torch.Tensor:
     """The online softmax of x (..., n) over its last axis, one block of ``block_size``
     at a time, in x's dtype: right with the defaults; the knobs are classic mistakes:
@@ -31,15 +32,18 @@ def online_softmax_f(
     -inf, and (``running`` False) a maximum that is each block's own instead of the
     largest value seen so far; ``final_max`` "last_block": the final exp(x - m) taken with
     the last block's own maximum instead of the running one; ``terms_max`` "block": each
-    block's terms added as exp(block - its own maximum) instead of the new running one."""
+    block's terms added as exp(block - its own maximum) instead of the new running one;
+    ``extreme`` "min": a running minimum in its place (amin, torch.minimum, from +inf
+    when ``start`` says so)."""
     m = torch.full(x.shape[:-1], start, dtype=x.dtype)
     last = m
     total = torch.zeros(x.shape[:-1], dtype=x.dtype)
     n = x.shape[-1]
     for first in range(0, n - block_size + 1 if skip_last else n, block_size):
         block = x[..., first : first + block_size]
-        last = block.amax(dim=-1)
-        new = torch.maximum(m, last) if running else last
+        last = block.amin(dim=-1) if extreme == "min" else block.amax(dim=-1)
+        larger = torch.minimum if extreme == "min" else torch.maximum
+        new = larger(m, last) if running else last
         if rescale == "none":
             factor = torch.ones_like(total)
         elif rescale == "inverted":

@@ -665,10 +665,12 @@ def _row_shape_hint(x: torch.Tensor):
 
 
 _MAX_FROM_ZERO = (
-    "Your running maximum starts at 0 instead of -inf: on a row whose values are all far "
-    "below 0 (as here) it stays 0, every exp(s - 0) underflows to 0, and the sum is 0. "
-    "Start it at -inf (torch.full(..., float('-inf'))): exp(-inf) = 0 handles the first "
-    "block."
+    "Your running maximum is 0 on a row whose values are all far below 0 (as here), where "
+    "it should be the row's largest value: it starts at 0 instead of -inf, or it is taken "
+    "against a quantity that is 0 or more there (the running sum in place of the running "
+    "maximum, say); every exp(s - 0) then underflows to 0, and the sum is 0. Start it at "
+    "-inf (torch.full(..., float('-inf')); exp(-inf) = 0 handles the first block) and "
+    "update it from the values alone: m_new = max(m, block max)."
 )
 _BLOCK_OWN_MAX = (
     "Your maximum is each block's own, not the largest value seen so far: when a later "
@@ -976,6 +978,8 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                 "the running maximum never updated after a block (running_max = new_max "
                 "missing)": online_softmax_f(x, block_size, update=False),
                 "no maximum subtracted inside exp (exp overflows)": _no_maximum(x),
+                "a running minimum in place of the maximum (amin, torch.minimum, started "
+                "at +inf)": online_softmax_f(x, block_size, extreme="min", start=float("inf")),
                 "each block's terms taken against the old running maximum, exp(block - m_old) "
                 "(-inf on the first block), and added before the rescale": (
                     _added_before_rescale(x, block_size, old_max=True)

@@ -222,10 +222,13 @@ _TOP_P_KEEPS_COLUMN = (
 
 _TOP_P_SKIPPED = (
     "Your top-p has no effect: your samples follow the distribution after the temperature "
-    "and top-k alone, as if top_p were None. Was its result discarded? masked_fill (like "
-    "most tensor methods) returns a new tensor and leaves its own unchanged: logits = "
-    "logits.masked_fill(remove, float('-inf')) (masked_fill_, with an underscore, works in "
-    "place)."
+    "and top-k alone, as if top_p were None, so no token is ever removed. The samples "
+    "cannot tell which of two causes: the removal's result is discarded (masked_fill, like "
+    "most tensor methods, returns a new tensor and leaves its own unchanged: logits = "
+    "logits.masked_fill(remove, float('-inf')); masked_fill_ works in place), or the mask "
+    "of tokens to remove is never true, because the cumulative sum is not of probabilities "
+    "(a cumsum of log-probabilities or of logits never crosses top_p): take the cumsum of "
+    "the sorted softmax probabilities, which grows to 1."
 )
 _TOP_K_SKIPPED = (
     "Your top-k has no effect: your samples follow the distribution without it, as if "

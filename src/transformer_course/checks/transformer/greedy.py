@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import operator
 import re
 from dataclasses import dataclass
 
@@ -20,6 +21,7 @@ from transformer_course.checking.objects import course_object
 from transformer_course.checking.oracles import (
     greedy_decode_f,
 )
+from transformer_course.checking.relations import reordered_rows, reordered_rows_sentence
 from transformer_course.checking.size_one_axes import size_one_axes, size_one_axes_change
 from transformer_course.checking.stale import layer_calls_during
 from transformer_course.checking.stop_rules import (
@@ -648,6 +650,8 @@ def _check_greedy_case(
         named_by_replay = "At every decision where yours departs" in text
         if located and "had produced <eos> before step" not in text:
             interfere = _rows_interfere(c, greedy_decode, model, src, case, got, expected)
+            if interfere.startswith("Your rows are the right ones in another order"):
+                return interfere  # (a replay would compare each row with another sentence)
             if interfere:
                 return interfere + text
         if located and not named_by_replay:  # nothing explains the tokens: the arguments
@@ -902,6 +906,9 @@ def _rows_interfere(c: Checker, greedy_decode, model, src, case: _GreedyCase, go
     right = [_stripped(row, pad) for row in expected.tolist()]
     if batch < 2 or mine == right:
         return ""
+    order = reordered_rows(mine, right, operator.eq)
+    if order is not None:  # each row another sentence's translation: the batch reordered
+        return reordered_rows_sentence(order)
     for i in range(batch):
         try:
             alone = c.call(
