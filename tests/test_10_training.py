@@ -2451,6 +2451,37 @@ def _step_scaled(loss_factor=1.0, grad_factor=1.0):
     return train_step
 
 
+def _step_returns_total_over_tokens(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """The loss times the batch's non-pad tokens returned (a running total's term)."""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    optimizer.step()
+    optimizer.zero_grad()
+    tokens = labels.ne(model.pad_id).sum().item()
+    return loss.item() * tokens
+
+
+def _step_returns_early_on_a_large_norm(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """A step abandoned (gradients cleared, no update) when the total norm passes
+    clip_norm: the norm read as a threshold for skipping."""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    loss.backward()
+    if clip_norm is not None:
+        squares = [p.grad.pow(2).sum() for p in model.parameters() if p.grad is not None]
+        if torch.stack(squares).sum().sqrt() > clip_norm:
+            optimizer.zero_grad()
+            return loss.item()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 def _step_applied_twice(model, batch, optimizer, loss_fn, clip_norm=1.0):
     model.train()
     src, decoder_input, labels = batch
@@ -2776,7 +2807,23 @@ STEP_MISTAKES = [
     Mistake(
         STEP,
         named("loss_divided_by_batch_size")(_step_scaled(loss_factor=0.25)),
-        r"exactly 0\.25 times loss_fn.*\(1 / 4: divided by the batch size\?\)",
+        r"exactly 0\.25 times loss_fn.*\(the mean divided by the batch size, labels\.shape"
+        r"\[0\] = 4",
+    ),
+    # round 33's family 'clip_norm read as a threshold for skipping': the probe with a
+    # clip_norm above the norm moves the weights, which a missing step never does
+    Mistake(
+        STEP,
+        named("skips_the_step_above_clip_norm")(_step_returns_early_on_a_large_norm),
+        r"weights have not changed\. The same call with clip_norm=1e9 .* does move them: your "
+        r"function skips the optimizer step when the gradients' total norm exceeds clip_norm",
+    ),
+    # round 33's family 'a loss scaled by a size of the batch': the size is named
+    Mistake(
+        STEP,
+        named("returns_loss_times_tokens")(_step_returns_total_over_tokens),
+        r"exactly \d+ times loss_fn.*\(the mean times the number of non-pad tokens, "
+        r"\(labels != pad_id\)\.sum\(\) = \d+",
     ),
     # blind10j: clip_grad_norm_'s result stored in `loss` (the gradients' total norm was
     # returned) was told "the loss was scaled"; a factor that is no simple multiple is

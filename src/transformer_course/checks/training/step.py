@@ -11,6 +11,8 @@ so that a forward pass run in eval mode shows.
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import itertools
 import math
 import re
@@ -491,6 +493,36 @@ def _flat_loss_message(returned, expected_loss, clip) -> str:
     )
 
 
+def _step_skipped_above_clip_norm(train_step, model, batch, pad_id, lr, loss_fn, clip) -> str:
+    """After a call with a clip_norm that left the weights as they were and no gradients:
+    the same call on a twin of the model with a clip_norm far above the gradients' total
+    norm. When that one moves the weights, the step is taken only when the norm is within
+    clip_norm: the clip_norm used as a threshold for skipping, not a scale. "" otherwise
+    (a missing backward or step moves nothing, whatever clip_norm is)."""
+    if train_step is None or model is None or clip is None:
+        return ""
+    try:
+        twin = copy_model(model, STEP_VOCAB, pad_id)
+        optimizer = torch.optim.SGD(twin.parameters(), lr=lr)
+        before = {k: v.detach().clone() for k, v in twin.state_dict().items()}
+        norm = _gradient_norm(before, STEP_VOCAB, pad_id, batch, loss_fn)
+        with contextlib.redirect_stdout(io.StringIO()):
+            train_step(twin, batch, optimizer, loss_fn, clip_norm=1e9)
+        after = {k: v.detach().clone() for k, v in twin.state_dict().items()}
+    except Exception:  # a probe that cannot run names nothing
+        return ""
+    if _same_state(after, before, atol=0.0) or not norm > clip:
+        return ""
+    return (
+        f"The same call with clip_norm=1e9 (above the gradients' total norm, {norm:.4g}) "
+        "does move them: your function skips the optimizer step when the gradients' total "
+        f"norm exceeds clip_norm={clip}, clip_norm used as a threshold for skipping a "
+        "step. Clipping keeps the step and scales the gradients down to a total norm of "
+        "clip_norm: torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm) between "
+        "loss.backward() and optimizer.step()."
+    )
+
+
 def _later_calls_that_step(train_step, state, model, batches, pad_id, lr, loss_fn) -> str:
     """After a call that left its gradients and did not move the weights: five more calls
     on a twin of the model (the same weights and gradients, its own SGD), each on the next
@@ -543,6 +575,28 @@ def _later_calls_that_step(train_step, state, model, batches, pad_id, lr, loss_f
             f"{shown} of {len(pattern)}: your function does not step at every call."
         )
     return f" {calls} more calls (each on a fresh batch) never moved the weights."
+
+
+def _loss_scaled_by_a_size(ratio: float, labels: torch.Tensor, pad_id: int) -> str:
+    """The sizes of the batch that ``ratio`` (the learner's loss over the mean loss) is, or
+    is one over, said as a parenthesis; every size that fits when several are equal on
+    this batch; "" when none is."""
+    sizes = {
+        "the batch size, labels.shape[0]": labels.shape[0],
+        "the target length, labels.shape[1]": labels.shape[-1],
+        "the number of label positions, labels.numel()": labels.numel(),
+        "the number of non-pad tokens, (labels != pad_id).sum()": int((labels != pad_id).sum()),
+    }
+    fits = [
+        f"{'times' if times else 'divided by'} {name} = {size}"
+        for name, size in sizes.items()
+        for times in (True, False)
+        if size > 1 and math.isclose(ratio, size if times else 1 / size, rel_tol=1e-4)
+    ]
+    if not fits:
+        return ""
+    more = " (these sizes are equal on this batch)" if len(fits) > 1 else ""
+    return f" (the mean {' or '.join(fits)}{more})"
 
 
 def _diagnose_step(
@@ -605,6 +659,9 @@ def _diagnose_step(
     flat = _flat_loss_message(returned, expected_loss, clip)
     if _same_state(state, start, atol=0.0) and flat:
         c.fail(f"after {what}, the model's weights have not changed. {flat}")
+    skipped = _step_skipped_above_clip_norm(train_step, model, batch, pad_id, lr, loss_fn, clip)
+    if _same_state(state, start, atol=0.0) and skipped:
+        c.fail(f"after {what}, the model's weights have not changed. {skipped}")
     if _same_state(state, start, atol=0.0):
         # what the call left (no gradients, the weights as they were) is the same for
         # these four, so all are named
@@ -1155,17 +1212,12 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                     )
                 ratio = value / expected_loss if expected_loss else 0.0
                 if ratio > 0 and not math.isclose(ratio, 1.0, rel_tol=1e-3):
-                    count = batch[2].shape[0]
                     simple = any(
                         math.isclose(ratio, factor, rel_tol=1e-4)
                         for k in range(2, 65)
                         for factor in (k, 1 / k)
                     )
-                    which = (
-                        f" (1 / {count}: divided by the batch size?)"
-                        if math.isclose(ratio, 1 / count, rel_tol=1e-4)
-                        else ""
-                    )
+                    which = _loss_scaled_by_a_size(ratio, batch[2], pad_id)
                     if simple:
                         c.fail(
                             f"{what} returned the loss {value:.6g}, exactly {ratio:.4g} times "
