@@ -514,6 +514,18 @@ class LNBiasTimesGain(LNBase):
         return self.weight * normalised + self.weight * self.bias
 
 
+class LayerPreAttentionSandwiched(ref.EncoderLayer):
+    """Pre-LN: the attention's output normalised again by norm1 before the residual
+    (post-LN is the reference's); lesson 11's DecoderBlock got "no residual" for it."""
+
+    def forward(self, x, mask=None):
+        if not self.norm_first:
+            return super().forward(x, mask)
+        h = self.norm1(x)
+        x = x + self.dropout(self.norm1(self.self_attn(h, h, h, mask)[0]))
+        return x + self.dropout(self.feed_forward(self.norm2(x)))
+
+
 class LayerPostNormalisesTwiceAtTheEnd(ref.EncoderLayer):
     """Post-LN returning norm2(norm2(x + feed_forward(x))): the last norm run once more
     (before: "does not return the last norm's output")."""
@@ -2297,6 +2309,12 @@ LAYER_MISTAKES = [
         check_EncoderLayer,
         LayerPreFeedForwardFromNormed,
         r"residual around `self\.feed_forward` adds the normalised copy",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreAttentionSandwiched,
+        r"`self\.self_attn` sub-layer as x \+ norm1\(self_attn\(norm1\(x\)\)\) \(a LayerNorm "
+        r"on both sides of the sub-layer\)",
     ),
     Mistake(
         check_EncoderLayer,

@@ -1749,6 +1749,15 @@ class BlockFfnResultUnused(ref.DecoderBlock):
         return h
 
 
+class BlockFeedForwardSandwiched(ref.DecoderBlock):
+    """Round 33: the feed-forward's output normalised again by norm2 before the residual
+    (a post-sub-layer norm on that branch only)."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return h + self.norm2(self.feed_forward(self.norm2(h)))
+
+
 class BlockInputAddedAgain(ref.DecoderBlock):
     """Round 30: the block's input added to the output once more (a residual around the
     whole block on top of the two inside it)."""
@@ -4358,6 +4367,14 @@ MISTAKES = [
         check_DecoderBlock,
         BlockFfnResultUnused,
         r"The layer's output is h .*the output of `self\.feed_forward` never reaches",
+    ),
+    # round 33: a norm run again on its sub-layer's output (blind28c-decoder-sandwich-norm
+    # was told "no residual")
+    Mistake(
+        check_DecoderBlock,
+        BlockFeedForwardSandwiched,
+        r"`self\.norm2` runs twice around `self\.feed_forward`.*h \+ norm2\(feed_forward\("
+        r"norm2\(h\)\)\).*a sandwich norm",
     ),
     Mistake(
         check_DecoderBlock,

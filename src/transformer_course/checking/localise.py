@@ -416,6 +416,12 @@ def localise_layer(
                         f"the sub-layer's output used where the sum belongs. Normalise the "
                         f"sum: {after[0][0]}({new_s}){new_where}."
                     )
+                if (
+                    after[0][0] == wanted_norm
+                    and torch.is_tensor(after[0][2])
+                    and _norm_inside_residual_branch(records, got, stream, after[0][2])
+                ):  # blind28c-decoder-sandwich-norm was told the residual was missing
+                    return _post_sublayer_norm(name, wanted_norm, s, where_s)
                 return _no_residual(name, nxt, f"{s} + {name}({wanted_norm}({s})){where_s}")
             if _close(later, 2 * out):  # blind10d-declayer-pre-ln-self-attention-output-added-
                 # to-itself: x = sublayer(...); x = x + dropout(x)
@@ -1132,6 +1138,16 @@ def _norm_inside_residual(name: str, norm_name: str, wanted_norm: str) -> str:
         f"reads {name}(...) alone and the stream goes on as x + {norm_name}({name}(x)) (the "
         f"norm inside the residual branch, then the sum left un-normalised). In post-LN the "
         f"norm applies to the sum: x = {wanted_norm}(x + {name}(x))."
+    )
+
+
+def _post_sublayer_norm(name: str, norm: str, s: str, where_s: str) -> str:
+    return (
+        f"`self.{norm}` runs twice around `self.{name}`: on its input, as it should, and "
+        f"again on its output, so the stream goes on as {s} + {norm}({name}({norm}({s}))): "
+        "the sub-layer's output is normalised before the residual sum (a sandwich norm, the "
+        "post-sub-layer norms of Gemma 2), which this block does not have. Add the "
+        f"sub-layer's output as it is: {s} + {name}({norm}({s})){where_s}."
     )
 
 
