@@ -2398,7 +2398,12 @@ MISTAKES = [
         r"Two more calls on the same inputs gave other tokens: your decoding draws at random",
     ),
     Mistake(check_Transformer, TUnscaled, r"not multiplied by sqrt\(d_model\)"),
-    Mistake(check_Transformer, TLogitsOfFirstRow, r"hold the expected values of row 0"),
+    Mistake(
+        check_Transformer,
+        TLogitsOfFirstRow,
+        r"(hold the expected values of row 0|are copies of index 0's right result).*their "
+        r"padding or mask",
+    ),
     Mistake(check_Transformer, TEncodeNormalisedAgain, r"reference's normalised once more"),
     Mistake(check_Transformer, TEncodeThroughReLU, r"reference's passed through a ReLU"),
     Mistake(check_Transformer, TStatesOfFirstRow, r"hold the expected values of row 0"),

@@ -346,11 +346,13 @@ class Checker:
             message = f"{message}\n{self._printed_not_returned}"
         if self._changed_settings and self._changed_settings not in message:
             message = f"{self._changed_settings}\n{message}"
+        # state kept between calls: the replay that empties it names the place (said
+        # first, the symptom after it); else a result handed out again, seen by its memory
+        kept = "" if _KEPT_SAID.search(message) else self._kept_state()
+        if kept:
+            raise CheckFailure(self.exercise, f"{kept}\n{message}", learner_traceback)
         if self._returned_again and self._returned_again not in message:
             message = f"{self._returned_again}\n{message}"
-        kept = "" if _KEPT_SAID.search(message) else self._kept_state()
-        if kept:  # the cause, established by a replay: said first, the symptom after it
-            raise CheckFailure(self.exercise, f"{kept}\n{message}", learner_traceback)
         raise CheckFailure(self.exercise, self._with_deviation(message), learner_traceback)
 
     def _kept_state(self) -> str:

@@ -185,7 +185,9 @@ def match_partial_slices(
         held = {
             "zeros": "all zeros: nothing was ever written there",
             "input": f"{untouched_name} as it came in: the step never ran on them",
-            "copy": f"copies of index {source}'s right result: one result given to all",
+            "copy": f"copies of index {source}'s right result: one result given to all (or "
+            f"those indices differ from index {source} only in something your code ignores, "
+            "their padding or mask, say)",
             "scaled": "the right values times one constant, "
             f"{found_value if found_value is not None else 0.0:.4g}: a scale that reached only "
             "the others",
