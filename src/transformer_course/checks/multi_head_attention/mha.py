@@ -23,6 +23,7 @@ import contextlib
 import io
 import math
 import re
+from dataclasses import replace
 
 import torch
 
@@ -35,7 +36,12 @@ from transformer_course.checking.attention_weights import (
 from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
 from transformer_course.checking.keep_probability import rate_read_backwards
 from transformer_course.checking.layers import mistake_pairs
-from transformer_course.checking.modules import build_module, random_state
+from transformer_course.checking.modules import (
+    build_module,
+    expect_follows_new_weights,
+    expect_no_state_between_calls,
+    random_state,
+)
 from transformer_course.checking.oracles import multi_head_attention_f
 from transformer_course.checking.returned_order import reordered_return_note
 from transformer_course.checking.size_one_axes import size_one_axes_note
@@ -131,18 +137,15 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
         agree = _Agreement(cls, cases)
         for case in cases:
             _check_case(c, cls, case, agree)
-        # one module called twice, the first time on other keys and values (blind8d;
-        # imported here to keep this edit inside this function while the module moves)
-        from dataclasses import replace
-
-        from transformer_course.checking.modules import expect_no_state_between_calls
-
+        # one module called twice, the first time on other keys and values (blind8d), and
+        # the same module and inputs after a weight update: an output kept on self shows
         case = next(case for case in cases if case.kind == "cross" and not case.train)
         other = replace(case, seed=case.seed + 500, len_k=case.len_k + 2)
         first, args = _inputs(other)[:3], tuple(t for t in _inputs(case) if t is not None)
-        expect_no_state_between_calls(
-            c,
-            lambda: build_module(
+        call = f"mha(query, key, value{', mask' if len(args) > 3 else ''}) [{_kind(case)}"
+
+        def fresh():
+            return build_module(
                 c,
                 cls,
                 case.d_model,
@@ -150,31 +153,17 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
                 dropout=case.dropout,
                 name="MultiHeadAttention",
                 state=random_state(_state_shapes(case.d_model), seed=case.seed),
-            )[0],
+            )[0]
+
+        expect_no_state_between_calls(
+            c,
+            fresh,
             first,
             args,
-            f"mha(query, key, value{', mask' if len(args) > 3 else ''}) [{_kind(case)}, "
-            f"key and value of length {case.len_k}]",
+            f"{call}, key and value of length {case.len_k}]",
             f"key and value of length {other.len_k}",
         )
-        # the same module and inputs after a weight update: an output kept on self shows
-        from transformer_course.checking.modules import expect_follows_new_weights
-
-        kept = build_module(
-            c,
-            cls,
-            case.d_model,
-            case.num_heads,
-            dropout=case.dropout,
-            name="MultiHeadAttention",
-            state=random_state(_state_shapes(case.d_model), seed=case.seed),
-        )[0]
-        expect_follows_new_weights(
-            c,
-            kept,
-            args,
-            f"mha(query, key, value{', mask' if len(args) > 3 else ''}) [{_kind(case)}]",
-        )
+        expect_follows_new_weights(c, fresh(), args, f"{call}]")
         _expect_no_mask_kept(c, cls, next(case for case in cases if case.mask != "none"))
         _check_dropout_placement(c, cls, _HIDDEN_DROPOUT if hidden else _VISIBLE_DROPOUT)
         _expect_no_dropout_by_default(c, cls)
