@@ -1390,7 +1390,14 @@ MISTAKES = [
         checks.check_tokenize,
         tokenize_short_words_skipped,
         r"Some words are missing from your tokens, wherever they occur.*a filter on length "
-        r"that drops words of 2 characters or fewer",
+        r"that drops words of 2 characters or fewer.*Or the split itself skips them: a word "
+        r"pattern that needs at least 3 word characters \(\\w\{3,\}",
+    ),
+    Mistake(  # the word rule needs 3 characters (family of blind28a-tok-two-char-words)
+        checks.check_tokenize,
+        lambda text: re.findall(r"\w{3,}|[^\w\s]", text.lower()),
+        r"drops words of 2 characters or fewer.*a word pattern that needs at least 3 word "
+        r"characters \(\\w\{3,\}.*The word pattern is \\w\+",
     ),
     Mistake(
         checks.check_tokenize,

@@ -436,12 +436,22 @@ def _dropped_words_hint(runs) -> str:
             "as text classification removes them"
         )
     if shortest_only:
-        causes.append(f"a filter on length that drops words of {longest} characters or fewer")
+        chars = f"{longest} character{'s' if longest > 1 else ''}"
+        causes.append(f"a filter on length that drops words of {chars} or fewer")
     cause = (
-        f"Your function drops words after splitting: {' or '.join(causes)}."
+        f"Your function {'may drop' if shortest_only else 'drops'} words after splitting: "
+        f"{' or '.join(causes)}."
         if causes
         else "Something removes these words after the split (a test on each token)."
     )
+    if shortest_only:  # the split itself gives the same tokens
+        needed = longest + 1
+        pattern = r"\w\w+" if needed == 2 else rf"\w{{{needed},}}"
+        cause += (
+            f" Or the split itself skips them: a word pattern that needs at least {needed} "
+            f"word characters ({pattern}, as scikit-learn CountVectorizer's default "
+            r"token_pattern does) matches no shorter word. The word pattern is \w+."
+        )
     return (
         f"Some words are missing from your tokens, wherever they occur: "
         f"{', '.join(map(repr, dropped[:8]))}; every other token is right and in order. "
