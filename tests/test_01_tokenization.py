@@ -1393,6 +1393,11 @@ MISTAKES = [
         r"that drops words of 2 characters or fewer.*Or the split itself skips them: a word "
         r"pattern that needs at least 3 word characters \(\\w\{3,\}",
     ),
+    Mistake(  # Unicode normalisation first (family of blind28a-tok-nfkc-normalised)
+        checks.check_tokenize,
+        lambda text: re.findall(r"\w+|[^\w\s]", unicodedata.normalize("NFKD", text).lower()),
+        r"after Unicode normalisation, unicodedata\.normalize with NFKD \(.*not kept as written",
+    ),
     Mistake(  # the word rule needs 3 characters (family of blind28a-tok-two-char-words)
         checks.check_tokenize,
         lambda text: re.findall(r"\w{3,}|[^\w\s]", text.lower()),
