@@ -2087,7 +2087,21 @@ def sdpa_values_mT(q, k, v, mask=None):
     return torch.matmul(weights, v.mT), weights
 
 
+def row_output_from_weights_scaled_by_d_k(query, keys, values):
+    """Right weights returned; the output from a second softmax of the scores / d_k."""
+    weights = ref.attention_row(query, keys, values)[0]
+    scores = keys @ query / query.shape[-1]  # (len_k,)
+    other = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
+    return weights, other @ values
+
+
 R19F_MISTAKES = [
+    Mistake(  # the output from other weights (family of blind28a-ar-output-from-unscaled-softmax)
+        check_attention_row,
+        row_output_from_weights_scaled_by_d_k,
+        r"Your returned weights are right, but your output is not weights @ values.*Those "
+        r"weights match scores divided by d_k = \d+ instead of by sqrt\(d_k\)",
+    ),
     Mistake(
         check_attention_row,
         row_scaled_by_all_key_entries,
