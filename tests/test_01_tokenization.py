@@ -1383,6 +1383,18 @@ def merge_starts_after_a_start_skipped(ids, pair, new_id):
     return out
 
 
+def _pad_with_edge(sequences, pad_id):
+    """Each row padded with its own last id (np.pad's mode='edge')."""
+    width = max((len(seq) for seq in sequences), default=0)
+    rows = [
+        np.pad(np.asarray(seq, dtype=np.int64), (0, width - len(seq)), mode="edge")
+        if seq
+        else np.full(width, pad_id, dtype=np.int64)
+        for seq in sequences
+    ]
+    return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.int64)
+
+
 MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_no_lower, "did not lower-case"),
     Mistake(checks.check_tokenize, tokenize_runs_kept_once, r"each run of the same token in a row"),
@@ -1390,7 +1402,19 @@ MISTAKES = [
         checks.check_tokenize,
         tokenize_short_words_skipped,
         r"Some words are missing from your tokens, wherever they occur.*a filter on length "
-        r"that drops words of 2 characters or fewer",
+        r"that drops words of 2 characters or fewer.*Or the split itself skips them: a word "
+        r"pattern that needs at least 3 word characters \(\\w\{3,\}",
+    ),
+    Mistake(  # Unicode normalisation first (family of blind28a-tok-nfkc-normalised)
+        checks.check_tokenize,
+        lambda text: re.findall(r"\w+|[^\w\s]", unicodedata.normalize("NFKD", text).lower()),
+        r"after Unicode normalisation, unicodedata\.normalize with NFKD \(.*not kept as written",
+    ),
+    Mistake(  # the word rule needs 3 characters (family of blind28a-tok-two-char-words)
+        checks.check_tokenize,
+        lambda text: re.findall(r"\w{3,}|[^\w\s]", text.lower()),
+        r"drops words of 2 characters or fewer.*a word pattern that needs at least 3 word "
+        r"characters \(\\w\{3,\}.*The word pattern is \\w\+",
     ),
     Mistake(
         checks.check_tokenize,
@@ -1550,6 +1574,12 @@ MISTAKES = [
         checks.check_decode, decode_by_key_position, r"keys in alphabetical order.*list\(vocab\)"
     ),
     Mistake(checks.check_pad_batch, pad_left, r"You padded on the left.*pad on the right"),
+    Mistake(  # rows filled from their own ids (family of blind28a-pad-rows-np-resize)
+        checks.check_pad_batch,
+        _pad_with_edge,
+        r"Each short row goes on past its sequence with its last id repeated \(np\.pad with "
+        r"mode='edge'\).*instead of pad_id=\d+",
+    ),
     Mistake(checks.check_pad_batch, pad_time_first, r"transposed: \(max_len, batch\)"),
     Mistake(
         checks.check_pad_batch,

@@ -287,6 +287,12 @@ def embed_torch(ids, table):
 
 # ================================================================== cosine_similarity
 # ------------------------------------------------------------------ wrong
+def cos_product_columns_normalised(a, b):  # a @ b.T, each column divided by its length
+    dots = np.asarray(a, dtype=np.float64) @ np.asarray(b, dtype=np.float64).T  # (n, m)
+    lengths = np.linalg.norm(dots, axis=0, keepdims=True)  # (1, m)
+    return np.divide(dots, lengths, out=np.zeros_like(dots), where=lengths > 0)
+
+
 def cos_clipped_to_non_negative(a, b):  # np.clip(..., 0, 1): opposite vectors get 0
     return np.clip(ref.cosine_similarity(a, b), 0.0, 1.0)
 
@@ -884,6 +890,11 @@ MISTAKES = [
         check_cosine_similarity,
         cosine_as_euclidean_distance,
         r"Euclidean distance between the vectors, \|a\[i\] - b\[j\]\|",
+    ),
+    Mistake(  # the product matrix normalised (family of blind28a-cos-product-rows-normalised)
+        check_cosine_similarity,
+        cos_product_columns_normalised,
+        r"Each column of your result was divided by its own length.*a's lengths are never used",
     ),
     Mistake(
         check_cosine_similarity,

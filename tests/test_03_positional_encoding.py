@@ -1160,6 +1160,17 @@ class PEKeepProbability(nn.Module):
         return self.dropout(x + self.pe[:, : x.size(1)])
 
 
+def _mask_per_sequence(self, x):
+    """A dropout mask drawn once per sequence, (batch, 1, d_model), shared by every position."""
+    total = x + self.pe[:, : x.size(1)]  # (batch, len, d_model)
+    if not self.training or self.dropout.p == 0:
+        return total
+    if self.dropout.p == 1:
+        return torch.zeros_like(total)
+    keep = torch.rand(x.size(0), 1, x.size(2)) >= self.dropout.p  # (batch, 1, d_model)
+    return total * keep / (1 - self.dropout.p)
+
+
 def _f_dropout_always(self, x):
     return F.dropout(x + self.pe[:, : x.size(1)], self.dropout.p)
 
@@ -1652,6 +1663,19 @@ MISTAKES = [
         check_PositionalEncoding,
         _module(lambda s, x: x + s.dropout(s.pe[:, : x.size(1)]), name="dropout_on_pe_only"),
         "encoding alone",
+    ),
+    Mistake(  # channel-wise dropout: whole positions zeroed (family of blind28a-PE-channel)
+        check_PositionalEncoding,
+        _module(
+            lambda s, x: F.dropout1d(x + s.pe[:, : x.size(1)], s.dropout.p, s.training),
+            name="dropout1d_on_the_sum",
+        ),
+        r"zeroes whole positions.*nn\.Dropout2d or nn\.Dropout1d.*Use nn\.Dropout\(dropout\)",
+    ),
+    Mistake(  # one mask per sequence, broadcast over its positions
+        check_PositionalEncoding,
+        _module(_mask_per_sequence, name="mask_shared_by_positions"),
+        r"zeroes the same values in every position.*broadcast",
     ),
     Mistake(
         check_PositionalEncoding,

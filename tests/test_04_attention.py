@@ -1341,7 +1341,26 @@ def a_scale_twice_root(q, k, v, mask=None):
 SDPA = check_scaled_dot_product_attention
 INVERTED = r"mask's meaning is inverted.*True means 'may attend'"
 MASK_AFTER = r"mask was applied after the softmax"
+
+
+def sdpa_scaled_only_if_mask_is_none(q, k, v, mask=None):
+    """The scores divided by √d_k under `if mask is None:`: a masked call is unscaled."""
+    scores = q @ k.transpose(-2, -1)  # (..., len_q, len_k)
+    if mask is None:
+        scores = scores / math.sqrt(q.size(-1))
+    else:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1))
+    return weights @ v, weights
+
+
 SDPA_MISTAKES = [
+    Mistake(  # a step only on one path of the mask test (family of blind28a-sdpa-scaled-only)
+        check_scaled_dot_product_attention,
+        sdpa_scaled_only_if_mask_is_none,
+        r"Called on the same q, k, v without a mask, your weights are right: the scores are "
+        r"divided by √d_k only when no mask is given",
+    ),
     # blind round 15: the fully masked rows repaired where nothing is blocked instead
     Mistake(
         SDPA,
@@ -2087,7 +2106,21 @@ def sdpa_values_mT(q, k, v, mask=None):
     return torch.matmul(weights, v.mT), weights
 
 
+def row_output_from_weights_scaled_by_d_k(query, keys, values):
+    """Right weights returned; the output from a second softmax of the scores / d_k."""
+    weights = ref.attention_row(query, keys, values)[0]
+    scores = keys @ query / query.shape[-1]  # (len_k,)
+    other = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
+    return weights, other @ values
+
+
 R19F_MISTAKES = [
+    Mistake(  # the output from other weights (family of blind28a-ar-output-from-unscaled-softmax)
+        check_attention_row,
+        row_output_from_weights_scaled_by_d_k,
+        r"Your returned weights are right, but your output is not weights @ values.*Those "
+        r"weights match scores divided by d_k = \d+ instead of by sqrt\(d_k\)",
+    ),
     Mistake(
         check_attention_row,
         row_scaled_by_all_key_entries,

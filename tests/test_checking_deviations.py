@@ -574,7 +574,9 @@ def test_an_edit_that_another_mistake_gives_too_names_both():
         "`.T` or `transpose`): `torch.triu(torch.ones(…))` where `torch.tril(torch.ones(…))` "
         "belongs",
         "leaves out `.masked_fill(…)` (or calls it without keeping what it returns: "
-        "`masked_fill` is not in place): `scores` where `scores.masked_fill(~mask, 0.0)` belongs",
+        "`masked_fill` is not in place, it returns a new value and leaves its object "
+        "unchanged; keep it: scores = scores.masked_fill(~mask, 0.0)): `scores` where "
+        "`scores.masked_fill(~mask, 0.0)` belongs",
         "calls `range` where `arange` belongs (`torch.range` includes its end, as an end one "
         "step too far does): `torch.range(0, d, 2)` where `torch.arange(0, d, 2)` belongs",
         "leaves out `arange`: `0` where `torch.arange(0, d, 2)` belongs",
@@ -595,3 +597,20 @@ def test_a_dropped_tril_is_named_through_the_check():
     with pytest.raises(CheckFailure) as failure:
         check(look_ahead_mask)
     assert "calls it without keeping what it returns" in failure.value.message
+
+
+def test_a_method_left_out_names_the_assignment_that_keeps_it():
+    """text.strip() on a line of its own is lost (str is immutable): the edit that leaves
+    the method out says so and writes the assignment (round 34, blind28a-tok-lower-result-
+    discarded was told only "`lower` is not in place")."""
+    source = textwrap.dedent(
+        """
+        def words(text):
+            text = text.strip()
+            return text.split(" ")
+        """
+    )
+    sentences = [edit.sentence for edit in edits_of(ast.parse(source).body[0])]
+    assert any(
+        "leaves out `.strip(…)`" in s and "keep it: text = text.strip()" in s for s in sentences
+    ), sentences

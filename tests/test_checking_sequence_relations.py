@@ -2,6 +2,7 @@
 
 from transformer_course.checking.sequence_relations import (
     collapsed_runs,
+    cut_short,
     fitting_reorderings,
     keys_as_strings,
 )
@@ -54,3 +55,19 @@ def test_fitting_reorderings_names_the_change_every_row_shows():
     ]
     assert fitting_reorderings([[4, 5, 6]], [[4, 5, 6]]) == []  # nothing moved
     assert fitting_reorderings([[7, 5, 4]], [[4, 5, 6]]) == []  # other items
+
+
+def test_cut_short_names_the_early_stop_by_how_many_items_came_back():
+    """A list that holds the right first items and nothing after them (round 34,
+    blind28a-encode-map-default-as-iterable was told only "look each token up")."""
+    one = cut_short([3], [3, 1, 4, 1, 5])  # zip(items, [x]) or a return inside the loop
+    assert "none of the 4 after it" in one and "stop at the shortest" in one, one
+    assert "return inside the loop" in one, one
+    last = cut_short([3, 1, 4, 1], [3, 1, 4, 1, 5])
+    assert "Only the last item is missing" in last and "range(len(items) - 1)" in last, last
+    middle = cut_short((3, 1), (3, 1, 4, 1, 5))
+    assert "the first 2, right, and none of the 3 after them" in middle, middle
+    assert cut_short([3, 1, 4, 1, 5], [3, 1, 4, 1, 5]) == ""
+    assert cut_short([1, 4], [3, 1, 4]) == ""  # not the first items
+    assert cut_short([7], [7, 2, 7]) == ""  # the last item too: no telling which end
+    assert cut_short([], [1, 2]) == ""

@@ -76,7 +76,11 @@ from transformer_course.checking.rearranged import (
     rejoined,
 )
 from transformer_course.checking.relations import first_wrong, match_relation
-from transformer_course.checking.sequence_relations import collapsed_runs, keys_as_strings
+from transformer_course.checking.sequence_relations import (
+    collapsed_runs,
+    cut_short,
+    keys_as_strings,
+)
 from transformer_course.checking.size_one_axes import (
     NAMES_SIZE_ONE_AXIS,
     permuted_axes,
@@ -1078,6 +1082,7 @@ class Checker:
         hint = hint or self.deviation(candidates=True)
         relation = (
             collapsed_runs(got, expected)
+            or cut_short(got, expected)
             or keys_as_strings(got, expected)
             or _value_relation(got, expected)
         )

@@ -5,6 +5,8 @@ mistakes from the values alone, for any exercise compared with ``expect_equal``:
   (``itertools.groupby``, a test against the previous item, CTC-style merging);
 * :func:`keys_as_strings`: a dict keyed by tuples (pairs of ids, say) whose keys came back
   as strings, with the format that made them when one format fits every key;
+* :func:`cut_short`: the right first items, and nothing after them (a loop that ends
+  early, a map or zip that stops at a shorter iterable, a range one short);
 * :func:`fitting_reorderings`: the right items of each row in another order (reversed,
   sorted, rotated by one), named when one order change fits every row compared.
 
@@ -17,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import groupby
 from typing import Any
 
-__all__ = ["ORDER_CHANGES", "collapsed_runs", "fitting_reorderings", "keys_as_strings"]
+__all__ = ["ORDER_CHANGES", "collapsed_runs", "cut_short", "fitting_reorderings", "keys_as_strings"]
 
 #: order changes of a row, each with what it does and the code that does it
 ORDER_CHANGES: dict[str, Callable[[list], list]] = {
@@ -54,6 +56,46 @@ def fitting_reorderings(
         if fits and any(new != list(row) for new, row in zip(changed, originals)):
             fitting.append(what)
     return fitting
+
+
+def cut_short(got: Any, expected: Any) -> str:
+    """``got`` is the first items of ``expected``, at least one and not all: that fact,
+    with the ways of stopping early that give that many items; "" otherwise."""
+    if not (isinstance(got, list | tuple) and isinstance(expected, list | tuple)):
+        return ""
+    kept, wanted = len(got), len(expected)
+    if not 1 <= kept < wanted:
+        return ""
+    try:
+        if list(got) != list(expected[:kept]):
+            return ""
+        if list(got) == list(expected[wanted - kept :]):
+            return ""  # the last items as well: no telling which end was cut
+    except Exception:  # items that do not compare: no relation to state
+        return ""
+    observed = (
+        f"Yours has {kept} item{'s' if kept > 1 else ''} for {wanted}: the first "
+        f"{kept if kept > 1 else 'one'}, right, and none of the {wanted - kept} after "
+        f"{'them' if kept > 1 else 'it'}."
+    )
+    if kept == 1:
+        return (
+            f"{observed} Only the first item comes back: something ends the work after one "
+            "step. For instance a return inside the loop (indented under the for), or map or "
+            "zip given a second iterable of one item (map(f, items, [default])): they walk "
+            "their iterables in step and stop at the shortest. Pass a default inside the "
+            "function (a lambda), not as a second iterable, and return after the loop."
+        )
+    if kept == wanted - 1:
+        return (
+            f"{observed} Only the last item is missing: a range or slice that stops one "
+            "short (range(len(items) - 1), items[:-1]) does this. Go over every item."
+        )
+    return (
+        f"{observed} Something ends the sequence early: a break or a return inside the "
+        "loop, a length taken from another argument, or map or zip over a shorter second "
+        "iterable (they stop at the shortest). Go over every item."
+    )
 
 
 def collapsed_runs(got: Any, expected: Any) -> str:

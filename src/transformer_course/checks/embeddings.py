@@ -1329,6 +1329,46 @@ def _implied_denominator_hint(cosine_similarity, a: np.ndarray, b: np.ndarray) -
     )
 
 
+def _product_normalised_mistakes(a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
+    """a @ b.T divided by something other than |a[i]| |b[j]|: the product matrix itself
+    normalised (its rows, its columns, the whole matrix), or only one side's lengths."""
+    dots = a @ b.T  # (n, m)
+    a_len = np.linalg.norm(a, axis=-1, keepdims=True)  # (n, 1)
+    b_len = np.linalg.norm(b, axis=-1, keepdims=True).T  # (1, m)
+    row_len = np.linalg.norm(dots, axis=-1, keepdims=True)  # (n, 1)
+    col_len = np.linalg.norm(dots, axis=0, keepdims=True)  # (1, m)
+    whole = np.linalg.norm(dots)
+    fix = (
+        " Entry (i, j) is a[i]·b[j] / (|a[i]| |b[j]|): divide by the lengths of the rows of "
+        "a and of b (np.outer(a_len, b_len)), or normalise the rows of a and of b first and "
+        "then take a @ b.T."
+    )
+    candidates = {
+        "Each row of your result was divided by its own length: you normalised the rows of "
+        "the product matrix a @ b.T (np.linalg.norm(dots, axis=-1)), not the vectors, so "
+        "each row is a unit vector over b's rows and b's lengths are never used.": (
+            dots,
+            row_len,
+        ),
+        "Each column of your result was divided by its own length: you normalised the "
+        "columns of the product matrix a @ b.T (np.linalg.norm(dots, axis=0)), not the "
+        "vectors, so a's lengths are never used.": (dots, col_len),
+        "Your result is a @ b.T divided by one number, the length of the whole product "
+        "matrix (np.linalg.norm(dots) with no axis): the norm of the products, not of the "
+        "vectors.": (dots, whole),
+        "Your result is a @ b.T divided by the lengths of a's rows alone: b's lengths are "
+        "never used.": (dots, a_len),
+        "Your result is a @ b.T divided by the lengths of b's rows alone: a's lengths are "
+        "never used.": (dots, b_len),
+    }
+    found = {}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for why, (top, bottom) in candidates.items():
+            value = np.where(bottom > 0, top / np.where(bottom > 0, bottom, 1.0), 0.0)
+            found[why + fix] = value
+    return found
+
+
 def _keepdims_hint(message: str) -> str:
     """(n, d) divided by a vector of n norms: the norms lost their axis (no keepdims)."""
     found = re.search(r"shapes \((\d+),\s*(\d+)\)\s+\((\d+),\)", message)
@@ -1591,6 +1631,7 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     # a sibling of the cosine: the distance between the points, which grows
                     # where the cosine shrinks (torch.cdist, scipy's cdist by default)
                     **_distance_mistakes(a64, b64),
+                    **_product_normalised_mistakes(a64, b64),
                     "Your negative similarities became 0: the result was clipped to [0, 1] "
                     "(np.clip or np.maximum(..., 0)). A cosine ranges over [-1, 1]: vectors "
                     "pointing in opposite directions have similarity -1. Return it unclipped.": (

@@ -250,12 +250,20 @@ def _returns_new_tensor(node: ast.Call) -> bool:
     )
 
 
-def _unkept(name: str) -> str:
-    """The second way to leave out a call that returns a new tensor: calling it on a line
-    of its own and never keeping what it returns ("" for an in-place method)."""
+def _unkept(name: str, call: ast.Call | None = None) -> str:
+    """The second way to leave out a call that returns a new value: calling it on a line
+    of its own and never keeping what it returns ("" for an in-place method). With the
+    ``call`` on a plain name (``text.lower()``), the assignment that keeps it."""
     if name.endswith("_"):
         return ""
-    return f" (or calls it without keeping what it returns: `{name}` is not in place)"
+    receiver = call.func.value if call and isinstance(call.func, ast.Attribute) else None
+    keep = (
+        f"; keep it: {receiver.id} = {ast.unparse(call)}" if isinstance(receiver, ast.Name) else ""
+    )
+    return (
+        f" (or calls it without keeping what it returns: `{name}` is not in place, it "
+        f"returns a new value and leaves its object unchanged{keep})"
+    )
 
 
 def _with_name(func: ast.expr, name: str) -> ast.expr:
@@ -731,7 +739,8 @@ def _call_edits(node: ast.Call, edit: Callable[..., Edit]) -> Iterator[Edit]:
         ):
             yield edit(
                 receiver,
-                f"leaves out `.{name}(…)`{_unkept(name)}: {quote(receiver)} where {old} belongs",
+                f"leaves out `.{name}(…)`{_unkept(name, node)}: {quote(receiver)} where {old} "
+                "belongs",
                 "left out",
             )
     if name not in _KEEP_CALLS and len(node.args) >= 1 and not node.keywords:

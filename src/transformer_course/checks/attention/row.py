@@ -264,6 +264,38 @@ def _row_nan_scores_hint(c, attention_row, weights, query, keys, values) -> str:
     )
 
 
+def _output_from_other_weights(output, query, keys, values) -> str:
+    """The returned weights are right, but the output is the weighted sum of the value
+    rows under the weights of a known weight mistake (a second softmax of the unscaled
+    scores, say): those weights named, all that fit; "" otherwise."""
+    try:
+        got = np.asarray(output, np.float64)  # (d_v,)
+        v = np.asarray(values, np.float64)  # (len_k, d_v)
+        q, k = np.asarray(query, np.float64), np.asarray(keys, np.float64)
+        right = ref.softmax(k @ q / math.sqrt(q.shape[-1]))  # (len_k,) the right weights
+    except Exception:  # values the probe cannot read: no verdict
+        return ""
+    fitting = []
+    with np.errstate(all="ignore"):
+        for why, weights in _row_weight_mistakes(query, keys, values).items():
+            weights = np.asarray(weights, np.float64)
+            if weights.shape != right.shape or not np.all(np.isfinite(weights)):
+                continue
+            if np.allclose(weights, right, rtol=1e-6, atol=1e-9):
+                continue
+            mixed = weights @ v  # (d_v,)
+            if mixed.shape == got.shape and np.allclose(got, mixed, rtol=1e-5, atol=1e-7):
+                fitting.append(why.replace("Your weights", "Those weights", 1))
+    if not fitting:
+        return ""
+    return (
+        "Your returned weights are right, but your output is not weights @ values: it is the "
+        "weighted sum of the value rows under other weights, computed apart from the ones "
+        "you return. " + " Or: ".join(fitting) + " Compute the output from the weights you "
+        "return: output = weights @ values."
+    )
+
+
 def _row_weight_mistakes(query, keys, values, probe_weights=None) -> dict[str, np.ndarray]:
     """Diagnosis -> the weights that mistake gives; with ``probe_weights`` (the learner's
     weights on :data:`_ROW_PROBE`, on demand) a wrong scale is kept only when it gives
@@ -886,6 +918,9 @@ def check_attention_row(attention_row, *, hidden: bool = False) -> None:
                 **_output_tolerance(output.dtype, query.dtype, values=values),
                 hint="Your weights are right, so check the last step: output = weights @ values, "
                 "the weighted sum of the value rows.",
+                explain=lambda output=output, query=query, keys=keys, values=values: (
+                    _output_from_other_weights(output, query, keys, values)
+                ),
                 mistakes={
                     _ROW_OUTPUT_UNWEIGHTED.format(how="mean"): v64.mean(axis=0),
                     _ROW_OUTPUT_UNWEIGHTED.format(how="sum"): v64.sum(axis=0),

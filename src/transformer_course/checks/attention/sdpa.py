@@ -1307,6 +1307,46 @@ def _expect_backward_with_a_mask(c: Checker, fn) -> None:
     )
 
 
+def _only_on_the_mask_path(sdpa, q, k, v, mask, weights) -> str:
+    """When weights given a mask are wrong but the same call without the mask gives the
+    right weights: the mistake sits on the path taken when a mask is given, named as the
+    scaling skipped there when the masked weights are those of the unscaled scores; ""
+    otherwise (no mask, or a probe that fails)."""
+    if mask is None:
+        return ""
+    try:
+        with torch.no_grad():
+            _, unmasked = sdpa(q.clone(), k.clone(), v.clone())  # (..., len_q, len_k)
+        _, right = ref.scaled_dot_product_attention(q.double(), k.double(), v.double())
+        if tuple(unmasked.shape) != tuple(right.shape) or not torch.allclose(
+            unmasked.detach().double(), right, atol=1e-5
+        ):
+            return ""
+        root = math.sqrt(q.shape[-1])
+        _, unscaled = ref.scaled_dot_product_attention(
+            q.double() * root, k.double(), v.double(), mask
+        )  # (..., len_q, len_k): softmax(q kᵀ) under the mask
+        got = weights.detach().double()
+        allowed = mask.bool().any(dim=-1, keepdim=True).expand_as(unscaled)  # rows with a key
+        fits_unscaled = tuple(got.shape) == tuple(unscaled.shape) and torch.allclose(
+            got[allowed], unscaled[allowed], atol=1e-5
+        )
+    except Exception:  # the probe is the check's own: no verdict from it
+        return ""
+    if fits_unscaled:
+        return (
+            "Called on the same q, k, v without a mask, your weights are right: the scores "
+            "are divided by √d_k only when no mask is given. The division sits in one branch "
+            "of `if mask is not None:` (the else branch, say); scale the scores before the "
+            "mask test, on both paths."
+        )
+    return (
+        "Called on the same q, k, v without a mask, your weights are right: the mistake is "
+        "on the path your function takes when a mask is given (a step inside `if mask is "
+        "not None:`, or one left out of it)."
+    )
+
+
 def _without_float_mask_candidates(failure: CheckFailure) -> CheckFailure:
     """Where the check's own hint says the bool mask it passed was cast by the learner's
     code, the general advice on ~ of a float mask (which also names masks built without
@@ -1441,21 +1481,29 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
             if moved:
                 c.fail(what + "your `weights` are not what the reference gives. " + moved)
             probe_weights = _probe_weights(c, scaled_dot_product_attention)
-            convention = expect_attention_weights(
-                c,
-                weights,
-                mask,
-                what + "your `weights`",
-                expected=exp_w,
-                mistakes={
-                    **_sdpa_mistakes(q, k, v, mask, probe_weights),
-                    **_fitted_scale_mistake(q, k, mask, weights, probe_weights),
-                    **_fitted_fill_mistake(q, k, mask, weights),
-                    **_always_causal(q, k, mask),
-                },
-                pairs=_sdpa_pairs(q, k, v, mask),
-                **tolerance(weights.dtype, q.dtype),
-            )
+            try:
+                convention = expect_attention_weights(
+                    c,
+                    weights,
+                    mask,
+                    what + "your `weights`",
+                    expected=exp_w,
+                    mistakes={
+                        **_sdpa_mistakes(q, k, v, mask, probe_weights),
+                        **_fitted_scale_mistake(q, k, mask, weights, probe_weights),
+                        **_fitted_fill_mistake(q, k, mask, weights),
+                        **_always_causal(q, k, mask),
+                    },
+                    pairs=_sdpa_pairs(q, k, v, mask),
+                    **tolerance(weights.dtype, q.dtype),
+                )
+            except CheckFailure as failure:
+                note = _only_on_the_mask_path(scaled_dot_product_attention, q, k, v, mask, weights)
+                if not note:
+                    raise
+                raise CheckFailure(
+                    failure.exercise, f"{failure.message} {note}", failure.learner_traceback
+                ) from None
             if mask is not None:
                 _expect_rows_masked_on_their_own(
                     c, q, k, mask, weights, convention, zero_rows_on, what

@@ -15,6 +15,7 @@ import torch
 
 from transformer_course.checking import Checker, torch_generator
 from transformer_course.checking.concatenated import concatenation_of
+from transformer_course.checking.dropout_masks import dropout_pattern_problem
 from transformer_course.checking.dropout_placement import (
     dropped_term_mask,
     fitting_placements,
@@ -825,6 +826,12 @@ def _check_dropout(c, cls, d_model, max_len, x, table):
     # dropout placed elsewhere that p = 0 and p = 1 cannot see (twice, on each term)
     out, what = run(0.5, "train")
     _expect_dropout_on_the_sum(c, out, x, total - x, what)
+    # the right placement, but a mask shared along an axis (nn.Dropout2d zeroes whole
+    # positions of a (batch, len, d_model) input; blind28a-PE-channel-dropout passed)
+    pattern = dropout_pattern_problem(
+        total, out, 0.5, ("sequence", "position", "feature"), unit="value"
+    )
+    c.expect_true(not pattern, f"{what}: your output is not what a dropout gives. {pattern}")
 
 
 _NOT_A_BUFFER = (

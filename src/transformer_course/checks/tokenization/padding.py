@@ -302,6 +302,46 @@ def _wrapped(expected, dtype):
     return expected.astype(dtype)
 
 
+#: ways to fill a row past its sequence from the sequence itself, each with what does it
+_SELF_FILLS = {
+    "repeats of the sequence from its start (np.resize(seq, max_len), np.tile, or an index "
+    "taken modulo len(seq))": lambda seq, n: np.resize(np.asarray(seq), n),
+    "its last id repeated (np.pad with mode='edge')": lambda seq, n: np.pad(
+        np.asarray(seq), (0, n - len(seq)), mode="edge"
+    ),
+    "the sequence mirrored back from its end (np.pad with mode='reflect')": (
+        lambda seq, n: np.pad(np.asarray(seq), (0, n - len(seq)), mode="reflect")
+    ),
+    "the sequence mirrored back from its end, last id included (np.pad with mode='symmetric')": (
+        lambda seq, n: np.pad(np.asarray(seq), (0, n - len(seq)), mode="symmetric")
+    ),
+}
+
+
+def _self_filled_hint(seqs, pad_id, array) -> str:
+    """When every row that needs padding holds its sequence and then ids taken from that
+    sequence (repeated, its last id, mirrored): the fills that fit every such row, where
+    pad_id belongs; "" otherwise."""
+    rows = [(r, seq) for r, seq in enumerate(seqs) if 0 < len(seq) < array.shape[1]]
+    if not rows or array.ndim != 2 or array.shape[0] != len(seqs):
+        return ""
+    fitting = []
+    for name, fill in _SELF_FILLS.items():
+        try:
+            if all(np.array_equal(array[r], fill(seq, array.shape[1])) for r, seq in rows):
+                fitting.append(name)
+        except Exception:  # a fill this row cannot take (reflect on one id): no fit
+            continue
+    if not fitting:
+        return ""
+    return (
+        f"Each short row goes on past its sequence with {' or '.join(fitting)}, instead of "
+        f"pad_id={pad_id}: the rest of the row must be pad_id, which the model learns to "
+        "ignore, not copies of the row's own ids. Start from np.full((batch, max_len), "
+        "pad_id) and write each sequence at the start of its row."
+    )
+
+
 def _pad_filled_with(seqs, pad_id, expected, got) -> dict:
     """When the ids are right and every padded place holds one same value other than
     pad_id and 0 (which has a message of its own): that value named."""
@@ -509,6 +549,7 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                 what,
                 hint=lambda seqs=seqs, pad_id=pad_id, array=array: (
                     _shifted_rows_hint(seqs, pad_id, array)
+                    or _self_filled_hint(seqs, pad_id, array)
                     or f"Each row holds its sequence, then pad_id={pad_id} up to max_len."
                 ),
                 mistakes={

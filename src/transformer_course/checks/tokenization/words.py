@@ -362,7 +362,7 @@ def _tokens_family_hint(got: list[str], expected: list[str], runs=(), tokenize=N
             "tokenize keeps every token, repeats included, in the order of the text. Do not "
             "put them through a set or sorted()."
         )
-    edited = _dropped_words_hint(runs) or _placeholder_hint(runs)
+    edited = _normalised_hint(runs) or _dropped_words_hint(runs) or _placeholder_hint(runs)
     if edited:
         return edited
     backspace = _backspace_hint(runs, tokenize)
@@ -436,17 +436,64 @@ def _dropped_words_hint(runs) -> str:
             "as text classification removes them"
         )
     if shortest_only:
-        causes.append(f"a filter on length that drops words of {longest} characters or fewer")
+        chars = f"{longest} character{'s' if longest > 1 else ''}"
+        causes.append(f"a filter on length that drops words of {chars} or fewer")
     cause = (
-        f"Your function drops words after splitting: {' or '.join(causes)}."
+        f"Your function {'may drop' if shortest_only else 'drops'} words after splitting: "
+        f"{' or '.join(causes)}."
         if causes
         else "Something removes these words after the split (a test on each token)."
     )
+    if shortest_only:  # the split itself gives the same tokens
+        needed = longest + 1
+        pattern = r"\w\w+" if needed == 2 else rf"\w{{{needed},}}"
+        cause += (
+            f" Or the split itself skips them: a word pattern that needs at least {needed} "
+            f"word characters ({pattern}, as scikit-learn CountVectorizer's default "
+            r"token_pattern does) matches no shorter word. The word pattern is \w+."
+        )
     return (
         f"Some words are missing from your tokens, wherever they occur: "
         f"{', '.join(map(repr, dropped[:8]))}; every other token is right and in order. "
         f"{cause} tokenize keeps every word of "
         "the text: the model reads and predicts them all, the most common ones included."
+    )
+
+
+#: the Unicode normal forms, each with what it does to a text
+_NORMAL_FORMS = {
+    "NFKC": "compatibility characters rewritten ('…' as '...', 'ﬁ' as 'fi', '²' as '2', "
+    "full-width letters as ASCII), then composed",
+    "NFKD": "compatibility characters rewritten and accented letters split into a letter "
+    "and a combining accent",
+    "NFC": "letters and combining accents composed into single characters",
+    "NFD": "accented letters split into a letter and a combining accent",
+}
+
+
+def _normalised_hint(runs) -> str:
+    """When every run's tokens are the reference's tokens of the text put through one
+    Unicode normal form (unicodedata.normalize), and some run shows it: the forms that
+    fit, named together when the texts cannot tell them apart; "" otherwise."""
+    fitting = []
+    for form in _NORMAL_FORMS:
+        shown = False
+        for text, _, got in runs:
+            normalised = ref.tokenize(unicodedata.normalize(form, text))
+            if list(got) != normalised:
+                break
+            shown = shown or normalised != ref.tokenize(text)
+        else:
+            if shown:
+                fitting.append(form)
+    if not fitting:
+        return ""
+    forms = " or ".join(f"{form} ({_NORMAL_FORMS[form]})" for form in fitting)
+    return (
+        "Your tokens are those of the text after Unicode normalisation, "
+        f"unicodedata.normalize with {forms}: the characters are not kept as written. "
+        "tokenize keeps the text's own characters: lower-case it and split it, with no "
+        "normalisation first."
     )
 
 
