@@ -3268,6 +3268,21 @@ MISTAKES = [
         ),
         r"Your mask keeps exactly the keys after each query.*look_ahead_mask\(size\) negated",
     ),
+    # round 28 (blind28c-sliding-window-causal-tril-diagonal-one): future keys up to a fixed
+    # distance ahead (a causal part with a diagonal of d > 0) are named as d keys ahead (the
+    # window of 3 leaves d = 1 apart from the symmetric |i - j| < window, told as such)
+    Mistake(
+        check_sliding_window_mask,
+        _named(
+            "sliding_window_mask",
+            lambda size, window: (
+                (torch.arange(size)[None, :] <= torch.arange(size)[:, None] + 1)
+                & (torch.arange(size)[:, None] - torch.arange(size)[None, :] < window)
+            ),
+        ),
+        r"(lets each query see the next key after it \(key i \+ 1\)|next keys too)(?s:.*)"
+        r"diagonal=d\) keeps j <= i \+ d.*d must be 0",
+    ),
     # the family "two mistakes at once", read part by part: the future keys, then the part
     # on and below the diagonal as a mask of its own (a band of window + 1 with the
     # look-ahead part left out was told of the future keys alone)
