@@ -5141,6 +5141,24 @@ def _generate_prompt_logits_twice_uncached(model, prompt, max_new_tokens):
     return ids, torch.stack(steps, dim=1)
 
 
+@torch.no_grad()
+def _generate_reads_first_output(model, prompt, max_new_tokens):
+    """Every step's model output kept in a list, but each step reads the list's first entry
+    (round 28's class: a step's logits computed and never read, with every call right)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    outputs = [model(prompt, caches=caches, start=0)[:, -1]]  # each (batch, vocab)
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        logits = outputs[0]
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)  # (batch, 1)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            outputs.append(model(next_id, caches=caches, start=length + step)[:, -1])
+    return ids, torch.stack(steps, dim=1)
+
+
 def _generate_log_probabilities(model, prompt, max_new_tokens):
     ids, logits = ref.generate(model, prompt, max_new_tokens)
     return ids, logits.log_softmax(dim=-1)
@@ -5155,6 +5173,11 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
         (
             _generate_skips_last_call,
             r"logits at step \d repeat those of step \d: the model was not",
+        ),
+        (
+            _generate_reads_first_output,
+            r"logits at step 1 repeat those of step 0, although your function ran the model \d+ "
+            r"times, as it should, on the right tokens: the step's new logits are discarded",
         ),
         (_generate_negative_cache, r"(?s)non-negative.*caches were made with a negative size"),
         (_generate_prefill_last_token, r"positions 0 \.\. \d+ of the prompt never ran"),
