@@ -556,3 +556,24 @@ def test_a_numeric_quiz_tells_a_precedence_slip_and_several_numbers(answer, expe
     with pytest.raises(CheckFailure) as failure:
         quiz_check(_MEAN_QUIZ)(lambda: answer)
     assert re.search(expected, failure.value.message), failure.value.message
+
+
+def bag_of_ids_from_largest_id(ids, table):  # ids (n, len) int64, table (vocab, d)
+    counts = torch.zeros(ids.shape[0], int(ids.max()) + 1)  # (n, largest id + 1)
+    counts.scatter_add_(1, ids, torch.ones(ids.shape))
+    return counts @ table  # (n, d)
+
+
+def product_of_other_widths(ids, table):  # a width mismatch unrelated to the ids
+    return torch.ones(ids.shape[0], 5) @ table
+
+
+def test_a_product_as_wide_as_the_largest_id_plus_one_is_told_it_was_sized_from_the_ids():
+    """Round 28's class (blind28c-gpt-one-hot-lookup-width): a one-hot or count table whose
+    width comes from the batch's largest id, not the vocabulary, fails a product with the
+    (vocab, d) table; the message names the width's source, and only when an id fits."""
+    ids = torch.tensor([[0, 3, 2], [1, 3, 0]])  # (2, 3), largest id 3
+    table = torch.randn(9, 4)  # (vocab 9, d 4)
+    message = _message(bag_of_ids_from_largest_id, ids, table)
+    assert re.search(r"4 is the largest id in ids \(3\) plus one.*num_classes=9", message)
+    assert "largest id" not in _message(product_of_other_widths, ids, table)
