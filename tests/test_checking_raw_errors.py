@@ -577,3 +577,24 @@ def test_a_product_as_wide_as_the_largest_id_plus_one_is_told_it_was_sized_from_
     message = _message(bag_of_ids_from_largest_id, ids, table)
     assert re.search(r"4 is the largest id in ids \(3\) plus one.*num_classes=9", message)
     assert "largest id" not in _message(product_of_other_widths, ids, table)
+
+
+def rows_centred_without_keepdim(x):  # x (2, 3, 5): one mean per row, (2, 3)
+    means = x.mean(dim=-1)
+    return x - means
+
+
+def rows_added_to_other_columns(x, y):  # x (2, 3, 5), y (4,): unrelated shapes
+    return x + y
+
+
+def test_a_per_row_value_without_its_trailing_axis_is_told_to_keep_it():
+    """Round 28's class (blind28c-tiled-max-without-trailing-axis): a reduction over the
+    last axis without keepdim met its own tensor's columns; named from the failing line's
+    shapes, and only when one is the other without its last axis."""
+    message = _message(rows_centred_without_keepdim, torch.randn(2, 3, 5))
+    assert re.search(
+        r"means \(2, 3\) is x \(2, 3, 5\) without its last axis.*means\[\.\.\., None\]", message
+    ), message
+    message = _message(rows_added_to_other_columns, torch.randn(2, 3, 5), torch.randn(4))
+    assert "without its last axis" not in message, message
