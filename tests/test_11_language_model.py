@@ -1317,6 +1317,14 @@ class FfnResidualOwn(ref.SwiGLU):
         return out + x
 
 
+class FfnInputStraightToW2(ref.SwiGLU):
+    """The block's input handed to w2, the gated projections built and never called (round
+    28's class: layers the reference runs before the one that raised, skipped)."""
+
+    def forward(self, x):
+        return self.w2(F.silu(x))  # w2 reads d_ff features, x has d_model
+
+
 class FfnSigmoidOfInput(ref.SwiGLU):
     """A hand-written SiLU whose sigmoid takes the block's input (blind15b)."""
 
@@ -4123,6 +4131,11 @@ MISTAKES = [
         r"d_head\) can only be applied to the heads one by one",
     ),
     Mistake(check_SwiGLU, FfnResidualOwn, r"block's output plus its input.*residual"),
+    Mistake(
+        check_SwiGLU,
+        FfnInputStraightToW2,
+        r"Your forward never uses w1 and w3 before `self\.w2` raised",
+    ),
     # blind23c: an activation on the input before a projection, and an extra term added to
     # the gated product, were told "largest difference": the layers' inputs, recorded
     Mistake(check_SwiGLU, FfnValueFromActivatedInput, r"w3 receives gelu\(x\), not the block's"),
