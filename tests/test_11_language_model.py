@@ -3300,6 +3300,15 @@ def _batches_tensor_of_windows(tokens, block_size, batch_size, generator):
     return inputs, targets
 
 
+class RmsOverVarianceFourthRoot(ref.RMSNorm):
+    """x divided by a fourth root of its biased variance (round 28's class: a centred
+    statistic under a wrong number of roots, told part by part)."""
+
+    def forward(self, x):
+        variance = x.var(dim=-1, keepdim=True, unbiased=False)  # (..., 1)
+        return x / (variance + self.eps).pow(0.25) * self.weight
+
+
 class RmsTensorOfRows(ref.RMSNorm):
     """b12b: the same idiom on float rows, torch.tensor([...]) of normalised tokens: a
     ValueError whose usual advice (.item() on a batch) did not say why (no case holds it)."""
@@ -4034,6 +4043,12 @@ MISTAKES = [
     ),
     # blind15b: PyTorch's norm as a submodule was told the stack's final-norm advice
     Mistake(check_RMSNorm, NormSquaresOverDMinusOne, r"divided by d_model - 1 = \d+ \(Bessel"),
+    Mistake(
+        check_RMSNorm,
+        RmsOverVarianceFourthRoot,
+        r"that number is the variance, x\.var\(unbiased=False\).* under two square roots.*: "
+        r"the statistic is a variance, which subtracts each token's mean.*taken 2 times",
+    ),
     # blind19d: the gain applied with @ was told the shape alone
     Mistake(
         check_RMSNorm,
