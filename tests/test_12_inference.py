@@ -6389,3 +6389,25 @@ def test_a_scale_that_is_1_at_d_k_4_is_not_called_unscaled():
     d_k read from an axis of size 2 gives, which that message names."""
     with pytest.raises(CheckFailure, match=r"Your scores are multiplied by 1 where 1/sqrt\(d_k\)"):
         check_tiled_attention(_tiled_with(scale_of=lambda scale, _block: scale * 2))
+
+
+@torch.no_grad()
+def _generate_first_item_as_logits(model, prompt, max_new_tokens):
+    """The model's output read as a (logits, loss) pair by its item [0] (round 28's class:
+    the output taken apart along the batch as if it were a pair)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[0][-1]  # (vocab,): sequence 0 alone
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)  # (1,)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[0][-1]
+    return ids, torch.stack(steps, dim=1)
+
+
+def test_generate_names_the_model_output_taken_apart_along_the_batch():
+    with pytest.raises(CheckFailure, match=r"taking its item \[0\] as if it were a pair"):
+        check_generate(_generate_first_item_as_logits)
