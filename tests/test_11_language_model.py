@@ -1317,6 +1317,14 @@ class FfnResidualOwn(ref.SwiGLU):
         return out + x
 
 
+class FfnInputStraightToW2(ref.SwiGLU):
+    """The block's input handed to w2, the gated projections built and never called (round
+    28's class: layers the reference runs before the one that raised, skipped)."""
+
+    def forward(self, x):
+        return self.w2(F.silu(x))  # w2 reads d_ff features, x has d_model
+
+
 class FfnSigmoidOfInput(ref.SwiGLU):
     """A hand-written SiLU whose sigmoid takes the block's input (blind15b)."""
 
@@ -3292,6 +3300,15 @@ def _batches_tensor_of_windows(tokens, block_size, batch_size, generator):
     return inputs, targets
 
 
+class RmsOverVarianceFourthRoot(ref.RMSNorm):
+    """x divided by a fourth root of its biased variance (round 28's class: a centred
+    statistic under a wrong number of roots, told part by part)."""
+
+    def forward(self, x):
+        variance = x.var(dim=-1, keepdim=True, unbiased=False)  # (..., 1)
+        return x / (variance + self.eps).pow(0.25) * self.weight
+
+
 class RmsTensorOfRows(ref.RMSNorm):
     """b12b: the same idiom on float rows, torch.tensor([...]) of normalised tokens: a
     ValueError whose usual advice (.item() on a batch) did not say why (no case holds it)."""
@@ -4026,6 +4043,12 @@ MISTAKES = [
     ),
     # blind15b: PyTorch's norm as a submodule was told the stack's final-norm advice
     Mistake(check_RMSNorm, NormSquaresOverDMinusOne, r"divided by d_model - 1 = \d+ \(Bessel"),
+    Mistake(
+        check_RMSNorm,
+        RmsOverVarianceFourthRoot,
+        r"that number is the variance, x\.var\(unbiased=False\).* under two square roots.*: "
+        r"the statistic is a variance, which subtracts each token's mean.*taken 2 times",
+    ),
     # blind19d: the gain applied with @ was told the shape alone
     Mistake(
         check_RMSNorm,
@@ -4123,6 +4146,11 @@ MISTAKES = [
         r"d_head\) can only be applied to the heads one by one",
     ),
     Mistake(check_SwiGLU, FfnResidualOwn, r"block's output plus its input.*residual"),
+    Mistake(
+        check_SwiGLU,
+        FfnInputStraightToW2,
+        r"Your forward never uses w1 and w3 before `self\.w2` raised",
+    ),
     # blind23c: an activation on the input before a projection, and an extra term added to
     # the gated product, were told "largest difference": the layers' inputs, recorded
     Mistake(check_SwiGLU, FfnValueFromActivatedInput, r"w3 receives gelu\(x\), not the block's"),

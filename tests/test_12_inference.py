@@ -3268,6 +3268,21 @@ MISTAKES = [
         ),
         r"Your mask keeps exactly the keys after each query.*look_ahead_mask\(size\) negated",
     ),
+    # round 28 (blind28c-sliding-window-causal-tril-diagonal-one): future keys up to a fixed
+    # distance ahead (a causal part with a diagonal of d > 0) are named as d keys ahead (the
+    # window of 3 leaves d = 1 apart from the symmetric |i - j| < window, told as such)
+    Mistake(
+        check_sliding_window_mask,
+        _named(
+            "sliding_window_mask",
+            lambda size, window: (
+                (torch.arange(size)[None, :] <= torch.arange(size)[:, None] + 1)
+                & (torch.arange(size)[:, None] - torch.arange(size)[None, :] < window)
+            ),
+        ),
+        r"(lets each query see the next key after it \(key i \+ 1\)|next keys too)(?s:.*)"
+        r"diagonal=d\) keeps j <= i \+ d.*d must be 0",
+    ),
     # the family "two mistakes at once", read part by part: the future keys, then the part
     # on and below the diagonal as a mask of its own (a band of window + 1 with the
     # look-ahead part left out was told of the future keys alone)
@@ -5126,6 +5141,24 @@ def _generate_prompt_logits_twice_uncached(model, prompt, max_new_tokens):
     return ids, torch.stack(steps, dim=1)
 
 
+@torch.no_grad()
+def _generate_reads_first_output(model, prompt, max_new_tokens):
+    """Every step's model output kept in a list, but each step reads the list's first entry
+    (round 28's class: a step's logits computed and never read, with every call right)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    outputs = [model(prompt, caches=caches, start=0)[:, -1]]  # each (batch, vocab)
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        logits = outputs[0]
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)  # (batch, 1)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            outputs.append(model(next_id, caches=caches, start=length + step)[:, -1])
+    return ids, torch.stack(steps, dim=1)
+
+
 def _generate_log_probabilities(model, prompt, max_new_tokens):
     ids, logits = ref.generate(model, prompt, max_new_tokens)
     return ids, logits.log_softmax(dim=-1)
@@ -5140,6 +5173,11 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
         (
             _generate_skips_last_call,
             r"logits at step \d repeat those of step \d: the model was not",
+        ),
+        (
+            _generate_reads_first_output,
+            r"logits at step 1 repeat those of step 0, although your function ran the model \d+ "
+            r"times, as it should, on the right tokens: the step's new logits are discarded",
         ),
         (_generate_negative_cache, r"(?s)non-negative.*caches were made with a negative size"),
         (_generate_prefill_last_token, r"positions 0 \.\. \d+ of the prompt never ran"),
@@ -6351,3 +6389,25 @@ def test_a_scale_that_is_1_at_d_k_4_is_not_called_unscaled():
     d_k read from an axis of size 2 gives, which that message names."""
     with pytest.raises(CheckFailure, match=r"Your scores are multiplied by 1 where 1/sqrt\(d_k\)"):
         check_tiled_attention(_tiled_with(scale_of=lambda scale, _block: scale * 2))
+
+
+@torch.no_grad()
+def _generate_first_item_as_logits(model, prompt, max_new_tokens):
+    """The model's output read as a (logits, loss) pair by its item [0] (round 28's class:
+    the output taken apart along the batch as if it were a pair)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[0][-1]  # (vocab,): sequence 0 alone
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)  # (1,)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[0][-1]
+    return ids, torch.stack(steps, dim=1)
+
+
+def test_generate_names_the_model_output_taken_apart_along_the_batch():
+    with pytest.raises(CheckFailure, match=r"taking its item \[0\] as if it were a pair"):
+        check_generate(_generate_first_item_as_logits)

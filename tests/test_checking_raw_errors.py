@@ -556,3 +556,45 @@ def test_a_numeric_quiz_tells_a_precedence_slip_and_several_numbers(answer, expe
     with pytest.raises(CheckFailure) as failure:
         quiz_check(_MEAN_QUIZ)(lambda: answer)
     assert re.search(expected, failure.value.message), failure.value.message
+
+
+def bag_of_ids_from_largest_id(ids, table):  # ids (n, len) int64, table (vocab, d)
+    counts = torch.zeros(ids.shape[0], int(ids.max()) + 1)  # (n, largest id + 1)
+    counts.scatter_add_(1, ids, torch.ones(ids.shape))
+    return counts @ table  # (n, d)
+
+
+def product_of_other_widths(ids, table):  # a width mismatch unrelated to the ids
+    return torch.ones(ids.shape[0], 5) @ table
+
+
+def test_a_product_as_wide_as_the_largest_id_plus_one_is_told_it_was_sized_from_the_ids():
+    """Round 28's class (blind28c-gpt-one-hot-lookup-width): a one-hot or count table whose
+    width comes from the batch's largest id, not the vocabulary, fails a product with the
+    (vocab, d) table; the message names the width's source, and only when an id fits."""
+    ids = torch.tensor([[0, 3, 2], [1, 3, 0]])  # (2, 3), largest id 3
+    table = torch.randn(9, 4)  # (vocab 9, d 4)
+    message = _message(bag_of_ids_from_largest_id, ids, table)
+    assert re.search(r"4 is the largest id in ids \(3\) plus one.*num_classes=9", message)
+    assert "largest id" not in _message(product_of_other_widths, ids, table)
+
+
+def rows_centred_without_keepdim(x):  # x (2, 3, 5): one mean per row, (2, 3)
+    means = x.mean(dim=-1)
+    return x - means
+
+
+def rows_added_to_other_columns(x, y):  # x (2, 3, 5), y (4,): unrelated shapes
+    return x + y
+
+
+def test_a_per_row_value_without_its_trailing_axis_is_told_to_keep_it():
+    """Round 28's class (blind28c-tiled-max-without-trailing-axis): a reduction over the
+    last axis without keepdim met its own tensor's columns; named from the failing line's
+    shapes, and only when one is the other without its last axis."""
+    message = _message(rows_centred_without_keepdim, torch.randn(2, 3, 5))
+    assert re.search(
+        r"means \(2, 3\) is x \(2, 3, 5\) without its last axis.*means\[\.\.\., None\]", message
+    ), message
+    message = _message(rows_added_to_other_columns, torch.randn(2, 3, 5), torch.randn(4))
+    assert "without its last axis" not in message, message

@@ -398,3 +398,44 @@ def integer_index_on_a_long_axis(exc: BaseException, value_size: int) -> str:
             f"{name}[{', '.join(fixed)}]."
         )
     return text
+
+
+_SIZES_MET = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+
+
+def missing_trailing_axis(exc: BaseException) -> str:
+    """For a broadcast refused between two sizes: a tensor of the learner's failing line
+    shaped like another one there without its last axis (one value per row of it: a max,
+    sum or mean over the last axis taken without keepdim=True), whose own last axis met
+    the other's last axis; "" when no pair of the line's tensors fits (or there is no
+    learner frame, as in the grader)."""
+    import torch
+
+    sizes = _SIZES_MET.search(str(exc))
+    found = _innermost_learner_frame(exc)
+    if sizes is None or found is None:
+        return ""
+    frame, line = found
+    code = _STRING.sub("", line.split("#")[0])
+    tensors = {}
+    for name in dict.fromkeys(_NAME.findall(code)):
+        known, value = _value_of(name, frame)
+        if known and isinstance(value, torch.Tensor) and value.dim() >= 1:
+            tensors[name] = tuple(value.shape)
+    met = {int(sizes[1]), int(sizes[2])}
+    for short, short_shape in tensors.items():
+        for full, full_shape in tensors.items():
+            if short_shape != full_shape[:-1] or {short_shape[-1], full_shape[-1]} != met:
+                continue
+            return (
+                f"{short} {short_shape} is {full} {full_shape} without its last axis: one "
+                f"value per row of {full} (a max, sum or mean over the last axis taken "
+                f"without keepdim=True). Broadcasting lines shapes up from the right, so "
+                f"{short}'s last axis ({short_shape[-1]} rows) meets {full}'s last axis "
+                f"({full_shape[-1]} columns): each row's value is not broadcast along its "
+                f"row, and where the two sizes agree it is silently applied across the "
+                f"columns instead (another row's value in each column). Give it its "
+                f"trailing axis back: {short}[..., None] (or keepdim=True where it is "
+                "computed)."
+            )
+    return ""

@@ -6,6 +6,7 @@ import re
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 
+from transformer_course.checking.failing_line import missing_trailing_axis
 from transformer_course.checking.failure import innermost_learner_traceback
 from transformer_course.checking.raw_errors import RAW_ERROR_HINTS, matmul_advice
 
@@ -155,7 +156,9 @@ GENERIC_HINTS: dict[str | type[BaseException], str | Callable[[BaseException], s
         "Two tensors of different sizes met in one operation: an element-wise one (+, *, "
         "masked_fill, ...) or the leading (batch) axes of a matrix product @, which broadcast "
         "the same way: along the axis the error names, one is neither the same size nor 1. "
-        "Print both shapes on the line shown below." + _dot_t_advice(exc)
+        "Print both shapes on the line shown below."
+        + _dot_t_advice(exc)
+        + _spaced(missing_trailing_axis(exc))
     ),
     # blind19c-dec-layers-in-module-dict: for layer in self.layers (an nn.ModuleDict)
     "' object is not callable": lambda exc: _dict_keys_called_advice(exc),
@@ -956,3 +959,8 @@ def two_mistakes(first: str, second: str) -> str:
 
 
 GENERIC_HINTS.update(RAW_ERROR_HINTS)
+
+
+def _spaced(advice: str) -> str:
+    """Advice to append after a sentence: a leading space, or "" when there is none."""
+    return f" {advice}" if advice else ""

@@ -11,7 +11,7 @@ from typing import Any
 import torch
 from torch import nn
 
-__all__ = ["argument_received", "inputs_received", "last_input_hint"]
+__all__ = ["argument_received", "inputs_received", "last_input_hint", "skipped_layers_hint"]
 
 
 def argument_received(
@@ -139,6 +139,60 @@ def last_input_hint(
             f"`self.{name}` receives {label} itself (the layer that raised): it gets the "
             f"module's own input, where the result of the steps before it belongs. Check "
             f"which tensor `self.{name}` is given."
+        )
+
+    return (lambda exc: isinstance(exc, RuntimeError)), text
+
+
+def skipped_layers_hint(
+    module: nn.Module,
+    call: Callable[[], Any],
+    reference: nn.Module,
+    reference_call: Callable[[], Any],
+) -> tuple[Callable[[BaseException], bool], Callable[[BaseException], str]]:
+    """A hint (for Checker.call) for an error raised inside a composite module: the layers
+    with parameters that the reference runs before the submodule that raised, and that the
+    learner's forward never called before it raised, are named (blind28c-swiglu-input-
+    halves-no-projection: w2 fed halves of x, w1 and w3 built and never used, was told the
+    matmul's sizes alone). Both calls run again under hooks, only once the error has
+    happened; any failure of the probe gives no hint."""
+
+    def text(_exc: BaseException) -> str:
+        try:
+            learner = _first_arguments(module, call)
+            raised = [entry for entry in learner if not entry[2]]
+            if not raised:
+                return ""
+            name, first, _ = raised[-1]  # the innermost call that never returned
+            order = [ref_name for ref_name, _, _ in _first_arguments(reference, reference_call)]
+            weighted = {
+                layer_name
+                for layer_name, layer in reference.named_modules()
+                if any(True for _ in layer.parameters(recurse=False))
+            }
+            if name not in order:
+                return ""
+            ran = {entry[0] for entry in learner}
+            before = order[: order.index(name)]
+            skipped = [
+                layer
+                for layer in dict.fromkeys(before)
+                if layer in weighted
+                and layer not in ran
+                and not any(layer.startswith(f"{done}.") for done in ran)
+            ]
+        except Exception:  # a probe: no answer
+            return ""
+        if not skipped:
+            return ""
+        listed = " and ".join(skipped)
+        shape = f" (of shape {tuple(first.shape)})" if isinstance(first, torch.Tensor) else ""
+        are = "are" if len(skipped) > 1 else "is"
+        return (
+            f"Your forward never uses {listed} before `self.{name}` raised: {listed} "
+            f"{are} built in __init__ but never called, so what `self.{name}` received{shape} is not "
+            f"made from their outputs, as it should be. Compute the steps before "
+            f"`self.{name}` with {listed}."
         )
 
     return (lambda exc: isinstance(exc, RuntimeError)), text

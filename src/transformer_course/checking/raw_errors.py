@@ -359,6 +359,42 @@ def _zero_d_iteration_advice(exc: BaseException) -> str:
 _MATMUL = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
 
 
+def _width_from_largest_id(exc: BaseException, width: int, needed: int) -> str:
+    """When a product's left operand is as wide as the largest token id the learner's frames
+    hold plus one, and the right expects another width: a one-hot table (or any table) sized
+    from the batch's ids instead of the vocabulary. "" when no integer tensor there fits
+    (or the traceback holds no frames, as in the grader)."""
+    import torch
+
+    from transformer_course.checking.failure import _is_learner_frame
+
+    if width >= needed:
+        return ""
+    frames = exc.__traceback__
+    while frames is not None:
+        if _is_learner_frame(frames.tb_frame.f_code.co_filename):
+            for name, value in frames.tb_frame.f_locals.items():
+                if (
+                    isinstance(value, torch.Tensor)
+                    and not value.is_floating_point()
+                    and value.dtype != torch.bool
+                    and value.numel() > 0
+                    and int(value.max()) + 1 == width
+                    and int(value.min()) >= 0
+                ):
+                    return (
+                        f"Here the left operand has {width} features and the right expects "
+                        f"{needed}: {width} is the largest id in {name} ({width - 1}) plus "
+                        f"one. A table sized from the ids of this batch, not from the "
+                        f"vocabulary: F.one_hot(ids) without num_classes is only as wide as "
+                        f"the largest id it sees (as is anything sized ids.max() + 1). Give "
+                        f"the vocabulary's size: F.one_hot(ids, num_classes={needed}), or "
+                        "look them up with the embedding itself (nn.Embedding)."
+                    )
+        frames = frames.tb_next
+    return ""
+
+
 def matmul_advice(exc: BaseException) -> str:
     """A 2-D matrix product (nn.Linear's too) whose shapes do not chain: what each width
     is, and, when the left operand's width is the product's output width, that it was fed
@@ -373,6 +409,9 @@ def matmul_advice(exc: BaseException) -> str:
     if not found:
         return general + " Print the shapes on the line shown below."
     _, width, needed, out = (int(group) for group in found.groups())
+    from_ids = _width_from_largest_id(exc, width, needed)
+    if from_ids:
+        return f"{general} {from_ids}"
     if width == out and width != needed:
         return (
             f"{general} Here the left operand has {width} features where {needed} belong, and "

@@ -163,7 +163,12 @@ class _CallTrace:
 
     def __init__(self, model):
         self.calls: list[dict] = []
+        self.outputs: list = []  # what each call returned, in order
         self._handle = model.register_forward_pre_hook(self._record, with_kwargs=True)
+        self._output_handle = model.register_forward_hook(self._returned)
+
+    def _returned(self, _module, _args, output):
+        self.outputs.append(output.detach() if isinstance(output, torch.Tensor) else None)
 
     def _record(self, module, args, kwargs):
         names = ("ids", "caches", "start")
@@ -192,6 +197,7 @@ class _CallTrace:
 
     def remove(self) -> None:
         self._handle.remove()
+        self._output_handle.remove()
 
 
 def _positions_repeated(calls: list[dict], length: int) -> str:
@@ -417,6 +423,73 @@ _START_UPDATES = {
     "fed + 1": "2, one more than the one position that call fed: it runs one further "
     "ahead at every step",
 }
+
+
+_UNPACKING = (
+    "the model returns the logits tensor alone, (batch, len, vocab), not a pair such as "
+    "nanoGPT's (logits, loss): unpacking it into two names, logits, _ = model(...), or "
+    "taking its item [0] as if it were a pair, splits the tensor along its first axis, the "
+    "batch (unpacking raises unless the batch holds two sequences; then, as with [0], logits "
+    "is the first sequence's table). Take the tensor itself: "
+    "logits = model(ids, caches=caches, start=...)[:, -1]."
+)
+
+
+def _unpacked_output_hint(exc: BaseException, outputs: list) -> str:
+    """The model's output unpacked as if it were a pair: a ValueError of unpacking right
+    after a call of the model, or a name in the learner's frames holding one sequence of
+    an output of the model (output[i], as unpacking gives) where the batch belongs."""
+    from transformer_course.checking.failure import _is_learner_frame, learner_lines
+
+    if not outputs:
+        return ""
+    unpacking = isinstance(exc, ValueError) and "values to unpack" in str(exc)
+    if unpacking and re.search(r"\w+\s*,\s*[\w*]+\s*=\s*\w+\(", learner_lines(exc)):
+        return f"Unpacking failed right after a call of the model: {_UNPACKING}"
+    learner_locals = []
+    frames = exc.__traceback__
+    while frames is not None:
+        if _is_learner_frame(frames.tb_frame.f_code.co_filename):
+            learner_locals += [
+                (name, value)
+                for name, value in frames.tb_frame.f_locals.items()
+                if isinstance(value, torch.Tensor) and value.is_floating_point()
+            ]
+        frames = frames.tb_next
+    whole = [
+        piece
+        for output in outputs
+        if isinstance(output, torch.Tensor) and output.dim() == 3
+        for piece in (output, output[:, -1])
+    ]
+    if any(value.shape == piece.shape for _, value in learner_locals for piece in whole):
+        return ""  # the batch is held whole somewhere: a sequence taken from it on purpose
+    for name, value in learner_locals:
+        for output in outputs:
+            if not isinstance(output, torch.Tensor) or output.dim() != 3 or output.shape[0] < 2:
+                continue
+            # one sequence's table, or a row or column of it (its [-1] or [:, -1])
+            found = next(
+                (
+                    (i, part)
+                    for i in range(output.shape[0])
+                    for part, piece in (
+                        ("", output[i]),
+                        ("[-1]", output[i][-1]),
+                        ("[:, -1]", output[i][:, -1]),
+                    )
+                    if value.shape == piece.shape and torch.equal(value, piece)
+                ),
+                None,
+            )
+            if found is not None:
+                row, part = found
+                return (
+                    f"Your `{name}` {tuple(value.shape)} is output[{row}]{part}, from one "
+                    f"sequence of a call of the model that returned {tuple(output.shape)}: "
+                    f"{_UNPACKING}"
+                )
+    return ""
 
 
 def _one_row_hint(exc: BaseException, calls: list[dict]) -> str:
@@ -802,6 +875,19 @@ def _stale_logits(got: torch.Tensor, expected: torch.Tensor, calls: list[dict]) 
         if close(got[:, t], expected[:, t]):
             continue
         if close(got[:, t], got[:, t - 1]) and not close(expected[:, t], expected[:, t - 1]):
+            if len(calls) == expected.shape[1]:
+                # as many calls as generation with a cache makes, each feeding the tokens
+                # and positions it should (the call checks before this one passed): the
+                # model ran on the new token, and what it returned was not used
+                return (
+                    f"Your logits at step {t} repeat those of step {t - 1}, although your "
+                    f"function ran the model {len(calls)} times, as it should, on the right "
+                    f"tokens: the step's new logits are discarded, never read after the "
+                    f"model returns them (assigned to another name than the one the argmax "
+                    f"and the record read?), so each step reuses the logits of step {t - 1}. "
+                    "Assign the model's output to the logits each step reads: logits = "
+                    "model(next_id, caches=caches, start=...)[:, -1]."
+                )
             return (
                 f"Your logits at step {t} repeat those of step {t - 1}: the model was not run "
                 f"on the token chosen at step {t - 1} before step {t} recorded its logits "
@@ -1426,6 +1512,10 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     new,
                     call_repr=call,
                     hints=[
+                        (
+                            Exception,
+                            lambda exc, outputs=trace.outputs: _unpacked_output_hint(exc, outputs),
+                        ),
                         kept,
                         one_dimensional,
                         unpacked,

@@ -70,6 +70,22 @@ def _wrap_hint(size: int, window: int):
     return (IndexError, hint)
 
 
+def _keys_ahead(future: torch.Tensor, size: int) -> str:
+    """The future keys allowed, when they are every key up to a fixed distance ahead of
+    each query (a band j - i in 1..d, as torch.tril(ones, diagonal=d) keeps), in words;
+    "" when they are any other set (the whole future, or scattered entries)."""
+    # future: (size, size) bool, True where key j > query i is allowed
+    reach = int(future.nonzero().diff(dim=-1).max())
+    if reach >= size - 1:
+        return ""  # every future key: the look-ahead part left out, told as before
+    ones = torch.ones(size, size, dtype=torch.bool)
+    if not torch.equal(future, ones.triu(1) & ones.tril(reach)):
+        return ""
+    if reach == 1:
+        return "the next key after it (key i + 1), one position of the future"
+    return f"the {reach} keys after it (keys i + 1 to i + {reach}), {reach} positions of the future"
+
+
 def _window_hint(got: torch.Tensor, size: int, window: int) -> str:
     """What a wrong window mask gets wrong, part by part: the future, the diagonal, the
     band's width."""
@@ -82,6 +98,14 @@ def _window_hint(got: torch.Tensor, size: int, window: int) -> str:
             f"Your mask lets a query see keys after it: ({i}, {j}) is True, key {j} > query "
             f"{i}. Combine the window with lesson 06's look_ahead_mask using &."
         )
+        ahead = _keys_ahead(future, size)
+        if ahead:
+            first = (
+                f"Your mask lets each query see {ahead}: ({i}, {j}) is True, key {j} > "
+                f"query {i}. A causal part built as torch.tril(ones, diagonal=d) keeps j <= "
+                "i + d: d must be 0 (or use lesson 06's look_ahead_mask with &); a diagonal "
+                "of 1 or more lets that many future keys in."
+            )
         # the part on and below the diagonal is a mask of its own: a second mistake there
         # is named too (blind11e-sw-window-plus-one with the look-ahead part left out was
         # told of the future keys alone)
@@ -194,9 +218,11 @@ def _window_models(size: int, window: int) -> list[tuple[str, torch.Tensor | Non
             _window(size, 0, window - 2) if window > 1 else None,
         ),
         (
-            "The mask is not causal: it lets queries see the next positions too "
-            "(|i - j| < window). Combine the window with lesson 06's look_ahead_mask "
-            "using &.",
+            "The mask is not causal: it lets each query see the window - 1 next keys too. "
+            "Two mistakes give exactly this mask here: a band on both sides (|i - j| < "
+            "window), or a causal part built with a diagonal above 0 (torch.tril(ones, "
+            "diagonal=d) keeps j <= i + d, here d = window - 1; d must be 0). Combine the "
+            "window with lesson 06's look_ahead_mask using &.",
             _window(size, 1 - window, window - 1),
         ),
         (

@@ -336,6 +336,8 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
         return ""
     if not found and (roots := _roots_taken(per_token, x.pow(2).mean(-1, keepdim=True), eps)):
         return roots
+    if not found and (composed := _statistic_under_roots(per_token, x, eps)):
+        return composed
     if not found and (
         scaled_rms := _rms_times_power(per_token, rms, x.shape[-1])
         or _rms_times_power(per_token, x.pow(2).mean(-1, keepdim=True).sqrt(), x.shape[-1], True)
@@ -357,6 +359,64 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
 
 
 _ROOT_NAMES = {2: "a fourth root", 3: "an eighth root"}
+
+#: the number of square roots taken -> how that reads
+_ROOTS_TAKEN = {
+    0: "with no square root taken",
+    1: "under one square root",
+    2: "under two square roots (a fourth root: the root of the root)",
+    3: "under three square roots (an eighth root)",
+}
+
+
+def _statistic_under_roots(per_token: torch.Tensor, x: torch.Tensor, eps: float) -> str:
+    """The number per token as a per-token statistic of the squares (the mean of the
+    squares, or a variance: biased or unbiased, the mean subtracted) under 0 to 3 square
+    roots, eps added before any of them or after them all; each part that differs from
+    RMSNorm's one root of the mean of the squares is named (blind28c-rmsnorm-root-of-std:
+    sqrt(x.std() + eps), the unbiased variance under two roots, got the first token's
+    number alone). "" when no combination, or more than one statistic, fits."""
+    d_model = x.shape[-1]
+    statistics = {  # what -> (..., 1) per token
+        "the mean of the squares, mean(x ** 2)": x.pow(2).mean(-1, keepdim=True),
+        "the variance, x.var(unbiased=False) (the token's mean subtracted)": x.var(
+            -1, unbiased=False, keepdim=True
+        ),
+        f"the unbiased variance, x.var() (the token's mean subtracted, divided by d_model - 1 "
+        f"= {d_model - 1})": x.var(-1, unbiased=True, keepdim=True),
+    }
+    fits: dict[str, int] = {}
+    for what, statistic in statistics.items():
+        for roots in _ROOTS_TAKEN:
+            for added_before in (*range(roots + 1), None):  # None: no constant at all
+                value = statistic
+                for step in range(roots):
+                    value = (value + eps if step == added_before else value).sqrt()
+                value = value + eps if added_before == roots else value
+                if torch.allclose(per_token, value, rtol=1e-3, atol=1e-7):
+                    fits.setdefault(what, roots)
+    if len(fits) != 1:
+        return ""
+    ((what, roots),) = fits.items()
+    if what.startswith("the mean of the squares") and roots == 1:
+        return ""  # RMSNorm's own (eps placed elsewhere is told by other checks)
+    wrong = []
+    if not what.startswith("the mean of the squares"):
+        wrong.append(
+            "the statistic is a variance, which subtracts each token's mean (x.std() is "
+            "its square root): RMSNorm's mean of the squares is not centred"
+        )
+    if roots != 1:
+        wrong.append(
+            f"the square root is taken {roots} times, not once"
+            + (" (a root of x.std(), itself a root already)" if roots == 2 and wrong else "")
+        )
+    return (
+        "Your result is x * weight divided by one number per token, as RMSNorm's is, but that "
+        f"number is {what} {_ROOTS_TAKEN[roots]}: {'; and '.join(wrong)}. RMSNorm divides by "
+        "one square root of the mean of the squares: x * torch.rsqrt(x.pow(2).mean(dim=-1, "
+        "keepdim=True) + self.eps)."
+    )
 
 
 def _roots_taken(per_token: torch.Tensor, mean_square: torch.Tensor, eps: float) -> str:

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.elementwise_forms import fitted_form, form_text
 from transformer_course.checking.elementwise_functions import described_function
-from transformer_course.checking.hooks import inputs_received
+from transformer_course.checking.hooks import inputs_received, skipped_layers_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import (
     build,
@@ -544,6 +544,7 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
                     _w2_first_hint(d_model, case.d_ff, cls, x),
                     _chained_hint(d_model, case.d_ff, cls, x),
                     _layer_not_called_hint(),
+                    skipped_layers_hint(module, lambda: module(x), reference, lambda: reference(x)),
                 ],
             )
             unprojected = _without_w2(got, x, state, d_model, case.d_ff)
