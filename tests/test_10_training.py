@@ -4457,9 +4457,23 @@ def _softmax_then_cross_entropy(logits, labels, pad_id, smoothing=0.1):
     return criterion(logits.softmax(-1).flatten(0, -2), labels.flatten())
 
 
+def _smoothing_mixed_in_twice(logits, labels, pad_id, smoothing=0.1):
+    """The family of blind28b's target smoothed again: the one-hot mixed with the uniform
+    twice by hand, q = (1 - s)·((1 - s)·onehot + s / V) + s / V."""
+    log_probs = torch.log_softmax(logits, dim=-1)  # (..., V)
+    vocab = logits.shape[-1]
+    onehot = F.one_hot(labels, vocab).to(logits.dtype)  # (..., V)
+    target = onehot
+    for _ in range(2):
+        target = (1 - smoothing) * target + smoothing / vocab
+    keep = labels != pad_id
+    return -(target * log_probs).sum(-1)[keep].mean()
+
+
 @pytest.mark.parametrize(
     ("fn", "message"),
     [
+        (_smoothing_mixed_in_twice, r"smoothing applied twice: .* smoothed again"),
         (_smoothing_unmasked, r"smoothing term .* summed over every position, pad included"),
         (_softmax_then_cross_entropy, r"softmax was taken before F\.cross_entropy"),
     ],
