@@ -1194,7 +1194,21 @@ class FFNNotImplemented(nn.Module):
         raise NotImplementedError()
 
 
+def _eval_divided_by_keep(self, x):
+    """The family of blind28b-ffn-eval-scaled-by-keep-probability: in eval mode the
+    hidden units divided by the keep probability, 1 - p, where nn.Dropout is the identity."""
+    hidden = torch.relu(self.w_1(x))  # (batch, len, d_ff)
+    if self.training:
+        return self.w_2(self.dropout(hidden))
+    return self.w_2(hidden / (1 - self.dropout.p))
+
+
 FFN_MISTAKES = [
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNEvalDividedByKeep", _eval_divided_by_keep),
+        r"in eval mode your hidden units are scaled by [\d.]+ = 1 / \(1 - dropout\)",
+    ),
     Mistake(
         check_PositionwiseFeedForward,
         FFNFirstLinearBuiltInForward,
