@@ -3850,7 +3850,14 @@ SCORE_MISTAKES = [
         named("exact_match_requires_every_reference")(
             scores_with(exact=lambda h, r: np.mean([all(a == x for x in b) for a, b in zip(h, r)]))
         ),
-        "every",
+        r"equals every one of its references \(all\(\.\.\.\) where any\(\.\.\.\) belongs\)",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_match_when_the_references_are_all_it")(
+            scores_with(exact=lambda h, r: np.mean([set(b) == {a} for a, b in zip(h, r)]))
+        ),
+        r"equals every one of its references",
     ),
     Mistake(
         SCORES,
