@@ -632,7 +632,44 @@ def batches_by_padded_token_budget(
     ]
 
 
+_ORDER_RNG = random.Random()
+_ORDER_RNG_SEEDS: dict[str, int] = {}
+
+
+@named("random_generator_seeded_on_first_call")
+def random_generator_seeded_on_first_call(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """The family of blind28b-mb-generator-seeded-once-per-session: a module-level
+    random.Random seeded on the first call only (a dict records it), so a later call with
+    the same seed continues its stream."""
+    order = list(range(len(pairs)))
+    if shuffle:
+        if "seed" not in _ORDER_RNG_SEEDS:
+            _ORDER_RNG.seed(seed)
+            _ORDER_RNG_SEEDS["seed"] = seed
+        _ORDER_RNG.shuffle(order)
+    chunks = [
+        [pairs[i] for i in order[s : s + batch_size]] for s in range(0, len(order), batch_size)
+    ]
+    return [
+        (
+            _tensor([list(source) for source, _ in chunk], pad_id),
+            _tensor([[bos_id, *target] for _, target in chunk], pad_id),
+            _tensor([[*target, eos_id] for _, target in chunk], pad_id),
+        )
+        for chunk in chunks
+    ]
+
+
 BATCH_MISTAKES = [
+    Mistake(
+        check_make_batches,
+        random_generator_seeded_on_first_call,
+        r"Your function draws from the module-level random\.Random `_ORDER_RNG`, created once "
+        r"for the module: .*a later call with the same seed continues where the earlier one "
+        r"stopped unless it is seeded again",
+    ),
     # round 26: the family 'batch_size read as a token budget' (source tokens was told
     # only the count of batches): the sizes, and the budgets that give them, are named
     Mistake(
