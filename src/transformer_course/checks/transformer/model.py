@@ -436,6 +436,29 @@ def _first_mask_difference(mine, right: torch.Tensor, keys=None, pad_id=None) ->
     )
 
 
+def _memory_changed_by(received: torch.Tensor, memory: torch.Tensor, m) -> str:
+    """What decode did to the memory it handed the decoder, when exactly one known change
+    of decode's `memory` (batch, len_src, d_model) gives it: ", the positional encoding
+    added to it again, ..."; "" otherwise."""
+    try:
+        with torch.no_grad():
+            d_model = memory.shape[-1]
+            changes = {
+                ", with the positional encoding added to it "
+                "(self.positional_encoding(memory)): the sinusoids, already in the source "
+                "embeddings the encoder read, are added to the memory a second time": (
+                    m.positional_encoding(memory.clone())
+                ),
+                ", multiplied by sqrt(d_model) as the embeddings are": memory * d_model**0.5,
+            }
+            fits = [
+                text for text, value in changes.items() if _close(received, value.double(), _LOOSE)
+            ]
+    except Exception:  # an explanation only
+        return ""
+    return fits[0] if len(fits) == 1 else ""
+
+
 def _localise_decode(module, m, tgt, memory, src, pad_id: int) -> str | None:
     """Run the learner's decode with a hook on its decoder (the course's Decoder) and say
     which of the decoder's inputs first departs from what decode should hand it: the target
@@ -465,7 +488,8 @@ def _localise_decode(module, m, tgt, memory, src, pad_id: int) -> str | None:
     if isinstance(mem, torch.Tensor) and mem.shape == memory.shape:
         if not _close(mem, memory.double(), _LOOSE):
             return (
-                f"{said} another memory than the one decode was given: the second argument of "
+                f"{said} another memory than the one decode was given"
+                f"{_memory_changed_by(mem, memory, m)}: the second argument of "
                 "decoder(y, memory, src_mask, tgt_mask) is decode's `memory` as it is (no "
                 "positions, no norm, no dropout added to it; the encoder already produced it)."
             )
