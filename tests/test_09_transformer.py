@@ -662,6 +662,16 @@ class TMemoryScaledLikeEmbeddings(_Reference):
         return super().decode(tgt_ids, memory * memory.shape[-1] ** 0.5, src_ids)
 
 
+class TForwardShiftsWithPad(_Reference):
+    """The family of blind28b-tr-forward-shifts-target-right: forward shifts the decoder
+    input again, a pad put in front and the last token dropped."""
+
+    def forward(self, src_ids, tgt_ids):
+        pad = torch.full_like(tgt_ids[:, :1], self.pad_id)  # (batch, 1)
+        shifted = torch.cat([pad, tgt_ids[:, :-1]], dim=1)  # (batch, len_tgt)
+        return self.decode(shifted, self.encode(src_ids), src_ids)
+
+
 class TCrossMaskPadZero(_Wired):
     """Only the cross-attention's mask built with pad id 0 (b10a's probe: the generic
     fallback; the table has 0 in both masks)."""
@@ -2661,6 +2671,12 @@ MISTAKES = [
         TPositionsOnMemory,
         r"handed the decoder another memory than the one decode was given, with the "
         r"positional encoding added to it \(self\.positional_encoding\(memory\)\)",
+    ),
+    Mistake(
+        check_Transformer,
+        TForwardShiftsWithPad,
+        r"forward shifts the target before decoding it, one step to the right with a pad in "
+        r"front",
     ),
     Mistake(
         check_Transformer,

@@ -109,6 +109,35 @@ def _expect_attached(c, got, call: str, method: str, parts: str) -> None:
     )
 
 
+def _shifted_target_rows(tgt, src, pad_id: int, decode_f, encode_f) -> dict:
+    """The family 'the target shifted again inside forward' (blind28b-tr-forward-shifts-
+    target-right, told only the largest difference): tgt_ids is already the decoder's
+    input, [<bos>] + target, yet forward shifts it one step right (its first token
+    repeated, or a pad put in front) or one step left; each named with what it does."""
+    # tgt: (batch, len_tgt)
+    pad = torch.full_like(tgt[:, :1], pad_id)  # (batch, 1)
+    shifts = {
+        "one step to the right with its first token repeated, cat([tgt_ids[:, :1], "
+        "tgt_ids[:, :-1]]), so the decoder reads <bos> twice": torch.cat(
+            [tgt[:, :1], tgt[:, :-1]], dim=1
+        ),
+        "one step to the right with a pad in front, cat([pad, tgt_ids[:, :-1]])": torch.cat(
+            [pad, tgt[:, :-1]], dim=1
+        ),
+        "one step to the left, cat([tgt_ids[:, 1:], pad]), so <bos> is never read": torch.cat(
+            [tgt[:, 1:], pad], dim=1
+        ),
+    }
+    return {
+        f"forward shifts the target before decoding it, {how}: every position reads the "
+        "token one position off from the one it was given. tgt_ids is already the "
+        "decoder's input, [<bos>] + target (make_batches made the teacher-forcing shift): "
+        "forward(src_ids, tgt_ids) = decode(tgt_ids, encode(src_ids), src_ids), with "
+        "tgt_ids as it is.": lambda shifted=shifted: decode_f(shifted, encode_f(src), src)
+        for how, shifted in shifts.items()
+    }
+
+
 def _expect_result(
     c: Checker,
     got: Any,
@@ -920,6 +949,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             "decode(tgt_ids, encode(src_ids), src_ids).": lambda: decode_f(tgt, encode_f(src), tgt),
             **decode_values,
             ignored: lambda: flip_decode(tgt, flip_encode(src), src),
+            **_shifted_target_rows(tgt, src, case.pad_id, decode_f, encode_f),
         }
         if not case.train or case.dropout == 0.0:
             # the family 'the input taken where a sub-result belongs': memory is the
