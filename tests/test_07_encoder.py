@@ -1194,7 +1194,21 @@ class FFNNotImplemented(nn.Module):
         raise NotImplementedError()
 
 
+def _eval_divided_by_keep(self, x):
+    """The family of blind28b-ffn-eval-scaled-by-keep-probability: in eval mode the
+    hidden units divided by the keep probability, 1 - p, where nn.Dropout is the identity."""
+    hidden = torch.relu(self.w_1(x))  # (batch, len, d_ff)
+    if self.training:
+        return self.w_2(self.dropout(hidden))
+    return self.w_2(hidden / (1 - self.dropout.p))
+
+
 FFN_MISTAKES = [
+    Mistake(
+        check_PositionwiseFeedForward,
+        ffn_class("FFNEvalDividedByKeep", _eval_divided_by_keep),
+        r"in eval mode your hidden units are scaled by [\d.]+ = 1 / \(1 - dropout\)",
+    ),
     Mistake(
         check_PositionwiseFeedForward,
         FFNFirstLinearBuiltInForward,
@@ -2080,7 +2094,32 @@ class EncoderMaskOfFirstSentence(ref.Encoder):
         return super().forward(x, mask)
 
 
+class LayerHandWrittenDropout(LayerBase):
+    """The family of blind28b-el-drop-path-for-residual-dropout: a residual dropout of
+    one's own, x * keep / (1 - p), element by element: 0 / 0 at dropout=1.0."""
+
+    def drop(self, h):
+        if not self.training or self.dropout.p == 0.0:
+            return h
+        keep = (torch.rand_like(h) >= self.dropout.p).to(h.dtype)  # (batch, len, d_model)
+        return h * keep / (1 - self.dropout.p)
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.drop(self.attend(h, mask))
+            return x + self.drop(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + self.drop(self.attend(x, mask)))
+        return self.norm2(x + self.drop(self.feed_forward(x)))
+
+
 LAYER_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerHandWrittenDropout,
+        r"In train mode with dropout=1\.0 yours gives NaN or inf, and in eval mode it gives "
+        r"finite values: a dropout written by hand divides what it keeps by 1 - p",
+    ),
     # one sub-layer's dropout in another place, the other sub-layer right
     Mistake(
         check_EncoderLayer,

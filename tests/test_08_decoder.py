@@ -1503,6 +1503,16 @@ class DecoderTgtMaskFirstLayerOnly(ref.Decoder):
         return x if self.norm is None else self.norm(x)
 
 
+class DecoderTgtMaskFirstTwoLayers(ref.Decoder):
+    """The family of blind28b-dec-look-ahead-first-layer-only: tgt_mask handed to the
+    first two layers, None to the rest (a condition on the layer's index)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for index, layer in enumerate(self.layers):
+            x = layer(x, memory, src_mask, tgt_mask if index < 2 else None)
+        return x if self.norm is None else self.norm(x)
+
+
 class DecoderTgtMaskLastLayerOnly(ref.Decoder):
     """Round 32: tgt_mask given to the last layer only."""
 
@@ -1738,7 +1748,14 @@ DECODER_MISTAKES = [
         S,
         DecoderTgtMaskFirstLayerOnly,
         r"`layers\.1\.self_attn`, `layers\.2\.self_attn` get no mask \(None\), while "
-        r"`layers\.0\.self_attn` gets tgt_mask",
+        r"`layers\.0\.self_attn` gets tgt_mask.* Only the first layer gets it: the later "
+        r"layers \(layers\.1, layers\.2\) attend without it",
+    ),
+    Mistake(
+        S,
+        DecoderTgtMaskFirstTwoLayers,
+        r"Only layers 0, 1 get it: the later layers \(layers\.2\) attend without it, to every "
+        r"position tgt_mask forbids",
     ),
     Mistake(
         S,

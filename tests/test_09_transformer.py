@@ -654,6 +654,24 @@ class TPositionsOnMemory(_Reference):
         return super().decode(tgt_ids, self.positional_encoding(memory), src_ids)
 
 
+class TMemoryScaledLikeEmbeddings(_Reference):
+    """The family of blind28b-tr-positions-added-to-memory (a known change of the memory
+    inside decode): memory multiplied by sqrt(d_model), as the embeddings are."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        return super().decode(tgt_ids, memory * memory.shape[-1] ** 0.5, src_ids)
+
+
+class TForwardShiftsWithPad(_Reference):
+    """The family of blind28b-tr-forward-shifts-target-right: forward shifts the decoder
+    input again, a pad put in front and the last token dropped."""
+
+    def forward(self, src_ids, tgt_ids):
+        pad = torch.full_like(tgt_ids[:, :1], self.pad_id)  # (batch, 1)
+        shifted = torch.cat([pad, tgt_ids[:, :-1]], dim=1)  # (batch, len_tgt)
+        return self.decode(shifted, self.encode(src_ids), src_ids)
+
+
 class TCrossMaskPadZero(_Wired):
     """Only the cross-attention's mask built with pad id 0 (b10a's probe: the generic
     fallback; the table has 0 in both masks)."""
@@ -2653,7 +2671,23 @@ MISTAKES = [
     Mistake(check_Transformer, TNoTargetPadding, r"ignores the target's padding"),
     Mistake(check_Transformer, TTargetPaddingOnQueryAxis, r"padding part on the QUERY axis"),
     Mistake(check_Transformer, TDecodeEncodesAgain, r"computed again inside decode"),
-    Mistake(check_Transformer, TPositionsOnMemory, r"handed the decoder another memory"),
+    Mistake(
+        check_Transformer,
+        TPositionsOnMemory,
+        r"handed the decoder another memory than the one decode was given, with the "
+        r"positional encoding added to it \(self\.positional_encoding\(memory\)\)",
+    ),
+    Mistake(
+        check_Transformer,
+        TForwardShiftsWithPad,
+        r"forward shifts the target before decoding it, one step to the right with a pad in "
+        r"front",
+    ),
+    Mistake(
+        check_Transformer,
+        TMemoryScaledLikeEmbeddings,
+        r"another memory than the one decode was given, multiplied by sqrt\(d_model\)",
+    ),
     Mistake(check_Transformer, TForwardTargetAsSource, r"forward passes tgt_ids as decode's third"),
     Mistake(check_Transformer, TCausalEncoder, r"encode handed the encoder a mask that is not"),
     Mistake(check_Transformer, TEncoderInputDoubled, r"other source vectors .*\(yours are 2 times"),

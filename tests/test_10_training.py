@@ -632,7 +632,44 @@ def batches_by_padded_token_budget(
     ]
 
 
+_ORDER_RNG = random.Random()
+_ORDER_RNG_SEEDS: dict[str, int] = {}
+
+
+@named("random_generator_seeded_on_first_call")
+def random_generator_seeded_on_first_call(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """The family of blind28b-mb-generator-seeded-once-per-session: a module-level
+    random.Random seeded on the first call only (a dict records it), so a later call with
+    the same seed continues its stream."""
+    order = list(range(len(pairs)))
+    if shuffle:
+        if "seed" not in _ORDER_RNG_SEEDS:
+            _ORDER_RNG.seed(seed)
+            _ORDER_RNG_SEEDS["seed"] = seed
+        _ORDER_RNG.shuffle(order)
+    chunks = [
+        [pairs[i] for i in order[s : s + batch_size]] for s in range(0, len(order), batch_size)
+    ]
+    return [
+        (
+            _tensor([list(source) for source, _ in chunk], pad_id),
+            _tensor([[bos_id, *target] for _, target in chunk], pad_id),
+            _tensor([[*target, eos_id] for _, target in chunk], pad_id),
+        )
+        for chunk in chunks
+    ]
+
+
 BATCH_MISTAKES = [
+    Mistake(
+        check_make_batches,
+        random_generator_seeded_on_first_call,
+        r"Your function draws from the module-level random\.Random `_ORDER_RNG`, created once "
+        r"for the module: .*a later call with the same seed continues where the earlier one "
+        r"stopped unless it is seeded again",
+    ),
     # round 26: the family 'batch_size read as a token budget' (source tokens was told
     # only the count of batches): the sizes, and the budgets that give them, are named
     Mistake(
@@ -3850,7 +3887,14 @@ SCORE_MISTAKES = [
         named("exact_match_requires_every_reference")(
             scores_with(exact=lambda h, r: np.mean([all(a == x for x in b) for a, b in zip(h, r)]))
         ),
-        "every",
+        r"equals every one of its references \(all\(\.\.\.\) where any\(\.\.\.\) belongs\)",
+    ),
+    Mistake(
+        SCORES,
+        named("exact_match_when_the_references_are_all_it")(
+            scores_with(exact=lambda h, r: np.mean([set(b) == {a} for a, b in zip(h, r)]))
+        ),
+        r"equals every one of its references",
     ),
     Mistake(
         SCORES,
@@ -4457,9 +4501,23 @@ def _softmax_then_cross_entropy(logits, labels, pad_id, smoothing=0.1):
     return criterion(logits.softmax(-1).flatten(0, -2), labels.flatten())
 
 
+def _smoothing_mixed_in_twice(logits, labels, pad_id, smoothing=0.1):
+    """The family of blind28b's target smoothed again: the one-hot mixed with the uniform
+    twice by hand, q = (1 - s)·((1 - s)·onehot + s / V) + s / V."""
+    log_probs = torch.log_softmax(logits, dim=-1)  # (..., V)
+    vocab = logits.shape[-1]
+    onehot = F.one_hot(labels, vocab).to(logits.dtype)  # (..., V)
+    target = onehot
+    for _ in range(2):
+        target = (1 - smoothing) * target + smoothing / vocab
+    keep = labels != pad_id
+    return -(target * log_probs).sum(-1)[keep].mean()
+
+
 @pytest.mark.parametrize(
     ("fn", "message"),
     [
+        (_smoothing_mixed_in_twice, r"smoothing applied twice: .* smoothed again"),
         (_smoothing_unmasked, r"smoothing term .* summed over every position, pad included"),
         (_softmax_then_cross_entropy, r"softmax was taken before F\.cross_entropy"),
     ],

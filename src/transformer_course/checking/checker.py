@@ -337,7 +337,12 @@ class Checker:
                     return
                 places = [what for what, _ in watch.changed()]
                 wrong = self._call_repr(self._answer, call.args, call.kwargs)
-                message = kept_state_sentence(places, wrong, order=" ".join(order.split()) + " ")
+                message = kept_state_sentence(
+                    places,
+                    wrong,
+                    order=" ".join(order.split()) + " ",
+                    generators=watch.generators,
+                )
             except Exception:  # the diagnosis must never hide the check's own verdict
                 return
             raise CheckFailure(self.exercise, message)
@@ -388,7 +393,7 @@ class Checker:
                         break
                 wrong = self._call_repr(self._answer, call.args, call.kwargs)
                 places = [what for what, _ in watch.changed()]
-                return kept_state_sentence(places, wrong, earlier)
+                return kept_state_sentence(places, wrong, earlier, generators=watch.generators)
         except Exception:  # the diagnosis must never hide the check's own message
             return ""
         return ""

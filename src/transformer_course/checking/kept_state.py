@@ -166,6 +166,9 @@ class StateWatch:
         self.rebound: list[tuple[str, _Rebound]] = []
         #: the learner's own functions with a functools cache that this one calls
         self.cached_callees: list[tuple[str, Any]] = []
+        #: the module-level random generators the function reads ("the module-level
+        #: torch.Generator `_GENERATOR`"): their stream goes on from call to call
+        self.generators: list[str] = []
         with contextlib.suppress(Exception):
             self.before = [(what, value, _contents(value)) for what, value in _holders(fn)]
             target = _learners(fn)
@@ -181,6 +184,11 @@ class StateWatch:
                     if callable(getattr(value := target.__globals__.get(name), "cache_clear", None))
                     and callable(getattr(value, "cache_info", None))
                     and _learners(value) is not None
+                ]
+                self.generators = [
+                    f"the module-level {_generator_kind(value)} `{name}`"
+                    for name in sorted(_global_names(target.__code__))
+                    if _generator_kind(value := target.__globals__.get(name))
                 ]
                 self.rebound = [
                     (
@@ -251,8 +259,44 @@ class StateWatch:
                 name.namespace[name.name] = value
 
 
+def _generator_kind(value: Any) -> str:
+    """The kind of random generator ``value`` is ("torch.Generator", "random.Random",
+    "numpy Generator"), "" when it is none."""
+    import random
+
+    import numpy as np
+    import torch
+
+    if isinstance(value, torch.Generator):
+        return "torch.Generator"
+    if isinstance(value, random.Random):
+        return "random.Random"
+    if isinstance(value, np.random.Generator | np.random.RandomState):
+        return f"numpy {type(value).__name__}"
+    return ""
+
+
+def kept_generator_sentence(generators: list[str]) -> str:
+    """The sentence on random generators kept at module level (``generators``, from
+    :attr:`StateWatch.generators`), for a function whose wrong call a replay with its kept
+    state emptied set right; "" when it reads none."""
+    if not generators:
+        return ""
+    them = "it is" if len(generators) == 1 else "they are"
+    return (
+        f" Your function draws from {' and '.join(generators)}: a generator's stream goes on "
+        "from one call to the next, so a later call with the same seed gives another result "
+        f"unless {them} seeded again with `seed` on every call. Create the generator inside the function on every call, "
+        "torch.Generator().manual_seed(seed) or random.Random(seed)."
+    )
+
+
 def kept_state_sentence(
-    places: list[str], wrong_call: str, earlier: str = "", order: str = ""
+    places: list[str],
+    wrong_call: str,
+    earlier: str = "",
+    order: str = "",
+    generators: list[str] | None = None,
 ) -> str:
     """The sentence naming state kept between calls as the cause of ``wrong_call``'s wrong
     result (``places``: where it is kept; ``earlier``: the call whose right result came
@@ -269,5 +313,5 @@ def kept_state_sentence(
         f"{'set back to None' if names else 'emptied'}, the same call gives the right "
         "result. Compute the result from the arguments of each call: create the dict or list "
         "inside the function, and if you cache, key the cache on every argument the result "
-        "depends on."
+        f"depends on.{kept_generator_sentence(generators or [])}"
     )

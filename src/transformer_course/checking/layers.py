@@ -408,6 +408,30 @@ def _owner(module: Any) -> str:
     return f"your {type(module).__name__}"
 
 
+def _nan_only_in_train(module: Any, args: tuple, got: torch.Tensor) -> str:
+    """For a train-mode case with dropout=1.0: a result with NaN or inf that the same
+    module in eval mode does not give comes from a dropout written by hand that divides
+    what it keeps by 1 - p, 0 at p = 1 (nn.Dropout returns zeros there); "" otherwise."""
+    if not isinstance(got, torch.Tensor) or bool(torch.isfinite(got.detach()).all()):
+        return ""
+    try:
+        module.eval()
+        evaluated = _output(module, args)
+    except Exception:
+        return ""
+    finally:
+        module.train()
+    if evaluated is None or not bool(torch.isfinite(evaluated).all()):
+        return ""
+    return (
+        "In train mode with dropout=1.0 yours gives NaN or inf, and in eval mode it gives "
+        "finite values: a dropout written by hand divides what it keeps by 1 - p, which is "
+        "0 at p = 1 (x * keep / (1 - p) with keep all zeros is 0 / 0). nn.Dropout(p) handles "
+        "p = 1 (it returns zeros): use nn.Dropout(dropout) on each sub-layer's output, "
+        "which drops single elements, instead of a dropout function of your own."
+    )
+
+
 def dropout_rate_problem(module: Any, args: tuple, got: torch.Tensor, case_dropout: float) -> str:
     """For a train-mode case with dropout=1.0 or 0.0, where every dropout zeroes or keeps its
     whole input and the result is the same at every call: a second call that gives another
@@ -416,6 +440,10 @@ def dropout_rate_problem(module: Any, args: tuple, got: torch.Tensor, case_dropo
     dropout acts at all. "" when the second call agrees, raises, or the case is another."""
     if case_dropout not in (0.0, 1.0) or not module.training:
         return ""
+    if case_dropout == 1.0:
+        divided = _nan_only_in_train(module, args, got)
+        if divided:
+            return divided
     try:
         with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
             again = module(*args)
@@ -424,7 +452,9 @@ def dropout_rate_problem(module: Any, args: tuple, got: torch.Tensor, case_dropo
     again = again[0] if isinstance(again, tuple) and again else again
     if not isinstance(again, torch.Tensor) or again.shape != got.shape:
         return ""
-    if torch.allclose(again.detach().double(), got.detach().double(), rtol=0, atol=1e-12):
+    if torch.allclose(
+        again.detach().double(), got.detach().double(), rtol=0, atol=1e-12, equal_nan=True
+    ):  # NaN at the same places at every call is no change (0 / (1 - p) at p = 1)
         if case_dropout == 0.0:
             return ""
         try:  # the same at every call: no dropout acting at all is the other case

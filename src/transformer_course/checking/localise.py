@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -1790,6 +1791,27 @@ def _same_shape_equal(a: torch.Tensor, b: Any) -> bool:
     return isinstance(b, torch.Tensor) and tuple(a.shape) == tuple(b.shape) and torch.equal(a, b)
 
 
+def _layers_without_mask(with_mask: list[str], without: list[str], label: str) -> str:
+    """The layers' side of :func:`mask_reaches_part` when the attentions are named
+    ``layers.<i>.…`` and the masked ones come first: "Only the first layer gets it: the
+    later layers ... attend without it"; "" when the names carry no layer index or the sides interleave."""
+    found = [
+        [re.match(r"(?:.*\.)?layers\.(\d+)\.", n) for n in side] for side in (with_mask, without)
+    ]
+    if not all(all(side) for side in found):
+        return ""
+    masked, unmasked = ([int(m.group(1)) for m in side] for side in found)
+    if max(masked) >= min(unmasked):
+        return ""
+    first = "the first layer gets" if masked == [0] else f"layers {', '.join(map(str, masked))} get"
+    later = ", ".join(f"layers.{i}" for i in unmasked)
+    return (
+        f" Only {first} it: the later layers ({later}) attend without it, to every "
+        f"position {label} forbids. A later layer does not inherit the mask: each attention "
+        "sees all its keys unless its own call masks them."
+    )
+
+
 def mask_reaches_part(
     module: nn.Module, call: Callable[[], Any], given: Mapping[str, tuple[str, Any]]
 ) -> str:
@@ -1822,8 +1844,9 @@ def mask_reaches_part(
             f"{missing} {'get' if len(without) > 1 else 'gets'} no mask (None), while {kept} "
             f"{'get' if len(with_mask) > 1 else 'gets'} {label}: the mask reaches only part "
             "of the attentions (a variable set to None after the first layer, a keyword left "
-            "out of some calls, a condition on the layer's index). Every "
-            f"`{role}` needs {label}: pass it to every layer, unchanged."
+            "out of some calls, a condition on the layer's index)."
+            f"{_layers_without_mask(with_mask, without, label)} Every layer needs {label} "
+            f"(every `{role}`): pass it to every layer, unchanged."
         )
     return ""
 

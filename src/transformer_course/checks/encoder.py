@@ -1557,6 +1557,21 @@ def _hidden_activation_read(module, x: torch.Tensor, p, case: _FFNCase) -> str:
     factor = ""
     if re.match(r"f\(z\) = [-\d.e]+ \* ", described):
         size = float(described.split()[2])
+        if case.mode == "eval" and 0 < case.dropout < 1:
+            for name, value in (
+                ("1 - dropout", 1 - case.dropout),
+                ("1 / (1 - dropout)", 1 / (1 - case.dropout)),
+            ):
+                if abs(size - value) < 1e-3 * value:
+                    return (
+                        "What your w_2 receives is an activation f of z = w_1(x), read off the "
+                        f"values, and {described}: in eval mode your hidden units are scaled "
+                        f"by {size:.4g} = {name} (dropout = {case.dropout:g}). nn.Dropout is "
+                        "inverted dropout: it already rescales the kept units by 1 / (1 - p) "
+                        "in training and is the identity in eval mode, so nothing is to be "
+                        "multiplied at evaluation time: call self.dropout(h) in both modes "
+                        f"and scale nothing yourself. {_RELU_IS.strip()}"
+                    )
         for name, value in (
             ("1 / sqrt(d_ff)", case.d_ff**-0.5),
             ("1 / sqrt(d_model)", case.d_model**-0.5),

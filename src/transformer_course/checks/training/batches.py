@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from transformer_course.checking import Checker, CheckFailure, numpy_rng, short
+from transformer_course.checking.kept_state import StateWatch
 from transformer_course.checking.sequence_relations import ORDER_CHANGES, fitting_reorderings
 
 from .common import is_tensor
@@ -1211,7 +1212,7 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
                 "orders. The same seed must give the same order: draw the order from a "
                 "generator seeded with `seed` (torch.Generator().manual_seed(seed), "
                 "random.Random(seed) or np.random.default_rng(seed)), not from the global "
-                "random stream."
+                f"random stream.{_module_generators_sentence(make_batches)}"
             )
         if orders[0] == orders[2]:
             c.fail(
@@ -1303,3 +1304,24 @@ def _expect_global_random_state_kept(c, make_batches, pairs, batch_size, ids, se
             "shuffle(order), np.random.default_rng(seed))."
         )
     c.ok()
+
+
+def _module_generators_sentence(make_batches) -> str:
+    """For two calls with one seed that gave two orders: the random generators kept at
+    module level that the learner's function reads, whose stream goes on from one call to
+    the next (seeded once, on the first call, or never); "" when it reads none, or on
+    anything odd (a proxy in the grader)."""
+    try:
+        generators = StateWatch(make_batches).generators
+    except Exception:  # an explanation only
+        return ""
+    if not generators:
+        return ""
+    them = "it is" if len(generators) == 1 else "they are"
+    return (
+        f" Your function draws from {' and '.join(generators)}, created once for the "
+        "module: its stream goes on from one call to the next, so a later call with the same "
+        f"seed continues where the earlier one stopped unless {them} seeded again with "
+        "`seed` on every call (seeding it only on the first call is not enough). Create the "
+        "generator inside the function, on every call."
+    )

@@ -899,9 +899,9 @@ def _check_exact_match(
         f"reference counted. A hypothesis is right when it equals any of its references: "
         f"{matches} of {n} do, {exact:g}.",
         "every": f'{what}["exact_match"] is {value:g}: a hypothesis counted only if it equals '
-        "*every* reference of its sentence, which no sentence with two different correct "
-        f"translations can pass. It is right when it equals any one: {matches} of {n}, "
-        f"{exact:g}.",
+        "every one of its references (all(...) where any(...) belongs), which no sentence "
+        "with two different correct translations can pass. It is right when it equals any "
+        f"one of its references: {matches} of {n}, {exact:g}.",
         "lowercase": f'{what}["exact_match"] is {value:g}: a hypothesis that differs from its '
         "reference only in case (such as 'La casa' for 'la casa') counted as a match, as "
         "comparing in lower case (.lower()) does. Exact match compares the strings as they "

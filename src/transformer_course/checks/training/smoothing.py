@@ -540,7 +540,10 @@ def _fitted_weights(label_smoothed_loss, logits, labels, pad_id, eps, value) -> 
         else "",
     ]
     other = ""
-    if math.isclose(a + b, 1.0, abs_tol=1e-4) and not (
+    twice = _smoothed_twice(label_smoothed_loss, logits, labels, pad_id, eps, a, b)
+    if twice:
+        other = twice
+    elif math.isclose(a + b, 1.0, abs_tol=1e-4) and not (
         math.isclose(a, eps, abs_tol=1e-4) and math.isclose(b, 1 - eps, abs_tol=1e-4)
     ):
         other = (
@@ -553,6 +556,36 @@ def _fitted_weights(label_smoothed_loss, logits, labels, pad_id, eps, value) -> 
         "inputs), with other weights: " + "; and ".join(w for w in wrong if w) + "." + other + " "
         "The contract: (1 - ε)·(-log p[y]) + ε·mean_j(-log p[j]), averaged over the non-pad "
         "positions."
+    )
+
+
+def _smoothed_twice(label_smoothed_loss, logits, labels, pad_id, eps, a, b) -> str:
+    """When the fitted weights are those of smoothing applied twice, 1 - ε' = (1 - ε)²,
+    and so they are again for another smoothing (0.3 on the same logits): the sentence
+    that names it; "" otherwise (a constant written in would not follow the argument)."""
+    twice = 1 - (1 - eps) ** 2
+    if not (math.isclose(a, 1 - twice, abs_tol=1e-4) and math.isclose(b, twice, abs_tol=1e-4)):
+        return ""
+    other_eps = 0.3 if not math.isclose(eps, 0.3) else 0.2
+    keep = labels != pad_id
+    try:
+        with torch.no_grad():
+            got = label_smoothed_loss(logits.detach().clone(), labels.clone(), pad_id, other_eps)
+        got = float(torch.as_tensor(got).detach().double())
+    except Exception:
+        return ""
+    t, u = _term_means(torch.log_softmax(logits.detach().double(), -1), labels, keep)
+    other_twice = 1 - (1 - other_eps) ** 2
+    expected = (1 - other_twice) * float(t) + other_twice * float(u)
+    if not math.isclose(got, expected, rel_tol=1e-4, abs_tol=1e-6):
+        return ""
+    return (
+        f" These are the weights of the smoothing applied twice: 1 - {b:.4g} = (1 - ε)², and"
+        f" with smoothing={other_eps:g} your loss has the weights (1 - {other_eps:g})² and"
+        f" {other_twice:.4g} as well. A target that is already smoothed (ε / V spread over"
+        " the vocabulary) handed to F.cross_entropy together with label_smoothing=smoothing"
+        " is smoothed again: smooth once, either the target you build or label_smoothing,"
+        " not both."
     )
 
 

@@ -109,6 +109,35 @@ def _expect_attached(c, got, call: str, method: str, parts: str) -> None:
     )
 
 
+def _shifted_target_rows(tgt, src, pad_id: int, decode_f, encode_f) -> dict:
+    """The family 'the target shifted again inside forward' (blind28b-tr-forward-shifts-
+    target-right, told only the largest difference): tgt_ids is already the decoder's
+    input, [<bos>] + target, yet forward shifts it one step right (its first token
+    repeated, or a pad put in front) or one step left; each named with what it does."""
+    # tgt: (batch, len_tgt)
+    pad = torch.full_like(tgt[:, :1], pad_id)  # (batch, 1)
+    shifts = {
+        "one step to the right with its first token repeated, cat([tgt_ids[:, :1], "
+        "tgt_ids[:, :-1]]), so the decoder reads <bos> twice": torch.cat(
+            [tgt[:, :1], tgt[:, :-1]], dim=1
+        ),
+        "one step to the right with a pad in front, cat([pad, tgt_ids[:, :-1]])": torch.cat(
+            [pad, tgt[:, :-1]], dim=1
+        ),
+        "one step to the left, cat([tgt_ids[:, 1:], pad]), so <bos> is never read": torch.cat(
+            [tgt[:, 1:], pad], dim=1
+        ),
+    }
+    return {
+        f"forward shifts the target before decoding it, {how}: every position reads the "
+        "token one position off from the one it was given. tgt_ids is already the "
+        "decoder's input, [<bos>] + target (make_batches made the teacher-forcing shift): "
+        "forward(src_ids, tgt_ids) = decode(tgt_ids, encode(src_ids), src_ids), with "
+        "tgt_ids as it is.": lambda shifted=shifted: decode_f(shifted, encode_f(src), src)
+        for how, shifted in shifts.items()
+    }
+
+
 def _expect_result(
     c: Checker,
     got: Any,
@@ -436,6 +465,29 @@ def _first_mask_difference(mine, right: torch.Tensor, keys=None, pad_id=None) ->
     )
 
 
+def _memory_changed_by(received: torch.Tensor, memory: torch.Tensor, m) -> str:
+    """What decode did to the memory it handed the decoder, when exactly one known change
+    of decode's `memory` (batch, len_src, d_model) gives it: ", the positional encoding
+    added to it again, ..."; "" otherwise."""
+    try:
+        with torch.no_grad():
+            d_model = memory.shape[-1]
+            changes = {
+                ", with the positional encoding added to it "
+                "(self.positional_encoding(memory)): the sinusoids, already in the source "
+                "embeddings the encoder read, are added to the memory a second time": (
+                    m.positional_encoding(memory.clone())
+                ),
+                ", multiplied by sqrt(d_model) as the embeddings are": memory * d_model**0.5,
+            }
+            fits = [
+                text for text, value in changes.items() if _close(received, value.double(), _LOOSE)
+            ]
+    except Exception:  # an explanation only
+        return ""
+    return fits[0] if len(fits) == 1 else ""
+
+
 def _localise_decode(module, m, tgt, memory, src, pad_id: int) -> str | None:
     """Run the learner's decode with a hook on its decoder (the course's Decoder) and say
     which of the decoder's inputs first departs from what decode should hand it: the target
@@ -465,7 +517,8 @@ def _localise_decode(module, m, tgt, memory, src, pad_id: int) -> str | None:
     if isinstance(mem, torch.Tensor) and mem.shape == memory.shape:
         if not _close(mem, memory.double(), _LOOSE):
             return (
-                f"{said} another memory than the one decode was given: the second argument of "
+                f"{said} another memory than the one decode was given"
+                f"{_memory_changed_by(mem, memory, m)}: the second argument of "
                 "decoder(y, memory, src_mask, tgt_mask) is decode's `memory` as it is (no "
                 "positions, no norm, no dropout added to it; the encoder already produced it)."
             )
@@ -896,6 +949,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             "decode(tgt_ids, encode(src_ids), src_ids).": lambda: decode_f(tgt, encode_f(src), tgt),
             **decode_values,
             ignored: lambda: flip_decode(tgt, flip_encode(src), src),
+            **_shifted_target_rows(tgt, src, case.pad_id, decode_f, encode_f),
         }
         if not case.train or case.dropout == 0.0:
             # the family 'the input taken where a sub-result belongs': memory is the
