@@ -1321,7 +1321,8 @@ FFN_MISTAKES = [
     Mistake(
         check_PositionwiseFeedForward,
         ffn_class("FFNRootReLU", lambda self, x: self.w_2(torch.relu(self.w_1(x)).sqrt())),
-        r"exactly 0 for every negative z and z \*\* 0\.5 for positive z",
+        r"(exactly 0 for every negative z and z \*\* 0\.5 for positive z|f\(z\) = F\.relu\(z\)"
+        r"(\.abs\(\))?\.sqrt\(\) \(a square root on it\))",
     ),
     Mistake(
         check_PositionwiseFeedForward,
