@@ -5932,7 +5932,8 @@ MISTAKES = [
     Mistake(
         check_sample,
         _named("sample", _sample_memo_by_shape),
-        r"returned the very tensor that .* returned earlier \(the same memory",
+        r"(returned the very tensor that .* returned earlier \(the same memory|keeps something "
+        r"from one call to the next: the module-level dict `_SAMPLE_MEMO`)",
     ),
     Mistake(
         check_next_token_batches,

@@ -117,6 +117,7 @@ _AFTER_ROUND_27 = ("7f2890e", "after round 27: round 24's cases read and fixed")
 _AFTER_ROUND_28 = ("359f3b4", "after round 28: round 25's cases read and fixed")
 _AFTER_ROUND_29 = ("3db2534", "after round 29: round 26's cases read and fixed")
 _AFTER_ROUND_31 = ("14ac010", "after round 31: round 27's cases read and fixed")
+_AFTER_ROUND_33 = ("a0739f7", "after round 33: round 28's cases read and fixed")
 CONTROLS = (
     Control(
         "round 11's first cases (blind11a-g)",
@@ -262,6 +263,14 @@ CONTROLS = (
         (
             ("8f0b17a", "after round 30: the cases' base, before they were read"),
             _AFTER_ROUND_31,
+        ),
+    ),
+    Control(
+        "round 28's cases, new to the benchmark (blind28a-c)",
+        ("blind28a-", "blind28b-", "blind28c-"),
+        (
+            ("76c5218", "after round 32: the cases' base, before they were read"),
+            _AFTER_ROUND_33,
         ),
     ),
     Control(
