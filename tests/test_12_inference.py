@@ -2861,16 +2861,7 @@ def _generate_caches_in_global(model, prompt, max_new_tokens):
     batch, length = prompt.shape
     if "caches" not in _GLOBAL_CACHES:
         _GLOBAL_CACHES["caches"] = model.new_caches(batch, length + max_new_tokens)
-    caches = _GLOBAL_CACHES["caches"]
-    logits = model(prompt, caches=caches, start=0)[:, -1]
-    ids, steps = prompt, []
-    for step in range(max_new_tokens):
-        steps.append(logits)
-        next_id = logits.argmax(dim=-1, keepdim=True)
-        ids = torch.cat([ids, next_id], dim=1)
-        if step + 1 < max_new_tokens:
-            logits = model(next_id, caches=caches, start=length + step)[:, -1]
-    return ids, torch.stack(steps, dim=1)
+    return checks.cached_generation(model, prompt, max_new_tokens, caches=_GLOBAL_CACHES["caches"])
 
 
 def _generate_caches_default_argument(model, prompt, max_new_tokens, kept=[]):  # noqa: B006
@@ -2878,16 +2869,7 @@ def _generate_caches_default_argument(model, prompt, max_new_tokens, kept=[]):  
     batch, length = prompt.shape
     if not kept:
         kept.append(model.new_caches(batch, length + max_new_tokens))
-    caches = kept[0]
-    logits = model(prompt, caches=caches, start=0)[:, -1]
-    ids, steps = prompt, []
-    for step in range(max_new_tokens):
-        steps.append(logits)
-        next_id = logits.argmax(dim=-1, keepdim=True)
-        ids = torch.cat([ids, next_id], dim=1)
-        if step + 1 < max_new_tokens:
-            logits = model(next_id, caches=caches, start=length + step)[:, -1]
-    return ids, torch.stack(steps, dim=1)
+    return checks.cached_generation(model, prompt, max_new_tokens, caches=kept[0])
 
 
 def _tiled_first_sequence_for_all(q, k, v, block_size, causal=False):
