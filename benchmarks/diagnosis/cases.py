@@ -2944,3 +2944,15 @@ CASES += _BLIND28B
 from benchmarks.diagnosis.cases_blind28c import BLIND28C as _BLIND28C  # noqa: E402
 
 CASES += _BLIND28C
+
+from benchmarks.diagnosis.cases_blind29a import BLIND29A as _BLIND29A  # noqa: E402
+
+CASES += _BLIND29A
+
+from benchmarks.diagnosis.cases_blind29b import BLIND29B as _BLIND29B  # noqa: E402
+
+CASES += _BLIND29B
+
+from benchmarks.diagnosis.cases_blind29c import BLIND29C as _BLIND29C  # noqa: E402
+
+CASES += _BLIND29C
