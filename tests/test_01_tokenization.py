@@ -4352,6 +4352,88 @@ MISTAKES += [
     ),
 ]
 
+
+# ------------------------------------------------------------------- round 34 (f34g0106)
+def pad_batch_rows_extended_in_place(sequences, pad_id):  # right values, the caller's rows padded
+    max_len = max((len(seq) for seq in sequences), default=0)
+    for seq in sequences:
+        seq.extend([pad_id] * (max_len - len(seq)))
+    return np.array(sequences, dtype=np.int64).reshape(len(sequences), max_len)
+
+
+def _train_bpe_stopping(text, num_merges, stop):
+    ids = list(text.encode("utf-8"))
+    merges = {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts or stop(ids, counts):
+            break
+        best = max(counts, key=counts.get)
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+    return merges
+
+
+def train_bpe_stops_below_three(text, num_merges):  # a pair seen twice is not merged
+    return _train_bpe_stopping(text, num_merges, lambda ids, counts: max(counts.values()) < 3)
+
+
+def train_bpe_stops_on_one_kind_of_pair(text, num_merges):  # len(counts) < 2
+    return _train_bpe_stopping(text, num_merges, lambda ids, counts: len(counts) < 2)
+
+
+def bpe_decode_pairs_looked_up_once(ids, merges):  # one level: a merged part stays one byte
+    parts = {new_id: pair for pair, new_id in merges.items()}
+    flat = []
+    for token in ids:
+        flat.extend(parts.get(token, (token,)))
+    return bytes(b % 256 for b in flat).decode("utf-8", errors="replace")
+
+
+def bpe_decode_table_in_sorted_order(ids, merges):  # a part's entry not built yet: '?'
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in sorted(merges.items()):
+        if a in table and b in table:
+            table[new_id] = table[a] + table[b]
+    return b"".join(table.get(i, b"?") for i in ids).decode("utf-8", errors="replace")
+
+
+MISTAKES += [
+    # a failure that is no width mistake gets no hint about the width (the output is right)
+    Mistake(
+        checks.check_pad_batch,
+        pad_batch_rows_extended_in_place,
+        r"^(?![\s\S]*Your width is)(?![\s\S]*With the longest sequence first)[\s\S]*changed "
+        r"its argument `sequences` in place",
+    ),
+    # a stop test confirmed on every probe is said first, before "a list cut short"'s causes
+    Mistake(
+        checks.check_train_bpe,
+        train_bpe_stops_below_three,
+        r"^(?![\s\S]*a return inside the loop)(?![\s\S]*map or zip)[\s\S]*whose stop test is "
+        r"a threshold on the count that is too high",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_bpe_stops_on_one_kind_of_pair,
+        r"^(?![\s\S]*a return inside the loop)(?![\s\S]*map or zip)[\s\S]*whose stop test is "
+        r"a test on the number of distinct pairs",
+    ),
+    # the table replayed entry by entry: the first merged id wrong alone, its parts right
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_pairs_looked_up_once,
+        r"first merged id that decodes wrong on its own is 25[78][\s\S]*is itself a merged id"
+        r"[\s\S]*looked up one level only",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_table_in_sorted_order,
+        r"first merged id that decodes wrong on its own is 257[\s\S]*is itself a merged id"
+        r"[\s\S]*built in another order than the merges were learned",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

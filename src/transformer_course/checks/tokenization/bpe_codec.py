@@ -10,7 +10,7 @@ import re
 import traceback
 import unicodedata
 
-from transformer_course.checking import Checker, CheckFailure
+from transformer_course.checking import Checker, CheckFailure, short
 from transformer_course.checking.failure import _is_learner_frame
 from transformer_course.checking.time_limit import TimeLimitExceeded, time_limit
 from transformer_course.reference import tokenization as ref
@@ -1067,6 +1067,56 @@ def _check_cut_character(c: Checker, bpe_decode, merges: dict) -> None:
         )
 
 
+def _quiet_decode(bpe_decode, ids: list[int], merges: dict) -> str | None:
+    """The learner's bpe_decode on a copy of ``ids`` and ``merges``, its output hidden;
+    None when it raises or returns no str."""
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        got = bpe_decode(list(ids), dict(merges))
+        return got if isinstance(got, str) else None
+    return None
+
+
+def _first_wrong_entry_hint(bpe_decode, merges: dict) -> str:
+    """Replay the table one entry at a time: decode each merged id alone, in learned order,
+    and name the first whose text is wrong while both of its parts decode right alone (only
+    entries that are whole UTF-8 characters are compared). When a part is itself a merged
+    id, the entry was built without that part's bytes: a one-level lookup of the pair, or a
+    table built in another order than the merges were learned. "" when no entry is wrong."""
+    for (a, b), new_id in merges.items():
+        try:
+            want = ref.bpe_decode([new_id], merges).encode("utf-8")
+            parts = [ref.bpe_decode([part], merges) for part in (a, b)]
+        except Exception:
+            return ""
+        if "\ufffd" in want.decode("utf-8") or any("\ufffd" in part for part in parts):
+            continue  # half a character: the two conventions for it differ
+        got = _quiet_decode(bpe_decode, [new_id], merges)
+        if got == want.decode("utf-8"):
+            continue
+        mine = [_quiet_decode(bpe_decode, [part], merges) for part in (a, b)]
+        if mine != parts:
+            return ""  # a part is wrong as well: the first wrong entry is not this one
+        said = (
+            f"The first merged id that decodes wrong on its own is {new_id}, the merge of "
+            f"{(a, b)}: bpe_decode([{new_id}], merges) gave {short(got)}, but its parts decode "
+            f"right alone, [{a}] to {parts[0]!r} and [{b}] to {parts[1]!r}, so {new_id} "
+            f"stands for {parts[0] + parts[1]!r}."
+        )
+        merged = [part for part in (a, b) if part >= 256]
+        if not merged:
+            return f"{said} Its entry must be table[a] + table[b], the bytes of both parts."
+        return (
+            f"{said} Its part {merged[0]} is itself a merged id, and your entry for "
+            f"{new_id} does not hold that part's bytes: the table entry of a merge must be "
+            "built from the entries of its parts, fully expanded. Either the pair was looked "
+            "up one level only (a merged part kept as one byte, or an id taken modulo 256), or "
+            "the table was built in another order than the merges were learned (sorted, or "
+            "reversed), so the part's entry did not exist yet. Walk merges in learned order, "
+            "table[new_id] = table[a] + table[b]."
+        )
+    return ""
+
+
 def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
     """Check ``bpe_decode(ids, merges)`` on ids that ``bpe_encode`` produced (valid UTF-8),
     then on ids that end inside a character (errors="replace" asked: strict decoding
@@ -1124,8 +1174,10 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                 got,
                 text,
                 what,
-                hint="Build a table id -> bytes (0..255 are single bytes; each merge (a, b) -> new_id "
-                "is table[a] + table[b], in learned order), join the bytes, then .decode('utf-8').",
+                hint=lambda merges=merges: _first_wrong_entry_hint(bpe_decode, merges)
+                or "Build a table id -> bytes (0..255 are single bytes; each merge (a, b) -> "
+                "new_id is table[a] + table[b], in learned order), join the bytes, then "
+                ".decode('utf-8').",
                 mistakes={
                     _DECODE_ONCE_HINT: _decode_per_token(ids, merges),
                     **{

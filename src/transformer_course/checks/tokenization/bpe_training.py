@@ -460,11 +460,18 @@ def _stop_test_confirmed(train_bpe, stop) -> bool:
     return True
 
 
+def _stop_test_named(hint: str) -> bool:
+    """Whether a hint of :func:`_stopped_early_hint` names one stop test, confirmed on
+    every probe text."""
+    return "whose stop test is" in hint
+
+
 def _stopped_early_hint(text: str, got: dict, expected: dict, train_bpe=None) -> str:
     """Too few merges, every one of them right: where training stopped, and what was left
     to merge there (the ids, and the most frequent pair with its count); the stop test,
-    when exactly one of :data:`_STOP_TESTS` gives these merges. "" when the learner's
-    merges are not the reference's first ones."""
+    when exactly one of :data:`_STOP_TESTS` gives these merges (and the learner's
+    train_bpe gives that test's merges on every probe text, :func:`_stop_test_named`).
+    "" when the learner's merges are not the reference's first ones."""
     learned = len(got)
     if not 0 <= learned < len(expected) or list(got.items()) != list(expected.items())[:learned]:
         return ""
@@ -498,7 +505,8 @@ def _stopped_early_hint(text: str, got: dict, expected: dict, train_bpe=None) ->
     )
     if len(agree) == 1:
         return (
-            f" {where}{left} Your merges are exactly those of a loop whose stop test is {agree[0]}."
+            f" {where}{left} Your merges are exactly those of a loop whose stop test is "
+            f"{agree[0]}."
         )
     return (
         f" {where}{left} Your stop test fires too early (a threshold on the count such as "
@@ -656,6 +664,13 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                 count_hint = _vocab_size_hint(
                     train_bpe, len(got), num_merges, len(expected)
                 ) or _stopped_early_hint(text, got, expected, train_bpe)
+            if _stop_test_named(count_hint):
+                # a stop test confirmed on every probe text: the first wrong decision, said
+                # before any relation of the values (a list cut short has many causes)
+                c.fail(
+                    f"the new ids of {what} returned {short(sorted(got.values()))}, expected "
+                    f"{short(list(expected.values()))}.{count_hint}"
+                )
             learned = len(expected)
             first_counts = ref.get_pair_counts(byte_ids)
             # ids never updated (merge_pair's result dropped): every step finds the same

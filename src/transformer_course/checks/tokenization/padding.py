@@ -66,11 +66,25 @@ def _shifted_rows_hint(seqs, pad_id, array) -> str:
     )
 
 
+def _right_on(pad_batch, seqs: list[list[int]], pad_id: int) -> bool:
+    """Whether the learner's pad_batch returns the right batch on these sequences (given
+    a copy): then a failure on them came from elsewhere (an argument changed in place, a
+    print), never from the width, and no hint about the width applies."""
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        got = np.asarray(pad_batch([list(s) for s in seqs], pad_id))
+        return got.shape == (len(seqs), max((len(s) for s in seqs), default=0)) and bool(
+            np.array_equal(got, ref.pad_batch(seqs, pad_id))
+        )
+    return False
+
+
 def _width_of_first_hint(pad_batch, seqs: list[list[int]], pad_id: int) -> str:
     """When the longest sequence is not the first: if the learner's pad_batch is right
     with the sequences reordered longest first, its width comes from the first one."""
     longest = max(range(len(seqs)), key=lambda i: len(seqs[i]), default=0)
     if not seqs or longest == 0 or len(seqs[0]) == len(seqs[longest]):
+        return ""
+    if _right_on(pad_batch, seqs, pad_id):
         return ""
     order = [longest, *(i for i in range(len(seqs)) if i != longest)]
     reordered = [list(seqs[i]) for i in order]
@@ -97,7 +111,7 @@ def _width_of_largest_hint(pad_batch, seqs: list[list[int]], pad_id: int) -> str
         return ""
     longest = max(range(len(seqs)), key=lambda i: len(seqs[i]))
     largest = max(seqs)
-    if len(largest) == len(seqs[longest]):
+    if len(largest) == len(seqs[longest]) or _right_on(pad_batch, seqs, pad_id):
         return ""
     probe = [list(s) for s in seqs]
     probe[longest][0] = max(s[0] for s in seqs if s) + 1
