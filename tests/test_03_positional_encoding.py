@@ -2502,6 +2502,63 @@ MISTAKES += [
     ),
 ]
 
+
+# ------------------------------------------------------------------- round 34 (f34g0106)
+class PEHalfEncoding(ref.PositionalEncoding):  # the table's rows halved before adding
+    def forward(self, x):
+        return self.dropout(x + 0.5 * self.pe[:, : x.size(1)])
+
+
+class PEEncodingOverSqrtD(ref.PositionalEncoding):  # attention's 1/sqrt(d) put on the rows
+    def forward(self, x):
+        return self.dropout(x + self.pe[:, : x.size(1)] / math.sqrt(self.pe.size(-1)))
+
+
+class PEAveraged(ref.PositionalEncoding):  # the mean of x and the encoding, not their sum
+    def forward(self, x):
+        return self.dropout((x + self.pe[:, : x.size(1)]) / 2)
+
+
+class PEWrongBase(nn.Module):  # a wrong table added once: no weighting of the terms fits
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+        table = ref.positional_encoding(max_len, d_model)
+        positions = np.arange(max_len)[:, None]
+        table[:, 0::2] = np.sin(positions / np.power(1000.0, np.arange(0, d_model, 2) / d_model))
+        self.register_buffer("pe", torch.tensor(table, dtype=torch.float32).unsqueeze(0))
+
+    def forward(self, x):
+        return self.dropout(x + self.pe[:, : x.size(1)])
+
+
+MISTAKES += [
+    # checking.term_factors: the output as a weighted sum of x and the table's rows
+    Mistake(
+        check_PositionalEncoding,
+        PEHalfEncoding,
+        r"weights are off: `PE\[:len\]` is multiplied by 0\.5 = 1/2\. The output is "
+        r"x \+ PE\[:len\]",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEEncodingOverSqrtD,
+        r"^(?![\s\S]*`x` is)[\s\S]*`PE\[:len\]` is multiplied by 0\.\d+ = 1/(sqrt\(8\)|4)",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PEAveraged,
+        r"`x` is multiplied by 0\.5 = 1/2; `PE\[:len\]` is multiplied by 0\.5 = 1/2",
+    ),
+    # a wrong table is no wrong weight: the weighted sum is never claimed
+    Mistake(
+        check_PositionalEncoding,
+        PEWrongBase,
+        r"^(?![\s\S]*weighted sum)[\s\S]*(The encoding you add is wrong|differs from the "
+        r"reference|not what the reference gives)",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

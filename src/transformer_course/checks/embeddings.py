@@ -2233,9 +2233,9 @@ def check_TokenEmbedding(cls, *, hidden: bool = False) -> None:
                 torch.float32,
                 what,
                 "The table is float32 (PyTorch's default), and so is every later layer: a "
-                "float64 output would make the next nn.Linear fail with a dtype mismatch. Keep "
-                "the table's dtype: no .double(), and scale by a Python float such as "
-                "math.sqrt(d_model).",
+                f"{str(got.dtype).removeprefix('torch.')} output would make the next nn.Linear "
+                "fail with a dtype mismatch. Keep the table's dtype: no .double(), .half() or "
+                ".to(...), and scale by a Python float such as math.sqrt(d_model).",
             )
             if not got.requires_grad:
                 _expect_trainable_table(c, module, what, key)

@@ -24,6 +24,7 @@ from transformer_course.checking.dropout_placement import (
 from transformer_course.checking.module_settings import NEVER_IN_TRAINING
 from transformer_course.checking.modules import build_module
 from transformer_course.checking.size_one_axes import dropped_only_at_one, values_in_permuted_axes
+from transformer_course.checking.term_factors import term_factors_message
 from transformer_course.reference import positional_encoding as ref
 
 from .common import _FLOAT32_FORMULA, _tolerance
@@ -435,7 +436,14 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None, tab
         hint="Expected x + PE[:len]: position p of every sequence in the batch gets row p of "
         "the table.",
         mistakes=mistakes,
-        explain=lambda: _rows_added(out, x, table),
+        explain=lambda: _rows_added(out, x, table)
+        or term_factors_message(
+            out,
+            {"x": x, "PE[:len]": pe},
+            **_tolerance(out.dtype),
+            where=" PositionalEncoding adds the table's rows as they are to x as it is (any "
+            "scaling of the embeddings belongs to the token embedding, lesson 02).",
+        ),
     )
 
 
