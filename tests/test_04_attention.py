@@ -2338,6 +2338,66 @@ R20_MISTAKES = [
 ]
 
 
+# ------------------------------------------------------------------- round 34 (f34g0106)
+def sdpa_renormalised_after_softmax(q, k, v, mask=None):  # softmax over all keys, then masked
+    weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1)
+    if mask is not None:
+        weights = weights * mask
+        weights = weights / weights.sum(dim=-1, keepdim=True).clamp_min(1e-30)
+    return weights @ v, weights
+
+
+def sdpa_exponentials_masked(q, k, v, mask=None):  # exp(s - max over all keys) * mask, renormalised
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    exps = torch.exp(scores - scores.amax(dim=-1, keepdim=True))
+    if mask is not None:
+        exps = exps * mask
+    weights = exps / (exps.sum(dim=-1, keepdim=True) + 1e-20)
+    return weights @ v, weights
+
+
+def sdpa_masked_exponentials_after_masked_max(q, k, v, mask=None):  # the max over allowed keys
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    peak = scores.amax(dim=-1, keepdim=True)
+    exps = torch.exp(scores - torch.where(torch.isfinite(peak), peak, torch.zeros_like(peak)))
+    total = exps.sum(dim=-1, keepdim=True)
+    weights = torch.where(total > 0, exps / total.clamp_min(1e-30), torch.zeros_like(exps))
+    return weights @ v, weights
+
+
+def sm_divided_by_mean(x, axis=-1):
+    exps = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return exps / np.mean(exps, axis=axis, keepdims=True)
+
+
+R34_MISTAKES = [
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_renormalised_after_softmax,
+        r"right on every query row but \d+ \([\s\S]*exactly the rows where a key the mask "
+        r"blocks scores far above every allowed key[\s\S]*are all zero[\s\S]*a mask applied "
+        r"after the softmax",
+    ),
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_exponentials_masked,
+        r"^(?![\s\S]*take the softmax of the scaled scores over the last axis)[\s\S]*"
+        r"exactly the rows where a key the mask blocks scores far above every allowed key"
+        r"[\s\S]*a mask applied after the softmax",
+    ),
+    Mistake(
+        check_softmax,
+        sm_divided_by_mean,
+        r"the right ones times [34], the length of the slice: you divided by the mean",
+    ),
+]
+R34_CORRECT = [
+    Correct(check_scaled_dot_product_attention, sdpa_masked_exponentials_after_masked_max)
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     R20_MISTAKES
     + SOFTMAX_MISTAKES
@@ -2346,8 +2406,9 @@ test_classic_mistake, test_correct_variant = lesson_tests(
     + FORBIDDEN_MISTAKES
     + R12F_MISTAKES
     + R17F_MISTAKES
-    + R19F_MISTAKES,
-    SOFTMAX_CORRECT + ROW_CORRECT + SDPA_CORRECT,
+    + R19F_MISTAKES
+    + R34_MISTAKES,
+    SOFTMAX_CORRECT + ROW_CORRECT + SDPA_CORRECT + R34_CORRECT,
 )
 
 

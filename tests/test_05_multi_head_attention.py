@@ -2981,3 +2981,82 @@ def test_quiz_head_width_explains_the_sentence_length(answer):
     message = str(failure.value)
     assert re.search(r"does not depend on the sentence length", message), message
     assert "64" not in message and "12" not in message, message
+
+
+# ------------------------------------------------------------------- round 34 (f34g0106)
+class _Wired(ref.MultiHeadAttention):
+    """The reference with its four steps spelt out, each overridable."""
+
+    def project(self, query, key, value):
+        return self.w_q(query), self.w_k(key), self.w_v(value)
+
+    def out(self, merged):
+        return self.w_o(merged)
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = (ref.split_heads(t, self.num_heads) for t in self.project(query, key, value))
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        if self.training and self.dropout.p > 0:
+            heads = self.dropout(weights) @ v
+        return self.out(ref.merge_heads(heads)), weights
+
+
+class KeysAndValuesThroughWQ(_Wired):  # one projection copied three times
+    def project(self, query, key, value):
+        return self.w_q(query), self.w_q(key), self.w_q(value)
+
+
+class QueriesAndValuesThroughWK(_Wired):
+    def project(self, query, key, value):
+        return self.w_k(query), self.w_k(key), self.w_k(value)
+
+
+class OutputBiasLeftOut(_Wired):  # F.linear without w_o's bias
+    def out(self, merged):
+        return F.linear(merged, self.w_o.weight)
+
+
+class OutputBiasAddedAgain(_Wired):  # w_o(...) already holds the bias
+    def out(self, merged):
+        return self.w_o(merged) + self.w_o.bias
+
+
+class OutputProjectionHalved(_Wired):  # a stray average of two copies
+    def out(self, merged):
+        return 0.5 * F.linear(merged, self.w_o.weight) + self.w_o.bias
+
+
+MISTAKES += [
+    # a weight mistake and an output one at once, as a pair of the weights' check
+    Mistake(
+        check_MultiHeadAttention,
+        KeysAndValuesThroughWQ,
+        r"Two mistakes at once\. \(1\) Your keys look like `key` projected with w_q[\s\S]*"
+        r"\(2\) Your values look like `value` projected with w_q",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        QueriesAndValuesThroughWK,
+        r"Two mistakes at once\. \(1\) Your queries look like `query` projected with w_k"
+        r"[\s\S]*\(2\) Your values look like `value` projected with w_k",
+    ),
+    # checking.term_factors: w_o's two terms, each with its weight
+    Mistake(
+        check_MultiHeadAttention,
+        OutputBiasLeftOut,
+        r"weights are off: `w_o\.bias` is missing \(weight 0\)",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        OutputBiasAddedAgain,
+        r"weights are off: `w_o\.bias` is added twice \(weight 2\)",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        OutputProjectionHalved,
+        r"^(?![\s\S]*`w_o\.bias` is)[\s\S]*`merged heads @ w_o\.weight\.T` is multiplied by "
+        r"0\.5",
+    ),
+]
+CORRECT += [Correct(check_MultiHeadAttention, _Wired)]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

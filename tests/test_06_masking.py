@@ -1382,3 +1382,41 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+# ------------------------------------------------------------------- round 34 (f34g0106)
+def look_ahead_one_step_ahead(size):  # diagonal=1: the next token visible too
+    return torch.tril(torch.ones(size, size, dtype=torch.bool), diagonal=1)
+
+
+def look_ahead_two_back(size):  # diagonal=-2: itself and the token before it hidden
+    return torch.tril(torch.ones(size, size, dtype=torch.bool), diagonal=-2)
+
+
+def decoder_mask_one_step_ahead(tgt_ids, pad_id):
+    size = tgt_ids.shape[1]
+    causal = torch.tril(torch.ones(size, size, dtype=torch.bool), diagonal=1)
+    return (tgt_ids != pad_id)[:, None, None, :] & causal
+
+
+MISTAKES += [
+    # checking.mask_relations.triangle_offset: the triangle cut at another diagonal
+    Mistake(
+        check_look_ahead_mask,
+        look_ahead_one_step_ahead,
+        r"triangle is cut at the wrong diagonal: it is torch\.tril\(\.\.\., diagonal=1\)"
+        r"[\s\S]*each query also sees the next key",
+    ),
+    Mistake(
+        check_look_ahead_mask,
+        look_ahead_two_back,
+        r"^(?![\s\S]*Position 0 may not attend)[\s\S]*torch\.tril\(\.\.\., diagonal=-2\)"
+        r"[\s\S]*hidden from itself and from the 1 key\(s\) just before it",
+    ),
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_one_step_ahead,
+        r"triangle is cut at the wrong diagonal: it is torch\.tril\(\.\.\., diagonal=1\)",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import torch
 
-from transformer_course.checking.mask_relations import mask_relation, unasked_masks
+from transformer_course.checking.mask_relations import (
+    mask_relation,
+    triangle_offset,
+    triangle_offset_note,
+    unasked_masks,
+)
 from transformer_course.reference.masking import decoder_self_attention_mask, padding_mask
 
 IDS = torch.tensor([[5, 6, 7, 0], [5, 6, 0, 0]])  # (batch, len): pad_id 0 at the end
@@ -52,3 +57,18 @@ def test_the_masks_applied_without_one_given_are_told_apart_only_where_the_sizes
     first_key = next(mask for text, mask in wide.items() if "first key" in text)
     assert torch.equal(first_key, torch.ones(3, 5, dtype=torch.bool).tril())
     assert unasked_masks(1, 1) == {}  # a single key: every default allows it
+
+
+def test_a_triangle_cut_at_another_diagonal_is_named_with_the_padding_kept():
+    right = decoder_self_attention_mask(IDS, 0)  # (batch, 1, len, len)
+    ones = torch.ones(4, 4, dtype=torch.bool)
+    keys = (IDS != 0)[:, None, None, :]
+    assert triangle_offset(keys & torch.tril(ones, 1), right) == 1
+    assert triangle_offset(keys & torch.tril(ones, -2), right) == -2
+    assert "diagonal=1" in triangle_offset_note(keys & torch.tril(ones, 1), right)
+    assert triangle_offset(right, right) is None  # the right mask: nothing to name
+    # the padding lost as well: no offset alone reproduces it
+    assert triangle_offset(torch.tril(ones, 1).expand_as(right), right) is None
+    # not a causal mask (a padding mask broadcast): no triangle to offset
+    square = RIGHT.expand(2, 1, 4, 4)
+    assert triangle_offset(square & torch.tril(ones), square) is None

@@ -7,7 +7,10 @@ wrong mask names the mistake alike:
   attend;
 - the query and key axes swapped: a padding mask built as (batch, 1, len, 1), pads on the
   query axis, where (batch, 1, 1, len) puts them on the key axis;
-- everything allowed (no masking) or everything blocked.
+- everything allowed (no masking) or everything blocked;
+- :func:`triangle_offset`: a causal triangle cut at another diagonal, torch.tril(...,
+  diagonal=d) with d != 0 (d > 0 lets each query see d later keys, d < 0 hides itself and
+  the |d| - 1 keys before it), with whatever key padding the right mask holds kept.
 
 Each is named only when it reproduces every entry of the learner's mask, and never when the
 right mask itself would also fit (a relation that changes nothing explains nothing)."""
@@ -18,7 +21,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["mask_relation", "unasked_masks"]
+__all__ = ["mask_relation", "triangle_offset", "triangle_offset_note", "unasked_masks"]
 
 
 def _broadcast(mine: torch.Tensor, right: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -104,3 +107,47 @@ def unasked_masks(len_q: int, len_k: int) -> dict[str, torch.Tensor]:
         else:
             grouped[f"{same}, or {text} (the two agree on these sizes)"] = grouped.pop(same)
     return {text: mask for text, mask in grouped.items() if not bool(mask.all())}
+
+
+def triangle_offset(mine: Any, right: torch.Tensor) -> int | None:
+    """The diagonal d != 0 for which ``mine`` equals the right causal mask ``right`` (bool,
+    (..., n, n), a lower triangle and'ed with per-sequence key padding) with its triangle cut
+    at torch.tril(..., diagonal=d) instead of 0, the padding kept; None when no single d
+    fits (or the values are not bool tensors of ``right``'s shape)."""
+    if not isinstance(mine, torch.Tensor) or not isinstance(right, torch.Tensor):
+        return None
+    if mine.dtype != torch.bool or tuple(mine.shape) != tuple(right.shape) or right.dim() < 2:
+        return None
+    n = right.shape[-1]
+    if right.shape[-2] != n or n < 2 or torch.equal(mine, right):
+        return None
+    keys = right[..., -1:, :]  # (..., 1, n): the last query sees every real key
+    ones = torch.ones(n, n, dtype=torch.bool)
+    if not torch.equal(right, keys & torch.tril(ones)):
+        return None  # not a causal mask with key padding: nothing to offset
+    fits = [d for d in range(-n + 1, n) if d and torch.equal(mine, keys & torch.tril(ones, d))]
+    return fits[0] if len(fits) == 1 else None
+
+
+def triangle_offset_note(mine: Any, right: torch.Tensor, name: str = "mask") -> str:
+    """:func:`triangle_offset` in words ("" when no offset fits)."""
+    d = triangle_offset(mine, right)
+    if d is None:
+        return ""
+    if d > 0:
+        what = (
+            f"each query also sees the {'next key' if d == 1 else f'{d} keys after it'}, "
+            "so the future leaks into training"
+        )
+    else:
+        what = (
+            "each query is hidden from itself"
+            + (f" and from the {-d - 1} key(s) just before it" if d < -1 else "")
+            + " (query 0 then sees nothing: a fully masked row)"
+        )
+    return (
+        f"Your {name}'s triangle is cut at the wrong diagonal: it is torch.tril(..., "
+        f"diagonal={d}) where diagonal=0 belongs: {what}. Query i may attend to keys 0..i, "
+        "itself included: torch.tril(torch.ones(size, size, dtype=torch.bool)) with no "
+        "diagonal argument (or j <= i)."
+    )

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from .relations import recognisable_number
 from .formatting import as_numpy
+from .relations import recognisable_number
 
 __all__ = ["term_factors", "term_factors_message"]
 
@@ -35,7 +35,9 @@ def term_factors(
     and None when every weight is 1 (the right sum)."""
     try:
         out = as_numpy(got).astype(np.float64)
-        columns = [np.broadcast_to(as_numpy(t).astype(np.float64), out.shape) for t in terms.values()]
+        columns = [
+            np.broadcast_to(as_numpy(t).astype(np.float64), out.shape) for t in terms.values()
+        ]
     except (ValueError, TypeError, RuntimeError):
         return None
     if not columns or out.size <= len(columns) or not np.isfinite(out).all():
@@ -47,7 +49,9 @@ def term_factors(
     if singular[-1] <= 1e-3 * singular[0]:
         return None  # nearly collinear terms: several weightings fit
     weights, *_ = np.linalg.lstsq(matrix, out.reshape(-1), rcond=None)
-    if not np.allclose(matrix @ weights, out.reshape(-1), rtol=max(rtol, 1e-5), atol=max(atol, 1e-6)):
+    if not np.allclose(
+        matrix @ weights, out.reshape(-1), rtol=max(rtol, 1e-5), atol=max(atol, 1e-6)
+    ):
         return None
     rounded = [_rounded(float(w)) for w in weights]
     if all(abs(w - 1) < 1e-4 for w in rounded):

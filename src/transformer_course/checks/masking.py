@@ -37,6 +37,7 @@ from transformer_course.checking import Checker, CheckFailure, torch_generator
 from transformer_course.checking.batch_rows import alone_right, row_by_row_hint, row_by_row_note
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.mask_forms import additive_mask_note
+from transformer_course.checking.mask_relations import triangle_offset_note
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.size_one_axes import (
     grown_size_one,
@@ -1326,6 +1327,9 @@ def check_look_ahead_mask(look_ahead_mask, *, hidden: bool = False) -> None:
                     look_ahead_mask, got, size
                 ):
                     return f"{note}{picture}"
+                offset = triangle_offset_note(got, ref.look_ahead_mask(got.shape[0]))
+                if offset:
+                    return offset + picture
                 missing_self = ~got.diagonal()
                 if bool(missing_self.any()):
                     i = int(missing_self.nonzero()[0])
@@ -1605,6 +1609,9 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
 
 def _explain_decoder(got, ids, pad_id, seed, picture) -> str:
     """Why the learner's decoder mask differs, in terms of what attention does with it."""
+    offset = triangle_offset_note(got, ref.decoder_self_attention_mask(ids, pad_id))
+    if offset:
+        return offset + picture
     _, weights = _attention(got, ids.shape[0], ids.shape[1], seed)
     leak = _pad_key_leak(weights, ids, pad_id)
     if leak:

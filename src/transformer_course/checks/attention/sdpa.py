@@ -130,6 +130,55 @@ _SDPA_MASK_AFTER = (
 )
 
 
+_SDPA_RENORMALISED_AFTER = (
+    "Your weights are right on every query row but {rows}: exactly the rows where a key "
+    "the mask blocks scores far above every allowed key (here by more than {gap:.0f}), and "
+    "there yours {got}. That is what a mask applied after the softmax gives: the softmax "
+    "(or the exponentials, exp(s - max) with the max over every key) ran over all the keys, "
+    "blocked ones included, then the blocked keys were zeroed and the row divided by its new "
+    "sum. Where a blocked key dominates, exp() gives the allowed keys exactly 0 in "
+    "{dtype} before the mask is applied, and nothing is left to renormalise. Block the "
+    "scores before the softmax (masked_fill(~mask, -inf)), so it only ever sees the allowed "
+    "keys."
+)
+
+
+def _starved_rows_note(q, k, mask, weights, expected, rtol, atol) -> str:
+    """When the learner's weights are right on every query row but some of those where a
+    blocked key's scaled score tops every allowed one by more than 30 (where exp() of the
+    allowed scores, taken relative to the blocked key, underflows), and wrong on at least
+    one of them: the mask applied after a softmax over all keys, then renormalised; ""
+    otherwise (and "" without a mask)."""
+    if mask is None or not isinstance(weights, torch.Tensor) or weights.shape != expected.shape:
+        return ""
+    with torch.no_grad():
+        scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+        allowed = mask.expand(scores.shape)
+        top_blocked = scores.masked_fill(allowed, float("-inf")).amax(dim=-1)
+        top_allowed = scores.masked_fill(~allowed, float("-inf")).amax(dim=-1)
+        gap = top_blocked - top_allowed  # (..., len_q): -inf or nan where none is allowed
+        starved = torch.nan_to_num(gap, nan=-1.0, neginf=-1.0, posinf=-1.0) > 30
+        w = weights.detach().double()
+        right = torch.isclose(w, expected.double(), rtol=max(rtol, 1e-4), atol=max(atol, 1e-5))
+        wrong_rows = ~right.all(dim=-1)  # (..., len_q)
+    if not bool(wrong_rows.any()) or bool((wrong_rows & ~starved).any()):
+        return ""
+    rows = [tuple(int(i) for i in index) for index in wrong_rows.nonzero()]
+    sums = w.sum(dim=-1)[wrong_rows]
+    got = (
+        "are all zero"
+        if bool((sums.abs() < 1e-6).all())
+        else f"add up to {float(sums.min()):.3g}..{float(sums.max()):.3g}, not 1"
+    )
+    shown = ", ".join(str(r) for r in rows[:3]) + (", ..." if len(rows) > 3 else "")
+    return _SDPA_RENORMALISED_AFTER.format(
+        rows=f"{len(rows)} ({shown}, batch indices first)",
+        gap=float(gap[wrong_rows].min()) // 10 * 10,
+        got=got,
+        dtype=str(q.dtype).removeprefix("torch."),
+    )
+
+
 def _sdpa_output_mistakes(exp_out: torch.Tensor, mask) -> dict[str, torch.Tensor]:
     """The output computed from the softmax's weights before the rows with no allowed key
     were fixed: NaN in those rows, right everywhere else."""
@@ -892,6 +941,11 @@ def _sdpa_cases(hidden: bool) -> list[dict]:
         q1, k1, v1 = make(7, (2,), 1, 4, 3, 5)  # a single query
         qc, kc, vc = make(8, (2,), 4, 4, 3, 5)  # a square mask that is not symmetric
         qp, kp, vp = make(9, (1,), 3, 4, 5, 2)  # one sentence, all padding
+        # float32 scores in the hundreds with each row's highest key blocked: its score tops
+        # the allowed ones' by more than 100, where exp() of the gap underflows in float32
+        qd, kd, vd = make(20, (2,), 3, 4, 8, 3, dtype=torch.float32, scale=80.0)
+        top = (qd.double() @ kd.double().transpose(-2, -1)).argmax(dim=-1, keepdim=True)
+        beaten = torch.ones(2, 3, 4, dtype=torch.bool).scatter(-1, top, False)
         return [
             {"label": "no mask, batch of 2", "qkv": (q, k, v), "mask": None},
             {
@@ -930,6 +984,12 @@ def _sdpa_cases(hidden: bool) -> list[dict]:
                 "that blocks every key",
                 "qkv": (qp, kp, vp),
                 "mask": torch.zeros(1, 1, 4, dtype=torch.bool),
+            },
+            {
+                "label": "float32 scores in the hundreds, each query's highest-scoring key "
+                "blocked (batch, len_q, len_k)",
+                "qkv": (qd, kd, vd),
+                "mask": beaten,
             },
         ]
     q, k, v = make(101, (3,), 4, 7, 8, 5)
@@ -1495,6 +1555,11 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, *, hidden: 
                         **_always_causal(q, k, mask),
                     },
                     pairs=_sdpa_pairs(q, k, v, mask),
+                    explain=lambda q=q, k=k, mask=mask, weights=weights, exp_w=exp_w: (
+                        _starved_rows_note(
+                            q, k, mask, weights, exp_w, **tolerance(weights.dtype, q.dtype)
+                        )
+                    ),
                     **tolerance(weights.dtype, q.dtype),
                 )
             except CheckFailure as failure:

@@ -92,6 +92,11 @@ _SOFTMAX_WHOLE_ARRAY = (
     "Your values add up to 1 over the whole array instead of along the axis: each slice "
     "along `axis` is normalised on its own. Pass axis=axis, keepdims=True to np.sum."
 )
+_SOFTMAX_MEAN = (
+    "Your values are the right ones times {n}, the length of the slice: you divided by the "
+    "mean of the exponentials along the axis (np.mean) where their sum belongs, so each slice "
+    "adds up to {n}, not 1. Divide by np.sum(e, axis=axis, keepdims=True)."
+)
 _SOFTMAX_KEEPDIMS = (
     "It looks like you divided by the sums without keepdims=True: np.sum(e, axis=-1) has "
     "shape (n,), and numpy broadcasts it along the wrong axis (entry [i, j] gets divided by "
@@ -246,6 +251,10 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
         mistakes[_SOFTMAX_SHIFTED_NOT_NORMALISED] = exps
         mistakes[_SOFTMAX_NOT_NORMALISED.replace("exp(x) (or exp(x - max))", "exp(x)")] = np.exp(x)
         mistakes[_SOFTMAX_WHOLE_ARRAY] = exps / np.sum(exps)
+        if x.ndim and x.shape[axis] > 1:
+            mistakes[_SOFTMAX_MEAN.format(n=x.shape[axis])] = exps / np.mean(
+                exps, axis=axis, keepdims=True
+            )
         mistakes[_SOFTMAX_PLUS_ONE.format(shift=" - max")] = exps / (
             1.0 + np.sum(exps, axis=axis, keepdims=True)
         )

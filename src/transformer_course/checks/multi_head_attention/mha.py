@@ -45,6 +45,7 @@ from transformer_course.checking.modules import (
 from transformer_course.checking.oracles import multi_head_attention_f
 from transformer_course.checking.returned_order import reordered_return_note
 from transformer_course.checking.size_one_axes import size_one_axes_note
+from transformer_course.checking.term_factors import term_factors_message
 from transformer_course.checking.validity_tests import uneven_refusals
 from transformer_course.reference import multi_head_attention as ref
 
@@ -628,6 +629,25 @@ def _shape_notes(output, weights, state, case: _Case, inputs) -> tuple[str, str]
     return output_note, weights_note
 
 
+def _output_terms_note(output, variant_args, tol: dict) -> str:
+    """The output as a weighted sum of w_o's two terms, the merged heads through its weight
+    and its bias (:mod:`~transformer_course.checking.term_factors`): a bias left out, added
+    twice, or a term scaled; "" when no such weighting fits."""
+    state = variant_args[0]
+    if "w_o.bias" not in state:
+        return ""
+    merged = multi_head_attention_f(*variant_args, use_w_o=False)[0]  # (batch, len_q, d_model)
+    return term_factors_message(
+        output,
+        {
+            "merged heads @ w_o.weight.T": merged @ state["w_o.weight"].double().T,
+            "w_o.bias": state["w_o.bias"].double(),
+        },
+        **tol,
+        where=" w_o is one nn.Linear: self.w_o(merge_heads(heads)) adds its bias once.",
+    )
+
+
 def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     b, h, lq, lk, d = case.batch, case.num_heads, case.len_q, case.len_k, case.d_model
     state = random_state(_state_shapes(d), seed=case.seed)
@@ -822,10 +842,13 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             what_w,
             expected=expected_weights,
             mistakes=weight_mistakes,
+            # pairs with a mistake only the output shows too (the keys and the values both
+            # through w_q): the weights show one of the two, the agreement on every case's
+            # output and weights keeps the pair that made both
             pairs=_only_agreeing(
                 mistake_pairs(
                     lambda **knobs: multi_head_attention_f(*variant_args, **knobs)[1],
-                    {message: knobs for knobs, message in _WEIGHT_MISTAKES},
+                    {message: knobs for knobs, message in (*_WEIGHT_MISTAKES, *_OUTPUT_MISTAKES)},
                 ),
                 agree,
             ),
@@ -903,7 +926,12 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
         what_o,
         **tol,
         hint=hint,
-        explain=lambda: "" if case.train else row_by_row_note(row_right, b, size="query"),
+        explain=lambda: (
+            ""
+            if case.train
+            else row_by_row_note(row_right, b, size="query")
+            or _output_terms_note(output, variant_args, tol)
+        ),
         mistakes=_only_agreeing(
             {
                 **_mistake_values(_OUTPUT_MISTAKES, 0, variant_args),

@@ -436,13 +436,15 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None, tab
         hint="Expected x + PE[:len]: position p of every sequence in the batch gets row p of "
         "the table.",
         mistakes=mistakes,
-        explain=lambda: _rows_added(out, x, table)
-        or term_factors_message(
-            out,
-            {"x": x, "PE[:len]": pe},
-            **_tolerance(out.dtype),
-            where=" PositionalEncoding adds the table's rows as they are to x as it is (any "
-            "scaling of the embeddings belongs to the token embedding, lesson 02).",
+        explain=lambda: (
+            _rows_added(out, x, table)
+            or term_factors_message(
+                out,
+                {"x": x, "PE[:len]": pe},
+                **_tolerance(out.dtype),
+                where=" PositionalEncoding adds the table's rows as they are to x as it is (any "
+                "scaling of the embeddings belongs to the token embedding, lesson 02).",
+            )
         ),
     )
 

@@ -1174,10 +1174,12 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                 got,
                 text,
                 what,
-                hint=lambda merges=merges: _first_wrong_entry_hint(bpe_decode, merges)
-                or "Build a table id -> bytes (0..255 are single bytes; each merge (a, b) -> "
-                "new_id is table[a] + table[b], in learned order), join the bytes, then "
-                ".decode('utf-8').",
+                hint=lambda merges=merges: (
+                    _first_wrong_entry_hint(bpe_decode, merges)
+                    or "Build a table id -> bytes (0..255 are single bytes; each merge (a, b) -> "
+                    "new_id is table[a] + table[b], in learned order), join the bytes, then "
+                    ".decode('utf-8')."
+                ),
                 mistakes={
                     _DECODE_ONCE_HINT: _decode_per_token(ids, merges),
                     **{

@@ -505,8 +505,7 @@ def _stopped_early_hint(text: str, got: dict, expected: dict, train_bpe=None) ->
     )
     if len(agree) == 1:
         return (
-            f" {where}{left} Your merges are exactly those of a loop whose stop test is "
-            f"{agree[0]}."
+            f" {where}{left} Your merges are exactly those of a loop whose stop test is {agree[0]}."
         )
     return (
         f" {where}{left} Your stop test fires too early (a threshold on the count such as "
