@@ -4434,6 +4434,26 @@ MISTAKES += [
     ),
 ]
 
+
+def build_vocab_counted_per_list_first_seen(token_lists, min_freq=1):  # set() and most_common
+    counts = Counter(token for tokens in token_lists for token in set(tokens))
+    vocab = {token: index for index, token in enumerate(ref.SPECIAL_TOKENS)}
+    for token, count in counts.most_common():
+        if count >= min_freq and token not in vocab:
+            vocab[token] = len(vocab)
+    return vocab
+
+
+MISTAKES += [
+    # a token missing where the loop would end on one input, reordered on another: no
+    # loop that ends early explains both, so none is claimed
+    Mistake(
+        checks.check_build_vocab,
+        build_vocab_counted_per_list_first_seen,
+        r"^(?![\s\S]*The loop over the ranked tokens ended early)[\s\S]*build_vocab\(",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

@@ -1848,6 +1848,23 @@ def test_one_hot_names_the_last_axis_of_one_dropped_not_a_squeeze():
     ), message
 
 
+# ------------------------------------------------------------------- round 34 (f34g0106)
+class EmbeddingInHalfPrecision(ref.TokenEmbedding):  # .half() on the way out
+    def forward(self, ids):
+        return super().forward(ids).half()
+
+
+MISTAKES += [
+    # the dtype message names the dtype it got, not float64 always
+    Mistake(
+        check_TokenEmbedding,
+        EmbeddingInHalfPrecision,
+        r"^(?![\s\S]*a float64 output)[\s\S]*should have dtype torch\.float32, but it has "
+        r"dtype torch\.float16[\s\S]*a float16 output would make the next nn\.Linear fail",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

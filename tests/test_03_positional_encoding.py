@@ -2559,6 +2559,24 @@ MISTAKES += [
     ),
 ]
 
+
+class PESliceKeptPrivately(ref.PositionalEncoding):  # the first call's rows, under a _name
+    def forward(self, x):
+        if not hasattr(self, "_rows"):
+            self._rows = self.pe[:, : x.size(1)]
+        return self.dropout(x + self._rows[:, : x.size(1)])
+
+
+MISTAKES += [
+    # a tensor made by forward and kept, whatever its name (a private one too)
+    Mistake(
+        check_PositionalEncoding,
+        PESliceKeptPrivately,
+        r"Your module holds `_rows`, of shape \(1, \d+, \d+\), which it did not hold when it "
+        r"was built: forward made it on an earlier call",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

@@ -250,10 +250,10 @@ _CALL_SEED = 0
 
 def _table_shapes(module) -> dict[str, tuple[int, ...]]:
     """The shape of each buffer and tensor attribute of the module (the table, wherever
-    the learner keeps it)."""
+    the learner keeps it, under a private name such as self._cache too)."""
     shapes = {name: tuple(b.shape) for name, b in module.named_buffers()}
     for name, value in vars(module).items():
-        if isinstance(value, torch.Tensor) and not name.startswith("_"):
+        if isinstance(value, torch.Tensor) and not name.startswith("__"):
             shapes.setdefault(name, tuple(value.shape))
     return shapes
 

@@ -110,14 +110,26 @@ _VOCAB_STOPS_AT_SPECIAL = (
 )
 
 
-def _stopped_early_hint(got, token_lists, min_freq) -> str:
+def _cut_short_of(got, expected: dict) -> bool:
+    """Whether ``got`` is ``expected`` or its first entries in id order, nothing else."""
+    if not isinstance(got, dict) or len(got) > len(expected):
+        return False
+    return dict(got) == {token: i for token, i in expected.items() if i < len(got)}
+
+
+def _stopped_early_hint(got, token_lists, min_freq, others=()) -> str:
     """When ``got`` is the expected vocabulary cut short (its first entries, in id order,
     and nothing else): where it stops and the candidates that end a loop early; "" when it
-    is anything else."""
+    is anything else, or when one of ``others`` (the learner's (result, (token_lists,
+    min_freq)) on the check's other inputs) is wrong in another way than a cut (then no
+    loop that ends early explains them all: counts taken once per list, say, can drop a
+    token that ranks last on one input and reorder the tokens on another)."""
     expected = ref.build_vocab(token_lists, min_freq)
     if not isinstance(got, dict) or not len(ref.SPECIAL_TOKENS) <= len(got) < len(expected):
         return ""
-    if dict(got) != {token: i for token, i in expected.items() if i < len(got)}:
+    if not _cut_short_of(got, expected):
+        return ""
+    if not all(_cut_short_of(mine, ref.build_vocab(*case)) for mine, case in others):
         return ""
     counts = Counter(t for tokens in token_lists for t in tokens)
     by_id = sorted(expected, key=expected.get)
@@ -548,7 +560,10 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
                 expected,
                 what,
                 hint=lambda got=got, token_lists=token_lists, min_freq=min_freq: (
-                    _stopped_early_hint(got, token_lists, min_freq) or _VOCAB_ORDER_HINT
+                    _stopped_early_hint(
+                        got, token_lists, min_freq, list(zip(results, cases, strict=False))
+                    )
+                    or _VOCAB_ORDER_HINT
                 ),
                 mistakes={
                     message: value
