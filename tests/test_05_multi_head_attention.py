@@ -3060,3 +3060,79 @@ MISTAKES += [
 ]
 CORRECT += [Correct(check_MultiHeadAttention, _Wired)]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+class SelfAttentionSignature(_Wired):  # forward(x, mask): key arrives as the mask
+    def forward(self, x, mask=None, *rest):
+        return super().forward(x, x, x, mask)
+
+
+class MaskMadeFloatThenInverted(_Wired):  # a bool mask turned into floats, then ~
+    def forward(self, query, key, value, mask=None):
+        if mask is not None:
+            mask = ~(~mask).float()
+        return super().forward(query, key, value, mask)
+
+
+MISTAKES += [
+    # with mask=None the float tensor that ~ met can only be query, key or value
+    Mistake(
+        check_MultiHeadAttention,
+        SelfAttentionSignature,
+        r"^(?![\s\S]*a mask turned into numbers)[\s\S]*your forward took one of them for its "
+        r"mask",
+    ),
+    # with a bool mask passed, a float made inside fits too: no claim about the signature
+    Mistake(
+        check_MultiHeadAttention,
+        MaskMadeFloatThenInverted,
+        r"^(?![\s\S]*your forward took one of them)[\s\S]*~ negates a bool mask",
+    ),
+]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+class QueriesWithoutBias(_Wired):  # F.linear with the weight alone
+    def project(self, query, key, value):
+        return F.linear(query, self.w_q.weight), self.w_k(key), self.w_v(value)
+
+
+class ValuesWithoutBias(_Wired):
+    def project(self, query, key, value):
+        return self.w_q(query), self.w_k(key), value @ self.w_v.weight.T
+
+
+class ProjectionsWithoutBias(_Wired):
+    def project(self, query, key, value):
+        return tuple(
+            F.linear(x, layer.weight)
+            for x, layer in ((query, self.w_q), (key, self.w_k), (value, self.w_v))
+        )
+
+
+class KeysWithoutBias(_Wired):  # invisible: a bias on every key shifts each row's scores
+    def project(self, query, key, value):
+        return self.w_q(query), F.linear(key, self.w_k.weight), self.w_v(value)
+
+
+MISTAKES += [
+    # the oracle's no_bias knob: which projection lost its bias, where it shows
+    Mistake(
+        check_MultiHeadAttention,
+        QueriesWithoutBias,
+        r"Your queries went through w_q without its bias",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        ValuesWithoutBias,
+        r"Your values went through w_v without its bias[\s\S]*self\.w_v\(value\)",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        ProjectionsWithoutBias,
+        r"Your queries, keys and values went through w_q, w_k, w_v without their bias",
+    ),
+]
+# the keys' bias cancels in the softmax: nothing to see, nothing to grade
+CORRECT += [Correct(check_MultiHeadAttention, KeysWithoutBias)]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

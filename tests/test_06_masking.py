@@ -265,7 +265,12 @@ LOOK_AHEAD_MISTAKES = {
         lambda n: torch.tril(torch.ones(n, n)).view(1, 1, n, n),
         r"Two things to change: the shape, and the dtype \(torch\.float32",
     ),
-    "tril with diagonal=1 (sees one step ahead)": (lambda n: _tril(n, 1), r"can see the future"),
+    # round 34: the offset itself is named (checking.mask_relations.triangle_offset)
+    "tril with diagonal=1 (sees one step ahead)": (
+        lambda n: _tril(n, 1),
+        r"cut at the wrong diagonal: it is torch\.tril\(\.\.\., diagonal=1\)[\s\S]*the "
+        r"future leaks",
+    ),
     # an int triu(1) mask: the dtype and the polarity wrong at once (blind7b-lookahead-triu-
     # int-two-mistakes: only the dtype was named)
     "int triu diagonal=1": (
@@ -470,7 +475,7 @@ DECODER_MISTAKES = {
     ),
     "sees one step ahead": (
         lambda ids, p: _pad(ids, p) & _tril(ids.shape[1], 1),
-        r"can see the future",
+        r"cut at the wrong diagonal: it is torch\.tril\(\.\.\., diagonal=1\)",
     ),
     "look-ahead mask of the batch size": (
         lambda ids, p: _pad(ids, p) & _tril(len(ids)),

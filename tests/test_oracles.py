@@ -255,6 +255,16 @@ def test_multi_head_attention_knobs_compute_what_they_name():
                 }
             ),
         ),
+        (
+            {"no_bias": ("w_q", "w_v")},
+            f(
+                p=state
+                | {
+                    "w_q.bias": torch.zeros_like(state["w_q.bias"]),
+                    "w_v.bias": torch.zeros_like(state["w_v.bias"]),
+                }
+            ),
+        ),
         ({"scale": "none"}, f(p=_scaled_q(state, math.sqrt(d_head)))),
         ({"scale": "d_head"}, f(p=_scaled_q(state, 1 / math.sqrt(d_head)))),
         ({"scale": "sqrt_d_model"}, f(p=_scaled_q(state, math.sqrt(d_head / D_MODEL)))),

@@ -121,6 +121,9 @@ def _close_but_nan_rows(got_np: np.ndarray, value: Any, tol: dict) -> bool:
 def _same_subject(hint: str, others: list[str]) -> bool:
     """Whether an exercise's own hint already names an API the general ``hint`` names."""
     names = set(_API_NAMES.findall(hint))
+    lead = hint.split(" ", 1)[0]
+    if lead and not lead[0].isalnum() and any(o.split(" ", 1)[0] == lead for o in others):
+        return True  # both open on one operator ("~ ..."): the exercise's own reading of it
     if "view/reshape cannot repeat entries" in hint or " keeps the number of entries" in hint:
         return any("reshape" in other for other in others)  # the exercise's own reading
     return any(name in other for name in names for other in others)

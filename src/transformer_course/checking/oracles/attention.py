@@ -134,6 +134,7 @@ def multi_head_attention_f(
     transposed: tuple[str, ...] = (),
     o_proj: str = "w_o",
     q_proj: str = "w_q",
+    no_bias: tuple[str, ...] = (),
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Multi-head attention in float64: w_o(merge(attention(split(w_q q), split(w_k k),
     split(w_v v)))), ``p`` holding the nn.Linear w_q, w_k, w_v, w_o (d_model, d_model),
@@ -157,8 +158,12 @@ def multi_head_attention_f(
     ``transposed``: the projections whose stored weight is applied as it is, x @ weight +
     bias, where nn.Linear computes x @ weight.T + bias (a weight multiplied by hand).
     ``o_proj``: the projection the merged heads go through (w_o, right); ``q_proj``: the
-    one the queries go through (w_q, right).
+    one the queries go through (w_q, right). ``no_bias``: the projections applied without
+    their bias (F.linear(x, w.weight), or x @ w.weight.T).
     """
+    if no_bias:
+        dropped = {f"{name}.bias" for name in no_bias}
+        p = {key: torch.zeros_like(t) if key in dropped else t for key, t in p.items()}
     if transposed:
         wrong = {f"{name}.weight" for name in transposed}
         p = {key: tensor.T if key in wrong else tensor for key, tensor in p.items()}

@@ -648,6 +648,28 @@ def _output_terms_note(output, variant_args, tol: dict) -> str:
     )
 
 
+def _input_read_as_mask_hint(args) -> list:
+    """``~`` raised on a float tensor while the call passed mask=None: the only float
+    tensors passed are query, key and value, so forward read one of them as its mask (a
+    forward(self, x, mask=None) written for self-attention gets `key` in mask's place).
+    [(matcher, text)] for ``c.call``; empty when a mask was passed (a bool mask turned
+    into floats inside forward fits the error as well: the generic advice stands)."""
+    mask = args[3] if len(args) > 3 else None
+    if mask is not None:
+        return []
+    given = "mask=None"
+    return [
+        (
+            lambda exc: isinstance(exc, TypeError) and "operator.invert" in str(exc),
+            f"~ met a float tensor, and this call passed {given}: the only float tensors it "
+            "passed are query, key and value, so your forward took one of them for its mask. "
+            "forward's parameters are (query, key, value, mask=None), in that order (a "
+            "forward(self, x, mask=None) written for self-attention receives `key` where the "
+            "mask goes); self-attention calls it as mha(x, x, x, mask).",
+        )
+    ]
+
+
 def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     b, h, lq, lk, d = case.batch, case.num_heads, case.len_q, case.len_k, case.d_model
     state = random_state(_state_shapes(d), seed=case.seed)
@@ -692,6 +714,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             *args,
             call_repr=call,
             hints=[
+                *_input_read_as_mask_hint(args),
                 (RuntimeError, lambda _exc: _heads_for_weights_probe(cls)),
                 *((when, unless_sums_unkept(hint)) for when, hint in _length_mixup_hint(case)),
                 *_batch_of_one_hint(case.batch),

@@ -187,6 +187,29 @@ _WEIGHT_MISTAKES += [
         "Your queries look like `query` projected with w_v: project the queries with w_q.",
     ),
 ]
+# A projection applied without its bias (F.linear(x, w.weight), x @ w.weight.T): the
+# queries' shows in the weights (the keys' never does: a bias on every key adds one
+# constant to each query's scores, which the softmax removes), the values' in the output.
+_NO_BIAS = (
+    "{who} went through {names} without {its} bias: F.linear(x, w.weight) (or x @ "
+    "w.weight.T) leaves it out. Call the layer itself, {call}, which adds its bias (the "
+    "state dict holds w_q.bias, w_k.bias, w_v.bias and w_o.bias)."
+)
+_WEIGHT_MISTAKES += [
+    (
+        {"no_bias": ("w_q",)},
+        _NO_BIAS.format(who="Your queries", names="w_q", its="its", call="self.w_q(query)"),
+    ),
+    (
+        {"no_bias": ("w_q", "w_k", "w_v")},
+        _NO_BIAS.format(
+            who="Your queries, keys and values",
+            names="w_q, w_k, w_v",
+            its="their",
+            call="self.w_q(query), self.w_k(key), self.w_v(value)",
+        ),
+    ),
+]
 # ... and mistakes that only the output shows.
 _OUTPUT_MISTAKES = [
     (
@@ -242,6 +265,12 @@ _OUTPUT_MISTAKES = [
         "In cross-attention the values come from the encoder output, like the keys.",
     ),
 ]
+_OUTPUT_MISTAKES.append(
+    (
+        {"no_bias": ("w_v",)},
+        _NO_BIAS.format(who="Your values", names="w_v", its="its", call="self.w_v(value)"),
+    )
+)
 
 
 def _mistake_values(table, part: int, args: tuple) -> dict:
