@@ -4454,6 +4454,29 @@ MISTAKES += [
     ),
 ]
 
+
+def train_bpe_merges_into_original_bytes(text, num_merges):  # merge_pair(original, ...)
+    original = list(text.encode("utf-8"))
+    ids, merges = original, {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(ids)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        merges[best] = 256 + step
+        ids = ref.merge_pair(original, best, 256 + step)
+    return merges
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_train_bpe,
+        train_bpe_merges_into_original_bytes,
+        r"Each of your steps merged into the original bytes, not into the ids of the step "
+        r"before",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

@@ -376,6 +376,31 @@ def _replay_merges(text: str, merges: dict[tuple[int, int], int]) -> str:
     return ""
 
 
+def _merged_from_original(ids: list[int], num_merges: int) -> dict[tuple[int, int], int]:
+    """The merges when every step merges into the *original* bytes (ids = merge_pair(
+    original, pair, new_id)): each step then sees the bytes with only its predecessor's
+    merge, and a pair chosen again overwrites its entry with the later id."""
+    original, current, merges = list(ids), list(ids), {}
+    for step in range(num_merges):
+        counts = ref.get_pair_counts(current)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        merges[best] = 256 + step
+        current = ref.merge_pair(original, best, 256 + step)
+    return merges
+
+
+_FROM_ORIGINAL = (
+    "Each of your steps merged into the original bytes, not into the ids of the step before: "
+    "the pair is counted on the last result, but merge_pair is given the text's bytes again "
+    "(ids = merge_pair(original_ids, ...), or a second variable that is never updated), so "
+    "a merge that needs an earlier one's id finds nothing, and the first pair comes back "
+    "and overwrites its entry. Merge into the current ids and keep the result: ids = "
+    "merge_pair(ids, pair, new_id)."
+)
+
+
 def _vocab_size_hint(train_bpe, learned: int, num_merges: int, expected: int) -> str:
     """Too few merges: if they are num_merges - 256, and a call with num_merges = 258
     (where the two readings differ) learns 2, num_merges was read as a vocabulary size."""
@@ -710,6 +735,12 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     "belongs). Make num_merges steps, for step in range(num_merges), stopping "
                     "early only when fewer than two ids remain.": (
                         [256 + i for i in range(learned - 1)] if learned > 1 else None
+                    ),
+                    # the whole dict must be this loop's, not only its ids
+                    _FROM_ORIGINAL: (
+                        sorted(got.values())
+                        if got == _merged_from_original(byte_ids, num_merges)
+                        else None
                     ),
                     "Each new id of yours is max(ids) + 1, one above the largest id in the "
                     "current ids: on text whose bytes are small that id is a byte value "
