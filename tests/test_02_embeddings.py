@@ -1854,7 +1854,18 @@ class EmbeddingInHalfPrecision(ref.TokenEmbedding):  # .half() on the way out
         return super().forward(ids).half()
 
 
+def one_hot_one_column_short(ids, vocab_size):  # np.eye(vocab_size - 1)
+    return np.eye(vocab_size - 1)[np.asarray(ids)]
+
+
 MISTAKES += [
+    # a width that is both max(ids) + 1 and vocab_size - 1 here: a probe tells them apart
+    Mistake(
+        check_one_hot,
+        one_hot_one_column_short,
+        r"^(?![\s\S]*guessed from the ids)[\s\S]*The last axis has length vocab_size - 1 = "
+        r"\d+, one column short",
+    ),
     # the dtype message names the dtype it got, not float64 always
     Mistake(
         check_TokenEmbedding,

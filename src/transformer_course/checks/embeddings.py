@@ -171,6 +171,36 @@ def _size_one_axis_dropped(one_hot, ids: np.ndarray, vocab_size: int) -> str:
     return ""
 
 
+def _width_max_or_one_short(one_hot, width: int, vocab_size: int) -> str:
+    """The width is both max(ids) + 1 and vocab_size - 1 on the check's ids: a probe whose
+    largest id is far below vocab_size tells the two apart; both are named when it does
+    not (no one_hot, or the probe fails)."""
+    probe, size = np.array([0, 1]), 6  # max(ids) + 1 = 2, vocab_size - 1 = 5
+    got = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        got = np.asarray(one_hot(probe.copy(), size)).shape if one_hot is not None else None
+    from_ids = (
+        f"The last axis has length max(ids) + 1 = {width}: the width must be the vocab_size "
+        f"argument ({vocab_size}), not guessed from the ids in this batch (a batch need not "
+        "contain the largest id)."
+    )
+    one_short = (
+        f"The last axis has length vocab_size - 1 = {width}, one column short: np.eye("
+        "vocab_size - 1) (or a range stopping one early) has no column for the largest id. "
+        "The width is vocab_size, np.eye(vocab_size), id i in column i."
+    )
+    if got == (2, 2):
+        return from_ids
+    if got == (2, 5):
+        return one_short
+    return (
+        f"The last axis has length {width}: on these ids that is both max(ids) + 1 and "
+        "vocab_size - 1, which they cannot tell apart. Either the width was guessed from the "
+        "ids in this batch, or it is one short (np.eye(vocab_size - 1)); it must be the "
+        f"vocab_size argument ({vocab_size})."
+    )
+
+
 def _one_hot_shape_hint(
     got: tuple, ids: np.ndarray, vocab_size: int, passed_several: bool = False, one_hot=None
 ) -> str:
@@ -202,6 +232,8 @@ def _one_hot_shape_hint(
             "Each id needs its own one-hot vector."
         )
     if len(got) == ids.ndim + 1 and got[:-1] == ids.shape:
+        if ids.size and got[-1] == int(ids.max()) + 1 == vocab_size - 1:
+            return _width_max_or_one_short(one_hot, got[-1], vocab_size)
         if ids.size and got[-1] == int(ids.max()) + 1:
             return (
                 f"The last axis has length max(ids) + 1 = {got[-1]}: the width must be the "
