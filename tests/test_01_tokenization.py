@@ -4477,6 +4477,31 @@ MISTAKES += [
     ),
 ]
 
+
+def tokenize_loop_isalnum_unflushed(text):  # '_' a mark, and the last word never emitted
+    tokens, word = [], ""
+    for ch in text.lower():
+        if ch.isalnum():
+            word += ch
+        else:
+            if word:
+                tokens.append(word)
+                word = ""
+            if not ch.isspace():
+                tokens.append(ch)
+    return tokens
+
+
+MISTAKES += [
+    # a split rule and the missing flush at once, composed as a pair
+    Mistake(
+        checks.check_tokenize,
+        tokenize_loop_isalnum_unflushed,
+        r"Two mistakes at once\. \(1\) '_' is a word character[\s\S]*\(2\) The last word is "
+        r"missing where the text ends with a word",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

@@ -900,12 +900,7 @@ def _tokenize_mistakes(text: str) -> dict[str, list[str]]:
         "counting). Every mark is a token, wherever it stands: split the text as it is."
     ] = ref.tokenize(text.strip(string.punctuation))
     tokens = ref.tokenize(text)
-    out[
-        "The last word is missing where the text ends with a word (not where a mark or a "
-        "space ends it): a loop over the characters that emits a word only when a non-word "
-        "character follows it never emits the word still being built at the end. After the "
-        "loop, append the current word if it is not empty."
-    ] = tokens[:-1] if re.search(r"\w\Z", text) else tokens
+    out[_LAST_WORD_NOT_FLUSHED] = _unflushed(tokens, text)
     out.update({message: _split(rule, text.lower()) for message, rule in _SPLIT_MISTAKES.items()})
     out.update(
         {
@@ -916,11 +911,34 @@ def _tokenize_mistakes(text: str) -> dict[str, list[str]]:
     return out
 
 
+_LAST_WORD_NOT_FLUSHED = (
+    "The last word is missing where the text ends with a word (not where a mark or a "
+    "space ends it): a loop over the characters that emits a word only when a non-word "
+    "character follows it never emits the word still being built at the end. After the "
+    "loop, append the current word if it is not empty."
+)
+
+
+def _unflushed(tokens: list[str], text: str) -> list[str]:
+    """``tokens`` as a character loop that never emits its last word gives them: the last
+    one dropped where the text ends with a word character."""
+    return tokens[:-1] if tokens and re.search(r"\w\Z", text) else tokens
+
+
 def _tokenize_pairs(text: str) -> dict[str, list[str]]:
-    """Two mistakes at once: no lower-casing and one wrong splitting rule (independent
-    knobs). Without lower-casing, an ASCII letter class [a-z] is taken as [A-Za-z], the
+    """Two mistakes at once (independent knobs): no lower-casing and one wrong splitting
+    rule; or a wrong splitting rule inside a character loop that never emits its last word
+    (the loop's word test, isalnum or isalpha, is the rule; the missing flush, a step after
+    it). Without lower-casing, an ASCII letter class [a-z] is taken as [A-Za-z], the
     letters a learner who keeps the case writes."""
-    return {
+    pairs = {
         two_mistakes(_NO_LOWER, message): _split((how, pattern.replace("a-z", "A-Za-z")), text)
         for message, (how, pattern) in _SPLIT_MISTAKES.items()
     }
+    lower = text.lower()
+    for message, rule in _SPLIT_MISTAKES.items():  # every text gets the same keys
+        if rule[0] == "findall":
+            pairs[two_mistakes(message, _LAST_WORD_NOT_FLUSHED)] = _unflushed(
+                _split(rule, lower), lower
+            )
+    return pairs
