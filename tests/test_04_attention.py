@@ -2393,6 +2393,24 @@ R34_MISTAKES = [
         r"the right ones times [34], the length of the slice: you divided by the mean",
     ),
 ]
+
+
+def sm_rounded_to_float16(x, axis=-1):  # right on small or whole-number scores
+    x = x.astype(np.float16)
+    peak = np.max(x, axis=axis, keepdims=True)
+    exps = np.exp(x - np.where(np.isfinite(peak), peak, 0))
+    total = np.sum(exps, axis=axis, keepdims=True)
+    return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)
+
+
+def test_a_softmax_of_scores_rounded_to_float16_is_named_where_it_shows():
+    """Only the hidden scores near 900, not whole numbers, show the rounding: the hidden
+    run names it (the visible inputs are all exact in float16)."""
+    check_softmax(sm_rounded_to_float16)
+    with pytest.raises(CheckFailure, match=r"the softmax of x rounded to float16 first"):
+        check_softmax(sm_rounded_to_float16, hidden=True)
+
+
 R34_CORRECT = [
     Correct(check_scaled_dot_product_attention, sdpa_masked_exponentials_after_masked_max)
 ]

@@ -97,6 +97,12 @@ _SOFTMAX_MEAN = (
     "mean of the exponentials along the axis (np.mean) where their sum belongs, so each slice "
     "adds up to {n}, not 1. Divide by np.sum(e, axis=axis, keepdims=True)."
 )
+_SOFTMAX_NARROWED = (
+    "Your result is the softmax of x rounded to {dtype} first: {dtype} keeps about 3 "
+    "significant digits, so large scores lose the differences between them (near 900 its "
+    "steps are 0.5 apart), and those differences are all the softmax looks at. Compute in "
+    "x's own dtype (no .astype(np.{dtype})); any float dtype is fine for the result."
+)
 _SOFTMAX_KEEPDIMS = (
     "It looks like you divided by the sums without keepdims=True: np.sum(e, axis=-1) has "
     "shape (n,), and numpy broadcasts it along the wrong axis (entry [i, j] gets divided by "
@@ -255,6 +261,11 @@ def _softmax_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
             mistakes[_SOFTMAX_MEAN.format(n=x.shape[axis])] = exps / np.mean(
                 exps, axis=axis, keepdims=True
             )
+        for narrow in (np.float16,):  # the input rounded before the softmax
+            if x.dtype != narrow and np.isfinite(x[np.isfinite(x)]).all():
+                rounded = ref.softmax(x.astype(narrow).astype(np.float64), axis=axis)
+                if not np.allclose(rounded, right, atol=1e-3, equal_nan=True):
+                    mistakes[_SOFTMAX_NARROWED.format(dtype=np.dtype(narrow).name)] = rounded
         mistakes[_SOFTMAX_PLUS_ONE.format(shift=" - max")] = exps / (
             1.0 + np.sum(exps, axis=axis, keepdims=True)
         )
