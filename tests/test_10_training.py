@@ -2233,6 +2233,73 @@ SMOOTHING_CORRECT = [
 ]
 
 
+# round 34 (f34g10): causes read off one input whose sizes coincide (V - 1 = logits.shape[1]
+# and N = V on the first visible input) are confirmed on a probe of other sizes; two slips
+# at once (a mask and a denominator, weights and a sum) are named together
+def _smoothing_parts(logits, labels, pad_id):
+    logp = torch.log_softmax(logits, -1)
+    keep = labels != pad_id
+    nll = -logp.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    return logp, keep, nll
+
+
+@named("smoothing_sum_over_v_minus_1")
+def smoothing_sum_over_v_minus_1(logits, labels, pad_id, smoothing=0.1):
+    """fairseq's habit, ε/(V - 1), written on the sum over all V tokens"""
+    logp, keep, nll = _smoothing_parts(logits, labels, pad_id)
+    uniform = -logp.sum(-1) / (logits.shape[-1] - 1)
+    return ((1 - smoothing) * nll + smoothing * uniform)[keep].mean()
+
+
+@named("summed_with_the_padding")
+def summed_with_the_padding(logits, labels, pad_id, smoothing=0.1):
+    """no mask and no mean: the sum over every position"""
+    logp, _, _ = _smoothing_parts(logits, labels, pad_id)
+    nll = -logp.gather(-1, labels[..., None]).squeeze(-1)
+    return ((1 - smoothing) * nll - smoothing * logp.mean(-1)).sum()
+
+
+@named("weights_swapped_and_summed")
+def weights_swapped_and_summed(logits, labels, pad_id, smoothing=0.1):
+    logp, keep, nll = _smoothing_parts(logits, labels, pad_id)
+    return (smoothing * nll - (1 - smoothing) * logp.mean(-1))[keep].sum()
+
+
+@named("plain_cross_entropy_over_every_position")
+def plain_cross_entropy_over_every_position(logits, labels, pad_id, smoothing=0.1):
+    """the smoothing left out, and the pad positions zeroed but counted"""
+    _, keep, nll = _smoothing_parts(logits, labels, pad_id)
+    return (nll * keep).mean()
+
+
+SMOOTHING_MISTAKES += [
+    Mistake(
+        SMOOTH,
+        smoothing_sum_over_v_minus_1,
+        r"^(?![\s\S]*logits\.shape\[1\])[\s\S]*the smoothing term divides the sum of -log "
+        r"p\[j\] over the V = \d+ tokens by V - 1 = \d+ instead of by V",
+    ),
+    Mistake(
+        SMOOTH,
+        summed_with_the_padding,
+        r"the loss summed over every position, pad included and never divided \(a sum where "
+        r"the mean belongs\)",
+    ),
+    Mistake(
+        SMOOTH,
+        weights_swapped_and_summed,
+        r"^(?![\s\S]*ε·V|[\s\S]*2 - ε)[\s\S]*target term -log p\[y\] is weighted by [0-9.]+ = "
+        r"N·ε, .* weighted by [0-9.]+ = N·\(1 - ε\), .*summed over the positions, not averaged",
+    ),
+    Mistake(
+        SMOOTH,
+        plain_cross_entropy_over_every_position,
+        r"weighted by [0-9.]+ = N / T, .*weighted by \S+ = 0, .*divided by every position, "
+        r"pad included",
+    ),
+]
+
+
 # ====================================================================== train_step
 def _step_blind12a(*, unpack=("src", "decoder_input", "labels"), clip_test="none"):
     """A right step but for the batch's unpacking order, or the test of clip_norm:
