@@ -3107,6 +3107,62 @@ def pytorch_idiom_zero_grad_first(model, batch, optimizer, loss_fn, clip_norm=1.
     return loss.item()
 
 
+# round 34 (f34g10): a step nested under the clip test (the calls that clip are right, the
+# one with clip_norm=None moves nothing), and the loss turned into a number before backward
+def _step_nested_under_the_clip_test(nested):
+    def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
+        model.train()
+        src, decoder_input, labels = batch
+        loss = loss_fn(model(src, decoder_input), labels)
+        if nested == "backward":
+            if clip_norm is not None:
+                loss.backward()
+                nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+            optimizer.step()
+        else:
+            loss.backward()
+            if clip_norm is not None:
+                nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+                optimizer.step()
+        optimizer.zero_grad()
+        return loss.item()
+
+    return train_step
+
+
+@named("loss_item_before_backward")
+def loss_item_before_backward(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels).item()
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss
+
+
+STEP_MISTAKES += [
+    Mistake(
+        STEP,
+        named("step_under_the_clip_test")(_step_nested_under_the_clip_test("step")),
+        r"clip_norm=None\).*weights have not changed, while the earlier calls, which passed a "
+        r"clip_norm, took the right step.*optimizer\.step\(\) or loss\.backward\(\) indented "
+        r"into that branch",
+    ),
+    Mistake(
+        STEP,
+        named("backward_under_the_clip_test")(_step_nested_under_the_clip_test("backward")),
+        r"only with clip_norm=None does no gradient reach optimizer\.step\(\)",
+    ),
+    Mistake(
+        STEP,
+        loss_item_before_backward,
+        r"'float' object has no attribute 'backward'\n`loss` is a Python float here, not a "
+        r"tensor: \.backward\(\) is a tensor method\. An earlier \.item\(\)",
+    ),
+]
+
+
 STEP_CORRECT = [
     Correct(STEP, fn)
     for fn in (

@@ -598,3 +598,29 @@ def test_a_per_row_value_without_its_trailing_axis_is_told_to_keep_it():
     ), message
     message = _message(rows_added_to_other_columns, torch.randn(2, 3, 5), torch.randn(4))
     assert "without its last axis" not in message, message
+
+
+def mean_of_item_losses(losses):  # round 34: each loss turned into a number, then .mean()
+    total = sum(loss.item() for loss in losses)
+    return total.mean()
+
+
+def backward_on_an_item(x):
+    loss = (x**2).sum().item()
+    loss.backward()
+    return loss
+
+
+def test_a_tensor_method_on_a_python_number_is_told_the_number_came_too_soon():
+    """The family 'a tensor turned into a number too early' (.item() before .backward()):
+    'float' object has no attribute 'backward' reached the learner with no hint."""
+    message = _message(backward_on_an_item, torch.ones(3, requires_grad=True))
+    assert "`loss` is a Python float here, not a tensor: .backward()" in message, message
+    assert ".item()" in message, message
+    message = _message(mean_of_item_losses, [torch.tensor(1.0), torch.tensor(2.0)])
+    assert "`total` is a Python float here, not a tensor: .mean()" in message, message
+
+
+def test_a_number_s_missing_attribute_that_no_tensor_has_gets_no_tensor_advice():
+    message = _message(lambda x: float(x.sum()).nonexistent, torch.ones(2))
+    assert "not a tensor" not in message, message

@@ -102,6 +102,57 @@ def _missing_attribute_advice(exc: BaseException) -> str:
     )
 
 
+#: tensor methods a learner calls on a result, which a Python number (or a list) lacks
+_TENSOR_METHODS = {
+    "backward",
+    "item",
+    "detach",
+    "mean",
+    "sum",
+    "argmax",
+    "max",
+    "min",
+    "tolist",
+    "softmax",
+    "log_softmax",
+    "view",
+    "reshape",
+    "squeeze",
+    "unsqueeze",
+    "size",
+    "dim",
+    "numel",
+    "float",
+    "long",
+    "masked_fill",
+    "gather",
+    "exp",
+    "log",
+    "clone",
+    "numpy",
+}
+
+
+def _number_not_tensor_advice(exc: BaseException) -> str:
+    """A tensor method called on a Python number: the family 'a tensor turned into a number
+    too early', `.item()` or float() (or a Python sum over numbers) before a step that needs
+    the tensor (`loss = loss_fn(...).item(); loss.backward()`)."""
+    found = re.search(r"'(float|int|bool)' object has no attribute '(\w+)'", str(exc))
+    if not found or not isinstance(exc, AttributeError) or found[2] not in _TENSOR_METHODS:
+        return ""
+    kind, method = found[1], found[2]
+    line = failing_line(exc)
+    named = re.search(r"([A-Za-z_][\w.]*)\s*\.\s*" + method + r"\b", line)
+    who = f"`{named[1]}` is" if named else "the value is"
+    return (
+        f"{who} a Python {kind} here, not a tensor: .{method}() is a tensor method. "
+        "An earlier .item(), float(...) or int(...) (or a Python sum or max over "
+        "numbers) turned the tensor into a plain number too soon. Keep the tensor for every "
+        "step that needs it (loss.backward(), the gradients flow through it) and take "
+        ".item() only for the number you return or print."
+    )
+
+
 def _raised_non_exception_advice(exc: BaseException) -> str:
     if "exceptions must derive from BaseException" not in str(exc):
         return ""
@@ -568,7 +619,9 @@ RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]]
     "must be a 3D tensor": _bmm_advice,
     "must be bool, not method": _train_method_advice,
     "positional argument": _positional_count_advice,
-    "object has no attribute": _missing_attribute_advice,
+    "object has no attribute": lambda exc: (
+        _missing_attribute_advice(exc) or _number_not_tensor_advice(exc)
+    ),
     "exceptions must derive from BaseException": _raised_non_exception_advice,
     "is invalid for input of size": _view_size_advice,
     "tuple indices must be integers or slices": _one_argument_where_advice,

@@ -618,13 +618,16 @@ def _diagnose_step(
     train_step=None,
     model=None,
     batches=(),
+    clipped_calls_stepped=False,
 ):
     """Fail with the most likely cause of weights that differ from one reference step;
     ``stale``: the gradients the model held when the call began (None: none);
     ``grads_left``: whether non-zero gradients were left in the model after the call;
     ``left_when_not_clipping``: the previous call passed clip_norm=None and left its
     gradients, while every earlier call with a clip_norm left none; ``returned``: the
-    number the call returned, ``expected_loss``: the reference's loss (None: unknown)."""
+    number the call returned, ``expected_loss``: the reference's loss (None: unknown);
+    ``clipped_calls_stepped``: this call passed clip_norm=None and every earlier call, some
+    of which passed a clip_norm, gave the reference's step."""
     if stale:
         wrong, _ = _sgd_variant(
             start, STEP_VOCAB, pad_id, batch, lr, loss_fn, clip=clip, stale_grads=stale
@@ -662,6 +665,18 @@ def _diagnose_step(
     skipped = _step_skipped_above_clip_norm(train_step, model, batch, pad_id, lr, loss_fn, clip)
     if _same_state(state, start, atol=0.0) and skipped:
         c.fail(f"after {what}, the model's weights have not changed. {skipped}")
+    if _same_state(state, start, atol=0.0) and clip is None and clipped_calls_stepped:
+        # the family 'a step of the six nested under the clip test': what differs between
+        # this call and the earlier ones that stepped is only clip_norm=None
+        c.fail(
+            f"after {what}, the model's weights have not changed, while the earlier calls, "
+            "which passed a clip_norm, took the right step: only with clip_norm=None does "
+            "no gradient reach optimizer.step(). A step besides the clipping runs only "
+            "under your `if clip_norm is not None:`: optimizer.step() or loss.backward() "
+            "indented into that branch (or a `return` before them when clip_norm is None). "
+            "Only the clipping belongs under the if; loss.backward(), optimizer.step() and "
+            "optimizer.zero_grad() run at every call."
+        )
     if _same_state(state, start, atol=0.0):
         # what the call left (no gradients, the weights as they were) is the same for
         # these four, so all are named
@@ -1176,6 +1191,8 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                     train_step=train_step,
                     model=model,
                     batches=batches,
+                    clipped_calls_stepped=given is None
+                    and any(norm is not None for norm, _ in clips[:number]),
                     left_when_not_clipping=bool(left)
                     and left[-1] == (None, True)
                     and any(norm is not None for norm, _ in left)
