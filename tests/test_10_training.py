@@ -727,7 +727,7 @@ BATCH_MISTAKES = [
     Mistake(
         check_make_batches,
         returns_from_the_while_loop,
-        r"the first batch alone: .*Your loop ends after its first batch: a `return batches` "
+        r"the first batch alone: .*your loop ends after its first batch \(a `return batches` "
         r"indented into the loop",
     ),
     Mistake(
@@ -907,6 +907,168 @@ BATCH_MISTAKES = [
         r"pairs\[start : start \+ batch_size \+ 1\], .* neighbouring batches overlap",
     ),
 ]
+
+
+# round 34 (f34g10): the family 'the pairs cut or dealt another way' (checking.partitions):
+# the rest merged into the last batch or put first, the pairs spread evenly, dealt
+# round-robin, the batches or the pairs reversed, sorted by a length; named from what came
+# back, whatever the code
+def batches_cut(cut):
+    """A learner's make_batches whose rows are right, its pieces of the order ``cut(order,
+    batch_size)`` (each a list of indices)."""
+
+    def make_batches(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
+        order = list(range(len(pairs)))
+        if shuffle:
+            generator = torch.Generator().manual_seed(seed)
+            order = torch.randperm(len(pairs), generator=generator).tolist()
+        batches = []
+        for piece in cut(order, batch_size):
+            chunk = [pairs[i] for i in piece]
+            batches.append(
+                (
+                    _tensor([list(s) for s, _ in chunk], pad_id),
+                    _tensor([[bos_id, *t] for _, t in chunk], pad_id),
+                    _tensor([[*t, eos_id] for _, t in chunk], pad_id),
+                )
+            )
+        return batches
+
+    return make_batches
+
+
+def _rest_in_the_last_batch(order, size):
+    count = max(1, len(order) // size)
+    return [order[k * size : (k + 1) * size if k < count - 1 else None] for k in range(count)]
+
+
+def _rest_first(order, size):
+    rest = len(order) % size
+    return ([order[:rest]] if rest else []) + [
+        order[start : start + size] for start in range(rest, len(order), size)
+    ]
+
+
+def _spread_evenly(order, size):
+    return [p.tolist() for p in np.array_split(np.array(order), -(-len(order) // size))]
+
+
+def _round_robin(order, size):
+    count = -(-len(order) // size)
+    return [order[b::count] for b in range(count)]
+
+
+def _batches_reversed(order, size):
+    return [order[start : start + size] for start in range(0, len(order), size)][::-1]
+
+
+@named("longest_target_first")
+def longest_target_first(pairs, batch_size, **kwargs):
+    """the pairs sorted by their target's length, longest first, shuffle or not"""
+    order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][1]), reverse=True)
+    sorted_pairs = [pairs[i] for i in order]
+    return ref.make_batches(sorted_pairs, batch_size, **kwargs)
+
+
+def _slices_ending_at_batch_size(order, size):
+    """pairs[start : batch_size]: every later slice empty, skipped by `if not chunk`"""
+    pieces = [order[start:size] for start in range(0, len(order), size)]
+    return [piece for piece in pieces if piece]
+
+
+@named("decoder_input_and_labels_sliced_the_other_way")
+def decoder_input_and_labels_sliced_the_other_way(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """[bos] + target + [eos] padded, then [:, 1:] as the decoder input, [:, :-1] as labels"""
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        full = _tensor([[bos_id, *t, eos_id] for _, t in chunk], pad_id)
+        batches.append((_tensor([list(s) for s, _ in chunk], pad_id), full[:, 1:], full[:, :-1]))
+    return batches
+
+
+@named("pad_sequence_without_padding_value")
+def pad_sequence_without_padding_value(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    def pad(rows):
+        return nn.utils.rnn.pad_sequence(
+            [torch.tensor(row, dtype=torch.long) for row in rows], batch_first=True
+        )
+
+    order = list(range(len(pairs)))
+    if shuffle:
+        order = torch.randperm(len(pairs), generator=torch.Generator().manual_seed(seed)).tolist()
+    batches = []
+    for start in range(0, len(order), batch_size):
+        chunk = [pairs[i] for i in order[start : start + batch_size]]
+        batches.append(
+            (
+                pad([list(s) for s, _ in chunk]),
+                pad([[bos_id, *t] for _, t in chunk]),
+                pad([[*t, eos_id] for _, t in chunk]),
+            )
+        )
+    return batches
+
+
+BATCH_MISTAKES += [
+    Mistake(
+        check_make_batches,
+        named("rest_merged_into_the_last_batch")(batches_cut(_rest_in_the_last_batch)),
+        r"holding \[(\d+, )*\d+\] pairs: len // size = \d+ pieces, the \d+ left over merged into "
+        r"the last one",
+    ),
+    Mistake(
+        check_make_batches,
+        named("rest_first")(batches_cut(_rest_first)),
+        r"holding \[\d+(, \d+)*\] pairs: the \d+ left over put first, then pieces of \d+",
+    ),
+    Mistake(
+        check_make_batches,
+        named("pairs_spread_evenly")(batches_cut(_spread_evenly)),
+        r"the items spread evenly over ceil\(len / size\) = \d+ pieces \(np\.array_split or "
+        r"torch\.tensor_split given the number of pieces",
+    ),
+    Mistake(
+        check_make_batches,
+        named("pairs_dealt_round_robin")(batches_cut(_round_robin)),
+        r"in another order: the items dealt round-robin: piece b holds items b, b \+ \d+",
+    ),
+    Mistake(
+        check_make_batches,
+        named("batches_reversed")(batches_cut(_batches_reversed)),
+        r"in another order: the right pieces in reverse order \(the last piece first\)",
+    ),
+    Mistake(
+        check_make_batches,
+        longest_target_first,
+        r"in another order: the items sorted by the target's length, largest first",
+    ),
+    # the same batches as a `return` inside the loop, on every input: both are said
+    Mistake(
+        check_make_batches,
+        named("slices_ending_at_batch_size")(batches_cut(_slices_ending_at_batch_size)),
+        r"the first batch alone: .*Two slips give exactly this: your loop ends after its "
+        r"first batch .* or every batch is sliced pairs\[start : batch_size\]",
+    ),
+    Mistake(
+        check_make_batches,
+        decoder_input_and_labels_sliced_the_other_way,
+        r"has decoder_input \[\d+(, \d+)*\] and labels \[\d+(, \d+)*\]\. Your decoder input and "
+        r"labels are swapped",
+    ),
+    Mistake(
+        check_make_batches,
+        pad_sequence_without_padding_value,
+        r"your rows are padded with 0 \(written in\) instead of pad_id=\d+\. .*"
+        r"pad_sequence\(rows, batch_first=True\) pads with padding_value=0\.0 unless it is given",
+    ),
+]
+
+
 BATCH_CORRECT = [
     Correct(check_make_batches, fn)
     for fn in (
