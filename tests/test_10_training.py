@@ -4380,6 +4380,63 @@ def _repeat_last(references):
     return [[refs[min(j, len(refs) - 1)] for refs in references] for j in range(width)]
 
 
+# round 34 (f34g10): two slips at once, one in each entry, are both said (the exact match's
+# first, then the BLEU's); another number of the BLEU object; the references joined
+def _percentage(h, r):
+    return 100 * sum(a in refs for a, refs in zip(h, r)) / len(h)
+
+
+def _count(h, r):
+    return sum(a in refs for a, refs in zip(h, r))
+
+
+def _sentence_mean(h, r):
+    return float(np.mean([sacrebleu.sentence_bleu(a, list(refs)).score for a, refs in zip(h, r)]))
+
+
+SCORE_MISTAKES += [
+    Mistake(
+        SCORES,
+        named("percentage_and_sentence_mean")(scores_with(bleu=_sentence_mean, exact=_percentage)),
+        r"\[\"exact_match\"\] is [0-9.]+, a percentage; .*\nAnd \[\"bleu\"\] of the same call "
+        r"is wrong too: [0-9.]+, expected [0-9.]+\. This is the mean of sentence-level BLEU",
+    ),
+    # the exact match alone wrong: nothing is said about a BLEU that is right
+    Mistake(
+        SCORES,
+        named("count_with_the_right_bleu")(scores_with(exact=_count)),
+        r"^(?![\s\S]*wrong too)[\s\S]*the number of hypotheses that equal one of their "
+        r"references; the contract asks for their fraction",
+    ),
+    Mistake(
+        SCORES,
+        named("bleu_precisions_mean")(
+            scores_with(
+                bleu=lambda h, r: float(np.mean(sacrebleu.corpus_bleu(h, _streams(r)).precisions))
+            )
+        ),
+        r"That is the mean of the four n-gram precisions \(bleu\.precisions\), not the BLEU",
+    ),
+    Mistake(
+        SCORES,
+        named("bleu_unigram_precision")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, _streams(r)).precisions[0])
+        ),
+        r"That is the unigram precision \(bleu\.precisions\[0\]",
+    ),
+    Mistake(
+        SCORES,
+        named("references_joined_per_sentence")(
+            scores_with(
+                bleu=lambda h, r: sacrebleu.corpus_bleu(h, [[" ".join(x) for x in r]]).score
+            )
+        ),
+        r"Each sentence's references were joined into one string \(' '\.join\(references\[i\]\)\)"
+        r" and given as a single stream",
+    ),
+]
+
+
 SCORE_CORRECT = [
     Correct(
         SCORES,
