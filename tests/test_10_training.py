@@ -3815,6 +3815,83 @@ def heap_per_sentence(model, src_ids, beam_size, max_len, bos_id, eos_id, length
     return torch.tensor([seq + [model.pad_id] * (max_len - len(seq)) for seq in results])
 
 
+# round 34 (f34g10): the decoder started from another token than <bos>, the finished
+# hypotheses stored without their <eos>, the answer chosen by the mean log-probability;
+# each replayed as a variant of the reference's search (checks.training.beam)
+def beam_learner(*, first=None, eos_stored=True, normalise="gnmt"):
+    """A learner's beam search, right but for the decoder's first token (``first``:
+    "eos" or "pad"), the <eos> of a finished hypothesis (``eos_stored``) or the
+    normalisation of the answer (``normalise``: "gnmt" or "mean")."""
+
+    def beam_search(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0):
+        start = {"eos": eos_id, "pad": model.pad_id}.get(first, bos_id)
+
+        def normalised(hypothesis):
+            tokens, score = hypothesis
+            if normalise == "mean":
+                return score / len(tokens)
+            return score / ((5 + len(tokens)) / 6) ** length_penalty
+
+        answers = []
+        with torch.no_grad():
+            for row in range(src_ids.shape[0]):
+                src = src_ids[row : row + 1]
+                memory = model.encode(src)
+                beam, finished = [([], 0.0)], []
+                for _ in range(max_len):
+                    tokens = torch.tensor([[start, *t] for t, _ in beam])
+                    k = tokens.shape[0]
+                    logits = model.decode(tokens, memory.expand(k, -1, -1), src.expand(k, -1))
+                    scores = torch.tensor([s for _, s in beam])[:, None] + torch.log_softmax(
+                        logits[:, -1], dim=-1
+                    )
+                    walk = scores.flatten().argsort(descending=True, stable=True).tolist()
+                    fresh = []
+                    for index in walk:
+                        parent, token = divmod(index, scores.shape[1])
+                        value = scores[parent, token].item()
+                        if token == eos_id:
+                            ended = beam[parent][0] + ([token] if eos_stored else [])
+                            finished.append((ended, value))
+                        else:
+                            fresh.append((beam[parent][0] + [token], value))
+                            if len(fresh) == beam_size:
+                                break
+                    beam = fresh
+                    if finished and max(map(normalised, finished)) >= beam[0][1]:
+                        break
+                answers.append(max(finished or beam, key=normalised)[0])
+        width = max(1, *map(len, answers))
+        return torch.tensor([a + [model.pad_id] * (width - len(a)) for a in answers])
+
+    return beam_search
+
+
+BEAM_MISTAKES += [
+    Mistake(
+        BEAM,
+        named("decoder_started_from_eos")(beam_learner(first="eos")),
+        r"Your hypotheses are fed to the decoder after <eos> \(eos_id\) instead of <bos>",
+    ),
+    Mistake(
+        BEAM,
+        named("decoder_started_from_pad")(beam_learner(first="pad")),
+        r"Your hypotheses are fed to the decoder after <pad> \(model\.pad_id\) instead of <bos>",
+    ),
+    Mistake(
+        BEAM,
+        named("finished_without_eos")(beam_learner(eos_stored=False)),
+        r"Your finished hypotheses are stored without their <eos>",
+    ),
+    Mistake(
+        BEAM,
+        named("answer_by_mean_log_probability")(beam_learner(normalise="mean")),
+        r"Your answer is chosen by the mean log-probability, score / L, whatever "
+        r"length_penalty is",
+    ),
+]
+
+
 BEAM_CORRECT = [
     Correct(BEAM, batched_beam_search),
     Correct(BEAM, heap_per_sentence),
