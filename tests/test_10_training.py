@@ -1542,6 +1542,29 @@ def peak_times_shape(step, d_model, warmup):
     return peak * math.sqrt(warmup / step)
 
 
+# round 34 (f34g10): min replaced by another operation on the two branches; the step
+# factor left out of the warm-up branch (told once, not once per fitted 1e-16)
+NOAM_MISTAKES += [
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * (s**-0.5 + s * w**-1.5), "branches_added"),
+        r"Your rate is the SUM of the two terms",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * s**-0.5 * s * w**-1.5, "branches_multiplied"),
+        r"Your rate is the PRODUCT of the two terms",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, w**-1.5), "no_step_in_warm_up"),
+        r"^(?![\s\S]*e-1\d in your formula)[\s\S]*the exponent of step in the warm-up branch, "
+        r"step \* warmup \*\* -1\.5, is 0 in your formula instead of 1 \(x \*\* 0 is 1: the "
+        r"factor step is left out of that branch\)",
+    ),
+]
+
+
 NOAM_CORRECT = [
     Correct(check_noam_lr, fn)
     for fn in (annotated_transformer_rate, zero_at_step_0, numpy_float, peak_times_shape)
@@ -2458,6 +2481,23 @@ SMOOTHING_MISTAKES += [
         plain_cross_entropy_over_every_position,
         r"weighted by [0-9.]+ = N / T, .*weighted by \S+ = 0, .*divided by every position, "
         r"pad included",
+    ),
+]
+
+
+@named("gathered_without_a_last_axis")
+def gathered_without_a_last_axis(logits, labels, pad_id, smoothing=0.1):
+    logp, keep, _ = _smoothing_parts(logits, labels, pad_id)
+    nll = -logp.gather(-1, labels.masked_fill(~keep, 0)).squeeze(-1)
+    return ((1 - smoothing) * nll - smoothing * logp.mean(-1))[keep].mean()
+
+
+SMOOTHING_MISTAKES += [
+    Mistake(
+        SMOOTH,
+        gathered_without_a_last_axis,
+        r"Index tensor must have the same number of dimensions as input tensor\ngather \(and "
+        r"torch\.take_along_dim\) picks along one axis .*labels\[\.\.\., None\]",
     ),
 ]
 

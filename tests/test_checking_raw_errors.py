@@ -624,3 +624,12 @@ def test_a_tensor_method_on_a_python_number_is_told_the_number_came_too_soon():
 def test_a_number_s_missing_attribute_that_no_tensor_has_gets_no_tensor_advice():
     message = _message(lambda x: float(x.sum()).nonexistent, torch.ones(2))
     assert "not a tensor" not in message, message
+
+
+def picked_without_a_last_axis(log_probs, targets):  # round 34: gather needs (..., 1)
+    return log_probs.gather(-1, targets)
+
+
+def test_a_gather_index_with_an_axis_too_few_is_told_to_add_it():
+    message = _message(picked_without_a_last_axis, torch.zeros(2, 3, 5), torch.zeros(2, 3).long())
+    assert "labels[..., None] (or labels.unsqueeze(-1)), shape (..., 1)" in message, message

@@ -153,6 +153,21 @@ def _number_not_tensor_advice(exc: BaseException) -> str:
     )
 
 
+def _gather_index_rank_advice(exc: BaseException) -> str:
+    """torch.gather (or take_along_dim) given an index with fewer axes than the tensor it
+    picks from: the labels (..., ) where (..., 1) belongs, one pick per position."""
+    if "Index tensor must have the same number of dimensions" not in str(exc):
+        return ""
+    return (
+        "gather (and torch.take_along_dim) picks along one axis with an index that has as "
+        "many axes as the tensor it picks from. To take one entry per position from "
+        "log-probabilities (..., V), for instance, give it the labels with a last axis of "
+        "size 1, "
+        "labels[..., None] (or labels.unsqueeze(-1)), shape (..., 1), then drop that axis "
+        "from the result with .squeeze(-1)."
+    )
+
+
 def _raised_non_exception_advice(exc: BaseException) -> str:
     if "exceptions must derive from BaseException" not in str(exc):
         return ""
@@ -632,4 +647,5 @@ RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]]
     "0-d": _zero_d_iteration_advice,
     "must have the same number of dimensions": _along_axis_without_last_axis_advice,
     "unsized object": _zero_d_iteration_advice,
+    "Index tensor must have the same number of dimensions": _gather_index_rank_advice,
 }

@@ -32,6 +32,17 @@ _NOAM_MISTAKES: dict[str, Callable[[int, int, int], float]] = {
     "* min(step ** -0.5, step * warmup ** -1.5).": lambda s, d, w: (
         d**-0.5 * max(s**-0.5, s * w**-1.5)
     ),
+    # the family 'min replaced by another operation on the two branches'
+    "Your rate is the SUM of the two terms, d_model ** -0.5 * (step ** -0.5 + step * warmup "
+    "** -1.5), where the paper takes the smaller one: min(step ** -0.5, step * warmup ** "
+    "-1.5). The rate then never rises from almost 0 and keeps growing after the warm-up.": (
+        lambda s, d, w: d**-0.5 * (s**-0.5 + s * w**-1.5)
+    ),
+    "Your rate is the PRODUCT of the two terms, d_model ** -0.5 * step ** -0.5 * step * "
+    "warmup ** -1.5, where the paper takes the smaller one: min(step ** -0.5, step * warmup "
+    "** -1.5) (a comma between the two terms, not a *).": lambda s, d, w: (
+        d**-0.5 * s**-0.5 * s * w**-1.5
+    ),
     "The factor d_model ** -0.5 is missing (the rates are sqrt(d_model) times too "
     "large).": lambda s, d, w: min(s**-0.5, s * w**-1.5),
     "You multiplied by d_model ** 0.5 instead of d_model ** -0.5: a wider model gets a "
@@ -304,7 +315,7 @@ def _exponent_replaced(noam_lr, cases) -> str:
                 name == "warm" and math.isclose(value, -1.5, rel_tol=1e-6)
             ):
                 continue  # (step * warmup) ** -1.5 is told below, with its cause
-            if any(math.isclose(value, other, rel_tol=1e-6) for other in tried):
+            if any(math.isclose(value, other, rel_tol=1e-6, abs_tol=1e-9) for other in tried):
                 continue
             tried.append(value)
             rate = _with_exponent(name, value)
@@ -322,6 +333,8 @@ def _exponent_replaced(noam_lr, cases) -> str:
         why = ""
         if value == -right:
             why = " (the sign of the exponent flipped)"
+        elif value == 0:
+            why = f" (x ** 0 is 1: the factor {where.split()[0]} is left out of that branch)"
         elif right != int(right) and value == math.floor(right):
             why = (
                 f" (what {int(2 * right)} // 2 gives in Python: // is floor division, which "
