@@ -2502,6 +2502,34 @@ SMOOTHING_MISTAKES += [
 ]
 
 
+# round 34 (f34g10): a step in a narrower dtype (a mixed-precision habit) was told that the
+# loss read the raw logits (bfloat16), or that a term was detached (float16's gradient)
+def _log_probs_in(dtype):
+    def label_smoothed_loss(logits, labels, pad_id, smoothing=0.1):
+        logp = torch.log_softmax(logits.to(dtype), dim=-1).float()
+        keep = labels != pad_id
+        nll = -logp.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+        return ((1 - smoothing) * nll - smoothing * logp.mean(-1))[keep].mean()
+
+    return label_smoothed_loss
+
+
+SMOOTHING_MISTAKES += [
+    Mistake(
+        SMOOTH,
+        named("log_probs_in_bfloat16")(_log_probs_in(torch.bfloat16)),
+        r"^(?![\s\S]*reads the raw logits)[\s\S]*not within float32's rounding, .*the rounding "
+        r"of a lower precision: a step on the way runs in float16 or bfloat16",
+    ),
+    Mistake(
+        SMOOTH,
+        named("log_probs_in_float16")(_log_probs_in(torch.float16)),
+        r"^(?![\s\S]*\.detach\(\))[\s\S]*not within float32's rounding, .*the rounding of a "
+        r"lower precision",
+    ),
+]
+
+
 # ====================================================================== train_step
 def _step_blind12a(*, unpack=("src", "decoder_input", "labels"), clip_test="none"):
     """A right step but for the batch's unpacking order, or the test of clip_norm:
