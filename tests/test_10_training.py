@@ -1069,6 +1069,68 @@ BATCH_MISTAKES += [
 ]
 
 
+# round 34 (f34g10): a Python container used like an array (a raw TypeError with no hint)
+@named("range_shuffled_in_place")
+def range_shuffled_in_place(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    order = range(len(pairs))
+    if shuffle:
+        random.Random(seed).shuffle(order)
+    return ref.make_batches(
+        [pairs[i] for i in order], batch_size, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id
+    )
+
+
+@named("pairs_indexed_with_an_array")
+def pairs_indexed_with_an_array(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    order = np.arange(len(pairs))
+    if shuffle:
+        order = np.random.default_rng(seed).permutation(len(pairs))
+    return [
+        ref.make_batches(
+            pairs[order[start : start + batch_size]],
+            batch_size,
+            pad_id=pad_id,
+            bos_id=bos_id,
+            eos_id=eos_id,
+        )[0]
+        for start in range(0, len(pairs), batch_size)
+    ]
+
+
+@named("eos_added_as_a_number")
+def eos_added_as_a_number(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    return batches_with(labels=lambda t, b, e: t + e)(
+        pairs, batch_size, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id, shuffle=shuffle, seed=seed
+    )
+
+
+BATCH_MISTAKES += [
+    Mistake(
+        check_make_batches,
+        range_shuffled_in_place,
+        r"'range' object does not support item assignment\nA range cannot be changed in place, "
+        r"and random\.shuffle",
+    ),
+    Mistake(
+        check_make_batches,
+        pairs_indexed_with_an_array,
+        r"only integer scalar arrays can be converted to a scalar index\nA Python list was "
+        r"indexed with an array",
+    ),
+    Mistake(
+        check_make_batches,
+        eos_added_as_a_number,
+        r"can only concatenate list \(not \"int\"\) to list\nA single number was added to a list",
+    ),
+]
+
+
 BATCH_CORRECT = [
     Correct(check_make_batches, fn)
     for fn in (

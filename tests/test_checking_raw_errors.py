@@ -5,6 +5,7 @@ benchmark case's code) and silent on the answers that only share the error's typ
 from __future__ import annotations
 
 import math
+import random
 import re
 
 import numpy as np
@@ -633,3 +634,48 @@ def picked_without_a_last_axis(log_probs, targets):  # round 34: gather needs (.
 def test_a_gather_index_with_an_axis_too_few_is_told_to_add_it():
     message = _message(picked_without_a_last_axis, torch.zeros(2, 3, 5), torch.zeros(2, 3).long())
     assert "labels[..., None] (or labels.unsqueeze(-1)), shape (..., 1)" in message, message
+
+
+def order_shuffled_as_a_range(n, seed):  # round 34: random.shuffle of a range
+    order = range(n)
+    random.Random(seed).shuffle(order)
+    return list(order)
+
+
+def pairs_picked_with_an_array(pairs, order):  # a list indexed by an array of indices
+    return pairs[order[:2]]
+
+
+def eos_added_without_brackets(target, eos_id):  # list + int
+    return target + eos_id
+
+
+@pytest.mark.parametrize(
+    ("fn", "args", "expected"),
+    [
+        (
+            order_shuffled_as_a_range,
+            (5, 0),
+            r"A range cannot be changed in place, and "
+            r"random\.shuffle .* order = list\(range\(n\)\)",
+        ),
+        (
+            pairs_picked_with_an_array,
+            ([(1, 2), (3, 4), (5, 6)], np.arange(3)),
+            r"A Python list was indexed with an array .* \[items\[i\] for i in order\[a:b\]\]",
+        ),
+        (
+            pairs_picked_with_an_array,
+            ([(1, 2), (3, 4), (5, 6)], torch.arange(3)),
+            r"A Python list was indexed with an array \(or a tensor\)",
+        ),
+        (
+            eos_added_without_brackets,
+            ([4, 5], 3),
+            r"A single number was added to a list.*tokens \+ \[eos_id\].*np\.asarray",
+        ),
+    ],
+)
+def test_a_python_container_used_like_an_array_is_told_so(fn, args, expected):
+    message = _message(fn, *args)
+    assert re.search(expected, message, re.DOTALL), message

@@ -168,6 +168,58 @@ def _gather_index_rank_advice(exc: BaseException) -> str:
     )
 
 
+def _immutable_shuffled_advice(exc: BaseException) -> str:
+    """A range, tuple or string changed in place (random.shuffle(range(n)), an assignment
+    into a tuple): the family 'a Python container used like a list or an array'."""
+    found = re.search(r"'(range|tuple|str)' object does not support item assignment", str(exc))
+    if not found:
+        return ""
+    kind = found[1]
+    shuffled = "shuffle" in failing_line(exc)
+    return (
+        f"A {kind} cannot be changed in place"
+        + (
+            ", and random.shuffle (or rng.shuffle) shuffles its argument in place"
+            if shuffled
+            else ""
+        )
+        + f": make a list of it first, order = list(range(n)) (or list(...) of the {kind}), "
+        "then shuffle or assign into that list; or draw a new order, "
+        "torch.randperm(n, generator=g).tolist()."
+    )
+
+
+def _list_indexed_by_array_advice(exc: BaseException) -> str:
+    """A Python list indexed by an array or tensor of indices: numpy's (and torch's)
+    fancy indexing works on arrays, not on lists."""
+    text = str(exc)
+    if not (
+        "only integer scalar arrays can be converted to a scalar index" in text
+        or "only integer tensors of a single element can be converted to an index" in text
+    ):
+        return ""
+    return (
+        "A Python list was indexed with an array (or a tensor) of indices: picking several "
+        "items at once, items[order[a:b]], works on numpy arrays and tensors, not on lists. "
+        "Take the items one by one, [items[i] for i in order[a:b]] (with .tolist() on a "
+        "tensor of indices), or index an array made of them."
+    )
+
+
+def _list_plus_number_advice(exc: BaseException) -> str:
+    """list + int (a token appended with +): the family 'a list extended by a bare item'."""
+    if 'can only concatenate list (not "int") to list' not in str(exc) and (
+        'can only concatenate list (not "float") to list' not in str(exc)
+    ):
+        return ""
+    return (
+        "A single number was added to a list, and + only joins two lists. To append the "
+        "number, wrap it in a list, tokens + [eos_id] (or build the row by unpacking, "
+        "[*tokens, eos_id]); to add it to every entry, make the list a numpy array or a "
+        "tensor first, np.asarray(values) + 1."
+    )
+
+
 def _raised_non_exception_advice(exc: BaseException) -> str:
     if "exceptions must derive from BaseException" not in str(exc):
         return ""
@@ -648,4 +700,8 @@ RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]]
     "must have the same number of dimensions": _along_axis_without_last_axis_advice,
     "unsized object": _zero_d_iteration_advice,
     "Index tensor must have the same number of dimensions": _gather_index_rank_advice,
+    "does not support item assignment": _immutable_shuffled_advice,
+    "converted to a scalar index": _list_indexed_by_array_advice,
+    "converted to an index": _list_indexed_by_array_advice,
+    "can only concatenate list": _list_plus_number_advice,
 }
