@@ -679,3 +679,10 @@ def eos_added_without_brackets(target, eos_id):  # list + int
 def test_a_python_container_used_like_an_array_is_told_so(fn, args, expected):
     message = _message(fn, *args)
     assert re.search(expected, message, re.DOTALL), message
+
+
+def test_a_python_bool_s_missing_tensor_method_is_not_blamed_on_item():
+    """A bool comes from a comparison (`is not`, == on lists), not from .item(): the advice
+    for a number turned out of a tensor too soon stays silent."""
+    message = _message(lambda ids: (ids is not 0).unsqueeze(1), torch.ones(2))  # noqa: F632
+    assert "too soon" not in message, message

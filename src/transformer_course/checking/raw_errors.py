@@ -137,7 +137,7 @@ def _number_not_tensor_advice(exc: BaseException) -> str:
     """A tensor method called on a Python number: the family 'a tensor turned into a number
     too early', `.item()` or float() (or a Python sum over numbers) before a step that needs
     the tensor (`loss = loss_fn(...).item(); loss.backward()`)."""
-    found = re.search(r"'(float|int|bool)' object has no attribute '(\w+)'", str(exc))
+    found = re.search(r"'(float|int)' object has no attribute '(\w+)'", str(exc))
     if not found or not isinstance(exc, AttributeError) or found[2] not in _TENSOR_METHODS:
         return ""
     kind, method = found[1], found[2]
