@@ -684,5 +684,5 @@ def test_a_python_container_used_like_an_array_is_told_so(fn, args, expected):
 def test_a_python_bool_s_missing_tensor_method_is_not_blamed_on_item():
     """A bool comes from a comparison (`is not`, == on lists), not from .item(): the advice
     for a number turned out of a tensor too soon stays silent."""
-    message = _message(lambda ids: (ids is not 0).unsqueeze(1), torch.ones(2))  # noqa: F632
+    message = _message(lambda ids, pad_id: (ids is not pad_id).unsqueeze(1), torch.ones(2), 0)
     assert "too soon" not in message, message
