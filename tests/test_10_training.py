@@ -2592,6 +2592,29 @@ SMOOTHING_MISTAKES += [
 ]
 
 
+@named("target_term_detached")
+def target_term_detached(logits, labels, pad_id, smoothing=0.1):
+    """the value right, the target term cut from the graph (the sibling of round 18's)"""
+    logp, keep, _ = _smoothing_parts(logits, labels, pad_id)
+    nll = -logp.detach().gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    return ((1 - smoothing) * nll - smoothing * logp.mean(-1))[keep].mean()
+
+
+SMOOTHING_MISTAKES += [
+    Mistake(
+        SMOOTH,
+        target_term_detached,
+        r"is right, but its gradient with respect to the logits is not .*: the target term "
+        r"\(1 - ε\)·\(-log p\[y\]\) is cut from the graph .*the smoothing term alone",
+    ),
+    Mistake(
+        SMOOTH,
+        smoothing_term_detached,
+        r"the smoothing term ε·mean_j\(-log p\[j\]\) is cut from the graph .*the target term alone",
+    ),
+]
+
+
 # ====================================================================== train_step
 def _step_blind12a(*, unpack=("src", "decoder_input", "labels"), clip_test="none"):
     """A right step but for the batch's unpacking order, or the test of clip_norm:
