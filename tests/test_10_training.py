@@ -3478,6 +3478,44 @@ STEP_MISTAKES += [
 ]
 
 
+# round 34 (f34g10): a method named without its parentheses (the family 'referenced, not
+# called'): the outputs are those of a call left out, and both are said
+def _step_with_a_bare(method):
+    def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
+        model.train if method == "train" else model.train()
+        src, decoder_input, labels = batch
+        loss = loss_fn(model(src, decoder_input), labels)
+        loss.backward()
+        if clip_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+        optimizer.step if method == "step" else optimizer.step()
+        optimizer.zero_grad if method == "zero_grad" else optimizer.zero_grad()
+        return loss.item()
+
+    return train_step
+
+
+STEP_MISTAKES += [
+    Mistake(
+        STEP,
+        named("bare_model_train")(_step_with_a_bare("train")),
+        r"model is in eval mode .*a bare `model\.train`, without its parentheses",
+    ),
+    Mistake(
+        STEP,
+        named("bare_optimizer_step")(_step_with_a_bare("step")),
+        r"weights have not changed: no gradient reached optimizer\.step\(\)\. .*or "
+        r"optimizer\.step\(\) was not called \(a bare `optimizer\.step`, without its parentheses",
+    ),
+    Mistake(
+        STEP,
+        named("bare_zero_grad")(_step_with_a_bare("zero_grad")),
+        r"gradients of the previous call were still in the model .*A bare "
+        r"`optimizer\.zero_grad`, without its parentheses",
+    ),
+]
+
+
 STEP_CORRECT = [
     Correct(STEP, fn)
     for fn in (

@@ -649,15 +649,18 @@ def _diagnose_step(
                 "of the previous call were still in the model and were added to this "
                 "step's (PyTorch accumulates gradients). Clear them once per step with "
                 "optimizer.zero_grad(): after optimizer.step() (the contract's order) or "
-                "at the start, before loss.backward() (the common PyTorch idiom)."
+                "at the start, before loss.backward() (the common PyTorch idiom). A bare "
+                "`optimizer.zero_grad`, without its parentheses, names the method and does "
+                "not call it."
             )
     if _same_state(state, start, atol=0.0) and grads_left:
         later = _later_calls_that_step(train_step, state, model, batches, pad_id, lr, loss_fn)
         c.fail(
             f"after {what}, the model's weights have not changed, but it holds the step's "
             "gradients: loss.backward() ran and optimizer.step() did not (or ran before "
-            f"it).{later} Call optimizer.step() after loss.backward() (and the clipping), "
-            "then optimizer.zero_grad(), at every call."
+            "it; a bare `optimizer.step`, without its parentheses, names the method and "
+            f"does not call it).{later} Call optimizer.step() after loss.backward() (and "
+            "the clipping), then optimizer.zero_grad(), at every call."
         )
     flat = _flat_loss_message(returned, expected_loss, clip)
     if _same_state(state, start, atol=0.0) and flat:
@@ -683,7 +686,9 @@ def _diagnose_step(
         c.fail(
             f"after {what}, the model's weights have not changed: no gradient reached "
             "optimizer.step(). Either loss.backward() was not called, or optimizer.step() "
-            "was not called, or optimizer.step() ran before loss.backward() (when the "
+            "was not called (a bare `optimizer.step`, without its parentheses, names the "
+            "method and does not call it), or optimizer.step() ran before loss.backward() "
+            "(when the "
             "gradients were still cleared), or the gradients were cleared "
             "(optimizer.zero_grad()) between loss.backward() and optimizer.step(). The "
             "order: loss.backward(), the clipping, optimizer.step(), then "
@@ -1164,7 +1169,9 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                     "train_step must put it in training mode (model.train()) before the "
                     "forward pass, so that dropout is active while it learns, and leave it "
                     "so: the model here arrived in eval mode. Either model.train() was never "
-                    "called, or the model was switched back (model.eval()) before returning."
+                    "called (a bare `model.train`, without its parentheses, names the method "
+                    "and does not call it), or the model was switched back (model.eval()) "
+                    "before returning."
                 )
             c.ok()
             state = model.state_dict()
