@@ -1627,6 +1627,23 @@ NOAM_MISTAKES += [
 ]
 
 
+# two slips at once: the step moved by one and another known slip, both said
+NOAM_MISTAKES += [
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: min((s + 1) ** -0.5, (s + 1) * w**-1.5), "plus_one_no_d"),
+        r"Two slips at once: your values are those of step \+ 1 .*The factor d_model \*\* -0\.5 "
+        r"is missing",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: 2 * _noam_ref(s + 1, d, w), "plus_one_doubled"),
+        r"Two slips at once: your values are those of step \+ 1 .*your rates are twice the "
+        r"paper's at every step",
+    ),
+]
+
+
 NOAM_CORRECT = [
     Correct(check_noam_lr, fn)
     for fn in (annotated_transformer_rate, zero_at_step_0, numpy_float, peak_times_shape)
