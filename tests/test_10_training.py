@@ -727,7 +727,7 @@ BATCH_MISTAKES = [
     Mistake(
         check_make_batches,
         returns_from_the_while_loop,
-        r"the first batch alone: .*Your loop ends after its first batch: a `return batches` "
+        r"the first batch alone: .*your loop ends after its first batch \(a `return batches` "
         r"indented into the loop",
     ),
     Mistake(
@@ -907,6 +907,230 @@ BATCH_MISTAKES = [
         r"pairs\[start : start \+ batch_size \+ 1\], .* neighbouring batches overlap",
     ),
 ]
+
+
+# round 34 (f34g10): the family 'the pairs cut or dealt another way' (checking.partitions):
+# the rest merged into the last batch or put first, the pairs spread evenly, dealt
+# round-robin, the batches or the pairs reversed, sorted by a length; named from what came
+# back, whatever the code
+def batches_cut(cut):
+    """A learner's make_batches whose rows are right, its pieces of the order ``cut(order,
+    batch_size)`` (each a list of indices)."""
+
+    def make_batches(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
+        order = list(range(len(pairs)))
+        if shuffle:
+            generator = torch.Generator().manual_seed(seed)
+            order = torch.randperm(len(pairs), generator=generator).tolist()
+        batches = []
+        for piece in cut(order, batch_size):
+            chunk = [pairs[i] for i in piece]
+            batches.append(
+                (
+                    _tensor([list(s) for s, _ in chunk], pad_id),
+                    _tensor([[bos_id, *t] for _, t in chunk], pad_id),
+                    _tensor([[*t, eos_id] for _, t in chunk], pad_id),
+                )
+            )
+        return batches
+
+    return make_batches
+
+
+def _rest_in_the_last_batch(order, size):
+    count = max(1, len(order) // size)
+    return [order[k * size : (k + 1) * size if k < count - 1 else None] for k in range(count)]
+
+
+def _rest_first(order, size):
+    rest = len(order) % size
+    return ([order[:rest]] if rest else []) + [
+        order[start : start + size] for start in range(rest, len(order), size)
+    ]
+
+
+def _spread_evenly(order, size):
+    return [p.tolist() for p in np.array_split(np.array(order), -(-len(order) // size))]
+
+
+def _round_robin(order, size):
+    count = -(-len(order) // size)
+    return [order[b::count] for b in range(count)]
+
+
+def _batches_reversed(order, size):
+    return [order[start : start + size] for start in range(0, len(order), size)][::-1]
+
+
+@named("longest_target_first")
+def longest_target_first(pairs, batch_size, **kwargs):
+    """the pairs sorted by their target's length, longest first, shuffle or not"""
+    order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][1]), reverse=True)
+    sorted_pairs = [pairs[i] for i in order]
+    return ref.make_batches(sorted_pairs, batch_size, **kwargs)
+
+
+def _slices_ending_at_batch_size(order, size):
+    """pairs[start : batch_size]: every later slice empty, skipped by `if not chunk`"""
+    pieces = [order[start:size] for start in range(0, len(order), size)]
+    return [piece for piece in pieces if piece]
+
+
+@named("decoder_input_and_labels_sliced_the_other_way")
+def decoder_input_and_labels_sliced_the_other_way(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """[bos] + target + [eos] padded, then [:, 1:] as the decoder input, [:, :-1] as labels"""
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        full = _tensor([[bos_id, *t, eos_id] for _, t in chunk], pad_id)
+        batches.append((_tensor([list(s) for s, _ in chunk], pad_id), full[:, 1:], full[:, :-1]))
+    return batches
+
+
+@named("pad_sequence_without_padding_value")
+def pad_sequence_without_padding_value(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    def pad(rows):
+        return nn.utils.rnn.pad_sequence(
+            [torch.tensor(row, dtype=torch.long) for row in rows], batch_first=True
+        )
+
+    order = list(range(len(pairs)))
+    if shuffle:
+        order = torch.randperm(len(pairs), generator=torch.Generator().manual_seed(seed)).tolist()
+    batches = []
+    for start in range(0, len(order), batch_size):
+        chunk = [pairs[i] for i in order[start : start + batch_size]]
+        batches.append(
+            (
+                pad([list(s) for s, _ in chunk]),
+                pad([[bos_id, *t] for _, t in chunk]),
+                pad([[*t, eos_id] for _, t in chunk]),
+            )
+        )
+    return batches
+
+
+BATCH_MISTAKES += [
+    Mistake(
+        check_make_batches,
+        named("rest_merged_into_the_last_batch")(batches_cut(_rest_in_the_last_batch)),
+        r"holding \[(\d+, )*\d+\] pairs: len // size = \d+ pieces, the \d+ left over merged into "
+        r"the last one",
+    ),
+    Mistake(
+        check_make_batches,
+        named("rest_first")(batches_cut(_rest_first)),
+        r"holding \[\d+(, \d+)*\] pairs: the \d+ left over put first, then pieces of \d+",
+    ),
+    Mistake(
+        check_make_batches,
+        named("pairs_spread_evenly")(batches_cut(_spread_evenly)),
+        r"the items spread evenly over ceil\(len / size\) = \d+ pieces \(np\.array_split or "
+        r"torch\.tensor_split given the number of pieces",
+    ),
+    Mistake(
+        check_make_batches,
+        named("pairs_dealt_round_robin")(batches_cut(_round_robin)),
+        r"in another order: the items dealt round-robin: piece b holds items b, b \+ \d+",
+    ),
+    Mistake(
+        check_make_batches,
+        named("batches_reversed")(batches_cut(_batches_reversed)),
+        r"in another order: the right pieces in reverse order \(the last piece first\)",
+    ),
+    Mistake(
+        check_make_batches,
+        longest_target_first,
+        r"in another order: the items sorted by the target's length, largest first",
+    ),
+    # the same batches as a `return` inside the loop, on every input: both are said
+    Mistake(
+        check_make_batches,
+        named("slices_ending_at_batch_size")(batches_cut(_slices_ending_at_batch_size)),
+        r"the first batch alone: .*Two slips give exactly this: your loop ends after its "
+        r"first batch .* or every batch is sliced pairs\[start : batch_size\]",
+    ),
+    Mistake(
+        check_make_batches,
+        decoder_input_and_labels_sliced_the_other_way,
+        r"has decoder_input \[\d+(, \d+)*\] and labels \[\d+(, \d+)*\]\. Your decoder input and "
+        r"labels are swapped",
+    ),
+    Mistake(
+        check_make_batches,
+        pad_sequence_without_padding_value,
+        r"your rows are padded with 0 \(written in\) instead of pad_id=\d+\. .*"
+        r"pad_sequence\(rows, batch_first=True\) pads with padding_value=0\.0 unless it is given",
+    ),
+]
+
+
+# round 34 (f34g10): a Python container used like an array (a raw TypeError with no hint)
+@named("range_shuffled_in_place")
+def range_shuffled_in_place(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    order = range(len(pairs))
+    if shuffle:
+        random.Random(seed).shuffle(order)
+    return ref.make_batches(
+        [pairs[i] for i in order], batch_size, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id
+    )
+
+
+@named("pairs_indexed_with_an_array")
+def pairs_indexed_with_an_array(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    order = np.arange(len(pairs))
+    if shuffle:
+        order = np.random.default_rng(seed).permutation(len(pairs))
+    return [
+        ref.make_batches(
+            pairs[order[start : start + batch_size]],
+            batch_size,
+            pad_id=pad_id,
+            bos_id=bos_id,
+            eos_id=eos_id,
+        )[0]
+        for start in range(0, len(pairs), batch_size)
+    ]
+
+
+@named("eos_added_as_a_number")
+def eos_added_as_a_number(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    return batches_with(labels=lambda t, b, e: t + e)(
+        pairs, batch_size, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id, shuffle=shuffle, seed=seed
+    )
+
+
+BATCH_MISTAKES += [
+    Mistake(
+        check_make_batches,
+        range_shuffled_in_place,
+        r"'range' object does not support item assignment\nA range cannot be changed in place, "
+        r"and random\.shuffle",
+    ),
+    Mistake(
+        check_make_batches,
+        pairs_indexed_with_an_array,
+        r"only integer scalar arrays can be converted to a scalar index\nA Python list was "
+        r"indexed with an array",
+    ),
+    Mistake(
+        check_make_batches,
+        eos_added_as_a_number,
+        r"can only concatenate list \(not \"int\"\) to list\nA single number was added to a list",
+    ),
+]
+
+
 BATCH_CORRECT = [
     Correct(check_make_batches, fn)
     for fn in (
@@ -1378,6 +1602,46 @@ def peak_times_shape(step, d_model, warmup):
     if step <= warmup:
         return peak * step / warmup
     return peak * math.sqrt(warmup / step)
+
+
+# round 34 (f34g10): min replaced by another operation on the two branches; the step
+# factor left out of the warm-up branch (told once, not once per fitted 1e-16)
+NOAM_MISTAKES += [
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * (s**-0.5 + s * w**-1.5), "branches_added"),
+        r"Your rate is the SUM of the two terms",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * s**-0.5 * s * w**-1.5, "branches_multiplied"),
+        r"Your rate is the PRODUCT of the two terms",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: d**-0.5 * min(s**-0.5, w**-1.5), "no_step_in_warm_up"),
+        r"^(?![\s\S]*e-1\d in your formula)[\s\S]*the exponent of step in the warm-up branch, "
+        r"step \* warmup \*\* -1\.5, is 0 in your formula instead of 1 \(x \*\* 0 is 1: the "
+        r"factor step is left out of that branch\)",
+    ),
+]
+
+
+# two slips at once: the step moved by one and another known slip, both said
+NOAM_MISTAKES += [
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: min((s + 1) ** -0.5, (s + 1) * w**-1.5), "plus_one_no_d"),
+        r"Two slips at once: your values are those of step \+ 1 .*The factor d_model \*\* -0\.5 "
+        r"is missing",
+    ),
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: 2 * _noam_ref(s + 1, d, w), "plus_one_doubled"),
+        r"Two slips at once: your values are those of step \+ 1 .*your rates are twice the "
+        r"paper's at every step",
+    ),
+]
 
 
 NOAM_CORRECT = [
@@ -2233,6 +2497,141 @@ SMOOTHING_CORRECT = [
 ]
 
 
+# round 34 (f34g10): causes read off one input whose sizes coincide (V - 1 = logits.shape[1]
+# and N = V on the first visible input) are confirmed on a probe of other sizes; two slips
+# at once (a mask and a denominator, weights and a sum) are named together
+def _smoothing_parts(logits, labels, pad_id):
+    logp = torch.log_softmax(logits, -1)
+    keep = labels != pad_id
+    nll = -logp.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    return logp, keep, nll
+
+
+@named("smoothing_sum_over_v_minus_1")
+def smoothing_sum_over_v_minus_1(logits, labels, pad_id, smoothing=0.1):
+    """fairseq's habit, ε/(V - 1), written on the sum over all V tokens"""
+    logp, keep, nll = _smoothing_parts(logits, labels, pad_id)
+    uniform = -logp.sum(-1) / (logits.shape[-1] - 1)
+    return ((1 - smoothing) * nll + smoothing * uniform)[keep].mean()
+
+
+@named("summed_with_the_padding")
+def summed_with_the_padding(logits, labels, pad_id, smoothing=0.1):
+    """no mask and no mean: the sum over every position"""
+    logp, _, _ = _smoothing_parts(logits, labels, pad_id)
+    nll = -logp.gather(-1, labels[..., None]).squeeze(-1)
+    return ((1 - smoothing) * nll - smoothing * logp.mean(-1)).sum()
+
+
+@named("weights_swapped_and_summed")
+def weights_swapped_and_summed(logits, labels, pad_id, smoothing=0.1):
+    logp, keep, nll = _smoothing_parts(logits, labels, pad_id)
+    return (smoothing * nll - (1 - smoothing) * logp.mean(-1))[keep].sum()
+
+
+@named("plain_cross_entropy_over_every_position")
+def plain_cross_entropy_over_every_position(logits, labels, pad_id, smoothing=0.1):
+    """the smoothing left out, and the pad positions zeroed but counted"""
+    _, keep, nll = _smoothing_parts(logits, labels, pad_id)
+    return (nll * keep).mean()
+
+
+SMOOTHING_MISTAKES += [
+    Mistake(
+        SMOOTH,
+        smoothing_sum_over_v_minus_1,
+        r"^(?![\s\S]*logits\.shape\[1\])[\s\S]*the smoothing term divides the sum of -log "
+        r"p\[j\] over the V = \d+ tokens by V - 1 = \d+ instead of by V",
+    ),
+    Mistake(
+        SMOOTH,
+        summed_with_the_padding,
+        r"the loss summed over every position, pad included and never divided \(a sum where "
+        r"the mean belongs\)",
+    ),
+    Mistake(
+        SMOOTH,
+        weights_swapped_and_summed,
+        r"^(?![\s\S]*ε·V|[\s\S]*2 - ε)[\s\S]*target term -log p\[y\] is weighted by [0-9.]+ = "
+        r"N·ε, .* weighted by [0-9.]+ = N·\(1 - ε\), .*summed over the positions, not averaged",
+    ),
+    Mistake(
+        SMOOTH,
+        plain_cross_entropy_over_every_position,
+        r"weighted by [0-9.]+ = N / T, .*weighted by \S+ = 0, .*divided by every position, "
+        r"pad included",
+    ),
+]
+
+
+@named("gathered_without_a_last_axis")
+def gathered_without_a_last_axis(logits, labels, pad_id, smoothing=0.1):
+    logp, keep, _ = _smoothing_parts(logits, labels, pad_id)
+    nll = -logp.gather(-1, labels.masked_fill(~keep, 0)).squeeze(-1)
+    return ((1 - smoothing) * nll - smoothing * logp.mean(-1))[keep].mean()
+
+
+SMOOTHING_MISTAKES += [
+    Mistake(
+        SMOOTH,
+        gathered_without_a_last_axis,
+        r"Index tensor must have the same number of dimensions as input tensor\ngather \(and "
+        r"torch\.take_along_dim\) picks along one axis .*labels\[\.\.\., None\]",
+    ),
+]
+
+
+# round 34 (f34g10): a step in a narrower dtype (a mixed-precision habit) was told that the
+# loss read the raw logits (bfloat16), or that a term was detached (float16's gradient)
+def _log_probs_in(dtype):
+    def label_smoothed_loss(logits, labels, pad_id, smoothing=0.1):
+        logp = torch.log_softmax(logits.to(dtype), dim=-1).float()
+        keep = labels != pad_id
+        nll = -logp.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+        return ((1 - smoothing) * nll - smoothing * logp.mean(-1))[keep].mean()
+
+    return label_smoothed_loss
+
+
+SMOOTHING_MISTAKES += [
+    Mistake(
+        SMOOTH,
+        named("log_probs_in_bfloat16")(_log_probs_in(torch.bfloat16)),
+        r"^(?![\s\S]*reads the raw logits)[\s\S]*not within float32's rounding, .*the rounding "
+        r"of a lower precision: a step on the way runs in float16 or bfloat16",
+    ),
+    Mistake(
+        SMOOTH,
+        named("log_probs_in_float16")(_log_probs_in(torch.float16)),
+        r"^(?![\s\S]*\.detach\(\))[\s\S]*not within float32's rounding, .*the rounding of a "
+        r"lower precision",
+    ),
+]
+
+
+@named("target_term_detached")
+def target_term_detached(logits, labels, pad_id, smoothing=0.1):
+    """the value right, the target term cut from the graph (the sibling of round 18's)"""
+    logp, keep, _ = _smoothing_parts(logits, labels, pad_id)
+    nll = -logp.detach().gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)
+    return ((1 - smoothing) * nll - smoothing * logp.mean(-1))[keep].mean()
+
+
+SMOOTHING_MISTAKES += [
+    Mistake(
+        SMOOTH,
+        target_term_detached,
+        r"is right, but its gradient with respect to the logits is not .*: the target term "
+        r"\(1 - ε\)·\(-log p\[y\]\) is cut from the graph .*the smoothing term alone",
+    ),
+    Mistake(
+        SMOOTH,
+        smoothing_term_detached,
+        r"the smoothing term ε·mean_j\(-log p\[j\]\) is cut from the graph .*the target term alone",
+    ),
+]
+
+
 # ====================================================================== train_step
 def _step_blind12a(*, unpack=("src", "decoder_input", "labels"), clip_test="none"):
     """A right step but for the batch's unpacking order, or the test of clip_norm:
@@ -3040,6 +3439,100 @@ def pytorch_idiom_zero_grad_first(model, batch, optimizer, loss_fn, clip_norm=1.
     return loss.item()
 
 
+# round 34 (f34g10): a step nested under the clip test (the calls that clip are right, the
+# one with clip_norm=None moves nothing), and the loss turned into a number before backward
+def _step_nested_under_the_clip_test(nested):
+    def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
+        model.train()
+        src, decoder_input, labels = batch
+        loss = loss_fn(model(src, decoder_input), labels)
+        if nested == "backward":
+            if clip_norm is not None:
+                loss.backward()
+                nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+            optimizer.step()
+        else:
+            loss.backward()
+            if clip_norm is not None:
+                nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+                optimizer.step()
+        optimizer.zero_grad()
+        return loss.item()
+
+    return train_step
+
+
+@named("loss_item_before_backward")
+def loss_item_before_backward(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels).item()
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss
+
+
+STEP_MISTAKES += [
+    Mistake(
+        STEP,
+        named("step_under_the_clip_test")(_step_nested_under_the_clip_test("step")),
+        r"clip_norm=None\).*weights have not changed, while the earlier calls, which passed a "
+        r"clip_norm, took the right step.*optimizer\.step\(\) or loss\.backward\(\) indented "
+        r"into that branch",
+    ),
+    Mistake(
+        STEP,
+        named("backward_under_the_clip_test")(_step_nested_under_the_clip_test("backward")),
+        r"only with clip_norm=None does no gradient reach optimizer\.step\(\)",
+    ),
+    Mistake(
+        STEP,
+        loss_item_before_backward,
+        r"'float' object has no attribute 'backward'\n`loss` is a Python float here, not a "
+        r"tensor: \.backward\(\) is a tensor method\. An earlier \.item\(\)",
+    ),
+]
+
+
+# round 34 (f34g10): a method named without its parentheses (the family 'referenced, not
+# called'): the outputs are those of a call left out, and both are said
+def _step_with_a_bare(method):
+    def train_step(model, batch, optimizer, loss_fn, clip_norm=1.0):
+        model.train if method == "train" else model.train()
+        src, decoder_input, labels = batch
+        loss = loss_fn(model(src, decoder_input), labels)
+        loss.backward()
+        if clip_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+        optimizer.step if method == "step" else optimizer.step()
+        optimizer.zero_grad if method == "zero_grad" else optimizer.zero_grad()
+        return loss.item()
+
+    return train_step
+
+
+STEP_MISTAKES += [
+    Mistake(
+        STEP,
+        named("bare_model_train")(_step_with_a_bare("train")),
+        r"model is in eval mode .*a bare `model\.train`, without its parentheses",
+    ),
+    Mistake(
+        STEP,
+        named("bare_optimizer_step")(_step_with_a_bare("step")),
+        r"weights have not changed: no gradient reached optimizer\.step\(\)\. .*or "
+        r"optimizer\.step\(\) was not called \(a bare `optimizer\.step`, without its parentheses",
+    ),
+    Mistake(
+        STEP,
+        named("bare_zero_grad")(_step_with_a_bare("zero_grad")),
+        r"gradients of the previous call were still in the model .*A bare "
+        r"`optimizer\.zero_grad`, without its parentheses",
+    ),
+]
+
+
 STEP_CORRECT = [
     Correct(STEP, fn)
     for fn in (
@@ -3528,6 +4021,83 @@ def heap_per_sentence(model, src_ids, beam_size, max_len, bos_id, eos_id, length
         pool = finished if finished else beam
         results.append(max(pool, key=lambda c: c[0] / ((5 + len(c[1])) / 6) ** length_penalty)[1])
     return torch.tensor([seq + [model.pad_id] * (max_len - len(seq)) for seq in results])
+
+
+# round 34 (f34g10): the decoder started from another token than <bos>, the finished
+# hypotheses stored without their <eos>, the answer chosen by the mean log-probability;
+# each replayed as a variant of the reference's search (checks.training.beam)
+def beam_learner(*, first=None, eos_stored=True, normalise="gnmt"):
+    """A learner's beam search, right but for the decoder's first token (``first``:
+    "eos" or "pad"), the <eos> of a finished hypothesis (``eos_stored``) or the
+    normalisation of the answer (``normalise``: "gnmt" or "mean")."""
+
+    def beam_search(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0):
+        start = {"eos": eos_id, "pad": model.pad_id}.get(first, bos_id)
+
+        def normalised(hypothesis):
+            tokens, score = hypothesis
+            if normalise == "mean":
+                return score / len(tokens)
+            return score / ((5 + len(tokens)) / 6) ** length_penalty
+
+        answers = []
+        with torch.no_grad():
+            for row in range(src_ids.shape[0]):
+                src = src_ids[row : row + 1]
+                memory = model.encode(src)
+                beam, finished = [([], 0.0)], []
+                for _ in range(max_len):
+                    tokens = torch.tensor([[start, *t] for t, _ in beam])
+                    k = tokens.shape[0]
+                    logits = model.decode(tokens, memory.expand(k, -1, -1), src.expand(k, -1))
+                    scores = torch.tensor([s for _, s in beam])[:, None] + torch.log_softmax(
+                        logits[:, -1], dim=-1
+                    )
+                    walk = scores.flatten().argsort(descending=True, stable=True).tolist()
+                    fresh = []
+                    for index in walk:
+                        parent, token = divmod(index, scores.shape[1])
+                        value = scores[parent, token].item()
+                        if token == eos_id:
+                            ended = beam[parent][0] + ([token] if eos_stored else [])
+                            finished.append((ended, value))
+                        else:
+                            fresh.append((beam[parent][0] + [token], value))
+                            if len(fresh) == beam_size:
+                                break
+                    beam = fresh
+                    if finished and max(map(normalised, finished)) >= beam[0][1]:
+                        break
+                answers.append(max(finished or beam, key=normalised)[0])
+        width = max(1, *map(len, answers))
+        return torch.tensor([a + [model.pad_id] * (width - len(a)) for a in answers])
+
+    return beam_search
+
+
+BEAM_MISTAKES += [
+    Mistake(
+        BEAM,
+        named("decoder_started_from_eos")(beam_learner(first="eos")),
+        r"Your hypotheses are fed to the decoder after <eos> \(eos_id\) instead of <bos>",
+    ),
+    Mistake(
+        BEAM,
+        named("decoder_started_from_pad")(beam_learner(first="pad")),
+        r"Your hypotheses are fed to the decoder after <pad> \(model\.pad_id\) instead of <bos>",
+    ),
+    Mistake(
+        BEAM,
+        named("finished_without_eos")(beam_learner(eos_stored=False)),
+        r"Your finished hypotheses are stored without their <eos>",
+    ),
+    Mistake(
+        BEAM,
+        named("answer_by_mean_log_probability")(beam_learner(normalise="mean")),
+        r"Your answer is chosen by the mean log-probability, score / L, whatever "
+        r"length_penalty is",
+    ),
+]
 
 
 BEAM_CORRECT = [
@@ -4093,6 +4663,63 @@ def _repeat_last(references):
     maxima and the same closest length, so the same BLEU as None."""
     width = max(len(refs) for refs in references)
     return [[refs[min(j, len(refs) - 1)] for refs in references] for j in range(width)]
+
+
+# round 34 (f34g10): two slips at once, one in each entry, are both said (the exact match's
+# first, then the BLEU's); another number of the BLEU object; the references joined
+def _percentage(h, r):
+    return 100 * sum(a in refs for a, refs in zip(h, r)) / len(h)
+
+
+def _count(h, r):
+    return sum(a in refs for a, refs in zip(h, r))
+
+
+def _sentence_mean(h, r):
+    return float(np.mean([sacrebleu.sentence_bleu(a, list(refs)).score for a, refs in zip(h, r)]))
+
+
+SCORE_MISTAKES += [
+    Mistake(
+        SCORES,
+        named("percentage_and_sentence_mean")(scores_with(bleu=_sentence_mean, exact=_percentage)),
+        r"\[\"exact_match\"\] is [0-9.]+, a percentage; .*\nAnd \[\"bleu\"\] of the same call "
+        r"is wrong too: [0-9.]+, expected [0-9.]+\. This is the mean of sentence-level BLEU",
+    ),
+    # the exact match alone wrong: nothing is said about a BLEU that is right
+    Mistake(
+        SCORES,
+        named("count_with_the_right_bleu")(scores_with(exact=_count)),
+        r"^(?![\s\S]*wrong too)[\s\S]*the number of hypotheses that equal one of their "
+        r"references; the contract asks for their fraction",
+    ),
+    Mistake(
+        SCORES,
+        named("bleu_precisions_mean")(
+            scores_with(
+                bleu=lambda h, r: float(np.mean(sacrebleu.corpus_bleu(h, _streams(r)).precisions))
+            )
+        ),
+        r"That is the mean of the four n-gram precisions \(bleu\.precisions\), not the BLEU",
+    ),
+    Mistake(
+        SCORES,
+        named("bleu_unigram_precision")(
+            scores_with(bleu=lambda h, r: sacrebleu.corpus_bleu(h, _streams(r)).precisions[0])
+        ),
+        r"That is the unigram precision \(bleu\.precisions\[0\]",
+    ),
+    Mistake(
+        SCORES,
+        named("references_joined_per_sentence")(
+            scores_with(
+                bleu=lambda h, r: sacrebleu.corpus_bleu(h, [[" ".join(x) for x in r]]).score
+            )
+        ),
+        r"Each sentence's references were joined into one string \(' '\.join\(references\[i\]\)\)"
+        r" and given as a single stream",
+    ),
+]
 
 
 SCORE_CORRECT = [

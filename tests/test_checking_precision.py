@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from transformer_course.checking.precision import right_in_float64
+from transformer_course.checking.precision import narrow_rounding, right_in_float64
 
 
 class _LogOfProduct(nn.Module):
@@ -32,3 +32,13 @@ def test_right_in_float64_makes_no_claim_without_a_tensor():
             return None
 
     assert right_in_float64(_ReturnsNone(), (torch.ones(2),), torch.ones(2)) is None
+
+
+def test_a_result_a_hair_off_that_moves_by_a_hair_is_a_narrow_rounding():
+    """Round 34: a loss computed in bfloat16 (a hair off, and a shift of the logits that the
+    loss ignores moves it by another hair) against a formula's slips (a raw logit read
+    moves it by the shift's size; a constant factor is far off)."""
+    assert narrow_rounding(2.94811, 2.95077, 0.0045)
+    assert not narrow_rounding(2.94811, 2.95077, 2.7)  # a raw logit read: moved by ~3·(1 - ε)
+    assert not narrow_rounding(3.2, 2.95077, 0.0)  # far off: a formula's
+    assert not narrow_rounding(0.0, 0.0)

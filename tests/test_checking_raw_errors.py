@@ -5,6 +5,7 @@ benchmark case's code) and silent on the answers that only share the error's typ
 from __future__ import annotations
 
 import math
+import random
 import re
 
 import numpy as np
@@ -598,3 +599,90 @@ def test_a_per_row_value_without_its_trailing_axis_is_told_to_keep_it():
     ), message
     message = _message(rows_added_to_other_columns, torch.randn(2, 3, 5), torch.randn(4))
     assert "without its last axis" not in message, message
+
+
+def mean_of_item_losses(losses):  # round 34: each loss turned into a number, then .mean()
+    total = sum(loss.item() for loss in losses)
+    return total.mean()
+
+
+def backward_on_an_item(x):
+    loss = (x**2).sum().item()
+    loss.backward()
+    return loss
+
+
+def test_a_tensor_method_on_a_python_number_is_told_the_number_came_too_soon():
+    """The family 'a tensor turned into a number too early' (.item() before .backward()):
+    'float' object has no attribute 'backward' reached the learner with no hint."""
+    message = _message(backward_on_an_item, torch.ones(3, requires_grad=True))
+    assert "`loss` is a Python float here, not a tensor: .backward()" in message, message
+    assert ".item()" in message, message
+    message = _message(mean_of_item_losses, [torch.tensor(1.0), torch.tensor(2.0)])
+    assert "`total` is a Python float here, not a tensor: .mean()" in message, message
+
+
+def test_a_number_s_missing_attribute_that_no_tensor_has_gets_no_tensor_advice():
+    message = _message(lambda x: float(x.sum()).nonexistent, torch.ones(2))
+    assert "not a tensor" not in message, message
+
+
+def picked_without_a_last_axis(log_probs, targets):  # round 34: gather needs (..., 1)
+    return log_probs.gather(-1, targets)
+
+
+def test_a_gather_index_with_an_axis_too_few_is_told_to_add_it():
+    message = _message(picked_without_a_last_axis, torch.zeros(2, 3, 5), torch.zeros(2, 3).long())
+    assert "labels[..., None] (or labels.unsqueeze(-1)), shape (..., 1)" in message, message
+
+
+def order_shuffled_as_a_range(n, seed):  # round 34: random.shuffle of a range
+    order = range(n)
+    random.Random(seed).shuffle(order)
+    return list(order)
+
+
+def pairs_picked_with_an_array(pairs, order):  # a list indexed by an array of indices
+    return pairs[order[:2]]
+
+
+def eos_added_without_brackets(target, eos_id):  # list + int
+    return target + eos_id
+
+
+@pytest.mark.parametrize(
+    ("fn", "args", "expected"),
+    [
+        (
+            order_shuffled_as_a_range,
+            (5, 0),
+            r"A range cannot be changed in place, and "
+            r"random\.shuffle .* order = list\(range\(n\)\)",
+        ),
+        (
+            pairs_picked_with_an_array,
+            ([(1, 2), (3, 4), (5, 6)], np.arange(3)),
+            r"A Python list was indexed with an array .* \[items\[i\] for i in order\[a:b\]\]",
+        ),
+        (
+            pairs_picked_with_an_array,
+            ([(1, 2), (3, 4), (5, 6)], torch.arange(3)),
+            r"A Python list was indexed with an array \(or a tensor\)",
+        ),
+        (
+            eos_added_without_brackets,
+            ([4, 5], 3),
+            r"A single number was added to a list.*tokens \+ \[eos_id\].*np\.asarray",
+        ),
+    ],
+)
+def test_a_python_container_used_like_an_array_is_told_so(fn, args, expected):
+    message = _message(fn, *args)
+    assert re.search(expected, message, re.DOTALL), message
+
+
+def test_a_python_bool_s_missing_tensor_method_is_not_blamed_on_item():
+    """A bool comes from a comparison (`is not`, == on lists), not from .item(): the advice
+    for a number turned out of a tensor too soon stays silent."""
+    message = _message(lambda ids, pad_id: (ids is not pad_id).unsqueeze(1), torch.ones(2), 0)
+    assert "too soon" not in message, message

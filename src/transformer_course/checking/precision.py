@@ -11,6 +11,14 @@ is right, the code computes the right function and its arithmetic is what fails,
 :func:`right_in_float64` tells.
 
 A module that cannot be copied or cast (the grader's proxies) gives None: no claim.
+
+The other way round, a step computed in a narrower dtype than the inputs' (``.half()``,
+``.to(torch.bfloat16)``, an autocast block: mixed-precision habits) gives a result a hair
+from the right one, by no formula: :func:`narrow_rounding` tells it from a formula's slip
+by the evidence a check has (a change of the input that the right function ignores moves
+the result by a hair; weights fitted on two shapes differ by a hair), and
+:data:`NARROW_DTYPE_CAUSE` says it (round 34: a loss computed in bfloat16 was told that it
+read the raw logits, and its float16 gradient that a term was detached).
 """
 
 from __future__ import annotations
@@ -22,7 +30,26 @@ from typing import Any
 
 import torch
 
-__all__ = ["right_in_float64"]
+__all__ = ["NARROW_DTYPE_CAUSE", "narrow_rounding", "right_in_float64"]
+
+#: the cause, for a check's message, of a result a hair from the right one by no formula
+NARROW_DTYPE_CAUSE = (
+    "That is the rounding of a lower precision: a step on the way runs in float16 or "
+    "bfloat16 (.half(), .bfloat16(), .to(torch.bfloat16), an autocast block) or on rounded "
+    "values. Compute in the inputs' own dtype."
+)
+
+
+def narrow_rounding(value: float, right: float, *moved: float, rel: float = 1e-2) -> bool:
+    """Whether ``value`` is within ``rel`` of ``right`` (relative) and every one of
+    ``moved`` (the changes of the result under changes of the input that the right
+    function ignores, or the differences of weights fitted on two inputs) is within ``rel``
+    of ``value``'s size: a hair off and never the same hair, as a narrow dtype's rounding
+    is, where a formula's slip moves the result by its own amount."""
+    size = max(abs(value), abs(right))
+    if size == 0 or abs(value - right) > rel * size:
+        return False
+    return all(abs(m) <= rel * size for m in moved)
 
 
 def right_in_float64(

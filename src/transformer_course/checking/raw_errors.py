@@ -102,6 +102,124 @@ def _missing_attribute_advice(exc: BaseException) -> str:
     )
 
 
+#: tensor methods a learner calls on a result, which a Python number (or a list) lacks
+_TENSOR_METHODS = {
+    "backward",
+    "item",
+    "detach",
+    "mean",
+    "sum",
+    "argmax",
+    "max",
+    "min",
+    "tolist",
+    "softmax",
+    "log_softmax",
+    "view",
+    "reshape",
+    "squeeze",
+    "unsqueeze",
+    "size",
+    "dim",
+    "numel",
+    "float",
+    "long",
+    "masked_fill",
+    "gather",
+    "exp",
+    "log",
+    "clone",
+    "numpy",
+}
+
+
+def _number_not_tensor_advice(exc: BaseException) -> str:
+    """A tensor method called on a Python number: the family 'a tensor turned into a number
+    too early', `.item()` or float() (or a Python sum over numbers) before a step that needs
+    the tensor (`loss = loss_fn(...).item(); loss.backward()`)."""
+    found = re.search(r"'(float|int)' object has no attribute '(\w+)'", str(exc))
+    if not found or not isinstance(exc, AttributeError) or found[2] not in _TENSOR_METHODS:
+        return ""
+    kind, method = found[1], found[2]
+    line = failing_line(exc)
+    named = re.search(r"([A-Za-z_][\w.]*)\s*\.\s*" + method + r"\b", line)
+    who = f"`{named[1]}` is" if named else "the value is"
+    return (
+        f"{who} a Python {kind} here, not a tensor: .{method}() is a tensor method. "
+        "An earlier .item(), float(...) or int(...) (or a Python sum or max over "
+        "numbers) turned the tensor into a plain number too soon. Keep the tensor for every "
+        "step that needs it (loss.backward(), the gradients flow through it) and take "
+        ".item() only for the number you return or print."
+    )
+
+
+def _gather_index_rank_advice(exc: BaseException) -> str:
+    """torch.gather (or take_along_dim) given an index with fewer axes than the tensor it
+    picks from: the labels (..., ) where (..., 1) belongs, one pick per position."""
+    if "Index tensor must have the same number of dimensions" not in str(exc):
+        return ""
+    return (
+        "gather (and torch.take_along_dim) picks along one axis with an index that has as "
+        "many axes as the tensor it picks from. To take one entry per position from "
+        "log-probabilities (..., V), for instance, give it the labels with a last axis of "
+        "size 1, "
+        "labels[..., None] (or labels.unsqueeze(-1)), shape (..., 1), then drop that axis "
+        "from the result with .squeeze(-1)."
+    )
+
+
+def _immutable_shuffled_advice(exc: BaseException) -> str:
+    """A range, tuple or string changed in place (random.shuffle(range(n)), an assignment
+    into a tuple): the family 'a Python container used like a list or an array'."""
+    found = re.search(r"'(range|tuple|str)' object does not support item assignment", str(exc))
+    if not found:
+        return ""
+    kind = found[1]
+    shuffled = "shuffle" in failing_line(exc)
+    return (
+        f"A {kind} cannot be changed in place"
+        + (
+            ", and random.shuffle (or rng.shuffle) shuffles its argument in place"
+            if shuffled
+            else ""
+        )
+        + f": make a list of it first, order = list(range(n)) (or list(...) of the {kind}), "
+        "then shuffle or assign into that list; or draw a new order, "
+        "torch.randperm(n, generator=g).tolist()."
+    )
+
+
+def _list_indexed_by_array_advice(exc: BaseException) -> str:
+    """A Python list indexed by an array or tensor of indices: numpy's (and torch's)
+    fancy indexing works on arrays, not on lists."""
+    text = str(exc)
+    if not (
+        "only integer scalar arrays can be converted to a scalar index" in text
+        or "only integer tensors of a single element can be converted to an index" in text
+    ):
+        return ""
+    return (
+        "A Python list was indexed with an array (or a tensor) of indices: picking several "
+        "items at once, items[order[a:b]], works on numpy arrays and tensors, not on lists. "
+        "Take the items one by one, [items[i] for i in order[a:b]] (with .tolist() on a "
+        "tensor of indices), or index an array made of them."
+    )
+
+
+def _list_plus_number_advice(exc: BaseException) -> str:
+    """list + int (a token appended with +): the family 'a list extended by a bare item'."""
+    if 'can only concatenate list (not "int") to list' not in str(exc) and (
+        'can only concatenate list (not "float") to list' not in str(exc)
+    ):
+        return ""
+    return (
+        "A single number was added to a list, and + only joins two lists. To append the "
+        "number, wrap it in a list, tokens + [eos_id] (or build the row by unpacking, "
+        "[*tokens, eos_id]); to add it to every entry, make the list a numpy array or a "
+        "tensor first, np.asarray(values) + 1."
+    )
+
+
 def _raised_non_exception_advice(exc: BaseException) -> str:
     if "exceptions must derive from BaseException" not in str(exc):
         return ""
@@ -568,7 +686,9 @@ RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]]
     "must be a 3D tensor": _bmm_advice,
     "must be bool, not method": _train_method_advice,
     "positional argument": _positional_count_advice,
-    "object has no attribute": _missing_attribute_advice,
+    "object has no attribute": lambda exc: (
+        _missing_attribute_advice(exc) or _number_not_tensor_advice(exc)
+    ),
     "exceptions must derive from BaseException": _raised_non_exception_advice,
     "is invalid for input of size": _view_size_advice,
     "tuple indices must be integers or slices": _one_argument_where_advice,
@@ -579,4 +699,9 @@ RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]]
     "0-d": _zero_d_iteration_advice,
     "must have the same number of dimensions": _along_axis_without_last_axis_advice,
     "unsized object": _zero_d_iteration_advice,
+    "Index tensor must have the same number of dimensions": _gather_index_rank_advice,
+    "does not support item assignment": _immutable_shuffled_advice,
+    "converted to a scalar index": _list_indexed_by_array_advice,
+    "converted to an index": _list_indexed_by_array_advice,
+    "can only concatenate list": _list_plus_number_advice,
 }

@@ -14,6 +14,7 @@ import torch
 
 from transformer_course.checking import Checker, CheckFailure, numpy_rng, short
 from transformer_course.checking.kept_state import StateWatch
+from transformer_course.checking.partitions import order_rule, size_rule
 from transformer_course.checking.sequence_relations import ORDER_CHANGES, fitting_reorderings
 
 from .common import is_tensor
@@ -122,10 +123,17 @@ def _hardcoded(got: list[int], expected: list[int], ids: dict[str, int]) -> str:
                     f"your rows are {role[n]} {defaults[n]} (written in) instead of {n}={ids[n]}"
                     for n in names
                 )
+                helper = (
+                    " A padding helper left at its default pads with 0 too: "
+                    "torch.nn.utils.rnn.pad_sequence(rows, batch_first=True) pads with "
+                    "padding_value=0.0 unless it is given one (padding_value=pad_id)."
+                    if "pad_id" in names
+                    else ""
+                )
                 return (
                     f"It would be right with lesson 01's ids (<pad>=0, <bos>=2, <eos>=3), but "
                     f"this call passed {passed}: {written}. Use the arguments, not the "
-                    "constants."
+                    f"constants.{helper}"
                 )
     return ""
 
@@ -593,7 +601,9 @@ def _check_rows(
             c.fail(f"in {what}, {pair}. {cut_note}")
         if d == lab:
             c.fail(f"in {what}, {pair}. {_NO_SHIFT}")
-        if d == want_l and lab == want_d:
+        # the swap as the sliced form writes it too: [bos] + target + [eos] padded, then
+        # [:, 1:] taken as the decoder input and [:, :-1] as the labels
+        if d == want_l and (lab == want_d or (lab == [*want_d, eos] and len(want_d) < width)):
             c.fail(f"in {what}, {pair}. {_SWAPPED}")
         if d and d[0] == eos and d[1:] == target:
             c.fail(f"in {what}, {pair}. {_EOS_AS_START}")
@@ -615,6 +625,12 @@ def _check_rows(
                 "out only the positions whose label is pad_id, so every padded position would "
                 "be trained to predict that token. Pad the labels with pad_id, "
                 "pad_batch(rows, pad_id)."
+                + (
+                    " (0 is what torch.nn.utils.rnn.pad_sequence pads with when it is given "
+                    "no padding_value: pass padding_value=pad_id for every field.)"
+                    if tail[0] == 0 and tail[0] not in (eos, bos)
+                    else ""
+                )
             )
         n = len(target)
         if (
@@ -833,9 +849,11 @@ def _check_order_free(c, batches, pairs, batch_size, ids, what, src_forms) -> li
     full = len(pairs) // batch_size
     expected = [batch_size] * full + ([len(pairs) % batch_size] if len(pairs) % batch_size else [])
     if sorted(sizes, reverse=True) != expected:
+        cut = size_rule(sizes, len(pairs), batch_size)
         c.fail(
             f"{what}: the batches hold {sizes} pairs; every batch should hold batch_size="
             f"{batch_size} pairs, except one smaller batch for the rest."
+            + (f" Your sizes are what this cut gives: {cut}." if cut else "")
         )
     c.ok()
     return order
@@ -1098,13 +1116,15 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
                 if _right_in_one_batch(c, make_batches, pairs, ids):
                     c.fail(
                         f"{first}, pairs[0 : {batch_size}], the first batch alone: the "
-                        f"pairs {missing} (counting from 0) are missing. Your loop ends "
-                        "after its first batch: a `return batches` indented into the loop "
-                        "(one level too deep) returns the list as soon as the first batch "
-                        "is in it (a `break` in the loop does the same). With "
+                        f"pairs {missing} (counting from 0) are missing. With "
                         f"pairs[:2] and batch_size=3, where one batch holds them all, your "
-                        "result is right. Return the list after the loop, once every batch "
-                        "is built."
+                        "result is right. Two slips give exactly this: your loop ends after "
+                        "its first batch (a `return batches` indented into the loop, one "
+                        "level too deep, or a `break`), or every batch is sliced "
+                        "pairs[start : batch_size], an end that does not move with start, so "
+                        "that every later slice is empty and is skipped. Return the list "
+                        "after the loop, once every batch is built, each batch "
+                        "pairs[start : start + batch_size]."
                     )
             if missing:
                 c.fail(
@@ -1115,6 +1135,17 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
             as_count = _batch_size_as_count(contents, len(pairs), batch_size)
             if as_count:
                 c.fail(f"{first}, holding {sizes} pairs. {as_count}")
+            in_order = contents is not None and [i for b in contents for i in b] == list(
+                range(len(pairs))
+            )
+            cut = size_rule(sizes, len(pairs), batch_size) if in_order else ""
+            if cut:
+                c.fail(
+                    f"{first}, holding {sizes} pairs: {cut}. Every batch holds batch_size="
+                    f"{batch_size} pairs and only the last one the rest: batch k is "
+                    "pairs[k * batch_size : (k + 1) * batch_size], for k in range(ceil("
+                    "len(pairs) / batch_size)) (the starts range(0, len(pairs), batch_size))."
+                )
             if len(batches) != len(expected):
                 used = sum(batch[0].shape[0] for batch in batches)
                 extra_empty = (
@@ -1177,6 +1208,21 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
             wanted = [[*t, ids["eos_id"]] for _, t in pairs]
             if sorted(map(tuple, rows)) == sorted(map(tuple, wanted)) and rows != wanted:
                 _expect_shuffle_read(c, make_batches, pairs, batch_size, ids, contents, what)
+                dealt = order_rule(
+                    contents or [],
+                    len(pairs),
+                    batch_size,
+                    keys={
+                        "the source's length": lambda i, p=pairs: len(p[i][0]),
+                        "the target's length": lambda i, p=pairs: len(p[i][1]),
+                    },
+                )
+                if dealt:
+                    c.fail(
+                        f"{what}: the batches hold the right pairs, in another order: {dealt}. "
+                        "With shuffle=False keep the order of `pairs`: batch 0 holds the "
+                        "first batch_size pairs, batch 1 the next batch_size, and so on."
+                    )
                 c.fail(
                     f"{what}: the batches hold the right pairs, in another order. With "
                     "shuffle=False keep the order of `pairs`: batch 0 holds the first "

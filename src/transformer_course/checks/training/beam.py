@@ -77,6 +77,8 @@ def _search(
             length += 1
         if variant == "hf_penalty":
             return length**alpha
+        if variant == "length_average":  # score / L, whatever α: a mean log-probability
+            return length
         # the family 'the penalty's parentheses left out': ** binds tighter than /
         if variant == "penalty_unparenthesised":  # score / (5 + L) / 6 ** α
             return (5 + length) * 6**alpha
@@ -104,7 +106,11 @@ def _search(
         for _ in range(steps):
             if variant in _EXTENDED_ONLY:  # the family 'not every live hypothesis extended'
                 beam = _EXTENDED_ONLY[variant](beam)
-            prefixes = tuple((bos_id, *t) for t, _ in beam)
+            # the family 'the decoder started from another token than <bos>'
+            first = {"start_eos": eos_id, "start_pad": getattr(model, "pad_id", 0)}.get(
+                variant, bos_id
+            )
+            prefixes = tuple((first, *t) for t, _ in beam)
             if (row_key, prefixes) not in replays:
                 if row_key not in replays:
                     replays[row_key] = model.encode(src)
@@ -164,6 +170,8 @@ def _search(
                     if token == eos_id:
                         if variant == "eos_free":  # the parent's score: <eos> costs nothing
                             item = (item[0], beam[parent][1])
+                        if variant == "eos_not_stored":  # the parent's tokens, no <eos>
+                            item = (beam[parent][0], item[1])
                         finished.append(item)
                     else:
                         new_beam.append(item)
@@ -451,6 +459,23 @@ _BEAM_MESSAGES = {
     "ascending": "Your search keeps the worst candidates: sort them by score from best to "
     "worst (argsort(descending=True), or topk, whose largest=True is the default) before "
     "walking down the list.",
+    "start_eos": "Your hypotheses are fed to the decoder after <eos> (eos_id) instead of "
+    "<bos>: [eos_id, *tokens]. The model was trained to start from <bos> (make_batches puts "
+    "it in front of every decoder input), as greedy_decode does: "
+    "torch.tensor([[bos_id, *tokens] for tokens, _ in beam]).",
+    "start_pad": "Your hypotheses are fed to the decoder after <pad> (model.pad_id) instead "
+    "of <bos>: the first position reads padding, which the model never learned to read "
+    "(its key is even masked out). Put <bos> in front, as greedy_decode does: "
+    "torch.tensor([[bos_id, *tokens] for tokens, _ in beam]).",
+    "eos_not_stored": "Your finished hypotheses are stored without their <eos>: the parent's "
+    "tokens go to the finished list, so the answer lacks its final <eos> and its length L "
+    "counts one token less in the length penalty. A finished hypothesis is the parent's "
+    "tokens plus <eos>, tokens + [eos_id], with its score (L counts <eos>); return it with "
+    "its <eos>, then model.pad_id, as greedy_decode does.",
+    "length_average": "Your answer is chosen by the mean log-probability, score / L, "
+    "whatever length_penalty is (and length_penalty=0 must compare plain sums): a length "
+    "normalisation of its own, not GNMT's. The normalised score is score / ((5 + L) / 6) ** "
+    "length_penalty, which is the plain score when length_penalty is 0.",
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from collections.abc import Callable
@@ -31,6 +32,17 @@ _NOAM_MISTAKES: dict[str, Callable[[int, int, int], float]] = {
     "-1.5 while step < warmup and the falling 1/sqrt(step) curve after it: d_model ** -0.5 "
     "* min(step ** -0.5, step * warmup ** -1.5).": lambda s, d, w: (
         d**-0.5 * max(s**-0.5, s * w**-1.5)
+    ),
+    # the family 'min replaced by another operation on the two branches'
+    "Your rate is the SUM of the two terms, d_model ** -0.5 * (step ** -0.5 + step * warmup "
+    "** -1.5), where the paper takes the smaller one: min(step ** -0.5, step * warmup ** "
+    "-1.5). The rate then never rises from almost 0 and keeps growing after the warm-up.": (
+        lambda s, d, w: d**-0.5 * (s**-0.5 + s * w**-1.5)
+    ),
+    "Your rate is the PRODUCT of the two terms, d_model ** -0.5 * step ** -0.5 * step * "
+    "warmup ** -1.5, where the paper takes the smaller one: min(step ** -0.5, step * warmup "
+    "** -1.5) (a comma between the two terms, not a *).": lambda s, d, w: (
+        d**-0.5 * s**-0.5 * s * w**-1.5
     ),
     "The factor d_model ** -0.5 is missing (the rates are sqrt(d_model) times too "
     "large).": lambda s, d, w: min(s**-0.5, s * w**-1.5),
@@ -304,7 +316,7 @@ def _exponent_replaced(noam_lr, cases) -> str:
                 name == "warm" and math.isclose(value, -1.5, rel_tol=1e-6)
             ):
                 continue  # (step * warmup) ** -1.5 is told below, with its cause
-            if any(math.isclose(value, other, rel_tol=1e-6) for other in tried):
+            if any(math.isclose(value, other, rel_tol=1e-6, abs_tol=1e-9) for other in tried):
                 continue
             tried.append(value)
             rate = _with_exponent(name, value)
@@ -322,6 +334,8 @@ def _exponent_replaced(noam_lr, cases) -> str:
         why = ""
         if value == -right:
             why = " (the sign of the exponent flipped)"
+        elif value == 0:
+            why = f" (x ** 0 is 1: the factor {where.split()[0]} is left out of that branch)"
         elif right != int(right) and value == math.floor(right):
             why = (
                 f" (what {int(2 * right)} // 2 gives in Python: // is floor division, which "
@@ -553,6 +567,55 @@ def _explain_noam(noam_lr, cases) -> str:
     return text
 
 
+#: the first of two slips at once, undone by calling the learner's function at another
+#: step: (what it is, the step to call it at for the paper's step s)
+_STEP_SLIPS = {
+    "your values are those of step + 1 (steps already count from 1)": lambda s: s - 1,
+    "your values are those of step - 1 (steps already count from 1)": lambda s: s + 1,
+}
+
+
+def _two_slips(noam_lr, cases) -> str:
+    """The family 'two slips at once' (issue class 4): a step moved by one AND another
+    known slip (a factor, a term left out, max for min), told by undoing the step's slip
+    (calling the learner's function at the step it reads) and finding the other one in
+    every value of every case; both are said. "" when no such pair explains the rates."""
+    for first, step_of in _STEP_SLIPS.items():
+
+        def undone(s, d, w, step_of=step_of):
+            return noam_lr(step_of(s), d, w)
+
+        # (step 0, where the contract allows two answers, is left out of what is undone)
+        kept = [(d, w, [s for s in steps if step_of(s) >= 1]) for d, w, steps in cases]
+        values = [(d, w, steps, _learner_values(undone, d, w, steps)) for d, w, steps in kept]
+        if any(v is None for *_, v in values):
+            continue
+        if all(
+            math.isclose(v, _noam(s, d, w), rel_tol=1e-6)
+            for d, w, steps, vals in values
+            for s, v in zip(steps, vals)
+        ):
+            continue  # the step's slip alone: said by the mistakes' table
+        second = [
+            message
+            for message, wrong in _NOAM_MISTAKES.items()
+            if all(
+                math.isclose(v, wrong(s, d, w), rel_tol=1e-6)
+                for d, w, steps, vals in values
+                for s, v in zip(steps, vals)
+            )
+        ]
+        if not second:
+            with contextlib.suppress(Exception):
+                second = [m for m in [_explain_noam(undone, kept)] if m]
+        if len(second) == 1:
+            return (
+                f"Two slips at once: {first}, and with that undone (your function called at "
+                f"the step it reads) the rest is one more known slip: {second[0]}"
+            )
+    return ""
+
+
 def _one_side_wrong(rates) -> str:
     """Rates right on one side of the peak (step <= warmup, or step >= warmup) and wrong
     on the other, in no shape a power of step or a factor explains: the part of the
@@ -767,7 +830,7 @@ def check_noam_lr(noam_lr, *, hidden: bool = False) -> None:
                     },
                     **_rounded_noam(steps, d_model, warmup),
                 },
-                explain=lambda: _explain_noam(noam_lr, cases),
+                explain=lambda: _explain_noam(noam_lr, cases) or _two_slips(noam_lr, cases),
                 hint="lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5).",
             )
             # Step 0: before the first step. 0.0 (the formula's limit) or lr(1) are accepted.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import numbers
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -12,7 +13,7 @@ import numpy as np
 import sacrebleu
 
 from transformer_course import translation
-from transformer_course.checking import Checker, numpy_rng, short
+from transformer_course.checking import Checker, CheckFailure, numpy_rng, short
 
 from .common import plain_float
 
@@ -372,6 +373,28 @@ _BLEU_MODELS = {
     ),
 }
 
+# the family 'another number of the BLEU object than .score': the n-gram precisions it
+# holds (their mean, the unigram one)
+_BLEU_MODELS[
+    "That is the mean of the four n-gram precisions (bleu.precisions), not the BLEU score: "
+    "BLEU is their geometric mean times the brevity penalty. Return "
+    "sacrebleu.corpus_bleu(hypotheses, streams).score."
+] = lambda h, r: float(np.mean(sacrebleu.corpus_bleu(list(h), _streams(r)).precisions))
+_BLEU_MODELS[
+    "That is the unigram precision (bleu.precisions[0], the share of the hypotheses' words "
+    "found in a reference), not the BLEU score, which combines the 1- to 4-gram precisions "
+    "with a brevity penalty. Return sacrebleu.corpus_bleu(hypotheses, streams).score."
+] = lambda h, r: float(sacrebleu.corpus_bleu(list(h), _streams(r)).precisions[0])
+# ... and a sentence's references joined into one string, in one stream (a list of strings
+# per sentence made into the one string sacrebleu seemed to want)
+_BLEU_MODELS[
+    "Each sentence's references were joined into one string (' '.join(references[i])) "
+    "and given as a single stream: sacrebleu reads that as ONE long reference, whose "
+    "n-grams run across the translations and whose length is the sum of theirs. Give each "
+    "reference its own stream: stream j holds the j-th reference of every sentence, None "
+    "where a sentence has fewer (itertools.zip_longest(*references))."
+] = lambda h, r: _corpus(h, [[" ".join(refs) for refs in r]])
+
 # the family 'a size capped': a fixed number of reference streams (streams[:k]), which
 # on an input whose first sentence has k references gives what the width read off the
 # first sentence gives (both are named then)
@@ -623,6 +646,27 @@ def _matching_bleu_mistakes(translation_scores, bleu, hypotheses, references):
     return kept or found
 
 
+def _bleu_wrong_too(translation_scores, bleu, hypotheses, references) -> str:
+    """When the exact match is wrong: what is wrong with the BLEU of the same call too
+    (its value, the expected one, and the mistake that gives it when the known ones tell),
+    so that two slips at once are both said; "" when the BLEU is right or not a number."""
+    if not isinstance(bleu, numbers.Real) or isinstance(bleu, bool):
+        return ""
+    expected = _bleu(hypotheses, references)
+    bleu = float(bleu)
+    if not math.isfinite(bleu) or math.isclose(bleu, expected, rel_tol=1e-6, abs_tol=1e-6):
+        return ""
+    found = _matching_bleu_mistakes(translation_scores, bleu, hypotheses, references)
+    said = f"{bleu:.4g}, expected {expected:.4g}."
+    if len(found) == 1:
+        return f"{said} {found[0]}"
+    if found:
+        return f"{said} On these inputs {len(found)} mistakes give exactly this value: " + " ".join(
+            f"({i}) {m}" for i, m in enumerate(found, 1)
+        )
+    return f"{said} It is sacrebleu.corpus_bleu(hypotheses, streams).score."
+
+
 _NOT_STRINGS = (
     "sacrebleu found a hypothesis that is not a string: corpus_bleu's first argument is the "
     "hypotheses as they come, a flat list of strings, one per sentence; only the references "
@@ -726,7 +770,17 @@ def check_translation_scores(translation_scores, *, hidden: bool = False) -> Non
             if set(got) != {"exact_match", "bleu"}:
                 c.fail(f'{what} has the keys {sorted(got)}; expected "exact_match" and "bleu".')
             c.ok()
-            _check_exact_match(c, got, hypotheses, references, what, translation_scores)
+            try:
+                _check_exact_match(c, got, hypotheses, references, what, translation_scores)
+            except CheckFailure as failure:  # two mistakes at once: both are said
+                also = _bleu_wrong_too(translation_scores, got["bleu"], hypotheses, references)
+                if not also:
+                    raise
+                raise CheckFailure(
+                    failure.exercise,
+                    f'{failure.message}\nAnd ["bleu"] of the same call is wrong too: {also}',
+                    failure.learner_traceback,
+                ) from None
             bleu = plain_float(c, got["bleu"], f'{what}["bleu"]', "Return a float: .score.")
             expected = _bleu(hypotheses, references)
             if not math.isclose(bleu, expected, rel_tol=1e-6, abs_tol=1e-6):

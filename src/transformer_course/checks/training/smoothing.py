@@ -24,6 +24,7 @@ from transformer_course.checking.implied_targets import (
 )
 from transformer_course.checking.library_calls import keywords_of_calls
 from transformer_course.checking.oracles import label_smoothing_f
+from transformer_course.checking.precision import NARROW_DTYPE_CAUSE, narrow_rounding
 
 
 def smoothed_cross_entropy(logits, labels, pad_id, smoothing=0.1):
@@ -93,8 +94,9 @@ def _loss_grid(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
     """Every way of masking and averaging the two terms of the smoothed loss, each with
     what it does: the target term (1 - ε)·(-log p[y]) and the smoothing term
     ε·mean_j(-log p[j]), each summed over the non-pad positions or every position and
-    divided by the number of non-pad positions, of all positions, or the batch size (the
-    contract's own choice left out). With ε = 0 only the target term is there."""
+    divided by the number of non-pad positions, of all positions, the batch size, or not
+    divided at all (a sum: two slips at once, the padding and the mean), the contract's own
+    choice left out. With ε = 0 only the target term is there."""
     x = logits.detach().double()
     logp = torch.log_softmax(x, dim=-1)
     keep = labels != pad_id
@@ -106,6 +108,8 @@ def _loss_grid(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
         "the number of all positions (pad included)": keep.numel(),
         "the batch size": x.shape[0] if x.dim() > 2 else 1,
     }
+    if x.dim() > 2:  # (with one axis of positions, the batch size is 1: that very sum)
+        counts["nothing (a sum where the mean belongs)"] = 1
     right = ("keep", "the number of non-pad positions")
     grid = {}
     for (t_mask, t_count), (u_mask, u_count) in itertools.product(
@@ -118,13 +122,18 @@ def _loss_grid(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
         value = (1 - eps) * nll[masks[t_mask]].sum() / counts[t_count] + eps * uniform[
             masks[u_mask]
         ].sum() / counts[u_count]
+
+        def over(mask: str, count: str) -> str:
+            if count.startswith("nothing"):
+                return f"summed over {_COUNTS[mask]} and never divided ({count[9:-1]})"
+            return f"summed over {_COUNTS[mask]} and divided by {count}"
+
         if (t_mask, t_count) == (u_mask, u_count):
-            what = f"the loss summed over {_COUNTS[t_mask]} and divided by {t_count}"
+            what = f"the loss {over(t_mask, t_count)}"
         else:
             what = (
-                f"the target term (1 - ε)·(-log p[y]) summed over {_COUNTS[t_mask]} and "
-                f"divided by {t_count}, but the smoothing term ε·mean_j(-log p[j]) summed "
-                f"over {_COUNTS[u_mask]} and divided by {u_count}"
+                f"the target term (1 - ε)·(-log p[y]) {over(t_mask, t_count)}, but the "
+                f"smoothing term ε·mean_j(-log p[j]) {over(u_mask, u_count)}"
             )
         grid[what] = value
     pad = ~keep
@@ -194,6 +203,12 @@ def _weightings(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
     for a, b, what in combos:
         if not (math.isclose(a, 1 - eps) and math.isclose(b, eps)):  # not the contract
             grid[what] = a * target + b * uniform
+    if vocab > 1:  # the sum over the V tokens divided by V - 1 (fairseq's ε/(V-1) habit)
+        grid[
+            f"the smoothing term divides the sum of -log p[j] over the V = {vocab} tokens by "
+            f"V - 1 = {vocab - 1} instead of by V: take the mean over the last axis, "
+            "-log_probs.mean(dim=-1)"
+        ] = (1 - eps) * target + eps * vocab / (vocab - 1) * uniform
     # the sum over the vocabulary divided by another axis's size (logits.shape[1] written
     # for V, say): the smoothing weight becomes ε·V/K
     names = {0: "the batch", x.dim() - 2: "the positions"} if x.dim() > 2 else {0: "the positions"}
@@ -289,15 +304,70 @@ def _smoothed_predictions(logits, labels, pad_id, eps) -> dict[str, torch.Tensor
     }
 
 
-def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol) -> str:
+def _probe_case(logits, labels, pad_id):
+    """A second input for the loss, of the same rank as the check's, whose sizes differ from
+    the check's and from one another: every axis one longer, V three larger, and a count of
+    non-pad positions N that equals no axis size, V, V - 1 nor the number of positions. A
+    cause read off the check's input alone can rest on a coincidence of its sizes (V - 1 =
+    logits.shape[1], N = V); one that holds here too does not. None when none is found."""
+    shape = (*(size + 1 for size in logits.shape[:-1]), logits.shape[-1] + 3)
+    vocab, total = shape[-1], math.prod(shape[:-1])
+    taken = {*shape, vocab - 1, vocab + 1, total}
+    for seed in range(8):
+        gen = torch_generator(9300 + seed)
+        x = (torch.randn(shape, generator=gen) * 2).to(logits.dtype)
+        y = torch.randint(0, vocab, shape[:-1], generator=gen)
+        y = y.masked_fill(y == pad_id, (pad_id + 1) % vocab)  # pads only where drawn below
+        y = y.masked_fill(torch.rand(shape[:-1], generator=gen) < 0.3, pad_id)
+        count = int((y != pad_id).sum())
+        if 2 < count < total and count not in taken:
+            return x, y
+    return None
+
+
+def _confirmed(found: list[str], grid, fn, logits, labels, pad_id, eps, rtol, atol) -> list[str]:
+    """The causes of ``found`` (read off the check's input by ``grid``) that also give the
+    learner's value on the probe input (:func:`_probe_case`), matched by their wording with
+    the numbers left out; ``found`` itself when the probe cannot be run (no learner function,
+    an error, no probe)."""
+    probe = _probe_case(logits, labels, pad_id) if fn is not None and found else None
+    if probe is None:
+        return found
+    x, y = probe
+    try:
+        with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            value = float(torch.as_tensor(fn(x.clone(), y.clone(), pad_id, eps)).double())
+        there = grid(x, y, pad_id, eps)
+    except Exception:  # a probe: the check's own input decides alone
+        return found
+    if not math.isfinite(value):
+        return found
+
+    def key(what: str) -> str:
+        return re.sub(r"\d+(\.\d+)?", "#", what)
+
+    agreeing = {
+        key(what)
+        for what, wrong in there.items()
+        if math.isclose(value, float(wrong), rel_tol=max(rtol, 1e-4), abs_tol=max(atol, 1e-5))
+    }
+    return [what for what in found if key(what) in agreeing]
+
+
+def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol, fn=None) -> str:
     """Which masks and denominators give the learner's value (all of them, when several
     do); or softmax applied before F.cross_entropy, log_softmax over another axis, other
-    weights of the two terms; "" when none does."""
+    weights of the two terms; "" when none does. With the learner's function ``fn``, a
+    cause that fits the check's input must fit a probe input of other sizes too (class 1:
+    V - 1 and logits.shape[1] coincide on the first visible input)."""
     value = float(got.detach().double())
     x = logits.detach().double()
 
     def close(wrong) -> bool:
         return math.isclose(value, float(wrong), rel_tol=max(rtol, 1e-4), abs_tol=max(atol, 1e-5))
+
+    def confirmed(found, grid):
+        return _confirmed(found, grid, fn, logits, labels, pad_id, eps, rtol, atol)
 
     axes = [
         what for what, wrong in _wrong_axis(logits, labels, pad_id, eps).items() if close(wrong)
@@ -307,6 +377,7 @@ def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol) -> str:
     weights = [
         what for what, wrong in _weightings(logits, labels, pad_id, eps).items() if close(wrong)
     ]
+    weights = confirmed(weights, _weightings)
     if weights:
         head = "Your value is the loss with other weights on its two terms: "
         if len(weights) > 1:
@@ -357,6 +428,7 @@ def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol) -> str:
         for parts, wrong in _loss_grid(logits, labels, pad_id, eps).items()
         if math.isclose(value, float(wrong), rel_tol=max(rtol, 1e-4), abs_tol=max(atol, 1e-5))
     ]
+    found = confirmed(found, _loss_grid)
     if not found:
         return ""
     head = (
@@ -474,8 +546,11 @@ def smoothing_cases(hidden: bool):
     return cases
 
 
-def _weight_names(eps: float, vocab: int) -> dict[str, float]:
-    return {
+def _weight_names(eps: float, vocab: int, count: int = 0, total: int = 0) -> dict[str, float]:
+    """The weights a slip can give a term, by name: functions of ε and V, and (with the
+    count N of non-pad positions and the number T of all positions) the same times N (the
+    loss summed over the positions, not averaged) or N / T (divided by every position)."""
+    names = {
         "1 - ε": 1 - eps,
         "ε": eps,
         "1": 1.0,
@@ -487,37 +562,79 @@ def _weight_names(eps: float, vocab: int) -> dict[str, float]:
         "ε·V": eps * vocab,
         "1 - ε + ε / V": 1 - eps + eps / vocab,
     }
+    scales = {}
+    if count:
+        scales["N"] = count
+    if count and total and total != count:
+        scales["N / T"] = count / total
+    for scale, size in scales.items():
+        for base in ("1 - ε", "ε", "1"):
+            said = {"1": scale, "ε": f"{scale}·ε"}.get(base, f"{scale}·({base})")
+            names[said] = names[base] * size
+    return names
 
 
-def _fitted_weights(label_smoothed_loss, logits, labels, pad_id, eps, value) -> str:
-    """When the learner's loss is a·mean(-log p[y]) + b·mean(mean_j -log p[j]) over the
-    non-pad positions with other weights than (1 - ε, ε): a and b, fitted on two more
-    logits of the same shape and confirmed on the check's own; "" otherwise."""
+def _weights_at(label_smoothed_loss, shape, dtype, labels, pad_id, eps, seed: int):
+    """(a, b, t, u): the learner's loss fitted as a·t + b·u, t and u the two terms' means
+    over the non-pad positions, on two random logits of ``shape`` with ``labels``; None
+    when it cannot be fitted (an error, a value that is not finite, two equal points)."""
     keep = labels != pad_id
-    if eps <= 0 or not bool(keep.any()):
-        return ""
     points = []
-    for seed in (1, 2):
-        x = torch.randn(logits.shape, generator=torch_generator(9100 + seed)) * (1 + seed)
-        x = x.to(logits.dtype)
+    for k in (1, 2):
+        x = torch.randn(shape, generator=torch_generator(seed + k)) * (1 + k)
+        x = x.to(dtype)
         try:
-            with torch.no_grad():
+            with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
                 got = label_smoothed_loss(x, labels.clone(), pad_id, eps)
             got = float(torch.as_tensor(got).detach().double())
         except Exception:
-            return ""
+            return None
         t, u = _term_means(torch.log_softmax(x.double(), -1), labels, keep)
         points.append((float(t), float(u), got))
     (t1, u1, v1), (t2, u2, v2) = points
     det = t1 * u2 - t2 * u1
     if not math.isfinite(v1 + v2) or abs(det) < 1e-9:
+        return None
+    return (v1 * u2 - v2 * u1) / det, (t1 * v2 - t2 * v1) / det
+
+
+def _fitted_weights(label_smoothed_loss, logits, labels, pad_id, eps, value) -> str:
+    """When the learner's loss is a·mean(-log p[y]) + b·mean(mean_j -log p[j]) over the
+    non-pad positions with other weights than (1 - ε, ε): a and b, fitted on two more
+    logits of the same shape and confirmed on the check's own; "" otherwise. A weight is
+    named (ε·V, N·ε, ...) only when the name fits it on the probe input of other sizes
+    too (:func:`_probe_case`), where V and N differ from the check's: on the first visible
+    input N = V, so N·ε and ε·V are the same number."""
+    keep = labels != pad_id
+    if eps <= 0 or not bool(keep.any()):
         return ""
-    a, b = (v1 * u2 - v2 * u1) / det, (t1 * v2 - t2 * v1) / det
+    fitted = _weights_at(label_smoothed_loss, logits.shape, logits.dtype, labels, pad_id, eps, 9100)
+    if fitted is None:
+        return ""
+    a, b = fitted
     t0, u0 = _term_means(torch.log_softmax(logits.detach().double(), -1), labels, keep)
     if not math.isclose(a * float(t0) + b * float(u0), value, rel_tol=1e-4, abs_tol=1e-6):
         return ""
     if math.isclose(a, 1 - eps, abs_tol=1e-4) and math.isclose(b, eps, abs_tol=1e-4):
         return ""
+    probe = _probe_case(logits, labels, pad_id)
+    there = None
+    if probe is not None:
+        x, y = probe
+        there = _weights_at(label_smoothed_loss, x.shape, x.dtype, y, pad_id, eps, 9400)
+    near = math.isclose(a, 1 - eps, rel_tol=1e-2) and math.isclose(b, eps, rel_tol=1e-2)
+    if (
+        near
+        and there is not None
+        and not (
+            math.isclose(there[0], a, abs_tol=1e-4) and math.isclose(there[1], b, abs_tol=1e-4)
+        )
+    ):
+        # weights a hair off, and another hair on other logits: no formula, a rounding
+        right = float(smoothed_cross_entropy(logits.detach().double(), labels, pad_id, eps))
+        return _lower_precision(
+            value, right, " The weights that fit it differ from one shape of logits to another."
+        )
     vocab = logits.shape[-1]
     factor = a / (1 - eps) if eps < 1 else 0.0
     if eps < 1 and factor > 0 and math.isclose(b, eps * factor, rel_tol=1e-3, abs_tol=1e-6):
@@ -525,20 +642,42 @@ def _fitted_weights(label_smoothed_loss, logits, labels, pad_id, eps, value) -> 
         counts = [(int(keep.sum()), factor)]
         counts += _factor_with_one_less(label_smoothed_loss, logits, labels, pad_id, eps)
         return _scaled_loss(factor, vocab, eps, wider, counts=counts)
-    names = _weight_names(eps, vocab)
+    names = _weight_names(eps, vocab, int(keep.sum()), keep.numel())
+    if probe is not None and there is not None:
+        kept = probe[1] != pad_id
+        there = (there, _weight_names(eps, probe[0].shape[-1], int(kept.sum()), kept.numel()))
 
-    def named(weight: float) -> str:
-        found = [n for n, w in names.items() if math.isclose(weight, w, abs_tol=1e-4)]
+    def named(weight: float, index: int) -> str:
+        found = [
+            n
+            for n, w in names.items()
+            if math.isclose(weight, w, abs_tol=1e-4)
+            and (there is None or math.isclose(there[0][index], there[1][n], abs_tol=1e-4))
+        ]
         return f"{weight:.4g}" + (f" = {found[0]}" if found else "")
 
     wrong = [
-        f"the target term -log p[y] is weighted by {named(a)}, not 1 - ε = {1 - eps:g}"
+        f"the target term -log p[y] is weighted by {named(a, 0)}, not 1 - ε = {1 - eps:g}"
         if not math.isclose(a, 1 - eps, abs_tol=1e-4)
         else "",
-        f"the smoothing term mean_j(-log p[j]) is weighted by {named(b)}, not ε = {eps:g}"
+        f"the smoothing term mean_j(-log p[j]) is weighted by {named(b, 1)}, not ε = {eps:g}"
         if not math.isclose(b, eps, abs_tol=1e-4)
         else "",
     ]
+    said = " ".join(wrong)
+    scale = ""
+    if "= N" in said:
+        scale = (
+            f" (N = {int(keep.sum())}, the number of non-pad positions"
+            + (f"; T = {keep.numel()}, the number of all positions" if "N / T" in said else "")
+            + ": "
+            + (
+                "the terms are divided by every position, pad included, not by N"
+                if "N / T" in said
+                else "the terms are summed over the positions, not averaged"
+            )
+            + ")"
+        )
     other = ""
     twice = _smoothed_twice(label_smoothed_loss, logits, labels, pad_id, eps, a, b)
     if twice:
@@ -553,9 +692,13 @@ def _fitted_weights(label_smoothed_loss, logits, labels, pad_id, eps, value) -> 
         )
     return (
         "Your loss is a weighted sum of the two terms (the same weights fit it on three "
-        "inputs), with other weights: " + "; and ".join(w for w in wrong if w) + "." + other + " "
-        "The contract: (1 - ε)·(-log p[y]) + ε·mean_j(-log p[j]), averaged over the non-pad "
-        "positions."
+        "inputs), with other weights: "
+        + "; and ".join(w for w in wrong if w)
+        + scale
+        + "."
+        + other
+        + " The contract: (1 - ε)·(-log p[y]) + ε·mean_j(-log p[j]), averaged over "
+        "the non-pad positions."
     )
 
 
@@ -696,6 +839,17 @@ def _shift_dependence(label_smoothed_loss, logits, labels, pad_id, eps, value: f
         return ""
     x = logits.detach().double()
     keep = labels != pad_id
+    right = float(smoothed_cross_entropy(x, labels, pad_id, eps))
+    if narrow_rounding(value, right, shifted - value):
+        # a raw logit read moves the loss by about shift·(1 - ε) or shift·ε; a rounding by
+        # a hair, and another hair at each magnitude of the logits
+        return _lower_precision(
+            value,
+            right,
+            f" Adding {shift} to every logit moves it by "
+            f"{abs(shifted - value):.2g} (a softmax cannot see that constant: what moves is "
+            "the rounding, at another magnitude of the logits).",
+        )
     nll, uniform = _term_means(torch.log_softmax(x, dim=-1), labels, keep)
     raw_nll, raw_uniform = _term_means(x, labels, keep)
     terms = {
@@ -739,6 +893,17 @@ def _shift_dependence(label_smoothed_loss, logits, labels, pad_id, eps, value: f
         f"Adding {shift} to every logit changed your loss ({value:.6g} -> {shifted:.6g}); "
         "a softmax, and the loss, cannot see such a constant: your loss reads the raw "
         f"logits where log-probabilities belong.{said}"
+    )
+
+
+def _lower_precision(value: float, right: float, evidence: str = "") -> str:
+    """The family 'a step in a lower precision': a loss within a hair of the contract's,
+    by no formula (``evidence``: what tells it from one)."""
+    return (
+        f"Your loss is {value:.6g} where the contract's is {right:.6g}: within "
+        f"{abs(value - right) / abs(right):.2g} of it (relative), not within float32's "
+        f"rounding, and no formula of the two terms gives the difference.{evidence} "
+        f"{NARROW_DTYPE_CAUSE}"
     )
 
 
@@ -945,14 +1110,58 @@ def _expect_gradient(c: Checker, loss_fn, logits, labels, pad_id, eps, what: str
         smoothed_cross_entropy(expected_logits, labels, pad_id, eps), expected_logits
     )
     if grad is None or not torch.allclose(grad.double(), expected, **tolerance(grad.dtype)):
-        c.fail(
+        head = (
             f"The value of {what} is right, but its gradient with respect to the logits is "
-            "not (the one loss.backward() gives training): part of the loss is cut from "
-            "the graph or replaced by a constant (a .detach(), .data, .item() or "
-            "torch.tensor(...) on one of the terms, or a torch.no_grad() block). Compute "
-            "both terms from `logits` with torch operations only."
+            "not (the one loss.backward() gives training)"
         )
+        c.fail(f"{head}: {_gradient_cause(grad, expected, expected_logits, labels, pad_id, eps)}")
     c.ok()
+
+
+def _gradient_cause(grad, expected, logits, labels, pad_id, eps) -> str:
+    """Why a loss whose value is right has another gradient, read off the gradient: one of
+    the two terms cut from the graph (its gradient that of the other term alone), or the
+    right gradient up to the rounding of a lower precision (a step in float16 or bfloat16
+    on the way, whose values round within the value's tolerance); else the causes that
+    leave a value right and cut its gradient, all of them."""
+    cut = (
+        "part of the loss is cut from the graph or replaced by a constant (a .detach(), "
+        ".data, .item() or torch.tensor(...) on one of the terms, or a torch.no_grad() "
+        "block). Compute both terms from `logits` with torch operations only."
+    )
+    if grad is None:
+        return cut
+    keep = labels != pad_id
+    logp = torch.log_softmax(logits, dim=-1)
+    target, uniform = _term_means(logp, labels, keep)
+    parts = {
+        "the smoothing term ε·mean_j(-log p[j]) is cut from the graph (a .detach(), .data, "
+        ".item() or torch.tensor(...) on it, or computed under torch.no_grad()): your "
+        "gradient is that of the target term alone. Compute it from `logits` too.": (
+            (1 - eps) * target
+        ),
+        "the target term (1 - ε)·(-log p[y]) is cut from the graph (a .detach(), .data, "
+        ".item() or torch.tensor(...) on it, or computed under torch.no_grad()): your "
+        "gradient is that of the smoothing term alone. Compute it from `logits` too.": (
+            eps * uniform
+        ),
+    }
+    got = grad.detach().double()
+    for said, part in parts.items():
+        if not part.requires_grad:
+            continue
+        (alone,) = torch.autograd.grad(part, logits, retain_graph=True)
+        if torch.allclose(got, alone, **tolerance(grad.dtype)):
+            return said
+    scale = float(expected.abs().max())
+    largest = float((got - expected).abs().max())
+    if bool(torch.isfinite(got).all()) and narrow_rounding(scale + largest, scale, rel=2e-2):
+        return (
+            f"it is close to the right one, within {largest / scale:.2g} of its largest "
+            "entry (relative), but not within float32's rounding, and neither term's "
+            f"gradient alone. {NARROW_DTYPE_CAUSE}"
+        )
+    return cut
 
 
 def _pad_side_mistakes(logits, labels, pad_id, eps) -> dict:
@@ -1154,7 +1363,7 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                 mistakes=mistakes,
                 explain=lambda got=got, x=logits, y=labels, p=pad_id, e=eps, t=tol: (
                     _partial_target_read_off(got, x, y, p, e)
-                    or _explain_loss(got, x, y, p, e, t["rtol"], t["atol"])
+                    or _explain_loss(got, x, y, p, e, t["rtol"], t["atol"], fn=label_smoothed_loss)
                     or _misaligned_note(got, x, y, p, e)
                     or _shift_dependence(
                         label_smoothed_loss, x, y, p, e, float(got.detach().double())

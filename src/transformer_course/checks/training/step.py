@@ -618,13 +618,16 @@ def _diagnose_step(
     train_step=None,
     model=None,
     batches=(),
+    clipped_calls_stepped=False,
 ):
     """Fail with the most likely cause of weights that differ from one reference step;
     ``stale``: the gradients the model held when the call began (None: none);
     ``grads_left``: whether non-zero gradients were left in the model after the call;
     ``left_when_not_clipping``: the previous call passed clip_norm=None and left its
     gradients, while every earlier call with a clip_norm left none; ``returned``: the
-    number the call returned, ``expected_loss``: the reference's loss (None: unknown)."""
+    number the call returned, ``expected_loss``: the reference's loss (None: unknown);
+    ``clipped_calls_stepped``: this call passed clip_norm=None and every earlier call, some
+    of which passed a clip_norm, gave the reference's step."""
     if stale:
         wrong, _ = _sgd_variant(
             start, STEP_VOCAB, pad_id, batch, lr, loss_fn, clip=clip, stale_grads=stale
@@ -646,15 +649,18 @@ def _diagnose_step(
                 "of the previous call were still in the model and were added to this "
                 "step's (PyTorch accumulates gradients). Clear them once per step with "
                 "optimizer.zero_grad(): after optimizer.step() (the contract's order) or "
-                "at the start, before loss.backward() (the common PyTorch idiom)."
+                "at the start, before loss.backward() (the common PyTorch idiom). A bare "
+                "`optimizer.zero_grad`, without its parentheses, names the method and does "
+                "not call it."
             )
     if _same_state(state, start, atol=0.0) and grads_left:
         later = _later_calls_that_step(train_step, state, model, batches, pad_id, lr, loss_fn)
         c.fail(
             f"after {what}, the model's weights have not changed, but it holds the step's "
             "gradients: loss.backward() ran and optimizer.step() did not (or ran before "
-            f"it).{later} Call optimizer.step() after loss.backward() (and the clipping), "
-            "then optimizer.zero_grad(), at every call."
+            "it; a bare `optimizer.step`, without its parentheses, names the method and "
+            f"does not call it).{later} Call optimizer.step() after loss.backward() (and "
+            "the clipping), then optimizer.zero_grad(), at every call."
         )
     flat = _flat_loss_message(returned, expected_loss, clip)
     if _same_state(state, start, atol=0.0) and flat:
@@ -662,13 +668,27 @@ def _diagnose_step(
     skipped = _step_skipped_above_clip_norm(train_step, model, batch, pad_id, lr, loss_fn, clip)
     if _same_state(state, start, atol=0.0) and skipped:
         c.fail(f"after {what}, the model's weights have not changed. {skipped}")
+    if _same_state(state, start, atol=0.0) and clip is None and clipped_calls_stepped:
+        # the family 'a step of the six nested under the clip test': what differs between
+        # this call and the earlier ones that stepped is only clip_norm=None
+        c.fail(
+            f"after {what}, the model's weights have not changed, while the earlier calls, "
+            "which passed a clip_norm, took the right step: only with clip_norm=None does "
+            "no gradient reach optimizer.step(). A step besides the clipping runs only "
+            "under your `if clip_norm is not None:`: optimizer.step() or loss.backward() "
+            "indented into that branch (or a `return` before them when clip_norm is None). "
+            "Only the clipping belongs under the if; loss.backward(), optimizer.step() and "
+            "optimizer.zero_grad() run at every call."
+        )
     if _same_state(state, start, atol=0.0):
         # what the call left (no gradients, the weights as they were) is the same for
         # these four, so all are named
         c.fail(
             f"after {what}, the model's weights have not changed: no gradient reached "
             "optimizer.step(). Either loss.backward() was not called, or optimizer.step() "
-            "was not called, or optimizer.step() ran before loss.backward() (when the "
+            "was not called (a bare `optimizer.step`, without its parentheses, names the "
+            "method and does not call it), or optimizer.step() ran before loss.backward() "
+            "(when the "
             "gradients were still cleared), or the gradients were cleared "
             "(optimizer.zero_grad()) between loss.backward() and optimizer.step(). The "
             "order: loss.backward(), the clipping, optimizer.step(), then "
@@ -1149,7 +1169,9 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                     "train_step must put it in training mode (model.train()) before the "
                     "forward pass, so that dropout is active while it learns, and leave it "
                     "so: the model here arrived in eval mode. Either model.train() was never "
-                    "called, or the model was switched back (model.eval()) before returning."
+                    "called (a bare `model.train`, without its parentheses, names the method "
+                    "and does not call it), or the model was switched back (model.eval()) "
+                    "before returning."
                 )
             c.ok()
             state = model.state_dict()
@@ -1176,6 +1198,8 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
                     train_step=train_step,
                     model=model,
                     batches=batches,
+                    clipped_calls_stepped=given is None
+                    and any(norm is not None for norm, _ in clips[:number]),
                     left_when_not_clipping=bool(left)
                     and left[-1] == (None, True)
                     and any(norm is not None for norm, _ in left)
