@@ -6393,3 +6393,75 @@ def _generate_first_item_as_logits(model, prompt, max_new_tokens):
 def test_generate_names_the_model_output_taken_apart_along_the_batch():
     with pytest.raises(CheckFailure, match=r"taking its item \[0\] as if it were a pair"):
         check_generate(_generate_first_item_as_logits)
+
+
+# -------------------------------------------- round 34: a loop that stopped after one pass
+def _generate_stopping_in_the_loop(how):
+    """The return indented into the loop's body ("return"), or a break at the end of its
+    first pass ("break"): one new token, one step of logits."""
+
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            next_id = logits.argmax(dim=-1, keepdim=True)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=length + step)[:, -1]
+            if how == "return":
+                return ids, torch.stack(steps, dim=1)
+            if how == "break":
+                break
+        return ids, torch.stack(steps, dim=1)
+
+    return _named("generate", generate)
+
+
+def _generate_cat_after_the_loop(model, prompt, max_new_tokens):
+    """next_id overwritten at every step; the torch.cat dedented out of the loop."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    steps = []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    ids = torch.cat([prompt, next_id], dim=1)
+    return ids, torch.stack(steps, dim=1)
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        # the first visible case has len + 1 == max_new_tokens: was told max_new_tokens
+        # was taken for the total length; a probe of another length tells them apart
+        (
+            _generate_stopping_in_the_loop("return"),
+            r"one new token, and your logits one step .*: the loop stopped after its first "
+            r"pass: a return \(or a break\) indented into the loop's body",
+        ),
+        (
+            _generate_stopping_in_the_loop("break"),
+            r"the loop stopped after its first pass: a return \(or a break\)",
+        ),
+        # the sibling a too-eager rule would misname: a total length, told as before
+        (
+            _named("generate", _generate_to_total_length),
+            r"It holds max_new_tokens = \d+ positions in all.*takes it for the total length",
+        ),
+        (
+            _named("generate", _generate_cat_after_the_loop),
+            r"the loop ran max_new_tokens times, but the earlier new tokens were all dropped.*"
+            r"the torch\.cat run once, after the loop",
+        ),
+    ],
+)
+def test_generate_tells_a_loop_that_stopped_after_one_pass_from_a_total_length(fn, message):
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure, match=message):
+            check_generate(fn, hidden=hidden)

@@ -4,6 +4,7 @@ without one, on a CachedGPT with small random weights."""
 import contextlib
 import re
 import weakref
+from collections.abc import Callable
 
 import torch
 
@@ -1214,11 +1215,66 @@ def _stopped_at_token_zero(ids, expected_ids, length: int, new: int) -> str:
     )
 
 
-def _ids_shape_hint(ids, prompt, new: int, expected_ids=None, logits=None) -> str:
+#: the probe that tells a loop that ran once from one run to a total length: a prompt of
+#: _PROBE_LENGTH tokens and _PROBE_NEW new ones (once: 1 new token; a total length: 3)
+_PROBE_LENGTH, _PROBE_NEW = 2, 5
+
+
+def _new_tokens_made(generate, seed: int, sizes: dict, batch: int) -> int | None:
+    """How many new tokens the learner's generate appends to a prompt of _PROBE_LENGTH
+    tokens asked for _PROBE_NEW (None: it failed or returned no (batch, n) ids)."""
+    model = _model(seed, sizes)
+    vocab = model.embedding.num_embeddings
+    prompt = torch.randint(0, vocab, (batch, _PROBE_LENGTH), generator=torch_generator(seed))
+    try:
+        got = generate(model, prompt, _PROBE_NEW)
+        ids = got[0]
+    except Exception:  # the learner's code: a probe that fails tells nothing
+        return None
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or ids.shape[0] != batch:
+        return None
+    return ids.shape[1] - _PROBE_LENGTH
+
+
+def _ran_once_hint(length: int, new: int, made: int | None) -> str:
+    """ids of len + 1 positions and logits of one step, where max_new_tokens > 1: the loop
+    stopped after its first pass (a return or break indented into its body), unless
+    len + 1 == max_new_tokens, where a loop run to a total length of max_new_tokens gives
+    the same; the probe (``made`` new tokens for _PROBE_NEW asked after _PROBE_LENGTH)
+    tells them apart, and both are named when it tells nothing."""
+    once = (
+        "the loop stopped after its first pass: a return (or a break) indented into the "
+        "loop's body ends generate at its first step; put the return after the loop, at "
+        "the function's level, so that all max_new_tokens steps run"
+    )
+    total = (
+        "max_new_tokens was taken for the total length (a loop while ids.shape[1] < "
+        "max_new_tokens): it counts the new tokens only, so ids hold len + max_new_tokens "
+        "positions"
+    )
+    found = f"It holds the prompt and one new token, and your logits one step ({new} asked)"
+    if length + 1 != new or made == 1:
+        probe = (
+            ""
+            if length + 1 != new
+            else f" (asked for {_PROBE_NEW} after a prompt of {_PROBE_LENGTH}, it makes 1 "
+            "new token too, so this is no total length)"
+        )
+        return f"{found}{probe}: {once}."
+    if made == _PROBE_NEW - _PROBE_LENGTH:
+        return ""  # a total length: the caller's own message
+    return f"{found}: here len + 1 = max_new_tokens, so two slips give this: {once}; or {total}."
+
+
+def _ids_shape_hint(
+    ids, prompt, new: int, expected_ids=None, logits=None, made: Callable | None = None
+) -> str:
     """What a wrong shape of ids says: one token too few or too many (the loop's count),
     the new tokens alone, max_new_tokens positions in all (taken for the total length),
     the prompt and the last new token only (ids rebuilt from the prompt at each step: told
-    apart from the total length by the logits, which have every step)."""
+    apart from the total length by the logits, which have every step), the prompt and one
+    new token with one step of logits (a loop that stopped after one pass: told apart
+    from the total length by ``made()``, a probe of another prompt length)."""
     rule = "ids are the prompt followed by the new tokens."
     found = tuple(ids.shape)
     batch, length = prompt.shape
@@ -1250,9 +1306,21 @@ def _ids_shape_hint(ids, prompt, new: int, expected_ids=None, logits=None) -> st
             f"have all {new} steps: the loop ran max_new_tokens times, but the earlier new "
             "tokens were all dropped: ids rebuilt from the prompt at each step "
             "(torch.cat([prompt, next_id], dim=1)), or each new token kept in place of the "
-            "one before, instead of appending it to the ids so far: ids = "
+            "one before (next_id overwritten at each step, and the torch.cat run once, after "
+            "the loop), instead of appending it to the ids so far, in the loop: ids = "
             "torch.cat([ids, next_id], dim=1). " + rule
         )
+    if (
+        found[1] == length + 1
+        and new > 1
+        and starts_with_prompt
+        and isinstance(logits, torch.Tensor)
+        and logits.dim() == 3
+        and logits.shape[:2] == (batch, 1)
+    ):
+        once = _ran_once_hint(length, new, made() if made is not None else None)
+        if once:
+            return f"{once} {rule}"
     if found[1] == new and starts_with_prompt:
         return (
             f"It holds max_new_tokens = {new} positions in all, the prompt's {length} "
@@ -1553,7 +1621,14 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 ids,
                 (batch, length + new),
                 f"{call}: ids",
-                _ids_shape_hint(ids, prompt, new, expected_ids, logits),
+                _ids_shape_hint(
+                    ids,
+                    prompt,
+                    new,
+                    expected_ids,
+                    logits,
+                    lambda s=seed, z=sizes, b=batch: _new_tokens_made(generate, s, z, b),
+                ),
             )
             c.expect_integer_dtype(ids, f"{call}: ids")
             c.expect_shape(
