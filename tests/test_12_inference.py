@@ -6465,3 +6465,102 @@ def test_generate_tells_a_loop_that_stopped_after_one_pass_from_a_total_length(f
     for hidden in (False, True):
         with pytest.raises(CheckFailure, match=message):
             check_generate(fn, hidden=hidden)
+
+
+# ------------------------------------------- round 34: a line on the loop's edge, one level off
+def _online_softmax_edge(slip):
+    """The running maximum's update dedented after the loop ("max after"), the old sum
+    left out of the update ("sum dropped": the sibling that gives the same numbers), or
+    the return indented into the loop ("return")."""
+
+    def online_softmax(x, block_size):
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            carried = 0 if slip == "sum dropped" else total * torch.exp(running_max - new_max)
+            total = carried + torch.exp(block - new_max[..., None]).sum(dim=-1)
+            if slip != "max after":
+                running_max = new_max
+            if slip == "return":
+                return torch.exp(x - running_max[..., None]) / total[..., None]
+        if slip == "max after":
+            running_max = new_max
+        return torch.exp(x - running_max[..., None]) / total[..., None]
+
+    return _named("online_softmax", online_softmax)
+
+
+def _tiled_edge(slip):
+    """tiled_attention with the running maximum's update dedented after the loop ("max
+    after") or the return indented into the loop ("return")."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        running_max = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        rows = torch.arange(len_q)[:, None]
+        for start in range(0, len_k, block_size):
+            stop = min(start + block_size, len_k)
+            scores = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal:
+                future = torch.arange(start, stop)[None, :] > rows
+                scores = scores.masked_fill(future, float("-inf"))
+            new_max = torch.maximum(running_max, scores.amax(dim=-1))
+            correction = torch.exp(running_max - new_max)
+            weights = torch.exp(scores - new_max[..., None])
+            total = total * correction + weights.sum(dim=-1)
+            acc = acc * correction[..., None] + weights @ v[..., start:stop, :]
+            if slip != "max after":
+                running_max = new_max
+            if slip == "return":
+                return acc / total[..., None]
+        if slip == "max after":
+            running_max = new_max
+        return acc / total[..., None]
+
+    return _named("tiled_attention", tiled_attention)
+
+
+_LAST_BLOCK_ONLY = (
+    r"Only the last block is counted: the running sum starts over at every block\. Two "
+    r"slips give exactly this .*the old sum left out of the update.*or the running maximum "
+    r"never carried .*dedented after the loop"
+)
+
+
+@pytest.mark.parametrize(
+    ("check", "fn", "message"),
+    [
+        # was told, by the single-edit search, only that the old sum is not added
+        (check_online_softmax, _online_softmax_edge("max after"), _LAST_BLOCK_ONLY),
+        (check_online_softmax, _online_softmax_edge("sum dropped"), _LAST_BLOCK_ONLY),
+        (
+            check_online_softmax,
+            _online_softmax_edge("return"),
+            r"covers only the first \d+ of the \d+ columns.*or the return indented into the "
+            r"loop's body, which ends the function after its first block",
+        ),
+        (
+            check_tiled_attention,
+            _tiled_edge("return"),
+            r"attention over keys 0 \.\. \d+ only.*or the return indented into the loop's "
+            r"body, which ends the function after its first block",
+        ),
+        # was told "how the blocks are combined" only
+        (
+            check_tiled_attention,
+            _tiled_edge("max after"),
+            r"A single block is right but several are not.*what each pass hands to the next.*"
+            r"running_max = new_max dedented after the loop",
+        ),
+    ],
+)
+def test_a_line_on_the_loops_edge_one_level_off_is_named_with_its_siblings(check, fn, message):
+    message_seen = _visible_message(check, fn)
+    assert re.search(message, message_seen, re.S), message_seen
+    assert "does not add" not in message_seen  # no single cause where two fit
+    with pytest.raises(CheckFailure, match=message):
+        check(fn, hidden=True)

@@ -226,6 +226,20 @@ def _counted_columns(online_softmax, block_size: int, n: int) -> str:
             "column 0. Start from the empty state (running maximum -inf, sum 0), or start "
             "the loop at the second block."
         )
+    last_start = (n - 1) // block_size * block_size
+    if not stray and list(by_count) == [0] and by_count[0] == list(range(last_start)):
+        # two slips sum the last block alone and cannot be told apart by any input: the
+        # old sum dropped, or the running maximum never carried (-inf at every pass, so
+        # exp(m_old - m_new) = 0 wipes the sum out)
+        return text + (
+            "Only the last block is counted: the running sum starts over at every block. "
+            "Two slips give exactly this (no input tells them apart): the old sum left out "
+            "of the update (total = exp(block - new_max).sum(...) instead of total * "
+            "exp(running_max - new_max) + ...); or the running maximum never carried from "
+            "one block to the next (running_max = new_max dedented after the loop), so that "
+            "it is still -inf at every pass and exp(running_max - "
+            "new_max) = 0 wipes the sum out. Update both at every pass, inside the loop."
+        )
     if stray and not wrong:
         return text + (
             "The running sum did not start empty: it started at 1 (torch.ones) while the "
@@ -606,7 +620,10 @@ def _coverage_mistakes(x: torch.Tensor, block_size: int) -> dict[str, torch.Tens
         ):
             bounds.append(f"len(x) = x.shape[0] = {x.shape[0]}, the number of rows")
         if m == block_size:
-            bounds.append("block_size (one block only)")
+            bounds.append(
+                "block_size (one block only), or the return indented into the loop's body, "
+                "which ends the function after its first block"
+            )
         bound = f" Your loop's bound looks like {', or '.join(bounds)}." if bounds else ""
         out[
             f"Your running sum covers only the first {m} of the {n} columns (a loop that "

@@ -335,6 +335,12 @@ def _stopped_early(q, k, v, block: int, causal: bool, uncausal_ran: bool = False
             continue
         # the first start a loop over the queries' length never reaches
         # (blind12l-tiled-blocks-over-len-q was told only "a loop that stops early")
+        first_only = (
+            ", or the return indented into the loop's body, which ends the function after "
+            "its first block"
+            if start == block
+            else ""
+        )
         over_len_q = (
             f" That is exactly where range(0, len_q, block_size) stops: a loop over len_q = "
             f"q.shape[-2] = {len_q}, the number of queries, instead of len_k = k.shape[-2] = "
@@ -346,8 +352,8 @@ def _stopped_early(q, k, v, block: int, causal: bool, uncausal_ran: bool = False
         out[
             f"Your result is attention over keys 0 .. {start - 1} only: the blocks from key "
             f"{start} on were never visited (a loop that stops early, or a skip of blocks "
-            f"thought to be in the future).{over_len_q}{seen} Visit every block, range(0, "
-            "len_k, block_size)."
+            f"thought to be in the future{first_only}).{over_len_q}{seen} Visit every block, "
+            "range(0, len_k, block_size)."
         ] = _keys_before(q, k, v, causal, start)
     return out
 
@@ -1205,7 +1211,10 @@ def _localise_tiled(tiled_attention, q, k, v, block: int, causal: bool) -> str:
         (True, False, False): "A single block is right but several are not, even where the "
         "maximum never changes: the mistake is in how the blocks are combined, which keys and "
         "values each block reads (k[..., start:stop, :] and v[..., start:stop, :], every key "
-        "once) or how their terms are added up.",
+        "once), how their terms are added up, or what each pass hands to the next (the "
+        "running maximum, sum and output reassigned inside the loop, at every pass: a "
+        "running_max = new_max dedented after the loop, or never written, leaves the maximum "
+        "at -inf, and each block's rescale factor then wipes out the blocks before it).",
         (True, True, False): "The blocks combine right while the maximum stays and go wrong "
         "when a later block raises it: the mistake is in the rescaling, the factor exp(m_old "
         "- m_new), what it multiplies (the sum and the output so far, before the new terms "
