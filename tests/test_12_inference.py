@@ -6564,3 +6564,109 @@ def test_a_line_on_the_loops_edge_one_level_off_is_named_with_its_siblings(check
     assert "does not add" not in message_seen  # no single cause where two fit
     with pytest.raises(CheckFailure, match=message):
         check(fn, hidden=True)
+
+
+# ------------------------- round 34: a mask in another form with wrong entries; `.T`; >= max_len
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (
+            lambda n, w: torch.ones(n, n).tril().triu(-w),
+            r"Two mistakes at once\. \(1\) .*dtype torch\.float32, not torch\.bool.*\(2\) Its "
+            r"entries are wrong too.*\(1 = may attend\): Each query sees window \+ 1 keys",
+        ),
+        (
+            lambda n, w: (
+                (torch.arange(n)[None, :] - torch.arange(n)[:, None]).ge(0).int()
+                & (torch.arange(n)[None, :] - torch.arange(n)[:, None]).lt(w).int()
+            ),
+            r"Two mistakes at once\. \(1\) .*dtype torch\.int32.*\(2\) Its entries are wrong "
+            r"too.*The window is at the wrong end",
+        ),
+        (
+            lambda n, w: torch.zeros(n, n).masked_fill(
+                ~(torch.ones(n, n, dtype=torch.bool).tril() & torch.ones(n, n).bool().triu(-w)),
+                float("-inf"),
+            ),
+            r"Two mistakes at once\. \(1\) .*the \*additive\* form.*\(2\) Its entries are wrong "
+            r"too.*\(0 = may attend\): Each query sees window \+ 1 keys",
+        ),
+        # the siblings: the form alone, entries right, told the form alone
+        (
+            lambda n, w: ref.sliding_window_mask(n, w).float(),
+            r"^sliding_window_mask\(6, 3\) should have dtype torch\.bool",
+        ),
+        (
+            lambda n, w: torch.zeros(n, n).masked_fill(~ref.sliding_window_mask(n, w), -math.inf),
+            r"Its entries are the right mask in that form",
+        ),
+    ],
+)
+def test_sliding_window_mask_in_another_dtype_names_wrong_entries_too(fn, message):
+    fn = _named("sliding_window_mask", fn)
+    assert re.search(message, _visible_message(check_sliding_window_mask, fn))
+    with pytest.raises(CheckFailure):
+        check_sliding_window_mask(fn, hidden=True)
+
+
+def _gqa_scores_with_dot_t(q, k, v, mask=None):
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.T / math.sqrt(q.shape[-1])  # .T on 4 axes: every axis reversed
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return scores.softmax(dim=-1) @ v
+
+
+def _tiled_scores_with_dot_t(q, k, v, block_size, causal=False):
+    running_max = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, k.shape[-2], block_size):
+        scores = q @ k[..., start : start + block_size, :].T / math.sqrt(q.shape[-1])
+        new_max = torch.maximum(running_max, scores.amax(dim=-1))
+        weights = torch.exp(scores - new_max[..., None])
+        correction = torch.exp(running_max - new_max)
+        total = total * correction + weights.sum(dim=-1)
+        acc = acc * correction[..., None] + weights @ v[..., start : start + block_size, :]
+        running_max = new_max
+    return acc / total[..., None]
+
+
+class GrowingCacheRefusesWhenFull(GrowingCache):
+    """A correct growing cache (torch.cat) whose test is >= max_len: refuses a call that
+    fills it exactly. Was told its buffers were replaced (a growing cache is right)."""
+
+    def forward(self, k_new, v_new):
+        if self.keys.shape[-2] + k_new.shape[-2] >= self.max_len:
+            raise ValueError("the cache is full")
+        return super().forward(k_new, v_new)
+
+
+@pytest.mark.parametrize(
+    ("check", "fn", "message", "absent"),
+    [
+        (
+            check_grouped_query_attention,
+            _named("grouped_query_attention", _gqa_scores_with_dot_t),
+            r"your line uses `\.T`: on the 4-axis keys .* reverses all four axes",
+            "as k.transpose(1, 2)",
+        ),
+        (
+            check_tiled_attention,
+            _named("tiled_attention", _tiled_scores_with_dot_t),
+            r"Your line uses `\.T` on the block of keys: .*reverses all of them",
+            "transposed over the wrong pair of axes",
+        ),
+        (
+            check_KVCache,
+            GrowingCacheRefusesWhenFull,
+            r"This call fills the cache exactly \(\d+ = max_len\): is your test stop >= max_len",
+            "replaced it",
+        ),
+    ],
+)
+def test_a_cause_read_from_an_error_gives_way_to_what_the_line_shows(check, fn, message, absent):
+    seen = _visible_message(check, fn)
+    assert re.search(message, seen), seen
+    assert absent not in seen

@@ -598,3 +598,23 @@ def test_a_per_row_value_without_its_trailing_axis_is_told_to_keep_it():
     ), message
     message = _message(rows_added_to_other_columns, torch.randn(2, 3, 5), torch.randn(4))
     assert "without its last axis" not in message, message
+
+
+def test_an_attribute_a_course_object_lacks_is_told_what_it_has():
+    """Round 34: model.block_size (or .device, .config) asked of the course's model handed
+    to the learner's code reached the learner raw; a plain torch module's missing attribute
+    gets no such advice (it is not the course's object)."""
+    from transformer_course.reference import inference as ref
+
+    model = ref.make_cached_gpt(1)
+
+    def sized_by_block(model):
+        return model.block_size
+
+    message = _message(sized_by_block, model)
+    assert re.search(
+        r"asked the CachedGPT it was given for \.block_size, which it does not have.*"
+        r"submodules embedding, layers, norm.*new_caches\(\.\.\.\)",
+        message,
+    ), message
+    assert "asked the Linear" not in _message(sized_by_block, nn.Linear(2, 2))

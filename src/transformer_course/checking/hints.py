@@ -665,6 +665,15 @@ def _fewer_slice_axes_advice(exc: BaseException) -> str:
 _DOT_T = re.compile(r"[\w)\]]\.T\b")
 
 
+def uses_dot_t(exc: BaseException) -> bool:
+    """Whether the learner's failing lines use `.T` (which reverses every axis of a tensor
+    of more than two): a check's own reading of a shape error (a transpose over the wrong
+    pair of axes) must then give way to it."""
+    from transformer_course.checking.failure import learner_frames
+
+    return _DOT_T.search(learner_frames(exc)) is not None
+
+
 def _dot_t_advice(exc: BaseException) -> str:
     """Where the learner's failing lines use `.T` (blind10g-mha-inline-scores-with-dot-T:
     q @ k.T on 4-D tensors), what `.T` does to more than two axes; "" otherwise."""

@@ -102,6 +102,53 @@ def _missing_attribute_advice(exc: BaseException) -> str:
     )
 
 
+def _course_object_attribute_advice(exc: BaseException) -> str:
+    """An attribute the learner's code asked of an object the check handed it (a course
+    model, say: ``model.block_size``, ``model.device``, ``model.config``) that the object
+    does not have: what it does have, its submodules and its public methods (the object
+    found in the frame of the ``__getattr__`` that raised, or as ``exc.obj``); "" when the
+    object is not the course's (the learner's own classes get their own advice)."""
+    found = re.search(r"'(\w+)' object has no attribute '(\w+)'", str(exc))
+    if not found or not isinstance(exc, AttributeError):
+        return ""
+    owner = getattr(exc, "obj", None)
+    frames = exc.__traceback__
+    while owner is None and frames is not None:
+        code = frames.tb_frame.f_code
+        if code.co_name == "__getattr__" and "torch" in code.co_filename:
+            owner = frames.tb_frame.f_locals.get("self")
+        frames = frames.tb_next
+    cls = type(owner)
+    if owner is None or cls.__name__ != found[1]:
+        return ""
+    if not cls.__module__.startswith("transformer_course."):
+        return ""
+    children = (
+        [name for name, _ in owner.named_children()] if hasattr(owner, "named_children") else []
+    )
+    methods = sorted(
+        {
+            name
+            for klass in cls.__mro__
+            if klass.__module__.startswith("transformer_course.")
+            for name, value in vars(klass).items()
+            if callable(value) and not name.startswith("_") and name not in children
+        }
+    )
+    has = []
+    if children:
+        has.append("the submodules " + ", ".join(children))
+    if methods:
+        has.append("the methods " + ", ".join(f"{name}(...)" for name in methods))
+    what = f": it has {' and '.join(has)}" if has else ""
+    return (
+        f"Your code asked the {cls.__name__} it was given for .{found[2]}, which it does not "
+        f"have (it is the course's object, not one of another library){what}. Take what your "
+        "code needs from these or from the arguments it was given (the tensors' shapes, "
+        ".device and .dtype, the numbers passed)."
+    )
+
+
 def _raised_non_exception_advice(exc: BaseException) -> str:
     if "exceptions must derive from BaseException" not in str(exc):
         return ""
@@ -568,7 +615,9 @@ RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]]
     "must be a 3D tensor": _bmm_advice,
     "must be bool, not method": _train_method_advice,
     "positional argument": _positional_count_advice,
-    "object has no attribute": _missing_attribute_advice,
+    "object has no attribute": lambda exc: (
+        _missing_attribute_advice(exc) or _course_object_attribute_advice(exc)
+    ),
     "exceptions must derive from BaseException": _raised_non_exception_advice,
     "is invalid for input of size": _view_size_advice,
     "tuple indices must be integers or slices": _one_argument_where_advice,

@@ -10,6 +10,7 @@ from torch.overrides import TorchFunctionMode
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.attention_weights import mask_misapplied, weights_through_values
+from transformer_course.checking.hints import uses_dot_t
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
@@ -696,6 +697,14 @@ def _transposed_scores_hint(q: torch.Tensor, k: torch.Tensor, block: int):
         )
         if not pairs:
             return ""
+        if uses_dot_t(exc):  # k.T: every axis reversed, no pair of them swapped
+            return (
+                "Your line uses `.T` on the block of keys: on a tensor of more than two axes "
+                "it reverses all of them ((batch, heads, block, d_k) becomes (d_k, block, "
+                "heads, batch)), so the product's leading axes no longer match q's. The "
+                "scores need only the last two swapped: k[..., start:stop, :].transpose(-2, "
+                "-1) (or .mT), (..., d_k, block)."
+            )
         which = " or ".join(f"transpose({i}, {j})" for i, j in pairs)
         return (
             f"The scores q @ k[..., start:stop, :].{which} raise exactly this error: the "
