@@ -6670,3 +6670,93 @@ def test_a_cause_read_from_an_error_gives_way_to_what_the_line_shows(check, fn, 
     seen = _visible_message(check, fn)
     assert re.search(message, seen), seen
     assert absent not in seen
+
+
+# ------------------- round 34: raw errors of the learner's calls, told what the call lacked
+class KVCacheForwardWithStart(ref.KVCache):
+    """forward(k_new, v_new, start): a parameter the contract does not pass."""
+
+    def forward(self, k_new, v_new, start):
+        return super().forward(k_new, v_new)
+
+
+def _generate_asking_the_model(attribute):
+    """The caches sized from (or the prompt moved to) an attribute the course's model does
+    not have: model.block_size, model.device."""
+
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        if attribute == "block_size":
+            caches = model.new_caches(batch, model.block_size)
+        else:
+            caches = model.new_caches(batch, length + max_new_tokens)
+            prompt = prompt.to(model.device)
+        return _greedy_with_caches(model, prompt, max_new_tokens, caches)
+
+    return _named("generate", generate)
+
+
+def _generate_caches_without_max_len(model, prompt, max_new_tokens):
+    caches = model.new_caches(prompt.shape[0])
+    return _greedy_with_caches(model, prompt, max_new_tokens, caches)
+
+
+def _greedy_with_caches(model, prompt, max_new_tokens, caches):
+    length = prompt.shape[1]
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+def _gqa_view_of_expand(q, k, v, mask=None):
+    batch, kv, length, d_head = k.shape
+    group = q.shape[1] // kv
+    k = k[:, :, None].expand(batch, kv, group, length, d_head).view(batch, -1, length, d_head)
+    v = v[:, :, None].expand(batch, kv, group, length, v.shape[-1])
+    v = v.view(batch, -1, length, v.shape[-1])
+    output, _ = scaled_dot_product_attention(q, k, v, mask)
+    return output
+
+
+@pytest.mark.parametrize(
+    ("check", "fn", "message"),
+    [
+        (
+            check_KVCache,
+            KVCacheForwardWithStart,
+            r"The check calls your KVCacheForwardWithStart\.forward as the exercise's contract "
+            r"allows, and yours requires 'start'",
+        ),
+        (
+            check_generate,
+            _generate_asking_the_model("block_size"),
+            r"asked the CachedGPT it was given for \.block_size, which it does not have.*"
+            r"new_caches\(\.\.\.\)",
+        ),
+        (
+            check_generate,
+            _generate_asking_the_model("device"),
+            r"asked the CachedGPT it was given for \.device, which it does not have",
+        ),
+        (
+            check_generate,
+            _named("generate", _generate_caches_without_max_len),
+            r"Your code calls CachedGPT\.new_caches without 'max_len'",
+        ),
+        (
+            check_grouped_query_attention,
+            _named("grouped_query_attention", _gqa_view_of_expand),
+            r"Your line views a tensor made by \.expand.*Use \.reshape",
+        ),
+    ],
+)
+def test_a_raw_error_of_the_learners_call_is_told_what_the_call_lacked(check, fn, message):
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure, match=message):
+            check(fn, hidden=hidden)

@@ -77,6 +77,40 @@ def _positional_count_advice(exc: BaseException) -> str:
     )
 
 
+_MISSING = re.compile(
+    r"(\w[\w.]*)\(\) missing \d+ required (?:positional|keyword-only) arguments?: (.+)$"
+)
+
+
+def _missing_argument_advice(exc: BaseException) -> str:
+    """A call that left out a required argument: made by the check (the learner's
+    signature asks for a parameter the contract does not pass: ``forward(self, k, v,
+    start)``), or by the learner's own code (``model.new_caches(batch)``): told apart by
+    whether the learner's code is the last frame on the traceback."""
+    from transformer_course.checking.failure import innermost_learner_traceback
+
+    found = _MISSING.search(str(exc).strip())
+    if not found or not isinstance(exc, TypeError):
+        return ""
+    name, arguments = found[1], found[2]
+    last = exc.__traceback__
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    learner = innermost_learner_traceback(exc)
+    if learner is not None and learner is last:
+        return (
+            f"Your code calls {name} without {arguments}: that call must pass "
+            f"{'them' if ' and ' in arguments else 'it'} too (or the function it calls is "
+            "not the one it meant)."
+        )
+    return (
+        f"The check calls your {name} as the exercise's contract allows, and yours requires "
+        f"{arguments} in a call that does not pass it: a parameter the contract does not "
+        "have, or one whose default (the contract's) your signature left out. Write the "
+        "signature exactly as the exercise gives it."
+    )
+
+
 def _missing_attribute_advice(exc: BaseException) -> str:
     """An attribute of the learner's own module read and never stored (nn.Module's
     __getattr__ raises for it)."""
@@ -614,7 +648,9 @@ RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]]
     "before Module.__init__() call": _super_init_advice,
     "must be a 3D tensor": _bmm_advice,
     "must be bool, not method": _train_method_advice,
-    "positional argument": _positional_count_advice,
+    "positional argument": lambda exc: (
+        _positional_count_advice(exc) or _missing_argument_advice(exc)
+    ),
     "object has no attribute": lambda exc: (
         _missing_attribute_advice(exc) or _course_object_attribute_advice(exc)
     ),
