@@ -6760,3 +6760,64 @@ def test_a_raw_error_of_the_learners_call_is_told_what_the_call_lacked(check, fn
     for hidden in (False, True):
         with pytest.raises(CheckFailure, match=message):
             check(fn, hidden=hidden)
+
+
+# ----------------------------------------- round 34: two known tiled mistakes at once, named
+def _tiled_two_slips(*, scale=None, rescale_acc=True, strict=False, divide=True):
+    """Tiled attention with the scale ``scale(d_k)`` (1 / sqrt(d_k) when None), the output
+    not rescaled (``rescale_acc`` False), the causal mask hiding the diagonal (``strict``),
+    no final division (``divide`` False): two of them at once make the pairs."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        factor = 1 / math.sqrt(q.shape[-1]) if scale is None else scale(q.shape[-1])
+        m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        rows = torch.arange(len_q)[:, None]
+        for start in range(0, len_k, block_size):
+            stop = min(start + block_size, len_k)
+            s = q @ k[..., start:stop, :].transpose(-2, -1) * factor
+            if causal:
+                keys = torch.arange(start, stop)[None, :]
+                s = s.masked_fill(keys >= rows if strict else keys > rows, float("-inf"))
+            new = torch.maximum(m, s.amax(-1))
+            c = torch.exp(m - new)
+            p = torch.exp(s - new[..., None])
+            total = total * c + p.sum(-1)
+            acc = (acc * c[..., None] if rescale_acc else acc) + p @ v[..., start:stop, :]
+            m = new
+        return acc / total[..., None] if divide else acc
+
+    return _named("tiled_attention", tiled_attention)
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        # was located only ("Already a single block is wrong")
+        (
+            _tiled_two_slips(scale=lambda d: 1 / d, rescale_acc=False),
+            r"Two mistakes at once\. \(1\) The output accumulated over earlier blocks is not "
+            r"rescaled.*\(2\) The scores are divided by d_k instead of sqrt\(d_k\)",
+        ),
+        (
+            _tiled_two_slips(scale=lambda d: 1.0, divide=False),
+            r"Two mistakes at once\. \(1\) The scores are not multiplied by 1 / sqrt\(d_k\)\. "
+            r"\(2\) The accumulated output is never divided by the running sum",
+        ),
+        # the siblings, one slip each: named alone, as before
+        (
+            _tiled_two_slips(rescale_acc=False),
+            r"The output accumulated over earlier blocks is not rescaled",
+        ),
+        (_tiled_two_slips(divide=False), r"never divided by the running sum"),
+    ],
+)
+def test_tiled_attention_names_two_known_mistakes_made_at_once(fn, message):
+    seen = _visible_message(check_tiled_attention, fn)
+    assert re.search(message, seen), seen
+    if "Two mistakes" not in message:
+        assert "Two mistakes" not in seen
+    with pytest.raises(CheckFailure):
+        check_tiled_attention(fn, hidden=True)

@@ -10,7 +10,7 @@ from torch.overrides import TorchFunctionMode
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.attention_weights import mask_misapplied, weights_through_values
-from transformer_course.checking.hints import uses_dot_t
+from transformer_course.checking.hints import two_mistakes, uses_dot_t
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
@@ -252,6 +252,74 @@ def _scale_named(got, q, k, v, causal: bool, rerun=None) -> str:
             "other than 1, a factor applied twice); the scale is 1 / math.sqrt(q.shape[-1])."
         )
     return unnamed
+
+
+def _tiled_pairs(q, k, v, block: int, causal: bool) -> dict:
+    """Two known mistakes at once, one from each of two families (the rescale, the scale,
+    the causal mask, the final division), each pair the oracle with both knobs: tried
+    only when no single mistake matches, and named only when exactly one pair does (round
+    34: a rescale left out together with a scale of 1/d_k was only located)."""
+    d = q.shape[-1]
+    several = k.shape[-2] > block
+    families = {
+        "rescale": [
+            (
+                "The output accumulated over earlier blocks is not rescaled when the maximum "
+                "grows: multiply it by exp(m_old - m_new), as the running sum.",
+                {"rescale_output": False},
+            ),
+            (
+                "The running sum is not rescaled when the maximum grows (the accumulated "
+                "output is): multiply it by exp(m_old - m_new) too.",
+                {"rescale_sum": False},
+            ),
+            (
+                "Neither the running sum nor the accumulated output is rescaled when the "
+                "maximum grows: multiply both by exp(m_old - m_new).",
+                {"rescale_output": False, "rescale_sum": False},
+            ),
+        ]
+        if several
+        else [],
+        "scale": [
+            ("The scores are not multiplied by 1 / sqrt(d_k).", {"q_times": math.sqrt(d)}),
+            ("The scores are divided by d_k instead of sqrt(d_k).", {"q_times": d**-0.5}),
+        ],
+        "causal": [
+            (
+                "The causal mask hides the diagonal too (j >= i masked): mask only j > i.",
+                {"strict": True},
+            ),
+            (
+                "The causal mask compares the query with the key's index inside its block "
+                "instead of its position in the sequence (start + index).",
+                {"local_index": True},
+            ),
+            ("causal=True was never applied: nothing is masked.", {"causal": False}),
+        ]
+        if causal
+        else [],
+        "divide": [
+            (
+                "The accumulated output is never divided by the running sum: return acc / total.",
+                {"divide": False},
+            )
+        ],
+    }
+
+    def value(knobs: dict):
+        knobs = dict(knobs)
+        scaled = q * knobs.pop("q_times", 1.0)
+        return tiled_attention_f(scaled, k, v, block, knobs.pop("causal", causal), **knobs)
+
+    names = list(families)
+    pairs = {}
+    for a, first_family in enumerate(names):
+        for second_family in names[a + 1 :]:
+            for first, one in families[first_family]:
+                for second, other in families[second_family]:
+                    pairs[two_mistakes(first, second)] = lambda knobs={**one, **other}: value(knobs)
+    return pairs
 
 
 def _tiled_expected(q, k, v, causal: bool, *, scale: float | None = None):
@@ -1485,6 +1553,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 expected,
                 what,
                 **tolerance(got.dtype),
+                pairs=lambda args=(q, k, v, block, causal): _tiled_pairs(*args),
                 mistakes={
                     # blind12e-tiled-keys-as-values: weights @ k[..., start:stop, :]
                     "Your output is attention with the keys as values, softmax(q kᵀ / "
