@@ -6821,3 +6821,55 @@ def test_tiled_attention_names_two_known_mistakes_made_at_once(fn, message):
         assert "Two mistakes" not in seen
     with pytest.raises(CheckFailure):
         check_tiled_attention(fn, hidden=True)
+
+
+def _online_two_slips(*, rescale=True, stop_short=False, final_last=False):
+    """Online softmax with the running sum not rescaled (``rescale`` False), the loop
+    stopping before the last short block (``stop_short``), the final exp taken with the last
+    block's own maximum (``final_last``): two of them at once make the pairs."""
+
+    def online_softmax(x, block_size):
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        n = x.shape[-1]
+        for start in range(0, n - block_size + 1 if stop_short else n, block_size):
+            block = x[..., start : start + block_size]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            kept = total * torch.exp(running_max - new_max) if rescale else total
+            total = kept + torch.exp(block - new_max[..., None]).sum(dim=-1)
+            running_max = new_max
+            last = block.amax(dim=-1)
+        final = last if final_last else running_max
+        return torch.exp(x - final[..., None]) / total[..., None]
+
+    return _named("online_softmax", online_softmax)
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        # was told "a constant of its own per row: either ... or ... or ..."
+        (
+            _online_two_slips(rescale=False, stop_short=True),
+            r"Two mistakes at once\. \(1\) The running sum is not rescaled.*\(2\) The last, "
+            r"shorter block is skipped",
+        ),
+        (
+            _online_two_slips(rescale=False, final_last=True),
+            r"Two mistakes at once\. \(1\) The running sum is not rescaled.*\(2\) Your final "
+            r"exp\(x - m\) uses the last block's own maximum",
+        ),
+        # the sibling, one slip: named alone
+        (
+            _online_two_slips(rescale=False),
+            r"is not what the reference gives\. The running sum is not rescaled when",
+        ),
+    ],
+)
+def test_online_softmax_names_two_known_mistakes_made_at_once(fn, message):
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure) as failure:
+            check_online_softmax(fn, hidden=hidden)
+        assert re.search(message, failure.value.message, re.S), failure.value.message
+        if "Two mistakes" not in message:
+            assert "Two mistakes" not in failure.value.message

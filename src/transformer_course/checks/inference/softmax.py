@@ -7,6 +7,7 @@ import re
 import torch
 
 from transformer_course.checking import Checker, short, tolerance
+from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.normaliser_counts import segment_constants, term_counts
 from transformer_course.checking.oracles import (
@@ -342,6 +343,58 @@ _INVERTED_RESCALE = (
     "The running sum is rescaled the wrong way round: the factor is exp(m_old - m_new) (at "
     "most 1), not exp(m_new - m_old)."
 )
+
+
+def _online_pairs(x: torch.Tensor, block_size: int) -> dict:
+    """Two known mistakes at once, one from each of two families (the rescale, the
+    running maximum's start, the last short block, the maximum the terms or the final
+    exp use), each pair the oracle with both knobs: tried only when no single mistake
+    matches, named only when exactly one pair does (round 34: a rescale left out together
+    with a loop that stops before the last block got a hedged reading)."""
+    several = x.shape[-1] > block_size
+    families = {
+        "rescale": [
+            (
+                "The running sum is not rescaled when the maximum grows: multiply it by "
+                "exp(m_old - m_new) before the new block's terms are added.",
+                {"rescale": "none"},
+            ),
+            (_INVERTED_RESCALE, {"rescale": "inverted"}),
+        ]
+        if several
+        else [],
+        "start": [
+            (
+                "The running maximum starts at 0 instead of -inf.",
+                {"start": 0.0},
+            )
+        ],
+        "last": [
+            (
+                "The last, shorter block is skipped: the loop must visit every column, "
+                "range(0, n, block_size).",
+                {"skip_last": True},
+            )
+        ]
+        if x.shape[-1] % block_size and several
+        else [],
+        "maxima": [
+            (_FINAL_BLOCK_MAX, {"final_max": "last_block"}),
+            (_TERMS_OWN_MAX, {"terms_max": "block"}),
+        ]
+        if several
+        else [],
+    }
+    names = list(families)
+    pairs = {}
+    for a, first_family in enumerate(names):
+        for second_family in names[a + 1 :]:
+            for first, one in families[first_family]:
+                for second, other in families[second_family]:
+                    pairs[two_mistakes(first, second)] = lambda knobs={**one, **other}: (
+                        online_softmax_f(x, block_size, **knobs)
+                    )
+    return pairs
 
 
 def _falling(x: torch.Tensor, block_size: int) -> torch.Tensor:
@@ -1012,6 +1065,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                 expected,
                 what,
                 **tolerance(got.dtype, x.dtype),
+                pairs=lambda x=x, b=block_size: _online_pairs(x, b),
                 mistakes={
                     "The running sum is not rescaled when the maximum grows: terms summed as "
                     "exp(s - m_old) must be multiplied by exp(m_old - m_new) before the new "
