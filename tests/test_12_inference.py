@@ -6873,3 +6873,44 @@ def test_online_softmax_names_two_known_mistakes_made_at_once(fn, message):
         assert re.search(message, failure.value.message, re.S), failure.value.message
         if "Two mistakes" not in message:
             assert "Two mistakes" not in failure.value.message
+
+
+def _generate_recording_shifted(shift):
+    """Records each step's logits minus a constant of the row's own ("max" or "mean"):
+    right tokens, other numbers. Was told to check what the step fed to the model."""
+
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            if shift == "max":
+                steps.append(logits - logits.max(dim=-1, keepdim=True).values)
+            else:
+                steps.append(logits - logits.mean(dim=-1, keepdim=True))
+            next_id = logits.argmax(dim=-1, keepdim=True)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=length + step)[:, -1]
+        return ids, torch.stack(steps, dim=1)
+
+    return _named("generate", generate)
+
+
+@pytest.mark.parametrize(
+    ("shift", "message"),
+    [
+        # on peaked logits (a hidden model) log_softmax gives the same numbers: both named
+        (
+            "max",
+            r"(shifted by a constant of each row's own|minus one constant per row: "
+            r"log-probabilities \(log_softmax\), or).*the row's maximum subtracted",
+        ),
+        ("mean", r"shifted by a constant of each row's own.*the row's mean subtracted"),
+    ],
+)
+def test_generate_names_logits_recorded_with_a_shift_of_each_rows_own(shift, message):
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure, match=message):
+            check_generate(_generate_recording_shifted(shift), hidden=hidden)

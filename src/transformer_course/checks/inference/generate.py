@@ -1134,6 +1134,54 @@ def _columns_hint(generate, seed: int, sizes: dict, prompt: torch.Tensor, new: i
     return ("Tensors must have same number of dimensions: got 2 and 1", hint)
 
 
+def _log_probs_message(expected) -> str:
+    """The log-probabilities' message; where the logits are so peaked that log_softmax and
+    the row's maximum subtracted agree to the check's tolerance, both are named (the
+    numbers cannot tell them apart)."""
+    log_probs = expected.double().log_softmax(dim=-1)
+    less_max = expected.double() - expected.double().amax(dim=-1, keepdim=True)
+    if not torch.allclose(less_max, log_probs, rtol=1e-4, atol=1e-4):  # as expect_close
+        return _RECORDED_LOG_PROBS
+    return (
+        "Your logits are the right ones minus one constant per row: log-probabilities "
+        "(log_softmax), or the row's maximum subtracted (logits - logits.max(dim=-1, "
+        "keepdim=True).values); on these peaked logits the two agree. Record the model's "
+        "output itself, before any normalisation."
+    )
+
+
+def _shifted_rows(got, want) -> str:
+    """Logits that are the right ones shifted by a constant per row (per sequence and step):
+    a normalisation applied before recording (the row's maximum or its mean subtracted,
+    log_softmax's log-sum-exp being named by its own mistake); "" otherwise. The argmax,
+    and so every token, is the same: only what is recorded differs."""
+    if not (isinstance(got, torch.Tensor) and got.shape == want.shape and got.dim() == 3):
+        return ""
+    got, want = got.detach().double(), want.detach().double()
+    shift = got - want  # (batch, steps, vocab)
+    if not bool(torch.isfinite(shift).all()):
+        return ""
+    spread = shift.amax(dim=-1) - shift.amin(dim=-1)
+    if bool((spread > 1e-4 * (1 + want.abs().amax())).any()):
+        return ""
+    constant = shift.mean(dim=-1)  # (batch, steps)
+    named = {
+        "the row's maximum subtracted (logits - logits.max(dim=-1, keepdim=True).values)": (
+            -want.amax(dim=-1)
+        ),
+        "the row's mean subtracted (logits - logits.mean(dim=-1, keepdim=True))": (
+            -want.mean(dim=-1)
+        ),
+    }
+    which = [words for words, value in named.items() if torch.allclose(constant, value, atol=1e-4)]
+    how = which[0] if len(which) == 1 else "a normalisation applied to them first"
+    return (
+        "Your logits are the right ones shifted by a constant of each row's own (per "
+        f"sequence and step): {how}. The argmax, and so the tokens, are the same either way, "
+        "but record the model's output itself, logits[:, t] as the model returned it."
+    )
+
+
 _RECORDED_PROBS = (
     "Your logits are probabilities: each row is the softmax of the right logits (it sums to "
     "1). Record the model's output itself, logits[:, t] before any softmax; the argmax, "
@@ -1663,10 +1711,10 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 mistakes={
                     **_generate_mistakes(seed, sizes, prompt, new),
                     _RECORDED_PROBS: expected_logits.softmax(dim=-1),
-                    _RECORDED_LOG_PROBS: expected_logits.log_softmax(dim=-1),
+                    _log_probs_message(expected_logits): expected_logits.log_softmax(dim=-1),
                 },
                 explain=lambda got=logits, want=expected_logits, calls=trace.calls, n=length, i=ids, kept=kept_from_before: (
-                    kept or _explain_generation(got, want, calls, n, i)
+                    kept or _shifted_rows(got, want) or _explain_generation(got, want, calls, n, i)
                 ),
                 hint="The logits must be those of generation without a cache "
                 "(ref.generate_without_cache).",
