@@ -6914,3 +6914,31 @@ def test_generate_names_logits_recorded_with_a_shift_of_each_rows_own(shift, mes
     for hidden in (False, True):
         with pytest.raises(CheckFailure, match=message):
             check_generate(_generate_recording_shifted(shift), hidden=hidden)
+
+
+def _generate_start_from_numel(model, prompt, max_new_tokens):
+    """start = ids.numel() - 1 after appending: every sequence's tokens counted, so with
+    two sequences it advances by 2 a step, which one position too many per step gives as
+    well (was told that one alone)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=ids.numel() - 1)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+def test_generate_names_both_causes_of_a_start_that_advances_by_the_batch_of_two():
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure) as failure:
+            check_generate(_named("generate", _generate_start_from_numel), hidden=hidden)
+        assert re.search(
+            r"advances by 2: one more than the one position that call fed, or the batch's 2 "
+            r"sequences' new tokens together",
+            failure.value.message,
+        ), failure.value.message

@@ -671,10 +671,20 @@ def _start_rule(calls: list[dict], length: int) -> str:
     if len(names) != 1 or names[0] not in _START_UPDATES:
         return ""
     helds = [call["held"][0] for call in calls[1:]]
+    advance = _START_UPDATES[names[0]]
+    shape = calls[1]["shape"]
+    if names[0] == "fed + 1" and shape and shape[0] == 2:
+        # with two sequences an advance of 2 is also the batch's count of new tokens (a
+        # start from ids.numel(), every sequence's tokens counted): both named
+        advance = (
+            "2: one more than the one position that call fed, or the batch's 2 sequences' "
+            "new tokens together (a start counted over every sequence of the batch, as "
+            "ids.numel() counts; the two agree with a batch of 2)"
+        )
     return (
         f" Over the calls after the prefill your starts are {starts}, where the caches held "
         f"{helds} positions: after each call your start advances by "
-        f"{_START_UPDATES[names[0]]}. Advance it by the positions each call feeds, so that "
+        f"{advance}. Advance it by the positions each call feeds, so that "
         "start is always the number of positions the caches hold (len + t for the token "
         "chosen at step t)."
     )
