@@ -6942,3 +6942,84 @@ def test_generate_names_both_causes_of_a_start_that_advances_by_the_batch_of_two
             r"sequences' new tokens together",
             failure.value.message,
         ), failure.value.message
+
+
+# --------------- round 34: a subscript counted from the front, where leading axes vary
+def _online_softmax_front_counted(x, block_size):
+    """x[:, start:stop]: written for 2-D rows; a 1-D x raises, a 3-D x is cut on axis 1."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[:, start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(dim=-1))
+        total = total * torch.exp(running_max - new_max) + torch.exp(
+            block - new_max[..., None]
+        ).sum(dim=-1)
+        running_max = new_max
+    return torch.exp(x - running_max[..., None]) / total[..., None]
+
+
+def _tiled_front_counted(leading):
+    """k[:, start:stop] (written for (batch, len_k, d_k)) or k[:, :, start:stop] (for
+    (batch, heads, len_k, d_k)): the other number of leading axes is cut elsewhere. Was
+    told of a transpose over the wrong pair of axes, of a block's keys not transposed."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        running_max = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        rows = torch.arange(len_q)[:, None]
+        for start in range(0, len_k, block_size):
+            stop = min(start + block_size, len_k)
+            if leading == 1:
+                k_block, v_block = k[:, start:stop], v[:, start:stop]
+            else:
+                k_block, v_block = k[:, :, start:stop], v[:, :, start:stop]
+            scores = q @ k_block.transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal:
+                future = torch.arange(start, stop)[None, :] > rows
+                scores = scores.masked_fill(future, float("-inf"))
+            new_max = torch.maximum(running_max, scores.amax(dim=-1))
+            correction = torch.exp(running_max - new_max)
+            weights = torch.exp(scores - new_max[..., None])
+            total = total * correction + weights.sum(dim=-1)
+            acc = acc * correction[..., None] + weights @ v_block
+            running_max = new_max
+        return acc / total[..., None]
+
+    return _named("tiled_attention", tiled_attention)
+
+
+@pytest.mark.parametrize(
+    ("check", "fn", "message"),
+    [
+        (
+            check_online_softmax,
+            _named("online_softmax", _online_softmax_front_counted),
+            r"Your `x\[:, start:start \+ block_size\]` (asks for 2 axes of a tensor that has 1 "
+            r"here|cuts axis 1 of x, counted from the front).*count from the end with an "
+            r"ellipsis, x\[\.\.\., start:start \+ block_size\]",
+        ),
+        (
+            check_tiled_attention,
+            _tiled_front_counted(1),
+            r"Your `k\[:, start:stop\]` cuts axis 1 of k, counted from the front \(`v\[:, "
+            r"start:stop\]` likewise\).*k\[\.\.\., start:stop, :\]",
+        ),
+        (
+            check_tiled_attention,
+            _tiled_front_counted(2),
+            r"Your `k\[:, :, start:stop\]` cuts axis 2 of k, counted from the front.*"
+            r"k\[\.\.\., start:stop, :\]",
+        ),
+    ],
+)
+def test_a_subscript_counted_from_the_front_is_named_where_leading_axes_vary(check, fn, message):
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure) as failure:
+            check(fn, hidden=hidden)
+        seen = failure.value.message
+        assert re.search(message, seen, re.S), seen
+        for misread in ("transposed over the wrong pair", "chunk(n)", "need the block's keys"):
+            assert misread not in seen, seen

@@ -9,6 +9,7 @@ import torch
 from transformer_course.checking import Checker, short, tolerance
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.leading_axes import yielding_to_front_counted
 from transformer_course.checking.normaliser_counts import segment_constants, term_counts
 from transformer_course.checking.oracles import (
     online_softmax_f,
@@ -1001,21 +1002,25 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                 x,
                 block_size,
                 call_repr=what,
-                hints=[
-                    _view_blocks_hint(x, block_size),
-                    _rows_hint(x, block_size, columns_kept),
-                    _row_shape_hint(x),
-                    _unpack_hint(x),
-                    _reduced_over_rows_hint(x, block_size, columns_kept),
-                    _sum_not_column_hint(x, columns_kept),
-                    _empty_block_hint(
-                        "x[..., start : start + block_size]",
-                        lambda size=block_size: _raises_empty(
-                            lambda: online_softmax(randn((2, size), 4303), size)
+                hints=yielding_to_front_counted(
+                    [
+                        _view_blocks_hint(x, block_size),
+                        _rows_hint(x, block_size, columns_kept),
+                        _row_shape_hint(x),
+                        _unpack_hint(x),
+                        _reduced_over_rows_hint(x, block_size, columns_kept),
+                        _sum_not_column_hint(x, columns_kept),
+                        _empty_block_hint(
+                            "x[..., start : start + block_size]",
+                            lambda size=block_size: _raises_empty(
+                                lambda: online_softmax(randn((2, size), 4303), size)
+                            ),
+                            lambda: _runs(lambda: online_softmax(randn((2, 5), 4308), 2)),
                         ),
-                        lambda: _runs(lambda: online_softmax(randn((2, 5), 4308), 2)),
-                    ),
-                ],
+                    ],
+                    -1,
+                    "the columns",
+                ),
             )
             _expect_tensor(c, got, what)
             rows = tuple(x.shape[:-1])

@@ -12,6 +12,7 @@ from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.attention_weights import mask_misapplied, weights_through_values
 from transformer_course.checking.hints import two_mistakes, uses_dot_t
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.leading_axes import yielding_to_front_counted
 from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
     tiled_attention_f,
@@ -1475,43 +1476,47 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 block,
                 causal,
                 call_repr=what,
-                hints=[
-                    _transposed_scores_hint(q, k, block),
-                    _positions_flat_hint(tiled_attention, q, k, v, block, causal),
-                    *_tiled_hints(
-                        q,
-                        v,
-                        block,
-                        causal,
-                        summed_fine,
-                        short_fine,
-                        ran,
-                        values_probe=lambda: _values_sliced_on_last_axis(tiled_attention),
-                        uncausal_probe=lambda args=(q, k, v, block): _runs(
-                            lambda: tiled_attention(*args, False)
+                hints=yielding_to_front_counted(
+                    [
+                        _transposed_scores_hint(q, k, block),
+                        _positions_flat_hint(tiled_attention, q, k, v, block, causal),
+                        *_tiled_hints(
+                            q,
+                            v,
+                            block,
+                            causal,
+                            summed_fine,
+                            short_fine,
+                            ran,
+                            values_probe=lambda: _values_sliced_on_last_axis(tiled_attention),
+                            uncausal_probe=lambda args=(q, k, v, block): _runs(
+                                lambda: tiled_attention(*args, False)
+                            ),
+                            transposed_probe=lambda args=(q, k, v, block): _causal_test_transposed(
+                                tiled_attention, *args
+                            ),
                         ),
-                        transposed_probe=lambda args=(q, k, v, block): _causal_test_transposed(
-                            tiled_attention, *args
+                        _block_count_hint(q.shape[-2], k.shape[-2], block),
+                        _mask_as_index_hint(q, k.shape[-2], block),
+                        _sum_not_column_hint(q.shape[-2], v.shape[-1]),
+                        _empty_block_hint(
+                            "k[..., start : start + block_size, :] (and likewise v)",
+                            lambda size=block, d=q.shape[-1]: _raises_empty(
+                                lambda: tiled_attention(
+                                    *(randn((1, size, d), 4304 + i) for i in range(3)), size
+                                )
+                            ),
+                            lambda d=q.shape[-1]: _runs(
+                                lambda: tiled_attention(
+                                    *(randn((1, 5, d), 4307 + i) for i in range(3)), 2
+                                )
+                            ),
                         ),
-                    ),
-                    _block_count_hint(q.shape[-2], k.shape[-2], block),
-                    _mask_as_index_hint(q, k.shape[-2], block),
-                    _sum_not_column_hint(q.shape[-2], v.shape[-1]),
-                    _empty_block_hint(
-                        "k[..., start : start + block_size, :] (and likewise v)",
-                        lambda size=block, d=q.shape[-1]: _raises_empty(
-                            lambda: tiled_attention(
-                                *(randn((1, size, d), 4304 + i) for i in range(3)), size
-                            )
-                        ),
-                        lambda d=q.shape[-1]: _runs(
-                            lambda: tiled_attention(
-                                *(randn((1, 5, d), 4307 + i) for i in range(3)), 2
-                            )
-                        ),
-                    ),
-                    _lower_precision_hint(q.dtype, "q"),
-                ],
+                        _lower_precision_hint(q.dtype, "q"),
+                    ],
+                    -2,
+                    "the keys' and values' positions (len_k)",
+                ),
             )
             widths = {min(block, k.shape[-2] - start) for start in range(0, k.shape[-2], block)}
             summed_fine = summed_fine or not widths <= {q.shape[-2]}
