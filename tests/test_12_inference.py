@@ -3789,7 +3789,7 @@ MISTAKES = [
     Mistake(
         check_generate,
         _generate_advancing(lambda ids, length: 2),
-        r"start advances by 2, one more than the one position that call fed",
+        r"start advances by 2[,:] one more than the one position that call fed",
     ),
     Mistake(
         check_generate,

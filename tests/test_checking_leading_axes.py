@@ -22,7 +22,7 @@ def columns_from_the_end(x):
 
 
 def _message(fn, x):
-    hints = yielding_to_front_counted([(RuntimeError, "another reading")], -1, "the columns")
+    hints = yielding_to_front_counted([(RuntimeError, "another reading")], -1, "the columns", (x,))
     with pytest.raises(CheckFailure) as failure, Checker("demo") as c:
         c.call(fn, x, hints=hints)
     return failure.value.message
@@ -41,3 +41,14 @@ def test_a_slice_counted_from_the_end_leaves_the_other_readings():
     message = _message(columns_from_the_end, torch.zeros(2, 3, 5))
     assert "counted from the front" not in message
     assert "another reading" in message
+
+
+def mask_of_its_own(x):
+    mask = torch.ones(x.shape[-1], x.shape[-1], dtype=torch.bool)
+    kept = mask[:, 0:2]  # the keys of a (len_q, len_k) mask: its last axis, rightly
+    return x[..., 0:2] + kept.sum(dim=0)[:1, None, None].float().expand(3, 3, 3)
+
+
+def test_a_tensor_of_the_learner_s_own_is_not_read():
+    message = _message(mask_of_its_own, torch.zeros(2, 3, 5))
+    assert "counted from the front" not in message

@@ -59,13 +59,17 @@ def _subscripts(source: str):
         yield node.value.id, items, leading, ast.unparse(node)
 
 
-def front_counted_slice(exc: BaseException, axis_from_end: int, what: str) -> str:
+def front_counted_slice(
+    exc: BaseException, axis_from_end: int, what: str, given: tuple = ()
+) -> str:
     """When the learner's function slices one of its tensors with a subscript counted from
     the front (``x[:, a:b]``) whose slice lands, on this call's tensor, on another axis
     than the exercise's (``axis_from_end``: -1 the last, -2 the one before it), or which
     has more items than the tensor has axes: that subscript, the axis it cuts and the fix
     (an ellipsis, counting from the end); "" otherwise. ``what`` names the exercise's axis
-    ("the columns", "the keys' positions")."""
+    ("the columns", "the keys' positions"); ``given``: the tensors the check passed whose
+    axis that is (the learner's frame holds them under any name), the only ones read when
+    given (a mask of the learner's own has its keys on another axis)."""
     found = innermost_learner_traceback(exc)
     if found is None:
         return ""
@@ -79,6 +83,8 @@ def front_counted_slice(exc: BaseException, axis_from_end: int, what: str) -> st
         value = frame.f_locals.get(name)
         if not isinstance(value, torch.Tensor):
             continue
+        if given and not any(value is tensor for tensor in given):
+            continue  # a tensor of the learner's own (a mask): its axes mean other things
         ndim = value.dim()
         meant = ndim + axis_from_end
         if len(items) > ndim:
@@ -105,7 +111,7 @@ def front_counted_slice(exc: BaseException, axis_from_end: int, what: str) -> st
     )
 
 
-def yielding_to_front_counted(hints, axis_from_end: int, what: str) -> list:
+def yielding_to_front_counted(hints, axis_from_end: int, what: str, given: tuple = ()) -> list:
     """A check's hints for a call, with :func:`front_counted_slice` first and each of the
     others silent when it applies: their readings of the same error (a transpose over the
     wrong pair of axes, a block of the wrong width) would name a slip the learner did not
@@ -113,7 +119,7 @@ def yielding_to_front_counted(hints, axis_from_end: int, what: str) -> list:
 
     def front(exc: BaseException) -> str:
         try:
-            return front_counted_slice(exc, axis_from_end, what)
+            return front_counted_slice(exc, axis_from_end, what, given)
         except Exception:  # a reading of the learner's source: never in the way
             return ""
 

@@ -1020,6 +1020,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     ],
                     -1,
                     "the columns",
+                    (x,),
                 ),
             )
             _expect_tensor(c, got, what)

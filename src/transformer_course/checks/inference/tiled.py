@@ -1516,6 +1516,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     ],
                     -2,
                     "the keys' and values' positions (len_k)",
+                    (k, v),
                 ),
             )
             widths = {min(block, k.shape[-2] - start) for start in range(0, k.shape[-2], block)}
