@@ -3789,7 +3789,7 @@ MISTAKES = [
     Mistake(
         check_generate,
         _generate_advancing(lambda ids, length: 2),
-        r"start advances by 2, one more than the one position that call fed",
+        r"start advances by 2[,:] one more than the one position that call fed",
     ),
     Mistake(
         check_generate,
@@ -6393,3 +6393,633 @@ def _generate_first_item_as_logits(model, prompt, max_new_tokens):
 def test_generate_names_the_model_output_taken_apart_along_the_batch():
     with pytest.raises(CheckFailure, match=r"taking its item \[0\] as if it were a pair"):
         check_generate(_generate_first_item_as_logits)
+
+
+# -------------------------------------------- round 34: a loop that stopped after one pass
+def _generate_stopping_in_the_loop(how):
+    """The return indented into the loop's body ("return"), or a break at the end of its
+    first pass ("break"): one new token, one step of logits."""
+
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            next_id = logits.argmax(dim=-1, keepdim=True)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=length + step)[:, -1]
+            if how == "return":
+                return ids, torch.stack(steps, dim=1)
+            if how == "break":
+                break
+        return ids, torch.stack(steps, dim=1)
+
+    return _named("generate", generate)
+
+
+def _generate_cat_after_the_loop(model, prompt, max_new_tokens):
+    """next_id overwritten at every step; the torch.cat dedented out of the loop."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    steps = []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    ids = torch.cat([prompt, next_id], dim=1)
+    return ids, torch.stack(steps, dim=1)
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        # the first visible case has len + 1 == max_new_tokens: was told max_new_tokens
+        # was taken for the total length; a probe of another length tells them apart
+        (
+            _generate_stopping_in_the_loop("return"),
+            r"one new token, and your logits one step .*: the loop stopped after its first "
+            r"pass: a return \(or a break\) indented into the loop's body",
+        ),
+        (
+            _generate_stopping_in_the_loop("break"),
+            r"the loop stopped after its first pass: a return \(or a break\)",
+        ),
+        # the sibling a too-eager rule would misname: a total length, told as before
+        (
+            _named("generate", _generate_to_total_length),
+            r"It holds max_new_tokens = \d+ positions in all.*takes it for the total length",
+        ),
+        (
+            _named("generate", _generate_cat_after_the_loop),
+            r"the loop ran max_new_tokens times, but the earlier new tokens were all dropped.*"
+            r"the torch\.cat run once, after the loop",
+        ),
+    ],
+)
+def test_generate_tells_a_loop_that_stopped_after_one_pass_from_a_total_length(fn, message):
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure, match=message):
+            check_generate(fn, hidden=hidden)
+
+
+# ------------------------------------------- round 34: a line on the loop's edge, one level off
+def _online_softmax_edge(slip):
+    """The running maximum's update dedented after the loop ("max after"), the old sum
+    left out of the update ("sum dropped": the sibling that gives the same numbers), or
+    the return indented into the loop ("return")."""
+
+    def online_softmax(x, block_size):
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        for start in range(0, x.shape[-1], block_size):
+            block = x[..., start : start + block_size]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            carried = 0 if slip == "sum dropped" else total * torch.exp(running_max - new_max)
+            total = carried + torch.exp(block - new_max[..., None]).sum(dim=-1)
+            if slip != "max after":
+                running_max = new_max
+            if slip == "return":
+                return torch.exp(x - running_max[..., None]) / total[..., None]
+        if slip == "max after":
+            running_max = new_max
+        return torch.exp(x - running_max[..., None]) / total[..., None]
+
+    return _named("online_softmax", online_softmax)
+
+
+def _tiled_edge(slip):
+    """tiled_attention with the running maximum's update dedented after the loop ("max
+    after") or the return indented into the loop ("return")."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        running_max = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        rows = torch.arange(len_q)[:, None]
+        for start in range(0, len_k, block_size):
+            stop = min(start + block_size, len_k)
+            scores = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal:
+                future = torch.arange(start, stop)[None, :] > rows
+                scores = scores.masked_fill(future, float("-inf"))
+            new_max = torch.maximum(running_max, scores.amax(dim=-1))
+            correction = torch.exp(running_max - new_max)
+            weights = torch.exp(scores - new_max[..., None])
+            total = total * correction + weights.sum(dim=-1)
+            acc = acc * correction[..., None] + weights @ v[..., start:stop, :]
+            if slip != "max after":
+                running_max = new_max
+            if slip == "return":
+                return acc / total[..., None]
+        if slip == "max after":
+            running_max = new_max
+        return acc / total[..., None]
+
+    return _named("tiled_attention", tiled_attention)
+
+
+_LAST_BLOCK_ONLY = (
+    r"Only the last block is counted: the running sum starts over at every block\. Two "
+    r"slips give exactly this .*the old sum left out of the update.*or the running maximum "
+    r"never carried .*dedented after the loop"
+)
+
+
+@pytest.mark.parametrize(
+    ("check", "fn", "message"),
+    [
+        # was told, by the single-edit search, only that the old sum is not added
+        (check_online_softmax, _online_softmax_edge("max after"), _LAST_BLOCK_ONLY),
+        (check_online_softmax, _online_softmax_edge("sum dropped"), _LAST_BLOCK_ONLY),
+        (
+            check_online_softmax,
+            _online_softmax_edge("return"),
+            r"covers only the first \d+ of the \d+ columns.*or the return indented into the "
+            r"loop's body, which ends the function after its first block",
+        ),
+        (
+            check_tiled_attention,
+            _tiled_edge("return"),
+            r"attention over keys 0 \.\. \d+ only.*or the return indented into the loop's "
+            r"body, which ends the function after its first block",
+        ),
+        # was told "how the blocks are combined" only
+        (
+            check_tiled_attention,
+            _tiled_edge("max after"),
+            r"A single block is right but several are not.*what each pass hands to the next.*"
+            r"running_max = new_max dedented after the loop",
+        ),
+    ],
+)
+def test_a_line_on_the_loops_edge_one_level_off_is_named_with_its_siblings(check, fn, message):
+    message_seen = _visible_message(check, fn)
+    assert re.search(message, message_seen, re.S), message_seen
+    assert "does not add" not in message_seen  # no single cause where two fit
+    with pytest.raises(CheckFailure, match=message):
+        check(fn, hidden=True)
+
+
+# ------------------------- round 34: a mask in another form with wrong entries; `.T`; >= max_len
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (
+            lambda n, w: torch.ones(n, n).tril().triu(-w),
+            r"Two mistakes at once\. \(1\) .*dtype torch\.float32, not torch\.bool.*\(2\) Its "
+            r"entries are wrong too.*\(1 = may attend\): Each query sees window \+ 1 keys",
+        ),
+        (
+            lambda n, w: (
+                (torch.arange(n)[None, :] - torch.arange(n)[:, None]).ge(0).int()
+                & (torch.arange(n)[None, :] - torch.arange(n)[:, None]).lt(w).int()
+            ),
+            r"Two mistakes at once\. \(1\) .*dtype torch\.int32.*\(2\) Its entries are wrong "
+            r"too.*The window is at the wrong end",
+        ),
+        (
+            lambda n, w: torch.zeros(n, n).masked_fill(
+                ~(torch.ones(n, n, dtype=torch.bool).tril() & torch.ones(n, n).bool().triu(-w)),
+                float("-inf"),
+            ),
+            r"Two mistakes at once\. \(1\) .*the \*additive\* form.*\(2\) Its entries are wrong "
+            r"too.*\(0 = may attend\): Each query sees window \+ 1 keys",
+        ),
+        # the siblings: the form alone, entries right, told the form alone
+        (
+            lambda n, w: ref.sliding_window_mask(n, w).float(),
+            r"^sliding_window_mask\(6, 3\) should have dtype torch\.bool",
+        ),
+        (
+            lambda n, w: torch.zeros(n, n).masked_fill(~ref.sliding_window_mask(n, w), -math.inf),
+            r"Its entries are the right mask in that form",
+        ),
+    ],
+)
+def test_sliding_window_mask_in_another_dtype_names_wrong_entries_too(fn, message):
+    fn = _named("sliding_window_mask", fn)
+    assert re.search(message, _visible_message(check_sliding_window_mask, fn))
+    with pytest.raises(CheckFailure):
+        check_sliding_window_mask(fn, hidden=True)
+
+
+def _gqa_scores_with_dot_t(q, k, v, mask=None):
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scores = q @ k.T / math.sqrt(q.shape[-1])  # .T on 4 axes: every axis reversed
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return scores.softmax(dim=-1) @ v
+
+
+def _tiled_scores_with_dot_t(q, k, v, block_size, causal=False):
+    running_max = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, k.shape[-2], block_size):
+        scores = q @ k[..., start : start + block_size, :].T / math.sqrt(q.shape[-1])
+        new_max = torch.maximum(running_max, scores.amax(dim=-1))
+        weights = torch.exp(scores - new_max[..., None])
+        correction = torch.exp(running_max - new_max)
+        total = total * correction + weights.sum(dim=-1)
+        acc = acc * correction[..., None] + weights @ v[..., start : start + block_size, :]
+        running_max = new_max
+    return acc / total[..., None]
+
+
+class GrowingCacheRefusesWhenFull(GrowingCache):
+    """A correct growing cache (torch.cat) whose test is >= max_len: refuses a call that
+    fills it exactly. Was told its buffers were replaced (a growing cache is right)."""
+
+    def forward(self, k_new, v_new):
+        if self.keys.shape[-2] + k_new.shape[-2] >= self.max_len:
+            raise ValueError("the cache is full")
+        return super().forward(k_new, v_new)
+
+
+@pytest.mark.parametrize(
+    ("check", "fn", "message", "absent"),
+    [
+        (
+            check_grouped_query_attention,
+            _named("grouped_query_attention", _gqa_scores_with_dot_t),
+            r"your line uses `\.T`: on the 4-axis keys .* reverses all four axes",
+            "as k.transpose(1, 2)",
+        ),
+        (
+            check_tiled_attention,
+            _named("tiled_attention", _tiled_scores_with_dot_t),
+            r"Your line uses `\.T` on the block of keys: .*reverses all of them",
+            "transposed over the wrong pair of axes",
+        ),
+        (
+            check_KVCache,
+            GrowingCacheRefusesWhenFull,
+            r"This call fills the cache exactly \(\d+ = max_len\): is your test stop >= max_len",
+            "replaced it",
+        ),
+    ],
+)
+def test_a_cause_read_from_an_error_gives_way_to_what_the_line_shows(check, fn, message, absent):
+    seen = _visible_message(check, fn)
+    assert re.search(message, seen), seen
+    assert absent not in seen
+
+
+# ------------------- round 34: raw errors of the learner's calls, told what the call lacked
+class KVCacheForwardWithStart(ref.KVCache):
+    """forward(k_new, v_new, start): a parameter the contract does not pass."""
+
+    def forward(self, k_new, v_new, start):
+        return super().forward(k_new, v_new)
+
+
+def _generate_asking_the_model(attribute):
+    """The caches sized from (or the prompt moved to) an attribute the course's model does
+    not have: model.block_size, model.device."""
+
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        if attribute == "block_size":
+            caches = model.new_caches(batch, model.block_size)
+        else:
+            caches = model.new_caches(batch, length + max_new_tokens)
+            prompt = prompt.to(model.device)
+        return _greedy_with_caches(model, prompt, max_new_tokens, caches)
+
+    return _named("generate", generate)
+
+
+def _generate_caches_without_max_len(model, prompt, max_new_tokens):
+    caches = model.new_caches(prompt.shape[0])
+    return _greedy_with_caches(model, prompt, max_new_tokens, caches)
+
+
+def _greedy_with_caches(model, prompt, max_new_tokens, caches):
+    length = prompt.shape[1]
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+def _gqa_view_of_expand(q, k, v, mask=None):
+    batch, kv, length, d_head = k.shape
+    group = q.shape[1] // kv
+    k = k[:, :, None].expand(batch, kv, group, length, d_head).view(batch, -1, length, d_head)
+    v = v[:, :, None].expand(batch, kv, group, length, v.shape[-1])
+    v = v.view(batch, -1, length, v.shape[-1])
+    output, _ = scaled_dot_product_attention(q, k, v, mask)
+    return output
+
+
+@pytest.mark.parametrize(
+    ("check", "fn", "message"),
+    [
+        (
+            check_KVCache,
+            KVCacheForwardWithStart,
+            r"The check calls your KVCacheForwardWithStart\.forward as the exercise's contract "
+            r"allows, and yours requires 'start'",
+        ),
+        (
+            check_generate,
+            _generate_asking_the_model("block_size"),
+            r"asked the CachedGPT it was given for \.block_size, which it does not have.*"
+            r"new_caches\(\.\.\.\)",
+        ),
+        (
+            check_generate,
+            _generate_asking_the_model("device"),
+            r"asked the CachedGPT it was given for \.device, which it does not have",
+        ),
+        (
+            check_generate,
+            _named("generate", _generate_caches_without_max_len),
+            r"Your code calls CachedGPT\.new_caches without 'max_len'",
+        ),
+        (
+            check_grouped_query_attention,
+            _named("grouped_query_attention", _gqa_view_of_expand),
+            r"Your line views a tensor made by \.expand.*Use \.reshape",
+        ),
+    ],
+)
+def test_a_raw_error_of_the_learners_call_is_told_what_the_call_lacked(check, fn, message):
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure, match=message):
+            check(fn, hidden=hidden)
+
+
+# ----------------------------------------- round 34: two known tiled mistakes at once, named
+def _tiled_two_slips(*, scale=None, rescale_acc=True, strict=False, divide=True):
+    """Tiled attention with the scale ``scale(d_k)`` (1 / sqrt(d_k) when None), the output
+    not rescaled (``rescale_acc`` False), the causal mask hiding the diagonal (``strict``),
+    no final division (``divide`` False): two of them at once make the pairs."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        factor = 1 / math.sqrt(q.shape[-1]) if scale is None else scale(q.shape[-1])
+        m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        rows = torch.arange(len_q)[:, None]
+        for start in range(0, len_k, block_size):
+            stop = min(start + block_size, len_k)
+            s = q @ k[..., start:stop, :].transpose(-2, -1) * factor
+            if causal:
+                keys = torch.arange(start, stop)[None, :]
+                s = s.masked_fill(keys >= rows if strict else keys > rows, float("-inf"))
+            new = torch.maximum(m, s.amax(-1))
+            c = torch.exp(m - new)
+            p = torch.exp(s - new[..., None])
+            total = total * c + p.sum(-1)
+            acc = (acc * c[..., None] if rescale_acc else acc) + p @ v[..., start:stop, :]
+            m = new
+        return acc / total[..., None] if divide else acc
+
+    return _named("tiled_attention", tiled_attention)
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        # was located only ("Already a single block is wrong")
+        (
+            _tiled_two_slips(scale=lambda d: 1 / d, rescale_acc=False),
+            r"Two mistakes at once\. \(1\) The output accumulated over earlier blocks is not "
+            r"rescaled.*\(2\) The scores are divided by d_k instead of sqrt\(d_k\)",
+        ),
+        (
+            _tiled_two_slips(scale=lambda d: 1.0, divide=False),
+            r"Two mistakes at once\. \(1\) The scores are not multiplied by 1 / sqrt\(d_k\)\. "
+            r"\(2\) The accumulated output is never divided by the running sum",
+        ),
+        # the siblings, one slip each: named alone, as before
+        (
+            _tiled_two_slips(rescale_acc=False),
+            r"The output accumulated over earlier blocks is not rescaled",
+        ),
+        (_tiled_two_slips(divide=False), r"never divided by the running sum"),
+    ],
+)
+def test_tiled_attention_names_two_known_mistakes_made_at_once(fn, message):
+    seen = _visible_message(check_tiled_attention, fn)
+    assert re.search(message, seen), seen
+    if "Two mistakes" not in message:
+        assert "Two mistakes" not in seen
+    with pytest.raises(CheckFailure):
+        check_tiled_attention(fn, hidden=True)
+
+
+def _online_two_slips(*, rescale=True, stop_short=False, final_last=False):
+    """Online softmax with the running sum not rescaled (``rescale`` False), the loop
+    stopping before the last short block (``stop_short``), the final exp taken with the last
+    block's own maximum (``final_last``): two of them at once make the pairs."""
+
+    def online_softmax(x, block_size):
+        running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+        total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+        n = x.shape[-1]
+        for start in range(0, n - block_size + 1 if stop_short else n, block_size):
+            block = x[..., start : start + block_size]
+            new_max = torch.maximum(running_max, block.amax(dim=-1))
+            kept = total * torch.exp(running_max - new_max) if rescale else total
+            total = kept + torch.exp(block - new_max[..., None]).sum(dim=-1)
+            running_max = new_max
+            last = block.amax(dim=-1)
+        final = last if final_last else running_max
+        return torch.exp(x - final[..., None]) / total[..., None]
+
+    return _named("online_softmax", online_softmax)
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        # was told "a constant of its own per row: either ... or ... or ..."
+        (
+            _online_two_slips(rescale=False, stop_short=True),
+            r"Two mistakes at once\. \(1\) The running sum is not rescaled.*\(2\) The last, "
+            r"shorter block is skipped",
+        ),
+        (
+            _online_two_slips(rescale=False, final_last=True),
+            r"Two mistakes at once\. \(1\) The running sum is not rescaled.*\(2\) Your final "
+            r"exp\(x - m\) uses the last block's own maximum",
+        ),
+        # the sibling, one slip: named alone
+        (
+            _online_two_slips(rescale=False),
+            r"is not what the reference gives\. The running sum is not rescaled when",
+        ),
+    ],
+)
+def test_online_softmax_names_two_known_mistakes_made_at_once(fn, message):
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure) as failure:
+            check_online_softmax(fn, hidden=hidden)
+        assert re.search(message, failure.value.message, re.S), failure.value.message
+        if "Two mistakes" not in message:
+            assert "Two mistakes" not in failure.value.message
+
+
+def _generate_recording_shifted(shift):
+    """Records each step's logits minus a constant of the row's own ("max" or "mean"):
+    right tokens, other numbers. Was told to check what the step fed to the model."""
+
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        logits = model(prompt, caches=caches, start=0)[:, -1]
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            if shift == "max":
+                steps.append(logits - logits.max(dim=-1, keepdim=True).values)
+            else:
+                steps.append(logits - logits.mean(dim=-1, keepdim=True))
+            next_id = logits.argmax(dim=-1, keepdim=True)
+            ids = torch.cat([ids, next_id], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(next_id, caches=caches, start=length + step)[:, -1]
+        return ids, torch.stack(steps, dim=1)
+
+    return _named("generate", generate)
+
+
+@pytest.mark.parametrize(
+    ("shift", "message"),
+    [
+        # on peaked logits (a hidden model) log_softmax gives the same numbers: both named
+        (
+            "max",
+            r"(shifted by a constant of each row's own|minus one constant per row: "
+            r"log-probabilities \(log_softmax\), or).*the row's maximum subtracted",
+        ),
+        ("mean", r"shifted by a constant of each row's own.*the row's mean subtracted"),
+    ],
+)
+def test_generate_names_logits_recorded_with_a_shift_of_each_rows_own(shift, message):
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure, match=message):
+            check_generate(_generate_recording_shifted(shift), hidden=hidden)
+
+
+def _generate_start_from_numel(model, prompt, max_new_tokens):
+    """start = ids.numel() - 1 after appending: every sequence's tokens counted, so with
+    two sequences it advances by 2 a step, which one position too many per step gives as
+    well (was told that one alone)."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, steps = prompt, []
+    for step in range(max_new_tokens):
+        steps.append(logits)
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(next_id, caches=caches, start=ids.numel() - 1)[:, -1]
+    return ids, torch.stack(steps, dim=1)
+
+
+def test_generate_names_both_causes_of_a_start_that_advances_by_the_batch_of_two():
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure) as failure:
+            check_generate(_named("generate", _generate_start_from_numel), hidden=hidden)
+        assert re.search(
+            r"advances by 2: one more than the one position that call fed, or the batch's 2 "
+            r"sequences' new tokens together",
+            failure.value.message,
+        ), failure.value.message
+
+
+# --------------- round 34: a subscript counted from the front, where leading axes vary
+def _online_softmax_front_counted(x, block_size):
+    """x[:, start:stop]: written for 2-D rows; a 1-D x raises, a 3-D x is cut on axis 1."""
+    running_max = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[:, start : start + block_size]
+        new_max = torch.maximum(running_max, block.amax(dim=-1))
+        total = total * torch.exp(running_max - new_max) + torch.exp(
+            block - new_max[..., None]
+        ).sum(dim=-1)
+        running_max = new_max
+    return torch.exp(x - running_max[..., None]) / total[..., None]
+
+
+def _tiled_front_counted(leading):
+    """k[:, start:stop] (written for (batch, len_k, d_k)) or k[:, :, start:stop] (for
+    (batch, heads, len_k, d_k)): the other number of leading axes is cut elsewhere. Was
+    told of a transpose over the wrong pair of axes, of a block's keys not transposed."""
+
+    def tiled_attention(q, k, v, block_size, causal=False):
+        len_q, len_k = q.shape[-2], k.shape[-2]
+        running_max = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        rows = torch.arange(len_q)[:, None]
+        for start in range(0, len_k, block_size):
+            stop = min(start + block_size, len_k)
+            if leading == 1:
+                k_block, v_block = k[:, start:stop], v[:, start:stop]
+            else:
+                k_block, v_block = k[:, :, start:stop], v[:, :, start:stop]
+            scores = q @ k_block.transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal:
+                future = torch.arange(start, stop)[None, :] > rows
+                scores = scores.masked_fill(future, float("-inf"))
+            new_max = torch.maximum(running_max, scores.amax(dim=-1))
+            correction = torch.exp(running_max - new_max)
+            weights = torch.exp(scores - new_max[..., None])
+            total = total * correction + weights.sum(dim=-1)
+            acc = acc * correction[..., None] + weights @ v_block
+            running_max = new_max
+        return acc / total[..., None]
+
+    return _named("tiled_attention", tiled_attention)
+
+
+@pytest.mark.parametrize(
+    ("check", "fn", "message"),
+    [
+        (
+            check_online_softmax,
+            _named("online_softmax", _online_softmax_front_counted),
+            r"Your `x\[:, start:start \+ block_size\]` (asks for 2 axes of a tensor that has 1 "
+            r"here|cuts axis 1 of x, counted from the front).*count from the end with an "
+            r"ellipsis, x\[\.\.\., start:start \+ block_size\]",
+        ),
+        (
+            check_tiled_attention,
+            _tiled_front_counted(1),
+            r"Your `k\[:, start:stop\]` cuts axis 1 of k, counted from the front \(`v\[:, "
+            r"start:stop\]` likewise\).*k\[\.\.\., start:stop, :\]",
+        ),
+        (
+            check_tiled_attention,
+            _tiled_front_counted(2),
+            r"Your `k\[:, :, start:stop\]` cuts axis 2 of k, counted from the front.*"
+            r"k\[\.\.\., start:stop, :\]",
+        ),
+    ],
+)
+def test_a_subscript_counted_from_the_front_is_named_where_leading_axes_vary(check, fn, message):
+    for hidden in (False, True):
+        with pytest.raises(CheckFailure) as failure:
+            check(fn, hidden=hidden)
+        seen = failure.value.message
+        assert re.search(message, seen, re.S), seen
+        for misread in ("transposed over the wrong pair", "chunk(n)", "need the block's keys"):
+            assert misread not in seen, seen

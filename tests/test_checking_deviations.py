@@ -614,3 +614,32 @@ def test_a_method_left_out_names_the_assignment_that_keeps_it():
     assert any(
         "leaves out `.strip(…)`" in s and "keep it: text = text.strip()" in s for s in sentences
     ), sentences
+
+
+def test_a_line_on_a_loop_s_edge_indented_one_level_off_is_an_edit():
+    """Round 34: the body's last step dedented after the loop, and the step after the loop
+    (a return too) indented into it; with a sibling edit that gives the same numbers, the
+    search names both or nothing, never the one (an online softmax whose running maximum
+    was updated after the loop was told it leaves out the old sum)."""
+    source = textwrap.dedent(
+        """
+        def f(x, n):
+            m = 0.0
+            total = 0.0
+            for i in range(n):
+                new = max(m, x[i])
+                total = total * math.exp(m - new) + math.exp(x[i] - new)
+                m = new
+            return total
+        """
+    )
+    function = ast.parse(source).body[0]
+    edits = {edit.sentence: edit for edit in edits_of(function)}
+    dedented = next(s for s in edits if s.startswith("runs the step `m = new` once, after"))
+    indented = next(s for s in edits if s.startswith("runs `return total` inside the loop"))
+    assert "a return there ends the function at the first pass" in indented
+    body = ast.unparse(edits[dedented].apply(function))
+    assert "        total = total * math.exp(m - new) + math.exp(x[i] - new)\n    m = new" in body
+    body = ast.unparse(edits[indented].apply(function))
+    assert body.rstrip().endswith("        m = new\n        return total")
+    assert body.count("return total") == 1

@@ -686,3 +686,67 @@ def test_a_python_bool_s_missing_tensor_method_is_not_blamed_on_item():
     for a number turned out of a tensor too soon stays silent."""
     message = _message(lambda ids, pad_id: (ids is not pad_id).unsqueeze(1), torch.ones(2), 0)
     assert "too soon" not in message, message
+
+
+def test_an_attribute_a_course_object_lacks_is_told_what_it_has():
+    """Round 34: model.block_size (or .device, .config) asked of the course's model handed
+    to the learner's code reached the learner raw; a plain torch module's missing attribute
+    gets no such advice (it is not the course's object)."""
+    from transformer_course.reference import inference as ref
+
+    model = ref.make_cached_gpt(1)
+
+    def sized_by_block(model):
+        return model.block_size
+
+    message = _message(sized_by_block, model)
+    assert re.search(
+        r"asked the CachedGPT it was given for \.block_size, which it does not have.*"
+        r"submodules embedding, layers, norm.*new_caches\(\.\.\.\)",
+        message,
+    ), message
+    assert "asked the Linear" not in _message(sized_by_block, nn.Linear(2, 2))
+
+
+class ForwardWithExtraStart(nn.Module):
+    def forward(self, k_new, v_new, start):  # the contract passes (k_new, v_new)
+        return k_new, v_new
+
+
+def calls_a_method_without_its_size(model):
+    return model.new_caches(2)  # (batch, max_len): max_len left out
+
+
+def test_a_required_argument_left_out_is_told_whose_call_left_it_out():
+    """Round 34: a TypeError "missing 1 required positional argument" reached the learner
+    raw. Made by the check (the learner's signature asks for more than the contract
+    passes) or by the learner's own call (a course method called without an argument)."""
+    from transformer_course.reference import inference as ref
+
+    module = ForwardWithExtraStart()
+    message = _message(module, torch.zeros(1), torch.zeros(1))
+    assert re.search(
+        r"The check calls your ForwardWithExtraStart\.forward as the exercise's contract "
+        r"allows, and yours requires 'start' in a call that does not pass it",
+        message,
+    ), message
+    message = _message(calls_a_method_without_its_size, ref.make_cached_gpt(1))
+    assert re.search(
+        r"Your code calls CachedGPT\.new_caches without 'max_len': that call must pass it too",
+        message,
+    ), message
+
+
+def keys_repeated_by_a_view_of_an_expand(k):
+    batch, heads, length, d_head = k.shape
+    return (
+        k[:, :, None].expand(batch, heads, 2, length, d_head).view(batch, 2 * heads, length, d_head)
+    )
+
+
+def test_a_view_of_an_expanded_tensor_names_the_expand():
+    message = _message(keys_repeated_by_a_view_of_an_expand, torch.zeros(1, 2, 3, 4))
+    assert "Your line views a tensor made by .expand" in message, message
+    assert "Your line views a tensor made by .expand" not in _message(
+        lambda x: x.transpose(0, 1).view(-1), torch.zeros(2, 3)
+    )

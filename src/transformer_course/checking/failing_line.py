@@ -308,6 +308,8 @@ def pieces_of_an_argument(exc: BaseException, arguments: list[tuple[str, Any]]) 
                         continue
                     if joined.shape != given.shape or not torch.equal(joined, given.detach()):
                         continue
+                    if any(value.shape[axis] in (0, given.shape[axis]) for _, value in group):
+                        continue  # an empty piece and the whole: no cut at all
                     names = ", ".join(name for name, _ in group)
                     sizes = " + ".join(str(value.shape[axis]) for _, value in group)
                     return (

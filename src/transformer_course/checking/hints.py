@@ -53,13 +53,16 @@ GENERIC_HINTS: dict[str | type[BaseException], str | Callable[[BaseException], s
         "tensor (torch.ones(...) and torch.tril/triu of it are float unless you pass "
         "dtype=torch.bool): build it as bool, or compare it (`== 1`, `.bool()`)."
     ),
-    "view size is not compatible": (
-        "`.view` needs a tensor laid out row by row in memory (contiguous), and this one "
-        "is not: a transpose (or another reordering of axes), or a slice that skips part of "
-        "each row (labels = tgt[:, 1:], as a training batch gives), leaves a tensor whose "
-        "strides do not allow `.view` to regroup or flatten its axes. Inputs may come as "
-        "such slices: use `.reshape(...)` (or `.flatten()`; they copy only when they must) "
-        "or `.contiguous().view(...)`."
+    "view size is not compatible": lambda exc: (
+        _expanded_view_advice(exc)
+        + (
+            "`.view` needs a tensor laid out row by row in memory (contiguous), and this one "
+            "is not: a transpose (or another reordering of axes), or a slice that skips part of "
+            "each row (labels = tgt[:, 1:], as a training batch gives), leaves a tensor whose "
+            "strides do not allow `.view` to regroup or flatten its axes. Inputs may come as "
+            "such slices: use `.reshape(...)` (or `.flatten()`; they copy only when they must) "
+            "or `.contiguous().view(...)`."
+        )
     ),
     "Can't call numpy() on Tensor that requires grad": (
         "Stay in torch (no .numpy()): later lessons train through this code, and gradients "
@@ -663,6 +666,32 @@ def _fewer_slice_axes_advice(exc: BaseException) -> str:
 
 
 _DOT_T = re.compile(r"[\w)\]]\.T\b")
+
+
+def _expanded_view_advice(exc: BaseException) -> str:
+    """A view of an ``.expand``-ed tensor on the learner's failing line (round 34: the
+    key/value heads repeated as k[:, :, None].expand(...).view(...)): the expand is what
+    makes the view impossible, named before the general reasons."""
+    from transformer_course.checking.failure import learner_lines
+
+    lines = learner_lines(exc)
+    if ".expand(" not in lines or ".view(" not in lines:
+        return ""
+    return (
+        "Your line views a tensor made by .expand, which repeats its entries without copying "
+        "them (a stride of 0 along the repeated axis): no view can merge that axis with "
+        "another. Use .reshape(...) there, which copies when it must (Llama's repeat_kv "
+        "writes expand(...).reshape(...)). "
+    )
+
+
+def uses_dot_t(exc: BaseException) -> bool:
+    """Whether the learner's failing lines use `.T` (which reverses every axis of a tensor
+    of more than two): a check's own reading of a shape error (a transpose over the wrong
+    pair of axes) must then give way to it."""
+    from transformer_course.checking.failure import learner_frames
+
+    return _DOT_T.search(learner_frames(exc)) is not None
 
 
 def _dot_t_advice(exc: BaseException) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["ADDITIVE_MASK", "additive_mask_note"]
+__all__ = ["ADDITIVE_MASK", "additive_mask_note", "read_as_bool"]
 
 ADDITIVE_MASK = (
     "returned a float mask with -inf in it (dtype {dtype}): that is the *additive* form (0 "
@@ -39,3 +39,18 @@ def additive_mask_note(got: Any, expected: torch.Tensor | None = None) -> str:
             "the bool band itself, without turning it into floats."
         )
     return text
+
+
+def read_as_bool(got: Any) -> torch.Tensor | None:
+    """A mask returned in another dtype, read as the bool mask it stands for, so that a
+    check can say whether its entries are wrong too (two mistakes at once, each named):
+    an additive float mask (0 and -inf only) is True where 0; a numeric mask of 0s and 1s
+    (float or int) is True where 1. None for a bool mask, or values of neither form."""
+    if not isinstance(got, torch.Tensor) or got.dtype == torch.bool or got.is_complex():
+        return None
+    if got.dtype.is_floating_point and bool(torch.isinf(got).any()):
+        blocked = torch.isinf(got) & (got < 0)
+        return ~blocked if bool((got[~blocked] == 0).all()) else None
+    if bool(((got == 0) | (got == 1)).all()):
+        return got != 0
+    return None

@@ -77,6 +77,40 @@ def _positional_count_advice(exc: BaseException) -> str:
     )
 
 
+_MISSING = re.compile(
+    r"(\w[\w.]*)\(\) missing \d+ required (?:positional|keyword-only) arguments?: (.+)$"
+)
+
+
+def _missing_argument_advice(exc: BaseException) -> str:
+    """A call that left out a required argument: made by the check (the learner's
+    signature asks for a parameter the contract does not pass: ``forward(self, k, v,
+    start)``), or by the learner's own code (``model.new_caches(batch)``): told apart by
+    whether the learner's code is the last frame on the traceback."""
+    from transformer_course.checking.failure import innermost_learner_traceback
+
+    found = _MISSING.search(str(exc).strip())
+    if not found or not isinstance(exc, TypeError):
+        return ""
+    name, arguments = found[1], found[2]
+    last = exc.__traceback__
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    learner = innermost_learner_traceback(exc)
+    if learner is not None and learner is last:
+        return (
+            f"Your code calls {name} without {arguments}: that call must pass "
+            f"{'them' if ' and ' in arguments else 'it'} too (or the function it calls is "
+            "not the one it meant)."
+        )
+    return (
+        f"The check calls your {name} as the exercise's contract allows, and yours requires "
+        f"{arguments} in a call that does not pass it: a parameter the contract does not "
+        "have, or one whose default (the contract's) your signature left out. Write the "
+        "signature exactly as the exercise gives it."
+    )
+
+
 def _missing_attribute_advice(exc: BaseException) -> str:
     """An attribute of the learner's own module read and never stored (nn.Module's
     __getattr__ raises for it)."""
@@ -217,6 +251,53 @@ def _list_plus_number_advice(exc: BaseException) -> str:
         "number, wrap it in a list, tokens + [eos_id] (or build the row by unpacking, "
         "[*tokens, eos_id]); to add it to every entry, make the list a numpy array or a "
         "tensor first, np.asarray(values) + 1."
+    )
+
+
+def _course_object_attribute_advice(exc: BaseException) -> str:
+    """An attribute the learner's code asked of an object the check handed it (a course
+    model, say: ``model.block_size``, ``model.device``, ``model.config``) that the object
+    does not have: what it does have, its submodules and its public methods (the object
+    found in the frame of the ``__getattr__`` that raised, or as ``exc.obj``); "" when the
+    object is not the course's (the learner's own classes get their own advice)."""
+    found = re.search(r"'(\w+)' object has no attribute '(\w+)'", str(exc))
+    if not found or not isinstance(exc, AttributeError):
+        return ""
+    owner = getattr(exc, "obj", None)
+    frames = exc.__traceback__
+    while owner is None and frames is not None:
+        code = frames.tb_frame.f_code
+        if code.co_name == "__getattr__" and "torch" in code.co_filename:
+            owner = frames.tb_frame.f_locals.get("self")
+        frames = frames.tb_next
+    cls = type(owner)
+    if owner is None or cls.__name__ != found[1]:
+        return ""
+    if not cls.__module__.startswith("transformer_course."):
+        return ""
+    children = (
+        [name for name, _ in owner.named_children()] if hasattr(owner, "named_children") else []
+    )
+    methods = sorted(
+        {
+            name
+            for klass in cls.__mro__
+            if klass.__module__.startswith("transformer_course.")
+            for name, value in vars(klass).items()
+            if callable(value) and not name.startswith("_") and name not in children
+        }
+    )
+    has = []
+    if children:
+        has.append("the submodules " + ", ".join(children))
+    if methods:
+        has.append("the methods " + ", ".join(f"{name}(...)" for name in methods))
+    what = f": it has {' and '.join(has)}" if has else ""
+    return (
+        f"Your code asked the {cls.__name__} it was given for .{found[2]}, which it does not "
+        f"have (it is the course's object, not one of another library){what}. Take what your "
+        "code needs from these or from the arguments it was given (the tensors' shapes, "
+        ".device and .dtype, the numbers passed)."
     )
 
 
@@ -685,9 +766,13 @@ RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]]
     "before Module.__init__() call": _super_init_advice,
     "must be a 3D tensor": _bmm_advice,
     "must be bool, not method": _train_method_advice,
-    "positional argument": _positional_count_advice,
+    "positional argument": lambda exc: (
+        _positional_count_advice(exc) or _missing_argument_advice(exc)
+    ),
     "object has no attribute": lambda exc: (
-        _missing_attribute_advice(exc) or _number_not_tensor_advice(exc)
+        _missing_attribute_advice(exc)
+        or _course_object_attribute_advice(exc)
+        or _number_not_tensor_advice(exc)
     ),
     "exceptions must derive from BaseException": _raised_non_exception_advice,
     "is invalid for input of size": _view_size_advice,

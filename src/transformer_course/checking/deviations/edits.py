@@ -1020,6 +1020,8 @@ def _statement_edits(
                 "order",
                 removed=index_of[id(following)],
             )
+    if isinstance(node, (ast.For, ast.While)):
+        yield from _loop_edge_edits(node, block, edit, index_of)
     if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr, ast.If, ast.For, ast.While)):
         first_line = quote(node).split("\n")[0]
         if isinstance(node, ast.If):
@@ -1067,3 +1069,40 @@ def _statement_edits(
                 f"returns its results in another order: {quote(new)} where {quote(node)} belongs",
                 "order",
             )
+
+
+def _loop_edge_edits(
+    loop: ast.For | ast.While, block: list | None, edit: Callable[..., Edit], index_of: dict
+) -> Iterator[Edit]:
+    """A line on the loop's edge indented one level off: the body's last step dedented
+    out of the loop (run once, after it), and the step after the loop indented into its
+    body (run at every pass; a ``return`` there ends the function at the first pass)."""
+    header = f"`{ast.unparse(loop).splitlines()[0]} …`"
+    simple = (ast.Assign, ast.AugAssign, ast.Expr)
+    last = loop.body[-1]
+    if len(loop.body) >= 2 and isinstance(last, simple):
+        shortened = copy.deepcopy(loop)
+        shortened.body = shortened.body[:-1]
+        yield edit(
+            [shortened, last],
+            f"runs the step {quote(last)} once, after the loop {header}, where it belongs "
+            "inside it, at every pass (the line dedented out of the loop's body)",
+            "loop",
+        )
+    if block is None or loop.orelse:
+        return
+    position = next(i for i, item in enumerate(block) if item is loop)
+    following = block[position + 1] if position + 1 < len(block) else None
+    if isinstance(following, (*simple, ast.Return)):
+        lengthened = copy.deepcopy(loop)
+        lengthened.body = [*lengthened.body, copy.deepcopy(following)]
+        ends = " (a return there ends the function at the first pass)" * isinstance(
+            following, ast.Return
+        )
+        yield edit(
+            lengthened,
+            f"runs {quote(following)} inside the loop {header}, at every pass{ends}, where it "
+            "belongs after the loop (the line indented into the loop's body)",
+            "loop",
+            removed=index_of[id(following)],
+        )

@@ -454,7 +454,23 @@ def _fits_hint(stored: int, max_len: int, sizes: tuple[int, ...] = (), cache=Non
         # concatenation or a slice assigned to self.keys), and a test against their length
         # refuses what fits (blind10k-kv-cat-replaces-buffers was asked about batch/heads)
         keys = getattr(cache, "keys", None)
-        if isinstance(keys, torch.Tensor) and keys.dim() == 4 and keys.shape[-2] != max_len:
+        replaced = isinstance(keys, torch.Tensor) and keys.dim() == 4 and keys.shape[-2] != max_len
+        if replaced and stored == max_len and cache is not None and sizes:
+            # a cache that grows (torch.cat: buffers as long as what they hold, the course's
+            # GrowingCache) refused only the call that fills it exactly: a test stop >=
+            # max_len fits as well as a replaced buffer; a fresh cache fed two single
+            # positions far below max_len tells them apart (a test against the replaced
+            # buffer's length refuses the second)
+            refuses = _refuses_small_calls(type(cache), sizes)
+            if refuses is False:
+                return f"{rule}{full}"
+            if refuses is None:
+                return (
+                    f"{rule}{full} (Or, since your buffer keys now holds {keys.shape[-2]} "
+                    f"positions, not max_len = {max_len}: a test against self.keys.shape[-2] "
+                    "after an earlier call replaced the buffer.)"
+                )
+        if replaced:
             return (
                 f"{rule} Your buffer keys now holds {keys.shape[-2]} positions, not max_len = "
                 f"{max_len}: an earlier call replaced it (self.keys = torch.cat(...) or a "
@@ -515,6 +531,26 @@ def _slice_slips(slot: int, n: int, length: int, max_len: int) -> list[str]:
 _EXPANDED = re.compile(
     r"expanded size of the tensor \((\d+)\) must match the existing size \((\d+)\)"
 )
+
+
+def _refuses_small_calls(cls, sizes: tuple) -> bool | None:
+    """Whether a fresh cache of ``cls`` with room for max(max_len, 4) positions refuses
+    (ValueError) the second of two calls of one position each; None when the probe fails
+    otherwise."""
+    batch, heads, max_len, d_head = sizes
+    try:
+        cache = cls(batch, heads, max(max_len, 4), d_head)
+        one = torch.zeros(batch, heads, 1, d_head)
+        cache(one, one.clone())
+    except Exception:  # the probe tells nothing
+        return None
+    try:
+        cache(one.clone(), one.clone())
+    except ValueError:
+        return True
+    except Exception:  # another error: not a refusal
+        return None
+    return False
 
 
 def _probe_slot(cls, sizes: tuple, dtype) -> int | None:

@@ -4,6 +4,7 @@ without one, on a CachedGPT with small random weights."""
 import contextlib
 import re
 import weakref
+from collections.abc import Callable
 
 import torch
 
@@ -670,10 +671,20 @@ def _start_rule(calls: list[dict], length: int) -> str:
     if len(names) != 1 or names[0] not in _START_UPDATES:
         return ""
     helds = [call["held"][0] for call in calls[1:]]
+    advance = _START_UPDATES[names[0]]
+    shape = calls[1]["shape"]
+    if names[0] == "fed + 1" and shape and shape[0] == 2:
+        # with two sequences an advance of 2 is also the batch's count of new tokens (a
+        # start from ids.numel(), every sequence's tokens counted): both named
+        advance = (
+            "2: one more than the one position that call fed, or the batch's 2 sequences' "
+            "new tokens together (a start counted over every sequence of the batch, as "
+            "ids.numel() counts; the two agree with a batch of 2)"
+        )
     return (
         f" Over the calls after the prefill your starts are {starts}, where the caches held "
         f"{helds} positions: after each call your start advances by "
-        f"{_START_UPDATES[names[0]]}. Advance it by the positions each call feeds, so that "
+        f"{advance}. Advance it by the positions each call feeds, so that "
         "start is always the number of positions the caches hold (len + t for the token "
         "chosen at step t)."
     )
@@ -1133,6 +1144,54 @@ def _columns_hint(generate, seed: int, sizes: dict, prompt: torch.Tensor, new: i
     return ("Tensors must have same number of dimensions: got 2 and 1", hint)
 
 
+def _log_probs_message(expected) -> str:
+    """The log-probabilities' message; where the logits are so peaked that log_softmax and
+    the row's maximum subtracted agree to the check's tolerance, both are named (the
+    numbers cannot tell them apart)."""
+    log_probs = expected.double().log_softmax(dim=-1)
+    less_max = expected.double() - expected.double().amax(dim=-1, keepdim=True)
+    if not torch.allclose(less_max, log_probs, rtol=1e-4, atol=1e-4):  # as expect_close
+        return _RECORDED_LOG_PROBS
+    return (
+        "Your logits are the right ones minus one constant per row: log-probabilities "
+        "(log_softmax), or the row's maximum subtracted (logits - logits.max(dim=-1, "
+        "keepdim=True).values); on these peaked logits the two agree. Record the model's "
+        "output itself, before any normalisation."
+    )
+
+
+def _shifted_rows(got, want) -> str:
+    """Logits that are the right ones shifted by a constant per row (per sequence and step):
+    a normalisation applied before recording (the row's maximum or its mean subtracted,
+    log_softmax's log-sum-exp being named by its own mistake); "" otherwise. The argmax,
+    and so every token, is the same: only what is recorded differs."""
+    if not (isinstance(got, torch.Tensor) and got.shape == want.shape and got.dim() == 3):
+        return ""
+    got, want = got.detach().double(), want.detach().double()
+    shift = got - want  # (batch, steps, vocab)
+    if not bool(torch.isfinite(shift).all()):
+        return ""
+    spread = shift.amax(dim=-1) - shift.amin(dim=-1)
+    if bool((spread > 1e-4 * (1 + want.abs().amax())).any()):
+        return ""
+    constant = shift.mean(dim=-1)  # (batch, steps)
+    named = {
+        "the row's maximum subtracted (logits - logits.max(dim=-1, keepdim=True).values)": (
+            -want.amax(dim=-1)
+        ),
+        "the row's mean subtracted (logits - logits.mean(dim=-1, keepdim=True))": (
+            -want.mean(dim=-1)
+        ),
+    }
+    which = [words for words, value in named.items() if torch.allclose(constant, value, atol=1e-4)]
+    how = which[0] if len(which) == 1 else "a normalisation applied to them first"
+    return (
+        "Your logits are the right ones shifted by a constant of each row's own (per "
+        f"sequence and step): {how}. The argmax, and so the tokens, are the same either way, "
+        "but record the model's output itself, logits[:, t] as the model returned it."
+    )
+
+
 _RECORDED_PROBS = (
     "Your logits are probabilities: each row is the softmax of the right logits (it sums to "
     "1). Record the model's output itself, logits[:, t] before any softmax; the argmax, "
@@ -1214,11 +1273,66 @@ def _stopped_at_token_zero(ids, expected_ids, length: int, new: int) -> str:
     )
 
 
-def _ids_shape_hint(ids, prompt, new: int, expected_ids=None, logits=None) -> str:
+#: the probe that tells a loop that ran once from one run to a total length: a prompt of
+#: _PROBE_LENGTH tokens and _PROBE_NEW new ones (once: 1 new token; a total length: 3)
+_PROBE_LENGTH, _PROBE_NEW = 2, 5
+
+
+def _new_tokens_made(generate, seed: int, sizes: dict, batch: int) -> int | None:
+    """How many new tokens the learner's generate appends to a prompt of _PROBE_LENGTH
+    tokens asked for _PROBE_NEW (None: it failed or returned no (batch, n) ids)."""
+    model = _model(seed, sizes)
+    vocab = model.embedding.num_embeddings
+    prompt = torch.randint(0, vocab, (batch, _PROBE_LENGTH), generator=torch_generator(seed))
+    try:
+        got = generate(model, prompt, _PROBE_NEW)
+        ids = got[0]
+    except Exception:  # the learner's code: a probe that fails tells nothing
+        return None
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or ids.shape[0] != batch:
+        return None
+    return ids.shape[1] - _PROBE_LENGTH
+
+
+def _ran_once_hint(length: int, new: int, made: int | None) -> str:
+    """ids of len + 1 positions and logits of one step, where max_new_tokens > 1: the loop
+    stopped after its first pass (a return or break indented into its body), unless
+    len + 1 == max_new_tokens, where a loop run to a total length of max_new_tokens gives
+    the same; the probe (``made`` new tokens for _PROBE_NEW asked after _PROBE_LENGTH)
+    tells them apart, and both are named when it tells nothing."""
+    once = (
+        "the loop stopped after its first pass: a return (or a break) indented into the "
+        "loop's body ends generate at its first step; put the return after the loop, at "
+        "the function's level, so that all max_new_tokens steps run"
+    )
+    total = (
+        "max_new_tokens was taken for the total length (a loop while ids.shape[1] < "
+        "max_new_tokens): it counts the new tokens only, so ids hold len + max_new_tokens "
+        "positions"
+    )
+    found = f"It holds the prompt and one new token, and your logits one step ({new} asked)"
+    if length + 1 != new or made == 1:
+        probe = (
+            ""
+            if length + 1 != new
+            else f" (asked for {_PROBE_NEW} after a prompt of {_PROBE_LENGTH}, it makes 1 "
+            "new token too, so this is no total length)"
+        )
+        return f"{found}{probe}: {once}."
+    if made == _PROBE_NEW - _PROBE_LENGTH:
+        return ""  # a total length: the caller's own message
+    return f"{found}: here len + 1 = max_new_tokens, so two slips give this: {once}; or {total}."
+
+
+def _ids_shape_hint(
+    ids, prompt, new: int, expected_ids=None, logits=None, made: Callable | None = None
+) -> str:
     """What a wrong shape of ids says: one token too few or too many (the loop's count),
     the new tokens alone, max_new_tokens positions in all (taken for the total length),
     the prompt and the last new token only (ids rebuilt from the prompt at each step: told
-    apart from the total length by the logits, which have every step)."""
+    apart from the total length by the logits, which have every step), the prompt and one
+    new token with one step of logits (a loop that stopped after one pass: told apart
+    from the total length by ``made()``, a probe of another prompt length)."""
     rule = "ids are the prompt followed by the new tokens."
     found = tuple(ids.shape)
     batch, length = prompt.shape
@@ -1250,9 +1364,21 @@ def _ids_shape_hint(ids, prompt, new: int, expected_ids=None, logits=None) -> st
             f"have all {new} steps: the loop ran max_new_tokens times, but the earlier new "
             "tokens were all dropped: ids rebuilt from the prompt at each step "
             "(torch.cat([prompt, next_id], dim=1)), or each new token kept in place of the "
-            "one before, instead of appending it to the ids so far: ids = "
+            "one before (next_id overwritten at each step, and the torch.cat run once, after "
+            "the loop), instead of appending it to the ids so far, in the loop: ids = "
             "torch.cat([ids, next_id], dim=1). " + rule
         )
+    if (
+        found[1] == length + 1
+        and new > 1
+        and starts_with_prompt
+        and isinstance(logits, torch.Tensor)
+        and logits.dim() == 3
+        and logits.shape[:2] == (batch, 1)
+    ):
+        once = _ran_once_hint(length, new, made() if made is not None else None)
+        if once:
+            return f"{once} {rule}"
     if found[1] == new and starts_with_prompt:
         return (
             f"It holds max_new_tokens = {new} positions in all, the prompt's {length} "
@@ -1553,7 +1679,14 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 ids,
                 (batch, length + new),
                 f"{call}: ids",
-                _ids_shape_hint(ids, prompt, new, expected_ids, logits),
+                _ids_shape_hint(
+                    ids,
+                    prompt,
+                    new,
+                    expected_ids,
+                    logits,
+                    lambda s=seed, z=sizes, b=batch: _new_tokens_made(generate, s, z, b),
+                ),
             )
             c.expect_integer_dtype(ids, f"{call}: ids")
             c.expect_shape(
@@ -1588,10 +1721,10 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 mistakes={
                     **_generate_mistakes(seed, sizes, prompt, new),
                     _RECORDED_PROBS: expected_logits.softmax(dim=-1),
-                    _RECORDED_LOG_PROBS: expected_logits.log_softmax(dim=-1),
+                    _log_probs_message(expected_logits): expected_logits.log_softmax(dim=-1),
                 },
                 explain=lambda got=logits, want=expected_logits, calls=trace.calls, n=length, i=ids, kept=kept_from_before: (
-                    kept or _explain_generation(got, want, calls, n, i)
+                    kept or _shifted_rows(got, want) or _explain_generation(got, want, calls, n, i)
                 ),
                 hint="The logits must be those of generation without a cache "
                 "(ref.generate_without_cache).",

@@ -8,7 +8,7 @@ from functools import partial
 import torch
 
 from transformer_course.checking import Checker, tolerance
-from transformer_course.checking.hints import shape_mismatch_hint, two_mistakes
+from transformer_course.checking.hints import shape_mismatch_hint, two_mistakes, uses_dot_t
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.key_ranges import attended_key_range, key_range_text
 from transformer_course.checking.mask_relations import unasked_masks
@@ -687,6 +687,15 @@ def _positions_on_head_axis_hint(call: tuple):
             return ""
         if {int(found[1]), int(found[2])} != {heads, len_k}:
             return ""
+        if uses_dot_t(exc):  # k.T: every axis reversed, not k.transpose(1, 2)
+            return (
+                f"The clash is between num_heads = {heads} and len_k = {len_k}, and your line "
+                "uses `.T`: on the 4-axis keys (batch, num_heads, len_k, d_head) k.T reverses "
+                "all four axes, (d_head, len_k, num_heads, batch), so the product's leading "
+                "axes meet len_k where they expect num_heads. For the scores q @ kᵀ swap the "
+                "last two axes only: k.transpose(-2, -1) (or k.mT), (batch, num_heads, d_head, "
+                "len_k)."
+            )
         return (
             f"The clash is between num_heads = {heads} and len_k = {len_k}: the keys (or "
             "values) reached the product with their positions on the head axis (axis 1), "

@@ -7,7 +7,9 @@ import re
 import torch
 
 from transformer_course.checking import Checker, short, tolerance
+from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.leading_axes import yielding_to_front_counted
 from transformer_course.checking.normaliser_counts import segment_constants, term_counts
 from transformer_course.checking.oracles import (
     online_softmax_f,
@@ -226,6 +228,20 @@ def _counted_columns(online_softmax, block_size: int, n: int) -> str:
             "column 0. Start from the empty state (running maximum -inf, sum 0), or start "
             "the loop at the second block."
         )
+    last_start = (n - 1) // block_size * block_size
+    if not stray and list(by_count) == [0] and by_count[0] == list(range(last_start)):
+        # two slips sum the last block alone and cannot be told apart by any input: the
+        # old sum dropped, or the running maximum never carried (-inf at every pass, so
+        # exp(m_old - m_new) = 0 wipes the sum out)
+        return text + (
+            "Only the last block is counted: the running sum starts over at every block. "
+            "Two slips give exactly this (no input tells them apart): the old sum left out "
+            "of the update (total = exp(block - new_max).sum(...) instead of total * "
+            "exp(running_max - new_max) + ...); or the running maximum never carried from "
+            "one block to the next (running_max = new_max dedented after the loop), so that "
+            "it is still -inf at every pass and exp(running_max - "
+            "new_max) = 0 wipes the sum out. Update both at every pass, inside the loop."
+        )
     if stray and not wrong:
         return text + (
             "The running sum did not start empty: it started at 1 (torch.ones) while the "
@@ -328,6 +344,58 @@ _INVERTED_RESCALE = (
     "The running sum is rescaled the wrong way round: the factor is exp(m_old - m_new) (at "
     "most 1), not exp(m_new - m_old)."
 )
+
+
+def _online_pairs(x: torch.Tensor, block_size: int) -> dict:
+    """Two known mistakes at once, one from each of two families (the rescale, the
+    running maximum's start, the last short block, the maximum the terms or the final
+    exp use), each pair the oracle with both knobs: tried only when no single mistake
+    matches, named only when exactly one pair does (round 34: a rescale left out together
+    with a loop that stops before the last block got a hedged reading)."""
+    several = x.shape[-1] > block_size
+    families = {
+        "rescale": [
+            (
+                "The running sum is not rescaled when the maximum grows: multiply it by "
+                "exp(m_old - m_new) before the new block's terms are added.",
+                {"rescale": "none"},
+            ),
+            (_INVERTED_RESCALE, {"rescale": "inverted"}),
+        ]
+        if several
+        else [],
+        "start": [
+            (
+                "The running maximum starts at 0 instead of -inf.",
+                {"start": 0.0},
+            )
+        ],
+        "last": [
+            (
+                "The last, shorter block is skipped: the loop must visit every column, "
+                "range(0, n, block_size).",
+                {"skip_last": True},
+            )
+        ]
+        if x.shape[-1] % block_size and several
+        else [],
+        "maxima": [
+            (_FINAL_BLOCK_MAX, {"final_max": "last_block"}),
+            (_TERMS_OWN_MAX, {"terms_max": "block"}),
+        ]
+        if several
+        else [],
+    }
+    names = list(families)
+    pairs = {}
+    for a, first_family in enumerate(names):
+        for second_family in names[a + 1 :]:
+            for first, one in families[first_family]:
+                for second, other in families[second_family]:
+                    pairs[two_mistakes(first, second)] = lambda knobs={**one, **other}: (
+                        online_softmax_f(x, block_size, **knobs)
+                    )
+    return pairs
 
 
 def _falling(x: torch.Tensor, block_size: int) -> torch.Tensor:
@@ -606,7 +674,10 @@ def _coverage_mistakes(x: torch.Tensor, block_size: int) -> dict[str, torch.Tens
         ):
             bounds.append(f"len(x) = x.shape[0] = {x.shape[0]}, the number of rows")
         if m == block_size:
-            bounds.append("block_size (one block only)")
+            bounds.append(
+                "block_size (one block only), or the return indented into the loop's body, "
+                "which ends the function after its first block"
+            )
         bound = f" Your loop's bound looks like {', or '.join(bounds)}." if bounds else ""
         out[
             f"Your running sum covers only the first {m} of the {n} columns (a loop that "
@@ -931,21 +1002,26 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                 x,
                 block_size,
                 call_repr=what,
-                hints=[
-                    _view_blocks_hint(x, block_size),
-                    _rows_hint(x, block_size, columns_kept),
-                    _row_shape_hint(x),
-                    _unpack_hint(x),
-                    _reduced_over_rows_hint(x, block_size, columns_kept),
-                    _sum_not_column_hint(x, columns_kept),
-                    _empty_block_hint(
-                        "x[..., start : start + block_size]",
-                        lambda size=block_size: _raises_empty(
-                            lambda: online_softmax(randn((2, size), 4303), size)
+                hints=yielding_to_front_counted(
+                    [
+                        _view_blocks_hint(x, block_size),
+                        _rows_hint(x, block_size, columns_kept),
+                        _row_shape_hint(x),
+                        _unpack_hint(x),
+                        _reduced_over_rows_hint(x, block_size, columns_kept),
+                        _sum_not_column_hint(x, columns_kept),
+                        _empty_block_hint(
+                            "x[..., start : start + block_size]",
+                            lambda size=block_size: _raises_empty(
+                                lambda: online_softmax(randn((2, size), 4303), size)
+                            ),
+                            lambda: _runs(lambda: online_softmax(randn((2, 5), 4308), 2)),
                         ),
-                        lambda: _runs(lambda: online_softmax(randn((2, 5), 4308), 2)),
-                    ),
-                ],
+                    ],
+                    -1,
+                    "the columns",
+                    (x,),
+                ),
             )
             _expect_tensor(c, got, what)
             rows = tuple(x.shape[:-1])
@@ -995,6 +1071,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                 expected,
                 what,
                 **tolerance(got.dtype, x.dtype),
+                pairs=lambda x=x, b=block_size: _online_pairs(x, b),
                 mistakes={
                     "The running sum is not rescaled when the maximum grows: terms summed as "
                     "exp(s - m_old) must be multiplied by exp(m_old - m_new) before the new "

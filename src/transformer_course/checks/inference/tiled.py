@@ -10,7 +10,9 @@ from torch.overrides import TorchFunctionMode
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.attention_weights import mask_misapplied, weights_through_values
+from transformer_course.checking.hints import two_mistakes, uses_dot_t
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.leading_axes import yielding_to_front_counted
 from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
     tiled_attention_f,
@@ -253,6 +255,74 @@ def _scale_named(got, q, k, v, causal: bool, rerun=None) -> str:
     return unnamed
 
 
+def _tiled_pairs(q, k, v, block: int, causal: bool) -> dict:
+    """Two known mistakes at once, one from each of two families (the rescale, the scale,
+    the causal mask, the final division), each pair the oracle with both knobs: tried
+    only when no single mistake matches, and named only when exactly one pair does (round
+    34: a rescale left out together with a scale of 1/d_k was only located)."""
+    d = q.shape[-1]
+    several = k.shape[-2] > block
+    families = {
+        "rescale": [
+            (
+                "The output accumulated over earlier blocks is not rescaled when the maximum "
+                "grows: multiply it by exp(m_old - m_new), as the running sum.",
+                {"rescale_output": False},
+            ),
+            (
+                "The running sum is not rescaled when the maximum grows (the accumulated "
+                "output is): multiply it by exp(m_old - m_new) too.",
+                {"rescale_sum": False},
+            ),
+            (
+                "Neither the running sum nor the accumulated output is rescaled when the "
+                "maximum grows: multiply both by exp(m_old - m_new).",
+                {"rescale_output": False, "rescale_sum": False},
+            ),
+        ]
+        if several
+        else [],
+        "scale": [
+            ("The scores are not multiplied by 1 / sqrt(d_k).", {"q_times": math.sqrt(d)}),
+            ("The scores are divided by d_k instead of sqrt(d_k).", {"q_times": d**-0.5}),
+        ],
+        "causal": [
+            (
+                "The causal mask hides the diagonal too (j >= i masked): mask only j > i.",
+                {"strict": True},
+            ),
+            (
+                "The causal mask compares the query with the key's index inside its block "
+                "instead of its position in the sequence (start + index).",
+                {"local_index": True},
+            ),
+            ("causal=True was never applied: nothing is masked.", {"causal": False}),
+        ]
+        if causal
+        else [],
+        "divide": [
+            (
+                "The accumulated output is never divided by the running sum: return acc / total.",
+                {"divide": False},
+            )
+        ],
+    }
+
+    def value(knobs: dict):
+        knobs = dict(knobs)
+        scaled = q * knobs.pop("q_times", 1.0)
+        return tiled_attention_f(scaled, k, v, block, knobs.pop("causal", causal), **knobs)
+
+    names = list(families)
+    pairs = {}
+    for a, first_family in enumerate(names):
+        for second_family in names[a + 1 :]:
+            for first, one in families[first_family]:
+                for second, other in families[second_family]:
+                    pairs[two_mistakes(first, second)] = lambda knobs={**one, **other}: value(knobs)
+    return pairs
+
+
 def _tiled_expected(q, k, v, causal: bool, *, scale: float | None = None):
     len_q, len_k = q.shape[-2], k.shape[-2]
     mask = torch.ones(len_q, len_k, dtype=torch.bool).tril() if causal else None
@@ -335,6 +405,12 @@ def _stopped_early(q, k, v, block: int, causal: bool, uncausal_ran: bool = False
             continue
         # the first start a loop over the queries' length never reaches
         # (blind12l-tiled-blocks-over-len-q was told only "a loop that stops early")
+        first_only = (
+            ", or the return indented into the loop's body, which ends the function after "
+            "its first block"
+            if start == block
+            else ""
+        )
         over_len_q = (
             f" That is exactly where range(0, len_q, block_size) stops: a loop over len_q = "
             f"q.shape[-2] = {len_q}, the number of queries, instead of len_k = k.shape[-2] = "
@@ -346,8 +422,8 @@ def _stopped_early(q, k, v, block: int, causal: bool, uncausal_ran: bool = False
         out[
             f"Your result is attention over keys 0 .. {start - 1} only: the blocks from key "
             f"{start} on were never visited (a loop that stops early, or a skip of blocks "
-            f"thought to be in the future).{over_len_q}{seen} Visit every block, range(0, "
-            "len_k, block_size)."
+            f"thought to be in the future{first_only}).{over_len_q}{seen} Visit every block, "
+            "range(0, len_k, block_size)."
         ] = _keys_before(q, k, v, causal, start)
     return out
 
@@ -690,6 +766,14 @@ def _transposed_scores_hint(q: torch.Tensor, k: torch.Tensor, block: int):
         )
         if not pairs:
             return ""
+        if uses_dot_t(exc):  # k.T: every axis reversed, no pair of them swapped
+            return (
+                "Your line uses `.T` on the block of keys: on a tensor of more than two axes "
+                "it reverses all of them ((batch, heads, block, d_k) becomes (d_k, block, "
+                "heads, batch)), so the product's leading axes no longer match q's. The "
+                "scores need only the last two swapped: k[..., start:stop, :].transpose(-2, "
+                "-1) (or .mT), (..., d_k, block)."
+            )
         which = " or ".join(f"transpose({i}, {j})" for i, j in pairs)
         return (
             f"The scores q @ k[..., start:stop, :].{which} raise exactly this error: the "
@@ -1205,7 +1289,10 @@ def _localise_tiled(tiled_attention, q, k, v, block: int, causal: bool) -> str:
         (True, False, False): "A single block is right but several are not, even where the "
         "maximum never changes: the mistake is in how the blocks are combined, which keys and "
         "values each block reads (k[..., start:stop, :] and v[..., start:stop, :], every key "
-        "once) or how their terms are added up.",
+        "once), how their terms are added up, or what each pass hands to the next (the "
+        "running maximum, sum and output reassigned inside the loop, at every pass: a "
+        "running_max = new_max dedented after the loop, or never written, leaves the maximum "
+        "at -inf, and each block's rescale factor then wipes out the blocks before it).",
         (True, True, False): "The blocks combine right while the maximum stays and go wrong "
         "when a later block raises it: the mistake is in the rescaling, the factor exp(m_old "
         "- m_new), what it multiplies (the sum and the output so far, before the new terms "
@@ -1389,43 +1476,48 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 block,
                 causal,
                 call_repr=what,
-                hints=[
-                    _transposed_scores_hint(q, k, block),
-                    _positions_flat_hint(tiled_attention, q, k, v, block, causal),
-                    *_tiled_hints(
-                        q,
-                        v,
-                        block,
-                        causal,
-                        summed_fine,
-                        short_fine,
-                        ran,
-                        values_probe=lambda: _values_sliced_on_last_axis(tiled_attention),
-                        uncausal_probe=lambda args=(q, k, v, block): _runs(
-                            lambda: tiled_attention(*args, False)
+                hints=yielding_to_front_counted(
+                    [
+                        _transposed_scores_hint(q, k, block),
+                        _positions_flat_hint(tiled_attention, q, k, v, block, causal),
+                        *_tiled_hints(
+                            q,
+                            v,
+                            block,
+                            causal,
+                            summed_fine,
+                            short_fine,
+                            ran,
+                            values_probe=lambda: _values_sliced_on_last_axis(tiled_attention),
+                            uncausal_probe=lambda args=(q, k, v, block): _runs(
+                                lambda: tiled_attention(*args, False)
+                            ),
+                            transposed_probe=lambda args=(q, k, v, block): _causal_test_transposed(
+                                tiled_attention, *args
+                            ),
                         ),
-                        transposed_probe=lambda args=(q, k, v, block): _causal_test_transposed(
-                            tiled_attention, *args
+                        _block_count_hint(q.shape[-2], k.shape[-2], block),
+                        _mask_as_index_hint(q, k.shape[-2], block),
+                        _sum_not_column_hint(q.shape[-2], v.shape[-1]),
+                        _empty_block_hint(
+                            "k[..., start : start + block_size, :] (and likewise v)",
+                            lambda size=block, d=q.shape[-1]: _raises_empty(
+                                lambda: tiled_attention(
+                                    *(randn((1, size, d), 4304 + i) for i in range(3)), size
+                                )
+                            ),
+                            lambda d=q.shape[-1]: _runs(
+                                lambda: tiled_attention(
+                                    *(randn((1, 5, d), 4307 + i) for i in range(3)), 2
+                                )
+                            ),
                         ),
-                    ),
-                    _block_count_hint(q.shape[-2], k.shape[-2], block),
-                    _mask_as_index_hint(q, k.shape[-2], block),
-                    _sum_not_column_hint(q.shape[-2], v.shape[-1]),
-                    _empty_block_hint(
-                        "k[..., start : start + block_size, :] (and likewise v)",
-                        lambda size=block, d=q.shape[-1]: _raises_empty(
-                            lambda: tiled_attention(
-                                *(randn((1, size, d), 4304 + i) for i in range(3)), size
-                            )
-                        ),
-                        lambda d=q.shape[-1]: _runs(
-                            lambda: tiled_attention(
-                                *(randn((1, 5, d), 4307 + i) for i in range(3)), 2
-                            )
-                        ),
-                    ),
-                    _lower_precision_hint(q.dtype, "q"),
-                ],
+                        _lower_precision_hint(q.dtype, "q"),
+                    ],
+                    -2,
+                    "the keys' and values' positions (len_k)",
+                    (k, v),
+                ),
             )
             widths = {min(block, k.shape[-2] - start) for start in range(0, k.shape[-2], block)}
             summed_fine = summed_fine or not widths <= {q.shape[-2]}
@@ -1467,6 +1559,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                 expected,
                 what,
                 **tolerance(got.dtype),
+                pairs=lambda args=(q, k, v, block, causal): _tiled_pairs(*args),
                 mistakes={
                     # blind12e-tiled-keys-as-values: weights @ k[..., start:stop, :]
                     "Your output is attention with the keys as values, softmax(q kᵀ / "

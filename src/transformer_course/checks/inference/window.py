@@ -5,7 +5,7 @@ import torch
 
 from transformer_course.checking import Checker
 from transformer_course.checking.hints import two_mistakes
-from transformer_course.checking.mask_forms import additive_mask_note
+from transformer_course.checking.mask_forms import additive_mask_note, read_as_bool
 from transformer_course.checking.stale import earlier_call
 
 from .common import _expect_tensor
@@ -503,6 +503,17 @@ def _swapped(sliding_window_mask, got, size: int, window: int) -> str:
     )
 
 
+def _entries_reading(sliding_window_mask, read: torch.Tensor, size: int, window: int, ran) -> str:
+    """What a mask's entries (``read``: a mask of another dtype read as bool) get wrong:
+    the known mistake they equal, the band's width as another function of the window, or
+    the part-by-part reading of :func:`_window_hint`."""
+    for message, model in _unrefuted(size, window, ran).items():
+        if model is not None and torch.equal(read, model):
+            return message
+    rule = _width_rule(sliding_window_mask, size, window)
+    return rule or _window_hint(read, size, window)
+
+
 def _expect_nothing_kept(c: Checker, sliding_window_mask, args: tuple, ran: list) -> None:
     """A size asked before, with another window: a mask kept between calls under a key
     without the window (a dict keyed by the size) comes back as the earlier call's."""
@@ -584,15 +595,28 @@ def check_sliding_window_mask(sliding_window_mask, *, hidden: bool = False) -> N
                 + flat,
             )
             earlier.append(size)
-            additive = additive_mask_note(got, _window(size, 0, window - 1))
-            c.expect_true(not additive, f"{what} {additive}")
-            c.expect_dtype(
-                got,
-                torch.bool,
-                what,
-                "Masks are bool, True = may attend (lesson 06); & of two bool masks stays bool.",
-            )
             expected = _window(size, 0, window - 1)
+            additive = additive_mask_note(got, expected)
+            form = "Masks are bool, True = may attend (lesson 06); & of two bool masks stays bool."
+            # a mask in another form whose entries are wrong too: both named (was told the
+            # form alone, the wrong band found only once the dtype was mended)
+            read = read_as_bool(got)
+            if read is not None and not torch.equal(read, expected):
+                wrong_form = (
+                    f"{what} {additive}"
+                    if additive
+                    else f"{what} has dtype {got.dtype}, not torch.bool. {form}"
+                )
+                entries = _entries_reading(sliding_window_mask, read, size, window, ran)
+                c.fail(
+                    two_mistakes(
+                        wrong_form,
+                        f"Its entries are wrong too, read as the bool mask they stand for "
+                        f"({'0' if additive else '1'} = may attend): {entries}",
+                    )
+                )
+            c.expect_true(not additive, f"{what} {additive}")
+            c.expect_dtype(got, torch.bool, what, form)
             if not torch.equal(got, expected):
                 rule = _width_rule(sliding_window_mask, size, window)
                 if rule:
