@@ -3763,6 +3763,67 @@ def test_eval_dropout_advice_only_where_the_rate_changes_the_eval_output():
     assert "switched to eval()" in eval_dropout_hint(lambda: 1 / 0, (x,), got, 0.2)
 
 
+# ------------------------------------------------------- round 34: families, not instances
+class LayerAttentionScaledBySqrtDModel(LayerBase):
+    """Post-LN, the attention's output multiplied by sqrt(d_model) before the residual sum
+    (the embedding's scale carried over to a sub-layer): "a term of the residual sum scaled
+    by a size" (the residual sums' coefficients fitted freely, named when recognisable)."""
+
+    def forward(self, x, mask=None):
+        scale = math.sqrt(x.shape[-1])
+        if self.norm_first:
+            x = x + scale * self.dropout(self.attend(self.norm1(x), mask))
+            return x + self.dropout(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + scale * self.dropout(self.attend(x, mask)))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerPreFeedForwardOverSqrtTwo(LayerBase):
+    """Pre-LN, the feed-forward's output divided by sqrt(2) before it joins the stream: the
+    same family on the other sub-layer and the other layout."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + self.dropout(self.attend(self.norm1(x), mask))
+            return x + self.dropout(self.feed_forward(self.norm2(x))) / math.sqrt(2)
+        x = self.norm1(x + self.dropout(self.attend(x, mask)))
+        return self.norm2(x + self.dropout(self.feed_forward(x)) / math.sqrt(2))
+
+
+class LayerAttentionTimesOnePointThree(LayerBase):
+    """Post-LN, the attention's output times 1.3, a factor no size gives: the sibling that a
+    too eager fit would name as a size; it is located (the residual sum around self_attn),
+    never given a factor it does not have."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + 1.3 * self.dropout(self.attend(self.norm1(x), mask))
+            return x + self.dropout(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + 1.3 * self.dropout(self.attend(x, mask)))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
+R34_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerAttentionTimesOnePointThree,
+        r"^(?![\s\S]*(sqrt|wrong sign or factor))[\s\S]*check the residual sum around "
+        r"`self\.self_attn`",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerAttentionScaledBySqrtDModel,
+        r"is x \+ \d\.\d+ \(sqrt\(\d+\)\) \* self_attn\(x\): the residual sum around "
+        r"`self\.self_attn` has a wrong sign or factor",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreFeedForwardOverSqrtTwo,
+        r"0\.7071 \(1/sqrt\(2\)\) \* feed_forward\(.*\).*has a wrong sign or factor",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     [
         *LN_MISTAKES,
@@ -3774,6 +3835,7 @@ test_classic_mistake, test_correct_variant = lesson_tests(
         *R17G_MISTAKES,
         *R18G_MISTAKES,
         *R19G_MISTAKES,
+        *R34_MISTAKES,
     ],
     [
         *(Correct(check_LayerNorm, cls) for cls in LN_CORRECT),

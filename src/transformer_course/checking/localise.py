@@ -846,7 +846,8 @@ def _weighted_sum(
     """``target`` as a * stream + b * out with other coefficients than (1, 1), written out
     ("x - self_attn(x)", "0.5 * x + 0.5 * self_attn(x)"): a residual sum with a sign, a
     factor or a term wrong. The coefficients are fitted (least squares) and kept only when
-    they are multiples of 1/2 in [-2, 2] that reproduce ``target`` exactly; "" otherwise."""
+    they are multiples of 1/2 in [-2, 2], or recognisable numbers (sqrt(d_model), 1/sqrt(2):
+    a term scaled by a size), that reproduce ``target`` exactly; "" otherwise."""
     target = torch.as_tensor(target).detach().double()
     if target.shape != stream.shape or stream.shape != out.shape:
         return ""
@@ -866,16 +867,33 @@ def _weighted_sum(
         # sqrt-half: (x + sublayer) * 0.5 ** 0.5, the residual of convolutional seq2seq)
         return f"({stream_name} + {out_name}) * {named} (= {common:.4g}), the sum scaled"
     a, b = (round(float(value) * 2) / 2 for value in fitted)
-    if (a, b) == (1.0, 1.0) or max(abs(a), abs(b)) > 2 or (a, b) == (0.0, 0.0):
-        return ""
-    if not _close(target, a * stream + b * out):
+    sizes = [f"{abs(a):g}", f"{abs(b):g}"]
+    if not _close(target, a * stream + b * out) or max(abs(a), abs(b)) > 2:
+        # a term scaled by a size's root or its reciprocal (x + sqrt(d_model) * sublayer,
+        # x + sublayer / sqrt(2)): each fitted coefficient a multiple of 1/2 or a
+        # recognisable number, kept only when together they reproduce ``target`` exactly
+        coefficients = []
+        for i, value in enumerate(float(v) for v in fitted):
+            half = round(value * 2) / 2
+            if abs(value - half) <= 1e-4 * max(1.0, abs(value)) and abs(half) <= 2:
+                coefficients.append(half)
+                sizes[i] = f"{abs(half):g}"
+            elif said := recognisable_number(abs(value)):
+                coefficients.append(value)
+                sizes[i] = f"{abs(value):.4g} ({said})"
+            else:
+                return ""
+        a, b = coefficients
+        if not _close(target, a * stream + b * out):
+            return ""
+    if (a, b) == (1.0, 1.0) or (a, b) == (0.0, 0.0):
         return ""
 
     pieces: list[str] = []
-    for coefficient, name in ((a, stream_name), (b, out_name)):
+    for coefficient, name, size in ((a, stream_name, sizes[0]), (b, out_name, sizes[1])):
         if coefficient == 0:
             continue
-        text = name if abs(coefficient) == 1 else f"{abs(coefficient):g} * {name}"
+        text = name if abs(coefficient) == 1 else f"{size} * {name}"
         if not pieces:
             pieces.append(f"-{text}" if coefficient < 0 else text)
         else:
