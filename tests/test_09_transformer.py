@@ -3094,6 +3094,76 @@ MISTAKES = [
     ),
 ]
 
+# ------------------------------------------------------- round 34: families, not instances
+def _greedy_choosing(choose):
+    """The reference loop whose next token is ``choose(logits)`` ((batch, len, vocab) ->
+    (batch,)): the family 'the decision taken on the wrong quantity'."""
+
+    def greedy(model, src_ids, max_len, bos_id, eos_id):
+        with torch.no_grad():
+            memory = model.encode(src_ids)
+            tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+            finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+            for _ in range(max_len):
+                logits = model.decode(tokens, memory, src_ids)  # (batch, len, vocab)
+                nxt = choose(logits).masked_fill(finished, model.pad_id)
+                tokens = torch.cat([tokens, nxt[:, None]], dim=1)
+                finished |= nxt == eos_id
+                if finished.all():
+                    break
+        return tokens[:, 1:]
+
+    return greedy
+
+
+def greedy_mean_over_positions(model, src_ids, max_len, bos_id, eos_id):
+    """Every position votes: logits.mean(1) (on one visible case it gave exactly the tokens
+    of "one decoder pass", and was told so: a cause contradicted by the other cases)."""
+    return _greedy_choosing(lambda logits: logits.mean(1).argmax(-1))(
+        model, src_ids, max_len, bos_id, eos_id
+    )
+
+
+def greedy_max_over_positions(model, src_ids, max_len, bos_id, eos_id):
+    return _greedy_choosing(lambda logits: logits.max(dim=1).values.argmax(-1))(
+        model, src_ids, max_len, bos_id, eos_id
+    )
+
+
+def greedy_second_best(model, src_ids, max_len, bos_id, eos_id):
+    """topk(2) read at index 1: the second most probable token at every step."""
+    return _greedy_choosing(lambda logits: logits[:, -1].topk(2, dim=-1).indices[:, 1])(
+        model, src_ids, max_len, bos_id, eos_id
+    )
+
+
+def greedy_sorted_ascending(model, src_ids, max_len, bos_id, eos_id):
+    """torch.sort's default order is ascending: its first index is the least probable."""
+    return _greedy_choosing(lambda logits: logits[:, -1].sort(dim=-1).indices[:, 0])(
+        model, src_ids, max_len, bos_id, eos_id
+    )
+
+
+R34_MISTAKES = [
+    Mistake(
+        check_greedy_decode,
+        greedy_mean_over_positions,
+        r"^(?![\s\S]*ONE decoder pass)[\s\S]*logits pooled over the positions \(their mean or "
+        r"sum over dim=1",
+    ),
+    Mistake(check_greedy_decode, greedy_max_over_positions, r"logits' maximum over the positions"),
+    Mistake(
+        check_greedy_decode,
+        greedy_second_best,
+        r"at every decision yours is the token ranked 2 of \d+ by its logit",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_sorted_ascending,
+        r"at every decision yours is the LEAST probable token",
+    ),
+]
+
 CORRECT = [
     Correct(check_Transformer, TAnnotatedStyle),
     Correct(check_Transformer, TVocabRefusedWithValueErrorSubclass),
@@ -3114,7 +3184,7 @@ CORRECT = [
     Correct(check_greedy_decode, greedy_python_lists),
 ]
 
-test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+test_classic_mistake, test_correct_variant = lesson_tests([*MISTAKES, *R34_MISTAKES], CORRECT)
 
 
 # ================================================================== oracles: nn.Transformer
