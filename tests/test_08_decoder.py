@@ -6,8 +6,8 @@ off), including the two properties the masks exist for."""
 from __future__ import annotations
 
 import copy
-import math
 import functools
+import math
 
 import pytest
 import torch

@@ -3094,6 +3094,7 @@ MISTAKES = [
     ),
 ]
 
+
 # ------------------------------------------------------- round 34: families, not instances
 def _greedy_choosing(choose):
     """The reference loop whose next token is ``choose(logits)`` ((batch, len, vocab) ->
