@@ -3803,7 +3803,34 @@ class LayerAttentionTimesOnePointThree(LayerBase):
         return self.norm2(x + self.dropout(self.feed_forward(x)))
 
 
+class FFNLeakyReLUModule(FFNBase):
+    """nn.LeakyReLU(0.2) as the hidden activation (GAN code's habit): an activation named
+    from its values as a leak of one slope, whatever the slope."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.activation = nn.LeakyReLU(0.2)
+
+    def forward(self, x):
+        return self.w_2(self.dropout(self.activation(self.w_1(x))))
+
+
+class FFNLeakySlopeTenth(FFNBase):
+    def forward(self, x):
+        return self.w_2(self.dropout(F.leaky_relu(self.w_1(x), negative_slope=0.1)))
+
+
 R34_MISTAKES = [
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNLeakyReLUModule,
+        r"f\(z\) = F\.leaky_relu\(z, negative_slope=0\.2\).*it is not the ReLU",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNLeakySlopeTenth,
+        r"f\(z\) = F\.leaky_relu\(z, negative_slope=0\.1\)",
+    ),
     Mistake(
         check_EncoderLayer,
         LayerAttentionTimesOnePointThree,
