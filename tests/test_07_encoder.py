@@ -3820,7 +3820,71 @@ class FFNLeakySlopeTenth(FFNBase):
         return self.w_2(self.dropout(F.leaky_relu(self.w_1(x), negative_slope=0.1)))
 
 
+def _eps_twice_outside(self, x):
+    centred = x - x.mean(-1, keepdim=True)
+    std = torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + self.eps)
+    return centred / (std + self.eps)
+
+
+def _eps_twice_inside(self, x):
+    """The variance already holds eps, and the root adds it once more."""
+    variance = x.var(-1, keepdim=True, unbiased=False) + self.eps
+    return (x - x.mean(-1, keepdim=True)) / torch.sqrt(variance + self.eps)
+
+
+def _roots_split(self, x):
+    centred = x - x.mean(-1, keepdim=True)
+    return centred / (x.var(-1, keepdim=True, unbiased=False).sqrt() + math.sqrt(self.eps))
+
+
+def _unbiased_roots_split(self, x):
+    """Two slips at once: torch.std's default (unbiased) and the roots taken apart."""
+    return (x - x.mean(-1, keepdim=True)) / (x.std(-1, keepdim=True) + self.eps**0.5)
+
+
+def _std_alone(self, x):
+    """x.std(-1) with no eps anywhere: told it divided by std + eps before."""
+    return (x - x.mean(-1, keepdim=True)) / x.std(-1, keepdim=True)
+
+
+def _eps_thrice_inside(self, x):
+    """eps three times under the root: no placement of the catalogue; never told 'twice'."""
+    variance = x.var(-1, keepdim=True, unbiased=False)
+    return (x - x.mean(-1, keepdim=True)) / torch.sqrt(variance + 3 * self.eps)
+
+
 R34_MISTAKES = [
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNEpsTwiceOutside", _eps_twice_outside),
+        r"added twice: once under the square root and once more after it",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNEpsTwiceInside", _eps_twice_inside),
+        r"added twice under the square root, sqrt\(var \+ 2 \* eps\)",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNRootsSplit", _roots_split),
+        r"square roots of the variance and of eps separately.*(?<!unbiased one)$",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNUnbiasedRootsSplit", _unbiased_roots_split),
+        r"square roots of the variance and of eps separately.* also the unbiased one",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNStdAlone", _std_alone),
+        r"^(?![\s\S]*std \+ eps)[\s\S]*(unbiased standard deviation, x\.std\(-1\).*no eps at "
+        r"all|sqrt\(15 / 16\))",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNEpsThriceInside", _eps_thrice_inside),
+        r"^(?![\s\S]*(twice|separately|squared under))[\s\S]*LayerNorm",
+    ),
     Mistake(
         check_PositionwiseFeedForward,
         FFNLeakyReLUModule,

@@ -463,6 +463,13 @@ def _ignores_eps(
     )
 
 
+_UNBIASED_NO_EPS = (
+    "You divide by the unbiased standard deviation, x.std(-1) (dividing by d_model - 1, "
+    "torch.std's default), with no eps at all: yours gives NaN for a token whose features "
+    "are all equal, and the same result whatever eps it is built with. Use the biased "
+    "variance and put eps inside the square root: (x - mean) / sqrt(var + self.eps), var = "
+    "x.var(-1, keepdim=True, unbiased=False)."
+)
 _EPS_IN_COUNT = (
     "You add eps to the feature count that divides the sum of squared deviations, sum / "
     "(d_model + eps), instead of to the variance under the square root: built with eps=0.5 "
@@ -477,11 +484,43 @@ _EPS_AS_FLOOR = (
     "formula. The two agree where the variance is far above eps and differ on near-constant "
     "tokens, whose variance is replaced by eps: write sqrt(var + eps)."
 )
+_EPS_ROOTS_SPLIT = (
+    "You take the square roots of the variance and of eps separately and add them, "
+    "sqrt(var) + sqrt(eps): built with eps=0.5 (the same weights), yours gives exactly that "
+    "formula. The square root of a sum is not the sum of the square roots: add eps to the "
+    "variance first, then take one root, sqrt(var + eps)."
+)
+_EPS_TWICE_OUTSIDE = (
+    "Your eps is added twice: once under the square root and once more after it, "
+    "sqrt(var + eps) + eps: built with eps=0.5 (the same weights), yours gives exactly that "
+    "formula. Add it once, under the root: (x - mean) / sqrt(var + eps)."
+)
+_EPS_TWICE_INSIDE = (
+    "Your eps is added twice under the square root, sqrt(var + 2 * eps) (a variance that "
+    "already holds eps, var = x.var(...) + eps, then sqrt(var + eps) again): built with "
+    "eps=0.5 (the same weights), yours gives exactly that formula. Add it once: "
+    "(x - mean) / sqrt(var + eps)."
+)
+_EPS_SQUARED = (
+    "Your eps is squared under the root, sqrt(var + eps ** 2) (eps treated as a standard "
+    "deviation): built with eps=0.5 (the same weights), yours gives exactly that formula. "
+    "eps is added to the variance as it is: sqrt(var + eps)."
+)
+_UNBIASED_TOO = (
+    " Your variance is also the unbiased one, dividing by d_model - 1 (the default of "
+    "torch.var and torch.std): LayerNorm's divides by d_model (unbiased=False, or "
+    "correction=0)."
+)
 #: where a LayerNorm's eps may enter, each as the denominator it gives: (centred (..., d),
-#: biased variance (..., 1), d_model, eps) -> (..., 1) or (..., d)
+#: biased variance (..., 1), d_model, eps) -> (..., 1) or (..., d); each is tried with the
+#: unbiased variance as well (two slips at once, both said)
 _EPS_PLACEMENTS: tuple[tuple[str, Callable[..., torch.Tensor]], ...] = (
     (_EPS_IN_COUNT, lambda centred, var, d, eps: torch.sqrt(var * d / (d + eps))),
     (_EPS_AS_FLOOR, lambda centred, var, d, eps: torch.sqrt(var.clamp(min=eps))),
+    (_EPS_ROOTS_SPLIT, lambda centred, var, d, eps: torch.sqrt(var) + eps**0.5),
+    (_EPS_TWICE_OUTSIDE, lambda centred, var, d, eps: torch.sqrt(var + eps) + eps),
+    (_EPS_TWICE_INSIDE, lambda centred, var, d, eps: torch.sqrt(var + 2 * eps)),
+    (_EPS_SQUARED, lambda centred, var, d, eps: torch.sqrt(var + eps**2)),
 )
 
 
@@ -502,12 +541,16 @@ def _eps_placement(cls, d_model: int, module, x: torch.Tensor, p) -> str:
     right = centred / torch.sqrt(var + eps) * p["weight"] + p["bias"]  # (..., d_model)
     if torch.allclose(got, right, rtol=1e-4, atol=1e-5, equal_nan=True):
         return ""
+    variances = {"": var}
+    if d_model > 1:
+        variances[_UNBIASED_TOO] = var * d_model / (d_model - 1)
     fitting = [
-        message
+        message + also
         for message, denominator in _EPS_PLACEMENTS
+        for also, variance in variances.items()
         if torch.allclose(
             got,
-            centred / denominator(centred, var, d_model, eps) * p["weight"] + p["bias"],
+            centred / denominator(centred, variance, d_model, eps) * p["weight"] + p["bias"],
             rtol=1e-4,
             atol=1e-5,
             equal_nan=True,
@@ -1084,7 +1127,11 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
             renamed = {
                 _NO_EPS: f"{_NO_EPS} (Yours gives NaN for a token whose features are all "
                 "equal, and the same result whatever eps it is built with: there is no eps in "
-                "your formula.)"
+                "your formula.)",
+                # the unbiased std with eps outside is as close on this x as the unbiased std
+                # with no eps; the NaN and the rebuild say which (x.std(-1) alone was told
+                # it divides by std + eps)
+                **dict.fromkeys((_ANNOTATED, _ANNOTATED + " "), _UNBIASED_NO_EPS),
             }
             # a fixed eps of its own would give a finite result there: ruled out
             del mistakes[_WRONG_DEFAULT_EPS], mistakes[_WRONG_DEFAULT_EPS + " "]
