@@ -3848,12 +3848,24 @@ def _std_alone(self, x):
 
 
 def _eps_thrice_inside(self, x):
-    """eps three times under the root: no placement of the catalogue; never told 'twice'."""
+    """eps three times under the root: the count of eps read off the rebuild with eps=0.5."""
     variance = x.var(-1, keepdim=True, unbiased=False)
     return (x - x.mean(-1, keepdim=True)) / torch.sqrt(variance + 3 * self.eps)
 
 
+def _eps_seven_times(self, x):
+    """A count no learner writes (7): the sibling that the count's short list must not
+    name as another count."""
+    variance = x.var(-1, keepdim=True, unbiased=False)
+    return (x - x.mean(-1, keepdim=True)) / torch.sqrt(variance + 7 * self.eps)
+
+
 R34_MISTAKES = [
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNEpsSevenTimes", _eps_seven_times),
+        r"^(?![\s\S]*(enters the variance|twice|separately|squared under))[\s\S]*LayerNorm",
+    ),
     Mistake(
         check_LayerNorm,
         ln_class("LNEpsTwiceOutside", _eps_twice_outside),
@@ -3883,7 +3895,7 @@ R34_MISTAKES = [
     Mistake(
         check_LayerNorm,
         ln_class("LNEpsThriceInside", _eps_thrice_inside),
-        r"^(?![\s\S]*(twice|separately|squared under))[\s\S]*LayerNorm",
+        r"eps enters the variance 3 times, sqrt\(var \+ 3 \* eps\)",
     ),
     Mistake(
         check_PositionwiseFeedForward,

@@ -556,7 +556,32 @@ def _eps_placement(cls, d_model: int, module, x: torch.Tensor, p) -> str:
             equal_nan=True,
         )
     ]
-    return fitting[0] if len(fitting) == 1 else ""
+    if fitting:
+        return fitting[0] if len(fitting) == 1 else ""
+    return _eps_multiple(got, centred, variances, p, eps)
+
+
+def _eps_multiple(got: torch.Tensor, centred: torch.Tensor, variances: dict, p, eps: float) -> str:
+    """When the output of a LayerNorm built with ``eps`` is centred / sqrt(var + k * eps)
+    (times the weight, plus the bias) for one whole or half number k other than 1 (0 is
+    said elsewhere), with the biased or the unbiased variance: eps scaled or counted k
+    times, said with k; "" otherwise. The family of the fixed placements above, for any
+    count."""
+    for also, variance in variances.items():
+        for k in (0.5, 1.5, 2.0, 3.0, 4.0, 0.25):
+            if torch.allclose(
+                got,
+                centred / torch.sqrt(variance + k * eps) * p["weight"] + p["bias"],
+                rtol=1e-4,
+                atol=1e-5,
+            ):
+                return (
+                    f"Your eps enters the variance {k:g} times, sqrt(var + {k:g} * eps): built "
+                    "with eps=0.5 (the same weights), yours gives exactly that formula (eps "
+                    "added more than once, or scaled). Add it once, as it is: (x - mean) / "
+                    f"sqrt(var + eps).{also}"
+                )
+    return ""
 
 
 _EPS_AFTER_DIVISION = (
