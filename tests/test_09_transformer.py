@@ -3145,7 +3145,64 @@ def greedy_sorted_ascending(model, src_ids, max_len, bos_id, eos_id):
     )
 
 
+def _count_moved(moves):
+    """The reference counts with ``moves(args)`` = {key: change} applied (the total kept):
+    parts filed under another key."""
+
+    def count(vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False):
+        args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+        counts = dict(ref.count_parameters(*args))
+        for key, change in moves(*args).items():
+            counts[key] += change
+        return counts
+
+    return count
+
+
+def count_final_norms_under_output(*args, **kwargs):
+    """Both stacks' final LayerNorms counted with the output layer (they sit just before
+    it): two parts moved from two keys to one (told only which keys before)."""
+    return _count_moved(
+        lambda v, d, h, n, f, tie, final: (
+            {"encoder": -2 * d, "decoder": -2 * d, "output": 4 * d} if final else {}
+        )
+    )(*args, **kwargs)
+
+
+def count_final_norms_under_embeddings(*args, **kwargs):
+    return _count_moved(
+        lambda v, d, h, n, f, tie, final: (
+            {"encoder": -2 * d, "decoder": -2 * d, "embeddings": 4 * d} if final else {}
+        )
+    )(*args, **kwargs)
+
+
+def count_half_norms_under_output(*args, **kwargs):
+    """d_model from each stack to 'output' (no part of the model is d_model alone): the
+    sibling whose amounts no part explains; the keys are said, no part is named."""
+    return _count_moved(
+        lambda v, d, h, n, f, tie, final: {"encoder": -d, "decoder": -d, "output": 2 * d}
+    )(*args, **kwargs)
+
+
 R34_MISTAKES = [
+    Mistake(
+        check_count_parameters,
+        count_final_norms_under_output,
+        r"all counted under 'output': the encoder's final LayerNorm .*from 'encoder'; the "
+        r"decoder's final LayerNorm .*from 'decoder'",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_final_norms_under_embeddings,
+        r"all counted under 'embeddings': the encoder's final LayerNorm",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_half_norms_under_output,
+        r"^(?![\s\S]*amounts? moved)[\s\S]*counted under the wrong key: 'output' has too many, "
+        r"'encoder', 'decoder' too few\.",
+    ),
     Mistake(
         check_greedy_decode,
         greedy_mean_over_positions,
