@@ -3185,7 +3185,35 @@ def count_half_norms_under_output(*args, **kwargs):
     )(*args, **kwargs)
 
 
+class TDropoutOnLogits(_Reference):
+    """The positional encoding's dropout applied once more, to the logits: all 0 in train
+    mode with dropout=1.0 (told 'the logits multiplied by 0, rescaled' before)."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        return self.positional_encoding.dropout(super().decode(tgt_ids, memory, src_ids))
+
+
+class TFunctionalDropoutOnLogits(_Reference):
+    """The same family through F.dropout with the model's own rate, read off a module."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        logits = super().decode(tgt_ids, memory, src_ids)
+        rate = self.positional_encoding.dropout.p
+        return F.dropout(logits, rate, training=self.training)
+
+
 R34_MISTAKES = [
+    Mistake(
+        check_Transformer,
+        TDropoutOnLogits,
+        r"^(?![\s\S]*rescaled)[\s\S]*Every logit is 0 in train mode with dropout=1\.0.*a dropout "
+        r"acts on the logits, after the output layer",
+    ),
+    Mistake(
+        check_Transformer,
+        TFunctionalDropoutOnLogits,
+        r"a dropout acts on the logits, after the output layer",
+    ),
     Mistake(
         check_count_parameters,
         count_final_norms_under_output,

@@ -1042,6 +1042,16 @@ def _output_scaled(got: Any, expected: torch.Tensor, case: _Case) -> str | None:
     fits every logit; None otherwise."""
     if not isinstance(got, torch.Tensor) or got.shape != expected.shape:
         return None
+    if case.train and case.dropout == 1.0 and not bool(got.detach().ne(0).any()):
+        # every logit 0 in train mode with dropout=1.0 (and right in eval mode, where this is
+        # reached only after the eval cases passed): a dropout acting on the logits, not a
+        # factor (F.dropout or self.dropout on self.output(y): "multiplied by 0" before)
+        return (
+            "Every logit is 0 in train mode with dropout=1.0 (and yours is right in eval "
+            "mode): a dropout acts on the logits, after the output layer, and with p=1 it "
+            "drops them all. The model's dropouts act inside it (after the positional "
+            "encoding, in every sub-layer); decode returns self.output(y) as it is."
+        )
     bias = _case_state(case)["output.bias"].double()  # (tgt_vocab,)
     mine, right = got.detach().double(), expected.double()  # (batch, len_tgt, tgt_vocab)
     d_model = case.kwargs.get("d_model", 512)
