@@ -3202,7 +3202,37 @@ class TFunctionalDropoutOnLogits(_Reference):
         return F.dropout(logits, rate, training=self.training)
 
 
+class TMemoryPadRowsZeroed(_Reference):
+    """encode multiplies its memory by the padding mask: right at the real positions, 0 at
+    the pads (an edit made at the masked positions only; told 'differs' before)."""
+
+    def encode(self, src_ids):
+        memory = super().encode(src_ids)  # (batch, len_src, d_model)
+        return memory * (src_ids != self.pad_id)[..., None]
+
+
+class TLogitsMaskedAtPads(_Reference):
+    """decode writes -inf into the logits at the target's <pad> positions: the same family
+    on the other result, with another filler."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        logits = super().decode(tgt_ids, memory, src_ids)  # (batch, len_tgt, vocab)
+        return logits.masked_fill((tgt_ids == self.pad_id)[..., None], float("-inf"))
+
+
 R34_MISTAKES = [
+    Mistake(
+        check_Transformer,
+        TMemoryPadRowsZeroed,
+        r"Your memory is the encoder's output with every row at a source <pad> position set "
+        r"to 0",
+    ),
+    Mistake(
+        check_Transformer,
+        TLogitsMaskedAtPads,
+        r"Your logits are right at every real target position and set to -inf at every "
+        r"target <pad> position",
+    ),
     Mistake(
         check_Transformer,
         TDropoutOnLogits,

@@ -22,6 +22,7 @@ from transformer_course.checking.localise import arguments_received, record_call
 from transformer_course.checking.localise import diagnose as name_mistakes
 from transformer_course.checking.mask_relations import mask_relation
 from transformer_course.checking.modules import build_module, expect_contract_defaults
+from transformer_course.checking.partial_slices import rows_filled_at
 from transformer_course.checking.projection_sources import projection_sentence
 from transformer_course.reference import transformer as ref
 from transformer_course.reference.masking import (
@@ -778,6 +779,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             properties=(
                 random_in_eval(module.encode, encode_call, src),
                 encode_random,
+                lambda: _pad_rows_filled(got, memory64, src, case.pad_id, "memory"),
                 lambda: None if case.train else _localise_encode(module, m, src, case.pad_id),
             ),
             hint=_dropout_hint(case),
@@ -898,6 +900,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
                 # compares the output (ignores_memory, sees_the_future) see a change
                 random_in_eval(module.decode, call, tgt, memory, src),
                 lambda: _output_scaled(got, logits64, case),
+                lambda: _pad_rows_filled(got, logits64, tgt, case.pad_id, "logits"),
                 ignores_memory,
                 sees_the_future,
                 decode_random,
@@ -1032,6 +1035,32 @@ def _expect_no_state_between_calls(c: Checker, cls, case: _Case, module, m, src,
             "self.pad_id)) and store nothing on self."
         )
     c.expect_close(got, expected, what, **tol)
+
+
+def _pad_rows_filled(
+    got: Any, expected: torch.Tensor, ids: torch.Tensor, pad: int, result: str
+) -> str | None:
+    """The family 'an edit made at the masked positions only': ``got`` right at every real
+    position of ``ids`` and one filler (0, -inf, a constant) at every <pad> position
+    (checking.partial_slices.rows_filled_at), said for encode's memory or decode's logits;
+    None otherwise."""
+    filler = rows_filled_at(got, expected, ids != pad)
+    if not filler:
+        return None
+    if result == "memory":
+        return (
+            f"Your memory is the encoder's output with every row at a source <pad> position set "
+            f"to {filler} (the output multiplied by the padding mask, or a masked_fill), and "
+            "right everywhere else. encode returns the encoder's output as it is: the "
+            "decoder's cross-attention already ignores those rows through src_mask, and "
+            "nothing after it reads them."
+        )
+    return (
+        f"Your logits are right at every real target position and set to {filler} at every "
+        "target <pad> position (a masked_fill or a product with the padding mask): decode "
+        "returns the output layer's logits at every position, pads included. The pads are "
+        "left out later, by the loss (ignore_index=pad_id, lesson 10), not by the model."
+    )
 
 
 def _output_scaled(got: Any, expected: torch.Tensor, case: _Case) -> str | None:
