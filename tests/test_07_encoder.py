@@ -3860,7 +3860,33 @@ def _eps_seven_times(self, x):
     return (x - x.mean(-1, keepdim=True)) / torch.sqrt(variance + 7 * self.eps)
 
 
+class FFNSecondBiasUnused(FFNBase):
+    """The last step through F.linear with the weight alone: w_2's bias never used (told
+    'largest difference' before); read off the parameters the last step used."""
+
+    def forward(self, x):
+        return F.linear(self.dropout(F.relu(self.w_1(x))), self.w_2.weight)
+
+
+class FFNFirstBiasUnused(FFNBase):
+    """The first step by hand, x @ W.T, the bias forgotten: the same family at w_1."""
+
+    def forward(self, x):
+        return self.w_2(self.dropout(F.relu(x @ self.w_1.weight.T)))
+
+
 R34_MISTAKES = [
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNSecondBiasUnused,
+        r"h @ self\.w_2\.weight\.T reproduces your block's output exactly: self\.w_2\.bias is "
+        r"never used",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNFirstBiasUnused,
+        r"w_2\(relu\(x @ self\.w_1\.weight\.T\)\) exactly: self\.w_1\.bias is never used",
+    ),
     Mistake(
         check_LayerNorm,
         ln_class("LNEpsSevenTimes", _eps_seven_times),

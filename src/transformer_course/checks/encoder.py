@@ -105,6 +105,7 @@ from transformer_course.checking.oracles import (
 )
 from transformer_course.checking.oracles.state import linear, sub
 from transformer_course.checking.precision import right_in_float64
+from transformer_course.checking.projection_sources import projection_sentence
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.skipped_layers import layers_skipped_in_training
 from transformer_course.checking.stale import MODULE_KEPT_STATE, module_keeps_state
@@ -1759,9 +1760,43 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         },
         pairs=lambda: mistake_pairs(lambda **k: ffn_f(x, p, drop=drop, **k), table),
         # the activation read off what w_2 receives: a power, root, factor, other function
-        explain=lambda: _hidden_activation_read(module, x, p, case),
+        explain=lambda: (
+            _hidden_activation_read(module, x, p, case)
+            or _last_projection_read(module, x, p, case, got)
+        ),
         hint=dropout_hint(case.dropout, case.mode),
     )
+
+
+def _last_projection_read(module, x: torch.Tensor, p, case: _FFNCase, got) -> str:
+    """The parameters the block's last step used, when the right hidden activations
+    relu(w_1(x)) through another weight or bias (or none) give the learner's output exactly
+    (checking.projection_sources): w_2's bias left out (F.linear(h, self.w_2.weight)), w_1's
+    weight used again, ...; "" otherwise, or where dropout acts."""
+    if case.mode == "train" and case.dropout > 0:
+        return ""
+    try:
+        hidden = torch.relu(linear(x, p, "w_1"))  # (batch, len, d_ff) float64
+        found = projection_sentence(
+            module, "w_2", hidden, got, result="your block's output", hidden_name="h"
+        )
+        # w_1's bias left out: the right last step on relu(x @ W_1.T)
+        unbiased = torch.relu(x.double() @ p["w_1.weight"].double().T)  # (batch, len, d_ff)
+        first_bias_unused = torch.allclose(
+            got.detach().double(), linear(unbiased, p, "w_2"), rtol=1e-4, atol=1e-5
+        )
+    except Exception:  # an explanation only: the usual message stands
+        return ""
+    if found is not None:
+        sentence = found[0].replace(" (h being what your own run handed the last step)", "")
+        return f"With h = relu(w_1(x)), the right hidden activations, {sentence}"
+    if first_bias_unused:
+        return (
+            "Your output is w_2(relu(x @ self.w_1.weight.T)) exactly: self.w_1.bias is never "
+            "used (F.linear(x, self.w_1.weight) without the bias, or x @ W.T by hand). The "
+            "first step is self.w_1(x) = x @ self.w_1.weight.T + self.w_1.bias."
+        )
+    return ""
 
 
 def _expect_nothing_kept(
