@@ -3875,7 +3875,26 @@ class FFNFirstBiasUnused(FFNBase):
         return self.w_2(self.dropout(F.relu(x @ self.w_1.weight.T)))
 
 
+class LayerPostNorm2Functional(LayerBase):
+    """Post-LN, the second sum normalised by F.layer_norm with no weight and bias: a
+    normalisation without the module (told 'no LayerNorm runs' before)."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + self.dropout(self.attend(self.norm1(x), mask))
+            return x + self.dropout(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + self.dropout(self.attend(x, mask)))
+        y = x + self.dropout(self.feed_forward(x))
+        return F.layer_norm(y, y.shape[-1:])
+
+
 R34_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerPostNorm2Functional,
+        r"residual sum after `self\.feed_forward` is normalised without `self\.norm2`.*no learned "
+        r"gain and bias",
+    ),
     Mistake(
         check_PositionwiseFeedForward,
         FFNSecondBiasUnused,

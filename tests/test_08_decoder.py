@@ -2407,7 +2407,24 @@ class LayerCrossOverSqrtTwo(LayerBase):
         return self.norm3(x + self.dropout(self.feed_forward(x)))
 
 
+class LayerPostNorm3BuiltInForward(LayerBase):
+    """Post-LN, the last sum normalised by an nn.LayerNorm built inside forward (fresh: gain
+    1, bias 0): the same family, another way to write it."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return ref.DecoderLayer.forward(self, x, memory, src_mask, tgt_mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return nn.LayerNorm(x.shape[-1])(x + self.dropout(self.feed_forward(x)))
+
+
 R34_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerPostNorm3BuiltInForward,
+        r"residual sum after `self\.feed_forward` is normalised without `self\.norm3`",
+    ),
     Mistake(
         check_DecoderLayer,
         LayerCrossOverSqrtTwo,

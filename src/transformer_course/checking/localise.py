@@ -555,6 +555,17 @@ def localise_layer(
         previous_out = out
         stream = inp
         if not after:
+            if _close(got, _plain_layer_norm(stream + out)):
+                # a normalisation without the module: F.layer_norm(y, y.shape[-1:]) (or an
+                # nn.LayerNorm made in forward) normalises, but with no learned gain and bias
+                return (
+                    f"Your residual sum after `self.{name}` is normalised without "
+                    f"`self.{wanted_norm}`: what the layer returns is that sum normalised with "
+                    "no learned gain and bias (F.layer_norm(y, y.shape[-1:]) without weight "
+                    "and bias, or a LayerNorm built inside forward), and "
+                    f"`self.{wanted_norm}` is never called. Call the module, whose weight "
+                    f"and bias are learned (and loaded): {wanted_norm}(x + {name}(...))."
+                )
             return (
                 f"No LayerNorm runs after `self.{name}`: in post-LN each residual sum is "
                 f"normalised, {wanted_norm}(x + {name}(...))."
@@ -838,6 +849,12 @@ def _fitted_sum(
         else:
             differences.append(f"{name} has the factor {c:g}, not {right:g}")
     return " ".join(pieces) + ": " + "; ".join(differences), len(differences)
+
+
+def _plain_layer_norm(y: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
+    """y normalised over its last axis with no gain and bias (float64)."""
+    y = y.detach().double()
+    return torch.nn.functional.layer_norm(y, y.shape[-1:], eps=eps)
 
 
 def _weighted_sum(
