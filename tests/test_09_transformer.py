@@ -3220,7 +3220,25 @@ class TLogitsMaskedAtPads(_Reference):
         return logits.masked_fill((tgt_ids == self.pad_id)[..., None], float("-inf"))
 
 
+class TLookAheadOnlyAndNoCrossMask(_Reference):
+    """Two slips at once in decode: the self-attention gets the look-ahead mask alone (no
+    target padding) and the cross-attention no mask at all. Both masks are read off the
+    decoder's call and both are said (one was, before)."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        y = self.positional_encoding(self.tgt_embedding(tgt_ids))  # (batch, len_tgt, d_model)
+        y = self.decoder(y, memory, None, look_ahead_mask(tgt_ids.shape[1]))
+        return self.output(y)
+
+
 R34_MISTAKES = [
+    Mistake(
+        check_Transformer,
+        TLookAheadOnlyAndNoCrossMask,
+        r"a src_mask \(the cross-attention's mask\) that is not padding_mask.*you passed None "
+        r"\(no mask\) AND a tgt_mask \(the self-attention's mask\) that is not "
+        r"decoder_self_attention_mask|ignores the target's padding",
+    ),
     Mistake(
         check_Transformer,
         TMemoryPadRowsZeroed,

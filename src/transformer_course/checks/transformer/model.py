@@ -523,6 +523,7 @@ def _localise_decode(module, m, tgt, memory, src, pad_id: int) -> str | None:
                 "decoder(y, memory, src_mask, tgt_mask) is decode's `memory` as it is (no "
                 "positions, no norm, no dropout added to it; the encoder already produced it)."
             )
+    wrong = []
     for name, right, rule, keys in (
         ("src_mask", padding_mask(src, pad_id), "padding_mask(src_ids, self.pad_id)", src),
         (
@@ -537,10 +538,14 @@ def _localise_decode(module, m, tgt, memory, src, pad_id: int) -> str | None:
             where = f"{where}; {how}"
         if where:
             role = "the cross-attention's" if name == "src_mask" else "the self-attention's"
-            return (
-                f"{said} a {name} ({role} mask) that is not {rule}: {where}. The decoder is "
-                "called as decoder(y, memory, src_mask, tgt_mask), with the model's own pad_id."
-            )
+            wrong.append(f"a {name} ({role} mask) that is not {rule}: {where}")
+    if wrong:
+        # both masks wrong at once: both said (two slips, each its own fix)
+        both = " AND ".join(wrong)
+        return (
+            f"{said} {both}. The decoder is called as decoder(y, memory, src_mask, tgt_mask), "
+            "with the model's own pad_id."
+        )
     return _logits_projection(module, m, lambda: module.decode(tgt.clone(), memory.clone(), src))
 
 
