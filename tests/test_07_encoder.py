@@ -3763,6 +3763,215 @@ def test_eval_dropout_advice_only_where_the_rate_changes_the_eval_output():
     assert "switched to eval()" in eval_dropout_hint(lambda: 1 / 0, (x,), got, 0.2)
 
 
+# ------------------------------------------------------- round 34: families, not instances
+class LayerAttentionScaledBySqrtDModel(LayerBase):
+    """Post-LN, the attention's output multiplied by sqrt(d_model) before the residual sum
+    (the embedding's scale carried over to a sub-layer): "a term of the residual sum scaled
+    by a size" (the residual sums' coefficients fitted freely, named when recognisable)."""
+
+    def forward(self, x, mask=None):
+        scale = math.sqrt(x.shape[-1])
+        if self.norm_first:
+            x = x + scale * self.dropout(self.attend(self.norm1(x), mask))
+            return x + self.dropout(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + scale * self.dropout(self.attend(x, mask)))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerPreFeedForwardOverSqrtTwo(LayerBase):
+    """Pre-LN, the feed-forward's output divided by sqrt(2) before it joins the stream: the
+    same family on the other sub-layer and the other layout."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + self.dropout(self.attend(self.norm1(x), mask))
+            return x + self.dropout(self.feed_forward(self.norm2(x))) / math.sqrt(2)
+        x = self.norm1(x + self.dropout(self.attend(x, mask)))
+        return self.norm2(x + self.dropout(self.feed_forward(x)) / math.sqrt(2))
+
+
+class LayerAttentionTimesOnePointThree(LayerBase):
+    """Post-LN, the attention's output times 1.3, a factor no size gives: the sibling that a
+    too eager fit would name as a size; it is located (the residual sum around self_attn),
+    never given a factor it does not have."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + 1.3 * self.dropout(self.attend(self.norm1(x), mask))
+            return x + self.dropout(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + 1.3 * self.dropout(self.attend(x, mask)))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
+class FFNLeakyReLUModule(FFNBase):
+    """nn.LeakyReLU(0.2) as the hidden activation (GAN code's habit): an activation named
+    from its values as a leak of one slope, whatever the slope."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__(d_model, d_ff, dropout)
+        self.activation = nn.LeakyReLU(0.2)
+
+    def forward(self, x):
+        return self.w_2(self.dropout(self.activation(self.w_1(x))))
+
+
+class FFNLeakySlopeTenth(FFNBase):
+    def forward(self, x):
+        return self.w_2(self.dropout(F.leaky_relu(self.w_1(x), negative_slope=0.1)))
+
+
+def _eps_twice_outside(self, x):
+    centred = x - x.mean(-1, keepdim=True)
+    std = torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + self.eps)
+    return centred / (std + self.eps)
+
+
+def _eps_twice_inside(self, x):
+    """The variance already holds eps, and the root adds it once more."""
+    variance = x.var(-1, keepdim=True, unbiased=False) + self.eps
+    return (x - x.mean(-1, keepdim=True)) / torch.sqrt(variance + self.eps)
+
+
+def _roots_split(self, x):
+    centred = x - x.mean(-1, keepdim=True)
+    return centred / (x.var(-1, keepdim=True, unbiased=False).sqrt() + math.sqrt(self.eps))
+
+
+def _unbiased_roots_split(self, x):
+    """Two slips at once: torch.std's default (unbiased) and the roots taken apart."""
+    return (x - x.mean(-1, keepdim=True)) / (x.std(-1, keepdim=True) + self.eps**0.5)
+
+
+def _std_alone(self, x):
+    """x.std(-1) with no eps anywhere: told it divided by std + eps before."""
+    return (x - x.mean(-1, keepdim=True)) / x.std(-1, keepdim=True)
+
+
+def _eps_thrice_inside(self, x):
+    """eps three times under the root: the count of eps read off the rebuild with eps=0.5."""
+    variance = x.var(-1, keepdim=True, unbiased=False)
+    return (x - x.mean(-1, keepdim=True)) / torch.sqrt(variance + 3 * self.eps)
+
+
+def _eps_seven_times(self, x):
+    """A count no learner writes (7): the sibling that the count's short list must not
+    name as another count."""
+    variance = x.var(-1, keepdim=True, unbiased=False)
+    return (x - x.mean(-1, keepdim=True)) / torch.sqrt(variance + 7 * self.eps)
+
+
+class FFNSecondBiasUnused(FFNBase):
+    """The last step through F.linear with the weight alone: w_2's bias never used (told
+    'largest difference' before); read off the parameters the last step used."""
+
+    def forward(self, x):
+        return F.linear(self.dropout(F.relu(self.w_1(x))), self.w_2.weight)
+
+
+class FFNFirstBiasUnused(FFNBase):
+    """The first step by hand, x @ W.T, the bias forgotten: the same family at w_1."""
+
+    def forward(self, x):
+        return self.w_2(self.dropout(F.relu(x @ self.w_1.weight.T)))
+
+
+class LayerPostNorm2Functional(LayerBase):
+    """Post-LN, the second sum normalised by F.layer_norm with no weight and bias: a
+    normalisation without the module (told 'no LayerNorm runs' before)."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + self.dropout(self.attend(self.norm1(x), mask))
+            return x + self.dropout(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + self.dropout(self.attend(x, mask)))
+        y = x + self.dropout(self.feed_forward(x))
+        return F.layer_norm(y, y.shape[-1:])
+
+
+R34_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerPostNorm2Functional,
+        r"residual sum after `self\.feed_forward` is normalised without `self\.norm2`.*no learned "
+        r"gain and bias",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNSecondBiasUnused,
+        r"h @ self\.w_2\.weight\.T reproduces your block's output exactly: self\.w_2\.bias is "
+        r"never used",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNFirstBiasUnused,
+        r"w_2\(relu\(x @ self\.w_1\.weight\.T\)\) exactly: self\.w_1\.bias is never used",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNEpsSevenTimes", _eps_seven_times),
+        r"^(?![\s\S]*(enters the variance|twice|separately|squared under))[\s\S]*LayerNorm",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNEpsTwiceOutside", _eps_twice_outside),
+        r"added twice: once under the square root and once more after it",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNEpsTwiceInside", _eps_twice_inside),
+        r"added twice under the square root, sqrt\(var \+ 2 \* eps\)",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNRootsSplit", _roots_split),
+        r"square roots of the variance and of eps separately.*(?<!unbiased one)$",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNUnbiasedRootsSplit", _unbiased_roots_split),
+        r"square roots of the variance and of eps separately.* also the unbiased one",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNStdAlone", _std_alone),
+        r"^(?![\s\S]*std \+ eps)[\s\S]*(unbiased standard deviation, x\.std\(-1\).*no eps at "
+        r"all|sqrt\(15 / 16\))",
+    ),
+    Mistake(
+        check_LayerNorm,
+        ln_class("LNEpsThriceInside", _eps_thrice_inside),
+        r"eps enters the variance 3 times, sqrt\(var \+ 3 \* eps\)",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNLeakyReLUModule,
+        r"f\(z\) = F\.leaky_relu\(z, negative_slope=0\.2\).*it is not the ReLU",
+    ),
+    Mistake(
+        check_PositionwiseFeedForward,
+        FFNLeakySlopeTenth,
+        r"f\(z\) = F\.leaky_relu\(z, negative_slope=0\.1\)",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerAttentionTimesOnePointThree,
+        r"^(?![\s\S]*(sqrt|wrong sign or factor))[\s\S]*check the residual sum around "
+        r"`self\.self_attn`",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerAttentionScaledBySqrtDModel,
+        r"is x \+ \d\.\d+ \(sqrt\(\d+\)\) \* self_attn\(x\): the residual sum around "
+        r"`self\.self_attn` has a wrong sign or factor",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPreFeedForwardOverSqrtTwo,
+        r"0\.7071 \(1/sqrt\(2\)\) \* feed_forward\(.*\).*has a wrong sign or factor",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     [
         *LN_MISTAKES,
@@ -3774,6 +3983,7 @@ test_classic_mistake, test_correct_variant = lesson_tests(
         *R17G_MISTAKES,
         *R18G_MISTAKES,
         *R19G_MISTAKES,
+        *R34_MISTAKES,
     ],
     [
         *(Correct(check_LayerNorm, cls) for cls in LN_CORRECT),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 
 import pytest
 import torch
@@ -2388,6 +2389,51 @@ R19G_MISTAKES = [
 ]
 
 
+# ------------------------------------------------------- round 34: families, not instances
+class LayerCrossOverSqrtTwo(LayerBase):
+    """Post-LN, the cross-attention's output divided by sqrt(2) before its residual sum
+    (a term of the residual sum scaled by a size: the coefficients fitted freely)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+            h = self.norm2(x)
+            x = x + self.dropout(self.cross_attn(h, memory, memory, src_mask)[0]) / math.sqrt(2)
+            return x + self.dropout(self.feed_forward(self.norm3(x)))
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        cross = self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]) / math.sqrt(2)
+        x = self.norm2(x + cross)
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerPostNorm3BuiltInForward(LayerBase):
+    """Post-LN, the last sum normalised by an nn.LayerNorm built inside forward (fresh: gain
+    1, bias 0): the same family, another way to write it."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            return ref.DecoderLayer.forward(self, x, memory, src_mask, tgt_mask)
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return nn.LayerNorm(x.shape[-1])(x + self.dropout(self.feed_forward(x)))
+
+
+R34_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerPostNorm3BuiltInForward,
+        r"residual sum after `self\.feed_forward` is normalised without `self\.norm3`",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerCrossOverSqrtTwo,
+        r"is x \+ 0\.7071 \(1/sqrt\(2\)\) \* cross_attn\(x\): the residual sum around "
+        r"`self\.cross_attn` has a wrong sign or factor",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     [
         *LAYER_MISTAKES,
@@ -2396,6 +2442,7 @@ test_classic_mistake, test_correct_variant = lesson_tests(
         *R17G_MISTAKES,
         *R18G_MISTAKES,
         *R19G_MISTAKES,
+        *R34_MISTAKES,
     ],
     [
         *(Correct(check_DecoderLayer, cls) for cls in [*LAYER_CORRECT, LayerNoneMasksAllTrue]),

@@ -3094,6 +3094,210 @@ MISTAKES = [
     ),
 ]
 
+
+# ------------------------------------------------------- round 34: families, not instances
+def _greedy_choosing(choose):
+    """The reference loop whose next token is ``choose(logits)`` ((batch, len, vocab) ->
+    (batch,)): the family 'the decision taken on the wrong quantity'."""
+
+    def greedy(model, src_ids, max_len, bos_id, eos_id):
+        with torch.no_grad():
+            memory = model.encode(src_ids)
+            tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+            finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+            for _ in range(max_len):
+                logits = model.decode(tokens, memory, src_ids)  # (batch, len, vocab)
+                nxt = choose(logits).masked_fill(finished, model.pad_id)
+                tokens = torch.cat([tokens, nxt[:, None]], dim=1)
+                finished |= nxt == eos_id
+                if finished.all():
+                    break
+        return tokens[:, 1:]
+
+    return greedy
+
+
+def greedy_mean_over_positions(model, src_ids, max_len, bos_id, eos_id):
+    """Every position votes: logits.mean(1) (on one visible case it gave exactly the tokens
+    of "one decoder pass", and was told so: a cause contradicted by the other cases)."""
+    return _greedy_choosing(lambda logits: logits.mean(1).argmax(-1))(
+        model, src_ids, max_len, bos_id, eos_id
+    )
+
+
+def greedy_max_over_positions(model, src_ids, max_len, bos_id, eos_id):
+    return _greedy_choosing(lambda logits: logits.max(dim=1).values.argmax(-1))(
+        model, src_ids, max_len, bos_id, eos_id
+    )
+
+
+def greedy_second_best(model, src_ids, max_len, bos_id, eos_id):
+    """topk(2) read at index 1: the second most probable token at every step."""
+    return _greedy_choosing(lambda logits: logits[:, -1].topk(2, dim=-1).indices[:, 1])(
+        model, src_ids, max_len, bos_id, eos_id
+    )
+
+
+def greedy_sorted_ascending(model, src_ids, max_len, bos_id, eos_id):
+    """torch.sort's default order is ascending: its first index is the least probable."""
+    return _greedy_choosing(lambda logits: logits[:, -1].sort(dim=-1).indices[:, 0])(
+        model, src_ids, max_len, bos_id, eos_id
+    )
+
+
+def _count_moved(moves):
+    """The reference counts with ``moves(args)`` = {key: change} applied (the total kept):
+    parts filed under another key."""
+
+    def count(vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm=False):
+        args = (vocab_size, d_model, num_heads, num_layers, d_ff, tie_embeddings, final_norm)
+        counts = dict(ref.count_parameters(*args))
+        for key, change in moves(*args).items():
+            counts[key] += change
+        return counts
+
+    return count
+
+
+def count_final_norms_under_output(*args, **kwargs):
+    """Both stacks' final LayerNorms counted with the output layer (they sit just before
+    it): two parts moved from two keys to one (told only which keys before)."""
+    return _count_moved(
+        lambda v, d, h, n, f, tie, final: (
+            {"encoder": -2 * d, "decoder": -2 * d, "output": 4 * d} if final else {}
+        )
+    )(*args, **kwargs)
+
+
+def count_final_norms_under_embeddings(*args, **kwargs):
+    return _count_moved(
+        lambda v, d, h, n, f, tie, final: (
+            {"encoder": -2 * d, "decoder": -2 * d, "embeddings": 4 * d} if final else {}
+        )
+    )(*args, **kwargs)
+
+
+def count_half_norms_under_output(*args, **kwargs):
+    """d_model from each stack to 'output' (no part of the model is d_model alone): the
+    sibling whose amounts no part explains; the keys are said, no part is named."""
+    return _count_moved(
+        lambda v, d, h, n, f, tie, final: {"encoder": -d, "decoder": -d, "output": 2 * d}
+    )(*args, **kwargs)
+
+
+class TDropoutOnLogits(_Reference):
+    """The positional encoding's dropout applied once more, to the logits: all 0 in train
+    mode with dropout=1.0 (told 'the logits multiplied by 0, rescaled' before)."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        return self.positional_encoding.dropout(super().decode(tgt_ids, memory, src_ids))
+
+
+class TFunctionalDropoutOnLogits(_Reference):
+    """The same family through F.dropout with the model's own rate, read off a module."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        logits = super().decode(tgt_ids, memory, src_ids)
+        rate = self.positional_encoding.dropout.p
+        return F.dropout(logits, rate, training=self.training)
+
+
+class TMemoryPadRowsZeroed(_Reference):
+    """encode multiplies its memory by the padding mask: right at the real positions, 0 at
+    the pads (an edit made at the masked positions only; told 'differs' before)."""
+
+    def encode(self, src_ids):
+        memory = super().encode(src_ids)  # (batch, len_src, d_model)
+        return memory * (src_ids != self.pad_id)[..., None]
+
+
+class TLogitsMaskedAtPads(_Reference):
+    """decode writes -inf into the logits at the target's <pad> positions: the same family
+    on the other result, with another filler."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        logits = super().decode(tgt_ids, memory, src_ids)  # (batch, len_tgt, vocab)
+        return logits.masked_fill((tgt_ids == self.pad_id)[..., None], float("-inf"))
+
+
+class TLookAheadOnlyAndNoCrossMask(_Reference):
+    """Two slips at once in decode: the self-attention gets the look-ahead mask alone (no
+    target padding) and the cross-attention no mask at all. Both masks are read off the
+    decoder's call and both are said (one was, before)."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        y = self.positional_encoding(self.tgt_embedding(tgt_ids))  # (batch, len_tgt, d_model)
+        y = self.decoder(y, memory, None, look_ahead_mask(tgt_ids.shape[1]))
+        return self.output(y)
+
+
+R34_MISTAKES = [
+    Mistake(
+        check_Transformer,
+        TLookAheadOnlyAndNoCrossMask,
+        r"a src_mask \(the cross-attention's mask\) that is not padding_mask.*you passed None "
+        r"\(no mask\) AND a tgt_mask \(the self-attention's mask\) that is not "
+        r"decoder_self_attention_mask|ignores the target's padding",
+    ),
+    Mistake(
+        check_Transformer,
+        TMemoryPadRowsZeroed,
+        r"Your memory is the encoder's output with every row at a source <pad> position set "
+        r"to 0",
+    ),
+    Mistake(
+        check_Transformer,
+        TLogitsMaskedAtPads,
+        r"Your logits are right at every real target position and set to -inf at every "
+        r"target <pad> position",
+    ),
+    Mistake(
+        check_Transformer,
+        TDropoutOnLogits,
+        r"^(?![\s\S]*rescaled)[\s\S]*Every logit is 0 in train mode with dropout=1\.0.*a dropout "
+        r"acts on the logits, after the output layer",
+    ),
+    Mistake(
+        check_Transformer,
+        TFunctionalDropoutOnLogits,
+        r"a dropout acts on the logits, after the output layer",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_final_norms_under_output,
+        r"all counted under 'output': the encoder's final LayerNorm .*from 'encoder'; the "
+        r"decoder's final LayerNorm .*from 'decoder'",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_final_norms_under_embeddings,
+        r"all counted under 'embeddings': the encoder's final LayerNorm",
+    ),
+    Mistake(
+        check_count_parameters,
+        count_half_norms_under_output,
+        r"^(?![\s\S]*amounts? moved)[\s\S]*counted under the wrong key: 'output' has too many, "
+        r"'encoder', 'decoder' too few\.",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_mean_over_positions,
+        r"^(?![\s\S]*ONE decoder pass)[\s\S]*logits pooled over the positions \(their mean or "
+        r"sum over dim=1",
+    ),
+    Mistake(check_greedy_decode, greedy_max_over_positions, r"logits' maximum over the positions"),
+    Mistake(
+        check_greedy_decode,
+        greedy_second_best,
+        r"at every decision yours is the token ranked 2 of \d+ by its logit",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_sorted_ascending,
+        r"at every decision yours is the LEAST probable token",
+    ),
+]
+
 CORRECT = [
     Correct(check_Transformer, TAnnotatedStyle),
     Correct(check_Transformer, TVocabRefusedWithValueErrorSubclass),
@@ -3114,7 +3318,7 @@ CORRECT = [
     Correct(check_greedy_decode, greedy_python_lists),
 ]
 
-test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+test_classic_mistake, test_correct_variant = lesson_tests([*MISTAKES, *R34_MISTAKES], CORRECT)
 
 
 # ================================================================== oracles: nn.Transformer

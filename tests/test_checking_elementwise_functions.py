@@ -45,3 +45,17 @@ def test_a_normalisation_across_the_features_is_read_row_by_row():
     unit = F.normalize(torch.relu(z), dim=-1)
     assert row_scaled_function(z, unit) == ("F.relu(z)", "divided by its L2 norm over the features")
     assert row_scaled_function(z, torch.relu(z)) is None  # one factor for every row
+
+
+def test_a_leaky_relu_is_named_with_its_slope_and_its_siblings_are_not():
+    z = torch.linspace(-3, 3, 40, dtype=torch.float64)
+    said = described_function(z, F.leaky_relu(z, 0.2), "F.relu(z)")
+    assert said.startswith("f(z) = F.leaky_relu(z, negative_slope=0.2)")
+    # PyTorch's default slope is the catalogue's own entry
+    assert described_function(z, F.leaky_relu(z), "F.relu(z)") == "f(z) = F.leaky_relu(z)"
+    # another factor on the positive side too: not a leaky ReLU (a scaled one, or a PReLU)
+    scaled = torch.where(z > 0, 2 * z, 0.1 * z)
+    assert "leaky_relu" not in described_function(z, scaled, "F.relu(z)")
+    # the identity (slope 1) and the ReLU (slope 0) are not leaks
+    assert "leaky" not in described_function(z, z, "F.relu(z)")
+    assert described_function(z, torch.relu(z), "F.relu(z)") == ""

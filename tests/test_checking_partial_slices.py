@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 
 from transformer_course.checking.kept_outside import rounded_up
-from transformer_course.checking.partial_slices import match_partial_slices
+from transformer_course.checking.partial_slices import match_partial_slices, rows_filled_at
 
 TOL = {"rtol": 1e-5, "atol": 1e-6}
 
@@ -87,3 +87,21 @@ def test_rounded_up_only_for_clear_paddings():
     assert rounded_up(8, 4) == ""  # twice the size: two things in one axis
     assert rounded_up(8, 7) == ""  # one more: an off-by-one
     assert rounded_up(30, 23) == ""
+
+
+def test_rows_filled_at_the_masked_positions_name_their_filler_and_nothing_else():
+    right = torch.randn(2, 4, 3, generator=torch.Generator().manual_seed(0))
+    keep = torch.tensor([[True, True, False, False], [True, True, True, False]])
+    assert rows_filled_at(right * keep[..., None], right, keep) == "0"
+    assert rows_filled_at(right.masked_fill(~keep[..., None], float("-inf")), right, keep) == "-inf"
+    assert rows_filled_at(right.masked_fill(~keep[..., None], -1e9), right, keep) == "-1e+09"
+    # garbage at the masked rows, a wrong kept row, or no masked row at all: nothing said
+    noisy = torch.where(keep[..., None], right, torch.randn(2, 4, 3))
+    assert rows_filled_at(noisy, right, keep) == ""
+    wrong = (right * keep[..., None]).clone()
+    wrong[0, 0] += 1
+    assert rows_filled_at(wrong, right, keep) == ""
+    assert rows_filled_at(right, right, torch.ones(2, 4, dtype=torch.bool)) == ""
+    # right values that already hold the filler there: nothing was changed
+    zeroed = right * keep[..., None]
+    assert rows_filled_at(zeroed, zeroed, keep) == ""

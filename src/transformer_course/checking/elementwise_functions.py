@@ -93,6 +93,28 @@ def _scaled_fit(z: torch.Tensor, g: torch.Tensor) -> str:
     return found[0] if len(found) == 1 else ""
 
 
+def _leaky_fit(z: torch.Tensor, g: torch.Tensor) -> str:
+    """ "F.leaky_relu(z, negative_slope=a)" when g is z on the positive side and a * z on the
+    negative one, for one slope a other than 0 and 1 (the catalogue holds only PyTorch's
+    default 0.01; a slope of 0.1 or 0.2, as in GAN code, was told "largest difference");
+    "" otherwise."""
+    negative, positive = z < -0.05, z > 0.05
+    if int(negative.sum()) < 3 or int(positive.sum()) < 3:
+        return ""
+    if not _fits(g[positive], z[positive]):
+        return ""
+    zn, gn = z[negative], g[negative]
+    slope = float((zn * gn).sum() / (zn * zn).sum())  # least squares
+    if abs(slope) < 1e-3 or abs(slope - 1) < 1e-3 or abs(slope - 0.01) < 1e-6:
+        return ""
+    if not _fits(g, torch.where(z > 0, z, slope * z)):
+        return ""
+    return (
+        f"F.leaky_relu(z, negative_slope={slope:.3g}): z where z > 0 and {slope:.3g} * z where "
+        "z < 0, a leak where the ReLU gives 0"
+    )
+
+
 def described_function(z: torch.Tensor, g: torch.Tensor, right: str) -> str:
     """What g = f(z) is, as a phrase that starts with "f(z) = ...": the one function of
     :data:`CATALOGUE` that fits every sample (not ``right``, the one that belongs), else
@@ -110,6 +132,8 @@ def described_function(z: torch.Tensor, g: torch.Tensor, right: str) -> str:
         return ""  # the right one, or several that the samples do not tell apart
     if scaled := _scaled_fit(z, g):
         return f"f(z) = {scaled}"
+    if leaky := _leaky_fit(z, g):
+        return f"f(z) = {leaky}"
     composed = _one_operation(z, g, right)
     if composed:
         return f"f(z) = {composed}"

@@ -555,6 +555,17 @@ def localise_layer(
         previous_out = out
         stream = inp
         if not after:
+            if _close(got, _plain_layer_norm(stream + out)):
+                # a normalisation without the module: F.layer_norm(y, y.shape[-1:]) (or an
+                # nn.LayerNorm made in forward) normalises, but with no learned gain and bias
+                return (
+                    f"Your residual sum after `self.{name}` is normalised without "
+                    f"`self.{wanted_norm}`: what the layer returns is that sum normalised with "
+                    "no learned gain and bias (F.layer_norm(y, y.shape[-1:]) without weight "
+                    "and bias, or a LayerNorm built inside forward), and "
+                    f"`self.{wanted_norm}` is never called. Call the module, whose weight "
+                    f"and bias are learned (and loaded): {wanted_norm}(x + {name}(...))."
+                )
             return (
                 f"No LayerNorm runs after `self.{name}`: in post-LN each residual sum is "
                 f"normalised, {wanted_norm}(x + {name}(...))."
@@ -840,13 +851,20 @@ def _fitted_sum(
     return " ".join(pieces) + ": " + "; ".join(differences), len(differences)
 
 
+def _plain_layer_norm(y: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
+    """y normalised over its last axis with no gain and bias (float64)."""
+    y = y.detach().double()
+    return torch.nn.functional.layer_norm(y, y.shape[-1:], eps=eps)
+
+
 def _weighted_sum(
     target: torch.Tensor, stream: torch.Tensor, out: torch.Tensor, stream_name: str, out_name: str
 ) -> str:
     """``target`` as a * stream + b * out with other coefficients than (1, 1), written out
     ("x - self_attn(x)", "0.5 * x + 0.5 * self_attn(x)"): a residual sum with a sign, a
     factor or a term wrong. The coefficients are fitted (least squares) and kept only when
-    they are multiples of 1/2 in [-2, 2] that reproduce ``target`` exactly; "" otherwise."""
+    they are multiples of 1/2 in [-2, 2], or recognisable numbers (sqrt(d_model), 1/sqrt(2):
+    a term scaled by a size), that reproduce ``target`` exactly; "" otherwise."""
     target = torch.as_tensor(target).detach().double()
     if target.shape != stream.shape or stream.shape != out.shape:
         return ""
@@ -866,16 +884,33 @@ def _weighted_sum(
         # sqrt-half: (x + sublayer) * 0.5 ** 0.5, the residual of convolutional seq2seq)
         return f"({stream_name} + {out_name}) * {named} (= {common:.4g}), the sum scaled"
     a, b = (round(float(value) * 2) / 2 for value in fitted)
-    if (a, b) == (1.0, 1.0) or max(abs(a), abs(b)) > 2 or (a, b) == (0.0, 0.0):
-        return ""
-    if not _close(target, a * stream + b * out):
+    sizes = [f"{abs(a):g}", f"{abs(b):g}"]
+    if not _close(target, a * stream + b * out) or max(abs(a), abs(b)) > 2:
+        # a term scaled by a size's root or its reciprocal (x + sqrt(d_model) * sublayer,
+        # x + sublayer / sqrt(2)): each fitted coefficient a multiple of 1/2 or a
+        # recognisable number, kept only when together they reproduce ``target`` exactly
+        coefficients = []
+        for i, value in enumerate(float(v) for v in fitted):
+            half = round(value * 2) / 2
+            if abs(value - half) <= 1e-4 * max(1.0, abs(value)) and abs(half) <= 2:
+                coefficients.append(half)
+                sizes[i] = f"{abs(half):g}"
+            elif said := recognisable_number(abs(value)):
+                coefficients.append(value)
+                sizes[i] = f"{abs(value):.4g} ({said})"
+            else:
+                return ""
+        a, b = coefficients
+        if not _close(target, a * stream + b * out):
+            return ""
+    if (a, b) == (1.0, 1.0) or (a, b) == (0.0, 0.0):
         return ""
 
     pieces: list[str] = []
-    for coefficient, name in ((a, stream_name), (b, out_name)):
+    for coefficient, name, size in ((a, stream_name, sizes[0]), (b, out_name, sizes[1])):
         if coefficient == 0:
             continue
-        text = name if abs(coefficient) == 1 else f"{abs(coefficient):g} * {name}"
+        text = name if abs(coefficient) == 1 else f"{size} * {name}"
         if not pieces:
             pieces.append(f"-{text}" if coefficient < 0 else text)
         else:

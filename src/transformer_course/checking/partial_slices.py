@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PartialSlices", "match_partial_slices"]
+__all__ = ["PartialSlices", "match_partial_slices", "rows_filled_at"]
 
 
 #: the longest axis read index by index (a batch, heads, positions of a check's inputs;
@@ -202,3 +202,36 @@ def match_partial_slices(
         )
         return PartialSlices(axis, right, wrong, filler, source, message)
     return None
+
+
+def rows_filled_at(got: Any, expected: Any, keep: Any) -> str:
+    """The same family along a mask instead of an axis: ``got`` is ``expected`` at every
+    position where ``keep`` (a bool tensor of ``got``'s leading axes, (batch, len) for a
+    (batch, len, d) result) is True, and at every other position one filler: "0" (the
+    result multiplied by the mask, or masked_fill(..., 0)), "-inf" (masked_fill with -inf)
+    or another constant, written as a number. "" when not so, when keep holds no False,
+    or when the right values already hold that filler there (nothing was changed)."""
+    try:
+        mine = np.asarray(got.detach().cpu().double())
+        right = np.asarray(expected.detach().cpu().double())
+        kept = np.asarray(keep.detach().cpu()).astype(bool)
+    except AttributeError:
+        return ""
+    if mine.shape != right.shape or kept.shape != mine.shape[: kept.ndim] or kept.all():
+        return ""
+    tol = {"rtol": 1e-4, "atol": 1e-5}
+    if not kept.any() or not _close(mine[kept], right[kept], tol):
+        return ""
+    dropped = mine[~kept]  # (positions, ...)
+    value = dropped.flat[0]
+    if not np.all(dropped == value) and not (
+        np.isfinite(value) and np.allclose(dropped, value, **tol)
+    ):
+        return ""
+    if np.allclose(right[~kept], value, **tol):
+        return ""  # the right values are that filler already
+    if value == 0:
+        return "0"
+    if np.isneginf(value):
+        return "-inf"
+    return f"{value:.4g}"

@@ -105,6 +105,7 @@ from transformer_course.checking.oracles import (
 )
 from transformer_course.checking.oracles.state import linear, sub
 from transformer_course.checking.precision import right_in_float64
+from transformer_course.checking.projection_sources import projection_sentence
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.skipped_layers import layers_skipped_in_training
 from transformer_course.checking.stale import MODULE_KEPT_STATE, module_keeps_state
@@ -463,6 +464,13 @@ def _ignores_eps(
     )
 
 
+_UNBIASED_NO_EPS = (
+    "You divide by the unbiased standard deviation, x.std(-1) (dividing by d_model - 1, "
+    "torch.std's default), with no eps at all: yours gives NaN for a token whose features "
+    "are all equal, and the same result whatever eps it is built with. Use the biased "
+    "variance and put eps inside the square root: (x - mean) / sqrt(var + self.eps), var = "
+    "x.var(-1, keepdim=True, unbiased=False)."
+)
 _EPS_IN_COUNT = (
     "You add eps to the feature count that divides the sum of squared deviations, sum / "
     "(d_model + eps), instead of to the variance under the square root: built with eps=0.5 "
@@ -477,11 +485,43 @@ _EPS_AS_FLOOR = (
     "formula. The two agree where the variance is far above eps and differ on near-constant "
     "tokens, whose variance is replaced by eps: write sqrt(var + eps)."
 )
+_EPS_ROOTS_SPLIT = (
+    "You take the square roots of the variance and of eps separately and add them, "
+    "sqrt(var) + sqrt(eps): built with eps=0.5 (the same weights), yours gives exactly that "
+    "formula. The square root of a sum is not the sum of the square roots: add eps to the "
+    "variance first, then take one root, sqrt(var + eps)."
+)
+_EPS_TWICE_OUTSIDE = (
+    "Your eps is added twice: once under the square root and once more after it, "
+    "sqrt(var + eps) + eps: built with eps=0.5 (the same weights), yours gives exactly that "
+    "formula. Add it once, under the root: (x - mean) / sqrt(var + eps)."
+)
+_EPS_TWICE_INSIDE = (
+    "Your eps is added twice under the square root, sqrt(var + 2 * eps) (a variance that "
+    "already holds eps, var = x.var(...) + eps, then sqrt(var + eps) again): built with "
+    "eps=0.5 (the same weights), yours gives exactly that formula. Add it once: "
+    "(x - mean) / sqrt(var + eps)."
+)
+_EPS_SQUARED = (
+    "Your eps is squared under the root, sqrt(var + eps ** 2) (eps treated as a standard "
+    "deviation): built with eps=0.5 (the same weights), yours gives exactly that formula. "
+    "eps is added to the variance as it is: sqrt(var + eps)."
+)
+_UNBIASED_TOO = (
+    " Your variance is also the unbiased one, dividing by d_model - 1 (the default of "
+    "torch.var and torch.std): LayerNorm's divides by d_model (unbiased=False, or "
+    "correction=0)."
+)
 #: where a LayerNorm's eps may enter, each as the denominator it gives: (centred (..., d),
-#: biased variance (..., 1), d_model, eps) -> (..., 1) or (..., d)
+#: biased variance (..., 1), d_model, eps) -> (..., 1) or (..., d); each is tried with the
+#: unbiased variance as well (two slips at once, both said)
 _EPS_PLACEMENTS: tuple[tuple[str, Callable[..., torch.Tensor]], ...] = (
     (_EPS_IN_COUNT, lambda centred, var, d, eps: torch.sqrt(var * d / (d + eps))),
     (_EPS_AS_FLOOR, lambda centred, var, d, eps: torch.sqrt(var.clamp(min=eps))),
+    (_EPS_ROOTS_SPLIT, lambda centred, var, d, eps: torch.sqrt(var) + eps**0.5),
+    (_EPS_TWICE_OUTSIDE, lambda centred, var, d, eps: torch.sqrt(var + eps) + eps),
+    (_EPS_TWICE_INSIDE, lambda centred, var, d, eps: torch.sqrt(var + 2 * eps)),
+    (_EPS_SQUARED, lambda centred, var, d, eps: torch.sqrt(var + eps**2)),
 )
 
 
@@ -502,18 +542,47 @@ def _eps_placement(cls, d_model: int, module, x: torch.Tensor, p) -> str:
     right = centred / torch.sqrt(var + eps) * p["weight"] + p["bias"]  # (..., d_model)
     if torch.allclose(got, right, rtol=1e-4, atol=1e-5, equal_nan=True):
         return ""
+    variances = {"": var}
+    if d_model > 1:
+        variances[_UNBIASED_TOO] = var * d_model / (d_model - 1)
     fitting = [
-        message
+        message + also
         for message, denominator in _EPS_PLACEMENTS
+        for also, variance in variances.items()
         if torch.allclose(
             got,
-            centred / denominator(centred, var, d_model, eps) * p["weight"] + p["bias"],
+            centred / denominator(centred, variance, d_model, eps) * p["weight"] + p["bias"],
             rtol=1e-4,
             atol=1e-5,
             equal_nan=True,
         )
     ]
-    return fitting[0] if len(fitting) == 1 else ""
+    if fitting:
+        return fitting[0] if len(fitting) == 1 else ""
+    return _eps_multiple(got, centred, variances, p, eps)
+
+
+def _eps_multiple(got: torch.Tensor, centred: torch.Tensor, variances: dict, p, eps: float) -> str:
+    """When the output of a LayerNorm built with ``eps`` is centred / sqrt(var + k * eps)
+    (times the weight, plus the bias) for one whole or half number k other than 1 (0 is
+    said elsewhere), with the biased or the unbiased variance: eps scaled or counted k
+    times, said with k; "" otherwise. The family of the fixed placements above, for any
+    count."""
+    for also, variance in variances.items():
+        for k in (0.5, 1.5, 2.0, 3.0, 4.0, 0.25):
+            if torch.allclose(
+                got,
+                centred / torch.sqrt(variance + k * eps) * p["weight"] + p["bias"],
+                rtol=1e-4,
+                atol=1e-5,
+            ):
+                return (
+                    f"Your eps enters the variance {k:g} times, sqrt(var + {k:g} * eps): built "
+                    "with eps=0.5 (the same weights), yours gives exactly that formula (eps "
+                    "added more than once, or scaled). Add it once, as it is: (x - mean) / "
+                    f"sqrt(var + eps).{also}"
+                )
+    return ""
 
 
 _EPS_AFTER_DIVISION = (
@@ -1084,7 +1153,11 @@ def _check_norm_case(c: Checker, cls, case: _NormCase) -> None:
             renamed = {
                 _NO_EPS: f"{_NO_EPS} (Yours gives NaN for a token whose features are all "
                 "equal, and the same result whatever eps it is built with: there is no eps in "
-                "your formula.)"
+                "your formula.)",
+                # the unbiased std with eps outside is as close on this x as the unbiased std
+                # with no eps; the NaN and the rebuild say which (x.std(-1) alone was told
+                # it divides by std + eps)
+                **dict.fromkeys((_ANNOTATED, _ANNOTATED + " "), _UNBIASED_NO_EPS),
             }
             # a fixed eps of its own would give a finite result there: ruled out
             del mistakes[_WRONG_DEFAULT_EPS], mistakes[_WRONG_DEFAULT_EPS + " "]
@@ -1687,9 +1760,43 @@ def _check_ffn_case(c: Checker, cls, case: _FFNCase) -> None:
         },
         pairs=lambda: mistake_pairs(lambda **k: ffn_f(x, p, drop=drop, **k), table),
         # the activation read off what w_2 receives: a power, root, factor, other function
-        explain=lambda: _hidden_activation_read(module, x, p, case),
+        explain=lambda: (
+            _hidden_activation_read(module, x, p, case)
+            or _last_projection_read(module, x, p, case, got)
+        ),
         hint=dropout_hint(case.dropout, case.mode),
     )
+
+
+def _last_projection_read(module, x: torch.Tensor, p, case: _FFNCase, got) -> str:
+    """The parameters the block's last step used, when the right hidden activations
+    relu(w_1(x)) through another weight or bias (or none) give the learner's output exactly
+    (checking.projection_sources): w_2's bias left out (F.linear(h, self.w_2.weight)), w_1's
+    weight used again, ...; "" otherwise, or where dropout acts."""
+    if case.mode == "train" and case.dropout > 0:
+        return ""
+    try:
+        hidden = torch.relu(linear(x, p, "w_1"))  # (batch, len, d_ff) float64
+        found = projection_sentence(
+            module, "w_2", hidden, got, result="your block's output", hidden_name="h"
+        )
+        # w_1's bias left out: the right last step on relu(x @ W_1.T)
+        unbiased = torch.relu(x.double() @ p["w_1.weight"].double().T)  # (batch, len, d_ff)
+        first_bias_unused = torch.allclose(
+            got.detach().double(), linear(unbiased, p, "w_2"), rtol=1e-4, atol=1e-5
+        )
+    except Exception:  # an explanation only: the usual message stands
+        return ""
+    if found is not None:
+        sentence = found[0].replace(" (h being what your own run handed the last step)", "")
+        return f"With h = relu(w_1(x)), the right hidden activations, {sentence}"
+    if first_bias_unused:
+        return (
+            "Your output is w_2(relu(x @ self.w_1.weight.T)) exactly: self.w_1.bias is never "
+            "used (F.linear(x, self.w_1.weight) without the bias, or x @ W.T by hand). The "
+            "first step is self.w_1(x) = x @ self.w_1.weight.T + self.w_1.bias."
+        )
+    return ""
 
 
 def _expect_nothing_kept(

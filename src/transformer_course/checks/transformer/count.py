@@ -929,6 +929,8 @@ def _moved_part(c: Checker, count_parameters, results) -> str:
     _, got, want = wrong[0]
     more = [k for k in _COUNT_KEYS if got[k] > want[k]]
     less = [k for k in _COUNT_KEYS if got[k] < want[k]]
+    if len(more) == 1 and len(less) > 1:
+        return _parts_moved_from_several(results, more[0])
     if len(more) != 1 or len(less) != 1:
         return ""
     (gained,), (lost,) = more, less
@@ -976,6 +978,47 @@ def _moved_part(c: Checker, count_parameters, results) -> str:
         f" The amount moved is, on every configuration checked, exactly {named}: it is "
         f"counted under {gained!r} but belongs to {lost!r}, which holds "
         f"{_count_rule(lost)[0].lower()}{_count_rule(lost)[1:]}"
+    )
+
+
+def _parts_moved_from_several(results, gained: str) -> str:
+    """When one key holds too many and several too few (the two stacks' final LayerNorms
+    filed under 'output', say): for each key short, the one part of :data:`_MOVABLE_PARTS`
+    whose size is that key's shortfall on EVERY configuration checked (0 where the part
+    is empty), and the sum of them what ``gained`` holds too many; said when every key short
+    has exactly one such part; "" otherwise."""
+    named = []
+    for lost in _COUNT_KEYS:
+        if lost == gained:
+            continue
+        shortfalls = [want[lost] - got[lost] for _, _, got, want in results]
+        if not any(shortfalls):
+            continue
+        fits = []
+        for words, keys, _size in _MOVABLE_PARTS:
+            if lost not in keys:
+                continue
+            sizes = [_part_size(words, lost, a) for a, _, _, _ in results]
+            if sizes == shortfalls:
+                fits.append(
+                    words.format(
+                        key=lost,
+                        norms={"encoder": 2, "decoder": 3}.get(lost, ""),
+                        attentions={"encoder": 1, "decoder": 2}.get(lost, ""),
+                    )
+                )
+        if len(fits) != 1:
+            return ""
+        named.append((lost, fits[0]))
+    if len(named) < 2 or not all(
+        got[gained] - want[gained] == sum(want[lost] - got[lost] for lost, _ in named)
+        for _, _, got, want in results
+    ):
+        return ""
+    parts = "; ".join(f"{words}, from {lost!r}" for lost, words in named)
+    return (
+        f" The amounts moved are, on every configuration checked, exactly these parts, all "
+        f"counted under {gained!r}: {parts}. Each belongs to the key it comes from."
     )
 
 

@@ -345,7 +345,8 @@ def _told_apart(greedy_decode, got, case, cases, alive: list) -> set[str]:
     """The messages of GREEDY_MISTAKES that give ``got`` on this case and ALSO give the
     learner's output on every other case of the check (the inputs that tell apart mistakes
     that agree here: a loop that never stops and rows never marked finished look alike
-    when a row never finishes); every matching message when only one matches here."""
+    when a row never finishes). When only one matches here and another case contradicts
+    it, {_CONTRADICTED}: no candidate at all."""
 
     def output(knobs, other):
         return greedy_decode_f(
@@ -353,8 +354,12 @@ def _told_apart(greedy_decode, got, case, cases, alive: list) -> set[str]:
         )
 
     found = [(knobs, m) for knobs, m in GREEDY_MISTAKES if _same_tokens(got, output(knobs, case))]
-    if len(found) < 2:
-        return {m for _, m in found}
+    if not found:
+        return set()
+    # one match here is a cause only if it also gives the learner's tokens on every other
+    # case (class 1: a mean of the logits over the positions matched "one decoder pass" on
+    # one visible case); a mistake the other cases contradict is named nowhere
+    alone = len(found) == 1
     for other in cases:
         if other is case or not found:
             continue
@@ -367,8 +372,15 @@ def _told_apart(greedy_decode, got, case, cases, alive: list) -> set[str]:
         except Exception:  # another case is only a tie-break
             continue
         kept = [(k, m) for k, m in found if _same_tokens(theirs, output(k, other))]
+        if alone and not kept:
+            return {_CONTRADICTED}
         found = kept or found
     return {m for _, m in found}
+
+
+#: what :func:`_told_apart` returns when the one mistake that matched a case is contradicted
+#: by another case: no message of GREEDY_MISTAKES is then a candidate
+_CONTRADICTED = "(contradicted by another case)"
 
 
 _SIZES = re.compile(
@@ -965,6 +977,16 @@ _REPLAY_RULES = {
         "with the whole batch's memory and src_ids, then logits[:, -1].argmax(dim=-1), a "
         "(batch,) tensor."
     ),
+    "pooled": (
+        "Your next token is the argmax of the logits pooled over the positions (their mean or "
+        "sum over dim=1, logits.mean(1)): every position of the prefix votes, where only the "
+        "LAST position predicts the next token: logits[:, -1].argmax(dim=-1)."
+    ),
+    "pooled_max": (
+        "Your next token is the argmax of the logits' maximum over the positions "
+        "(logits.max(dim=1).values): the best score any position of the prefix gives, where "
+        "only the LAST position predicts the next token: logits[:, -1].argmax(dim=-1)."
+    ),
     "buffer_last": (
         "Your decoder runs on a whole preallocated buffer of max_len + 1 columns (<bos>, "
         "the tokens so far, then pad ids) and you take logits[:, -1], the buffer's LAST "
@@ -1028,6 +1050,7 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
         first_finish = None  # the step at which a row first produced <eos>
         passed_over = []  # (tokens ranked above yours, tokens the row had generated)
         penalised_agrees = True  # every decision is the argmax after CTRL's penalty
+        ranks = []  # for each decision of an open row: how many tokens score above yours
         for step in range(steps):
             logits = model.decode(prefix, memory, src)  # (batch, len, vocab)
             last = logits[:, -1]  # (batch, vocab)
@@ -1038,6 +1061,7 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
                 yours = int(got[row, step])
                 penalised_agrees &= int(penalised[row].argmax()) == yours
                 above = {int(t) for t in (last[row] > last[row, yours]).nonzero()[:, 0]}
+                ranks.append((len(above), yours))
                 if above:
                     passed_over.append((above, {int(t) for t in prefix[row, 1:]}))
             padded = torch.cat([torch.full((batch, 1), pad, dtype=torch.long), prefix[:, 1:]], 1)
@@ -1048,6 +1072,8 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
                 "softmax_batch": torch.softmax(logits[:, -1], dim=0).argmax(-1),
                 "positions": logits.argmax(dim=1)[:, -1],
                 "first": logits[:, 0].argmax(-1),
+                "pooled": logits.mean(dim=1).argmax(-1),
+                "pooled_max": logits.amax(dim=1).argmax(-1),
                 "row_0": logits[0, -1].argmax(-1).expand(batch),
                 "squeezed": _squeezed_rule(logits, batch, None),
                 "buffer_last": _buffer_last_rule(model, prefix, memory, src, case),
@@ -1074,7 +1100,9 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
                 first_finish = step + 1
         # what the reference decides next from your whole prefix: <eos> for every open row
         # means your loop broke at the step that finished the batch, before its column
-        closes = bool((model.decode(prefix, memory, src)[:, -1].argmax(-1) == eos)[~finished].all())
+        final = model.decode(prefix, memory, src)[:, -1]  # (batch, vocab)
+        closes = bool((final.argmax(-1) == eos)[~finished].all())
+        vocab = final.shape[-1]
     found = list(
         dict.fromkeys(
             _REPLAY_RULES[_REPLAY_ALIASES.get(name, name)]
@@ -1088,6 +1116,9 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
         return "Replaying your steps, each of these gives every one of your tokens: " + " ".join(
             f"({i}) {m}" for i, m in enumerate(found, 1)
         )
+    ranked = _one_rank(ranks, vocab)
+    if first is not None and ranked:
+        return ranked
     passed = _passed_over(passed_over, penalised_agrees, case)
     if first is not None and passed:
         step, row, mine_, right_, _done = first
@@ -1172,6 +1203,40 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
             "only when finished.all())."
         )
     return ""
+
+
+def _one_rank(ranks: list[tuple[int, int]], vocab: int) -> str:
+    """When every decision of the replay (at least two, of at least two different tokens)
+    picked the token of one same rank other than the first, in the
+    order of the logits from the learner's own prefix (the second best at every step:
+    topk(2).indices[:, 1], a sort in the wrong direction, argmin): that rank, said; ""
+    otherwise. ``ranks``: (how many tokens score above yours, yours) per decision. The family
+    'the decision taken on the wrong end of the ordering', read off the decisions, whatever
+    code made them; one token written everywhere (pad ids in open rows) has causes of its
+    own and is left to them."""
+    places = {rank for rank, _ in ranks}
+    tokens = {token for _, token in ranks}
+    if len(ranks) < 2 or len(places) != 1 or len(tokens) < 2:
+        return ""
+    rank = places.pop()
+    if rank == 0:
+        return ""
+    if rank == vocab - 1:
+        which = (
+            "the LEAST probable token (the lowest logit): an argmin, a sort in ascending "
+            "order read from its first entry, or the argmax of the negated logits"
+        )
+    else:
+        which = (
+            f"the token ranked {rank + 1} of {vocab} by its logit ({rank} token(s) score "
+            "higher): an index into topk or a descending sort other than [0] (topk(2).indices"
+            "[:, 1] gives the second best), or the sort's order read from the wrong end"
+        )
+    return (
+        "Replaying your steps from your own prefix (<bos> and your tokens so far), at every "
+        f"decision yours is {which}. Greedy decoding takes the MOST probable token: "
+        "logits[:, -1].argmax(dim=-1)."
+    )
 
 
 def _repetition_penalised(last: torch.Tensor, generated: torch.Tensor) -> torch.Tensor:

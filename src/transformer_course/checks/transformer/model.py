@@ -22,6 +22,7 @@ from transformer_course.checking.localise import arguments_received, record_call
 from transformer_course.checking.localise import diagnose as name_mistakes
 from transformer_course.checking.mask_relations import mask_relation
 from transformer_course.checking.modules import build_module, expect_contract_defaults
+from transformer_course.checking.partial_slices import rows_filled_at
 from transformer_course.checking.projection_sources import projection_sentence
 from transformer_course.reference import transformer as ref
 from transformer_course.reference.masking import (
@@ -522,6 +523,7 @@ def _localise_decode(module, m, tgt, memory, src, pad_id: int) -> str | None:
                 "decoder(y, memory, src_mask, tgt_mask) is decode's `memory` as it is (no "
                 "positions, no norm, no dropout added to it; the encoder already produced it)."
             )
+    wrong = []
     for name, right, rule, keys in (
         ("src_mask", padding_mask(src, pad_id), "padding_mask(src_ids, self.pad_id)", src),
         (
@@ -536,10 +538,14 @@ def _localise_decode(module, m, tgt, memory, src, pad_id: int) -> str | None:
             where = f"{where}; {how}"
         if where:
             role = "the cross-attention's" if name == "src_mask" else "the self-attention's"
-            return (
-                f"{said} a {name} ({role} mask) that is not {rule}: {where}. The decoder is "
-                "called as decoder(y, memory, src_mask, tgt_mask), with the model's own pad_id."
-            )
+            wrong.append(f"a {name} ({role} mask) that is not {rule}: {where}")
+    if wrong:
+        # both masks wrong at once: both said (two slips, each its own fix)
+        both = " AND ".join(wrong)
+        return (
+            f"{said} {both}. The decoder is called as decoder(y, memory, src_mask, tgt_mask), "
+            "with the model's own pad_id."
+        )
     return _logits_projection(module, m, lambda: module.decode(tgt.clone(), memory.clone(), src))
 
 
@@ -778,6 +784,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             properties=(
                 random_in_eval(module.encode, encode_call, src),
                 encode_random,
+                lambda: _pad_rows_filled(got, memory64, src, case.pad_id, "memory"),
                 lambda: None if case.train else _localise_encode(module, m, src, case.pad_id),
             ),
             hint=_dropout_hint(case),
@@ -898,6 +905,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
                 # compares the output (ignores_memory, sees_the_future) see a change
                 random_in_eval(module.decode, call, tgt, memory, src),
                 lambda: _output_scaled(got, logits64, case),
+                lambda: _pad_rows_filled(got, logits64, tgt, case.pad_id, "logits"),
                 ignores_memory,
                 sees_the_future,
                 decode_random,
@@ -1034,6 +1042,32 @@ def _expect_no_state_between_calls(c: Checker, cls, case: _Case, module, m, src,
     c.expect_close(got, expected, what, **tol)
 
 
+def _pad_rows_filled(
+    got: Any, expected: torch.Tensor, ids: torch.Tensor, pad: int, result: str
+) -> str | None:
+    """The family 'an edit made at the masked positions only': ``got`` right at every real
+    position of ``ids`` and one filler (0, -inf, a constant) at every <pad> position
+    (checking.partial_slices.rows_filled_at), said for encode's memory or decode's logits;
+    None otherwise."""
+    filler = rows_filled_at(got, expected, ids != pad)
+    if not filler:
+        return None
+    if result == "memory":
+        return (
+            f"Your memory is the encoder's output with every row at a source <pad> position set "
+            f"to {filler} (the output multiplied by the padding mask, or a masked_fill), and "
+            "right everywhere else. encode returns the encoder's output as it is: the "
+            "decoder's cross-attention already ignores those rows through src_mask, and "
+            "nothing after it reads them."
+        )
+    return (
+        f"Your logits are right at every real target position and set to {filler} at every "
+        "target <pad> position (a masked_fill or a product with the padding mask): decode "
+        "returns the output layer's logits at every position, pads included. The pads are "
+        "left out later, by the loss (ignore_index=pad_id, lesson 10), not by the model."
+    )
+
+
 def _output_scaled(got: Any, expected: torch.Tensor, case: _Case) -> str | None:
     """The family 'a sub-step scaled by a constant' at the end of decode: the decoder's
     output multiplied by k before the output layer (logits - bias = k * (the reference's
@@ -1042,6 +1076,16 @@ def _output_scaled(got: Any, expected: torch.Tensor, case: _Case) -> str | None:
     fits every logit; None otherwise."""
     if not isinstance(got, torch.Tensor) or got.shape != expected.shape:
         return None
+    if case.train and case.dropout == 1.0 and not bool(got.detach().ne(0).any()):
+        # every logit 0 in train mode with dropout=1.0 (and right in eval mode, where this is
+        # reached only after the eval cases passed): a dropout acting on the logits, not a
+        # factor (F.dropout or self.dropout on self.output(y): "multiplied by 0" before)
+        return (
+            "Every logit is 0 in train mode with dropout=1.0 (and yours is right in eval "
+            "mode): a dropout acts on the logits, after the output layer, and with p=1 it "
+            "drops them all. The model's dropouts act inside it (after the positional "
+            "encoding, in every sub-layer); decode returns self.output(y) as it is."
+        )
     bias = _case_state(case)["output.bias"].double()  # (tgt_vocab,)
     mine, right = got.detach().double(), expected.double()  # (batch, len_tgt, tgt_vocab)
     d_model = case.kwargs.get("d_model", 512)
