@@ -2909,6 +2909,22 @@ class GptProbabilities(_Gpt):
     probabilities = True
 
 
+class GptLogProbabilities(_Gpt):
+    """Round 34: log-probabilities returned (a softmax cannot see the shift by each row's
+    logsumexp); told "not the final norm of layers[1]'s output" before."""
+
+    def forward(self, ids):
+        return F.log_softmax(super().forward(ids), dim=-1)
+
+
+class GptLogitsMaxSubtracted(_Gpt):
+    """Round 34: each row's largest logit subtracted, a stable softmax's first step."""
+
+    def forward(self, ids):
+        logits = super().forward(ids)
+        return logits - logits.amax(dim=-1, keepdim=True)
+
+
 class GptUntied(_Gpt):
     head = "untied"
 
@@ -5466,6 +5482,18 @@ MISTAKES = [
     Mistake(check_GPT, GptFinalNormDefaultEps, r"final norm ignores the eps the GPT was given"),
     Mistake(check_GPT, GptScaled, r"sqrt\(d_model\)"),
     Mistake(check_GPT, GptProbabilities, r"returns probabilities"),
+    # round 34: logits shifted by one number per row (checking.row_shifts)
+    Mistake(
+        check_GPT,
+        GptLogProbabilities,
+        r"^(?![\s\S]*final norm)[\s\S]*not the logits themselves: yours are the right logits "
+        r"minus one number per row: log-probabilities, F\.log_softmax",
+    ),
+    Mistake(
+        check_GPT,
+        GptLogitsMaxSubtracted,
+        r"right logits minus one number per row: each row minus its largest logit",
+    ),
     Mistake(check_GPT, GptUntied, r"not tied to the embedding"),
     # round 28: each output row rescaled (blind25c-gpt-tied-output-unit-rows was told to
     # apply the final norm once)

@@ -33,6 +33,7 @@ from transformer_course.checking.mask_copies import mask_copies
 from transformer_course.checking.mask_relations import mask_relation
 from transformer_course.checking.rearranged import rearrangement
 from transformer_course.checking.relations import recognisable_number
+from transformer_course.checking.row_shifts import row_shift_note
 from transformer_course.checking.sublayer_names import sublayer_words
 
 __all__ = [
@@ -1439,6 +1440,10 @@ def localise_stack(
             f"{container}[{num_layers - 1}]'s output (which is right): a scale on the output "
             "that this model does not have. Remove it."
         )
+    # only past an output matrix, whose results are logits: one number added to each row
+    # (log-probabilities, a row's maximum or mean subtracted), which a softmax ignores
+    if output_rows is not None and (shifted := row_shift_note(got, expected)):
+        return f"The stack's output is not the logits themselves: {shifted}"
     # only past an output matrix: a factor per feature of a norm's output is its gain
     if output_rows is not None and (factors := column_factors(got, expected)) is not None:
         # blind25c-gpt-tied-output-unit-rows: the embedding rows normalised, told "apply
