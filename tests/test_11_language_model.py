@@ -409,6 +409,14 @@ class NormEpsAsLowerBound(ref.RMSNorm):
         return x / torch.maximum(square_mean, torch.tensor(self.eps)).sqrt() * self.weight
 
 
+class NormEpsAddedToInput(ref.RMSNorm):
+    """Round 34: eps added to every feature before squaring, mean((x + eps) ** 2): on
+    these tokens the same numbers as eps left out, and was told "floored at eps"."""
+
+    def forward(self, x):
+        return x * torch.rsqrt((x + self.eps).pow(2).mean(-1, keepdim=True)) * self.weight
+
+
 class NormMean(_Norm):
     statistic = "mean"
 
@@ -4781,6 +4789,13 @@ MISTAKES = [
         r"mixes positions of several windows.*reshaped \(or viewed\) from \(batch_size",
     ),
     Mistake(check_RMSNorm, NormMean, r"mean of x, not of x squared"),
+    # round 34: statistics that agree on these tokens are said together, none as the cause
+    Mistake(
+        check_RMSNorm,
+        NormEpsAddedToInput,
+        r"^(?![\s\S]*floored)[\s\S]*root mean square without eps.*; or the root mean square "
+        r"of x \+ eps, sqrt\(mean\(\(x \+ eps\) \*\* 2\)\).*cannot tell which",
+    ),
     # told only "largest difference" before (blind round 3's rms-sqrt-missing)
     Mistake(check_RMSNorm, NormNeverCastsBack, r"returned torch\.float32 for a float64 input"),
     Mistake(check_RMSNorm, NormUnitOffset, r"multiplied by 1 \+ self\.weight"),

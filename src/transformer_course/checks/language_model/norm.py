@@ -305,11 +305,28 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
             for e in (eps, 0.0)
             if x.shape[-1] > 2
         ),
-        # eps as a lower bound of the root (of the mean square: _EPS_FLOOR)
+        # eps as a lower bound of the root (of the mean square: _EPS_FLOOR), said only
+        # where a token's root is below eps: elsewhere the floor changes nothing, and eps
+        # left out (next) gives the same numbers (round 34: eps added to x itself was told
+        # "floored at eps")
+        *(
+            (
+                "the root mean square floored at eps, max(sqrt(mean(x ** 2)), eps), where "
+                "eps is added under the root",
+                floored,
+            )
+            for floored in (x.pow(2).mean(-1, keepdim=True).sqrt().clamp(min=eps),)
+            if not torch.allclose(floored, x.pow(2).mean(-1, keepdim=True).sqrt(), rtol=1e-3)
+        ),
         (
-            "the root mean square floored at eps, max(sqrt(mean(x ** 2)), eps), where eps is "
-            "added under the root",
-            x.pow(2).mean(-1, keepdim=True).sqrt().clamp(min=eps),
+            "the root mean square without eps, sqrt(mean(x ** 2)): eps never reaches the "
+            "mean of the squares",
+            x.pow(2).mean(-1, keepdim=True).sqrt(),
+        ),
+        (
+            "the root mean square of x + eps, sqrt(mean((x + eps) ** 2)): eps is added to "
+            "each feature before squaring, not to the mean of the squares",
+            (x + eps).pow(2).mean(-1, keepdim=True).sqrt(),
         ),
         # b13b: the sum of the squares divided by another axis's size than d_model
         # (len(x), x.shape[0]: the batch), named by the axis when no other has its size
@@ -347,6 +364,9 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
     told = (
         f"it is {found[0]}"
         if len(found) == 1
+        # several fit these tokens alike: each is said, none as the cause
+        else f"it is {'; or '.join(found)} (these tokens cannot tell which)"
+        if 1 < len(found) <= 3
         else f"for token {first} yours is {float(per_token[first]):.4g}, the root mean "
         f"square {float(rms[first]):.4g}"
     )
