@@ -124,6 +124,24 @@ def _batches(*, shift=1, high_minus=0, global_stream=False, step=1):
     return next_token_batches
 
 
+def _batches_pair_reversed(draw: str):
+    """Round 34: the pair returned as (targets, inputs), "contract" with the contract's
+    draw (told "your targets are shifted the wrong way" before), "scaled" with starts from
+    scaled uniform floats, where the targets before the inputs fit a shift as well."""
+
+    def next_token_batches(tokens, block_size, batch_size, generator):
+        high = len(tokens) - block_size
+        if draw == "contract":
+            starts = torch.randint(0, high, (batch_size,), generator=generator)
+        else:
+            starts = (torch.rand(batch_size, generator=generator) * high).long()
+        positions = starts[:, None] + torch.arange(block_size)  # (batch_size, block_size)
+        inputs, targets = tokens[positions], tokens[positions + 1]
+        return targets, inputs
+
+    return next_token_batches
+
+
 def _batches_evenly_spaced(spacing: str):
     """Round 25: rows whose starts are one start plus a fixed step, not independent draws:
     "shifted" windows one token apart from a random offset (each start clamped into the
@@ -4652,7 +4670,25 @@ MISTAKES = [
     ),
     Mistake(check_next_token_batches, _batches(step=-1), r"window runs backwards .* subtracted"),
     Mistake(check_next_token_batches, _batches(step=2), r"window steps by 2 positions, not 1"),
-    Mistake(check_next_token_batches, _batches(shift=-1), r"shifted the wrong way"),
+    Mistake(
+        check_next_token_batches,
+        _batches(shift=-1),
+        r"generator\): Your targets are shifted the wrong way \(the token before",
+    ),
+    # round 34: the pair in the other order, named from the values where the contract's
+    # draw tells it from a shift (checking.returned_order), both said where it cannot
+    Mistake(
+        check_next_token_batches,
+        _batches_pair_reversed("contract"),
+        r"^(?![\s\S]*shifted the wrong way)[\s\S]*returns \(targets, inputs\): each is exactly "
+        r"right, but they come in the wrong order",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _batches_pair_reversed("scaled"),
+        r"Either the targets are shifted the wrong way .*or the pair comes back in the other "
+        r"order, \(targets, inputs\)",
+    ),
     Mistake(check_next_token_batches, _batches(high_minus=1), r"last valid start"),
     # blind round 9 (b9b): both were "targets[0] should be tokens[s + 1 : ...]"
     Mistake(
