@@ -772,6 +772,20 @@ class FfnW2Transposed(nn.Module):
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
 
 
+class FfnFusedGateValue(nn.Module):
+    """Round 34: the gate and the value as one fused layer w13 (2 * d_ff outputs), split
+    in forward; told "the submodules must be called exactly so" before."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        self.w13 = nn.Linear(d_model, 2 * d_ff, bias=False)
+        self.w2 = nn.Linear(d_ff, d_model, bias=False)
+
+    def forward(self, x):
+        gate, value = self.w13(x).chunk(2, dim=-1)
+        return self.w2(F.silu(gate) * value)
+
+
 class FfnGateThroughW1(FfnW2Transposed):
     """w1 reads the value instead of x: the value projection chained before the gate."""
 
@@ -2179,6 +2193,27 @@ class AttentionRotatesBeforeSplit(_Attention):
 
 class AttentionOneIndexed(_Attention):
     first = 1
+
+
+class AttentionFusedProjection(nn.Module):
+    """Round 34: nanoGPT's c_attn, one nn.Linear(d_model, 3 * d_model) for the queries,
+    keys and values; told "the submodules must be called exactly so" before."""
+
+    def __init__(self, d_model, num_heads, base=10000.0):
+        super().__init__()
+        self.num_heads, self.d_head, self.base = num_heads, d_model // num_heads, base
+        self.c_attn = nn.Linear(d_model, 3 * d_model, bias=False)
+        self.w_o = nn.Linear(d_model, d_model, bias=False)
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (
+            split_heads(t, self.num_heads) for t in self.c_attn(x).split(x.shape[-1], dim=-1)
+        )
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
 
 
 class AttentionNotCausal(_Attention):
@@ -5162,6 +5197,17 @@ MISTAKES = [
         r"Your hidden width is 2 \* d_ff = \d+: the width of a fused projection",
     ),
     Mistake(check_SwiGLU, FfnReLU, r"used ReLU"),
+    # round 34: layers of the contract fused into one (checking.fused_keys)
+    Mistake(
+        check_SwiGLU,
+        FfnFusedGateValue,
+        r"w13\.weight has shape \(\d+, \d+\): the weights of `w1` and `w3` stacked into one layer",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionFusedProjection,
+        r"c_attn\.weight has shape \(\d+, \d+\): the weights of `w_q`, `w_k` and `w_v` stacked",
+    ),
     # was told "the submodules must be called exactly so", though their names were right
     Mistake(check_SwiGLU, FfnWithBias, r"has biases its contract leaves out.*bias=False"),
     # blind round 10 (b10b): "largest difference" alone before
