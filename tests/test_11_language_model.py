@@ -2986,6 +2986,54 @@ class GptLogitsMaxSubtracted(_Gpt):
         return logits - logits.amax(dim=-1, keepdim=True)
 
 
+class GptSinusoidsAdded(_Gpt):
+    """Round 34: lesson 03's encoding added to the embeddings (RoPE gives the positions
+    here); told "layers[0] does not receive the embeddings of the ids" alone before."""
+
+    scaled = False
+    layout = "interleaved"
+
+    def forward(self, ids):
+        x = self.embedding(ids)  # (batch, len, d_model)
+        d_model = x.shape[-1]
+        if self.scaled:
+            x = x * math.sqrt(d_model)
+        angles = torch.arange(ids.shape[1])[:, None] * 10000.0 ** (
+            -torch.arange(0, d_model, 2) / d_model
+        )  # (len, d_model / 2)
+        if self.layout == "interleaved":
+            table = torch.stack([angles.sin(), angles.cos()], -1).flatten(-2)
+        else:
+            table = torch.cat([angles.sin(), angles.cos()], -1)
+        x = x + table
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x) @ self.embedding.weight.T
+
+
+class GptScaledSinusoidHalvesAdded(GptSinusoidsAdded):
+    """The 2017 model's input: embeddings times sqrt(d_model), plus sines then cosines."""
+
+    scaled = True
+    layout = "halves"
+
+
+class GptPositionTableAdded(ref.GPT):
+    """A fixed table of one vector per position added (a position embedding kept as a
+    buffer): told from the batch's sequences, which differ at every position."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        table = 0.1 * torch.randn(64, d_model, generator=torch.Generator().manual_seed(3))
+        self.register_buffer("positions", table, persistent=False)
+
+    def forward(self, ids):
+        x = self.embedding(ids) + self.positions[: ids.shape[1]]
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x) @ self.embedding.weight.T
+
+
 class GptUntied(_Gpt):
     head = "untied"
 
@@ -5579,6 +5627,27 @@ MISTAKES = [
     Mistake(check_GPT, GptFinalNormDefaultEps, r"final norm ignores the eps the GPT was given"),
     Mistake(check_GPT, GptScaled, r"sqrt\(d_model\)"),
     Mistake(check_GPT, GptProbabilities, r"returns probabilities"),
+    # round 34: a term of the position alone before the first block (checking.position_terms)
+    Mistake(
+        check_GPT,
+        GptSinusoidsAdded,
+        r"layers\[0\] receives the embeddings of the ids plus lesson 03's sinusoidal positional "
+        r"encoding \(sines and cosines interleaved\)",
+    ),
+    Mistake(
+        check_GPT,
+        GptScaledSinusoidHalvesAdded,
+        r"embeddings of the ids multiplied by sqrt\(d_model\) plus lesson 03's sinusoidal "
+        r"positional encoding \(all sines, then all cosines\).*Remove the added positions and "
+        r"the scaling",
+    ),
+    Mistake(
+        check_GPT,
+        GptPositionTableAdded,
+        # the hidden case holds one sequence: a term of the position alone cannot be told
+        r"plus one vector per position, the same in every sequence of the batch|layers\[0\] "
+        r"does not receive the embeddings of the ids\.",
+    ),
     # round 34: logits shifted by one number per row (checking.row_shifts)
     Mistake(
         check_GPT,

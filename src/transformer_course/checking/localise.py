@@ -31,6 +31,7 @@ from transformer_course.checking.formatting import candidates_message
 from transformer_course.checking.hooks import inputs_received
 from transformer_course.checking.mask_copies import mask_copies
 from transformer_course.checking.mask_relations import mask_relation
+from transformer_course.checking.position_terms import position_term_note
 from transformer_course.checking.rearranged import rearrangement
 from transformer_course.checking.relations import recognisable_number
 from transformer_course.checking.row_shifts import row_shift_note
@@ -1361,6 +1362,8 @@ def localise_stack(
                 )
             if regrouped := _reshaped_input(inp, x64, container, input_name):
                 return regrouped
+            if added := position_term_note(inp, x64, container, input_name):
+                return added
             return f"{container}[0] does not receive {input_name}."
         if i > 0 and not _close(inp, previous):
             if _close(inp, x64):
