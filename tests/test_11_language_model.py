@@ -2253,6 +2253,35 @@ class AttentionDividedByDHead(_Attention):
         return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
 
 
+class AttentionScoresScaled(_Attention):
+    """Round 34: the scores times another factor than 1 / sqrt(d_head), ``factor(self)``
+    (sqrt(d_head): multiplied where they are divided, "differs from the reference" before)."""
+
+    factor = staticmethod(lambda self: math.sqrt(self.d_head))
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = (q @ k.transpose(-2, -1) * self.factor(self)).masked_fill(
+            ~look_ahead_mask(length), float("-inf")
+        )
+        return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
+
+
+class AttentionScoresOverDModel(AttentionScoresScaled):
+    """The scores divided by d_model itself (x.shape[-1] read for the scale)."""
+
+    factor = staticmethod(lambda self: 1 / (self.d_head * self.num_heads))
+
+
+class AttentionScoresOverFourthRoot(AttentionScoresScaled):
+    """The square root taken twice: the scores divided by d_head ** 0.25."""
+
+    factor = staticmethod(lambda self: self.d_head**-0.25)
+
+
 class AttentionValuesFromWk(_Attention):
     """A copy-paste slip: the values projected with w_k ("differs from the reference")."""
 
@@ -5379,6 +5408,24 @@ MISTAKES = [
         check_CausalSelfAttention,
         AttentionSplitAndMergeByView,
         r"heads were split \(and merged back\) with one view",
+    ),
+    # round 34: the scores scaled by another power of a size (checking.score_scales)
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionScoresScaled,
+        r"scores are multiplied by sqrt\(d_head\) = 2\.828 \(d_head = 8\), not by 1 / "
+        r"sqrt\(d_head\): the scores multiplied by sqrt\(d_head\) where they are divided",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionScoresOverDModel,
+        r"scores are multiplied by 1 / d_model = [\d.]+ \(d_model = \d+\).*divided by d_model "
+        r"itself, not its square root",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionScoresOverFourthRoot,
+        r"multiplied by 1 / d_head \*\* 0\.25 = [\d.]+ .*a square root taken twice",
     ),
     Mistake(
         check_CausalSelfAttention,

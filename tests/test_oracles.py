@@ -256,6 +256,8 @@ def test_multi_head_attention_knobs_compute_what_they_name():
             ),
         ),
         ({"scale": "none"}, f(p=_scaled_q(state, math.sqrt(d_head)))),
+        # a number: the factor itself (round 34), here the scores multiplied by sqrt(d_head)
+        ({"scale": math.sqrt(d_head)}, f(p=_scaled_q(state, d_head))),
         ({"scale": "d_head"}, f(p=_scaled_q(state, 1 / math.sqrt(d_head)))),
         ({"scale": "sqrt_d_model"}, f(p=_scaled_q(state, math.sqrt(d_head / D_MODEL)))),
         ({"mask_mode": "none"}, f(m=None)),

@@ -38,7 +38,7 @@ def causal_self_attention_f(
     causal: bool | str = True,
     rotated: str = "qk",
     use_w_o: bool = True,
-    scale: str = "sqrt_d_head",
+    scale: str | float = "sqrt_d_head",
     base: float = 10000.0,
     heads_split: str = "correct",
     heads_merge: str = "correct",
