@@ -2253,6 +2253,26 @@ class AttentionDividedByDHead(_Attention):
         return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
 
 
+class AttentionMaskDiagonalMoved(_Attention):
+    """Round 34: the causal mask built with torch.tril(..., diagonal=k), k = 1: each query
+    sees the next key too ("differs from the reference" before)."""
+
+    diagonal = 1
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        mask = torch.tril(torch.ones(length, length, dtype=torch.bool), diagonal=self.diagonal)
+        heads, _ = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(merge_heads(heads))
+
+
+class AttentionMaskTwoBelow(AttentionMaskDiagonalMoved):
+    diagonal = -2
+
+
 class AttentionScoresScaled(_Attention):
     """Round 34: the scores times another factor than 1 / sqrt(d_head), ``factor(self)``
     (sqrt(d_head): multiplied where they are divided, "differs from the reference" before)."""
@@ -5408,6 +5428,19 @@ MISTAKES = [
         check_CausalSelfAttention,
         AttentionSplitAndMergeByView,
         r"heads were split \(and merged back\) with one view",
+    ),
+    # round 34: the causal mask's diagonal moved (checking.mask_relations.moved_diagonals)
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMaskDiagonalMoved,
+        r"causal mask's diagonal is moved by 1: query i sees keys 0 \.\. i \+ 1, so every "
+        r"position sees 1 token of the future",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMaskTwoBelow,
+        r"causal mask's diagonal is moved by -2: query i sees keys 0 \.\. i - 2 only.*"
+        r"j <= i - 2 where",
     ),
     # round 34: the scores scaled by another power of a size (checking.score_scales)
     Mistake(

@@ -52,3 +52,13 @@ def test_the_masks_applied_without_one_given_are_told_apart_only_where_the_sizes
     first_key = next(mask for text, mask in wide.items() if "first key" in text)
     assert torch.equal(first_key, torch.ones(3, 5, dtype=torch.bool).tril())
     assert unasked_masks(1, 1) == {}  # a single key: every default allows it
+
+
+def test_moved_diagonals_read_each_offset_with_its_sign():
+    from transformer_course.checking.mask_relations import moved_diagonals
+
+    found = moved_diagonals((1, -2))
+    assert sorted(found.values()) == [-2, 1]
+    up, down = sorted(found, key=found.get, reverse=True)
+    assert "query i sees keys 0 .. i + 1" in up and "j <= i + 1 where" in up
+    assert "query i sees keys 0 .. i - 2 only" in down and "j <= i - 2 where" in down

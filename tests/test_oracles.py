@@ -842,6 +842,17 @@ def test_causal_self_attention_without_rope_is_pytorch_s_causal_attention():
         assert not torch.allclose(
             o.causal_self_attention_f(x, state, NUM_HEADS, **knobs), rotated
         ), knobs
+    # the mask's diagonal moved (round 34): tril(diagonal=k) as the mask, k = -1 the
+    # "strict" mask, k = 1 one future key seen
+    for k in (-1, 1):
+        moved = F.scaled_dot_product_attention(
+            rq, rk, v, attn_mask=torch.ones(6, 6, dtype=torch.bool).tril(k)
+        )
+        torch.testing.assert_close(
+            o.causal_self_attention_f(x, state, NUM_HEADS, diagonal=k),
+            lin["w_o"](moved.transpose(1, 2).reshape(2, 6, D_MODEL)).detach(),
+            **CLOSE,
+        )
     # RoPE sees only offsets: one-indexed positions give the same attention (the mistake
     # shows in rotary_embedding's own check, not here)
     one_indexed = o.causal_self_attention_f(x, state, NUM_HEADS, first=1)

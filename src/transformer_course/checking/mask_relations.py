@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["mask_relation", "unasked_masks"]
+__all__ = ["mask_relation", "moved_diagonals", "unasked_masks"]
 
 
 def _broadcast(mine: torch.Tensor, right: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -104,3 +104,31 @@ def unasked_masks(len_q: int, len_k: int) -> dict[str, torch.Tensor]:
         else:
             grouped[f"{same}, or {text} (the two agree on these sizes)"] = grouped.pop(same)
     return {text: mask for text, mask in grouped.items() if not bool(mask.all())}
+
+
+def moved_diagonals(offsets: tuple[int, ...] = (1, 2, -2)) -> dict[str, int]:
+    """{message: k} for a causal mask whose diagonal is moved by k, torch.tril(...,
+    diagonal=k) where diagonal=0 belongs (query i sees keys 0 .. i + k): candidates for a
+    check to match the learner's output against with its oracle (round 34: tril(...,
+    diagonal=1), one future key seen, got "differs from the reference"). k = -1, the
+    diagonal left out, is the classic that checks name themselves."""
+    found = {}
+    for k in offsets:
+        if k > 0:
+            sees = (
+                f"query i sees keys 0 .. i + {k}, so every position sees {k} token"
+                f"{'s' if k > 1 else ''} of the future"
+            )
+        else:
+            sees = (
+                f"query i sees keys 0 .. i - {-k} only, not itself nor the {-k - 1} before "
+                f"it (the first {-k} queries see none)"
+            )
+        found[
+            f"Your causal mask's diagonal is moved by {k}: {sees}, as torch.tril(..., "
+            f"diagonal={k}) gives (or j <= i {'+' if k > 0 else '-'} {abs(k)} where j <= i "
+            "belongs). The look-ahead "
+            "mask is torch.tril(torch.ones(len, len), diagonal=0), look_ahead_mask(len): "
+            "query i attends to keys 0 .. i, itself included."
+        ] = k
+    return found

@@ -26,6 +26,7 @@ from transformer_course.checking.layers import (
     mistake_values,
 )
 from transformer_course.checking.localise import diagnose, localise_layer
+from transformer_course.checking.mask_relations import moved_diagonals
 from transformer_course.checking.oracles import (
     causal_self_attention_f,
     multi_head_attention_f,
@@ -634,6 +635,15 @@ def _check_layer(
                 extra.update(_extra_steps_mistakes(oracle, x))
                 extra.update(_rope_on_input_mistakes(state, x, case.num_heads, case.base))
                 extra.update(_score_mistakes(state, x, case.num_heads, case.base))
+                # the causal mask's diagonal moved (the table names k = -1)
+                extra.update(
+                    {
+                        told: lambda pairing, oracle=oracle, k=k: oracle(
+                            pairing=pairing, diagonal=k
+                        )
+                        for told, k in moved_diagonals().items()
+                    }
+                )
                 # the scores scaled by another power of a size (the table names the
                 # classic four: none, 1 / sqrt(d_model), 1 / d_head, 2 / d_head)
                 extra.update(
