@@ -435,6 +435,14 @@ class NormEpsAddedToInput(ref.RMSNorm):
         return x * torch.rsqrt((x + self.eps).pow(2).mean(-1, keepdim=True)) * self.weight
 
 
+class NormOverBatch(ref.RMSNorm):
+    """Round 34: the mean of the squares over dim=0, the batch ("largest difference" first
+    before)."""
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(0, keepdim=True) + self.eps) * self.weight
+
+
 class NormMean(_Norm):
     statistic = "mean"
 
@@ -4957,6 +4965,12 @@ MISTAKES = [
         r"mixes positions of several windows.*reshaped \(or viewed\) from \(batch_size",
     ),
     Mistake(check_RMSNorm, NormMean, r"mean of x, not of x squared"),
+    Mistake(
+        check_RMSNorm,
+        NormOverBatch,
+        r"^(?![\s\S]*largest difference)[\s\S]*wrong axis: your mean of the squares runs over "
+        r"the first axis \(dim=0, the batch",
+    ),
     # round 34: statistics that agree on these tokens are said together, none as the cause
     Mistake(
         check_RMSNorm,

@@ -374,6 +374,7 @@ def test_rms_norm_is_nn_rms_norm_and_its_knobs():
             F.rms_norm(x.transpose(-1, -2), (4,), eps=0.1).transpose(-1, -2) * w,
         ),
         ({"over": "everything"}, F.rms_norm(x, tuple(x.shape), eps=0.1) * w),
+        ({"over": "first"}, F.rms_norm(x.movedim(0, -1), (2,), eps=0.1).movedim(-1, 0) * w),
     ]
     for knobs, expected in knob_equivalents:
         torch.testing.assert_close(

@@ -121,6 +121,13 @@ _AXIS_OVER = {
         "over the last two axes, dim=(-2, -1): one number per sequence, so every token is "
         "scaled by the whole sequence's mean square (right only for a one-token sequence)"
     ),
+    # round 34: dim=0 ("largest difference" first before): the batch of a 3-D input (of a
+    # 2-D one, the positions, where "sequence" is named with it)
+    "first": (
+        "over the first axis (dim=0, the batch of a (batch, len, d_model) input), one "
+        "number per position and feature across the sequences of the batch, instead of "
+        "over each token's features"
+    ),
 }
 _NO_GAIN = "Your result lacks the learned gain: multiply by self.weight."
 _GAIN_ADDED = (
