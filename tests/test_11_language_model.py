@@ -3265,6 +3265,19 @@ def _sample_greedy_last_row_only(logits, temperature=1.0, top_k=None, top_p=None
     return _sampler(greedy=False)(logits, temperature, top_k, top_p, generator)
 
 
+def _sample_greedy_index_pair(reduction: str):
+    """Round 34: the greedy branch returns what a reduction with an index returns, the
+    (values, indices) pair (logits.max(dim=-1), or logits.topk(1)): "should be a Tensor,
+    but it is a max" alone before (checking.return_types)."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.max(dim=-1) if reduction == "max" else logits.topk(1, dim=-1)
+        return _sampler(greedy=False)(logits, temperature, top_k, top_p, generator)
+
+    return sample
+
+
 def _sample_top_p_absolute_threshold(
     logits, temperature=1.0, top_k=None, top_p=None, generator=None
 ):
@@ -4893,6 +4906,17 @@ MISTAKES = [
     # last-position was told "the argmax of the flattened logits"), and top-p replaced by a
     # threshold on each token's probability (blind20c-sample-top-p-as-min-p was given an
     # edit, cumsum + probs, that fitted every input)
+    Mistake(
+        check_sample,
+        _sample_greedy_index_pair("max"),
+        r"it is a max\. It is the \(values, indices\) pair that torch's max\(\.\.\., dim\) "
+        r"returns.*\.indices",
+    ),
+    Mistake(
+        check_sample,
+        _sample_greedy_index_pair("topk"),
+        r"it is a topk\. It is the \(values, indices\) pair that torch's topk",
+    ),
     Mistake(
         check_sample,
         _named("sample", _sample_greedy_last_row_only),
