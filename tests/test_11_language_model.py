@@ -3265,6 +3265,19 @@ def _sample_greedy_last_row_only(logits, temperature=1.0, top_k=None, top_p=None
     return _sampler(greedy=False)(logits, temperature, top_k, top_p, generator)
 
 
+def _sample_top_k_over_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Round 34: the k-th largest taken across the batch axis, topk(..., dim=0) (clamped to
+    the batch): on copies of one row nothing is removed, as when the result is discarded,
+    and was told only that ("Was its result discarded?")."""
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[0]), dim=0).values[-1:]  # (1, vocab)
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    return _sampler(greedy=False)(logits, 1.0, None, top_p, generator)
+
+
 def _sample_greedy_index_pair(reduction: str):
     """Round 34: the greedy branch returns what a reduction with an index returns, the
     (values, indices) pair (logits.max(dim=-1), or logits.topk(1)): "should be a Tensor,
@@ -4906,6 +4919,12 @@ MISTAKES = [
     # last-position was told "the argmax of the flattened logits"), and top-p replaced by a
     # threshold on each token's probability (blind20c-sample-top-p-as-min-p was given an
     # edit, cumsum + probs, that fitted every input)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_over_batch),
+        r"top-k has no effect: .*cannot tell which of two causes: its result is discarded.*"
+        r"or its threshold is taken across the batch axis \(torch\.topk\(logits, k, dim=0\)",
+    ),
     Mistake(
         check_sample,
         _sample_greedy_index_pair("max"),
