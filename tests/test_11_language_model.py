@@ -2552,6 +2552,23 @@ class BlockNoAttnResidual(ref.DecoderBlock):
         return h + self.feed_forward(self.norm2(h))
 
 
+class BlockAttentionFirstItem(ref.DecoderBlock):
+    """Round 34: attn(...)[0], nn.MultiheadAttention's habit: the first sequence's output
+    added to every sequence ("check the step right after `self.attn`" before)."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))[0]
+        return h + self.feed_forward(self.norm2(h))
+
+
+class BlockFeedForwardFirstItem(ref.DecoderBlock):
+    """The same [0] on the feed-forward's output, the layer's last step."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return h + self.feed_forward(self.norm2(h))[0]
+
+
 class BlockOneNorm(ref.DecoderBlock):
     """norm1 before both sub-layers (norm2 never used)."""
 
@@ -5635,6 +5652,18 @@ MISTAKES = [
     # blind round 13 (b13b): the shift to next-token targets inside the model
     Mistake(check_GPT, GptShiftsInside, r"len - 1 positions, the last position's logits"),
     Mistake(check_GPT, GptSkipsFirstLogits, r"len - 1 positions, the first position's logits"),
+    # round 34: a sub-layer's output indexed [0] (checking.localise)
+    Mistake(
+        check_DecoderBlock,
+        BlockAttentionFirstItem,
+        r"input of `self\.norm2` is x \+ attn\(\.\.\.\)\[0\]: the output of `self\.attn` for the "
+        r"batch's first sequence, added to every sequence",
+    ),
+    Mistake(
+        check_DecoderBlock,
+        BlockFeedForwardFirstItem,
+        r"is h \+ feed_forward\(\.\.\.\)\[0\] \(where h = .*the batch's first sequence",
+    ),
     Mistake(check_DecoderBlock, BlockPostNorm, r"post-norm"),
     Mistake(check_DecoderBlock, BlockParallel, r"parallel"),
     Mistake(check_DecoderBlock, BlockNoResidual, r"no residual"),

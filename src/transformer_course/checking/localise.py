@@ -479,6 +479,17 @@ def localise_layer(
             for other, _, other_out in records[:index]:
                 if other in sublayers and other_out is not None:
                     basis.setdefault(f"{other}(...)", other_out.detach().double())
+            if _first_item_added(later, stream, out):
+                # round 34: attn(...)[0], the habit of nn.MultiheadAttention's (output,
+                # weights) pair, takes a one-tensor sub-layer's first sequence
+                return (
+                    f"{nxt[0].upper()}{nxt[1:]} is {s} + {name}(...)[0]{where_s}: the output "
+                    f"of `self.{name}` for the batch's first sequence, added to every "
+                    f"sequence. `self.{name}` returns one tensor, (batch, len, d_model), not a "
+                    "pair (output, weights) as nn.MultiheadAttention does: indexing it with [0] "
+                    f"takes its first sequence. Use it whole: {s} + "
+                    f"{name}({wanted_norm}({s}))."
+                )
             if extra := _extra_terms(later, basis, {s: 1.0, f"{name}(...)": 1.0}):
                 # round 30: a term added or left out of the residual sum (an extra x)
                 return (
@@ -1261,6 +1272,18 @@ _EXTRA_RESIDUAL = (
     "layer (x = x + layer(x, ...)). Each layer already adds its own residuals inside; "
     "the stack only chains them: x = layer(x, ...)."
 )
+
+
+def _first_item_added(later: Any, stream: Any, out: Any) -> bool:
+    """Whether ``later`` is ``stream`` plus the first sequence of the sub-layer's output
+    ``out`` (batch, len, features) broadcast to every sequence, where the batch holds
+    more than one (with one, the two are the same)."""
+    if not all(torch.is_tensor(t) for t in (later, stream, out)):
+        return False
+    if out.dim() < 3 or out.shape[0] < 2 or tuple(out.shape) != tuple(stream.shape):
+        return False
+    first = out.detach().double()[:1]  # (1, len, features)
+    return _close(later, stream.detach().double() + first) and not _close(later, stream + out)
 
 
 def localise_stack(
