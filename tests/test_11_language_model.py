@@ -142,6 +142,23 @@ def _batches_pair_reversed(draw: str):
     return next_token_batches
 
 
+def _batches_after_another_draw(first: str):
+    """Round 34: the generator used before the starts are drawn ("coin": one torch.randint
+    of a coin flip; "rand": torch.rand(3)), so the starts are the contract's draw moved on
+    (several causes listed before)."""
+
+    def next_token_batches(tokens, block_size, batch_size, generator):
+        if first == "coin":
+            torch.randint(0, 2, (1,), generator=generator)
+        else:
+            torch.rand(3, generator=generator)
+        starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+        positions = starts[:, None] + torch.arange(block_size)  # (batch_size, block_size)
+        return tokens[positions], tokens[positions + 1]
+
+    return next_token_batches
+
+
 def _batches_evenly_spaced(spacing: str):
     """Round 25: rows whose starts are one start plus a fixed step, not independent draws:
     "shifted" windows one token apart from a random offset (each start clamped into the
@@ -4860,6 +4877,17 @@ MISTAKES = [
     ),
     # round 34: the pair in the other order, named from the values where the contract's
     # draw tells it from a shift (checking.returned_order), both said where it cannot
+    Mistake(
+        check_next_token_batches,
+        _batches_after_another_draw("coin"),
+        r"contract's draw moved on by 1 number: 1 number of the generator's stream went to "
+        r"another draw first",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _batches_after_another_draw("rand"),
+        r"contract's draw moved on by 3 numbers",
+    ),
     Mistake(
         check_next_token_batches,
         _batches_pair_reversed("contract"),

@@ -589,6 +589,20 @@ def _other_draws(case: _BatchCase) -> dict[str, list[int]]:
     }
 
 
+def _draws_skipped(starts: list[int], case: _BatchCase, most: int = 16) -> int:
+    """How many numbers of the generator's stream came before the learner's starts, when
+    they are the contract's draw continued (a first draw whose numbers are not the starts
+    consumed them; round 34); 0 when no count up to ``most`` gives them."""
+    high = case.num_tokens - case.block_size
+    longer = torch.randint(
+        0, high, (case.batch_size + most,), generator=_plain_generator(case.seed)
+    ).tolist()
+    for skipped in range(1, most + 1):
+        if longer[skipped : skipped + case.batch_size] == starts:
+            return skipped
+    return 0
+
+
 def _other_draw(call: str, starts: list[int], case: _BatchCase) -> str:
     """The message for valid windows drawn otherwise than the contract's
     torch.randint(0, num_tokens - block_size, (batch_size,), generator=generator): the
@@ -626,6 +640,14 @@ def _other_draw(call: str, starts: list[int], case: _BatchCase) -> str:
         )
     elif len(matching) == 1:
         said += f" Yours are the starts of {matching[0]}."
+    elif skipped := _draws_skipped(starts, case):
+        numbers = f"{skipped} number{'s' if skipped > 1 else ''}"
+        said += (
+            f" Yours are the contract's draw moved on by {numbers}: {numbers} of the "
+            f"generator's stream went to another draw first (a call with "
+            "generator=generator before this one, such as a torch.randint or torch.rand "
+            "whose result is not the starts). Draw the starts first, and only once."
+        )
     else:
         said += (
             " Another random function (torch.rand scaled, torch.randperm, "
