@@ -931,6 +931,14 @@ def _rope_positions(positions_of):
     return _named("rotary_embedding", rotary_embedding)
 
 
+def _rope_shaped_to_broadcast(length, d_head, base=10000.0):
+    """Round 34: the tables returned as (1, 1, length, d_head // 2), shaped in advance for
+    (batch, num_heads, len, d_head // 2) halves (the shape and the rotate-half note alone
+    before)."""
+    cos, sin = ref.rotary_embedding(length, d_head, base)
+    return cos[None, None], sin[None, None]
+
+
 def _rope_in_half_precision(length, d_head, base=10000.0):
     """The angle table built in float16 (a model's .half() applied to its buffers), cos and
     sin taken in float32 (b13b: "largest difference" alone)."""
@@ -5148,6 +5156,12 @@ MISTAKES = [
         r"[^;]*\bd_ff\b",
     ),
     Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_shaped_to_broadcast),
+        r"has shape \(1, 1, \d+, \d+\)\. That is the expected shape with 2 extra axes of "
+        r"length 1 \(at positions 0, 1",
+    ),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
     Mistake(
         check_rotary_embedding,
