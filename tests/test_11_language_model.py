@@ -797,6 +797,21 @@ class FfnW2Transposed(nn.Module):
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
 
 
+class FfnOutputActivated(ref.SwiGLU):
+    """Round 34: an activation after w2 too, F.silu(w2(...)) ("differs" before)."""
+
+    def forward(self, x):
+        return F.silu(self.w2(F.silu(self.w1(x)) * self.w3(x)))
+
+
+class FfnActivationMovedToOutput(ref.SwiGLU):
+    """Round 34: the activation moved from the gate to after w2, relu(w2(w1(x) * w3(x)));
+    the gate without activation alone was told before."""
+
+    def forward(self, x):
+        return F.relu(self.w2(self.w1(x) * self.w3(x)))
+
+
 class FfnFusedGateValue(nn.Module):
     """Round 34: the gate and the value as one fused layer w13 (2 * d_ff outputs), split
     in forward; told "the submodules must be called exactly so" before."""
@@ -5410,6 +5425,19 @@ MISTAKES = [
         r"Your hidden width is 2 \* d_ff = \d+: the width of a fused projection",
     ),
     Mistake(check_SwiGLU, FfnReLU, r"used ReLU"),
+    # round 34: an activation after the last projection (checking.extra_steps)
+    Mistake(
+        check_SwiGLU,
+        FfnOutputActivated,
+        r"Your result is passed through F\.silu after `self\.w2`: SwiGLU ends with self\.w2, "
+        r"with no activation after it\. Return",
+    ),
+    Mistake(
+        check_SwiGLU,
+        FfnActivationMovedToOutput,
+        r"passed through F\.relu after `self\.w2`.*the gate has no activation of its own.*"
+        r"moved from the gate to the output",
+    ),
     # round 34: layers of the contract fused into one (checking.fused_keys)
     Mistake(
         check_SwiGLU,
