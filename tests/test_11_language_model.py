@@ -2301,6 +2301,28 @@ class AttentionDividedByDHead(_Attention):
         return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
 
 
+class AttentionPairNotUnpacked(_Attention):
+    """Round 34: heads = scaled_dot_product_attention(...), the (output, weights) pair kept
+    whole: PyTorch's AttributeError from inside merge_heads alone before ("merge": the
+    course's merge_heads; "by_hand": the learner's own transpose and reshape)."""
+
+    merge = "merge"
+
+    def forward(self, x):
+        batch, length, d_model = x.shape
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        if self.merge == "merge":
+            return self.w_o(merge_heads(heads))
+        return self.w_o(heads.transpose(1, 2).reshape(batch, length, d_model))
+
+
+class AttentionPairNotUnpackedByHand(AttentionPairNotUnpacked):
+    merge = "by_hand"
+
+
 class AttentionMaskDiagonalMoved(_Attention):
     """Round 34: the causal mask built with torch.tril(..., diagonal=k), k = 1: each query
     sees the next key too ("differs from the reference" before)."""
@@ -5572,6 +5594,19 @@ MISTAKES = [
         check_CausalSelfAttention,
         AttentionSplitAndMergeByView,
         r"heads were split \(and merged back\) with one view",
+    ),
+    # round 34: a pair used as one tensor (checking.hints)
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionPairNotUnpacked,
+        r"'tuple' object has no attribute 'shape'\nA tuple arrived where a tensor belongs.*"
+        r"heads, _ = scaled_dot_product_attention",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionPairNotUnpackedByHand,
+        r"'tuple' object has no attribute 'transpose'\nA tuple arrived where a tensor belongs "
+        r"\(it was asked for \.transpose\)",
     ),
     # round 34: the causal mask's diagonal moved (checking.mask_relations.moved_diagonals)
     Mistake(
