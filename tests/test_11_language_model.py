@@ -460,6 +460,23 @@ class NormOverBatch(ref.RMSNorm):
         return x * torch.rsqrt(x.pow(2).mean(0, keepdim=True) + self.eps) * self.weight
 
 
+class NormRootOfMeanAbsolute(ref.RMSNorm):
+    """Round 34: sqrt(mean(|x|) + eps), the absolute values where the squares belong (the
+    first token's number alone before); ``roots`` square roots of it."""
+
+    roots = 1
+
+    def forward(self, x):
+        statistic = x.abs().mean(-1, keepdim=True) + self.eps
+        for _ in range(self.roots):
+            statistic = statistic.sqrt()
+        return x / statistic * self.weight
+
+
+class NormFourthRootOfMeanAbsolute(NormRootOfMeanAbsolute):
+    roots = 2
+
+
 class NormMean(_Norm):
     statistic = "mean"
 
@@ -5098,6 +5115,19 @@ MISTAKES = [
         r"mixes positions of several windows.*reshaped \(or viewed\) from \(batch_size",
     ),
     Mistake(check_RMSNorm, NormMean, r"mean of x, not of x squared"),
+    # round 34: the mean absolute value in the family of statistics under roots
+    Mistake(
+        check_RMSNorm,
+        NormRootOfMeanAbsolute,
+        r"number is the mean absolute value, mean\(\|x\|\) under one square root: the "
+        r"statistic averages the absolute values",
+    ),
+    Mistake(
+        check_RMSNorm,
+        NormFourthRootOfMeanAbsolute,
+        r"mean absolute value, mean\(\|x\|\) under two square roots.*absolute values.*; and "
+        r"the square root is taken 2 times",
+    ),
     Mistake(
         check_RMSNorm,
         NormOverBatch,

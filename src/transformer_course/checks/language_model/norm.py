@@ -411,6 +411,8 @@ def _statistic_under_roots(per_token: torch.Tensor, x: torch.Tensor, eps: float)
         ),
         f"the unbiased variance, x.var() (the token's mean subtracted, divided by d_model - 1 "
         f"= {d_model - 1})": x.var(-1, unbiased=True, keepdim=True),
+        # round 34: sqrt(mean(|x|)), the absolute values where the squares belong
+        "the mean absolute value, mean(|x|)": x.abs().mean(-1, keepdim=True),
     }
     fits: dict[str, int] = {}
     for what, statistic in statistics.items():
@@ -428,7 +430,12 @@ def _statistic_under_roots(per_token: torch.Tensor, x: torch.Tensor, eps: float)
     if what.startswith("the mean of the squares") and roots == 1:
         return ""  # RMSNorm's own (eps placed elsewhere is told by other checks)
     wrong = []
-    if not what.startswith("the mean of the squares"):
+    if what.startswith("the mean absolute value"):
+        wrong.append(
+            "the statistic averages the absolute values, x.abs().mean(-1), where RMSNorm "
+            "averages the squares, x.pow(2).mean(-1)"
+        )
+    elif not what.startswith("the mean of the squares"):
         wrong.append(
             "the statistic is a variance, which subtracts each token's mean (x.std() is "
             "its square root): RMSNorm's mean of the squares is not centred"
