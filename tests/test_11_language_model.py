@@ -124,6 +124,41 @@ def _batches(*, shift=1, high_minus=0, global_stream=False, step=1):
     return next_token_batches
 
 
+def _batches_pair_reversed(draw: str):
+    """Round 34: the pair returned as (targets, inputs), "contract" with the contract's
+    draw (told "your targets are shifted the wrong way" before), "scaled" with starts from
+    scaled uniform floats, where the targets before the inputs fit a shift as well."""
+
+    def next_token_batches(tokens, block_size, batch_size, generator):
+        high = len(tokens) - block_size
+        if draw == "contract":
+            starts = torch.randint(0, high, (batch_size,), generator=generator)
+        else:
+            starts = (torch.rand(batch_size, generator=generator) * high).long()
+        positions = starts[:, None] + torch.arange(block_size)  # (batch_size, block_size)
+        inputs, targets = tokens[positions], tokens[positions + 1]
+        return targets, inputs
+
+    return next_token_batches
+
+
+def _batches_after_another_draw(first: str):
+    """Round 34: the generator used before the starts are drawn ("coin": one torch.randint
+    of a coin flip; "rand": torch.rand(3)), so the starts are the contract's draw moved on
+    (several causes listed before)."""
+
+    def next_token_batches(tokens, block_size, batch_size, generator):
+        if first == "coin":
+            torch.randint(0, 2, (1,), generator=generator)
+        else:
+            torch.rand(3, generator=generator)
+        starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+        positions = starts[:, None] + torch.arange(block_size)  # (batch_size, block_size)
+        return tokens[positions], tokens[positions + 1]
+
+    return next_token_batches
+
+
 def _batches_evenly_spaced(spacing: str):
     """Round 25: rows whose starts are one start plus a fixed step, not independent draws:
     "shifted" windows one token apart from a random offset (each start clamped into the
@@ -407,6 +442,39 @@ class NormEpsAsLowerBound(ref.RMSNorm):
     def forward(self, x):
         square_mean = x.pow(2).mean(-1, keepdim=True)
         return x / torch.maximum(square_mean, torch.tensor(self.eps)).sqrt() * self.weight
+
+
+class NormEpsAddedToInput(ref.RMSNorm):
+    """Round 34: eps added to every feature before squaring, mean((x + eps) ** 2): on
+    these tokens the same numbers as eps left out, and was told "floored at eps"."""
+
+    def forward(self, x):
+        return x * torch.rsqrt((x + self.eps).pow(2).mean(-1, keepdim=True)) * self.weight
+
+
+class NormOverBatch(ref.RMSNorm):
+    """Round 34: the mean of the squares over dim=0, the batch ("largest difference" first
+    before)."""
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(0, keepdim=True) + self.eps) * self.weight
+
+
+class NormRootOfMeanAbsolute(ref.RMSNorm):
+    """Round 34: sqrt(mean(|x|) + eps), the absolute values where the squares belong (the
+    first token's number alone before); ``roots`` square roots of it."""
+
+    roots = 1
+
+    def forward(self, x):
+        statistic = x.abs().mean(-1, keepdim=True) + self.eps
+        for _ in range(self.roots):
+            statistic = statistic.sqrt()
+        return x / statistic * self.weight
+
+
+class NormFourthRootOfMeanAbsolute(NormRootOfMeanAbsolute):
+    roots = 2
 
 
 class NormMean(_Norm):
@@ -746,6 +814,35 @@ class FfnW2Transposed(nn.Module):
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
 
 
+class FfnOutputActivated(ref.SwiGLU):
+    """Round 34: an activation after w2 too, F.silu(w2(...)) ("differs" before)."""
+
+    def forward(self, x):
+        return F.silu(self.w2(F.silu(self.w1(x)) * self.w3(x)))
+
+
+class FfnActivationMovedToOutput(ref.SwiGLU):
+    """Round 34: the activation moved from the gate to after w2, relu(w2(w1(x) * w3(x)));
+    the gate without activation alone was told before."""
+
+    def forward(self, x):
+        return F.relu(self.w2(self.w1(x) * self.w3(x)))
+
+
+class FfnFusedGateValue(nn.Module):
+    """Round 34: the gate and the value as one fused layer w13 (2 * d_ff outputs), split
+    in forward; told "the submodules must be called exactly so" before."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        self.w13 = nn.Linear(d_model, 2 * d_ff, bias=False)
+        self.w2 = nn.Linear(d_ff, d_model, bias=False)
+
+    def forward(self, x):
+        gate, value = self.w13(x).chunk(2, dim=-1)
+        return self.w2(F.silu(gate) * value)
+
+
 class FfnGateThroughW1(FfnW2Transposed):
     """w1 reads the value instead of x: the value projection chained before the gate."""
 
@@ -864,6 +961,14 @@ def _rope_positions(positions_of):
         return angles.cos().float(), angles.sin().float()
 
     return _named("rotary_embedding", rotary_embedding)
+
+
+def _rope_shaped_to_broadcast(length, d_head, base=10000.0):
+    """Round 34: the tables returned as (1, 1, length, d_head // 2), shaped in advance for
+    (batch, num_heads, len, d_head // 2) halves (the shape and the rotate-half note alone
+    before)."""
+    cos, sin = ref.rotary_embedding(length, d_head, base)
+    return cos[None, None], sin[None, None]
 
 
 def _rope_in_half_precision(length, d_head, base=10000.0):
@@ -2155,6 +2260,27 @@ class AttentionOneIndexed(_Attention):
     first = 1
 
 
+class AttentionFusedProjection(nn.Module):
+    """Round 34: nanoGPT's c_attn, one nn.Linear(d_model, 3 * d_model) for the queries,
+    keys and values; told "the submodules must be called exactly so" before."""
+
+    def __init__(self, d_model, num_heads, base=10000.0):
+        super().__init__()
+        self.num_heads, self.d_head, self.base = num_heads, d_model // num_heads, base
+        self.c_attn = nn.Linear(d_model, 3 * d_model, bias=False)
+        self.w_o = nn.Linear(d_model, d_model, bias=False)
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (
+            split_heads(t, self.num_heads) for t in self.c_attn(x).split(x.shape[-1], dim=-1)
+        )
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads, _ = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        return self.w_o(merge_heads(heads))
+
+
 class AttentionNotCausal(_Attention):
     causal = False
 
@@ -2190,6 +2316,77 @@ class AttentionDividedByDHead(_Attention):
             ~look_ahead_mask(length), float("-inf")
         )
         return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
+
+
+class AttentionPairNotUnpacked(_Attention):
+    """Round 34: heads = scaled_dot_product_attention(...), the (output, weights) pair kept
+    whole: PyTorch's AttributeError from inside merge_heads alone before ("merge": the
+    course's merge_heads; "by_hand": the learner's own transpose and reshape)."""
+
+    merge = "merge"
+
+    def forward(self, x):
+        batch, length, d_model = x.shape
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        heads = scaled_dot_product_attention(q, k, v, look_ahead_mask(length))
+        if self.merge == "merge":
+            return self.w_o(merge_heads(heads))
+        return self.w_o(heads.transpose(1, 2).reshape(batch, length, d_model))
+
+
+class AttentionPairNotUnpackedByHand(AttentionPairNotUnpacked):
+    merge = "by_hand"
+
+
+class AttentionMaskDiagonalMoved(_Attention):
+    """Round 34: the causal mask built with torch.tril(..., diagonal=k), k = 1: each query
+    sees the next key too ("differs from the reference" before)."""
+
+    diagonal = 1
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        mask = torch.tril(torch.ones(length, length, dtype=torch.bool), diagonal=self.diagonal)
+        heads, _ = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(merge_heads(heads))
+
+
+class AttentionMaskTwoBelow(AttentionMaskDiagonalMoved):
+    diagonal = -2
+
+
+class AttentionScoresScaled(_Attention):
+    """Round 34: the scores times another factor than 1 / sqrt(d_head), ``factor(self)``
+    (sqrt(d_head): multiplied where they are divided, "differs from the reference" before)."""
+
+    factor = staticmethod(lambda self: math.sqrt(self.d_head))
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = (q @ k.transpose(-2, -1) * self.factor(self)).masked_fill(
+            ~look_ahead_mask(length), float("-inf")
+        )
+        return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
+
+
+class AttentionScoresOverDModel(AttentionScoresScaled):
+    """The scores divided by d_model itself (x.shape[-1] read for the scale)."""
+
+    factor = staticmethod(lambda self: 1 / (self.d_head * self.num_heads))
+
+
+class AttentionScoresOverFourthRoot(AttentionScoresScaled):
+    """The square root taken twice: the scores divided by d_head ** 0.25."""
+
+    factor = staticmethod(lambda self: self.d_head**-0.25)
 
 
 class AttentionValuesFromWk(_Attention):
@@ -2432,6 +2629,23 @@ class BlockNoAttnResidual(ref.DecoderBlock):
     def forward(self, x):
         h = self.attn(self.norm1(x))
         return h + self.feed_forward(self.norm2(h))
+
+
+class BlockAttentionFirstItem(ref.DecoderBlock):
+    """Round 34: attn(...)[0], nn.MultiheadAttention's habit: the first sequence's output
+    added to every sequence ("check the step right after `self.attn`" before)."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))[0]
+        return h + self.feed_forward(self.norm2(h))
+
+
+class BlockFeedForwardFirstItem(ref.DecoderBlock):
+    """The same [0] on the feed-forward's output, the layer's last step."""
+
+    def forward(self, x):
+        h = x + self.attn(self.norm1(x))
+        return h + self.feed_forward(self.norm2(h))[0]
 
 
 class BlockOneNorm(ref.DecoderBlock):
@@ -2909,6 +3123,70 @@ class GptProbabilities(_Gpt):
     probabilities = True
 
 
+class GptLogProbabilities(_Gpt):
+    """Round 34: log-probabilities returned (a softmax cannot see the shift by each row's
+    logsumexp); told "not the final norm of layers[1]'s output" before."""
+
+    def forward(self, ids):
+        return F.log_softmax(super().forward(ids), dim=-1)
+
+
+class GptLogitsMaxSubtracted(_Gpt):
+    """Round 34: each row's largest logit subtracted, a stable softmax's first step."""
+
+    def forward(self, ids):
+        logits = super().forward(ids)
+        return logits - logits.amax(dim=-1, keepdim=True)
+
+
+class GptSinusoidsAdded(_Gpt):
+    """Round 34: lesson 03's encoding added to the embeddings (RoPE gives the positions
+    here); told "layers[0] does not receive the embeddings of the ids" alone before."""
+
+    scaled = False
+    layout = "interleaved"
+
+    def forward(self, ids):
+        x = self.embedding(ids)  # (batch, len, d_model)
+        d_model = x.shape[-1]
+        if self.scaled:
+            x = x * math.sqrt(d_model)
+        angles = torch.arange(ids.shape[1])[:, None] * 10000.0 ** (
+            -torch.arange(0, d_model, 2) / d_model
+        )  # (len, d_model / 2)
+        if self.layout == "interleaved":
+            table = torch.stack([angles.sin(), angles.cos()], -1).flatten(-2)
+        else:
+            table = torch.cat([angles.sin(), angles.cos()], -1)
+        x = x + table
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x) @ self.embedding.weight.T
+
+
+class GptScaledSinusoidHalvesAdded(GptSinusoidsAdded):
+    """The 2017 model's input: embeddings times sqrt(d_model), plus sines then cosines."""
+
+    scaled = True
+    layout = "halves"
+
+
+class GptPositionTableAdded(ref.GPT):
+    """A fixed table of one vector per position added (a position embedding kept as a
+    buffer): told from the batch's sequences, which differ at every position."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        table = 0.1 * torch.randn(64, d_model, generator=torch.Generator().manual_seed(3))
+        self.register_buffer("positions", table, persistent=False)
+
+    def forward(self, ids):
+        x = self.embedding(ids) + self.positions[: ids.shape[1]]
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x) @ self.embedding.weight.T
+
+
 class GptUntied(_Gpt):
     head = "untied"
 
@@ -3081,6 +3359,32 @@ def _sample_greedy_last_row_only(logits, temperature=1.0, top_k=None, top_p=None
     if temperature == 0:
         return logits.argmax(dim=-1)[-1]
     return _sampler(greedy=False)(logits, temperature, top_k, top_p, generator)
+
+
+def _sample_top_k_over_batch(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Round 34: the k-th largest taken across the batch axis, topk(..., dim=0) (clamped to
+    the batch): on copies of one row nothing is removed, as when the result is discarded,
+    and was told only that ("Was its result discarded?")."""
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, min(top_k, logits.shape[0]), dim=0).values[-1:]  # (1, vocab)
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    return _sampler(greedy=False)(logits, 1.0, None, top_p, generator)
+
+
+def _sample_greedy_index_pair(reduction: str):
+    """Round 34: the greedy branch returns what a reduction with an index returns, the
+    (values, indices) pair (logits.max(dim=-1), or logits.topk(1)): "should be a Tensor,
+    but it is a max" alone before (checking.return_types)."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.max(dim=-1) if reduction == "max" else logits.topk(1, dim=-1)
+        return _sampler(greedy=False)(logits, temperature, top_k, top_p, generator)
+
+    return sample
 
 
 def _sample_top_p_absolute_threshold(
@@ -4628,7 +4932,36 @@ MISTAKES = [
     ),
     Mistake(check_next_token_batches, _batches(step=-1), r"window runs backwards .* subtracted"),
     Mistake(check_next_token_batches, _batches(step=2), r"window steps by 2 positions, not 1"),
-    Mistake(check_next_token_batches, _batches(shift=-1), r"shifted the wrong way"),
+    Mistake(
+        check_next_token_batches,
+        _batches(shift=-1),
+        r"generator\): Your targets are shifted the wrong way \(the token before",
+    ),
+    # round 34: the pair in the other order, named from the values where the contract's
+    # draw tells it from a shift (checking.returned_order), both said where it cannot
+    Mistake(
+        check_next_token_batches,
+        _batches_after_another_draw("coin"),
+        r"contract's draw moved on by 1 number: 1 number of the generator's stream went to "
+        r"another draw first",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _batches_after_another_draw("rand"),
+        r"contract's draw moved on by 3 numbers",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _batches_pair_reversed("contract"),
+        r"^(?![\s\S]*shifted the wrong way)[\s\S]*returns \(targets, inputs\): each is exactly "
+        r"right, but they come in the wrong order",
+    ),
+    Mistake(
+        check_next_token_batches,
+        _batches_pair_reversed("scaled"),
+        r"Either the targets are shifted the wrong way .*or the pair comes back in the other "
+        r"order, \(targets, inputs\)",
+    ),
     Mistake(check_next_token_batches, _batches(high_minus=1), r"last valid start"),
     # blind round 9 (b9b): both were "targets[0] should be tokens[s + 1 : ...]"
     Mistake(
@@ -4693,6 +5026,23 @@ MISTAKES = [
     # last-position was told "the argmax of the flattened logits"), and top-p replaced by a
     # threshold on each token's probability (blind20c-sample-top-p-as-min-p was given an
     # edit, cumsum + probs, that fitted every input)
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_k_over_batch),
+        r"top-k has no effect: .*cannot tell which of two causes: its result is discarded.*"
+        r"or its threshold is taken across the batch axis \(torch\.topk\(logits, k, dim=0\)",
+    ),
+    Mistake(
+        check_sample,
+        _sample_greedy_index_pair("max"),
+        r"it is a max\. It is the \(values, indices\) pair that torch's max\(\.\.\., dim\) "
+        r"returns.*\.indices",
+    ),
+    Mistake(
+        check_sample,
+        _sample_greedy_index_pair("topk"),
+        r"it is a topk\. It is the \(values, indices\) pair that torch's topk",
+    ),
     Mistake(
         check_sample,
         _named("sample", _sample_greedy_last_row_only),
@@ -4765,6 +5115,32 @@ MISTAKES = [
         r"mixes positions of several windows.*reshaped \(or viewed\) from \(batch_size",
     ),
     Mistake(check_RMSNorm, NormMean, r"mean of x, not of x squared"),
+    # round 34: the mean absolute value in the family of statistics under roots
+    Mistake(
+        check_RMSNorm,
+        NormRootOfMeanAbsolute,
+        r"number is the mean absolute value, mean\(\|x\|\) under one square root: the "
+        r"statistic averages the absolute values",
+    ),
+    Mistake(
+        check_RMSNorm,
+        NormFourthRootOfMeanAbsolute,
+        r"mean absolute value, mean\(\|x\|\) under two square roots.*absolute values.*; and "
+        r"the square root is taken 2 times",
+    ),
+    Mistake(
+        check_RMSNorm,
+        NormOverBatch,
+        r"^(?![\s\S]*largest difference)[\s\S]*wrong axis: your mean of the squares runs over "
+        r"the first axis \(dim=0, the batch",
+    ),
+    # round 34: statistics that agree on these tokens are said together, none as the cause
+    Mistake(
+        check_RMSNorm,
+        NormEpsAddedToInput,
+        r"^(?![\s\S]*floored)[\s\S]*root mean square without eps.*; or the root mean square "
+        r"of x \+ eps, sqrt\(mean\(\(x \+ eps\) \*\* 2\)\).*cannot tell which",
+    ),
     # told only "largest difference" before (blind round 3's rms-sqrt-missing)
     Mistake(check_RMSNorm, NormNeverCastsBack, r"returned torch\.float32 for a float64 input"),
     Mistake(check_RMSNorm, NormUnitOffset, r"multiplied by 1 \+ self\.weight"),
@@ -4847,6 +5223,12 @@ MISTAKES = [
         r"[^;]*\bd_ff\b",
     ),
     Mistake(check_RMSNorm, NormTorch, r"(?s)calls torch\.nn\.RMSNorm.*grader scores it 0"),
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_shaped_to_broadcast),
+        r"has shape \(1, 1, \d+, \d+\)\. That is the expected shape with 2 extra axes of "
+        r"length 1 \(at positions 0, 1",
+    ),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
     Mistake(
         check_rotary_embedding,
@@ -5095,6 +5477,30 @@ MISTAKES = [
         r"Your hidden width is 2 \* d_ff = \d+: the width of a fused projection",
     ),
     Mistake(check_SwiGLU, FfnReLU, r"used ReLU"),
+    # round 34: an activation after the last projection (checking.extra_steps)
+    Mistake(
+        check_SwiGLU,
+        FfnOutputActivated,
+        r"Your result is passed through F\.silu after `self\.w2`: SwiGLU ends with self\.w2, "
+        r"with no activation after it\. Return",
+    ),
+    Mistake(
+        check_SwiGLU,
+        FfnActivationMovedToOutput,
+        r"passed through F\.relu after `self\.w2`.*the gate has no activation of its own.*"
+        r"moved from the gate to the output",
+    ),
+    # round 34: layers of the contract fused into one (checking.fused_keys)
+    Mistake(
+        check_SwiGLU,
+        FfnFusedGateValue,
+        r"w13\.weight has shape \(\d+, \d+\): the weights of `w1` and `w3` stacked into one layer",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionFusedProjection,
+        r"c_attn\.weight has shape \(\d+, \d+\): the weights of `w_q`, `w_k` and `w_v` stacked",
+    ),
     # was told "the submodules must be called exactly so", though their names were right
     Mistake(check_SwiGLU, FfnWithBias, r"has biases its contract leaves out.*bias=False"),
     # blind round 10 (b10b): "largest difference" alone before
@@ -5219,6 +5625,50 @@ MISTAKES = [
         AttentionSplitAndMergeByView,
         r"heads were split \(and merged back\) with one view",
     ),
+    # round 34: a pair used as one tensor (checking.hints)
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionPairNotUnpacked,
+        r"'tuple' object has no attribute 'shape'\nA tuple arrived where a tensor belongs.*"
+        r"heads, _ = scaled_dot_product_attention",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionPairNotUnpackedByHand,
+        r"'tuple' object has no attribute 'transpose'\nA tuple arrived where a tensor belongs "
+        r"\(it was asked for \.transpose\)",
+    ),
+    # round 34: the causal mask's diagonal moved (checking.mask_relations.moved_diagonals)
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMaskDiagonalMoved,
+        r"causal mask's triangle is cut at the wrong diagonal: it is torch\.tril\(\.\.\., "
+        r"diagonal=1\) \(j <= i \+ 1\)[\s\S]*each query also sees the next key",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionMaskTwoBelow,
+        r"causal mask's triangle is cut at the wrong diagonal: it is torch\.tril\(\.\.\., "
+        r"diagonal=-2\) \(j <= i - 2\)[\s\S]*hidden from itself and from the 1 key\(s\)",
+    ),
+    # round 34: the scores scaled by another power of a size (checking.score_scales)
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionScoresScaled,
+        r"scores are multiplied by sqrt\(d_head\) = 2\.828 \(d_head = 8\), not by 1 / "
+        r"sqrt\(d_head\): the scores multiplied by sqrt\(d_head\) where they are divided",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionScoresOverDModel,
+        r"scores are multiplied by 1 / d_model = [\d.]+ \(d_model = \d+\).*divided by d_model "
+        r"itself, not its square root",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionScoresOverFourthRoot,
+        r"multiplied by 1 / d_head \*\* 0\.25 = [\d.]+ .*a square root taken twice",
+    ),
     Mistake(
         check_CausalSelfAttention,
         AttentionDividedByDHead,
@@ -5337,6 +5787,18 @@ MISTAKES = [
     # blind round 13 (b13b): the shift to next-token targets inside the model
     Mistake(check_GPT, GptShiftsInside, r"len - 1 positions, the last position's logits"),
     Mistake(check_GPT, GptSkipsFirstLogits, r"len - 1 positions, the first position's logits"),
+    # round 34: a sub-layer's output indexed [0] (checking.localise)
+    Mistake(
+        check_DecoderBlock,
+        BlockAttentionFirstItem,
+        r"input of `self\.norm2` is x \+ attn\(\.\.\.\)\[0\]: the output of `self\.attn` for the "
+        r"batch's first sequence, added to every sequence",
+    ),
+    Mistake(
+        check_DecoderBlock,
+        BlockFeedForwardFirstItem,
+        r"is h \+ feed_forward\(\.\.\.\)\[0\] \(where h = .*the batch's first sequence",
+    ),
     Mistake(check_DecoderBlock, BlockPostNorm, r"post-norm"),
     Mistake(check_DecoderBlock, BlockParallel, r"parallel"),
     Mistake(check_DecoderBlock, BlockNoResidual, r"no residual"),
@@ -5466,6 +5928,39 @@ MISTAKES = [
     Mistake(check_GPT, GptFinalNormDefaultEps, r"final norm ignores the eps the GPT was given"),
     Mistake(check_GPT, GptScaled, r"sqrt\(d_model\)"),
     Mistake(check_GPT, GptProbabilities, r"returns probabilities"),
+    # round 34: a term of the position alone before the first block (checking.position_terms)
+    Mistake(
+        check_GPT,
+        GptSinusoidsAdded,
+        r"layers\[0\] receives the embeddings of the ids plus lesson 03's sinusoidal positional "
+        r"encoding \(sines and cosines interleaved\)",
+    ),
+    Mistake(
+        check_GPT,
+        GptScaledSinusoidHalvesAdded,
+        r"embeddings of the ids multiplied by sqrt\(d_model\) plus lesson 03's sinusoidal "
+        r"positional encoding \(all sines, then all cosines\).*Remove the added positions and "
+        r"the scaling",
+    ),
+    Mistake(
+        check_GPT,
+        GptPositionTableAdded,
+        # the hidden case holds one sequence: a term of the position alone cannot be told
+        r"plus one vector per position, the same in every sequence of the batch|layers\[0\] "
+        r"does not receive the embeddings of the ids\.",
+    ),
+    # round 34: logits shifted by one number per row (checking.row_shifts)
+    Mistake(
+        check_GPT,
+        GptLogProbabilities,
+        r"^(?![\s\S]*final norm)[\s\S]*not the logits themselves: yours are the right logits "
+        r"minus one number per row: log-probabilities, F\.log_softmax",
+    ),
+    Mistake(
+        check_GPT,
+        GptLogitsMaxSubtracted,
+        r"right logits minus one number per row: each row minus its largest logit",
+    ),
     Mistake(check_GPT, GptUntied, r"not tied to the embedding"),
     # round 28: each output row rescaled (blind25c-gpt-tied-output-unit-rows was told to
     # apply the final norm once)

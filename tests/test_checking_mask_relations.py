@@ -72,3 +72,17 @@ def test_a_triangle_cut_at_another_diagonal_is_named_with_the_padding_kept():
     # not a causal mask (a padding mask broadcast): no triangle to offset
     square = RIGHT.expand(2, 1, 4, 4)
     assert triangle_offset(square & torch.tril(ones), square) is None
+
+
+def test_moved_diagonals_read_each_offset_with_its_sign_in_the_masks_words():
+    """The candidates for an attention output say what a mask read off directly says."""
+    from transformer_course.checking.mask_relations import moved_diagonals
+
+    found = moved_diagonals((1, -2))
+    assert sorted(found.values()) == [-2, 1]
+    up, down = sorted(found, key=found.get, reverse=True)
+    assert "diagonal=1) (j <= i + 1) where diagonal=0" in up and "sees the next key" in up
+    assert "diagonal=-2) (j <= i - 2)" in down and "1 key(s) just before it" in down
+    ones = torch.ones(4, 4, dtype=torch.bool)
+    right = torch.tril(ones)
+    assert triangle_offset_note(torch.tril(ones, 1), right, "causal mask") == up

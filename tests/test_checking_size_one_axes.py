@@ -160,3 +160,11 @@ def test_right_numbers_in_permuted_axes_are_told_which_axes_moved():
     assert "yours holds axes (2, 0, 1) of the expected one" in rotated, rotated
     assert values_in_permuted_axes(expected.transpose(1, 2) + 1, expected) == ""
     assert values_in_permuted_axes(expected.numpy().transpose(0, 2, 1), expected) == ""
+
+
+def test_several_extra_axes_of_length_one_are_named_with_their_positions():
+    from transformer_course.checking.size_one_axes import size_one_axes
+
+    assert "2 extra axes of length 1 (at positions 0, 1" in size_one_axes((1, 1, 6, 4), (6, 4))
+    assert "2 extra axes of length 1 (at positions 1, 2" in size_one_axes((6, 1, 1, 4), (6, 4))
+    assert size_one_axes((1, 1, 6, 5), (6, 4)) == ""

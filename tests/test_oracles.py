@@ -266,6 +266,8 @@ def test_multi_head_attention_knobs_compute_what_they_name():
             ),
         ),
         ({"scale": "none"}, f(p=_scaled_q(state, math.sqrt(d_head)))),
+        # a number: the factor itself (round 34), here the scores multiplied by sqrt(d_head)
+        ({"scale": math.sqrt(d_head)}, f(p=_scaled_q(state, d_head))),
         ({"scale": "d_head"}, f(p=_scaled_q(state, 1 / math.sqrt(d_head)))),
         ({"scale": "sqrt_d_model"}, f(p=_scaled_q(state, math.sqrt(d_head / D_MODEL)))),
         ({"mask_mode": "none"}, f(m=None)),
@@ -382,6 +384,7 @@ def test_rms_norm_is_nn_rms_norm_and_its_knobs():
             F.rms_norm(x.transpose(-1, -2), (4,), eps=0.1).transpose(-1, -2) * w,
         ),
         ({"over": "everything"}, F.rms_norm(x, tuple(x.shape), eps=0.1) * w),
+        ({"over": "first"}, F.rms_norm(x.movedim(0, -1), (2,), eps=0.1).movedim(-1, 0) * w),
     ]
     for knobs, expected in knob_equivalents:
         torch.testing.assert_close(
@@ -850,6 +853,17 @@ def test_causal_self_attention_without_rope_is_pytorch_s_causal_attention():
         assert not torch.allclose(
             o.causal_self_attention_f(x, state, NUM_HEADS, **knobs), rotated
         ), knobs
+    # the mask's diagonal moved (round 34): tril(diagonal=k) as the mask, k = -1 the
+    # "strict" mask, k = 1 one future key seen
+    for k in (-1, 1):
+        moved = F.scaled_dot_product_attention(
+            rq, rk, v, attn_mask=torch.ones(6, 6, dtype=torch.bool).tril(k)
+        )
+        torch.testing.assert_close(
+            o.causal_self_attention_f(x, state, NUM_HEADS, diagonal=k),
+            lin["w_o"](moved.transpose(1, 2).reshape(2, 6, D_MODEL)).detach(),
+            **CLOSE,
+        )
     # RoPE sees only offsets: one-indexed positions give the same attention (the mistake
     # shows in rotary_embedding's own check, not here)
     one_indexed = o.causal_self_attention_f(x, state, NUM_HEADS, first=1)

@@ -76,6 +76,7 @@ from transformer_course.checking.rearranged import (
     rejoined,
 )
 from transformer_course.checking.relations import first_wrong, match_relation
+from transformer_course.checking.return_types import index_pair_note
 from transformer_course.checking.sequence_relations import (
     collapsed_runs,
     cut_short,
@@ -921,6 +922,8 @@ class Checker:
                     "returned. Did you forget the `return` statement?"
                 ) + f" {hint}"
                 self.fail(f"{what} should be a {names}, but it is None. {hint}".strip())
+            if pair := index_pair_note(value):  # x.max(dim=-1) for a tensor
+                hint = f"{pair} {hint}".strip()
             hint = hint or self.deviation()
             self.fail(
                 f"{what} should be a {names}, but it is a {type(value).__name__}. {hint}".strip()

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-__all__ = ["extra_norm_outputs", "extra_output_steps"]
+__all__ = ["extra_activation_outputs", "extra_norm_outputs", "extra_output_steps"]
 
 
 def _norm(x: torch.Tensor) -> torch.Tensor:
@@ -84,4 +84,33 @@ def extra_norm_outputs(
             f"undoes any scale before it. {layer} has no norm: remove `{owner}` and return "
             f"{right} itself."
         ] = value
+    return found
+
+
+#: the activations a layer's output may be passed through by mistake: {how it is written: f}
+_OUTPUT_ACTIVATIONS = {
+    "F.silu": F.silu,
+    "F.relu": F.relu,
+    "F.gelu": F.gelu,
+    "torch.tanh": torch.tanh,
+    "torch.sigmoid": torch.sigmoid,
+}
+
+
+def extra_activation_outputs(
+    outputs: Mapping[str, torch.Tensor], *, layer: str, last: str
+) -> dict[str, torch.Tensor]:
+    """{message: value}: each of ``outputs`` ({what it is: the value before the step}, the
+    first being the right output) passed through a common activation after ``layer``'s
+    last step ``last`` (round 34: an activation after SwiGLU's w2, on its right output or
+    moved there from the gate, got "differs" or half of it)."""
+    found = {}
+    for index, (what, value) in enumerate(outputs.items()):
+        for name, activation in _OUTPUT_ACTIVATIONS.items():
+            moved = "" if index == 0 else f"; and {what}"
+            found[
+                f"Your result is passed through {name} after `{last}`: {layer} ends with "
+                f"{last}, with no activation after it{moved}. Return what `{last}` gives as it "
+                "is."
+            ] = activation(value)
     return found

@@ -77,6 +77,8 @@ GENERIC_HINTS: dict[str | type[BaseException], str | Callable[[BaseException], s
     ),
     "can be converted to Python scalars": lambda exc: _math_module_advice(exc),
     "object has no attribute 'grad'": lambda exc: _named_parameters_advice(exc),
+    # round 34: heads = scaled_dot_product_attention(...) without unpacking the pair
+    "'tuple' object has no attribute": lambda exc: _pair_for_tensor_advice(exc),
     "as parameter '": (
         "A module's parameter can only be replaced by an nn.Parameter (or None), and this "
         "is a plain tensor (a transposed view such as .T, or a tensor computed from a "
@@ -288,6 +290,30 @@ def _math_module_advice(exc: BaseException) -> str:
         f"math.{name} works on one Python number only, and it was given an array or a tensor "
         f"of several: use np.{name} on numpy arrays, torch.{name} on tensors, which work "
         "element-wise."
+    )
+
+
+#: attributes a tensor has and a tuple lacks, asked of a pair that should have been unpacked
+_TENSOR_ATTRIBUTES = frozenset(
+    "shape dtype device T mT dim size numel view reshape transpose permute contiguous "
+    "unsqueeze squeeze flatten unflatten masked_fill softmax matmul sum mean max argmax exp "
+    "sqrt float double to detach clone chunk split expand repeat".split()
+)
+
+
+def _pair_for_tensor_advice(exc: BaseException) -> str:
+    """A tuple asked for a tensor's attribute (.shape, .transpose, .view, ...): a function
+    that returns a pair used as if it returned one tensor ("" for .grad, said above)."""
+    found = re.search(r"'tuple' object has no attribute '(\w+)'", str(exc))
+    if not found or found[1] not in _TENSOR_ATTRIBUTES:
+        return ""
+    return (
+        f"A tuple arrived where a tensor belongs (it was asked for .{found[1]}): a function "
+        "that returns a pair or several results was used as if it returned one tensor. The "
+        "usual ones: the course's scaled_dot_product_attention (and nn.MultiheadAttention) "
+        "return (output, weights); x.max(dim), torch.topk and torch.sort return (values, "
+        "indices); split and chunk return the pieces. Unpack it and keep what you need, e.g. "
+        "heads, _ = scaled_dot_product_attention(q, k, v, mask)."
     )
 
 

@@ -31,8 +31,10 @@ from transformer_course.checking.formatting import candidates_message
 from transformer_course.checking.hooks import inputs_received
 from transformer_course.checking.mask_copies import mask_copies
 from transformer_course.checking.mask_relations import mask_relation
+from transformer_course.checking.position_terms import position_term_note
 from transformer_course.checking.rearranged import rearrangement
 from transformer_course.checking.relations import recognisable_number
+from transformer_course.checking.row_shifts import row_shift_note
 from transformer_course.checking.sublayer_names import sublayer_words
 
 __all__ = [
@@ -477,6 +479,17 @@ def localise_layer(
             for other, _, other_out in records[:index]:
                 if other in sublayers and other_out is not None:
                     basis.setdefault(f"{other}(...)", other_out.detach().double())
+            if _first_item_added(later, stream, out):
+                # round 34: attn(...)[0], the habit of nn.MultiheadAttention's (output,
+                # weights) pair, takes a one-tensor sub-layer's first sequence
+                return (
+                    f"{nxt[0].upper()}{nxt[1:]} is {s} + {name}(...)[0]{where_s}: the output "
+                    f"of `self.{name}` for the batch's first sequence, added to every "
+                    f"sequence. `self.{name}` returns one tensor, (batch, len, d_model), not a "
+                    "pair (output, weights) as nn.MultiheadAttention does: indexing it with [0] "
+                    f"takes its first sequence. Use it whole: {s} + "
+                    f"{name}({wanted_norm}({s}))."
+                )
             if extra := _extra_terms(later, basis, {s: 1.0, f"{name}(...)": 1.0}):
                 # round 30: a term added or left out of the residual sum (an extra x)
                 return (
@@ -1296,6 +1309,18 @@ _EXTRA_RESIDUAL = (
 )
 
 
+def _first_item_added(later: Any, stream: Any, out: Any) -> bool:
+    """Whether ``later`` is ``stream`` plus the first sequence of the sub-layer's output
+    ``out`` (batch, len, features) broadcast to every sequence, where the batch holds
+    more than one (with one, the two are the same)."""
+    if not all(torch.is_tensor(t) for t in (later, stream, out)):
+        return False
+    if out.dim() < 3 or out.shape[0] < 2 or tuple(out.shape) != tuple(stream.shape):
+        return False
+    first = out.detach().double()[:1]  # (1, len, features)
+    return _close(later, stream.detach().double() + first) and not _close(later, stream + out)
+
+
 def localise_stack(
     module: nn.Module,
     call: Callable[[], Any],
@@ -1395,6 +1420,8 @@ def localise_stack(
                 )
             if regrouped := _reshaped_input(inp, x64, container, input_name):
                 return regrouped
+            if added := position_term_note(inp, x64, container, input_name):
+                return added
             return f"{container}[0] does not receive {input_name}."
         if i > 0 and not _close(inp, previous):
             if _close(inp, x64):
@@ -1474,6 +1501,10 @@ def localise_stack(
             f"{container}[{num_layers - 1}]'s output (which is right): a scale on the output "
             "that this model does not have. Remove it."
         )
+    # only past an output matrix, whose results are logits: one number added to each row
+    # (log-probabilities, a row's maximum or mean subtracted), which a softmax ignores
+    if output_rows is not None and (shifted := row_shift_note(got, expected)):
+        return f"The stack's output is not the logits themselves: {shifted}"
     # only past an output matrix: a factor per feature of a norm's output is its gain
     if output_rows is not None and (factors := column_factors(got, expected)) is not None:
         # blind25c-gpt-tied-output-unit-rows: the embedding rows normalised, told "apply

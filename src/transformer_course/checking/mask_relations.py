@@ -10,7 +10,10 @@ wrong mask names the mistake alike:
 - everything allowed (no masking) or everything blocked;
 - :func:`triangle_offset`: a causal triangle cut at another diagonal, torch.tril(...,
   diagonal=d) with d != 0 (d > 0 lets each query see d later keys, d < 0 hides itself and
-  the |d| - 1 keys before it), with whatever key padding the right mask holds kept.
+  the |d| - 1 keys before it), with whatever key padding the right mask holds kept;
+  :func:`moved_diagonals` gives the same cuts, in the same words
+  (:func:`diagonal_sentence`), as candidates for a check that sees only the attention's
+  output.
 
 Each is named only when it reproduces every entry of the learner's mask, and never when the
 right mask itself would also fit (a relation that changes nothing explains nothing)."""
@@ -21,7 +24,13 @@ from typing import Any
 
 import torch
 
-__all__ = ["mask_relation", "triangle_offset", "triangle_offset_note", "unasked_masks"]
+__all__ = [
+    "mask_relation",
+    "moved_diagonals",
+    "triangle_offset",
+    "triangle_offset_note",
+    "unasked_masks",
+]
 
 
 def _broadcast(mine: torch.Tensor, right: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -129,11 +138,11 @@ def triangle_offset(mine: Any, right: torch.Tensor) -> int | None:
     return fits[0] if len(fits) == 1 else None
 
 
-def triangle_offset_note(mine: Any, right: torch.Tensor, name: str = "mask") -> str:
-    """:func:`triangle_offset` in words ("" when no offset fits)."""
-    d = triangle_offset(mine, right)
-    if d is None:
-        return ""
+def diagonal_sentence(d: int, name: str = "mask") -> str:
+    """What a causal triangle cut at torch.tril(..., diagonal=d), d != 0, does, and the right
+    cut: the one sentence that a mask read off directly (:func:`triangle_offset_note`) and an
+    attention output matched against the oracle with a moved diagonal
+    (:func:`moved_diagonals`) both say."""
     if d > 0:
         what = (
             f"each query also sees the {'next key' if d == 1 else f'{d} keys after it'}, "
@@ -147,7 +156,21 @@ def triangle_offset_note(mine: Any, right: torch.Tensor, name: str = "mask") -> 
         )
     return (
         f"Your {name}'s triangle is cut at the wrong diagonal: it is torch.tril(..., "
-        f"diagonal={d}) where diagonal=0 belongs: {what}. Query i may attend to keys 0..i, "
-        "itself included: torch.tril(torch.ones(size, size, dtype=torch.bool)) with no "
-        "diagonal argument (or j <= i)."
+        f"diagonal={d}) (j <= i {'+' if d > 0 else '-'} {abs(d)}) where diagonal=0 (j <= i) "
+        f"belongs: {what}. Query i may attend to keys 0..i, itself included: "
+        "torch.tril(torch.ones(size, size, dtype=torch.bool)) with no diagonal argument."
     )
+
+
+def triangle_offset_note(mine: Any, right: torch.Tensor, name: str = "mask") -> str:
+    """:func:`triangle_offset` in words ("" when no offset fits)."""
+    d = triangle_offset(mine, right)
+    return "" if d is None else diagonal_sentence(d, name)
+
+
+def moved_diagonals(offsets: tuple[int, ...] = (1, 2, -2)) -> dict[str, int]:
+    """{message: d} for a causal mask cut at torch.tril(..., diagonal=d) where diagonal=0
+    belongs: candidates for a check to match the learner's output against with its oracle
+    (round 34: tril(..., diagonal=1), one future key seen, got "differs from the
+    reference"). d = -1, the diagonal left out, is the classic that checks name themselves."""
+    return {diagonal_sentence(d, "causal mask"): d for d in offsets}

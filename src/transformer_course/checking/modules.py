@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 from transformer_course.checking.checker import Checker
+from transformer_course.checking.fused_keys import fused_layers_note
 from transformer_course.checking.randomness import torch_generator
 
 __all__ = ["build_module", "random_state", "state_shapes"]
@@ -685,6 +686,8 @@ def build_module(
                 )
             if not missing and (norms := _extra_norm_layers(module, name, extra)):
                 c.fail(f"{built}: {norms} {hint}".strip())
+            if not hint and (fused := fused_layers_note(found, expected_shapes)):
+                c.fail(f"{built}: {fused}")
             c.fail(
                 f"{built} should have the state-dict keys {_key_list(sorted(expected_shapes))}; "
                 f"missing: {_key_list(missing) if missing else 'none'}, unexpected: "

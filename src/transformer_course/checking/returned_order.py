@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import torch
 
-__all__ = ["reordered_return_note"]
+__all__ = ["reordered_return_note", "reordered_values_note"]
 
 
 def reordered_return_note(
@@ -36,4 +36,38 @@ def reordered_return_note(
     return (
         f"Your function returns ({yours}): the right shapes, in the wrong order. Return "
         f"({asked}), in that order: callers unpack the result by position."
+    )
+
+
+def _equal(a, b) -> bool:
+    return (
+        isinstance(a, torch.Tensor)
+        and isinstance(b, torch.Tensor)
+        and a.shape == b.shape
+        and bool(torch.equal(a.detach().cpu().to(b.dtype), b.detach().cpu()))
+    )
+
+
+def reordered_values_note(values: Sequence, expected: Sequence, names: Sequence[str]) -> str:
+    """The diagnosis when ``values`` (what the learner returned) equal ``expected`` exactly,
+    entry for entry, in another order and only in that one, where the shapes alone cannot
+    tell (``return targets, inputs`` for ``(inputs, targets)`` of one shape: round 34,
+    told "your targets are shifted the wrong way" first); else ""."""
+    if len(values) != len(expected) or len(values) < 2:
+        return ""
+    if all(_equal(v, e) for v, e in zip(values, expected, strict=True)):
+        return ""
+    fits = [
+        order
+        for order in itertools.permutations(range(len(expected)))
+        if list(order) != list(range(len(expected)))
+        and all(_equal(values[i], expected[order[i]]) for i in range(len(expected)))
+    ]
+    if len(fits) != 1:
+        return ""
+    yours = ", ".join(names[j] for j in fits[0])
+    asked = ", ".join(names)
+    return (
+        f"Your function returns ({yours}): each is exactly right, but they come in the wrong "
+        f"order. Return ({asked}), in that order: callers unpack the result by position."
     )

@@ -82,7 +82,30 @@ def size_one_axes(got: tuple, shape: tuple) -> str:
             f"{added[0]} (a [None], unsqueeze, keepdims=True or reshape put it there): drop "
             "it. "
         )
+    extras = _extra_ones(got, shape)
+    if extras:  # round 34: tables unsqueezed to broadcast, (1, 1, len, d) for (len, d)
+        return (
+            f"That is the expected shape with {len(extras)} extra axes of length 1 (at "
+            f"positions {', '.join(map(str, extras))}: [None, None], unsqueeze or view put "
+            "them there, as when a result is shaped in advance to broadcast against a larger "
+            "tensor): drop them, and return the shape asked for. "
+        )
     return ""
+
+
+def _extra_ones(got: tuple, shape: tuple) -> list[int]:
+    """The positions of the axes of length 1 that ``got`` has beyond ``shape`` when
+    removing such axes gives ``shape``, two or more of them (matched from the left); []
+    otherwise."""
+    if len(got) < len(shape) + 2 or [d for d in got if d != 1] != [d for d in shape if d != 1]:
+        return []
+    extras, j = [], 0
+    for i, size in enumerate(got):
+        if j < len(shape) and size == shape[j] and len(got) - i - 1 >= len(shape) - j - 1:
+            j += 1
+        else:
+            extras.append(i)
+    return extras if j == len(shape) and all(got[i] == 1 for i in extras) else []
 
 
 #: a note of a check's own that names an added or dropped axis of length 1: expect_shape

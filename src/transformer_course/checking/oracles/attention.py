@@ -116,7 +116,7 @@ def multi_head_attention_f(
     v_from: str = "value",
     k_proj: str | None = "w_k",
     v_proj: str | None = "w_v",
-    scale: str = "sqrt_d_head",
+    scale: str | float = "sqrt_d_head",
     softmax_dim: int = -1,
     mask_mode: str = "given",
     is_causal: bool = False,
@@ -146,7 +146,8 @@ def multi_head_attention_f(
 
     Knobs: ``q_from``/``k_from``/``v_from``: which input ("query", "key", "value") each
     projection reads; ``k_proj``/``v_proj``: which projection the keys/values go through
-    (None: none); ``scale`` "sqrt_d_head" (right), "sqrt_d_model", "d_head", "half_d_head" (d_head ** 1 / 2), "none";
+    (None: none); ``scale`` "sqrt_d_head" (right), "sqrt_d_model", "d_head", "half_d_head" (d_head ** 1 / 2), "none",
+    or a number: the factor the scores are multiplied by;
     ``softmax_dim``, ``mask_mode``, ``is_causal``, ``uniform_weights``, ``drop``,
     ``weights``: as in :func:`scaled_dot_product_attention_f`; ``split``/``merge``
     "correct" or "no_transpose"; ``use_w_o`` False: the merged heads are the output.
@@ -189,13 +190,17 @@ def multi_head_attention_f(
         q, k = rotate_qk(q, k)
         v = rotate(v) if rotate_values else v
     d_head, d_model = q.shape[-1], query.shape[-1]
-    factor = {
-        "sqrt_d_head": 1.0 / math.sqrt(d_head),
-        "sqrt_d_model": 1.0 / math.sqrt(d_model),
-        "d_head": 1.0 / d_head,
-        "half_d_head": 2.0 / d_head,
-        "none": 1.0,
-    }[scale]
+    factor = (
+        float(scale)  # a number: the factor the scores are multiplied by
+        if isinstance(scale, int | float)
+        else {
+            "sqrt_d_head": 1.0 / math.sqrt(d_head),
+            "sqrt_d_model": 1.0 / math.sqrt(d_model),
+            "d_head": 1.0 / d_head,
+            "half_d_head": 2.0 / d_head,
+            "none": 1.0,
+        }[scale]
+    )
     heads, weights = scaled_dot_product_attention_f(
         q,
         k,

@@ -38,7 +38,7 @@ def causal_self_attention_f(
     causal: bool | str = True,
     rotated: str = "qk",
     use_w_o: bool = True,
-    scale: str = "sqrt_d_head",
+    scale: str | float = "sqrt_d_head",
     base: float = 10000.0,
     heads_split: str = "correct",
     heads_merge: str = "correct",
@@ -46,6 +46,7 @@ def causal_self_attention_f(
     softmax_dim: int = -1,
     mask_mode: str = "given",
     tables: str = "right",
+    diagonal: int = 0,
 ) -> torch.Tensor:
     """softmax(rot(q) rot(k)ᵀ / sqrt(d_head) + causal) v per head, then w_o: x (batch,
     len, d_model) -> the same shape. ``pairing``: RoPE's feature pairs ("half" or
@@ -61,7 +62,9 @@ def causal_self_attention_f(
     ``softmax_dim`` -2: the softmax over the queries instead of the keys (``causal``
     "future": the mask transposed, each query sees itself and the later keys); ``mask_mode``
     "after": the causal mask applied to the weights after the softmax, not renormalised;
-    ``tables`` "swapped": RoPE's cos and sin tables exchanged (sin, cos = ...)."""
+    ``tables`` "swapped": RoPE's cos and sin tables exchanged (sin, cos = ...);
+    ``diagonal``: the causal mask's diagonal moved, torch.tril(..., diagonal=k) (1: each
+    query also sees the next key; -1 is ``causal`` "strict")."""
     length = x.shape[1]
     # causal "strict": the mask without its diagonal (tril(..., diagonal=-1));
     # causal "inverted": the mask written True = blocked (torch.triu(..., diagonal=1)) and
@@ -72,6 +75,8 @@ def causal_self_attention_f(
         mask, causal = torch.ones(length, length, dtype=torch.bool).triu(0), False
     if causal == "strict":  # j < i: each query blind to its own key (the first to all)
         mask, causal = torch.ones(length, length, dtype=torch.bool).tril(-1), False
+    if diagonal and causal is True:  # j <= i + diagonal
+        mask, causal = torch.ones(length, length, dtype=torch.bool).tril(diagonal), False
 
     def rotate(t: torch.Tensor) -> torch.Tensor:  # (..., len, width) -> the same
         angles = rope_angles_f(length, t.shape[-1], base, first=first)

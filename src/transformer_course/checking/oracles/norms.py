@@ -145,7 +145,7 @@ def rms_norm_f(
     (LayerNorm without a bias: the mean subtracted), "sum_square", "std" (x divided by its standard deviation: x.var(correction=0) as the
     statistic, x not centred), "std_unbiased" (the same with torch's default, unbiased
     x.var()), "variance_unbiased" (a LayerNorm with the unbiased variance); ``eps_at`` "inside",
-    "outside", "none", "subtracted" (sqrt(mean(x²) - eps)), "reciprocal" (x * (rsqrt(mean(x²)) + eps)); ``over`` "features", "sequence", "sequence_and_features", "everything"; ``gain`` False
+    "outside", "none", "subtracted" (sqrt(mean(x²) - eps)), "reciprocal" (x * (rsqrt(mean(x²)) + eps)); ``over`` "features", "sequence", "sequence_and_features", "everything", "first" (dim=0: the batch of a 3-D input); ``gain`` False
     leaves out the weight; ``centre``: the mean subtracted from the numerator only (the
     statistic still from x); ``invert``: multiplied by the root (divided by rsqrt);
     ``unit_offset``: multiplied by 1 + weight (Gemma's gain stored as an offset from one);
@@ -162,6 +162,7 @@ def rms_norm_f(
         "sequence": (-2,),
         "sequence_and_features": (-2, -1),
         "everything": tuple(range(x.dim())),
+        "first": (0,),
     }[over]
     numerator = x - x.mean(dim=dims, keepdim=True) if centre else x
     if statistic == "variance":

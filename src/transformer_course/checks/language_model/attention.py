@@ -26,6 +26,7 @@ from transformer_course.checking.layers import (
     mistake_values,
 )
 from transformer_course.checking.localise import diagnose, localise_layer
+from transformer_course.checking.mask_relations import moved_diagonals
 from transformer_course.checking.oracles import (
     causal_self_attention_f,
     multi_head_attention_f,
@@ -34,6 +35,7 @@ from transformer_course.checking.oracles import (
 )
 from transformer_course.checking.randomness import random_in_eval
 from transformer_course.checking.raw_errors import failing_line, local_shape
+from transformer_course.checking.score_scales import score_scale_candidates
 from transformer_course.reference import language_model as ref
 
 from .common import (
@@ -633,6 +635,32 @@ def _check_layer(
                 extra.update(_extra_steps_mistakes(oracle, x))
                 extra.update(_rope_on_input_mistakes(state, x, case.num_heads, case.base))
                 extra.update(_score_mistakes(state, x, case.num_heads, case.base))
+                # the causal mask's diagonal moved (the table names k = -1)
+                extra.update(
+                    {
+                        told: lambda pairing, oracle=oracle, k=k: oracle(
+                            pairing=pairing, diagonal=k
+                        )
+                        for told, k in moved_diagonals().items()
+                    }
+                )
+                # the scores scaled by another power of a size (the table names the
+                # classic four: none, 1 / sqrt(d_model), 1 / d_head, 2 / d_head)
+                extra.update(
+                    {
+                        told: lambda pairing, oracle=oracle, factor=factor: oracle(
+                            pairing=pairing, scale=factor
+                        )
+                        for told, factor in score_scale_candidates(
+                            {
+                                "d_head": case.d_model // case.num_heads,
+                                "d_model": case.d_model,
+                                "num_heads": case.num_heads,
+                            },
+                            skip=(("d_model", -0.5), ("d_head", -1.0)),
+                        ).items()
+                    }
+                )
                 extra.update(
                     _projection_mistakes(
                         lambda swapped, x=x, case=case, **k: oracle_f(

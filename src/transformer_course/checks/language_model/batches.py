@@ -11,6 +11,7 @@ from transformer_course.checking import Checker, CheckFailure
 from transformer_course.checking.arguments import arguments_swapped
 from transformer_course.checking.generators import generator_ignored
 from transformer_course.checking.hints import outer_axis_hint
+from transformer_course.checking.returned_order import reordered_values_note
 from transformer_course.reference import language_model as ref
 
 from .common import GENERATOR_BY_KEYWORD, RANDINT_SIZE_INT, _generator, _plain_generator
@@ -42,6 +43,13 @@ _TARGETS_SAME = (
 _TARGETS_BEFORE = (
     "Your targets are shifted the wrong way (the token before, not after). The target of "
     "inputs[b, i] = tokens[s + i] is tokens[s + i + 1]."
+)
+_TARGETS_BEFORE_OR_ORDER = (
+    "Your targets are the token before each input, not after. Either the targets are "
+    "shifted the wrong way (tokens[positions - 1]), or the pair comes back in the other "
+    "order, (targets, inputs): your windows are not the contract's draw, so these batches "
+    "cannot tell which. The target of inputs[b, i] = tokens[s + i] is tokens[s + i + 1], "
+    "and the function returns (inputs, targets)."
 )
 _LAST_START = (
     "The last valid start, num_tokens - block_size - 1, never occurs in many draws: "
@@ -581,6 +589,20 @@ def _other_draws(case: _BatchCase) -> dict[str, list[int]]:
     }
 
 
+def _draws_skipped(starts: list[int], case: _BatchCase, most: int = 16) -> int:
+    """How many numbers of the generator's stream came before the learner's starts, when
+    they are the contract's draw continued (a first draw whose numbers are not the starts
+    consumed them; round 34); 0 when no count up to ``most`` gives them."""
+    high = case.num_tokens - case.block_size
+    longer = torch.randint(
+        0, high, (case.batch_size + most,), generator=_plain_generator(case.seed)
+    ).tolist()
+    for skipped in range(1, most + 1):
+        if longer[skipped : skipped + case.batch_size] == starts:
+            return skipped
+    return 0
+
+
 def _other_draw(call: str, starts: list[int], case: _BatchCase) -> str:
     """The message for valid windows drawn otherwise than the contract's
     torch.randint(0, num_tokens - block_size, (batch_size,), generator=generator): the
@@ -618,6 +640,14 @@ def _other_draw(call: str, starts: list[int], case: _BatchCase) -> str:
         )
     elif len(matching) == 1:
         said += f" Yours are the starts of {matching[0]}."
+    elif skipped := _draws_skipped(starts, case):
+        numbers = f"{skipped} number{'s' if skipped > 1 else ''}"
+        said += (
+            f" Yours are the contract's draw moved on by {numbers}: {numbers} of the "
+            f"generator's stream went to another draw first (a call with "
+            "generator=generator before this one, such as a torch.randint or torch.rand "
+            "whose result is not the starts). Draw the starts first, and only once."
+        )
     else:
         said += (
             " Another random function (torch.rand scaled, torch.randperm, "
@@ -727,6 +757,13 @@ def _check_batch_case(c: Checker, next_token_batches, case: _BatchCase) -> None:
     again = c.call(next_token_batches, *args, _generator(case.seed), call_repr=call)
     c.expect_type(got, tuple, call, _one_tensor(got, case) + "Return a pair (inputs, targets).")
     c.expect_true(len(got) == 2, f"{call} should return a pair (inputs, targets).")
+    # the contract's pair in the other order: both of one shape, so only the values tell
+    # (round 34: `return targets, inputs` was told its targets were shifted the wrong way)
+    contract = ref.next_token_batches(
+        tokens, case.block_size, case.batch_size, _plain_generator(case.seed)
+    )
+    reordered = reordered_values_note(got, contract, ("inputs", "targets"))
+    c.expect_true(not reordered, f"{call}: {reordered}")
     inputs, targets = got
     shape = (case.batch_size, case.block_size)
     for name, value in (("inputs", inputs), ("targets", targets)):
@@ -781,7 +818,10 @@ def _check_batch_case(c: Checker, next_token_batches, case: _BatchCase) -> None:
         if got_next == row:
             c.fail(f"{call}: {_TARGETS_SAME}")
         if got_next == [i - 1 for i in row]:
-            c.fail(f"{call}: {_TARGETS_BEFORE}")
+            # the inputs at the contract's starts tell a shift from a pair returned in the
+            # other order (each also drawn otherwise): else both are said
+            drawn = [position.get(int(r[0]), -1) for r in rows] == _contract_starts(case)
+            c.fail(f"{call}: {_TARGETS_BEFORE if drawn else _TARGETS_BEFORE_OR_ORDER}")
         wraps = row[-1] + 1 >= case.num_tokens and got_next == [
             (i + 1) % case.num_tokens for i in row
         ]

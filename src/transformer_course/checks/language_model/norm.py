@@ -121,6 +121,13 @@ _AXIS_OVER = {
         "over the last two axes, dim=(-2, -1): one number per sequence, so every token is "
         "scaled by the whole sequence's mean square (right only for a one-token sequence)"
     ),
+    # round 34: dim=0 ("largest difference" first before): the batch of a 3-D input (of a
+    # 2-D one, the positions, where "sequence" is named with it)
+    "first": (
+        "over the first axis (dim=0, the batch of a (batch, len, d_model) input), one "
+        "number per position and feature across the sequences of the batch, instead of "
+        "over each token's features"
+    ),
 }
 _NO_GAIN = "Your result lacks the learned gain: multiply by self.weight."
 _GAIN_ADDED = (
@@ -305,11 +312,28 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
             for e in (eps, 0.0)
             if x.shape[-1] > 2
         ),
-        # eps as a lower bound of the root (of the mean square: _EPS_FLOOR)
+        # eps as a lower bound of the root (of the mean square: _EPS_FLOOR), said only
+        # where a token's root is below eps: elsewhere the floor changes nothing, and eps
+        # left out (next) gives the same numbers (round 34: eps added to x itself was told
+        # "floored at eps")
+        *(
+            (
+                "the root mean square floored at eps, max(sqrt(mean(x ** 2)), eps), where "
+                "eps is added under the root",
+                floored,
+            )
+            for floored in (x.pow(2).mean(-1, keepdim=True).sqrt().clamp(min=eps),)
+            if not torch.allclose(floored, x.pow(2).mean(-1, keepdim=True).sqrt(), rtol=1e-3)
+        ),
         (
-            "the root mean square floored at eps, max(sqrt(mean(x ** 2)), eps), where eps is "
-            "added under the root",
-            x.pow(2).mean(-1, keepdim=True).sqrt().clamp(min=eps),
+            "the root mean square without eps, sqrt(mean(x ** 2)): eps never reaches the "
+            "mean of the squares",
+            x.pow(2).mean(-1, keepdim=True).sqrt(),
+        ),
+        (
+            "the root mean square of x + eps, sqrt(mean((x + eps) ** 2)): eps is added to "
+            "each feature before squaring, not to the mean of the squares",
+            (x + eps).pow(2).mean(-1, keepdim=True).sqrt(),
         ),
         # b13b: the sum of the squares divided by another axis's size than d_model
         # (len(x), x.shape[0]: the batch), named by the axis when no other has its size
@@ -347,6 +371,9 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
     told = (
         f"it is {found[0]}"
         if len(found) == 1
+        # several fit these tokens alike: each is said, none as the cause
+        else f"it is {'; or '.join(found)} (these tokens cannot tell which)"
+        if 1 < len(found) <= 3
         else f"for token {first} yours is {float(per_token[first]):.4g}, the root mean "
         f"square {float(rms[first]):.4g}"
     )
@@ -384,6 +411,8 @@ def _statistic_under_roots(per_token: torch.Tensor, x: torch.Tensor, eps: float)
         ),
         f"the unbiased variance, x.var() (the token's mean subtracted, divided by d_model - 1 "
         f"= {d_model - 1})": x.var(-1, unbiased=True, keepdim=True),
+        # round 34: sqrt(mean(|x|)), the absolute values where the squares belong
+        "the mean absolute value, mean(|x|)": x.abs().mean(-1, keepdim=True),
     }
     fits: dict[str, int] = {}
     for what, statistic in statistics.items():
@@ -401,7 +430,12 @@ def _statistic_under_roots(per_token: torch.Tensor, x: torch.Tensor, eps: float)
     if what.startswith("the mean of the squares") and roots == 1:
         return ""  # RMSNorm's own (eps placed elsewhere is told by other checks)
     wrong = []
-    if not what.startswith("the mean of the squares"):
+    if what.startswith("the mean absolute value"):
+        wrong.append(
+            "the statistic averages the absolute values, x.abs().mean(-1), where RMSNorm "
+            "averages the squares, x.pow(2).mean(-1)"
+        )
+    elif not what.startswith("the mean of the squares"):
         wrong.append(
             "the statistic is a variance, which subtracts each token's mean (x.std() is "
             "its square root): RMSNorm's mean of the squares is not centred"

@@ -232,8 +232,13 @@ _TOP_P_SKIPPED = (
 )
 _TOP_K_SKIPPED = (
     "Your top-k has no effect: your samples follow the distribution without it, as if "
-    "top_k were None. Was its result discarded? masked_fill returns a new tensor and leaves "
-    "its own unchanged: logits = logits.masked_fill(logits < kth, float('-inf'))."
+    "top_k were None. These copies of one row cannot tell which of two causes: its result "
+    "is discarded (masked_fill returns a new tensor and leaves its own unchanged: logits = "
+    "logits.masked_fill(logits < kth, float('-inf'))), or its threshold is taken across "
+    "the batch axis (torch.topk(logits, k, dim=0), or a sort or max over dim=0: on copies "
+    "of one row each token is then its own column's k-th largest, and nothing is removed). "
+    "Take the k-th largest of each row, along the last axis: torch.topk(logits, k, "
+    "dim=-1).values[..., -1:]."
 )
 
 _FILL_FINITE = (

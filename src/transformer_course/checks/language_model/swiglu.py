@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.elementwise_forms import fitted_form, form_text
 from transformer_course.checking.elementwise_functions import described_function
+from transformer_course.checking.extra_steps import extra_activation_outputs
 from transformer_course.checking.hooks import inputs_received, skipped_layers_hint
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import (
@@ -578,6 +579,19 @@ def check_SwiGLU(cls, *, hidden: bool = False) -> None:
                 mistakes={
                     **mistake_values(lambda **k: swiglu_f(x, state, **k), table),
                     **_combine_mistakes(x, state),
+                    # an activation after w2: on the right output, or moved there from
+                    # the gate (the gate then has none)
+                    **extra_activation_outputs(
+                        {
+                            "the right output": swiglu_f(x, state),
+                            "the gate has no activation of its own, w2(w1(x) * w3(x)): the "
+                            "activation was moved from the gate to the output; SwiGLU "
+                            "applies it to the gate, self.w2(F.silu(self.w1(x)) * "
+                            "self.w3(x))": swiglu_f(x, state, activation="identity"),
+                        },
+                        layer="SwiGLU",
+                        last="self.w2",
+                    ),
                 },
                 explain=lambda: _inside_swiglu(module, x, state),
             )
