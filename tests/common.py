@@ -682,9 +682,13 @@ class GradedClass:
 
 def nbgrader(course: Path, *args: str, timeout: float = 1800) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True,
-        env=tool_env(), timeout=timeout,
-    )  # fmt: skip
+        [sys.executable, "-m", "nbgrader", *args],
+        cwd=course,
+        capture_output=True,
+        text=True,
+        env=tool_env(),
+        timeout=timeout,
+    )
     assert result.returncode == 0, f"nbgrader {args}:\n{result.stdout}\n{result.stderr}"
 
 
@@ -708,8 +712,13 @@ def _grade_class(course: Path, lessons: list[str]) -> dict:
     ours_db = f"sqlite:///{course}/ours.db"
     run = grader(course, *lessons, "--db", ours_db, "--no-export", "--workers", "2")
     ours = {lesson: scores(ours_db, lesson) for lesson in lessons} if run.returncode == 0 else {}
-    return {"theirs": theirs, "ours": ours, "returncode": run.returncode, "stdout": run.stdout,
-            "stderr": run.stderr}  # fmt: skip
+    return {
+        "theirs": theirs,
+        "ours": ours,
+        "returncode": run.returncode,
+        "stdout": run.stdout,
+        "stderr": run.stderr,
+    }
 
 
 def graded_class(part: str) -> GradedClass:

@@ -235,7 +235,9 @@ def make_lab(course: Path, target: str = "lab") -> Iterator[Lab]:
 
 
 def _page_config(html: str) -> dict:
-    found = re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>', html, re.S)  # fmt: skip
+    found = re.search(
+        r'<script id="jupyter-config-data" type="application/json">(.*?)</script>', html, re.S
+    )
     assert found, "the JupyterLab page has no jupyter-config-data"
     return json.loads(found.group(1))
 
@@ -413,12 +415,22 @@ interactive_or_static(draw, static={"k": 1}, k=(1, 5, 1))"""
 def _write_widgets_check(root: Path) -> None:
     """A one-cell notebook calling plotting.interactive_or_static, as lessons do."""
     notebook = {
-        "cells": [{"cell_type": "code", "execution_count": None, "id": "widgets",
-                   "metadata": {}, "outputs": [], "source": WIDGETS_CODE}],
-        "metadata": {"kernelspec": {"display_name": KERNEL, "language": "python",
-                                    "name": "python3"}},
-        "nbformat": 4, "nbformat_minor": 5,
-    }  # fmt: skip
+        "cells": [
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "id": "widgets",
+                "metadata": {},
+                "outputs": [],
+                "source": WIDGETS_CODE,
+            }
+        ],
+        "metadata": {
+            "kernelspec": {"display_name": KERNEL, "language": "python", "name": "python3"}
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     (root / WIDGETS_CHECK).write_text(json.dumps(notebook))
 
 
@@ -607,8 +619,11 @@ def test_readme_start_here_for_windows_says_the_same_as_for_linux():
     assert any(f'"{torch_spec.group(1)}"' in line for line in bash), (torch_spec.group(1), bash)
     make_lab = subprocess.run(
         ["make", "-n", "-o", f"{VENV}/.installed", "lab", f"VENV={VENV}"],
-        capture_output=True, text=True, cwd=REPO, check=True,
-    ).stdout.strip()  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=True,
+    ).stdout.strip()
     lab_line = next(line for line in bash if "jupyter lab" in line)
     # The same configuration folder, root and first notebook as `make lab`.
     lab_args = lab_line.split("jupyter lab", 1)[1].split()
@@ -665,9 +680,13 @@ def test_readme_start_here_without_make_works(tmp_path):
     log = tmp_path / "jupyter-lab.log"
     with log.open("w") as out:
         server = subprocess.Popen(
-            ["bash", "-c", lab_line + extra], cwd=clone, env=env,
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
+            ["bash", "-c", lab_line + extra],
+            cwd=clone,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     lab = None
     try:
         opens = _wait_for_browser_url(home, server, log)
@@ -684,8 +703,12 @@ def test_readme_start_here_without_make_works(tmp_path):
         _stop(server, lab)
     kernels = subprocess.run(
         [str(clone / ".venv/bin/jupyter"), "kernelspec", "list", "--json"],
-        cwd=clone, env=env, capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     kernel_dir = Path(json.loads(kernels.stdout)["kernelspecs"]["python3"]["resource_dir"])
     assert kernel_dir.is_relative_to(clone / ".venv"), f"python3 kernel from {kernel_dir}"
     print(f"README JupyterLab: {time.monotonic() - started:.0f} s")
@@ -693,8 +716,11 @@ def test_readme_start_here_without_make_works(tmp_path):
 
     result = subprocess.run(
         ["bash", "-c", test_line + " --collect-only -q -p no:cacheprovider"],
-        cwd=clone, env=env, capture_output=True, text=True,
-    )  # fmt: skip
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert re.search(r"\d+ tests? collected", result.stdout), result.stdout[-1000:]
     print(f"README test command (collection): {time.monotonic() - started:.0f} s")

@@ -59,7 +59,9 @@ pytestmark = [
     pytest.mark.slow(180),
 ]
 
-LESSONS = [lesson for lesson in registry.lessons() if any(e.forbidden for e in registry.exercises(lesson))]  # fmt: skip
+LESSONS = [
+    lesson for lesson in registry.lessons() if any(e.forbidden for e in registry.exercises(lesson))
+]
 
 _X = "torch.zeros(1, 2, 4)"
 SPELLINGS: dict[str, list[tuple[str, str]]] = {  # family -> [(cell preamble, call)]
@@ -67,20 +69,35 @@ SPELLINGS: dict[str, list[tuple[str, str]]] = {  # family -> [(cell preamble, ca
         ("import torch", "torch.softmax(torch.zeros(2), 0)"),
         ("import torch", "torch.zeros(2).softmax(0)"),
         ("import torch\nfrom torch import nn as _nn", "_nn.Softmax(dim=0)(torch.zeros(2))"),
-        ("import torch\nfrom torch.nn.functional import softmax as _normalise", "_normalise(torch.zeros(2), dim=0)"),
+        (
+            "import torch\nfrom torch.nn.functional import softmax as _normalise",
+            "_normalise(torch.zeros(2), dim=0)",
+        ),
     ],
     "attention": [
         ("import torch", f"torch.nn.functional.scaled_dot_product_attention({_X}, {_X}, {_X})"),
-        ("import torch\nfrom torch.nn.functional import scaled_dot_product_attention as _attend", f"_attend({_X}, {_X}, {_X})"),
-        ("import torch\nimport torch.nn.functional as _F", f"_F.scaled_dot_product_attention({_X}, {_X}, {_X}, is_causal=True)"),
+        (
+            "import torch\nfrom torch.nn.functional import scaled_dot_product_attention as _attend",
+            f"_attend({_X}, {_X}, {_X})",
+        ),
+        (
+            "import torch\nimport torch.nn.functional as _F",
+            f"_F.scaled_dot_product_attention({_X}, {_X}, {_X}, is_causal=True)",
+        ),
     ],
     "multi_head_attention": [
         ("import torch", f"torch.nn.MultiheadAttention(4, 1, batch_first=True)({_X}, {_X}, {_X})"),
-        ("import torch\nfrom torch.nn import MultiheadAttention as _Heads", f"_Heads(4, 2, batch_first=True)({_X}, {_X}, {_X})"),
+        (
+            "import torch\nfrom torch.nn import MultiheadAttention as _Heads",
+            f"_Heads(4, 2, batch_first=True)({_X}, {_X}, {_X})",
+        ),
     ],
     "transformer": [
         ("import torch", f"torch.nn.TransformerEncoderLayer(4, 1, 8, batch_first=True)({_X})"),
-        ("import torch\nfrom torch import nn as _nn", f"_nn.TransformerDecoderLayer(4, 1, 8, batch_first=True)({_X}, {_X})"),
+        (
+            "import torch\nfrom torch import nn as _nn",
+            f"_nn.TransformerDecoderLayer(4, 1, 8, batch_first=True)({_X}, {_X})",
+        ),
     ],
     "layer_norm": [
         ("import torch", "torch.nn.functional.layer_norm(torch.ones(1, 2), (2,))"),
@@ -94,20 +111,38 @@ SPELLINGS: dict[str, list[tuple[str, str]]] = {  # family -> [(cell preamble, ca
     ],
     "one_hot": [
         ("import torch", "torch.nn.functional.one_hot(torch.tensor([0, 1]), 2)"),
-        ("import torch\nfrom torch.nn.functional import one_hot as _rows", "_rows(torch.tensor([0, 1]), 2)"),
+        (
+            "import torch\nfrom torch.nn.functional import one_hot as _rows",
+            "_rows(torch.tensor([0, 1]), 2)",
+        ),
         ("import torch\nimport torch.nn.functional as _F", "_F.one_hot(torch.tensor([1]))"),
     ],
     "cosine_similarity": [
-        ("import torch", "torch.nn.functional.cosine_similarity(torch.ones(1, 2), torch.ones(1, 2))"),
-        ("import torch\nfrom torch import cosine_similarity as _cos", "_cos(torch.ones(1, 2), torch.ones(1, 2))"),
-        ("import torch\nfrom torch import nn as _nn", "_nn.CosineSimilarity()(torch.ones(1, 2), torch.ones(1, 2))"),
+        (
+            "import torch",
+            "torch.nn.functional.cosine_similarity(torch.ones(1, 2), torch.ones(1, 2))",
+        ),
+        (
+            "import torch\nfrom torch import cosine_similarity as _cos",
+            "_cos(torch.ones(1, 2), torch.ones(1, 2))",
+        ),
+        (
+            "import torch\nfrom torch import nn as _nn",
+            "_nn.CosineSimilarity()(torch.ones(1, 2), torch.ones(1, 2))",
+        ),
     ],
     "cross_entropy": [
         ("import torch", "torch.nn.functional.cross_entropy(torch.zeros(1, 2), torch.tensor([0]))"),
-        ("import torch\nfrom torch.nn.functional import cross_entropy as _xent", "_xent(torch.zeros(1, 2), torch.tensor([0]))"),
-        ("import torch\nfrom torch import nn as _nn", "_nn.CrossEntropyLoss()(torch.zeros(1, 2), torch.tensor([0]))"),
+        (
+            "import torch\nfrom torch.nn.functional import cross_entropy as _xent",
+            "_xent(torch.zeros(1, 2), torch.tensor([0]))",
+        ),
+        (
+            "import torch\nfrom torch import nn as _nn",
+            "_nn.CrossEntropyLoss()(torch.zeros(1, 2), torch.tensor([0]))",
+        ),
     ],
-}  # fmt: skip
+}
 
 
 def family(exercise) -> str:
@@ -328,10 +363,22 @@ def graded(tmp_path_factory):
     nbgrader(course, "generate_assignment", "*", "--force")
     shutil.copy2(course / "autograde" / "gradebook.db", course / "ours.db")
     start = time.monotonic()
-    run = grader(course, *LESSONS, "--workers", "1", "--no-export", "--no-feedback",
-                 "--db", f"sqlite:///{course}/ours.db", "--json", str(course / "results.json"))  # fmt: skip
+    run = grader(
+        course,
+        *LESSONS,
+        "--workers",
+        "1",
+        "--no-export",
+        "--no-feedback",
+        "--db",
+        f"sqlite:///{course}/ours.db",
+        "--json",
+        str(course / "results.json"),
+    )
     seconds = time.monotonic() - start
-    results = {(r["student"], r["lesson"]): r for r in json.loads((course / "results.json").read_text())}  # fmt: skip
+    results = {
+        (r["student"], r["lesson"]): r for r in json.loads((course / "results.json").read_text())
+    }
     size = sum(len(registry.exercises(lesson)) * len(cases[lesson]) for lesson in LESSONS)
     print(f"course-grader: {len(results)} submissions, {size} exercise verdicts, {seconds:.0f} s")
     return cases, results, run
@@ -367,5 +414,7 @@ def test_a_forbidden_call_is_named_with_what_to_write_instead(graded):
     module = importlib.import_module("transformer_course.reference.embeddings")
     namespace = dict(vars(module), __name__="__main__")
     run_cell(answers["one_hot"], namespace, f"notebook{next(_cells)}")
-    with pytest.raises(CheckFailure, match=r"`F\.one_hot` computes the answer for you; build the one-hot rows"):  # fmt: skip
+    with pytest.raises(
+        CheckFailure, match=r"`F\.one_hot` computes the answer for you; build the one-hot rows"
+    ):
         registry.exercise("02_embeddings", "one_hot").check(namespace["one_hot"])

@@ -32,12 +32,25 @@ def roundtrip(value, **kwargs):
 
 def test_plain_values_round_trip_exactly():
     value = {
-        "none": None, "bools": [True, False], "int": -3, "big": 2**100, "float": -0.0,
-        "nan": float("nan"), "inf": float("-inf"), "str": "héllo\udcff", "bytes": b"\x00\xff",
-        "tuple": (1, (2, 3)), "set": {1, 2}, "frozen": frozenset({"a"}), "complex": 1 + 2j,
-        (1, "key"): "tuple keys", 3: "int keys", "slice": slice(1, None, 2), "ellipsis": ...,
+        "none": None,
+        "bools": [True, False],
+        "int": -3,
+        "big": 2**100,
+        "float": -0.0,
+        "nan": float("nan"),
+        "inf": float("-inf"),
+        "str": "héllo\udcff",
+        "bytes": b"\x00\xff",
+        "tuple": (1, (2, 3)),
+        "set": {1, 2},
+        "frozen": frozenset({"a"}),
+        "complex": 1 + 2j,
+        (1, "key"): "tuple keys",
+        3: "int keys",
+        "slice": slice(1, None, 2),
+        "ellipsis": ...,
         "range": range(2, 9, 3),
-    }  # fmt: skip
+    }
     back = roundtrip(value)
     assert back.keys() == value.keys()
     for key in value:
@@ -219,9 +232,15 @@ def _shared_set_in_lists():
 
 @pytest.mark.parametrize(
     "make",
-    [_shared_lists, _shared_dicts, _shared_tuples_of_lists, _shared_tensor,
-     _shared_array_in_dict_keys_and_values, _shared_set_in_lists],
-)  # fmt: skip
+    [
+        _shared_lists,
+        _shared_dicts,
+        _shared_tuples_of_lists,
+        _shared_tensor,
+        _shared_array_in_dict_keys_and_values,
+        _shared_set_in_lists,
+    ],
+)
 def test_values_that_share_references_are_counted_expanded_and_refused_fast(make):
     import time
 
@@ -293,16 +312,24 @@ def test_no_pickle_anywhere_in_the_codec():
 def test_learner_exceptions_become_the_same_kind_with_learner_frames_only():
     frames = [["<ipython-input-12-abc>", 3, "softmax", "return np.exp(x) / s"]]
     stub = proxy.rebuild_exception(
-        {"type": "NotImplementedError", "bases": ["NotImplementedError", "RuntimeError"],
-         "message": "", "frames": frames}
-    )  # fmt: skip
+        {
+            "type": "NotImplementedError",
+            "bases": ["NotImplementedError", "RuntimeError"],
+            "message": "",
+            "frames": frames,
+        }
+    )
     assert isinstance(stub, NotImplementedError)
     with pytest.raises(CheckFailure, match="not implemented yet"), Checker("softmax") as c:
         c.call(_raiser(stub), 1)
     error = proxy.rebuild_exception(
-        {"type": "ValueError", "bases": ["ValueError", "Exception"], "message": "bad axis",
-         "frames": frames}
-    )  # fmt: skip
+        {
+            "type": "ValueError",
+            "bases": ["ValueError", "Exception"],
+            "message": "bad axis",
+            "frames": frames,
+        }
+    )
     with (
         pytest.raises(CheckFailure, match="raised ValueError: bad axis") as caught,
         Checker("s") as c,
@@ -312,8 +339,9 @@ def test_learner_exceptions_become_the_same_kind_with_learner_frames_only():
     assert "return np.exp(x) / s" in caught.value.learner_traceback
     assert "transformer_course/grader" not in caught.value.learner_traceback  # not the grader's
     assert "ValueError: bad axis" in caught.value.learner_traceback.splitlines()[-1]
-    key = proxy.rebuild_exception({"type": "KeyError", "bases": ["KeyError", "LookupError"],
-                                   "message": "'cat'"})  # fmt: skip
+    key = proxy.rebuild_exception(
+        {"type": "KeyError", "bases": ["KeyError", "LookupError"], "message": "'cat'"}
+    )
     assert isinstance(key, KeyError) and str(key) == "'cat'"
     custom = proxy.rebuild_exception(
         {"type": "SystemExit", "bases": ["SystemExit"], "message": "3"}
@@ -372,8 +400,9 @@ def test_plan_restores_deleted_cells_and_flags_stripped_metadata(spec):
     first = spec.exercises[0].name
 
     def delete(nb):
-        nb["cells"] = [c for c in nb["cells"]
-                       if meta(c).get("grade_id") not in (f"test_{first}", "setup")]  # fmt: skip
+        nb["cells"] = [
+            c for c in nb["cells"] if meta(c).get("grade_id") not in (f"test_{first}", "setup")
+        ]
 
     plan = build_plan(cells(delete), spec)
     assert sorted(checks_of(plan)) == sorted(ex.name for ex in spec.exercises)

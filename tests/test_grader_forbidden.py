@@ -144,11 +144,25 @@ def _encoder_layer_native(f):
     layer = _encoder_layer()
     attention, norm1, norm2 = layer.self_attn, layer.norm1, layer.norm2
     return f(
-        _mha_input(), 8, 2, attention.in_proj_weight, attention.in_proj_bias,
-        attention.out_proj.weight, attention.out_proj.bias, False, False, 1e-5,
-        norm1.weight, norm1.bias, norm2.weight, norm2.bias, layer.linear1.weight,
-        layer.linear1.bias, layer.linear2.weight, layer.linear2.bias,
-    )  # fmt: skip
+        _mha_input(),
+        8,
+        2,
+        attention.in_proj_weight,
+        attention.in_proj_bias,
+        attention.out_proj.weight,
+        attention.out_proj.bias,
+        False,
+        False,
+        1e-5,
+        norm1.weight,
+        norm1.bias,
+        norm2.weight,
+        norm2.bias,
+        layer.linear1.weight,
+        layer.linear1.bias,
+        layer.linear2.weight,
+        layer.linear2.bias,
+    )
 
 
 def _decoder_layer(cls):
@@ -158,8 +172,13 @@ def _decoder_layer(cls):
     encoder = _encoder_layer()
     decoder = cls(8, 2, 16, dropout=0.0, batch_first=True)
     state = {k: v for k, v in encoder.state_dict().items() if not k.startswith("norm2")}
-    state.update({k.replace("norm2", "norm3"): v for k, v in encoder.state_dict().items()
-                  if k.startswith("norm2")})  # fmt: skip
+    state.update(
+        {
+            k.replace("norm2", "norm3"): v
+            for k, v in encoder.state_dict().items()
+            if k.startswith("norm2")
+        }
+    )
     decoder.load_state_dict(state, strict=False)
     with torch.no_grad():
         decoder.multihead_attn.out_proj.weight.zero_()
@@ -207,13 +226,16 @@ EXPECTED = {  # what each family computes, written by hand
     "transformer": lambda: _encoder_layer()(_mha_input()),
     "layer_norm": lambda: _layer_norm_by_hand(_norm_input()),
     "group_norm": lambda: _layer_norm_by_hand(_norm_input()).reshape(6, 8),
-    "rms_norm": lambda: _norm_input() / torch.sqrt((_norm_input() ** 2).mean(-1, keepdim=True) + 1e-6),
+    "rms_norm": lambda: (
+        _norm_input() / torch.sqrt((_norm_input() ** 2).mean(-1, keepdim=True) + 1e-6)
+    ),
     "one_hot": lambda: torch.eye(5, dtype=torch.int64)[_ids()],
     "embedding": lambda: torch.eye(5)[_ids()],
-    "cosine_similarity": lambda: (_pair()[0] * _pair()[1]).sum(-1)
-    / (_pair()[0].norm(dim=-1) * _pair()[1].norm(dim=-1)),
+    "cosine_similarity": lambda: (
+        (_pair()[0] * _pair()[1]).sum(-1) / (_pair()[0].norm(dim=-1) * _pair()[1].norm(dim=-1))
+    ),
     "cross_entropy": lambda: _cross_entropy_by_hand(*_logits_target()),
-}  # fmt: skip
+}
 
 _SDPA_ARGS = lambda f: _attention_silently(f)  # noqa: E731
 _EMB = _embedding_bag_input
@@ -355,16 +377,35 @@ RUNS = {  # family -> (an alias, or a name a pattern of the family matches, how 
 WIDER_RUNS = {  # (narrower, wider) -> the wider API set up to compute the narrower result
     ("softmax", "attention"): (
         "torch.nn.functional.scaled_dot_product_attention",
-        lambda f: f(_x()[None], torch.eye(5, dtype=torch.float64)[None],
-                    torch.eye(5, dtype=torch.float64)[None], scale=1.0)[0],
+        lambda f: f(
+            _x()[None],
+            torch.eye(5, dtype=torch.float64)[None],
+            torch.eye(5, dtype=torch.float64)[None],
+            scale=1.0,
+        )[0],
     ),
     ("attention", "multi_head_attention"): (
         "torch.nn.functional.multi_head_attention_forward",
         lambda f: f(
-            *(t[0].transpose(0, 1) for t in (_qkv()[:, :1], _qkv()[:, :1] * 0.5, _qkv()[:, :1] + 1)),
-            8, 1, None, None, None, None, False, 0.0, torch.eye(8), None,
-            use_separate_proj_weight=True, q_proj_weight=torch.eye(8), k_proj_weight=torch.eye(8),
-            v_proj_weight=torch.eye(8), need_weights=False,
+            *(
+                t[0].transpose(0, 1)
+                for t in (_qkv()[:, :1], _qkv()[:, :1] * 0.5, _qkv()[:, :1] + 1)
+            ),
+            8,
+            1,
+            None,
+            None,
+            None,
+            None,
+            False,
+            0.0,
+            torch.eye(8),
+            None,
+            use_separate_proj_weight=True,
+            q_proj_weight=torch.eye(8),
+            k_proj_weight=torch.eye(8),
+            v_proj_weight=torch.eye(8),
+            need_weights=False,
         )[0].transpose(0, 1)[None],
     ),
     ("multi_head_attention", "transformer"): (
@@ -378,13 +419,14 @@ WIDER_RUNS = {  # (narrower, wider) -> the wider API set up to compute the narro
         lambda f: f(_norm_input().reshape(6, 8), 1).reshape(2, 3, 8),
     ),
     ("layer_norm", "transformer"): (
-        "torch.nn.TransformerEncoderLayer", lambda f: f(8, 2).norm1(_norm_input())
+        "torch.nn.TransformerEncoderLayer",
+        lambda f: f(8, 2).norm1(_norm_input()),
     ),
     ("one_hot", "embedding"): (
         "torch.nn.functional.embedding",
         lambda f: f(_ids(), torch.eye(5, dtype=torch.float64)).long(),
     ),
-}  # fmt: skip
+}
 
 
 def _expected(family: str) -> torch.Tensor:
@@ -426,8 +468,10 @@ def test_a_wider_family_computes_the_narrower_one(pair):
     if narrow == "attention":  # one head of the attention: multi-head attention with one head
         expected = expected[:, :1]
     torch.testing.assert_close(got.to(expected.dtype), expected, rtol=1e-4, atol=1e-5)
-    assert all(m in static.expand_forbidden((api_families.FAMILIES[narrow][0],)) for m in
-               api_families.FAMILIES[wide])  # fmt: skip
+    assert all(
+        m in static.expand_forbidden((api_families.FAMILIES[narrow][0],))
+        for m in api_families.FAMILIES[wide]
+    )
 
 
 def test_every_wider_relation_is_demonstrated():
@@ -471,92 +515,262 @@ def cell(*lines: str) -> str:
 
 T = "torch.as_tensor(x)"
 PROVEN = {  # (lesson, exercise, answer cell): each calls a family member the grader resolves
-    "softmax-direct": ("04_attention", "softmax", cell(
-        "import torch", "def softmax(x, axis=-1):", f"    return torch.softmax({T}, axis).numpy()")),
-    "softmax-functional-alias": ("04_attention", "softmax", cell(
-        "import torch", "import torch.nn.functional as F", "def softmax(x, axis=-1):",
-        f"    return F.softmax({T}, dim=axis).numpy()")),
-    "softmax-assigned-alias": ("04_attention", "softmax", cell(
-        "import torch", "_sm = torch.special.softmax", "def softmax(x, axis=-1):",
-        f"    return _sm({T}, axis).numpy()")),
-    "softmax-lambda": ("04_attention", "softmax", cell(
-        "import torch", f"softmax = lambda x, axis=-1: torch.log_softmax({T}, axis).exp().numpy()")),
-    "softmax-helper-same-cell": ("04_attention", "softmax", cell(
-        "import torch", "def _h(x, a):", f"    return torch.nn.Softmax(a)({T}).numpy()",
-        "def softmax(x, axis=-1):", "    return _h(x, axis)")),
-    "softmax-getattr-constant": ("04_attention", "softmax", cell(
-        "import torch", "def softmax(x, axis=-1):",
-        f"    return getattr(torch, 'softmax')({T}, axis).numpy()")),
-    "softmax-vars-constant": ("04_attention", "softmax", cell(
-        "import torch", "import torch.nn.functional as F", "def softmax(x, axis=-1):",
-        f"    return vars(F)['softmax']({T}, axis).numpy()")),
-    "softmax-local-import-aten": ("04_attention", "softmax", cell(
-        "def softmax(x, axis=-1):", "    import torch",
-        f"    return torch.ops.aten._softmax({T}, axis, False).numpy()")),
-    "softmax-through-attention": ("04_attention", "softmax", cell(
-        "import torch", "from torch.nn.functional import scaled_dot_product_attention as attend",
-        "def softmax(x, axis=-1):", f"    eye = torch.eye({T}.shape[-1], dtype=torch.float64)",
-        f"    return attend({T}[None], eye[None], eye[None], scale=1.0)[0].numpy()")),
-    "softmax-subclass": ("04_attention", "softmax", cell(
-        "import torch", "class softmax(torch.nn.Softmax):", "    pass")),
-    "sdpa-C": ("04_attention", "scaled_dot_product_attention", cell(
-        "import torch", "def scaled_dot_product_attention(q, k, v, mask=None):",
-        "    return torch._C._nn.scaled_dot_product_attention(q, k, v, mask), None")),
-    "one_hot-C": ("02_embeddings", "one_hot", cell(
-        "import torch", "def one_hot(ids, vocab_size):",
-        "    return torch._C._nn.one_hot(torch.as_tensor(ids), vocab_size).numpy()")),
-    "one_hot-embedding": ("02_embeddings", "one_hot", cell(
-        "import numpy as np", "import torch", "import torch.nn.functional as F",
-        "def one_hot(ids, vocab_size):",
-        "    return F.embedding(torch.as_tensor(ids), torch.eye(vocab_size)).numpy()")),
-    "cosine-torch": ("02_embeddings", "cosine_similarity", cell(
-        "import torch", "def cosine_similarity(a, b):",
-        "    a, b = torch.as_tensor(a), torch.as_tensor(b)",
-        "    return torch.cosine_similarity(a[:, None], b[None], -1).numpy()")),
-    "layer_norm-native": ("07_encoder", "LayerNorm", cell(
-        "import torch", "from torch import nn", "class LayerNorm(nn.Module):",
-        "    def __init__(self, d_model, eps=1e-6):", "        super().__init__()",
-        "        self.gamma = nn.Parameter(torch.ones(d_model))",
-        "        self.beta = nn.Parameter(torch.zeros(d_model))", "        self.eps = eps",
-        "    def forward(self, x):",
-        "        return torch.native_layer_norm(x, x.shape[-1:], self.gamma, self.beta, self.eps)[0]")),
-    "layer_norm-subclass": ("07_encoder", "LayerNorm", cell(
-        "from torch import nn", "class LayerNorm(nn.LayerNorm):", "    pass")),
-    "layer_norm-group_norm": ("07_encoder", "LayerNorm", cell(
-        "import torch", "import torch.nn.functional as F", "class LayerNorm(torch.nn.Module):",
-        "    def forward(self, x):",
-        "        return F.group_norm(x.reshape(-1, x.shape[-1]), 1).reshape(x.shape)")),
-    "rms_norm-torch": ("11_language_model", "RMSNorm", cell(
-        "import torch", "class RMSNorm(torch.nn.Module):", "    def forward(self, x):",
-        "        return torch.rms_norm(x, x.shape[-1:], None, 1e-6)")),
-    "a-star-import-of-a-known-library-elsewhere": ("04_attention", "softmax", cell(
-        "from numpy import *", "import torch", "def softmax(x, axis=-1):",
-        f"    return torch.softmax({T}, axis).numpy()")),
-    "gqa-enable_gqa": ("12_inference", "grouped_query_attention", cell(
-        "import torch.nn.functional as F", "def grouped_query_attention(q, k, v, mask=None):",
-        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)")),
-}  # fmt: skip
+    "softmax-direct": (
+        "04_attention",
+        "softmax",
+        cell(
+            "import torch",
+            "def softmax(x, axis=-1):",
+            f"    return torch.softmax({T}, axis).numpy()",
+        ),
+    ),
+    "softmax-functional-alias": (
+        "04_attention",
+        "softmax",
+        cell(
+            "import torch",
+            "import torch.nn.functional as F",
+            "def softmax(x, axis=-1):",
+            f"    return F.softmax({T}, dim=axis).numpy()",
+        ),
+    ),
+    "softmax-assigned-alias": (
+        "04_attention",
+        "softmax",
+        cell(
+            "import torch",
+            "_sm = torch.special.softmax",
+            "def softmax(x, axis=-1):",
+            f"    return _sm({T}, axis).numpy()",
+        ),
+    ),
+    "softmax-lambda": (
+        "04_attention",
+        "softmax",
+        cell(
+            "import torch",
+            f"softmax = lambda x, axis=-1: torch.log_softmax({T}, axis).exp().numpy()",
+        ),
+    ),
+    "softmax-helper-same-cell": (
+        "04_attention",
+        "softmax",
+        cell(
+            "import torch",
+            "def _h(x, a):",
+            f"    return torch.nn.Softmax(a)({T}).numpy()",
+            "def softmax(x, axis=-1):",
+            "    return _h(x, axis)",
+        ),
+    ),
+    "softmax-getattr-constant": (
+        "04_attention",
+        "softmax",
+        cell(
+            "import torch",
+            "def softmax(x, axis=-1):",
+            f"    return getattr(torch, 'softmax')({T}, axis).numpy()",
+        ),
+    ),
+    "softmax-vars-constant": (
+        "04_attention",
+        "softmax",
+        cell(
+            "import torch",
+            "import torch.nn.functional as F",
+            "def softmax(x, axis=-1):",
+            f"    return vars(F)['softmax']({T}, axis).numpy()",
+        ),
+    ),
+    "softmax-local-import-aten": (
+        "04_attention",
+        "softmax",
+        cell(
+            "def softmax(x, axis=-1):",
+            "    import torch",
+            f"    return torch.ops.aten._softmax({T}, axis, False).numpy()",
+        ),
+    ),
+    "softmax-through-attention": (
+        "04_attention",
+        "softmax",
+        cell(
+            "import torch",
+            "from torch.nn.functional import scaled_dot_product_attention as attend",
+            "def softmax(x, axis=-1):",
+            f"    eye = torch.eye({T}.shape[-1], dtype=torch.float64)",
+            f"    return attend({T}[None], eye[None], eye[None], scale=1.0)[0].numpy()",
+        ),
+    ),
+    "softmax-subclass": (
+        "04_attention",
+        "softmax",
+        cell("import torch", "class softmax(torch.nn.Softmax):", "    pass"),
+    ),
+    "sdpa-C": (
+        "04_attention",
+        "scaled_dot_product_attention",
+        cell(
+            "import torch",
+            "def scaled_dot_product_attention(q, k, v, mask=None):",
+            "    return torch._C._nn.scaled_dot_product_attention(q, k, v, mask), None",
+        ),
+    ),
+    "one_hot-C": (
+        "02_embeddings",
+        "one_hot",
+        cell(
+            "import torch",
+            "def one_hot(ids, vocab_size):",
+            "    return torch._C._nn.one_hot(torch.as_tensor(ids), vocab_size).numpy()",
+        ),
+    ),
+    "one_hot-embedding": (
+        "02_embeddings",
+        "one_hot",
+        cell(
+            "import numpy as np",
+            "import torch",
+            "import torch.nn.functional as F",
+            "def one_hot(ids, vocab_size):",
+            "    return F.embedding(torch.as_tensor(ids), torch.eye(vocab_size)).numpy()",
+        ),
+    ),
+    "cosine-torch": (
+        "02_embeddings",
+        "cosine_similarity",
+        cell(
+            "import torch",
+            "def cosine_similarity(a, b):",
+            "    a, b = torch.as_tensor(a), torch.as_tensor(b)",
+            "    return torch.cosine_similarity(a[:, None], b[None], -1).numpy()",
+        ),
+    ),
+    "layer_norm-native": (
+        "07_encoder",
+        "LayerNorm",
+        cell(
+            "import torch",
+            "from torch import nn",
+            "class LayerNorm(nn.Module):",
+            "    def __init__(self, d_model, eps=1e-6):",
+            "        super().__init__()",
+            "        self.gamma = nn.Parameter(torch.ones(d_model))",
+            "        self.beta = nn.Parameter(torch.zeros(d_model))",
+            "        self.eps = eps",
+            "    def forward(self, x):",
+            "        return torch.native_layer_norm(x, x.shape[-1:], self.gamma, self.beta, self.eps)[0]",
+        ),
+    ),
+    "layer_norm-subclass": (
+        "07_encoder",
+        "LayerNorm",
+        cell("from torch import nn", "class LayerNorm(nn.LayerNorm):", "    pass"),
+    ),
+    "layer_norm-group_norm": (
+        "07_encoder",
+        "LayerNorm",
+        cell(
+            "import torch",
+            "import torch.nn.functional as F",
+            "class LayerNorm(torch.nn.Module):",
+            "    def forward(self, x):",
+            "        return F.group_norm(x.reshape(-1, x.shape[-1]), 1).reshape(x.shape)",
+        ),
+    ),
+    "rms_norm-torch": (
+        "11_language_model",
+        "RMSNorm",
+        cell(
+            "import torch",
+            "class RMSNorm(torch.nn.Module):",
+            "    def forward(self, x):",
+            "        return torch.rms_norm(x, x.shape[-1:], None, 1e-6)",
+        ),
+    ),
+    "a-star-import-of-a-known-library-elsewhere": (
+        "04_attention",
+        "softmax",
+        cell(
+            "from numpy import *",
+            "import torch",
+            "def softmax(x, axis=-1):",
+            f"    return torch.softmax({T}, axis).numpy()",
+        ),
+    ),
+    "gqa-enable_gqa": (
+        "12_inference",
+        "grouped_query_attention",
+        cell(
+            "import torch.nn.functional as F",
+            "def grouped_query_attention(q, k, v, mask=None):",
+            "    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)",
+        ),
+    ),
+}
 NOT_PROVEN = {  # (lesson, exercise, answer cell, what the flag names)
-    "parameter-shadows-the-module": ("04_attention", "softmax", cell(
-        "import torch", "def softmax(x, axis=-1, torch=torch):",
-        f"    return torch.softmax({T}, axis).numpy()"), "torch.softmax"),
-    "computed-name": ("04_attention", "softmax", cell(
-        "import torch", "def softmax(x, axis=-1):",
-        f"    return getattr(torch, 'soft' + 'max')({T}, axis).numpy()"), "<computed name>"),
-    "importlib": ("04_attention", "softmax", cell(
-        "import importlib", "def softmax(x, axis=-1):",
-        "    torch = importlib.import_module('torch')",
-        f"    return torch.softmax({T}, axis).numpy()"), "importlib"),
-    "a-tensor-method": ("04_attention", "softmax", cell(
-        "import torch", "def softmax(x, axis=-1):", f"    return {T}.softmax(axis).numpy()"),
-        "<tensor>.softmax"),
-    "a-star-import-that-may-bind-anything": ("04_attention", "softmax", cell(
-        "from os import *", "import torch", "def softmax(x, axis=-1):",
-        f"    return torch.softmax({T}, axis).numpy()"), "from os import *"),
-    "a-module-rebound-in-another-cell": ("04_attention", "softmax", cell(
-        "import torch", "def softmax(x, axis=-1):", f"    return torch.softmax({T}, axis).numpy()",
-        "def _later():", "    global torch", "    torch = None"), "torch.softmax"),
-}  # fmt: skip
+    "parameter-shadows-the-module": (
+        "04_attention",
+        "softmax",
+        cell(
+            "import torch",
+            "def softmax(x, axis=-1, torch=torch):",
+            f"    return torch.softmax({T}, axis).numpy()",
+        ),
+        "torch.softmax",
+    ),
+    "computed-name": (
+        "04_attention",
+        "softmax",
+        cell(
+            "import torch",
+            "def softmax(x, axis=-1):",
+            f"    return getattr(torch, 'soft' + 'max')({T}, axis).numpy()",
+        ),
+        "<computed name>",
+    ),
+    "importlib": (
+        "04_attention",
+        "softmax",
+        cell(
+            "import importlib",
+            "def softmax(x, axis=-1):",
+            "    torch = importlib.import_module('torch')",
+            f"    return torch.softmax({T}, axis).numpy()",
+        ),
+        "importlib",
+    ),
+    "a-tensor-method": (
+        "04_attention",
+        "softmax",
+        cell("import torch", "def softmax(x, axis=-1):", f"    return {T}.softmax(axis).numpy()"),
+        "<tensor>.softmax",
+    ),
+    "a-star-import-that-may-bind-anything": (
+        "04_attention",
+        "softmax",
+        cell(
+            "from os import *",
+            "import torch",
+            "def softmax(x, axis=-1):",
+            f"    return torch.softmax({T}, axis).numpy()",
+        ),
+        "from os import *",
+    ),
+    "a-module-rebound-in-another-cell": (
+        "04_attention",
+        "softmax",
+        cell(
+            "import torch",
+            "def softmax(x, axis=-1):",
+            f"    return torch.softmax({T}, axis).numpy()",
+            "def _later():",
+            "    global torch",
+            "    torch = None",
+        ),
+        "torch.softmax",
+    ),
+}
 
 
 @pytest.mark.parametrize("case", sorted(PROVEN))
@@ -615,27 +829,66 @@ HONEST = {  # must neither zero nor flag anything
 }
 
 
-HONEST.update({  # constructs adapter code uses honestly (issue 22): no flag
-    "getattr-computed-on-torch-nn": ("04_attention", "softmax", lambda s: s + cell(
-        "", "from torch import nn", "_ACTIVATION = 'ReLU'", "def _activation():",
-        "    return getattr(nn, _ACTIVATION)()")),
-    "setattr-and-getattr-on-its-own-objects": ("04_attention", "softmax", lambda s: s + cell(
-        "", "class _Holder:", "    def __init__(self, names):", "        for n in names:",
-        "            setattr(self, n, len(n))", "    def get(self, n):",
-        "        return getattr(self, n)")),
-    "import-inspect-for-a-signature": ("04_attention", "softmax", lambda s: s + cell(
-        "", "import inspect", "_PARAMETERS = list(inspect.signature(softmax).parameters)")),
-})  # fmt: skip
+HONEST.update(
+    {  # constructs adapter code uses honestly (issue 22): no flag
+        "getattr-computed-on-torch-nn": (
+            "04_attention",
+            "softmax",
+            lambda s: (
+                s
+                + cell(
+                    "",
+                    "from torch import nn",
+                    "_ACTIVATION = 'ReLU'",
+                    "def _activation():",
+                    "    return getattr(nn, _ACTIVATION)()",
+                )
+            ),
+        ),
+        "setattr-and-getattr-on-its-own-objects": (
+            "04_attention",
+            "softmax",
+            lambda s: (
+                s
+                + cell(
+                    "",
+                    "class _Holder:",
+                    "    def __init__(self, names):",
+                    "        for n in names:",
+                    "            setattr(self, n, len(n))",
+                    "    def get(self, n):",
+                    "        return getattr(self, n)",
+                )
+            ),
+        ),
+        "import-inspect-for-a-signature": (
+            "04_attention",
+            "softmax",
+            lambda s: (
+                s
+                + cell(
+                    "",
+                    "import inspect",
+                    "_PARAMETERS = list(inspect.signature(softmax).parameters)",
+                )
+            ),
+        ),
+    }
+)
 FLAGGED_WITH_WHAT_TO_LOOK_AT = {  # (answer addition, what the flag tells a human to look at)
-    "setattr-on-the-library": (cell(
-        "", "import torch.nn.functional as F", "setattr(F, 'gelu', lambda x: x)"),
-        "setattr(torch.nn.functional, ...) (look at what it replaces"),
-    "getattr-computed-on-torch": (cell(
-        "", "import torch", "_op = getattr(torch, '_soft' + 'max')"),
-        "getattr(torch, <computed name>) (look at the name it builds; it can reach torch."),
-    "the-caller-s-frame": (cell("", "import inspect", "_frame = inspect.currentframe()"),
-                           "inspect.currentframe"),
-}  # fmt: skip
+    "setattr-on-the-library": (
+        cell("", "import torch.nn.functional as F", "setattr(F, 'gelu', lambda x: x)"),
+        "setattr(torch.nn.functional, ...) (look at what it replaces",
+    ),
+    "getattr-computed-on-torch": (
+        cell("", "import torch", "_op = getattr(torch, '_soft' + 'max')"),
+        "getattr(torch, <computed name>) (look at the name it builds; it can reach torch.",
+    ),
+    "the-caller-s-frame": (
+        cell("", "import inspect", "_frame = inspect.currentframe()"),
+        "inspect.currentframe",
+    ),
+}
 
 
 @pytest.mark.parametrize("case", sorted(FLAGGED_WITH_WHAT_TO_LOOK_AT))
@@ -659,8 +912,12 @@ def test_honest_code_is_neither_zeroed_nor_flagged(case):
 def test_a_forbidden_api_called_where_another_exercise_allows_it_costs_nothing():
     """A cell after softmax's test cell uses torch.softmax at its top level and in a helper
     that the attention exercise calls: softmax is already graded, attention allows it."""
-    later = cell("import torch", "def _weights(s):", "    return torch.softmax(s, -1)",
-                 "print(torch.softmax(torch.zeros(3), 0))")  # fmt: skip
+    later = cell(
+        "import torch",
+        "def _weights(s):",
+        "    return torch.softmax(s, -1)",
+        "print(torch.softmax(torch.zeros(3), 0))",
+    )
     outcomes, flags = judge("04_attention", {}, after={"test_softmax": later})
     assert all(e.score == e.points for e in outcomes.values())
     assert flags == []

@@ -259,8 +259,17 @@ def test_every_process_wide_setting_is_pinned_for_a_call_and_the_learners_come_b
     from transformer_course.grader.lesson import LessonSpec
     from transformer_course.grader.session import Session
 
-    spec = LessonSpec("99_state", [], [], [], modules={}, guarded={}, checks_fingerprint="",
-                      fingerprint="state", extra={"checks": {}})  # fmt: skip
+    spec = LessonSpec(
+        "99_state",
+        [],
+        [],
+        [],
+        modules={},
+        guarded={},
+        checks_fingerprint="",
+        fingerprint="state",
+        extra={"checks": {}},
+    )
     session = Session(spec, LIMITS, mode)
     session.start()
     try:
@@ -395,18 +404,26 @@ def never_taken(name: str, call: str, setup: str) -> str:
 
 PROVEN_UNSEEN = [
     {
-        "softmax": never_taken("softmax", "F.softmax(torch.as_tensor(args[0]), -1)",
-                               "import torch\nimport torch.nn.functional as F"),
+        "softmax": never_taken(
+            "softmax",
+            "F.softmax(torch.as_tensor(args[0]), -1)",
+            "import torch\nimport torch.nn.functional as F",
+        ),
         SDPA: never_taken(SDPA, "torch.nn.MultiheadAttention(4, 1)", "import torch"),
     },
     {
-        "softmax": never_taken("softmax", "attend(*args)",
-                               "from torch.nn.functional import scaled_dot_product_attention "
-                               "as attend"),
-        "attention_row": never_taken("attention_row", "vars(F)['scaled_dot_product_attention']"
-                                     "(*args)", "import torch.nn.functional as F"),
+        "softmax": never_taken(
+            "softmax",
+            "attend(*args)",
+            "from torch.nn.functional import scaled_dot_product_attention as attend",
+        ),
+        "attention_row": never_taken(
+            "attention_row",
+            "vars(F)['scaled_dot_product_attention'](*args)",
+            "import torch.nn.functional as F",
+        ),
     },
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("answers", PROVEN_UNSEEN, ids=["functional-module", "alias-vars"])

@@ -115,24 +115,41 @@ def build_class(course: Path) -> dict[tuple[str, str], dict]:
     alice = course / "autograde" / "submitted" / "alice" / L4 / f"{L4}.ipynb"
     expectations: dict[tuple[str, str], dict] = {}
 
-    def add(student, lesson, data, zero=(), flagged=False, status=None, name=None, total=None,
-            broken=False):  # fmt: skip
+    def add(
+        student,
+        lesson,
+        data,
+        zero=(),
+        flagged=False,
+        status=None,
+        name=None,
+        total=None,
+        broken=False,
+    ):
         """``zero``: the exercises it cheats in. ``broken``: the cheat also breaks the function
         for later exercises that call it, which may then fail as they would with a stub."""
         submit(course, student, lesson, data, name)
         full = P4 if lesson == L4 else P1
         expected = total if total is not None else sum(full.values()) - sum(full[z] for z in zero)
-        expectations[(student, lesson)] = {"total": expected, "zero": set(zero), "flagged": flagged,
-                                           "status": status, "broken": broken}  # fmt: skip
+        expectations[(student, lesson)] = {
+            "total": expected,
+            "zero": set(zero),
+            "flagged": flagged,
+            "status": status,
+            "broken": broken,
+        }
         for undone_name in zero:  # the same notebook with that exercise simply left undone
             if ("baseline_" + undone_name, lesson) not in expectations:
                 base = S4 if lesson == L4 else S1
                 undone = {k: v for k, v in base.items() if k != undone_name}
                 submit(course, "baseline_" + undone_name, lesson, submission(lesson, undone))
                 expectations[("baseline_" + undone_name, lesson)] = {
-                    "total": None, "zero": {undone_name}, "flagged": False, "status": None,
+                    "total": None,
+                    "zero": {undone_name},
+                    "flagged": False,
+                    "status": None,
                     "broken": True,
-                }  # fmt: skip
+                }
 
     rebind = "\n".join(f"check_{name} = lambda *a, **k: None" for name in P4)
     patch = (
@@ -183,7 +200,10 @@ def softmax(x, axis=-1):
         "    def __array_ufunc__(self, *args, **kwargs):\n        return True\n"
         "def softmax(x, axis=-1):\n    return np.zeros_like(x).view(Lying)\n"
     )
-    liar_tensor = wrap(TORCH_EXERCISE, S4[TORCH_EXERCISE], """
+    liar_tensor = wrap(
+        TORCH_EXERCISE,
+        S4[TORCH_EXERCISE],
+        """
         import torch
         class Lying(torch.Tensor):
             @classmethod
@@ -191,7 +211,8 @@ def softmax(x, axis=-1):
                 return True
         out, weights = _honest_scaled_dot_product_attention(*args, **kwargs)
         return torch.zeros_like(out).as_subclass(Lying), torch.zeros_like(weights).as_subclass(Lying)
-    """)  # fmt: skip
+    """,
+    )
     add("alice", L4, submission(L4, S4))
     add("alice", L1, submission(L1, S1))
     add("rebind", L4, stubs_and(L4, rebind), total=0)
@@ -205,20 +226,78 @@ def softmax(x, axis=-1):
         zero=[TORCH_EXERCISE],
         broken=True,
     )
-    add("ref_import", L4, submission(L4, dict(S4, softmax="from transformer_course.reference.attention import softmax")),
-        zero=[SOFTMAX], status="reference")  # fmt: skip
-    add("ref_lazy", L4, submission(L4, dict(S4, softmax=(
-        "def softmax(x, axis=-1):\n    from transformer_course.reference import attention as r\n"
-        "    return r.softmax(x, axis=axis)\n"))), zero=[SOFTMAX], status="reference")  # fmt: skip
-    add("edited_tests", L4, submission(L4, S4, edit=edit_tests(
-        lambda c: dict(c, source="pass", metadata={"nbgrader": dict(meta(c), points=1000)}))))  # fmt: skip
-    add("inflated_stub", L4, submission(L4, {}, edit=edit_tests(
-        lambda c: dict(c, metadata={"nbgrader": dict(meta(c), points=1000)}))), total=0)  # fmt: skip
-    add("deleted_test", L4, submission(L4, S4, edit=edit_tests(
-        lambda c: None if meta(c)["grade_id"] == f"test_{SOFTMAX}" else c)), flagged=True)  # fmt: skip
-    add("retyped_tests", L4, submission(L4, S4, edit=edit_tests(
-        lambda c: dict(c, metadata={}, source=f"check_{meta(c)['grade_id'][5:]}({meta(c)['grade_id'][5:]})"))),
-        flagged=True)  # fmt: skip
+    add(
+        "ref_import",
+        L4,
+        submission(
+            L4, dict(S4, softmax="from transformer_course.reference.attention import softmax")
+        ),
+        zero=[SOFTMAX],
+        status="reference",
+    )
+    add(
+        "ref_lazy",
+        L4,
+        submission(
+            L4,
+            dict(
+                S4,
+                softmax=(
+                    "def softmax(x, axis=-1):\n    from transformer_course.reference import attention as r\n"
+                    "    return r.softmax(x, axis=axis)\n"
+                ),
+            ),
+        ),
+        zero=[SOFTMAX],
+        status="reference",
+    )
+    add(
+        "edited_tests",
+        L4,
+        submission(
+            L4,
+            S4,
+            edit=edit_tests(
+                lambda c: dict(c, source="pass", metadata={"nbgrader": dict(meta(c), points=1000)})
+            ),
+        ),
+    )
+    add(
+        "inflated_stub",
+        L4,
+        submission(
+            L4,
+            {},
+            edit=edit_tests(lambda c: dict(c, metadata={"nbgrader": dict(meta(c), points=1000)})),
+        ),
+        total=0,
+    )
+    add(
+        "deleted_test",
+        L4,
+        submission(
+            L4,
+            S4,
+            edit=edit_tests(lambda c: None if meta(c)["grade_id"] == f"test_{SOFTMAX}" else c),
+        ),
+        flagged=True,
+    )
+    add(
+        "retyped_tests",
+        L4,
+        submission(
+            L4,
+            S4,
+            edit=edit_tests(
+                lambda c: dict(
+                    c,
+                    metadata={},
+                    source=f"check_{meta(c)['grade_id'][5:]}({meta(c)['grade_id'][5:]})",
+                )
+            ),
+        ),
+        flagged=True,
+    )
 
     def strip(nb):
         for cell in nb["cells"]:
@@ -226,62 +305,216 @@ def softmax(x, axis=-1):
 
     add("stripped", L4, submission(L4, S4, edit=strip), flagged=True)
     add("exit_top", L4, solved_and(L4, "import os\nos._exit(0)"), flagged=True)
-    add("exit_in_check", L4, submission(L4, dict(S4, softmax=wrap(SOFTMAX, S4[SOFTMAX], """
+    add(
+        "exit_in_check",
+        L4,
+        submission(
+            L4,
+            dict(
+                S4,
+                softmax=wrap(
+                    SOFTMAX,
+                    S4[SOFTMAX],
+                    """
         import os
         if getattr(args[0], "ndim", 0) >= 3:
             os._exit(1)
-    """))), zero=[SOFTMAX], flagged=True, status="crashed", broken=True)  # fmt: skip
-    add("exits_ignored", L4, submission(L4, dict(S4, softmax=S4[SOFTMAX] + "\nimport sys\nsys.exit(0)\n",
-        **{TORCH_EXERCISE: S4[TORCH_EXERCISE] + "\nquit()\nexit()\n"})))  # fmt: skip
-    add("segfault", L4, submission(L4, dict(S4, softmax=wrap(SOFTMAX, S4[SOFTMAX], """
+    """,
+                ),
+            ),
+        ),
+        zero=[SOFTMAX],
+        flagged=True,
+        status="crashed",
+        broken=True,
+    )
+    add(
+        "exits_ignored",
+        L4,
+        submission(
+            L4,
+            dict(
+                S4,
+                softmax=S4[SOFTMAX] + "\nimport sys\nsys.exit(0)\n",
+                **{TORCH_EXERCISE: S4[TORCH_EXERCISE] + "\nquit()\nexit()\n"},
+            ),
+        ),
+    )
+    add(
+        "segfault",
+        L4,
+        submission(
+            L4,
+            dict(
+                S4,
+                softmax=wrap(
+                    SOFTMAX,
+                    S4[SOFTMAX],
+                    """
         import ctypes
         ctypes.string_at(0)
-    """))), zero=[SOFTMAX], flagged=True, status="crashed", broken=True)  # fmt: skip
-    add("loop", L4, submission(L4, dict(S4, softmax=wrap(SOFTMAX, S4[SOFTMAX], "while True:\n    pass"))),
-        zero=[SOFTMAX], status="timeout", broken=True)  # fmt: skip
+    """,
+                ),
+            ),
+        ),
+        zero=[SOFTMAX],
+        flagged=True,
+        status="crashed",
+        broken=True,
+    )
+    add(
+        "loop",
+        L4,
+        submission(L4, dict(S4, softmax=wrap(SOFTMAX, S4[SOFTMAX], "while True:\n    pass"))),
+        zero=[SOFTMAX],
+        status="timeout",
+        broken=True,
+    )
     add("sleep", L4, solved_and(L4, "import time\ntime.sleep(10**6)"))
-    add("memory", L4, submission(L4, dict(S4, softmax=wrap(SOFTMAX, S4[SOFTMAX], "bytearray(64 * 2**30)"))),
-        zero=[SOFTMAX], broken=True)  # fmt: skip
-    add("fork_bomb", L4, solved_and(L4, (
-        "import os\nfor _ in range(100000):\n    try:\n        os.fork()\n    except OSError:\n        break\n"
-    )), flagged=True)  # fmt: skip
-    add("output_flood", L4, solved_and(L4, "import sys\nfor _ in range(20):\n    print('x' * 5_000_000)\n"
-                                       "    sys.stderr.write('y' * 5_000_000)", answers={
-        SOFTMAX: wrap(SOFTMAX, S4[SOFTMAX], "print('z' * 2_000_000)")}))  # fmt: skip
-    add("stderr_debug", L4, submission(L4, dict(S4, softmax=wrap(SOFTMAX, S4[SOFTMAX], """
+    add(
+        "memory",
+        L4,
+        submission(L4, dict(S4, softmax=wrap(SOFTMAX, S4[SOFTMAX], "bytearray(64 * 2**30)"))),
+        zero=[SOFTMAX],
+        broken=True,
+    )
+    add(
+        "fork_bomb",
+        L4,
+        solved_and(
+            L4,
+            (
+                "import os\nfor _ in range(100000):\n    try:\n        os.fork()\n    except OSError:\n        break\n"
+            ),
+        ),
+        flagged=True,
+    )
+    add(
+        "output_flood",
+        L4,
+        solved_and(
+            L4,
+            "import sys\nfor _ in range(20):\n    print('x' * 5_000_000)\n"
+            "    sys.stderr.write('y' * 5_000_000)",
+            answers={SOFTMAX: wrap(SOFTMAX, S4[SOFTMAX], "print('z' * 2_000_000)")},
+        ),
+    )
+    add(
+        "stderr_debug",
+        L4,
+        submission(
+            L4,
+            dict(
+                S4,
+                softmax=wrap(
+                    SOFTMAX,
+                    S4[SOFTMAX],
+                    """
         import sys, warnings
         print("debug: called", file=sys.stderr)
         warnings.warn("just a debug warning")
-    """))))  # fmt: skip
+    """,
+                ),
+            ),
+        ),
+    )
     add("writes", L4, solved_and(L4, writes))
     add("reads", L4, submission(L4, dict(S4, softmax=reads)), zero=[SOFTMAX], broken=True)
-    add("forbidden", L4, submission(L4, dict(S4, **{FORBIDDEN_EXERCISE: wrap(
-        FORBIDDEN_EXERCISE, S4[FORBIDDEN_EXERCISE], f"import torch\n{HARMLESS_CALLS[FORBIDDEN_API]}")})),
-        zero=[FORBIDDEN_EXERCISE], status="forbidden")  # fmt: skip
-    add("mention", L4, submission(L4, dict(S4, **{FORBIDDEN_EXERCISE: S4[FORBIDDEN_EXERCISE] + (
-        f"\n\nif False:\n    import torch\n    {HARMLESS_CALLS[FORBIDDEN_API]}\n")})), flagged=True)  # fmt: skip
-    add("liar_list", L1, submission(L1, dict(S1, tokenize=(
-        "class Everything(list):\n    def __eq__(self, other):\n        return True\n"
-        "def tokenize(text):\n    return Everything(['?'])\n"))), zero=[TOKENIZE], broken=True)  # fmt: skip
+    add(
+        "forbidden",
+        L4,
+        submission(
+            L4,
+            dict(
+                S4,
+                **{
+                    FORBIDDEN_EXERCISE: wrap(
+                        FORBIDDEN_EXERCISE,
+                        S4[FORBIDDEN_EXERCISE],
+                        f"import torch\n{HARMLESS_CALLS[FORBIDDEN_API]}",
+                    )
+                },
+            ),
+        ),
+        zero=[FORBIDDEN_EXERCISE],
+        status="forbidden",
+    )
+    add(
+        "mention",
+        L4,
+        submission(
+            L4,
+            dict(
+                S4,
+                **{
+                    FORBIDDEN_EXERCISE: S4[FORBIDDEN_EXERCISE]
+                    + (f"\n\nif False:\n    import torch\n    {HARMLESS_CALLS[FORBIDDEN_API]}\n")
+                },
+            ),
+        ),
+        flagged=True,
+    )
+    add(
+        "liar_list",
+        L1,
+        submission(
+            L1,
+            dict(
+                S1,
+                tokenize=(
+                    "class Everything(list):\n    def __eq__(self, other):\n        return True\n"
+                    "def tokenize(text):\n    return Everything(['?'])\n"
+                ),
+            ),
+        ),
+        zero=[TOKENIZE],
+        broken=True,
+    )
     add(
         "rebind",
         L1,
         stubs_and(L1, "\n".join(f"check_{n} = lambda *a, **k: None" for n in P1)),
         total=0,
     )
-    add("ref_import", L1, submission(L1, dict(S1, tokenize=(
-        "from transformer_course.reference.tokenization import tokenize"))), zero=[TOKENIZE], status="reference")  # fmt: skip
+    add(
+        "ref_import",
+        L1,
+        submission(
+            L1,
+            dict(S1, tokenize=("from transformer_course.reference.tokenization import tokenize")),
+        ),
+        zero=[TOKENIZE],
+        status="reference",
+    )
     add("invalid_json", L1, b'{"cells": [ this is not json', total=0, flagged=True)
     add("empty", L4, b"", total=0, flagged=True)
     add("renamed", L4, submission(L4, S4), name="my_attention.ipynb", total=0, flagged=True)
     return expectations
 
 
-SKIP = ("autograde/autograded", "autograde/feedback", "autograde/gradebook.db", "autograde/grades.csv",
-        "results.json")  # fmt: skip
-HOME_SKIP = (".cache", ".local", ".config", ".jupyter", ".npm", ".pytest_cache", ".ipython/profile_default/db",
-             ".ipython/profile_default/history.sqlite", ".ipython/profile_default/history.sqlite-journal",
-             ".pyenv/shims", ".python_history", ".bash_history", ".wget-hsts", ".lesshst")  # fmt: skip
+SKIP = (
+    "autograde/autograded",
+    "autograde/feedback",
+    "autograde/gradebook.db",
+    "autograde/grades.csv",
+    "results.json",
+)
+HOME_SKIP = (
+    ".cache",
+    ".local",
+    ".config",
+    ".jupyter",
+    ".npm",
+    ".pytest_cache",
+    ".ipython/profile_default/db",
+    ".ipython/profile_default/history.sqlite",
+    ".ipython/profile_default/history.sqlite-journal",
+    ".pyenv/shims",
+    ".python_history",
+    ".bash_history",
+    ".wget-hsts",
+    ".lesshst",
+)
 
 
 def snapshot(course: Path) -> dict:
@@ -301,8 +534,21 @@ def graded(tmp_path_factory):
     course = make_course(tmp_path_factory.mktemp("hostile"), [L1, L4])
     expectations = build_class(course)
     before = snapshot(course)
-    run = grader(course, L1, L4, "--workers", "2", "--cell-timeout", "15", "--check-timeout", "15",
-                 "--submission-timeout", "300", "--json", str(course / "results.json"))  # fmt: skip
+    run = grader(
+        course,
+        L1,
+        L4,
+        "--workers",
+        "2",
+        "--cell-timeout",
+        "15",
+        "--check-timeout",
+        "15",
+        "--submission-timeout",
+        "300",
+        "--json",
+        str(course / "results.json"),
+    )
     after = snapshot(course)
     results = {
         (r["student"], r["lesson"]): r for r in json.loads((course / "results.json").read_text())
@@ -421,11 +667,17 @@ def test_nothing_outside_the_scratch_folder_changed(graded):
     _course, _, _, _, before, after = graded
     assert before["course"] == after["course"], "the course directory (submissions) changed"
     assert before["package"] == after["package"], "the course package changed"
-    changed = {k for k in before["environment"].keys() | after["environment"].keys()
-               if before["environment"].get(k) != after["environment"].get(k)}  # fmt: skip
+    changed = {
+        k
+        for k in before["environment"].keys() | after["environment"].keys()
+        if before["environment"].get(k) != after["environment"].get(k)
+    }
     assert not changed, f"the Python environment changed: {sorted(changed)[:5]}"
-    changed = {k for k in before["home"].keys() | after["home"].keys()
-               if before["home"].get(k) != after["home"].get(k)}  # fmt: skip
+    changed = {
+        k
+        for k in before["home"].keys() | after["home"].keys()
+        if before["home"].get(k) != after["home"].get(k)
+    }
     assert not changed, f"$HOME changed: {sorted(changed)[:5]}"
     assert not os.path.exists(f"/tmp/pwned-{TOKEN}") and not os.path.exists(
         f"/dev/shm/pwned-{TOKEN}"

@@ -58,8 +58,9 @@ EXPECTED = {student: total for student, (_, total) in class_of_three().items()}
 def test_a_dask_cluster_of_worker_processes_grades_the_class(tmp_path):
     distributed = pytest.importorskip("distributed")
     course = course_with_class(tmp_path / "course")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None) as cluster:  # fmt: skip
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
         with distributed.Client(cluster) as client:
             pids = set(client.run(os.getpid).values())
         assert len(pids) == 2 and os.getpid() not in pids, "two separate worker processes"
@@ -103,16 +104,43 @@ def postgres():
     # A throw-away cluster: nothing is synced to disk (initdb --no-sync, fsync=off), as
     # PostgreSQL's documentation suggests for tests; initdb alone waited ~3-4 s on its syncs.
     # What the test looks at (nbgrader and course-grader on PostgreSQL) does not change.
-    subprocess.run([binaries / "initdb", "-D", data, "-U", "grader", "--auth=trust", "-E", "UTF8",
-                    "--no-sync"], check=True, capture_output=True, env=env, cwd=root, **user_kwargs)  # fmt: skip
+    subprocess.run(
+        [
+            binaries / "initdb",
+            "-D",
+            data,
+            "-U",
+            "grader",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        ],
+        check=True,
+        capture_output=True,
+        env=env,
+        cwd=root,
+        **user_kwargs,
+    )
     options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
-    subprocess.run([binaries / "pg_ctl", "-D", data, "-o", options, "-w", "-l", root / "log", "start"],
-                   check=True, capture_output=True, env=env, cwd=root, **user_kwargs)  # fmt: skip
+    subprocess.run(
+        [binaries / "pg_ctl", "-D", data, "-o", options, "-w", "-l", root / "log", "start"],
+        check=True,
+        capture_output=True,
+        env=env,
+        cwd=root,
+        **user_kwargs,
+    )
     try:
         yield f"postgresql+psycopg://grader@127.0.0.1:{port}/postgres"
     finally:
-        subprocess.run([binaries / "pg_ctl", "-D", data, "-m", "immediate", "stop"],
-                       capture_output=True, env=env, cwd=root, **user_kwargs)  # fmt: skip
+        subprocess.run(
+            [binaries / "pg_ctl", "-D", data, "-m", "immediate", "stop"],
+            capture_output=True,
+            env=env,
+            cwd=root,
+            **user_kwargs,
+        )
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -124,9 +152,20 @@ def test_a_postgresql_gradebook_works_with_nbgrader_export(tmp_path, postgres):
     assert totals(postgres) == EXPECTED
     exported = tmp_path / "export.csv"
     result = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "export", f"--CourseDirectory.db_url={postgres}",
-         "--to", str(exported)], cwd=course, capture_output=True, text=True, env=tool_env(),
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "nbgrader",
+            "export",
+            f"--CourseDirectory.db_url={postgres}",
+            "--to",
+            str(exported),
+        ],
+        cwd=course,
+        capture_output=True,
+        text=True,
+        env=tool_env(),
+    )
     assert result.returncode == 0, result.stderr
     import csv
 
@@ -144,8 +183,10 @@ def test_an_lms_zip_is_collected_as_nbgrader_zip_collect_does(tmp_path):
         for student, (data, _) in class_of_three().items():
             bundle.writestr(f"{LESSON}_{student}_attempt_2024-05-01-10-00-00_{LESSON}.ipynb", data)
         bundle.writestr(f"{LESSON}_ada_attempt_2024-04-01-10-00-00_{LESSON}.ipynb", b"{}")  # older
-        bundle.writestr(f"{LESSON}_dan_attempt_2024-05-01-10-00-00_homework.ipynb",
-                        submission(LESSON, solutions(LESSON)))  # fmt: skip
+        bundle.writestr(
+            f"{LESSON}_dan_attempt_2024-05-01-10-00-00_homework.ipynb",
+            submission(LESSON, solutions(LESSON)),
+        )
         bundle.writestr("readme-from-the-lms.ipynb", b"{}")
     run = grader(course, LESSON, "--zip", str(archive))
     assert run.returncode == 3, f"{run.stdout}\n{run.stderr}"
@@ -163,9 +204,21 @@ def test_an_interrupted_run_resumes_and_regrades_only_what_changed(tmp_path):
     course = course_with_class(tmp_path / "course")
     state = course / "autograde" / "autograded"
     process = subprocess.Popen(
-        [sys.executable, "-m", "transformer_course.grader", LESSON, "--course-dir", str(course),
-         "--workers", "1"], cwd=course, env=tool_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "transformer_course.grader",
+            LESSON,
+            "--course-dir",
+            str(course),
+            "--workers",
+            "1",
+        ],
+        cwd=course,
+        env=tool_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline and not list(state.glob("*/*/grader.json")):
         time.sleep(0.2)
@@ -197,7 +250,12 @@ def test_the_degraded_sandbox_says_so_in_the_summary():
 
     degraded = sandbox.isolation("process")
     assert degraded.degraded and "DEGRADED ISOLATION" in degraded.describe()
-    result = SubmissionResult("cy", LESSON, exercises=[ExerciseResult(FIRST, 1.0, 1.0, "passed")],
-                              flags=[degraded.describe()], degraded=True)  # fmt: skip
+    result = SubmissionResult(
+        "cy",
+        LESSON,
+        exercises=[ExerciseResult(FIRST, 1.0, 1.0, "passed")],
+        flags=[degraded.describe()],
+        degraded=True,
+    )
     text = cli.summary([result], [LESSON], [])
     assert "Flagged for a human (1)" in text and "DEGRADED ISOLATION" in text

@@ -29,8 +29,17 @@ LIMITS = sandbox.Limits(cell_timeout=60, check_timeout=15, submission_timeout=30
 
 
 def _spec() -> LessonSpec:
-    return LessonSpec("99_limits", [], [], [], modules={}, guarded={}, checks_fingerprint="",
-                      fingerprint="limits", extra={"checks": {}})  # fmt: skip
+    return LessonSpec(
+        "99_limits",
+        [],
+        [],
+        [],
+        modules={},
+        guarded={},
+        checks_fingerprint="",
+        fingerprint="limits",
+        extra={"checks": {}},
+    )
 
 
 def _session(mode: str, limits: sandbox.Limits = LIMITS) -> Session:
@@ -129,21 +138,28 @@ def test_memory_is_limited_by_the_cgroup_beyond_the_address_space_limit():
     if not cgroups:
         assert "no memory cgroup" in iso.describe() or "no pids cgroup" in iso.describe()
         return
-    limits = sandbox.Limits(cell_timeout=60, check_timeout=15, submission_timeout=300,
-                            memory_mb=300, rlimit_as=False)  # fmt: skip
+    limits = sandbox.Limits(
+        cell_timeout=60, check_timeout=15, submission_timeout=300, memory_mb=300, rlimit_as=False
+    )
     session = _session("bwrap" if bwrap_installed() else "process", limits)
     try:
-        honest = _run(session, "import json\nkeep = bytearray(100 * 2**20)\n"
-                               "keep[::4096] = b'x' * len(keep[::4096])\n"
-                               "print(json.dumps(len(keep) >> 20))")  # fmt: skip
+        honest = _run(
+            session,
+            "import json\nkeep = bytearray(100 * 2**20)\n"
+            "keep[::4096] = b'x' * len(keep[::4096])\n"
+            "print(json.dumps(len(keep) >> 20))",
+        )
         assert honest == 100
         cgroup = session.zygote.cgroup
         assert cgroup is not None and cgroup.oom_kills() == 0
-        outcome = session.exec_cell(1, (
-            "chunks = []\nfor _ in range(30):\n    chunk = bytearray(100 * 2**20)\n"
-            "    chunk[::4096] = b'x' * len(chunk[::4096])\n    chunks.append(chunk)\n"
-            "print('allocated 3 GB')"
-        ))  # fmt: skip
+        outcome = session.exec_cell(
+            1,
+            (
+                "chunks = []\nfor _ in range(30):\n    chunk = bytearray(100 * 2**20)\n"
+                "    chunk[::4096] = b'x' * len(chunk[::4096])\n    chunks.append(chunk)\n"
+                "print('allocated 3 GB')"
+            ),
+        )
         assert outcome["status"] == "crashed", outcome
         assert "allocated" not in outcome["output"]
         assert "killed by the kernel for using more than the 300 MB of memory" in outcome["error"]
@@ -241,8 +257,9 @@ def test_a_fork_bomb_is_bounded_by_the_pids_cgroup():
     if not cgroups:
         assert "cgroup" in sandbox.isolation("process").describe()
         return
-    limits = sandbox.Limits(cell_timeout=60, check_timeout=15, submission_timeout=300,
-                            nproc=0, pids=24)  # fmt: skip
+    limits = sandbox.Limits(
+        cell_timeout=60, check_timeout=15, submission_timeout=300, nproc=0, pids=24
+    )
     session = _session("bwrap" if bwrap_installed() else "process", limits)
     try:
         honest = _run(
@@ -464,8 +481,12 @@ def test_the_seccomp_programs_are_what_libseccomp_builds():
         "try:\n    os.close(os.memfd_create('x'))\n    print('ok')\n"
         "except OSError as e:\n    print(e.errno)\n"
     )
-    results = [subprocess.run([sys.executable, "-c", probe, how], capture_output=True, text=True,
-                              check=True).stdout.strip() for how in ("plain", "filtered")]  # fmt: skip
+    results = [
+        subprocess.run(
+            [sys.executable, "-c", probe, how], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        for how in ("plain", "filtered")
+    ]
     assert results == ["ok", "1"], results
 
 
@@ -501,20 +522,47 @@ def _grade(answers: dict[str, str], limits: sandbox.Limits):
     exercises = [ExerciseSpec("scaled", "function", 1.0), ExerciseSpec("double", "function", 1.0)]
     setup = "from transformer_course.checks.toy import check_scaled, check_double"
     instructor, release = [CellSpec("locked", "setup", setup)], [CellSpec("locked", "setup", setup)]
-    cells = [code_cell(setup, {"grade_id": "setup", "locked": True, "grade": False,
-                               "solution": False})]  # fmt: skip
+    cells = [
+        code_cell(setup, {"grade_id": "setup", "locked": True, "grade": False, "solution": False})
+    ]
     for ex in exercises:
-        instructor += [CellSpec("answer", ex.name, "", ex.name),
-                       CellSpec("test", f"test_{ex.name}", "", ex.name)]  # fmt: skip
-        release += [CellSpec("answer", ex.name, "", ex.name),
-                    CellSpec("test", f"test_{ex.name}", f"check_{ex.name}({ex.name})", ex.name)]  # fmt: skip
-        cells.append(code_cell(answers[ex.name], {"grade_id": ex.name, "solution": True,
-                                                  "grade": False, "locked": False}))  # fmt: skip
-        cells.append(code_cell(f"check_{ex.name}({ex.name})", {"grade_id": f"test_{ex.name}",
-                               "grade": True, "points": 1.0, "solution": False, "locked": True}))  # fmt: skip
-    spec = LessonSpec("99_clock", exercises, instructor, release, modules={}, guarded={},
-                      checks_fingerprint="", fingerprint="clock",
-                      extra={"checks": {"scaled": check_scaled, "double": check_double}})  # fmt: skip
+        instructor += [
+            CellSpec("answer", ex.name, "", ex.name),
+            CellSpec("test", f"test_{ex.name}", "", ex.name),
+        ]
+        release += [
+            CellSpec("answer", ex.name, "", ex.name),
+            CellSpec("test", f"test_{ex.name}", f"check_{ex.name}({ex.name})", ex.name),
+        ]
+        cells.append(
+            code_cell(
+                answers[ex.name],
+                {"grade_id": ex.name, "solution": True, "grade": False, "locked": False},
+            )
+        )
+        cells.append(
+            code_cell(
+                f"check_{ex.name}({ex.name})",
+                {
+                    "grade_id": f"test_{ex.name}",
+                    "grade": True,
+                    "points": 1.0,
+                    "solution": False,
+                    "locked": True,
+                },
+            )
+        )
+    spec = LessonSpec(
+        "99_clock",
+        exercises,
+        instructor,
+        release,
+        modules={},
+        guarded={},
+        checks_fingerprint="",
+        fingerprint="clock",
+        extra={"checks": {"scaled": check_scaled, "double": check_double}},
+    )
     notebook = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
     task = Task("clock", "99_clock", "clock", notebook.encode(), {}, limits, "process")
     checks = {"scaled": check_scaled, "double": check_double}
@@ -526,12 +574,22 @@ def test_the_check_timeout_holds_on_the_graders_side():
     far longer than the check timeout: the check is stopped at the timeout, the exercise
     says so, and the next exercise is graded as usual."""
     limits = sandbox.Limits(cell_timeout=30, check_timeout=3, submission_timeout=300)
-    honest = _grade({"scaled": "def scaled(n):\n    return [float(i) for i in range(n)]\n",
-                     "double": "def double(x):\n    return 2 * x\n"}, limits)  # fmt: skip
+    honest = _grade(
+        {
+            "scaled": "def scaled(n):\n    return [float(i) for i in range(n)]\n",
+            "double": "def double(x):\n    return 2 * x\n",
+        },
+        limits,
+    )
     assert [e.score for e in honest.values()] == [1.0, 1.0], [e.message for e in honest.values()]
     started = time.monotonic()
-    huge = _grade({"scaled": "def scaled(n):\n    return [float(i) for i in range(1_500_000)]\n",
-                   "double": "def double(x):\n    return 2 * x\n"}, limits)  # fmt: skip
+    huge = _grade(
+        {
+            "scaled": "def scaled(n):\n    return [float(i) for i in range(1_500_000)]\n",
+            "double": "def double(x):\n    return 2 * x\n",
+        },
+        limits,
+    )
     took = time.monotonic() - started
     scaled = huge["scaled"]
     assert scaled.status == "timeout" and scaled.score == 0, (scaled.status, scaled.message)
@@ -547,13 +605,35 @@ def test_the_check_timeout_holds_on_the_graders_side():
 def _reference_session(module: str, names: tuple[str, ...]) -> Session:
     """A session whose guarded module is ``module`` with ``names`` not released: a call of one
     of them from the sandbox is run by the grader on the learner's arguments."""
-    options = ["99_reference", "--cell-timeout", "60", "--check-timeout", "15",
-               "--submission-timeout", "300", "--reference-timeout", "3"]  # fmt: skip
+    options = [
+        "99_reference",
+        "--cell-timeout",
+        "60",
+        "--check-timeout",
+        "15",
+        "--submission-timeout",
+        "300",
+        "--reference-timeout",
+        "3",
+    ]
     limits = cli.limits_from(cli.parser().parse_args(options))  # as course-grader sets them
-    guarded = {"module": f"transformer_course.reference.{module}", "base": "", "blocks": {},
-               "names": dict.fromkeys(names, "function")}  # fmt: skip
-    spec = LessonSpec("99_reference", [], [], [], modules={}, guarded=guarded,
-                      checks_fingerprint="", fingerprint="reference", extra={"checks": {}})  # fmt: skip
+    guarded = {
+        "module": f"transformer_course.reference.{module}",
+        "base": "",
+        "blocks": {},
+        "names": dict.fromkeys(names, "function"),
+    }
+    spec = LessonSpec(
+        "99_reference",
+        [],
+        [],
+        [],
+        modules={},
+        guarded=guarded,
+        checks_fingerprint="",
+        fingerprint="reference",
+        extra={"checks": {}},
+    )
     session = Session(spec, limits, MODES_HERE)
     session.start()
     return session
@@ -621,14 +701,26 @@ def test_a_call_of_the_reference_that_implies_a_huge_result_is_refused():
     arguments over the element budget are refused too; an honest call is answered."""
     session = _reference_session("attention", ("scaled_dot_product_attention",))
     try:
-        honest = _timed_call(session, "attention", "import torch\nx = torch.ones(2, 4, 8)",
-                             "tuple(t.shape for t in ref.scaled_dot_product_attention(x, x, x))")  # fmt: skip
+        honest = _timed_call(
+            session,
+            "attention",
+            "import torch\nx = torch.ones(2, 4, 8)",
+            "tuple(t.shape for t in ref.scaled_dot_product_attention(x, x, x))",
+        )
         assert honest["outcome"] == "ok" and "[2, 4, 4]" in honest["result"], honest
-        wide = _timed_call(session, "attention", "import torch\nx = torch.ones(1, 30_000, 1)",
-                           "ref.scaled_dot_product_attention(x, x, x)")  # fmt: skip
+        wide = _timed_call(
+            session,
+            "attention",
+            "import torch\nx = torch.ones(1, 30_000, 1)",
+            "ref.scaled_dot_product_attention(x, x, x)",
+        )
         assert "was refused" in wide["outcome"] and wide["took"] < 2, wide
-        big = _timed_call(session, "attention", "import torch\nx = torch.ones(1_500_000)",
-                          "ref.scaled_dot_product_attention(x, x[:1], x[:1])")  # fmt: skip
+        big = _timed_call(
+            session,
+            "attention",
+            "import torch\nx = torch.ones(1_500_000)",
+            "ref.scaled_dot_product_attention(x, x[:1], x[:1])",
+        )
         assert "1,500,002 array or tensor elements" in big["outcome"], big
         assert [bool(r.stopped) for r in session.references] == [False, True, True]
     finally:

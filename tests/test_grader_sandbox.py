@@ -67,8 +67,12 @@ def check_train_step(train_step, *, hidden: bool = False) -> None:
             c.expect_close(loss, reference_loss.item(), f"the loss of step {step + 1}")
             c.expect_true(model.training, "train_step should put the model in training mode")
             c.expect_true(model.weight.grad is not None, "the gradients should be left in .grad")
-            c.expect_close(model.weight.detach(), expected.weight.detach(), "the weights after the step",
-                           hint="Did you call optimizer.step()?")  # fmt: skip
+            c.expect_close(
+                model.weight.detach(),
+                expected.weight.detach(),
+                "the weights after the step",
+                hint="Did you call optimizer.step()?",
+            )
         state = optimizer.state_dict()["state"]
         c.expect_true(
             bool(state) and "momentum_buffer" in state[0], "the optimizer kept its momentum"
@@ -79,8 +83,15 @@ def check_Scaler(cls, *, hidden: bool = False) -> None:
     """Scaler(d): forward(x) = x * scale (a parameter of shape (d,)); encode(x) = forward(x) + 1."""
     with Checker("Scaler", hidden=hidden) as c:
         scale = torch.tensor([1.0, 2.0, 3.0])
-        module, built = build_module(c, cls, 3, name="Scaler", expected_shapes={"scale": (3,)},
-                                     state={"scale": scale}, mode="eval")  # fmt: skip
+        module, built = build_module(
+            c,
+            cls,
+            3,
+            name="Scaler",
+            expected_shapes={"scale": (3,)},
+            state={"scale": scale},
+            mode="eval",
+        )
         c.expect_true(not module.training, f"{built}.eval() should leave it in eval mode")
         x = torch.ones(2, 3, requires_grad=True)
         got = c.call(module, x, call_repr=f"{built}(x)")
@@ -127,8 +138,12 @@ CHECKS = {"train_step": check_train_step, "Scaler": check_Scaler, "center": chec
 
 # The lesson's own demo, before the Scaler exercise, uses the course's reference Scaler.
 DEMO = "from transformer_course.reference import toy as ref\nprint(ref.Scaler(3)(torch.ones(3)).sum().item())"
-REFERENCE = {"module": "transformer_course.reference.toy", "base": "import torch\nfrom torch import nn\n",
-             "blocks": {"Scaler": CORRECT["Scaler"]}, "names": {"Scaler": "class"}}  # fmt: skip
+REFERENCE = {
+    "module": "transformer_course.reference.toy",
+    "base": "import torch\nfrom torch import nn\n",
+    "blocks": {"Scaler": CORRECT["Scaler"]},
+    "names": {"Scaler": "class"},
+}
 STUB = "def {name}(*args):\n    raise NotImplementedError()"
 
 
@@ -142,8 +157,10 @@ def toy_spec() -> LessonSpec:
             CellSpec("answer", ex.name, "", ex.name),
             CellSpec("test", f"test_{ex.name}", "", ex.name),
         ]
-        release += [CellSpec("answer", ex.name, STUB.format(name=ex.name), ex.name),
-                    CellSpec("test", f"test_{ex.name}", f"check_{ex.name}({ex.name})", ex.name)]  # fmt: skip
+        release += [
+            CellSpec("answer", ex.name, STUB.format(name=ex.name), ex.name),
+            CellSpec("test", f"test_{ex.name}", f"check_{ex.name}({ex.name})", ex.name),
+        ]
     return LessonSpec(
         "99_toy",
         EXERCISES,
@@ -163,10 +180,24 @@ def toy_notebook(answers: dict[str, str], before_scaler: str | None = None) -> b
     for ex in EXERCISES:
         if ex.name == "Scaler":
             cells.append(code_cell(before_scaler or DEMO))
-        cells.append(code_cell(answers.get(ex.name, STUB.format(name=ex.name)),
-                               {"grade_id": ex.name, "solution": True, "grade": False, "locked": False}))  # fmt: skip
-        cells.append(code_cell(f"check_{ex.name}({ex.name})", {"grade_id": f"test_{ex.name}",
-                               "grade": True, "points": ex.points, "solution": False, "locked": True}))  # fmt: skip
+        cells.append(
+            code_cell(
+                answers.get(ex.name, STUB.format(name=ex.name)),
+                {"grade_id": ex.name, "solution": True, "grade": False, "locked": False},
+            )
+        )
+        cells.append(
+            code_cell(
+                f"check_{ex.name}({ex.name})",
+                {
+                    "grade_id": f"test_{ex.name}",
+                    "grade": True,
+                    "points": ex.points,
+                    "solution": False,
+                    "locked": True,
+                },
+            )
+        )
     return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode()
 
 
@@ -283,16 +314,24 @@ def test_limits_and_no_leftovers_between_submissions():
     session = _session()
     zygote = session.zygote
     try:
-        limits = json.loads(_run(session, (
-            "import resource, json, ctypes\n"
-            "print(json.dumps([resource.getrlimit(getattr(resource, n))[0] for n in "
-            "('RLIMIT_CPU', 'RLIMIT_AS', 'RLIMIT_FSIZE', 'RLIMIT_NPROC', 'RLIMIT_NOFILE')] + "
-            "[ctypes.CDLL(None).prctl(3, 0, 0, 0, 0)]))"
-        )))  # fmt: skip
-        _run(session, (
-            "import os, time\nopen('/tmp/secret-of-alice', 'w').write('42')\n"
-            "if os.fork() == 0:\n    os.setsid()\n    time.sleep(600)\n    os._exit(0)\n"
-        ))  # fmt: skip
+        limits = json.loads(
+            _run(
+                session,
+                (
+                    "import resource, json, ctypes\n"
+                    "print(json.dumps([resource.getrlimit(getattr(resource, n))[0] for n in "
+                    "('RLIMIT_CPU', 'RLIMIT_AS', 'RLIMIT_FSIZE', 'RLIMIT_NPROC', 'RLIMIT_NOFILE')] + "
+                    "[ctypes.CDLL(None).prctl(3, 0, 0, 0, 0)]))"
+                ),
+            )
+        )
+        _run(
+            session,
+            (
+                "import os, time\nopen('/tmp/secret-of-alice', 'w').write('42')\n"
+                "if os.fork() == 0:\n    os.setsid()\n    time.sleep(600)\n    os._exit(0)\n"
+            ),
+        )
     finally:
         session.close()
     cpu, address_space, file_size, processes, files, dumpable = limits

@@ -142,9 +142,14 @@ class Hub:
     def as_user(self, user: str, argv: list[str], *, cwd: Path | None = None, check=True):
         role = "instructor" if user == self.instructor else "student"
         result = course_hub.as_user(
-            user, argv, env=course_hub.role_env(self.settings, role), cwd=cwd,
-            capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
+            user,
+            argv,
+            env=course_hub.role_env(self.settings, role),
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         if check:
             assert result.returncode == 0, (
                 f"as {user}: {' '.join(argv)} exited {result.returncode}\n"
@@ -278,9 +283,13 @@ def hub(tmp_path_factory):
     started = time.monotonic()
     with log.open("w") as out:
         launcher = subprocess.Popen(
-            command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
+            command,
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
-        )  # fmt: skip
+        )
     try:
         settings_file = state / "hub" / "settings.json"
         deadline = time.monotonic() + HUB_START
@@ -394,23 +403,31 @@ def cycle(hub):
     released = [(a["assignment_id"], a["status"]) for a in listed["value"]]
     assert (LESSON, "released") in released, released
     status, fetched = hub.request(
-        "POST", f"{user_url}/assignments/fetch", token,
-        {"course_id": COURSE, "assignment_id": LESSON}, form=True,
-    )  # fmt: skip
+        "POST",
+        f"{user_url}/assignments/fetch",
+        token,
+        {"course_id": COURSE, "assignment_id": LESSON},
+        form=True,
+    )
     assert status == 200 and fetched["success"], fetched
     status, model = hub.request("GET", f"{user_url}/api/contents/{path}", token)
     assert status == 200, model
     notebook = _answered(model["content"], solved)
     status, saved = hub.request(
-        "PUT", f"{user_url}/api/contents/{path}", token,
+        "PUT",
+        f"{user_url}/api/contents/{path}",
+        token,
         {"type": "notebook", "format": "json", "content": notebook},
-    )  # fmt: skip
+    )
     assert status == 200, saved
     assert (hub.home(ada) / path).stat().st_uid == pwd.getpwnam(ada).pw_uid
     status, submitted = hub.request(
-        "POST", f"{user_url}/assignments/submit", token,
-        {"course_id": COURSE, "assignment_id": LESSON}, form=True,
-    )  # fmt: skip
+        "POST",
+        f"{user_url}/assignments/submit",
+        token,
+        {"course_id": COURSE, "assignment_id": LESSON},
+        form=True,
+    )
     assert status == 200 and submitted["success"], submitted
     mark("Ada fetched, answered and submitted through her server")
 
@@ -443,9 +460,10 @@ def test_the_class_cycle_scores(hub, cycle):
     assert got == {ada: total, alan: 0.0, grace: total}, cycle["grading"].stdout[-3000:]
     collected = hub.course_dir / "autograde" / "submitted" / grace / LESSON / f"{LESSON}.ipynb"
     answer = [
-        "".join(c["source"]) for c in json.loads(collected.read_text())["cells"]
+        "".join(c["source"])
+        for c in json.loads(collected.read_text())["cells"]
         if c["metadata"].get("nbgrader", {}).get("solution")
-    ]  # fmt: skip
+    ]
     assert answer == [solutions(LESSON)["center_rows"]], "collect took Grace's first submission"
     # Run as the instructor, course-grader still sandboxes (README's hub section).
     summary = cycle["grading"].stdout
@@ -465,9 +483,13 @@ def test_scores_equal_nbgrader_autograde(hub, cycle, tmp_path):
     env.pop("JUPYTER_CONFIG_PATH", None)
     for args in (["generate_assignment", LESSON, "--force"], ["autograde", LESSON, "--force"]):
         result = subprocess.run(
-            [str(VENV_BIN / "nbgrader"), *args], cwd=copy, env=env,
-            capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
+            [str(VENV_BIN / "nbgrader"), *args],
+            cwd=copy,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert result.returncode == 0, f"nbgrader {args}:\n{result.stdout}\n{result.stderr}"
     theirs = scores(f"sqlite:///{copy}/autograde/gradebook.db", LESSON)
     ours = scores(_gradebook(hub), LESSON)
@@ -589,9 +611,12 @@ def _browser(hub: Hub, playwright, name: str, tmp: Path):
     shutil.rmtree(shots, ignore_errors=True)
     shots.mkdir(parents=True)
     context = playwright.chromium.launch_persistent_context(
-        str(tmp / f"chromium-{name}"), executable_path=str(CHROMIUM), headless=True,
-        args=CHROMIUM_ARGS, viewport={"width": 1400, "height": 900},
-    )  # fmt: skip
+        str(tmp / f"chromium-{name}"),
+        executable_path=str(CHROMIUM),
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport={"width": 1400, "height": 900},
+    )
     context.set_default_timeout(60_000)
     page = context.pages[0] if context.pages else context.new_page()
     return context, Browser(page, shots, hub)
@@ -743,9 +768,17 @@ def test_without_accounts_the_hub_runs_everyone_in_one_account(tmp_path):
 
     roster = _roster(tmp_path, ["fallbackada", "fallbackalan"])
     args = course_hub.parser().parse_args(
-        ["accounts", str(roster), "--accounts", "shared", "--state", str(tmp_path / "state"),
-         "--exchange", str(tmp_path / "exchange")]
-    )  # fmt: skip
+        [
+            "accounts",
+            str(roster),
+            "--accounts",
+            "shared",
+            "--state",
+            str(tmp_path / "state"),
+            "--exchange",
+            str(tmp_path / "exchange"),
+        ]
+    )
     settings = course_hub.setup(args)
     for user in ("fallbackada", "fallbackalan", "instructor"):
         assert (tmp_path / "state" / "homes" / user).is_dir()

@@ -47,8 +47,10 @@ def test_solution_notebook_passes_everything(lesson):
         for error in run.errors(cell):
             problems.append(f"cell {cell.id}: {error.ename}: {error.evalue}")
         if run.stderr(cell):
-            problems.append(f"cell {cell.id} wrote to stderr (nbgrader scores that as a failure): "
-                            f"{run.stderr(cell)[:300]}")  # fmt: skip
+            problems.append(
+                f"cell {cell.id} wrote to stderr (nbgrader scores that as a failure): "
+                f"{run.stderr(cell)[:300]}"
+            )
     graded = run.graded_cells()
     assert graded, f"{lesson} has no graded test cells"
     for cell in graded:
@@ -116,8 +118,11 @@ def test_nbgrader_validate_command(lesson):
     for path, extra in ((solution_path(lesson), []), (student_path(lesson), ["--invert"])):
         result = subprocess.run(
             [sys.executable, "-m", "nbgrader", "validate", str(path), *extra],
-            capture_output=True, text=True, cwd=REPO, env=tool_env(),
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            env=tool_env(),
+        )
         output = result.stdout + result.stderr
         assert result.returncode == 0, output
         expected = (

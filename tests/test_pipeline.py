@@ -50,9 +50,13 @@ VISIBLE_TOKENIZE = {
 
 def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
     result = subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True,
-        env=tool_env(), timeout=600,
-    )  # fmt: skip
+        [sys.executable, "-m", "nbgrader", *args],
+        cwd=course,
+        capture_output=True,
+        text=True,
+        env=tool_env(),
+        timeout=600,
+    )
     assert result.returncode == 0, f"nbgrader {args}:\n{result.stdout}\n{result.stderr}"
     return result
 
@@ -170,9 +174,18 @@ def test_self_grading_agrees_with_the_instructor(graded_course):
 def test_make_grade_command_line_on_an_untouched_notebook():
     """What `make grade NB=...` runs, as a learner would: a table and what to fix."""
     result = subprocess.run(
-        [sys.executable, "-m", "transformer_course.selfgrade", "notebooks/00_welcome/00_welcome.ipynb"],
-        cwd=REPO, capture_output=True, text=True, env=tool_env(), timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "transformer_course.selfgrade",
+            "notebooks/00_welcome/00_welcome.ipynb",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=tool_env(),
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     assert re.search(r"^center_rows +0 / 1 +✗$", result.stdout, re.M), result.stdout
     assert re.search(r"^total +0 / 1", result.stdout, re.M), result.stdout

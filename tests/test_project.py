@@ -30,8 +30,11 @@ def _requirement(text: str) -> tuple[str, str]:
 def test_committed_notebooks_are_generated_from_their_masters():
     result = subprocess.run(
         [sys.executable, "-m", "transformer_course.build", "--check"],
-        capture_output=True, text=True, cwd=REPO, env=tool_env(),
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=tool_env(),
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1])["lessons"] == lessons()
 

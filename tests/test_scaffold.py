@@ -36,10 +36,26 @@ LESSON_OWN = {
     f"src/transformer_course/reference/{TOPIC}.py",
     f"tests/test_{LESSON}.py",
 }
-COPIED = ("src", "solutions", "notebooks", "tests", "autograde", "README.md", "pyproject.toml",
-          "nbgrader_config.py")  # fmt: skip
-IGNORED = shutil.ignore_patterns("__pycache__", "*.egg-info", ".ipynb_checkpoints", "*.pt",
-                                 "submitted", "autograded", "feedback", "gradebook.db")  # fmt: skip
+COPIED = (
+    "src",
+    "solutions",
+    "notebooks",
+    "tests",
+    "autograde",
+    "README.md",
+    "pyproject.toml",
+    "nbgrader_config.py",
+)
+IGNORED = shutil.ignore_patterns(
+    "__pycache__",
+    "*.egg-info",
+    ".ipynb_checkpoints",
+    "*.pt",
+    "submitted",
+    "autograded",
+    "feedback",
+    "gradebook.db",
+)
 
 
 def _digests(root: Path) -> dict[str, str]:
@@ -104,9 +120,18 @@ def test_the_scaffolded_course_is_current_and_its_tests_pass(course, scaffolded)
     check = _run(course, "-m", "transformer_course.build", "--check", LESSON, "00_welcome")
     assert json.loads(check.stdout.strip().splitlines()[-1])["stale"] == 0
     tests = _run(
-        course, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"tests/test_{LESSON}.py",
-        "tests/test_exercises.py", "tests/test_structure.py", "-k", f"{LESSON} or {TOPIC} or quiz_names",
-    )  # fmt: skip
+        course,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"tests/test_{LESSON}.py",
+        "tests/test_exercises.py",
+        "tests/test_structure.py",
+        "-k",
+        f"{LESSON} or {TOPIC} or quiz_names",
+    )
     assert " passed" in tests.stdout and "failed" not in tests.stdout, tests.stdout[-2000:]
 
 
@@ -118,12 +143,23 @@ def test_course_grader_grades_the_new_lesson(course, scaffolded, tmp_path):
         shutil.copy2(course / folder / LESSON / f"{LESSON}.ipynb", target / f"{LESSON}.ipynb")
     report = tmp_path / "results.json"
     run = _run(
-        course, "-m", "transformer_course.grader", LESSON, "--course-dir", str(course),
-        "--workers", "1", "--json", str(report), check=False,
-    )  # fmt: skip
+        course,
+        "-m",
+        "transformer_course.grader",
+        LESSON,
+        "--course-dir",
+        str(course),
+        "--workers",
+        "1",
+        "--json",
+        str(report),
+        check=False,
+    )
     assert run.returncode in (0, 3), run.stdout[-3000:] + run.stderr[-3000:]
-    scores = {r["student"]: {e["name"]: e["score"] for e in r["exercises"]} for r in
-              json.loads(report.read_text())}  # fmt: skip
+    scores = {
+        r["student"]: {e["name"]: e["score"] for e in r["exercises"]}
+        for r in json.loads(report.read_text())
+    }
     assert scores == {
         "solved": {"row_sums": 1.0, f"quiz_{TOPIC}_shape": 1.0},
         "untouched": {"row_sums": 0.0, f"quiz_{TOPIC}_shape": 0.0},

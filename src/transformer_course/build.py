@@ -317,13 +317,18 @@ def generate_release(lesson: str, source_root: Path, release_root: Path, repo: P
     """
     with tempfile.TemporaryDirectory() as scratch:
         command = [
-            sys.executable, "-m", "nbgrader", "generate_assignment", lesson,
-            "--force", "--quiet",
+            sys.executable,
+            "-m",
+            "nbgrader",
+            "generate_assignment",
+            lesson,
+            "--force",
+            "--quiet",
             f"--CourseDirectory.root={scratch}",
             f"--CourseDirectory.source_directory={source_root.resolve()}",
             f"--CourseDirectory.release_directory={release_root.resolve()}",
             f"--CourseDirectory.db_url=sqlite:///{scratch}/gradebook.db",
-        ]  # fmt: skip
+        ]
         result = subprocess.run(command, cwd=repo, capture_output=True, text=True, env=tool_env())
         if result.returncode != 0 or "Exception while loading config file" in result.stderr:
             raise RuntimeError(

@@ -82,5 +82,7 @@ def check_environment() -> None:
         for problem in found:
             print(" -", problem)
     else:
-        print("✓ Everything the course needs is installed. The lessons run on the CPU;"
-              " no GPU is needed.")  # fmt: skip
+        print(
+            "✓ Everything the course needs is installed. The lessons run on the CPU;"
+            " no GPU is needed."
+        )

@@ -757,9 +757,11 @@ _FRAME = struct.Struct("!QI")
 def pack(header: dict, buffers: list[bytes], limits: CodecLimits = DEFAULT_LIMITS) -> list[bytes]:
     """The frame for one message, as a list of byte strings to send in order."""
     head = json.dumps(
-        {"h": header, "b": [len(b) for b in buffers]}, ensure_ascii=False, allow_nan=True,
+        {"h": header, "b": [len(b) for b in buffers]},
+        ensure_ascii=False,
+        allow_nan=True,
         separators=(",", ":"),
-    ).encode("utf-8", "surrogatepass")  # fmt: skip
+    ).encode("utf-8", "surrogatepass")
     total = len(head) + sum(len(b) for b in buffers)
     if len(head) > limits.max_header_bytes or total > limits.max_message_bytes:
         raise CodecError(

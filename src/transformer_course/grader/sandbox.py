@@ -190,8 +190,10 @@ def _kernel_details(mode: str) -> dict:
             if mode == "bwrap" and not _bwrap_accepts_seccomp(programs["sandbox"]):
                 programs.pop("sandbox")
                 missing.append("bubblewrap refused the sandbox-wide seccomp filter")
-            held.append("seccomp filter" + (" (sandbox and learner)" if "sandbox" in programs
-                                            else " (learner)"))  # fmt: skip
+            held.append(
+                "seccomp filter"
+                + (" (sandbox and learner)" if "sandbox" in programs else " (learner)")
+            )
     cgroups, why_not = kernel_limits.detect()
     held += [f"{h.describe()} limit" for h in cgroups.values()]
     missing += [f"no {controller} cgroup ({why})" for controller, why in why_not.items()]
@@ -210,8 +212,21 @@ def _bwrap_accepts_seccomp(program: bytes) -> bool:
         os.write(write_end, program)
         os.close(write_end)
         write_end = -1
-        command = [binary, *_bwrap_namespace_args(), "--seccomp", str(read_end), "--ro-bind",
-                   "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "/bin/true"]  # fmt: skip
+        command = [
+            binary,
+            *_bwrap_namespace_args(),
+            "--seccomp",
+            str(read_end),
+            "--ro-bind",
+            "/",
+            "/",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--",
+            "/bin/true",
+        ]
         result = subprocess.run(command, capture_output=True, timeout=30, pass_fds=[read_end])
         return result.returncode == 0
     except (OSError, subprocess.TimeoutExpired):
@@ -259,8 +274,19 @@ def _probe_bwrap() -> tuple[bool, str]:
     binary = shutil.which("bwrap")
     if binary is None:
         return False, "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
-    command = [binary, *_bwrap_namespace_args(), "--ro-bind", "/", "/", "--proc", "/proc",
-               "--dev", "/dev", "--", "/bin/true"]  # fmt: skip
+    command = [
+        binary,
+        *_bwrap_namespace_args(),
+        "--ro-bind",
+        "/",
+        "/",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--",
+        "/bin/true",
+    ]
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -275,8 +301,15 @@ def _probe_bwrap() -> tuple[bool, str]:
 
 
 def _bwrap_namespace_args() -> list[str]:
-    args = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-            "--unshare-cgroup-try", "--die-with-parent", "--new-session"]  # fmt: skip
+    args = [
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+    ]
     if os.geteuid() == 0:
         args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
@@ -429,8 +462,12 @@ class Zygote:
                 self.uid = _private_uid()
                 config.update(uid=self.uid, gid=self.uid)
             env = _clean_env("/tmp", str(Path(python).parent))
-            options = [*_bwrap_namespace_args(), *self._mounts(str(staged), hidden),
-                       "--chdir", "/tmp"]  # fmt: skip
+            options = [
+                *_bwrap_namespace_args(),
+                *self._mounts(str(staged), hidden),
+                "--chdir",
+                "/tmp",
+            ]
             if "sandbox" in programs:
                 seccomp_fd = _fd_with(programs["sandbox"])
                 pass_fds.append(seccomp_fd)
@@ -438,13 +475,25 @@ class Zygote:
             # bubblewrap's options (host paths) on an fd: its own process is pid 1 inside
             args_fd = _fd_with(b"".join(arg.encode() + b"\0" for arg in options))
             pass_fds.append(args_fd)
-            command = [shutil.which("bwrap") or "bwrap", "--args", str(args_fd), "--",
-                       python, "-c", BOOT]  # fmt: skip
+            command = [
+                shutil.which("bwrap") or "bwrap",
+                "--args",
+                str(args_fd),
+                "--",
+                python,
+                "-c",
+                BOOT,
+            ]
         else:
             scratch_root = base / "scratch"
             scratch_root.mkdir(mode=0o700)
-            config.update(staged=str(staged), namespaces=False, private_pids=False,
-                          parent_death=True, scratch_root=str(scratch_root))  # fmt: skip
+            config.update(
+                staged=str(staged),
+                namespaces=False,
+                private_pids=False,
+                parent_death=True,
+                scratch_root=str(scratch_root),
+            )
             if os.geteuid() == 0 and self._others_can_run_python():
                 self.uid = _private_uid()
                 config.update(uid=self.uid, gid=self.uid)
@@ -455,10 +504,16 @@ class Zygote:
         self.cgroup = kernel_limits.SandboxCgroup.create()
         try:
             self.process = subprocess.Popen(
-                command, env=env, pass_fds=pass_fds, stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
-                cwd=str(home), preexec_fn=self.cgroup.attach if self.cgroup else None,
-            )  # fmt: skip
+                command,
+                env=env,
+                pass_fds=pass_fds,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                cwd=str(home),
+                preexec_fn=self.cgroup.attach if self.cgroup else None,
+            )
         finally:
             child.close()
             for fd in (seccomp_fd, args_fd):

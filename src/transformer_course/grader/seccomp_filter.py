@@ -106,8 +106,13 @@ def _libseccomp() -> ctypes.CDLL:
         lib.seccomp_release.argtypes = [ctypes.c_void_p]
         lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
         lib.seccomp_syscall_resolve_name.restype = ctypes.c_int
-        lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
-                                               ctypes.c_uint, ctypes.POINTER(_ArgCmp)]  # fmt: skip
+        lib.seccomp_rule_add_array.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_uint32,
+            ctypes.c_int,
+            ctypes.c_uint,
+            ctypes.POINTER(_ArgCmp),
+        ]
         lib.seccomp_rule_add_array.restype = ctypes.c_int
         lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
         lib.seccomp_export_bpf.restype = ctypes.c_int
@@ -136,8 +141,13 @@ def build(kind: str) -> bytes:
         if kind == "learner":
             clone = lib.seccomp_syscall_resolve_name(b"clone")
             for flag in CLONE_NAMESPACE_FLAGS.values():
-                _add(lib, context, _errno_action(errno.EPERM), clone,
-                     _ArgCmp(0, SCMP_CMP_MASKED_EQ, flag, flag))  # fmt: skip
+                _add(
+                    lib,
+                    context,
+                    _errno_action(errno.EPERM),
+                    clone,
+                    _ArgCmp(0, SCMP_CMP_MASKED_EQ, flag, flag),
+                )
             clone3 = lib.seccomp_syscall_resolve_name(b"clone3")
             if clone3 >= 0:  # its flags live in memory a filter cannot read: use clone
                 _add(lib, context, _errno_action(errno.ENOSYS), clone3)

@@ -77,8 +77,10 @@ def _paired(result: Any, upstream: Any) -> tuple[list, list]:
             continue
         grad = torch.ones_like(value) if grad is None else grad.to(value.dtype)
         if grad.shape != value.shape:
-            raise ValueError(f"an upstream gradient of shape {tuple(grad.shape)} for a result "
-                             f"of shape {tuple(value.shape)}")  # fmt: skip
+            raise ValueError(
+                f"an upstream gradient of shape {tuple(grad.shape)} for a result "
+                f"of shape {tuple(value.shape)}"
+            )
         outputs.append(value)
         grads.append(grad)
     return outputs, grads
