@@ -6904,10 +6904,10 @@ def _generate_recording_shifted(shift):
         # on peaked logits (a hidden model) log_softmax gives the same numbers: both named
         (
             "max",
-            r"(shifted by a constant of each row's own|minus one constant per row: "
-            r"log-probabilities \(log_softmax\), or).*the row's maximum subtracted",
+            r"(minus one number per row.*each row minus its largest logit|minus one constant "
+            r"per row: log-probabilities \(log_softmax\), or.*the row's maximum subtracted)",
         ),
-        ("mean", r"shifted by a constant of each row's own.*the row's mean subtracted"),
+        ("mean", r"minus one number per row: each row minus its mean"),
     ],
 )
 def test_generate_names_logits_recorded_with_a_shift_of_each_rows_own(shift, message):

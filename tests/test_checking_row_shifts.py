@@ -36,3 +36,11 @@ def test_no_note_without_a_row_shift():
     assert row_shift_note(logits * 2, logits) == ""
     assert row_shift_note(torch.softmax(logits, -1), logits) == ""
     assert row_shift_note(logits[..., :3], logits) == ""
+
+
+def test_shifts_that_agree_on_peaked_rows_are_named_together():
+    """Class 1: on rows with one dominant logit, log_softmax and the maximum subtracted give
+    the same numbers, so neither is named alone."""
+    logits = torch.tensor([[30.0, 0.0, -1.0], [0.0, 40.0, 2.0]])
+    note = row_shift_note(logits - logits.amax(-1, keepdim=True), logits)
+    assert "2 shifts agree" in note and "log-probabilities" in note and "largest" in note, note

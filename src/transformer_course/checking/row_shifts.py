@@ -50,6 +50,10 @@ def row_shift_note(got: Any, expected: Any, *, what: str = "logits") -> str:
     said = (
         f"yours are the right {what} minus one number per row: {known[0]}"
         if len(known) == 1
+        # peaked rows: the shifts agree on these values, so none is named alone
+        else f"yours are the right {what} minus one number per row, and on these values "
+        f"{len(known)} shifts agree: " + "; or ".join(known)
+        if known
         else f"yours are the right {what} plus one number per row (along the last axis; "
         f"{float(shift.reshape(-1)[0]):.4g} for the first row), the same for every entry of "
         "a row"

@@ -12,6 +12,7 @@ from transformer_course.checking import Checker, short, torch_generator
 from transformer_course.checking.counters import matching_updates
 from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.objects import course_object
+from transformer_course.checking.row_shifts import row_shift_note
 from transformer_course.reference import inference as ref
 
 from .common import _expect_tensor
@@ -1162,33 +1163,16 @@ def _log_probs_message(expected) -> str:
 
 def _shifted_rows(got, want) -> str:
     """Logits that are the right ones shifted by a constant per row (per sequence and step):
-    a normalisation applied before recording (the row's maximum or its mean subtracted,
-    log_softmax's log-sum-exp being named by its own mistake); "" otherwise. The argmax,
-    and so every token, is the same: only what is recorded differs."""
+    a normalisation applied before recording (checking.row_shifts names which); "" otherwise.
+    The argmax, and so every token, is the same: only what is recorded differs."""
     if not (isinstance(got, torch.Tensor) and got.shape == want.shape and got.dim() == 3):
         return ""
-    got, want = got.detach().double(), want.detach().double()
-    shift = got - want  # (batch, steps, vocab)
-    if not bool(torch.isfinite(shift).all()):
-        return ""
-    spread = shift.amax(dim=-1) - shift.amin(dim=-1)
-    if bool((spread > 1e-4 * (1 + want.abs().amax())).any()):
-        return ""
-    constant = shift.mean(dim=-1)  # (batch, steps)
-    named = {
-        "the row's maximum subtracted (logits - logits.max(dim=-1, keepdim=True).values)": (
-            -want.amax(dim=-1)
-        ),
-        "the row's mean subtracted (logits - logits.mean(dim=-1, keepdim=True))": (
-            -want.mean(dim=-1)
-        ),
-    }
-    which = [words for words, value in named.items() if torch.allclose(constant, value, atol=1e-4)]
-    how = which[0] if len(which) == 1 else "a normalisation applied to them first"
+    shifted = row_shift_note(got, want)
     return (
-        "Your logits are the right ones shifted by a constant of each row's own (per "
-        f"sequence and step): {how}. The argmax, and so the tokens, are the same either way, "
-        "but record the model's output itself, logits[:, t] as the model returned it."
+        f"Your recorded logits are not the model's output: {shifted} Record logits[:, t] as "
+        "the model returned it; the argmax, and so the tokens, are the same either way."
+        if shifted
+        else ""
     )
 
 
