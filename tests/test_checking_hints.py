@@ -187,3 +187,19 @@ def test_the_general_advice_gives_way_to_an_exercise_s_own_on_the_same_api():
         message = failure.value.message
         assert hint in message
         assert ("math.sin works on one Python number only" in message) is general
+
+
+def test_mistake_pairs_join_one_mistake_of_each_of_two_families():
+    from transformer_course.checking.hints import mistake_pairs, two_mistakes
+
+    families = {
+        "scale": [("No scale.", {"scale": 1}), ("Scale twice.", {"scale": 4})],
+        "sign": [("Sign flipped.", {"sign": -1})],
+        "none": [],
+    }
+    pairs = mistake_pairs(families, lambda knobs: knobs["scale"] * knobs["sign"])
+    assert set(pairs) == {
+        two_mistakes("No scale.", "Sign flipped."),
+        two_mistakes("Scale twice.", "Sign flipped."),
+    }  # two of one family are not a pair
+    assert pairs[two_mistakes("Scale twice.", "Sign flipped.")]() == -4

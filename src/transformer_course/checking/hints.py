@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import traceback
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from transformer_course.checking.failing_line import missing_trailing_axis
 from transformer_course.checking.failure import innermost_learner_traceback
@@ -1011,6 +1013,23 @@ def _hits(when, exc: BaseException, text: str) -> bool:
 def two_mistakes(first: str, second: str) -> str:
     """The message for two known mistakes made at once: both named."""
     return f"Two mistakes at once. (1) {first} (2) {second}"
+
+
+def mistake_pairs(
+    families: dict[str, list[tuple[str, dict]]], value: Callable[[dict], Any]
+) -> dict[str, Callable[[], Any]]:
+    """Every two known mistakes of two different families made at once, for a check to match
+    its oracle against: {the message naming both: a thunk giving ``value`` of their knobs
+    joined}. ``families`` maps a family's name to its mistakes, (message, the oracle's knobs
+    that make it); two of one family (two scales, say) are not a pair."""
+    names = list(families)
+    pairs = {}
+    for a, first_family in enumerate(names):
+        for second_family in names[a + 1 :]:
+            for first, one in families[first_family]:
+                for second, other in families[second_family]:
+                    pairs[two_mistakes(first, second)] = functools.partial(value, {**one, **other})
+    return pairs
 
 
 GENERIC_HINTS.update(RAW_ERROR_HINTS)

@@ -3,12 +3,15 @@ repeated group-wise."""
 
 import math
 import re
-from functools import partial
 
 import torch
 
 from transformer_course.checking import Checker, tolerance
-from transformer_course.checking.hints import shape_mismatch_hint, two_mistakes, uses_dot_t
+from transformer_course.checking.hints import (
+    mistake_pairs,
+    shape_mismatch_hint,
+    uses_dot_t,
+)
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.key_ranges import attended_key_range, key_range_text
 from transformer_course.checking.mask_relations import unasked_masks
@@ -138,18 +141,13 @@ def _gqa_pairs(q, k, v, mask) -> dict:
             ),
         ],
     }
-    names = list(families)
-    pairs = {}
-    for a in range(len(names)):
-        for b in range(a + 1, len(names)):
-            for first, one in families[names[a]]:
-                for second, other in families[names[b]]:
-                    knobs = {"mask": mask, **one, **other}
-                    given = knobs.pop("mask")
-                    pairs[two_mistakes(first, second)] = partial(
-                        gqa_expected, q, k, v, given, **knobs
-                    )
-    return pairs
+
+    def value(knobs: dict):
+        knobs = {"mask": mask, **knobs}
+        given = knobs.pop("mask")
+        return gqa_expected(q, k, v, given, **knobs)
+
+    return mistake_pairs(families, value)
 
 
 def _gqa_query_softmax(q, k, v, mask):

@@ -7,7 +7,7 @@ import re
 import torch
 
 from transformer_course.checking import Checker, short, tolerance
-from transformer_course.checking.hints import two_mistakes
+from transformer_course.checking.hints import mistake_pairs
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.leading_axes import yielding_to_front_counted
 from transformer_course.checking.normaliser_counts import segment_constants, term_counts
@@ -386,16 +386,7 @@ def _online_pairs(x: torch.Tensor, block_size: int) -> dict:
         if several
         else [],
     }
-    names = list(families)
-    pairs = {}
-    for a, first_family in enumerate(names):
-        for second_family in names[a + 1 :]:
-            for first, one in families[first_family]:
-                for second, other in families[second_family]:
-                    pairs[two_mistakes(first, second)] = lambda knobs={**one, **other}: (
-                        online_softmax_f(x, block_size, **knobs)
-                    )
-    return pairs
+    return mistake_pairs(families, lambda knobs: online_softmax_f(x, block_size, **knobs))
 
 
 def _falling(x: torch.Tensor, block_size: int) -> torch.Tensor:

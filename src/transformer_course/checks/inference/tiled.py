@@ -10,7 +10,7 @@ from torch.overrides import TorchFunctionMode
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.attention_weights import mask_misapplied, weights_through_values
-from transformer_course.checking.hints import two_mistakes, uses_dot_t
+from transformer_course.checking.hints import mistake_pairs, uses_dot_t
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.leading_axes import yielding_to_front_counted
 from transformer_course.checking.oracles import (
@@ -313,14 +313,7 @@ def _tiled_pairs(q, k, v, block: int, causal: bool) -> dict:
         scaled = q * knobs.pop("q_times", 1.0)
         return tiled_attention_f(scaled, k, v, block, knobs.pop("causal", causal), **knobs)
 
-    names = list(families)
-    pairs = {}
-    for a, first_family in enumerate(names):
-        for second_family in names[a + 1 :]:
-            for first, one in families[first_family]:
-                for second, other in families[second_family]:
-                    pairs[two_mistakes(first, second)] = lambda knobs={**one, **other}: value(knobs)
-    return pairs
+    return mistake_pairs(families, value)
 
 
 def _tiled_expected(q, k, v, causal: bool, *, scale: float | None = None):
