@@ -845,9 +845,15 @@ def rc_float64_and_list(query, keys, values):
 
 ROW_CORRECT = [
     Correct(ROW, fn)
-    for fn in (rc_loops, rc_einsum, rc_scale_query_first, rc_via_torch, rc_float64_and_list,
-               ref.attention_row)
-]  # fmt: skip
+    for fn in (
+        rc_loops,
+        rc_einsum,
+        rc_scale_query_first,
+        rc_via_torch,
+        rc_float64_and_list,
+        ref.attention_row,
+    )
+]
 
 
 # ============================================================================ sdpa: helpers
@@ -1375,7 +1381,9 @@ SDPA_MISTAKES = [
         r"given mask)",
     ),
     Mistake(SDPA, a_fill_minus_10, r"scaled scores are set to -10 \(measured"),
-    Mistake(SDPA, a_fill_minus_20_before_scaling, r"scaled scores are set to -\d+(\.\d+)? \(measured"),
+    Mistake(
+        SDPA, a_fill_minus_20_before_scaling, r"scaled scores are set to -\d+(\.\d+)? \(measured"
+    ),
     Mistake(SDPA, a_scale_twice_root, r"^(?!(?s:.*)divided by d_k)(?s:.*)one constant c = \d"),
     Mistake(SDPA, a_mask_transposed_when_square, r"zero exactly where the \*transposed\* mask"),
     Mistake(SDPA, a_mask_mT_when_square, r"query and key axes swapped"),
@@ -1403,7 +1411,11 @@ SDPA_MISTAKES = [
         a_scores_as_weights,
         r"^(?!.*logarithms of the right)(?s:.*)negative entries.*without the softmax",
     ),
-    Mistake(SDPA, a_permute_three_dims, r"(?s)raised RuntimeError.*permute\(0, 2, 1\).*transpose\(-2, -1\)"),
+    Mistake(
+        SDPA,
+        a_permute_three_dims,
+        r"(?s)raised RuntimeError.*permute\(0, 2, 1\).*transpose\(-2, -1\)",
+    ),
     # blind round 10: an in-place method on the mask is told as such
     Mistake(
         SDPA,
@@ -1423,8 +1435,12 @@ SDPA_MISTAKES = [
     Mistake(SDPA, a_by_d_k, r"divided by d_k = \d+ instead of by √d_k"),
     Mistake(SDPA, a_scaled_after_too, r"divided by d_k = \d+ .*applied twice"),
     Mistake(SDPA, a_by_inverted_scale, r"multiplied by √d_k = √\d+ instead of divided"),
-    Mistake(SDPA, a_by_fourth_root, r"one constant c = [\d.]+ for every score.*must be √d_k.*too small"),
-    Mistake(SDPA, a_by_len_k, r"divided by len_k = \d+, the number of keys.*not the number of words"),
+    Mistake(
+        SDPA, a_by_fourth_root, r"one constant c = [\d.]+ for every score.*must be √d_k.*too small"
+    ),
+    Mistake(
+        SDPA, a_by_len_k, r"divided by len_k = \d+, the number of keys.*not the number of words"
+    ),
     Mistake(SDPA, a_by_sqrt_len_k, r"divided by √len_k"),
     Mistake(SDPA, a_by_sqrt_d_v, r"divided by √d_v"),
     Mistake(SDPA, a_by_sqrt_len_of_q, r"square root of q.shape\[0\].*batch dim|√len_q"),
@@ -1446,9 +1462,15 @@ SDPA_MISTAKES = [
     Mistake(SDPA, a_fill_zero, r"blocked scores set to 0 instead of -inf.*e\^0 = 1"),
     Mistake(SDPA, a_bool_mask_added, r"bool mask read as numbers"),
     Mistake(SDPA, a_qk_swapped, r"len_q = \d+, len_k = \d+.*swap q and k"),
-    Mistake(SDPA, a_k_dot_T, r"(?s)^(?!.*swap q and k).*`k\.T` reverses \*all\* the dims.*transpose\(-2, -1\)"),
+    Mistake(
+        SDPA,
+        a_k_dot_T,
+        r"(?s)^(?!.*swap q and k).*`k\.T` reverses \*all\* the dims.*transpose\(-2, -1\)",
+    ),
     Mistake(SDPA, a_transpose_1_2, r"transpose\(1, 2\) is right.*Count from the end"),
-    Mistake(SDPA, a_transpose_2_3, r"(?s)raised IndexError: Dimension out of range.*Count from the end"),
+    Mistake(
+        SDPA, a_transpose_2_3, r"(?s)raised IndexError: Dimension out of range.*Count from the end"
+    ),
     Mistake(SDPA, a_bmm, r"torch.bmm only takes 3-D tensors.*torch.matmul"),
     Mistake(SDPA, a_naive_exp, r"NaN or inf.*overflows"),
     Mistake(SDPA, a_nan_on_fully_masked, r"mask is all False.*came out as NaN.*spreads"),
@@ -1457,7 +1479,9 @@ SDPA_MISTAKES = [
         a_output_from_nan_weights,
         r"weights are right, but your output is NaN in the rows.*before those rows were set to zero",
     ),
-    Mistake(SDPA, a_output_from_keys, r"your `output` should have shape.*multiply by k instead of v"),
+    Mistake(
+        SDPA, a_output_from_keys, r"your `output` should have shape.*multiply by k instead of v"
+    ),
     # the output is right, so the weights were only returned transposed: not "swap q and k"
     # (blind round 10)
     Mistake(
@@ -1474,7 +1498,9 @@ SDPA_MISTAKES = [
     Mistake(SDPA, a_via_numpy, r"Stay in torch"),
     Mistake(SDPA, a_boolean_indexing, r"masked_fill or torch.where"),
     Mistake(SDPA, a_squeezed, r"should have shape \(2, 1, \d\)|should have shape \(2, 2, 1, 5\)"),
-    Mistake(SDPA, a_wrong_output, r"your `output` differs from the reference.*output = weights @ v"),
+    Mistake(
+        SDPA, a_wrong_output, r"your `output` differs from the reference.*output = weights @ v"
+    ),
     Mistake(SDPA, a_functional_dropout, r"^(?!.*softmax).*two calls with the same inputs.*Dropout"),
     Mistake(SDPA, a_softmax_upcast_kept, r"raised RuntimeError.*\n.*without casting back"),
     Mistake(
@@ -1489,7 +1515,7 @@ SDPA_MISTAKES = [
         r"(?s)^(?!.*Did you swap q and k).*(line that applies the mask|reshape the mask).*already "
         r"broadcasts",
     ),
-]  # fmt: skip
+]
 
 
 # ========================================================================== sdpa: correct
@@ -2585,11 +2611,20 @@ ORACLE_CASES = [
     dict(seed=0, lead=(), len_q=3, len_k=5, d_k=4, d_v=6),
     dict(seed=1, lead=(2,), len_q=4, len_k=4, d_k=8, d_v=8, mask_shape=(4, 4)),
     dict(seed=2, lead=(2, 3), len_q=5, len_k=7, d_k=16, d_v=3, mask_shape=(2, 1, 1, 7)),
-    dict(seed=3, lead=(2, 2), len_q=6, len_k=3, d_k=5, d_v=2, mask_shape=(2, 2, 6, 3),
-         empty_rows=[(0, 1, 2), (1, 0, 5)]),
-    dict(seed=4, lead=(3,), len_q=1, len_k=9, d_k=64, d_v=64, mask_shape=(3, 1, 9),
-         empty_rows=[(2,)]),
-]  # fmt: skip
+    dict(
+        seed=3,
+        lead=(2, 2),
+        len_q=6,
+        len_k=3,
+        d_k=5,
+        d_v=2,
+        mask_shape=(2, 2, 6, 3),
+        empty_rows=[(0, 1, 2), (1, 0, 5)],
+    ),
+    dict(
+        seed=4, lead=(3,), len_q=1, len_k=9, d_k=64, d_v=64, mask_shape=(3, 1, 9), empty_rows=[(2,)]
+    ),
+]
 
 
 @pytest.mark.parametrize("case", ORACLE_CASES, ids=lambda c: f"seed{c['seed']}")
@@ -2708,8 +2743,11 @@ def test_cross_attention_is_pointed_to_the_right_lessons():
 def test_no_solution_code_in_the_prose_before_the_exercises():
     """The prose (and the hints) before an exercise never give its answer code."""
     cells = _master_cells()
-    answer = next(i for i, c in enumerate(cells)
-                  if c.metadata.get("nbgrader", {}).get("grade_id") == "scaled_dot_product_attention")  # fmt: skip
+    answer = next(
+        i
+        for i, c in enumerate(cells)
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "scaled_dot_product_attention"
+    )
     before = "\n".join(c.source for c in cells[:answer] if c.cell_type == "markdown")
     for line in (
         "masked_fill(~mask",

@@ -900,10 +900,12 @@ def test_decoder_mask_agrees_with_nn_multihead_attention():
         out, _ = ours(x, x, x, ref.decoder_self_attention_mask(ids, 0))
         as_bool, _ = theirs(x, x, x, attn_mask=~ref.look_ahead_mask(7), key_padding_mask=pads)
         as_float, _ = theirs(
-            x, x, x,
+            x,
+            x,
+            x,
             attn_mask=nn.Transformer.generate_square_subsequent_mask(7),
             key_padding_mask=torch.zeros(pads.shape).masked_fill(pads, -math.inf),
-        )  # fmt: skip
+        )
     torch.testing.assert_close(out, as_bool, rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(out, as_float, rtol=1e-5, atol=1e-6)
 

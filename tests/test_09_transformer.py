@@ -1153,25 +1153,62 @@ class TPositionalTutorialOrder(ref.Transformer):
     order: nn.Dropout refuses max_len as a probability (the message blamed the learner's
     tie_embeddings test)."""
 
-    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, num_layers=6,
-                 d_ff=2048, dropout=0.1, max_len=512, **kw):  # fmt: skip
+    def __init__(
+        self,
+        src_vocab_size,
+        tgt_vocab_size,
+        d_model=512,
+        num_heads=8,
+        num_layers=6,
+        d_ff=2048,
+        dropout=0.1,
+        max_len=512,
+        **kw,
+    ):
         super().__init__(
-            src_vocab_size, tgt_vocab_size, d_model, num_heads, num_layers, d_ff, dropout, max_len,
+            src_vocab_size,
+            tgt_vocab_size,
+            d_model,
+            num_heads,
+            num_layers,
+            d_ff,
+            dropout,
+            max_len,
             **kw,
-        )  # fmt: skip
+        )
         self.positional_encoding = PositionalEncoding(d_model, dropout, max_len)
 
 
 class TNormOptionsSwapped(ref.Transformer):
     """Blind round 9: norm_first and final_norm passed to the stacks in each other's place."""
 
-    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, num_layers=6,
-                 d_ff=2048, dropout=0.1, max_len=512, pad_id=0, tie_embeddings=False,
-                 norm_first=False, final_norm=None):  # fmt: skip
+    def __init__(
+        self,
+        src_vocab_size,
+        tgt_vocab_size,
+        d_model=512,
+        num_heads=8,
+        num_layers=6,
+        d_ff=2048,
+        dropout=0.1,
+        max_len=512,
+        pad_id=0,
+        tie_embeddings=False,
+        norm_first=False,
+        final_norm=None,
+    ):
         super().__init__(
-            src_vocab_size, tgt_vocab_size, d_model, num_heads, num_layers, d_ff, dropout, max_len,
-            pad_id, tie_embeddings,
-        )  # fmt: skip
+            src_vocab_size,
+            tgt_vocab_size,
+            d_model,
+            num_heads,
+            num_layers,
+            d_ff,
+            dropout,
+            max_len,
+            pad_id,
+            tie_embeddings,
+        )
         layers = (num_layers, d_model, num_heads, d_ff, dropout, final_norm, norm_first)
         self.encoder = Encoder(*layers)
         self.decoder = Decoder(*layers)
@@ -1181,12 +1218,29 @@ class TPositionalDropoutDefault(ref.Transformer):
     """Blind round 9: PositionalEncoding(d_model, max_len), the model's dropout left out, so
     the positions drop at the default 0.1 whatever dropout the model was given."""
 
-    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, num_layers=6,
-                 d_ff=2048, dropout=0.1, max_len=512, **kw):  # fmt: skip
+    def __init__(
+        self,
+        src_vocab_size,
+        tgt_vocab_size,
+        d_model=512,
+        num_heads=8,
+        num_layers=6,
+        d_ff=2048,
+        dropout=0.1,
+        max_len=512,
+        **kw,
+    ):
         super().__init__(
-            src_vocab_size, tgt_vocab_size, d_model, num_heads, num_layers, d_ff, dropout, max_len,
+            src_vocab_size,
+            tgt_vocab_size,
+            d_model,
+            num_heads,
+            num_layers,
+            d_ff,
+            dropout,
+            max_len,
             **kw,
-        )  # fmt: skip
+        )
         self.positional_encoding = PositionalEncoding(d_model, max_len)
 
 

@@ -365,14 +365,18 @@ def test_exercise_headers_show_points_time_and_level(lesson):
     cells = _master(lesson).cells
     for ex in registry.exercises(lesson):
         index = next(
-            i for i, cell in enumerate(cells)
+            i
+            for i, cell in enumerate(cells)
             if cell.metadata.get("nbgrader", {}).get("grade_id") == ex.grade_id
-        )  # fmt: skip
+        )
         header = next(
-            (cell.source for cell in reversed(cells[:index])
-             if cell.cell_type == "markdown" and "### " in cell.source and "`" in cell.source),
+            (
+                cell.source
+                for cell in reversed(cells[:index])
+                if cell.cell_type == "markdown" and "### " in cell.source and "`" in cell.source
+            ),
             "",
-        )  # fmt: skip
+        )
         heading = re.search(r"^### (Exercise \d+|Question \d+)\b.*$", header, re.M)
         assert (heading and f"`{ex.name}`" in heading.group(0)) or (
             ex.kind == "quiz" and heading

@@ -551,12 +551,16 @@ def _sdpa_hints(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None, fn
         ("must be a 3D tensor", _SDPA_BMM.format(ndim=q.dim())),
         ("The shape of the mask", _SDPA_BOOL_INDEX),
         (
-            lambda exc: _is_shape_error(exc) and not (mask is not None and _raised_on_mask_line(exc)),
+            lambda exc: (
+                _is_shape_error(exc) and not (mask is not None and _raised_on_mask_line(exc))
+            ),
             _sdpa_shapes_hint(dims, fn),
         ),
-        ("a leaf Variable that requires grad is being used in an in-place operation",
-         "An in-place operation changed an input that requires gradients. " + _SDPA_MUTATION),
-    ]  # fmt: skip
+        (
+            "a leaf Variable that requires grad is being used in an in-place operation",
+            "An in-place operation changed an input that requires gradients. " + _SDPA_MUTATION,
+        ),
+    ]
 
 
 def _bool_mask_added(q, k, mask) -> torch.Tensor:

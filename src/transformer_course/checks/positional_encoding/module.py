@@ -186,13 +186,22 @@ def _slice_hint(layout: str, batch: int, length: int, max_len: int, d_model: int
         candidates = [
             text
             for hit, text in (
-                (rows == batch and batch not in (length, max_len), f"x.size(0), the batch size {batch}"),
-                (rows == d_model and d_model not in (batch, max_len), f"x.size(-1), the feature width d_model={d_model}"),
+                (
+                    rows == batch and batch not in (length, max_len),
+                    f"x.size(0), the batch size {batch}",
+                ),
+                (
+                    rows == d_model and d_model not in (batch, max_len),
+                    f"x.size(-1), the feature width d_model={d_model}",
+                ),
                 (rows == max_len, f"no slice at all, the whole table of max_len={max_len} rows"),
-                (rows is not None and abs(rows - length) == 1, f"x.size(1) {'+' if (rows or 0) > length else '-'} 1, a slice off by one"),
+                (
+                    rows is not None and abs(rows - length) == 1,
+                    f"x.size(1) {'+' if (rows or 0) > length else '-'} 1, a slice off by one",
+                ),
             )
             if hit
-        ]  # fmt: skip
+        ]
         if len(candidates) > 1:
             return (
                 f"You added {rows} rows of the table to x's len={length} positions. On this "
