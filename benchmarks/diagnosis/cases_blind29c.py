@@ -22,6 +22,8 @@ REZERO_SKIP = "https://github.com/fabio-deep/Distributed-Pytorch-Boilerplate/iss
 TRITON_LOG2E = "https://github.com/triton-lang/triton/issues/2700"
 MIXED_BASES = "https://github.com/sgl-project/sglang/pull/31904"
 DILATED_WINDOW = "https://github.com/meta-pytorch/attention-gym/pull/12"
+NGPT_ROPE = "https://github.com/NVIDIA/ngpt/issues/10"
+TEMPERATURE_GUARD = "https://github.com/huggingface/transformers/pull/25722"
 
 BLIND29C: list[Case] = [
     # ---- 11 language model ----------------------------------------------------------------
@@ -361,6 +363,41 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
 """,
     ),
     _c(
+        "rot-partner-times-cos-sin-only",
+        L11,
+        "apply_rotary",
+        "rotates adjacent pairs (a, b) = (x[..., 2i], x[..., 2i + 1]) by multiplying the "
+        "partner vector (-b, a) elementwise by (cos, sin), as nGPT's "
+        "apply_rotary_position_embeddings did: each pair becomes (-b cos, a sin) instead of "
+        "(a cos - b sin, a sin + b cos), the x * cos and partner * sin terms are never "
+        "added, so the result is not a rotation at all (position 0 turns (a, b) into (-b, 0)).",
+        (
+            r"(never|not|no) (added|summed|combined)|missing (the )?(x ?\* ?cos|a ?\*? ?cos|cos(ine)? term|first term)",
+            r"only (the )?(partner|rotate[_ ]half|swapped)( vector| term)?",
+            r"\(-b ?\*? ?cos|-b ?\* ?cos",
+            r"not a rotation|(lengths?|norms?) (of the pairs )?(not|no longer) (kept|preserved)",
+        ),
+        (
+            r"(rotates?|rotation) (the other way|backwards|the wrong way)|transposed rotation",
+            r"(halves|pairs) (mixed|interleaved)|written back as halves|halves and pairs",
+            r"cos(ines?)? and sin(es?)? (are )?swapped",
+            r"in place|overwrit",
+            r"dtype|float32",
+        ),
+        code="""
+import torch
+
+
+def apply_rotary(x, cos, sin):
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    even, odd = x[..., 0::2], x[..., 1::2]  # the pairs (x_2i, x_2i+1)
+    partner = torch.stack((-odd, even), dim=-1)  # (..., len, d_head // 2, 2)
+    rotated = partner * torch.stack((cos, sin), dim=-1)
+    return rotated.flatten(-2)  # (..., len, d_head)
+""",
+        source=NGPT_ROPE,
+    ),
+    _c(
         "swiglu-silu-after-output-projection",
         L11,
         "SwiGLU",
@@ -396,6 +433,96 @@ class SwiGLU(nn.Module):
     def forward(self, x):
         return F.silu(self.w2(self.w1(x) * self.w3(x)))
 """,
+    ),
+    _c(
+        "rope-tables-halves-of-interleaved-sinusoid",
+        L11,
+        "rotary_embedding",
+        "builds lesson 03's sinusoidal table (sines of the angles on the even features, "
+        "cosines on the odd ones, d_head features in all) and cuts it in two with "
+        "chunk(2, dim=-1) for the sines and the cosines: the shapes are right, (length, "
+        "d_head // 2), but each half interleaves sines and cosines (of the first d_head // 4 "
+        "frequencies in the first half, of the last ones in the second), so neither table "
+        "holds cos(m theta_i) or sin(m theta_i).",
+        (
+            r"interleav\w*|alternat\w*",
+            r"(lesson 03|sinusoid\w*)'?s? (table|encoding)",
+            r"chunk\w*|(cut|split) (it )?in (two|half)|halves",
+            r"(even|odd) (features|columns|entries).{0,60}(sin|cos)",
+            r"(sines? and cosines?|cos(ines)? and sin(es)?) (are )?mixed",
+        ),
+        (
+            r"(cos\w*|sin\w*) (and|,) (sin\w*|cos\w*) (are )?swapped|returns? \(sin, cos\)",
+            r"positions? (start|from) (at )?1",
+            r"base.{0,30}(ignored|hard-?coded)",
+            r"factor (of )?2\b|\b2i ?/ ?d",
+            r"float64|bfloat16",
+            r"duplicat\w*|\(length, d_head\)",
+        ),
+        code="""
+import math
+
+import torch
+
+
+def rotary_embedding(length, d_head, base=10000.0):
+    position = torch.arange(length, dtype=torch.float32)[:, None]  # (length, 1)
+    div_term = torch.exp(torch.arange(0, d_head, 2, dtype=torch.float32) * (-math.log(base) / d_head))
+    table = torch.zeros(length, d_head)
+    table[:, 0::2] = torch.sin(position * div_term)
+    table[:, 1::2] = torch.cos(position * div_term)
+    sin, cos = table.chunk(2, dim=-1)  # (length, d_head // 2) each
+    return cos, sin
+""",
+        source=NGPT_ROPE,
+    ),
+    _c(
+        "sample-temperature-zero-raises",
+        L11,
+        "sample",
+        "copies Hugging Face's TemperatureLogitsWarper guard and raises ValueError whenever "
+        "the temperature is not strictly positive: temperature 0 raises instead of returning "
+        "the argmax (greedy decoding) as the contract asks; every temperature above 0 is "
+        "right.",
+        (
+            r"temperature ?(=|==|of)? ?0(\.0)?\b.{0,60}(raises?|ValueError|exception|rejected|refused)",
+            r"(raises?|ValueError|rejects?|refuses?).{0,60}temperature ?(=|==|of)? ?0",
+            r"strictly positive",
+            r"instead of (returning|taking) the argmax|(greedy|argmax) (case|branch) (is )?missing",
+        ),
+        (
+            r"argmin",
+            r"divid\w* by (zero|0)|\binf\b|\bnan\b",
+            r"\bis 0\b|identity",
+            r"argmax\(\) without dim|flattened",
+            r"keepdim|column",
+        ),
+        code="""
+import torch
+
+
+def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    if not temperature > 0:
+        raise ValueError(
+            f"`temperature` (={temperature}) has to be a strictly positive float; "
+            "for greedy decoding take the argmax"
+        )
+    scaled = logits / temperature
+    if top_k is not None:
+        values, _ = torch.topk(scaled, min(top_k, scaled.shape[-1]), dim=-1)
+        scaled = torch.where(scaled < values[..., -1:], float("-inf"), scaled)
+    if top_p is not None:
+        probs = torch.softmax(scaled, dim=-1)
+        sorted_probs, order = probs.sort(dim=-1, descending=True)
+        mass_before = sorted_probs.cumsum(dim=-1) - sorted_probs
+        drop_sorted = mass_before >= top_p
+        drop_sorted[..., 0] = False
+        drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
+        scaled = scaled.masked_fill(drop, float("-inf"))
+    probs = torch.softmax(scaled, dim=-1)
+    return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)
+""",
+        source=TEMPERATURE_GUARD,
     ),
     # ---- 12 inference ---------------------------------------------------------------------
     _c(
@@ -442,6 +569,51 @@ class KVCache(nn.Module):
         self.values[:, :, start:stop] = v_new
         self.length = stop
         return self.keys[:, :, :stop], self.values[:, :, :stop]
+""",
+    ),
+    _c(
+        "kv-forward-requires-input-positions",
+        L12,
+        "KVCache",
+        "copies gpt-fast's cache signature and makes forward take the positions to write as "
+        "a required third argument, forward(k_new, v_new, input_pos), writing at "
+        "keys[:, :, input_pos]: the contract's call cache(k_new, v_new) raises a TypeError "
+        "(missing argument input_pos), and the cache does not keep track of how many "
+        "positions it holds itself.",
+        (
+            r"input_pos|positions? (argument|parameter)",
+            r"(extra|third|additional|required) (positional )?(argument|parameter)",
+            r"missing (1 )?(required )?(positional )?argument",
+            r"signature",
+        ),
+        (
+            r"not (yet )?(written|attempted|implemented)|placeholder|delete the raise",
+            r"persistent",
+            r"length.{0,30}(not|never) (advanced|updated)",
+            r"capacity|ValueError",
+            r"\bupdate\b",
+        ),
+        code="""
+import torch
+from torch import nn
+
+
+class KVCache(nn.Module):
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__()
+        cache_shape = (batch, num_heads, max_len, d_head)
+        self.register_buffer("keys", torch.zeros(cache_shape, dtype=dtype), persistent=False)
+        self.register_buffer("values", torch.zeros(cache_shape, dtype=dtype), persistent=False)
+        self.length = 0
+
+    def forward(self, k_new, v_new, input_pos):
+        # input_pos: (n,) the positions of the new keys and values
+        if int(input_pos.max()) >= self.keys.shape[2]:
+            raise ValueError("the cache is full")
+        self.keys[:, :, input_pos] = k_new
+        self.values[:, :, input_pos] = v_new
+        self.length = max(self.length, int(input_pos.max()) + 1)
+        return self.keys[:, :, : self.length], self.values[:, :, : self.length]
 """,
     ),
     _c(
