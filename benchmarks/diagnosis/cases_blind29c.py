@@ -80,8 +80,6 @@ class RMSNorm(nn.Module):
             r"off[- ]by[- ]one|softmax_?1|quiet ?softmax|softmax ?\+ ?1",
             r"(extra|added?|additional) (1|one|constant|term)\b.{0,40}denominator"
             r"|denominator.{0,40}(\+ ?1|plus (1|one)|extra)",
-            r"weights? (do not|don'?t|no longer|never) sum to (1|one)"
-            r"|sum(s|ming)? to less than (1|one)",
             r"attend to nothing|null (token|key)|phantom",
         ),
         (
@@ -199,7 +197,7 @@ class CausalSelfAttention(nn.Module):
         (
             r"post-?norm",
             r"norms? (are )?(swapped|shared)",
-            r"layer ?scale|0\.1",
+            r"layer ?scale|\b0\.1\b",
             r"sub-?layers? in the wrong order",
             r"(normalised|normalized) (input|stream).{0,40}residual|residual.{0,40}norm1\(x\)",
         ),
@@ -243,7 +241,7 @@ class DecoderBlock(nn.Module):
             r"untied|not tied|separate output",
             r"(no|without|skips?( the)?) final norm",
             r"sqrt\(d_model\)|d_model ?\*\* ?-?0\.5",
-            r"softmax|probabilit",
+            r"(applies|applied|returns?) (a )?softmax|probabilities instead of (the )?logits",
             r"temperature",
         ),
         code="""
@@ -285,7 +283,7 @@ class GPT(nn.Module):
             r"trunc\w*",
             r"(cut|clipped|clamped|bounded|truncated) at|\ba ?= ?-?0\.02|one standard deviation"
             r"|±?0\.02 (bounds?|limits?)",
-            r"(standard deviation|\bstd)\b.{0,40}(0\.01\d*|too small|smaller than 0\.02|about half)",
+            r"tails? (are )?(cut|removed|clipped)|no (weight|value) (exceeds|above|larger than) 0\.02",
         ),
         (
             r"N\(0, ?1\)|default (init|N\()|standard deviation (of )?1\b",
@@ -327,9 +325,9 @@ class GPT(nn.Module):
         "the sort's indices (torch.gather(order, -1, drawn)): the returned numbers are ranks "
         "(0 = the most probable token), not vocabulary ids; without top_p it is right.",
         (
-            r"\branks?\b|sorted (position|order|index|list)|position in the sorted",
-            r"(gather|map\w*|translat\w*) (it |them )?back|sort(ing|ed)? (order|indices|permutation)"
-            r".{0,40}(never|not) (applied|used|mapped)",
+            r"\branks?\b|position (in|within) the sorted|sorted (position|index)(es)?\b",
+            r"(gather|map\w*|translat\w*) (the (drawn|sampled) (index|indices|position|token)s? )?back"
+            r"|probs_idx|(drawn|sampled) (index|position).{0,40}(sort|order)",
             r"not (the |a )?(vocabulary|token) (ids?|index|indices)",
         ),
         (
@@ -338,6 +336,7 @@ class GPT(nn.Module):
             r"temperature (after|before)|order of the (filters|steps)",
             r"global (random|generator|stream)|ignores? the generator",
             r"renormali[sz]",
+            r"mask.{0,40}(not|never) (mapped|scattered) back|scatter",
         ),
         code="""
 import torch
@@ -375,7 +374,6 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
             r"(never|not|no) (added|summed|combined)|missing (the )?(x ?\* ?cos|a ?\*? ?cos|cos(ine)? term|first term)",
             r"only (the )?(partner|rotate[_ ]half|swapped)( vector| term)?",
             r"\(-b ?\*? ?cos|-b ?\* ?cos",
-            r"not a rotation|(lengths?|norms?) (of the pairs )?(not|no longer) (kept|preserved)",
         ),
         (
             r"(rotates?|rotation) (the other way|backwards|the wrong way)|transposed rotation",
@@ -414,7 +412,7 @@ def apply_rotary(x, cos, sin):
         (
             r"silu.{0,30}(value|w3)\b|gate and (the )?value.{0,20}swapped",
             r"silu (of|over|on) the product|silu\(w1\(x\) ?\* ?w3",
-            r"gelu|sigmoid|relu",
+            r"\bgelu\b|sigmoid (gate|instead)|\brelu\b",
             r"\bbias(es)?\b",
             r"(missing|without|no) (the )?(output )?projection|w2 (is )?missing",
         ),
@@ -445,7 +443,7 @@ class SwiGLU(nn.Module):
         "frequencies in the first half, of the last ones in the second), so neither table "
         "holds cos(m theta_i) or sin(m theta_i).",
         (
-            r"interleav\w*|alternat\w*",
+            r"interleav\w*",
             r"(lesson 03|sinusoid\w*)'?s? (table|encoding)",
             r"chunk\w*|(cut|split) (it )?in (two|half)|halves",
             r"(even|odd) (features|columns|entries).{0,60}(sin|cos)",
@@ -666,7 +664,7 @@ def online_softmax(x, block_size):
         "temperature ln 2 = 0.69, so the weights are too sharp.",
         (
             r"log_?2\s*\(?e\)?|1\.44|ln ?\(?2|exp2",
-            r"(scale|scores?).{0,60}(1\.4\d*|too (large|big|sharp))|too sharp|sharper",
+            r"(scale|scores?).{0,40}\b1\.4\d* times|times 1\.4\d*",
             r"base[- ]?2|natural (exp|base)",
         ),
         (
