@@ -615,6 +615,40 @@ class KVCache(nn.Module):
 """,
     ),
     _c(
+        "gqa-einsum-sums-over-kv-heads",
+        L12,
+        "grouped_query_attention",
+        "writes the attention with einsum and gives the key/value heads a subscript of "
+        "their own, 'bhqd,bgkd->bhqk' and 'bhqk,bgkd->bhqd': a subscript missing from the "
+        "output is summed, so every query head scores against the sum of all key heads and "
+        "mixes the sum of all value heads, instead of its own group's key/value head (right "
+        "only with one key/value head, multi-query attention).",
+        (
+            r"einsum",
+            r"summ?(ed|s|ing)? (over|across) (all )?(the )?(key/?value|kv|key) heads"
+            r"|sum of (all )?(the )?(key|value|kv|key/value) heads",
+            r"subscript|(index|letter).{0,30}(missing from|not in|absent from) the output",
+        ),
+        (
+            r"\bmean\b|averag\w*",
+            r"\btil(e|ed|es)\b|\.repeat\(|k0, ?k1, ?k0",
+            r"(first|one|single) (key/?value|kv) head (for|shared by) (all|every)",
+            r"(not|never) (divided|scaled) by sqrt",
+            r"mask.{0,30}(ignored|inverted|dropped)",
+        ),
+        code="""
+import torch
+
+
+def grouped_query_attention(q, k, v, mask=None):
+    scores = torch.einsum("bhqd,bgkd->bhqk", q, k) * q.shape[-1] ** -0.5
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    return torch.einsum("bhqk,bgkd->bhqd", weights, v)
+""",
+    ),
+    _c(
         "online-exp2-numerator-without-log2e",
         L12,
         "online_softmax",
