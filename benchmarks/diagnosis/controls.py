@@ -274,6 +274,14 @@ CONTROLS = (
         ),
     ),
     Control(
+        "round 29's cases, new to the benchmark (blind29a-c)",
+        ("blind29a-", "blind29b-", "blind29c-"),
+        (
+            ("3b8817d", "after round 33: before round 34, which read no case"),
+            ("f4cedbc", "after round 34: the cases' base, before they were read"),
+        ),
+    ),
+    Control(
         "round 15's cases, new to the benchmark (blind15a-g)",
         tuple(f"blind15{x}-" for x in "abcdefg"),
         (

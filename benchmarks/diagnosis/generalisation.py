@@ -1513,6 +1513,33 @@ BATCHES = (
         "(c5e7d60's); every case compared with the earlier cases' causes before it was "
         "committed",
     ),
+    Batch(
+        "round 29, 01-06",
+        "d2117c7",
+        "by a new helper (b29a) that had read no check and no message, 14 of its 18 cases "
+        "transposed from public reports, written blind while round 34 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 34 "
+        "(6f1ca12d's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
+    Batch(
+        "round 29, 07-10",
+        "6a65c9d",
+        "by a new helper (b29b) that had read no check and no message, 15 of its 20 cases "
+        "transposed from public reports, written blind while round 34 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 34 "
+        "(6f1ca12d's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
+    Batch(
+        "round 29, 11-12",
+        "f4cedbc",
+        "by a new helper (b29c) that had read no check and no message, 12 of its 18 cases "
+        "transposed from public reports, written blind while round 34 changed the checks "
+        "(its helpers never saw these cases), judged against the checks after round 34 "
+        "(6f1ca12d's); every case compared with the earlier cases' causes before it was "
+        "committed",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
