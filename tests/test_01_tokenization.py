@@ -4357,7 +4357,7 @@ MISTAKES += [
 def pad_batch_rows_extended_in_place(sequences, pad_id):  # right values, the caller's rows padded
     max_len = max((len(seq) for seq in sequences), default=0)
     for seq in sequences:
-        seq.extend([pad_id] * (max_len - len(seq)))
+        seq += [pad_id] * (max_len - len(seq))
     return np.array(sequences, dtype=np.int64).reshape(len(sequences), max_len)
 
 

@@ -1392,8 +1392,8 @@ test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 
 # ------------------------------------------------------------------- round 34 (f34g0106)
-def look_ahead_one_step_ahead(size):  # diagonal=1: the next token visible too
-    return torch.tril(torch.ones(size, size, dtype=torch.bool), diagonal=1)
+def look_ahead_two_steps_ahead(size):  # diagonal=2: the next two tokens visible too
+    return torch.tril(torch.ones(size, size, dtype=torch.bool), diagonal=2)
 
 
 def look_ahead_two_back(size):  # diagonal=-2: itself and the token before it hidden
@@ -1410,9 +1410,9 @@ MISTAKES += [
     # checking.mask_relations.triangle_offset: the triangle cut at another diagonal
     Mistake(
         check_look_ahead_mask,
-        look_ahead_one_step_ahead,
-        r"triangle is cut at the wrong diagonal: it is torch\.tril\(\.\.\., diagonal=1\)"
-        r"[\s\S]*each query also sees the next key",
+        look_ahead_two_steps_ahead,
+        r"triangle is cut at the wrong diagonal: it is torch\.tril\(\.\.\., diagonal=2\)"
+        r"[\s\S]*each query also sees the 2 keys after it",
     ),
     Mistake(
         check_look_ahead_mask,

@@ -30,37 +30,38 @@ PAIRWISE_PAD_MASK = "https://github.com/Biohub/esm/issues/299"
 
 BLIND29A: list[Case] = [
     # ---- 01 tokenization ------------------------------------------------------------------
-    _c(
-        "tok-casefold",
-        L01,
-        "tokenize",
-        "lower-cases with str.casefold() (the Unicode caseless-matching fold, recommended over "
-        "lower() for comparisons) instead of str.lower(): casefold also rewrites letters that "
-        "are already lower case, so 'ß' becomes 'ss' ('straße' -> 'strasse'), ligatures such as "
-        "'ﬁ' become 'fi' and the final sigma 'ς' becomes 'σ'; ASCII text is unchanged.",
-        (
-            r"casefold",
-            r"ß|sharp s|eszett|stra(ss|ß)e",
-            r"case[- ]?fold\w*|full (unicode )?case (mapping|folding)",
-            r"ligature|final sigma|ς",
-        ),
-        (
-            r"\bascii\b|\[a-z",
-            r"nfkc|nfd\b|nfkd|unicodedata|normali[sz]\w* (the text|unicode)",
-            r"accents? (are )?(stripped|removed|dropped)|strip\w* (the )?accents",
-            r"not lower-?cased|without lower-?casing|capital letters (are )?kept",
-            r"punctuation",
-        ),
-        code="""
-import re
-
-
-def tokenize(text):
-    # casefold() is the "aggressive" lower(): the right way to ignore case in Unicode
-    return re.findall(r"\\w+|[^\\w\\s]", text.casefold())
-""",
-        source=CASEFOLD,
-    ),
+    # Left out after the run (coordinator, 2026-11-29): its answer is, body for body, a wrong
+    # answer of the tests' own table (tests/test_01_tokenization.py, since 1ea5671), which its
+    # blind author could not see; it measures nothing new (tests/test_diagnosis_benchmark.py).
+    # _c(
+    #     "tok-casefold",
+    #     L01,
+    #     "tokenize",
+    #     "lower-cases with str.casefold() (the Unicode caseless-matching fold, recommended over "
+    #     "lower() for comparisons) instead of str.lower(): casefold also rewrites letters that "
+    #     "are already lower case, so 'ß' becomes 'ss' ('straße' -> 'strasse'), ligatures such as "
+    #     "'ﬁ' become 'fi' and the final sigma 'ς' becomes 'σ'; ASCII text is unchanged.",
+    #     (
+    #         r"casefold",
+    #         r"ß|sharp s|eszett|stra(ss|ß)e",
+    #         r"case[- ]?fold\w*|full (unicode )?case (mapping|folding)",
+    #         r"ligature|final sigma|ς",
+    #     ),
+    #     (
+    #         r"\bascii\b|\[a-z",
+    #         r"nfkc|nfd\b|nfkd|unicodedata|normali[sz]\w* (the text|unicode)",
+    #         r"accents? (are )?(stripped|removed|dropped)|strip\w* (the )?accents",
+    #         r"not lower-?cased|without lower-?casing|capital letters (are )?kept",
+    #         r"punctuation",
+    #     ),
+    #     code="""
+    # import re
+    # def tokenize(text):
+    # # casefold() is the "aggressive" lower(): the right way to ignore case in Unicode
+    # return re.findall(r"\\w+|[^\\w\\s]", text.casefold())
+    # """,
+    #     source=CASEFOLD,
+    # ),
     _c(
         "tok-cjk-characters-split",
         L01,
