@@ -429,6 +429,9 @@ class Zygote:
         self.uid: int | None = None
         self.cgroup: kernel_limits.SandboxCgroup | None = None
         self.owner_lock: int | None = None
+        # one request and its reply at a time: a timer thread that kills or interrupts the
+        # learner process must not take the reply to another thread's "wait"
+        self.requests = threading.Lock()
 
     # ------------------------------------------------------------------ start/stop
     def start(self, timeout: float = 180.0) -> None:
@@ -688,8 +691,9 @@ class Zygote:
             except OSError as exc:
                 raise ZygoteError(f"the sandbox's cgroup limits could not be set: {exc}") from None
         try:
-            self._send({"op": "spawn", "cfg": limits.spawn_config(base)}, fds=[theirs.fileno()])
-            reply = self._receive(30.0)
+            reply = self._request(
+                {"op": "spawn", "cfg": limits.spawn_config(base)}, 30.0, fds=[theirs.fileno()]
+            )
         finally:
             theirs.close()
         if not reply.get("ok") or type(reply.get("pid")) is not int:
@@ -698,17 +702,19 @@ class Zygote:
         oom_kills = self.cgroup.oom_kills() if self.cgroup and self.cgroup.limits_memory else None
         return LearnerProcess(self, ours, reply["pid"], oom_kills)
 
+    def _request(self, message: dict, timeout: float, fds=()) -> dict:
+        with self.requests:
+            self._send(message, fds)
+            return self._receive(timeout)
+
     def kill(self, pid: int) -> None:
-        self._send({"op": "kill", "pid": pid})
-        self._receive(30.0)
+        self._request({"op": "kill", "pid": pid}, 30.0)
 
     def interrupt(self, pid: int) -> None:
-        self._send({"op": "interrupt", "pid": pid})
-        self._receive(30.0)
+        self._request({"op": "interrupt", "pid": pid}, 30.0)
 
     def wait(self, pid: int, timeout: float = 10.0) -> dict:
-        self._send({"op": "wait", "pid": pid, "timeout": timeout})
-        return self._receive(timeout + 30.0)
+        return self._request({"op": "wait", "pid": pid, "timeout": timeout}, timeout + 30.0)
 
 
 def _processes_of(uid: int) -> int:
