@@ -36,6 +36,9 @@ WHERE_WITHOUT_OUT = "'where' used without 'out'"
 #: values no softmax, table or product of the checks' inputs gives
 SENTINELS = (-7.0e7, 7.25e9)
 
+#: how many sentinel blocks are freed before each try, in turn
+BLOCKS = (8, 1, 16, 2)
+
 
 def unwritten_entries(
     call: Callable[[], Any], shape: tuple, dtype, tries: int = 4
@@ -59,21 +62,24 @@ def unwritten_entries(
 
 
 def unwritten_tensor_entries(
-    call: Callable[[], Any], shape: tuple, dtype: torch.dtype, tries: int = 4
+    call: Callable[[], Any], shape: tuple, dtype: torch.dtype, tries: int = 8
 ) -> tuple[torch.Tensor, str] | None:
     """The same for a torch result (``torch.empty``, ``empty_like``, a buffer whose views
-    were rebound instead of written): before each try, several blocks of the result's size
-    filled with a sentinel are freed, so the allocator likely hands one back to the result.
-    Returns (mask of the entries never written, the witness: "sentinel" when some held a
-    sentinel, "varying" when some changed between tries on the same inputs), or None when
-    neither was seen (or the call raised or returned another shape). A deterministic
-    function is assumed: call only for one that draws no random numbers."""
+    were rebound instead of written): before each try, blocks of the result's size filled
+    with a sentinel are freed (one, several or many: the allocator hands them back by other
+    paths), so it likely hands one back to the result. Returns (mask of the entries never
+    written, the witness: "sentinel" when some held a sentinel, "varying" when some changed
+    between tries on the same inputs), or None when neither was seen (or the call raised or
+    returned another shape). For a bool result the blocks hold False, then True: no value
+    of a bool can be a sentinel, so only "varying" is a witness. A deterministic function
+    is assumed: call only for one that draws no random numbers."""
     found = torch.zeros(shape, dtype=torch.bool)
     results = []
+    flags = dtype == torch.bool
     for attempt in range(tries):
-        sentinel = SENTINELS[attempt % len(SENTINELS)]
+        sentinel = bool(attempt % 2) if flags else SENTINELS[attempt % len(SENTINELS)]
         try:
-            blocks = [torch.full(shape, sentinel, dtype=dtype) for _ in range(8)]
+            blocks = [torch.full(shape, sentinel, dtype=dtype) for _ in range(BLOCKS[attempt % 4])]
             del blocks
             with contextlib.redirect_stdout(io.StringIO()):
                 result = call()
@@ -82,7 +88,8 @@ def unwritten_tensor_entries(
         if not isinstance(result, torch.Tensor) or tuple(result.shape) != tuple(shape):
             return None
         result = result.detach().clone()
-        found |= result == torch.tensor(sentinel, dtype=result.dtype)
+        if not flags:
+            found |= result == torch.tensor(sentinel, dtype=result.dtype)
         results.append(result)
     if bool(found.any()):
         return found, "sentinel"

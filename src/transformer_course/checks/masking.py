@@ -45,6 +45,7 @@ from transformer_course.checking.size_one_axes import (
     size_one_axes_note,
 )
 from transformer_course.checking.size_sources import broadcast_sizes, size_source_note, size_sources
+from transformer_course.checking.uninitialised import unwritten_tensor_entries
 from transformer_course.exercise import Exercise
 from transformer_course.reference import masking as ref
 from transformer_course.reference import tokenization as tok
@@ -1269,16 +1270,7 @@ def _changing_mask_note(look_ahead_mask, got: torch.Tensor, size: int) -> str:
     repeated call differs, the values inside the triangle only."""
     if got.dim() != 2 or bool((got & ~ref.look_ahead_mask(size)).any()):
         return ""
-    seen = []
-    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
-        for fill in (False, True, False, True):
-            # a freed block of the mask's size, all False then all True: memory the next
-            # torch.empty may be handed, so leftover values differ between the calls
-            del_me = torch.full((size, size), fill, dtype=torch.bool)
-            del del_me
-            again = look_ahead_mask(size)
-            seen.append(isinstance(again, torch.Tensor) and torch.equal(again, got))
-    if not seen or all(seen):
+    if unwritten_tensor_entries(lambda: look_ahead_mask(size), (size, size), torch.bool) is None:
         return ""
     return (
         f"Called again, look_ahead_mask({size}) gives other flags: your mask changes from "
