@@ -4502,6 +4502,37 @@ MISTAKES += [
     ),
 ]
 
+
+# ------------------------------------------------------------- round 35: scripts, ids, dtypes
+def tokenize_one_ideograph_per_token(text):  # a CJK range tried before \w+: one per token
+    return re.findall(r"[\u3400-\u4dbf\u4e00-\u9fff]|\w+|[^\w\s]", text.lower())
+
+
+def tokenize_by_unicode_categories(text):  # letters and numbers by category, any script: right
+    tokens, word = [], ""
+    for ch in text.lower():
+        if unicodedata.category(ch)[0] in "LN" or ch == "_":
+            word += ch
+            continue
+        tokens += [word] if word else []
+        word = ""
+        tokens += [] if ch.isspace() else [ch]
+    return tokens + ([word] if word else [])
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_tokenize,
+        tokenize_one_ideograph_per_token,
+        # visible: named; hidden: '2024年' kept whole (the range is tried only where a
+        # match starts), no rule fits every cut, so only the cut word is shown
+        r"^(?!.*ASCII).*'(任务|世界)' came back as '.', '.': (every CJK ideograph \(.*\) "
+        r"became a token of its own.*stay whole \('déjà'\)|your tokens cut this word)",
+    ),
+]
+CORRECT += [Correct(checks.check_tokenize, tokenize_by_unicode_categories)]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 
