@@ -4520,6 +4520,36 @@ def tokenize_by_unicode_categories(text):  # letters and numbers by category, an
     return tokens + ([word] if word else [])
 
 
+def pad_dtype_of_first_row(sequences, pad_id):  # np.asarray([]) is float64: so is the batch
+    width = max((len(s) for s in sequences), default=0)
+    first = np.asarray(sequences[0]) if sequences else np.zeros(0, dtype=np.int64)
+    batch = np.full((len(sequences), width), pad_id, dtype=first.dtype)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+def pad_torch_cat_rows(sequences, pad_id):  # an empty row is float32: cat and stack promote
+    width = max((len(s) for s in sequences), default=0)
+    rows = [torch.cat([torch.tensor(s), torch.full((width - len(s),), pad_id)]) for s in sequences]
+    return torch.stack(rows) if rows else torch.zeros((0, 0), dtype=torch.long)
+
+
+def pad_torch_zeros_float(sequences, pad_id):  # float whatever the rows: not an empty row's
+    width = max((len(s) for s in sequences), default=0)
+    batch = torch.zeros((len(sequences), width)) + pad_id
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = torch.tensor(seq)
+    return batch
+
+
+def pad_sequence_of_long_tensors(sequences, pad_id):  # torch.LongTensor([]) is int64: right
+    if not sequences:
+        return torch.zeros((0, 0), dtype=torch.long)
+    rows = [torch.LongTensor(s) for s in sequences]
+    return torch.nn.utils.rnn.pad_sequence(rows, batch_first=True, padding_value=pad_id)
+
+
 MISTAKES += [
     Mistake(
         checks.check_tokenize,
@@ -4530,7 +4560,30 @@ MISTAKES += [
         r"became a token of its own.*stay whole \('déjà'\)|your tokens cut this word)",
     ),
 ]
-CORRECT += [Correct(checks.check_tokenize, tokenize_by_unicode_categories)]
+MISTAKES += [
+    Mistake(
+        checks.check_pad_batch,
+        pad_dtype_of_first_row,
+        r"pad_batch\(\[\[\], \[(11, 12|3)\], .*dtype is float64\. Your batch is float64 "
+        r"exactly when its first sequence is empty.*np\.array\(\[\]\) is float64",
+    ),
+    # siblings: float from any empty row (promotion), and float whatever the rows
+    Mistake(
+        checks.check_pad_batch,
+        pad_torch_cat_rows,
+        r"dtype is torch\.float32\. Your batch is torch\.float32 whenever one of its "
+        r"sequences is empty.*promotes",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_torch_zeros_float,
+        r"^(?!.*(sequence|sequences) is empty).*should hold integers.*dtype=torch\.long",
+    ),
+]
+CORRECT += [
+    Correct(checks.check_tokenize, tokenize_by_unicode_categories),
+    Correct(checks.check_pad_batch, pad_sequence_of_long_tensors),
+]
 
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
