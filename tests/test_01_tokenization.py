@@ -2581,8 +2581,8 @@ def encode_try_except(tokens, vocab):
     return out
 
 
-def encode_returns_tuple(tokens, vocab):
-    return tuple(vocab.get(token, ref.UNK_ID) for token in tokens)
+def encode_returns_tuple(tokens, vocab):  # <unk>'s id looked up: a vocab may number it otherwise
+    return tuple(vocab.get(token, vocab["<unk>"]) for token in tokens)
 
 
 def encode_returns_array(tokens, vocab):
@@ -4550,6 +4550,16 @@ def pad_sequence_of_long_tensors(sequences, pad_id):  # torch.LongTensor([]) is 
     return torch.nn.utils.rnn.pad_sequence(rows, batch_first=True, padding_value=pad_id)
 
 
+def encode_unk_from_special_tokens(tokens, vocab):  # <unk>'s place in the course's specials
+    unk = ref.SPECIAL_TOKENS.index("<unk>")
+    return [vocab[t] if t in vocab else unk for t in tokens]
+
+
+def encode_unk_second_value(tokens, vocab):  # the second id stored: <unk>'s only in id order
+    unk = list(vocab.values())[1]
+    return [vocab.get(t, unk) for t in tokens]
+
+
 MISTAKES += [
     Mistake(
         checks.check_tokenize,
@@ -4578,6 +4588,21 @@ MISTAKES += [
         checks.check_pad_batch,
         pad_torch_zeros_float,
         r"^(?!.*(sequence|sequences) is empty).*should hold integers.*dtype=torch\.long",
+    ),
+]
+MISTAKES += [
+    Mistake(
+        checks.check_encode,
+        encode_unk_from_special_tokens,
+        r"special tokens numbered [^)]*<unk>=[03]\b.*Unknown tokens must become the id of <unk> in the "
+        r"vocabulary given, here [03]; yours became 1, the id <unk> has in the vocabularies "
+        r"build_vocab makes.*fixed id",
+    ),
+    # sibling: an id read off a position among the keys is not called a fixed id
+    Mistake(
+        checks.check_encode,
+        encode_unk_second_value,
+        r"^(?!.*fixed id).*not [23] \(the id of <(eos|pad)>\)",
     ),
 ]
 CORRECT += [
