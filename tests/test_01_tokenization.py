@@ -2581,8 +2581,8 @@ def encode_try_except(tokens, vocab):
     return out
 
 
-def encode_returns_tuple(tokens, vocab):
-    return tuple(vocab.get(token, ref.UNK_ID) for token in tokens)
+def encode_returns_tuple(tokens, vocab):  # <unk>'s id looked up: a vocab may number it otherwise
+    return tuple(vocab.get(token, vocab["<unk>"]) for token in tokens)
 
 
 def encode_returns_array(tokens, vocab):
@@ -4501,6 +4501,115 @@ MISTAKES += [
         r"missing where the text ends with a word",
     ),
 ]
+
+
+# ------------------------------------------------------------- round 35: scripts, ids, dtypes
+def tokenize_one_ideograph_per_token(text):  # a CJK range tried before \w+: one per token
+    return re.findall(r"[\u3400-\u4dbf\u4e00-\u9fff]|\w+|[^\w\s]", text.lower())
+
+
+def tokenize_by_unicode_categories(text):  # letters and numbers by category, any script: right
+    tokens, word = [], ""
+    for ch in text.lower():
+        if unicodedata.category(ch)[0] in "LN" or ch == "_":
+            word += ch
+            continue
+        tokens += [word] if word else []
+        word = ""
+        tokens += [] if ch.isspace() else [ch]
+    return tokens + ([word] if word else [])
+
+
+def pad_dtype_of_first_row(sequences, pad_id):  # np.asarray([]) is float64: so is the batch
+    width = max((len(s) for s in sequences), default=0)
+    first = np.asarray(sequences[0]) if sequences else np.zeros(0, dtype=np.int64)
+    batch = np.full((len(sequences), width), pad_id, dtype=first.dtype)
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = seq
+    return batch
+
+
+def pad_torch_cat_rows(sequences, pad_id):  # an empty row is float32: cat and stack promote
+    width = max((len(s) for s in sequences), default=0)
+    rows = [torch.cat([torch.tensor(s), torch.full((width - len(s),), pad_id)]) for s in sequences]
+    return torch.stack(rows) if rows else torch.zeros((0, 0), dtype=torch.long)
+
+
+def pad_torch_zeros_float(sequences, pad_id):  # float whatever the rows: not an empty row's
+    width = max((len(s) for s in sequences), default=0)
+    batch = torch.zeros((len(sequences), width)) + pad_id
+    for row, seq in enumerate(sequences):
+        batch[row, : len(seq)] = torch.tensor(seq)
+    return batch
+
+
+def pad_sequence_of_long_tensors(sequences, pad_id):  # torch.LongTensor([]) is int64: right
+    if not sequences:
+        return torch.zeros((0, 0), dtype=torch.long)
+    rows = [torch.LongTensor(s) for s in sequences]
+    return torch.nn.utils.rnn.pad_sequence(rows, batch_first=True, padding_value=pad_id)
+
+
+def encode_unk_from_special_tokens(tokens, vocab):  # <unk>'s place in the course's specials
+    unk = ref.SPECIAL_TOKENS.index("<unk>")
+    return [vocab[t] if t in vocab else unk for t in tokens]
+
+
+def encode_unk_second_value(tokens, vocab):  # the second id stored: <unk>'s only in id order
+    unk = list(vocab.values())[1]
+    return [vocab.get(t, unk) for t in tokens]
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_tokenize,
+        tokenize_one_ideograph_per_token,
+        # visible: named; hidden: '2024年' kept whole (the range is tried only where a
+        # match starts), no rule fits every cut, so only the cut word is shown
+        r"^(?!.*ASCII).*'(任务|世界)' came back as '.', '.': (every CJK ideograph \(.*\) "
+        r"became a token of its own.*stay whole \('déjà'\)|your tokens cut this word)",
+    ),
+]
+MISTAKES += [
+    Mistake(
+        checks.check_pad_batch,
+        pad_dtype_of_first_row,
+        r"pad_batch\(\[\[\], \[(11, 12|3)\], .*dtype is float64\. Your batch is float64 "
+        r"exactly when its first sequence is empty.*np\.array\(\[\]\) is float64",
+    ),
+    # siblings: float from any empty row (promotion), and float whatever the rows
+    Mistake(
+        checks.check_pad_batch,
+        pad_torch_cat_rows,
+        r"dtype is torch\.float32\. Your batch is torch\.float32 whenever one of its "
+        r"sequences is empty.*promotes",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_torch_zeros_float,
+        r"^(?!.*(sequence|sequences) is empty).*should hold integers.*dtype=torch\.long",
+    ),
+]
+MISTAKES += [
+    Mistake(
+        checks.check_encode,
+        encode_unk_from_special_tokens,
+        r"special tokens numbered [^)]*<unk>=[03]\b.*Unknown tokens must become the id of <unk> in the "
+        r"vocabulary given, here [03]; yours became 1, the id <unk> has in the vocabularies "
+        r"build_vocab makes.*fixed id",
+    ),
+    # sibling: an id read off a position among the keys is not called a fixed id
+    Mistake(
+        checks.check_encode,
+        encode_unk_second_value,
+        r"^(?!.*fixed id).*not [23] \(the id of <(eos|pad)>\)",
+    ),
+]
+CORRECT += [
+    Correct(checks.check_tokenize, tokenize_by_unicode_categories),
+    Correct(checks.check_pad_batch, pad_sequence_of_long_tensors),
+]
+
 
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 

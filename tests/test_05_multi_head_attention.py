@@ -2259,6 +2259,20 @@ def test_quiz_answers_agree_with_the_reference_shapes():
     assert QUIZ_CROSS_ATTENTION_SHAPE.answer == "b"
 
 
+def test_quiz_head_width_accepts_the_number_as_text_with_a_note():
+    """The quizzes' convention (tests/test_exercises.py: a numeric answer is accepted as
+    int, float, scalar or text): '64' passes, and a note says the usual form is the number;
+    a wrong number as text is still told why it is wrong."""
+    from common import assert_accepted, assert_rejected, quiz_answer
+
+    from transformer_course.checks.multi_head_attention import check_quiz_head_width
+
+    assert_accepted(
+        check_quiz_head_width, quiz_answer("64"), r"returned '64', a string.*return 64\."
+    )
+    assert_rejected(check_quiz_head_width, quiz_answer("768"), r"768 is d_model")
+
+
 def test_quiz_head_width_explains_the_papers_head_count():
     """768 / 8 (the original paper's h, not BERT-base's) is told apart, and the message
     does not give the answer away."""

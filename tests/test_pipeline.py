@@ -45,6 +45,7 @@ VISIBLE_TOKENIZE = {
     "Straße: λόγος mp3": ["straße", ":", "λόγος", "mp3"],
     "It costs $3.50, or 1,000 yen.": "it costs $ 3 . 50 , or 1 , 000 yen .".split(),
     "Il dit «oui» — puis… non": "il dit « oui » — puis … non".split(),
+    "任务：Tokenize 文本。": ["任务", "：", "tokenize", "文本", "。"],
 }
 
 

@@ -281,7 +281,10 @@ plt.show()
 # ## 3. Encoding, decoding and padding
 #
 # `encode` turns tokens into ids with the vocabulary; a token the vocabulary does
-# not know becomes `<unk>`. `decode` goes back. They do *not* add `<bos>`/`<eos>`:
+# not know becomes `<unk>`. `encode` works with whatever vocabulary it is given, and
+# one made elsewhere may number its special tokens otherwise (fairseq's puts `<unk>`
+# at 3, SentencePiece's at 0): read the id of `<unk>` from that vocabulary,
+# `vocab["<unk>"]`, rather than assuming our `UNK_ID`. `decode` goes back. They do *not* add `<bos>`/`<eos>`:
 # that is the decoder's business (the decoder lesson), and keeping `encode`
 # one-id-per-token makes it easy to reason about.
 #
@@ -305,7 +308,8 @@ plt.show()
 # %% nbgrader={"solution": true, "grade_id": "encode"}
 def encode(tokens: list[str], vocab: dict[str, int]) -> list[int]:
     """Map tokens to ids, one id per token; a token missing from `vocab` becomes the
-    id of "<unk>". Returns a list of ints (a tuple or a 1-D integer array is accepted)."""
+    id of "<unk>" in `vocab` (vocab["<unk>"], which need not be UNK_ID). Returns a list
+    of ints (a tuple or a 1-D integer array is accepted)."""
     ### BEGIN SOLUTION
     unk = vocab["<unk>"]
     return [vocab.get(token, unk) for token in tokens]

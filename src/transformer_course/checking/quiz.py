@@ -256,6 +256,12 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
                         or number_relation(number, float(quiz.answer), quiz.rel_tol)
                     )
                     c.fail(f"{number:g} is not right. {known} Think again.".replace("  ", " "))
+                if isinstance(given, str):  # the right number as text: accepted, said once
+                    c.note(
+                        f"{quiz.name}() returned {short(given)}, a string that holds the right "
+                        "number: accepted. The question asks for a number, so the usual form "
+                        f"is the number itself, without quotes: return {given.strip()}."
+                    )
             c.ok()
             if not hidden:
                 print(f"Right. {quiz.why.get(quiz.answer, '')}".strip())

@@ -49,7 +49,8 @@ def build_vocab(token_lists: list[list[str]], min_freq: int = 1) -> dict[str, in
 
 def encode(tokens: list[str], vocab: dict[str, int]) -> list[int]:
     """Map tokens to ids, one id per token; a token missing from `vocab` becomes the
-    id of "<unk>". Returns a list of ints (a tuple or a 1-D integer array is accepted)."""
+    id of "<unk>" in `vocab` (vocab["<unk>"], which need not be UNK_ID). Returns a list
+    of ints (a tuple or a 1-D integer array is accepted)."""
     unk = vocab["<unk>"]
     return [vocab.get(token, unk) for token in tokens]
 

@@ -206,6 +206,17 @@ def _encode_unknown_as(tokens, vocab, got) -> dict:
     value = values.pop()
     if value in (vocab["<unk>"], 0, len(vocab)) or not isinstance(value, int):
         return {}
+    unk = vocab["<unk>"]
+    if value == ref.UNK_ID and unk != ref.UNK_ID:  # earlier runs, <unk> = 1, were right
+        return {
+            f"Unknown tokens must become the id of <unk> in the vocabulary given, here {unk}; "
+            f"yours became {value}, the id <unk> has in the vocabularies build_vocab makes "
+            "(UNK_ID), which in this one belongs to another token. Your encode uses a fixed "
+            f"id for <unk> (UNK_ID, or a literal {value}) instead of looking it up: right only "
+            "while a vocabulary numbers its special tokens as ours does, and a vocabulary "
+            "made elsewhere may not. Look it up in the vocabulary you are given: "
+            'vocab.get(token, vocab["<unk>"]).': [vocab.get(t, value) for t in tokens]
+        }
     names = [t for t, i in vocab.items() if i == value]
     known = f" (the id of {names[0]})" if names else ""
     if value >= len(vocab) or value < 0:
@@ -346,6 +357,25 @@ def _renumbered(vocab: dict[str, int]) -> dict[str, int]:
     return renumbered
 
 
+#: special tokens numbered as another library does (the course's own layout is <pad> 0,
+#: <unk> 1, <bos> 2, <eos> 3): fairseq's order for the visible run, SentencePiece's for the
+#: hidden one. encode reads <unk>'s id from the vocabulary it is given. The keys are
+#: stored out of id order, <unk> not second: an id read off a position among the keys
+#: (list(vocab.values())[1]) is not the fixed id 1 here.
+_OTHER_LAYOUT = {"<pad>": 1, "<eos>": 2, "<bos>": 0, "<unk>": 3}
+_OTHER_LAYOUT_HIDDEN = {"<eos>": 2, "<pad>": 3, "<unk>": 0, "<bos>": 1}
+
+
+def _specials_renumbered(vocab: dict[str, int], layout: dict[str, int]) -> dict[str, int]:
+    """``vocab`` with its special tokens numbered by ``layout`` (the others keep theirs)."""
+    return {**layout, **{t: i for t, i in vocab.items() if t not in layout}}
+
+
+def _layout_named(layout: dict[str, int]) -> str:
+    ids = ", ".join(f"{t}={i}" for t, i in sorted(layout.items(), key=lambda item: item[1]))
+    return f"a vocab from elsewhere, its special tokens numbered {ids}"
+
+
 def check_encode(encode, *, hidden: bool = False) -> None:
     """Check ``encode(tokens, vocab)``: one id per token, <unk>'s id for unknown tokens."""
     with Checker("encode", hidden=hidden, explain_shapes=True) as c:
@@ -366,6 +396,11 @@ def check_encode(encode, *, hidden: bool = False) -> None:
         # The first case once more, with another vocabulary (the same tokens, their ids in
         # reverse order): the ids come from the vocab of each call, never from an earlier one.
         runs.append((cases[0], _renumbered(vocab), _RENUMBERED))
+        # Tokens with an unknown one, looked up in a vocabulary whose special tokens are
+        # numbered otherwise (<unk> is not 1): <unk>'s id comes from the vocab given.
+        layout = _OTHER_LAYOUT_HIDDEN if hidden else _OTHER_LAYOUT
+        with_unknown = next(t for t in cases if any(token not in vocab for token in t))
+        runs.append((with_unknown, _specials_renumbered(vocab, layout), _layout_named(layout)))
         for tokens, vocab, named in runs:
             unk = vocab["<unk>"]
             what = f"encode({tokens!r}, {named})"

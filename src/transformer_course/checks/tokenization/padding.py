@@ -8,6 +8,7 @@ import io
 import numpy as np
 
 from transformer_course.checking import Checker, CheckFailure, numpy_rng, short
+from transformer_course.checking.empty_row_dtypes import empty_row_dtype
 from transformer_course.checking.rounded_sizes import rounded_up_size
 from transformer_course.checking.uninitialised import unwritten_entries
 from transformer_course.reference import tokenization as ref
@@ -450,6 +451,8 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                 ([[9, 0, 9], [8]], 99),
                 ([[9, 9, 9]], 7),
                 ([[], []], 0),
+                # an empty first row: a batch that takes its first row's dtype is float
+                ([[], [3], [4, 5, 6]], 9),
                 ([[300, 5], [1000]], 1),
                 ([], 5),  # no sequences at all: (0, 0)
             ]
@@ -458,6 +461,9 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                 ([[5, 6, 7], [8], [9, 10]], 0),
                 # a real id 0 (the byte 0 in BPE) inside a row, padded with another id
                 ([[4, 0], [], [6, 7, 8, 9]], 3),
+                # an empty first row: torch.tensor([]) is float32, and pad_sequence takes
+                # its dtype from the first row
+                ([[], [11, 12], [13]], 2),
                 # BPE ids reach 256 and more: a dtype of 8 bits cannot hold them
                 ([[256, 300, 7], [1000]], 1),
                 # no sequences at all: a (0, 0) batch (the hint's "no sequences at all")
@@ -548,6 +554,17 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                 )
             c.expect_shape(got, expected.shape, what, shape_hint)
             array = got.numpy() if isinstance(got, torch.Tensor) else np.asarray(got)
+            if (
+                array.size
+                and any(not s for s in seqs)
+                and not np.issubdtype(array.dtype, np.integer)
+            ):
+                why = empty_row_dtype(lambda rows: pad_batch(rows, 0), got.dtype)
+                if why:
+                    c.fail(
+                        f"{what} should hold integers (token ids), but its dtype is "
+                        f"{got.dtype}. {why}"
+                    )
             if array.size:
                 c.expect_integer_dtype(got, what)
             elif not np.issubdtype(array.dtype, np.integer):

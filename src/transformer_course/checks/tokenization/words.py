@@ -14,6 +14,7 @@ import unicodedata
 
 from transformer_course.checking import Checker, short
 from transformer_course.checking.hints import two_mistakes
+from transformer_course.checking.split_words import split_words
 from transformer_course.reference import tokenization as ref
 
 from .common import _expect_not_accumulated, _tokens
@@ -33,6 +34,9 @@ _VISIBLE_TEXTS = [
     "It costs $3.50, or 1,000 yen.",
     # marks outside ASCII are marks too: a fixed list such as string.punctuation misses them
     "Il dit «oui» — puis… non",
+    # a run of letters of any script is one word, CJK ideographs included: '任务' is one
+    # token (a rule that treats one script apart cuts it)
+    "任务：Tokenize 文本。",
 ]
 _HIDDEN_TEXTS = [
     "The black cat drank the milk... didn't it?!",
@@ -42,6 +46,7 @@ _HIDDEN_TEXTS = [
     "(nested [brackets]) -- dashes",
     "Größe ΣΟΦΊΑ b2b",
     "pi = 3.14159; 50,000 people",
+    "Привет, 世界! 2024年, 東京タワー",
 ]
 
 #: a word's inner marks left glued (whitespace split, marks peeled off the ends): named only
@@ -122,6 +127,14 @@ def check_tokenize(tokenize, *, hidden: bool = False) -> None:
         if _GLUED_INSIDE not in every_single:  # one text alone cannot tell it
             for table in singles:
                 table.pop(_GLUED_INSIDE, None)
+        # a known mistake that would have changed a text your code got right is refuted by
+        # it ([a-z] would have cut 'déjà' too): never named from another text it fits
+        right = [k for k, (text, _, got) in enumerate(runs) if list(got) == ref.tokenize(text)]
+        for tables in (singles, pairs):
+            refuted = {m for m in tables[0] if any(tables[k][m] != list(runs[k][2]) for k in right)}
+            for table in tables:
+                for m in refuted:
+                    table.pop(m, None)
         # marks deleted from the text before the split, shown by every run: named before
         # a known mistake that only one run agrees with (punctuation dropped, say)
         removed = _removed_before_split(runs) or _whitespace_removed_before_split(runs)
@@ -333,7 +346,8 @@ def _whitespace_in_tokens_hint(spaced: list[str]) -> str:
 
 def _tokens_family_hint(got: list[str], expected: list[str], runs=(), tokenize=None) -> str:
     """Families of tokenising mistakes told by the tokens alone: whitespace inside tokens,
-    the right tokens reordered or deduplicated (a set, a sort), and whole classes of
+    the right tokens reordered or deduplicated (a set, a sort), words cut into pieces (each
+    character of one script alone: checking.split_words), and whole classes of
     characters lost in every run (digits, letters outside ASCII, '_'), every word lost to
     a plain-string "\b" (told by one more call of ``tokenize``); "" otherwise."""
     spaced = [t for t in got if any(ch.isspace() for ch in t) and t.strip()]
@@ -362,6 +376,9 @@ def _tokens_family_hint(got: list[str], expected: list[str], runs=(), tokenize=N
             "tokenize keeps every token, repeats included, in the order of the text. Do not "
             "put them through a set or sorted()."
         )
+    split = split_words([(list(got), ref.tokenize(text)) for text, _, got in runs])
+    if split:
+        return split
     edited = _normalised_hint(runs) or _dropped_words_hint(runs) or _placeholder_hint(runs)
     if edited:
         return edited
