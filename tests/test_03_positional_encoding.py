@@ -415,6 +415,16 @@ def pe_pairs_reversed(max_len, d_model):  # the right pairs, the last pair first
     return table[:, order + list(range(2 * pairs, d_model))]
 
 
+def pe_function_by_pair_parity(max_len, d_model):
+    """Round 35 (the family of blind29c-rope-tables-halves-of-interleaved-sinusoid: the
+    right functions in the wrong places): sine or cosine chosen by the parity of the pair
+    index, (j // 2) % 2, where the feature's own parity j % 2 belongs: [sin0, sin0, cos1,
+    cos1, ...], some functions twice, others never."""
+    pair = np.arange(d_model) // 2  # (d_model,): each feature's pair i
+    angles = np.arange(max_len)[:, None] / np.power(10000.0, 2 * pair / d_model)
+    return np.where(pair % 2 == 0, np.sin(angles), np.cos(angles))
+
+
 def pe_i_not_2i(max_len, d_model):
     pos = np.arange(max_len)[:, None]
     i = np.arange((d_model + 1) // 2)
@@ -880,6 +890,23 @@ def shift_tensor(k, d_model):
 # ======================================================== PositionalEncoding
 def _table(max_len, d_model):
     return torch.tensor(ref.positional_encoding(max_len, d_model), dtype=torch.float32)
+
+
+class PEOwnTableCosinesFirst(nn.Module):
+    """Round 35: the module builds its own table, all the cosines then all the sines (the
+    right functions in other places), told by its output alone before."""
+
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+        position = torch.arange(max_len, dtype=torch.float32).unsqueeze(1)  # (max_len, 1)
+        rates = 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float32) / d_model)
+        angles = position * rates  # (max_len, ceil(d_model / 2))
+        pe = torch.cat([angles.cos()[:, : d_model // 2], angles.sin()], dim=1)
+        self.register_buffer("pe", pe.unsqueeze(0))  # (1, max_len, d_model)
+
+    def forward(self, x):
+        return self.dropout(x + self.pe[:, : x.size(1)])
 
 
 # ------------------------------------------------------------------ correct
@@ -1384,6 +1411,12 @@ MISTAKES = [
         pe_pairs_reversed,
         r"another feature order.*yours is \[sin(1|3), cos(1|3), .*feature 0, which holds sin.*pairs are out of order",
     ),
+    Mistake(
+        check_positional_encoding,
+        pe_function_by_pair_parity,
+        r"one of the right sines and cosines .*not each in its place: yours is \[sin0, sin0, "
+        r"cos1, cos1.*follows the parity of the pair index",
+    ),
     Mistake(check_positional_encoding, pe_i_not_2i, r"i/d_model where the formula has 2i/d_model"),
     Mistake(check_positional_encoding, pe_column_index, r"feature index j = 2i\+1"),
     Mistake(check_positional_encoding, pe_doubled, "exponent is doubled"),
@@ -1574,6 +1607,12 @@ MISTAKES = [
         r"(?s)raised IndexError.*raise a ValueError yourself",
     ),
     Mistake(check_relative_shift, shift_tensor, r"torch\.Tensor"),
+    Mistake(
+        check_PositionalEncoding,
+        PEOwnTableCosinesFirst,
+        r"the table in its state dict, `pe`, is wrong\. Your table holds exactly the right "
+        r"sines and cosines, but in another feature order.*yours is \[cos0, cos1",
+    ),
     Mistake(
         check_PositionalEncoding,
         _module(lambda s, x: s.dropout(s.pe[:, : x.size(1)].expand_as(x)), name="returns_pe"),
@@ -1795,7 +1834,12 @@ MISTAKES = [
         ),
         r"positional_encoding\(\d+, \d+\), the arguments swapped",
     ),
-    Mistake(check_positional_encoding, pe_sine_in_every_feature, r"odd features hold a sine too"),
+    # right functions in wrong places too (sin0, sin0, ...): its own message, not the generic one
+    Mistake(
+        check_positional_encoding,
+        pe_sine_in_every_feature,
+        r"^(?!.*not each in its place).*odd features hold a sine too",
+    ),
     # a plain attribute is left behind by .to(): caught by converting the module
     Mistake(
         check_PositionalEncoding,

@@ -986,6 +986,37 @@ def _rope_outer_without_axis(length, d_head, base=10000.0):
     return angles.cos().float(), angles.sin().float()
 
 
+def _rope_even_odd_of_rotate_half_table(length, d_head, base=10000.0):
+    """Round 35: the rotate-half table cat([cos, sin], -1) built, then read as if it were
+    interleaved, its even columns as cos and its odd ones as sin (each mixes cosines and
+    sines of every other pair)."""
+    inv = 1.0 / base ** (torch.arange(0, d_head, 2).float() / d_head)  # (d_head // 2,)
+    freqs = torch.outer(torch.arange(length).float(), inv)  # (length, d_head // 2)
+    emb = torch.cat((freqs.cos(), freqs.sin()), dim=-1)  # (length, d_head)
+    return emb[:, ::2], emb[:, 1::2]
+
+
+def _rope_cos_table_interleaved(length, d_head, base=10000.0):
+    """Round 35: the cos table the first half of a cos/sin interleaved table (cos(m
+    theta_0), sin(m theta_0), cos(m theta_1), ...), the sin table right: no cut of one
+    table gives both, so the columns are told one by one."""
+    inv = 1.0 / base ** (torch.arange(0, d_head, 2).float() / d_head)
+    freqs = torch.outer(torch.arange(length).float(), inv)  # (length, d_head // 2)
+    mixed = torch.stack((freqs.cos(), freqs.sin()), dim=-1).flatten(-2)  # (length, d_head)
+    return mixed[:, : d_head // 2], freqs.sin()
+
+
+def _rope_from_interleaved_table(length, d_head, base=10000.0):
+    """Lesson 03's interleaved table, then its odd columns as cos and its even ones as sin:
+    right."""
+    position = torch.arange(length, dtype=torch.float32)[:, None]
+    div_term = torch.exp(torch.arange(0, d_head, 2).float() * (-math.log(base) / d_head))
+    table = torch.zeros(length, d_head)
+    table[:, 0::2] = torch.sin(position * div_term)
+    table[:, 1::2] = torch.cos(position * div_term)
+    return table[:, 1::2], table[:, 0::2]
+
+
 def _batches_padding_in_front(tokens, block_size, batch_size, generator):
     """A padding id (-100) in front of every window, the targets the window itself."""
     starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
@@ -5230,6 +5261,22 @@ MISTAKES = [
         r"length 1 \(at positions 0, 1",
     ),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
+    # round 35 (blind29c-rope-tables-halves-of-interleaved-sinusoid's family, told "cos ** 2
+    # + sin ** 2 is 0"): the right sines and cosines cut wrongly from one wider table
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_even_odd_of_rotate_half_table),
+        r"one of the right functions.*not in its place: your tables are the two pieces of a "
+        r"table of all the cosines, then all the sines .*even and odd columns.*your cos table "
+        r"is its even columns \(cos\(m·theta_0\), (cos\(m·theta_2|sin\(m·theta_0)\)",
+    ),
+    # and with no one table to cut them from: each column said
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_cos_table_interleaved),
+        r"not in its place: your cos table's column 0 is cos\(m·theta_0\), column 1 is "
+        r"sin\(m·theta_0\).*your sin table is right",
+    ),
     Mistake(
         check_rotary_embedding,
         _named("rotary_embedding", _rope_sines_twice),
@@ -6457,6 +6504,7 @@ CORRECT = [
     Correct(check_RMSNorm, NormPower),
     Correct(check_rotary_embedding, _named("rotary_embedding", _rope_llama)),
     Correct(check_rotary_embedding, _named("rotary_embedding", _rope_lru_cached)),
+    Correct(check_rotary_embedding, _named("rotary_embedding", _rope_from_interleaved_table)),
     Correct(check_apply_rotary, _named("apply_rotary", _rotate_half_neox)),
     Correct(check_apply_rotary, _named("apply_rotary", _rotate_adjacent), note=r"neighbouring"),
     Correct(check_apply_rotary, _named("apply_rotary", _rotate_adjacent_complex), note=r"2i"),

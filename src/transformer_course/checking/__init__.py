@@ -31,6 +31,8 @@ This ``__init__`` only re-exports; the logic lives in named modules:
   formatter for learner values; dtype names), :mod:`.hints` (advice for known errors),
   :mod:`.layouts` and :mod:`.relations` (a wrong value that is the reference's
   re-arranged, negated, scaled or shifted; the first wrong entry),
+  :mod:`.table_columns` (which reference function each column of a table is: the right
+  functions in the wrong places, or pieces of a wider table cut the wrong way),
   :mod:`.randomness` (private generators; the global streams saved and restored),
   :mod:`.snapshots` (arguments changed in place), :mod:`.tolerances`;
 * for the check modules: :mod:`.inputs` (deterministic tensors and token ids),

@@ -24,6 +24,16 @@ from transformer_course.checking.oracles import (
     rope_angles_f,
     rotate_f,
 )
+from transformer_course.checking.table_columns import (
+    column_sources,
+    cut_code,
+    cut_for,
+    cut_from,
+    describe_columns,
+    describe_cut,
+    sinusoid_columns,
+    sinusoid_tables,
+)
 from transformer_course.checking.uninitialised import unwritten_tensor_note
 from transformer_course.reference import language_model as ref
 
@@ -308,6 +318,7 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                 _wrong_frequencies(runs, cases, rotary_embedding)
                 or _tables_of_two_angles(runs, cases)
             ),
+            columns=lambda: _columns_misplaced(runs, cases),
         )
         stale = _stale_tables(rotary_embedding)
         c.expect_true(not stale, stale)
@@ -1309,11 +1320,12 @@ def _relative_property(c: Checker, apply_rotary, d_head: int, seed: int) -> None
     c.expect_true(spread < 1e-3 * max(1.0, float(scores.abs().max())), f"{call}: {_RELATIVE}")
 
 
-def _judge_runs(c: Checker, runs: list[tuple], localise=None) -> None:
+def _judge_runs(c: Checker, runs: list[tuple], localise=None, columns=None) -> None:
     """Every input's (got, expected, call, tolerance, mistakes, expect_close options): when
     one is wrong, the known mistakes that agree with the learner on EVERY input are
-    stated (one) or named as candidates (several); when none agrees, each input is
-    compared in turn without them (its layout, replay and fixed hint)."""
+    stated (one) or named as candidates (several); when none agrees, ``columns()`` (which
+    function each column of a table is, more than a layout of the whole can say), then
+    each input is compared in turn without them (its layout, replay and fixed hint)."""
     wrong = [
         run
         for run in runs
@@ -1328,6 +1340,9 @@ def _judge_runs(c: Checker, runs: list[tuple], localise=None) -> None:
         found = agreeing_mistakes(records)
         if found:
             c.fail(f"{wrong[0][2]} is not what the reference gives. {candidates_message(found)}")
+        told = columns() if columns else ""
+        if told:
+            c.fail(told)
     for got, expected, call, tol, _, options in runs:
         try:
             c.expect_close(got, expected, call, **tol, **options)
@@ -2113,6 +2128,84 @@ def _tables_of_two_angles(runs: list[tuple], cases: list[_RopeCase]) -> str:
             "angles.sin()."
         )
     return ""
+
+
+_TABLE_LABELS = ("your cos table", "your sin table")
+
+
+def _rope_columns(case: _RopeCase) -> tuple[dict, list[str], list[str]]:
+    """The reference functions of a case's tables (sin and cos of m·θ_i for every pair,
+    float64 columns) and the names the right cos and sin tables hold, column by column."""
+    base = 10000.0 if case.base is None else case.base
+    pairs = case.d_head // 2
+    theta = base ** (-2 * torch.arange(pairs, dtype=torch.float64) / case.d_head)
+    columns = sinusoid_columns(torch.arange(case.length), theta)
+    return (
+        columns,
+        [f"cos(m·theta_{i})" for i in range(pairs)],
+        [f"sin(m·theta_{i})" for i in range(pairs)],
+    )
+
+
+def _columns_misplaced(runs: list[tuple], cases: list[_RopeCase]) -> str:
+    """When every column of the learner's tables is one of the right functions, sin(m·theta_i)
+    or cos(m·theta_i), but not in its place: how the tables were cut from one wider table
+    (blind29c-rope-tables-halves-of-interleaved-sinusoid: lesson 03's interleaved table
+    cut in halves, told "cos ** 2 + sin ** 2 is 0", true but not what the code did), the
+    same cut on every case checked; else which function each column holds. "" when a
+    column is no such function (the frequency and angle checks say more)."""
+    cuts: set[tuple[str, str, tuple[int, ...]]] | None = None
+    first: tuple[str, list, list, dict, list] | None = None
+    for (got, expected, call, _, _, _), case in zip(runs, cases, strict=True):
+        if got.shape != expected.shape or torch.allclose(got, expected, rtol=1e-4, atol=1e-4):
+            continue
+        if case.length < 2 or case.d_head < 4:
+            continue
+        if _turns(got, case.length) is not None:
+            # one angle per column, cos and sin of it: a frequency slip (every pair at
+            # theta_0, an integer division), or the pairs reordered, which the layout of
+            # the whole ("its pair axis in reverse") and the frequencies tell
+            return ""
+        columns, right_cos, right_sin = _rope_columns(case)
+        tables = [got[0].numpy(), got[1].numpy()]
+        sources = [column_sources(t, columns) for t in tables]
+        if any(not names for table in sources for names in table):
+            return ""  # a column that is no reference function: not a layout slip
+        wholes = sinusoid_tables(columns, case.d_head // 2)
+        found = cut_from(tables, wholes)
+        keys = {(c.whole, c.how, c.order) for c in found}
+        cuts = keys if cuts is None else cuts & keys
+        if first is None:
+            first = (call, sources, found, wholes, [right_cos, right_sin])
+    if first is None:
+        return ""
+    call, sources, found, wholes, wanted = first
+    opening = (
+        f"{call} is not what the reference gives. Every column of your tables is one of the "
+        "right functions, a sine or a cosine of m·theta_i (theta_i = base ** (-2i / d_head)), but "
+        "not in its place"
+    )
+    wish = (
+        "RoPE wants one table of each, one column per pair: cos[:, i] = cos(m·theta_i) and "
+        "sin[:, i] = sin(m·theta_i), so angles = torch.arange(length)[:, None] * theta, "
+        "cos = angles.cos(), sin = angles.sin()"
+    )
+    chosen = [c for c in found if (c.whole, c.how, c.order) in (cuts or set())]
+    if len({c.whole for c in chosen}) == 1:
+        cut = chosen[0]
+        right = cut_for(wholes[cut.whole][1], wanted, cut.whole)
+        fix = f" (from that table: {cut_code(right, ('cos', 'sin'))})" if right else ""
+        return (
+            f"{opening}: your tables are the two pieces of {describe_cut(cut, _TABLE_LABELS)}. "
+            f"{wish}{fix}."
+        )
+    described = "; ".join(
+        describe_columns(label, table)
+        if any(right not in names for right, names in zip(names_wanted, table, strict=True))
+        else f"{label} is right"
+        for label, table, names_wanted in zip(_TABLE_LABELS, sources, wanted, strict=True)
+    )
+    return f"{opening}: {described}. {wish}."
 
 
 def _one_table_twice(got: tuple, angles: torch.Tensor) -> str:

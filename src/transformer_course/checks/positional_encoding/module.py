@@ -28,7 +28,7 @@ from transformer_course.checking.term_factors import term_factors_message
 from transformer_course.reference import positional_encoding as ref
 
 from .common import _FLOAT32_FORMULA, _tolerance
-from .table_mistakes import _pe_mistakes
+from .table_mistakes import _pe_layout_hint, _pe_mistakes
 
 # --------------------------------------------------------------- PositionalEncoding
 _VISIBLE_MODULE = [(8, 20, [(2, 5), (1, 20)])]
@@ -127,6 +127,15 @@ def _check_stored_table(c: Checker, found: dict, built: str, max_len: int, d_mod
                     f"{built}: the table in its state dict, `{key}`, is wrong. "
                     + _exercise_1(mistake)
                 )
+        # the right sines and cosines, not each in its place (round 35: a table built in
+        # the module itself, in another layout, was told by its output alone)
+        placed = _pe_layout_hint(table, max_len, d_model) if np.isfinite(table).all() else None
+        if placed:
+            c.fail(
+                f"{built}: the table in its state dict, `{key}`, is wrong. {placed} (If the "
+                "module builds it with positional_encoding, fix that first: its test cell "
+                "explains more.)"
+            )
         unknown = unknown or layout
     return unknown  # the output check explains what is wrong, if anything is
 

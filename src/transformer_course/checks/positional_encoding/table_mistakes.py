@@ -12,6 +12,7 @@ import numpy as np
 
 from transformer_course.checking.layers import mistake_pairs, mistake_values
 from transformer_course.checking.oracles import sinusoidal_positions_f
+from transformer_course.checking.table_columns import column_sources
 from transformer_course.reference import positional_encoding as ref
 
 from .common import _FLOAT32_FORMULA
@@ -348,38 +349,77 @@ def _pe_pairs(positional_encoding, cases, current, tol) -> dict[str, np.ndarray]
     return found
 
 
+def _pe_feature_sources(got: np.ndarray, max_len: int, d_model: int) -> list[int] | None:
+    """For each of the learner's features, the one reference feature it equals (its index),
+    read by :func:`column_sources`; None when a feature equals none or several of them (a
+    table of one row cannot tell the sines apart)."""
+    expected = ref.positional_encoding(max_len, d_model)
+    known = {str(m): expected[:, m] for m in range(d_model)}
+    sources = column_sources(got, known, atol=10 * _FLOAT32_FORMULA["atol"])
+    if len(sources) != d_model or any(len(names) != 1 for names in sources):
+        return None
+    return [int(names[0]) for names in sources]
+
+
 def _pe_layout_hint(got: np.ndarray, max_len: int, d_model: int) -> str | None:
     """When each of the learner's features is one of the reference's (the sine or cosine of
-    one pair, each used once) but in another order: say which order, feature by feature."""
-    expected = ref.positional_encoding(max_len, d_model)
-    atol = _FLOAT32_FORMULA["atol"]
-    names = [f"{'cos' if j % 2 else 'sin'}{j // 2}" for j in range(d_model)]
-    order = []
-    for j in range(d_model):
-        same = [m for m in range(d_model) if np.allclose(got[:, j], expected[:, m], atol=10 * atol)]
-        if len(same) != 1:
-            return None  # not a reference feature, or one that several features equal
-        order.append(same[0])
-    if sorted(order) != list(range(d_model)) or order == list(range(d_model)):
+    one pair) but not each in its place: say which, feature by feature (another order of
+    all of them; or some used twice and others never)."""
+    order = _pe_feature_sources(got, max_len, d_model)
+    if order is None or order == list(range(d_model)):
         return None
+    names = [f"{'cos' if j % 2 else 'sin'}{j // 2}" for j in range(d_model)]
 
     def show(indices) -> str:
         shown = ", ".join(names[m] for m in indices[:8])
         return f"[{shown}{', ...' if len(indices) > 8 else ''}]"
 
     first = next(j for j in range(d_model) if order[j] != j)
-    return (
-        "Your table holds exactly the right sines and cosines, but in another feature order "
-        f"(sinI / cosI: the sine / cosine of pair i): yours is {show(order)}, the course's is "
-        f"{show(list(range(d_model)))}. The first misplaced one is feature {first}, which holds "
-        f"{names[order[first]]} instead of {names[first]}. "
-        + (
-            "Each sine sits next to its cosine, but the pairs are out of order: pair i "
-            "(frequency 1 / 10000^(2i/d_model)) belongs in features 2i and 2i+1."
-            if all(order[j] // 2 == order[j + 1] // 2 for j in range(0, d_model - 1, 2))
-            else "Interleave them: PE[:, 2i] = sin(angle_i), PE[:, 2i+1] = cos(angle_i) "
-            "(pe[:, 0::2] and pe[:, 1::2])."
+    if sorted(order) == list(range(d_model)):
+        return (
+            "Your table holds exactly the right sines and cosines, but in another feature "
+            f"order (sinI / cosI: the sine / cosine of pair i): yours is {show(order)}, the "
+            f"course's is {show(list(range(d_model)))}. The first misplaced one is feature "
+            f"{first}, which holds {names[order[first]]} instead of {names[first]}. "
+            + (
+                "Each sine sits next to its cosine, but the pairs are out of order: pair i "
+                "(frequency 1 / 10000^(2i/d_model)) belongs in features 2i and 2i+1."
+                if all(order[j] // 2 == order[j + 1] // 2 for j in range(0, d_model - 1, 2))
+                else "Interleave them: PE[:, 2i] = sin(angle_i), PE[:, 2i+1] = cos(angle_i) "
+                "(pe[:, 0::2] and pe[:, 1::2])."
+            )
         )
+    # some reference features twice, others never (round 35, the family of
+    # blind29c-rope-tables-halves-of-interleaved-sinusoid: right functions, wrong places);
+    # every sine and cosine of its kind with another pair's angle is a slice of the angles
+    # taken wrongly, which _pe_property_hint names
+    if all(order[j] % 2 == j % 2 for j in range(d_model)):
+        return None
+    twice = [names[m] for m in sorted(set(order)) if order.count(m) > 1]
+    never = [names[m] for m in range(d_model) if m not in order]
+    pairs_right = all(order[j] // 2 == j // 2 for j in range(d_model))
+    kinds = ["sin" if m % 2 == 0 else "cos" for m in order]
+    why = ""
+    if pairs_right:
+        why = (
+            " Every feature has its own pair's angle (pair j // 2), but the choice of sine or "
+            "cosine is wrong"
+            + (
+                ": it follows the parity of the pair index i (i % 2), where it follows the "
+                "feature's, j % 2 (even features the sine, odd ones the cosine)."
+                if kinds == ["sin" if (j // 2) % 2 == 0 else "cos" for j in range(d_model)]
+                else f" at features {[j for j in range(d_model) if order[j] != j][:8]}."
+            )
+        )
+    return (
+        "Every feature of your table is one of the right sines and cosines (sinI / cosI: the "
+        f"sine / cosine of pair i), but not each in its place: yours is {show(order)}, the "
+        f"course's is {show(list(range(d_model)))}. The first misplaced one is feature "
+        f"{first}, which holds {names[order[first]]} instead of {names[first]}; "
+        f"{', '.join(twice[:4])} appear{'s' if len(twice) == 1 else ''} more than once and "
+        f"{', '.join(never[:4])}{' ...' if len(never) > 4 else ''} never.{why} Feature 2i is "
+        "sin(angle_i) and feature 2i+1 cos(angle_i): pe[:, 0::2] = np.sin(angles), "
+        "pe[:, 1::2] = np.cos(angles)."
     )
 
 
@@ -406,12 +446,10 @@ def _pe_layout(got: np.ndarray, max_len: int, d_model: int) -> dict[str, np.ndar
     message = _pe_layout_hint(got, max_len, d_model)
     if message is None:
         return {}
-    expected = ref.positional_encoding(max_len, d_model)
-    order = [
-        next(m for m in range(d_model) if np.allclose(got[:, j], expected[:, m], atol=1e-3))
-        for j in range(d_model)
-    ]
-    return {message: expected[:, order]}
+    order = _pe_feature_sources(got, max_len, d_model)
+    if order is None:
+        return {}
+    return {message: ref.positional_encoding(max_len, d_model)[:, order]}
 
 
 #: factors every angle can be multiplied by when radians and turns or degrees are mixed
