@@ -323,6 +323,16 @@ class TNoSourceMask(_Reference):
         return self.encoder(self.positional_encoding(self.src_embedding(src_ids)))
 
 
+class TEncoderMaskFromEmbeddedVectors(_Reference):
+    """The encoder's mask from the embedded source's non-zero rows (a pad taken for a zero
+    vector): with the positions added no row is zero, so it allows every position; no input
+    of encode tells it from no mask, and the message says both."""
+
+    def encode(self, src_ids):
+        x = self.positional_encoding(self.src_embedding(src_ids))
+        return self.encoder(x, (x != 0).any(-1)[:, None, None, :])
+
+
 class TInvertedSourceMask(_Reference):
     """nn.Transformer's key_padding_mask convention, True at the pads (blind8a)."""
 
@@ -674,11 +684,34 @@ class TForwardShiftsWithPad(_Reference):
 
 class TCrossMaskPadZero(_Wired):
     """Only the cross-attention's mask built with pad id 0 (b10a's probe: the generic
-    fallback; the table has 0 in both masks)."""
+    fallback; the table has 0 in both masks; round 35: named by checking.mask_sources)."""
 
     def wire(self, y, memory, src_ids, tgt_ids):
         _, tgt_mask = self.masks(src_ids, tgt_ids)
         return self.decoder(y, memory, padding_mask(src_ids, 0), tgt_mask)
+
+
+class TCrossMaskFromNonZeroMemory(_Wired):
+    """The family 'the cross-attention's mask built from the wrong quantity' (blind29b: a
+    mask from memory's zero rows was told that no mask was passed): the positions whose
+    memory vector has any non-zero entry, as one bool per source position."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        _, tgt_mask = self.masks(src_ids, tgt_ids)
+        nonzero = memory.ne(0).any(dim=2)  # (batch, len_src)
+        return self.decoder(y, memory, nonzero.unsqueeze(1).unsqueeze(2), tgt_mask)
+
+
+class TCrossMaskFromSourceEmbeddings(_Wired):
+    """Its sibling: a mask from vectors that are not zero at the pads (the source's
+    embeddings, re-looked-up in decode), which allows every position whatever memory holds:
+    no probe tells it from no mask at all, so both are said."""
+
+    def wire(self, y, memory, src_ids, tgt_ids):
+        _, tgt_mask = self.masks(src_ids, tgt_ids)
+        vectors = self.src_embedding(src_ids)  # (batch, len_src, d_model)
+        keep = (vectors.norm(dim=-1) > 0)[:, None, None, :]
+        return self.decoder(y, memory, keep, tgt_mask)
 
 
 class TDecodeEncodesAgain(_Wired):
@@ -2674,6 +2707,11 @@ MISTAKES = [
         r"source's table|index out of range.*target ids through tgt_embedding",
     ),
     Mistake(check_Transformer, TNoSourceMask, r"encoder runs without the source padding mask"),
+    Mistake(
+        check_Transformer,
+        TEncoderMaskFromEmbeddedVectors,
+        r"without the source padding mask, or with one that allows every position",
+    ),
     # was "differs from the reference" (blind8a-tr-padding-mask-true-blocks)
     Mistake(check_Transformer, TMaskPartsJoinedByOr, r"with \| \(either one allows\)"),
     Mistake(check_Transformer, TInvertedSourceMask, r"encoder's source padding mask is inverted"),
@@ -2753,7 +2791,7 @@ MISTAKES = [
     Mistake(
         check_Transformer,
         TCrossMaskPadZero,
-        r"a src_mask \(the cross-attention's mask\) that is not padding_mask.*a real token",
+        r"cross-attention's mask treats id 0 as <pad> \(src_ids != 0\).*pad_id is \d",
     ),
     Mistake(check_Transformer, TDecodeUsesStoredMemory, r"kept from the last encode call"),
     Mistake(check_Transformer, TTiedByNewParameter, r"wrapping the matrix in a new Parameter"),
@@ -2766,6 +2804,16 @@ MISTAKES = [
     Mistake(check_Transformer, TMasksSwapped, r"two decoder masks are swapped"),
     Mistake(check_Transformer, TTargetMaskToCross, r"cross-attention got the target mask"),
     Mistake(check_Transformer, TNoCrossMask, r"cross-attention ignores the padding"),
+    Mistake(
+        check_Transformer,
+        TCrossMaskFromNonZeroMemory,
+        r"cross-attention's mask is built from memory, not from src_ids",
+    ),
+    Mistake(
+        check_Transformer,
+        TCrossMaskFromSourceEmbeddings,
+        r"no mask reaches it, or one that allows every position",
+    ),
     Mistake(check_Transformer, TMemoryAsQueries, r"memory first and the target second"),
     Mistake(check_Transformer, TIgnoresMemory, r"do not depend on `memory`"),
     Mistake(check_Transformer, TZeroMemory, r"do not depend on `memory`"),

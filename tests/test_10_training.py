@@ -252,6 +252,65 @@ def left_padded(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=Fals
     ]
 
 
+# the family 'rows that start with pad_id' (blind29b: T5's pad start was told it padded on
+# the left): a pad column put where <bos> belongs; its siblings, the decoder input alone
+# padded on the left and a pad put in front of <bos>, keep messages of their own
+@named("pad_column_as_decoder_start")
+def pad_column_as_decoder_start(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        targets = _tensor([list(t) for _, t in chunk], pad_id)
+        start_column = torch.full((len(chunk), 1), pad_id, dtype=targets.dtype)
+        batches.append(
+            (
+                _tensor([list(s) for s, _ in chunk], pad_id),
+                torch.cat([start_column, targets], dim=1),
+                _tensor([[*t, eos_id] for _, t in chunk], pad_id),
+            )
+        )
+    return batches
+
+
+@named("decoder_input_padded_on_the_left")
+def decoder_input_padded_on_the_left(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        rows = [[bos_id, *t] for _, t in chunk]
+        width = max(len(r) for r in rows)
+        decoder_input = torch.stack(
+            [F.pad(torch.tensor(r), (width - len(r), 0), value=pad_id) for r in rows]
+        )
+        batches.append(
+            (
+                _tensor([list(s) for s, _ in chunk], pad_id),
+                decoder_input,
+                _tensor([[*t, eos_id] for _, t in chunk], pad_id),
+            )
+        )
+    return batches
+
+
+@named("pad_in_front_of_bos")
+def pad_in_front_of_bos(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        batches.append(
+            (
+                _tensor([list(s) for s, _ in chunk], pad_id),
+                _tensor([[pad_id, bos_id, *t] for _, t in chunk], pad_id),
+                _tensor([[*t, eos_id, pad_id] for _, t in chunk], pad_id),
+            )
+        )
+    return batches
+
+
 def sources_sorted(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0):
     """Round 25: each source's ids sorted (a set-like habit) before padding."""
     batches = []
@@ -854,6 +913,13 @@ BATCH_MISTAKES = [
     Mistake(check_make_batches, float_tensors, "token ids are integers"),
     Mistake(check_make_batches, wrong_keys, 'the keys "src", "decoder_input" and "labels"'),
     Mistake(check_make_batches, left_padded, "padded on the left"),
+    Mistake(
+        check_make_batches,
+        pad_column_as_decoder_start,
+        r"starts with pad_id=\d+ where <bos> \(bos_id=\d+\) belongs",
+    ),
+    Mistake(check_make_batches, decoder_input_padded_on_the_left, "padded on the left"),
+    Mistake(check_make_batches, pad_in_front_of_bos, r"one pad_id=\d+ put in front of its tokens"),
     Mistake(check_make_batches, shuffle_ignored, "kept the pairs in their original order"),
     Mistake(check_make_batches, shuffle_from_global_stream, "same seed must give the same order"),
     Mistake(check_make_batches, seed_ignored, "must depend on `seed`"),

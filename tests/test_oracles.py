@@ -980,6 +980,10 @@ def test_transformer_encode_and_decode_are_nn_transformer_with_embeddings(norm_f
 
     torch.testing.assert_close(decode(output="log_softmax"), logits.log_softmax(-1))
     torch.testing.assert_close(decode(output="softmax_positions"), logits.softmax(1))
+    # a cross mask given as a tensor is that mask (checking.mask_sources' probes)
+    torch.testing.assert_close(decode(cross_mask=(src != pad)[:, None, None, :]), logits)
+    everything = torch.ones(src.shape, dtype=torch.bool)[:, None, None, :]
+    torch.testing.assert_close(decode(cross_mask=everything), decode(cross_mask="none"))
     torch.testing.assert_close(
         o.transformer_embed_f(src, p, "src", scale=0),
         p["src_embedding.embedding.weight"][src]

@@ -468,7 +468,7 @@ def transformer_decode_f(
     final: bool,
     drop: bool = False,
     self_mask: str = "causal_pad",
-    cross_mask: str = "src_pad",
+    cross_mask: str | torch.Tensor = "src_pad",
     reads: str = "memory",
     output: str = "logits",
     **embed_knobs: Any,
@@ -477,7 +477,7 @@ def transformer_decode_f(
     (batch, len_src) -> logits (batch, len_tgt, tgt_vocab_size). Knobs: ``self_mask``
     ("causal_pad" right, "pad" (no look-ahead), "causal" (no target padding), "src_pad",
     "src_causal_pad" (decoder_self_attention_mask(src_ids): the source's length), "pad0", "inverted", "pad_or_causal": the two parts joined by |, "causal_pad_queries": the
-    padding part on the query axis), ``cross_mask`` ("src_pad" right, "none", "tgt", "tgt_pad": padding_mask(tgt_ids), "pad0", "inverted"), ``reads`` ("memory"
+    padding part on the query axis), ``cross_mask`` ("src_pad" right, "none", "tgt", "tgt_pad": padding_mask(tgt_ids), "pad0", "inverted", or a bool mask itself, (batch, 1, 1, len_src)), ``reads`` ("memory"
     right, "self": the target read as memory, "swap": decoder(memory, target)), ``output``
     ("logits" right, "softmax", "log_softmax", "softmax_positions"), and
     :func:`transformer_embed_f`'s."""
@@ -503,7 +503,9 @@ def transformer_decode_f(
         "pad0": lambda: _padding(src, 0),
         "inverted": lambda: ~_padding(src, pad_id),  # True at the pads: key_padding_mask's
     }
-    self_m, cross_m = masks_self[self_mask](), masks_cross[cross_mask]()
+    self_m = masks_self[self_mask]()
+    # a bool tensor: that mask itself (a probe's, checking.mask_sources)
+    cross_m = cross_mask if isinstance(cross_mask, torch.Tensor) else masks_cross[cross_mask]()
     decoder = sub(p, "decoder")
     knobs = {"norm_first": norm_first, "final": final, "drop": drop}
     if reads == "swap":

@@ -14,6 +14,12 @@ import torch
 
 from transformer_course.checking import Checker, CheckFailure, numpy_rng, short
 from transformer_course.checking.kept_state import StateWatch
+from transformer_course.checking.padded_rows import (
+    LEFT,
+    PAD_IN_FRONT,
+    START_REPLACED,
+    leading_pad_readings,
+)
 from transformer_course.checking.partitions import order_rule, size_rule
 from transformer_course.checking.sequence_relations import ORDER_CHANGES, fitting_reorderings
 
@@ -75,6 +81,14 @@ _SHIFTED_TWICE = (
     "is never a label and position t is asked for the token after the next one. The "
     "decoder input already makes the shift ([<bos>] + target): the labels are the target "
     "itself plus <eos>, target + [<eos>]."
+)
+_PAD_AS_START = (
+    "Every row of your decoder input starts with pad_id={pad} where <bos> (bos_id={bos}) "
+    "belongs: decoder_input is [pad_id] + target, as T5 builds it (its "
+    "decoder_start_token_id is its pad id). Here the first position is then a <pad>, which "
+    "the target padding mask hides from every query (position 0 attends to nothing), and the "
+    "model never reads <bos>, which greedy_decode and beam_search start from. Use "
+    "[bos_id] + target."
 )
 _LEFT_PADDED = (
     "Your rows are padded on the left. Pad on the right (lesson 01's pad_batch does): "
@@ -518,6 +532,61 @@ def _cut_rows(every, ids: dict[str, int]) -> str:
     )
 
 
+def _leading_pads(batch, chunk, ids: dict[str, int]) -> str:
+    """For rows that start with pad_id: what the field's rows are, read against the tokens
+    they should hold (checking.padded_rows): padded on the left (the right tokens moved
+    to the end), the first token replaced by pad_id (T5's decoder start), or a pad put in
+    front; "" when no field's rows start with pad_id or no single reading fits them all
+    (then the row checks below say what differs)."""
+    pad, bos, eos = ids["pad_id"], ids["bos_id"], ids["eos_id"]
+    sources = [list(s) for s, _ in chunk]
+    targets = [list(t) for _, t in chunk]
+    fields = {
+        "src": [
+            ("", sources),
+            ("", [[*s, eos] for s in sources]),
+            ("", [[bos, *s, eos] for s in sources]),
+        ],
+        "decoder_input": [("<bos> (bos_id", [[bos, *t] for t in targets])],
+        "labels": [("the first target token (", [[*t, eos] for t in targets])],
+    }
+    for name, tensor in zip(_FIELDS, batch):
+        rows = _rows(tensor)
+        if len(rows) != len(chunk):
+            return ""
+        starts = [i for i, r in enumerate(rows) if r and r[0] == pad and any(t != pad for t in r)]
+        if not starts:
+            continue
+        i = starts[0]
+        shown = f"row {i} of {name} is {rows[i]}"
+        for first, tokens in fields[name]:
+            readings = leading_pad_readings(rows, tokens, pad)
+            if readings == [LEFT]:
+                return f"{shown}. {_LEFT_PADDED}"
+            if readings == [START_REPLACED] and name == "decoder_input":
+                return f"{shown}. {_PAD_AS_START.format(pad=pad, bos=bos)}"
+            if readings == [START_REPLACED] and name != "src":
+                return (
+                    f"{shown}: the first position of every row holds pad_id={pad}, where "
+                    f"{first}{tokens[i][0]} here) belongs, and the rest of the row is right. "
+                    f"{name} is {'target + [<eos>]' if name == 'labels' else 'the source'}, "
+                    "padded on the right; nothing replaces its first token."
+                )
+            if readings == [PAD_IN_FRONT]:
+                return (
+                    f"{shown}: every row of {name} has one pad_id={pad} put in front of its "
+                    f"tokens ({tokens[i]} here), and is then padded on the right. Nothing "
+                    "goes before a row's first token: the padding goes at the end only."
+                )
+            if sorted(readings) == sorted([LEFT, PAD_IN_FRONT]):
+                return (
+                    f"{shown}: the rows hold their tokens after one pad_id={pad} (these rows "
+                    "cannot tell whether they were padded on the left or had a pad put in "
+                    f"front). {_LEFT_PADDED}"
+                )
+    return ""
+
+
 def _check_rows(
     c: Checker, batch, chunk, ids: dict[str, int], what: str, src_forms: set, every=None
 ):
@@ -551,11 +620,11 @@ def _check_rows(
             f"has decoder_input {_rows(decoder_input)[0]} and labels {_rows(labels)[0]}. "
             f"{rolled}"
         )
+    leading = _leading_pads(batch, chunk, ids)
+    if leading:
+        c.fail(f"in {what}, {leading}")
     for i, (source, target) in enumerate(chunk):
         d_raw, l_raw, s_raw = _rows(decoder_input)[i], _rows(labels)[i], _rows(src)[i]
-        for name, raw in (("src", s_raw), ("decoder_input", d_raw), ("labels", l_raw)):
-            if raw and raw[0] == pad and any(t != pad for t in raw):
-                c.fail(f"in {what}, row {i} of {name} is {raw}. {_LEFT_PADDED}")
         d, lab, s = _strip(d_raw, pad), _strip(l_raw, pad), _strip(s_raw, pad)
         want_d, want_l = [bos, *target], [*target, eos]
         shown = f"for the pair (source {list(source)}, target {list(target)})"

@@ -21,6 +21,15 @@ from transformer_course.checking.layers import value_or_none
 from transformer_course.checking.localise import arguments_received, record_calls
 from transformer_course.checking.localise import diagnose as name_mistakes
 from transformer_course.checking.mask_relations import mask_relation
+from transformer_course.checking.mask_sources import (
+    NO_MASK,
+    OTHER_IDS,
+    PAD_ZERO,
+    VECTORS,
+    agreeing_sources,
+    key_mask_sources,
+    probes,
+)
 from transformer_course.checking.modules import build_module, expect_contract_defaults
 from transformer_course.checking.partial_slices import rows_filled_at
 from transformer_course.checking.projection_sources import projection_sentence
@@ -34,16 +43,20 @@ from transformer_course.reference.masking import (
 from .common import _POSITIONS, _close
 from .model_build import _CALL_HINTS, _build, _expect_vocab_check, _length_hint
 from .model_cases import (
+    _CROSS_MASK_FROM_MEMORY,
+    _CROSS_MASK_FROM_TARGET,
     _ENCODER_ON_TARGET,
     _FUTURE_LEAK,
     _IGNORES_MEMORY,
     _MEMORY_AS_QUERIES,
     _MEMORY_RECOMPUTED,
+    _NO_CROSS_MASK,
     _NORM_FIRST_IGNORED,
     HIDDEN_TRANSFORMER,
     VISIBLE_TRANSFORMER,
     _Case,
     _case_state,
+    _cross_pad0,
     case_oracles,
     decode_mistakes,
     encode_mistakes,
@@ -709,6 +722,48 @@ def _decode_order_hint(module, case: _Case, tgt, memory, src, expected) -> Calla
     return text
 
 
+def _cross_mask_sources(
+    module, case: _Case, tgt, memory64, src, got, decode_f
+) -> dict[str, Callable[[], torch.Tensor | None]]:
+    """{message: value} for the sources a cross-attention's mask may be built from
+    (checking.mask_sources: no mask, memory's non-zero rows, tgt_ids' padding, a written-in
+    0), each value the logits that source gives on the check's input, or None unless the
+    learner's decode agrees with that source on the check's input AND on probes that split
+    the family (memory zero at the pads, a real id 0). One mask from memory and no mask at
+    all give the same logits on encode's memory (its rows at the pads are not zero), which
+    only the probes tell apart (blind29b-tr-source-mask-from-zero-memory-vectors was told
+    that no mask was passed)."""
+    pad = case.pad_id
+    inputs = {"src_ids": src, "memory": memory64, "tgt_ids": tgt}
+    sources = key_mask_sources(ids="src_ids", pad_id=pad, vectors="memory", other_ids="tgt_ids")
+    messages = {
+        NO_MASK: _NO_CROSS_MASK,
+        VECTORS: _CROSS_MASK_FROM_MEMORY,
+        OTHER_IDS: _CROSS_MASK_FROM_TARGET,
+        PAD_ZERO: _cross_pad0(pad),
+    }
+    if case.train and case.dropout != 0.0:
+        return {}  # every attention weight dropped: the masks do not show in the logits
+
+    def run(x):
+        return module.decode(x["tgt_ids"].clone(), x["memory"].float(), x["src_ids"].clone())
+
+    def predict(x, mask):
+        return decode_f(x["tgt_ids"], x["memory"], x["src_ids"], cross_mask=mask[:, None, None, :])
+
+    @functools.cache
+    def agreeing() -> tuple[str, ...]:
+        tried = probes(inputs, ids="src_ids", pad_id=pad, vectors="memory")
+        return tuple(agreeing_sources(run, predict, inputs, got, sources, tried))
+
+    def value(source):
+        if source.name not in agreeing():
+            return None
+        return predict(inputs, source.mask(inputs))
+
+    return {messages[s.name]: (lambda s=s: value(s)) for s in sources}
+
+
 def _check_case(c: Checker, cls, case: _Case) -> None:
     module, built = _build(c, cls, case)
     src = vocab_token_ids(
@@ -885,6 +940,7 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
         return later <= 1e-6
 
     decode_random = random_at_full_dropout(module.decode, call, tgt, memory, src)
+    cross_sources = _cross_mask_sources(module, case, tgt, memory64, src, got, decode_f)
     with torch.no_grad():
         decode_rows = deterministic_only(decode_mistakes(case), decode_random)
         decode_values = table(lambda k: decode_f(tgt, memory64, src, **k), decode_rows)
@@ -899,7 +955,9 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             logits64,
             what,
             shape_hint=_shape_hint(got, case, "decode"),
-            mistakes=decode_values,
+            # the family 'the cross-attention's mask built from the wrong quantity', each
+            # named only when probes leave it alone (checking.mask_sources)
+            mistakes={**decode_values, **cross_sources},
             properties=(
                 # first: a random result makes every probe that changes one input and
                 # compares the output (ignores_memory, sees_the_future) see a change

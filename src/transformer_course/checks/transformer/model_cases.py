@@ -223,8 +223,11 @@ _WRONG_TABLE = {
     "from self.tgt_embedding.",
 }
 _ENCODER_NO_MASK = (
-    "The encoder runs without the source padding mask: its self-attention gives weight "
-    "to <pad> positions. Pass padding_mask(src_ids, self.pad_id) to self.encoder."
+    "The encoder runs without the source padding mask, or with one that allows every "
+    "position (a mask built from the vectors, x.abs().sum(-1) != 0, allows them all: with "
+    "the positions added, no vector is zero at a <pad>; encode's only input, src_ids, cannot "
+    "tell these two apart): its self-attention gives weight to <pad> positions. Pass "
+    "padding_mask(src_ids, self.pad_id) to self.encoder."
 )
 
 
@@ -268,8 +271,31 @@ _TARGET_MASK_TO_CROSS = (
 )
 _NO_CROSS_MASK = (
     "The cross-attention ignores the padding of the source: the decoder reads <pad> positions "
-    "of memory. Pass padding_mask(src_ids, self.pad_id) as the decoder's src_mask."
+    "of memory, whatever memory and src_ids hold (also given a memory whose rows at the <pad> "
+    "positions are zero): no mask reaches it, or one that allows every position. Pass "
+    "padding_mask(src_ids, self.pad_id) as the decoder's src_mask."
 )
+_CROSS_MASK_FROM_MEMORY = (
+    "Your cross-attention's mask is built from memory, not from src_ids: it blocks the "
+    "source positions whose memory vector is all zero (memory.abs().sum(-1) != 0, 'a pad is "
+    "a zero vector'). Given a memory whose rows at the <pad> positions are exactly zero, your "
+    "decode is right; but the encoder's outputs at the <pad> positions are not zero (the "
+    "positions are added to the embeddings, and every layer mixes the positions), so on "
+    "encode's memory your mask allows every position and the decoder reads the <pad> "
+    "positions. Which positions are padding is known from the ids: pass "
+    "padding_mask(src_ids, self.pad_id) as the decoder's src_mask."
+)
+
+
+def _cross_pad0(pad_id: int) -> str:
+    return (
+        f"Your cross-attention's mask treats id 0 as <pad> (src_ids != 0), but this model's "
+        f"pad_id is {pad_id}: it lets the decoder read the <pad> positions of memory and hides "
+        "the source's real tokens with id 0. Build it with the model's pad id: "
+        "padding_mask(src_ids, self.pad_id)."
+    )
+
+
 _MEMORY_AS_QUERIES = (
     "You called the decoder with memory first and the target second. The decoder's input x "
     "is the target (it supplies the queries, one output row per target position); memory is "
