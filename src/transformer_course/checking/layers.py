@@ -19,6 +19,7 @@ from transformer_course.checking.axis_reductions import dropped_axis_note
 from transformer_course.checking.checker import Checker
 from transformer_course.checking.dropout_rates import confirmed_wrong_rates, wrong_rates_sentence
 from transformer_course.checking.failure import CheckFailure
+from transformer_course.checking.graph import INPUT_GRAD_ONLY, graph_needs_input_grad
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.localise import diagnose, record_calls
 from transformer_course.checking.modules import build_module, random_state, state_shapes
@@ -281,6 +282,10 @@ def expect_tensor_result(
     if not got.requires_grad and module is not None and rerun is not None:
         if unused := unused_parameters_sentence(module, rerun):
             c.fail(f"{what} does not depend on the module's parameters. {unused}")
+    if not got.requires_grad and (input_grad := _input_grad_only(c, got)):
+        c.fail(
+            f"{what} is cut off from the module's parameters (requires_grad is False). {input_grad}"
+        )
     c.expect_true(
         got.requires_grad,
         f"{what} is cut off from the module's parameters (requires_grad is False). Did you "
@@ -288,6 +293,22 @@ def expect_tensor_result(
         "tensor or buffer instead of an nn.Parameter? Training needs the gradient to reach "
         "every weight.",
     )
+
+
+def _input_grad_only(c: Checker, got: torch.Tensor) -> str:
+    """For a result cut off from the parameters: the graph built only when an input
+    requires grad (checking.graph.graph_needs_input_grad), tried on the check's last call
+    of a module built from the answer, made again with its inputs requiring grad; "" when
+    that call is not at hand (keyword arguments, no module) or the probe does not show it."""
+    record = c.recorded[-1] if c.recorded else None
+    if record is None or record.constructed or record.target is None or record.kwargs:
+        return ""
+    if not hasattr(record.target, "state_dict"):
+        return ""  # a function answer: no parameters of its own
+    result = record.result
+    if not isinstance(result, torch.Tensor) or tuple(result.shape) != tuple(got.shape):
+        return ""  # not the call whose result this is
+    return INPUT_GRAD_ONLY if graph_needs_input_grad(record.target, record.args) else ""
 
 
 def stacked_layers_hint(got: Any, shape: tuple, num_layers: int, default: str) -> str:
