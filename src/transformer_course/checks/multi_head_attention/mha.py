@@ -86,7 +86,9 @@ from .mha_dropout import (
     _VISIBLE_DROPOUT,
     _check_dropout_placement,
     _dropout_rate_note,
+    _expect_mask_on_every_path,
     _expect_no_dropout_by_default,
+    _mask_by_mode_note,
     _probed_rate_note,
     _renormalised_dropout_note,
 )
@@ -167,6 +169,7 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
         expect_follows_new_weights(c, fresh(), args, f"{call}]")
         _expect_no_mask_kept(c, cls, next(case for case in cases if case.mask != "none"))
         _check_dropout_placement(c, cls, _HIDDEN_DROPOUT if hidden else _VISIBLE_DROPOUT)
+        _expect_mask_on_every_path(c, cls)
         _expect_no_dropout_by_default(c, cls)
 
 
@@ -484,6 +487,22 @@ def _scores_dropped_note(weights, dropped_entirely: bool, module, args, mask) ->
         "the weights after the softmax, where the values are mixed: "
         "heads = self.dropout(weights) @ v."
     )
+
+
+def _leaks(weights, mask) -> bool:
+    """Whether finite ``weights`` put weight on a key ``mask`` blocks, in a query row that
+    may attend to some key (fully masked rows follow their own conventions)."""
+    if mask is None or not isinstance(weights, torch.Tensor) or weights.dim() != 4:
+        return False
+    w = weights.detach().double()
+    try:
+        allowed = mask.expand(w.shape)
+    except RuntimeError:
+        return False
+    if not bool(torch.isfinite(w).all()):
+        return False
+    live = allowed.any(dim=-1, keepdim=True)  # (..., len_q, 1)
+    return bool(((w > 1e-6) & ~allowed & live).any())
 
 
 def _runs_in_eval(module, args) -> bool:
@@ -846,6 +865,11 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     )  # (batch, num_heads, len_q, len_k)
     weight_mistakes[_BOOL_MASK_ADDED] = lambda: _bool_mask_added_weights(variant_args)
     convention = None
+    if _leaks(weights, mask) and (by_mode := _mask_by_mode_note(cls)):
+        # the mask ignored in some modes only: before any known mistake, which would name
+        # the mask ignored (or never passed) outright (blind29a-mha-mask-dropped-in-dropout-
+        # path; the eval-only slip was told "leaves out the argument mask")
+        c.fail(f"{what_w} gives weight to keys the mask forbids. {by_mode}")
     if dropped_entirely and bool((weights.detach().abs() < 1e-6).all()):
         c.note(
             "in train mode your layer returns the attention weights after dropout (as "

@@ -13,6 +13,13 @@ import torch
 
 from transformer_course.checking import Checker
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.mode_paths import (
+    Mode,
+    module_modes,
+    path_sentence,
+    reads_blocked_keys,
+    split_by_mode,
+)
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.randomness import reseeded_global_generator
 from transformer_course.reference import multi_head_attention as ref
@@ -426,3 +433,52 @@ def _expect_no_dropout_by_default(c: Checker, cls) -> None:
         "lessons build it): write the signature as `def __init__(self, d_model, num_heads, "
         "dropout=0.0)`."
     )
+
+
+#: the masked attention asked of the layer in each mode (checking.mode_paths): cross-
+#: attention, the second sequence padded by two keys, the first by one
+_MODE_PROBE = _Case(41, 2, 3, 5, 8, 2, "cross", "padding")
+
+
+def _mask_by_mode_note(cls, case: _Case = _MODE_PROBE) -> str:
+    """When the layer's output reads the keys the mask blocks in some modes and not in
+    others (checking.mode_paths), the modes named and the branch they point to; "" when
+    the split does not show (the mask ignored in every mode, or in none)."""
+    d, h = case.d_model, case.num_heads
+    state = random_state(_state_shapes(d), seed=case.seed)
+    query, key, value, mask = _inputs(case)
+
+    def respected(mode: Mode) -> bool | None:
+        with contextlib.redirect_stdout(io.StringIO()):
+            module = cls(d, h, dropout=mode.dropout)
+            module.load_state_dict(state)
+            module.train(mode.train)
+        reads = reads_blocked_keys(module, query, key, value, mask, seed=case.seed)
+        return None if reads is None else not reads
+
+    wrong, right = split_by_mode(respected, module_modes(0.5))
+    found = path_sentence(
+        wrong,
+        right,
+        "your output changes when the keys and values the mask blocks change: the mask is "
+        "ignored there",
+        "it does not, the mask is applied",
+    )
+    if not found:
+        return ""
+    return (
+        f"Run again in three modes (MultiHeadAttention({d}, {h}), the same weights, "
+        f"cross-attention with a padding mask, bool {tuple(mask.shape)}). {found} Apply the mask on every path, to the scaled scores "
+        "before the softmax, and then drop out the weights: `scores = scores.masked_fill(~mask, "
+        "float('-inf'))`, `weights = torch.softmax(scores, dim=-1)`, "
+        "`heads = self.dropout(weights) @ v`."
+    )
+
+
+def _expect_mask_on_every_path(c: Checker, cls) -> None:
+    """The mask must hold in every mode. The train-mode cases run at dropout 0.0 and 1.0
+    (fixed results) and the dropout placement unmasked, so a training branch that forgets
+    the mask and returns the weights after dropout (all zero at 1.0, where the output is
+    w_o's bias whatever the mask) passed; asked in each mode, it shows."""
+    if note := _mask_by_mode_note(cls):
+        c.fail(note)
