@@ -2454,12 +2454,47 @@ class DecoderUnderNoGrad(ref.Decoder):
         return x if self.norm is None else self.norm(x)
 
 
+class LayerSourceMaskOnlyInEval(ref.DecoderLayer):
+    """The source padding mask dropped in train mode (any rate): the mask tables named it
+    'ignores src_mask, pass it on', which eval mode refutes (the family of blind29a-mha-
+    mask-dropped-in-dropout-path, in a layer)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        given = None if self.training else src_mask
+        return ref.DecoderLayer.forward(self, x, memory, given, tgt_mask)
+
+
+class DecoderLookAheadDroppedWhenDropping(ref.Decoder):
+    """The stack hands its layers no tgt_mask while training with dropout."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        dropping = self.training and self.layers[0].dropout.p > 0
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, None if dropping else tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
 _INPUT_GRAD_ONLY = (
     r"requires_grad is False\)\. Called again on the same inputs made to require grad.*"
     r"builds its graph only when an input requires grad.*use_reentrant=True"
 )
 
 R35_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerSourceMaskOnlyInEval,
+        r"Run again in three modes[\s\S]*In train mode with dropout=0\.0 and train mode with "
+        r"dropout=0\.5 the output changes when memory changes at the source positions src_mask "
+        r"blocks: src_mask is ignored there; in eval mode it does not[\s\S]*only in train mode"
+        r"[\s\S]*self\.cross_attn\(x, memory, memory, src_mask\)",
+    ),
+    Mistake(
+        S,
+        DecoderLookAheadDroppedWhenDropping,
+        r"Run again in three modes[\s\S]*In train mode with dropout=0\.5 the output at the "
+        r"earlier target positions changes when x changes at the last one: tgt_mask \(the "
+        r"look-ahead\) is ignored there[\s\S]*only in training with dropout > 0",
+    ),
     Mistake(S, DecoderGraphOnlyForGradInputs, _INPUT_GRAD_ONLY),
     Mistake(check_DecoderLayer, LayerReentrantCheckpoint, _INPUT_GRAD_ONLY),
     Mistake(

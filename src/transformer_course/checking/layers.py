@@ -22,6 +22,7 @@ from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.graph import INPUT_GRAD_ONLY, graph_needs_input_grad
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.localise import diagnose, record_calls
+from transformer_course.checking.mode_paths import MaskProbe, Mode, changed_at, masks_by_mode
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 from transformer_course.checking.skipped_layers import layers_skipped_in_training
 from transformer_course.checking.unused_parameters import unused_parameters_sentence
@@ -916,3 +917,97 @@ def expect_positional_order(
         f"{contract}) by keyword: the parameters of your __init__ are not in the contract's "
         f"order, ({', '.join(names)}) after the sizes.{swapped}" + (f" {caller}" if caller else "")
     )
+
+
+def masks_by_mode_note(
+    cls, name: str, ctor_args: tuple, d_model: int, *, decoder: bool, seed: int
+) -> str:
+    """A layer or stack of lessons 07-08 whose masks hold in some modes and not in others
+    (checking.mode_paths): a training branch that drops the mask (``if self.training:
+    mask = None``), or an eval branch that does. Built as ``cls(*ctor_args, dropout=...,
+    norm_first=False)`` per mode (seeded alike), called as the contract calls it with a
+    padding mask (the encoder's) or a source padding mask and a look-ahead mask (the
+    decoder's); "" when no mask splits the modes."""
+    stack = len(ctor_args) == 4  # (num_layers, d_model, num_heads, d_ff)
+    gen = torch.Generator().manual_seed(seed)
+    lengths = torch.tensor([[5], [3]])
+    padding = (torch.arange(5) < lengths)[:, None, None, :]  # (2, 1, 1, 5)
+    padded = ~padding[:, 0, 0, :]  # (2, 5)
+    if not decoder:
+        x = torch.randn(2, 5, d_model, generator=gen)
+        changed = changed_at(x, padded, seed=seed + 1)
+        to = "every layer" if stack else "the self-attention"
+        call = "layer(x, mask)" if stack else "self.self_attn(x, x, x, mask)"
+        probes = [
+            MaskProbe(
+                (x, padding),
+                (changed, padding),
+                padding[:, 0, 0, :, None],  # (2, 5, 1): the real positions' rows
+                "the output at the real positions changes when x changes at the padded ones: "
+                "the mask is ignored there",
+                f"Pass the mask to {to} on every path: {call}.",
+            )
+        ]
+        masks = f"a padding mask, bool {tuple(padding.shape)}"
+    else:
+        x = torch.randn(2, 4, d_model, generator=gen)
+        memory = torch.randn(2, 5, d_model, generator=gen)
+        tgt = torch.tril(torch.ones(4, 4, dtype=torch.bool)).expand(2, 1, 4, 4)
+        last = torch.zeros(2, 4, dtype=torch.bool)
+        last[:, -1] = True
+        earlier = ~last[0][None, :, None]  # (1, 4, 1): the rows before the last
+        src_call = (
+            "layer(x, memory, src_mask, tgt_mask)"
+            if stack
+            else "self.cross_attn(x, memory, memory, src_mask)"
+        )
+        tgt_call = (
+            "layer(x, memory, src_mask, tgt_mask)" if stack else "self.self_attn(x, x, x, tgt_mask)"
+        )
+        src_to = "every layer" if stack else "the cross-attention"
+        tgt_to = "every layer" if stack else "the self-attention"
+        probes = [
+            MaskProbe(
+                (x, memory, padding, tgt),
+                (x, changed_at(memory, padded, seed=seed + 1), padding, tgt),
+                None,
+                "the output changes when memory changes at the source positions src_mask "
+                "blocks: src_mask is ignored there",
+                f"Pass src_mask to {src_to} on every path: {src_call}.",
+            ),
+            MaskProbe(
+                (x, memory, padding, tgt),
+                (changed_at(x, last, seed=seed + 2), memory, padding, tgt),
+                earlier,
+                "the output at the earlier target positions changes when x changes at the "
+                "last one: tgt_mask (the look-ahead) is ignored there",
+                f"Pass tgt_mask to {tgt_to} on every path: {tgt_call}.",
+            ),
+        ]
+        masks = (
+            f"src_mask, bool {tuple(padding.shape)} (source padding), and tgt_mask, bool "
+            f"{tuple(tgt.shape)} (look-ahead)"
+        )
+
+    def build(mode: Mode):
+        with contextlib.redirect_stdout(io.StringIO()):
+            torch.manual_seed(seed)
+            module = cls(*ctor_args, dropout=mode.dropout, norm_first=False)
+        module.train(mode.train)
+        return module
+
+    found = masks_by_mode(build, probes, seed=seed)
+    if not found:
+        return ""
+    built = f"{name}({', '.join(map(str, ctor_args))}, norm_first=False)"
+    return f"Run again in three modes ({built}, with {masks}). {found}"
+
+
+def expect_masks_on_every_path(
+    c: Checker, cls, name: str, ctor_args: tuple, d_model: int, *, decoder: bool, seed: int
+) -> None:
+    """The masks must hold in every mode: the value cases train only at dropout 0.0 and
+    1.0 (where the sub-layers' outputs are dropped whole), so a branch that drops a mask
+    only when training with dropout passed (:func:`masks_by_mode_note`)."""
+    if note := masks_by_mode_note(cls, name, ctor_args, d_model, decoder=decoder, seed=seed):
+        c.fail(note)

@@ -13,11 +13,13 @@ weights, the same inputs, seeded alike; :func:`split_by_mode` says in which mode
 and in which it does not, and :func:`path_sentence` which branch that points to. Nothing is
 said when the property fails (or holds) in every mode: then no branch is to blame.
 
-:func:`reads_blocked_keys` is one such property, for any attention over (query, key, value,
-mask): whether the output changes when the keys and values at positions the mask blocks for
-every query are changed (it must not: a blocked key gets no weight, whatever its content).
-It reads the output only, so it holds whatever weights the module returns (before or after
-dropout) and whatever value it blocks with.
+:func:`output_moves` is the property a mask gives: the output entries the mask shields do
+not move when the inputs at the blocked positions change (a blocked key gets no weight,
+whatever its content). It reads the output only, so it holds whatever weights a module
+returns (before or after dropout) and whatever value it blocks with.
+:func:`reads_blocked_keys` asks it of an attention over (query, key, value, mask);
+:func:`masks_by_mode` of any module, one :class:`MaskProbe` per mask (a layer's padding
+mask, a decoder's source and look-ahead masks), and says which modes ignore which mask.
 """
 
 from __future__ import annotations
@@ -26,12 +28,17 @@ import contextlib
 import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
 __all__ = [
+    "MaskProbe",
     "Mode",
+    "changed_at",
+    "masks_by_mode",
     "module_modes",
+    "output_moves",
     "path_sentence",
     "reads_blocked_keys",
     "split_by_mode",
@@ -105,8 +112,90 @@ def path_sentence(wrong: Sequence[Mode], right: Sequence[Mode], symptom: str, fi
     return f"In {_listed(wrong)} {symptom}; in {_listed(right)} {fine}. So {branch}."
 
 
+def output_moves(
+    run: Callable[..., Any],
+    args: Sequence,
+    changed: Sequence,
+    keep: torch.Tensor | None = None,
+    *,
+    seed: int,
+) -> bool | None:
+    """Whether ``run(*changed)`` differs from ``run(*args)`` (the output: a result's first
+    item when it is a pair) on the entries ``keep`` selects (bool, broadcast to the output;
+    None: every entry). Both calls are made with the global torch seed set to ``seed``, so
+    a dropout draws the same entries in both. None when a call raises or returns no tensor
+    of one shape, or a non-finite one."""
+    outputs = []
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            for given in (args, changed):
+                torch.manual_seed(seed)
+                result = run(*given)
+                out = result[0] if isinstance(result, tuple | list) and result else result
+                if not isinstance(out, torch.Tensor):
+                    return None
+                outputs.append(out.detach().double())
+    except Exception:  # a probe: nothing is learnt from a call that raises
+        return None
+    first, second = outputs
+    if first.shape != second.shape or not bool(torch.isfinite(first).all()):
+        return None
+    if keep is not None:
+        try:
+            chosen = keep.expand(first.shape)
+        except RuntimeError:
+            return None
+        first, second = first[chosen], second[chosen]
+    return not torch.allclose(first, second, rtol=1e-5, atol=1e-6)
+
+
+def changed_at(x: torch.Tensor, where: torch.Tensor, *, seed: int) -> torch.Tensor:
+    """``x`` (batch, len, d) with the rows ``where`` (bool (batch, len)) replaced by other
+    numbers (drawn from a private generator seeded with ``seed``)."""
+    other = torch.randn(x.shape, generator=torch.Generator().manual_seed(seed)) * 3
+    return torch.where(where[..., None], other.to(x.dtype), x)
+
+
+@dataclass(frozen=True)
+class MaskProbe:
+    """One mask asked of a module in each mode: the call's arguments, the same with the
+    blocked positions' inputs changed, the output entries that must not move (``keep``),
+    what a move means and what to write instead."""
+
+    args: tuple
+    changed: tuple
+    keep: torch.Tensor | None
+    symptom: str
+    fix: str
+
+
+def masks_by_mode(
+    build: Callable[[Mode], Callable[..., Any]],
+    probes: Sequence[MaskProbe],
+    *,
+    seed: int,
+    rate: float = 0.5,
+) -> str:
+    """For each probe whose mask holds in some modes and not in others: the split in words
+    (:func:`path_sentence`) and its fix; "" when no probe splits. ``build(mode)`` makes the
+    module for a mode (the same weights in every mode: seed its construction)."""
+    sentences = []
+    for probe in probes:
+
+        def holds(mode: Mode, probe: MaskProbe = probe) -> bool | None:
+            run = build(mode)
+            moves = output_moves(run, probe.args, probe.changed, probe.keep, seed=seed)
+            return None if moves is None else not moves
+
+        wrong, right = split_by_mode(holds, module_modes(rate))
+        found = path_sentence(wrong, right, probe.symptom, "it does not, the mask is applied")
+        if found:
+            sentences.append(f"{found} {probe.fix}")
+    return " ".join(sentences)
+
+
 def reads_blocked_keys(
-    run: Callable[..., torch.Tensor],
+    run: Callable[..., Any],
     query: torch.Tensor,
     key: torch.Tensor,
     value: torch.Tensor,
@@ -116,8 +205,7 @@ def reads_blocked_keys(
 ) -> bool | None:
     """Whether ``run(query, key, value, mask)`` (the output alone) changes when the key and
     value rows that ``mask`` (bool, True = may attend, broadcasting to (batch, ..., len_q,
-    len_k)) blocks for every query are replaced by other numbers. Both calls are made with
-    the global torch seed set to ``seed``, so a dropout draws the same entries in both.
+    len_k)) blocks for every query are replaced by other numbers (:func:`output_moves`).
     None when the call raises, returns no tensor, or no key is blocked for every query."""
     b, lk = key.shape[0], key.shape[1]
     if mask.dim() < 3:  # (len_q, len_k): the same for every sequence
@@ -128,19 +216,6 @@ def reads_blocked_keys(
     blocked = ~full.reshape(b, -1, lk).any(dim=1)  # (batch, len_k): no query may see it
     if not bool(blocked.any()):
         return None
-    other = torch.randn(key.shape, generator=torch.Generator().manual_seed(seed + 1)) * 3
-    spot = blocked[..., None]  # (batch, len_k, 1)
-    key2 = torch.where(spot, other, key)
-    value2 = torch.where(spot, -other, value)
-    outputs = []
-    with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
-        for k, v in ((key, value), (key2, value2)):
-            torch.manual_seed(seed)
-            result = run(query, k, v, mask)
-            out = result[0] if isinstance(result, tuple | list) and result else result
-            if not isinstance(out, torch.Tensor):
-                return None
-            outputs.append(out.detach().double())
-    if outputs[0].shape != outputs[1].shape or not bool(torch.isfinite(outputs[0]).all()):
-        return None
-    return not torch.allclose(outputs[0], outputs[1], rtol=1e-5, atol=1e-6)
+    key2 = changed_at(key, blocked, seed=seed + 1)
+    value2 = changed_at(value, blocked, seed=seed + 2)
+    return output_moves(run, (query, key, value, mask), (query, key2, value2, mask), seed=seed)

@@ -59,9 +59,11 @@ from transformer_course.checking.layers import (
     dropout_rate_problem,
     expect_composite,
     expect_dropout_default_in_train,
+    expect_masks_on_every_path,
     expect_positional_order,
     expect_sublayers_dropped,
     expect_tensor_result,
+    masks_by_mode_note,
     mistake_values,
     only_dropout_mistakes,
     stacked_layers_hint,
@@ -1099,6 +1101,7 @@ def check_DecoderLayer(cls, *, hidden: bool = False) -> None:
         expect_positional_order(
             c, cls, (8, 2, 16), order, inputs, "DecoderLayer", seed=67, caller=_BY_POSITION
         )
+        expect_masks_on_every_path(c, cls, "DecoderLayer", (8, 2, 16), 8, decoder=True, seed=73)
 
 
 def _residual_dropout_from_num_heads(c: Checker, cls, case: _DecCase, message: str) -> str:
@@ -1307,6 +1310,14 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
         one_row = _src_mask_one_row(c, module, inputs, compute_with_src)
         if one_row:
             c.fail(f"{what} is not what the reference gives. {one_row}")
+
+    if case.mode == "train" and not _close64(got, compute()):
+        # a mask dropped on the training path only: the mask tables would name it dropped
+        # outright, which eval mode refutes (blind29a-mha-mask-dropped-in-dropout-path's
+        # family in a layer)
+        by_mode = masks_by_mode_note(cls, "DecoderLayer", (8, 2, 16), 8, decoder=True, seed=73)
+        if by_mode:
+            c.fail(f"{what} is not what the reference gives. {by_mode}")
 
     expect_composite(
         c,
@@ -1556,6 +1567,7 @@ def check_Decoder(cls, *, hidden: bool = False) -> None:
         expect_positional_order(
             c, cls, (2, 8, 2, 16), order, inputs, "Decoder", seed=70, caller=_BY_POSITION
         )
+        expect_masks_on_every_path(c, cls, "Decoder", (2, 8, 2, 16), 8, decoder=True, seed=74)
 
 
 #: an encoder layer's submodules; a decoder layer has cross_attn and norm3 besides
