@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+import torch.utils.checkpoint
 from common import Correct, Mistake, lesson_tests
 from torch import nn
 
@@ -3222,4 +3223,30 @@ MISTAKES += [
     ),
 ]
 CORRECT += [Correct(check_MultiHeadAttention, TwoPathsBothMasked)]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+class CheckpointedReentrant(WithReferenceAttention):
+    """The attention recomputed in backward (torch.utils.checkpoint, use_reentrant=True):
+    no graph for inputs that do not require grad (round 35's graph family)."""
+
+    def forward(self, query, key, value, mask=None):
+        parent = super().forward
+        return torch.utils.checkpoint.checkpoint(
+            lambda q, k, v: parent(q, k, v, mask), query, key, value, use_reentrant=True
+        )
+
+
+MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention,
+        CheckpointedReentrant,
+        r"requires_grad is False\)\. Called again on the same inputs made to require grad"
+        r"[\s\S]*use_reentrant=False",
+    ),
+    # the sibling keeps its own message: no graph whatever the inputs
+    Mistake(
+        check_MultiHeadAttention, NoGrad, r"^(?![\s\S]*reentrant)[\s\S]*requires_grad is False"
+    ),
+]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

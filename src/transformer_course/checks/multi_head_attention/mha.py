@@ -34,6 +34,7 @@ from transformer_course.checking.attention_weights import (
     with_fully_masked_rows,
 )
 from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
+from transformer_course.checking.graph import INPUT_GRAD_ONLY, graph_needs_input_grad
 from transformer_course.checking.keep_probability import rate_read_backwards
 from transformer_course.checking.layers import mistake_pairs
 from transformer_course.checking.modules import (
@@ -840,6 +841,13 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     # short names: the note about another float dtype is then printed once, not per case
     c.expect_floating(output, "the output of forward", preferred=query.dtype)
     c.expect_floating(weights, "the weight tensor returned by forward", preferred=query.dtype)
+    if not output.requires_grad and graph_needs_input_grad(
+        module, args, (torch.ones_like(output.detach()), None)
+    ):  # a graph only for inputs that require grad (reentrant checkpointing)
+        c.fail(
+            f"{what_o} is cut off from the module's parameters (requires_grad is False). "
+            f"{INPUT_GRAD_ONLY}"
+        )
     c.expect_true(
         output.requires_grad,
         f"{what_o} is cut off from the module's parameters (requires_grad is False): did you "
