@@ -41,7 +41,9 @@ __all__ = [
     "output_moves",
     "path_sentence",
     "reads_blocked_keys",
+    "right_in_eval",
     "split_by_mode",
+    "train_only_sentence",
 ]
 
 
@@ -219,3 +221,34 @@ def reads_blocked_keys(
     key2 = changed_at(key, blocked, seed=seed + 1)
     value2 = changed_at(value, blocked, seed=seed + 2)
     return output_moves(run, (query, key, value, mask), (query, key2, value2, mask), seed=seed)
+
+
+def right_in_eval(
+    module, run: Callable[[], Any], expected: torch.Tensor, *, rtol: float, atol: float
+) -> bool:
+    """Whether ``run()`` (a call of ``module``, now in train mode) gives ``expected`` once
+    the module is switched to eval mode; switched back to train mode after. For a train-mode
+    call at dropout 0.0, where dropout changes nothing, a right eval-mode result puts the
+    mistake on the train-only path (:func:`train_only_sentence`)."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            module.eval()
+            got = run()
+        return (
+            isinstance(got, torch.Tensor)
+            and got.shape == expected.shape
+            and torch.allclose(got.detach().double(), expected.double(), rtol=rtol, atol=atol)
+        )
+    except Exception:  # a probe: nothing is learnt
+        return False
+    finally:
+        module.train()
+
+
+def train_only_sentence(method: str) -> str:
+    """What a right eval-mode result says about a wrong train-mode one at dropout 0.0."""
+    return (
+        f"This is train mode with dropout=0.0, where dropout changes nothing, and the same "
+        f"model in eval mode, on the same inputs, gives the right {method}: so the lines that "
+        "run only in train mode (under `if self.training:`) are at fault; fix them there."
+    )
