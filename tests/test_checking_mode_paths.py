@@ -6,11 +6,16 @@ from __future__ import annotations
 import torch
 
 from transformer_course.checking.mode_paths import (
+    MaskProbe,
     Mode,
+    changed_at,
+    masks_by_mode,
     module_modes,
     path_sentence,
     reads_blocked_keys,
+    right_in_eval,
     split_by_mode,
+    train_only_sentence,
 )
 
 
@@ -65,3 +70,45 @@ def test_blocked_keys_read_only_when_the_mask_is_ignored():
     assert reads_blocked_keys(_attention(True), q, k, k, mask, seed=1) is False
     everything = torch.ones(2, 1, 5, dtype=torch.bool)
     assert reads_blocked_keys(_attention(False), q, k, k, everything, seed=1) is None
+
+
+class _Pool(torch.nn.Module):
+    """Each position takes the mean of the positions its mask allows; the mask dropped in
+    training when ``drop_in_training``."""
+
+    def __init__(self, drop_in_training: bool, dropout: float = 0.0):
+        super().__init__()
+        self.drop_in_training, self.dropout = drop_in_training, torch.nn.Dropout(dropout)
+
+    def forward(self, x, mask):
+        if self.training and self.drop_in_training:
+            mask = torch.ones_like(mask)
+        weights = mask.float() / mask.float().sum(-1, keepdim=True)  # (batch, 1, len)
+        return (weights @ x).expand_as(x) + self.dropout(x)
+
+
+def test_masks_by_mode_names_the_mask_and_the_path():
+    x = torch.randn(2, 4, 3, generator=torch.Generator().manual_seed(0))
+    mask = (torch.arange(4) < torch.tensor([[4], [2]]))[:, None, :]  # (2, 1, 4)
+    padded = ~mask[:, 0, :]
+    probe = MaskProbe(
+        (x, mask), (changed_at(x, padded, seed=1), mask), mask[:, 0, :, None], "it moves", "Fix."
+    )
+
+    def build(drop_in_training):
+        return lambda mode: _Pool(drop_in_training, mode.dropout).train(mode.train)
+
+    found = masks_by_mode(build(True), [probe], seed=2)
+    assert "In train mode with dropout=0.0 and train mode with dropout=0.5 it moves" in found
+    assert found.endswith("Fix.")
+    assert masks_by_mode(build(False), [probe], seed=2) == ""
+
+
+def test_right_in_eval_switches_back_to_train_mode():
+    module = _Pool(True).train()
+    x = torch.randn(1, 3, 2)
+    mask = torch.tensor([[[True, True, False]]])
+    expected = _Pool(False).eval()(x, mask)
+    assert right_in_eval(module, lambda: module(x, mask), expected, rtol=1e-6, atol=1e-7)
+    assert module.training
+    assert "only in train mode" in train_only_sentence("memory")

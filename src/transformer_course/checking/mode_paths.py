@@ -182,10 +182,13 @@ def masks_by_mode(
     (:func:`path_sentence`) and its fix; "" when no probe splits. ``build(mode)`` makes the
     module for a mode (the same weights in every mode: seed its construction)."""
     sentences = []
+    built: dict[Mode, Any] = {}  # one module per mode, for every probe
     for probe in probes:
 
         def holds(mode: Mode, probe: MaskProbe = probe) -> bool | None:
-            run = build(mode)
+            if mode not in built:
+                built[mode] = build(mode)
+            run = built[mode]
             moves = output_moves(run, probe.args, probe.changed, probe.keep, seed=seed)
             return None if moves is None else not moves
 
