@@ -3204,16 +3204,16 @@ MISTAKES += [
         check_MultiHeadAttention,
         TrainPathUnmaskedWeightsAfterDropout,
         r"^MultiHeadAttention: Run again in three modes[\s\S]*In train mode with dropout=0\.5 "
-        r"your output changes when the keys and values the mask blocks change: the mask is "
-        r"ignored there; in eval mode and train mode with dropout=0\.0 it does not[\s\S]*"
-        r"only in training with dropout > 0",
+        r"your heads mix in the values of keys the mask blocks \(read back through w_o and "
+        r"w_v\): the mask is ignored there; in eval mode and train mode with dropout=0\.0 they "
+        r"do not[\s\S]*only in training with dropout > 0",
     ),
     Mistake(
         check_MultiHeadAttention,
         EvalPathUnmasked,
-        r"In eval mode your output changes when the keys and values the mask blocks change"
-        r"[\s\S]*in train mode with dropout=0\.0 and train mode with dropout=0\.5 it does not"
-        r"[\s\S]*only in eval mode",
+        r"In eval mode your heads mix in the values of keys the mask blocks[\s\S]*in train "
+        r"mode with dropout=0\.0 and train mode with dropout=0\.5 they do not[\s\S]*only in "
+        r"eval mode",
     ),
     Mistake(
         check_MultiHeadAttention,

@@ -3973,14 +3973,14 @@ R34_MISTAKES = [
 
 
 # ------------------------------------------- round 35: a mask dropped on one path only
-class LayerSkipsMaskWhenDropping(ref.EncoderLayer):
-    """The padding mask left out while training with dropout ('dropout regularises
-    enough'): eval mode and dropout 0 are right, and at dropout 1.0 the sub-layers' outputs
-    are dropped whole, so every value case passed (the family of blind29a-mha-mask-dropped-
-    in-dropout-path, in a layer)."""
+class LayerSkipsMaskWhenTraining(ref.EncoderLayer):
+    """The padding mask left out in train mode ('the padding is dropped out anyway'): eval
+    mode is right, the train cases run at dropout 1.0 (the sub-layers' outputs dropped
+    whole) and without padding, so every value case passed (the family of blind29a-mha-
+    mask-dropped-in-dropout-path, in a layer)."""
 
     def forward(self, x, mask=None):
-        attend = mask if not (self.training and self.dropout.p > 0) else None
+        attend = None if self.training else mask
         return ref.EncoderLayer.forward(self, x, attend)
 
 
@@ -4017,15 +4017,15 @@ class LayerTrainingBranchFunctionalDropout(ref.EncoderLayer):
 
 
 _MASK_ON_ONE_PATH = (
-    r"Run again in three modes[\s\S]*the output at the real positions changes when x changes "
+    r"Run again in two modes[\s\S]*the output at the real positions changes when x changes "
     r"at the padded ones: the mask is ignored there; in eval mode"
 )
 R35_MISTAKES = [
     Mistake(
         check_EncoderLayer,
-        LayerSkipsMaskWhenDropping,
-        _MASK_ON_ONE_PATH + r"[\s\S]*only in training with dropout > 0[\s\S]*self\.self_attn\(x, "
-        r"x, x, mask\)",
+        LayerSkipsMaskWhenTraining,
+        _MASK_ON_ONE_PATH + r"[\s\S]*only in train mode \(under `if self\.training:`\)[\s\S]*"
+        r"self\.self_attn\(x, x, x, mask\)",
     ),
     Mistake(
         check_Encoder,

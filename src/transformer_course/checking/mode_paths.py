@@ -16,10 +16,12 @@ said when the property fails (or holds) in every mode: then no branch is to blam
 :func:`output_moves` is the property a mask gives: the output entries the mask shields do
 not move when the inputs at the blocked positions change (a blocked key gets no weight,
 whatever its content). It reads the output only, so it holds whatever weights a module
-returns (before or after dropout) and whatever value it blocks with.
-:func:`reads_blocked_keys` asks it of an attention over (query, key, value, mask);
-:func:`masks_by_mode` of any module, one :class:`MaskProbe` per mask (a layer's padding
-mask, a decoder's source and look-ahead masks), and says which modes ignore which mask.
+returns and whatever value it blocks with. It compares two calls, so it is asked only in
+the modes that draw nothing (eval, dropout 0.0): the grader's calls each draw their own.
+:func:`masks_by_mode` asks it of any module, one :class:`MaskProbe` per mask (a layer's
+padding mask, a decoder's source and look-ahead masks), and says which mode ignores which
+mask. A property read off one call (MultiHeadAttention's mixing coefficients, read back
+through its weights) can be asked at a rate between 0 and 1 too.
 """
 
 from __future__ import annotations
@@ -40,7 +42,6 @@ __all__ = [
     "module_modes",
     "output_moves",
     "path_sentence",
-    "reads_blocked_keys",
     "right_in_eval",
     "split_by_mode",
     "train_only_sentence",
@@ -61,9 +62,13 @@ class Mode:
         return f"train mode with dropout={self.dropout}"
 
 
-def module_modes(rate: float = 0.5) -> list[Mode]:
-    """Eval mode (built with ``rate``), train mode with dropout 0.0, train mode with ``rate``
-    (0 < rate < 1: a draw that keeps some entries, seeded alike in every call)."""
+def module_modes(rate: float | None = None) -> list[Mode]:
+    """Eval mode and train mode with dropout 0.0, the modes whose results no random stream
+    decides; with ``rate`` (0 < rate < 1) train mode at that rate as well, for a property
+    that holds whatever the draw (a coefficient that must be 0, read back from one call),
+    never for one that compares two calls: the grader's calls each draw their own."""
+    if rate is None:
+        return [Mode(False, 0.0), Mode(True, 0.0)]
     return [Mode(False, rate), Mode(True, 0.0), Mode(True, rate)]
 
 
@@ -124,9 +129,10 @@ def output_moves(
 ) -> bool | None:
     """Whether ``run(*changed)`` differs from ``run(*args)`` (the output: a result's first
     item when it is a pair) on the entries ``keep`` selects (bool, broadcast to the output;
-    None: every entry). Both calls are made with the global torch seed set to ``seed``, so
-    a dropout draws the same entries in both. None when a call raises or returns no tensor
-    of one shape, or a non-finite one."""
+    None: every entry). For modes that draw nothing (eval, dropout 0.0): two calls with a
+    dropout between 0 and 1 differ anyway in the grader, whose calls draw their own (the
+    global seed set to ``seed`` before each call is only the notebook's). None when a call
+    raises or returns no tensor of one shape, or a non-finite one."""
     outputs = []
     try:
         with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
@@ -176,11 +182,12 @@ def masks_by_mode(
     probes: Sequence[MaskProbe],
     *,
     seed: int,
-    rate: float = 0.5,
 ) -> str:
-    """For each probe whose mask holds in some modes and not in others: the split in words
-    (:func:`path_sentence`) and its fix; "" when no probe splits. ``build(mode)`` makes the
-    module for a mode (the same weights in every mode: seed its construction)."""
+    """For each probe whose mask holds in one of eval mode and train mode at dropout 0.0
+    and not in the other: the split in words (:func:`path_sentence`) and its fix; "" when
+    no probe splits. ``build(mode)`` makes the module for a mode (the same weights in both
+    modes: seed its construction). Dropout between 0 and 1 is not asked: two calls that
+    each draw cannot be compared (:func:`output_moves`)."""
     sentences = []
     built: dict[Mode, Any] = {}  # one module per mode, for every probe
     for probe in probes:
@@ -192,38 +199,11 @@ def masks_by_mode(
             moves = output_moves(run, probe.args, probe.changed, probe.keep, seed=seed)
             return None if moves is None else not moves
 
-        wrong, right = split_by_mode(holds, module_modes(rate))
+        wrong, right = split_by_mode(holds, module_modes())
         found = path_sentence(wrong, right, probe.symptom, "it does not, the mask is applied")
         if found:
             sentences.append(f"{found} {probe.fix}")
     return " ".join(sentences)
-
-
-def reads_blocked_keys(
-    run: Callable[..., Any],
-    query: torch.Tensor,
-    key: torch.Tensor,
-    value: torch.Tensor,
-    mask: torch.Tensor,
-    *,
-    seed: int,
-) -> bool | None:
-    """Whether ``run(query, key, value, mask)`` (the output alone) changes when the key and
-    value rows that ``mask`` (bool, True = may attend, broadcasting to (batch, ..., len_q,
-    len_k)) blocks for every query are replaced by other numbers (:func:`output_moves`).
-    None when the call raises, returns no tensor, or no key is blocked for every query."""
-    b, lk = key.shape[0], key.shape[1]
-    if mask.dim() < 3:  # (len_q, len_k): the same for every sequence
-        mask_b = mask.expand(b, *mask.shape)
-    else:
-        mask_b = mask.expand(b, *mask.shape[1:])
-    full = mask_b.expand(*mask_b.shape[:-1], lk)
-    blocked = ~full.reshape(b, -1, lk).any(dim=1)  # (batch, len_k): no query may see it
-    if not bool(blocked.any()):
-        return None
-    key2 = changed_at(key, blocked, seed=seed + 1)
-    value2 = changed_at(value, blocked, seed=seed + 2)
-    return output_moves(run, (query, key, value, mask), (query, key2, value2, mask), seed=seed)
 
 
 def right_in_eval(

@@ -60,10 +60,10 @@ from transformer_course.checking.layers import (
     expect_composite,
     expect_dropout_default_in_train,
     expect_masks_on_every_path,
+    expect_masks_on_train_path,
     expect_positional_order,
     expect_sublayers_dropped,
     expect_tensor_result,
-    masks_by_mode_note,
     mistake_values,
     only_dropout_mistakes,
     stacked_layers_hint,
@@ -1311,14 +1311,19 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
         if one_row:
             c.fail(f"{what} is not what the reference gives. {one_row}")
 
-    if case.mode == "train" and not _close64(got, compute()):
-        # a mask dropped on the training path only: the mask tables would name it dropped
-        # outright, which eval mode refutes (blind29a-mha-mask-dropped-in-dropout-path's
-        # family in a layer)
-        by_mode = masks_by_mode_note(cls, "DecoderLayer", (8, 2, 16), 8, decoder=True, seed=73)
-        if by_mode:
-            c.fail(f"{what} is not what the reference gives. {by_mode}")
-
+    expect_masks_on_train_path(
+        c,
+        got,
+        compute(),
+        what,
+        case.mode == "train",
+        cls,
+        "DecoderLayer",
+        (8, 2, 16),
+        8,
+        decoder=True,
+        seed=73,
+    )
     expect_composite(
         c,
         got,
@@ -1736,6 +1741,19 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         if one_row:
             c.fail(f"{what} is not what the reference gives. {one_row}")
 
+    expect_masks_on_train_path(
+        c,
+        got,
+        compute(),
+        what,
+        case.mode == "train",
+        cls,
+        "Decoder",
+        (2, 8, 2, 16),
+        8,
+        decoder=True,
+        seed=74,
+    )
     expect_composite(
         c,
         got,

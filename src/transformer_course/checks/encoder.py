@@ -70,6 +70,7 @@ from transformer_course.checking.layers import (
     expect_composite,
     expect_dropout_default_in_train,
     expect_masks_on_every_path,
+    expect_masks_on_train_path,
     expect_positional_order,
     expect_sublayers_dropped,
     expect_tensor_result,
@@ -2270,6 +2271,19 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         if one_row:
             c.fail(f"{what} is not what the reference gives. {one_row}")
 
+    expect_masks_on_train_path(
+        c,
+        got,
+        compute(),
+        what,
+        case.mode == "train",
+        cls,
+        "EncoderLayer",
+        (8, 2, 16),
+        8,
+        decoder=False,
+        seed=71,
+    )
     expect_composite(
         c,
         got,
@@ -2572,6 +2586,19 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
         if one_row:
             c.fail(f"{what} is not what the reference gives. {one_row}")
 
+    expect_masks_on_train_path(
+        c,
+        got,
+        compute(),
+        what,
+        case.mode == "train",
+        cls,
+        "Encoder",
+        (2, 8, 2, 16),
+        8,
+        decoder=False,
+        seed=72,
+    )
     expect_composite(
         c,
         got,

@@ -13,13 +13,7 @@ import torch
 
 from transformer_course.checking import Checker
 from transformer_course.checking.inputs import randn
-from transformer_course.checking.mode_paths import (
-    Mode,
-    module_modes,
-    path_sentence,
-    reads_blocked_keys,
-    split_by_mode,
-)
+from transformer_course.checking.mode_paths import Mode, module_modes, path_sentence, split_by_mode
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.randomness import reseeded_global_generator
 from transformer_course.reference import multi_head_attention as ref
@@ -436,42 +430,55 @@ def _expect_no_dropout_by_default(c: Checker, cls) -> None:
 
 
 #: the masked attention asked of the layer in each mode (checking.mode_paths): cross-
-#: attention, the second sequence padded by two keys, the first by one
-_MODE_PROBE = _Case(41, 2, 3, 5, 8, 2, "cross", "padding")
+#: attention, the second sequence padded by two keys, the first by one; len_k <= d_head,
+#: so that the heads' mixing coefficients can be read back through the values
+_MODE_PROBE = _Case(41, 2, 3, 5, 16, 2, "cross", "padding")
 
 
 def _mask_by_mode_note(cls, case: _Case = _MODE_PROBE) -> str:
-    """When the layer's output reads the keys the mask blocks in some modes and not in
-    others (checking.mode_paths), the modes named and the branch they point to; "" when
-    the split does not show (the mask ignored in every mode, or in none)."""
+    """When the layer gives weight to keys the mask blocks in some modes and not in others
+    (checking.mode_paths), the modes named and the branch they point to; "" when the split
+    does not show (the mask ignored in every mode, or in none). One call per mode, read
+    back through the check's own w_o and w_v: the coefficient that mixes a blocked key's
+    value into a query's head must be 0 whatever dropout drew (no random stream is
+    relied on: the grader's calls draw their own)."""
     d, h = case.d_model, case.num_heads
     state = random_state(_state_shapes(d), seed=case.seed)
     query, key, value, mask = _inputs(case)
+    blocked = ~mask.expand(case.batch, h, case.len_q, case.len_k)
 
     def respected(mode: Mode) -> bool | None:
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
             module = cls(d, h, dropout=mode.dropout)
             module.load_state_dict(state)
             module.train(mode.train)
-        reads = reads_blocked_keys(module, query, key, value, mask, seed=case.seed)
-        return None if reads is None else not reads
+            result = module(query, key, value, mask)
+        output = result[0] if isinstance(result, tuple | list) and result else result
+        if not isinstance(output, torch.Tensor) or output.shape != query.shape:
+            return None
+        if not bool(torch.isfinite(output).all()):
+            return None
+        found = _read_back_mixing(output, state, query, key, value, mask, h)
+        if found is None:
+            return None
+        return bool((found[0][blocked].abs() < 1e-4).all())
 
     wrong, right = split_by_mode(respected, module_modes(0.5))
     found = path_sentence(
         wrong,
         right,
-        "your output changes when the keys and values the mask blocks change: the mask is "
-        "ignored there",
-        "it does not, the mask is applied",
+        "your heads mix in the values of keys the mask blocks (read back through w_o and "
+        "w_v): the mask is ignored there",
+        "they do not, the mask is applied",
     )
     if not found:
         return ""
     return (
         f"Run again in three modes (MultiHeadAttention({d}, {h}), the same weights, "
-        f"cross-attention with a padding mask, bool {tuple(mask.shape)}). {found} Apply the mask on every path, to the scaled scores "
-        "before the softmax, and then drop out the weights: `scores = scores.masked_fill(~mask, "
-        "float('-inf'))`, `weights = torch.softmax(scores, dim=-1)`, "
-        "`heads = self.dropout(weights) @ v`."
+        f"cross-attention with a padding mask, bool {tuple(mask.shape)}). {found} Apply "
+        "the mask on every path, to the scaled scores before the softmax, and then drop out "
+        "the weights: `scores = scores.masked_fill(~mask, float('-inf'))`, "
+        "`weights = torch.softmax(scores, dim=-1)`, `heads = self.dropout(weights) @ v`."
     )
 
 
