@@ -3205,8 +3205,8 @@ MISTAKES += [
         TrainPathUnmaskedWeightsAfterDropout,
         r"^MultiHeadAttention: Run again in three modes[\s\S]*In train mode with dropout=0\.5 "
         r"your heads mix in the values of keys the mask blocks \(read back through w_o and "
-        r"w_v\): the mask is ignored there; in eval mode and train mode with dropout=0\.0 they "
-        r"do not[\s\S]*only in training with dropout > 0",
+        r"w_v\): they are the weights without any mask, the mask is ignored there; in eval mode "
+        r"and train mode with dropout=0\.0 they do not[\s\S]*only in training with dropout > 0",
     ),
     Mistake(
         check_MultiHeadAttention,

@@ -873,7 +873,12 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     )  # (batch, num_heads, len_q, len_k)
     weight_mistakes[_BOOL_MASK_ADDED] = lambda: _bool_mask_added_weights(variant_args)
     convention = None
-    if _leaks(weights, mask) and (by_mode := _mask_by_mode_note(cls)):
+    if (
+        _leaks(weights, mask)
+        # dropout on the masked scores (uniform weights at 1.0) has its own, exact reading
+        and not (case.train and _scores_dropped_note(weights, dropped_entirely, module, args, mask))
+        and (by_mode := _mask_by_mode_note(cls))
+    ):
         # the mask ignored in some modes only: before any known mistake, which would name
         # the mask ignored (or never passed) outright (blind29a-mha-mask-dropped-in-dropout-
         # path; the eval-only slip was told "leaves out the argument mask")

@@ -446,6 +446,7 @@ def _mask_by_mode_note(cls, case: _Case = _MODE_PROBE) -> str:
     state = random_state(_state_shapes(d), seed=case.seed)
     query, key, value, mask = _inputs(case)
     blocked = ~mask.expand(case.batch, h, case.len_q, case.len_k)
+    unmasked: dict[Mode, bool] = {}  # a wrong mode's coefficients: the mask ignored?
 
     def respected(mode: Mode) -> bool | None:
         with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
@@ -459,16 +460,24 @@ def _mask_by_mode_note(cls, case: _Case = _MODE_PROBE) -> str:
         if not bool(torch.isfinite(output).all()):
             return None
         found = _read_back_mixing(output, state, query, key, value, mask, h)
-        if found is None:
+        without = _read_back_mixing(output, state, query, key, value, None, h)
+        if found is None or without is None:
             return None
-        return bool((found[0][blocked].abs() < 1e-4).all())
+        mixing, no_mask = found[0], without[1]  # no_mask: the weights with no mask
+        rate = mode.dropout if mode.train else 0.0
+        unmasked[mode] = _kept_or_dropped(mixing, no_mask, rate)
+        return bool((mixing[blocked].abs() < 1e-4).all())
 
     wrong, right = split_by_mode(respected, module_modes(0.5))
+    # the cause only when every wrong mode gives the unmasked weights (dropped or kept):
+    # dropout that undoes a mask applied before it leaks too, and is no mask ignored
+    ignored = all(unmasked.get(mode) for mode in wrong)
     found = path_sentence(
         wrong,
         right,
         "your heads mix in the values of keys the mask blocks (read back through w_o and "
-        "w_v): the mask is ignored there",
+        "w_v)"
+        + (": they are the weights without any mask, the mask is ignored there" if ignored else ""),
         "they do not, the mask is applied",
     )
     if not found:
