@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+import torch.utils.checkpoint
 from common import Correct, Mistake, lesson_tests
 from torch import nn
 
@@ -3149,4 +3150,117 @@ MISTAKES += [
 ]
 # the keys' bias cancels in the softmax: nothing to see, nothing to grade
 CORRECT += [Correct(check_MultiHeadAttention, KeysWithoutBias)]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+# ------------------------------------------- round 35: a mistake on one path (mode) only
+def _scores(self, q, k):
+    return torch.einsum("bhqd,bhkd->bhqk", q, k) / self.d_head**0.5
+
+
+class TrainPathUnmaskedWeightsAfterDropout(Base):
+    """In train mode with dropout > 0 the weights are written out, dropped with F.dropout
+    and returned after dropout, and the mask is forgotten there; eval mode and dropout 0 go
+    through the lesson-04 attention, masked. At dropout=1.0 the output is w_o's bias
+    whatever the mask, so only a rate between 0 and 1, with a mask, shows it (passed every
+    check before round 35)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        if not (self.training and self.dropout.p > 0):
+            _, weights = scaled_dot_product_attention(q, k, v, mask)
+            return self.w_o(self.merge(weights @ v)), weights
+        weights = F.dropout(_scores(self, q, k).softmax(dim=-1), self.dropout.p, training=True)
+        return self.w_o(self.merge(weights @ v)), weights
+
+
+class EvalPathUnmasked(Base):
+    """The other side: the training branch masks (torch.where), the eval branch forgets."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        scores = _scores(self, q, k)
+        if self.training and mask is not None:
+            scores = torch.where(mask, scores, torch.finfo(scores.dtype).min)
+        weights = scores.softmax(dim=-1)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class MaskIgnoredOnEveryPath(Base):
+    """The sibling: the mask ignored in every mode keeps the plain diagnosis, no branch."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        weights = _scores(self, q, k).softmax(dim=-1)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class TwoPathsBothMasked(Base):
+    """Right: a written-out training branch (F.dropout) that masks as the eval branch does
+    (the lesson-04 attention); an additive float mask there."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        if self.training and self.dropout.p > 0:
+            scores = _scores(self, q, k)
+            if mask is not None:
+                scores = scores + torch.zeros_like(scores).masked_fill(~mask, float("-inf"))
+            weights = torch.nan_to_num(scores.softmax(dim=-1))
+            heads = F.dropout(weights, self.dropout.p, training=True) @ v
+        else:
+            _, weights = scaled_dot_product_attention(q, k, v, mask)
+            heads = weights @ v
+        return self.w_o(self.merge(heads)), weights
+
+
+MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention,
+        TrainPathUnmaskedWeightsAfterDropout,
+        r"^MultiHeadAttention: Run again in three modes[\s\S]*In train mode with dropout=0\.5 "
+        r"your heads mix in the values of keys the mask blocks \(read back through w_o and "
+        r"w_v\): they are the weights without any mask, the mask is ignored there; in eval mode "
+        r"and train mode with dropout=0\.0 they do not[\s\S]*only in training with dropout > 0",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        EvalPathUnmasked,
+        r"In eval mode your heads mix in the values of keys the mask blocks[\s\S]*in train "
+        r"mode with dropout=0\.0 and train mode with dropout=0\.5 they do not[\s\S]*only in "
+        r"eval mode",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        MaskIgnoredOnEveryPath,
+        r"^(?![\s\S]*three modes)[\s\S]*Your attention ignores the mask: keys the mask forbids "
+        r"get weight, exactly as with no mask",
+    ),
+]
+CORRECT += [Correct(check_MultiHeadAttention, TwoPathsBothMasked)]
+test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+class CheckpointedReentrant(WithReferenceAttention):
+    """The attention recomputed in backward (torch.utils.checkpoint, use_reentrant=True):
+    no graph for inputs that do not require grad (round 35's graph family)."""
+
+    def forward(self, query, key, value, mask=None):
+        parent = super().forward
+        return torch.utils.checkpoint.checkpoint(
+            lambda q, k, v: parent(q, k, v, mask), query, key, value, use_reentrant=True
+        )
+
+
+MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention,
+        CheckpointedReentrant,
+        r"requires_grad is False\)\. Called again on the same inputs made to require grad"
+        r"[\s\S]*use_reentrant=False",
+    ),
+    # the sibling keeps its own message: no graph whatever the inputs
+    Mistake(
+        check_MultiHeadAttention, NoGrad, r"^(?![\s\S]*reentrant)[\s\S]*requires_grad is False"
+    ),
+]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)

@@ -3972,6 +3972,75 @@ R34_MISTAKES = [
 ]
 
 
+# ------------------------------------------- round 35: a mask dropped on one path only
+class LayerSkipsMaskWhenTraining(ref.EncoderLayer):
+    """The padding mask left out in train mode ('the padding is dropped out anyway'): eval
+    mode is right, the train cases run at dropout 1.0 (the sub-layers' outputs dropped
+    whole) and without padding, so every value case passed (the family of blind29a-mha-
+    mask-dropped-in-dropout-path, in a layer)."""
+
+    def forward(self, x, mask=None):
+        attend = None if self.training else mask
+        return ref.EncoderLayer.forward(self, x, attend)
+
+
+class EncoderMaskOnlyInEval(ref.Encoder):
+    """The stack hands its layers the mask in eval mode only."""
+
+    def forward(self, x, mask=None):
+        for layer in self.layers:
+            x = layer(x) if self.training else layer(x, mask)
+        return x if self.norm is None else self.norm(x)
+
+
+class LayerIgnoresMaskEverywhere(ref.EncoderLayer):
+    """The sibling: the mask never passed, in any mode, keeps its own message."""
+
+    def forward(self, x, mask=None):
+        return ref.EncoderLayer.forward(self, x, None)
+
+
+class LayerTrainingBranchFunctionalDropout(ref.EncoderLayer):
+    """Right: a training branch of its own (F.dropout on each sub-layer's output) that
+    passes the mask as the eval branch does."""
+
+    def forward(self, x, mask=None):
+        if not self.training:
+            return ref.EncoderLayer.forward(self, x, mask)
+        p = self.dropout.p
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + F.dropout(self.self_attn(h, h, h, mask)[0], p, training=True)
+            return x + F.dropout(self.feed_forward(self.norm2(x)), p, training=True)
+        x = self.norm1(x + F.dropout(self.self_attn(x, x, x, mask)[0], p, training=True))
+        return self.norm2(x + F.dropout(self.feed_forward(x), p, training=True))
+
+
+_MASK_ON_ONE_PATH = (
+    r"Run again in two modes[\s\S]*the output at the real positions changes when x changes "
+    r"at the padded ones: the mask is ignored there; in eval mode"
+)
+R35_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerSkipsMaskWhenTraining,
+        _MASK_ON_ONE_PATH + r"[\s\S]*only in train mode \(under `if self\.training:`\)[\s\S]*"
+        r"self\.self_attn\(x, x, x, mask\)",
+    ),
+    Mistake(
+        check_Encoder,
+        EncoderMaskOnlyInEval,
+        _MASK_ON_ONE_PATH + r"[\s\S]*only in train mode \(under `if self\.training:`\)[\s\S]*"
+        r"layer\(x, mask\)",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerIgnoresMaskEverywhere,
+        r"^(?![\s\S]*three modes)[\s\S]*Your layer ignores the mask: the real tokens attend",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     [
         *LN_MISTAKES,
@@ -3984,11 +4053,15 @@ test_classic_mistake, test_correct_variant = lesson_tests(
         *R18G_MISTAKES,
         *R19G_MISTAKES,
         *R34_MISTAKES,
+        *R35_MISTAKES,
     ],
     [
         *(Correct(check_LayerNorm, cls) for cls in LN_CORRECT),
         *(Correct(check_PositionwiseFeedForward, cls) for cls in FFN_CORRECT),
-        *(Correct(check_EncoderLayer, cls) for cls in LAYER_CORRECT),
+        *(
+            Correct(check_EncoderLayer, cls)
+            for cls in [*LAYER_CORRECT, LayerTrainingBranchFunctionalDropout]
+        ),
         *(
             Correct(check_Encoder, cls)
             for cls in [

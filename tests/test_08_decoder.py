@@ -12,6 +12,7 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+import torch.utils.checkpoint
 from common import (
     Correct,
     Mistake,
@@ -2419,6 +2420,102 @@ class LayerPostNorm3BuiltInForward(LayerBase):
         return nn.LayerNorm(x.shape[-1])(x + self.dropout(self.feed_forward(x)))
 
 
+class DecoderGraphOnlyForGradInputs(ref.Decoder):
+    """Builds the graph only when an input requires grad (an 'inference fast path' keyed on
+    the inputs): the family of a graph that depends on the inputs' requires_grad, as
+    reentrant activation checkpointing makes it (round 35)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        with torch.set_grad_enabled(x.requires_grad or memory.requires_grad):
+            for layer in self.layers:
+                x = layer(x, memory, src_mask, tgt_mask)
+            return x if self.norm is None else self.norm(x)
+
+
+class LayerReentrantCheckpoint(LayerBase):
+    """The whole layer recomputed in backward through torch.utils.checkpoint with
+    use_reentrant=True: no graph at all when neither x nor memory requires grad."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        body = functools.partial(ref.DecoderLayer.forward, self)
+        return torch.utils.checkpoint.checkpoint(
+            body, x, memory, src_mask, tgt_mask, use_reentrant=True
+        )
+
+
+class DecoderUnderNoGrad(ref.Decoder):
+    """The sibling: the layers run under torch.no_grad() whatever the inputs; the graph is
+    cut for inputs that require grad too, so no checkpoint is named."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        with torch.no_grad():
+            for layer in self.layers:
+                x = layer(x, memory, src_mask, tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
+class LayerSourceMaskOnlyInEval(ref.DecoderLayer):
+    """The source padding mask dropped in train mode (any rate): the mask tables named it
+    'ignores src_mask, pass it on', which eval mode refutes (the family of blind29a-mha-
+    mask-dropped-in-dropout-path, in a layer)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        given = None if self.training else src_mask
+        return ref.DecoderLayer.forward(self, x, memory, given, tgt_mask)
+
+
+class DecoderLookAheadOnlyInEval(ref.Decoder):
+    """The stack hands its layers tgt_mask in eval mode only (a 'generation' branch)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, None if self.training else tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
+_INPUT_GRAD_ONLY = (
+    r"requires_grad is False\)\. Called again on the same inputs made to require grad.*"
+    r"builds its graph only when an input requires grad.*use_reentrant=True"
+)
+
+R35_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerSourceMaskOnlyInEval,
+        r"Run again in two modes[\s\S]*In train mode with dropout=0\.0 the output changes "
+        r"when memory changes at the source positions src_mask blocks: src_mask is ignored "
+        r"there; in eval mode it does not[\s\S]*only in train mode"
+        r"[\s\S]*self\.cross_attn\(x, memory, memory, src_mask\)",
+    ),
+    Mistake(
+        S,
+        DecoderLookAheadOnlyInEval,
+        r"Run again in two modes[\s\S]*In train mode with dropout=0\.0 the output at the "
+        r"earlier target positions changes when x changes at the last one: tgt_mask \(the "
+        r"look-ahead\) is ignored there[\s\S]*only in train mode",
+    ),
+    Mistake(S, DecoderGraphOnlyForGradInputs, _INPUT_GRAD_ONLY),
+    Mistake(check_DecoderLayer, LayerReentrantCheckpoint, _INPUT_GRAD_ONLY),
+    Mistake(
+        S,
+        DecoderUnderNoGrad,
+        r"^(?![\s\S]*reentrant)[\s\S]*requires_grad is False\)\. Did you use torch\.no_grad\(\)",
+    ),
+]
+
+
+class DecoderNonReentrantCheckpoint(ref.Decoder):
+    """Right: activation checkpointing with use_reentrant=False builds the graph whatever
+    the inputs."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = torch.utils.checkpoint.checkpoint(
+                layer, x, memory, src_mask, tgt_mask, use_reentrant=False
+            )
+        return x if self.norm is None else self.norm(x)
+
+
 R34_MISTAKES = [
     Mistake(
         check_DecoderLayer,
@@ -2443,10 +2540,11 @@ test_classic_mistake, test_correct_variant = lesson_tests(
         *R18G_MISTAKES,
         *R19G_MISTAKES,
         *R34_MISTAKES,
+        *R35_MISTAKES,
     ],
     [
         *(Correct(check_DecoderLayer, cls) for cls in [*LAYER_CORRECT, LayerNoneMasksAllTrue]),
-        *(Correct(check_Decoder, cls) for cls in DECODER_CORRECT),
+        *(Correct(check_Decoder, cls) for cls in [*DECODER_CORRECT, DecoderNonReentrantCheckpoint]),
     ],
 )
 

@@ -3420,7 +3420,51 @@ CORRECT = [
     Correct(check_greedy_decode, greedy_python_lists),
 ]
 
-test_classic_mistake, test_correct_variant = lesson_tests([*MISTAKES, *R34_MISTAKES], CORRECT)
+
+# ----------------------------------------- round 35: a mistake on the train-only path
+class EncodeUnmaskedWhileTraining(ref.Transformer):
+    """The source padding mask built in eval mode only (the family of blind29a-mha-mask-
+    dropped-in-dropout-path: told 'pass padding_mask to self.encoder', which it does in
+    eval mode)."""
+
+    def encode(self, src_ids):
+        x = self.positional_encoding(self.src_embedding(src_ids))
+        return self.encoder(x, None if self.training else padding_mask(src_ids, self.pad_id))
+
+
+class DecodeCrossUnmaskedWhileTraining(ref.Transformer):
+    """The same on the decoder side: the cross-attention's source mask left out in train
+    mode."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        tgt_mask = decoder_self_attention_mask(tgt_ids, self.pad_id)
+        src_mask = None if self.training else padding_mask(src_ids, self.pad_id)
+        y = self.positional_encoding(self.tgt_embedding(tgt_ids))
+        return self.output(self.decoder(y, memory, src_mask, tgt_mask))
+
+
+_TRAIN_ONLY = (
+    r"This is train mode with dropout=0\.0, where dropout changes nothing, and the same model "
+    r"in eval mode, on the same inputs, gives the right {}: so the lines that run only in "
+    r"train mode \(under `if self\.training:`\) are at fault"
+)
+R35_MISTAKES = [
+    Mistake(
+        check_Transformer,
+        EncodeUnmaskedWhileTraining,
+        r"model\.encode[\s\S]*train mode\][\s\S]*" + _TRAIN_ONLY.format("memory"),
+    ),
+    Mistake(
+        check_Transformer,
+        DecodeCrossUnmaskedWhileTraining,
+        r"model\.decode[\s\S]*train mode\][\s\S]*" + _TRAIN_ONLY.format("logits"),
+    ),
+]
+
+
+test_classic_mistake, test_correct_variant = lesson_tests(
+    [*MISTAKES, *R34_MISTAKES, *R35_MISTAKES], CORRECT
+)
 
 
 # ================================================================== oracles: nn.Transformer

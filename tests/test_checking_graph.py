@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 import torch
+import torch.utils.checkpoint
 from torch import nn
 
-from transformer_course.checking.graph import call_gradients
+from transformer_course.checking.graph import call_gradients, graph_needs_input_grad
 
 
 def _leaf(*shape: int, seed: int) -> torch.Tensor:
@@ -82,3 +83,43 @@ def test_the_grader_stand_in_is_asked_instead():
     x = _leaf(2, seed=6)
     assert call_gradients(StandIn(), [x], None, "all") == ["from the sandbox"]
     assert StandIn.asked[0] == (x,) and StandIn.asked[2] == "all"
+
+
+class _Reentrant(nn.Module):
+    """A layer under reentrant activation checkpointing: a graph only for grad inputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(3, 3)
+
+    def forward(self, x):
+        return torch.utils.checkpoint.checkpoint(self.linear, x, use_reentrant=True)
+
+
+def test_parameters_reached_by_a_reentrant_checkpoint_get_their_gradient():
+    torch.manual_seed(0)
+    module = _Reentrant()
+    x = _leaf(2, 3, seed=5)
+    found = call_gradients(module, (x,), None, "parameters")
+    assert torch.allclose(found["linear.bias"], torch.full((3,), 2.0))
+    assert module.linear.weight.grad is None and x.grad is None  # put back as they were
+
+
+def test_a_graph_built_only_for_inputs_that_require_grad():
+    torch.manual_seed(0)
+    x = torch.randn(2, 3)
+    assert not _Reentrant()(x).requires_grad
+    assert graph_needs_input_grad(_Reentrant(), (x,))
+
+    class UnderNoGrad(_Reentrant):
+        def forward(self, x):
+            with torch.no_grad():
+                return self.linear(x)
+
+    class DataWeights(_Reentrant):
+        def forward(self, x):
+            return x @ self.linear.weight.data.T + self.linear.bias.data
+
+    assert not graph_needs_input_grad(UnderNoGrad(), (x,))
+    assert not graph_needs_input_grad(DataWeights(), (x,))
+    assert not x.requires_grad  # the caller's input as it was

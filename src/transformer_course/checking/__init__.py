@@ -58,7 +58,8 @@ This ``__init__`` only re-exports; the logic lives in named modules:
   (numpy's ``where=`` without ``out=``), :mod:`.transposes` (which transpose reproduces an
   error), :mod:`.temperature` (a softmax over its scores times one constant),
   :mod:`.tie_breaking` (known mistakes that agree on every input run, told apart by a few
-  extra calls where they disagree);
+  extra calls where they disagree), :mod:`.mode_paths` (a mistake on one path only: a
+  property asked in eval and in train mode, the branch the split points to);
 * :mod:`.deviations` (the diagnosis that needs no one to have imagined the mistake: the
   single edits of the reference, each with its sentence, and the one that reproduces every
   result the learner's code gave the check, named when it is the only one);

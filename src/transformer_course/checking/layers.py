@@ -19,8 +19,10 @@ from transformer_course.checking.axis_reductions import dropped_axis_note
 from transformer_course.checking.checker import Checker
 from transformer_course.checking.dropout_rates import confirmed_wrong_rates, wrong_rates_sentence
 from transformer_course.checking.failure import CheckFailure
+from transformer_course.checking.graph import INPUT_GRAD_ONLY, graph_needs_input_grad
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.localise import diagnose, record_calls
+from transformer_course.checking.mode_paths import MaskProbe, Mode, changed_at, masks_by_mode
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 from transformer_course.checking.skipped_layers import layers_skipped_in_training
 from transformer_course.checking.unused_parameters import unused_parameters_sentence
@@ -281,6 +283,10 @@ def expect_tensor_result(
     if not got.requires_grad and module is not None and rerun is not None:
         if unused := unused_parameters_sentence(module, rerun):
             c.fail(f"{what} does not depend on the module's parameters. {unused}")
+    if not got.requires_grad and (input_grad := _input_grad_only(c, got)):
+        c.fail(
+            f"{what} is cut off from the module's parameters (requires_grad is False). {input_grad}"
+        )
     c.expect_true(
         got.requires_grad,
         f"{what} is cut off from the module's parameters (requires_grad is False). Did you "
@@ -288,6 +294,22 @@ def expect_tensor_result(
         "tensor or buffer instead of an nn.Parameter? Training needs the gradient to reach "
         "every weight.",
     )
+
+
+def _input_grad_only(c: Checker, got: torch.Tensor) -> str:
+    """For a result cut off from the parameters: the graph built only when an input
+    requires grad (checking.graph.graph_needs_input_grad), tried on the check's last call
+    of a module built from the answer, made again with its inputs requiring grad; "" when
+    that call is not at hand (keyword arguments, no module) or the probe does not show it."""
+    record = c.recorded[-1] if c.recorded else None
+    if record is None or record.constructed or record.target is None or record.kwargs:
+        return ""
+    if not hasattr(record.target, "state_dict"):
+        return ""  # a function answer: no parameters of its own
+    result = record.result
+    if not isinstance(result, torch.Tensor) or tuple(result.shape) != tuple(got.shape):
+        return ""  # not the call whose result this is
+    return INPUT_GRAD_ONLY if graph_needs_input_grad(record.target, record.args) else ""
 
 
 def stacked_layers_hint(got: Any, shape: tuple, num_layers: int, default: str) -> str:
@@ -895,3 +917,123 @@ def expect_positional_order(
         f"{contract}) by keyword: the parameters of your __init__ are not in the contract's "
         f"order, ({', '.join(names)}) after the sizes.{swapped}" + (f" {caller}" if caller else "")
     )
+
+
+def masks_by_mode_note(
+    cls, name: str, ctor_args: tuple, d_model: int, *, decoder: bool, seed: int
+) -> str:
+    """A layer or stack of lessons 07-08 whose masks hold in some modes and not in others
+    (checking.mode_paths): a training branch that drops the mask (``if self.training:
+    mask = None``), or an eval branch that does. Built as ``cls(*ctor_args, dropout=...,
+    norm_first=False)`` per mode (seeded alike), called as the contract calls it with a
+    padding mask (the encoder's) or a source padding mask and a look-ahead mask (the
+    decoder's); "" when no mask splits the modes."""
+    stack = len(ctor_args) == 4  # (num_layers, d_model, num_heads, d_ff)
+    gen = torch.Generator().manual_seed(seed)
+    lengths = torch.tensor([[5], [3]])
+    padding = (torch.arange(5) < lengths)[:, None, None, :]  # (2, 1, 1, 5)
+    padded = ~padding[:, 0, 0, :]  # (2, 5)
+    if not decoder:
+        x = torch.randn(2, 5, d_model, generator=gen)
+        changed = changed_at(x, padded, seed=seed + 1)
+        to = "every layer" if stack else "the self-attention"
+        call = "layer(x, mask)" if stack else "self.self_attn(x, x, x, mask)"
+        probes = [
+            MaskProbe(
+                (x, padding),
+                (changed, padding),
+                padding[:, 0, 0, :, None],  # (2, 5, 1): the real positions' rows
+                "the output at the real positions changes when x changes at the padded ones: "
+                "the mask is ignored there",
+                f"Pass the mask to {to} on every path: {call}.",
+            )
+        ]
+        masks = f"a padding mask, bool {tuple(padding.shape)}"
+    else:
+        x = torch.randn(2, 4, d_model, generator=gen)
+        memory = torch.randn(2, 5, d_model, generator=gen)
+        tgt = torch.tril(torch.ones(4, 4, dtype=torch.bool)).expand(2, 1, 4, 4)
+        last = torch.zeros(2, 4, dtype=torch.bool)
+        last[:, -1] = True
+        earlier = ~last[0][None, :, None]  # (1, 4, 1): the rows before the last
+        src_call = (
+            "layer(x, memory, src_mask, tgt_mask)"
+            if stack
+            else "self.cross_attn(x, memory, memory, src_mask)"
+        )
+        tgt_call = (
+            "layer(x, memory, src_mask, tgt_mask)" if stack else "self.self_attn(x, x, x, tgt_mask)"
+        )
+        src_to = "every layer" if stack else "the cross-attention"
+        tgt_to = "every layer" if stack else "the self-attention"
+        probes = [
+            MaskProbe(
+                (x, memory, padding, tgt),
+                (x, changed_at(memory, padded, seed=seed + 1), padding, tgt),
+                None,
+                "the output changes when memory changes at the source positions src_mask "
+                "blocks: src_mask is ignored there",
+                f"Pass src_mask to {src_to} on every path: {src_call}.",
+            ),
+            MaskProbe(
+                (x, memory, padding, tgt),
+                (changed_at(x, last, seed=seed + 2), memory, padding, tgt),
+                earlier,
+                "the output at the earlier target positions changes when x changes at the "
+                "last one: tgt_mask (the look-ahead) is ignored there",
+                f"Pass tgt_mask to {tgt_to} on every path: {tgt_call}.",
+            ),
+        ]
+        masks = (
+            f"src_mask, bool {tuple(padding.shape)} (source padding), and tgt_mask, bool "
+            f"{tuple(tgt.shape)} (look-ahead)"
+        )
+
+    def build(mode: Mode):
+        with contextlib.redirect_stdout(io.StringIO()):
+            torch.manual_seed(seed)
+            module = cls(*ctor_args, dropout=mode.dropout, norm_first=False)
+        module.train(mode.train)
+        return module
+
+    found = masks_by_mode(build, probes, seed=seed)
+    if not found:
+        return ""
+    built = f"{name}({', '.join(map(str, ctor_args))}, norm_first=False)"
+    return f"Run again in two modes ({built}, with {masks}). {found}"
+
+
+def expect_masks_on_every_path(
+    c: Checker, cls, name: str, ctor_args: tuple, d_model: int, *, decoder: bool, seed: int
+) -> None:
+    """The masks must hold in eval and in train mode: the train cases run at dropout 1.0
+    (the sub-layers' outputs dropped whole) or without the padding that would show it, so
+    a branch that drops a mask while training passed (:func:`masks_by_mode_note`)."""
+    if note := masks_by_mode_note(cls, name, ctor_args, d_model, decoder=decoder, seed=seed):
+        c.fail(note)
+
+
+def expect_masks_on_train_path(
+    c: Checker,
+    got: Any,
+    expected: torch.Tensor,
+    what: str,
+    train: bool,
+    cls,
+    name: str,
+    ctor_args: tuple,
+    d_model: int,
+    *,
+    decoder: bool,
+    seed: int,
+) -> None:
+    """Before a train-mode case's mistake tables: a wrong output from a module whose mask
+    holds in eval mode and not in train mode is told so (:func:`masks_by_mode_note`); the
+    tables would name the mask dropped (or never passed on) outright, which eval mode
+    refutes (the family of blind29a-mha-mask-dropped-in-dropout-path)."""
+    if not train or not isinstance(got, torch.Tensor) or got.shape != expected.shape:
+        return
+    if torch.allclose(got.detach().double(), expected.double(), rtol=1e-4, atol=1e-5):
+        return
+    if note := masks_by_mode_note(cls, name, ctor_args, d_model, decoder=decoder, seed=seed):
+        c.fail(f"{what} is not what the reference gives. {note}")

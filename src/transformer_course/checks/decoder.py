@@ -59,6 +59,8 @@ from transformer_course.checking.layers import (
     dropout_rate_problem,
     expect_composite,
     expect_dropout_default_in_train,
+    expect_masks_on_every_path,
+    expect_masks_on_train_path,
     expect_positional_order,
     expect_sublayers_dropped,
     expect_tensor_result,
@@ -1099,6 +1101,7 @@ def check_DecoderLayer(cls, *, hidden: bool = False) -> None:
         expect_positional_order(
             c, cls, (8, 2, 16), order, inputs, "DecoderLayer", seed=67, caller=_BY_POSITION
         )
+        expect_masks_on_every_path(c, cls, "DecoderLayer", (8, 2, 16), 8, decoder=True, seed=73)
 
 
 def _residual_dropout_from_num_heads(c: Checker, cls, case: _DecCase, message: str) -> str:
@@ -1308,6 +1311,19 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
         if one_row:
             c.fail(f"{what} is not what the reference gives. {one_row}")
 
+    expect_masks_on_train_path(
+        c,
+        got,
+        compute(),
+        what,
+        case.mode == "train",
+        cls,
+        "DecoderLayer",
+        (8, 2, 16),
+        8,
+        decoder=True,
+        seed=73,
+    )
     expect_composite(
         c,
         got,
@@ -1556,6 +1572,7 @@ def check_Decoder(cls, *, hidden: bool = False) -> None:
         expect_positional_order(
             c, cls, (2, 8, 2, 16), order, inputs, "Decoder", seed=70, caller=_BY_POSITION
         )
+        expect_masks_on_every_path(c, cls, "Decoder", (2, 8, 2, 16), 8, decoder=True, seed=74)
 
 
 #: an encoder layer's submodules; a decoder layer has cross_attn and norm3 besides
@@ -1724,6 +1741,19 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
         if one_row:
             c.fail(f"{what} is not what the reference gives. {one_row}")
 
+    expect_masks_on_train_path(
+        c,
+        got,
+        compute(),
+        what,
+        case.mode == "train",
+        cls,
+        "Decoder",
+        (2, 8, 2, 16),
+        8,
+        decoder=True,
+        seed=74,
+    )
     expect_composite(
         c,
         got,

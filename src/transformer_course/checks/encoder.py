@@ -69,6 +69,8 @@ from transformer_course.checking.layers import (
     dropout_rate_problem,
     expect_composite,
     expect_dropout_default_in_train,
+    expect_masks_on_every_path,
+    expect_masks_on_train_path,
     expect_positional_order,
     expect_sublayers_dropped,
     expect_tensor_result,
@@ -2035,6 +2037,7 @@ def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
         expect_positional_order(
             c, cls, (8, 2, 16), order, (x,), "EncoderLayer", seed=62, caller=_BY_POSITION
         )
+        expect_masks_on_every_path(c, cls, "EncoderLayer", (8, 2, 16), 8, decoder=False, seed=71)
 
 
 def _built_at_rate_zero(cls, case: _LayerCase, state) -> Any:
@@ -2268,6 +2271,19 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
         if one_row:
             c.fail(f"{what} is not what the reference gives. {one_row}")
 
+    expect_masks_on_train_path(
+        c,
+        got,
+        compute(),
+        what,
+        case.mode == "train",
+        cls,
+        "EncoderLayer",
+        (8, 2, 16),
+        8,
+        decoder=False,
+        seed=71,
+    )
     expect_composite(
         c,
         got,
@@ -2440,6 +2456,7 @@ def check_Encoder(cls, *, hidden: bool = False) -> None:
         expect_positional_order(
             c, cls, (2, 8, 2, 16), order, (x,), "Encoder", seed=64, caller=_BY_POSITION
         )
+        expect_masks_on_every_path(c, cls, "Encoder", (2, 8, 2, 16), 8, decoder=False, seed=72)
 
 
 def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = False) -> None:
@@ -2569,6 +2586,19 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
         if one_row:
             c.fail(f"{what} is not what the reference gives. {one_row}")
 
+    expect_masks_on_train_path(
+        c,
+        got,
+        compute(),
+        what,
+        case.mode == "train",
+        cls,
+        "Encoder",
+        (2, 8, 2, 16),
+        8,
+        decoder=False,
+        seed=72,
+    )
     expect_composite(
         c,
         got,

@@ -34,6 +34,7 @@ from transformer_course.checking.attention_weights import (
     with_fully_masked_rows,
 )
 from transformer_course.checking.batch_rows import row_by_row_hint, row_by_row_note
+from transformer_course.checking.graph import INPUT_GRAD_ONLY, graph_needs_input_grad
 from transformer_course.checking.keep_probability import rate_read_backwards
 from transformer_course.checking.layers import mistake_pairs
 from transformer_course.checking.modules import (
@@ -86,7 +87,9 @@ from .mha_dropout import (
     _VISIBLE_DROPOUT,
     _check_dropout_placement,
     _dropout_rate_note,
+    _expect_mask_on_every_path,
     _expect_no_dropout_by_default,
+    _mask_by_mode_note,
     _probed_rate_note,
     _renormalised_dropout_note,
 )
@@ -167,6 +170,7 @@ def check_MultiHeadAttention(cls, *, hidden: bool = False) -> None:
         expect_follows_new_weights(c, fresh(), args, f"{call}]")
         _expect_no_mask_kept(c, cls, next(case for case in cases if case.mask != "none"))
         _check_dropout_placement(c, cls, _HIDDEN_DROPOUT if hidden else _VISIBLE_DROPOUT)
+        _expect_mask_on_every_path(c, cls)
         _expect_no_dropout_by_default(c, cls)
 
 
@@ -484,6 +488,22 @@ def _scores_dropped_note(weights, dropped_entirely: bool, module, args, mask) ->
         "the weights after the softmax, where the values are mixed: "
         "heads = self.dropout(weights) @ v."
     )
+
+
+def _leaks(weights, mask) -> bool:
+    """Whether finite ``weights`` put weight on a key ``mask`` blocks, in a query row that
+    may attend to some key (fully masked rows follow their own conventions)."""
+    if mask is None or not isinstance(weights, torch.Tensor) or weights.dim() != 4:
+        return False
+    w = weights.detach().double()
+    try:
+        allowed = mask.expand(w.shape)
+    except RuntimeError:
+        return False
+    if not bool(torch.isfinite(w).all()):
+        return False
+    live = allowed.any(dim=-1, keepdim=True)  # (..., len_q, 1)
+    return bool(((w > 1e-6) & ~allowed & live).any())
 
 
 def _runs_in_eval(module, args) -> bool:
@@ -821,6 +841,13 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     # short names: the note about another float dtype is then printed once, not per case
     c.expect_floating(output, "the output of forward", preferred=query.dtype)
     c.expect_floating(weights, "the weight tensor returned by forward", preferred=query.dtype)
+    if not output.requires_grad and graph_needs_input_grad(
+        module, args, (torch.ones_like(output.detach()), None)
+    ):  # a graph only for inputs that require grad (reentrant checkpointing)
+        c.fail(
+            f"{what_o} is cut off from the module's parameters (requires_grad is False). "
+            f"{INPUT_GRAD_ONLY}"
+        )
     c.expect_true(
         output.requires_grad,
         f"{what_o} is cut off from the module's parameters (requires_grad is False): did you "
@@ -846,6 +873,16 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
     )  # (batch, num_heads, len_q, len_k)
     weight_mistakes[_BOOL_MASK_ADDED] = lambda: _bool_mask_added_weights(variant_args)
     convention = None
+    if (
+        _leaks(weights, mask)
+        # dropout on the masked scores (uniform weights at 1.0) has its own, exact reading
+        and not (case.train and _scores_dropped_note(weights, dropped_entirely, module, args, mask))
+        and (by_mode := _mask_by_mode_note(cls))
+    ):
+        # the mask ignored in some modes only: before any known mistake, which would name
+        # the mask ignored (or never passed) outright (blind29a-mha-mask-dropped-in-dropout-
+        # path; the eval-only slip was told "leaves out the argument mask")
+        c.fail(f"{what_w} gives weight to keys the mask forbids. {by_mode}")
     if dropped_entirely and bool((weights.detach().abs() < 1e-6).all()):
         c.note(
             "in train mode your layer returns the attention weights after dropout (as "

@@ -13,6 +13,7 @@ import torch
 
 from transformer_course.checking import Checker
 from transformer_course.checking.inputs import randn
+from transformer_course.checking.mode_paths import Mode, module_modes, path_sentence, split_by_mode
 from transformer_course.checking.modules import build_module, random_state
 from transformer_course.checking.randomness import reseeded_global_generator
 from transformer_course.reference import multi_head_attention as ref
@@ -426,3 +427,74 @@ def _expect_no_dropout_by_default(c: Checker, cls) -> None:
         "lessons build it): write the signature as `def __init__(self, d_model, num_heads, "
         "dropout=0.0)`."
     )
+
+
+#: the masked attention asked of the layer in each mode (checking.mode_paths): cross-
+#: attention, the second sequence padded by two keys, the first by one; len_k <= d_head,
+#: so that the heads' mixing coefficients can be read back through the values
+_MODE_PROBE = _Case(41, 2, 3, 5, 16, 2, "cross", "padding")
+
+
+def _mask_by_mode_note(cls, case: _Case = _MODE_PROBE) -> str:
+    """When the layer gives weight to keys the mask blocks in some modes and not in others
+    (checking.mode_paths), the modes named and the branch they point to; "" when the split
+    does not show (the mask ignored in every mode, or in none). One call per mode, read
+    back through the check's own w_o and w_v: the coefficient that mixes a blocked key's
+    value into a query's head must be 0 whatever dropout drew (no random stream is
+    relied on: the grader's calls draw their own)."""
+    d, h = case.d_model, case.num_heads
+    state = random_state(_state_shapes(d), seed=case.seed)
+    query, key, value, mask = _inputs(case)
+    blocked = ~mask.expand(case.batch, h, case.len_q, case.len_k)
+    unmasked: dict[Mode, bool] = {}  # a wrong mode's coefficients: the mask ignored?
+
+    def respected(mode: Mode) -> bool | None:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            module = cls(d, h, dropout=mode.dropout)
+            module.load_state_dict(state)
+            module.train(mode.train)
+            result = module(query, key, value, mask)
+        output = result[0] if isinstance(result, tuple | list) and result else result
+        if not isinstance(output, torch.Tensor) or output.shape != query.shape:
+            return None
+        if not bool(torch.isfinite(output).all()):
+            return None
+        found = _read_back_mixing(output, state, query, key, value, mask, h)
+        without = _read_back_mixing(output, state, query, key, value, None, h)
+        if found is None or without is None:
+            return None
+        mixing, no_mask = found[0], without[1]  # no_mask: the weights with no mask
+        rate = mode.dropout if mode.train else 0.0
+        unmasked[mode] = _kept_or_dropped(mixing, no_mask, rate)
+        return bool((mixing[blocked].abs() < 1e-4).all())
+
+    wrong, right = split_by_mode(respected, module_modes(0.5))
+    # the cause only when every wrong mode gives the unmasked weights (dropped or kept):
+    # dropout that undoes a mask applied before it leaks too, and is no mask ignored
+    ignored = all(unmasked.get(mode) for mode in wrong)
+    found = path_sentence(
+        wrong,
+        right,
+        "your heads mix in the values of keys the mask blocks (read back through w_o and "
+        "w_v)"
+        + (": they are the weights without any mask, the mask is ignored there" if ignored else ""),
+        "they do not, the mask is applied",
+    )
+    if not found:
+        return ""
+    return (
+        f"Run again in three modes (MultiHeadAttention({d}, {h}), the same weights, "
+        f"cross-attention with a padding mask, bool {tuple(mask.shape)}). {found} Apply "
+        "the mask on every path, to the scaled scores before the softmax, and then drop out "
+        "the weights: `scores = scores.masked_fill(~mask, float('-inf'))`, "
+        "`weights = torch.softmax(scores, dim=-1)`, `heads = self.dropout(weights) @ v`."
+    )
+
+
+def _expect_mask_on_every_path(c: Checker, cls) -> None:
+    """The mask must hold in every mode. The train-mode cases run at dropout 0.0 and 1.0
+    (fixed results) and the dropout placement unmasked, so a training branch that forgets
+    the mask and returns the weights after dropout (all zero at 1.0, where the output is
+    w_o's bias whatever the mask) passed; asked in each mode, it shows."""
+    if note := _mask_by_mode_note(cls):
+        c.fail(note)

@@ -30,6 +30,7 @@ from transformer_course.checking.mask_sources import (
     key_mask_sources,
     probes,
 )
+from transformer_course.checking.mode_paths import right_in_eval, train_only_sentence
 from transformer_course.checking.modules import build_module, expect_contract_defaults
 from transformer_course.checking.partial_slices import rows_filled_at
 from transformer_course.checking.projection_sources import projection_sentence
@@ -162,22 +163,41 @@ def _expect_result(
     mistakes: dict[str, Callable[[], torch.Tensor | None]],
     properties: tuple[Callable[[], str | None], ...] = (),
     hint: str = "",
+    train_only: Callable[[], str] | None = None,
 ) -> None:
+    """``train_only``: for a train-mode call at dropout 0.0, a sentence when the same model
+    in eval mode is right (checking.mode_paths), added to the diagnosis: a mistake on the
+    train-only path, whose fix 'pass the mask' eval mode would otherwise refute."""
     c.expect_type(got, torch.Tensor, what, "Return one tensor.")
     c.expect_shape(got, expected.shape, what, shape_hint)
     c.expect_floating(got, what.split(" [")[0].split("(")[0], preferred=torch.float32)
     tol = tolerance(got.dtype, torch.float32)
     if not _close(got, expected, tol):
+        only = train_only() if train_only is not None else ""
+        also = f" {only}" if only else ""
         named = name_mistakes(
             got, {m: lambda f=f: value_or_none(f) for m, f in mistakes.items()}, **tol
         )
         if named:
-            c.fail(f"{what} is not what the reference gives. {named}")
+            c.fail(f"{what} is not what the reference gives. {named}{also}")
         for diagnose in properties:
             message = diagnose()
             if message:
-                c.fail(f"{what} is not what the reference gives. {message}")
+                c.fail(f"{what} is not what the reference gives. {message}{also}")
+        hint = f"{hint}{also}".strip()
     c.expect_close(got, expected, what, **tol, hint=hint)
+
+
+def _train_only(module, case: _Case, run: Callable[[], Any], expected, method: str):
+    """``_expect_result``'s train_only for a train-mode case at dropout 0.0."""
+    if not (case.train and case.dropout == 0.0):
+        return None
+
+    def sentence() -> str:
+        tol = {"rtol": 1e-4, "atol": 1e-5}
+        return train_only_sentence(method) if right_in_eval(module, run, expected, **tol) else ""
+
+    return sentence
 
 
 def _shape_hint(got: Any, case: _Case, kind: str) -> str:
@@ -843,6 +863,9 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
                 lambda: None if case.train else _localise_encode(module, m, src, case.pad_id),
             ),
             hint=_dropout_hint(case),
+            train_only=_train_only(
+                module, case, lambda: module.encode(src.clone()), memory64, "memory"
+            ),
         )
     _expect_attached(c, got, encode_call, "encode", "the encoder and the source embedding")
 
@@ -974,6 +997,13 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
                 ),
             ),
             hint=_dropout_hint(case),
+            train_only=_train_only(
+                module,
+                case,
+                lambda: module.decode(tgt.clone(), memory.clone(), src.clone()),
+                logits64,
+                "logits",
+            ),
         )
     _expect_attached(
         c, got, call, "decode", "the decoder, the target embedding and the output layer"
@@ -1044,6 +1074,9 @@ def _check_case(c: Checker, cls, case: _Case) -> None:
             shape_hint=_shape_hint(got, case, "forward"),
             mistakes=forward_values,
             hint=_dropout_hint(case),
+            train_only=_train_only(
+                module, case, lambda: module(src.clone(), tgt.clone()), logits64, "logits"
+            ),
         )
     if not case.train:
         _expect_no_state_between_calls(c, cls, case, module, m, src, tgt, where, hints)

@@ -43,11 +43,15 @@ def requested_gradients(target: Any, args: list, result: Any, request: dict) -> 
     inputs = list({id(t): t for t in [*arguments, *(p for _, p in named)]}.values())
     found: dict[int, Any] = {}
     if outputs and inputs:
-        gradients = torch.autograd.grad(outputs, inputs, upstream, allow_unused=True)
+        gradients = torch.autograd.grad(
+            outputs, inputs, upstream, allow_unused=True, retain_graph=bool(named)
+        )
         found = {
             id(t): None if g is None else g.detach().clone()
             for t, g in zip(inputs, gradients, strict=True)
         }
+        if named and all(found[id(p)] is None for _, p in named):
+            found.update(_accumulated(outputs, upstream, [p for _, p in named], args))
     of_arguments = [found.get(id(a)) for a in arguments]
     of_parameters = {name: found.get(id(p)) for name, p in named}
     if wrt == "parameters":
@@ -55,6 +59,34 @@ def requested_gradients(target: Any, args: list, result: Any, request: dict) -> 
     if wrt == "all":
         return {"arguments": of_arguments, "parameters": of_parameters}
     return of_arguments
+
+
+def _accumulated(outputs: list, upstream: list, parameters: list, args: list) -> dict:
+    """The parameters' gradients as ``.backward()`` accumulates them, where
+    ``torch.autograd.grad`` found none: reentrant activation checkpointing
+    (``torch.utils.checkpoint.checkpoint(..., use_reentrant=True)``) recomputes its forward
+    during the backward pass and accumulates into ``.grad`` with a backward of its own, out
+    of ``autograd.grad``'s reach, so training (``loss.backward()``) does update those
+    weights. Every ``.grad`` touched (the parameters', the arguments') is put back as it
+    was. {} when that backward pass raises (nothing more is known)."""
+    leaves = list(
+        {
+            id(t): t
+            for t in [*parameters, *(a for a in args if isinstance(a, torch.Tensor))]
+            if t.requires_grad and t.is_leaf
+        }.values()
+    )
+    saved = [t.grad for t in leaves]
+    try:
+        for t in leaves:
+            t.grad = None
+        torch.autograd.backward(outputs, upstream)
+        return {id(p): None if p.grad is None else p.grad.detach().clone() for p in parameters}
+    except Exception:  # the gradients autograd.grad found stand
+        return {}
+    finally:
+        for t, grad in zip(leaves, saved, strict=True):
+            t.grad = grad
 
 
 def _paired(result: Any, upstream: Any) -> tuple[list, list]:
