@@ -279,6 +279,7 @@ CONTROLS = (
         (
             ("3b8817d", "after round 33: before round 34, which read no case"),
             ("f4cedbc", "after round 34: the cases' base, before they were read"),
+            ("2920c98", "after round 35: round 29's cases read and fixed"),
         ),
     ),
     Control(
