@@ -2956,3 +2956,15 @@ CASES += _BLIND29B
 from benchmarks.diagnosis.cases_blind29c import BLIND29C as _BLIND29C  # noqa: E402
 
 CASES += _BLIND29C
+
+from benchmarks.diagnosis.cases_blind30a import BLIND30A as _BLIND30A  # noqa: E402
+
+CASES += _BLIND30A
+
+from benchmarks.diagnosis.cases_blind30b import BLIND30B as _BLIND30B  # noqa: E402
+
+CASES += _BLIND30B
+
+from benchmarks.diagnosis.cases_blind30c import BLIND30C as _BLIND30C  # noqa: E402
+
+CASES += _BLIND30C
