@@ -358,8 +358,9 @@ def _renumbered(vocab: dict[str, int]) -> dict[str, int]:
 
 
 #: special tokens numbered as another library does (the course's own layout is <pad> 0,
-#: <unk> 1, <bos> 2, <eos> 3): fairseq's order for the visible run, SentencePiece's for the
-#: hidden one. encode reads <unk>'s id from the vocabulary it is given. The keys are
+#: <unk> 1, <bos> 2, <eos> 3): fairseq's order for the visible run; for the hidden one,
+#: SentencePiece's default ids for <unk>, <bos> and <eos> (0, 1, 2), with <pad> (which
+#: SentencePiece leaves disabled unless a pad id is set) at the next free id. encode reads <unk>'s id from the vocabulary it is given. The keys are
 #: stored out of id order, <unk> not second: an id read off a position among the keys
 #: (list(vocab.values())[1]) is not the fixed id 1 here.
 _OTHER_LAYOUT = {"<pad>": 1, "<eos>": 2, "<bos>": 0, "<unk>": 3}
