@@ -2233,6 +2233,74 @@ class AttentionScaleHalfHead(_Attention):
         return self.w_o(merge_heads(torch.softmax(scores, dim=-1) @ v))
 
 
+class _AttentionFromScores(_Attention):
+    """The reference's projections, split and rotation; ``weights(scores, allowed)`` makes
+    the attention weights from the scaled scores (the family recovered from the values and
+    w_o's input, checking/recovered_weights)."""
+
+    def weights(self, scores, allowed):
+        return torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=-1)
+
+    def forward(self, x):
+        length = x.shape[1]
+        q, k, v = (split_heads(w(x), self.num_heads) for w in (self.w_q, self.w_k, self.w_v))
+        cos, sin = ref.rotary_embedding(length, self.d_head, self.base)
+        q, k = ref.apply_rotary(q, cos, sin), ref.apply_rotary(k, cos, sin)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        return self.w_o(merge_heads(self.weights(scores, look_ahead_mask(length)) @ v))
+
+
+class AttentionSinkInDenominator(_AttentionFromScores):
+    """A "sink" in the softmax's denominator, written stably: exp(s - m) / (exp(-m) +
+    sum exp(s - m)), which is exp(s) / (1 + sum exp(s))."""
+
+    def weights(self, scores, allowed):
+        scores = scores.masked_fill(~allowed, float("-inf"))
+        top = scores.amax(dim=-1, keepdim=True)
+        exps = torch.exp(scores - top)
+        return exps / (torch.exp(-top) + exps.sum(dim=-1, keepdim=True))
+
+
+class AttentionScoresCappedAtFive(_AttentionFromScores):
+    """The scores soft-capped, 5 tanh(s / 5), before the mask."""
+
+    def weights(self, scores, allowed):
+        return super().weights(5.0 * torch.tanh(scores / 5.0), allowed)
+
+
+class AttentionCappedAfterTheMask(_AttentionFromScores):
+    """The soft-cap after the mask: tanh(-inf) = -1, so the blocked keys get -5, not -inf."""
+
+    def weights(self, scores, allowed):
+        blocked = scores.masked_fill(~allowed, float("-inf"))
+        return torch.softmax(5.0 * torch.tanh(blocked / 5.0), dim=-1)
+
+
+class AttentionTemperatureFourFifths(_AttentionFromScores):
+    """The scores divided by 0.8 sqrt(d_head): a temperature of 0.8 left in."""
+
+    def weights(self, scores, allowed):
+        return super().weights(scores / 0.8, allowed)
+
+
+class AttentionDistanceBias(_AttentionFromScores):
+    """A linear penalty on the distance i - j added to the scores (ALiBi's idea, one slope
+    for every head): the lesson's positions are the rotation alone."""
+
+    def weights(self, scores, allowed):
+        length = scores.shape[-1]
+        distance = torch.arange(length)[:, None] - torch.arange(length)[None, :]
+        return super().weights(scores - 0.5 * distance, allowed)
+
+
+class AttentionWeightsOverTheirMaximum(_AttentionFromScores):
+    """Each row of weights divided by its largest weight after the softmax."""
+
+    def weights(self, scores, allowed):
+        weights = super().weights(scores, allowed)
+        return weights / weights.amax(dim=-1, keepdim=True)
+
+
 class AttentionTablesAtLeast32(_Attention):
     """The rotation tables for max(d_head, 32) features: heads narrower than 32 get
     tables of the wrong width (b10h: PyTorch's size error alone)."""
@@ -4345,6 +4413,43 @@ def _rope_length_padded(length, d_head, base=10000.0):
 
 
 MISTAKES = [
+    # the family "attention weights recovered from the values and w_o's input": round 29's
+    # softmax_1 and soft-capped scores got "differs from the reference" alone
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionSinkInDenominator,
+        r"recovered exactly from your values and w_o's input\) are exp\(s\) / \(1 \+ sum "
+        r"exp\(s\)\): a 1 is added to the softmax's denominator",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionScoresCappedAtFive,
+        r"are the softmax of capped scores, 5 \* tanh\(s / 5\)",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionCappedAfterTheMask,
+        r"put weight on keys the mask blocks: head \d of batch row \d, query \d, key \d has "
+        r"weight .*a step between the mask and the softmax that makes -inf finite",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionTemperatureFourFifths,
+        r"are the softmax of the right scores times 1\.25: your scores are scaled by 0\.4419 "
+        r"where the lesson's are scaled by 0\.3536",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionDistanceBias,
+        r"differs from the reference: largest difference .* are a softmax over the allowed keys .* "
+        r"but not of the right scores, .*the first "
+        r"wrong weight is at head \d of batch row \d, query \d, key \d",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionWeightsOverTheirMaximum,
+        r"are the right softmax times a factor per query \(the rows sum to between",
+    ),
     # round 23: the block count's rule read from builds at other num_layers (blind12i-gpt-
     # one-layer-short was told the count alone)
     Mistake(check_GPT, GptOneBlockTooMany, r"num_layers \+ 1, one block more than asked"),

@@ -25,7 +25,7 @@ from transformer_course.checking.layers import (
     mistake_pairs,
     mistake_values,
 )
-from transformer_course.checking.localise import diagnose, localise_layer
+from transformer_course.checking.localise import diagnose, localise_layer, record_calls
 from transformer_course.checking.mask_relations import moved_diagonals
 from transformer_course.checking.oracles import (
     causal_self_attention_f,
@@ -35,6 +35,7 @@ from transformer_course.checking.oracles import (
 )
 from transformer_course.checking.randomness import random_in_eval
 from transformer_course.checking.raw_errors import failing_line, local_shape
+from transformer_course.checking.recovered_weights import recover_weights, weights_departure
 from transformer_course.checking.score_scales import score_scale_candidates
 from transformer_course.reference import language_model as ref
 
@@ -70,11 +71,14 @@ def _expect_oracle_and_causal(
     future: str,
     localise: Callable[[str], str] | None = None,
     extra: Mapping[str, Callable[[str], torch.Tensor]] | None = None,
+    locate: Callable[[str], str] | None = None,
 ) -> None:
     """``got`` against ``oracle(pairing=...)`` in the learner's RoPE pairing, each mistake
     of ``table`` ({message: oracle knobs}) named when it matches; then the causal
     property (changing the last input never changes an earlier output), ``future`` its
-    message; ``localise(pairing)`` says which sub-result departs when no mistake matches."""
+    message; ``localise(pairing)`` says which sub-result departs when no mistake matches;
+    ``locate(pairing)``, the last resort (after the one-edit deviations), where the
+    learner's steps first depart."""
     pairing = _pairing(c, got, lambda pr: oracle(pairing=pr))
     expect_composite(
         c,
@@ -90,6 +94,7 @@ def _expect_oracle_and_causal(
             _two_at_once(got, oracle, pairing, table)
             or ("" if localise is None else localise(pairing))
         ),
+        hint=lambda: "" if locate is None else locate(pairing),
     )
     _causal_property(c, module, inputs, what, future)
 
@@ -561,7 +566,8 @@ def _check_layer(
     table: Mapping[str, Mapping[str, Any]],
     scale: float,
     oracle_options: Callable[[_ModelCase], dict[str, Any]] = lambda case: {},
-    localise: bool = False,
+    localise: Callable[[nn.Module, torch.Tensor, _ModelCase], Callable[[str], str]] | None = None,
+    locate: Callable[[nn.Module, torch.Tensor, _ModelCase], Callable[[str], str]] | None = None,
     cases: tuple[list[_ModelCase], list[_ModelCase]] = (_VISIBLE_ATTENTION, _HIDDEN_ATTENTION),
     inspect: Callable[[Checker, nn.Module, str, _ModelCase], None] | None = None,
     before: Callable[[Checker, Any, _ModelCase], None] | None = None,
@@ -622,7 +628,8 @@ def _check_layer(
                 )
             c.expect_true(not random, random)
             oracle = functools.partial(oracle_f, x, state, case.num_heads, **oracle_options(case))
-            where = functools.partial(_localise_block, module, x) if localise else None
+            where = None if localise is None else localise(module, x, case)
+            last = None if locate is None else locate(module, x, case)
             extra = _head_count_mistakes(
                 lambda heads, x=x, case=case, state=state, **k: oracle_f(
                     x, state, heads, **oracle_options(case), **k
@@ -679,7 +686,7 @@ def _check_layer(
                     )
                 )
             _expect_oracle_and_causal(
-                c, module, x, got, oracle, what, table, _FUTURE, where, extra=extra
+                c, module, x, got, oracle, what, table, _FUTURE, where, extra=extra, locate=last
             )
             _longer_next_call(
                 c, cls, module, name, args(case), case, state, oracle_f, oracle_options
@@ -981,7 +988,88 @@ def check_CausalSelfAttention(cls, *, hidden: bool = False) -> None:
         _ATTENTION_MISTAKES,
         scale=1.0,
         oracle_options=lambda case: {} if case.base is None else {"base": case.base},
+        localise=lambda module, x, case: functools.partial(
+            _localise_attention,
+            module,
+            x,
+            case.num_heads,
+            10000.0 if case.base is None else case.base,
+            True,
+        ),
+        locate=lambda module, x, case: functools.partial(
+            _localise_attention,
+            module,
+            x,
+            case.num_heads,
+            10000.0 if case.base is None else case.base,
+            False,
+        ),
         cases=(_VISIBLE_CSA, _HIDDEN_CSA),
+    )
+
+
+def _localise_attention(
+    module, x: torch.Tensor, num_heads: int, base: float, named_only: bool, pairing: str
+) -> str:
+    """How the attention weights the learner's module used depart from the causal softmax
+    of its own rotated queries and keys: the weights are recovered from its values (w_v's
+    output) and w_o's input, both through forward hooks (checking/recovered_weights). They
+    are determined only for fewer keys than a head's width: a longer x is cut to its
+    first d_head - 1 positions, and the message says so. "" when they cannot be recovered
+    (the projections not called as modules, the heads split or merged otherwise), or, with
+    ``named_only``, when no cause is named."""
+    d_head = x.shape[-1] // num_heads
+    if x.shape[1] < d_head:
+        return _attention_weights_departure(module, x, num_heads, base, named_only, pairing)
+    if d_head < 3:
+        return ""
+    shorter = x[:, : d_head - 1]
+    found = _attention_weights_departure(module, shorter, num_heads, base, named_only, pairing)
+    return found and (
+        f"Run on the first {d_head - 1} positions, x[:, :{d_head - 1}] (with fewer keys than "
+        f"a head's {d_head} features, the weights can be recovered): {found}"
+    )
+
+
+def _attention_weights_departure(
+    module, x: torch.Tensor, num_heads: int, base: float, named_only: bool, pairing: str
+) -> str:
+    """:func:`_localise_attention` on an x (batch, len, d_model) with len < d_head."""
+    try:
+        _, records = record_calls(module, ["w_q", "w_k", "w_v", "w_o"], lambda: module(x))
+    except Exception:  # a probe: the error is told by the check's own call
+        return ""
+    seen = {name: (given, made) for name, given, made in records}
+    if set(seen) != {"w_q", "w_k", "w_v", "w_o"} or len(records) != 4:
+        return ""
+    batch, length, d_model = x.shape
+    d_head = d_model // num_heads
+
+    def heads(t: torch.Tensor | None) -> torch.Tensor | None:  # (batch, len, d_model) ->
+        if t is None or tuple(t.shape) != (batch, length, d_model):  # (batch, h, len, d_head)
+            return None
+        return t.detach().double().view(batch, length, num_heads, d_head).transpose(1, 2)
+
+    q, k, v = (heads(seen[name][1]) for name in ("w_q", "w_k", "w_v"))
+    merged = heads(seen["w_o"][0])  # w_o's input: the heads merged
+    if any(t is None for t in (q, k, v, merged)):
+        return ""
+    weights = recover_weights(merged, v)  # (batch, num_heads, len, len)
+    if weights is None:
+        return ""
+    angles = rope_angles_f(length, d_head, base)  # (len, d_head/2)
+    q, k = rotate_f(q, angles, pairing), rotate_f(k, angles, pairing)
+    scale = d_head**-0.5
+    scores = q @ k.transpose(-2, -1) * scale  # (batch, num_heads, len, len)
+    allowed = torch.ones(length, length, dtype=torch.bool).tril()
+    return weights_departure(
+        weights,
+        scores,
+        allowed,
+        scores_are="q k^T / sqrt(d_head) with q and k from your w_q and w_k, rotated",
+        scale=scale,
+        recovered_from="your values and w_o's input",
+        named_only=named_only,
     )
 
 

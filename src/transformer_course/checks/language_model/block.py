@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 import torch
@@ -34,6 +35,7 @@ from .attention import (
     _NOT_CAUSAL,
     _VISIBLE_ATTENTION,
     _check_layer,
+    _localise_block,
     _ModelCase,
 )
 
@@ -427,7 +429,7 @@ def check_DecoderBlock(cls, *, hidden: bool = False) -> None:
         _BLOCK_MISTAKES,
         scale=2.0,
         oracle_options=lambda case: {} if case.eps is None else {"eps": case.eps},
-        localise=True,
+        localise=lambda module, x, case: functools.partial(_localise_block, module, x),
         cases=(_VISIBLE_BLOCK, _HIDDEN_ATTENTION),
         inspect=_inspect_block,
         before=_block_width,
