@@ -1548,6 +1548,33 @@ BATCHES = (
         "(6f1ca12d's); every case compared with the earlier cases' causes before it was "
         "committed",
     ),
+    Batch(
+        "round 30, 01-06",
+        "abf00b0",
+        "by a new helper (b30a) that had read no check and no message, 10 of its 15 cases "
+        "transposed from public reports, written blind after round 35 (no fix round ran "
+        "while it wrote), judged against the checks at its merge (3f35d77's, which add the "
+        "attention weights recovered from the values); every case compared with the earlier "
+        "cases' causes before it was committed",
+    ),
+    Batch(
+        "round 30, 07-10",
+        "7514505",
+        "by a new helper (b30b) that had read no check and no message, 12 of its 17 cases "
+        "transposed from public reports, written blind after round 35 (no fix round ran "
+        "while it wrote), judged against the checks at its merge (3f35d77's, which add the "
+        "attention weights recovered from the values); every case compared with the earlier "
+        "cases' causes before it was committed",
+    ),
+    Batch(
+        "round 30, 11-12",
+        "58b2898",
+        "by a new helper (b30c) that had read no check and no message, 12 of its 18 cases "
+        "transposed from public reports, written blind after round 35 (no fix round ran "
+        "while it wrote), judged against the checks at its merge (3f35d77's, which add the "
+        "attention weights recovered from the values); every case compared with the earlier "
+        "cases' causes before it was committed",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
