@@ -4,6 +4,8 @@ weights are the recovered ones."""
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from transformer_course.checking.recovered_weights import recover_weights, weights_departure
@@ -104,6 +106,12 @@ def test_another_scale_of_the_scores_is_given_in_the_learners_terms():
     found = _departure(_softmax(scores * 1.5), scores, values)
     # the right scores carry 0.25: the learner's carry 0.375
     assert "softmax of the right scores times 1.5: your scores are scaled by 0.375" in found
+
+
+def test_the_base_2_exponential_is_named_by_its_factor():
+    scores, values = _problem()
+    found = _departure(_softmax(scores * math.log(2)), scores, values)
+    assert "times 0.6931" in found and "the exponential in base 2" in found
 
 
 def test_a_soft_cap_is_named_with_its_cap():

@@ -14,6 +14,12 @@ can say *how* they depart from softmax(scores) with the mask:
   factor (another scale), the right scores capped (c * tanh(s / c), Gemma 2's soft-cap),
   or other scores (then the first wrong weight, and where the scores come from).
 
+Where the values are an argument of the learner's function (lessons 04 and 12), the
+weights are read more simply, through one-hot values
+(:func:`~transformer_course.checking.attention_weights.weights_through_values`); this
+module is for modules that make their own values. A factor on the scores is measured and
+named by :mod:`~transformer_course.checking.temperature`, as everywhere.
+
 A cause is named only when the weights it predicts are the recovered ones on every head
 and query of the run; otherwise the message locates the first wrong weight. When the
 values are not independent, or the output is not a weighted sum of them (the heads split
@@ -25,6 +31,12 @@ from __future__ import annotations
 import math
 
 import torch
+
+from transformer_course.checking.temperature import (
+    COMMON_FACTORS,
+    fitted_temperature,
+    named_factors,
+)
 
 __all__ = ["recover_weights", "weights_departure"]
 
@@ -76,22 +88,6 @@ def _softmax(scores: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
     return torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=-1).nan_to_num(0.0)
 
 
-def _fitted_factor(got: torch.Tensor, scores: torch.Tensor, allowed: torch.Tensor) -> float:
-    """The one factor a with log w = a * s + (a constant per row), fitted over the
-    allowed keys of the rows with two or more of them."""
-    rows = allowed.expand_as(scores).sum(-1, keepdim=True)
-    keep = allowed.expand_as(scores) & (rows >= 2) & (got > 1e-6)
-    log_w = got.clamp_min(1e-300).log()
-    count = keep.sum(-1, keepdim=True).clamp_min(1)
-
-    def centre(t: torch.Tensor) -> torch.Tensor:  # each row minus its mean over `keep`
-        return torch.where(keep, t - (t * keep).sum(-1, keepdim=True) / count, 0.0)
-
-    s, lw = centre(scores), centre(log_w)
-    denominator = float((s * s).sum())
-    return float((s * lw).sum()) / denominator if denominator > 0 else 1.0
-
-
 def _fitted_cap(got: torch.Tensor, scores: torch.Tensor, allowed: torch.Tensor) -> float | None:
     """The cap c for which softmax(c * tanh(s / c)) is closest to ``got``, searched from
     just above the largest |score| to 1000 times it; None when no cap fits better than
@@ -125,7 +121,7 @@ def weights_departure(
     *,
     scores_are: str,
     scale: float,
-    recovered_from: str,
+    recovered_from: str | None,
     named_only: bool = False,
 ) -> str:
     """How the recovered weights ``got`` (..., len_q, len_k) depart from softmax over the
@@ -135,13 +131,17 @@ def weights_departure(
     q and k as your w_q and w_k made them``); ``scale`` is the factor the right scores
     carry (1 / sqrt(d_head)), to put a fitted factor in the learner's terms;
     ``recovered_from`` what the weights were recovered from (``your values and w_o's
-    input``). ``named_only``: "" where no cause is named (a softmax of other scores), so
+    input``), None when ``got`` is what the learner's code returned (a softmax). ``named_only``: "" where no cause is named (a softmax of other scores), so
     that a caller can try its finer diagnoses first and locate the step last."""
     allowed = allowed.expand_as(scores)
     expected = _softmax(scores, allowed)
     if _close(got, expected):
         return ""
-    lead = f"The attention weights your code used (recovered exactly from {recovered_from})"
+    lead = (
+        "Your weights"
+        if recovered_from is None
+        else f"The attention weights your code used (recovered exactly from {recovered_from})"
+    )
     leaked = got.masked_fill(allowed, 0.0).abs()
     if float(leaked.max()) > _ATOL:
         at = tuple(int(i) for i in (leaked > _ATOL).nonzero()[0])
@@ -181,12 +181,17 @@ def weights_departure(
             f"sums to {float(sums[row]):.4g}. A softmax over the keys (dim=-1) divides each "
             f"row's exponentials by that row's own sum."
         )
-    factor = _fitted_factor(got, scores, allowed)
-    if abs(factor - 1) > 1e-3 and _close(got, _softmax(factor * scores, allowed)):
+    blocked = scores.masked_fill(~allowed, float("-inf"))
+    # recovered weights carry rounding noise around 0 (blocked keys, tiny weights)
+    cleaned = got.masked_fill(~allowed, 0.0).clamp_min(0.0)
+    factor = fitted_temperature(cleaned.numpy(), blocked.numpy(), atol=_ATOL)
+    if factor is not None and abs(factor - 1) > 1e-3:
+        names = named_factors(factor, COMMON_FACTORS, rtol=1e-3)
         return (
             f"{lead} are the softmax of the right scores times {factor:.4g}: your scores are "
-            f"scaled by {factor * scale:.4g} where the lesson's are scaled by {scale:.4g}. "
-            f"Check the factor the scores are multiplied or divided by."
+            f"scaled by {factor * scale:.4g} where the lesson's are scaled by {scale:.4g}"
+            + (f" ({' or '.join(names)})" if names else "")
+            + ". Check the factor the scores are multiplied or divided by."
         )
     cap = _fitted_cap(got, scores, allowed)
     if cap is not None and _close(got, _softmax(cap * torch.tanh(scores / cap), allowed)):
