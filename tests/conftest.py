@@ -11,6 +11,18 @@ import pytest
 # and nbgrader processes the tests start inherit it. Set before torch is imported.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+# Bytecode is cached for the test run even where PYTHONDONTWRITEBYTECODE is set (a CI
+# image, a container): the course package is about 100,000 lines, and every process that
+# imports it (each nbgrader kernel, each course-grader run and its worker processes, the
+# second pytest-xdist worker) would otherwise compile what it imports again: about a CPU
+# second for the checks of every lesson, a third of one for a lesson's kernel. The caches
+# go where Python puts them by default (``__pycache__``: ignored by git, and left out by
+# every copy and comparison of a tree the tests make); the grader's sandbox sets its own
+# environment (grader/sandbox.py). Set here, before the workers start: they and what
+# they start inherit it.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    sys.dont_write_bytecode = False
+
 sys.path.insert(0, str(Path(__file__).parent))
 
 
