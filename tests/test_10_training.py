@@ -1197,6 +1197,74 @@ BATCH_MISTAKES += [
 ]
 
 
+def batches_cut_to_fixed_width(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, **_):
+    """The family of blind30b-mb-truncates-to-model-max-len, written another way: every
+    field padded, then sliced to 34 columns (a fixed width for the model's table), after
+    <bos> and <eos> were added."""
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        fields = (
+            [list(s) for s, _ in chunk],
+            [[bos_id, *t] for _, t in chunk],
+            [[*t, eos_id] for _, t in chunk],
+        )
+        batches.append(tuple(_tensor(rows, pad_id)[:, :34] for rows in fields))
+    return batches
+
+
+def batches_skip_long_pairs(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, **_):
+    """The sibling: pairs longer than 32 on either side are left out (a length filter),
+    the rows of the others whole: named as missing long pairs, not as cut rows."""
+    kept = [(s, t) for s, t in pairs if len(s) <= 32 and len(t) <= 32]
+    return batches_with()(kept, batch_size, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id)
+
+
+def batches_built_with_torch_cat(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """Right: rows built with torch.cat and padded with pad_sequence (long pairs whole)."""
+    from torch.nn.utils.rnn import pad_sequence
+
+    def pad(rows):
+        return pad_sequence(rows, batch_first=True, padding_value=pad_id)
+
+    order = list(range(len(pairs)))
+    if shuffle:
+        order = torch.randperm(len(pairs), generator=torch.Generator().manual_seed(seed)).tolist()
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = [pairs[i] for i in order[start : start + batch_size]]
+        sources = [torch.tensor(s, dtype=torch.long) for s, _ in chunk]
+        targets = [torch.tensor(t, dtype=torch.long) for _, t in chunk]
+        bos, eos = torch.tensor([bos_id]), torch.tensor([eos_id])
+        batches.append(
+            (
+                pad(sources),
+                pad([torch.cat([bos, t]) for t in targets]),
+                pad([torch.cat([t, eos]) for t in targets]),
+            )
+        )
+    return batches
+
+
+BATCH_MISTAKES_R36 = [
+    Mistake(
+        check_make_batches,
+        batches_cut_to_fixed_width,
+        r"the pair with the longest source \((40|75) ids; batch 0, row 0\) gets a src row of "
+        r"34 ids, not \1 ids.*decoder_input and labels are cut to 34 positions after <bos> and "
+        r"<eos> were added.*no maximum length is applied",
+    ),
+    Mistake(
+        check_make_batches,
+        batches_skip_long_pairs,
+        r"^(?![\s\S]*cut short)[\s\S]*the pairs \[0, 1\] \(counting from 0\) are in no "
+        r"batch, and they are exactly the long ones.*leaves out the pairs longer than a maximum "
+        r"length",
+    ),
+]
+
 BATCH_CORRECT = [
     Correct(check_make_batches, fn)
     for fn in (
@@ -1209,6 +1277,7 @@ BATCH_CORRECT = [
         annotated_transformer_shift,
         list_with_buckets,
         tuple_of_batches,
+        batches_built_with_torch_cat,
     )
 ] + [
     # accepted with a note that says what the width is (blind20b-mb-padded-to-dataset-max
@@ -4812,6 +4881,7 @@ SCORE_CORRECT = [
 
 test_classic_mistake, test_correct_variant = lesson_tests(
     BATCH_MISTAKES
+    + BATCH_MISTAKES_R36
     + NOAM_MISTAKES
     + SMOOTHING_MISTAKES
     + STEP_MISTAKES
