@@ -2671,6 +2671,56 @@ def plain_cross_entropy_over_every_position(logits, labels, pad_id, smoothing=0.
     return (nll * keep).mean()
 
 
+# round 36 (f36b): the smoothing term in another form (blind30b-ls-uniform-term-from-mean-
+# probability, -log(mean_j p[j]) = log V, was given the formula hint)
+@named("smoothing_term_entropy_of_uniform")
+def smoothing_term_entropy_of_uniform(logits, labels, pad_id, smoothing=0.1):
+    """the family, written another way: q·log q for the uniform q, log(1/V) where log p
+    belongs (the same constant log V)"""
+    _, keep, nll = _smoothing_parts(logits, labels, pad_id)
+    q = torch.full_like(logits, 1.0 / logits.shape[-1])
+    uniform = -(q * q.log()).sum(-1)
+    return ((1 - smoothing) * nll + smoothing * uniform)[keep].mean()
+
+
+@named("smoothing_term_model_entropy")
+def smoothing_term_model_entropy(logits, labels, pad_id, smoothing=0.1):
+    """the sibling: the model's own entropy -Σ p·log p (a confidence penalty) as the
+    smoothing term: not a constant, named as the entropy"""
+    logp, keep, nll = _smoothing_parts(logits, labels, pad_id)
+    entropy = -(logp.exp() * logp).sum(-1)
+    return ((1 - smoothing) * nll + smoothing * entropy)[keep].mean()
+
+
+@named("smoothing_term_from_logits")
+def smoothing_term_from_logits(logits, labels, pad_id, smoothing=0.1):
+    """the sibling: the mean of -logits, the log_softmax left out of that term"""
+    _, keep, nll = _smoothing_parts(logits, labels, pad_id)
+    return ((1 - smoothing) * nll - smoothing * logits.mean(-1))[keep].mean()
+
+
+SMOOTHING_MISTAKES += [
+    Mistake(
+        SMOOTH,
+        smoothing_term_entropy_of_uniform,
+        r"the smoothing term is the constant log V = log \d+ = [0-9.]+ at every position, "
+        r"whatever the logits.*-log\(mean_j p\[j\]\), the log of the mean probability.*or "
+        r"the uniform distribution's own entropy",
+    ),
+    Mistake(
+        SMOOTH,
+        smoothing_term_model_entropy,
+        r"^(?![\s\S]*constant log V)[\s\S]*the smoothing term is the entropy of the model's "
+        r"distribution, -Σ_j p\[j\]·log p\[j\]",
+    ),
+    Mistake(
+        SMOOTH,
+        smoothing_term_from_logits,
+        r"^(?![\s\S]*constant log V)[\s\S]*the smoothing term averages -logits, the raw "
+        r"scores, instead of -log p",
+    ),
+]
+
 SMOOTHING_MISTAKES += [
     Mistake(
         SMOOTH,
