@@ -21,7 +21,12 @@ import torch
 
 from transformer_course.checking.graph import call_gradients
 
-__all__ = ["cut_off_text", "inputs_without_gradient"]
+__all__ = [
+    "cut_off_text",
+    "inputs_without_gradient",
+    "parameters_without_gradient",
+    "submodules_named",
+]
 
 
 def inputs_without_gradient(
@@ -82,3 +87,37 @@ def cut_off_text(call_repr: str, name: str, gradient: str, enters: str) -> str:
         f"`{name}` (its gradient is {gradient}): {name} enters {enters} cut off from the "
         "graph, by .detach(), .data, torch.no_grad() or a round trip through numpy."
     )
+
+
+def parameters_without_gradient(
+    call: Callable[..., Any], module, args: Sequence, upstream: torch.Tensor, call_repr: str
+) -> list[str] | None:
+    """The trainable parameters of ``module`` (by name) that get no gradient (None or all
+    zeros) from ``Σ module(*args) · upstream``, asked where the call ran; None when the
+    answer is not a dict of gradients."""
+    found = call(
+        call_gradients,
+        module,
+        list(args),
+        upstream,
+        "parameters",
+        call_repr=f"torch.autograd.grad({call_repr}, parameters, upstream gradient)",
+    )
+    if not isinstance(found, dict):
+        return None
+    return [
+        name
+        for name, grad in found.items()
+        if not isinstance(grad, torch.Tensor) or not bool(grad.abs().sum() > 0)
+    ]
+
+
+def submodules_named(names: Sequence[str], depth: int = 2) -> list[str]:
+    """The submodules that hold the parameters ``names``, by their first ``depth`` parts
+    (``layers.0.self_attn.w_q.weight`` -> ``layers.0``), in order, each once."""
+    out: list[str] = []
+    for name in names:
+        head = ".".join(name.split(".")[:depth])
+        if head not in out:
+            out.append(head)
+    return out

@@ -32,7 +32,12 @@ import torch
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.hooks import inputs_received
-from transformer_course.checking.input_gradients import cut_off_text, inputs_without_gradient
+from transformer_course.checking.input_gradients import (
+    cut_off_text,
+    inputs_without_gradient,
+    parameters_without_gradient,
+    submodules_named,
+)
 from transformer_course.checking.inputs import PAD, randn, token_ids
 from transformer_course.checking.keep_probability import KEEP_PROBABILITY, rate_read_backwards
 from transformer_course.checking.layer_flow import FALLS_THROUGH, stream_dropped_entry
@@ -1405,6 +1410,19 @@ def _expect_gradient_reaches_inputs(
         c.ok()
         return
     name, gradient = next(iter(cut.items()))
+    if stack and set(cut) == {"x", "memory"}:
+        upstream = randn(tuple(right.shape), 68)
+        frozen = parameters_without_gradient(c.call, module, inputs.args(), upstream, call)
+        layers = [s for s in submodules_named(frozen or []) if s.startswith("layers.")]
+        if layers:
+            c.fail(
+                f"The output of {call} is right, but no gradient flows back from it into x "
+                f"or memory, nor into the weights of {', '.join(f'`{s}`' for s in layers)}: "
+                "the layers run cut off from the graph. Did you use torch.no_grad() around "
+                "the loop over the layers (or detach their output)? Only what follows them "
+                "could then learn. Call the layers without torch.no_grad(): the weights "
+                "must get their gradient in training."
+            )
     if stack:
         enters = "the layers"
         cure = {
