@@ -3759,6 +3759,7 @@ def beam_with(
     forget_done=False,
     extend_last_only=False,
     encoded_row=None,
+    blocked=None,
 ):
     """A learner-style beam search with switches for the classic mistakes; ``extra_steps``:
     added to max_len in the loop's bound; ``one_row``: the live hypothesis whose next-token
@@ -3794,6 +3795,8 @@ def beam_with(
                     for token, value in enumerate(step.tolist()):
                         if token == eos_id and len(seq) - 1 < min_length:
                             continue  # too short to end
+                        if blocked is not None and token in blocked(seq):
+                            continue  # a repetition blocked (round 36)
                         total = score * value if product else score + value
                         extended = seq - [token] if subtract_list else [*seq, token]
                         candidates.append((total if cumulative else value, extended))
@@ -3844,6 +3847,42 @@ def beam_with(
         return torch.tensor([seq + [pad] * (width - len(seq)) for seq in out])
 
     return beam_search
+
+
+def _trigrams_seen(seq):
+    """Hugging Face's no_repeat_ngram_size=3 written with a dict of trigram prefixes: the
+    tokens that would complete a trigram ``seq`` (with <bos>) already holds."""
+    seen = {}
+    for a, b, c in zip(seq, seq[1:], seq[2:]):
+        seen.setdefault((a, b), set()).add(c)
+    return seen.get(tuple(seq[-2:]), set())
+
+
+# round 36 (f36b): the family of blind30b-beam-blocks-repeated-bigrams, another n and
+# another way of writing it; the sibling blocks the last token alone (no immediate repeat),
+# which is no n-gram rule and must not be named as one
+beam_blocks_repeated_trigrams = named("beam_blocks_repeated_trigrams")(
+    beam_with(blocked=_trigrams_seen)
+)
+beam_blocks_immediate_repeat = named("beam_blocks_immediate_repeat")(
+    beam_with(blocked=lambda seq: {seq[-1]} if len(seq) > 1 else set())
+)
+
+BEAM_MISTAKES_R36 = [
+    Mistake(
+        check_beam_search,
+        beam_blocks_repeated_trigrams,
+        r"chose \[7, 7, 7, (3|1)\], expected \[7, 7, 7, 7, 7, 7, 7(, 7)?\]\. Your search blocks "
+        r"repetitions: a token that would repeat three consecutive tokens \(a trigram\).*"
+        r"block_ngram_repeat=3",
+    ),
+    Mistake(
+        check_beam_search,
+        beam_blocks_immediate_repeat,
+        r"^(?![\s\S]*(bigram|trigram|n-gram))[\s\S]*Your search never lets a token follow "
+        r"itself: at each step the hypothesis's last token gets log-probability -inf",
+    ),
+]
 
 
 def reference_beam_with(
@@ -4936,6 +4975,7 @@ test_classic_mistake, test_correct_variant = lesson_tests(
     + SMOOTHING_MISTAKES
     + STEP_MISTAKES
     + BEAM_MISTAKES
+    + BEAM_MISTAKES_R36
     + SCORE_MISTAKES,
     BATCH_CORRECT + NOAM_CORRECT + SMOOTHING_CORRECT + STEP_CORRECT + BEAM_CORRECT + SCORE_CORRECT,
 )
