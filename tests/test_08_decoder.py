@@ -2499,7 +2499,11 @@ R35_MISTAKES = [
     Mistake(
         S,
         DecoderUnderNoGrad,
-        r"^(?![\s\S]*reentrant)[\s\S]*requires_grad is False\)\. Did you use torch\.no_grad\(\)",
+        # the hidden run's pre-LN stack ends with a final norm, which still gets a gradient:
+        # the inputs and the layers' weights get none (round 36)
+        r"^(?![\s\S]*reentrant)[\s\S]*(requires_grad is False\)\.|nor into the weights of "
+        r"`layers\.0`, `layers\.1`, `layers\.2`: the layers run cut off from the graph\.) Did "
+        r"you use torch\.no_grad\(\)",
     ),
 ]
 
@@ -2514,6 +2518,54 @@ class DecoderNonReentrantCheckpoint(ref.Decoder):
                 layer, x, memory, src_mask, tgt_mask, use_reentrant=False
             )
         return x if self.norm is None else self.norm(x)
+
+
+class DecoderMemoryDataPerLayer(ref.Decoder):
+    """The family of blind30b-dec-memory-detached, written another way: each layer reads
+    memory.data (to "save memory"): right values, no gradient to the encoder."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = layer(x, memory.data, src_mask, tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
+class DecoderInputDetached(ref.Decoder):
+    """The sibling: the stack's input x is detached before the first layer; the message
+    names x, not memory."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        x = x.detach()
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
+class DecoderMemoryCastAndContiguous(ref.Decoder):
+    """Right: memory cast to x's dtype and made contiguous (both keep the graph)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        memory = memory.to(x.dtype).contiguous()
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, tgt_mask)
+        return x if self.norm is None else self.norm(x)
+
+
+R36_MISTAKES = [
+    Mistake(
+        S,
+        DecoderMemoryDataPerLayer,
+        r"is right, but no gradient flows back from it into `memory` \(its gradient is None\): "
+        r"memory enters the layers cut off.*The encoder then never learns.*layer\(x, memory, "
+        r"src_mask, tgt_mask\)",
+    ),
+    Mistake(
+        S,
+        DecoderInputDetached,
+        r"^(?![\s\S]*`memory`)[\s\S]*no gradient flows back from it into `x` \(its gradient "
+        r"is None\).*Nothing before the decoder",
+    ),
+]
 
 
 R34_MISTAKES = [
@@ -2541,10 +2593,18 @@ test_classic_mistake, test_correct_variant = lesson_tests(
         *R19G_MISTAKES,
         *R34_MISTAKES,
         *R35_MISTAKES,
+        *R36_MISTAKES,
     ],
     [
         *(Correct(check_DecoderLayer, cls) for cls in [*LAYER_CORRECT, LayerNoneMasksAllTrue]),
-        *(Correct(check_Decoder, cls) for cls in [*DECODER_CORRECT, DecoderNonReentrantCheckpoint]),
+        *(
+            Correct(check_Decoder, cls)
+            for cls in [
+                *DECODER_CORRECT,
+                DecoderNonReentrantCheckpoint,
+                DecoderMemoryCastAndContiguous,
+            ]
+        ),
     ],
 )
 

@@ -1197,6 +1197,74 @@ BATCH_MISTAKES += [
 ]
 
 
+def batches_cut_to_fixed_width(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, **_):
+    """The family of blind30b-mb-truncates-to-model-max-len, written another way: every
+    field padded, then sliced to 34 columns (a fixed width for the model's table), after
+    <bos> and <eos> were added."""
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        fields = (
+            [list(s) for s, _ in chunk],
+            [[bos_id, *t] for _, t in chunk],
+            [[*t, eos_id] for _, t in chunk],
+        )
+        batches.append(tuple(_tensor(rows, pad_id)[:, :34] for rows in fields))
+    return batches
+
+
+def batches_skip_long_pairs(pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, **_):
+    """The sibling: pairs longer than 32 on either side are left out (a length filter),
+    the rows of the others whole: named as missing long pairs, not as cut rows."""
+    kept = [(s, t) for s, t in pairs if len(s) <= 32 and len(t) <= 32]
+    return batches_with()(kept, batch_size, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id)
+
+
+def batches_built_with_torch_cat(
+    pairs, batch_size, *, pad_id=0, bos_id=2, eos_id=3, shuffle=False, seed=0
+):
+    """Right: rows built with torch.cat and padded with pad_sequence (long pairs whole)."""
+    from torch.nn.utils.rnn import pad_sequence
+
+    def pad(rows):
+        return pad_sequence(rows, batch_first=True, padding_value=pad_id)
+
+    order = list(range(len(pairs)))
+    if shuffle:
+        order = torch.randperm(len(pairs), generator=torch.Generator().manual_seed(seed)).tolist()
+    batches = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = [pairs[i] for i in order[start : start + batch_size]]
+        sources = [torch.tensor(s, dtype=torch.long) for s, _ in chunk]
+        targets = [torch.tensor(t, dtype=torch.long) for _, t in chunk]
+        bos, eos = torch.tensor([bos_id]), torch.tensor([eos_id])
+        batches.append(
+            (
+                pad(sources),
+                pad([torch.cat([bos, t]) for t in targets]),
+                pad([torch.cat([t, eos]) for t in targets]),
+            )
+        )
+    return batches
+
+
+BATCH_MISTAKES_R36 = [
+    Mistake(
+        check_make_batches,
+        batches_cut_to_fixed_width,
+        r"the pair with the longest source \((40|75) ids; batch 0, row 0\) gets a src row of "
+        r"34 ids, not \1 ids.*decoder_input and labels are cut to 34 positions after <bos> and "
+        r"<eos> were added.*no maximum length is applied",
+    ),
+    Mistake(
+        check_make_batches,
+        batches_skip_long_pairs,
+        r"^(?![\s\S]*cut short)[\s\S]*the pairs \[0, 1\] \(counting from 0\) are in no "
+        r"batch, and they are exactly the long ones.*leaves out the pairs longer than a maximum "
+        r"length",
+    ),
+]
+
 BATCH_CORRECT = [
     Correct(check_make_batches, fn)
     for fn in (
@@ -1209,6 +1277,7 @@ BATCH_CORRECT = [
         annotated_transformer_shift,
         list_with_buckets,
         tuple_of_batches,
+        batches_built_with_torch_cat,
     )
 ] + [
     # accepted with a note that says what the width is (blind20b-mb-padded-to-dataset-max
@@ -2602,6 +2671,56 @@ def plain_cross_entropy_over_every_position(logits, labels, pad_id, smoothing=0.
     return (nll * keep).mean()
 
 
+# round 36 (f36b): the smoothing term in another form (blind30b-ls-uniform-term-from-mean-
+# probability, -log(mean_j p[j]) = log V, was given the formula hint)
+@named("smoothing_term_entropy_of_uniform")
+def smoothing_term_entropy_of_uniform(logits, labels, pad_id, smoothing=0.1):
+    """the family, written another way: q·log q for the uniform q, log(1/V) where log p
+    belongs (the same constant log V)"""
+    _, keep, nll = _smoothing_parts(logits, labels, pad_id)
+    q = torch.full_like(logits, 1.0 / logits.shape[-1])
+    uniform = -(q * q.log()).sum(-1)
+    return ((1 - smoothing) * nll + smoothing * uniform)[keep].mean()
+
+
+@named("smoothing_term_model_entropy")
+def smoothing_term_model_entropy(logits, labels, pad_id, smoothing=0.1):
+    """the sibling: the model's own entropy -Σ p·log p (a confidence penalty) as the
+    smoothing term: not a constant, named as the entropy"""
+    logp, keep, nll = _smoothing_parts(logits, labels, pad_id)
+    entropy = -(logp.exp() * logp).sum(-1)
+    return ((1 - smoothing) * nll + smoothing * entropy)[keep].mean()
+
+
+@named("smoothing_term_from_logits")
+def smoothing_term_from_logits(logits, labels, pad_id, smoothing=0.1):
+    """the sibling: the mean of -logits, the log_softmax left out of that term"""
+    _, keep, nll = _smoothing_parts(logits, labels, pad_id)
+    return ((1 - smoothing) * nll - smoothing * logits.mean(-1))[keep].mean()
+
+
+SMOOTHING_MISTAKES += [
+    Mistake(
+        SMOOTH,
+        smoothing_term_entropy_of_uniform,
+        r"the smoothing term is the constant log V = log \d+ = [0-9.]+ at every position, "
+        r"whatever the logits.*-log\(mean_j p\[j\]\), the log of the mean probability.*or "
+        r"the uniform distribution's own entropy",
+    ),
+    Mistake(
+        SMOOTH,
+        smoothing_term_model_entropy,
+        r"^(?![\s\S]*constant log V)[\s\S]*the smoothing term is the entropy of the model's "
+        r"distribution, -Σ_j p\[j\]·log p\[j\]",
+    ),
+    Mistake(
+        SMOOTH,
+        smoothing_term_from_logits,
+        r"^(?![\s\S]*constant log V)[\s\S]*the smoothing term averages -logits, the raw "
+        r"scores, instead of -log p",
+    ),
+]
+
 SMOOTHING_MISTAKES += [
     Mistake(
         SMOOTH,
@@ -3640,6 +3759,7 @@ def beam_with(
     forget_done=False,
     extend_last_only=False,
     encoded_row=None,
+    blocked=None,
 ):
     """A learner-style beam search with switches for the classic mistakes; ``extra_steps``:
     added to max_len in the loop's bound; ``one_row``: the live hypothesis whose next-token
@@ -3675,6 +3795,8 @@ def beam_with(
                     for token, value in enumerate(step.tolist()):
                         if token == eos_id and len(seq) - 1 < min_length:
                             continue  # too short to end
+                        if blocked is not None and token in blocked(seq):
+                            continue  # a repetition blocked (round 36)
                         total = score * value if product else score + value
                         extended = seq - [token] if subtract_list else [*seq, token]
                         candidates.append((total if cumulative else value, extended))
@@ -3725,6 +3847,42 @@ def beam_with(
         return torch.tensor([seq + [pad] * (width - len(seq)) for seq in out])
 
     return beam_search
+
+
+def _trigrams_seen(seq):
+    """Hugging Face's no_repeat_ngram_size=3 written with a dict of trigram prefixes: the
+    tokens that would complete a trigram ``seq`` (with <bos>) already holds."""
+    seen = {}
+    for a, b, c in zip(seq, seq[1:], seq[2:]):
+        seen.setdefault((a, b), set()).add(c)
+    return seen.get(tuple(seq[-2:]), set())
+
+
+# round 36 (f36b): the family of blind30b-beam-blocks-repeated-bigrams, another n and
+# another way of writing it; the sibling blocks the last token alone (no immediate repeat),
+# which is no n-gram rule and must not be named as one
+beam_blocks_repeated_trigrams = named("beam_blocks_repeated_trigrams")(
+    beam_with(blocked=_trigrams_seen)
+)
+beam_blocks_immediate_repeat = named("beam_blocks_immediate_repeat")(
+    beam_with(blocked=lambda seq: {seq[-1]} if len(seq) > 1 else set())
+)
+
+BEAM_MISTAKES_R36 = [
+    Mistake(
+        check_beam_search,
+        beam_blocks_repeated_trigrams,
+        r"chose \[7, 7, 7, (3|1)\], expected \[7, 7, 7, 7, 7, 7, 7(, 7)?\]\. Your search blocks "
+        r"repetitions: a token that would repeat three consecutive tokens \(a trigram\).*"
+        r"block_ngram_repeat=3",
+    ),
+    Mistake(
+        check_beam_search,
+        beam_blocks_immediate_repeat,
+        r"^(?![\s\S]*(bigram|trigram|n-gram))[\s\S]*Your search never lets a token follow "
+        r"itself: at each step the hypothesis's last token gets log-probability -inf",
+    ),
+]
 
 
 def reference_beam_with(
@@ -4812,10 +4970,12 @@ SCORE_CORRECT = [
 
 test_classic_mistake, test_correct_variant = lesson_tests(
     BATCH_MISTAKES
+    + BATCH_MISTAKES_R36
     + NOAM_MISTAKES
     + SMOOTHING_MISTAKES
     + STEP_MISTAKES
     + BEAM_MISTAKES
+    + BEAM_MISTAKES_R36
     + SCORE_MISTAKES,
     BATCH_CORRECT + NOAM_CORRECT + SMOOTHING_CORRECT + STEP_CORRECT + BEAM_CORRECT + SCORE_CORRECT,
 )

@@ -31,8 +31,13 @@ import torch
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.failure import CheckFailure
-from transformer_course.checking.graph import call_gradients
 from transformer_course.checking.hooks import inputs_received
+from transformer_course.checking.input_gradients import (
+    cut_off_text,
+    inputs_without_gradient,
+    parameters_without_gradient,
+    submodules_named,
+)
 from transformer_course.checking.inputs import PAD, randn, token_ids
 from transformer_course.checking.keep_probability import KEEP_PROBABILITY, rate_read_backwards
 from transformer_course.checking.layer_flow import FALLS_THROUGH, stream_dropped_entry
@@ -1383,53 +1388,58 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
 
 
 def _expect_gradient_reaches_inputs(
-    c: Checker, module, inputs: _Inputs, call: str, right: torch.Tensor
+    c: Checker, module, inputs: _Inputs, call: str, right: torch.Tensor, *, stack: bool = False
 ) -> None:
     """The output's gradient reaches x and memory: a right output cut off from an input
     (memory.detach(), torch.no_grad() around the cross-attention, .data, a numpy round
-    trip) trains nothing before it; lesson 10's encoder learns only through memory."""
-    leaves = {
-        name: getattr(inputs, name).detach().clone().requires_grad_(True)
-        for name in ("x", "memory")
-    }
-    args = dict(zip(("x", "memory", "src_mask", "tgt_mask"), inputs.args()))
-    args.update(leaves)
-    got = c.call(module, *args.values(), call_repr=call)
-    if not (
-        isinstance(got, torch.Tensor)
-        and got.requires_grad
-        and got.shape == right.shape
-        and torch.allclose(got.detach(), right.detach(), rtol=1e-5, atol=1e-6)
-    ):
-        return  # not the checked (right) output again: said by the checks of the output
-    upstream = randn(tuple(got.shape), 68).to(got.dtype)
-    # d Σ output · upstream / d (x, memory), where the call ran (the grader: its sandbox)
-    grads = c.call(
-        call_gradients,
+    trip) trains nothing before it; lesson 10's encoder learns only through memory. For
+    the stack as for one layer (blind30b-dec-memory-detached: a Decoder that detaches
+    memory before its layers)."""
+    cut = inputs_without_gradient(
+        c.call,
         module,
-        list(args.values()),
-        upstream,
-        call_repr=f"torch.autograd.grad({call}, [x, memory], upstream gradient)",
+        inputs.args(),
+        {0: "x", 1: "memory"},
+        right,
+        randn(tuple(right.shape), 68),
+        call,
     )
-    if len(grads) != len(leaves):
+    if cut is None:
+        return  # not the checked (right) output again: said by the checks of the output
+    if not cut:
+        c.ok()
         return
-    for (name, _leaf), grad in zip(leaves.items(), grads):
-        if grad is None or not bool(grad.abs().sum() > 0):
-            where = "the cross-attention's keys and values" if name == "memory" else "the layer"
+    name, gradient = next(iter(cut.items()))
+    if stack and set(cut) == {"x", "memory"}:
+        upstream = randn(tuple(right.shape), 68)
+        frozen = parameters_without_gradient(c.call, module, inputs.args(), upstream, call)
+        layers = [s for s in submodules_named(frozen or []) if s.startswith("layers.")]
+        if layers:
             c.fail(
-                f"The output of {call} is right, but no gradient flows back from it into "
-                f"`{name}` (its gradient is {'None' if grad is None else 'all zeros'}): "
-                f"{name} enters {where} cut off from the graph, by .detach(), .data, "
-                "torch.no_grad() or a round trip through numpy. "
-                + (
-                    "The encoder then never learns from the decoder's loss: the "
-                    "cross-attention must read memory itself, cross_attn(x, memory, memory, "
-                    "src_mask)."
-                    if name == "memory"
-                    else "Nothing before this layer then learns: compute on x itself."
-                )
+                f"The output of {call} is right, but no gradient flows back from it into x "
+                f"or memory, nor into the weights of {', '.join(f'`{s}`' for s in layers)}: "
+                "the layers run cut off from the graph. Did you use torch.no_grad() around "
+                "the loop over the layers (or detach their output)? Only what follows them "
+                "could then learn. Call the layers without torch.no_grad(): the weights "
+                "must get their gradient in training."
             )
-    c.ok()
+    if stack:
+        enters = "the layers"
+        cure = {
+            "memory": "The encoder then never learns from the decoder's loss: hand memory "
+            "itself to every layer, layer(x, memory, src_mask, tgt_mask).",
+            "x": "Nothing before the decoder (the target embeddings) then learns: feed x "
+            "itself to the first layer.",
+        }[name]
+    else:
+        enters = "the cross-attention's keys and values" if name == "memory" else "the layer"
+        cure = {
+            "memory": "The encoder then never learns from the decoder's loss: the "
+            "cross-attention must read memory itself, cross_attn(x, memory, memory, "
+            "src_mask).",
+            "x": "Nothing before this layer then learns: compute on x itself.",
+        }[name]
+    c.fail(f"{cut_off_text(call, name, gradient, enters)} {cure}")
 
 
 _NONE_MEANS_NO_MASK = (
@@ -1804,6 +1814,7 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
             )[0],
         )
         _expect_no_masks_passed_on(c, module, inputs, case, description, oracle)
+        _expect_gradient_reaches_inputs(c, module, inputs, call, got, stack=True)
 
 
 # ======================================================================= concept questions

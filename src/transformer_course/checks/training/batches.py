@@ -532,6 +532,62 @@ def _cut_rows(every, ids: dict[str, int]) -> str:
     )
 
 
+def _length_filter(pairs, missing: list[int] | None) -> str:
+    """When the pairs missing are exactly the long ones (a source or target longer than
+    the lesson model's max_len, 32, while every pair kept is shorter than all of them): a
+    filter on the length, the sibling of rows cut to a maximum length; "" otherwise."""
+    if not missing:
+        return ""
+
+    def longest(i: int) -> int:
+        return max(len(pairs[i][0]), len(pairs[i][1]))
+
+    kept = [i for i in range(len(pairs)) if i not in missing]
+    shortest_missing = min(longest(i) for i in missing)
+    if not kept or shortest_missing <= 32 or shortest_missing <= max(map(longest, kept)):
+        return ""
+    lengths = ", ".join(f"pair {i}: {len(pairs[i][0])} and {len(pairs[i][1])}" for i in missing)
+    return (
+        f"the pairs {missing} (counting from 0) are in no batch, and they are exactly the "
+        f"long ones (source and target lengths {lengths}; every pair kept has at most "
+        f"{max(map(longest, kept))} ids on each side): your code leaves out the pairs longer "
+        "than a maximum length (a filter such as `if len(source) <= max_len`). make_batches "
+        "uses every pair, however long: no maximum length is applied."
+    )
+
+
+def _shapes_fit(every) -> bool:
+    """Whether every batch holds three 2-D fields with one row per pair."""
+    return all(
+        len(batch) >= 3
+        and all(isinstance(t, torch.Tensor) and t.dim() == 2 for t in batch[:3])
+        and all(t.shape[0] == len(chunk) for t in batch[:3])
+        for batch, chunk in every
+    )
+
+
+def _long_rows(every, ids: dict[str, int]) -> str:
+    """What the rows made of the pairs with the longest source and target hold (pads
+    stripped), for a message about rows cut to a maximum length: the sides that lost ids."""
+    pad = ids["pad_id"]
+    said = []
+    for side, field, name, extra in ((0, 0, "src", 0), (1, 2, "labels", 1)):
+        length, number, row = max(
+            (len(chunk[i][side]), number, i)
+            for number, (_, chunk) in enumerate(every)
+            for i in range(len(chunk))
+        )
+        held = len(_strip(_rows(every[number][0][field])[row], pad))
+        if held < length + extra:
+            what = "source" if side == 0 else "target"
+            whole = f"{length} ids" if side == 0 else f"{length} + <eos> = {length + 1} ids"
+            said.append(
+                f"the pair with the longest {what} ({length} ids; batch {number}, row {row}) "
+                f"gets a {name} row of {held} ids, not {whole}"
+            )
+    return "; ".join(said) or "some rows are shorter than their pairs"
+
+
 def _leading_pads(batch, chunk, ids: dict[str, int]) -> str:
     """For rows that start with pad_id: what the field's rows are, read against the tokens
     they should hold (checking.padded_rows): padded on the left (the right tokens moved
@@ -791,7 +847,26 @@ def _visible_batch_cases():
     # Unusual special ids; 0, 2 and 3 are ordinary tokens here.
     unusual = {"pad_id": 9, "bos_id": 7, "eos_id": 8}
     pairs_unusual = [([0, 2, 3, 1], [3, 0]), ([5], [2, 1, 4, 0]), ([1, 1], [6])]
-    return [(pairs, 2, standard), (pairs_unusual, 3, unusual)]
+    return [(pairs, 2, standard), (pairs_unusual, 3, unusual), (_long_pairs(40, 36), 2, standard)]
+
+
+def _long_pairs(source_len: int, target_len: int) -> list:
+    """Pairs of which one has a source of ``source_len`` ids and another a target of
+    ``target_len`` tokens, longer than the lesson model's max_len (32), among short ones:
+    rows cut to a maximum length (source[:32], target[:31], blind30b-mb-truncates-to-model-
+    max-len) change only these. Ids 4..19: none is pad (0), <bos> (2) or <eos> (3)."""
+
+    def ids(length: int, step: int) -> list[int]:
+        return [4 + (step * k + length) % 16 for k in range(length)]
+
+    return [
+        (ids(source_len, 5), [7, 8, 9]),
+        ([5, 6], ids(target_len, 7)),
+        ([9, 4, 11], [10]),
+    ]
+
+
+_STANDARD_IDS = {"pad_id": 0, "bos_id": 2, "eos_id": 3}
 
 
 def _random_pairs(rng: np.random.Generator, n: int, ids: dict[str, int], max_len: int = 9):
@@ -820,6 +895,9 @@ def _hidden_batch_cases():
         (5, 1, {"pad_id": 3, "bos_id": 0, "eos_id": 2}),
     ):
         cases.append((_random_pairs(rng, n, ids), batch_size, ids))
+    # a pair beyond any usual maximum length (32, 50, 64): kept whole
+    long_pairs = _long_pairs(75, 70)
+    cases.append(([*long_pairs[:2], *_random_pairs(rng, 4, _STANDARD_IDS)], 3, _STANDARD_IDS))
     return cases
 
 
@@ -1169,6 +1247,9 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
             wrong_end = _slice_end(_contents(batches, pairs, ids), len(pairs), batch_size)
             if wrong_end:
                 c.fail(f"{first}. {wrong_end}")
+            filtered = _length_filter(pairs, missing)
+            if filtered:
+                c.fail(f"{first}: {filtered}")
             dropped_last = len(batches) == len(expected) - 1 and set(sizes) == {batch_size}
             if missing and dropped_last and missing == list(range(sum(sizes), len(pairs))):
                 c.fail(
@@ -1298,6 +1379,9 @@ def check_make_batches(make_batches, *, hidden: bool = False) -> None:
                     "batch_size pairs, and so on (no sorting by length)."
                 )
             every = list(zip(batches, expected))
+            cut_note = _cut_rows(every, ids) if _shapes_fit(every) else ""
+            if cut_note:
+                c.fail(f"{what}: {_long_rows(every, ids)}. {cut_note}")
             for number, (batch, chunk) in enumerate(every):
                 _check_rows(
                     c, batch, chunk, ids, f"batch {number} of {what}", src_forms, every=every

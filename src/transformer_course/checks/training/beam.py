@@ -134,6 +134,11 @@ def _search(
             if _ < _EOS_BLOCKED_STEPS.get(variant, 0):  # a minimum length: no <eos> yet
                 step = step.clone()
                 step[:, eos_id] = -float("inf")
+            if variant in _NGRAM_BLOCKED:  # no n-gram twice in a hypothesis
+                step = step.clone()
+                for h, (tokens, _score) in enumerate(beam):
+                    for token in _repeating_tokens(tokens, _NGRAM_BLOCKED[variant]):
+                        step[h, token] = -float("inf")
             if variant in _ONE_ROW_FOR_ALL:  # one hypothesis's (vocab,) row broadcast
                 step = step[_ONE_ROW_FOR_ALL[variant]].expand_as(step)  # (k, vocab)
             parents = torch.tensor([s for _, s in beam])[:, None]
@@ -224,6 +229,62 @@ _EXTENDED_ONLY = {
 #: the family 'a minimum length': <eos> forbidden (its log-probability -inf) while the
 #: step number is below this many
 _EOS_BLOCKED_STEPS = {"eos_blocked_1": 1, "eos_blocked_2": 2, "eos_blocked_3": 3}
+
+
+#: the family 'repetition blocked' (OpenNMT's block_ngram_repeat, Hugging Face's
+#: no_repeat_ngram_size): a token that would repeat an n-gram already in the hypothesis
+#: gets log-probability -inf; n = 1 forbids any token the hypothesis holds, 0 (no n-gram
+#: rule) only the token just before (no immediate repetition)
+_NGRAM_BLOCKED = {
+    "previous_blocked": 0,
+    "ngram_blocked_1": 1,
+    "ngram_blocked_2": 2,
+    "ngram_blocked_3": 3,
+}
+
+
+def _repeating_tokens(tokens: list[int], n: int) -> set[int]:
+    """The tokens that, appended to ``tokens``, would repeat an n-gram they hold (n = 0:
+    the last token, an immediate repetition)."""
+    if n == 0:
+        return set(tokens[-1:])
+    if n == 1:
+        return set(tokens)
+    if len(tokens) < n - 1:
+        return set()
+    tail = tuple(tokens[len(tokens) - n + 1 :])
+    return {
+        tokens[i + n - 1]
+        for i in range(len(tokens) - n + 1)
+        if tuple(tokens[i : i + n - 1]) == tail
+    }
+
+
+def _ngram_blocked_message(n: int) -> str:
+    if n == 0:
+        return (
+            "Your search never lets a token follow itself: at each step the hypothesis's "
+            "last token gets log-probability -inf (no immediate repetition). Here the best "
+            "hypothesis repeats a token right after itself, so yours differs (with "
+            "beam_size=1 it leaves greedy decoding's path where that path repeats). The "
+            "contract blocks nothing: every token of the vocabulary is a candidate at every "
+            "step; remove the block."
+        )
+    what = {
+        1: "a token the hypothesis already holds",
+        2: "a token that would repeat a pair of consecutive tokens (a bigram) the hypothesis "
+        "already holds",
+        3: "a token that would repeat three consecutive tokens (a trigram) the hypothesis "
+        "already holds",
+    }[n]
+    return (
+        f"Your search blocks repetitions: {what} gets log-probability -inf, as OpenNMT's "
+        f"block_ngram_repeat={n} or Hugging Face's no_repeat_ngram_size={n} do. Here the "
+        "best hypothesis does repeat itself, so yours differs (with beam_size=1 it leaves "
+        "greedy decoding's path where that path repeats). The contract has no repetition "
+        "blocking: every token of the vocabulary is a candidate at every step; remove the "
+        "block."
+    )
 
 
 def _eos_blocked_message(steps: int) -> str:
@@ -884,6 +945,7 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
         messages = {
             **_BEAM_MESSAGES,
             **{v: _eos_blocked_message(n) for v, n in _EOS_BLOCKED_STEPS.items()},
+            **{v: _ngram_blocked_message(n) for v, n in _NGRAM_BLOCKED.items()},
         }
         agree = [variant for variant in messages if agrees(variant)]
         if len(agree) == 1:

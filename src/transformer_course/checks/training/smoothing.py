@@ -224,6 +224,44 @@ def _weightings(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
     return grid
 
 
+def _smoothing_term_forms(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
+    """The loss with the target term right, (1 - ε)·(-log p[y]), and the smoothing term
+    ε·mean_j(-log p[j]) computed in another form, each averaged over the non-pad positions
+    and described: the log taken after the mean (-log mean_j p[j], the constant log V,
+    which -mean_j log(1/V), the uniform distribution's own entropy, gives too: one value,
+    both named), the model's entropy -Σ_j p[j]·log p[j], the raw logits or the
+    probabilities in place of the log-probabilities (blind30b-ls-uniform-term-from-mean-
+    probability was given the formula hint). Empty when ε = 0 (no smoothing term)."""
+    if eps <= 0:
+        return {}
+    x = logits.detach().double()
+    keep = labels != pad_id
+    logp = torch.log_softmax(x, dim=-1)  # (..., V)
+    p = logp.exp()  # (..., V)
+    nll = -logp.gather(-1, labels.masked_fill(~keep, 0)[..., None]).squeeze(-1)  # (...)
+    vocab = x.shape[-1]
+    advice = (
+        " The smoothing term is the cross-entropy with the uniform distribution: the mean "
+        "over the V tokens of -log p[j], -log_probs.mean(dim=-1) at each position."
+    )
+    forms = {
+        f"the smoothing term is the constant log V = log {vocab} = {math.log(vocab):.4g} at "
+        "every position, whatever the logits (so it gives no gradient): that is "
+        "-log(mean_j p[j]), the log of the mean probability, where the mean of the "
+        "log-probabilities belongs (a softmax's mean over the V tokens is always 1/V); or "
+        "the uniform distribution's own entropy, -mean_j log(1/V), log(1/V) written where "
+        "log p[j] belongs." + advice: torch.full_like(nll, math.log(vocab)),
+        "the smoothing term is the entropy of the model's distribution, -Σ_j p[j]·log p[j] "
+        "(the probabilities as weights: a confidence penalty), not the cross-entropy with "
+        "the uniform distribution, whose weights are all 1/V." + advice: -(p * logp).sum(-1),
+        "the smoothing term averages -logits, the raw scores, instead of -log p: the "
+        "log_softmax is missing in that term." + advice: -x.mean(dim=-1),
+        "the smoothing term averages -p[j], the probabilities, instead of -log p[j] (the "
+        "constant -1/V): the log is missing in that term." + advice: -p.mean(dim=-1),
+    }
+    return {what: ((1 - eps) * nll + eps * term)[keep].mean() for what, term in forms.items()}
+
+
 def _wrong_axis(logits, labels, pad_id, eps) -> dict[str, torch.Tensor]:
     """The loss with log_softmax taken over another axis than the last (the vocabulary)."""
     x = logits.detach().double()
@@ -385,6 +423,17 @@ def _explain_loss(got, logits, labels, pad_id, eps, rtol, atol, fn=None) -> str:
         return (
             head + "; or ".join(weights) + ". The contract: (1 - ε)·(-log p[y]) + "
             "ε·mean_j(-log p[j]), averaged over the non-pad positions."
+        )
+    forms = [
+        what
+        for what, wrong in _smoothing_term_forms(logits, labels, pad_id, eps).items()
+        if close(wrong)
+    ]
+    forms = confirmed(forms, _smoothing_term_forms)
+    if forms:
+        return (
+            "Your value is the loss with the right target term, (1 - ε)·(-log p[y]), and "
+            "another smoothing term: " + " Or: ".join(forms)
         )
     moved = [
         what
