@@ -27,34 +27,36 @@ PROJECTION_NAMES = "https://github.com/facebookresearch/fairseq/issues/1320"
 
 BLIND30A: list[Case] = [
     # ---- 01 tokenization ------------------------------------------------------------------
-    _c(
-        "tok-casefold",
-        L01,
-        "tokenize",
-        "lower-cases with str.casefold() instead of str.lower(): casefold also folds characters "
-        "that lower() leaves alone, so 'Straße' becomes 'strasse', the ligature 'ﬁ' becomes 'fi' "
-        "and a final 'ς' becomes 'σ': the tokens of such text differ from the lower-cased ones.",
-        (
-            r"casefold",
-            r"ß|stra(ss|ß)e|sharp s|eszett|ligature",
-            r"case[- ]?fold|fold\w* (the )?case",
-            r"(instead of|rather than|not) (str\.)?lower\(\)",
-        ),
-        (
-            r"not lower-?cas|does(n't| not) lower|keeps? (the )?(upper|capital)",
-            r"\bascii\b",
-            r"accents?",
-            r"punctuation",
-            r"whitespace|newline",
-        ),
-        code="""
-import re
-
-
-def tokenize(text):
-    return re.findall(r"\\w+|[^\\w\\s]", text.casefold())
-""",
-    ),
+    # Left out after the run (coordinator, 2026-11-29): the cause is round 29's
+    # blind29a-tok-casefold again (left out there, and kept here only as a comment, so its
+    # author, reading case ids, could not see it), and its answer is, body for body, a wrong
+    # answer of lesson 01's own test table (tests/test_diagnosis_benchmark.py).
+    # _c(
+    #     "tok-casefold",
+    #     L01,
+    #     "tokenize",
+    #     "lower-cases with str.casefold() instead of str.lower(): casefold also folds characters "
+    #     "that lower() leaves alone, so 'Straße' becomes 'strasse', the ligature 'ﬁ' becomes 'fi' "
+    #     "and a final 'ς' becomes 'σ': the tokens of such text differ from the lower-cased ones.",
+    #     (
+    #         r"casefold",
+    #         r"ß|stra(ss|ß)e|sharp s|eszett|ligature",
+    #         r"case[- ]?fold|fold\w* (the )?case",
+    #         r"(instead of|rather than|not) (str\.)?lower\(\)",
+    #     ),
+    #     (
+    #         r"not lower-?cas|does(n't| not) lower|keeps? (the )?(upper|capital)",
+    #         r"\bascii\b",
+    #         r"accents?",
+    #         r"punctuation",
+    #         r"whitespace|newline",
+    #     ),
+    #     code="""
+    # import re
+    #    #    #def tokenize(text):
+    # return re.findall(r"\\w+|[^\\w\\s]", text.casefold())
+    # """,
+    # ),
     _c(
         "tok-lowercased-after-split",
         L01,

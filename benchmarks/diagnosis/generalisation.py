@@ -1556,6 +1556,14 @@ BATCHES = (
         "while it wrote), judged against the checks at its merge (3f35d77's, which add the "
         "attention weights recovered from the values); every case compared with the earlier "
         "cases' causes before it was committed",
+        excluded=(
+            (
+                "blind30a-tok-casefold",
+                "round 29's left-out str.casefold() in tokenize again (kept there as a comment, "
+                "which its author could not find among the case ids), and body for body one of "
+                "the wrong answers in lesson 01's own test table: not a mistake new to the checks",
+            ),
+        ),
     ),
     Batch(
         "round 30, 07-10",
