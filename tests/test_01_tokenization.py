@@ -114,6 +114,13 @@ tokenize_drop_punct_no_lower = _finds("tokenize_drop_punct_no_lower", r"\w+", lo
 tokenize_ascii_no_lower = _finds("tokenize_ascii_no_lower", r"[A-Za-z]+|[^A-Za-z\s]", lower=False)
 
 
+def tokenize_lowers_each_match(text):  # split the text as given, lower-case match by match
+    tokens = []
+    for match in re.finditer(r"\w+|[^\w\s]", text):
+        tokens.append(match.group(0).lower())
+    return tokens
+
+
 def tokenize_split_keeps_empty_strings(text):
     return re.split(r"\s+|(?=[^\w\s])|(?<=[^\w\s])", text.lower())
 
@@ -1397,6 +1404,11 @@ def _pad_with_edge(sequences, pad_id):
 
 MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_no_lower, "did not lower-case"),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_lowers_each_match,
+        r"split the text first and lower-cased each token afterwards.*'İ'",
+    ),
     Mistake(checks.check_tokenize, tokenize_runs_kept_once, r"each run of the same token in a row"),
     Mistake(
         checks.check_tokenize,
