@@ -205,6 +205,17 @@ def vocab_id_fixed_after_specials(token_lists, min_freq=1):  # one id for every 
     return vocab
 
 
+def vocab_specials_zeroed_in_counts(token_lists, min_freq=1):  # counts[s] = 0, never deleted
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    for special in SPECIALS:
+        counts[special] = 0  # "not counted": the key stays, with count 0
+    vocab = {special: i for i, special in enumerate(SPECIALS)}
+    for token, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if count >= min_freq:
+            vocab[token] = len(vocab)
+    return vocab
+
+
 def vocab_strict(token_lists, min_freq=1):
     return ref.build_vocab(token_lists, min_freq + 1)
 
@@ -1542,6 +1553,11 @@ MISTAKES = [
         r"alphabetically",
     ),
     Mistake(checks.check_decode, decode_by_position, r"by its position in ids"),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_specials_zeroed_in_counts,
+        r"min_freq=0 your special tokens come back after every data token.*count 0",
+    ),
     Mistake(checks.check_pad_batch, pad_uint8, r"(?s)OverflowError.*does not fit your array"),
     Mistake(checks.check_pad_batch, pad_cast_to_uint8, r"dtype, uint8, is too small"),
     Mistake(checks.check_build_vocab, vocab_duplicate_special, "no gaps or repeats"),
