@@ -1413,6 +1413,21 @@ def _pad_with_edge(sequences, pad_id):
     return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.int64)
 
 
+def pad_both_ends_by_hand(sequences, pad_id):  # the gap written before and after each row
+    width = max(map(len, sequences), default=0)
+    padded = []
+    for seq in sequences:
+        gap = width - len(seq)
+        padded.append([pad_id] * gap + list(seq) + [pad_id] * gap)
+    return np.array(padded, dtype=np.int64)
+
+
+def pad_whole_width_appended(sequences, pad_id):  # max_len pads for every row
+    max_len = max((len(s) for s in sequences), default=0)
+    rows = [list(s) + [pad_id] * max_len for s in sequences]
+    return np.stack([np.asarray(r, dtype=np.int64) for r in rows]) if rows else np.zeros((0, 0))
+
+
 MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_no_lower, "did not lower-case"),
     Mistake(
@@ -1558,6 +1573,8 @@ MISTAKES = [
         vocab_specials_zeroed_in_counts,
         r"min_freq=0 your special tokens come back after every data token.*count 0",
     ),
+    Mistake(checks.check_pad_batch, pad_both_ends_by_hand, r"(?s)inhomogeneous.*padded at both ends"),
+    Mistake(checks.check_pad_batch, pad_whole_width_appended, r"Each row got max_len = \d+ pad ids"),
     Mistake(checks.check_pad_batch, pad_uint8, r"(?s)OverflowError.*does not fit your array"),
     Mistake(checks.check_pad_batch, pad_cast_to_uint8, r"dtype, uint8, is too small"),
     Mistake(checks.check_build_vocab, vocab_duplicate_special, "no gaps or repeats"),
