@@ -1413,6 +1413,15 @@ def _pad_with_edge(sequences, pad_id):
     return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.int64)
 
 
+def bpe_encode_returns_at_a_missing_merge(text, merges):  # a return where a skip belongs
+    ids = list(text.encode("utf-8"))
+    for (a, b), new_id in sorted(merges.items(), key=lambda kv: kv[1]):
+        if (a, b) not in set(zip(ids, ids[1:])):
+            return ids
+        ids = ref.merge_pair(ids, (a, b), new_id)
+    return ids
+
+
 def pad_both_ends_by_hand(sequences, pad_id):  # the gap written before and after each row
     width = max(map(len, sequences), default=0)
     padded = []
@@ -1572,6 +1581,11 @@ MISTAKES = [
         checks.check_build_vocab,
         vocab_specials_zeroed_in_counts,
         r"min_freq=0 your special tokens come back after every data token.*count 0",
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        bpe_encode_returns_at_a_missing_merge,
+        r"stopped at the first one whose pair does not occur",
     ),
     Mistake(checks.check_pad_batch, pad_both_ends_by_hand, r"(?s)inhomogeneous.*padded at both ends"),
     Mistake(checks.check_pad_batch, pad_whole_width_appended, r"Each row got max_len = \d+ pad ids"),

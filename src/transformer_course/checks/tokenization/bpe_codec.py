@@ -380,6 +380,17 @@ def _first_merge_only_verdict(bpe_encode) -> str | None:
     return "first merge only" if got == list(text.encode("utf-8")) else None
 
 
+def _encode_stops_at_absent_merge(text: str, merges) -> list[int] | None:
+    """Each merge applied once in learned order, the pass ended at the first merge whose
+    pair does not occur at its turn (None when that gives the right encoding here)."""
+    ids = list(text.encode("utf-8"))
+    for pair, new_id in merges.items():
+        if pair not in ref.get_pair_counts(ids):
+            break
+        ids = ref.merge_pair(ids, pair, new_id)
+    return None if ids == ref.bpe_encode(text, merges) else ids
+
+
 def _encode_reversed_pass(text: str, merges) -> list[int] | None:
     """Each merge applied once, in the reverse of the learned order (None when that gives
     the right encoding here)."""
@@ -560,6 +571,14 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "ones, which do not exist yet when it is tried. Apply them earliest learned "
             "first (one pass in learned order works), or by rank in a loop.": (
                 _encode_reversed_pass
+            ),
+            "You went through the merges once in learned order and stopped at the first one "
+            "whose pair does not occur in the ids (a break where the loop should go on): "
+            "every merge after it was left unapplied, although a later merge does not need "
+            "that one (it builds on the bytes, or on other merges). A merge whose pair is "
+            "absent changes nothing: skip it (continue) and try the next one; one pass in "
+            "learned order, skipping the absent pairs, is the whole encoding.": (
+                _encode_stops_at_absent_merge
             ),
             "The bytes of the characters outside ASCII are missing ('é' is two bytes in "
             "UTF-8, and yours has none): text.encode('ascii', errors='ignore') (or a filter "
