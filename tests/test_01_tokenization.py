@@ -1422,6 +1422,21 @@ def bpe_encode_returns_at_a_missing_merge(text, merges):  # a return where a ski
     return ids
 
 
+def bpe_decode_byte_level_strings(ids, merges):  # GPT-2's byte encoder, never decoded back
+    bs = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    byte_encoder = dict(zip(bs, map(chr, cs)))
+    strings = {i: byte_encoder[i] for i in range(256)}
+    for (a, b), new_id in merges.items():
+        strings[new_id] = strings[a] + strings[b]
+    return "".join(strings[i] for i in ids)
+
+
 def pad_both_ends_by_hand(sequences, pad_id):  # the gap written before and after each row
     width = max(map(len, sequences), default=0)
     padded = []
@@ -1586,6 +1601,11 @@ MISTAKES = [
         checks.check_bpe_encode,
         bpe_encode_returns_at_a_missing_merge,
         r"stopped at the first one whose pair does not occur",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_byte_level_strings,
+        r"GPT-2's printable stand-ins for the bytes, never mapped back.*'Ġ'",
     ),
     Mistake(checks.check_pad_batch, pad_both_ends_by_hand, r"(?s)inhomogeneous.*padded at both ends"),
     Mistake(checks.check_pad_batch, pad_whole_width_appended, r"Each row got max_len = \d+ pad ids"),
