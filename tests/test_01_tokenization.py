@@ -1607,8 +1607,12 @@ MISTAKES = [
         bpe_decode_byte_level_strings,
         r"GPT-2's printable stand-ins for the bytes, never mapped back.*'Ġ'",
     ),
-    Mistake(checks.check_pad_batch, pad_both_ends_by_hand, r"(?s)inhomogeneous.*padded at both ends"),
-    Mistake(checks.check_pad_batch, pad_whole_width_appended, r"Each row got max_len = \d+ pad ids"),
+    Mistake(
+        checks.check_pad_batch, pad_both_ends_by_hand, r"(?s)inhomogeneous.*padded at both ends"
+    ),
+    Mistake(
+        checks.check_pad_batch, pad_whole_width_appended, r"Each row got max_len = \d+ pad ids"
+    ),
     Mistake(checks.check_pad_batch, pad_uint8, r"(?s)OverflowError.*does not fit your array"),
     Mistake(checks.check_pad_batch, pad_cast_to_uint8, r"dtype, uint8, is too small"),
     Mistake(checks.check_build_vocab, vocab_duplicate_special, "no gaps or repeats"),

@@ -44,9 +44,7 @@ def test_nothing_is_read_from_rows_no_reading_explains():
 
 def test_rows_of_unequal_lengths_are_read_for_the_width_of_their_padding():
     seqs = [[5, 6, 7], [8], [9, 10]]
-    assert unequal_row_readings([[5, 6, 7], [0, 0, 8, 0, 0], [0, 9, 10, 0]], seqs, 0) == [
-        BOTH_ENDS
-    ]
+    assert unequal_row_readings([[5, 6, 7], [0, 0, 8, 0, 0], [0, 9, 10, 0]], seqs, 0) == [BOTH_ENDS]
     rows = [[5, 6, 7, 0, 0, 0], [8, 0, 0, 0], [9, 10, 0, 0, 0]]
     assert unequal_row_readings(rows, seqs, 0) == [WHOLE_WIDTH_ADDED]
     assert unequal_row_readings(seqs, seqs, 0) == [UNPADDED]

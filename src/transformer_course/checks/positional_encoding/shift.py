@@ -424,7 +424,7 @@ def _frequency_index_shift(relative_shift, got: np.ndarray, k: int, d_model: int
         which, index = ("before", "i - 1") if c == 1 else ("after", "i + 1")
         cause = (
             "the paper's index counted from 1 while your i starts at 0, so pair 0 turns "
-            f"by k·10000^(2/d_model), faster than k"
+            "by k·10000^(2/d_model), faster than k"
             if c == 1
             else "the index one too high, so the last pair turns by a frequency no pair has"
         )
