@@ -1437,6 +1437,23 @@ def bpe_decode_byte_level_strings(ids, merges):  # GPT-2's byte encoder, never d
     return "".join(strings[i] for i in ids)
 
 
+def vocab_specials_subtracted_as_counter(token_lists, min_freq=1):  # Counter - Counter drops them
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    counts -= Counter({special: counts[special] for special in SPECIALS})
+    itos = list(SPECIALS)
+    itos += [t for t, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])) if n >= min_freq]
+    return {token: index for index, token in enumerate(itos)}
+
+
+def pad_np_pad_at_the_end(sequences, pad_id):  # np.pad with a (before, after) width
+    max_len = max((len(s) for s in sequences), default=0)
+    rows = [
+        np.pad(np.asarray(s, dtype=np.int64), (0, max_len - len(s)), constant_values=pad_id)
+        for s in sequences
+    ]
+    return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.int64)
+
+
 def pad_both_ends_by_hand(sequences, pad_id):  # the gap written before and after each row
     width = max(map(len, sequences), default=0)
     padded = []
@@ -3909,6 +3926,8 @@ MISTAKES += [
 ]
 
 CORRECT = [
+    Correct(checks.check_build_vocab, vocab_specials_subtracted_as_counter),
+    Correct(checks.check_pad_batch, pad_np_pad_at_the_end),
     Correct(checks.check_tokenize, tokenize_loop),
     Correct(checks.check_tokenize, tokenize_split_filter),
     Correct(checks.check_tokenize, tokenize_returns_tuple),
