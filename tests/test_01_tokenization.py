@@ -114,6 +114,13 @@ tokenize_drop_punct_no_lower = _finds("tokenize_drop_punct_no_lower", r"\w+", lo
 tokenize_ascii_no_lower = _finds("tokenize_ascii_no_lower", r"[A-Za-z]+|[^A-Za-z\s]", lower=False)
 
 
+def tokenize_lowers_each_match(text):  # split the text as given, lower-case match by match
+    tokens = []
+    for match in re.finditer(r"\w+|[^\w\s]", text):
+        tokens.append(match.group(0).lower())
+    return tokens
+
+
 def tokenize_split_keeps_empty_strings(text):
     return re.split(r"\s+|(?=[^\w\s])|(?<=[^\w\s])", text.lower())
 
@@ -195,6 +202,17 @@ def vocab_id_fixed_after_specials(token_lists, min_freq=1):  # one id for every 
     for token, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         if count >= min_freq and token not in vocab:
             vocab[token] = len(SPECIALS)
+    return vocab
+
+
+def vocab_specials_zeroed_in_counts(token_lists, min_freq=1):  # counts[s] = 0, never deleted
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    for special in SPECIALS:
+        counts[special] = 0  # "not counted": the key stays, with count 0
+    vocab = {special: i for i, special in enumerate(SPECIALS)}
+    for token, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if count >= min_freq:
+            vocab[token] = len(vocab)
     return vocab
 
 
@@ -1395,8 +1413,69 @@ def _pad_with_edge(sequences, pad_id):
     return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.int64)
 
 
+def bpe_encode_returns_at_a_missing_merge(text, merges):  # a return where a skip belongs
+    ids = list(text.encode("utf-8"))
+    for (a, b), new_id in sorted(merges.items(), key=lambda kv: kv[1]):
+        if (a, b) not in set(zip(ids, ids[1:])):
+            return ids
+        ids = ref.merge_pair(ids, (a, b), new_id)
+    return ids
+
+
+def bpe_decode_byte_level_strings(ids, merges):  # GPT-2's byte encoder, never decoded back
+    bs = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    byte_encoder = dict(zip(bs, map(chr, cs)))
+    strings = {i: byte_encoder[i] for i in range(256)}
+    for (a, b), new_id in merges.items():
+        strings[new_id] = strings[a] + strings[b]
+    return "".join(strings[i] for i in ids)
+
+
+def vocab_specials_subtracted_as_counter(token_lists, min_freq=1):  # Counter - Counter drops them
+    counts = Counter(t for tokens in token_lists for t in tokens)
+    counts -= Counter({special: counts[special] for special in SPECIALS})
+    itos = list(SPECIALS)
+    itos += [t for t, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])) if n >= min_freq]
+    return {token: index for index, token in enumerate(itos)}
+
+
+def pad_np_pad_at_the_end(sequences, pad_id):  # np.pad with a (before, after) width
+    max_len = max((len(s) for s in sequences), default=0)
+    rows = [
+        np.pad(np.asarray(s, dtype=np.int64), (0, max_len - len(s)), constant_values=pad_id)
+        for s in sequences
+    ]
+    return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.int64)
+
+
+def pad_both_ends_by_hand(sequences, pad_id):  # the gap written before and after each row
+    width = max(map(len, sequences), default=0)
+    padded = []
+    for seq in sequences:
+        gap = width - len(seq)
+        padded.append([pad_id] * gap + list(seq) + [pad_id] * gap)
+    return np.array(padded, dtype=np.int64)
+
+
+def pad_whole_width_appended(sequences, pad_id):  # max_len pads for every row
+    max_len = max((len(s) for s in sequences), default=0)
+    rows = [list(s) + [pad_id] * max_len for s in sequences]
+    return np.stack([np.asarray(r, dtype=np.int64) for r in rows]) if rows else np.zeros((0, 0))
+
+
 MISTAKES = [
     Mistake(checks.check_tokenize, tokenize_no_lower, "did not lower-case"),
+    Mistake(
+        checks.check_tokenize,
+        tokenize_lowers_each_match,
+        r"split the text first and lower-cased each token afterwards.*'İ'",
+    ),
     Mistake(checks.check_tokenize, tokenize_runs_kept_once, r"each run of the same token in a row"),
     Mistake(
         checks.check_tokenize,
@@ -1530,6 +1609,27 @@ MISTAKES = [
         r"alphabetically",
     ),
     Mistake(checks.check_decode, decode_by_position, r"by its position in ids"),
+    Mistake(
+        checks.check_build_vocab,
+        vocab_specials_zeroed_in_counts,
+        r"min_freq=0 your special tokens come back after every data token.*count 0",
+    ),
+    Mistake(
+        checks.check_bpe_encode,
+        bpe_encode_returns_at_a_missing_merge,
+        r"stopped at the first one whose pair does not occur",
+    ),
+    Mistake(
+        checks.check_bpe_decode,
+        bpe_decode_byte_level_strings,
+        r"GPT-2's printable stand-ins for the bytes, never mapped back.*'Ġ'",
+    ),
+    Mistake(
+        checks.check_pad_batch, pad_both_ends_by_hand, r"(?s)inhomogeneous.*padded at both ends"
+    ),
+    Mistake(
+        checks.check_pad_batch, pad_whole_width_appended, r"Each row got max_len = \d+ pad ids"
+    ),
     Mistake(checks.check_pad_batch, pad_uint8, r"(?s)OverflowError.*does not fit your array"),
     Mistake(checks.check_pad_batch, pad_cast_to_uint8, r"dtype, uint8, is too small"),
     Mistake(checks.check_build_vocab, vocab_duplicate_special, "no gaps or repeats"),
@@ -3826,6 +3926,8 @@ MISTAKES += [
 ]
 
 CORRECT = [
+    Correct(checks.check_build_vocab, vocab_specials_subtracted_as_counter),
+    Correct(checks.check_pad_batch, pad_np_pad_at_the_end),
     Correct(checks.check_tokenize, tokenize_loop),
     Correct(checks.check_tokenize, tokenize_split_filter),
     Correct(checks.check_tokenize, tokenize_returns_tuple),

@@ -1281,6 +1281,23 @@ def pe_positions_reversed(max_len, d_model):
     return ref.positional_encoding(max_len, d_model)[::-1].copy()
 
 
+def shift_next_pair_frequency(k, d_model):  # 2(i + 1): each pair takes the next one's frequency
+    m = np.zeros((d_model, d_model))
+    for j, exponent in enumerate(np.arange(2, d_model + 2, 2) / d_model):
+        t = k / 10000.0**exponent
+        m[2 * j : 2 * j + 2, 2 * j : 2 * j + 2] = [[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]
+    return m
+
+
+def shift_k_times_hundred(k, d_model):  # a factor on k: the same at every d_model
+    two_i = np.arange(0, d_model, 2)
+    theta = 100 * k / np.power(10000.0, two_i / d_model)
+    m = np.zeros((d_model, d_model))
+    m[two_i, two_i] = m[two_i + 1, two_i + 1] = np.cos(theta)
+    m[two_i + 1, two_i], m[two_i, two_i + 1] = np.sin(theta), -np.sin(theta)
+    return m
+
+
 MISTAKES = [
     # row 0 alone was shown before (the family of blind23a-b23a-pe-cos-as-shifted-sine):
     # the features whose sign is flipped, from a relation of the outputs
@@ -1423,6 +1440,12 @@ MISTAKES = [
     # blind round 10: the measured exponent 2 / ln 10 names the logarithm
     Mistake(check_positional_encoding, pe_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
     Mistake(check_relative_shift, shift_exp_log10, r"2 / ln 10: the exp\(log\) form.*log10"),
+    Mistake(
+        check_relative_shift,
+        shift_next_pair_frequency,
+        r"Every pair turns with the frequency of the pair after it",
+    ),
+    Mistake(check_relative_shift, shift_k_times_hundred, r"k is multiplied by 100 in both"),
     Mistake(
         check_relative_shift,
         shift_sin_cos_exchanged_in_blocks,

@@ -2398,7 +2398,21 @@ def sm_divided_by_mean(x, axis=-1):
     return exps / np.mean(exps, axis=axis, keepdims=True)
 
 
+def sdpa_scores_through_bfloat16(q, k, v, mask=None):  # autocast habit: bfloat16 softmax
+    scores = (q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))).to(torch.bfloat16)
+    if mask is not None:
+        scores = scores.masked_fill(mask.logical_not(), float("-inf"))
+    weights = F.softmax(scores, dim=-1).type_as(q)
+    weights = torch.nan_to_num(weights)
+    return weights @ v, weights
+
+
 R34_MISTAKES = [
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_scores_through_bfloat16,
+        r"every weight is a bfloat16 number \(cast back to float(32|64)\)[\s\S]*lower precision",
+    ),
     Mistake(
         check_scaled_dot_product_attention,
         sdpa_renormalised_after_softmax,

@@ -3041,7 +3041,26 @@ class OutputProjectionHalved(_Wired):  # a stray average of two copies
         return 0.5 * F.linear(merged, self.w_o.weight) + self.w_o.bias
 
 
+class DropoutOnProjectedKeys(Base):
+    """Dropout on the keys after w_k (split into heads first), none on the weights."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.qkv(query, key, value)
+        k = F.dropout(k, self.dropout.p, training=self.training)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
+        return self.w_o(self.merge(weights @ v)), weights
+
+
 MISTAKES += [
+    # checking.dropout_sources: which tensor before the softmax the dropout zeroed
+    Mistake(
+        check_MultiHeadAttention,
+        DropoutOnProjectedKeys,
+        r"uniform over the allowed keys: you applied dropout to the projected keys",
+    ),
     # a weight mistake and an output one at once, as a pair of the weights' check
     Mistake(
         check_MultiHeadAttention,

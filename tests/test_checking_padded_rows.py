@@ -5,10 +5,14 @@ in front; a reading is given only when it fits every row."""
 from __future__ import annotations
 
 from transformer_course.checking.padded_rows import (
+    BOTH_ENDS,
     LEFT,
     PAD_IN_FRONT,
     START_REPLACED,
+    UNPADDED,
+    WHOLE_WIDTH_ADDED,
     leading_pad_readings,
+    unequal_row_readings,
 )
 
 PAD, BOS = 0, 2
@@ -36,3 +40,15 @@ def test_nothing_is_read_from_rows_no_reading_explains():
     assert leading_pad_readings([[2, 7, 8, 0], [2, 5, 6, 9]], TOKENS, PAD) == []  # right
     assert leading_pad_readings([[0, 9, 8, 0], [0, 5, 6, 9]], TOKENS, PAD) == []  # other ids
     assert leading_pad_readings([[0, 7, 8, 3], [0, 5, 6, 9]], TOKENS, PAD) == []  # shifted labels
+
+
+def test_rows_of_unequal_lengths_are_read_for_the_width_of_their_padding():
+    seqs = [[5, 6, 7], [8], [9, 10]]
+    assert unequal_row_readings([[5, 6, 7], [0, 0, 8, 0, 0], [0, 9, 10, 0]], seqs, 0) == [BOTH_ENDS]
+    rows = [[5, 6, 7, 0, 0, 0], [8, 0, 0, 0], [9, 10, 0, 0, 0]]
+    assert unequal_row_readings(rows, seqs, 0) == [WHOLE_WIDTH_ADDED]
+    assert unequal_row_readings(seqs, seqs, 0) == [UNPADDED]
+    # rows of one length (stackable), a row read by no rule, another count: nothing
+    assert unequal_row_readings([[5, 6, 7], [8, 0, 0], [9, 10, 0]], seqs, 0) == []
+    assert unequal_row_readings([[5, 6, 7], [0, 0, 8, 0, 0], [9, 10, 0, 0]], seqs, 0) == []
+    assert unequal_row_readings([[5, 6, 7], [8]], seqs, 0) == []

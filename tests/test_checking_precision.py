@@ -6,7 +6,11 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from transformer_course.checking.precision import narrow_rounding, right_in_float64
+from transformer_course.checking.precision import (
+    narrow_dtype_grid,
+    narrow_rounding,
+    right_in_float64,
+)
 
 
 class _LogOfProduct(nn.Module):
@@ -42,3 +46,15 @@ def test_a_result_a_hair_off_that_moves_by_a_hair_is_a_narrow_rounding():
     assert not narrow_rounding(2.94811, 2.95077, 2.7)  # a raw logit read: moved by ~3·(1 - ε)
     assert not narrow_rounding(3.2, 2.95077, 0.0)  # far off: a formula's
     assert not narrow_rounding(0.0, 0.0)
+
+
+def test_a_result_cast_back_from_a_narrow_dtype_is_told_by_its_values():
+    torch.manual_seed(0)
+    x = torch.randn(3, 5, dtype=torch.float64)
+    right = torch.softmax(x, dim=-1)
+    assert narrow_dtype_grid(torch.softmax(x.half(), -1).double(), right) == torch.float16
+    assert narrow_dtype_grid(torch.softmax(x.bfloat16(), -1).double(), right) == torch.bfloat16
+    # the right values, float32's rounding, or a formula's slip: no narrow dtype
+    assert narrow_dtype_grid(right, right) is None
+    assert narrow_dtype_grid(right.float(), right) is None
+    assert narrow_dtype_grid((right * 1.01).half().double(), right) is None

@@ -46,6 +46,7 @@ VISIBLE_TOKENIZE = {
     "It costs $3.50, or 1,000 yen.": "it costs $ 3 . 50 , or 1 , 000 yen .".split(),
     "Il dit «oui» — puis… non": "il dit « oui » — puis … non".split(),
     "任务：Tokenize 文本。": ["任务", "：", "tokenize", "文本", "。"],
+    "İzmir, İstanbul": ["i", "\u0307", "zmir", ",", "i", "\u0307", "stanbul"],
 }
 
 

@@ -37,6 +37,7 @@ import torch
 
 from transformer_course.checking.checker import Checker
 from transformer_course.checking.oracles.attention import scaled_dot_product_attention_f
+from transformer_course.checking.precision import NARROW_DTYPE_CAUSE, narrow_dtype_grid
 
 __all__ = [
     "ACCEPTED_CONVENTIONS",
@@ -452,6 +453,16 @@ def expect_attention_weights(
         c.fail(f"{what} is not what the reference gives. {diagnosis}")
 
     # 4. Properties that explain the rest.
+    if (narrow := narrow_dtype_grid(w, target)) is not None:
+        # rows that sum to 1 only up to the narrow dtype's rounding: said before the sums
+        diff = (w - target).abs()
+        name = str(narrow).removeprefix("torch.")
+        c.fail(
+            f"{what} is not what the reference gives: every weight is a {name} number "
+            f"(cast back to {str(weights.dtype).removeprefix('torch.')}), off the reference by up "
+            f"to {float(diff.max()):.2g}, about {name}'s rounding (it keeps about "
+            f"{3 if narrow == torch.float16 else 2} significant digits). {NARROW_DTYPE_CAUSE}"
+        )
     if mask is not None and (one := _one_sequences_mask(w, allowed)):
         c.fail(f"{what} is not what the reference gives. {one}")
     if mask is not None and dead.any() and live.any() and bool((w[live].abs() < 1e-12).all()):

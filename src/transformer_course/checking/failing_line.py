@@ -23,6 +23,7 @@ __all__ = [
     "failing_line_values",
     "in_place_on_line",
     "integer_index_on_a_long_axis",
+    "line_row_lists",
     "line_tensors",
     "pieces_of_an_argument",
     "squeezed_arguments",
@@ -284,6 +285,43 @@ def line_tensors(exc: BaseException, min_dim: int = 0) -> list[tuple[str, Any]]:
         if known and type(value) in (torch.Tensor, torch.nn.Parameter) and value.dim() >= min_dim:
             tensors.append((name, value))
     return tensors[:_MOST]
+
+
+def _as_int_row(item: Any) -> list[int] | None:
+    """A 1-D array, tensor, list or tuple of integers as a list of int; None otherwise."""
+    import numpy as np
+    import torch
+
+    if type(item) is np.ndarray and item.ndim == 1 and np.issubdtype(item.dtype, np.integer):
+        return [int(v) for v in item.tolist()]
+    if type(item) is torch.Tensor and item.dim() == 1 and not item.is_floating_point():
+        return [int(v) for v in item.tolist()]
+    if type(item) in (list, tuple) and all(type(v) is int for v in item):
+        return list(item)
+    return None
+
+
+def line_row_lists(exc: BaseException) -> list[tuple[str, list[list[int]]]]:
+    """The lists (or tuples) of integer rows (1-D arrays, tensors, lists) that the names on
+    the learner's failing line held, each as (name, rows as lists of int), in the line's
+    order: what a stacking call that raised on rows of unequal lengths was given. [] when
+    there is no learner line or no such name."""
+    found = _innermost_learner_frame(exc)
+    if found is None:
+        return []
+    frame, line = found
+    code = _STRING.sub("", line.split("#")[0])
+    out = []
+    for name in dict.fromkeys(_NAME.findall(code)):
+        if keyword.iskeyword(name) or name in _LIBRARIES or hasattr(builtins, name):
+            continue
+        known, value = _value_of(name, frame)
+        if not known or type(value) not in (list, tuple) or not value:
+            continue
+        rows = [_as_int_row(item) for item in value]
+        if all(row is not None for row in rows):
+            out.append((name, rows))
+    return out[:_MOST]
 
 
 def pieces_of_an_argument(exc: BaseException, arguments: list[tuple[str, Any]]) -> str:

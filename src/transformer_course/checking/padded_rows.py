@@ -20,7 +20,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["LEFT", "PAD_IN_FRONT", "START_REPLACED", "leading_pad_readings"]
+__all__ = [
+    "BOTH_ENDS",
+    "LEFT",
+    "PAD_IN_FRONT",
+    "START_REPLACED",
+    "UNPADDED",
+    "WHOLE_WIDTH_ADDED",
+    "leading_pad_readings",
+    "unequal_row_readings",
+]
 
 LEFT = "left"
 START_REPLACED = "start replaced"
@@ -60,4 +69,44 @@ def leading_pad_readings(
         reading
         for reading in (LEFT, START_REPLACED, PAD_IN_FRONT)
         if all(_fits(r, t, pad, reading) for r, t in zip(rows, tokens))
+    ]
+
+
+#: every row given (max_len - len) pads at BOTH ends (np.pad(seq, n) with one number n)
+BOTH_ENDS = "both ends"
+#: every row given max_len pads, not max_len - len (the width added whole)
+WHOLE_WIDTH_ADDED = "whole width added"
+#: no row padded at all
+UNPADDED = "unpadded"
+
+
+def _row_reading(row: list[int], tokens: list[int], pad: int, gap: int, width: int) -> set[str]:
+    readings = set()
+    if row == [pad] * gap + tokens + [pad] * gap:
+        readings.add(BOTH_ENDS)
+    if row in (tokens + [pad] * width, [pad] * width + tokens):
+        readings.add(WHOLE_WIDTH_ADDED)
+    if row == tokens:
+        readings.add(UNPADDED)
+    return readings
+
+
+def unequal_row_readings(
+    rows: Sequence[Sequence[int]], tokens: Sequence[Sequence[int]], pad: int
+) -> list[str]:
+    """The readings (:data:`BOTH_ENDS`, :data:`WHOLE_WIDTH_ADDED`, :data:`UNPADDED`) that
+    give every one of ``rows`` (padded one by one, before they were stacked into a batch)
+    from its ``tokens``, where the rows came out of unequal lengths: the padding's width
+    read from the rows themselves. [] when the rows are all of one length, when their count
+    is not the tokens', or when no reading fits every row."""
+    rows = [list(r) for r in rows]
+    tokens = [list(t) for t in tokens]
+    if len(rows) != len(tokens) or len({len(r) for r in rows}) < 2:
+        return []
+    width = max((len(t) for t in tokens), default=0)
+    fits = [_row_reading(r, t, pad, width - len(t), width) for r, t in zip(rows, tokens)]
+    return [
+        reading
+        for reading in (BOTH_ENDS, WHOLE_WIDTH_ADDED, UNPADDED)
+        if all(reading in f for f in fits)
     ]

@@ -30,7 +30,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["NARROW_DTYPE_CAUSE", "narrow_rounding", "right_in_float64"]
+__all__ = ["NARROW_DTYPE_CAUSE", "narrow_dtype_grid", "narrow_rounding", "right_in_float64"]
 
 #: the cause, for a check's message, of a result a hair from the right one by no formula
 NARROW_DTYPE_CAUSE = (
@@ -50,6 +50,34 @@ def narrow_rounding(value: float, right: float, *moved: float, rel: float = 1e-2
     if size == 0 or abs(value - right) > rel * size:
         return False
     return all(abs(m) <= rel * size for m in moved)
+
+
+def narrow_dtype_grid(got: torch.Tensor, expected: torch.Tensor) -> torch.dtype | None:
+    """The narrow dtype (bfloat16, then float16) that a wider ``got`` came through: every
+    finite entry of ``got`` is a number of that dtype (it survives a cast there and back
+    unchanged), at least two entries of ``expected`` are not, and ``got`` is within that
+    dtype's rounding of ``expected`` (a few of its epsilons, relative, or of the largest
+    entry). A result cast back from float16 shows it by its values alone: a wide-dtype
+    formula lands on that grid by no chance. None otherwise."""
+    if got.dtype not in (torch.float32, torch.float64) or got.shape != expected.shape:
+        return None
+    g = got.detach()
+    e = expected.detach().to(g.dtype)
+    finite = torch.isfinite(g) & torch.isfinite(e)
+    if not finite.any():
+        return None
+    g, e = g[finite], e[finite]
+    # bfloat16 first: its numbers (8 bits of mantissa) are float16 numbers too, in range
+    for narrow in (torch.bfloat16, torch.float16):
+        if not torch.equal(g.to(narrow).to(g.dtype), g):
+            continue
+        if int((e.to(narrow).to(e.dtype) != e).sum()) < 2:
+            continue
+        eps = torch.finfo(narrow).eps
+        bound = 4 * eps * e.abs() + eps * float(e.abs().max()) * 1e-2
+        if bool(((g - e).abs() <= bound).all()) and not torch.equal(g, e):
+            return narrow
+    return None
 
 
 def right_in_float64(

@@ -92,6 +92,7 @@ from .mha_dropout import (
     _mask_by_mode_note,
     _probed_rate_note,
     _renormalised_dropout_note,
+    zeroed_scores_cause,
 )
 
 _DROPOUT_IN_EVAL = (
@@ -114,11 +115,6 @@ _DROPOUT_AFTER_W_O = (
     "In train mode with dropout=1.0 your output is all zeros: you applied dropout to the "
     "layer's output, after w_o. In multi-head attention, dropout acts on the attention weights "
     "(before they multiply the values), so with dropout=1.0 the output is w_o's bias."
-)
-_DROPOUT_ON_SCORES = (
-    "With dropout=1.0 in train mode your weights are uniform over the allowed keys: you "
-    "applied dropout to the scores before the softmax (zeroed scores give equal weights). "
-    "Dropout acts on the weights after the softmax, where the values are mixed."
 )
 
 
@@ -892,9 +888,11 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
         )
     else:
         if dropped_entirely:
-            weight_mistakes[_DROPOUT_ON_SCORES] = lambda: multi_head_attention_f(
-                *variant_args, uniform_weights=True
-            )[1]
+            uniform = multi_head_attention_f(*variant_args, uniform_weights=True)[1]
+            if isinstance(weights, torch.Tensor) and weights.shape == uniform.shape:
+                if torch.allclose(weights.detach().double(), uniform.double(), atol=1e-5):
+                    # every score 0: which tensor the dropout zeroed, from a probe at p=0.5
+                    weight_mistakes[zeroed_scores_cause(cls)] = uniform
         convention = expect_attention_weights(
             c,
             weights,

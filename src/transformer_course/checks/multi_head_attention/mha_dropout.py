@@ -12,6 +12,7 @@ import re
 import torch
 
 from transformer_course.checking import Checker
+from transformer_course.checking.dropout_sources import KEYS, QUERIES, SCORES, dropout_sources
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.mode_paths import Mode, module_modes, path_sentence, split_by_mode
 from transformer_course.checking.modules import build_module, random_state
@@ -137,6 +138,67 @@ def _probe_output(cls, p: float):
         if isinstance(result, tuple | list) and len(result) == 2:
             return result[0], state, (query, key, key, None), h
     return None
+
+
+_AFTER_THE_SOFTMAX = (
+    "Dropout acts on the weights after the softmax, where the values are mixed: "
+    "heads = self.dropout(weights) @ v."
+)
+_ZEROED_SCORES = {
+    SCORES: (
+        "you applied dropout to the scores before the softmax (zeroed scores give equal "
+        "weights): built with dropout=0.5, each of your unnormalised scores (the log of a "
+        "weight, up to one constant per row) is either 0 or the score / (1 - p)."
+    ),
+    QUERIES: (
+        "you applied dropout to the projected queries (self.dropout(self.w_q(query))), not "
+        "to the weights: at p = 1 every query is 0, so every score is 0. Built with "
+        "dropout=0.5, your weights are the softmax of scores whose queries lost features: "
+        "read back through the keys, each coefficient of a query is either 0 or its value "
+        "/ (1 - p). The queries go through w_q alone."
+    ),
+    KEYS: (
+        "you applied dropout to the projected keys (self.dropout(self.w_k(key))), not to "
+        "the weights: at p = 1 every key is 0, so every score is 0. Built with dropout=0.5, "
+        "your weights are the softmax of scores whose keys lost features: read back through "
+        "the queries, each feature of a key is either 0 or its value / (1 - p). The keys go "
+        "through w_k alone."
+    ),
+}
+
+
+def zeroed_scores_cause(cls) -> str:
+    """Why a layer's weights are uniform over the allowed keys with dropout=1.0 in train
+    mode (every score 0): dropout on the scores, the projected queries or the projected
+    keys, told apart on a probe built with dropout=0.5 (checking.dropout_sources); each
+    fitting one is said, and all three when the probe shows none."""
+    d, h, p = 8, 2, 0.5  # d_head 4 < len_q = len_k = 8: queries and keys can be read back
+    state = random_state(_state_shapes(d), seed=983)
+    found: list[str] = []
+    with contextlib.suppress(Exception):
+        module = cls(d, h, dropout=p)
+        module.load_state_dict(state)
+        module.train()
+        query, key = randn((2, 8, d), 984), randn((2, 8, d), 985)
+        torch.manual_seed(986)
+        with contextlib.redirect_stdout(io.StringIO()):
+            result = module(query, key, key)
+        if isinstance(result, tuple | list) and len(result) == 2:
+            st = {name: tensor.double() for name, tensor in state.items()}
+
+            def heads(x, name):  # (b, len, d) -> (b, h, len, d_head)
+                y = x.double() @ st[f"{name}.weight"].T + st[f"{name}.bias"]
+                return y.reshape(x.shape[0], x.shape[1], h, d // h).transpose(1, 2)
+
+            found = dropout_sources(result[1], heads(query, "w_q"), heads(key, "w_k"), p)
+    head = "With dropout=1.0 in train mode your weights are uniform over the allowed keys: "
+    if len(found) == 1:
+        return f"{head}{_ZEROED_SCORES[found[0]]} {_AFTER_THE_SOFTMAX}"
+    return (
+        f"{head}every score was 0, which dropout before the softmax gives: on the scores, "
+        "or on what they are made of (the projected queries or keys), each zeroed at p = 1. "
+        f"{_AFTER_THE_SOFTMAX}"
+    )
 
 
 def _renormalised_dropout_note(cls, nan: bool = False) -> str:

@@ -396,6 +396,50 @@ def _offset_functions(k: int) -> list[tuple[str, Any]]:
     ]
 
 
+def _frequency_index_shift(relative_shift, got: np.ndarray, k: int, d_model: int) -> str:
+    """Every pair turned with the frequency of the pair c places before it (c = 1: the
+    paper's index counted from 1 while i runs from 0, 10000^(-2(i - 1)/d_model); c = -1:
+    the next pair's). At one d_model that is the rotation for k·10000^(2c/d_model)
+    positions, which a factor on k gives too; a call with another d_model tells them
+    apart (the index's factor changes with d_model, a factor on k does not). "" unless
+    both calls fit one c."""
+    pairs = d_model // 2
+    if pairs < 2 or k == 0 or got.shape != (d_model, d_model):
+        return ""
+    w = 1.0 / np.power(10000.0, 2 * np.arange(pairs) / d_model)
+    for c in (1, -1):
+        if not np.allclose(got, _shift_at_angles(k * w * 10000.0 ** (2 * c / d_model)), atol=1e-6):
+            continue
+        d2 = d_model + 4
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                other = np.asarray(relative_shift(k, d2), dtype=np.float64)
+        except Exception:  # a probe: any failure is no verdict
+            return ""
+        w2 = 1.0 / np.power(10000.0, 2 * np.arange(d2 // 2) / d2)
+        if other.shape != (d2, d2) or not np.allclose(
+            other, _shift_at_angles(k * w2 * 10000.0 ** (2 * c / d2)), atol=1e-6
+        ):
+            return ""
+        which, index = ("before", "i - 1") if c == 1 else ("after", "i + 1")
+        cause = (
+            "the paper's index counted from 1 while your i starts at 0, so pair 0 turns "
+            "by k·10000^(2/d_model), faster than k"
+            if c == 1
+            else "the index one too high, so the last pair turns by a frequency no pair has"
+        )
+        return (
+            f"Every pair turns with the frequency of the pair {which} it: your angles are "
+            f"k·10000^(-2({index})/d_model) where w_i·k = k·10000^(-2i/d_model) belongs "
+            f"({cause}). On d_model = {d_model} and {d2} your matrices are the right "
+            f"rotations with every frequency 10000^({2 * c}/d_model) times the right one, "
+            "which only an index shifted by one pair gives (a factor on k would not change "
+            "with d_model). Use w_i = 1 / 10000^(2i/d_model) with i = 0, 1, ..., "
+            "d_model/2 - 1."
+        )
+    return ""
+
+
 def _offset_as_function(relative_shift, got: np.ndarray, k: int, d_model: int) -> str:
     """Your matrix is the right rotation for another number of positions s != k: the
     family of mistakes on k alone (left out, off by one, doubled, halved, its sign lost,
@@ -405,6 +449,9 @@ def _offset_as_function(relative_shift, got: np.ndarray, k: int, d_model: int) -
     s = _rotation_offset(got, d_model)
     if s is None or abs(s - k) < 1e-6:
         return ""
+    named = _frequency_index_shift(relative_shift, got, k, d_model)
+    if named:
+        return named
     k2 = k + 5
     try:
         with contextlib.redirect_stdout(io.StringIO()):
@@ -412,6 +459,13 @@ def _offset_as_function(relative_shift, got: np.ndarray, k: int, d_model: int) -
     except Exception:  # the main check reports the learner's errors
         other = None
     s2 = _rotation_offset(other, d_model) if other is not None else None
+    if s2 is not None and k != 0:
+        # an angle past 2π reads as a smaller shift (at d_model = 4, 800 positions and
+        # 171.7 are one matrix): take the reading that keeps the first call's factor
+        # when that matrix is the second call's too
+        w = 1.0 / np.power(10000.0, 2 * np.arange(d_model // 2) / d_model)
+        if np.allclose(other, _shift_at_angles(s / k * k2 * w), atol=1e-6):
+            s2 = s / k * k2
     shown = f"{int(s)}" if s == round(s) else f"{s:.4g}"
     head = (
         f"Your matrix rotates each pair by w_i·{shown} instead of w_i·k with k = {k}: it is "

@@ -380,6 +380,17 @@ def _first_merge_only_verdict(bpe_encode) -> str | None:
     return "first merge only" if got == list(text.encode("utf-8")) else None
 
 
+def _encode_stops_at_absent_merge(text: str, merges) -> list[int] | None:
+    """Each merge applied once in learned order, the pass ended at the first merge whose
+    pair does not occur at its turn (None when that gives the right encoding here)."""
+    ids = list(text.encode("utf-8"))
+    for pair, new_id in merges.items():
+        if pair not in ref.get_pair_counts(ids):
+            break
+        ids = ref.merge_pair(ids, pair, new_id)
+    return None if ids == ref.bpe_encode(text, merges) else ids
+
+
 def _encode_reversed_pass(text: str, merges) -> list[int] | None:
     """Each merge applied once, in the reverse of the learned order (None when that gives
     the right encoding here)."""
@@ -561,6 +572,14 @@ def check_bpe_encode(bpe_encode, *, hidden: bool = False) -> None:
             "first (one pass in learned order works), or by rank in a loop.": (
                 _encode_reversed_pass
             ),
+            "You went through the merges once in learned order and stopped at the first one "
+            "whose pair does not occur in the ids (a break where the loop should go on): "
+            "every merge after it was left unapplied, although a later merge does not need "
+            "that one (it builds on the bytes, or on other merges). A merge whose pair is "
+            "absent changes nothing: skip it (continue) and try the next one; one pass in "
+            "learned order, skipping the absent pairs, is the whole encoding.": (
+                _encode_stops_at_absent_merge
+            ),
             "The bytes of the characters outside ASCII are missing ('é' is two bytes in "
             "UTF-8, and yours has none): text.encode('ascii', errors='ignore') (or a filter "
             "on ord(ch) < 128) drops them. Start from every byte of the UTF-8 encoding, "
@@ -716,6 +735,73 @@ def _decode_bytes_as_chars(ids, merges):
     for (a, b), new_id in merges.items():
         table[new_id] = table[a] + table[b]
     return "".join(table[i] for i in ids)
+
+
+def _gpt2_byte_chars() -> dict[int, str]:
+    """GPT-2's bytes_to_unicode: each printable byte stands for itself, every other byte
+    (space, newline, control bytes) for a character from 256 on ('Ġ' for the space)."""
+    printable = [
+        *range(ord("!"), ord("~") + 1),
+        *range(ord("¡"), ord("¬") + 1),
+        *range(ord("®"), ord("ÿ") + 1),
+    ]
+    chars, extra = {b: chr(b) for b in printable}, 0
+    for byte in range(256):
+        if byte not in chars:
+            chars[byte] = chr(256 + extra)
+            extra += 1
+    return chars
+
+
+_GPT2_BYTE_CHARS = _gpt2_byte_chars()
+#: a space, a character of two bytes and a newline: chr(byte) keeps the space and the
+#: newline, GPT-2's stand-ins do not; both split 'é' into 'Ã©'
+_BYTE_CHARS_PROBE = " é\n"
+
+
+def _byte_chars_reading(bpe_decode) -> str | None:
+    """How the learner's bpe_decode turns bytes into characters, from one call on
+    :data:`_BYTE_CHARS_PROBE` with no merges: "chr" (one character per byte, chr(byte) or
+    Latin-1), "gpt2" (GPT-2's printable stand-ins, never mapped back), None (neither, or
+    it failed)."""
+    data = _BYTE_CHARS_PROBE.encode("utf-8")
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            got = bpe_decode(list(data), {})
+    except Exception:  # a probe: any failure is no verdict
+        return None
+    if got == "".join(chr(b) for b in data):
+        return "chr"
+    if got == "".join(_GPT2_BYTE_CHARS[b] for b in data):
+        return "gpt2"
+    return None
+
+
+def _byte_char_models(ids, merges, reading: str | None) -> dict:
+    """The byte-as-character mistake the probe call showed, with what it gives for ids."""
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    data = b"".join(table[i] for i in ids)
+    if reading == "chr":
+        return {
+            "Each id stands for *bytes*, not characters: chr(byte) turns 'é' (two bytes) "
+            "into 'Ã©'. Keep bytes in the table (bytes([i])), join them, and decode the "
+            "result as UTF-8 once.": _decode_bytes_as_chars(ids, merges)
+        }
+    if reading == "gpt2":
+        return {
+            "Your text holds GPT-2's printable stand-ins for the bytes, never mapped back: "
+            f"on bpe_decode(ids of {_BYTE_CHARS_PROBE!r}, {{}}) yours gives "
+            f"{''.join(_GPT2_BYTE_CHARS[b] for b in _BYTE_CHARS_PROBE.encode())!r}, a space "
+            "as 'Ġ', a newline as 'Ċ' and the two bytes of 'é' as 'Ã©'. GPT-2's "
+            "byte-to-unicode table (bytes_to_unicode) only makes bytes printable for storing "
+            "tokens; decoding joins the bytes themselves and decodes them as UTF-8 once, "
+            "b''.join(table[i] for i in ids).decode('utf-8').": (
+                "".join(_GPT2_BYTE_CHARS[b] for b in data)
+            )
+        }
+    return {}
 
 
 _ITEMS_INVERTED_HINT = (
@@ -1139,6 +1225,13 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
             # a text that starts with a space and ends with a newline: both are its bytes
             cases.append((" aaab \n", merges))
         earlier: dict | None = None  # the merges of the first call
+        readings: list[str | None] = []
+
+        def reading() -> str | None:  # one probe call, made only once a result is wrong
+            if not readings:
+                readings.append(_byte_chars_reading(bpe_decode))
+            return readings[0]
+
         for text, merges in cases:
             earlier = merges if earlier is None else earlier
             ids = ref.bpe_encode(text, merges)
@@ -1242,9 +1335,7 @@ def check_bpe_decode(bpe_decode, *, hidden: bool = False) -> None:
                     "merge (a, b) -> new_id stands for table[a] + table[b], built in learned "
                     "order, and every id's bytes are joined.": (_decode_bytes_only(ids, merges)),
                     **_stripped(text),
-                    "Each id stands for *bytes*, not characters: chr(byte) turns 'é' (two bytes) "
-                    "into 'Ã©'. Keep bytes in the table (bytes([i])), join them, and decode the "
-                    "result as UTF-8 once.": _decode_bytes_as_chars(ids, merges),
+                    **(_byte_char_models(ids, merges, reading()) if got != text else {}),
                 },
             )
         # ids that end inside a character (bpe_encode never gives them, a model can)

@@ -9,6 +9,13 @@ import numpy as np
 
 from transformer_course.checking import Checker, CheckFailure, numpy_rng, short
 from transformer_course.checking.empty_row_dtypes import empty_row_dtype
+from transformer_course.checking.failing_line import line_row_lists
+from transformer_course.checking.padded_rows import (
+    BOTH_ENDS,
+    UNPADDED,
+    WHOLE_WIDTH_ADDED,
+    unequal_row_readings,
+)
 from transformer_course.checking.rounded_sizes import rounded_up_size
 from transformer_course.checking.uninitialised import unwritten_entries
 from transformer_course.reference import tokenization as ref
@@ -197,6 +204,66 @@ def _whole_row_hints(pad_batch) -> list:
         "row: batch[row, : len(seq)] = seq."
     )
     return [(whole_row, text)]
+
+
+#: what numpy and torch say when rows of unequal lengths are stacked into one array
+_UNEQUAL_ROWS_ERRORS = (
+    "all input arrays must have the same shape",
+    "inhomogeneous",
+    "stack expects each tensor to be equal size",
+    "could not broadcast input array",
+)
+
+
+def _unequal_rows_hints(seqs, pad_id) -> list:
+    """The hint for a raise on rows of unequal lengths (np.stack, np.array, torch.stack),
+    when the rows the learner's failing line held show how each was padded: the same
+    reading for every row, and only one (checking.padded_rows)."""
+    max_len = max((len(s) for s in seqs), default=0)
+    texts = {
+        BOTH_ENDS: (
+            "Your rows were padded at both ends: each holds max_len - len(seq) pad ids before "
+            "its sequence and as many after it (np.pad(seq, n) with one number n pads n at "
+            "each end), so the rows are 2 * max_len - len(seq) long and cannot be stacked. "
+            "Pad only at the end: np.pad(seq, (0, max_len - len(seq)), "
+            "constant_values=pad_id), or seq + [pad_id] * (max_len - len(seq))."
+        ),
+        WHOLE_WIDTH_ADDED: (
+            f"Each row got max_len = {max_len} pad ids, whatever its length, so the rows are "
+            "len(seq) + max_len long and cannot be stacked: a row needs only the places its "
+            "sequence leaves free, max_len - len(seq) pad ids."
+        ),
+        UNPADDED: (
+            "Your rows reached the stacking call unpadded (each as long as its sequence), so "
+            "they cannot be stacked: the padded row was made but not kept (np.pad and list "
+            "+ return a new row; assign it), or never made. Pad each row to max_len first."
+        ),
+    }
+
+    def readings(exc: BaseException) -> list[str]:
+        if not any(words in str(exc) for words in _UNEQUAL_ROWS_ERRORS):
+            return []
+        with contextlib.suppress(Exception):
+            for _, rows in line_row_lists(exc):
+                found = unequal_row_readings(rows, seqs, pad_id)
+                if len(found) == 1:
+                    return found
+        return []
+
+    def text(exc: BaseException) -> str:
+        found = readings(exc)
+        shown = next(
+            (
+                f"On your line that raised, {name} held rows of lengths "
+                f"{[len(r) for r in rows]} for sequences of lengths {[len(s) for s in seqs]}. "
+                for name, rows in line_row_lists(exc)
+                if unequal_row_readings(rows, seqs, pad_id) == found
+            ),
+            "",
+        )
+        return shown + texts[found[0]]
+
+    return [(lambda exc: bool(readings(exc)), text)]
 
 
 def _gaps_left_none_hints(pad_batch) -> list:
@@ -481,6 +548,7 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                         *_empty_batch_hints(seqs),
                         *_whole_row_hints(pad_batch),
                         *_gaps_left_none_hints(pad_batch),
+                        *_unequal_rows_hints(seqs, pad_id),
                         *_PAD_HINTS,
                     ],
                 )

@@ -410,6 +410,35 @@ def _specials_order_hint(got: dict) -> str:
     )
 
 
+def _zero_count_specials_hint(got, token_lists, min_freq, cases, results) -> str:
+    """When the special tokens lost their ids only where min_freq <= 0 lets a count of 0
+    through: every call with min_freq >= 1 right, and here each special token's id after
+    every data token's. Only a special token left in the counts with count 0 passes that
+    test and comes back after the words, counted ones all ranked before it ("" otherwise)."""
+    if min_freq > 0 or not isinstance(got, dict):
+        return ""
+    others = [(case, r) for case, r in zip(cases, results) if case[1] > 0]
+    if not others or any(
+        not isinstance(r, dict) or dict(r) != ref.build_vocab(*case) for case, r in others
+    ):
+        return ""
+    specials = [got.get(t) for t in ref.SPECIAL_TOKENS]
+    data = [i for t, i in got.items() if t not in ref.SPECIAL_TOKENS]
+    if not all(_is_id(i) for i in specials + data) or not data:
+        return ""
+    if min(specials) <= max(data) or specials == list(range(4)):
+        return ""
+    shown = ", ".join(f"{t}={got[t]}" for t in ref.SPECIAL_TOKENS)
+    return (
+        f"With min_freq={min_freq} your special tokens come back after every data token "
+        f"({shown}), while every call with min_freq >= 1 is right: they are still in your "
+        "counts with count 0 (Counter.subtract, or counts[token] = 0, leaves the key in "
+        f"place instead of deleting it), a count of 0 passes count >= {min_freq}, and they "
+        "are added again with new ids. Delete them from the counts (del counts[token], or "
+        "counts.pop(token, None)), or skip a token that is already in the vocabulary. "
+    )
+
+
 def _expect_min_freq_default(c, build_vocab) -> None:
     """build_vocab(token_lists) without min_freq: the contract's default is 1. A default
     of k > 1 is named when the result is the vocabulary of min_freq = k."""
@@ -473,6 +502,7 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
             cases.append(([], 1))
             cases.append(([["The", "cat", "the"], ["Cat", "THE"]], 1))  # counted as given
             cases.append(([["a", "dog", "!", "!"], ["the", "7", "dogs", "?"]], 1))  # marks too
+            cases.append(([["b", "<eos>", "a", "b"], ["c"]], 0))  # min_freq=0 keeps every token
         else:
             cases = [
                 ([["the", "cat", "sat"], ["the", "dog", "sat"], ["the", "end"]], 1),
@@ -490,6 +520,9 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
                 # marks and a number are tokens too: a vocabulary of words only leaves
                 # them out (isalnum keeps '2', isalpha does not; both keep 'a')
                 ([["the", "cat", "sat", "."], ["2", "cats", ",", "a", "cat", "."]], 1),
+                # min_freq=0 keeps every token seen, as 1 does: a special token left in the
+                # counts with count 0 passes count >= 0 and comes back after the words
+                ([["the", "cat", "the"], ["a", "dog"]], 0),
             ]
         # Every call first (a call that raises ends the list): a known ordering mistake
         # is named only if it agrees with every result collected, not just the wrong one.
@@ -534,7 +567,8 @@ def check_build_vocab(build_vocab, *, hidden: bool = False) -> None:
                 {t: got.get(t) for t in ref.SPECIAL_TOKENS},
                 {t: i for i, t in enumerate(ref.SPECIAL_TOKENS)},
                 f"the special tokens in {what}",
-                hint=_specials_order_hint(got)
+                hint=_zero_count_specials_hint(got, token_lists, min_freq, cases, results)
+                + _specials_order_hint(got)
                 + "They come first, in this order: <pad>=0, <unk>=1, <bos>=2, <eos>=3, "
                 "whatever the data contains."
                 + (

@@ -37,6 +37,9 @@ _VISIBLE_TEXTS = [
     # a run of letters of any script is one word, CJK ideographs included: '任务' is one
     # token (a rule that treats one script apart cuts it)
     "任务：Tokenize 文本。",
+    # 'İ' lower-cases to 'i' and a combining dot (U+0307), not a word character: lower-casing
+    # the text first splits 'İzmir' in three, lower-casing each token after the split does not
+    "İzmir, İstanbul",
 ]
 _HIDDEN_TEXTS = [
     "The black cat drank the milk... didn't it?!",
@@ -47,6 +50,7 @@ _HIDDEN_TEXTS = [
     "Größe ΣΟΦΊΑ b2b",
     "pi = 3.14159; 50,000 people",
     "Привет, 世界! 2024年, 東京タワー",
+    "Bir İnci: İyi",
 ]
 
 #: a word's inner marks left glued (whitespace split, marks peeled off the ends): named only
@@ -916,6 +920,7 @@ def _tokenize_mistakes(text: str) -> dict[str, list[str]]:
         "ends before it was split (text.strip(string.punctuation), a clean-up habit from word "
         "counting). Every mark is a token, wherever it stands: split the text as it is."
     ] = ref.tokenize(text.strip(string.punctuation))
+    out[_LOWERED_AFTER_SPLIT] = [t.lower() for t in re.findall(r"\w+|[^\w\s]", text)]
     tokens = ref.tokenize(text)
     out[_LAST_WORD_NOT_FLUSHED] = _unflushed(tokens, text)
     out.update({message: _split(rule, text.lower()) for message, rule in _SPLIT_MISTAKES.items()})
@@ -926,6 +931,16 @@ def _tokenize_mistakes(text: str) -> dict[str, list[str]]:
         }
     )
     return out
+
+
+_LOWERED_AFTER_SPLIT = (
+    "You split the text first and lower-cased each token afterwards: the contract lower-cases "
+    "the text, then splits it. The order matters where lower-casing changes what is a word "
+    "character: 'İ' (capital I with a dot) lower-cases to 'i' plus a combining dot (U+0307), "
+    "which is not a word character, so the lower-cased text splits 'İzmir' into 'i', the dot "
+    "and 'zmir', while your order keeps it whole. Lower-case first: "
+    "re.findall(r'\\w+|[^\\w\\s]', text.lower())."
+)
 
 
 _LAST_WORD_NOT_FLUSHED = (
