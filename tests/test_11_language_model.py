@@ -1069,6 +1069,43 @@ def _rotary_sine_of_the_sines(x, cos, sin):
     return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
 
 
+def _rotary_tables_as_half(x, cos, sin):
+    """Rotate-half with the tables rounded to float16 first (.half(), as for a GPU run),
+    then brought back to x's dtype: a float32 x rotated with 11-bit tables."""
+    half = x.shape[-1] // 2
+    cos, sin = cos.half().to(x.dtype), sin.half().to(x.dtype)
+    first, second = x[..., :half], x[..., half:]
+    return torch.cat([first * cos - second * sin, second * cos + first * sin], dim=-1)
+
+
+def _rotary_all_in_bfloat16(x, cos, sin):
+    """The whole rotation in bfloat16 (x and the tables cast), cast back to x's dtype."""
+    y, c, s = x.bfloat16(), cos.bfloat16(), sin.bfloat16()
+    half = y.shape[-1] // 2
+    out = torch.cat(
+        [y[..., :half] * c - y[..., half:] * s, y[..., :half] * s + y[..., half:] * c], -1
+    )
+    return out.to(x.dtype)
+
+
+def _rotary_angles_from_asin(x, cos, sin):
+    """Rotate-half with the angles rebuilt as torch.asin(sin) (the cosine's sign lost)."""
+    theta = torch.asin(sin.double())
+    half = x.shape[-1] // 2
+    c, s = torch.cos(theta), torch.sin(theta)
+    a, b = x.double()[..., :half], x.double()[..., half:]
+    return torch.cat([a * c - b * s, a * s + b * c], dim=-1).to(x.dtype)
+
+
+def _rotary_angles_from_atan2(x, cos, sin):
+    """Neighbouring pairs as complex numbers, the angles rebuilt with torch.atan2 (right
+    on the whole circle)."""
+    theta = torch.atan2(sin.double(), cos.double())
+    pairs = torch.view_as_complex(x.double().reshape(*x.shape[:-1], -1, 2).contiguous())
+    turned = pairs * torch.polar(torch.ones_like(theta), theta)
+    return torch.view_as_real(turned).flatten(-2).to(x.dtype)
+
+
 def _rotary_first_feature_twice(x, cos, sin):
     """A copy-paste slip: a in place of b, (a cos - a sin, a sin + a cos) (b10h)."""
     half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
@@ -4469,6 +4506,26 @@ MISTAKES = [
         _named("apply_rotary", _rotary_sine_of_the_sines),
         r"formula with torch\.sin\(sin\) where sin belongs: .*not the angles",
     ),
+    # the family "the tables (or x, or everything) rounded to a narrower dtype"
+    # (blind30c-rot-tables-rounded-to-bfloat16: "largest difference" before); the sibling,
+    # the whole rotation in bfloat16, keeps its own message
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_tables_as_half),
+        r"rotation with cos and sin rounded to float16 first",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_all_in_bfloat16),
+        r"whole rotation computed in bfloat16",
+    ),
+    # the family "angles recovered from the tables over half a turn"
+    # (blind30c-rot-angles-recovered-with-atan: "largest difference" before)
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_angles_from_asin),
+        r"angles recovered from the tables as torch\.asin\(sin\), .*cosine changes sign",
+    ),
     # the family "a result buffer never (wholly) written" (its differences alone before)
     Mistake(
         check_apply_rotary,
@@ -6635,6 +6692,8 @@ CORRECT = [
     Correct(check_sample, _sample_keep_mask()),
     Correct(check_RMSNorm, NormRsqrtFloat32),
     Correct(check_apply_rotary, _named("apply_rotary", _rotary_flat_rows_reshaped)),
+    # the angles rebuilt with atan2 (the whole circle): the half-turn slips must not fire
+    Correct(check_apply_rotary, _named("apply_rotary", _rotary_angles_from_atan2), note=r"2i"),
     Correct(check_GPT, GptFunctionalTied),
 ]
 

@@ -6,7 +6,11 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from transformer_course.checking.precision import narrow_rounding, right_in_float64
+from transformer_course.checking.precision import (
+    narrow_rounding,
+    narrow_variants,
+    right_in_float64,
+)
 
 
 class _LogOfProduct(nn.Module):
@@ -42,3 +46,14 @@ def test_a_result_a_hair_off_that_moves_by_a_hair_is_a_narrow_rounding():
     assert not narrow_rounding(2.94811, 2.95077, 2.7)  # a raw logit read: moved by ~3·(1 - ε)
     assert not narrow_rounding(3.2, 2.95077, 0.0)  # far off: a formula's
     assert not narrow_rounding(0.0, 0.0)
+
+
+def test_narrow_variants_tell_which_inputs_were_rounded_and_to_which_dtype():
+    """blind30c: a product with one factor rounded to bfloat16 is that variant alone."""
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(50, generator=g), torch.randn(50, generator=g)
+    got = (a * b.bfloat16().float()).double()
+    variants = narrow_variants(lambda a, b: a * b, {"a": a, "b": b}, {"b": ("b",), "a": ("a",)})
+    fits = [key for key, value in variants.items() if torch.allclose(got, value, rtol=1e-6)]
+    assert fits == [("b", "bfloat16")]
+    assert variants[("everything", "float16")].dtype == torch.float64
