@@ -1578,6 +1578,40 @@ class FfnSigmoidForm(ref.SwiGLU):
         return self.w2(gate * torch.sigmoid(gate) * self.w3(x))
 
 
+class FfnGateMulInPlace(ref.SwiGLU):
+    """The SiLU computed in place with mul_: z.mul_(z.sigmoid_()) multiplies the sigmoid by
+    itself (sigmoid_ has already overwritten z)."""
+
+    def forward(self, x):
+        z = self.w1(x)
+        z.mul_(z.sigmoid_())
+        return self.w2(z * self.w3(x))
+
+
+class FfnSiluInPlaceTimesZ(ref.SwiGLU):
+    """F.silu(z, inplace=True) * z: z already holds silu(z), so the gate is silu(z) ** 2."""
+
+    def forward(self, x):
+        z = self.w1(x)
+        return self.w2(F.silu(z, inplace=True) * z * self.w3(x))
+
+
+class FfnGateSoftmaxByHand(ref.SwiGLU):
+    """A router-style gate written out: exp(z - max) over its sum across the d_ff units."""
+
+    def forward(self, x):
+        z = self.w1(x)
+        e = torch.exp(z - z.amax(dim=-1, keepdim=True))
+        return self.w2(e / e.sum(dim=-1, keepdim=True) * self.w3(x))
+
+
+class FfnGateUnitNorm(ref.SwiGLU):
+    """The SiLU gate divided by its L2 norm over the hidden units (F.normalize)."""
+
+    def forward(self, x):
+        return self.w2(F.normalize(F.silu(self.w1(x)), dim=-1) * self.w3(x))
+
+
 class FfnReluBothBranches(ref.SwiGLU):
     """A ReGLU with relu on the value branch too: relu(w1(x)) * relu(w3(x))."""
 
@@ -5098,6 +5132,26 @@ MISTAKES = [
         r"your gate is Swish with a slope beta = 0\.37, not SiLU",
     ),
     Mistake(check_SwiGLU, FfnGateGeluTanh, r"Your gate is GELU's tanh approximation"),
+    # the family "the factor of z * h(z) in z's place" (blind30c-swiglu-sigmoid-in-place-on-
+    # gate: "largest difference" before); the sibling, silu in place times z, keeps its own
+    Mistake(
+        check_SwiGLU,
+        FfnGateMulInPlace,
+        r"f\(z\) = sigmoid\(z\) \* sigmoid\(z\) = sigmoid\(z\) \*\* 2: .*in-place call on z",
+    ),
+    Mistake(check_SwiGLU, FfnSiluInPlaceTimesZ, r"f\(z\) = F\.silu\(z\) \*\* 2(?!.*in-place)"),
+    # the family "a gate normalised across the hidden units" (blind30c-swiglu-softmax-gate:
+    # "largest difference" before); the sibling, divided by its L2 norm, says so
+    Mistake(
+        check_SwiGLU,
+        FfnGateSoftmaxByHand,
+        r"torch\.exp\(z\) of z = w1\(x\), divided by its sum over the features \(a softmax",
+    ),
+    Mistake(
+        check_SwiGLU,
+        FfnGateUnitNorm,
+        r"F\.silu\(z\) = z \* sigmoid\(z\) of z = w1\(x\), divided by its L2 norm(?!.*softmax)",
+    ),
     Mistake(
         check_SwiGLU,
         FfnHiddenLayerReturned,
