@@ -3016,6 +3016,30 @@ class GptBlockOutputPlusItsInput(ref.GPT):
         return self.norm(x) @ self.embedding.weight.T  # (batch, len, vocab)
 
 
+class GptInlineStaleStream(ref.GPT):
+    """The block written out in the loop, the feed-forward's norm given the block's input
+    (a stale name): x + attn(norm1(x)) + feed_forward(norm2(x)), the parallel block."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)  # (batch, len, d_model)
+        for layer in self.layers:
+            h = x + layer.attn(layer.norm1(x))
+            x = h + layer.feed_forward(layer.norm2(x))
+        return self.norm(x) @ self.embedding.weight.T
+
+
+class GptInlineAttentionDropped(ref.GPT):
+    """The block written out in the loop, the attention's output computed and never added:
+    x + feed_forward(norm2(x))."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)  # (batch, len, d_model)
+        for layer in self.layers:
+            attended = layer.attn(layer.norm1(x))  # noqa: F841 (the slip)
+            x = x + layer.feed_forward(layer.norm2(x))
+        return self.norm(x) @ self.embedding.weight.T
+
+
 class AttentionUnitProjectionsBeforeRotation(ref.CausalSelfAttention):
     """Round 25: queries and keys scaled to unit length by hand, before the rotation."""
 
@@ -4814,6 +4838,21 @@ MISTAKES = [
         check_GPT,
         GptBlockOutputPlusItsInput,
         r"^(?![\s\S]*two mistakes)[\s\S]*an extra residual connection around each whole",
+    ),
+    # the family "the blocks' sub-layers called in the loop" (blind30c-gpt-parallel-residual:
+    # "differs" alone before): the parallel block is named, the sibling (the attention's
+    # output dropped) is not called parallel
+    Mistake(
+        check_GPT,
+        GptInlineStaleStream,
+        r"layers\.0\.norm2 receives the block's input x, not x \+ attn\(norm1\(x\)\).*side by "
+        r"side.*parallel residual of GPT-J",
+    ),
+    Mistake(
+        check_GPT,
+        GptInlineAttentionDropped,
+        r"layers\.0\.norm2 receives the block's input x.*attn's output never reaches the "
+        r"stream(?!.*parallel)",
     ),
     Mistake(
         check_DecoderBlock,
