@@ -1893,6 +1893,27 @@ class GptEmbeddingReset(ref.GPT):
         return super().forward(ids)
 
 
+class GptLookedUpRowsCappedByHand(ref.GPT):
+    """The looked-up rows capped at norm 3 by hand, in place, before each lookup (what
+    nn.Embedding's max_norm does)."""
+
+    def forward(self, ids):
+        with torch.no_grad():
+            rows = torch.unique(ids)
+            table = self.embedding.weight
+            lengths = table[rows].norm(dim=-1, keepdim=True)
+            table[rows] = table[rows] * (3.0 / lengths).clamp(max=1.0)
+        return super().forward(ids)
+
+
+class GptEmbeddingHalvedInPlace(ref.GPT):
+    """Every row of the embedding halved in place on each call (.data.mul_)."""
+
+    def forward(self, ids):
+        self.embedding.weight.data.mul_(0.5)
+        return super().forward(ids)
+
+
 class GptVocabularyPaddedTo32(ref.GPT):
     """The embedding table padded to a multiple of 32 rows (round 31: a size rounded up)."""
 
@@ -6683,6 +6704,19 @@ MISTAKES = [
         check_GPT,
         GptEmbeddingReset,
         r"changed the module's weights: after the call, embedding\.weight is no longer",
+    ),
+    # the family "the looked-up rows renormalised" (blind30c-gpt-embedding-max-norm was told
+    # that forward re-initialises its weights); the sibling, every row written, is not
+    Mistake(
+        check_GPT,
+        GptLookedUpRowsCappedByHand,
+        r"the rows of embedding\.weight that the ids looked up and whose norm was above 3, and "
+        r"only those, are rescaled to norm 3.*max_norm=3",
+    ),
+    Mistake(
+        check_GPT,
+        GptEmbeddingHalvedInPlace,
+        r"embedding\.weight is no longer what was loaded(?![\s\S]*max_norm)",
     ),
     # blind14b: PyTorch's size clash with "print both shapes", or "the split point must be
     # x.shape[-1] // 2" without what it followed

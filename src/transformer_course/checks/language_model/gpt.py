@@ -619,7 +619,7 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             ):
                 c.fail(_one_position_short(what, got, ids, state, case))
             expect_tensor_result(c, got, (case.batch, case.length, case.vocab), what)
-            expect_weights_kept(c, module, state, what)
+            expect_weights_kept(c, module, state, what, looked_up={"embedding.weight": ids})
             eps = 1e-5 if case.eps is None else case.eps
             oracle = functools.partial(gpt_f, ids, state, case.num_heads, case.num_layers, eps)
             where = functools.partial(_localise_gpt, module, ids, state, case)
