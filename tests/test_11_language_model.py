@@ -1069,6 +1069,43 @@ def _rotary_sine_of_the_sines(x, cos, sin):
     return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
 
 
+def _rotary_tables_as_half(x, cos, sin):
+    """Rotate-half with the tables rounded to float16 first (.half(), as for a GPU run),
+    then brought back to x's dtype: a float32 x rotated with 11-bit tables."""
+    half = x.shape[-1] // 2
+    cos, sin = cos.half().to(x.dtype), sin.half().to(x.dtype)
+    first, second = x[..., :half], x[..., half:]
+    return torch.cat([first * cos - second * sin, second * cos + first * sin], dim=-1)
+
+
+def _rotary_all_in_bfloat16(x, cos, sin):
+    """The whole rotation in bfloat16 (x and the tables cast), cast back to x's dtype."""
+    y, c, s = x.bfloat16(), cos.bfloat16(), sin.bfloat16()
+    half = y.shape[-1] // 2
+    out = torch.cat(
+        [y[..., :half] * c - y[..., half:] * s, y[..., :half] * s + y[..., half:] * c], -1
+    )
+    return out.to(x.dtype)
+
+
+def _rotary_angles_from_asin(x, cos, sin):
+    """Rotate-half with the angles rebuilt as torch.asin(sin) (the cosine's sign lost)."""
+    theta = torch.asin(sin.double())
+    half = x.shape[-1] // 2
+    c, s = torch.cos(theta), torch.sin(theta)
+    a, b = x.double()[..., :half], x.double()[..., half:]
+    return torch.cat([a * c - b * s, a * s + b * c], dim=-1).to(x.dtype)
+
+
+def _rotary_angles_from_atan2(x, cos, sin):
+    """Neighbouring pairs as complex numbers, the angles rebuilt with torch.atan2 (right
+    on the whole circle)."""
+    theta = torch.atan2(sin.double(), cos.double())
+    pairs = torch.view_as_complex(x.double().reshape(*x.shape[:-1], -1, 2).contiguous())
+    turned = pairs * torch.polar(torch.ones_like(theta), theta)
+    return torch.view_as_real(turned).flatten(-2).to(x.dtype)
+
+
 def _rotary_first_feature_twice(x, cos, sin):
     """A copy-paste slip: a in place of b, (a cos - a sin, a sin + a cos) (b10h)."""
     half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
@@ -1541,6 +1578,40 @@ class FfnSigmoidForm(ref.SwiGLU):
         return self.w2(gate * torch.sigmoid(gate) * self.w3(x))
 
 
+class FfnGateMulInPlace(ref.SwiGLU):
+    """The SiLU computed in place with mul_: z.mul_(z.sigmoid_()) multiplies the sigmoid by
+    itself (sigmoid_ has already overwritten z)."""
+
+    def forward(self, x):
+        z = self.w1(x)
+        z.mul_(z.sigmoid_())
+        return self.w2(z * self.w3(x))
+
+
+class FfnSiluInPlaceTimesZ(ref.SwiGLU):
+    """F.silu(z, inplace=True) * z: z already holds silu(z), so the gate is silu(z) ** 2."""
+
+    def forward(self, x):
+        z = self.w1(x)
+        return self.w2(F.silu(z, inplace=True) * z * self.w3(x))
+
+
+class FfnGateSoftmaxByHand(ref.SwiGLU):
+    """A router-style gate written out: exp(z - max) over its sum across the d_ff units."""
+
+    def forward(self, x):
+        z = self.w1(x)
+        e = torch.exp(z - z.amax(dim=-1, keepdim=True))
+        return self.w2(e / e.sum(dim=-1, keepdim=True) * self.w3(x))
+
+
+class FfnGateUnitNorm(ref.SwiGLU):
+    """The SiLU gate divided by its L2 norm over the hidden units (F.normalize)."""
+
+    def forward(self, x):
+        return self.w2(F.normalize(F.silu(self.w1(x)), dim=-1) * self.w3(x))
+
+
 class FfnReluBothBranches(ref.SwiGLU):
     """A ReGLU with relu on the value branch too: relu(w1(x)) * relu(w3(x))."""
 
@@ -1819,6 +1890,27 @@ class GptEmbeddingReset(ref.GPT):
 
     def forward(self, ids):
         self.embedding.reset_parameters()
+        return super().forward(ids)
+
+
+class GptLookedUpRowsCappedByHand(ref.GPT):
+    """The looked-up rows capped at norm 3 by hand, in place, before each lookup (what
+    nn.Embedding's max_norm does)."""
+
+    def forward(self, ids):
+        with torch.no_grad():
+            rows = torch.unique(ids)
+            table = self.embedding.weight
+            lengths = table[rows].norm(dim=-1, keepdim=True)
+            table[rows] = table[rows] * (3.0 / lengths).clamp(max=1.0)
+        return super().forward(ids)
+
+
+class GptEmbeddingHalvedInPlace(ref.GPT):
+    """Every row of the embedding halved in place on each call (.data.mul_)."""
+
+    def forward(self, ids):
+        self.embedding.weight.data.mul_(0.5)
         return super().forward(ids)
 
 
@@ -2943,6 +3035,30 @@ class GptBlockOutputPlusItsInput(ref.GPT):
             updated = layer(x)
             x = updated + x
         return self.norm(x) @ self.embedding.weight.T  # (batch, len, vocab)
+
+
+class GptInlineStaleStream(ref.GPT):
+    """The block written out in the loop, the feed-forward's norm given the block's input
+    (a stale name): x + attn(norm1(x)) + feed_forward(norm2(x)), the parallel block."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)  # (batch, len, d_model)
+        for layer in self.layers:
+            h = x + layer.attn(layer.norm1(x))
+            x = h + layer.feed_forward(layer.norm2(x))
+        return self.norm(x) @ self.embedding.weight.T
+
+
+class GptInlineAttentionDropped(ref.GPT):
+    """The block written out in the loop, the attention's output computed and never added:
+    x + feed_forward(norm2(x))."""
+
+    def forward(self, ids):
+        x = self.embedding(ids)  # (batch, len, d_model)
+        for layer in self.layers:
+            attended = layer.attn(layer.norm1(x))  # noqa: F841 (the slip)
+            x = x + layer.feed_forward(layer.norm2(x))
+        return self.norm(x) @ self.embedding.weight.T
 
 
 class AttentionUnitProjectionsBeforeRotation(ref.CausalSelfAttention):
@@ -4469,6 +4585,26 @@ MISTAKES = [
         _named("apply_rotary", _rotary_sine_of_the_sines),
         r"formula with torch\.sin\(sin\) where sin belongs: .*not the angles",
     ),
+    # the family "the tables (or x, or everything) rounded to a narrower dtype"
+    # (blind30c-rot-tables-rounded-to-bfloat16: "largest difference" before); the sibling,
+    # the whole rotation in bfloat16, keeps its own message
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_tables_as_half),
+        r"rotation with cos and sin rounded to float16 first",
+    ),
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_all_in_bfloat16),
+        r"whole rotation computed in bfloat16",
+    ),
+    # the family "angles recovered from the tables over half a turn"
+    # (blind30c-rot-angles-recovered-with-atan: "largest difference" before)
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_angles_from_asin),
+        r"angles recovered from the tables as torch\.asin\(sin\), .*cosine changes sign",
+    ),
     # the family "a result buffer never (wholly) written" (its differences alone before)
     Mistake(
         check_apply_rotary,
@@ -4723,6 +4859,21 @@ MISTAKES = [
         check_GPT,
         GptBlockOutputPlusItsInput,
         r"^(?![\s\S]*two mistakes)[\s\S]*an extra residual connection around each whole",
+    ),
+    # the family "the blocks' sub-layers called in the loop" (blind30c-gpt-parallel-residual:
+    # "differs" alone before): the parallel block is named, the sibling (the attention's
+    # output dropped) is not called parallel
+    Mistake(
+        check_GPT,
+        GptInlineStaleStream,
+        r"layers\.0\.norm2 receives the block's input x, not x \+ attn\(norm1\(x\)\).*side by "
+        r"side.*parallel residual of GPT-J",
+    ),
+    Mistake(
+        check_GPT,
+        GptInlineAttentionDropped,
+        r"layers\.0\.norm2 receives the block's input x.*attn's output never reaches the "
+        r"stream(?!.*parallel)",
     ),
     Mistake(
         check_DecoderBlock,
@@ -5041,6 +5192,26 @@ MISTAKES = [
         r"your gate is Swish with a slope beta = 0\.37, not SiLU",
     ),
     Mistake(check_SwiGLU, FfnGateGeluTanh, r"Your gate is GELU's tanh approximation"),
+    # the family "the factor of z * h(z) in z's place" (blind30c-swiglu-sigmoid-in-place-on-
+    # gate: "largest difference" before); the sibling, silu in place times z, keeps its own
+    Mistake(
+        check_SwiGLU,
+        FfnGateMulInPlace,
+        r"f\(z\) = sigmoid\(z\) \* sigmoid\(z\) = sigmoid\(z\) \*\* 2: .*in-place call on z",
+    ),
+    Mistake(check_SwiGLU, FfnSiluInPlaceTimesZ, r"f\(z\) = F\.silu\(z\) \*\* 2(?!.*in-place)"),
+    # the family "a gate normalised across the hidden units" (blind30c-swiglu-softmax-gate:
+    # "largest difference" before); the sibling, divided by its L2 norm, says so
+    Mistake(
+        check_SwiGLU,
+        FfnGateSoftmaxByHand,
+        r"torch\.exp\(z\) of z = w1\(x\), divided by its sum over the features \(a softmax",
+    ),
+    Mistake(
+        check_SwiGLU,
+        FfnGateUnitNorm,
+        r"F\.silu\(z\) = z \* sigmoid\(z\) of z = w1\(x\), divided by its L2 norm(?!.*softmax)",
+    ),
     Mistake(
         check_SwiGLU,
         FfnHiddenLayerReturned,
@@ -6534,6 +6705,19 @@ MISTAKES = [
         GptEmbeddingReset,
         r"changed the module's weights: after the call, embedding\.weight is no longer",
     ),
+    # the family "the looked-up rows renormalised" (blind30c-gpt-embedding-max-norm was told
+    # that forward re-initialises its weights); the sibling, every row written, is not
+    Mistake(
+        check_GPT,
+        GptLookedUpRowsCappedByHand,
+        r"the rows of embedding\.weight that the ids looked up and whose norm was above 3, and "
+        r"only those, are rescaled to norm 3.*max_norm=3",
+    ),
+    Mistake(
+        check_GPT,
+        GptEmbeddingHalvedInPlace,
+        r"embedding\.weight is no longer what was loaded(?![\s\S]*max_norm)",
+    ),
     # blind14b: PyTorch's size clash with "print both shapes", or "the split point must be
     # x.shape[-1] // 2" without what it followed
     Mistake(
@@ -6635,6 +6819,8 @@ CORRECT = [
     Correct(check_sample, _sample_keep_mask()),
     Correct(check_RMSNorm, NormRsqrtFloat32),
     Correct(check_apply_rotary, _named("apply_rotary", _rotary_flat_rows_reshaped)),
+    # the angles rebuilt with atan2 (the whole circle): the half-turn slips must not fire
+    Correct(check_apply_rotary, _named("apply_rotary", _rotary_angles_from_atan2), note=r"2i"),
     Correct(check_GPT, GptFunctionalTied),
 ]
 

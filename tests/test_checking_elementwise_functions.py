@@ -7,6 +7,7 @@ import torch.nn.functional as F
 
 from transformer_course.checking.elementwise_functions import (
     described_function,
+    factor_in_place,
     row_scaled_function,
 )
 
@@ -59,3 +60,15 @@ def test_a_leaky_relu_is_named_with_its_slope_and_its_siblings_are_not():
     # the identity (slope 1) and the ReLU (slope 0) are not leaks
     assert "leaky" not in described_function(z, z, "F.relu(z)")
     assert described_function(z, torch.relu(z), "F.relu(z)") == ""
+
+
+def test_the_factor_in_the_place_of_z_is_named_with_both_causes():
+    """blind30c: z * z.sigmoid_() gives sigmoid(z) ** 2; the SiLU itself, or the SiLU
+    squared, are not that."""
+    z = torch.linspace(-4, 4, 41, dtype=torch.float64)
+    said = described_function(z, torch.sigmoid(z) ** 2, SILU)
+    assert said.startswith("f(z) = sigmoid(z) * sigmoid(z)") and "in-place" in said
+    assert "both sides" in said
+    assert factor_in_place(z, F.silu(z), SILU) == ""
+    assert factor_in_place(z, F.silu(z) ** 2, SILU) == ""
+    assert factor_in_place(z, torch.relu(z) ** 2, "F.relu(z)") == ""

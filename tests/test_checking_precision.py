@@ -9,6 +9,7 @@ from torch import nn
 from transformer_course.checking.precision import (
     narrow_dtype_grid,
     narrow_rounding,
+    narrow_variants,
     right_in_float64,
 )
 
@@ -58,3 +59,14 @@ def test_a_result_cast_back_from_a_narrow_dtype_is_told_by_its_values():
     assert narrow_dtype_grid(right, right) is None
     assert narrow_dtype_grid(right.float(), right) is None
     assert narrow_dtype_grid((right * 1.01).half().double(), right) is None
+
+
+def test_narrow_variants_tell_which_inputs_were_rounded_and_to_which_dtype():
+    """blind30c: a product with one factor rounded to bfloat16 is that variant alone."""
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(50, generator=g), torch.randn(50, generator=g)
+    got = (a * b.bfloat16().float()).double()
+    variants = narrow_variants(lambda a, b: a * b, {"a": a, "b": b}, {"b": ("b",), "a": ("a",)})
+    fits = [key for key, value in variants.items() if torch.allclose(got, value, rtol=1e-6)]
+    assert fits == [("b", "bfloat16")]
+    assert variants[("everything", "float16")].dtype == torch.float64

@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-__all__ = ["described_function", "row_scaled_function"]
+__all__ = ["described_function", "factor_in_place", "row_scaled_function"]
 
 #: {how it is written: the function}, for float64 tensors
 CATALOGUE = {
@@ -55,6 +55,41 @@ ONE_OPERATION = {
     "{f} * z (multiplied by its input once more)": lambda f, z: f(z) * z,
     "{f} / z (divided by its input)": lambda f, z: f(z) / z,
 }
+
+
+#: the right functions that are z times a factor of z: {the right one: (the factor as
+#: written, the factor, the in-place calls that overwrite z with it, the product so written)}
+PRODUCT_FACTORS = {
+    "F.silu(z) = z * sigmoid(z)": (
+        "sigmoid(z)",
+        torch.sigmoid,
+        "z.sigmoid_(), torch.sigmoid_(z) or torch.sigmoid(z, out=z)",
+        "z * z.sigmoid_()",
+    ),
+}
+
+
+def factor_in_place(z: torch.Tensor, g: torch.Tensor, right: str) -> str:
+    """When the right function is z * h(z) (:data:`PRODUCT_FACTORS`) and g is h(z) * h(z):
+    the factor took z's place in the product, which an in-place h (``z * z.sigmoid_()``:
+    the sigmoid overwrites z before the product reads it) or h written on both sides gives
+    (blind30c-swiglu-sigmoid-in-place-on-gate was told "largest difference"); the phrase
+    "f(z) = h(z) * h(z) ..." with both causes, or "" otherwise."""
+    if right not in PRODUCT_FACTORS:
+        return ""
+    written, factor, in_place, example = PRODUCT_FACTORS[right]
+    z, g = z.detach().double().flatten(), g.detach().double().flatten()  # (n,) each
+    if z.shape != g.shape or z.numel() < 8 or not _fits(g, factor(z) * factor(z)):
+        return ""
+    if _fits(g, factor(z) * z):
+        return ""  # the samples do not tell the two apart
+    return (
+        f"f(z) = {written} * {written} = {written} ** 2: the factor {written} took z's place "
+        f"in the product z * {written}. An in-place call on z ({in_place}) overwrites z "
+        f"before the product reads it, so both operands hold the factor (in {example}, the "
+        f"left z is the same tensor, already overwritten); or {written} is written on both "
+        "sides of the product"
+    )
 
 
 def _one_operation(z: torch.Tensor, g: torch.Tensor, right: str) -> str:
@@ -134,6 +169,8 @@ def described_function(z: torch.Tensor, g: torch.Tensor, right: str) -> str:
         return f"f(z) = {scaled}"
     if leaky := _leaky_fit(z, g):
         return f"f(z) = {leaky}"
+    if in_place := factor_in_place(z, g, right):
+        return in_place
     composed = _one_operation(z, g, right)
     if composed:
         return f"f(z) = {composed}"

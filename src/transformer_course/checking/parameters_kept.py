@@ -6,6 +6,14 @@ under ``torch.no_grad()``, or ``.data /= s``) gives a different result on every 
 a check would otherwise read as randomness left on in eval mode (blind16d-mha-query-weights-
 rescaled-every-call was told to use nn.Dropout). Buffers may change (a KV cache, running
 statistics); parameters may not.
+
+One such write has a signature of its own: nn.Embedding(..., max_norm=m) renormalises, in
+place, every row a lookup reads whose norm is above m (PyTorch's embedding_renorm_: the
+row times m / (norm + 1e-7)), and leaves every other row alone.
+:func:`renormalised_rows` reads it off the weights before and after one call and the
+indices looked up: the rows changed are exactly the looked-up rows longer than one m, each
+rescaled to norm m (blind30c-gpt-embedding-max-norm was told that forward re-initialises
+its weights).
 """
 
 from __future__ import annotations
@@ -13,7 +21,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-__all__ = ["changed_parameters_message", "parameters_snapshot"]
+__all__ = ["changed_parameters_message", "parameters_snapshot", "renormalised_rows"]
 
 
 def parameters_snapshot(fn: Any) -> dict[str, Any] | None:
@@ -59,3 +67,37 @@ def changed_parameters_message(fn: Any, before: dict[str, Any], call_repr: str) 
         "it instead (w = self.w_q.weight / s, or scale the result), and leave the parameter "
         "to the optimiser."
     )
+
+
+def renormalised_rows(before: Any, after: Any, looked_up: Any) -> float | None:
+    """The max_norm m when the rows of ``after`` (rows, features) that differ from
+    ``before`` are exactly the rows indexed by ``looked_up`` whose 2-norm is above m, each
+    rescaled to norm m (m / (norm + 1e-7), as nn.Embedding's max_norm does), every other
+    row unchanged; None otherwise."""
+    import torch
+
+    try:
+        old, new = before.detach().double(), after.detach().double()  # (rows, features)
+        if old.dim() != 2 or old.shape != new.shape:
+            return None
+        rows = torch.unique(torch.as_tensor(looked_up).flatten())
+        changed = (old != new).any(dim=-1)  # (rows,)
+        if not bool(changed.any()):
+            return None
+        read = torch.zeros_like(changed)
+        read[rows] = True
+        if bool((changed & ~read).any()):
+            return None  # a row nobody looked up changed: another write
+        norms = old.norm(dim=-1)  # (rows,)
+        limit = float(new[changed].norm(dim=-1).median())
+        scale = limit / (norms[changed] + 1e-7)  # (changed,)
+        if not bool(torch.allclose(new[changed], old[changed] * scale[:, None], rtol=1e-4)):
+            return None
+        kept = read & ~changed
+        if bool((norms[changed] <= limit * (1 + 1e-4)).any()):
+            return None  # a short row rescaled: not a cap
+        if bool((norms[kept] > limit * (1 + 1e-4)).any()):
+            return None  # a long row read and left as it was: not a cap
+    except Exception:  # values of no usable kind: no claim
+        return None
+    return limit

@@ -19,6 +19,16 @@ by the evidence a check has (a change of the input that the right function ignor
 the result by a hair; weights fitted on two shapes differ by a hair), and
 :data:`NARROW_DTYPE_CAUSE` says it (round 34: a loss computed in bfloat16 was told that it
 read the raw logits, and its float16 gradient that a term was detached).
+
+Where the check knows the right function, the rounding can be reproduced instead of
+inferred: :func:`narrow_variants` recomputes it with some of its inputs rounded to
+bfloat16 or float16 (each group of inputs, each dtype, and the whole computation in that
+dtype), so a check can state WHICH inputs were rounded, and to which dtype, when exactly
+one variant gives the learner's values on every input (blind30c-rot-tables-rounded-to-
+bfloat16: RoPE's tables cast to bfloat16 before rotating a float32 x was told "largest
+difference"). The two dtypes round differently (8 and 11 significant bits), and rounding
+x differs from rounding the tables, so on float32 inputs the variants tell one another
+apart.
 """
 
 from __future__ import annotations
@@ -26,11 +36,22 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import torch
 
-__all__ = ["NARROW_DTYPE_CAUSE", "narrow_dtype_grid", "narrow_rounding", "right_in_float64"]
+__all__ = [
+    "NARROW_DTYPES",
+    "NARROW_DTYPE_CAUSE",
+    "narrow_dtype_grid",
+    "narrow_rounding",
+    "narrow_variants",
+    "right_in_float64",
+]
+
+#: the dtypes that mixed-precision code rounds to, by name
+NARROW_DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16}
 
 #: the cause, for a check's message, of a result a hair from the right one by no formula
 NARROW_DTYPE_CAUSE = (
@@ -98,3 +119,37 @@ def right_in_float64(
     if not isinstance(out, torch.Tensor) or out.shape != expected.shape:
         return None
     return bool(torch.allclose(out.double(), expected, rtol=rtol, atol=atol))
+
+
+def narrow_variants(
+    compute: Callable[..., torch.Tensor],
+    inputs: Mapping[str, torch.Tensor],
+    groups: Mapping[str, Sequence[str]],
+) -> dict[tuple[str, str], torch.Tensor | None]:
+    """The right function recomputed with inputs rounded to a narrower dtype: {(group,
+    dtype name): the result in float64} for each group of ``groups`` ({its name: the
+    names of the inputs it rounds}) and each dtype of :data:`NARROW_DTYPES`, plus
+    ("everything", dtype name): ``compute`` run on every floating input cast to that dtype
+    (its arithmetic in that dtype too). ``compute(**inputs)`` computes in the dtype of
+    what it is given. A variant that cannot be computed is None (no claim)."""
+    found: dict[tuple[str, str], torch.Tensor | None] = {}
+    for dtype_name, dtype in NARROW_DTYPES.items():
+        plans = {
+            **{group: (set(names), torch.float64) for group, names in groups.items()},
+            "everything": (set(inputs), dtype),
+        }
+        for group, (rounded, working) in plans.items():
+            try:
+                given = {
+                    name: (
+                        (value.to(dtype) if name in rounded else value).to(working)
+                        if isinstance(value, torch.Tensor) and value.is_floating_point()
+                        else value
+                    )
+                    for name, value in inputs.items()
+                }
+                with torch.no_grad():
+                    found[(group, dtype_name)] = compute(**given).double()
+            except Exception:  # a variant that cannot be computed here makes no claim
+                found[(group, dtype_name)] = None
+    return found

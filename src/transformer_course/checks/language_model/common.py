@@ -10,6 +10,7 @@ import torch
 from torch import nn
 
 from transformer_course.checking.generators import seeded_generator
+from transformer_course.checking.parameters_kept import renormalised_rows
 
 
 def _generator(seed: int) -> torch.Generator:
@@ -184,10 +185,14 @@ def expect_no_persistent_buffers(c: Any, cls: Any, args: tuple, reference: nn.Mo
         c.expect_true(not told, told)
 
 
-def expect_weights_kept(c: Any, module: nn.Module, state: Any, what: str) -> None:
+def expect_weights_kept(
+    c: Any, module: nn.Module, state: Any, what: str, looked_up: Any = None
+) -> None:
     """After a call: the module still holds the weights loaded into it (b14b:
     nn.init.normal_(self.embedding.weight, ...) at the start of forward got "differs from
-    the reference" alone). Read from its state dict; a key it lacks is told elsewhere."""
+    the reference" alone). Read from its state dict; a key it lacks is told elsewhere.
+    ``looked_up``: {key of an embedding table: the ids the call looked up}, to name a
+    max_norm's renormalisation of the rows read (parameters_kept.renormalised_rows)."""
     try:
         now = module.state_dict()
     except Exception:  # told by the state-dict checks
@@ -199,6 +204,22 @@ def expect_weights_kept(c: Any, module: nn.Module, state: Any, what: str) -> Non
         and now[key].shape == tensor.shape
         and not torch.equal(now[key].detach().cpu().to(tensor.dtype), tensor)
     ]
+    for key, ids in (looked_up or {}).items():
+        if changed != [key]:
+            break
+        limit = renormalised_rows(state[key], now[key].detach().cpu(), ids)
+        if limit is not None:
+            c.fail(
+                f"{what} changed the module's weights: after the call, the rows of {key} "
+                f"that the ids looked up and whose norm was above {limit:.4g}, and only "
+                f"those, are rescaled to norm {limit:.4g}; every other row is as loaded. "
+                f"That is nn.Embedding(..., max_norm={limit:.4g}) (or a renormalisation of "
+                "the looked-up rows written by hand, in place): every lookup renormalises "
+                "the rows it reads, in place, so the weights change on every call, a trained "
+                "or loaded model is overwritten, and the tied output layer computes with the "
+                "shrunken rows. This model's embedding has no cap: nn.Embedding(vocab_size, "
+                "d_model), its rows used as they are."
+            )
     c.expect_true(
         not changed,
         f"{what} changed the module's weights: after the call, {', '.join(changed[:4])} "

@@ -9,6 +9,7 @@ import torch
 
 from transformer_course.checking import Checker
 from transformer_course.checking.graph import call_gradients
+from transformer_course.checking.inlined_blocks import inlined_departure
 from transformer_course.checking.layers import expect_tensor_result
 from transformer_course.checking.localise import localise_stack
 from transformer_course.checking.modules import build_module, random_state, state_shapes
@@ -173,6 +174,14 @@ def _localise_gpt(module, ids: torch.Tensor, state, case: _ModelCase, pairing: s
         layer_oracle=block,
         input_name="the embeddings of the ids",
         output_rows=("embedding.weight", embedding),
+    ) or inlined_departure(  # blind30c-gpt-parallel-residual: the blocks' parts called
+        module,
+        lambda: module(ids),
+        embedding[ids],
+        case.num_layers,
+        branches=(("norm1", "attn"), ("norm2", "feed_forward")),
+        final="norm",
+        input_name="the embeddings of the ids",
     )
 
 
@@ -610,7 +619,7 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             ):
                 c.fail(_one_position_short(what, got, ids, state, case))
             expect_tensor_result(c, got, (case.batch, case.length, case.vocab), what)
-            expect_weights_kept(c, module, state, what)
+            expect_weights_kept(c, module, state, what, looked_up={"embedding.weight": ids})
             eps = 1e-5 if case.eps is None else case.eps
             oracle = functools.partial(gpt_f, ids, state, case.num_heads, case.num_layers, eps)
             where = functools.partial(_localise_gpt, module, ids, state, case)

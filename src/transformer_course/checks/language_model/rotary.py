@@ -24,6 +24,8 @@ from transformer_course.checking.oracles import (
     rope_angles_f,
     rotate_f,
 )
+from transformer_course.checking.precision import narrow_variants
+from transformer_course.checking.recovered_angles import HALF_TURN_SLIPS, half_turn_slips
 from transformer_course.checking.table_columns import (
     column_sources,
     cut_code,
@@ -1931,6 +1933,90 @@ def _tables_transformed(x: torch.Tensor, angles: torch.Tensor, pairing: str) -> 
     return found
 
 
+def _rotate_tables(
+    x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, pairing: str
+) -> torch.Tensor:
+    """The rotation with the tables given, in the dtype of what it is given: pair (a, b)
+    becomes (a cos - b sin, a sin + b cos), pairs as halves or neighbours."""
+    d = x.shape[-1]
+    if pairing == "half":
+        a, b = x[..., : d // 2], x[..., d // 2 :]  # (..., len, d/2) each
+        return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+    a, b = x[..., 0::2], x[..., 1::2]  # (..., len, d/2) each
+    return torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
+
+
+_NARROW_TABLES = {  # {(what was rounded, dtype): the message}
+    "tables": (
+        "Your result is the rotation with cos and sin rounded to {dtype} first "
+        "(cos.to(torch.{dtype}), the half-precision tables of a mixed-precision run): the "
+        "tables keep only {bits} significant bits, so every rotated feature is off by up to "
+        "{error} of its size, far above the rounding of x's own dtype. Rotate with the tables "
+        "as they are given, or cast them to x's dtype, cos.to(x.dtype), which rounds them "
+        "only when x itself is in half precision."
+    ),
+    "x": (
+        "Your result is the rotation of x rounded to {dtype} first (x.to(torch.{dtype}), "
+        "with the tables kept as they are) and cast back afterwards: x keeps only {bits} "
+        "significant bits, so every rotated feature is off by up to {error} of its size. "
+        "Compute in x's own dtype: the result keeps x's dtype and its precision."
+    ),
+    "everything": (
+        "Your result is the whole rotation computed in {dtype} (x, cos and sin cast to "
+        "torch.{dtype}, or an autocast block) and cast back to x's dtype: {bits} significant "
+        "bits, so every rotated feature is off by up to {error} of its size. Compute in x's "
+        "own dtype, with the tables cast to it, cos.to(x.dtype)."
+    ),
+}
+_DTYPE_BITS = {"bfloat16": ("8", "0.4%"), "float16": ("11", "0.05%")}
+#: said after a candidate computed with neighbouring pairs, which the lesson accepts
+_NEIGHBOURS_TOO = (
+    " (Your pairs are neighbours, (2i, 2i + 1), as in Meta's Llama code: that pairing is accepted.)"
+)
+
+
+def _narrow_table_mistakes(
+    x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, pairing: str
+) -> dict[str, torch.Tensor | None]:
+    """{message: result} of the rotation with the tables, x, or the whole computation
+    rounded to bfloat16 or float16 (blind30c-rot-tables-rounded-to-bfloat16 was told
+    "largest difference"): each variant is a candidate, stated only when it gives the
+    learner's values on every input (the variants differ from one another on float32
+    ones)."""
+    variants = narrow_variants(
+        lambda x, cos, sin: _rotate_tables(x, cos, sin, pairing),
+        {"x": x, "cos": cos, "sin": sin},
+        {"tables": ("cos", "sin"), "x": ("x",)},
+    )
+    note = _NEIGHBOURS_TOO if pairing == "adjacent" else ""
+    return {
+        _NARROW_TABLES[group].format(
+            dtype=dtype, bits=_DTYPE_BITS[dtype][0], error=_DTYPE_BITS[dtype][1]
+        )
+        + note: value
+        for (group, dtype), value in variants.items()
+    }
+
+
+def _half_turn_mistakes(
+    x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, pairing: str
+) -> dict[str, torch.Tensor]:
+    """{message: result} of the rotation by angles recovered from the tables with an
+    inverse function that covers half a turn (blind30c-rot-angles-recovered-with-atan:
+    atan(sin / cos), each angle with a negative cosine off by pi, was told "largest
+    difference")."""
+    return {
+        (
+            f"Your result is the rotation by angles recovered from the tables as {slip}, "
+            f"{HALF_TURN_SLIPS[slip]}. The tables already hold cos(angle) and sin(angle): rotate with them as "
+            "they are, (a * cos - b * sin, a * sin + b * cos); where the angles themselves "
+            "are needed, torch.atan2(sin, cos) recovers them on the whole circle."
+            + (_NEIGHBOURS_TOO if pairing == "adjacent" else "")
+        ): _rotate_tables(x.double(), new_cos, new_sin, pairing)
+        for slip, (new_cos, new_sin) in half_turn_slips(cos, sin).items()
+    }
+
+
 def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
     with Checker("apply_rotary", hidden=hidden) as c:
         c.require_callable(apply_rotary)
@@ -1990,6 +2076,9 @@ def check_apply_rotary(apply_rotary, *, hidden: bool = False) -> None:
             mistakes.update(_angle_layout_mistakes(x, angles))
             mistakes.update(_sequential_halves(x, angles))
             mistakes.update(_tables_transformed(x, angles, pairing))
+            for way in ("half", "adjacent"):  # a wrong result does not show its pairing
+                mistakes.update(_narrow_table_mistakes(x, cos, sin, way))
+                mistakes.update(_half_turn_mistakes(x, cos, sin, way))
             expected = rotate_f(x, angles, pairing)
             axes = (*(f"axis {i}" for i in range(x.dim() - 2)), "len", "d_head")
 

@@ -11,7 +11,10 @@ import torch.nn.functional as F
 
 from transformer_course.checking import Checker, tolerance
 from transformer_course.checking.elementwise_forms import fitted_form, form_text
-from transformer_course.checking.elementwise_functions import described_function
+from transformer_course.checking.elementwise_functions import (
+    described_function,
+    row_scaled_function,
+)
 from transformer_course.checking.extra_steps import extra_activation_outputs
 from transformer_course.checking.hooks import inputs_received, skipped_layers_hint
 from transformer_course.checking.inputs import randn
@@ -686,12 +689,44 @@ def _gate_activation(hidden: torch.Tensor, gate: torch.Tensor, value: torch.Tens
         gate[usable], hidden[usable] / value[usable], right="F.silu(z) = z * sigmoid(z)"
     )
     if not described:
-        return ""
+        return _gate_normalised(hidden, gate, value)
     return (
         "What your w2 receives, divided by the value w3(x), is your gate's activation f of z "
         f"= w1(x), and {described}: your gate is not the SiLU, F.silu(z) = z * "
         "sigmoid(z), which is slightly negative for negative z and close to z for large "
         "positive z. Gate with the SiLU: self.w2(F.silu(self.w1(x)) * self.w3(x))."
+    )
+
+
+def _gate_normalised(hidden: torch.Tensor, gate: torch.Tensor, value: torch.Tensor) -> str:
+    """w2's input as g * w3(x) with a gate g that is, token by token, one activation of z =
+    w1(x) scaled by one number per token (row_scaled_function): a softmax over the d_ff
+    features, or an activation divided by its sum or norm over them
+    (blind30c-swiglu-softmax-gate, a mixture-of-experts router's softmax for the SiLU, was
+    told "largest difference"); "" otherwise. Every entry of a token is needed (the sum
+    runs over all of them): nothing is said when a value is too close to 0 to divide by."""
+    if value.dim() < 2 or bool((value.abs() < 1e-6).any()):
+        return ""
+    width = int(gate.shape[-1])
+    rows = row_scaled_function(gate.reshape(-1, width), (hidden / value).reshape(-1, width))
+    if rows is None:
+        return ""
+    formula, scaling = rows
+    softmax = (
+        " (a softmax over the hidden features, torch.softmax(w1(x), dim=-1))"
+        if formula == "torch.exp(z)" and scaling.startswith("divided by its sum")
+        else ""
+    )
+    summed = (
+        ": each token's gates sum to 1, and each depends on every other hidden unit of its token"
+        if scaling.startswith("divided by its sum")
+        else ": each gate depends on every other hidden unit of its token"
+    )
+    return (
+        "What your w2 receives, divided by the value w3(x), is your gate, and it is, token "
+        f"by token, {formula} of z = w1(x), {scaling}{softmax}{summed}. SwiGLU's gate is "
+        "elementwise, each hidden unit's own: F.silu(z) = z * sigmoid(z), whatever the "
+        "other features hold. Gate with the SiLU: self.w2(F.silu(self.w1(x)) * self.w3(x))."
     )
 
 
