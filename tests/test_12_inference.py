@@ -440,6 +440,75 @@ class ReturnsOneTooMany(ref.KVCache):
         return self.keys[:, :, : self.length + 1], self.values[:, :, : self.length]
 
 
+class SpareSlotsBelowMaxLen(ref.KVCache):
+    """Buffers of max_len + 2 positions ("room for the next token"), the capacity tested
+    against max_len: the buffers' shape alone is wrong (blind30c-kv-one-spare-slot's
+    family, its capacity test right)."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__(batch, num_heads, max_len, d_head, dtype)
+        self.max_len = max_len
+        room = torch.zeros(batch, num_heads, max_len + 2, d_head, dtype=dtype)
+        self.register_buffer("keys", room, persistent=False)
+        self.register_buffer("values", room.clone(), persistent=False)
+
+    def forward(self, k_new, v_new):
+        n = k_new.shape[2]
+        if self.length + n > self.max_len:
+            raise ValueError("the cache is full")
+        self.keys[:, :, self.length : self.length + n] = k_new
+        self.values[:, :, self.length : self.length + n] = v_new
+        self.length += n
+        return self.keys[:, :, : self.length], self.values[:, :, : self.length]
+
+
+class SpareSlotUnchecked(ref.KVCache):
+    """Buffers for positions 0 .. max_len (max_len + 1 of them) and no capacity test: one
+    position past max_len fills the spare slot."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__(batch, num_heads, max_len, d_head, dtype)
+        slots = torch.zeros(batch, num_heads, max_len + 1, d_head, dtype=dtype)
+        self.register_buffer("keys", slots, persistent=False)
+        self.register_buffer("values", slots.clone(), persistent=False)
+
+    def forward(self, k_new, v_new):
+        stop = self.length + k_new.shape[-2]
+        self.keys[:, :, self.length : stop] = k_new
+        self.values[:, :, self.length : stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class GrowingCacheAppendsAgain(nn.Module):
+    """A growing cache that returns what it holds with the new positions joined again
+    (blind30c-kv-new-positions-returned-twice's family, written otherwise)."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__()
+        self.max_len = max_len
+        self.register_buffer("keys", torch.zeros(batch, num_heads, 0, d_head, dtype=dtype))
+        self.register_buffer("values", torch.zeros(batch, num_heads, 0, d_head, dtype=dtype))
+
+    def forward(self, k_new, v_new):
+        if self.keys.shape[-2] + k_new.shape[-2] > self.max_len:
+            raise ValueError("the cache is full")
+        self.keys = torch.cat([self.keys, k_new], dim=-2)
+        self.values = torch.cat([self.values, v_new], dim=-2)
+        return torch.cat((self.keys, k_new), -2), torch.cat((self.values, v_new), -2)
+
+
+class ReturnsPastTheNewPositions(ref.KVCache):
+    """Returns length + 2n positions of the buffers (the slice's end counted from the new
+    length, self.length + n after self.length was advanced): unwritten zeros, not the new
+    positions again, and never told they come back twice."""
+
+    def forward(self, k_new, v_new):
+        super().forward(k_new, v_new)
+        n = k_new.shape[-2]
+        return self.keys[:, :, : self.length + n], self.values[:, :, : self.length + n]
+
+
 class GrowingCache(nn.Module):
     """A correct growing cache with torch.cat (Hugging Face's DynamicCache style)."""
 
@@ -3009,6 +3078,34 @@ MISTAKES = [
     Mistake(check_KVCache, ClassLevelStore, r"(?s)second KVCache.*own buffers"),
     # the shapes alone before (mutants KVCache-8 and 9)
     Mistake(check_KVCache, ReturnsOneTooMany, r"returned one position too many"),
+    # blind30c-kv-one-spare-slot: the shape alone before; the spare slots named, and the
+    # capacity test's consequence only where a probe shows it
+    Mistake(
+        check_KVCache,
+        SpareSlotsBelowMaxLen,
+        r"(?s)shape \(2, 2, 10, 4\).*holds 10 = max_len \+ 2: 2 spare slots(?!.*accepts one "
+        r"more)",
+    ),
+    Mistake(
+        check_KVCache,
+        SpareSlotUnchecked,
+        r"holds 9 = max_len \+ 1: one spare slot.*accepts one more instead of raising "
+        r"ValueError: the spare slot is filled",
+    ),
+    # blind30c-kv-new-positions-returned-twice: the shape alone before
+    Mistake(
+        check_KVCache,
+        GrowingCacheAppendsAgain,
+        r"shape \(2, 2, 6, 4\)\. Its 6 positions are the 3 stored ones and the 3 new ones "
+        r"again .*the new positions come back twice",
+    ),
+    # its sibling: length + 2n positions that are not the new ones again
+    Mistake(
+        check_KVCache,
+        ReturnsPastTheNewPositions,
+        r"(?s)^(?!.*twice).*keys should have shape \(2, 2, 3, 4\), but it has shape "
+        r"\(2, 2, 6, 4\)",
+    ),
     Mistake(
         check_KVCache,
         PositionsSecond,
