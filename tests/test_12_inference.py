@@ -2407,6 +2407,34 @@ def _generate_caches_on_model(model, prompt, max_new_tokens):
     return checks.cached_generation(model, prompt, max_new_tokens, caches=model.kept_caches)
 
 
+def _generate_grad_mode(how: str):
+    """generate with the given decorator gone and grad mode as ``how`` leaves it:
+    "statement", torch.no_grad() written on a line of its own (it does nothing: autograd
+    stays on, blind30c-gen-without-no-grad's family); correct: "with_no_grad", the loop
+    in a with torch.no_grad() block, and "inference_mode", in torch.inference_mode()."""
+
+    def steps(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        out = model(prompt, caches=caches, start=0)[:, -1:]  # (batch, 1, vocab)
+        tokens, rows = [prompt], []
+        for t in range(max_new_tokens):
+            rows.append(out)
+            tokens.append(out[:, -1].argmax(-1)[:, None])
+            if t < max_new_tokens - 1:
+                out = model(tokens[-1], caches=caches, start=length + t)[:, -1:]
+        return torch.cat(tokens, dim=1), torch.cat(rows, dim=1)
+
+    def generate(model, prompt, max_new_tokens):
+        if how == "statement":
+            torch.no_grad()  # meant to switch autograd off
+            return steps(model, prompt, max_new_tokens)
+        with torch.no_grad() if how == "with_no_grad" else torch.inference_mode():
+            return steps(model, prompt, max_new_tokens)
+
+    return _named("generate", generate)
+
+
 @torch.no_grad()
 def _generate_fresh_caches_on_model(model, prompt, max_new_tokens):
     """Correct: caches kept on the model, but made afresh at every call."""
@@ -3083,28 +3111,28 @@ MISTAKES = [
     Mistake(
         check_KVCache,
         SpareSlotsBelowMaxLen,
-        r"(?s)shape \(2, 2, 10, 4\).*holds 10 = max_len \+ 2: 2 spare slots(?!.*accepts one "
-        r"more)",
+        r"(?s)the buffer keys has shape .*holds \d+ = max_len \+ 2: 2 spare slots(?!.*accepts "
+        r"one more)",
     ),
     Mistake(
         check_KVCache,
         SpareSlotUnchecked,
-        r"holds 9 = max_len \+ 1: one spare slot.*accepts one more instead of raising "
+        r"holds \d+ = max_len \+ 1: one spare slot.*accepts one more instead of raising "
         r"ValueError: the spare slot is filled",
     ),
     # blind30c-kv-new-positions-returned-twice: the shape alone before
     Mistake(
         check_KVCache,
         GrowingCacheAppendsAgain,
-        r"shape \(2, 2, 6, 4\)\. Its 6 positions are the 3 stored ones and the 3 new ones "
-        r"again .*the new positions come back twice",
+        r"keys should have shape .*\. Its (\d+) positions are the (\d+) stored ones and the "
+        r"\2 new ones again .*the new positions come back twice",
     ),
     # its sibling: length + 2n positions that are not the new ones again
     Mistake(
         check_KVCache,
         ReturnsPastTheNewPositions,
-        r"(?s)^(?!.*twice).*keys should have shape \(2, 2, 3, 4\), but it has shape "
-        r"\(2, 2, 6, 4\)",
+        r"(?s)^(?!.*twice).*called with (\d+) new: keys should have shape \(\d+, \d+, \1, "
+        r"\d+\), but it has shape",
     ),
     Mistake(
         check_KVCache,
@@ -3166,6 +3194,15 @@ MISTAKES = [
     ),
     Mistake(check_generate, _gen(offset=-1), r"one position too early"),
     Mistake(check_generate, _gen(fixed_start=0), r"start=0"),
+    # blind30c-gen-without-no-grad: passed every check (values and tokens right)
+    Mistake(
+        check_generate,
+        _generate_grad_mode("statement"),
+        r"the logits you returned require grad.*torch\.no_grad\(\) on a line of its own does "
+        r"nothing.*Keep @torch\.no_grad\(\) on generate",
+    ),
+    # (its sibling, wrong values with autograd on, keeps its own message:
+    # _generate_feeds_previous_token, undecorated, above)
     Mistake(check_generate, _gen(shared=True), r"shared set of caches"),
     Mistake(check_generate, _gen(last_row=False), r"prefill's \*first\* row"),
     # told "first differ at step 0" only, and PyTorch's raw torch.cat error, before
@@ -4667,6 +4704,9 @@ CORRECT = [
     # the model but made afresh at each call, a float32 softmax cast back
     Correct(check_tiled_attention, _tiled_variant(skip=lambda start, stop, len_q: start >= len_q)),
     Correct(check_generate, _named("generate", _generate_fresh_caches_on_model)),
+    # autograd switched off by a with block instead of the decorator
+    Correct(check_generate, _generate_grad_mode("with_no_grad")),
+    Correct(check_generate, _generate_grad_mode("inference_mode")),
     Correct(check_grouped_query_attention, _named("gqa", _gqa_softmax_in_float32_cast_back)),
     Correct(
         check_sliding_window_mask,

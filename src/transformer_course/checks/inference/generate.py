@@ -1547,12 +1547,27 @@ def _expect_fresh_state_per_call(c: Checker, generate, hidden: bool) -> None:
     c.expect_equal(ids, expected_ids, f"{call}: ids")
 
 
+_WITH_AUTOGRAD = (
+    "the logits you returned require grad, although their values and the tokens are right "
+    "on every input: "
+    "the model ran with autograd on, so every forward recorded a graph for a backward pass "
+    "that never comes, and the returned logits keep the graphs of the whole generation "
+    "alive (every step's activations, the caches): memory that grows with every step. The "
+    "likely cause: the "
+    "@torch.no_grad() given above def generate was removed, or no_grad is never in effect "
+    "(torch.no_grad() on a line of its own does nothing; it works as a decorator or in a "
+    "with block). Keep @torch.no_grad() on generate (or run the loop inside with "
+    "torch.no_grad():). A .detach() on the result would hide the symptom, not the cost."
+)
+
+
 def check_generate(generate, *, hidden: bool = False) -> None:
     """generate(model, prompt, max_new_tokens) -> (ids, logits), equal to
     generate_without_cache, running each position through the model once."""
     with Checker("generate", hidden=hidden) as c:
         c.require_callable(generate)
         earlier_caches = _CACHES_FED  # every cache fed to the models of the calls before
+        with_autograd = None  # the first call whose logits require grad
         for seed, batch, length, new, sizes in _HIDDEN_GENERATE if hidden else _VISIBLE_GENERATE:
             seed = seed + 1000 * hidden
             model = _model(seed, sizes)
@@ -1738,8 +1753,15 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     f"{why}{repeats} Feed the prompt once (with the caches), then only the "
                     "newest token with start = its position."
                 )
+            # the model's weights require grad: logits that do too were computed with
+            # autograd on (blind30c-gen-without-no-grad passed every value check); told
+            # once every case's values are right, so that a wrong value is named first
+            if logits.requires_grad and with_autograd is None:
+                with_autograd = call
             c.ok()
         _expect_fresh_state_per_call(c, generate, hidden)
+        if with_autograd is not None:
+            c.fail(f"{with_autograd}: {_WITH_AUTOGRAD}")
 
 
 # =============================================================== grouped_query_attention
