@@ -6331,12 +6331,12 @@ MISTAKES = [
     Mistake(
         check_sample,
         _sample_inverted("top_k"),
-        r"top_k=3.*Your top-k removes the top_k most probable tokens .*mask is inverted",
+        r"top_k=\d.*Your top-k removes the top_k most probable tokens .*mask is inverted",
     ),
     Mistake(
         check_sample,
         _sample_inverted("top_p"),
-        r"(?s)top_p=0\.8.*Your top-p removes the nucleus .*mask is inverted(?!.*scatter)",
+        r"(?s)top_p=0\.\d+.*Your top-p removes the nucleus .*mask is inverted(?!.*scatter)",
     ),
     Mistake(
         check_sample,
@@ -6347,7 +6347,7 @@ MISTAKES = [
     Mistake(
         check_sample,
         _sample_inverted("top_k_smallest"),
-        r"(?s)^(?!.*inverted).*top_k=3.*must never be drawn here.*check top-k",
+        r"(?s)^(?!.*inverted).*top_k=\d.*must never be drawn here.*check top-k",
     ),
     Mistake(check_sample, _sampler(first_row=True), r"drop\[0\] = False"),
     Mistake(check_sample, _sampler(greedy=False), r"(?s)temperature=0\.0.*argmax of each row"),
