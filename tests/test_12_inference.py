@@ -2407,6 +2407,30 @@ def _generate_caches_on_model(model, prompt, max_new_tokens):
     return checks.cached_generation(model, prompt, max_new_tokens, caches=model.kept_caches)
 
 
+def _generate_chunked_prefill(start_of):
+    """The prompt prefilled in chunks of 2 tokens, each chunk's start computed by
+    ``start_of(begin, caches)``: begin + caches[0].length counts the positions before the
+    chunk twice (blind30c-gen-chunked-prefill-offset-counted-twice's family, written
+    otherwise); begin + 1 is one position too far, and never told "twice"."""
+
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        for begin in range(0, length, 2):
+            start = start_of(begin, caches)
+            logits = model(prompt[:, begin : begin + 2], caches=caches, start=start)[:, -1]
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            ids = torch.cat([ids, logits.argmax(-1, keepdim=True)], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(ids[:, -1:], caches=caches, start=length + step)[:, -1]
+        return ids, torch.stack(steps, dim=1)
+
+    return _named("generate", generate)
+
+
 def _generate_grad_mode(how: str):
     """generate with the given decorator gone and grad mode as ``how`` leaves it:
     "statement", torch.no_grad() written on a line of its own (it does nothing: autograd
@@ -3194,6 +3218,30 @@ MISTAKES = [
     ),
     Mistake(check_generate, _gen(offset=-1), r"one position too early"),
     Mistake(check_generate, _gen(fixed_start=0), r"start=0"),
+    # blind30c-gen-chunked-prefill-offset-counted-twice: a prompt chunk's start was told
+    # with the new tokens' rule, len + t
+    Mistake(
+        check_generate,
+        _generate_chunked_prefill(lambda begin, caches: begin + caches[0].length),
+        r"Call 2 of the model \(a chunk of the prompt, positions 2 \.\. 3\) ran with start=4, "
+        r"but the caches held 2 positions.*for a piece of the prompt, the number of prompt "
+        r"positions fed before it.*start=4 is twice the 2 positions fed before it",
+    ),
+    # its siblings: chunks that all start at 0 (never "twice"); chunks one position too
+    # far, whose logits are those of decode steps one position too early (RoPE sees only
+    # distances): both named
+    Mistake(
+        check_generate,
+        _generate_chunked_prefill(lambda begin, caches: 0),
+        r"(?s)^(?!.*twice).*Call 2 of the model \(a chunk of the prompt, positions 2 \.\. 3\) "
+        r"ran with start=0, the same start as the call before: start never advances",
+    ),
+    Mistake(
+        check_generate,
+        _generate_chunked_prefill(lambda begin, caches: begin + 1),
+        r"decode steps pass a start one position too early.*Or the prompt ran one position "
+        r"too far",
+    ),
     # blind30c-gen-without-no-grad: passed every check (values and tokens right)
     Mistake(
         check_generate,
@@ -4323,7 +4371,8 @@ MISTAKES = [
     Mistake(
         check_generate,
         _named("generate", _generate_prompt_token_by_token_at_0),
-        r"Call 2 of the model \(the token at position 1\) ran with start=0, the same start as "
+        r"Call 2 of the model \(the prompt's token at position 1\) ran with start=0, the same "
+        r"start as "
         r"the call before: start never advances\. The caches held 1 position, so this token "
         r"sits at position 1: pass start=1 \(its position in the prompt",
     ),
