@@ -802,7 +802,7 @@ def _diagnose_calls(calls: list[dict], length: int, ids=None, step0_wrong: bool 
                 or _start_constant_ahead(calls, length)
                 or _start_rule(calls, length)
             )
-            if held < length and number > 0:
+            if held < length and number > 0 and not counted:
                 # a piece of the prompt fed after the first call (blind30c-gen-chunked-
                 # prefill-offset-counted-twice was told len + t, the rule of the new tokens)
                 twice = (
