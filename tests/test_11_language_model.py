@@ -4308,6 +4308,42 @@ def _sample_keep_mask(*, guard=True, truthy=False, gumbel=False):
     return _named("sample", sample)
 
 
+def _sample_inverted(which: str):
+    """A filter's mask inverted (blind30c's family, written otherwise): "top_k" removes
+    the k largest with torch.where(logits >= kth, -inf, logits); "top_p" fills where a keep
+    mask (mass before < top_p) is True; "top_k_weights" draws uniformly from the tokens
+    outside the k largest (the inverted keep mask used as the weights: the set is the
+    complement, the proportions are off too); "top_k_smallest" keeps the k smallest
+    logits (topk(largest=False)), which is not the complement and must not be told so."""
+
+    def sample(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+        if temperature == 0:
+            return logits.argmax(-1)
+        logits = logits / temperature
+        if top_k is not None:
+            k = min(top_k, logits.shape[-1])
+            kth = torch.topk(logits, k, dim=-1).values[..., -1:]
+            if which == "top_k":
+                logits = torch.where(logits >= kth, float("-inf"), logits)
+            elif which == "top_k_weights" and top_p is None:
+                weights = (logits < kth).float()  # (batch, vocab)
+                return torch.multinomial(weights, 1, generator=generator)[:, 0]
+            elif which == "top_k_smallest":
+                lowest = torch.topk(logits, k, dim=-1, largest=False).values[..., -1:]
+                logits = logits.masked_fill(logits > lowest, float("-inf"))
+            else:
+                logits = logits.masked_fill(logits < kth, float("-inf"))
+        if top_p is not None:
+            probs, order = torch.softmax(logits, -1).sort(dim=-1, descending=True)
+            keep = probs.cumsum(-1) - probs < top_p  # (batch, vocab), sorted order
+            keep[..., 0] = True
+            keep = keep.scatter(-1, order, keep)
+            logits = logits.masked_fill(keep if which == "top_p" else ~keep, float("-inf"))
+        return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+    return _named("sample", sample)
+
+
 # ------------------------------------------------ round 14: gradients, memory layout, starts
 class NormStatisticNoGrad(ref.RMSNorm):
     """The root mean square computed under torch.no_grad(), "a statistic, not a weight":
@@ -6460,6 +6496,30 @@ MISTAKES = [
         r"exponential of large logits overflows.*torch\.softmax",
     ),
     Mistake(check_sample, _sampler(map_back="gather"), r"mapped back.*with gather"),
+    # blind30c-sample-top-{k,p}-mask-inverted: "drew tokens that must never be drawn" (and
+    # for top-p the scatter hint, read as another cause) before; the drawn set is the
+    # complement of the kept one
+    Mistake(
+        check_sample,
+        _sample_inverted("top_k"),
+        r"top_k=\d.*Your top-k removes the top_k most probable tokens .*mask is inverted",
+    ),
+    Mistake(
+        check_sample,
+        _sample_inverted("top_p"),
+        r"(?s)top_p=0\.\d+.*Your top-p removes the nucleus .*mask is inverted(?!.*scatter)",
+    ),
+    Mistake(
+        check_sample,
+        _sample_inverted("top_k_weights"),
+        r"top-k removes the top_k most probable .*inverted.*proportions .* off as well",
+    ),
+    # siblings: the k smallest kept (not the complement), never told "inverted"
+    Mistake(
+        check_sample,
+        _sample_inverted("top_k_smallest"),
+        r"(?s)^(?!.*inverted).*top_k=\d.*must never be drawn here.*check top-k",
+    ),
     Mistake(check_sample, _sampler(first_row=True), r"drop\[0\] = False"),
     Mistake(check_sample, _sampler(greedy=False), r"(?s)temperature=0\.0.*argmax of each row"),
     # blind round 9 (b9b): .squeeze() passed every check (a batch of one was never drawn)

@@ -440,6 +440,75 @@ class ReturnsOneTooMany(ref.KVCache):
         return self.keys[:, :, : self.length + 1], self.values[:, :, : self.length]
 
 
+class SpareSlotsBelowMaxLen(ref.KVCache):
+    """Buffers of max_len + 2 positions ("room for the next token"), the capacity tested
+    against max_len: the buffers' shape alone is wrong (blind30c-kv-one-spare-slot's
+    family, its capacity test right)."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__(batch, num_heads, max_len, d_head, dtype)
+        self.max_len = max_len
+        room = torch.zeros(batch, num_heads, max_len + 2, d_head, dtype=dtype)
+        self.register_buffer("keys", room, persistent=False)
+        self.register_buffer("values", room.clone(), persistent=False)
+
+    def forward(self, k_new, v_new):
+        n = k_new.shape[2]
+        if self.length + n > self.max_len:
+            raise ValueError("the cache is full")
+        self.keys[:, :, self.length : self.length + n] = k_new
+        self.values[:, :, self.length : self.length + n] = v_new
+        self.length += n
+        return self.keys[:, :, : self.length], self.values[:, :, : self.length]
+
+
+class SpareSlotUnchecked(ref.KVCache):
+    """Buffers for positions 0 .. max_len (max_len + 1 of them) and no capacity test: one
+    position past max_len fills the spare slot."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__(batch, num_heads, max_len, d_head, dtype)
+        slots = torch.zeros(batch, num_heads, max_len + 1, d_head, dtype=dtype)
+        self.register_buffer("keys", slots, persistent=False)
+        self.register_buffer("values", slots.clone(), persistent=False)
+
+    def forward(self, k_new, v_new):
+        stop = self.length + k_new.shape[-2]
+        self.keys[:, :, self.length : stop] = k_new
+        self.values[:, :, self.length : stop] = v_new
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
+class GrowingCacheAppendsAgain(nn.Module):
+    """A growing cache that returns what it holds with the new positions joined again
+    (blind30c-kv-new-positions-returned-twice's family, written otherwise)."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__()
+        self.max_len = max_len
+        self.register_buffer("keys", torch.zeros(batch, num_heads, 0, d_head, dtype=dtype))
+        self.register_buffer("values", torch.zeros(batch, num_heads, 0, d_head, dtype=dtype))
+
+    def forward(self, k_new, v_new):
+        if self.keys.shape[-2] + k_new.shape[-2] > self.max_len:
+            raise ValueError("the cache is full")
+        self.keys = torch.cat([self.keys, k_new], dim=-2)
+        self.values = torch.cat([self.values, v_new], dim=-2)
+        return torch.cat((self.keys, k_new), -2), torch.cat((self.values, v_new), -2)
+
+
+class ReturnsPastTheNewPositions(ref.KVCache):
+    """Returns length + 2n positions of the buffers (the slice's end counted from the new
+    length, self.length + n after self.length was advanced): unwritten zeros, not the new
+    positions again, and never told they come back twice."""
+
+    def forward(self, k_new, v_new):
+        super().forward(k_new, v_new)
+        n = k_new.shape[-2]
+        return self.keys[:, :, : self.length + n], self.values[:, :, : self.length + n]
+
+
 class GrowingCache(nn.Module):
     """A correct growing cache with torch.cat (Hugging Face's DynamicCache style)."""
 
@@ -2338,6 +2407,58 @@ def _generate_caches_on_model(model, prompt, max_new_tokens):
     return checks.cached_generation(model, prompt, max_new_tokens, caches=model.kept_caches)
 
 
+def _generate_chunked_prefill(start_of):
+    """The prompt prefilled in chunks of 2 tokens, each chunk's start computed by
+    ``start_of(begin, caches)``: begin + caches[0].length counts the positions before the
+    chunk twice (blind30c-gen-chunked-prefill-offset-counted-twice's family, written
+    otherwise); begin + 1 is one position too far, and never told "twice"."""
+
+    @torch.no_grad()
+    def generate(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        for begin in range(0, length, 2):
+            start = start_of(begin, caches)
+            logits = model(prompt[:, begin : begin + 2], caches=caches, start=start)[:, -1]
+        ids, steps = prompt, []
+        for step in range(max_new_tokens):
+            steps.append(logits)
+            ids = torch.cat([ids, logits.argmax(-1, keepdim=True)], dim=1)
+            if step + 1 < max_new_tokens:
+                logits = model(ids[:, -1:], caches=caches, start=length + step)[:, -1]
+        return ids, torch.stack(steps, dim=1)
+
+    return _named("generate", generate)
+
+
+def _generate_grad_mode(how: str):
+    """generate with the given decorator gone and grad mode as ``how`` leaves it:
+    "statement", torch.no_grad() written on a line of its own (it does nothing: autograd
+    stays on, blind30c-gen-without-no-grad's family); correct: "with_no_grad", the loop
+    in a with torch.no_grad() block, and "inference_mode", in torch.inference_mode()."""
+
+    def steps(model, prompt, max_new_tokens):
+        batch, length = prompt.shape
+        caches = model.new_caches(batch, length + max_new_tokens)
+        out = model(prompt, caches=caches, start=0)[:, -1:]  # (batch, 1, vocab)
+        tokens, rows = [prompt], []
+        for t in range(max_new_tokens):
+            rows.append(out)
+            tokens.append(out[:, -1].argmax(-1)[:, None])
+            if t < max_new_tokens - 1:
+                out = model(tokens[-1], caches=caches, start=length + t)[:, -1:]
+        return torch.cat(tokens, dim=1), torch.cat(rows, dim=1)
+
+    def generate(model, prompt, max_new_tokens):
+        if how == "statement":
+            torch.no_grad()  # meant to switch autograd off
+            return steps(model, prompt, max_new_tokens)
+        with torch.no_grad() if how == "with_no_grad" else torch.inference_mode():
+            return steps(model, prompt, max_new_tokens)
+
+    return _named("generate", generate)
+
+
 @torch.no_grad()
 def _generate_fresh_caches_on_model(model, prompt, max_new_tokens):
     """Correct: caches kept on the model, but made afresh at every call."""
@@ -3009,6 +3130,34 @@ MISTAKES = [
     Mistake(check_KVCache, ClassLevelStore, r"(?s)second KVCache.*own buffers"),
     # the shapes alone before (mutants KVCache-8 and 9)
     Mistake(check_KVCache, ReturnsOneTooMany, r"returned one position too many"),
+    # blind30c-kv-one-spare-slot: the shape alone before; the spare slots named, and the
+    # capacity test's consequence only where a probe shows it
+    Mistake(
+        check_KVCache,
+        SpareSlotsBelowMaxLen,
+        r"(?s)the buffer keys has shape .*holds \d+ = max_len \+ 2: 2 spare slots(?!.*accepts "
+        r"one more)",
+    ),
+    Mistake(
+        check_KVCache,
+        SpareSlotUnchecked,
+        r"holds \d+ = max_len \+ 1: one spare slot.*accepts one more instead of raising "
+        r"ValueError: the spare slot is filled",
+    ),
+    # blind30c-kv-new-positions-returned-twice: the shape alone before
+    Mistake(
+        check_KVCache,
+        GrowingCacheAppendsAgain,
+        r"keys should have shape .*\. Its (\d+) positions are the (\d+) stored ones and the "
+        r"\2 new ones again .*the new positions come back twice",
+    ),
+    # its sibling: length + 2n positions that are not the new ones again
+    Mistake(
+        check_KVCache,
+        ReturnsPastTheNewPositions,
+        r"(?s)^(?!.*twice).*called with (\d+) new: keys should have shape \(\d+, \d+, \1, "
+        r"\d+\), but it has shape",
+    ),
     Mistake(
         check_KVCache,
         PositionsSecond,
@@ -3069,6 +3218,39 @@ MISTAKES = [
     ),
     Mistake(check_generate, _gen(offset=-1), r"one position too early"),
     Mistake(check_generate, _gen(fixed_start=0), r"start=0"),
+    # blind30c-gen-chunked-prefill-offset-counted-twice: a prompt chunk's start was told
+    # with the new tokens' rule, len + t
+    Mistake(
+        check_generate,
+        _generate_chunked_prefill(lambda begin, caches: begin + caches[0].length),
+        r"Call 2 of the model \(a chunk of the prompt, positions 2 \.\. 3\) ran with start=4, "
+        r"but the caches held 2 positions.*for a piece of the prompt, the number of prompt "
+        r"positions fed before it.*start=4 is twice the 2 positions fed before it",
+    ),
+    # its siblings: chunks that all start at 0 (never "twice"); chunks one position too
+    # far, whose logits are those of decode steps one position too early (RoPE sees only
+    # distances): both named
+    Mistake(
+        check_generate,
+        _generate_chunked_prefill(lambda begin, caches: 0),
+        r"(?s)^(?!.*twice).*Call 2 of the model \(a chunk of the prompt, positions 2 \.\. 3\) "
+        r"ran with start=0, the same start as the call before: start never advances",
+    ),
+    Mistake(
+        check_generate,
+        _generate_chunked_prefill(lambda begin, caches: begin + 1),
+        r"decode steps pass a start one position too early.*Or the prompt ran one position "
+        r"too far",
+    ),
+    # blind30c-gen-without-no-grad: passed every check (values and tokens right)
+    Mistake(
+        check_generate,
+        _generate_grad_mode("statement"),
+        r"the logits you returned require grad.*torch\.no_grad\(\) on a line of its own does "
+        r"nothing.*Keep @torch\.no_grad\(\) on generate",
+    ),
+    # (its sibling, wrong values with autograd on, keeps its own message:
+    # _generate_feeds_previous_token, undecorated, above)
     Mistake(check_generate, _gen(shared=True), r"shared set of caches"),
     Mistake(check_generate, _gen(last_row=False), r"prefill's \*first\* row"),
     # told "first differ at step 0" only, and PyTorch's raw torch.cat error, before
@@ -4189,7 +4371,8 @@ MISTAKES = [
     Mistake(
         check_generate,
         _named("generate", _generate_prompt_token_by_token_at_0),
-        r"Call 2 of the model \(the token at position 1\) ran with start=0, the same start as "
+        r"Call 2 of the model \(the prompt's token at position 1\) ran with start=0, the same "
+        r"start as "
         r"the call before: start never advances\. The caches held 1 position, so this token "
         r"sits at position 1: pass start=1 \(its position in the prompt",
     ),
@@ -4570,6 +4753,9 @@ CORRECT = [
     # the model but made afresh at each call, a float32 softmax cast back
     Correct(check_tiled_attention, _tiled_variant(skip=lambda start, stop, len_q: start >= len_q)),
     Correct(check_generate, _named("generate", _generate_fresh_caches_on_model)),
+    # autograd switched off by a with block instead of the decorator
+    Correct(check_generate, _generate_grad_mode("with_no_grad")),
+    Correct(check_generate, _generate_grad_mode("inference_mode")),
     Correct(check_grouped_query_attention, _named("gqa", _gqa_softmax_in_float32_cast_back)),
     Correct(
         check_sliding_window_mask,

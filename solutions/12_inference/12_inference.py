@@ -345,7 +345,10 @@ def generate_without_cache(
 # tokens), but the model must see each position **once**: the prompt in one call
 # (the "prefill": one forward over all its positions, the fast way and the one the hints
 # follow; feeding the prompt token by token also sees each position once, and is
-# accepted), then one new token per call.
+# accepted), then one new token per call. Keep the `@torch.no_grad()` given above
+# `def generate`: generation needs no gradients, and without it every forward records an
+# autograd graph that the returned logits keep alive, so memory grows with every step (the
+# logits you return must not require grad, as `generate_without_cache`'s do not).
 #
 # <details><summary>Hint 1</summary>
 #

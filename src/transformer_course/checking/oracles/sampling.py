@@ -26,6 +26,7 @@ def sample_probabilities_f(
     top_p_keep: int = 0,
     top_p_cut: str = "top_p",
     fill: float = float("-inf"),
+    inverted: str = "",
 ) -> torch.Tensor:
     """The exact distribution sample draws from, in float64 (one row of logits (vocab,)).
     ``temperature_at`` "logits" (right), "probs" (dividing the probabilities: no effect
@@ -33,8 +34,9 @@ def sample_probabilities_f(
     temperature 1, the temperature applied afterwards); ``top_p_rule`` "crossing_kept"
     (right), "one_too_few" (the crossing token dropped), "one_too_many", "complement" (the
     set cut at 1 - top_p instead of top_p); ``ties`` "kept",
-    "strict" (only logits above the k-th are kept); ``top_p_map`` "scatter" (right) or
-    "gather" (the sorted removal mask mapped back with the inverse permutation);
+    "strict" (only logits above the k-th are kept); ``top_p_map`` "scatter" (right),
+    "gather" (the sorted removal mask mapped back with the inverse permutation) or "none"
+    (never mapped back: sorted column i's decision applied to token i);
     ``order`` "top_k_first" (right) or "top_p_first"; ``top_k_extra``: top_k + that many
     tokens kept; ``top_p_sorted`` False: the running total taken in vocabulary order (the
     first token always kept); ``greedy``: always the argmax, whatever the temperature;
@@ -45,7 +47,9 @@ def sample_probabilities_f(
     remove_sorted[..., 1] = False; -1: on the last); ``top_p_cut`` "one_minus": the set cut
     at 1 - top_p, which ``top_p_rule`` then applies to (two mistakes at once); ``fill``:
     the logit the filters give the tokens they remove (0.0: a finite fill, which keeps
-    them drawable)."""
+    them drawable); ``inverted`` "top_k" or "top_p": that filter's mask inverted, so it
+    removes the tokens it should keep and keeps the rest (NaN, "cannot happen", when
+    nothing is left: that sampler raises)."""
     z = logits.double()
     if greedy:
         return torch.nn.functional.one_hot(z.argmax(), len(z)).double()
@@ -56,7 +60,8 @@ def sample_probabilities_f(
 
     def keep_top_k(z: torch.Tensor) -> torch.Tensor:
         kth = torch.topk(z, min(top_k + top_k_extra, len(z))).values[-1]
-        return z.masked_fill(z < kth if ties == "kept" else z <= kth, fill)
+        remove = z < kth if ties == "kept" else z <= kth
+        return z.masked_fill(~remove if inverted == "top_k" else remove, fill)
 
     def keep_top_p(z: torch.Tensor) -> torch.Tensor:
         if not top_p_sorted:
@@ -79,9 +84,11 @@ def sample_probabilities_f(
         remove_sorted[top_p_keep] = False
         if top_p_map == "gather":
             remove = remove_sorted.gather(-1, order_)
+        elif top_p_map == "none":
+            remove = remove_sorted  # the sorted decisions read as vocabulary order
         else:
             remove = remove_sorted.scatter(-1, order_, remove_sorted)
-        return z.masked_fill(remove, fill)
+        return z.masked_fill(~remove if inverted == "top_p" else remove, fill)
 
     steps = ("top_k", "top_p") if order == "top_k_first" else ("top_p", "top_k")
     for step in steps:
@@ -97,4 +104,6 @@ def sample_probabilities_f(
         if torch.isinf(z).any():
             return torch.full_like(z, float("nan"))
         return torch.full_like(z, 1.0 / len(z))
+    if inverted and torch.isinf(z).all():
+        return torch.full_like(z, float("nan"))
     return torch.softmax(z, -1)

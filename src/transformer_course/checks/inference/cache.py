@@ -7,6 +7,7 @@ import weakref
 import torch
 
 from transformer_course.checking import Checker, short, tolerance
+from transformer_course.checking.concatenated import concatenation_of
 from transformer_course.checking.counters import matching_updates
 from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.inputs import randn
@@ -47,6 +48,34 @@ _ONLY_NEW = (
     "It returned only the new positions. The cache exists to give the new queries the keys "
     "and values of *every* earlier position: return all positions stored so far."
 )
+
+
+def _new_positions_again(got, expected, new, what: str, length: int) -> str:
+    """A result of length + 2n positions that is the right one with the new positions
+    joined to it once more (after it, or before it), named; "" otherwise. On a first call
+    (nothing stored before) the two orders are the same tensor, and both are said."""
+    n = new.shape[-2]
+    joined = concatenation_of(got, {"stored": expected, "new": new})
+    if joined is None or joined[2] != 2:
+        return ""
+    after = torch.allclose(got.double(), torch.cat([expected, new], dim=2).double())
+    before = torch.allclose(got.double(), torch.cat([new, expected], dim=2).double())
+    name = "k_new" if what == "keys" else "v_new"
+    line = f"torch.cat([self.{what}[:, :, :stop], {name}], dim=2)"
+    where = (
+        f"{name} joined once more after them, as {line} does, or before them: on a first "
+        "call the two orders give the same tensor"
+        if after and before
+        else f"{name} joined once more after the stored positions, as {line} does"
+        if after
+        else f"{name} joined once more in front of the stored positions"
+    )
+    return (
+        f"Its {got.shape[2]} positions are the {length + n} stored ones and the {n} new ones "
+        f"again ({where}): the new positions come back twice. Once written at [length, "
+        f"length + n), they are already in the buffer, so self.{what}[:, :, :length + n] "
+        "is the whole result: return that slice, with nothing joined to it."
+    )
 
 
 def _written_at(got_k, k_new, length: int) -> int | None:
@@ -853,6 +882,41 @@ def _shared_with_earlier_cache(buffer, cache) -> bool:
     return False
 
 
+def _spare_slots(cls, name: str, shape: tuple, sizes: tuple) -> str:
+    """A buffer whose positions axis holds max_len + j (j = 1 to 3: spare slots "to be
+    safe", or max_len + 1 from counting the slots as positions 0 .. max_len), named, with
+    what a fresh cache of the same sizes does once full: refuse one more position (the
+    capacity test reads max_len) or accept it (the test reads the buffer's own length, so
+    the spare slot is filled instead of refused); "" for another shape."""
+    batch, heads, max_len, d_head = sizes
+    extra = shape[2] - max_len
+    if (shape[0], shape[1], shape[3]) != (batch, heads, d_head) or not 1 <= extra <= 3:
+        return ""
+    slots = "one spare slot" if extra == 1 else f"{extra} spare slots"
+    said = (
+        f" Its positions axis holds {shape[2]} = max_len + {extra}: {slots} past the "
+        f"max_len = {max_len} positions the cache is made for."
+    )
+    if cls is not None and _accepts_one_past_full(cls, sizes):
+        # two more after full: refused by the learner's own test (one that reads the
+        # buffer's length), or failing in the write (no test that reads max_len at all)
+        two = _error_past_full(cls, sizes, 2)
+        why = (
+            "your capacity test compares with the buffer's own length (self.keys.shape[2]), "
+            "which the spare slot makes larger than max_len"
+            if two is not None and not isinstance(two, RuntimeError)
+            else "the spare slot is filled where the cache must refuse"
+        )
+        said += (
+            f" And a cache filled with its {max_len} positions accepts one more instead of "
+            f"raising ValueError: {why}."
+        )
+    return said + (
+        " The cache holds exactly max_len positions and refuses more: allocate (batch, "
+        "num_heads, max_len, d_head) and raise ValueError when length + n > max_len."
+    )
+
+
 def _kept_or_rounded(name: str, shape: tuple, sizes: tuple, shared: bool) -> str:
     """A buffer of the wrong shape in the memory of an earlier cache's buffer (kept on the
     class or in a global and handed to every cache), or whose positions axis is max_len
@@ -896,6 +960,7 @@ def _expect_layout(
     hint = (
         reordered
         or _kept_or_rounded(name, shape, sizes, shared)
+        or ("" if shared else _spare_slots(cls, name, shape, sizes))
         or (
             " That is positions second, (batch, max_len, num_heads, d_head), the layout before "
             "split_heads' transpose."
@@ -971,6 +1036,24 @@ def _refuses_one_past_full(cls, sizes: tuple) -> bool:
     except Exception:
         return True
     return False
+
+
+def _accepts_one_past_full(cls, sizes: tuple) -> bool:
+    """Whether a fresh cache filled exactly stores one more position without an error
+    (False when filling it fails, or it refuses)."""
+    batch, heads, max_len, d_head = sizes
+    try:
+        cache = cls(batch, heads, max_len, d_head, torch.float32)
+        full = torch.zeros(batch, heads, max_len, d_head)
+        cache(full, full.clone())
+    except Exception:  # the learner's code: filling what fits must work to tell anything
+        return False
+    try:
+        one = torch.zeros(batch, heads, 1, d_head)
+        cache(one, one.clone())
+    except Exception:  # refused (with any error)
+        return False
+    return True
 
 
 def _error_past_full(cls, sizes: tuple, n: int) -> BaseException | None:
@@ -1606,7 +1689,7 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                         + "After writing n new positions at [length, length + n), set "
                         "self.length = length + n."
                     )
-                for tensor, what in ((got_k, "keys"), (got_v, "values")):
+                for tensor, what, fed in ((got_k, "keys", k_new), (got_v, "values", v_new)):
                     found = tuple(tensor.shape)
                     hint = ""
                     if found[:2] == (batch, heads) and found[3:] == (d_head,):
@@ -1614,6 +1697,16 @@ def check_KVCache(cls, *, hidden: bool = False) -> None:
                             hint = _BEFORE_APPENDING
                         elif found[2] == n and length > 0:
                             hint = _ONLY_NEW
+                        elif found[2] == stored + n and (
+                            again := _new_positions_again(
+                                tensor,
+                                (all_k if what == "keys" else all_v)[:, :, :stored],
+                                fed,
+                                what,
+                                length,
+                            )
+                        ):
+                            hint = again
                         elif found[2] == max_len:
                             hint = (
                                 "It returned the whole buffer, unused positions included: "

@@ -120,7 +120,10 @@ def _generate_mistakes(seed, sizes, prompt, new) -> dict[str, object]:
         "Your decode steps pass a start one position too early, start = len + t - 1 where "
         "len + t belongs: the logits of the steps after the prefill are those of tokens one "
         "position too early. The token chosen at step t sits at position len + t, right "
-        "after the prompt's last position len - 1.": variant(offset=-1),
+        "after the prompt's last position len - 1. (Or the prompt ran one position too far, "
+        "its first token at start=1 with the decode steps right: RoPE sees only the distance "
+        "between positions, so the two give the same logits. The prompt starts at "
+        "0.)": variant(offset=-1),
         "Every new token was fed with start=0: RoPE then rotates it as if it were the first "
         "token. Pass its absolute position, start = len + t.": variant(fixed_start=0),
         "The first new token was chosen from the prefill's *first* row: the next token after "
@@ -698,12 +701,20 @@ def _diagnose_calls(calls: list[dict], length: int, ids=None, step0_wrong: bool 
     seen: list = []  # every cache object the earlier calls used
     position = 0  # positions fed through the caches so far
     for number, call in enumerate(calls):
+        n = call["shape"][1] if call["shape"] and len(call["shape"]) == 2 else None
+        # a call after the first that feeds positions of the prompt: a chunked (or token
+        # by token) prefill, whose start is the count of prompt positions fed before it
+        chunk = number > 0 and position < length and bool(n)
         which = (
             "the prompt's call (the prefill)"
             if number == 0
+            else f"call {number + 1} of the model (a chunk of the prompt, positions "
+            f"{position} .. {position + n - 1})"
+            if chunk and n > 1
+            else f"call {number + 1} of the model (the prompt's token at position {position})"
+            if chunk
             else f"call {number + 1} of the model (the token at position {position})"
         )
-        n = call["shape"][1] if call["shape"] and len(call["shape"]) == 2 else None
         if call["caches"] is None:
             if number == 0:
                 return (
@@ -766,12 +777,15 @@ def _diagnose_calls(calls: list[dict], length: int, ids=None, step0_wrong: bool 
                 return (
                     f"{which.capitalize()} ran with start={call['start']}, the same start as "
                     f"the call before: start never advances. The caches held {held} "
-                    f"position{'' if held == 1 else 's'}, so this token sits at position "
+                    f"position{'' if held == 1 else 's'}, so "
+                    f"{'its first token' if n and n > 1 else 'this token'} sits at position "
                     f"{held}: pass start={held} "
                     + (
                         "(len + t)."
                         if held >= length
                         else "(its position in the prompt, fed token by token)."
+                        if n == 1
+                        else "(the position of this chunk's first token in the prompt)."
                     )
                 )
             step = held - length  # the step whose token this call feeds
@@ -788,6 +802,24 @@ def _diagnose_calls(calls: list[dict], length: int, ids=None, step0_wrong: bool 
                 or _start_constant_ahead(calls, length)
                 or _start_rule(calls, length)
             )
+            if held < length and number > 0 and not counted:
+                # a piece of the prompt fed after the first call (blind30c-gen-chunked-
+                # prefill-offset-counted-twice was told len + t, the rule of the new tokens)
+                twice = (
+                    f" Your start={call['start']} is twice the {held} positions fed before "
+                    "it: that count was added twice (as start=processed + begin does, where "
+                    "processed already counts the positions before begin)."
+                    if held > 0 and call["start"] == 2 * held
+                    else ""
+                )
+                return (
+                    f"{which.capitalize()} ran with start={call['start']}, but the caches held "
+                    f"{held} positions, so its first token sits at position {held}: start is "
+                    "the absolute position of ids[:, 0], which RoPE rotates by; for a piece "
+                    "of the prompt, the number of prompt positions fed before it (the "
+                    "caches' length), whatever the size of the pieces."
+                    f"{twice} The new tokens then follow at len + t."
+                )
             return (
                 f"{which.capitalize()} ran with start={call['start']}, but the caches held "
                 f"{held} positions, so its first token sits at position {held}: start is the "
@@ -1547,12 +1579,27 @@ def _expect_fresh_state_per_call(c: Checker, generate, hidden: bool) -> None:
     c.expect_equal(ids, expected_ids, f"{call}: ids")
 
 
+_WITH_AUTOGRAD = (
+    "the logits you returned require grad, although their values and the tokens are right "
+    "on every input: "
+    "the model ran with autograd on, so every forward recorded a graph for a backward pass "
+    "that never comes, and the returned logits keep the graphs of the whole generation "
+    "alive (every step's activations, the caches): memory that grows with every step. The "
+    "likely cause: the "
+    "@torch.no_grad() given above def generate was removed, or no_grad is never in effect "
+    "(torch.no_grad() on a line of its own does nothing; it works as a decorator or in a "
+    "with block). Keep @torch.no_grad() on generate (or run the loop inside with "
+    "torch.no_grad():). A .detach() on the result would hide the symptom, not the cost."
+)
+
+
 def check_generate(generate, *, hidden: bool = False) -> None:
     """generate(model, prompt, max_new_tokens) -> (ids, logits), equal to
     generate_without_cache, running each position through the model once."""
     with Checker("generate", hidden=hidden) as c:
         c.require_callable(generate)
         earlier_caches = _CACHES_FED  # every cache fed to the models of the calls before
+        with_autograd = None  # the first call whose logits require grad
         for seed, batch, length, new, sizes in _HIDDEN_GENERATE if hidden else _VISIBLE_GENERATE:
             seed = seed + 1000 * hidden
             model = _model(seed, sizes)
@@ -1738,8 +1785,15 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                     f"{why}{repeats} Feed the prompt once (with the caches), then only the "
                     "newest token with start = its position."
                 )
+            # the model's weights require grad: logits that do too were computed with
+            # autograd on (blind30c-gen-without-no-grad passed every value check); told
+            # once every case's values are right, so that a wrong value is named first
+            if logits.requires_grad and with_autograd is None:
+                with_autograd = call
             c.ok()
         _expect_fresh_state_per_call(c, generate, hidden)
+        if with_autograd is not None:
+            c.fail(f"{with_autograd}: {_WITH_AUTOGRAD}")
 
 
 # =============================================================== grouped_query_attention

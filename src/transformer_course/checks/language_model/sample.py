@@ -248,7 +248,30 @@ _FILL_FINITE = (
     "float('-inf'))."
 )
 
+#: a filter's mask inverted (blind30c): the tokens drawn are exactly the ones it should
+#: remove, in their softmax proportions (masked_fill(keep, -inf) where keep marks the
+#: tokens to keep, or the complement of top-p's removal zeroed)
+_TOP_K_INVERTED = (
+    "Your top-k removes the top_k most probable tokens and keeps all the others: its mask "
+    "is inverted. Only tokens outside the k largest logits were drawn, and none of those "
+    "k. A mask that is True at the k largest (topk's indices scattered into zeros, or "
+    "logits >= kth) marks the tokens to keep, so fill where it is False: "
+    "logits.masked_fill(~keep, float('-inf')) (or fill the removed ones directly, "
+    "logits.masked_fill(logits < kth, float('-inf')))."
+)
+_TOP_P_INVERTED = (
+    "Your top-p removes the nucleus and keeps the tokens past it: its mask is inverted. "
+    "Only tokens outside the nucleus (the most probable tokens whose total first reaches "
+    "top_p) were drawn, and none inside it. The nucleus is what top-p keeps: remove a "
+    "token when the mass *before* it already reaches top_p (in sorted order, cumsum - "
+    "probs >= top_p) and keep the others; filling or zeroing where that removal mask is "
+    "False (or where a keep mask is True) removes the nucleus instead (and leaves nothing "
+    "to draw on a row whose nucleus is the whole vocabulary)."
+)
+
 _SAMPLE_MISTAKES = {  # {message: sample_probabilities_f's knobs for that mistake}
+    _TOP_K_INVERTED: {"inverted": "top_k"},
+    _TOP_P_INVERTED: {"inverted": "top_p"},
     _TEMPERATURE_PROBS: {"temperature_at": "probs"},
     _TEMPERATURE_TIMES: {"temperature_at": "multiplied"},
     _TOP_P_BEFORE_TEMPERATURE: {"temperature_at": "after_top_p"},
@@ -652,6 +675,10 @@ def _applies(knobs: Mapping[str, Any], case: _SampleCase) -> bool:
         return case.temperature != 1.0 and case.top_p is not None
     if "order" in knobs:
         return case.top_k is not None and case.top_p is not None
+    if knobs.get("inverted") == "top_k":
+        return case.top_k is not None
+    if knobs.get("inverted") == "top_p":
+        return case.top_p is not None
     if "top_k_extra" in knobs or "ties" in knobs:
         return case.top_k is not None
     if "top_p_sorted" in knobs or "top_p_rule" in knobs or "top_p_map" in knobs:
@@ -738,12 +765,28 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
             "the first sorted column is always kept, and nothing else here."
         )
     if outside > 0:
+        sets = _kept_sets_fitting(row, case, frequencies)
+        inverted = [message for message in sets if message in _INVERSIONS]
+        if inverted:
+            # the tokens drawn are exactly the ones a filter should remove; the
+            # proportions among them fit no model, so something else is off too
+            after = (
+                " (The proportions among the tokens drawn are off as well: once the mask is "
+                "fixed, check what the draw follows.)"
+            )
+            if len(inverted) == 1:
+                c.fail(f"{call}: {inverted[0]}{after}")
+            c.fail(
+                f"{call}: the tokens drawn fit more than one inverted mask here:\n* "
+                + "\n* ".join(inverted)
+                + f"\n{after.strip()}"
+            )
         given = [name for name, v in (("top-k", case.top_k), ("top-p", case.top_p)) if v]
         check = " and ".join(given) if given else "top-k and top-p"
         mapped = (
             " (computed on the probabilities sorted in descending order, its decision is "
             "mapped back to vocabulary order along the last axis: scatter(-1, order, ...))"
-            if case.top_p is not None
+            if _WRONG_ORDER in sets
             else ""
         )
         c.fail(
@@ -793,6 +836,40 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
         f"{call}: token {worst} was drawn {frequencies[worst]:.3f} of the time, expected "
         f"{expected[worst]:.3f}. {_RENORMALISE}"
     )
+
+
+#: top-p's sorted decisions applied in another order than the sorted one's (mapped back
+#: with gather, or never mapped back): the drawn set is a nucleus, of the wrong tokens
+_WRONG_ORDER = "the nucleus of the wrong order"
+_INVERSIONS = (_TOP_K_INVERTED, _TOP_P_INVERTED)
+
+
+def _kept_sets_fitting(row: torch.Tensor, case: _SampleCase, frequencies: torch.Tensor):
+    """Which filter mistakes keep exactly the tokens drawn, whatever the proportions among
+    them (for samples that fit no distribution): a filter's mask inverted, or top-p's
+    decisions put back in the wrong order (:data:`_WRONG_ORDER`). A set fits when at most
+    0.5% of the draws fall outside it and every token it keeps with probability 1% or more
+    was drawn."""
+    options = dict(temperature=case.temperature, top_k=case.top_k, top_p=case.top_p)
+    candidates: dict[str, list[dict[str, str]]] = {}
+    if case.top_k is not None:
+        candidates[_TOP_K_INVERTED] = [{"inverted": "top_k"}]
+    if case.top_p is not None:
+        candidates[_TOP_P_INVERTED] = [{"inverted": "top_p"}]
+        candidates[_WRONG_ORDER] = [{"top_p_map": "gather"}, {"top_p_map": "none"}]
+    fitting = []
+    for told, variants in candidates.items():
+        for knobs in variants:
+            probs = sample_probabilities_f(row, **options, **knobs)
+            if torch.isnan(probs).any():
+                continue
+            kept = probs > 0
+            if float(frequencies[~kept].sum()) <= 0.005 and bool(
+                (frequencies[probs >= 0.01] > 0).all()
+            ):
+                fitting.append(told)
+                break
+    return fitting
 
 
 #: the noise a Gumbel-max draw may add, {name: (the formula, how to draw it from u)}:
