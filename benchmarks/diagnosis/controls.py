@@ -283,6 +283,14 @@ CONTROLS = (
         ),
     ),
     Control(
+        "round 30's cases, new to the benchmark (blind30a-c)",
+        ("blind30a-", "blind30b-", "blind30c-"),
+        (
+            ("58b2898", "after round 35: the cases' base, before they were read"),
+            ("8e4d564", "after round 36: round 30's cases read and fixed"),
+        ),
+    ),
+    Control(
         "round 15's cases, new to the benchmark (blind15a-g)",
         tuple(f"blind15{x}-" for x in "abcdefg"),
         (
