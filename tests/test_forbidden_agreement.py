@@ -25,7 +25,8 @@ grader takes the gradient there, :mod:`transformer_course.grader.inside.gradient
   key in place (``masked_fill_`` on softmax's output): the right values, and a backward
   pass that raises: 0 both ways;
 * ``cut_memory``: ``DecoderLayer``'s cross-attention reading ``memory.detach()``: the right
-  output, and no gradient into the encoder: 0 both ways;
+  output, and no gradient into the encoder: 0 both ways, for ``DecoderLayer`` and for the
+  ``Decoder`` that stacks it;
 * ``cut_term``: ``label_smoothed_loss`` with its smoothing term computed from detached
   log-probabilities: the right value, a wrong gradient: 0 both ways;
 * ``cut_statistic``: ``RMSNorm``'s mean square taken from ``x.detach()``: the right
@@ -282,7 +283,10 @@ GRADIENT_CASES = {
             "DecoderLayer",
             "self.cross_attn(x, memory, memory, src_mask)[0]))",
             "self.cross_attn(x, memory.detach(), memory.detach(), src_mask)[0]))",
-            {"DecoderLayer": "zero"},
+            # the Decoder stacks the learner's DecoderLayer: its check asks the stack's
+            # output for memory's gradient too (round 36), so the cut costs both, as the
+            # RMSNorm cut below costs the block and the GPT built on it
+            {"DecoderLayer": "zero", "Decoder": "zero"},
         ),
     },
     "11_language_model": {
