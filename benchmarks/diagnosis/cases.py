@@ -2968,3 +2968,15 @@ CASES += _BLIND30B
 from benchmarks.diagnosis.cases_blind30c import BLIND30C as _BLIND30C  # noqa: E402
 
 CASES += _BLIND30C
+
+from benchmarks.diagnosis.cases_blind31a import BLIND31A as _BLIND31A  # noqa: E402
+
+CASES += _BLIND31A
+
+from benchmarks.diagnosis.cases_blind31b import BLIND31B as _BLIND31B  # noqa: E402
+
+CASES += _BLIND31B
+
+from benchmarks.diagnosis.cases_blind31c import BLIND31C as _BLIND31C  # noqa: E402
+
+CASES += _BLIND31C
