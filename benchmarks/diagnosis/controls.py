@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.diagnosis.generalisation import REPO, VERDICTS
+from benchmarks.diagnosis.run import with_hash_seed
 
 RECORD = Path(__file__).with_name("controls.json")
 HERE = Path(__file__).resolve().parent
@@ -360,7 +361,7 @@ def judged_at(commit: str, prefixes: tuple[str, ...]) -> dict[str, dict]:
             Path(tmp, "benchmarks", "diagnosis"),
             ignore=shutil.ignore_patterns("__pycache__", "*.json"),
         )
-        env = {**os.environ, "PYTHONPATH": f"{tmp}/src{os.pathsep}{tmp}"}
+        env = with_hash_seed({**os.environ, "PYTHONPATH": f"{tmp}/src{os.pathsep}{tmp}"})
         run = subprocess.run(
             [sys.executable, "-c", _DRIVER, str(answers)],
             cwd=tmp,

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.diagnosis.accepted import ACCEPTED_BY_CONTRACT
+from benchmarks.diagnosis.run import with_hash_seed
 
 REPO = Path(__file__).resolve().parents[2]
 RECORD = Path(__file__).with_name("generalisation.json")
@@ -1630,7 +1631,7 @@ def _in_tree(commit: str, argument: str) -> tuple[str, dict | list]:
         ).stdout
         with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
             tar.extractall(tmp, filter="data")
-        env = {**os.environ, "PYTHONPATH": f"{tmp}/src{os.pathsep}{tmp}"}
+        env = with_hash_seed({**os.environ, "PYTHONPATH": f"{tmp}/src{os.pathsep}{tmp}"})
         run = subprocess.run(
             [sys.executable, "-c", _DRIVER, argument],
             cwd=tmp,

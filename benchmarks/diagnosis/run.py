@@ -27,6 +27,10 @@ Mutant messages read by hand where the word rule is wrong are judged by
 :data:`HAND_VERDICTS` (each with the reason, and a pattern the message must still match).
 Held-out cases (``Case.heldout``: written before the fixes of their round) are counted in
 a table of their own, so that their figures show how the diagnoses generalise.
+
+Every run judges the answers under one seed of Python's string hashes (:data:`HASH_SEED`):
+an answer that iterates over a set of strings (the special tokens as a set literal, say)
+gives another order, and so perhaps another verdict, under another seed.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ import inspect
 import io
 import json
 import linecache
+import os
 import re
 import signal
 import sys
@@ -963,6 +968,24 @@ def _lesson_results(lesson: str, tables) -> tuple[list[dict], list[list[dict]]]:
     torch.set_num_threads(1)
     cases = [run_case(case) for case in CASES if case.lesson == lesson]
     return cases, [mutant_results({lesson}, numbers, origin) for numbers, origin in tables]
+
+
+HASH_SEED = "0"
+"""PYTHONHASHSEED of every process that judges answers (``python -m benchmarks.diagnosis``
+re-starts itself under it; generalisation's and controls' runs set it)."""
+
+
+def with_hash_seed(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with :data:`HASH_SEED` set, for a subprocess that judges answers."""
+    return {**env, "PYTHONHASHSEED": HASH_SEED}
+
+
+def run_under_hash_seed(argv: list[str]) -> None:
+    """Re-start ``python -m benchmarks.diagnosis`` under :data:`HASH_SEED` unless it already
+    runs under it (a set's order is fixed when the interpreter starts)."""
+    if os.environ.get("PYTHONHASHSEED") != HASH_SEED:
+        command = [sys.executable, "-m", "benchmarks.diagnosis", *argv]
+        os.execve(sys.executable, command, with_hash_seed(dict(os.environ)))
 
 
 def main(argv: list[str] | None = None) -> int:
