@@ -47,7 +47,7 @@ BLIND31A: list[Case] = [
             r"(punctuation|marks?) (are |is )?(dropped|removed|missing)|drops? (the )?punctuation",
             r"\bruns? of (punctuation|marks)|\[\^\\w\\s\]\+",
             r"lower-?cas",
-            r"whitespace|spaces? (are )?(kept|returned)",
+            r"whitespace (is |are )?(kept|returned)|spaces? (are |is )?(kept|returned)|spaces as tokens",
             r"\bascii\b",
         ),
         code="""
@@ -70,7 +70,7 @@ def tokenize(text):
         'two-character token "\\\'" instead of "\'".',
         (
             r"backslash",
-            r"\\\\'|escaped (apostrophe|quote)|escap\w* the (apostrophe|quote)",
+            r"\\{1,2}'|escaped (apostrophe|quote)|escap\w* the (apostrophe|quote)",
             r"replacement (string|template|pattern).{0,80}(escape|backslash|literal)",
         ),
         (
@@ -78,7 +78,7 @@ def tokenize(text):
             r"(contraction|don't|n't).{0,60}(one token|kept together|glued)",
             r"\bruns? of (punctuation|marks)",
             r"lower-?cas",
-            r"whitespace|spaces? (are )?(kept|returned)",
+            r"whitespace (is |are )?(kept|returned)|spaces? (are |is )?(kept|returned)|spaces as tokens",
         ),
         code="""
 import re
@@ -134,7 +134,7 @@ def pad_batch(sequences, pad_id):
         ),
         (
             r"(counts?|counted) (only )?once|never recount",
-            r"ties?\b",
+            r"\bties?\b|tie-?break",
             r"256 ?\+|new[_ ]id|off by one",
             r"(code points|ord\()",
             r"stops? (too )?early|stopping",
@@ -172,10 +172,10 @@ def train_bpe(text, num_merges):
         ),
         (
             r"strict|UnicodeDecodeError|raises",
-            r"errors ?= ?.{0,3}ignore|(silently )?(dropped|removed|vanish)",
+            r"errors ?= ?.{0,3}ignore|(bytes|characters?) (are |is )?(silently )?(dropped|removed|lost)",
             r"latin-?1",
             r"each token separately|per token|token by token",
-            r"(merges?|table).{0,40}(order|inverted|wrong)",
+            r"merges?.{0,40}(order|inverted)",
         ),
         code="""
 def bpe_decode(ids, merges):
@@ -198,7 +198,7 @@ def bpe_decode(ids, merges):
         "instead of taking the outer product of the row lengths, so it raises unless n == m, and "
         "then divides entry (i, j) by sqrt((a_i.a_j)(b_i.b_j)) instead of |a_i| |b_j|.",
         (
-            r"gram|a ?@ ?a\.T|b ?@ ?b\.T|matri(x|ces) of (dot|inner) products",
+            r"\bgram\b|a ?@ ?a\.T|b ?@ ?b\.T|matri(x|ces) of (dot|inner) products",
             r"(elementwise|element-wise) product of .{0,60}(matri|gram|dot products)",
             r"(single|one|two)[- ]vectors?'? formula|formula for (a pair of|two|single) vectors",
         ),
@@ -234,7 +234,7 @@ def cosine_similarity(a, b):
         ),
         (
             r"sqrt\(vocab|vocab_size\W.{0,20}scale",
-            r"divid\w*",
+            r"divides? (the (embeddings|vectors|lookup) )?by (the )?sqrt|instead of multiplying",
             r"(no|missing|forg[oe]t\w*) (the )?(sqrt|scal)",
             r"swapped|transpos",
             r"plain (tensor|attribute)|not (a )?(registered )?parameter",
@@ -303,7 +303,7 @@ def positional_encoding(max_len, d_model):
             r"float64",
             r"plain attribute|not (a )?(registered )?buffer",
             r"x\.size\(0\)|batch (size|axis)",
-            r"dropout",
+            r"dropout (is )?(applied|missing|never|before|twice|on the table)",
             r"(positions?|rows?) (start|from) (at )?1",
             r"sin and cos (are )?swapped|concatenat",
         ),
@@ -343,9 +343,9 @@ class PositionalEncoding(nn.Module):
             r"nn\.Embedding|embedding (table|layer|module|weight)",
         ),
         (
-            r"float64|dtype",
+            r"float64",
             r"x\.size\(0\)|batch (size|axis)",
-            r"dropout",
+            r"dropout (is )?(applied|missing|never|before|twice|on the table)",
             r"sin and cos (are )?swapped|concatenat",
             r"plain attribute",
         ),
@@ -487,14 +487,16 @@ class MultiHeadAttention(nn.Module):
         "a leading pad of a left-padded target, is turned all True, so it may attend to every "
         "key, future and pad keys included.",
         (
-            r"(no allowed key|fully[- ](masked|blocked)|all[- ]false|empty) rows?.{0,120}(all[- ]true|every key|all (the )?keys|unmask|allow)",
-            r"(unmask|re-?open|allow)\w*.{0,60}(fully[- ](masked|blocked)|empty|all[- ]false) rows?",
-            r"guard against (nan|fully|empty)|nan guard|_unmask_unattended",
+            r"(no allowed key|nothing to attend|attends? to nothing|fully[- ](masked|blocked)|all[- ]false|empty rows?)"
+            r".{0,120}(all[- ]true|every key|all (the )?keys|unmask\w*|allow\w* (every|all))",
+            r"(all[- ]true|every key|all (the )?keys|unmask\w*)"
+            r".{0,120}(no allowed key|nothing to attend|attends? to nothing|fully[- ](masked|blocked)|all[- ]false|empty rows?)",
+            r"guard against (nan|fully|empty)|nan guard|_unmask_unattended|~ ?mask\.any",
         ),
         (
             r"\| instead of &|with \|",
-            r"query axis|pad (rows|queries)",
-            r"diagonal",
+            r"query axis|pad (rows|queries) (are |is )?(masked|blocked)",
+            r"diagonal (forced|or-?ed|added)|identity|eye\(",
             r"(look[- ]ahead|causal).{0,40}(missing|forgotten)|padding only",
             r"polarity|inverted",
         ),
