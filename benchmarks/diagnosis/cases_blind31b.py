@@ -119,7 +119,8 @@ class EncoderLayer(nn.Module):
         "norm1's output) as the feed-forward sub-layer's residual: norm2(s + ffn(norm1(s))) "
         "instead of norm2(norm1(s) + ffn(norm1(s))). Pre-LN is right.",
         (
-            r"residual.{0,120}(un-?normali[sz]ed|raw|before (norm1|the (first )?(layer ?)?norm))",
+            r"residual.{0,120}(un-?normali[sz]ed (first )?sum|sum before norm1|before (norm1|the "
+            r"first (layer ?)?norm))",
             r"(un-?normali[sz]ed|raw) (first )?sum.{0,80}(residual|added|add)",
             r"(adds?|added).{0,60}(x ?\+ ?(dropout\()?attn|the sum).{0,60}(instead of|rather "
             r"than|not) (norm1|the normali[sz]ed)",
@@ -249,6 +250,51 @@ class DecoderLayer(nn.Module):
         source=PRE_NORM_FIRST_INPUT_ONLY,
     ),
     _c(
+        "dl-cross-attention-built-without-dropout",
+        L08,
+        "DecoderLayer",
+        "builds the cross-attention as MultiHeadAttention(d_model, num_heads), leaving the "
+        "dropout argument out (the self-attention line has it), so the cross-attention's "
+        "weights are never dropped in training; eval mode, dropout=0 and dropout=1.0 "
+        "(where the residual dropout zeroes the whole sub-layer anyway) hide it.",
+        (
+            r"cross.?attention.{0,100}(without|no|missing|lacks?) (its |the |attention )?dropout",
+            r"cross.?attention.{0,100}dropout.{0,40}(not passed|left out|missing|never|0\b|"
+            r"default)",
+            r"dropout.{0,80}(not passed|left out|missing).{0,60}cross.?attention",
+            r"cross_attn.{0,60}MultiHeadAttention\(d_model, num_heads\)",
+        ),
+        (
+            r"feed.?forward.{0,60}(without|no|missing) (its )?dropout",
+            r"residual dropout.{0,60}(missing|on the residual|default)",
+            r"dropout.{0,40}(on|to) (the )?memory",
+            r"self.?attention.{0,60}(without|no|missing) (its )?dropout",
+            r"(masks?|src_mask|tgt_mask).{0,40}(swapped|wrong|missing)",
+        ),
+        code="""
+class DecoderLayer(nn.Module):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__()
+        self.norm_first = norm_first
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.cross_attn = MultiHeadAttention(d_model, num_heads)
+        self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout)
+        self.norm1, self.norm2, self.norm3 = LayerNorm(d_model), LayerNorm(d_model), LayerNorm(d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+            h = self.norm2(x)
+            x = x + self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+            return x + self.dropout(self.feed_forward(self.norm3(x)))
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+""",
+    ),
+    _c(
         "dec-final-norm-none-means-always",
         L08,
         "Decoder",
@@ -372,7 +418,8 @@ class Transformer(nn.Module):
             r"by (its|the) (place|index|row) in the batch)",
             r"(same|one) (positional )?(vector|encoding|position).{0,60}(every|all) (tokens?|"
             r"positions?) of (a|each|the) sentence",
-            r"transpos\w*.{0,100}(positional|positions?)|(len, ?batch|seq(uence)?.?first)",
+            r"transpos\w*.{0,60}(before|around|for) the positional encoding|\(?len, ?batch, ?"
+            r"d_model\)?|seq(uence)?[- ]first",
             r"pe\[b\]|sentence b\b",
         ),
         (
@@ -586,7 +633,7 @@ def beam_search(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penal
             r"unscale",
             r"(clip\w*).{0,100}(scaled|still scaled|before (un-?scal|dividing))",
             r"(grad(ient)?[ _]?scaler|loss scal\w*|amp\b).{0,120}clip",
-            r"65536|2 ?\*\* ?16|scale factor",
+            r"65536|2 ?\*\* ?16|(by|with) the (loss )?scale\b",
         ),
         (
             r"clip\w*.{0,40}after (the )?(optimi[sz]er'?s? )?step",
