@@ -1584,6 +1584,33 @@ BATCHES = (
         "attention weights recovered from the values); every case compared with the earlier "
         "cases' causes before it was committed",
     ),
+    Batch(
+        "round 31, 01-06",
+        "d194991",
+        "by a new helper (b31a) that had read no check and no message, 10 of its 14 cases "
+        "transposed from public reports, written blind while round 37 changed the checks "
+        "(its helpers never saw these cases), judged against the checks at its merge "
+        "(71723d2's: round 36's, with the benchmark's string hashes under one seed); every "
+        "case compared with the earlier cases' causes before it was committed",
+    ),
+    Batch(
+        "round 31, 07-10",
+        "5ad2840",
+        "by a new helper (b31b) that had read no check and no message, 11 of its 15 cases "
+        "transposed from public reports, written blind while round 37 changed the checks "
+        "(its helpers never saw these cases), judged against the checks at its merge "
+        "(71723d2's: round 36's, with the benchmark's string hashes under one seed); every "
+        "case compared with the earlier cases' causes before it was committed",
+    ),
+    Batch(
+        "round 31, 11-12",
+        "e13f909",
+        "by a new helper (b31c) that had read no check and no message, 9 of its 13 cases "
+        "transposed from public reports, written blind while round 37 changed the checks "
+        "(its helpers never saw these cases), judged against the checks at its merge "
+        "(71723d2's: round 36's, with the benchmark's string hashes under one seed); every "
+        "case compared with the earlier cases' causes before it was committed",
+    ),
 )
 
 # Run inside the batch's own tree: its cases, its runner, its checks.
