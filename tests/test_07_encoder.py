@@ -2354,7 +2354,7 @@ LAYER_MISTAKES = [
         check_EncoderLayer,
         LayerPreAttentionSandwiched,
         r"`self\.self_attn` sub-layer as x \+ norm1\(self_attn\(norm1\(x\)\)\) \(a LayerNorm "
-        r"on both sides of the sub-layer\)",
+        r"on both sides of the sub-layer: its output normalised again before the residual sum\)",
     ),
     Mistake(
         check_EncoderLayer,

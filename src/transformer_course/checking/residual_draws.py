@@ -191,7 +191,7 @@ def undropped_note(
     the message already speaks of dropout (blind17g-dl-pre-ln-cross-unmasked-undropped
     was told only of its missing src_mask, "with one change")."""
     said = message.split("is not what the reference gives.", 1)[-1]
-    if re.search(r"dropout\(|dropout on|residual dropout|nn\.Dropout|\bdrop(s|ped)?\b", said):
+    if re.search(r"\bdropout\b(?!=)|nn\.Dropout|\bdrop(s|ped)?\b", said, re.IGNORECASE):
         return ""
     names = undropped_sublayers(
         module, call, x, sublayers=sublayers, norms=norms, norm_first=norm_first
