@@ -2550,6 +2550,42 @@ def _decode_from(model, prompt, logits, caches, max_new_tokens):
 
 
 @torch.no_grad()
+def _generate_start_advanced_before_append(model, prompt, max_new_tokens):
+    """Advances its position by ids.shape[1] read before the new token is appended."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits, where = model(prompt, caches=caches, start=0)[:, -1], length
+    ids, rows = prompt, []
+    for step in range(max_new_tokens):
+        rows.append(logits)
+        token = logits.argmax(dim=-1, keepdim=True)
+        if step + 1 < max_new_tokens:
+            logits = model(token, caches=caches, start=where)[:, -1]
+            where = where + ids.shape[1]
+        ids = torch.cat([ids, token], dim=1)
+    return ids, torch.stack(rows, dim=1)
+
+
+@torch.no_grad()
+def _generate_caches_copied_each_step(model, prompt, max_new_tokens):
+    """Hands the model a deep copy of the caches at every step: what a step stores goes
+    into the copy, and the caches kept never advance past the prompt."""
+    import copy
+
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, rows = prompt, []
+    for step in range(max_new_tokens):
+        rows.append(logits)
+        ids = torch.cat([ids, logits.argmax(dim=-1, keepdim=True)], dim=1)
+        if step + 1 < max_new_tokens:
+            step_caches = copy.deepcopy(caches)
+            logits = model(ids[:, -1:], caches=step_caches, start=length + step)[:, -1]
+    return ids, torch.stack(rows, dim=1)
+
+
+@torch.no_grad()
 def _generate_caches_pooled(model, prompt, max_new_tokens, pool={}):  # noqa: B006
     """Caches of a generous size kept in a pool (a default argument) by batch size and
     reused by every later call with that batch: no overflow, but a later call attends to
@@ -4374,6 +4410,19 @@ MISTAKES = [
         check_generate,
         _named("generate", _generate_start_advanced_by_generated),
         r"start advances by the number of tokens generated so far \(the step count",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_start_advanced_before_append),
+        r"start advances by the length of the whole sequence so far, read before the step's "
+        r"new token was appended",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_caches_copied_each_step),
+        r"Call 2 of the model \(the token at position \d+\) got other cache objects than the "
+        r"ones the call before used, holding the \d+ positions the call before left in its "
+        r"own: copies of the caches",
     ),
     Mistake(
         check_generate,

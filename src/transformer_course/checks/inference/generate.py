@@ -9,7 +9,12 @@ from collections.abc import Callable
 import torch
 
 from transformer_course.checking import Checker, short, torch_generator
-from transformer_course.checking.call_replay import CallTrace, advance_rules, first_departure
+from transformer_course.checking.call_replay import (
+    CallTrace,
+    advance_rules,
+    first_departure,
+    repeated_positions,
+)
 from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.objects import course_object
 from transformer_course.checking.row_shifts import row_shift_note
@@ -174,21 +179,16 @@ def _positions_repeated(calls: list[dict], length: int) -> str:
     without covers 0 .. its length, the way the model numbers them). "" when the calls
     cannot be read (no tensor ids) or no position was fed twice. ``length``: the prompt's,
     named as such when the positions fed again are exactly its own."""
-    covered: list[tuple[int, int, int, bool]] = []  # (call number, first, stop, cached)
+    counts = repeated_positions(calls)  # position -> the calls (0-based) that fed it
+    if not counts:
+        return ""
+    counts = {p: [number + 1 for number in fed_by] for p, fed_by in counts.items()}
+    again = list(counts)
+    covered = []  # (call number, first, stop, cached), as repeated_positions reads them
     for number, call in enumerate(calls, 1):
-        shape = call["shape"]
-        if not shape or len(shape) != 2:
-            return ""
         cached = call["caches"] is not None
         start = call["start"] if cached and isinstance(call["start"], int) else 0
-        covered.append((number, start, start + shape[1], cached))
-    counts: dict[int, list[int]] = {}  # position -> the calls that fed it
-    for number, first, stop, _cached in covered:
-        for position in range(first, stop):
-            counts.setdefault(position, []).append(number)
-    again = sorted(p for p, fed_by in counts.items() if len(fed_by) > 1)
-    if not again:
-        return ""
+        covered.append((number, start, start + call["shape"][1], cached))
     # the runs of positions fed by the same calls, in order
     groups: list[tuple[list[int], list[int]]] = []
     for position in again:
@@ -390,6 +390,9 @@ _START_UPDATES = {
     "prompt": "the prompt's length len instead of the one position that call fed",
     "fed + 1": "2, one more than the one position that call fed: it runs one further "
     "ahead at every step",
+    "sequence before": "the length of the whole sequence so far, read before the step's "
+    "new token was appended (ids.shape[1] taken before the torch.cat), instead of the one "
+    "position that call fed",
     "generated": "the number of tokens generated so far (the step count, or ids.shape[1] - "
     "len) instead of the one position that call fed",
     "batch": "the batch's size (ids.shape[0], prompt.shape[0]: the rows, not the positions) "
@@ -641,6 +644,8 @@ def _start_rule(calls: list[dict], length: int) -> str:
                     "prompt": length,
                     "fed + 1": 2,
                     "generated": held - length,
+                    # ids.shape[1] read before the step's token was appended
+                    "sequence before": held - 1,
                 }
                 # the batch's size, where it differs from the 1 and 2 above
                 | ({"batch": batch} if batch > 2 else {})
@@ -708,6 +713,22 @@ def _departure_message(departure, calls: list[dict], which: str, length: int) ->
         )
     if kind == "not empty":
         return _kept_caches_message(departure, second=False)
+    if kind == "new state" and departure.held:
+        left = calls[number - 1].get("after") if number > 0 else None
+        left = left[0] if left else None
+        holding = (
+            f", holding the {left} positions the call before left in its own"
+            if left == departure.held
+            else f", already holding {departure.held} positions"
+            + (f" where the call before left {left}" if isinstance(left, int) else "")
+        )
+        return (
+            f"{which.capitalize()} got other cache objects than the ones the call before "
+            f"used{holding}: copies of the caches (copy.deepcopy, or new caches filled from "
+            "the old), so "
+            "what a call stores goes into a copy and the caches the next call reads never "
+            "hold it. Pass the same cache objects, made once before the prefill, to every call."
+        )
     if kind == "new state":
         ours = calls[number]["caches"] or []
         kept_after = number + 1 < len(calls) and any(
