@@ -913,10 +913,16 @@ def _diagnose_calls(
                     "caches' length), whatever the size of the pieces."
                     f"{twice} The new tokens then follow at len + t."
                 )
+            gap = call["start"] - held if isinstance(call["start"], int) else 0
+            off = (
+                f" (start={call['start']} is {abs(gap)} too {'large' if gap > 0 else 'small'})"
+                if gap
+                else ""
+            )
             return (
                 f"{which.capitalize()} ran with start={call['start']}, but the caches held "
-                f"{held} positions, so its first token sits at position {held}: start is the "
-                "absolute position of ids[:, 0] (len + t for the token chosen at step t), "
+                f"{held} positions, so its first token sits at position {held}{off}: start is "
+                "the absolute position of ids[:, 0] (len + t for the token chosen at step t), "
                 f"which RoPE rotates by.{counted}"
             )
         seen.extend(call["caches"])
