@@ -2586,6 +2586,33 @@ def _generate_caches_copied_each_step(model, prompt, max_new_tokens):
 
 
 @torch.no_grad()
+def _generate_layer_caches_reversed(model, prompt, max_new_tokens):
+    """Walks the layers' caches from the last one in the decode loop (caches[::-1]): each
+    layer then reads another layer's keys and values."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    return _decode_from(model, prompt, logits, list(reversed(caches)), max_new_tokens)
+
+
+@torch.no_grad()
+def _generate_token_fed_as_row(model, prompt, max_new_tokens):
+    """Feeds each new token as a (1, batch) row (argmax(dim=-1).unsqueeze(0)), appended to
+    ids as its transpose."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, rows = prompt, []
+    for step in range(max_new_tokens):
+        rows.append(logits)
+        row = logits.argmax(dim=-1).unsqueeze(0)  # (1, batch)
+        ids = torch.cat([ids, row.t()], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(row, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(rows, dim=1)
+
+
+@torch.no_grad()
 def _generate_caches_pooled(model, prompt, max_new_tokens, pool={}):  # noqa: B006
     """Caches of a generous size kept in a pool (a default argument) by batch size and
     reused by every later call with that batch: no overflow, but a later call attends to
@@ -4423,6 +4450,19 @@ MISTAKES = [
         r"Call 2 of the model \(the token at position \d+\) got other cache objects than the "
         r"ones the call before used, holding the \d+ positions the call before left in its "
         r"own: copies of the caches",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_layer_caches_reversed),
+        r"Call 2 of the model \(the token at position \d+\) got the same caches as the call "
+        r"before, but in another order: its list is the call before's caches\[j\] for j in "
+        r"\[(2, )?1, 0\] \(reversed\)",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_token_fed_as_row),
+        r"Call 2 of the model fed ids of shape \(1, 2\): a row holding the 2 sequences' new "
+        r"tokens side by side",
     ),
     Mistake(
         check_generate,

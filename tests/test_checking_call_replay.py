@@ -94,7 +94,14 @@ def test_a_new_state_and_a_state_changed_between_calls_are_told_apart():
             cache.length = 0
         _decode(model, caches, [4])
 
+    def reordered(model):
+        caches = model.new_caches(2, 8)
+        model(PROMPT, caches=caches, start=0)
+        _decode(model, caches[::-1], [4])
+
     assert first_departure(_trace(fresh)).kind == "new state"
+    departure = first_departure(_trace(reordered))
+    assert (departure.kind, departure.later) == ("reordered", {"order": [1, 0]})
     departure = first_departure(_trace(emptied))
     assert (departure.call, departure.kind, departure.held, departure.expected) == (
         1,

@@ -116,6 +116,8 @@ class Departure:
       (``outlived``: the same objects an earlier loop's calls used, ``earlier`` what they
       held then);
     * ``"new state"``: a later call ran with objects none of the earlier calls used;
+    * ``"reordered"``: a later call got the call before's state objects in another order
+      (``later["order"]``: for each place, the place its object had);
     * ``"changed"``: a later call's state held ``held`` positions where the call before
       left ``expected`` (emptied when ``held`` is 0; changed outside the module);
     * ``"position"``: its position argument is ``start`` where the state held ``expected``.
@@ -164,6 +166,16 @@ def first_departure(calls: Sequence[dict], earlier: Sequence[Any] = ()) -> Depar
         elif not any(state is old for state in states for old in seen):
             return Departure(number, "new state", held=held)
         else:
+            before = calls[number - 1].get("caches") or []
+            if (
+                len(before) == len(states) > 1
+                and all(any(state is old for old in before) for state in states)
+                and any(state is not old for state, old in zip(states, before, strict=True))
+            ):
+                order = [
+                    next(i for i, old in enumerate(before) if old is state) for state in states
+                ]
+                return Departure(number, "reordered", held=held, later={"order": order})
             left = calls[number - 1].get("after")
             left = left[0] if left else None
             same = calls[number - 1].get("caches") or []

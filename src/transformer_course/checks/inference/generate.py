@@ -232,6 +232,17 @@ def _refed(calls: list[dict], length: int) -> str:
         n = call["shape"][1] if call["shape"] and len(call["shape"]) == 2 else None
         if number == 0 or not isinstance(held, int) or held < length or not n or n < 2:
             continue
+        batch = calls[0]["shape"][0] if calls[0]["shape"] else None
+        if call["shape"][0] == 1 and batch == n and n > 1:
+            # blind-style: the argmax's (batch,) made a row, (1, batch), not a column
+            return (
+                f"Call {number + 1} of the model fed ids of shape (1, {n}): a row holding the "
+                f"{n} sequences' new tokens side by side, which the model reads as one "
+                f"sequence of {n} positions (stored after the caches' {held} positions, in "
+                "every sequence's cache), not one new token per sequence. The token to feed is "
+                f"a column, (batch, 1) = ({n}, 1): logits.argmax(dim=-1, keepdim=True), not "
+                "argmax(dim=-1)[None] or .unsqueeze(0) (that makes the row)."
+            )
         what = (
             f"the whole sequence so far ({n} positions, start={call['start']})"
             if n == held + 1
@@ -746,6 +757,16 @@ def _departure_message(departure, calls: list[dict], which: str, length: int) ->
             f"calls filled: {how}. Make them once, before the prefill "
             "(model.new_caches(batch, len + max_new_tokens)), and pass the same list to "
             "every call."
+        )
+    if kind == "reordered":
+        order = departure.later.get("order", [])
+        reversed_ = " (reversed)" if order == list(range(len(order)))[::-1] else ""
+        return (
+            f"{which.capitalize()} got the same caches as the call before, but in another "
+            f"order: its list is the call before's caches[j] for j in {order}{reversed_}, "
+            "so each layer reads and extends another layer's keys and values. Pass "
+            "the list as new_caches made it, in the same order at every call (not reversed, "
+            "sorted or rebuilt)."
         )
     if kind == "changed":
         held, left = departure.held, departure.expected
