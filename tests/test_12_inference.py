@@ -785,6 +785,22 @@ def _gqa_no_mask(q, k, v, mask=None):
     return ref.grouped_query_attention(q, k, v)
 
 
+def _gqa_one_query_fast_path(q, k, v, mask=None):
+    """Right: a decoding fast path for one query (the query heads grouped against the
+    shared key/value heads, no copies), the mask applied on it too."""
+    batch, heads, len_q, d = q.shape
+    if len_q != 1:
+        return ref.grouped_query_attention(q, k, v, mask)
+    kv = k.shape[1]
+    grouped = q.reshape(batch, kv, heads // kv, d)  # (batch, kv, group, d)
+    scores = torch.einsum("bhgd,bhkd->bhgk", grouped, k) / math.sqrt(d)
+    if mask is not None:
+        full = mask.expand(batch, heads, 1, k.shape[-2]).reshape(batch, kv, heads // kv, -1)
+        scores = scores.masked_fill(~full, float("-inf"))
+    out = torch.einsum("bhgk,bhkd->bhgd", torch.softmax(scores, dim=-1), v)
+    return out.reshape(batch, heads, 1, v.shape[-1])
+
+
 def _gqa_mask_from_two_queries(q, k, v, mask=None):
     """The mask passed on only when there are several queries: "a decoding step needs no
     mask" (the family of blind31c-gqa-mask-dropped-for-one-query, written as a test of
@@ -4840,6 +4856,8 @@ CORRECT = [
     Correct(check_grouped_query_attention, _named("gqa", _gqa_grouped_einsum)),
     Correct(check_grouped_query_attention, _named("gqa", _gqa_per_head_loop)),
     Correct(check_grouped_query_attention, _named("gqa", _gqa_chunked_groups)),
+    # a fast path for one query that applies the mask (the len_q == 1 inputs accept it)
+    Correct(check_grouped_query_attention, _named("gqa", _gqa_one_query_fast_path)),
     Correct(check_online_softmax, _named("s", _softmax_two_pass)),
     Correct(check_online_softmax, _named("s", _softmax_logsumexp_online)),
     Correct(check_tiled_attention, _named("t", _tiled_normalised_running)),
