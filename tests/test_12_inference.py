@@ -785,6 +785,29 @@ def _gqa_no_mask(q, k, v, mask=None):
     return ref.grouped_query_attention(q, k, v)
 
 
+def _gqa_one_query_fast_path(q, k, v, mask=None):
+    """Right: a decoding fast path for one query (the query heads grouped against the
+    shared key/value heads, no copies), the mask applied on it too."""
+    batch, heads, len_q, d = q.shape
+    if len_q != 1:
+        return ref.grouped_query_attention(q, k, v, mask)
+    kv = k.shape[1]
+    grouped = q.reshape(batch, kv, heads // kv, d)  # (batch, kv, group, d)
+    scores = torch.einsum("bhgd,bhkd->bhgk", grouped, k) / math.sqrt(d)
+    if mask is not None:
+        full = mask.expand(batch, heads, 1, k.shape[-2]).reshape(batch, kv, heads // kv, -1)
+        scores = scores.masked_fill(~full, float("-inf"))
+    out = torch.einsum("bhgk,bhkd->bhgd", torch.softmax(scores, dim=-1), v)
+    return out.reshape(batch, heads, 1, v.shape[-1])
+
+
+def _gqa_mask_from_two_queries(q, k, v, mask=None):
+    """The mask passed on only when there are several queries: "a decoding step needs no
+    mask" (the family of blind31c-gqa-mask-dropped-for-one-query, written as a test of
+    q.size(2) on the call)."""
+    return ref.grouped_query_attention(q, k, v, mask if q.size(2) > 1 else None)
+
+
 def _gqa_default_look_ahead(q, k, v, mask=None):
     """No mask given: lesson 06's look-ahead mask as the default, aligned to the last key."""
     if mask is None:
@@ -941,6 +964,20 @@ def _softmax_blocks(extra=0, stop_axis=-1):
 
 def _softmax_max_from_zero(x, block_size):
     return online_softmax_f(x, block_size, start=0.0)
+
+
+def _softmax_magnitude_reference(x, block_size):
+    """The reference point the largest magnitude, from -inf and torch.max(...).values of
+    |block| (the family of blind31c-online-softmax-absmax-reference, written with the
+    values of a (values, indices) pair)."""
+    ref_point = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    total = torch.zeros(x.shape[:-1], dtype=x.dtype)
+    for start in range(0, x.shape[-1], block_size):
+        block = x[..., start : start + block_size]
+        new = torch.max(ref_point, torch.max(torch.abs(block), dim=-1).values)
+        total = total * torch.exp(ref_point - new) + torch.exp(block - new[..., None]).sum(-1)
+        ref_point = new
+    return torch.exp(x - ref_point[..., None]) / total[..., None]
 
 
 def _softmax_running_min(x, block_size):
@@ -1116,6 +1153,57 @@ def _tiled_bottom_right(q, k, v, block_size, causal=False):
         s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
         if causal:
             s = s.masked_fill(torch.arange(start, stop)[None] > last, float("-inf"))
+        new = torch.maximum(m, s.amax(-1))
+        p = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
+
+
+def _tiled_causal_from_two_queries(q, k, v, block_size, causal=False):
+    """The causal mask switched off for a lone query, "the newest token sees everything"
+    (the family of blind31c-tiled-causal-dropped-for-one-query, written as a condition on
+    q.size(-2) folded into the flag)."""
+    causal = causal and q.size(-2) >= 2
+    return ref.tiled_attention(q, k, v, block_size, causal)
+
+
+def _tiled_max_before_mask(q, k, v, block_size, causal=False):
+    """Each block's maximum taken from the raw scores, the future keys' included, and the
+    future scores set to -inf only after it (the family of blind31c-tiled-max-over-future-
+    keys, the mask moved after amax instead of onto the weights)."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, len_k, block_size):
+        stop = min(start + block_size, len_k)
+        s = torch.einsum("...qd,...kd->...qk", q, k[..., start:stop, :]) / math.sqrt(q.shape[-1])
+        new = torch.maximum(m, s.amax(-1))
+        if causal:
+            blocked = torch.arange(start, stop)[None, :] > torch.arange(len_q)[:, None]
+            s = torch.where(blocked, float("-inf"), s)
+        p = torch.exp(s - new[..., None])
+        total = total * torch.exp(m - new) + p.sum(-1)
+        acc = acc * torch.exp(m - new)[..., None] + p @ v[..., start:stop, :]
+        m = new
+    return acc / total[..., None]
+
+
+def _tiled_fill_most_negative(q, k, v, block_size, causal=False):
+    """Right: the future scores filled with the dtype's most negative number, a finite
+    value that blocks as -inf does (lesson 04 accepts it)."""
+    len_q, len_k = q.shape[-2], k.shape[-2]
+    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)
+    total = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    acc = torch.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)
+    for start in range(0, len_k, block_size):
+        stop = min(start + block_size, len_k)
+        s = q @ k[..., start:stop, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            blocked = torch.arange(start, stop)[None, :] > torch.arange(len_q)[:, None]
+            s = s.masked_fill(blocked, torch.finfo(s.dtype).min)
         new = torch.maximum(m, s.amax(-1))
         p = torch.exp(s - new[..., None])
         total = total * torch.exp(m - new) + p.sum(-1)
@@ -3801,6 +3889,23 @@ MISTAKES = [
         r"divided by sqrt\(d_v\), the values' width",
     ),
     Mistake(check_grouped_query_attention, _named("gqa", _gqa_no_mask), r"mask was ignored"),
+    # fix round 38: a mask skipped for one query, told by the same call with two
+    Mistake(
+        check_grouped_query_attention,
+        _named("gqa", _gqa_mask_from_two_queries),
+        r"single query \(len_q == 1\) your mask is not applied.*given twice \(len_q = 2\) "
+        r"applies it",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("t", _tiled_causal_from_two_queries),
+        r"single query \(len_q == 1\) your causal mask is not applied.*top left.*key 0 only",
+    ),
+    Mistake(
+        check_tiled_attention,
+        _named("t", _tiled_max_before_mask),
+        r"running maximum includes the future keys' scores.*taken before the causal mask",
+    ),
     Mistake(
         check_grouped_query_attention,
         _named("gqa", _gqa_default_look_ahead),
@@ -3874,6 +3979,13 @@ MISTAKES = [
         r"No maximum is subtracted.*running maximum",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_max_from_zero), r"starts at 0 instead of"),
+    # fix round 38: the reference-point family told apart by a probe (a maximum of |x| was
+    # told the maximum shared by every row, whose NaN rows it gives on the visible input)
+    Mistake(
+        check_online_softmax,
+        _named("s", _softmax_magnitude_reference),
+        r"largest magnitude \|x\|.*not the largest value",
+    ),
     # round 33: NaN everywhere from a running minimum (one of the candidates the input
     # leaves, said among them)
     Mistake(
@@ -4985,11 +5097,15 @@ CORRECT = [
     Correct(check_grouped_query_attention, _named("gqa", _gqa_grouped_einsum)),
     Correct(check_grouped_query_attention, _named("gqa", _gqa_per_head_loop)),
     Correct(check_grouped_query_attention, _named("gqa", _gqa_chunked_groups)),
+    # a fast path for one query that applies the mask (the len_q == 1 inputs accept it)
+    Correct(check_grouped_query_attention, _named("gqa", _gqa_one_query_fast_path)),
     Correct(check_online_softmax, _named("s", _softmax_two_pass)),
     Correct(check_online_softmax, _named("s", _softmax_logsumexp_online)),
     Correct(check_tiled_attention, _named("t", _tiled_normalised_running)),
     # a running maximum started at the most negative float, not -inf: exact
     Correct(check_tiled_attention, _tiled(initial_max=torch.finfo(torch.float32).min)),
+    # the future filled with the most negative float: blocks on the future-sink input too
+    Correct(check_tiled_attention, _named("t", _tiled_fill_most_negative)),
     # blind round 10's probes accept: a right skip of the future blocks, state kept on
     # the model but made afresh at each call, a float32 softmax cast back
     Correct(check_tiled_attention, _tiled_variant(skip=lambda start, stop, len_q: start >= len_q)),

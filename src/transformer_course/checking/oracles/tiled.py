@@ -79,6 +79,7 @@ def tiled_attention_f(
     initial_max: float = float("-inf"),
     normalise_each: str = "",
     transposed_test: bool = False,
+    max_over_masked: bool = False,
 ):
     """Tiled (flash-style) attention: softmax(q kᵀ / sqrt(d_k)) v, one block of
     ``block_size`` keys at a time, in q's dtype; q (..., len_q, d_k), k (..., len_k, d_k),
@@ -96,7 +97,10 @@ def tiled_attention_f(
     ("reset") or kept, and the output divided by it again at the end ("keep");
     ``transposed_test``: each block's causal test built (block, len_q), the key positions
     a column and the query positions a row, torch.arange(start, stop)[:, None] >
-    rows.T (it broadcasts only when block_size == len_q)."""
+    rows.T (it broadcasts only when block_size == len_q); ``max_over_masked``: the
+    running maximum taken over every score of the block, the future keys' included, and
+    the future keys' weights zeroed after the exp (exact unless a future key scores far
+    above every visible one: the visible weights then underflow to 0, 0 / 0)."""
     len_q, len_k = q.shape[-2], k.shape[-2]
     m = torch.full(q.shape[:-1], initial_max, dtype=q.dtype)  # (..., len_q)
     total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
@@ -110,10 +114,13 @@ def tiled_attention_f(
             future = keys[None] >= rows if strict else keys[None] > rows
             if transposed_test:
                 future = keys[:, None] > rows.T  # (block, len_q), used as (len_q, block)
-            s = s.masked_fill(future, float("-inf"))
+            if not max_over_masked:
+                s = s.masked_fill(future, float("-inf"))
         new = torch.maximum(m, s.amax(dim=-1)) if running else s.amax(dim=-1)
         factor = torch.exp(m - new)  # (..., len_q)
         p = torch.exp(s - (m if old_max else new)[..., None])  # (..., len_q, block)
+        if causal and max_over_masked:
+            p = p.masked_fill(future, 0.0)
         if no_max:
             p = torch.exp(s)
         sum_factor = 1 / factor if inverted == "sum" else factor

@@ -14,6 +14,7 @@ from transformer_course.checking.hints import (
 )
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.key_ranges import attended_key_range, key_range_text
+from transformer_course.checking.lone_query import lone_query_text, skipped_for_lone_query
 from transformer_course.checking.mask_relations import unasked_masks
 from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
@@ -604,6 +605,9 @@ def _gqa_cases(hidden: bool):
             # groups that passes each the whole mask, blind15e-gqa-group-loop-whole-mask,
             # passed every mask of one head); group 3 != num_kv_heads 2
             case(1206, 1, 6, 2, 3, 4, 4, mask=per_head(1207, 1, 6, 3, 4)),
+            # one query (a decoding step) with a padding mask: a mask dropped whenever
+            # len_q == 1 (blind31c-gqa-mask-dropped-for-one-query) passed every other input
+            case(1208, 2, 4, 2, 1, 5, 4, mask=padding[:, :, :, 1:]),
         ]
     return [
         case(2201, 2, 6, 3, 4, 6, 4, d_v=5, mask=padding),
@@ -612,6 +616,9 @@ def _gqa_cases(hidden: bool):
         case(2204, 2, 3, 1, 1, 4, 6),
         case(2205, 1, 6, 2, 4, 4, 3, mask=causal[1:, 1:], dtype=torch.float64),
         case(2206, 2, 6, 3, 2, 5, 4, mask=per_head(2207, 2, 6, 2, 5)),  # group 2 != 3
+        # one query against a sliding window, (len_q, len_k) = (1, 6): the first keys are
+        # out of the window (a mask skipped for a single query)
+        case(2208, 1, 4, 2, 1, 6, 4, mask=torch.tensor([[False, False, True, True, True, True]])),
     ]
 
 
@@ -1316,6 +1323,40 @@ def _probe_scale(grouped_query_attention, texts: list[str]) -> str | None:
     )
 
 
+_LONE_QUERY_MASK = lone_query_text(
+    "your mask",
+    "applies it",
+    "One new token may see every key only under a causal mask aligned to the bottom right; "
+    "a padding mask or a sliding window still blocks keys for it, and the mask a caller "
+    "passes says which.",
+    "Apply the mask whatever len_q is (drop the len_q == 1 shortcut): "
+    "scores.masked_fill(~mask, float('-inf')), or pass it on to lesson 04's attention.",
+)
+
+
+def _lone_query_probe(grouped_query_attention, q, k, v, mask):
+    """A callable saying (once, then remembered) whether the learner's code, on a call with
+    one query and a mask, is right on the same call with that query given twice: the mask
+    is then skipped for len_q == 1 only (:mod:`checking.lone_query`); False otherwise."""
+    answer: list[bool] = []
+
+    def lone() -> bool:
+        if not answer:
+            answer.append(
+                mask is not None
+                and q.shape[-2] == 1
+                and skipped_for_lone_query(
+                    lambda q2, m2: grouped_query_attention(q2, k.clone(), v.clone(), m2),
+                    lambda q2, m2: gqa_expected(q2, k, v, m2),
+                    q,
+                    mask,
+                )
+            )
+        return answer[0]
+
+    return lone
+
+
 def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = False) -> None:
     """grouped_query_attention(q, k, v, mask=None) -> output (batch, num_heads, len_q, d_v)."""
     with (
@@ -1466,6 +1507,7 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                 + " Each query's weights over the keys must sum to 1: softmax(scores, "
                 "dim=-1)."
             )
+            lone = _lone_query_probe(grouped_query_attention, q, k, v, mask)
             mistakes = {
                 heads_softmax: _gqa_heads_softmax(q, k, v, mask),
                 "The heads are paired wrongly: query head h must use key/value head "
@@ -1481,7 +1523,20 @@ def check_grouped_query_attention(grouped_query_attention, *, hidden: bool = Fal
                     "scores.masked_fill(~mask, float('-inf'))",
                     "scores = scores.masked_fill(~mask, float('-inf'))",
                     "the mask argument",
-                ): (None if mask is None else gqa_expected(q, k, v, None)),
+                ): (
+                    None
+                    if mask is None
+                    else lambda q=q, k=k, v=v, lone=lone: (
+                        None if lone() else gqa_expected(q, k, v, None)
+                    )
+                ),
+                _LONE_QUERY_MASK: (
+                    None
+                    if mask is None or len_q != 1
+                    else lambda q=q, k=k, v=v, lone=lone: (
+                        gqa_expected(q, k, v, None) if lone() else None
+                    )
+                ),
                 "The mask is read the wrong way round: True means *may attend* (as in "
                 "lesson 06), so blocked positions are where the mask is False "
                 "(masked_fill(~mask, -inf)).": (

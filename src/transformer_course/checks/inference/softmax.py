@@ -15,6 +15,7 @@ from transformer_course.checking.oracles import (
     online_softmax_f,
 )
 from transformer_course.checking.partial_slices import match_partial_slices
+from transformer_course.checking.reference_points import online_with_reference, reference_kind
 from transformer_course.checking.temperature import confirmed_temperature, temperature_sentence
 
 from .common import (
@@ -420,6 +421,57 @@ _SHARED_MAX = (
     "every exp(x - m) underflow to 0, and 0 / 0 is NaN. Each row needs its own running "
     "maximum: block.amax(dim=-1), one per row (x.shape[:-1])."
 )
+
+
+_ABS_MAX = (
+    "Your running maximum is the largest magnitude |x| (block.abs().amax(dim=-1)), not the "
+    "largest value. The same function on a probe tells it: NaN on the row [-130, -110, 5, "
+    "3, 4, 2], whose largest value is 5 but largest magnitude 130 (a maximum started at 0 "
+    "is right there), and right on a row of ordinary values next to a row near 300 (a "
+    "maximum shared by every row is not). x - max|x| is never positive, but neither is "
+    "x - max x; "
+    "and where the largest value lies far below the largest magnitude (a large negative "
+    "value in the row, as here) every exp(x - max|x|) underflows to 0, and 0 / 0 is NaN. "
+    "Take the maximum of the values themselves: m_new = max(m, block.amax(dim=-1)), m "
+    "started at -inf."
+)
+_SHARED_ABS_MAX = (
+    "Your maximum is one number for the whole tensor, and of the magnitudes |x| "
+    "(block.abs().max(), no dim): the same function on a probe gives NaN on every row "
+    "whose largest value lies far below the tensor's largest magnitude, even a row of "
+    "values near 300 next to a row near -500. Each row needs its own running maximum of its "
+    "values: block.amax(dim=-1), no abs, one per row (x.shape[:-1])."
+)
+
+
+def _reference_probe(online_softmax):
+    """A callable giving (once, then remembered) the member of the reference-point family
+    (:mod:`checking.reference_points`) the learner's online_softmax is, told by a probe
+    whose rows separate them: on one input a maximum of |x| and a maximum shared by every
+    row often give the same NaN rows (blind31c-online-softmax-absmax-reference was told
+    the shared maximum)."""
+    answer: list = []
+
+    def kind():
+        if not answer:
+            answer.append(reference_kind(lambda x, size: online_softmax(x, size)))
+        return answer[0]
+
+    return kind
+
+
+def _if_kind(kind, member: str, value, keep_unmatched: bool = False):
+    """``value`` (computed when called) when the probe says the learner's code is
+    ``member`` of the reference-point family, or said nothing (raised: None); with
+    ``keep_unmatched``, also when its result is no member ("")."""
+
+    def gated():
+        found = kind()
+        if found is None or found == member or (keep_unmatched and found == ""):
+            return value()
+        return None
+
+    return gated
 
 
 def _reduced_over_rows_hint(x: torch.Tensor, block_size: int, columns_kept=lambda: False):
@@ -986,6 +1038,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
     with Checker("online_softmax", hidden=hidden) as c:
         c.require_callable(online_softmax)
         columns_kept = _column_axis_probe(online_softmax)
+        kind = _reference_probe(online_softmax)
         for x, block_size in _softmax_cases(hidden):
             what = f"online_softmax(x {tuple(x.shape)} = {short(x, 80)}, block_size={block_size})"
             got = c.call(
@@ -1074,8 +1127,25 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                         if several_blocks
                         else None
                     ),
-                    _MAX_FROM_ZERO: online_softmax_f(x, block_size, start=0.0),
-                    _SHARED_MAX: _shared_max(x, block_size),
+                    # the reference-point family (checking.reference_points): a member is
+                    # named only when a probe that separates them agrees
+                    _MAX_FROM_ZERO: _if_kind(
+                        kind,
+                        "zero",
+                        lambda x=x, b=block_size: online_softmax_f(x, b, start=0.0),
+                        keep_unmatched=True,
+                    ),
+                    _SHARED_MAX: _if_kind(
+                        kind, "shared", lambda x=x, b=block_size: _shared_max(x, b)
+                    ),
+                    _ABS_MAX: _if_kind(
+                        kind, "abs", lambda x=x, b=block_size: online_with_reference(x, b, "abs")
+                    ),
+                    _SHARED_ABS_MAX: _if_kind(
+                        kind,
+                        "shared_abs",
+                        lambda x=x, b=block_size: online_with_reference(x, b, "shared_abs"),
+                    ),
                     _SHARED_SUM: (
                         _online_variant(x, block_size, shared_sum=True).to(x.dtype)
                         if x.dim() > 1 and x[..., 0].numel() > 1

@@ -13,6 +13,7 @@ from transformer_course.checking.attention_weights import mask_misapplied, weigh
 from transformer_course.checking.hints import mistake_pairs, uses_dot_t
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.leading_axes import yielding_to_front_counted
+from transformer_course.checking.lone_query import lone_query_text, skipped_for_lone_query
 from transformer_course.checking.oracles import (
     scaled_dot_product_attention_f,
     tiled_attention_f,
@@ -625,6 +626,18 @@ def _tiled_cases(hidden: bool):
         k[1] = k[1] * 0.3 - 10.0
         return q, k, v, block, causal
 
+    def future_sink(seed, shape_q, len_k, block):
+        """A causal input whose last key scores over 100 above every other key for every
+        query: for all queries but the last it is a future key. A maximum taken over the
+        block's scores before the mask (the future keys' included, their weights zeroed
+        after the exp: blind31c-tiled-max-over-future-keys) makes every visible weight
+        underflow to 0 there; the last block holds other queries too."""
+        q, k, v, block, causal = case(seed, shape_q, len_k, shape_q[-1], block, True)
+        q = q * 0.3 + 4.0
+        k = k * 0.3
+        k[..., -1, :] += 16.0
+        return q, k, v, block, causal
+
     if not hidden:
         return [
             # 3 heads, not 2: a head count equal to block_size made a running tensor with one
@@ -643,6 +656,12 @@ def _tiled_cases(hidden: bool):
             # place, blind10e-tiled-accumulators-float32-in-place, passed every float32 input)
             case(1408, (2, 3, 5, 4), 7, 3, 3, False, dtype=torch.float64),
             far_below(1409, (2, 3, 4), 5, 2, False),
+            future_sink(1410, (1, 6, 4), 6, 4),
+            # one query under causal=True (top left: it sees key 0 only); after the causal
+            # cases with several queries, which tell a mask never applied or aligned to the
+            # bottom right from one skipped when len_q == 1
+            # (blind31c-tiled-causal-dropped-for-one-query passed every other input)
+            case(1411, (2, 1, 4), 5, 3, 2, True),
         ]
     return [
         case(2401, (2, 2, 13, 8), 13, 6, 5, True, scale=2.0),
@@ -656,6 +675,8 @@ def _tiled_cases(hidden: bool):
         # block_size = 0, passed every other hidden input, blind13e-tiled-block-size-read-
         # as-count)
         case(2408, (2, 3, 4), 3, 4, 5, False),
+        future_sink(2409, (2, 7, 4), 7, 3),
+        case(2410, (1, 2, 1, 8), 7, 4, 3, True),  # one query, causal
     ]
 
 
@@ -1445,6 +1466,50 @@ def _unscaled_everywhere(c, tiled_attention, q, k, v, block: int, causal: bool):
     return None
 
 
+_TILED_LONE_QUERY = lone_query_text(
+    "your causal mask",
+    "masks the future keys as it should",
+    "But causal=True here is aligned to the top left (query i sees keys j <= i, as "
+    "F.scaled_dot_product_attention(..., is_causal=True)): a lone query is position 0 and "
+    "may attend to key 0 only, not to every key (that holds for the last query under "
+    "section 2's bottom-right cache mask, not here).",
+    "Apply the mask whatever len_q is: blocked where torch.arange(start, stop)[None, :] > "
+    "torch.arange(len_q)[:, None].",
+)
+
+_TILED_MAX_OVER_FUTURE = (
+    "Your running maximum includes the future keys' scores: the block's maximum was taken "
+    "before the causal mask (the future keys' weights zeroed after the exp, or the scores "
+    "masked after amax). In exact arithmetic the reference point cancels, but here a future "
+    "key scores over 100 above every key the query may see, so every visible weight "
+    "exp(s - m) underflows to 0 and the row is 0 / 0 (NaN). Fill the future scores with "
+    "-inf first, scores.masked_fill(future, float('-inf')), then take the maximum of what "
+    "is left."
+)
+
+
+def _tiled_lone_probe(tiled_attention, q, k, v, block: int, causal: bool):
+    """A callable saying (once, then remembered) whether the learner's code, wrong on a
+    causal call with one query, is right on the same call with that query given twice: the
+    causal mask is then skipped for len_q == 1 only (:mod:`checking.lone_query`)."""
+    answer: list[bool] = []
+
+    def lone() -> bool:
+        if not answer:
+            answer.append(
+                causal
+                and q.shape[-2] == 1
+                and skipped_for_lone_query(
+                    lambda q2, _: tiled_attention(q2, k.clone(), v.clone(), block, True),
+                    lambda q2, _: _tiled_expected(q2, k, v, True),
+                    q,
+                )
+            )
+        return answer[0]
+
+    return lone
+
+
 def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
     """tiled_attention(q, k, v, block_size, causal=False) -> output (..., len_q, d_v)."""
     with (
@@ -1528,6 +1593,7 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     )
                 )
             several = k.shape[-2] > block
+            lone = _tiled_lone_probe(tiled_attention, q, k, v, block, causal)
             nan_causes = {
                 "the causal mask hiding the diagonal too (j >= i masked: query 0 sees no key)": (
                     tiled_attention_f(q, k, v, block, causal, strict=True) if causal else None
@@ -1641,7 +1707,29 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                     )
                     + " Query i may attend to key j exactly when j <= i, with j the key's "
                     "position in the whole sequence (start + its index in the block).": (
-                        _tiled_expected(q, k, v, False) if causal else None
+                        (
+                            lambda q=q, k=k, v=v, lone=lone: (
+                                None if lone() else _tiled_expected(q, k, v, False)
+                            )
+                        )
+                        if causal
+                        else None
+                    ),
+                    _TILED_LONE_QUERY: (
+                        (
+                            lambda q=q, k=k, v=v, lone=lone: (
+                                _tiled_expected(q, k, v, False) if lone() else None
+                            )
+                        )
+                        if causal and q.shape[-2] == 1
+                        else None
+                    ),
+                    _TILED_MAX_OVER_FUTURE: (
+                        _only_where_far_below(
+                            tiled_attention_f(q, k, v, block, causal, max_over_masked=True)
+                        )
+                        if causal
+                        else None
                     ),
                     "The causal mask compares the query with the key's index *inside the "
                     "block* instead of its position in the sequence (start + index): later "
@@ -1693,9 +1781,15 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         else None
                     ),
                     _BOTTOM_RIGHT: (
-                        scaled_dot_product_attention(
-                            q, k, v, causal_lower_right(q.shape[-2], k.shape[-2])
-                        )[0]
+                        (
+                            lambda q=q, k=k, v=v, lone=lone: (
+                                None
+                                if lone()
+                                else scaled_dot_product_attention(
+                                    q, k, v, causal_lower_right(q.shape[-2], k.shape[-2])
+                                )[0]
+                            )
+                        )
                         if causal and q.shape[-2] != k.shape[-2]
                         else None
                     ),
