@@ -62,4 +62,11 @@ ACCEPTED_BY_CONTRACT: dict[str, str] = {
         "included (tests/test_exercises.py's test_a_concept_question_accepts_its_answer_in_"
         "every_usual_form); the check passes '64' and notes that the number itself is asked for"
     ),
+    "blind31c-tiled-future-filled-with-minus-1e5": (
+        "lesson 04's contract for blocked scores accepts any value that blocks a key (-inf, "
+        "-1e9, torch.finfo(dtype).min: 'a large finite negative number does the same for "
+        "every row that allows at least one key'), and lesson 12 states no other rule for "
+        "tiled_attention, where every causal row allows a key: -1e5 blocks the future keys "
+        "on every input whose own scores are not themselves near -1e5"
+    ),
 }
