@@ -59,8 +59,10 @@ QUIZ_CROSS_ATTENTION_ROLES = Quiz(
         "d": "queries from the encoder's output, keys and values from the decoder",
     },
     why={
-        "a": "That is the decoder's (masked) self-attention. Cross-attention is where the "
-        "decoder reads the source sentence, so something must come from the encoder.",
+        "a": "That is the decoder's (masked) self-attention: with queries, keys and values all "
+        "from the decoder's words, the decoder never reads the source sentence. In "
+        "cross-attention only the queries come from the decoder; the keys and values come from "
+        "the encoder's output (the memory), the source sentence each target word reads.",
         "b": "Each Spanish word being produced asks a question (its query) and reads the answer "
         "out of the English sentence (its keys and values). The weights are (len_q, len_k) = "
         "(target length, source length): one output row per target word.",

@@ -1,0 +1,51 @@
+"""The concept-question check's readings of an answer in another form (checking.quiz)."""
+
+import pytest
+
+from transformer_course.checking.failure import CheckFailure
+from transformer_course.checking.quiz import (
+    Quiz,
+    operator_slip,
+    power_misreadings,
+    quiz_check,
+)
+
+_AXES = Quiz(
+    name="quiz_axes",
+    answer="b",
+    choices={"a": "the first axis", "b": "the last axis", "c": "no axis"},
+    why={"a": "Not that one.", "b": "Right.", "c": "Not that either."},
+    meant={-1: ("b", "the axis -1, the last"), 0: ("a", "the axis 0, the first")},
+)
+
+
+def _message(check, value) -> str:
+    with pytest.raises(CheckFailure) as failure:
+        check(lambda: value)
+    return str(failure.value)
+
+
+def test_an_answer_that_stands_for_a_choice_is_told_which_and_its_letter():
+    check = quiz_check(_AXES)
+    said = _message(check, -1)
+    assert 'the axis -1, the last, which is choice (b)' in said and 'return "b"' in said
+    assert "an int" in said
+    # a value that stands for a wrong choice: told which, and why that choice is wrong
+    said = _message(check, 0.0)
+    assert "choice (a)" in said and "(a) is not right either. Not that one." in said
+    assert 'return "a"' not in said
+    # True == 1 is not read as an axis; a number that stands for nothing keeps the old form
+    assert "choice" not in _message(check, 7)
+    assert "which is choice" not in _message(check, True)
+    check(lambda: "b")
+
+
+def test_a_mistyped_power_is_named():
+    assert [value for value, _, _ in power_misreadings(2, 20)] == [22, 40]
+    assert "one asterisk is missing" in power_misreadings(2, 20, "divides by")[1][2]
+    assert "divides by 40 instead of 1048576" in power_misreadings(2, 20, "divides by")[1][2]
+    said = operator_slip(3 / 2 * 10, "3 / 2**10", 1e-9)
+    assert "3 / 2*10" in said and "one asterisk is missing" in said
+    assert "xor" in operator_slip(3 / (2 ^ 10), "3 / (2**10)", 1e-9)
+    assert operator_slip(3 / 2**10, "3 / 2**10", 1e-9) == ""  # the right number
+    assert operator_slip(5.0, "3 / 2**10", 1e-9) == ""
