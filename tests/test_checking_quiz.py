@@ -28,7 +28,7 @@ def _message(check, value) -> str:
 def test_an_answer_that_stands_for_a_choice_is_told_which_and_its_letter():
     check = quiz_check(_AXES)
     said = _message(check, -1)
-    assert 'the axis -1, the last, which is choice (b)' in said and 'return "b"' in said
+    assert "the axis -1, the last, which is choice (b)" in said and 'return "b"' in said
     assert "an int" in said
     # a value that stands for a wrong choice: told which, and why that choice is wrong
     said = _message(check, 0.0)

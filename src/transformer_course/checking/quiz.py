@@ -372,9 +372,7 @@ def precedence_slip(number: float, worked: str, rel_tol: float) -> str:
     return ""
 
 
-def power_misreadings(
-    base: int, exponent: int, effect: str = "uses"
-) -> list[tuple[int, str, str]]:
+def power_misreadings(base: int, exponent: int, effect: str = "uses") -> list[tuple[int, str, str]]:
     """The numbers a power ``base**exponent`` becomes when it is mistyped, each as (value,
     short name, what happened, ``effect`` saying what the quiz's sum does with the value,
     "divides by"): ``base ^ exponent``, Python's bitwise exclusive or, and ``base *

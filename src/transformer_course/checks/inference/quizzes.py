@@ -7,6 +7,7 @@ from itertools import combinations, product
 from transformer_course.checking.failure import CheckFailure
 from transformer_course.checking.quiz import Quiz, power_misreadings, quiz_check
 
+
 # ======================================================================== concept question
 def _mistyped_powers(powers) -> dict[Fraction, tuple[str, str]]:
     """The unit divisor's slips of each power (base, exponent) mistyped (:func:`power_
@@ -17,9 +18,7 @@ def _mistyped_powers(powers) -> dict[Fraction, tuple[str, str]]:
         for value, name, text in power_misreadings(base, exponent, "divides by"):
             if base == 10:
                 text += "; and a MiB is 2**20 bytes (10**6 is a megabyte, MB)"
-            found.setdefault(Fraction(1, value), []).append(
-                (name, text)
-            )
+            found.setdefault(Fraction(1, value), []).append((name, text))
     return {
         key: (" or ".join(n for n, _ in slips), "; or ".join(t for _, t in slips))
         for key, slips in found.items()
