@@ -2644,6 +2644,7 @@ MISTAKES += [
     ),
 ]
 
+
 # ------------------------------------- the divisors read from the table; the cosines' angles
 def pe_divisors_evenly_spaced_to_100(max_len, d_model):  # linear divisors, 1 .. 100
     count = (d_model + 1) // 2
