@@ -2837,3 +2837,19 @@ def test_quiz_score_scale_d_model_says_why_without_the_answer():
     why = QUIZ_SCORE_SCALE.why["b"]
     assert re.search(r"per head, d_model / num_heads", why)
     assert "(c)" not in why and QUIZ_SCORE_SCALE.choices["c"] not in why
+
+
+def test_quiz_values_returned_for_their_letters_are_read():
+    """The paper's sizes and the weights' values returned in place of a letter are read as
+    the choice they stand for; 8 (sqrt(d_k) or the number of heads) is left unread."""
+    from transformer_course.checks.attention import (
+        check_quiz_fully_masked,
+        check_quiz_score_scale,
+    )
+
+    with pytest.raises(CheckFailure, match=r"512, the paper's d_model, which is choice \(b\)"):
+        check_quiz_score_scale(lambda: 512)
+    with pytest.raises(CheckFailure, match=r"returned the number 8, an int: this question"):
+        check_quiz_score_scale(lambda: 8)
+    with pytest.raises(CheckFailure, match=r"0, the weight on every key, which is choice \(b\)"):
+        check_quiz_fully_masked(lambda: torch.tensor(0.0))

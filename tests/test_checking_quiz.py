@@ -49,3 +49,19 @@ def test_a_mistyped_power_is_named():
     assert "xor" in operator_slip(3 / (2 ^ 10), "3 / (2**10)", 1e-9)
     assert operator_slip(3 / 2**10, "3 / 2**10", 1e-9) == ""  # the right number
     assert operator_slip(5.0, "3 / 2**10", 1e-9) == ""
+
+
+def test_a_choice_written_as_a_value_and_nan_are_read():
+    shapes = Quiz(
+        name="quiz_shapes",
+        answer="a",
+        choices={"a": "(2, 5, 7)", "b": "(2, 7, 5)", "c": "[1, 2]"},
+        why={"a": "Right.", "b": "Transposed.", "c": "A list."},
+        meant={float("nan"): ("b", "NaN, a value")},
+    )
+    check = quiz_check(shapes)
+    assert "which is choice (a), (2, 5, 7)" in _message(check, [2, 5, 7])
+    assert "(b) is not right either. Transposed." in _message(check, (2, 7, 5))
+    assert "which is choice (c)" in _message(check, (1, 2))
+    assert "NaN, a value, which is choice (b)" in _message(check, float("nan"))
+    assert "which is choice" not in _message(check, (9, 9))

@@ -52,19 +52,53 @@ class Quiz:
     meant: Mapping[object, tuple[str, str]] = field(default_factory=dict)
 
 
-def _meant_choice(value: object, meant: Mapping[object, tuple[str, str]]) -> tuple[str, str]:
-    """The (letter, what the value is) that ``value`` stands for in ``meant``, matching
-    numbers by value (-1 and -1.0, a tuple and a list of the same axes) but never a bool;
-    ("", "") when none."""
-    if isinstance(value, bool) or not meant:
-        return "", ""
-    key: object = tuple(value) if isinstance(value, list | tuple) else value
-    for candidate, found in meant.items():
+def _same_value(candidate: object, key: object) -> bool:
+    """Equal as numbers or sequences of numbers (NaN equal to NaN), never a bool."""
+    if isinstance(candidate, bool) or isinstance(key, bool):
+        return False
+    if isinstance(candidate, float) and isinstance(key, int | float):
+        return candidate == key or (math.isnan(candidate) and math.isnan(key))
+    try:
+        return bool(candidate == key)
+    except Exception:  # an array's ambiguous truth value: not this one
+        return False
+
+
+def _literal_choices(choices: Mapping[str, str]) -> dict[object, tuple[str, str]]:
+    """The choices whose text is a Python literal (a shape, a list of ids, a number): the
+    value -> (letter, what it is), so an answer that returns the value itself is read."""
+    found = {}
+    for letter, text in choices.items():
         try:
-            if not isinstance(candidate, bool) and candidate == key:
-                return found
-        except Exception:  # an array's ambiguous truth value: not one of these
-            return "", ""
+            value = ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        if isinstance(value, list | tuple):
+            value = tuple(value)
+        if isinstance(value, tuple | int | float) and not isinstance(value, bool):
+            found[value] = (letter, "a choice's text as a Python value")
+    return found
+
+
+def _meant_choice(
+    value: object, meant: Mapping[object, tuple[str, str]], choices: Mapping[str, str] = {}
+) -> tuple[str, str]:
+    """The (letter, what the value is) that ``value`` stands for in ``meant``, or in the
+    choices whose text is the value itself (a tuple for "(2, 8, 5, 7)"), matching numbers
+    by value (-1 and -1.0, a tuple, a list and a torch.Size of the same numbers, NaN and
+    NaN) but never a bool; ("", "") when none."""
+    if isinstance(value, bool) or isinstance(value, str) or value is None:
+        return "", ""
+    key: object = value
+    if isinstance(value, list | tuple) or type(value).__name__ == "Size":
+        key = tuple(value)
+    elif hasattr(value, "item") and getattr(value, "ndim", getattr(value, "dim", lambda: 1)) in (
+        0,
+    ):
+        key = value.item()  # a numpy or torch scalar
+    for candidate, found in (*meant.items(), *_literal_choices(choices).items()):
+        if _same_value(candidate, key):
+            return found
     return "", ""
 
 
@@ -236,7 +270,7 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
                         f"has one answer. Return one letter, the one you choose: one of {letters}."
                     )
                 letter = _letter(given)
-                stands_for, what = _meant_choice(given, quiz.meant)
+                stands_for, what = _meant_choice(given, quiz.meant, quiz.choices)
                 if letter not in quiz.choices and stands_for in quiz.choices:
                     right = stands_for == quiz.answer
                     c.fail(

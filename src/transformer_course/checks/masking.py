@@ -2108,6 +2108,12 @@ QUIZ_FULLY_MASKED_ROW = Quiz(
         "padding mask masks itself too), and attention makes no exception for the diagonal. "
         "With every key blocked the row gets no weight anywhere, not a one on the diagonal.",
     },
+    # the weights' value itself in place of the letter (0 read as choice (a)'s "0 / 0" before)
+    meant={
+        0: ("b", "0, the weight on every key"),
+        float("nan"): ("a", "NaN, the weights' value"),
+        1: ("d", "1, a weight of one (on the query's own position)"),
+    },
 )
 check_quiz_fully_masked_row = quiz_check(QUIZ_FULLY_MASKED_ROW)
 

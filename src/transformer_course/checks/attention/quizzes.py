@@ -26,6 +26,11 @@ QUIZ_SCORE_SCALE = Quiz(
         "d": "The number of heads decides how d_model is split (d_k = d_model / num_heads), "
         "but the scale is set by the width of the vectors in the dot product, d_k.",
     },
+    # the paper's size itself in place of the letter (not 8: both sqrt(d_k) and the heads)
+    meant={
+        64: ("c", "64, the paper's width of each query and key (d_k)"),
+        512: ("b", "512, the paper's d_model"),
+    },
 )
 QUIZ_FULLY_MASKED = Quiz(
     name="quiz_fully_masked",
@@ -47,6 +52,11 @@ QUIZ_FULLY_MASKED = Quiz(
         "included: the mask would be ignored just where every key is forbidden.",
         "d": "Nothing singles out the first key: that would invent information the mask "
         "forbids, and it is not what any of the usual implementations computes.",
+    },
+    # the weights' value itself in place of the letter
+    meant={
+        0: ("b", "0, the weight on every key"),
+        float("nan"): ("a", "NaN, the weights' value"),
     },
 )
 QUIZ_CROSS_ATTENTION_ROLES = Quiz(
