@@ -65,3 +65,15 @@ def test_a_choice_written_as_a_value_and_nan_are_read():
     assert "which is choice (c)" in _message(check, (1, 2))
     assert "NaN, a value, which is choice (b)" in _message(check, float("nan"))
     assert "which is choice" not in _message(check, (9, 9))
+
+
+def test_a_number_off_by_a_mistyped_power_is_named_in_any_numeric_quiz():
+    from transformer_course.checking.relations import number_relation
+
+    said = number_relation(5 * 2**20 / 40, 5)
+    assert "2*20 = 40 where 2**20 = 1048576 belongs (one asterisk missing" in said
+    said = number_relation(5 * 2**20 / 60, 5)  # 2*30 or 10*6: both named, another unit too
+    assert "2*30 = 60" in said and "10*6 = 60" in said and "another unit" in said
+    assert "exclusive or" in number_relation(5 * 22 / 2**20, 5)
+    # a whole factor (1024 / (2 ^ 10) = 128) has other readings: not said to be a power
+    assert "mistyped" not in number_relation(5 * 128, 5)
