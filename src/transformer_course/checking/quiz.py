@@ -81,7 +81,7 @@ def _literal_choices(choices: Mapping[str, str]) -> dict[object, tuple[str, str]
 
 
 def _meant_choice(
-    value: object, meant: Mapping[object, tuple[str, str]], choices: Mapping[str, str] = {}
+    value: object, meant: Mapping[object, tuple[str, str]], choices: Mapping[str, str] | None = None
 ) -> tuple[str, str]:
     """The (letter, what the value is) that ``value`` stands for in ``meant``, or in the
     choices whose text is the value itself (a tuple for "(2, 8, 5, 7)"), matching numbers
@@ -92,11 +92,9 @@ def _meant_choice(
     key: object = value
     if isinstance(value, list | tuple) or type(value).__name__ == "Size":
         key = tuple(value)
-    elif hasattr(value, "item") and getattr(value, "ndim", getattr(value, "dim", lambda: 1)) in (
-        0,
-    ):
+    elif getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
         key = value.item()  # a numpy or torch scalar
-    for candidate, found in (*meant.items(), *_literal_choices(choices).items()):
+    for candidate, found in (*meant.items(), *_literal_choices(choices or {}).items()):
         if _same_value(candidate, key):
             return found
     return "", ""
