@@ -2735,7 +2735,8 @@ def pad_with_torch_pad_sequence(sequences, pad_id):
 
 
 def pad_default_dtype(sequences, pad_id):
-    """np.array without a dtype: int64 with values, float64 for a batch of empty rows."""
+    """np.array without a dtype: int64 with values, float64 for a batch of empty rows (a
+    mistake since fix round 38: the contract's batch is integer, (0, 0) with no rows)."""
     width = max((len(s) for s in sequences), default=0)
     return np.array([list(s) + [pad_id] * (width - len(s)) for s in sequences])
 
@@ -3949,7 +3950,6 @@ CORRECT = [
     Correct(checks.check_pad_batch, pad_concat_int32),
     Correct(checks.check_pad_batch, pad_with_np_pad),
     Correct(checks.check_pad_batch, pad_with_torch_pad_sequence),
-    Correct(checks.check_pad_batch, pad_default_dtype),
     Correct(checks.check_pad_batch, pad_uint16),
     Correct(checks.check_get_pair_counts, pairs_counter),
     Correct(checks.check_get_pair_counts, pairs_like_minbpe),
@@ -4710,6 +4710,44 @@ MISTAKES += [
 CORRECT += [
     Correct(checks.check_tokenize, tokenize_by_unicode_categories),
     Correct(checks.check_pad_batch, pad_sequence_of_long_tensors),
+]
+
+
+# ------------------------------------- f38a: a batch of no id, a dtype inferred from values
+def pad_tensor_of_padded_lists(sequences, pad_id):  # torch.tensor([]) is float32, 1-D
+    longest = max(map(len, sequences), default=0)
+    return torch.tensor([s + [pad_id] * (longest - len(s)) for s in map(list, sequences)])
+
+
+def pad_full_then_int_cast_of_empty(sequences, pad_id):  # sibling: float whatever it holds
+    longest = max(map(len, sequences), default=0)
+    out = np.full((len(sequences), longest), float(pad_id))
+    for i, s in enumerate(sequences):
+        out[i, : len(s)] = s
+    return out
+
+
+def pad_list_of_arrays_int_dtype(sequences, pad_id):  # correct: np.array(..., dtype) + reshape
+    longest = max(map(len, sequences), default=0)
+    rows = [list(s) + [pad_id] * (longest - len(s)) for s in sequences]
+    return np.array(rows, dtype=np.int64).reshape(len(sequences), longest)
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_pad_batch,
+        pad_default_dtype,
+        r"float exactly when it holds no id at all.*inferred from the values.*1-D, shape \(0,\)",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_tensor_of_padded_lists,
+        r"float exactly when it holds no id at all.*torch\.tensor\(rows\) without a dtype",
+    ),
+    Mistake(checks.check_pad_batch, pad_full_then_int_cast_of_empty, r"(?s)^(?!.*no id at all)"),
+]
+CORRECT += [
+    Correct(checks.check_pad_batch, pad_list_of_arrays_int_dtype),
 ]
 
 
