@@ -4002,7 +4002,7 @@ def bpe_decode_pairs_from_values(ids, merges):  # the values are ids, not pairs
     return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
 
 
-def decode_backslash_escapes(ids, merges):  # a broken character shown as \xc3: visible
+def decode_backslash_escapes(ids, merges):  # \xc3 for a broken character: not U+FFFD
     table = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
         table[new_id] = table[a] + table[b]
@@ -4109,9 +4109,6 @@ MISTAKES += [
         bpe_decode_str_of_bytes_strict,
         r"raised UnicodeDecodeError.*not valid UTF-8.*errors='replace'",
     ),
-]
-CORRECT += [
-    Correct(checks.check_bpe_decode, decode_backslash_escapes),
 ]
 
 
@@ -4710,6 +4707,40 @@ MISTAKES += [
 CORRECT += [
     Correct(checks.check_tokenize, tokenize_by_unicode_categories),
     Correct(checks.check_pad_batch, pad_sequence_of_long_tensors),
+]
+
+
+# --------------------------- f38a: bytes that are not UTF-8 handled otherwise than 'replace'
+def decode_surrogateescape(ids, merges):  # '\udcc3': the bytes round-trip, not the text
+    table = {i: bytes([i]) for i in range(256)}
+    for pair, new_id in merges.items():
+        table[new_id] = table[pair[0]] + table[pair[1]]
+    return bytes(b"".join(map(table.__getitem__, ids))).decode("utf-8", "surrogateescape")
+
+
+def decode_latin1_fallback(ids, merges):  # strict, then Latin-1 on a UnicodeDecodeError
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    data = b"".join(table[i] for i in ids)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_bpe_decode,
+        decode_backslash_escapes,
+        r"returned 'hi\\\\xc3'.*errors='backslashreplace'.*errors='replace'",
+    ),
+    Mistake(checks.check_bpe_decode, decode_surrogateescape, r"errors='surrogateescape'"),
+    Mistake(
+        checks.check_bpe_decode,
+        decode_latin1_fallback,
+        r"(?s)as Latin-1 or cp1252 \(a fallback codec(?!.*backslash)",
+    ),
 ]
 
 
