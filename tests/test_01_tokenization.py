@@ -4744,6 +4744,53 @@ MISTAKES += [
 ]
 
 
+# ------------------------------------ f38a: pair counts kept across the steps (running totals)
+def train_counter_updated_every_step(text, num_merges):  # Counter.update: never reset
+    ids, merges, totals = list(text.encode("utf-8")), {}, Counter()
+    for i in range(num_merges):
+        if len(ids) < 2:
+            break
+        totals.update(ref.get_pair_counts(ids))
+        pair = max(totals, key=totals.get)
+        merges[pair] = 256 + i
+        ids = ref.merge_pair(ids, pair, 256 + i)
+    return merges
+
+
+def train_running_totals_merged_dropped(text, num_merges):  # the merged pair deleted only
+    ids, merges, totals = list(text.encode("utf-8")), {}, {}
+    for i in range(num_merges):
+        if len(ids) < 2:
+            break
+        for pair, n in ref.get_pair_counts(ids).items():
+            totals[pair] = totals.get(pair, 0) + n
+        pair = max(totals, key=totals.get)
+        del totals[pair]
+        merges[pair] = 256 + i
+        ids = ref.merge_pair(ids, pair, 256 + i)
+    return merges
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_train_bpe,
+        train_counter_updated_every_step,
+        r"pair counts kept across the steps.*never reset.*merged before, so it is chosen again",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_running_totals_merged_dropped,
+        r"(?s)pair counts kept across the steps.*running total(?!.*chosen again)",
+    ),
+    # sibling: counted once before the loop keeps its own message
+    Mistake(
+        checks.check_train_bpe,
+        train_counts_once,
+        r"(?s)counted once, on the original bytes(?!.*kept across the steps)",
+    ),
+]
+
+
 # ------------------------------------- f38a: a batch of no id, a dtype inferred from values
 def pad_tensor_of_padded_lists(sequences, pad_id):  # torch.tensor([]) is float32, 1-D
     longest = max(map(len, sequences), default=0)
