@@ -137,9 +137,9 @@ def no_id_dtype(
     )
     return (
         f"Your batch is float exactly when it holds no id at all: {ids} holds integers, "
-        f"{empty} is {found['empty rows'][0]} and {none} is {dtype}. Its dtype is inferred "
-        "from the values (np.array(rows) or torch.tensor(rows) without a dtype), and with no "
-        "value there is no integer to infer it from: np.array([]) is float64, "
+        f"{empty} is {found['empty rows'][0]} and {none} is {dtype}. That is what a dtype "
+        "inferred from the values gives (np.array(rows) or torch.tensor(rows) without a "
+        "dtype): with no value there is no integer to infer it from, np.array([]) is float64, "
         f"torch.tensor([]) float32.{flat} Say the dtype and the shape yourself: "
         "np.full((len(sequences), max_len), pad_id, dtype=np.int64), then copy each "
         "sequence into its row (or np.array(rows, dtype=np.int64).reshape(len(sequences), "
