@@ -2735,7 +2735,8 @@ def pad_with_torch_pad_sequence(sequences, pad_id):
 
 
 def pad_default_dtype(sequences, pad_id):
-    """np.array without a dtype: int64 with values, float64 for a batch of empty rows."""
+    """np.array without a dtype: int64 with values, float64 for a batch of empty rows (a
+    mistake since fix round 38: the contract's batch is integer, (0, 0) with no rows)."""
     width = max((len(s) for s in sequences), default=0)
     return np.array([list(s) + [pad_id] * (width - len(s)) for s in sequences])
 
@@ -3949,7 +3950,6 @@ CORRECT = [
     Correct(checks.check_pad_batch, pad_concat_int32),
     Correct(checks.check_pad_batch, pad_with_np_pad),
     Correct(checks.check_pad_batch, pad_with_torch_pad_sequence),
-    Correct(checks.check_pad_batch, pad_default_dtype),
     Correct(checks.check_pad_batch, pad_uint16),
     Correct(checks.check_get_pair_counts, pairs_counter),
     Correct(checks.check_get_pair_counts, pairs_like_minbpe),
@@ -4002,7 +4002,7 @@ def bpe_decode_pairs_from_values(ids, merges):  # the values are ids, not pairs
     return b"".join(table[i] for i in ids).decode("utf-8", errors="replace")
 
 
-def decode_backslash_escapes(ids, merges):  # a broken character shown as \xc3: visible
+def decode_backslash_escapes(ids, merges):  # \xc3 for a broken character: not U+FFFD
     table = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
         table[new_id] = table[a] + table[b]
@@ -4109,9 +4109,6 @@ MISTAKES += [
         bpe_decode_str_of_bytes_strict,
         r"raised UnicodeDecodeError.*not valid UTF-8.*errors='replace'",
     ),
-]
-CORRECT += [
-    Correct(checks.check_bpe_decode, decode_backslash_escapes),
 ]
 
 
@@ -4713,6 +4710,125 @@ CORRECT += [
 ]
 
 
+# --------------------------- f38a: bytes that are not UTF-8 handled otherwise than 'replace'
+def decode_surrogateescape(ids, merges):  # '\udcc3': the bytes round-trip, not the text
+    table = {i: bytes([i]) for i in range(256)}
+    for pair, new_id in merges.items():
+        table[new_id] = table[pair[0]] + table[pair[1]]
+    return bytes(b"".join(map(table.__getitem__, ids))).decode("utf-8", "surrogateescape")
+
+
+def decode_latin1_fallback(ids, merges):  # strict, then Latin-1 on a UnicodeDecodeError
+    table = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        table[new_id] = table[a] + table[b]
+    data = b"".join(table[i] for i in ids)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_bpe_decode,
+        decode_backslash_escapes,
+        r"returned 'hi\\\\xc3'.*errors='backslashreplace'.*errors='replace'",
+    ),
+    Mistake(checks.check_bpe_decode, decode_surrogateescape, r"errors='surrogateescape'"),
+    Mistake(
+        checks.check_bpe_decode,
+        decode_latin1_fallback,
+        r"(?s)as Latin-1 or cp1252 \(a fallback codec(?!.*backslash)",
+    ),
+]
+
+
+# ------------------------------------ f38a: pair counts kept across the steps (running totals)
+def train_counter_updated_every_step(text, num_merges):  # Counter.update: never reset
+    ids, merges, totals = list(text.encode("utf-8")), {}, Counter()
+    for i in range(num_merges):
+        if len(ids) < 2:
+            break
+        totals.update(ref.get_pair_counts(ids))
+        pair = max(totals, key=totals.get)
+        merges[pair] = 256 + i
+        ids = ref.merge_pair(ids, pair, 256 + i)
+    return merges
+
+
+def train_running_totals_merged_dropped(text, num_merges):  # the merged pair deleted only
+    ids, merges, totals = list(text.encode("utf-8")), {}, {}
+    for i in range(num_merges):
+        if len(ids) < 2:
+            break
+        for pair, n in ref.get_pair_counts(ids).items():
+            totals[pair] = totals.get(pair, 0) + n
+        pair = max(totals, key=totals.get)
+        del totals[pair]
+        merges[pair] = 256 + i
+        ids = ref.merge_pair(ids, pair, 256 + i)
+    return merges
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_train_bpe,
+        train_counter_updated_every_step,
+        r"pair counts kept across the steps.*never reset.*merged before, so it is chosen again",
+    ),
+    Mistake(
+        checks.check_train_bpe,
+        train_running_totals_merged_dropped,
+        r"(?s)pair counts kept across the steps.*running total(?!.*chosen again)",
+    ),
+    # sibling: counted once before the loop keeps its own message
+    Mistake(
+        checks.check_train_bpe,
+        train_counts_once,
+        r"(?s)counted once, on the original bytes(?!.*kept across the steps)",
+    ),
+]
+
+
+# ------------------------------------- f38a: a batch of no id, a dtype inferred from values
+def pad_tensor_of_padded_lists(sequences, pad_id):  # torch.tensor([]) is float32, 1-D
+    longest = max(map(len, sequences), default=0)
+    return torch.tensor([s + [pad_id] * (longest - len(s)) for s in map(list, sequences)])
+
+
+def pad_full_then_int_cast_of_empty(sequences, pad_id):  # sibling: float whatever it holds
+    longest = max(map(len, sequences), default=0)
+    out = np.full((len(sequences), longest), float(pad_id))
+    for i, s in enumerate(sequences):
+        out[i, : len(s)] = s
+    return out
+
+
+def pad_list_of_arrays_int_dtype(sequences, pad_id):  # correct: np.array(..., dtype) + reshape
+    longest = max(map(len, sequences), default=0)
+    rows = [list(s) + [pad_id] * (longest - len(s)) for s in sequences]
+    return np.array(rows, dtype=np.int64).reshape(len(sequences), longest)
+
+
+MISTAKES += [
+    Mistake(
+        checks.check_pad_batch,
+        pad_default_dtype,
+        r"float exactly when it holds no id at all.*inferred from the values.*1-D, shape \(0,\)",
+    ),
+    Mistake(
+        checks.check_pad_batch,
+        pad_tensor_of_padded_lists,
+        r"float exactly when it holds no id at all.*torch\.tensor\(rows\) without a dtype",
+    ),
+    Mistake(checks.check_pad_batch, pad_full_then_int_cast_of_empty, r"(?s)^(?!.*no id at all)"),
+]
+CORRECT += [
+    Correct(checks.check_pad_batch, pad_list_of_arrays_int_dtype),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 
@@ -4740,8 +4856,8 @@ def test_bpe_encode_names_a_mistake_only_if_it_agrees_with_every_input():
 def test_notes_for_accepted_alternatives(capsys):
     checks.check_train_bpe(train_like_sennrich)
     assert "subword-nmt" in capsys.readouterr().out
-    checks.check_pad_batch(pad_default_dtype, hidden=True)
-    assert "has no values" in capsys.readouterr().out
+    # a batch of no id that is float (pad_default_dtype) is a mistake since fix round 38:
+    # the contract's batch is an integer array, (0, 0) with no sequences (see MISTAKES)
 
 
 def test_learner_exception_is_explained_with_their_traceback():

@@ -1927,6 +1927,30 @@ MISTAKES += [
 ]
 
 
+# ------------------------------- f38a: the one-pair formula written with Gram matrices
+def cosine_gram_einsum(a, b):  # einsum Gram matrices: (n, n) * (m, m), no square root
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    gram_a = np.einsum("ik,jk->ij", a, a)
+    gram_b = np.einsum("ik,jk->ij", b, b)
+    return np.einsum("ik,jk->ij", a, b) / (gram_a * gram_b)
+
+
+MISTAKES += [
+    Mistake(
+        check_cosine_similarity,
+        cosine_gram_einsum,
+        r"Your denominator is \(a @ a\.T\) \* \(b @ b\.T\): the formula for one pair of "
+        r"vectors.*Gram matrix",
+    ),
+    # the sibling keeps its own message: the lengths' outer product in the wrong order
+    Mistake(
+        check_cosine_similarity,
+        cosine_lengths_broadcast_wrong_way,
+        r"^(?![\s\S]*Gram)[\s\S]*the lengths in the wrong order",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

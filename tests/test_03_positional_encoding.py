@@ -2691,6 +2691,46 @@ MISTAKES += [
     ),
 ]
 
+
+# ------------------------------------ f38a: a table built or stored in a narrow dtype
+class PETableBuiltInBfloat16(nn.Module):  # computed in bfloat16, stored as float32
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+        pos = torch.arange(max_len).unsqueeze(1).to(torch.bfloat16)
+        div = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))
+        table = torch.zeros(max_len, d_model, dtype=torch.bfloat16)
+        table[:, 0::2] = torch.sin(pos * div.to(torch.bfloat16))
+        table[:, 1::2] = torch.cos(pos * div.to(torch.bfloat16))
+        self.register_buffer("pe", table.float().unsqueeze(0))
+
+    def forward(self, x):
+        return self.dropout(x + self.pe[:, : x.size(1)])
+
+
+class PETableCastToHalfAtTheEnd(ref.PositionalEncoding):  # the right table, stored in float16
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__(d_model, max_len, dropout)
+        self.pe = self.pe.half()
+
+
+MISTAKES += [
+    Mistake(
+        check_PositionalEncoding,
+        PETableBuiltInBfloat16,
+        r"Your table \(`pe` in the state dict\) is torch\.float32 but every value is a "
+        r"bfloat16 number: it was computed in bfloat16 and cast up afterwards",
+    ),
+    Mistake(
+        check_PositionalEncoding,
+        PETableCastToHalfAtTheEnd,
+        r"Your table \(`pe` in the state dict\) is stored as float16\. It differs from the "
+        r"paper's table by up to",
+    ),
+    # a wrong table is no rounding: PEWrongBase keeps its message (above)
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

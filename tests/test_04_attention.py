@@ -2480,6 +2480,24 @@ R37_MISTAKES = [
 ]
 
 
+# --------------------------- f38a: d_k read as the number of axes, 1 for one query vector
+def r_d_k_from_len_of_shape(query, keys, values):  # len(query.shape) is 1: no scale at all
+    d_k = len(np.shape(query))
+    scores = np.asarray(keys) @ np.asarray(query) / d_k**0.5
+    weights = ref.softmax(scores)
+    return weights, weights @ np.asarray(values)
+
+
+R34_MISTAKES += [
+    Mistake(
+        ROW,
+        r_d_k_from_len_of_shape,
+        r"no scaling: the scores were not divided, or divided by the square root of a d_k "
+        r"that is 1.*query\.ndim \(or len\(query\.shape\)\).*query\.shape\[-1\]",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     R20_MISTAKES
     + SOFTMAX_MISTAKES

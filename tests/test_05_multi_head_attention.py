@@ -3259,6 +3259,75 @@ CORRECT += [Correct(check_MultiHeadAttention, TwoPathsBothMasked)]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 
+# ------------------------------------- f38a: the scale folded into a projection's input
+class KeysInputScaledBeforeProjection(Base):  # right: q . b_k is the same for every key
+    def forward(self, query, key, value, mask=None):
+        q = self.split(self.w_q(query))
+        k = self.split(self.w_k(key / math.sqrt(self.d_head)))
+        v = self.split(self.w_v(value))
+        scores = q @ k.transpose(-2, -1)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class ScaleSplitOverBothInputs(Base):  # the fourth root on each input, before w_q and w_k
+    def forward(self, query, key, value, mask=None):
+        root = self.d_head**-0.25
+        q, k, v = self.qkv(query * root, key * root, value)
+        weights = torch.softmax(q @ k.transpose(-2, -1), dim=-1)
+        if mask is not None:
+            weights = torch.softmax(
+                (q @ k.transpose(-2, -1)).masked_fill(~mask, float("-inf")), dim=-1
+            ).nan_to_num(0.0)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class QueryWeightAloneScaled(Base):  # F.linear with w_q's weight scaled, its bias not
+    def forward(self, query, key, value, mask=None):
+        scale = 1.0 / math.sqrt(self.d_head)
+        q = self.split(F.linear(query, self.w_q.weight * scale, self.w_q.bias))
+        k, v = self.split(self.w_k(key)), self.split(self.w_v(value))
+        scores = q @ k.transpose(-2, -1)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+class QueriesScaledAfterProjection(Base):  # right: the scale folded into the projected q
+    def forward(self, query, key, value, mask=None):
+        q = self.split(self.w_q(query) / math.sqrt(self.d_head))
+        k, v = self.split(self.w_k(key)), self.split(self.w_v(value))
+        scores = q @ k.transpose(-2, -1)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
+        return self.w_o(self.merge(self.dropout(weights) @ v)), weights
+
+
+MISTAKES += [
+    Mistake(
+        check_MultiHeadAttention,
+        ScaleSplitOverBothInputs,
+        r"scale is split between the two inputs before their projections",
+    ),
+    Mistake(
+        check_MultiHeadAttention,
+        QueryWeightAloneScaled,
+        r"raw `query` before w_q \(or w_q's weight alone\), so w_q's bias is\s+not scaled",
+    ),
+    # siblings keep their own messages: the scale dropped, the scale applied twice
+    Mistake(check_MultiHeadAttention, ScaleResultDropped, r"^(?![\s\S]*bias is not scaled)"),
+    Mistake(check_MultiHeadAttention, QueriesPreScaled, r"^(?![\s\S]*bias is not scaled)"),
+]
+CORRECT += [
+    Correct(check_MultiHeadAttention, QueriesScaledAfterProjection),
+    Correct(check_MultiHeadAttention, KeysInputScaledBeforeProjection),
+]
+
+
 class CheckpointedReentrant(WithReferenceAttention):
     """The attention recomputed in backward (torch.utils.checkpoint, use_reentrant=True):
     no graph for inputs that do not require grad (round 35's graph family)."""

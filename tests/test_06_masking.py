@@ -1426,6 +1426,39 @@ MISTAKES += [
         r"triangle is cut at the wrong diagonal: it is torch\.tril\(\.\.\., diagonal=1\)",
     ),
 ]
+
+
+# -------------------------------- f38a: rows that allow no key patched to allow some
+def decoder_mask_empty_rows_opened_with_where(tgt_ids, pad_id):  # torch.where: all True
+    combined = (tgt_ids != pad_id)[:, None, None, :] & torch.tril(
+        torch.ones(tgt_ids.shape[1], tgt_ids.shape[1], dtype=torch.bool)
+    )
+    has_key = combined.any(dim=-1, keepdim=True)
+    return torch.where(has_key, combined, torch.ones_like(combined))
+
+
+def decoder_mask_empty_rows_see_first_key(tgt_ids, pad_id):  # sibling: one key, the first
+    mask = (tgt_ids != pad_id)[:, None, None, :] & _tril(tgt_ids.shape[1])
+    mask = mask.clone()
+    mask[..., 0] |= ~mask.any(dim=-1)
+    return mask
+
+
+MISTAKES += [
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_empty_rows_opened_with_where,
+        r"allows every key in the query rows that allow none.*guard against NaN belongs in "
+        r"the attention",
+    ),
+    Mistake(
+        check_decoder_self_attention_mask,
+        decoder_mask_empty_rows_see_first_key,
+        r"^(?![\s\S]*allows every key)[\s\S]*allows the first key in the query rows that "
+        r"allow none",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

@@ -13,6 +13,14 @@ then becomes float in one of two ways, told apart by where the empty row sits:
 an empty row in the middle, an empty row first) and states the way whose prediction
 every probe agrees with; "" when none does (a batch that is float whatever its rows, or
 a probe that fails), and the check's plain dtype message stands.
+
+A third way needs no empty row among others: a batch that holds **no id at all** (no
+sequences, or only empty ones), built by a call that infers its dtype from the values
+(``np.array(rows)``, ``torch.tensor(rows)`` with no dtype), is float, and with no rows at
+all ``np.array([])`` is 1-D, shape (0,), having no row to give a width.
+:func:`no_id_dtype` probes a batch with ids, one of empty sequences and one of no
+sequences, and states that way when the learner's batch is integer exactly when it holds
+an id.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ import numpy as np
 
 from .formatting import as_numpy
 
-__all__ = ["EMPTY_ROW_PROBES", "empty_row_dtype"]
+__all__ = ["EMPTY_ROW_PROBES", "NO_ID_PROBES", "empty_row_dtype", "no_id_dtype"]
 
 #: (batch, where its empty row sits): no empty row, one in the middle, one first
 EMPTY_ROW_PROBES = (
@@ -89,3 +97,51 @@ def empty_row_dtype(
             "np.concatenate, np.vstack, np.array of row arrays). " + fix
         )
     return ""
+
+
+#: (batch, what it holds): ids, empty sequences only, no sequences
+NO_ID_PROBES = (([[5, 6], [7]], "ids"), ([[], []], "empty rows"), ([], "no rows"))
+
+
+def _dtype_and_shape(make: Callable[[list[list[int]]], Any], rows: list[list[int]]):
+    """(dtype, shape) of make(rows) (a copy given), None when the call fails."""
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        got = as_numpy(make([list(r) for r in rows]))
+        return got.dtype, tuple(got.shape)
+    return None
+
+
+def no_id_dtype(
+    make: Callable[[list[list[int]]], Any],
+    shown: Callable[[list[list[int]]], str] = lambda rows: f"pad_batch({rows}, 0)",
+) -> str:
+    """Why a batch made by ``make(rows)`` is float (and, with no rows, 1-D) when it holds no
+    id, when probes show its dtype is inferred from the values: integer with an id, float
+    with none; "" otherwise (a batch float whatever it holds, or a probe that fails)."""
+    found = {}
+    for rows, what in NO_ID_PROBES:
+        got = _dtype_and_shape(make, rows)
+        if got is None:
+            return ""
+        found[what] = got
+    integer = {what: np.issubdtype(dtype, np.integer) for what, (dtype, _) in found.items()}
+    if not integer["ids"] or integer["empty rows"] or integer["no rows"]:
+        return ""
+    ids, empty, none = (shown(rows) for rows, _ in NO_ID_PROBES)
+    dtype, shape = found["no rows"]
+    flat = (
+        f" With no sequences it is also 1-D, shape {shape}, not (0, 0): a list of no rows "
+        "has no row to give the width either."
+        if len(shape) != 2
+        else ""
+    )
+    return (
+        f"Your batch is float exactly when it holds no id at all: {ids} holds integers, "
+        f"{empty} is {found['empty rows'][0]} and {none} is {dtype}. That is what a dtype "
+        "inferred from the values gives (np.array(rows) or torch.tensor(rows) without a "
+        "dtype): with no value there is no integer to infer it from, np.array([]) is float64, "
+        f"torch.tensor([]) float32.{flat} Say the dtype and the shape yourself: "
+        "np.full((len(sequences), max_len), pad_id, dtype=np.int64), then copy each "
+        "sequence into its row (or np.array(rows, dtype=np.int64).reshape(len(sequences), "
+        "max_len))."
+    )

@@ -1426,6 +1426,40 @@ def _norm_product_hint(cosine_similarity, a: np.ndarray, b: np.ndarray) -> str:
     )
 
 
+def _gram_denominator_hint(cosine_similarity, k: int, d: int) -> str:
+    """The one-pair formula a·b / sqrt((a·a)(b·b)) written with matrix products: the
+    denominator built from the Gram matrices a @ a.T (n, n) and b @ b.T (m, m), which
+    broadcast only when n == m. Probed on k rows each with positive entries (every dot
+    product positive, so every square root is defined); named when the learner's result
+    is a @ b.T divided by sqrt((a @ a.T) * (b @ b.T)) entrywise, or by their product without
+    the square root. "" otherwise."""
+    rng = numpy_rng(5152)
+    a2 = rng.uniform(0.2, 2.0, size=(k, d)) * rng.uniform(0.5, 3.0, size=(k, 1))
+    b2 = rng.uniform(0.2, 2.0, size=(k, d)) * rng.uniform(0.5, 3.0, size=(k, 1))
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(cosine_similarity(a2.copy(), b2.copy()), dtype=np.float64)
+    if probe is None or probe.shape != (k, k):
+        return ""
+    dots, grams = a2 @ b2.T, (a2 @ a2.T) * (b2 @ b2.T)  # (k, k) each
+    lengths = np.outer(np.linalg.norm(a2, axis=-1), np.linalg.norm(b2, axis=-1))
+    if np.allclose(probe, dots / lengths):
+        return ""  # right on these rows: not this mistake
+    forms = {"np.sqrt((a @ a.T) * (b @ b.T))": np.sqrt(grams), "(a @ a.T) * (b @ b.T)": grams}
+    found = [form for form, denominator in forms.items() if np.allclose(probe, dots / denominator)]
+    if len(found) != 1:
+        return ""
+    return (
+        f" Your denominator is {found[0]}: the formula for one pair of vectors, a·b / "
+        "sqrt((a·a)(b·b)), written with matrix products. a @ a.T is not the squared lengths "
+        "of a's rows but the (n, n) Gram matrix of every a[i]·a[j] (b @ b.T is (m, m)), so the "
+        f"two broadcast only when n == m, and then (with {k} rows in both, yours runs) entry "
+        "(i, j) is divided by sqrt((a[i]·a[j]) (b[i]·b[j])) instead of |a[i]| |b[j]|. The "
+        "squared lengths are the diagonal, (a * a).sum(axis=-1): divide by "
+        "np.outer(a_norm, b_norm), shape (n, m), or normalise the rows first."
+    )
+
+
 def _implied_denominator_hint(cosine_similarity, a: np.ndarray, b: np.ndarray) -> str:
     """After a broadcasting error: with as many rows in a as in b, the learner's function
     runs; read the denominator it divides a @ b.T by (a @ b.T / yours) and name it when it
@@ -1460,6 +1494,8 @@ def _implied_denominator_hint(cosine_similarity, a: np.ndarray, b: np.ndarray) -
     found = [
         why for why, denominator in candidates.items() if np.allclose(probe, dots / denominator)
     ]
+    if not found:
+        return _gram_denominator_hint(cosine_similarity, k, a.shape[1])
     if len(found) != 1:
         return ""
     return (

@@ -35,6 +35,7 @@ import torch
 
 from transformer_course.checking import Checker, CheckFailure, torch_generator
 from transformer_course.checking.batch_rows import alone_right, row_by_row_hint, row_by_row_note
+from transformer_course.checking.empty_mask_rows import patched_empty_rows
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.mask_forms import additive_mask_note
 from transformer_course.checking.mask_relations import triangle_offset_note
@@ -1600,6 +1601,10 @@ def _decoder_mistakes(ids: torch.Tensor, pad_id: int, picture: str) -> dict[str,
     if accumulated is not None:
         value, message = accumulated
         mistakes[message] = value
+    # the rows that allow no key patched to allow some (a NaN guard in the mask; blind31a)
+    for message, value in patched_empty_rows((pad & causal).expand(full)).items():
+        if not any(torch.equal(value, other.expand(full)) for other in mistakes.values()):
+            mistakes[message] = value
     return {message.rstrip() + picture: value for message, value in mistakes.items()}
 
 

@@ -100,9 +100,12 @@ def _row_scales(query, keys, values) -> list[tuple[float, str]]:
     candidates = [
         (
             1.0,
-            f"Your weights match softmax(keys @ query) with no scaling. Divide the scores by "
-            f"√d_k = √{d_k} before the softmax (d_k = query.shape[-1], the width of the query "
-            "and key vectors).",
+            f"Your weights match softmax(keys @ query) with no scaling: the scores were not "
+            "divided, or divided by the square root of a d_k that is 1. These inputs cannot "
+            "tell the two apart, and for one query vector 1 is what query.ndim (or "
+            "len(query.shape)) gives: the number of its axes, not its length. d_k is the "
+            f"width of the query and key vectors, query.shape[-1] = len(query) = {d_k} here: "
+            f"divide the scores by √d_k = √{d_k} before the softmax.",
         ),
         (
             1.0 / root,

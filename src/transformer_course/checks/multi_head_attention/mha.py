@@ -78,6 +78,7 @@ from .mha_diagnoses import (
     _only_agreeing,
     _output_shape_hint,
     _pair_unpacked_hint,
+    _scale_placement_part,
     _softmax_sum_hint,
     _weights_shape_hint,
     _wrong_scale,
@@ -868,6 +869,8 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
         multi_head_attention_f(*variant_args, scale="none")[1] / math.sqrt(d // h)
     )  # (batch, num_heads, len_q, len_k)
     weight_mistakes[_BOOL_MASK_ADDED] = lambda: _bool_mask_added_weights(variant_args)
+    # the scale folded into a projection's input, its bias unscaled (blind31a)
+    weight_mistakes.update(_only_agreeing(_scale_placement_part(variant_args, 1), agree))
     convention = None
     if (
         _leaks(weights, mask)
@@ -994,6 +997,7 @@ def _check_case(c: Checker, cls, case: _Case, agree=None) -> None:
             {
                 **_mistake_values(_OUTPUT_MISTAKES, 0, variant_args),
                 **_extra_step_outputs(variant_args),
+                **_scale_placement_part(variant_args, 0),
             },
             agree,
         ),

@@ -19,6 +19,7 @@ from transformer_course.checking.inputs import randn
 from transformer_course.checking.layers import mistake_pairs, value_or_none
 from transformer_course.checking.modules import random_state
 from transformer_course.checking.oracles import multi_head_attention_f
+from transformer_course.checking.scale_placement import scaled_before_projection
 
 from .mha_cases import _Case, _inputs, _state_shapes
 
@@ -774,6 +775,27 @@ _VALUES_MERGED = (
 )
 
 
+def _scale_placements(args) -> dict[str, Any]:
+    """The scale folded into a projection's input instead of its output (checking.
+    scale_placement: w_q(query * c), the bias unscaled), the scores then left unscaled:
+    {message: callable giving (output, weights)}."""
+    state, query, key, value, mask, h = args
+    factor = (query.shape[-1] // h) ** -0.5
+    rest = (query, key, value, mask, h)
+    return {
+        message: (lambda st=st: multi_head_attention_f(st, *rest, scale="none"))
+        for message, st in scaled_before_projection(state, factor).items()
+    }
+
+
+def _scale_placement_part(args, part: int) -> dict[str, Any]:
+    """:func:`_scale_placements`' outputs (part 0) or weights (part 1) alone."""
+    return {
+        message: (lambda c=compute: c()[part])
+        for message, compute in _scale_placements(args).items()
+    }
+
+
 def _extra_step_outputs(args) -> dict[str, Any]:
     """:func:`_extra_steps`' outputs alone: {message: callable giving the output}."""
     return {message: (lambda c=compute: c()[0]) for message, compute in _extra_steps(args).items()}
@@ -785,6 +807,7 @@ def _candidates(args) -> dict[str, Any]:
     out = {m: (lambda k=k: multi_head_attention_f(*args, **k)) for m, k in singles.items()}
     out.update(mistake_pairs(lambda **knobs: multi_head_attention_f(*args, **knobs), singles))
     out.update(_extra_steps(args))
+    out.update(_scale_placements(args))
     return out
 
 

@@ -23,6 +23,7 @@ from transformer_course.checking.dropout_placement import (
 )
 from transformer_course.checking.module_settings import NEVER_IN_TRAINING
 from transformer_course.checking.modules import build_module
+from transformer_course.checking.narrow_tables import narrow_table_note
 from transformer_course.checking.size_one_axes import dropped_only_at_one, values_in_permuted_axes
 from transformer_course.checking.term_factors import term_factors_message
 from transformer_course.reference import positional_encoding as ref
@@ -304,7 +305,28 @@ def _expect_tables_kept(c, module, what: str, tables: dict | None, length: int) 
             )
 
 
-def _check_forward(c, module, built, x, table, layout, max_len, tables=None, table_right=False):
+def _narrow_stored_note(found: dict, max_len: int, d_model: int) -> str:
+    """The state dict's table built or stored in a narrow dtype (checking.narrow_tables):
+    its dtype, and whether its error grows with the position; "" otherwise."""
+    right = ref.positional_encoding(max_len, d_model)  # (max_len, d_model) float64
+    pos = np.arange(max_len, dtype=np.float64)[:, None]
+    freqs = np.power(10000.0, -np.arange(0, d_model, 2, dtype=np.float64) / d_model)
+    angles = np.zeros((max_len, d_model))  # the angle behind each entry
+    angles[:, 0::2] = pos * freqs
+    angles[:, 1::2] = (pos * freqs)[:, : d_model // 2]
+    stored = {
+        key: found[key].detach().reshape(max_len, d_model)
+        for key in _stored_tables(found, max_len, d_model)
+    }
+    try:
+        return narrow_table_note(stored, right, angles)
+    except Exception:  # a stand-in tensor that cannot be read: no claim
+        return ""
+
+
+def _check_forward(
+    c, module, built, x, table, layout, max_len, tables=None, table_right=False, narrow=""
+):
     """dropout off (eval, or p = 0): the output must be x + PE[:len]; the module's tables
     (``tables``: their shapes when built) keep their shapes."""
     batch, length, d_model = x.shape
@@ -455,7 +477,8 @@ def _check_forward(c, module, built, x, table, layout, max_len, tables=None, tab
         "the table.",
         mistakes=mistakes,
         explain=lambda: (
-            _rows_added(out, x, table)
+            narrow
+            or _rows_added(out, x, table)
             or term_factors_message(
                 out,
                 {"x": x, "PE[:len]": pe},
@@ -1218,10 +1241,20 @@ def check_PositionalEncoding(cls, *, hidden: bool = False) -> None:
                 for _, stored in _stored_tables(found, max_len, d_model).values()
             )
             tables = _table_shapes(module)
+            narrow = "" if table_right else _narrow_stored_note(found, max_len, d_model)
             for batch, length in inputs:
                 x = torch.randn(batch, length, d_model, generator=gen)  # (batch, len, d_model)
                 _check_forward(
-                    c, module, built, x, table, layout, max_len, tables, table_right=table_right
+                    c,
+                    module,
+                    built,
+                    x,
+                    table,
+                    layout,
+                    max_len,
+                    tables,
+                    table_right=table_right,
+                    narrow=narrow,
                 )
             _check_gradient_reaches_x(c, module, built, x)
             _check_too_long(c, module, built, max_len, d_model, seed=max_len)

@@ -1108,11 +1108,37 @@ def _stripped(text: str) -> dict:
 _CUT_CHARACTER_IDS = [104, 105, 195]
 
 
+#: the text other ways of decoding bytes that are not valid UTF-8 give, and what each did
+_OTHER_HANDLERS = {
+    lambda data: data.decode("utf-8", errors="backslashreplace"): (
+        "wrote the invalid byte as the escape '\\xc3', four characters: "
+        "errors='backslashreplace' (handy to see bad bytes while debugging, but not the "
+        "contract's text)."
+    ),
+    lambda data: data.decode("utf-8", errors="surrogateescape"): (
+        "kept the invalid byte as the lone surrogate '\\udcc3': errors='surrogateescape', "
+        "which round-trips bytes through str but is not printable text."
+    ),
+    lambda data: data.decode("latin-1"): (
+        "decoded the bytes as Latin-1 or cp1252 (a fallback codec after a "
+        "UnicodeDecodeError, or the wrong encoding), which maps every byte to a character: "
+        "the byte 195 became 'Ã', a character the ids never stood for."
+    ),
+    lambda data: data.decode("utf-8", errors="replace").replace("\ufffd", "?"): (
+        "marked the invalid byte with '?', not the replacement character: errors='replace' "
+        "gives '\\ufffd' itself (a '?' is what *encoding* with errors='replace' writes), "
+        "and a '?' cannot be told from a real question mark."
+    ),
+}
+
+
 def _check_cut_character(c: Checker, bpe_decode, merges: dict) -> None:
-    """Bytes that are not a whole UTF-8 character must leave a mark in the text: U+FFFD
-    (errors="replace", as the lesson asks and the reference does) or an escape. Fail where
-    they vanish without a trace, and where strict decoding raises UnicodeDecodeError (ids a
-    model emits need not be valid UTF-8, and decoding them must not crash)."""
+    """Bytes that are not a whole UTF-8 character must become U+FFFD (errors="replace", as
+    the lesson asks and the reference does). Fail where strict decoding raises
+    UnicodeDecodeError (ids a model emits need not be valid UTF-8, and decoding them must
+    not crash), and where another way of handling them is seen: the text of each other
+    error handler (and of a fallback codec) is computed from the same bytes and named when
+    the learner's text is it (:data:`_OTHER_HANDLERS`)."""
     ids = list(_CUT_CHARACTER_IDS)
     data = bytes(ids)  # every id is a byte: b"hi\xc3"
     try:
@@ -1142,6 +1168,16 @@ def _check_cut_character(c: Checker, bpe_decode, merges: dict) -> None:
             "each as '\\ufffd' (U+FFFD, printed �), so the text still shows that something "
             "was there."
         )
+    for reading, said in _OTHER_HANDLERS.items():
+        if got != expected and got == reading(data):
+            c.fail(
+                f"{what} returned {got!r}, expected {expected!r}. The ids end with the "
+                "byte 195, the first of the two bytes of 'é' alone (a token, or a "
+                f"model's output, can end inside a character), and yours {said} The "
+                "lesson asks for .decode('utf-8', errors='replace'): each byte sequence "
+                "that is not valid UTF-8 becomes one replacement character '\\ufffd' "
+                "(U+FFFD, printed �), the same mark whatever the bytes were."
+            )
     if got == "":
         c.fail(
             f"{what} returned '', expected {expected!r}: the whole text vanished because "

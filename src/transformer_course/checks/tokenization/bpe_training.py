@@ -240,6 +240,70 @@ def _counted_once(ids: list[int], num_merges: int) -> dict[tuple[int, int], int]
     return merges
 
 
+def _counts_kept(ids: list[int], num_merges: int, drop_merged: bool):
+    """BPE training whose pair counts are one dict kept across the steps, each step's
+    counts of the current ids *added* to it (never reset): the merged pair keeps its old
+    total (chosen again, its dict entry overwritten) unless ``drop_merged`` deletes it.
+    Returns (merges, the first step whose choice differs from fresh counts' (step,
+    chosen pair, its running total, its count now, fresh choice, its count, whether the
+    chosen pair was merged before), or None)."""
+    counts: dict[tuple[int, int], int] = {}
+    merges: dict[tuple[int, int], int] = {}
+    first = None
+    for step in range(num_merges):
+        if len(ids) < 2:
+            break
+        fresh = ref.get_pair_counts(ids)
+        for pair, n in fresh.items():
+            counts[pair] = counts.get(pair, 0) + n
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        right = max(fresh, key=fresh.get)
+        if first is None and best != right:
+            first = (
+                step,
+                best,
+                counts[best],
+                fresh.get(best, 0),
+                right,
+                fresh[right],
+                best in merges,
+            )
+        ids = ref.merge_pair(ids, best, 256 + step)
+        merges[best] = 256 + step
+        if drop_merged:
+            del counts[best]
+    return merges, first
+
+
+def _counts_kept_hint(ids: list[int], num_merges: int, got: dict) -> str:
+    """Name pair counts kept across the merge steps (a running total, never reset) when the
+    learner's merges are exactly what that training gives, with the first step whose
+    choice it changes; "" otherwise."""
+    for drop_merged in (False, True):
+        merges, first = _counts_kept(list(ids), num_merges, drop_merged)
+        if first is None or got != merges:
+            continue
+        step, pair, total, now, right, right_now, again = first
+        overwritten = (
+            f" {pair} was merged before, so it is chosen again and its dict entry "
+            f"overwritten with id {256 + step}: a merge lost, and its id skipped."
+            if again
+            else ""
+        )
+        return (
+            f"Your merges are those of pair counts kept across the steps: one counts dict "
+            "made before the loop, each step's counts of the current ids added to it "
+            "(counts[pair] = counts.get(pair, 0) + n, or Counter.update), never reset. At "
+            f"step {step} its running total for {pair} is {total}, summed over the steps "
+            f"so far, while {pair} occurs {now} times in the current ids, and the most "
+            f"frequent pair there is {right} ({right_now} times).{overwritten} Count "
+            "afresh at every step, counts = get_pair_counts(ids), inside the loop."
+        )
+    return ""
+
+
 #: ids a loop may merge with instead of the ids it records, 256 + i (i counts merges)
 _MERGED_WITH = {
     "256 every time": lambda i: 256,
@@ -695,6 +759,9 @@ def check_train_bpe(train_bpe, *, hidden: bool = False) -> None:
                     f"the new ids of {what} returned {short(sorted(got.values()))}, expected "
                     f"{short(list(expected.values()))}.{count_hint}"
                 )
+            kept = _counts_kept_hint(byte_ids, num_merges, got) if got != expected else ""
+            if kept:
+                c.fail(f"{what} returned {short(got)}, expected {short(expected)}. {kept}")
             learned = len(expected)
             first_counts = ref.get_pair_counts(byte_ids)
             # ids never updated (merge_pair's result dropped): every step finds the same

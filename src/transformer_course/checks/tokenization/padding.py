@@ -8,8 +8,9 @@ import io
 import numpy as np
 
 from transformer_course.checking import Checker, CheckFailure, numpy_rng, short
-from transformer_course.checking.empty_row_dtypes import empty_row_dtype
+from transformer_course.checking.empty_row_dtypes import empty_row_dtype, no_id_dtype
 from transformer_course.checking.failing_line import line_row_lists
+from transformer_course.checking.formatting import as_numpy
 from transformer_course.checking.padded_rows import (
     BOTH_ENDS,
     UNPADDED,
@@ -569,6 +570,15 @@ def check_pad_batch(pad_batch, *, hidden: bool = False) -> None:
                 "A batch is one rectangular array, not a list of rows: return a numpy array "
                 "(np.full / np.array).",
             )
+            if not any(seqs) and not np.issubdtype(as_numpy(got).dtype, np.integer):
+                # no id to infer a dtype from: float, and 1-D with no rows (np.array([]))
+                why = no_id_dtype(lambda rows: pad_batch(rows, 0))
+                if why:
+                    c.fail(
+                        f"{what} returned {type(got).__name__} of shape {tuple(got.shape)} and "
+                        f"dtype {got.dtype}, expected an integer array of shape "
+                        f"{expected.shape}. {why}"
+                    )
             if not seqs and tuple(got.shape) == (0,):
                 # np.array of no rows: 1-D, there being no row to give the width; accepted
                 c.note(
