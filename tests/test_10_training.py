@@ -5632,6 +5632,18 @@ def test_loss_floor_quiz_names_the_loss_of_the_uniform_prediction(answer, named)
     assert_rejected(check_quiz_loss_floor, answer, named)
 
 
+def test_loss_floor_quiz_names_the_target_that_forgot_its_own_share():
+    """blind31b: q_y = 1 - ε (0.9) and ε/V on the others, a target summing to 0.99, is
+    told that the target gets its own ε/V too (0.91), not only "not right"."""
+    from transformer_course.checks.training.quizzes import check_quiz_loss_floor
+
+    def forgot_own_share():
+        q = [0.9] + [0.1 / 10] * 9
+        return -sum(p * math.log(p) for p in q)
+
+    assert_rejected(check_quiz_loss_floor, forgot_own_share, r"sums to 0\.99.*q_y = 1 - ε \+ ε/V")
+
+
 def test_beam_search_that_empties_its_beam_is_told_which_walks_do():
     """Round 24: an IndexError on an empty live beam names the replayed walks that empty it
     on that input (and agree with every earlier answer), after the generic hint."""
