@@ -971,6 +971,25 @@ def _rope_shaped_to_broadcast(length, d_head, base=10000.0):
     return cos[None, None], sin[None, None]
 
 
+def _rope_tables_times_sqrt_two(length, d_head, base=10000.0):
+    """Both tables multiplied by sqrt(2) (a scale meant for the scores, put into the
+    rotation): every pair stretched by the same constant."""
+    inv = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
+    angles = torch.outer(torch.arange(length, dtype=torch.float64), inv)
+    return (math.sqrt(2) * angles.cos()).float(), (angles.sin() * 2**0.5).float()
+
+
+def _rope_with_xpos_decay(length, d_head, base=10000.0):
+    """xPos's decay multiplied into the tables: each pair i scaled by
+    ((2i + 0.4 d_head) / (1.4 d_head)) ** (m / 512), lengths that vary over positions and
+    pairs (a rotation that also shrinks)."""
+    i = torch.arange(0, d_head, 2, dtype=torch.float64)
+    inv = base ** (-i / d_head)
+    m = torch.arange(length, dtype=torch.float64)[:, None]
+    decay = ((i + 0.4 * d_head) / (1.4 * d_head)) ** (m / 512)
+    return (decay * (m * inv).cos()).float(), (decay * (m * inv).sin()).float()
+
+
 def _rope_in_half_precision(length, d_head, base=10000.0):
     """The angle table built in float16 (a model's .half() applied to its buffers), cos and
     sin taken in float32 (b13b: "largest difference" alone)."""
@@ -5573,6 +5592,17 @@ MISTAKES = [
         r"length 1 \(at positions 0, 1",
     ),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
+    # the family "a rotation that also stretches": right angles, pairs not of length 1
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_tables_times_sqrt_two),
+        r"Your angles are right .*times one constant, 1\.414.*cos \*\* 2 \+ sin \*\* 2 = 2",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_with_xpos_decay),
+        r"Your angles are right .*do not have length 1: .*varying over positions and pairs",
+    ),
     # round 35 (blind29c-rope-tables-halves-of-interleaved-sinusoid's family, told "cos ** 2
     # + sin ** 2 is 0"): the right sines and cosines cut wrongly from one wider table
     Mistake(
