@@ -623,6 +623,15 @@ class NormNeverCastsBack(ref.RMSNorm):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
 
 
+class NormEpsInsideTheDivision(ref.RMSNorm):
+    """eps added to the sum of the squares, then both divided by the width: the effective
+    eps is eps / d_model (the family "eps added otherwise", written with rsqrt)."""
+
+    def forward(self, x):
+        total = torch.sum(x**2, dim=-1, keepdim=True)
+        return self.weight * x * torch.rsqrt((self.eps + total) / x.size(-1))
+
+
 class NormFixedEps(ref.RMSNorm):
     """eps hard-coded to 1e-6, the argument ignored (blind8b): was told its default eps
     was wrong, although the default is 1e-5."""
@@ -5507,6 +5516,12 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormNeverCastsBack, r"returned torch\.float32 for a float64 input"),
     Mistake(check_RMSNorm, NormUnitOffset, r"multiplied by 1 \+ self\.weight"),
     Mistake(check_RMSNorm, NormFixedEps, r"eps=1e-06, although the second was given eps=1e-5"),
+    Mistake(
+        check_RMSNorm,
+        NormEpsInsideTheDivision,
+        r"sqrt\(mean\(x \*\* 2\) \+ e\) on every token, but with e = \S+ .*eps divided "
+        r"by d_model = \d+ along with the squares",
+    ),
     Mistake(check_RMSNorm, NormWrongDefaultEps, r"Your default eps is 1e-06, not 1e-5"),
     # "largest difference" before (blind8b-rms-gain-before-norm)
     Mistake(check_RMSNorm, NormGainFirst, r"multiplied x by the gain before taking the root"),
