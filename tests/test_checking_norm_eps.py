@@ -9,7 +9,8 @@ from transformer_course.checking.norm_eps import effective_eps, eps_relation
 def _mean_square():
     torch.manual_seed(0)
     x = torch.randn(4, 8, dtype=torch.float64)
-    x[0] *= 1e-3  # one token whose mean square is near eps
+    x[0] *= 1e-3  # two tokens whose mean square is near eps
+    x[1] *= 2e-3
     return x.pow(2).mean(-1, keepdim=True)
 
 
@@ -26,7 +27,7 @@ def test_effective_eps_is_none_for_the_right_eps_or_another_form():
 
 
 def test_effective_eps_needs_a_token_that_tells_it():
-    ms = _mean_square()[1:]  # ordinary tokens only
+    ms = _mean_square()[2:]  # ordinary tokens only
     assert effective_eps((ms + 1.25e-6).sqrt(), ms, 1e-5) is None
 
 

@@ -195,15 +195,23 @@ def rms_norm_eps_problem(
 def effective_eps(per_token: torch.Tensor, mean_square: torch.Tensor, eps: float) -> float | None:
     """The one constant e with ``per_token`` = sqrt(mean_square + e) on every token (both
     (..., 1)): the eps a root mean square really adds, solved on the tokens whose mean
-    square is small enough for it to show (below 1e4 times eps) and confirmed on all;
-    None when no token tells it, no single constant fits, or it is ``eps`` itself."""
+    square is small enough for it to show (below 1e4 times eps), agreed on by those that
+    measure it well, and confirmed on all; None when no token tells it, no single constant
+    fits, or it is ``eps`` itself. With one such token, forms that only it could tell
+    apart (eps outside the root) are the caller's to rule out first."""
     per_token, mean_square = per_token.double(), mean_square.double()
     telling = mean_square < 1e4 * max(eps, 1e-12)
     if not bool(telling.any()) or not bool(torch.isfinite(per_token).all()):
         return None
-    found = float((per_token.pow(2) - mean_square)[telling].median())
+    estimates = per_token.pow(2) - mean_square
+    found = float(estimates[telling].median())
     if not (math.isfinite(found) and found > 0):
         return None  # eps left out (0), or a negative: the statistic checks say more
+    # the tokens that measure e well must agree on it: eps outside the root,
+    # (sqrt(ms) + eps) ** 2 - ms = 2 sqrt(ms) eps + eps ** 2, gives each its own
+    sharp = estimates[mean_square < 100 * found]
+    if sharp.numel() > 1 and float(sharp.max() - sharp.min()) > 0.05 * found:
+        return None
     if not torch.allclose((mean_square + found).sqrt(), per_token, rtol=1e-4, atol=1e-9):
         return None
     if abs(found - eps) <= 1e-3 * eps:
