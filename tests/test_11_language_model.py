@@ -2403,6 +2403,21 @@ class AttentionTemperatureFourFifths(_AttentionFromScores):
         return super().weights(scores / 0.8, allowed)
 
 
+class AttentionLogLengthOnScores(_AttentionFromScores):
+    """The family "a factor that changes with the sequence length": the scores multiplied
+    by log(len) / log(512) (log-n scaling, written on the scores rather than the queries)."""
+
+    def weights(self, scores, allowed):
+        return super().weights(scores * math.log(scores.shape[-1]) / math.log(512), allowed)
+
+
+class AttentionScoresTimesLengthOverSixteen(_AttentionFromScores):
+    """The same family, linear: the scores multiplied by len / 16."""
+
+    def weights(self, scores, allowed):
+        return super().weights(scores * (scores.shape[-1] / 16), allowed)
+
+
 class AttentionDistanceBias(_AttentionFromScores):
     """A linear penalty on the distance i - j added to the scores (ALiBi's idea, one slope
     for every head): the lesson's positions are the rotation alone."""
@@ -4617,6 +4632,16 @@ MISTAKES = [
         AttentionTemperatureFourFifths,
         r"are the softmax of the right scores times 1\.25: your scores are scaled by 0\.4419 "
         r"where the lesson's are scaled by 0\.3536",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionLogLengthOnScores,
+        r"the factor depends on the sequence length: .*which is log\(len\) / log\(512\)",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionScoresTimesLengthOverSixteen,
+        r"the factor depends on the sequence length: .*which is len / 16, the length itself",
     ),
     Mistake(
         check_CausalSelfAttention,
