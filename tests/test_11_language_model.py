@@ -7,6 +7,7 @@ same weight, a plain SwiGLU formula with F.silu, F.scaled_dot_product_attention
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import time
@@ -3273,6 +3274,17 @@ class GptRepeatedBlock(ref.GPT):
         self.layers = nn.ModuleList([self.layers[0]] * num_layers)
 
 
+class GptBlocksCopiedFromTheFirst(ref.GPT):
+    """The family "blocks that start from the same weights" (blind31c deep-copied one block
+    into every place): the first fresh block, then copies of it, each with tensors of its
+    own but the first one's initial values."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        first = self.layers[0]
+        self.layers = nn.ModuleList([first] + [copy.deepcopy(first) for _ in range(num_layers - 1)])
+
+
 class GptUnchained(ref.GPT):
     """Every block reads the embeddings; the last block's output goes on: in no table."""
 
@@ -3719,6 +3731,22 @@ def _sample_top_p_min_p_on_logits(logits, temperature=1.0, top_k=None, top_p=Non
     if top_p is not None:
         floor = logits.amax(-1, keepdim=True) + math.log(top_p)  # (batch, 1)
         logits = logits.masked_fill(logits < floor, float("-inf"))
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
+def _sample_top_p_keeps_last_id(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """The family "a guard on a vocabulary id" (blind31c wrote drop[..., 0] = False): a keep
+    mask scattered back to vocabulary order, then keep[:, -1] = True, so the last id is
+    never removed, whatever its rank, instead of the most probable token."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = _filtered(logits / temperature, top_k, None)
+    if top_p is not None:
+        sorted_probs, order = torch.softmax(logits, -1).sort(-1, descending=True)
+        keep_sorted = sorted_probs.cumsum(-1) - sorted_probs < top_p
+        keep = torch.empty_like(keep_sorted).scatter_(-1, order, keep_sorted)
+        keep[:, -1] = True  # the slip: the last id, not the first sorted token
+        logits = logits.masked_fill(~keep, float("-inf"))
     return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
 
 
@@ -5454,6 +5482,12 @@ MISTAKES = [
         _named("sample", _sample_top_p_min_p_on_logits),
         r"that is min-p, a threshold relative to the top token",
     ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_p_keeps_last_id),
+        r"yours also draws token 6 in every row of a probe, whatever its rank .*protects the "
+        r"token whose id is 6, not the first sorted .*drop\[\.\.\., -1\] = False",
+    ),
     # blind19d: the two sizes in each other's places got a raw error and a guessed edit
     Mistake(
         check_next_token_batches,
@@ -6256,6 +6290,12 @@ MISTAKES = [
     ),
     Mistake(check_GPT, GptPlainList, r"(?s)no parameters at all under `layers`.*nn\.ModuleList"),
     Mistake(check_GPT, GptRepeatedBlock, r"`layers\.0` and `layers\.1` are one and the same"),
+    Mistake(
+        check_GPT,
+        GptBlocksCopiedFromTheFirst,
+        r"has 3 blocks with parameters of their own, but all start from the same random "
+        r"weights .*copies of one block",
+    ),
     Mistake(
         check_GPT,
         GptUnchained,
