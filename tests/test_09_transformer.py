@@ -241,6 +241,32 @@ class TPositionsTwice(_Reference):
         return self.encoder(self.positional_encoding(x), padding_mask(src_ids, self.pad_id))
 
 
+class TTargetEmbeddingAddedToPositionalOutput(_Reference):
+    """The family "PositionalEncoding taken to return the positions alone" (blind31b
+    wrote it on both sides): decode adds the scaled target embeddings to the module's
+    output, which already holds them, so they count twice (2·emb + pe in eval mode)."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        tgt_mask = decoder_self_attention_mask(tgt_ids, self.pad_id)
+        src_mask = padding_mask(src_ids, self.pad_id)
+        embedded = self.tgt_embedding(tgt_ids)
+        y = self.positional_encoding(embedded) + embedded  # the slip: emb counted twice
+        return self.output(self.decoder(y, memory, src_mask, tgt_mask))
+
+
+class TTargetPositionsAlongBatch(_Reference):
+    """The family "positions read along the wrong axis" (blind31b transposed on both
+    sides): decode permutes the target embeddings to (len, batch, d_model) around the
+    positional encoding, which reads axis 1 as the positions, so sentence b gets pe[b]."""
+
+    def decode(self, tgt_ids, memory, src_ids):
+        tgt_mask = decoder_self_attention_mask(tgt_ids, self.pad_id)
+        src_mask = padding_mask(src_ids, self.pad_id)
+        y = self.tgt_embedding(tgt_ids).permute(1, 0, 2)  # (len, batch, d_model)
+        y = self.positional_encoding(y).permute(1, 0, 2)  # back to (batch, len, d_model)
+        return self.output(self.decoder(y, memory, src_mask, tgt_mask))
+
+
 class _Embedded(_Reference):
     """encode and decode through one overridable ``embed(table, ids)``."""
 
@@ -2687,6 +2713,18 @@ MISTAKES = [
     Mistake(check_Transformer, TPlainEmbedding, r"plain nn\.Embedding.*TokenEmbedding"),
     Mistake(check_Transformer, TNoPositions, r"source gets no positional encoding"),
     Mistake(check_Transformer, TPositionsTwice, r"positional encoding is added twice"),
+    Mistake(
+        check_Transformer,
+        TTargetEmbeddingAddedToPositionalOutput,
+        r"decode handed the decoder other target vectors .*the scaled embeddings are added "
+        r"twice: self\.positional_encoding\(x\) already returns x \+ PE",
+    ),
+    Mistake(
+        check_Transformer,
+        TTargetPositionsAlongBatch,
+        r"decode handed the decoder other target vectors .*Yours adds pe\[b\], one vector "
+        r"per sentence .*read along the batch axis",
+    ),
     Mistake(check_Transformer, TNoTargetPositions, r"target gets no positional encoding"),
     Mistake(check_Transformer, TAddsTableWithoutDropout, r"there is no dropout on it"),
     Mistake(check_Transformer, TPositionalEncodingWithoutDropout, r"there is no dropout on it"),

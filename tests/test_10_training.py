@@ -2881,6 +2881,24 @@ def logits_permuted(model, batch, optimizer, loss_fn, clip_norm=1.0):
     return loss.item()
 
 
+def clips_a_loss_scaled_by_hand(model, batch, optimizer, loss_fn, clip_norm=1.0):
+    """The family "clipped while still scaled" (blind31b used a GradScaler): a loss scale
+    of 2 ** 10 written by hand, the gradients divided by it only after the clipping, so the
+    clipping saw a norm 1024 times too large."""
+    model.train()
+    src, decoder_input, labels = batch
+    loss = loss_fn(model(src, decoder_input), labels)
+    (loss * 1024.0).backward()
+    if clip_norm is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    for p in model.parameters():
+        if p.grad is not None:
+            p.grad.div_(1024.0)
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 def training_attribute_set(model, batch, optimizer, loss_fn, clip_norm=1.0):
     """Training mode switched on through setattr: the top module's flag only."""
     setattr(model, "training", True)  # noqa: B010 (the learner's way, on purpose)
@@ -3383,6 +3401,12 @@ STEP_MISTAKES = [
         check_train_step,
         named("zero_grad_only_when_clipping")(step_with(zero="when_clipping")),
         r"the one with clip_norm=None, .* cleared only when clipping",
+    ),
+    Mistake(
+        check_train_step,
+        clips_a_loss_scaled_by_hand,
+        r"your clipping measured a total norm about 1024 = 2 \*\* 10 times the gradients' "
+        r"own.*unscale before clipping",
     ),
     # round 18 (blind15a): the raw AttributeError of a (name, parameter) tuple
     Mistake(
@@ -5630,6 +5654,18 @@ def test_loss_floor_quiz_names_the_loss_of_the_uniform_prediction(answer, named)
     from transformer_course.checks.training.quizzes import check_quiz_loss_floor
 
     assert_rejected(check_quiz_loss_floor, answer, named)
+
+
+def test_loss_floor_quiz_names_the_target_that_forgot_its_own_share():
+    """blind31b: q_y = 1 - ε (0.9) and ε/V on the others, a target summing to 0.99, is
+    told that the target gets its own ε/V too (0.91), not only "not right"."""
+    from transformer_course.checks.training.quizzes import check_quiz_loss_floor
+
+    def forgot_own_share():
+        q = [0.9] + [0.1 / 10] * 9
+        return -sum(p * math.log(p) for p in q)
+
+    assert_rejected(check_quiz_loss_floor, forgot_own_share, r"sums to 0\.99.*q_y = 1 - ε \+ ε/V")
 
 
 def test_beam_search_that_empties_its_beam_is_told_which_walks_do():

@@ -7,6 +7,7 @@ same weight, a plain SwiGLU formula with F.silu, F.scaled_dot_product_attention
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import time
@@ -623,6 +624,15 @@ class NormNeverCastsBack(ref.RMSNorm):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
 
 
+class NormEpsInsideTheDivision(ref.RMSNorm):
+    """eps added to the sum of the squares, then both divided by the width: the effective
+    eps is eps / d_model (the family "eps added otherwise", written with rsqrt)."""
+
+    def forward(self, x):
+        total = torch.sum(x**2, dim=-1, keepdim=True)
+        return self.weight * x * torch.rsqrt((self.eps + total) / x.size(-1))
+
+
 class NormFixedEps(ref.RMSNorm):
     """eps hard-coded to 1e-6, the argument ignored (blind8b): was told its default eps
     was wrong, although the default is 1e-5."""
@@ -969,6 +979,25 @@ def _rope_shaped_to_broadcast(length, d_head, base=10000.0):
     before)."""
     cos, sin = ref.rotary_embedding(length, d_head, base)
     return cos[None, None], sin[None, None]
+
+
+def _rope_tables_times_sqrt_two(length, d_head, base=10000.0):
+    """Both tables multiplied by sqrt(2) (a scale meant for the scores, put into the
+    rotation): every pair stretched by the same constant."""
+    inv = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
+    angles = torch.outer(torch.arange(length, dtype=torch.float64), inv)
+    return (math.sqrt(2) * angles.cos()).float(), (angles.sin() * 2**0.5).float()
+
+
+def _rope_with_xpos_decay(length, d_head, base=10000.0):
+    """xPos's decay multiplied into the tables: each pair i scaled by
+    ((2i + 0.4 d_head) / (1.4 d_head)) ** (m / 512), lengths that vary over positions and
+    pairs (a rotation that also shrinks)."""
+    i = torch.arange(0, d_head, 2, dtype=torch.float64)
+    inv = base ** (-i / d_head)
+    m = torch.arange(length, dtype=torch.float64)[:, None]
+    decay = ((i + 0.4 * d_head) / (1.4 * d_head)) ** (m / 512)
+    return (decay * (m * inv).cos()).float(), (decay * (m * inv).sin()).float()
 
 
 def _rope_in_half_precision(length, d_head, base=10000.0):
@@ -2375,6 +2404,21 @@ class AttentionTemperatureFourFifths(_AttentionFromScores):
         return super().weights(scores / 0.8, allowed)
 
 
+class AttentionLogLengthOnScores(_AttentionFromScores):
+    """The family "a factor that changes with the sequence length": the scores multiplied
+    by log(len) / log(512) (log-n scaling, written on the scores rather than the queries)."""
+
+    def weights(self, scores, allowed):
+        return super().weights(scores * math.log(scores.shape[-1]) / math.log(512), allowed)
+
+
+class AttentionScoresTimesLengthOverSixteen(_AttentionFromScores):
+    """The same family, linear: the scores multiplied by len / 16."""
+
+    def weights(self, scores, allowed):
+        return super().weights(scores * (scores.shape[-1] / 16), allowed)
+
+
 class AttentionDistanceBias(_AttentionFromScores):
     """A linear penalty on the distance i - j added to the scores (ALiBi's idea, one slope
     for every head): the lesson's positions are the rotation alone."""
@@ -3230,6 +3274,17 @@ class GptRepeatedBlock(ref.GPT):
         self.layers = nn.ModuleList([self.layers[0]] * num_layers)
 
 
+class GptBlocksCopiedFromTheFirst(ref.GPT):
+    """The family "blocks that start from the same weights" (blind31c deep-copied one block
+    into every place): the first fresh block, then copies of it, each with tensors of its
+    own but the first one's initial values."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5):
+        super().__init__(vocab_size, d_model, num_heads, d_ff, num_layers, eps)
+        first = self.layers[0]
+        self.layers = nn.ModuleList([first] + [copy.deepcopy(first) for _ in range(num_layers - 1)])
+
+
 class GptUnchained(ref.GPT):
     """Every block reads the embeddings; the last block's output goes on: in no table."""
 
@@ -3676,6 +3731,22 @@ def _sample_top_p_min_p_on_logits(logits, temperature=1.0, top_k=None, top_p=Non
     if top_p is not None:
         floor = logits.amax(-1, keepdim=True) + math.log(top_p)  # (batch, 1)
         logits = logits.masked_fill(logits < floor, float("-inf"))
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+
+def _sample_top_p_keeps_last_id(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """The family "a guard on a vocabulary id" (blind31c wrote drop[..., 0] = False): a keep
+    mask scattered back to vocabulary order, then keep[:, -1] = True, so the last id is
+    never removed, whatever its rank, instead of the most probable token."""
+    if temperature == 0:
+        return logits.argmax(-1)
+    logits = _filtered(logits / temperature, top_k, None)
+    if top_p is not None:
+        sorted_probs, order = torch.softmax(logits, -1).sort(-1, descending=True)
+        keep_sorted = sorted_probs.cumsum(-1) - sorted_probs < top_p
+        keep = torch.empty_like(keep_sorted).scatter_(-1, order, keep_sorted)
+        keep[:, -1] = True  # the slip: the last id, not the first sorted token
+        logits = logits.masked_fill(~keep, float("-inf"))
     return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
 
 
@@ -4592,6 +4663,16 @@ MISTAKES = [
     ),
     Mistake(
         check_CausalSelfAttention,
+        AttentionLogLengthOnScores,
+        r"the factor depends on the sequence length: .*which is log\(len\) / log\(512\)",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
+        AttentionScoresTimesLengthOverSixteen,
+        r"the factor depends on the sequence length: .*which is len / 16, the length itself",
+    ),
+    Mistake(
+        check_CausalSelfAttention,
         AttentionDistanceBias,
         r"differs from the reference: largest difference .* are a softmax over the allowed keys .* "
         r"but not of the right scores, .*the first "
@@ -5401,6 +5482,12 @@ MISTAKES = [
         _named("sample", _sample_top_p_min_p_on_logits),
         r"that is min-p, a threshold relative to the top token",
     ),
+    Mistake(
+        check_sample,
+        _named("sample", _sample_top_p_keeps_last_id),
+        r"yours also draws token 6 in every row of a probe, whatever its rank .*protects the "
+        r"token whose id is 6, not the first sorted .*drop\[\.\.\., -1\] = False",
+    ),
     # blind19d: the two sizes in each other's places got a raw error and a guessed edit
     Mistake(
         check_next_token_batches,
@@ -5488,6 +5575,12 @@ MISTAKES = [
     Mistake(check_RMSNorm, NormNeverCastsBack, r"returned torch\.float32 for a float64 input"),
     Mistake(check_RMSNorm, NormUnitOffset, r"multiplied by 1 \+ self\.weight"),
     Mistake(check_RMSNorm, NormFixedEps, r"eps=1e-06, although the second was given eps=1e-5"),
+    Mistake(
+        check_RMSNorm,
+        NormEpsInsideTheDivision,
+        r"sqrt\(mean\(x \*\* 2\) \+ e\) on every token, but with e = \S+ .*eps divided "
+        r"by d_model = \d+ along with the squares",
+    ),
     Mistake(check_RMSNorm, NormWrongDefaultEps, r"Your default eps is 1e-06, not 1e-5"),
     # "largest difference" before (blind8b-rms-gain-before-norm)
     Mistake(check_RMSNorm, NormGainFirst, r"multiplied x by the gain before taking the root"),
@@ -5573,6 +5666,17 @@ MISTAKES = [
         r"length 1 \(at positions 0, 1",
     ),
     Mistake(check_rotary_embedding, _rope(first=1), r"positions start at 1"),
+    # the family "a rotation that also stretches": right angles, pairs not of length 1
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_tables_times_sqrt_two),
+        r"Your angles are right .*times one constant, 1\.414.*cos \*\* 2 \+ sin \*\* 2 = 2",
+    ),
+    Mistake(
+        check_rotary_embedding,
+        _named("rotary_embedding", _rope_with_xpos_decay),
+        r"Your angles are right .*do not have length 1: .*varying over positions and pairs",
+    ),
     # round 35 (blind29c-rope-tables-halves-of-interleaved-sinusoid's family, told "cos ** 2
     # + sin ** 2 is 0"): the right sines and cosines cut wrongly from one wider table
     Mistake(
@@ -6186,6 +6290,12 @@ MISTAKES = [
     ),
     Mistake(check_GPT, GptPlainList, r"(?s)no parameters at all under `layers`.*nn\.ModuleList"),
     Mistake(check_GPT, GptRepeatedBlock, r"`layers\.0` and `layers\.1` are one and the same"),
+    Mistake(
+        check_GPT,
+        GptBlocksCopiedFromTheFirst,
+        r"has 3 blocks with parameters of their own, but all start from the same random "
+        r"weights .*copies of one block",
+    ),
     Mistake(
         check_GPT,
         GptUnchained,

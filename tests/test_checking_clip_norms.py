@@ -28,3 +28,18 @@ def test_no_measure_for_another_factor_or_no_gradients():
     assert matching_norm_measures(0.5, GRADS, 1.0) == []
     assert matching_norm_measures(0.5, [], 1.0) == []
     assert implied_total_norm(0.5, [], 1.0) is None
+
+
+def test_loss_scale_behind_reads_the_scale_a_clipping_saw():
+    """Gradients clipped while multiplied by S (a loss scale not undone), divided by S
+    after: the update's factor gives S back, a power of 2; a plain factor gives None."""
+    import torch
+
+    from transformer_course.checking.clip_norms import loss_scale_behind
+
+    grads = [torch.tensor([3.0, 4.0]), torch.tensor([12.0])]  # total 2-norm 13
+    # clipped to clip_norm either way, then divided by S: 1 / S of the reference's step
+    for scale in (2.0**10, 2.0**16):
+        assert loss_scale_behind(1.03 / scale, grads, 1.0) == scale
+    assert loss_scale_behind(0.5, grads, 1.0) is None
+    assert loss_scale_behind(1 / 100, grads, 1.0) is None

@@ -167,3 +167,21 @@ def test_named_only_leaves_the_unnamed_departure_to_the_caller():
         recovered_from="o",
         named_only=True,
     )
+
+
+def test_score_factor_and_its_dependence_on_the_length():
+    """One factor per run is measured; a factor that changes with the length is told by
+    its form (log(len) / log(N), len / N), and one for every length says nothing."""
+    import math
+
+    from transformer_course.checking.recovered_weights import length_scale_reading, score_factor
+
+    torch.manual_seed(0)
+    scores = torch.randn(2, 4, 4, dtype=torch.float64)
+    allowed = torch.ones(4, 4, dtype=torch.bool).tril()
+    got = torch.softmax((0.7 * scores).masked_fill(~allowed, float("-inf")), -1)
+    assert abs(score_factor(got, scores, allowed) - 0.7) < 1e-6
+    logn = {n: math.log(n) / math.log(128) for n in range(2, 7)}
+    assert "log(len) / log(128)" in length_scale_reading(logn)
+    assert "len / 16" in length_scale_reading({n: n / 16 for n in range(2, 7)})
+    assert length_scale_reading({n: 0.8 for n in range(2, 7)}) == ""

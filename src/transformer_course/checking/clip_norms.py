@@ -22,6 +22,7 @@ __all__ = [
     "NORM_MEASURES",
     "clip_scale",
     "implied_total_norm",
+    "loss_scale_behind",
     "matching_norm_measures",
     "predicted_factor",
 ]
@@ -104,3 +105,26 @@ def matching_norm_measures(
         return found
     except Exception:  # gradients that cannot be measured (none, not tensors): nothing
         return []
+
+
+def loss_scale_behind(
+    factor: float, grads: Sequence[torch.Tensor], max_norm: float, rel_tol: float = 0.1
+) -> float | None:
+    """The constant S by which the gradients were multiplied when they were clipped, when
+    the learner's update is ``factor`` times the reference's and S is a power of 2 of at
+    least 2 ** 4 (a loss scale, GradScaler's 2 ** 16 to start with): the clipping then saw
+    the total norm S·G, and the update, divided by S afterwards, is S times too small
+    (or, clipped anyway, clip_norm / (S·G) of the gradients). ``rel_tol`` allows for an
+    update measured in float32 weights, where a step S times too small is mostly rounding.
+    None when the implied total norm is no such multiple of the gradients' 2-norm."""
+    total = implied_total_norm(factor, grads, max_norm)
+    if total is None:
+        return None
+    norm = float(NORM_MEASURES[_RIGHT](grads))
+    if norm <= 0:
+        return None
+    ratio = total / norm
+    if ratio < 2**3.5:
+        return None
+    power = round(math.log2(ratio))
+    return float(2**power) if abs(ratio / 2**power - 1) < rel_tol else None

@@ -15,7 +15,13 @@ from torch import nn
 from transformer_course.checking.localise import record_calls
 from transformer_course.checking.oracles import layer_norm_f
 
-__all__ = ["estimated_rms_eps", "norm_eps_problem", "rms_norm_eps_problem"]
+__all__ = [
+    "effective_eps",
+    "eps_relation",
+    "estimated_rms_eps",
+    "norm_eps_problem",
+    "rms_norm_eps_problem",
+]
 
 #: nn.LayerNorm's and the contract's default
 DEFAULT_EPS = 1e-5
@@ -184,3 +190,62 @@ def rms_norm_eps_problem(
             "the norms with RMSNorm(d_model, eps)."
         )
     return f"{text} Build the norms with RMSNorm(d_model, eps)."
+
+
+def effective_eps(per_token: torch.Tensor, mean_square: torch.Tensor, eps: float) -> float | None:
+    """The one constant e with ``per_token`` = sqrt(mean_square + e) on every token (both
+    (..., 1)): the eps a root mean square really adds, solved on the tokens whose mean
+    square is small enough for it to show (below 1e4 times eps), agreed on by those that
+    measure it well, and confirmed on all; None when no token tells it, no single constant
+    fits, or it is ``eps`` itself. With one such token, forms that only it could tell
+    apart (eps outside the root) are the caller's to rule out first."""
+    per_token, mean_square = per_token.double(), mean_square.double()
+    telling = mean_square < 1e4 * max(eps, 1e-12)
+    if not bool(telling.any()) or not bool(torch.isfinite(per_token).all()):
+        return None
+    estimates = per_token.pow(2) - mean_square
+    found = float(estimates[telling].median())
+    if not (math.isfinite(found) and found > 0):
+        return None  # eps left out (0), or a negative: the statistic checks say more
+    # the tokens that measure e well must agree on it: eps outside the root,
+    # (sqrt(ms) + eps) ** 2 - ms = 2 sqrt(ms) eps + eps ** 2, gives each its own
+    sharp = estimates[mean_square < 100 * found]
+    if sharp.numel() > 1 and float(sharp.max() - sharp.min()) > 0.05 * found:
+        return None
+    if not torch.allclose((mean_square + found).sqrt(), per_token, rtol=1e-4, atol=1e-9):
+        return None
+    if abs(found - eps) <= 1e-3 * eps:
+        return None
+    return found
+
+
+#: common hard-coded eps values a learner may write instead of the one passed
+_COMMON_EPS = (1e-3, 1e-5, 1e-6, 1e-8, 1e-12)
+
+
+def eps_relation(found: float, eps: float, d_model: int) -> list[str]:
+    """How an effective eps ``found`` follows from the eps given and d_model: each
+    operation that gives it (several when this input cannot tell them apart), [] when
+    none does. Each names what the code did to eps and where eps belongs."""
+    told = []
+    relations = (
+        (
+            eps / d_model,
+            f"eps divided by d_model = {d_model} along with the squares: eps added to the sum "
+            "of the squares before dividing, sqrt((sum(x ** 2) + eps) / d_model)",
+        ),
+        (
+            eps * d_model,
+            f"eps multiplied by d_model = {d_model} (eps counted once per feature, then "
+            "not averaged)",
+        ),
+        (eps**2, "eps squared: eps ** 2 added where eps belongs (an eps meant for the root)"),
+        (math.sqrt(eps), "the square root of eps, added where eps itself belongs"),
+    )
+    for value, what in relations:
+        if abs(found - value) <= 1e-3 * value:
+            told.append(what)
+    for value in _COMMON_EPS:
+        if abs(found - value) <= 1e-3 * value and abs(eps - value) > 1e-3 * value:
+            told.append(f"a fixed eps = {value:g} written in the code instead of the eps given")
+    return told

@@ -38,7 +38,7 @@ from transformer_course.checking.temperature import (
     named_factors,
 )
 
-__all__ = ["recover_weights", "weights_departure"]
+__all__ = ["length_scale_reading", "recover_weights", "score_factor", "weights_departure"]
 
 _ATOL = 2e-4  # recovered from float32 results: a few ulps of the outputs, amplified
 
@@ -209,4 +209,62 @@ def weights_departure(
         f"get 0), but not of the right scores, {scores_are}: the first wrong weight is at "
         f"{_at(at)}, yours {float(got[at]):.4g}, expected {float(expected[at]):.4g}. The "
         f"step that departs is the scores: how q and k are rotated, multiplied and scaled."
+    )
+
+
+def score_factor(got: torch.Tensor, scores: torch.Tensor, allowed: torch.Tensor) -> float | None:
+    """The one factor t with ``got`` = softmax(t · scores) over the allowed keys on every
+    head and query (``got`` the recovered weights, rows summing to 1, nothing on blocked
+    keys); None when no single factor gives them."""
+    allowed = allowed.expand_as(scores)
+    if float(got.masked_fill(allowed, 0.0).abs().max()) > _ATOL:
+        return None
+    sums = got.sum(-1)
+    if not _close(sums, torch.ones_like(sums)):
+        return None
+    blocked = scores.masked_fill(~allowed, float("-inf"))
+    cleaned = got.masked_fill(~allowed, 0.0).clamp_min(0.0)
+    return fitted_temperature(cleaned.numpy(), blocked.numpy(), atol=_ATOL)
+
+
+def length_scale_reading(factors: dict[int, float]) -> str:
+    """How a factor on the scores, measured at several sequence lengths ({len: factor}),
+    depends on the length, in words: "" when it does not (one factor for every length,
+    told by :func:`weights_departure`) or fewer than two lengths were measured. Names the
+    usual forms: log(len) / log(N) (the log-n scaling of long-context code, N a training
+    length), len / N, sqrt(len / N); else lists the factors."""
+    if len(factors) < 2:
+        return ""
+    values = list(factors.values())
+    if max(values) - min(values) <= 1e-3 * max(abs(v) for v in values):
+        return ""
+    shown = ", ".join(f"{factor:.4g} at len = {n}" for n, factor in sorted(factors.items()))
+
+    def one(estimates: list[float]) -> float | None:
+        if any(not math.isfinite(e) or e <= 0 for e in estimates):
+            return None
+        middle = sorted(estimates)[len(estimates) // 2]
+        return middle if all(abs(e / middle - 1) < 1e-2 for e in estimates) else None
+
+    forms = []
+    if all(n > 1 and f > 0 for n, f in factors.items()):
+        if (n_log := one([math.exp(math.log(n) / f) for n, f in factors.items()])) is not None:
+            forms.append(
+                f"log(len) / log({n_log:.4g}): the log-n scaling of long-context code, which "
+                f"multiplies the queries (or the scores) by log(len) / log(N) for a training "
+                f"length N = {n_log:.4g}"
+            )
+    if (n_lin := one([n / f for n, f in factors.items() if f > 0])) is not None and len(
+        [f for f in values if f > 0]
+    ) == len(values):
+        forms.append(f"len / {n_lin:.4g}, the length itself divided by a constant")
+    if (n_root := one([n / f**2 for n, f in factors.items() if f > 0])) is not None and all(
+        f > 0 for f in values
+    ):
+        forms.append(f"sqrt(len / {n_root:.4g}), the root of the length")
+    said = f", which is {' or '.join(forms)}" if forms else ""
+    return (
+        f"the factor depends on the sequence length: {shown}{said}. The lesson's scores are "
+        "q k^T / sqrt(d_head) at every length; no factor that changes with the length "
+        "belongs in them"
     )

@@ -167,7 +167,9 @@ class GPT(nn.Module):
     GPT(vocab_size, d_model, num_heads, d_ff, num_layers, eps=1e-5): embedding =
     nn.Embedding(vocab_size, d_model), its weight initialised from a normal distribution
     with standard deviation 0.02 (GPT-2's); layers = nn.ModuleList of num_layers new
-    DecoderBlock(d_model, num_heads, d_ff, eps); norm = RMSNorm(d_model, eps). The
+    DecoderBlock(d_model, num_heads, d_ff, eps), one constructor call each, so that every
+    block starts from its own random weights (copies of one block would all start
+    alike); norm = RMSNorm(d_model, eps). The
     output layer is tied to the embedding: logits = norm(...) @ embedding.weight.T
     (an extra key output.weight is fine if it is the same tensor).
     forward(ids): int64 (batch, len) -> logits (batch, len, vocab_size), where

@@ -35,7 +35,12 @@ from transformer_course.checking.oracles import (
 )
 from transformer_course.checking.randomness import random_in_eval
 from transformer_course.checking.raw_errors import failing_line, local_shape
-from transformer_course.checking.recovered_weights import recover_weights, weights_departure
+from transformer_course.checking.recovered_weights import (
+    length_scale_reading,
+    recover_weights,
+    score_factor,
+    weights_departure,
+)
 from transformer_course.checking.score_scales import score_scale_candidates
 from transformer_course.reference import language_model as ref
 
@@ -1032,9 +1037,19 @@ def _localise_attention(
 
 
 def _attention_weights_departure(
-    module, x: torch.Tensor, num_heads: int, base: float, named_only: bool, pairing: str
-) -> str:
-    """:func:`_localise_attention` on an x (batch, len, d_model) with len < d_head."""
+    module,
+    x: torch.Tensor,
+    num_heads: int,
+    base: float,
+    named_only: bool,
+    pairing: str,
+    lengths: bool = True,
+):
+    """:func:`_localise_attention` on an x (batch, len, d_model) with len < d_head. When the
+    weights are the softmax of the right scores times one factor, the same is measured on
+    each shorter prefix of x, and a factor that changes with the length is told
+    (blind31c-csa-logn-query-scaling: log(len) / log(128) on the queries, told as one
+    factor). ``lengths=False``: (weights, scores, allowed) for that measurement, or ""."""
     try:
         _, records = record_calls(module, ["w_q", "w_k", "w_v", "w_o"], lambda: module(x))
     except Exception:  # a probe: the error is told by the check's own call
@@ -1062,6 +1077,28 @@ def _attention_weights_departure(
     scale = d_head**-0.5
     scores = q @ k.transpose(-2, -1) * scale  # (batch, num_heads, len, len)
     allowed = torch.ones(length, length, dtype=torch.bool).tril()
+    if lengths and score_factor(weights, scores, allowed) is not None:
+        # one factor on these scores: does it change with the sequence length?
+        factors = {}
+        for n in range(2, length + 1):
+            found = _attention_weights_departure(
+                module, x[:, :n], num_heads, base, named_only, pairing, lengths=False
+            )
+            if not isinstance(found, tuple):
+                break
+            factor = score_factor(*found)
+            if factor is None:
+                break
+            factors[n] = factor
+        else:
+            if reading := length_scale_reading(factors):
+                return (
+                    "The attention weights your code used (recovered exactly from your values "
+                    "and w_o's input) are at each length the softmax of the right scores "
+                    f"times one factor, but {reading}: drop it."
+                )
+    if not lengths:
+        return weights, scores, allowed
     return weights_departure(
         weights,
         scores,

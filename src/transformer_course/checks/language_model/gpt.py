@@ -8,6 +8,7 @@ import re
 import torch
 
 from transformer_course.checking import Checker
+from transformer_course.checking.copied_layers import copied_layers_note
 from transformer_course.checking.graph import call_gradients
 from transformer_course.checking.inlined_blocks import inlined_departure
 from transformer_course.checking.layers import expect_tensor_result
@@ -305,6 +306,25 @@ def _blocks_follow_num_heads(cls, vocab: int, d_ff: int) -> str:
         "exchanged in __init__'s signature. The order is GPT(vocab_size, d_model, num_heads, "
         "d_ff, num_layers): [DecoderBlock(d_model, num_heads, d_ff, eps) for _ in "
         "range(num_layers)]."
+    )
+
+
+_STACK_SIZES = (16, 8, 2, 16, 3)  # vocab, d_model, heads, d_ff, layers: three blocks
+
+
+def _check_blocks_drawn_apart(c: Checker, cls, seed: int) -> None:
+    """A newly built GPT's blocks start from weights of their own: the contract's
+    "num_layers new DecoderBlock" draws each block's initial weights afresh (blind31c-gpt-
+    blocks-deep-copied-from-one: copies of one block were accepted, the checks load their
+    own weights). Reads the fresh model's state_dict only (checking.copied_layers)."""
+    built = f"GPT{_STACK_SIZES}"
+    torch.manual_seed(seed)  # the Checker puts the global stream back afterwards
+    module = c.call(cls, *_STACK_SIZES, call_repr=built)
+    state = c.call(module.state_dict, call_repr=f"{built}.state_dict()")
+    note = copied_layers_note(state, "layers", built)
+    c.expect_true(
+        not note,
+        note.replace("[Block(...)", "[DecoderBlock(d_model, num_heads, d_ff, eps)"),
     )
 
 
@@ -657,4 +677,5 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
                     "mask built for a fixed number of positions?)."
                 )
         _check_embedding_init(c, cls, seed=101 if hidden else 1)
+        _check_blocks_drawn_apart(c, cls, seed=103 if hidden else 3)
         _same_in_train_mode(c, cls, args, ids, "GPT")

@@ -18,6 +18,7 @@ from transformer_course.checking.layers import (
     mistake_pairs,
     mistake_values,
 )
+from transformer_course.checking.norm_eps import effective_eps, eps_relation
 from transformer_course.checking.oracles import rms_norm_f
 from transformer_course.checking.relations import contracted_by_vector
 from transformer_course.reference import language_model as ref
@@ -367,6 +368,8 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
         or _rms_times_power(per_token, x.pow(2).mean(-1, keepdim=True).sqrt(), x.shape[-1], True)
     ):
         return scaled_rms
+    if not found and (wrong_eps := _eps_added_otherwise(per_token, x, eps)):
+        return wrong_eps
     first = tuple(0 for _ in per_token.shape[:-1])
     told = (
         f"it is {found[0]}"
@@ -382,6 +385,38 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
         f"number is not the root mean square sqrt(mean(x ** 2) + eps): {told}. Square each "
         "feature, average the squares over the last axis, add eps, then take the root: "
         "x.pow(2).mean(dim=-1, keepdim=True)."
+    )
+
+
+def _eps_added_otherwise(per_token: torch.Tensor, x: torch.Tensor, eps: float) -> str:
+    """The number per token as sqrt(mean(x ** 2) + e) with one constant e other than eps,
+    seen on the tokens whose mean square is near eps (blind31c-rms-eps-added-to-sum-of-
+    squares: eps inside the division by d_model, told only the first token's number): e,
+    and what the code did to eps to get it (each operation that gives it on this input)."""
+    mean_square = x.pow(2).mean(-1, keepdim=True)
+    found = effective_eps(per_token, mean_square, eps)
+    if found is None:
+        return ""
+    d_model = x.shape[-1]
+    ways = eps_relation(found, eps, d_model)
+    how = (
+        f": {ways[0]}"
+        if len(ways) == 1
+        else f": {'; or '.join(ways)} (this input cannot tell which)"
+        if ways
+        else ""
+    )
+    small = "small" if found < eps else "large"
+    tokens = int((mean_square < 100 * max(found, eps)).sum())
+    total = mean_square.numel()
+    return (
+        "Your result is x * weight divided by one number per token, as RMSNorm's is, and that "
+        f"number is sqrt(mean(x ** 2) + e) on every token, but with e = {found:.4g} where eps "
+        f"= {eps:g} belongs{how}. Tokens of ordinary size come out right; only those whose "
+        f"mean square is near eps ({tokens} of the {total} here) come out wrong (eps too "
+        f"{small}). Add eps itself to the "
+        "mean of the squares, after dividing by d_model: "
+        "torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps)."
     )
 
 

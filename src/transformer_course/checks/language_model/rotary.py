@@ -320,7 +320,7 @@ def check_rotary_embedding(rotary_embedding, *, hidden: bool = False) -> None:
                 _wrong_frequencies(runs, cases, rotary_embedding)
                 or _tables_of_two_angles(runs, cases)
             ),
-            columns=lambda: _columns_misplaced(runs, cases),
+            columns=lambda: _columns_misplaced(runs, cases) or _pairs_not_unit_length(runs),
         )
         stale = _stale_tables(rotary_embedding)
         c.expect_true(not stale, stale)
@@ -2233,6 +2233,67 @@ def _rope_columns(case: _RopeCase) -> tuple[dict, list[str], list[str]]:
         columns,
         [f"cos(m·theta_{i})" for i in range(pairs)],
         [f"sin(m·theta_{i})" for i in range(pairs)],
+    )
+
+
+def _pairs_not_unit_length(runs: list[tuple]) -> str:
+    """When every (cos, sin) pair of the learner's tables points at the right angle,
+    atan2(sin, cos) = m·theta_i, but does not have length 1: a rotation that also stretches
+    (blind31c-rope-yarn-attention-factor: YaRN's attention factor multiplied into both
+    tables, told only "times one constant"). Says the length (one constant, or how it
+    varies, over positions or pairs) and what it does to the queries, keys and scores; ""
+    when an angle is wrong (the frequency and layout checks say more) or every length is 1."""
+    lengths = []
+    first_call = ""
+    for got, expected, call, _, _, _ in runs:
+        if got.shape != expected.shape or got.dim() != 3 or got.shape[0] != 2:
+            return ""
+        radius = torch.hypot(got[0], got[1])
+        turn = torch.atan2(got[1], got[0]) - torch.atan2(expected[1], expected[0])
+        turn = torch.remainder(turn + math.pi, 2 * math.pi) - math.pi
+        if not bool(torch.isfinite(radius).all()) or bool((radius < 1e-6).any()):
+            return ""
+        if bool((turn.abs() > 1e-3).any()):
+            return ""
+        lengths.append(radius)
+        if not first_call and not torch.allclose(radius, torch.ones_like(radius), atol=1e-4):
+            first_call = call
+    if not first_call:
+        return ""
+    every = torch.cat([r.flatten() for r in lengths])
+    low, high = float(every.min()), float(every.max())
+    rotation = (
+        "A rotation keeps each pair's length, which is why cos ** 2 + sin ** 2 = 1 at every "
+        "entry: return cos(m·theta_i) and sin(m·theta_i) alone"
+    )
+    if high - low < 1e-4 * max(1.0, high):
+        factor = (low + high) / 2
+        return (
+            f"{first_call} is not what the reference gives. Your angles are right "
+            "(atan2(sin, cos) = m·theta_i at every entry), but both tables are the "
+            f"reference's times one constant, {factor:.4g}: every (cos, sin) pair has length "
+            f"{factor:.4g}, cos ** 2 + sin ** 2 = {factor**2:.4g} instead of 1, so "
+            f"apply_rotary would not only rotate each pair of the queries and keys but also "
+            f"stretch it by {factor:.4g}, and every score would grow by {factor**2:.4g}. "
+            f"{rotation}; a factor on the scores (a temperature, or an attention factor such "
+            "as YaRN's) has no place in the tables."
+        )
+    table = lengths[0] if lengths[0].numel() > 1 else every
+    where = ""
+    if table.dim() == 2 and table.shape[0] > 1 and table.shape[1] > 1:
+        along_positions = bool((table - table[:1]).abs().max() > 1e-4)
+        along_pairs = bool((table - table[:, :1]).abs().max() > 1e-4)
+        where = {
+            (True, False): ", one length per position (the same for every pair)",
+            (False, True): ", one length per pair (the same at every position)",
+            (True, True): ", varying over positions and pairs",
+        }.get((along_positions, along_pairs), "")
+    return (
+        f"{first_call} is not what the reference gives. Your angles are right "
+        "(atan2(sin, cos) = m·theta_i at every entry), but the (cos, sin) pairs do not have "
+        f"length 1: their lengths, sqrt(cos ** 2 + sin ** 2), run from {low:.4g} to "
+        f"{high:.4g}{where}. apply_rotary would stretch or shrink the queries' and keys' pairs "
+        f"by these lengths as well as rotate them. {rotation}."
     )
 
 

@@ -750,6 +750,8 @@ def _sample_distribution(c: Checker, sample, case: _SampleCase) -> None:
     if fitted is not None:
         c.fail(f"{call}: {fitted}")
     outside = frequencies[~allowed].sum()
+    if outside > 0 and case.top_p is not None and (fixed := _fixed_id_kept(sample, case)):
+        c.fail(f"{call}: {fixed}")
     if outside > 0 and int(allowed.sum()) == 1 and case.top_p is not None:
         top = int(expected.argmax())
         tempered = torch.softmax(row.double() / case.temperature, -1)
@@ -1211,6 +1213,64 @@ def _overlapping_shift(sample, case: _SampleCase) -> str:
     except Exception:
         return ""
     return ""
+
+
+# Rows where one nucleus token, the most probable, is all that top_p=0.01 keeps, and where
+# the first and the last vocabulary ids are neither the most probable nor of one rank: a
+# guard that protects a vocabulary id (drop[..., 0] = False after the mask is scattered
+# back to vocabulary order) keeps that id in every row, whatever its rank.
+_FIXED_ID_ROWS = (
+    (1.0, 2.0, 1.8, 1.5, 0.5, 0.0, -0.5),  # id 0 the 4th most probable, id 6 the last
+    (0.5, 1.6, 1.7, 2.0, 1.9, 1.8, 1.5),  # id 0 the least probable, id 6 the 6th
+    (1.7, 1.0, 0.8, 0.6, 2.0, 0.4, 1.6),  # id 0 the 2nd, id 6 the 3rd
+)
+_FIXED_ID_DRAWS = 400
+
+
+def _fixed_id_kept(sample, case: _SampleCase) -> str:
+    """When the tokens drawn outside the nucleus may come from a guard on a vocabulary id:
+    with top_p=0.01 (the most probable token alone) on rows where that id has another rank
+    in each, whether the learner's sample draws exactly the most probable token and one
+    fixed id in every row (blind31c-sample-top-p-guard-on-token-zero: told only which
+    token was drawn); the message, or "" when the draws show no such id."""
+    rows = torch.tensor(_FIXED_ID_ROWS, dtype=torch.float32)  # (3, V)
+    batch = rows.repeat_interleave(_FIXED_ID_DRAWS, dim=0)  # (3 * draws, V)
+    try:
+        with torch.no_grad():
+            got = sample(
+                batch.clone(), temperature=1.0, top_p=0.01, generator=_generator(case.seed + 11)
+            )
+        got = torch.as_tensor(got).reshape(len(rows), _FIXED_ID_DRAWS)
+    except Exception:  # a probe: the check's own calls tell errors
+        return ""
+    extra_ids: set[int] | None = None
+    ranks = []
+    for row, drawn in zip(rows, got, strict=True):
+        top = int(row.argmax())
+        seen = set(drawn.tolist())
+        if top not in seen:
+            return ""
+        extra = seen - {top}
+        extra_ids = extra if extra_ids is None else extra_ids & extra
+        if len(extra) != 1:
+            return ""
+        ranks.append(row.argsort(descending=True).tolist())
+    if not extra_ids or len(extra_ids) != 1:
+        return ""
+    fixed = extra_ids.pop()
+    vocab = rows.shape[-1]
+    said = ", ".join(_ordinal(order.index(fixed) + 1) for order in ranks)
+    index = "0" if fixed == 0 else "-1" if fixed == vocab - 1 else str(fixed)
+    return (
+        f"with top_p=0.01 only the most probable token of each row may be drawn, but "
+        f"yours also draws token {fixed} in every row of a probe, whatever its rank there "
+        f"(the {said} most probable in three rows): the guard that keeps one token protects "
+        f"the token whose id is {fixed}, not the first sorted (most probable) one, so top-p "
+        f"never removes token {fixed}. A guard written on the mask in vocabulary order, "
+        f"drop[..., {index}] = False after scattering it back (or logits[..., {index}] read "
+        "as the largest), indexes the vocabulary, not the sorted order: set it on the "
+        "sorted mask before scattering, remove_sorted[..., 0] = False."
+    )
 
 
 def _top_token_removed(sample, case: _SampleCase) -> str:

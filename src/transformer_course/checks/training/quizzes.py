@@ -71,6 +71,12 @@ QUIZ_LOSS_FLOOR = Quiz(
         "each of the V = 10 tokens, in bits: the loss at initialisation, where training "
         "starts, not the smallest it can reach, and in the wrong unit (the loss is in "
         "nats, natural logarithms). It is smallest at p = q, the smoothed target.",
+        # the target's own ε/V forgotten: q_y = 1 - ε, the others ε/V, and q sums to 0.99
+        -(0.9 * math.log(0.9) + 9 * 0.01 * math.log(0.01)): "≈ 0.509 gives the target "
+        "1 - ε = 0.9 and forgets its own share ε/V = 0.01: that q sums to 0.99, not 1. In "
+        "PyTorch's definition every token, the target included, gets ε/V, so the target's "
+        "probability is q_y = 1 - ε + ε/V = 0.91, and the floor is -(0.91 ln 0.91 + 9 × "
+        "0.01 ln 0.01).",
         -(0.9 * math.log(0.9) + 0.1 * math.log(0.1 / 9)): "≈ 0.545 is the floor for the "
         "ε/(V-1) definition (0.9 on the target, 0.1/9 on each other token); this question "
         "uses PyTorch's, ε/V on every token, the target included.",

@@ -23,6 +23,7 @@ from transformer_course.checking import Checker, numpy_rng, short
 from transformer_course.checking.clip_norms import (
     NORM_MEASURES,
     implied_total_norm,
+    loss_scale_behind,
     matching_norm_measures,
     predicted_factor,
 )
@@ -406,6 +407,45 @@ def _max_difference(a: dict, b: dict) -> tuple[float, str]:
         if diff > worst:
             worst, where = diff, key
     return worst, where
+
+
+def _clipped_while_scaled(state, start, expected, clip, batch, pad_id, loss_fn) -> str:
+    """When the learner's update points the reference's way but is far smaller, as a
+    clipping of gradients still multiplied by a loss scale gives (blind31b-ts-clips-scaled-
+    gradients: GradScaler without scaler.unscale_ before clip_grad_norm_, a step 65536
+    times too small, told "the weights differ"): the scale, from the clipping's implied
+    total norm (checking.clip_norms.loss_scale_behind); "" otherwise. The update is
+    measured on float32 weights, where such a step is partly rounding: the fit is loose."""
+    if clip is None or clip <= 0:
+        return ""
+    mine = torch.cat([(state[k].double() - start[k].double()).flatten() for k in start])
+    theirs = torch.cat([(expected[k].double() - start[k].double()).flatten() for k in start])
+    size = float(theirs @ theirs)
+    if size == 0.0:
+        return ""
+    k = float(mine @ theirs) / size
+    if not 0 < k < 0.05:
+        return ""
+    if float((mine - k * theirs).norm()) > 0.5 * max(float(mine.norm()), 1e-30):
+        return ""  # not the reference's direction
+    grads = _gradients(start, STEP_VOCAB, pad_id, batch, loss_fn)
+    scale = loss_scale_behind(k, grads, clip)
+    if scale is None:
+        return ""
+    power = round(math.log2(scale))
+    default = " (GradScaler's initial scale)" if power == 16 else ""
+    return (
+        f"the weights moved about {k:.3g} times as far as in one reference step from the "
+        f"same state, in the same direction: your clipping measured a total norm about "
+        f"{scale:.0f} = 2 ** {power}{default} times the gradients' own, so the gradients were "
+        "still multiplied by a loss scale when clip_grad_norm_ compared them with clip_norm, "
+        "and dividing them by that scale afterwards (scaler.step) left the step that much "
+        "too small. With a torch.amp.GradScaler, unscale before clipping: "
+        "scaler.scale(loss).backward(); scaler.unscale_(optimizer); "
+        "clip_grad_norm_(model.parameters(), clip_norm); scaler.step(optimizer); "
+        "scaler.update(). (Without loss scaling, loss.backward() then clip_grad_norm_ is the "
+        "lesson's step.)"
+    )
 
 
 def _update_factor(state: dict, start: dict, expected: dict) -> float | None:
@@ -838,6 +878,11 @@ def _diagnose_step(
             "torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm) computes it and "
             "scales by min(1, clip_norm / total)."
         )
+    scale = _clipped_while_scaled(
+        state, start, expected_model.state_dict(), clip, batch, pad_id, loss_fn
+    )
+    if scale:
+        c.fail(f"after {what}, {scale}")
     if factor is not None:
         # plain SGD (no momentum) taking n steps with the same gradients moves the weights
         # exactly n times as far: a repeated optimizer.step() is a candidate then

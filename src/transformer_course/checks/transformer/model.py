@@ -33,6 +33,7 @@ from transformer_course.checking.mask_sources import (
 from transformer_course.checking.mode_paths import right_in_eval, train_only_sentence
 from transformer_course.checking.modules import build_module, expect_contract_defaults
 from transformer_course.checking.partial_slices import rows_filled_at
+from transformer_course.checking.position_indexing import indexing_reading, rows_added
 from transformer_course.checking.projection_sources import projection_sentence
 from transformer_course.reference import transformer as ref
 from transformer_course.reference.masking import (
@@ -628,7 +629,7 @@ def _embedding_mix(x, m, embedding, ids, side: str) -> str:
         return ""
     found = fit_weights(x, {"E": rows, "P": positions}, **_LOOSE)
     if found is None:
-        return ""
+        return _positions_misindexed(x, m, rows, scale, side)
     a, b = found["E"], found["P"]
 
     def near(value: float, target: float) -> bool:
@@ -643,6 +644,14 @@ def _embedding_mix(x, m, embedding, ids, side: str) -> str:
         f"{side} embedding module already scales its lookup)",
         (scale, 0.0): "the positional encoding is missing",
         (scale, 2.0): "the positional encoding is added twice",
+        # blind31b: emb + self.positional_encoding(emb), the module taken to return the
+        # positions alone: it already returns emb + pe, so the scaled embedding counts twice
+        (2 * scale, 1.0): "the scaled embeddings are added twice: self.positional_encoding(x) "
+        "already returns x + PE (dropout(x + PE), not PE alone), so adding the embeddings to "
+        "its output, emb + self.positional_encoding(emb), counts every token's embedding "
+        "twice (2·sqrt(d_model)·E + P)",
+        (2 * scale, 2.0): "the whole input is counted twice, 2·(sqrt(d_model)·E + P): the "
+        "positional encoding's output added to itself (or to x + PE again)",
         (1 / scale, 1.0): "the embeddings are divided by sqrt(d_model) where they are multiplied",
     }
     reading = next((text for (ea, eb), text in readings.items() if near(a, ea) and near(b, eb)), "")
@@ -654,6 +663,34 @@ def _embedding_mix(x, m, embedding, ids, side: str) -> str:
         + (f": {reading}." if reading else ".")
         + f" Use self.positional_encoding(self.{table}({side}_ids)): the embedding module "
         "scales, the positional encoding adds."
+    )
+
+
+def _positions_misindexed(x, m, rows, scale: float, side: str) -> str:
+    """When ``x`` is the embeddings (scaled by sqrt(d_model)) plus, at each token, some row
+    of the positional table that is not the one of its position: which rows, and the index
+    rule they follow (checking.position_indexing); "" otherwise."""
+    try:
+        table = m.positional_encoding.pe.detach().double().reshape(-1, rows.shape[-1])
+    except (AttributeError, RuntimeError):
+        return ""
+    got = rows_added(x.detach().double() - scale * rows.double(), table, atol=1e-4)
+    if got is None:
+        return ""
+    reading = indexing_reading(got)
+    if not reading:
+        return ""
+    table_name = "src_embedding" if side == "src" else "tgt_embedding"
+    b, t = next(
+        ((i, j) for i in range(got.shape[0]) for j in range(got.shape[1]) if int(got[i, j]) != j),
+        (0, 0),
+    )
+    return (
+        f" The embeddings are right, and each token got one row of the positional table "
+        f"added, but not its own: the token at position {t} of sentence {b} got pe[{int(got[b, t])}] "
+        f"where pe[{t}] belongs. Yours adds {reading}. Handed the (batch, len, d_model) "
+        "embeddings as they are, the course's PositionalEncoding adds pe[t] at position t "
+        f"itself: self.positional_encoding(self.{table_name}({side}_ids))."
     )
 
 
