@@ -4041,6 +4041,34 @@ R35_MISTAKES = [
 ]
 
 
+class EncoderNormKeptAside(StackBase):
+    """A final norm built in every configuration, its use decided in forward from the
+    settings kept as attributes: right values, but `norm` is not None where the contract's
+    is (state-dict keys norm.weight and norm.bias that it must not have)."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, True)
+        self.settings = (norm_first, final_norm)
+
+    def forward(self, x, mask=None):
+        for layer in self.layers:
+            x = layer(x, mask)
+        norm_first, final_norm = self.settings
+        wanted = final_norm if final_norm is not None else norm_first
+        return self.norm(x) if wanted else x
+
+
+R37C_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderNormKeptAside,
+        r"has a final LayerNorm `norm` that it never applies: changing its parameters "
+        r"\(norm\.weight, norm\.bias\) leaves the output exactly as it was.*`norm` is None",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     [
         *LN_MISTAKES,
@@ -4054,6 +4082,7 @@ test_classic_mistake, test_correct_variant = lesson_tests(
         *R19G_MISTAKES,
         *R34_MISTAKES,
         *R35_MISTAKES,
+        *R37C_MISTAKES,
     ],
     [
         *(Correct(check_LayerNorm, cls) for cls in LN_CORRECT),

@@ -1703,7 +1703,9 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
             raise CheckFailure(
                 failure.exercise, f"{failure.message} {counted}", failure.learner_traceback
             ) from None
-        raise also_wrong_besides_final_norm(failure, cls, case, _check_stack_case) from None
+        raise also_wrong_besides_final_norm(
+            failure, cls, case, _check_stack_case, lambda: _inputs(case).args()
+        ) from None
     inputs = _inputs(case)
     call = _call_text("decoder", inputs, case, stack_description(case, built))
     got = c.call(
