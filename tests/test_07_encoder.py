@@ -4060,7 +4060,43 @@ class EncoderNormKeptAside(StackBase):
         return self.norm(x) if wanted else x
 
 
+class EncoderPadsMaskedAsQueries(StackBase):
+    """The padding mask widened so that a pad neither attends nor is attended to: each
+    row of the mask ANDed with the column of the same positions; the pads' own rows are
+    then fully blocked."""
+
+    def forward(self, x, mask=None):
+        if mask is not None:
+            mask = mask & mask.squeeze(1).unsqueeze(-1)  # (batch, 1, len, len)
+        for layer in self.layers:
+            x = layer(x, mask)
+        return x if self.norm is None else self.norm(x)
+
+
+class EncoderPadsOnQueriesOnly(StackBase):
+    """The sibling: the mask's last two axes swapped, (batch, 1, len, 1): pads on the
+    query axis only (the real tokens still see them)."""
+
+    def forward(self, x, mask=None):
+        if mask is not None:
+            mask = mask.transpose(-1, -2)
+        for layer in self.layers:
+            x = layer(x, mask)
+        return x if self.norm is None else self.norm(x)
+
+
 R37C_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderPadsMaskedAsQueries,
+        r"layers\[0\] receives a mask other than the stack's mask: your mask blocks the pads "
+        r"as queries as well as keys",
+    ),
+    Mistake(
+        check_Encoder,
+        EncoderPadsOnQueriesOnly,
+        r"^(?![\s\S]*as queries as well)[\s\S]*pads sit on the query axis",
+    ),
     Mistake(
         check_Encoder,
         EncoderNormKeptAside,
