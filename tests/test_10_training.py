@@ -4968,6 +4968,18 @@ SCORE_CORRECT = [
 ]
 
 
+# round 37 (f37c): the schedule read against its factors; one mistake of each family
+R37C_MISTAKES = [
+    # the family of blind29b's rsqrt_decay alone: the linear warm-up factor left out,
+    # written as one power of the larger of step and warmup
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: (d * max(s, w)) ** -0.5, "flat_warm_up"),
+        r"^Your|the schedule without its linear warm-up factor: .*during it they sit flat at "
+        r"the peak",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     BATCH_MISTAKES
     + BATCH_MISTAKES_R36
@@ -4976,7 +4988,8 @@ test_classic_mistake, test_correct_variant = lesson_tests(
     + STEP_MISTAKES
     + BEAM_MISTAKES
     + BEAM_MISTAKES_R36
-    + SCORE_MISTAKES,
+    + SCORE_MISTAKES
+    + R37C_MISTAKES,
     BATCH_CORRECT + NOAM_CORRECT + SMOOTHING_CORRECT + STEP_CORRECT + BEAM_CORRECT + SCORE_CORRECT,
 )
 
