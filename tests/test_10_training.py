@@ -4968,6 +4968,27 @@ SCORE_CORRECT = [
 ]
 
 
+def smoothing_plus_logit_penalty(logits, labels, pad_id, smoothing=0.1):
+    """The family of blind29b's z-loss: an auxiliary term added to the loss, here an L2
+    penalty on the logits (0.001 * their mean square) averaged over every position."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels[..., None]).squeeze(-1)
+    loss = ((1 - smoothing) * target - smoothing * log_probs.mean(-1))[keep].mean()
+    return loss + 1e-3 * logits.pow(2).mean()
+
+
+def smoothing_minus_entropy_bonus(logits, labels, pad_id, smoothing=0.1):
+    """The same family: a confidence penalty, 0.05 times the softmax's entropy subtracted
+    at the non-pad positions."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels[..., None]).squeeze(-1)
+    entropy = -(log_probs.exp() * log_probs).sum(-1)
+    per_position = (1 - smoothing) * target - smoothing * log_probs.mean(-1) - 0.05 * entropy
+    return per_position[keep].mean()
+
+
 # round 37 (f37c): the schedule read against its factors; one mistake of each family
 R37C_MISTAKES = [
     # the family of blind29b's rsqrt_decay alone: the linear warm-up factor left out,
@@ -4977,6 +4998,17 @@ R37C_MISTAKES = [
         noam_variant(lambda s, d, w: (d * max(s, w)) ** -0.5, "flat_warm_up"),
         r"^Your|the schedule without its linear warm-up factor: .*during it they sit flat at "
         r"the peak",
+    ),
+    Mistake(
+        check_label_smoothed_loss,
+        smoothing_plus_logit_penalty,
+        r"the contract's loss plus an extra term, 0\.001 \* the mean square of the logits, an "
+        r"L2 penalty on them, averaged over every position, pads included",
+    ),
+    Mistake(
+        check_label_smoothed_loss,
+        smoothing_minus_entropy_bonus,
+        r"plus an extra term, -0\.05 \* the entropy of softmax\(logits\)",
     ),
 ]
 
