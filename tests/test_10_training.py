@@ -4989,6 +4989,20 @@ def smoothing_minus_entropy_bonus(logits, labels, pad_id, smoothing=0.1):
     return per_position[keep].mean()
 
 
+def scores_words_without_articles(hypotheses, references):
+    """The family of blind29b's SQuAD normalisation: each sentence compared as its list of
+    lower-cased words with a, an and the left out (punctuation kept)."""
+
+    def words(text):
+        return [w for w in text.lower().split() if w not in {"a", "an", "the"}]
+
+    exact = sum(any(words(h) == words(r) for r in refs) for h, refs in zip(hypotheses, references))
+    width = max(len(refs) for refs in references)
+    streams = [[refs[j] if j < len(refs) else None for refs in references] for j in range(width)]
+    bleu = sacrebleu.corpus_bleu(hypotheses, streams).score
+    return {"exact_match": exact / len(hypotheses), "bleu": bleu}
+
+
 # round 37 (f37c): the schedule read against its factors; one mistake of each family
 R37C_MISTAKES = [
     # the family of blind29b's rsqrt_decay alone: the linear warm-up factor left out,
@@ -5009,6 +5023,12 @@ R37C_MISTAKES = [
         check_label_smoothed_loss,
         smoothing_minus_entropy_bonus,
         r"plus an extra term, -0\.05 \* the entropy of softmax\(logits\)",
+    ),
+    Mistake(
+        check_translation_scores,
+        scores_words_without_articles,
+        r"your comparison ignores case \('The cat sat' for 'the cat sat'\) and the articles "
+        r"a, an and the .*tried one pair at a time",
     ),
 ]
 
