@@ -41,6 +41,15 @@ def _named(name, fn):
     return fn
 
 
+def _window_every_third_key(size, window):
+    """Round 37: a dilated window (dilation 3) built diagonal by diagonal."""
+    i, j = torch.arange(size)[:, None], torch.arange(size)[None, :]
+    keep = torch.zeros(size, size, dtype=torch.bool)
+    for step in range(window):
+        keep |= i - j == 3 * step
+    return keep
+
+
 def _generate_feeds_previous_token(model, prompt, max_new_tokens):
     """Each step feeds a variable still holding the previous step's token (the prompt's
     last token on the first step)."""
@@ -3469,6 +3478,14 @@ MISTAKES = [
             ),
         ),
         r"Two mistakes at once\. \(1\) Your mask lets.*\(2\) The query itself is left out",
+    ),
+    # round 37 (f37d): the family "a window built from the offset i - j with a stride", read
+    # off the offsets the mask keeps (a dilated window got the rule alone)
+    Mistake(
+        check_sliding_window_mask,
+        _named("sliding_window_mask", _window_every_third_key),
+        r"dilated \(strided\) window: query i sees the keys j with i - j in \{0, 3\}, every "
+        r"3rd key",
     ),
     # the family "columns the running sum never sees", its other end: a loop that starts
     # late (was told "rescaled wrongly, or another maximum")
