@@ -428,6 +428,22 @@ class NormSquaresOverDMinusOne(ref.RMSNorm):
         return x * torch.rsqrt(square_mean + self.eps) * self.weight
 
 
+class NormOverAllButLastFeature(ref.RMSNorm):
+    """Round 37: the mean square over x[..., :-1], one feature short (a slice off by one)."""
+
+    def forward(self, x):
+        square_mean = x[..., :-1].pow(2).mean(dim=-1, keepdim=True)
+        return x / (square_mean + self.eps).sqrt() * self.weight
+
+
+class NormOverFirstQuarter(ref.RMSNorm):
+    """Round 37: a partial RMSNorm: the mean square of the first quarter of the features."""
+
+    def forward(self, x):
+        part = x.narrow(-1, 0, max(1, x.shape[-1] // 4))
+        return x * torch.rsqrt(part.square().mean(-1, keepdim=True) + self.eps) * self.weight
+
+
 class NormGainSummedIn(ref.RMSNorm):
     """The gain applied with torch.matmul on the (d_model,) vector: one number per token."""
 
@@ -4655,6 +4671,21 @@ MISTAKES = [
     ),
     # blind15b: PyTorch's norm as a submodule was told the stack's final-norm advice
     Mistake(check_RMSNorm, NormSquaresOverDMinusOne, r"divided by d_model - 1 = \d+ \(Bessel"),
+    # round 37: the family "the mean square of some of the features", read off which
+    # features reproduce the learner's number per token (pRMSNorm's first p %: the first
+    # token's number alone)
+    Mistake(
+        check_RMSNorm,
+        NormOverFirstQuarter,
+        r"root mean square of the first \d+ of the \d+ features \(x\[\.\.\., :\d+\], 25 % of "
+        r"them\) only, not of all d_model = \d+",
+    ),
+    Mistake(
+        check_RMSNorm,
+        NormOverAllButLastFeature,
+        r"root mean square of the first (7 of the 8|15 of the 16) features \(x\[\.\.\., :"
+        r"(7|15)\]\) only",
+    ),
     Mistake(
         check_RMSNorm,
         RmsOverVarianceFourthRoot,
