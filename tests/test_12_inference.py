@@ -1493,6 +1493,24 @@ class ValuesAliasKeys(ref.KVCache):
         self.values = self.keys
 
 
+class CacheAppendNotForward(nn.Module):
+    """Round 37: the appending written in a method named append: no forward at all."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__()
+        shape = (batch, num_heads, max_len, d_head)
+        self.register_buffer("keys", torch.zeros(shape, dtype=dtype), persistent=False)
+        self.register_buffer("values", torch.zeros(shape, dtype=dtype), persistent=False)
+        self.length = 0
+
+    def append(self, keys, values):
+        stop = self.length + keys.shape[-2]
+        self.keys[:, :, self.length : stop] = keys
+        self.values[:, :, self.length : stop] = values
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
 class PlainAttributeCache(nn.Module):
     """Round 21: keys and values kept as plain tensor attributes, no buffers (passed)."""
 
@@ -3019,6 +3037,14 @@ def _online_softmax_first_row_for_all(x, block_size):
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
+    # round 37: a module without forward, its work under another name (the raw
+    # NotImplementedError alone before)
+    Mistake(
+        check_KVCache,
+        CacheAppendNotForward,
+        r"Your CacheAppendNotForward has no forward method\..*Yours defines append\(keys, "
+        r"values\) instead: rename it forward",
+    ),
     # asked about an off-by-one write position before (the family of blind21c-cache-
     # stores-first-new-position-only)
     Mistake(

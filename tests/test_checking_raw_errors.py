@@ -750,3 +750,28 @@ def test_a_view_of_an_expanded_tensor_names_the_expand():
     assert "Your line views a tensor made by .expand" not in _message(
         lambda x: x.transpose(0, 1).view(-1), torch.zeros(2, 3)
     )
+
+
+class _ForwardMisspelt(nn.Module):
+    """Round 37: the module's work written in a method named foward."""
+
+    def foward(self, x):
+        return x
+
+
+class _NoMethodAtAll(nn.Module):
+    pass
+
+
+def test_a_module_without_forward_names_the_method_it_defines_instead():
+    message = _message(_ForwardMisspelt(), torch.zeros(1))
+    assert re.search(
+        r"Your _ForwardMisspelt has no forward method\..*Yours defines foward\(x\) instead: "
+        r"rename it forward \(def forward\(self, x\):\)",
+        message,
+    ), message
+    message = _message(_NoMethodAtAll(), torch.zeros(1))
+    assert "Your _NoMethodAtAll has no forward method" in message, message
+    assert "Yours defines" not in message
+    # nn.ModuleList called as a module: the containers' own words, not this advice
+    assert "has no forward method" not in _message(nn.ModuleList([nn.Identity()]), torch.zeros(1))
