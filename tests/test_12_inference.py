@@ -1760,6 +1760,19 @@ def _online_from(first):
     return _named("online_softmax", online_softmax)
 
 
+def _online_sum_in_base_two(x, block_size):
+    """Round 37: the running sum kept with torch.exp2 (no log2(e)), the final numerator
+    with torch.exp: two exponential bases."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    s = torch.zeros_like(m)
+    for start in range(0, x.shape[-1], block_size):
+        chunk = x[..., start : start + block_size]
+        m_new = torch.maximum(m, chunk.amax(-1))
+        s = s * torch.exp2(m - m_new) + torch.exp2(chunk - m_new.unsqueeze(-1)).sum(-1)
+        m = m_new
+    return torch.exp(x - m.unsqueeze(-1)) / s.unsqueeze(-1)
+
+
 def _online_exp_as(exp):
     """online_softmax right in its blocks, with ``exp`` wherever torch.exp belongs (another
     base, or a temperature folded into the exponential)."""
@@ -3762,6 +3775,15 @@ MISTAKES = [
         r"running sum covers only the first \d+ of the \d+ columns",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_block_max), r"each block's own"),
+    # round 37: the family "two exponential bases", the numerator's and the running sum's,
+    # each measured from the rows (the sum in base 2 here, the numerator natural)
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _online_sum_in_base_two),
+        r"Your final numerator is e \*\* \(x - m\).*but the running sum adds 2 \*\* \(x - m\) "
+        r"\(torch\.exp2 of x - m, without the log2\(e\) = 1\.4427 factor\) terms: two different "
+        r"exponentials",
+    ),
     # the family of blind25c-online-exp2-without-log2e: every exp in another base, or a
     # temperature inside each exp, measured and confirmed on a second input
     Mistake(
@@ -5863,7 +5885,10 @@ def _softmax_squared_numerators(x, block_size):
         (
             check_online_softmax,
             _softmax_squared_numerators,
-            r"a single block \(n <= block_size\): wrong.*Already a single block is wrong",
+            # round 37: now measured (checking.exponent_bases), before the probes run
+            r"a single block \(n <= block_size\): wrong.*Already a single block is wrong"
+            r"|Your final numerator is e \*\* \(2 · \(x - m\)\), but the running sum adds e "
+            r"\*\* \(x - m\)",
         ),
     ],
 )
