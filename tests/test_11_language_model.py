@@ -1122,6 +1122,14 @@ def _rotary_angles_from_atan2(x, cos, sin):
     return torch.view_as_real(turned).flatten(-2).to(x.dtype)
 
 
+def _rotary_partner_times_sin_cos(x, cos, sin):
+    """Round 37: the partner (-b, a) times (sin, cos) alone, as halves: (-b sin, a cos),
+    the products never added to x * cos: not a rotation."""
+    a, b = x.chunk(2, dim=-1)
+    partner = torch.cat((-b, a), dim=-1)
+    return partner * torch.cat((sin, cos), dim=-1).to(x.dtype)
+
+
 def _rotary_first_feature_twice(x, cos, sin):
     """A copy-paste slip: a in place of b, (a cos - a sin, a sin + a cos) (b10h)."""
     half, cos, sin = x.shape[-1] // 2, cos.to(x.dtype), sin.to(x.dtype)
@@ -4629,6 +4637,14 @@ MISTAKES = [
         check_GPT,
         GptNormedLogits,
         r"norm\.weight has shape \(\d+,\), vocab_size .*fits only the logits",
+    ),
+    # round 37: the family "a formula that is not a rotation", read as a signed sum of
+    # a * cos, a * sin, b * cos, b * sin per output (three terms wrong: "largest difference")
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_partner_times_sin_cos),
+        r"your pair \(a, b\) becomes \(-b \* sin, a \* cos\), where the rotation gives .*at "
+        r"position 0 \(cos = 1, sin = 0\) yours turns \(a, b\) into \(0, a\)",
     ),
     # blind26c-rot-tables-taken-as-angles: a table passed through cos or sin (differences
     # alone before)
