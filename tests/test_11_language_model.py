@@ -3486,6 +3486,24 @@ class GptTruncatedNormalInit(_Gpt):
         nn.init.trunc_normal_(self.embedding.weight, std=0.02, a=-0.04, b=0.04)
 
 
+class GptTruncatedAtBoundsNotStds(_Gpt):
+    """Round 37: trunc_normal_ given bounds of 1.5 * 0.02 positionally, meant as 1.5 std
+    and taken as absolute: std about 0.015, below the contract's."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        with torch.no_grad():
+            nn.init.trunc_normal_(self.embedding.weight, 0.0, 0.02, -0.025, 0.025)
+
+
+class GptUniformInit(_Gpt):
+    """Round 37: a uniform draw on [-0.02, 0.02] (std about 0.0115), not a normal."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        nn.init.uniform_(self.embedding.weight, -0.02, 0.02)
+
+
 class GptTiedLinear(_Gpt):
     """nanoGPT's weight tying: an lm_head nn.Linear sharing the embedding's weight."""
 
@@ -6379,7 +6397,26 @@ MISTAKES = [
     Mistake(check_GPT, GptDefaultInit, r"nn.Embedding's default initialisation"),
     # blind round 9 (b9b): was told "That is nn.Embedding's default initialisation" alone
     Mistake(check_GPT, GptInitStdAsMean, r"0\.02 passed as normal_'s second positional"),
-    Mistake(check_GPT, GptTiedTheOtherWay, r"(?s)standard deviation 0\.0[3-9].*tensor the model"),
+    # round 37: the tie the other way round leaves nn.Linear's uniform draw, read off the
+    # weights (checking.init_statistics); a truncated normal cut at absolute bounds and a
+    # uniform draw of about the same standard deviation each keep their own words
+    Mistake(
+        check_GPT,
+        GptTiedTheOtherWay,
+        r"(?s)standard deviation 0\.0[3-9].*uniform on \[-0\.125, 0\.125\], not normal: "
+        r"±1/sqrt\(d_model\) = ±0\.125 is nn\.Linear's default initialisation",
+    ),
+    Mistake(
+        check_GPT,
+        GptTruncatedAtBoundsNotStds,
+        r"normal distribution cut at ±0\.025.*truncated at 1\.[23] of its standard deviations.*"
+        r"trunc_normal_'s a and b are absolute bounds, not multiples of std",
+    ),
+    Mistake(
+        check_GPT,
+        GptUniformInit,
+        r"Yours are uniform on \[-0\.02, 0\.02\], not normal \(a uniform_ initialisation\)",
+    ),
     Mistake(check_sample, _sampler(temperature_at="probs"), r"whatever the temperature"),
     Mistake(check_sample, _sampler(top_p_rule="too_few"), r"one token too few"),
     Mistake(check_sample, _sampler(top_p_rule="too_many"), r"one token too many"),
