@@ -3504,6 +3504,13 @@ class GptUniformInit(_Gpt):
         nn.init.uniform_(self.embedding.weight, -0.02, 0.02)
 
 
+class GptLogitsSoftCappedAtFifteen(ref.GPT):
+    """Round 37: the logits soft-capped at 15, written as a chain of tensor methods."""
+
+    def forward(self, ids):
+        return super().forward(ids).div(15.0).tanh().mul(15.0)
+
+
 class GptTiedLinear(_Gpt):
     """nanoGPT's weight tying: an lm_head nn.Linear sharing the embedding's weight."""
 
@@ -6405,6 +6412,15 @@ MISTAKES = [
         GptTiedTheOtherWay,
         r"(?s)standard deviation 0\.0[3-9].*uniform on \[-0\.125, 0\.125\], not normal: "
         r"±1/sqrt\(d_model\) = ±0\.125 is nn\.Linear's default initialisation",
+    ),
+    # round 37: the family "a step applied to the logits after the tied output layer",
+    # fitted from got and expected (blamed on the final norm before); the siblings, a
+    # constant factor (GptLogitsHalved, GptLogitsScaled), keep their own words
+    Mistake(
+        check_GPT,
+        GptLogitsSoftCappedAtFifteen,
+        r"Your logits are the right ones soft-capped: 15 \* tanh\(logits / 15\).*nothing "
+        r"applied after it",
     ),
     Mistake(
         check_GPT,

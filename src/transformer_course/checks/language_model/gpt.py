@@ -22,6 +22,7 @@ from transformer_course.checking.oracles import (
     rms_norm_f,
 )
 from transformer_course.checking.oracles.state import sub
+from transformer_course.checking.output_functions import output_function
 from transformer_course.reference import language_model as ref
 
 from .attention import (
@@ -689,7 +690,22 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             expect_weights_kept(c, module, state, what, looked_up={"embedding.weight": ids})
             eps = 1e-5 if case.eps is None else case.eps
             oracle = functools.partial(gpt_f, ids, state, case.num_heads, case.num_layers, eps)
-            where = functools.partial(_localise_gpt, module, ids, state, case)
+            localise = functools.partial(_localise_gpt, module, ids, state, case)
+
+            # round 37 (blind29c-gpt-final-logit-softcap, blamed on the final norm): a step
+            # applied to the logits after the tied output layer, read off got and expected
+            def where(pairing, got=got, oracle=oracle, localise=localise):
+                after = output_function(
+                    got, oracle(pairing=pairing), "logits", ("shift", "soft-cap", "clamp")
+                )
+                if after:
+                    return (
+                        f"{after} The blocks and the final norm are right; the model returns "
+                        "the tied output layer's logits as they are, norm(x) @ "
+                        "self.embedding.weight.T, with nothing applied after it."
+                    )
+                return localise(pairing)
+
             _expect_oracle_and_causal(
                 c, module, ids, got, oracle, what, _eps_mistakes(case.eps), _GPT_FUTURE, where
             )
