@@ -142,6 +142,14 @@ def _batches_pair_reversed(draw: str):
     return next_token_batches
 
 
+def _batches_windows_read_backwards(tokens, block_size, batch_size, generator):
+    """Round 37: windows of block_size + 1 tokens, the pair cut the other way round:
+    (window[:, 1:], window[:, :-1]), the targets before the inputs."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    windows = torch.stack([tokens[s : s + block_size + 1] for s in starts.tolist()])
+    return windows[:, 1:], windows[:, :-1]
+
+
 def _batches_after_another_draw(first: str):
     """Round 34: the generator used before the starts are drawn ("coin": one torch.randint
     of a coin flip; "rand": torch.rand(3)), so the starts are the contract's draw moved on
@@ -5370,6 +5378,13 @@ MISTAKES = [
         _batches_pair_reversed("contract"),
         r"^(?![\s\S]*shifted the wrong way)[\s\S]*returns \(targets, inputs\): each is exactly "
         r"right, but they come in the wrong order",
+    ),
+    # round 37: the same swap cut from one window, told what it teaches a model
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_windows_read_backwards),
+        r"returns \(targets, inputs\).*your targets are the tokens one place before the "
+        r"inputs, so a model trained on them learns to predict the previous token",
     ),
     Mistake(
         check_next_token_batches,
