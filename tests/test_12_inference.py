@@ -41,6 +41,16 @@ def _named(name, fn):
     return fn
 
 
+def _gqa_values_einsum_summed(q, k, v, mask=None):
+    """Round 37: the keys repeated right, the values mixed with an einsum whose key/value
+    head subscript (g) is missing from the output: summed over every value head."""
+    k = k.repeat_interleave(q.shape[1] // k.shape[1], dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.einsum("bhij,bgjd->bhid", scores.softmax(-1), v)
+
+
 def _window_every_third_key(size, window):
     """Round 37: a dilated window (dilation 3) built diagonal by diagonal."""
     i, j = torch.arange(size)[:, None], torch.arange(size)[None, :]
@@ -3571,6 +3581,13 @@ MISTAKES = [
         _gqa_kv_pooled(lambda x: x.sum(dim=1, keepdim=True), None),
         r"key heads summed into one .* and the value heads repeated right, shared by every "
         r"query head.*h // group = \[0, 0, 1, 1",
+    ),
+    # round 37: the sum as an einsum subscript missing from the output, both causes said
+    Mistake(
+        check_grouped_query_attention,
+        _named("grouped_query_attention", _gqa_values_einsum_summed),
+        r"key heads repeated right and the value heads summed into one \(\.sum\(dim=1, "
+        r"keepdim=True\), or an einsum that gives the key/value heads a subscript of their own",
     ),
     Mistake(
         check_grouped_query_attention,
