@@ -51,6 +51,27 @@ def _gqa_values_einsum_summed(q, k, v, mask=None):
     return torch.einsum("bhij,bgjd->bhid", scores.softmax(-1), v)
 
 
+def _tiled_factor_without_old_max(q, k, v, block_size, causal=False):
+    """Round 37: the rescale factor exp(-m_new), the old maximum left out of it."""
+    scale = q.shape[-1] ** -0.5
+    m = q.new_full(q.shape[:-1], float("-inf"))
+    l = q.new_zeros(q.shape[:-1])
+    o = q.new_zeros((*q.shape[:-1], v.shape[-1]))
+    i = torch.arange(q.shape[-2])[:, None]
+    for j0 in range(0, k.shape[-2], block_size):
+        j1 = min(j0 + block_size, k.shape[-2])
+        s = torch.matmul(q, k[..., j0:j1, :].mT) * scale
+        if causal:
+            s = s.masked_fill(torch.arange(j0, j1)[None, :] > i, float("-inf"))
+        m_new = torch.max(m, s.max(-1).values)
+        alpha = (-m_new).exp()
+        p = (s - m_new[..., None]).exp()
+        l = alpha * l + p.sum(-1)
+        o = alpha[..., None] * o + p @ v[..., j0:j1, :]
+        m = m_new
+    return o / l[..., None]
+
+
 def _window_every_third_key(size, window):
     """Round 37: a dilated window (dilation 3) built diagonal by diagonal."""
     i, j = torch.arange(size)[:, None], torch.arange(size)[None, :]
@@ -3527,6 +3548,13 @@ MISTAKES = [
             ),
         ),
         r"Two mistakes at once\. \(1\) Your mask lets.*\(2\) The query itself is left out",
+    ),
+    # round 37: the family "the rescale factor with one of its terms dropped" (mutant
+    # tiled_attention-21, exp(m_old), was located in how the blocks combine)
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_factor_without_old_max),
+        r"Your rescale factor is exp\(-m_new\): the old maximum is left out",
     ),
     # round 37 (f37d): the family "a window built from the offset i - j with a stride", read
     # off the offsets the mask keeps (a dilated window got the rule alone)
