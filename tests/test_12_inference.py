@@ -55,7 +55,7 @@ def _tiled_factor_without_old_max(q, k, v, block_size, causal=False):
     """Round 37: the rescale factor exp(-m_new), the old maximum left out of it."""
     scale = q.shape[-1] ** -0.5
     m = q.new_full(q.shape[:-1], float("-inf"))
-    l = q.new_zeros(q.shape[:-1])
+    denom = q.new_zeros(q.shape[:-1])
     o = q.new_zeros((*q.shape[:-1], v.shape[-1]))
     i = torch.arange(q.shape[-2])[:, None]
     for j0 in range(0, k.shape[-2], block_size):
@@ -66,10 +66,10 @@ def _tiled_factor_without_old_max(q, k, v, block_size, causal=False):
         m_new = torch.max(m, s.max(-1).values)
         alpha = (-m_new).exp()
         p = (s - m_new[..., None]).exp()
-        l = alpha * l + p.sum(-1)
+        denom = alpha * denom + p.sum(-1)
         o = alpha[..., None] * o + p @ v[..., j0:j1, :]
         m = m_new
-    return o / l[..., None]
+    return o / denom[..., None]
 
 
 def _window_every_third_key(size, window):
