@@ -63,7 +63,7 @@ def offsets_sentence(offsets: list[int], low: int, high: int, size: int) -> str:
         return (
             f"Your mask is a dilated (strided) window: {shown}, every {_ordinal(step)} key "
             f"(dilation {step}): {count} keys spread over {span} positions, with gaps between "
-            f"them, instead of the consecutive keys i - {high} .. i - {low} (offsets "
+            f"them, instead of the consecutive keys i - {high} .. i (offsets "
             f"{low} .. {high}). Keep every offset in the range: no step and no "
             f"`offset % {step} == 0` condition."
             if low == 0
