@@ -80,6 +80,7 @@ def tiled_attention_f(
     normalise_each: str = "",
     transposed_test: bool = False,
     max_over_masked: bool = False,
+    factor_as: str = "",
 ):
     """Tiled (flash-style) attention: softmax(q kᵀ / sqrt(d_k)) v, one block of
     ``block_size`` keys at a time, in q's dtype; q (..., len_q, d_k), k (..., len_k, d_k),
@@ -100,7 +101,10 @@ def tiled_attention_f(
     rows.T (it broadcasts only when block_size == len_q); ``max_over_masked``: the
     running maximum taken over every score of the block, the future keys' included, and
     the future keys' weights zeroed after the exp (exact unless a future key scores far
-    above every visible one: the visible weights then underflow to 0, 0 / 0)."""
+    above every visible one: the visible weights then underflow to 0, 0 / 0); ``factor_as``:
+    the rescale factor of the sum and the output with one of its two terms dropped,
+    exp(m_old) ("old": the new maximum never subtracted) or exp(-m_new) ("new": the old
+    maximum left out)."""
     len_q, len_k = q.shape[-2], k.shape[-2]
     m = torch.full(q.shape[:-1], initial_max, dtype=q.dtype)  # (..., len_q)
     total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
@@ -118,6 +122,8 @@ def tiled_attention_f(
                 s = s.masked_fill(future, float("-inf"))
         new = torch.maximum(m, s.amax(dim=-1)) if running else s.amax(dim=-1)
         factor = torch.exp(m - new)  # (..., len_q)
+        if factor_as:
+            factor = torch.exp(m if factor_as == "old" else -new)
         p = torch.exp(s - (m if old_max else new)[..., None])  # (..., len_q, block)
         if causal and max_over_masked:
             p = p.masked_fill(future, 0.0)
