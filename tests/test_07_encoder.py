@@ -2354,7 +2354,7 @@ LAYER_MISTAKES = [
         check_EncoderLayer,
         LayerPreAttentionSandwiched,
         r"`self\.self_attn` sub-layer as x \+ norm1\(self_attn\(norm1\(x\)\)\) \(a LayerNorm "
-        r"on both sides of the sub-layer\)",
+        r"on both sides of the sub-layer: its output normalised again before the residual sum\)",
     ),
     Mistake(
         check_EncoderLayer,
@@ -3955,8 +3955,8 @@ R34_MISTAKES = [
     Mistake(
         check_EncoderLayer,
         LayerAttentionTimesOnePointThree,
-        r"^(?![\s\S]*(sqrt|wrong sign or factor))[\s\S]*check the residual sum around "
-        r"`self\.self_attn`",
+        r"^(?![\s\S]*sqrt)[\s\S]*is x \+ 1\.3 \* self_attn\(x\): the residual sum around "
+        r"`self\.self_attn` has a wrong sign or factor",
     ),
     Mistake(
         check_EncoderLayer,
@@ -4041,6 +4041,103 @@ R35_MISTAKES = [
 ]
 
 
+# ------------------------------ round 37 (f37b): sub-layer structure, how a step departs
+class LayerPreFeedForwardStreamShrunk(LayerBase):
+    """Pre-LN, the stream shrunk by a constant no size gives before the feed-forward's
+    residual sum, 0.9 * h + dropout(feed_forward(norm2(h))): the factor is fitted from the
+    learner's own sub-results and said, whatever it is (the family of DeepNet's alpha)."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(self.attend(h, mask))
+            return 0.9 * x + self.dropout(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + self.dropout(self.attend(x, mask)))
+        return self.norm2(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerSigmoidGatedFeedForward(LayerBase):
+    """A learned scalar gate of its own on the feed-forward branch, x + sigmoid(g) *
+    dropout(feed_forward(x)), g a parameter the contract does not have: the extra learned
+    tensor is named with its shape and value at construction."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.ffn_gate_logit = nn.Parameter(torch.full((), 2.0))
+
+    def forward(self, x, mask=None):
+        gate = torch.sigmoid(self.ffn_gate_logit)
+        if self.norm_first:
+            x = x + self.dropout(self.attend(self.norm1(x), mask))
+            return x + gate * self.dropout(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + self.dropout(self.attend(x, mask)))
+        return self.norm2(x + gate * self.dropout(self.feed_forward(x)))
+
+
+class LayerResidualDropoutPerPosition(LayerBase):
+    """The residual dropout drawn once per position (a mask of shape (batch, len, 1),
+    whole token vectors kept or zeroed), F.dropout on a ones tensor so that p = 1 gives
+    zeros and no NaN: every value case passes; the draw at dropout=0.5 tells."""
+
+    def drop(self, y):
+        keep = F.dropout(torch.ones(*y.shape[:2], 1), self.dropout.p, self.training)
+        return y * keep
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + self.drop(self.attend(self.norm1(x), mask))
+            return x + self.drop(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + self.drop(self.attend(x, mask)))
+        return self.norm2(x + self.drop(self.feed_forward(x)))
+
+
+class LayerResidualDropoutPerSentenceNoNaN(LayerBase):
+    """Stochastic depth with torch.where, no division by zero at p = 1: one draw per
+    sentence, the kept ones scaled by 1 / (1 - p). Every value case passes; the draw at
+    dropout=0.5 tells."""
+
+    def drop(self, y):
+        p = self.dropout.p
+        if not self.training or p == 0.0:
+            return y
+        keep = torch.rand(y.shape[0], 1, 1) >= p
+        return torch.where(keep, y / max(1 - p, 1e-12), torch.zeros_like(y))
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            x = x + self.drop(self.attend(self.norm1(x), mask))
+            return x + self.drop(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + self.drop(self.attend(x, mask)))
+        return self.norm2(x + self.drop(self.feed_forward(x)))
+
+
+R37B_MISTAKES = [
+    Mistake(
+        check_EncoderLayer,
+        LayerPreFeedForwardStreamShrunk,
+        r"is 0\.9 \* h \+ feed_forward\(\.\.\.\).*the residual sum around `self\.feed_forward` "
+        r"has a wrong sign or factor",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerSigmoidGatedFeedForward,
+        r"has 1 extra learned tensor of its own that the contract does not have[\s\S]*"
+        r"`ffn_gate_logit` \(one number, 2 at construction\)",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerResidualDropoutPerPosition,
+        r"after `self\.self_attn`[\s\S]*your dropout zeroes whole positions",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerResidualDropoutPerSentenceNoNaN,
+        r"after `self\.self_attn`[\s\S]*your dropout zeroes whole sentences: one draw per "
+        r"sentence",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     [
         *LN_MISTAKES,
@@ -4054,6 +4151,7 @@ test_classic_mistake, test_correct_variant = lesson_tests(
         *R19G_MISTAKES,
         *R34_MISTAKES,
         *R35_MISTAKES,
+        *R37B_MISTAKES,
     ],
     [
         *(Correct(check_LayerNorm, cls) for cls in LN_CORRECT),

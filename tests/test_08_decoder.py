@@ -2583,6 +2583,111 @@ R34_MISTAKES = [
 ]
 
 
+# ------------------------------ round 37 (f37b): sub-layer structure, how a step departs
+class LayerPostSelfUnmaskedFeedForwardUndropped(LayerBase):
+    """Post-LN, two mistakes at once: the self-attention gets no tgt_mask and the
+    feed-forward's residual dropout is missing, norm3(x + feed_forward(x)): the mask is
+    named from the eval cases, the missing dropout from the layer built again at
+    dropout=1.0 (its own sub-results), and both are said."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+            h = self.norm2(x)
+            x = x + self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+            return x + self.dropout(self.feed_forward(self.norm3(x)))
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x)[0]))
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.feed_forward(x))
+
+
+class LayerPostSelfUnmaskedOnly(LayerBase):
+    """The sibling: only the self-attention's tgt_mask left out, every dropout in place:
+    no second mistake is added to its message."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+            h = self.norm2(x)
+            x = x + self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+            return x + self.dropout(self.feed_forward(self.norm3(x)))
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x)[0]))
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
+class LayerFeedForwardLayerScaleAtOne(LayerBase):
+    """A per-feature learned scale of its own on the feed-forward branch, initialised to 1
+    (a fresh layer is right): the extra learned tensor is named with its shape and value."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=False):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
+        self.ffn_scale = nn.Parameter(torch.ones(d_model))
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+            h = self.norm2(x)
+            x = x + self.dropout(self.cross_attn(h, memory, memory, src_mask)[0])
+            return x + self.ffn_scale * self.dropout(self.feed_forward(self.norm3(x)))
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.ffn_scale * self.dropout(self.feed_forward(x)))
+
+
+class LayerCrossDroppedPerSentence(LayerBase):
+    """The cross-attention's residual dropout drawn once per sentence with torch.where
+    (no NaN at p = 1): every value case passes, the draw at dropout=0.5 tells."""
+
+    def drop_sentences(self, y):
+        p = self.dropout.p
+        if not self.training or p == 0.0:
+            return y
+        keep = torch.rand(y.shape[0], 1, 1) >= p
+        return torch.where(keep, y / max(1 - p, 1e-12), torch.zeros_like(y))
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout(self.self_attn(h, h, h, tgt_mask)[0])
+            h = self.norm2(x)
+            x = x + self.drop_sentences(self.cross_attn(h, memory, memory, src_mask)[0])
+            return x + self.dropout(self.feed_forward(self.norm3(x)))
+        x = self.norm1(x + self.dropout(self.self_attn(x, x, x, tgt_mask)[0]))
+        x = self.norm2(x + self.drop_sentences(self.cross_attn(x, memory, memory, src_mask)[0]))
+        return self.norm3(x + self.dropout(self.feed_forward(x)))
+
+
+R37B_MISTAKES = [
+    Mistake(
+        check_DecoderLayer,
+        LayerPostSelfUnmaskedFeedForwardUndropped,
+        r"tgt_mask[\s\S]*A second mistake, besides that one: built with dropout=1\.0, in train "
+        r"mode, your layer adds the output of `self\.feed_forward` to the stream as it is",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerPostSelfUnmaskedOnly,
+        r"^(?![\s\S]*second mistake)[\s\S]*tgt_mask",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerFeedForwardLayerScaleAtOne,
+        r"has 1 extra learned tensor of its own that the contract does not have[\s\S]*"
+        r"`ffn_scale` \((\d+) numbers, shape \(\1,\), all 1 at construction\)",
+    ),
+    Mistake(
+        check_DecoderLayer,
+        LayerCrossDroppedPerSentence,
+        r"after `self\.cross_attn`[\s\S]*your dropout zeroes whole sentences: one draw per "
+        r"sentence",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     [
         *LAYER_MISTAKES,
@@ -2594,6 +2699,7 @@ test_classic_mistake, test_correct_variant = lesson_tests(
         *R34_MISTAKES,
         *R35_MISTAKES,
         *R36_MISTAKES,
+        *R37B_MISTAKES,
     ],
     [
         *(Correct(check_DecoderLayer, cls) for cls in [*LAYER_CORRECT, LayerNoneMasksAllTrue]),

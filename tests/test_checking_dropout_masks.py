@@ -61,3 +61,15 @@ def test_something_other_than_a_dropout_is_left_to_the_value_checks():
     hidden = _hidden(4)
     assert dropout_pattern_problem(hidden, hidden + 1, 0.3, AXES, unit="unit") == ""
     assert dropout_pattern_problem(hidden, hidden[:1], 0.3, AXES, unit="unit") == ""
+
+
+def test_one_draw_per_sequence_is_named_stochastic_depth():
+    """Stochastic depth (DropPath) in a dropout's place: every value of a sequence kept or
+    zeroed together; named before the channel-wise reading (whole positions), which the
+    same mask also fits."""
+    generator = torch.Generator().manual_seed(3)
+    hidden = torch.randn(8, 5, 6, generator=generator)
+    keep = torch.tensor([1.0, 0, 1, 1, 0, 0, 1, 0]).view(8, 1, 1)
+    problem = dropout_pattern_problem(hidden, hidden * keep / 0.5, 0.5, AXES, unit="unit")
+    assert "zeroes whole sequences: one draw per sequence" in problem
+    assert "stochastic depth" in problem

@@ -145,6 +145,18 @@ def dropout_pattern_problem(
             f"is unchanged and eval mode needs no scaling. Use nn.Dropout(dropout) (or "
             f"F.dropout(h, p, self.training))."
         )
+    within = tuple(range(1, before.dim()))  # all but the first (batch) axis
+    if len(within) >= 2 and (whole := _shared_along(active, dropped, within, p)):
+        # one draw per sequence: stochastic depth (timm's DropPath) in a dropout's place
+        # (blind28b-el-drop-path-for-residual-dropout was told about 1 - p alone)
+        rows = axis_names[0]
+        return (
+            f"In train mode with {rate} your dropout zeroes whole {rows}s: one draw per "
+            f"{rows}, every {unit} of a {rows} kept or zeroed together ({whole[0]} of "
+            f"{whole[1]} {rows}s zeroed whole), which is stochastic depth (DropPath: "
+            f"x * keep / (1 - p) with keep of shape (batch, 1, 1)), not dropout. nn.Dropout "
+            f"zeroes each {unit} on its own: use nn.Dropout(dropout)."
+        )
     channel_axes = tuple(range(2, before.dim()))
     if channel_axes and (whole := _shared_along(active, dropped, channel_axes, p)):
         rows = axis_names[1]

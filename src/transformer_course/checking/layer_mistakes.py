@@ -180,9 +180,18 @@ def residual_mistakes(
     """One mistake per sub-layer: its residual connection alone is missing. ``parts``:
     {oracle part name: the sub-layer's attribute}, ``norms``: {part: its norm}."""
     table = {}
-    for part, attr in parts.items():
+    order = list(parts)
+    for position, (part, attr) in enumerate(parts.items()):
         norm = norms[part]
         out = f"dropout({attr}(...))" if dropout else f"{attr}(...)"
+        # what the missing residual loses: the stream that reaches the sub-layer
+        lost = (
+            "the layer's input x"
+            if position == 0
+            else "the stream that reaches it (holding the result of the "
+            + " and the ".join(sublayer_words(parts[p]) for p in order[:position])
+            + ")"
+        )
         right = (
             f"x + {out.replace('...', f'{norm}(x)')}"
             if norm_first
@@ -190,7 +199,8 @@ def residual_mistakes(
         )
         table[
             f"The output of `self.{attr}` is not added back to its input: there is no residual "
-            f"connection around that sub-layer (the others have theirs). Write {right}."
+            f"connection around that sub-layer (the others have theirs), so {lost} is lost: "
+            f"only the sub-layer's output goes on. Write {right}."
         ] = {"no_residual": (part,)}
     return table
 
@@ -243,7 +253,11 @@ _PLACED = {
     "pre": ("x + {s}({n}(x))", "pre-LN"),
     "both": ("{n}(x + {s}({n}(x)))", "a LayerNorm before and after the sub-layer"),
     "norm_residual": ("{n}(x) + {s}(x)", "the norm on the residual branch alone, not on the sum"),
-    "sandwich": ("x + {n}({s}({n}(x)))", "a LayerNorm on both sides of the sub-layer"),
+    "sandwich": (
+        "x + {n}({s}({n}(x)))",
+        "a LayerNorm on both sides of the sub-layer: its output normalised again before the "
+        "residual sum",
+    ),
 }
 
 

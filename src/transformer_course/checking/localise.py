@@ -911,6 +911,12 @@ def _weighted_sum(
             elif said := recognisable_number(abs(value)):
                 coefficients.append(value)
                 sizes[i] = f"{abs(value):.4g} ({said})"
+            elif abs(value) >= 1e-3:
+                # any other constant, kept only when the two fitted coefficients reproduce
+                # every entry (blind29b-el-deepnorm-residual-up-scaled: DeepNet's alpha =
+                # (2N) ** 0.25 on the stream, 1.861 * x + sublayer(x), got the fallback)
+                coefficients.append(value)
+                sizes[i] = f"{abs(value):.4g}"
             else:
                 return ""
         a, b = coefficients

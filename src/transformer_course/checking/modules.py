@@ -686,6 +686,14 @@ def build_module(
                 )
             if not missing and (norms := _extra_norm_layers(module, name, extra)):
                 c.fail(f"{built}: {norms} {hint}".strip())
+            if not missing and not hint:
+                from transformer_course.checking.extra_parameters import extra_tensors_note
+
+                as_built = c.call(
+                    module.state_dict, keep_vars=True, call_repr=f"{built}.state_dict()"
+                )
+                if added := extra_tensors_note(built, name, extra, as_built):
+                    c.fail(added)
             if not hint and (fused := fused_layers_note(found, expected_shapes)):
                 c.fail(f"{built}: {fused}")
             c.fail(

@@ -97,6 +97,7 @@ from transformer_course.checking.oracles.norms import layer_norm_f
 from transformer_course.checking.oracles.state import sub
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.rearranged import arrival_hint
+from transformer_course.checking.residual_draws import residual_draw_problem, undropped_note
 from transformer_course.checking.sequence_slices import position_slice_note
 from transformer_course.checking.size_sources import size_source_note
 from transformer_course.checking.skipped_calls import skipped_by_none
@@ -1096,7 +1097,10 @@ def check_DecoderLayer(cls, *, hidden: bool = False) -> None:
         c.require_callable(cls, "DecoderLayer")
         torch.manual_seed(0)  # whatever the learner's code draws, it draws the same each time
         for case in _HIDDEN_LAYER if hidden else _VISIBLE_LAYER:
-            _check_layer_case(c, cls, case)
+            try:
+                _check_layer_case(c, cls, case)
+            except CheckFailure as failure:
+                raise _with_undropped(c, cls, case, failure) from None
         x, memory = randn((2, 4, 8), 65 + 100 * hidden), randn((2, 5, 8), 66 + 100 * hidden)
         defaults = {"dropout": 0.0, "norm_first": False}
         expect_contract_defaults(c, cls, (8, 2, 16), defaults, (x, memory), "DecoderLayer", seed=67)
@@ -1107,6 +1111,97 @@ def check_DecoderLayer(cls, *, hidden: bool = False) -> None:
             c, cls, (8, 2, 16), order, inputs, "DecoderLayer", seed=67, caller=_BY_POSITION
         )
         expect_masks_on_every_path(c, cls, "DecoderLayer", (8, 2, 16), 8, decoder=True, seed=73)
+        _expect_residual_draws(c, cls, seed=77 + 100 * hidden)
+
+
+def _layer_draw_problem(
+    c: Checker, cls, norm_first: bool, seed: int, *, shape_only: bool = False
+) -> tuple[str, str]:
+    """The layer built with dropout=0.5 in train mode and called once on a batch of 8
+    sentences: (what is wrong with the draw of its residual dropout, the call in words),
+    by :func:`~transformer_course.checking.residual_draws.residual_draw_problem`; ("", "")
+    when it looks like nn.Dropout's or the layer cannot be built."""
+    try:
+        module, built, _ = build(
+            c,
+            cls,
+            8,
+            2,
+            16,
+            name="DecoderLayer",
+            reference=ref.DecoderLayer(8, 2, 16, 0.5, norm_first),
+            seed=seed,
+            mode="train",
+            dropout=0.5,
+            norm_first=norm_first,
+        )
+    except CheckFailure:
+        return "", ""
+    x, memory = randn((8, 5, 8), seed + 1), randn((8, 6, 8), seed + 2)
+    torch.manual_seed(seed)
+    problem = residual_draw_problem(
+        module,
+        lambda: module(x, memory),
+        x,
+        0.5,
+        sublayers=list(_PARTS.values()),
+        norms={_PARTS[k]: v for k, v in _PART_NORMS.items()},
+        norm_first=norm_first,
+        shape_only=shape_only,
+    )
+    return (
+        problem,
+        f"layer(x {tuple(x.shape)}, memory {tuple(memory.shape)}) [layer = {built}, train mode]",
+    )
+
+
+def _expect_residual_draws(c: Checker, cls, seed: int) -> None:
+    """In train mode at dropout=0.5, each sub-layer's output must be dropped entry by
+    entry: the value cases run in train mode only at rates 0 and 1, where a draw per
+    sentence (stochastic depth) gives nn.Dropout's values."""
+    for norm_first in (False, True):
+        problem, call = _layer_draw_problem(c, cls, norm_first, seed)
+        c.expect_true(
+            not problem, f"the output of {call} is not what the reference gives. {problem}"
+        )
+
+
+def _with_undropped(c: Checker, cls, case: _DecCase, failure: CheckFailure) -> CheckFailure:
+    """``failure`` of a case where dropout cannot show (eval mode, or rate 0), with a
+    second mistake added when the layer built with dropout=1.0 in train mode adds a
+    sub-layer's output undropped (:func:`~transformer_course.checking.residual_draws.
+    undropped_note`): two mistakes at once are both named."""
+    if case.mode == "train" and case.dropout > 0:
+        return failure
+    try:
+        module, _, _ = build(
+            c,
+            cls,
+            8,
+            2,
+            16,
+            name="DecoderLayer",
+            reference=ref.DecoderLayer(8, 2, 16, 1.0, case.norm_first),
+            seed=case.seed + 7,
+            mode="train",
+            dropout=1.0,
+            norm_first=case.norm_first,
+        )
+    except CheckFailure:
+        return failure
+    x, memory = randn((2, 4, 8), case.seed + 8), randn((2, 5, 8), case.seed + 9)
+    note = undropped_note(
+        failure.message,
+        module,
+        lambda: module(x, memory),
+        x,
+        sublayers=list(_PARTS.values()),
+        norms={_PARTS[k]: v for k, v in _PART_NORMS.items()},
+        norm_first=case.norm_first,
+    )
+    if not note:
+        return failure
+    return CheckFailure(failure.exercise, failure.message + note, failure.learner_traceback)
 
 
 def _residual_dropout_from_num_heads(c: Checker, cls, case: _DecCase, message: str) -> str:
@@ -1345,7 +1440,12 @@ def _check_layer_case(c: Checker, cls, case: _DecCase) -> None:
             ),
         },
         localise=lambda: (
-            dropout_rate_problem(module, inputs.args(), got, case.dropout)
+            (
+                _layer_draw_problem(c, cls, case.norm_first, case.seed, shape_only=True)[0]
+                if case.mode == "train" and case.dropout > 0
+                else ""
+            )
+            or dropout_rate_problem(module, inputs.args(), got, case.dropout)
             or ("" if case.mode == "train" and case.dropout > 0 else localise())
         ),
         hint=lambda: _property_problem(c, module, inputs, case, call, got) or _LAYER_BUILT_ON,

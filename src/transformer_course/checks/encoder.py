@@ -109,6 +109,7 @@ from transformer_course.checking.oracles.state import linear, sub
 from transformer_course.checking.precision import right_in_float64
 from transformer_course.checking.projection_sources import projection_sentence
 from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.checking.residual_draws import residual_draw_problem, undropped_note
 from transformer_course.checking.skipped_layers import layers_skipped_in_training
 from transformer_course.checking.stale import MODULE_KEPT_STATE, module_keeps_state
 from transformer_course.checking.state_keys import (
@@ -2027,7 +2028,10 @@ def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
         c.require_callable(cls, "EncoderLayer")
         torch.manual_seed(0)
         for case in _HIDDEN_LAYER if hidden else _VISIBLE_LAYER:
-            _check_layer_case(c, cls, case)
+            try:
+                _check_layer_case(c, cls, case)
+            except CheckFailure as failure:
+                raise _with_undropped(c, cls, case, failure) from None
         _expect_nothing_kept(c, cls, (8, 2, 16), None, "EncoderLayer", d_model=8, seed=66)
         x = randn((2, 5, 8), 61 + 100 * hidden)
         defaults = {"dropout": 0.0, "norm_first": False}
@@ -2038,6 +2042,94 @@ def check_EncoderLayer(cls, *, hidden: bool = False) -> None:
             c, cls, (8, 2, 16), order, (x,), "EncoderLayer", seed=62, caller=_BY_POSITION
         )
         expect_masks_on_every_path(c, cls, "EncoderLayer", (8, 2, 16), 8, decoder=False, seed=71)
+        _expect_residual_draws(c, cls, seed=76 + 100 * hidden)
+
+
+def _layer_draw_problem(
+    c: Checker, cls, norm_first: bool, seed: int, *, shape_only: bool = False
+) -> tuple[str, str]:
+    """The layer built with dropout=0.5 in train mode and called once on a batch of 8
+    sentences: (what is wrong with the draw of its residual dropout, the call in words),
+    by :func:`~transformer_course.checking.residual_draws.residual_draw_problem`; ("", "")
+    when it looks like nn.Dropout's or the layer cannot be built."""
+    try:
+        module, built, _ = build(
+            c,
+            cls,
+            8,
+            2,
+            16,
+            name="EncoderLayer",
+            reference=ref.EncoderLayer(8, 2, 16, 0.5, norm_first),
+            seed=seed,
+            mode="train",
+            dropout=0.5,
+            norm_first=norm_first,
+        )
+    except CheckFailure:
+        return "", ""
+    x = randn((8, 5, 8), seed + 1)  # (batch, len, d_model)
+    torch.manual_seed(seed)
+    problem = residual_draw_problem(
+        module,
+        lambda: module(x),
+        x,
+        0.5,
+        sublayers=list(_PARTS.values()),
+        norms={_PARTS[k]: v for k, v in _PART_NORMS.items()},
+        norm_first=norm_first,
+        shape_only=shape_only,
+    )
+    return problem, f"layer(x {tuple(x.shape)}) [layer = {built}, train mode]"
+
+
+def _with_undropped(c: Checker, cls, case: _LayerCase, failure: CheckFailure) -> CheckFailure:
+    """``failure`` of a case where dropout cannot show (eval mode, or rate 0), with a
+    second mistake added when the layer built with dropout=1.0 in train mode adds a
+    sub-layer's output undropped (:func:`~transformer_course.checking.residual_draws.
+    undropped_note`): two mistakes at once are both named."""
+    if case.mode == "train" and case.dropout > 0:
+        return failure
+    try:
+        module, _, _ = build(
+            c,
+            cls,
+            8,
+            2,
+            16,
+            name="EncoderLayer",
+            reference=ref.EncoderLayer(8, 2, 16, 1.0, case.norm_first),
+            seed=case.seed + 7,
+            mode="train",
+            dropout=1.0,
+            norm_first=case.norm_first,
+        )
+    except CheckFailure:
+        return failure
+    x = randn((2, 4, 8), case.seed + 8)
+    note = undropped_note(
+        failure.message,
+        module,
+        lambda: module(x),
+        x,
+        sublayers=list(_PARTS.values()),
+        norms={_PARTS[k]: v for k, v in _PART_NORMS.items()},
+        norm_first=case.norm_first,
+    )
+    if not note:
+        return failure
+    return CheckFailure(failure.exercise, failure.message + note, failure.learner_traceback)
+
+
+def _expect_residual_draws(c: Checker, cls, seed: int) -> None:
+    """In train mode at dropout=0.5, each sub-layer's output must be dropped entry by
+    entry: the value cases run in train mode only at rates 0 and 1, where a draw per
+    sentence (stochastic depth) gives nn.Dropout's values."""
+    for norm_first in (False, True):
+        problem, call = _layer_draw_problem(c, cls, norm_first, seed)
+        c.expect_true(
+            not problem, f"the output of {call} is not what the reference gives. {problem}"
+        )
 
 
 def _built_at_rate_zero(cls, case: _LayerCase, state) -> Any:
@@ -2323,7 +2415,12 @@ def _check_layer_case(c: Checker, cls, case: _LayerCase) -> None:
             ),
         },
         localise=lambda: (
-            dropout_rate_problem(module, args, got, case.dropout)
+            (
+                _layer_draw_problem(c, cls, case.norm_first, case.seed, shape_only=True)[0]
+                if case.mode == "train" and case.dropout > 0
+                else ""
+            )
+            or dropout_rate_problem(module, args, got, case.dropout)
             or ("" if case.mode == "train" and case.dropout > 0 else localise())
         ),
         hint=lambda: (
