@@ -2467,6 +2467,186 @@ def _generate_fresh_caches_on_model(model, prompt, max_new_tokens):
     return checks.cached_generation(model, prompt, max_new_tokens, caches=model.kept_caches)
 
 
+# fix round 37: the call replay (checking.call_replay) names the first call whose caches
+# depart from cached generation; these are the families of blind rounds 11e, 26c and 27c,
+# written otherwise
+
+
+@torch.no_grad()
+def _generate_caches_emptied_each_step(model, prompt, max_new_tokens):
+    """Empties the caches after every call (their length set back to 0), as if each step
+    needed a clean cache: the prompt and the earlier tokens are forgotten."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    out = model(prompt, caches=caches, start=0)[:, -1]
+    tokens, rows = [prompt], []
+    for t in range(max_new_tokens):
+        rows.append(out)
+        tokens.append(out.argmax(dim=-1, keepdim=True))
+        for cache in caches:
+            cache.length = 0
+        if t < max_new_tokens - 1:
+            out = model(tokens[-1], caches=caches, start=length + t)[:, -1]
+    return torch.cat(tokens, dim=1), torch.stack(rows, dim=1)
+
+
+@torch.no_grad()
+def _generate_decode_caches_made_after_prefill(model, prompt, max_new_tokens):
+    """One set of caches for the prompt, then a second set, made once after the prefill,
+    for every new token: the new tokens never see the prompt (not made anew each step)."""
+    batch, length = prompt.shape
+    prefill_caches = model.new_caches(batch, length)
+    out = model(prompt, caches=prefill_caches, start=0)[:, -1]
+    decode_caches = model.new_caches(batch, length + max_new_tokens)
+    tokens, rows = [prompt], []
+    for t in range(max_new_tokens):
+        rows.append(out)
+        tokens.append(out.argmax(dim=-1, keepdim=True))
+        if t < max_new_tokens - 1:
+            out = model(tokens[-1], caches=decode_caches, start=length + t)[:, -1]
+    return torch.cat(tokens, dim=1), torch.stack(rows, dim=1)
+
+
+@torch.no_grad()
+def _generate_start_advanced_by_generated(model, prompt, max_new_tokens):
+    """A position counter advanced by the number of tokens generated so far
+    (ids.shape[1] - len) after each step, instead of by the one token fed."""
+    length = prompt.shape[1]
+    caches = model.new_caches(prompt.shape[0], length + max_new_tokens)
+    pos = 0
+    out = model(prompt, caches=caches, start=pos)[:, -1]
+    pos = length
+    ids, rows = prompt, []
+    while len(rows) < max_new_tokens:
+        rows.append(out)
+        ids = torch.cat([ids, out.argmax(dim=-1, keepdim=True)], dim=1)
+        if len(rows) < max_new_tokens:
+            out = model(ids[:, -1:], caches=caches, start=pos)[:, -1]
+            pos += ids.shape[1] - length
+    return ids, torch.stack(rows, dim=1)
+
+
+@torch.no_grad()
+def _generate_prompt_filled_then_rerun(model, prompt, max_new_tokens):
+    """Fills the caches with the prompt (its output thrown away), then runs the prompt
+    again without them for the first logits: right results, the prompt computed twice."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    _ = model(prompt, caches=caches, start=0)
+    first_logits = model(prompt)[:, length - 1]
+    return _decode_from(model, prompt, first_logits, caches, max_new_tokens)
+
+
+def _decode_from(model, prompt, logits, caches, max_new_tokens):
+    """The decode loop of cached generation, from the prefill's last-row logits."""
+    length = prompt.shape[1]
+    ids, rows = prompt, []
+    for t in range(max_new_tokens):
+        rows.append(logits)
+        ids = torch.cat([ids, logits.argmax(dim=-1, keepdim=True)], dim=1)
+        if t + 1 < max_new_tokens:
+            logits = model(ids[:, -1:], caches=caches, start=length + t)[:, -1]
+    return ids, torch.stack(rows, dim=1)
+
+
+@torch.no_grad()
+def _generate_start_advanced_before_append(model, prompt, max_new_tokens):
+    """Advances its position by ids.shape[1] read before the new token is appended."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits, where = model(prompt, caches=caches, start=0)[:, -1], length
+    ids, rows = prompt, []
+    for step in range(max_new_tokens):
+        rows.append(logits)
+        token = logits.argmax(dim=-1, keepdim=True)
+        if step + 1 < max_new_tokens:
+            logits = model(token, caches=caches, start=where)[:, -1]
+            where = where + ids.shape[1]
+        ids = torch.cat([ids, token], dim=1)
+    return ids, torch.stack(rows, dim=1)
+
+
+@torch.no_grad()
+def _generate_caches_copied_each_step(model, prompt, max_new_tokens):
+    """Hands the model a deep copy of the caches at every step: what a step stores goes
+    into the copy, and the caches kept never advance past the prompt."""
+    import copy
+
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, rows = prompt, []
+    for step in range(max_new_tokens):
+        rows.append(logits)
+        ids = torch.cat([ids, logits.argmax(dim=-1, keepdim=True)], dim=1)
+        if step + 1 < max_new_tokens:
+            step_caches = copy.deepcopy(caches)
+            logits = model(ids[:, -1:], caches=step_caches, start=length + step)[:, -1]
+    return ids, torch.stack(rows, dim=1)
+
+
+@torch.no_grad()
+def _generate_layer_caches_reversed(model, prompt, max_new_tokens):
+    """Walks the layers' caches from the last one in the decode loop (caches[::-1]): each
+    layer then reads another layer's keys and values."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    return _decode_from(model, prompt, logits, list(reversed(caches)), max_new_tokens)
+
+
+@torch.no_grad()
+def _generate_token_fed_as_row(model, prompt, max_new_tokens):
+    """Feeds each new token as a (1, batch) row (argmax(dim=-1).unsqueeze(0)), appended to
+    ids as its transpose."""
+    batch, length = prompt.shape
+    caches = model.new_caches(batch, length + max_new_tokens)
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    ids, rows = prompt, []
+    for step in range(max_new_tokens):
+        rows.append(logits)
+        row = logits.argmax(dim=-1).unsqueeze(0)  # (1, batch)
+        ids = torch.cat([ids, row.t()], dim=1)
+        if step + 1 < max_new_tokens:
+            logits = model(row, caches=caches, start=length + step)[:, -1]
+    return ids, torch.stack(rows, dim=1)
+
+
+@torch.no_grad()
+def _generate_caches_pooled(model, prompt, max_new_tokens, pool={}):  # noqa: B006
+    """Caches of a generous size kept in a pool (a default argument) by batch size and
+    reused by every later call with that batch: no overflow, but a later call attends to
+    the earlier calls' positions."""
+    batch = prompt.shape[0]
+    if batch not in pool:
+        pool[batch] = model.new_caches(batch, 64)
+    return _decode_from(
+        model,
+        prompt,
+        model(prompt, caches=pool[batch], start=0)[:, -1],
+        pool[batch],
+        max_new_tokens,
+    )
+
+
+@torch.no_grad()
+def _generate_caches_reused_and_reset(model, prompt, max_new_tokens):
+    """Correct: caches kept on the model by (batch, size), emptied (length 0) at the start
+    of every call before the prompt goes in."""
+    batch, length = prompt.shape
+    size = length + max_new_tokens
+    if not hasattr(model, "cache_pool"):
+        model.cache_pool = {}
+    pool = model.cache_pool
+    if (batch, size) not in pool:
+        pool[batch, size] = model.new_caches(batch, size)
+    caches = pool[batch, size]
+    for cache in caches:
+        cache.length = 0
+    logits = model(prompt, caches=caches, start=0)[:, -1]
+    return _decode_from(model, prompt, logits, caches, max_new_tokens)
+
+
 @torch.no_grad()
 def _generate_feeds_first_token(model, prompt, max_new_tokens):
     """ids get each step's argmax, but the model is fed the first generated token at
@@ -4236,7 +4416,66 @@ MISTAKES = [
     Mistake(
         check_generate,
         _named("generate", _generate_caches_on_model),
-        r"The second generate on this model fed it through the caches of the first one",
+        r"The second generate call on this model started with caches that were not empty: its "
+        r"first call of the model, the prompt's, found them already holding 6 positions, the "
+        r"first generate call's",
+    ),
+    # fix round 37: the call replay names the first call whose caches depart
+    Mistake(
+        check_generate,
+        _named("generate", _generate_caches_emptied_each_step),
+        r"The caches changed between call 1 and call 2 of the model, outside it: call 1 left "
+        r"them holding \d+ positions, and call 2 found 0: emptied between the two calls",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_decode_caches_made_after_prefill),
+        r"Call 2 of the model \(the token at position \d+\) got new, empty caches instead of "
+        r"the ones the earlier calls filled: a second set was made after the earlier calls",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_start_advanced_by_generated),
+        r"start advances by the number of tokens generated so far \(the step count",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_start_advanced_before_append),
+        r"start advances by the length of the whole sequence so far, read before the step's "
+        r"new token was appended",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_caches_copied_each_step),
+        r"Call 2 of the model \(the token at position \d+\) got other cache objects than the "
+        r"ones the call before used, holding the \d+ positions the call before left in its "
+        r"own: copies of the caches",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_layer_caches_reversed),
+        r"Call 2 of the model \(the token at position \d+\) got the same caches as the call "
+        r"before, but in another order: its list is the call before's caches\[j\] for j in "
+        r"\[(2, )?1, 0\] \(reversed\)",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_token_fed_as_row),
+        r"Call 2 of the model fed ids of shape \(1, 2\): a row holding the 2 sequences' new "
+        r"tokens side by side",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_prompt_filled_then_rerun),
+        r"the prompt ran twice \(positions 0 \.\. \d+\), in call 1 \(ids of \d+ positions, "
+        r"with the caches, start=0\) and call 2 \(ids of \d+ positions, without caches\)",
+    ),
+    Mistake(
+        check_generate,
+        _named("generate", _generate_caches_pooled),
+        r"This generate started with caches that were not empty: its first call of the model, "
+        r"the prompt's, found them already holding \d+ positions, the keys and values of an "
+        r"earlier generate call",
     ),
     # the fed token replayed against the learner's own ids (the first wrong step, before)
     Mistake(
@@ -4720,12 +4959,14 @@ MISTAKES = [
     Mistake(
         check_generate,
         _named("generate", _generate_caches_in_global),
-        r"cache objects made during an earlier generate call",
+        r"This generate started with caches that were not empty: .*already holding \d+ "
+        r"positions, the keys and values of an earlier generate call",
     ),
     Mistake(
         check_generate,
         _named("generate", _generate_caches_default_argument),
-        r"cache objects made during an earlier generate call",
+        r"This generate started with caches that were not empty: .*already holding \d+ "
+        r"positions, the keys and values of an earlier generate call",
     ),
 ]
 
@@ -4753,6 +4994,7 @@ CORRECT = [
     # the model but made afresh at each call, a float32 softmax cast back
     Correct(check_tiled_attention, _tiled_variant(skip=lambda start, stop, len_q: start >= len_q)),
     Correct(check_generate, _named("generate", _generate_fresh_caches_on_model)),
+    Correct(check_generate, _named("generate", _generate_caches_reused_and_reset)),
     # autograd switched off by a with block instead of the decorator
     Correct(check_generate, _generate_grad_mode("with_no_grad")),
     Correct(check_generate, _generate_grad_mode("inference_mode")),
@@ -5351,7 +5593,11 @@ def _generate_log_probabilities(model, prompt, max_new_tokens):
         (_generate_prefill_last_token, r"positions 0 \.\. \d+ of the prompt never ran"),
         (_generate_caches_batch_one, r"(?s)axis 0 \(batch\).*caches hold one slot per sequence"),
         (_generate_stale_start, r"Call 2 of the model .* ran with start=6, but the caches held 5"),
-        (_generate_prompt_uncached, r"prompt ran through the model without the caches"),
+        (
+            _generate_prompt_uncached,
+            r"prefill ran without the caches: the prompt's calls of the model \(calls 1 \.\. 5\) "
+            r"got caches=None.*still empty when call 6, the first new token's, used them",
+        ),
         (
             _generate_prompt_logits_twice_uncached,
             r"the prompt ran 3 times \(positions 0 \.\. \d+\), in call 1 .*without caches.* "

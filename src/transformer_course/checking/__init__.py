@@ -51,7 +51,9 @@ This ``__init__`` only re-exports; the logic lives in named modules:
   :mod:`.dropout_placement`, :mod:`.returned_order` (the right things returned in another
   order), :mod:`.arguments` (parameters declared in another order), :mod:`.defaults` (a
   keyword default that is not the contract's), :mod:`.counters` (a counter read as an
-  update rule), :mod:`.stale` (state kept between calls), :mod:`.empty_inputs`,
+  update rule), :mod:`.call_replay` (a stateful loop's calls replayed: the first call
+  whose state or position departs), :mod:`.stale` (state kept between calls),
+  :mod:`.empty_inputs`,
   :mod:`.unregistered` (dropouts not registered: a plain list, or built in forward),
   :mod:`.keep_probability` (a dropout rate read as a keep probability),
   :mod:`.rounding` (whole numbers where real numbers belong), :mod:`.uninitialised`

@@ -9,7 +9,12 @@ from collections.abc import Callable
 import torch
 
 from transformer_course.checking import Checker, short, torch_generator
-from transformer_course.checking.counters import matching_updates
+from transformer_course.checking.call_replay import (
+    CallTrace,
+    advance_rules,
+    first_departure,
+    repeated_positions,
+)
 from transformer_course.checking.hints import shape_mismatch_hint
 from transformer_course.checking.objects import course_object
 from transformer_course.checking.row_shifts import row_shift_note
@@ -161,48 +166,11 @@ def _misplaced(caches, start) -> str:
     )
 
 
-class _CallTrace:
-    """Records every call of the model during the learner's generate: the ids' shape, the
-    ``start``, which caches (by identity) and how many positions each held before the call.
-    A forward pre-hook: the learner's code runs exactly as it would without it."""
-
-    def __init__(self, model):
-        self.calls: list[dict] = []
-        self.outputs: list = []  # what each call returned, in order
-        self._handle = model.register_forward_pre_hook(self._record, with_kwargs=True)
-        self._output_handle = model.register_forward_hook(self._returned)
-
-    def _returned(self, _module, _args, output):
-        self.outputs.append(output.detach() if isinstance(output, torch.Tensor) else None)
-
-    def _record(self, module, args, kwargs):
-        names = ("ids", "caches", "start")
-        bound = dict(zip(names, args, strict=False)) | {
-            k: v for k, v in kwargs.items() if k in names
-        }
-        caches = bound.get("caches")
-        ids = bound.get("ids")
-        self.calls.append(
-            {
-                "shape": tuple(ids.shape) if isinstance(ids, torch.Tensor) else None,
-                # the tokens fed (small): replayed against the learner's own ids
-                "ids": ids.detach().clone() if isinstance(ids, torch.Tensor) else None,
-                "start": bound.get("start", 0),
-                # the objects themselves (kept alive while the check runs): an id() of a
-                # cache the learner dropped may be reused by the next one
-                # what the learner passed may be anything (a start in the caches' place):
-                # the hook records it and never raises
-                "caches": list(caches) if isinstance(caches, list | tuple) else None,
-                "held": [getattr(cache, "length", None) for cache in caches]
-                if isinstance(caches, list | tuple)
-                else None,
-                "misplaced": _misplaced(caches, bound.get("start", 0)),
-            }
-        )
-
-    def remove(self) -> None:
-        self._handle.remove()
-        self._output_handle.remove()
+def _CallTrace(model) -> CallTrace:
+    """Records every call of the model during the learner's generate (checking.call_replay:
+    the ids fed, the start, the caches by identity and the positions they held before and
+    after the call). Hooks only: the learner's code runs exactly as it would without them."""
+    return CallTrace(model, describe_arguments=_misplaced)
 
 
 def _positions_repeated(calls: list[dict], length: int) -> str:
@@ -211,21 +179,16 @@ def _positions_repeated(calls: list[dict], length: int) -> str:
     without covers 0 .. its length, the way the model numbers them). "" when the calls
     cannot be read (no tensor ids) or no position was fed twice. ``length``: the prompt's,
     named as such when the positions fed again are exactly its own."""
-    covered: list[tuple[int, int, int, bool]] = []  # (call number, first, stop, cached)
+    counts = repeated_positions(calls)  # position -> the calls (0-based) that fed it
+    if not counts:
+        return ""
+    counts = {p: [number + 1 for number in fed_by] for p, fed_by in counts.items()}
+    again = list(counts)
+    covered = []  # (call number, first, stop, cached), as repeated_positions reads them
     for number, call in enumerate(calls, 1):
-        shape = call["shape"]
-        if not shape or len(shape) != 2:
-            return ""
         cached = call["caches"] is not None
         start = call["start"] if cached and isinstance(call["start"], int) else 0
-        covered.append((number, start, start + shape[1], cached))
-    counts: dict[int, list[int]] = {}  # position -> the calls that fed it
-    for number, first, stop, _cached in covered:
-        for position in range(first, stop):
-            counts.setdefault(position, []).append(number)
-    again = sorted(p for p, fed_by in counts.items() if len(fed_by) > 1)
-    if not again:
-        return ""
+        covered.append((number, start, start + call["shape"][1], cached))
     # the runs of positions fed by the same calls, in order
     groups: list[tuple[list[int], list[int]]] = []
     for position in again:
@@ -269,6 +232,17 @@ def _refed(calls: list[dict], length: int) -> str:
         n = call["shape"][1] if call["shape"] and len(call["shape"]) == 2 else None
         if number == 0 or not isinstance(held, int) or held < length or not n or n < 2:
             continue
+        batch = calls[0]["shape"][0] if calls[0]["shape"] else None
+        if call["shape"][0] == 1 and batch == n and n > 1:
+            # blind-style: the argmax's (batch,) made a row, (1, batch), not a column
+            return (
+                f"Call {number + 1} of the model fed ids of shape (1, {n}): a row holding the "
+                f"{n} sequences' new tokens side by side, which the model reads as one "
+                f"sequence of {n} positions (stored after the caches' {held} positions, in "
+                "every sequence's cache), not one new token per sequence. The token to feed is "
+                f"a column, (batch, 1) = ({n}, 1): logits.argmax(dim=-1, keepdim=True), not "
+                "argmax(dim=-1)[None] or .unsqueeze(0) (that makes the row)."
+            )
         what = (
             f"the whole sequence so far ({n} positions, start={call['start']})"
             if n == held + 1
@@ -427,6 +401,13 @@ _START_UPDATES = {
     "prompt": "the prompt's length len instead of the one position that call fed",
     "fed + 1": "2, one more than the one position that call fed: it runs one further "
     "ahead at every step",
+    "sequence before": "the length of the whole sequence so far, read before the step's "
+    "new token was appended (ids.shape[1] taken before the torch.cat), instead of the one "
+    "position that call fed",
+    "generated": "the number of tokens generated so far (the step count, or ids.shape[1] - "
+    "len) instead of the one position that call fed",
+    "batch": "the batch's size (ids.shape[0], prompt.shape[0]: the rows, not the positions) "
+    "instead of the one position that call fed",
 }
 
 
@@ -666,12 +647,24 @@ def _start_rule(calls: list[dict], length: int) -> str:
         if fed != 1:
             return ""
         if number > 1:
-            quantities.append({"fed": 1, "sequence": held, "prompt": length, "fed + 1": 2})
+            batch = call["shape"][0]
+            quantities.append(
+                {
+                    "fed": 1,
+                    "sequence": held,
+                    "prompt": length,
+                    "fed + 1": 2,
+                    "generated": held - length,
+                    # ids.shape[1] read before the step's token was appended
+                    "sequence before": held - 1,
+                }
+                # the batch's size, where it differs from the 1 and 2 above
+                | ({"batch": batch} if batch > 2 else {})
+            )
         starts.append(start)
     if len(starts) < 3:
         return ""
-    rules = matching_updates(starts[1:], quantities, initial=starts[0])
-    names = [name for kind, name in rules if kind == "add"]
+    names = advance_rules(starts, quantities)
     if len(names) != 1 or names[0] not in _START_UPDATES:
         return ""
     helds = [call["held"][0] for call in calls[1:]]
@@ -694,12 +687,144 @@ def _start_rule(calls: list[dict], length: int) -> str:
     )
 
 
-def _diagnose_calls(calls: list[dict], length: int, ids=None, step0_wrong: bool = False) -> str:
+def _departure_message(departure, calls: list[dict], which: str, length: int) -> str:
+    """What the first call whose caches depart from the protocol did (checking.call_replay's
+    Departure), in words; "" for a departure of its start (told by the callers, who read
+    how the start advanced)."""
+    kind, number = departure.kind, departure.call
+    if kind == "stateless" and number == 0:
+        later = departure.later
+        if later and later.get("held") == 0:
+            k = later["call"]
+            prompt_calls = (
+                "the prompt's call of the model got caches=None (model(prompt)), so it "
+                "stored nothing"
+                if k == 1
+                else f"the prompt's calls of the model (calls 1 .. {k}) got caches=None, so "
+                "they stored nothing"
+            )
+            return (
+                f"The prefill ran without the caches: {prompt_calls}, and the caches were still "
+                f"empty when call {k + 1}, the first new token's, used them (0 positions held, "
+                f"where the prompt's {length} belong). Every new token then attends only to "
+                "the tokens generated after the prompt, never to the prompt itself; the first "
+                "token, chosen from the prefill's own logits, is the only right one. Pass the "
+                "caches to the prefill: model(prompt, caches=caches, start=0), then feed each "
+                "new token through the same caches."
+            )
+        return (
+            "The prompt ran through the model without the caches (caches=None): they "
+            "stay empty, so the new tokens attend to nothing of the prompt. Pass the "
+            "caches to the prefill call too: model(prompt, caches=caches, start=0)."
+        )
+    if kind == "stateless":
+        return (
+            f"{which.capitalize()} ran without the caches (caches=None): a new token "
+            "must go through the same caches as the prompt, with start = its position."
+        )
+    if kind == "not empty":
+        return _kept_caches_message(departure, second=False)
+    if kind == "new state" and departure.held:
+        left = calls[number - 1].get("after") if number > 0 else None
+        left = left[0] if left else None
+        holding = (
+            f", holding the {left} positions the call before left in its own"
+            if left == departure.held
+            else f", already holding {departure.held} positions"
+            + (f" where the call before left {left}" if isinstance(left, int) else "")
+        )
+        return (
+            f"{which.capitalize()} got other cache objects than the ones the call before "
+            f"used{holding}: copies of the caches (copy.deepcopy, or new caches filled from "
+            "the old), so "
+            "what a call stores goes into a copy and the caches the next call reads never "
+            "hold it. Pass the same cache objects, made once before the prefill, to every call."
+        )
+    if kind == "new state":
+        ours = calls[number]["caches"] or []
+        kept_after = number + 1 < len(calls) and any(
+            cache is mine for cache in calls[number + 1]["caches"] or [] for mine in ours
+        )
+        how = (
+            "a second set was made after the earlier calls and used from then on, so from "
+            "this call on the new tokens never attend to the positions stored before it (the "
+            "prompt's)"
+            if kept_after
+            else "the caches are made anew at every step, so each new token attends to itself only"
+        )
+        return (
+            f"{which.capitalize()} got new, empty caches instead of the ones the earlier "
+            f"calls filled: {how}. Make them once, before the prefill "
+            "(model.new_caches(batch, len + max_new_tokens)), and pass the same list to "
+            "every call."
+        )
+    if kind == "reordered":
+        order = departure.later.get("order", [])
+        reversed_ = " (reversed)" if order == list(range(len(order)))[::-1] else ""
+        return (
+            f"{which.capitalize()} got the same caches as the call before, but in another "
+            f"order: its list is the call before's caches[j] for j in {order}{reversed_}, "
+            "so each layer reads and extends another layer's keys and values. Pass "
+            "the list as new_caches made it, in the same order at every call (not reversed, "
+            "sorted or rebuilt)."
+        )
+    if kind == "changed":
+        held, left = departure.held, departure.expected
+        how = (
+            "emptied between the two calls (their length set back to 0)"
+            if held == 0
+            else f"set back by {left - held} position{'s' if left - held != 1 else ''}"
+            if held < left
+            else f"moved on by {held - left} position{'s' if held - left != 1 else ''}"
+        )
+        return (
+            f"The caches changed between call {number} and call {number + 1} of the model, "
+            f"outside it: call {number} left them holding {left} positions, and call "
+            f"{number + 1} found {held}: {how}. Only the model's calls change the caches: "
+            "each stores its positions after the ones held, and every later token attends to "
+            "all of them. Do not reset or edit the caches in the loop (no cache.length = "
+            "..., no reset between steps); pass the same caches, as the last call left them."
+        )
+    return ""
+
+
+def _kept_caches_message(departure, *, second: bool) -> str:
+    """Caches that were not empty when a generate call began (departure "not empty"):
+    ``second`` when this is the second generate call on a model whose first one filled
+    them."""
+    held = departure.held
+    whose = (
+        "the first generate call's keys and values, in the same cache objects"
+        if second
+        else "the keys and values of an earlier generate call, in the same cache objects"
+        if departure.outlived
+        else "positions stored before this generate's first call of the model"
+    )
+    where = "The second generate call on this model" if second else "This generate"
+    return (
+        f"{where} started with caches that were not empty: its first call of the model, the "
+        f"prompt's, found them already holding {held} position{'s' if held != 1 else ''}, "
+        f"{whose}. The caches outlive the call that filled them (kept on the model, in a "
+        "global, in a default argument or an attribute): this prompt is stored after the "
+        "old positions and attends to them, or the caches overflow (or do not fit this "
+        "prompt's batch at all). Make fresh caches "
+        "inside generate at every call, caches = model.new_caches(batch, len + "
+        "max_new_tokens) as a local variable, never kept from one call to the next."
+    )
+
+
+def _diagnose_calls(
+    calls: list[dict], length: int, ids=None, step0_wrong: bool = False, earlier=()
+) -> str:
     """The first call of the model that departs from generation with a cache (the prompt
     with fresh caches at start 0, or token by token; then each new token with the same
     caches and start = the number of positions they hold), named; "" when none does."""
     seen: list = []  # every cache object the earlier calls used
     position = 0  # positions fed through the caches so far
+    # the replay (checking.call_replay): the first call whose caches depart from the
+    # protocol (none passed, new ones, not empty at the start, changed between calls),
+    # named at that call; the positions and tokens fed are read below, call by call
+    departure = first_departure(calls, earlier)
     for number, call in enumerate(calls):
         n = call["shape"][1] if call["shape"] and len(call["shape"]) == 2 else None
         # a call after the first that feeds positions of the prompt: a chunked (or token
@@ -715,26 +840,15 @@ def _diagnose_calls(calls: list[dict], length: int, ids=None, step0_wrong: bool 
             if chunk
             else f"call {number + 1} of the model (the token at position {position})"
         )
-        if call["caches"] is None:
-            if number == 0:
-                return (
-                    "The prompt ran through the model without the caches (caches=None): they "
-                    "stay empty, so the new tokens attend to nothing of the prompt. Pass the "
-                    "caches to the prefill call too: model(prompt, caches=caches, start=0)."
-                )
-            return (
-                f"{which.capitalize()} ran without the caches (caches=None): a new token "
-                "must go through the same caches as the prompt, with start = its position."
-            )
-        fresh = not any(cache is old for cache in call["caches"] for old in seen)
-        if number > 0 and fresh:
-            return (
-                f"{which.capitalize()} got new, empty caches instead of the ones the earlier "
-                "calls filled: the caches are made anew at every step, so each new token "
-                "attends to itself only. Make them once, before the prefill "
-                "(model.new_caches(batch, len + max_new_tokens)), and pass the same list to "
-                "every call."
-            )
+        if departure is not None and departure.call == number:
+            named = _departure_message(departure, calls, which, length)
+            if named:
+                return named
+        held = call["held"][0] if call["held"] else None
+        if number == 0 and isinstance(held, int) and held > 0:
+            # caches not empty before the prompt went in, said by _departure_message (a
+            # start that matches the old positions is no position mistake)
+            return ""
         held = call["held"][0] if call["held"] else None
         if number > 0 and isinstance(held, int) and held >= length and n and n > 1:
             return _refed(calls, length)
@@ -820,10 +934,16 @@ def _diagnose_calls(calls: list[dict], length: int, ids=None, step0_wrong: bool 
                     "caches' length), whatever the size of the pieces."
                     f"{twice} The new tokens then follow at len + t."
                 )
+            gap = call["start"] - held if isinstance(call["start"], int) else 0
+            off = (
+                f" (start={call['start']} is {abs(gap)} too {'large' if gap > 0 else 'small'})"
+                if gap
+                else ""
+            )
             return (
                 f"{which.capitalize()} ran with start={call['start']}, but the caches held "
-                f"{held} positions, so its first token sits at position {held}: start is the "
-                "absolute position of ids[:, 0] (len + t for the token chosen at step t), "
+                f"{held} positions, so its first token sits at position {held}{off}: start is "
+                "the absolute position of ids[:, 0] (len + t for the token chosen at step t), "
                 f"which RoPE rotates by.{counted}"
             )
         seen.extend(call["caches"])
@@ -1474,6 +1594,17 @@ def _logits_shape_hint(
     return rule
 
 
+def _kept_caches(calls: list[dict], earlier, *, second: bool = False) -> str:
+    """Caches that were not empty when this generate's calls began (the replay's "not
+    empty" departure: kept from an earlier call, whose caches ``earlier`` lists), named;
+    else the same cache objects as an earlier call's, named (_reused_caches); "" when
+    neither."""
+    departure = first_departure(calls, list(earlier))
+    if departure is not None and departure.kind == "not empty" and departure.call == 0:
+        return _kept_caches_message(departure, second=second)
+    return ""
+
+
 def _reused_caches(calls: list[dict], first_calls: int, earlier: list | None = None) -> str:
     """Whether a later generate call fed the model through a cache object of an earlier
     call (the caches kept on the model, in a global or a default argument), named; ""
@@ -1543,7 +1674,14 @@ def _expect_fresh_state_per_call(c: Checker, generate, hidden: bool) -> None:
     call = "generate(model, prompt (2, 3), 4), called after generate(model, prompt (2, 4), 3)"
     trace = _CallTrace(model)
     ran: dict[str, int] = {}
-    reused = lambda _exc=None: _reused_caches(trace.calls, ran.get("first", 0))  # noqa: E731
+
+    def reused(_exc=None) -> str:
+        first_calls = ran.get("first", 0)
+        before = [cache for call in trace.calls[:first_calls] for cache in call["caches"] or []]
+        return _kept_caches(trace.calls[first_calls:], before, second=True) or _reused_caches(
+            trace.calls, first_calls
+        )
+
     try:
         c.call(generate, model, first, 3, call_repr="generate(model, prompt (2, 4), 3)")
         ran["first"] = len(trace.calls)
@@ -1656,7 +1794,9 @@ def check_generate(generate, *, hidden: bool = False) -> None:
             )
             kept = (
                 Exception,
-                lambda _exc, calls=trace.calls, old=earlier_caches: _reused_caches(calls, 0, old),
+                lambda _exc, calls=trace.calls, old=earlier_caches: (
+                    _kept_caches(calls, old) or _reused_caches(calls, 0, old)
+                ),
             )
             # a generate that draws with the global stream draws the same tokens every run
             # (the Checker puts the stream back afterwards)
@@ -1688,7 +1828,9 @@ def check_generate(generate, *, hidden: bool = False) -> None:
                 )
             finally:
                 trace.remove()
-            kept_from_before = _reused_caches(trace.calls, 0, list(earlier_caches))
+            kept_from_before = _kept_caches(trace.calls, earlier_caches) or _reused_caches(
+                trace.calls, 0, list(earlier_caches)
+            )
             for cache in (cache for call in trace.calls for cache in call["caches"] or []):
                 with contextlib.suppress(TypeError):  # an object that takes no weak reference
                     earlier_caches.add(cache)
