@@ -1876,6 +1876,57 @@ MISTAKES += [
 ]
 
 
+# ---------------------------------------------- cosine: the denominator read, a mirrored fill
+def cos_b_length_squared_below(a, b):  # the denominator |b[j]| |b[j]|: b's length twice
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    lengths_b = np.sqrt((b * b).sum(axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = (a @ b.T) / (lengths_b * lengths_b)[None, :]
+    return np.nan_to_num(out)
+
+
+def cos_a_squared_b_own_length(a, b):  # a / |a|^2, b / |b|: three lengths, not two
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    a_scaled = a / np.maximum((a * a).sum(-1, keepdims=True), 1e-24)
+    return a_scaled @ (b / np.maximum(np.linalg.norm(b, axis=-1, keepdims=True), 1e-12)).T
+
+
+def cos_mirrored_assignment(a, b):  # out[i, j] = out[j, i] = value: a self-similarity fill
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    result = np.zeros((a.shape[0], b.shape[0]))
+    for i, row in enumerate(a):
+        for j, col in enumerate(b):
+            size = np.linalg.norm(row) * np.linalg.norm(col)
+            result[i, j] = result[j, i] = row @ col / size if size else 0.0
+    return result
+
+
+MISTAKES += [
+    # the family of blind29a-cos-a-norm-twice: two lengths in the denominator, one of them
+    # the wrong one, read from the ratio of the learner's values to the cosines
+    Mistake(
+        check_cosine_similarity,
+        cos_b_length_squared_below,
+        r"divided by \|b\[j\]\| \|b\[j\]\| where \|a\[i\]\| \|b\[j\]\| belongs: b's length "
+        r"twice, a's lengths never used",
+    ),
+    # a sibling the reading must leave to its own message: three lengths, not two
+    Mistake(
+        check_cosine_similarity,
+        cos_a_squared_b_own_length,
+        r"^(?![\s\S]*belongs: )[\s\S]*`a` was divided by its squared lengths instead of its "
+        r"lengths \(while `b` was divided by its own length\)",
+    ),
+    # the family of blind29a-cos-symmetric-fill: each value written at its mirror too
+    Mistake(
+        check_cosine_similarity,
+        cos_mirrored_assignment,
+        r"IndexError[\s\S]*filled as if it were symmetric[\s\S]*the later write winning"
+        r"[\s\S]*the mirror \(j, i\) falls outside the \(n, m\) table",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

@@ -2644,6 +2644,53 @@ MISTAKES += [
     ),
 ]
 
+
+# ------------------------------------- the divisors read from the table; the cosines' angles
+def pe_divisors_evenly_spaced_to_100(max_len, d_model):  # linear divisors, 1 .. 100
+    count = (d_model + 1) // 2
+    step = 99.0 / max(count - 1, 1)
+    divisors = 1.0 + step * np.arange(count)
+    angles = np.arange(max_len)[:, None] / divisors
+    table = np.zeros((max_len, d_model))
+    table[:, 0::2] = np.sin(angles)
+    table[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return table
+
+
+def pe_cosines_from_a_quarter_of_the_angles(max_len, d_model):  # angles[:, : d_model // 4]
+    positions = np.arange(max_len, dtype=np.float64)[:, None]
+    angles = positions / np.power(10000.0, np.arange(0, d_model, 2) / d_model)
+    table = np.zeros((max_len, d_model))
+    table[:, 0::2] = np.sin(angles)
+    table[:, 1::2] = np.cos(angles[:, : d_model // 4])
+    return table
+
+
+MISTAKES += [
+    # the family of blind29a-pe-wavelengths-linear: evenly spaced divisors, read from the
+    # learner's own table (on the 4-wide table both series fit: a wider one tells them apart)
+    Mistake(
+        check_positional_encoding,
+        pe_divisors_evenly_spaced_to_100,
+        r"[Yy]our pairs divide pos by 1, [\d., ]*100 \(read from your table's angles at "
+        r"position 1\): evenly spaced, a linear series from 1 to 100",
+    ),
+    # the cosines' slice short (mutant-positional_encoding-10's family): the sines are right
+    Mistake(
+        check_positional_encoding,
+        pe_cosines_from_a_quarter_of_the_angles,
+        r"^(?![\s\S]*too few frequencies)[\s\S]*Your sine columns are right, but the cosine "
+        r"columns get fewer angles than there are pairs[\s\S]*are d_model // 4: the slice "
+        r"angles\[:, : d_model // 4\] where d_model // 2 belongs",
+    ),
+    # a sibling: too few angles for the sines as well keeps its own message
+    Mistake(
+        check_positional_encoding,
+        pe_pair_indices_step_4,
+        r"^(?![\s\S]*Your sine columns are right)[\s\S]*too few frequencies",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
 
 

@@ -2456,6 +2456,30 @@ R34_CORRECT = [
 ]
 
 
+def sdpa_bias_grown_in_place(q, k, v, mask=None):  # a (len_q, len_k) bias, += a batched one
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    bias = scores.new_zeros(scores.shape[-2:])
+    if mask is not None:
+        blocked = torch.zeros(mask.shape, dtype=scores.dtype).masked_fill(~mask, float("-inf"))
+        bias += blocked
+    weights = torch.softmax(scores + bias, dim=-1).nan_to_num(0.0)
+    return weights @ v, weights
+
+
+# the family of blind29a-sdpa-docs-bias-two-dimensional: an in-place operation whose
+# result would grow the tensor it writes into, named with the tensor, the operation and
+# the operand that grows it (checking.raw_errors)
+R37_MISTAKES = [
+    Mistake(
+        check_scaled_dot_product_attention,
+        sdpa_bias_grown_in_place,
+        r"`bias` has shape \(\d+, \d+\), and its in-place \+= must write its result back into "
+        r"it, but the result broadcasts with `blocked` of shape \(\d+, 1, \d+, \d+\) to "
+        r"\(\d+, 1, \d+, \d+\): an in-place operation cannot grow the tensor it writes into",
+    ),
+]
+
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     R20_MISTAKES
     + SOFTMAX_MISTAKES
@@ -2465,7 +2489,8 @@ test_classic_mistake, test_correct_variant = lesson_tests(
     + R12F_MISTAKES
     + R17F_MISTAKES
     + R19F_MISTAKES
-    + R34_MISTAKES,
+    + R34_MISTAKES
+    + R37_MISTAKES,
     SOFTMAX_CORRECT + ROW_CORRECT + SDPA_CORRECT + R34_CORRECT,
 )
 
@@ -2812,3 +2837,19 @@ def test_quiz_score_scale_d_model_says_why_without_the_answer():
     why = QUIZ_SCORE_SCALE.why["b"]
     assert re.search(r"per head, d_model / num_heads", why)
     assert "(c)" not in why and QUIZ_SCORE_SCALE.choices["c"] not in why
+
+
+def test_quiz_values_returned_for_their_letters_are_read():
+    """The paper's sizes and the weights' values returned in place of a letter are read as
+    the choice they stand for; 8 (sqrt(d_k) or the number of heads) is left unread."""
+    from transformer_course.checks.attention import (
+        check_quiz_fully_masked,
+        check_quiz_score_scale,
+    )
+
+    with pytest.raises(CheckFailure, match=r"512, the paper's d_model, which is choice \(b\)"):
+        check_quiz_score_scale(lambda: 512)
+    with pytest.raises(CheckFailure, match=r"returned the number 8, an int: this question"):
+        check_quiz_score_scale(lambda: 8)
+    with pytest.raises(CheckFailure, match=r"0, the weight on every key, which is choice \(b\)"):
+        check_quiz_fully_masked(lambda: torch.tensor(0.0))

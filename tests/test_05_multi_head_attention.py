@@ -3283,3 +3283,14 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+def test_quiz_cross_attention_shape_reads_a_shape_returned_for_its_letter():
+    """A shape returned as a tuple (or torch.Size) is read as the choice that writes it."""
+    from transformer_course.checking import CheckFailure
+    from transformer_course.checks.multi_head_attention import check_quiz_cross_attention_shape
+
+    with pytest.raises(CheckFailure, match=r"which is choice \(b\), \(2, 8, 5, 7\)[\s\S]*\"b\""):
+        check_quiz_cross_attention_shape(lambda: torch.Size([2, 8, 5, 7]))
+    with pytest.raises(CheckFailure, match=r"which is choice \(a\)[\s\S]*not right either"):
+        check_quiz_cross_attention_shape(lambda: (2, 8, 7, 5))

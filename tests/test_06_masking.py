@@ -1427,3 +1427,24 @@ MISTAKES += [
     ),
 ]
 test_classic_mistake, test_correct_variant = lesson_tests(MISTAKES, CORRECT)
+
+
+@pytest.mark.parametrize(
+    "answer, named",
+    [
+        # the weights' value for the letter: 0 is choice (b)'s all-zero row (it was read as
+        # choice (a)'s "0 / 0" before), NaN choice (a)'s
+        (
+            0,
+            r"returned 0, an int, not a letter: 0, the weight on every key, which is choice "
+            r"\(b\)[\s\S]*return \"b\"",
+        ),
+        (float("nan"), r"NaN, the weights' value, which is choice \(a\)[\s\S]*not right either"),
+        (np.float32(1.0), r"which is choice \(d\)[\s\S]*the query's own key is blocked"),
+    ],
+)
+def test_quiz_fully_masked_row_reads_a_weight_as_the_choice_it_means(answer, named):
+    from transformer_course.checks.masking import check_quiz_fully_masked_row
+
+    with pytest.raises(CheckFailure, match=named):
+        check_quiz_fully_masked_row(lambda: answer)

@@ -4319,3 +4319,23 @@ def test_paper_sizes():
     layer = ref.EncoderLayer(512, 8, 2048)
     assert sum(p.numel() for p in layer.parameters()) == 2_099_712 + 1_050_624 + 2 * 1024
     assert math.isclose(2_099_712 / 1_050_624, 2.0, rel_tol=1e-3)
+
+
+@pytest.mark.parametrize(
+    "answer, named",
+    [
+        # the axes of the whole sentence, in place of the letter: told choice (d) and why
+        # it is wrong (not blind13g-quiz-ln-axis-returns-dim's -1)
+        ((1, 2), r"the axes \(1, 2\).*choice \(d\).*\(d\) is not right either"),
+        (2, r"the axis 2, the last one.*features, which is choice \(b\).*return \"b\""),
+        (0, r"the axis 0, the batch axis, which is choice \(a\).*BatchNorm"),
+        # a number that is no axis keeps the plain form message
+        (512, r"returned the number 512, an int: this question is answered with a letter"),
+    ],
+)
+def test_quiz_layer_norm_axis_reads_an_axis_as_the_choice_it_means(answer, named):
+    from transformer_course.checking import CheckFailure
+    from transformer_course.checks.encoder import check_quiz_layer_norm_axis
+
+    with pytest.raises(CheckFailure, match=named):
+        check_quiz_layer_norm_axis(lambda: answer)

@@ -5980,6 +5980,28 @@ def test_quiz_cache_memory_names_a_power_written_with_a_caret(number, named):
         check_quiz_cache_memory(lambda: number)
 
 
+@pytest.mark.parametrize(
+    "number, named",
+    [
+        # one asterisk missing in 10**6 (or in 2**30: the same 60, both named)
+        (
+            2 * 48 * 8 * 128 * 1024 * 2 / (10 * 6),
+            r"10\*6 where the power 10\*\*6 belongs: one asterisk is missing.*divides by 60"
+            r".*; or 2\*30 where the power 2\*\*30 belongs",
+        ),
+        # with another slip: both named (4 bytes per number and the product)
+        (2 * 48 * 8 * 128 * 1024 * 4 / (2 * 20), r"\(4 bytes\) and \(2\*20 = 40\)"),
+    ],
+)
+def test_quiz_cache_memory_names_a_power_with_one_asterisk_missing(number, named):
+    """2*20 where 2**20 belongs divides by 40 (blind29c-quiz-cache-memory-two-times-twenty
+    was told "26214 times the right one" alone)."""
+    from transformer_course.checks.inference import check_quiz_cache_memory
+
+    with pytest.raises(CheckFailure, match=named):
+        check_quiz_cache_memory(lambda: number)
+
+
 def test_quiz_cache_memory_names_cached_queries_and_a_number_given_with_its_unit():
     """The queries cached with the keys and values, 48 heads where 16 are (a bare "not
     right" before, blind13e-quiz-queries-cached-too), alone and with float32; a string

@@ -750,3 +750,25 @@ def test_a_view_of_an_expanded_tensor_names_the_expand():
     assert "Your line views a tensor made by .expand" not in _message(
         lambda x: x.transpose(0, 1).view(-1), torch.zeros(2, 3)
     )
+
+
+def weights_zeroed_in_place(weights, mask):  # masked_fill_ cannot grow weights
+    weights.masked_fill_(mask, 0.0)
+    return weights
+
+
+def weights_added_mismatched(weights, other):  # a RuntimeError of another text
+    return weights + other
+
+
+def test_an_in_place_operation_that_would_grow_its_tensor_is_named():
+    """blind29a-sdpa-docs-bias-two-dimensional's class: the tensor written into, the
+    in-place operation and the operand that grows it, read from the failing line."""
+    said = _message(
+        weights_zeroed_in_place, torch.zeros(3, 4), torch.zeros(2, 1, 1, 4, dtype=torch.bool)
+    )
+    assert "`weights` has shape (3, 4), and its in-place .masked_fill_(...)" in said
+    assert "broadcasts with `mask` of shape (2, 1, 1, 4) to (2, 1, 3, 4)" in said
+    assert "weights = weights.masked_fill(...) (no trailing underscore)" in said
+    said = _message(weights_added_mismatched, torch.zeros(3, 4), torch.zeros(3, 5))
+    assert "in-place" not in said

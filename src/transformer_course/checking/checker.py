@@ -127,6 +127,8 @@ def _same_subject(hint: str, others: list[str]) -> bool:
         return True  # both open on one operator ("~ ..."): the exercise's own reading of it
     if "view/reshape cannot repeat entries" in hint or " keeps the number of entries" in hint:
         return any("reshape" in other for other in others)  # the exercise's own reading
+    if "an in-place operation cannot grow" in hint:  # the exercise's own in-place reading
+        return any("in-place operation" in other for other in others)
     return any(name in other for name in names for other in others)
 
 

@@ -27,7 +27,7 @@ from transformer_course.checking.checker import Checker
 from transformer_course.checking.formatting import short
 from transformer_course.checking.relations import number_relation
 
-__all__ = ["Quiz", "quiz_check"]
+__all__ = ["Quiz", "operator_slip", "power_misreadings", "quiz_check"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,59 @@ class Quiz:
     #: a wrong number that the expression gives with a pair of them left out is told
     #: that Python's precedence read it another way
     worked: str = ""
+    #: answers in another form that stand for a choice: the value a learner may return in
+    #: place of the letter (an axis, a count) -> (the letter, what that value is), so an
+    #: answer of the wrong type is told which choice it meant ("returned -1, the last
+    #: axis: choice (b)'s"), as blind13g-quiz-ln-axis-returns-dim was not
+    meant: Mapping[object, tuple[str, str]] = field(default_factory=dict)
+
+
+def _same_value(candidate: object, key: object) -> bool:
+    """Equal as numbers or sequences of numbers (NaN equal to NaN), never a bool."""
+    if isinstance(candidate, bool) or isinstance(key, bool):
+        return False
+    if isinstance(candidate, float) and isinstance(key, int | float):
+        return candidate == key or (math.isnan(candidate) and math.isnan(key))
+    try:
+        return bool(candidate == key)
+    except Exception:  # an array's ambiguous truth value: not this one
+        return False
+
+
+def _literal_choices(choices: Mapping[str, str]) -> dict[object, tuple[str, str]]:
+    """The choices whose text is a Python literal (a shape, a list of ids, a number): the
+    value -> (letter, what it is), so an answer that returns the value itself is read."""
+    found = {}
+    for letter, text in choices.items():
+        try:
+            value = ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        if isinstance(value, list | tuple):
+            value = tuple(value)
+        if isinstance(value, tuple | int | float) and not isinstance(value, bool):
+            found[value] = (letter, "a choice's text as a Python value")
+    return found
+
+
+def _meant_choice(
+    value: object, meant: Mapping[object, tuple[str, str]], choices: Mapping[str, str] | None = None
+) -> tuple[str, str]:
+    """The (letter, what the value is) that ``value`` stands for in ``meant``, or in the
+    choices whose text is the value itself (a tuple for "(2, 8, 5, 7)"), matching numbers
+    by value (-1 and -1.0, a tuple, a list and a torch.Size of the same numbers, NaN and
+    NaN) but never a bool; ("", "") when none."""
+    if isinstance(value, bool) or isinstance(value, str) or value is None:
+        return "", ""
+    key: object = value
+    if isinstance(value, list | tuple) or type(value).__name__ == "Size":
+        key = tuple(value)
+    elif getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
+        key = value.item()  # a numpy or torch scalar
+    for candidate, found in (*meant.items(), *_literal_choices(choices or {}).items()):
+        if _same_value(candidate, key):
+            return found
+    return "", ""
 
 
 def _letter(value: object) -> str | None:
@@ -215,6 +268,23 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
                         f"has one answer. Return one letter, the one you choose: one of {letters}."
                     )
                 letter = _letter(given)
+                stands_for, what = _meant_choice(given, quiz.meant, quiz.choices)
+                if letter not in quiz.choices and stands_for in quiz.choices:
+                    right = stands_for == quiz.answer
+                    c.fail(
+                        f"{quiz.name}() returned {short(given)}, "
+                        f"{'an' if type(given).__name__[0] in 'aeiou' else 'a'} "
+                        f"{type(given).__name__}, not a letter: {what}, which is choice ({stands_for}), "
+                        f"{quiz.choices[stands_for]}. A concept question is answered with the "
+                        "choice's letter, a string"
+                        + (
+                            f': return "{stands_for}".'
+                            if right
+                            else f", and ({stands_for}) is not right either. "
+                            f"{quiz.why.get(stands_for, '')} Think again, and return the letter "
+                            f"of another choice, one of {letters}."
+                        )
+                    )
                 if letter not in quiz.choices:
                     form = _form_note(given, quiz.choices)
                     c.fail(
@@ -253,6 +323,7 @@ def quiz_check(quiz: Quiz) -> Callable[..., None]:
                         "",
                     ) or (
                         precedence_slip(number, quiz.worked, quiz.rel_tol)
+                        or operator_slip(number, quiz.worked, quiz.rel_tol)
                         or number_relation(number, float(quiz.answer), quiz.rel_tol)
                     )
                     c.fail(f"{number:g} is not right. {known} Think again.".replace("  ", " "))
@@ -331,6 +402,68 @@ def precedence_slip(number: float, worked: str, rel_tol: float) -> str:
                 f"first came last. Put the parentheses back: {worked}."
             )
     return ""
+
+
+def power_misreadings(base: int, exponent: int, effect: str = "uses") -> list[tuple[int, str, str]]:
+    """The numbers a power ``base**exponent`` becomes when it is mistyped, each as (value,
+    short name, what happened, ``effect`` saying what the quiz's sum does with the value,
+    "divides by"): ``base ^ exponent``, Python's bitwise exclusive or, and ``base *
+    exponent``, one asterisk missing (blind29c-quiz-cache-memory-two-times-twenty divided
+    by 2*20 = 40). A numeric quiz whose answer holds the power lists them among its
+    slips."""
+    power = f"{base}**{exponent}"
+    xor, product = base ^ exponent, base * exponent
+    return [
+        (
+            xor,
+            f"{base} ^ {exponent} = {xor}",
+            f"{base} ^ {exponent} as the power {power}: in Python ^ is the bitwise exclusive or "
+            f"(xor), so {base} ^ {exponent} = {xor} and this {effect} {xor}; a power is "
+            f"written {power}",
+        ),
+        (
+            product,
+            f"{base}*{exponent} = {product}",
+            f"{base}*{exponent} where the power {power} belongs: one asterisk is missing, so it "
+            f"multiplies instead of raising to a power, and this {effect} {product} instead of "
+            f"{base**exponent}; a power is written with two asterisks, {power}",
+        ),
+    ]
+
+
+def operator_slip(number: float, worked: str, rel_tol: float) -> str:
+    """When ``number`` is what ``worked`` gives with one power ``**`` mistyped as ``*``
+    (one asterisk missing) or ``^`` (xor): the sentence that says so; "" otherwise."""
+    right = _arithmetic(worked)
+    for at in (m.start() for m in re.finditer(r"\*\*", worked)):
+        for typed, what in (("*", "one asterisk is missing: a product"), ("^", "^ is xor")):
+            written = worked[:at] + typed + worked[at + 2 :]
+            value = _arithmetic(written) if typed == "*" else _xor_value(written)
+            if value is None or right is None or math.isclose(value, right, rel_tol=rel_tol):
+                continue
+            if math.isclose(number, value, rel_tol=rel_tol):
+                return (
+                    f"Your number is what {written} gives: {worked} with its power ** "
+                    f"written {typed} ({what}, not a power). A power is written **: "
+                    f"{worked}."
+                )
+    return ""
+
+
+def _xor_value(expression: str) -> float | None:
+    """The value of ``expression`` with ^ read as Python reads it, for integer operands."""
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return None
+    allowed = (*_ARITHMETIC, ast.BitXor)
+    if not all(isinstance(node, allowed) for node in ast.walk(tree)):
+        return None
+    try:
+        value = eval(compile(tree, "<worked>", "eval"), {"__builtins__": {}})
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    return float(value) if isinstance(value, int | float) else None
 
 
 def _array_of_numbers(given: object, answer: float, rel_tol: float) -> str:

@@ -758,6 +758,77 @@ def _stack_of_unequal_advice(exc: BaseException) -> str:
     )
 
 
+_IN_PLACE_SHAPES = re.compile(
+    r"output with shape \[([\d, ]*)\] doesn't match the broadcast shape \[([\d, ]*)\]"
+)
+_IN_PLACE_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*(?:\.\s*([a-z]\w*_)\s*\(|([-+*/&|^]|//|\*\*)=)")
+
+
+def _broadcast(first: tuple[int, ...], second: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The broadcast shape of two shapes (numpy's and PyTorch's rule), None when they do
+    not broadcast."""
+    size = max(len(first), len(second))
+    a, b = (1,) * (size - len(first)) + first, (1,) * (size - len(second)) + second
+    if any(x != y and 1 not in (x, y) for x, y in zip(a, b, strict=True)):
+        return None
+    return tuple(max(x, y) if 1 not in (x, y) else x * y for x, y in zip(a, b, strict=True))
+
+
+def _in_place_growth_advice(exc: BaseException) -> str:
+    """An in-place operation (masked_fill_, add_, +=, &=) whose result broadcasts to a
+    larger shape than the tensor it writes into: which tensor, which operation, and with
+    which operand it grows, read from the learner's failing line and its values
+    (blind29a-sdpa-docs-bias-two-dimensional, a (len_q, len_k) bias filled with a batched
+    mask); "" when the text does not tell it."""
+    found = _IN_PLACE_SHAPES.search(str(exc))
+    if not found:
+        return ""
+
+    def shape(text: str) -> tuple[int, ...]:
+        return tuple(int(x) for x in text.replace(" ", "").split(",") if x)
+
+    into, grown = shape(found[1]), shape(found[2])
+    line = _innermost_line(exc)
+    call = next((m for m in _IN_PLACE_CALL.finditer(line) if _local_shape(exc, m[1]) == into), None)
+    if call is None:
+        target, how = "the tensor on the left", "an in-place operation"
+    else:
+        target = f"`{call[1]}`"
+        how = f"its in-place .{call[2]}(...)" if call[2] else f"its in-place {call[3]}="
+    others = []
+    for name in re.findall(r"\b[A-Za-z_]\w*\b", line):
+        other = _local_shape(exc, name)
+        if other is None or (call is not None and name == call[1]) or name in others:
+            continue
+        if _broadcast(into, other) == grown:
+            others.append(name)
+    operand = (
+        f" with `{others[0]}` of shape {_local_shape(exc, others[0])}" if len(others) == 1 else ""
+    )
+    alone = f"({', '.join(map(str, into))}{',' if len(into) == 1 else ''})"
+    wanted = f"({', '.join(map(str, grown))})"
+    fix = (
+        f"{call[1]} = {call[1]}.{call[2][:-1]}(...) (no trailing underscore)"
+        if call is not None and call[2]
+        else f"{call[1]} = {call[1]} {call[3]} ..."
+        if call is not None
+        else "x = x.op(...) (no trailing underscore) or x = x + ..."
+    )
+    batched = (
+        f" Here it works only while the other operand fits {alone} (a {len(into)}-D one), and "
+        f"a batched one, {wanted}, raises."
+        if len(grown) > len(into)
+        else ""
+    )
+    return (
+        f"{target} has shape {alone}, and {how} must write its result back into it, but the "
+        f"result broadcasts{operand} to {wanted}: an in-place operation cannot grow the "
+        f"tensor it writes into.{batched} Compute it out of "
+        f"place, a new tensor of the broadcast shape: {fix}, or "
+        "build the tensor in that shape from the start."
+    )
+
+
 RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]] = {
     "stack expects each tensor to be equal size": _stack_of_unequal_advice,
     "object is not iterable": lambda exc: (
@@ -789,4 +860,5 @@ RAW_ERROR_HINTS: dict[str | type[BaseException], Callable[[BaseException], str]]
     "converted to a scalar index": _list_indexed_by_array_advice,
     "converted to an index": _list_indexed_by_array_advice,
     "can only concatenate list": _list_plus_number_advice,
+    "doesn't match the broadcast shape": _in_place_growth_advice,
 }

@@ -400,6 +400,56 @@ def first_wrong(got: np.ndarray, expected: np.ndarray, *, rtol: float, atol: flo
     )
 
 
+#: the powers a unit or a size is written with, which a slip of the keyboard turns into
+#: a product (one asterisk missing, 2*20 = 40) or an exclusive or (2 ^ 20 = 22)
+_POWERS = ((2, 10), (2, 20), (2, 30), (10, 3), (10, 6), (10, 9))
+
+
+def _mistyped_power(ratio: float) -> str:
+    """When ``ratio`` (yours / the right number) is a power over a mistyped power (a
+    divisor written 2*20 for 2**20; 10*6 where 2**20 belongs, a unit slip as well) or the
+    reverse (a factor mistyped): the sentence, every reading that gives it named; ""
+    otherwise."""
+    found = []
+    for base, exponent in _POWERS:
+        for typed_base, typed_exponent in _POWERS:
+            power = base**exponent
+            for typed, value, how in (
+                (
+                    f"{typed_base}*{typed_exponent}",
+                    typed_base * typed_exponent,
+                    "one asterisk missing: a product",
+                ),
+                (
+                    f"{typed_base} ^ {typed_exponent}",
+                    typed_base ^ typed_exponent,
+                    "^ is Python's bitwise exclusive or",
+                ),
+            ):
+                also = (
+                    ""
+                    if (typed_base, typed_exponent) == (base, exponent)
+                    else f", and {typed_base}**{typed_exponent} is another unit than "
+                    f"{base}**{exponent}"
+                )
+                for factor, role in ((power / value, "divides"), (value / power, "multiplies")):
+                    whole = max(factor, 1 / factor)
+                    if abs(whole - round(whole)) <= 1e-9 * whole:
+                        continue  # a whole factor (2**10 / (2 ^ 10) = 128) has other readings
+                    if abs(ratio - factor) <= 1e-6 * factor:
+                        found.append(
+                            f"{typed} = {value} where {base}**{exponent} = {power} belongs "
+                            f"({how}, not a power{also}), so yours {role} by {value}"
+                        )
+    if not found:
+        return ""
+    return (
+        "Your number is the right one times a power over a mistyped one: "
+        + "; or ".join(dict.fromkeys(found))
+        + ". A power is written with two asterisks, base**exponent."
+    )
+
+
 def number_relation(got: float, expected: float, rel_tol: float = 1e-4) -> str:
     """For one wrong number (a concept question's answer): how it relates to the right one,
     when one simple relation does (a logarithm of another base, one too many or too few, a
@@ -420,6 +470,9 @@ def number_relation(got: float, expected: float, rel_tol: float = 1e-4) -> str:
                     f"where {belongs} belongs{times} (a thousand and 2^10 = 1024 are different "
                     "units: MB and MiB, or 1000 tokens and 1024)."
                 )
+    mistyped = _mistyped_power(ratio)
+    if mistyped:
+        return mistyped
     if abs(got - expected) == 1.0 and float(expected).is_integer():
         return "Your number is one away from the right one: an off-by-one in what you counted."
     if abs(got - 1 / expected) <= 1e-6 * abs(got):

@@ -1937,8 +1937,9 @@ QUIZ_CROSS_ATTENTION_NORM = Quiz(
         "normalised by the encoder's final LayerNorm. PyTorch's nn.TransformerDecoderLayer "
         "does the same.",
         "c": "That normalises the wrong side: pre-LN normalises the sub-layer's input from the "
-        "residual stream, which is x, the source of the queries; the memory is normalised "
-        "already.",
+        "residual stream, which is x, the source of the queries, so the queries must be "
+        "normalised: norm2(x), not the raw x, which skips the decoder's LayerNorm. The memory "
+        "is normalised already, by the encoder's final LayerNorm, and needs no second one.",
         "d": "That swaps the roles: the queries come from the decoder (one output row per "
         "target position), the keys and values from the encoder output.",
     },

@@ -42,11 +42,13 @@ from transformer_course.checking.frozen_rows import (
     frozen_rows_of,
     padding_idx_signature,
 )
+from transformer_course.checking.mirrored import MIRRORED_FILLS, mirrored_fill
 from transformer_course.checking.modules import (
     build_module,
     expect_follows_new_weights,
     random_state,
 )
+from transformer_course.checking.pair_factors import pair_factors
 from transformer_course.checking.quiz import Quiz, quiz_check
 from transformer_course.checking.rows_read import rows_read_sentence
 from transformer_course.exercise import Exercise
@@ -934,11 +936,13 @@ def _norms_of_the_other_hint(cosine_similarity, message: str, a, b) -> str:
     if got.shape != model.shape or not np.allclose(got, model, atol=1e-6):
         return ""
     mine, other = ("b", "a") if side == "b" else ("a", "b")
+    used = "|a[i]| |a[j]|" if side == "b" else "|b[i]| |b[j]|"
     return (
         f"You divided the rows of `{mine}` by the row lengths of `{other}` (a copy-paste slip: "
         f"np.linalg.norm({other}, ...) where np.linalg.norm({mine}, ...) belongs): here they "
         f"have {n} and {m} rows, so the shapes clash, and on two matrices with as many rows "
-        "yours gives exactly that model's numbers. Normalise each matrix by its own row "
+        f"yours runs and divides entry (i, j) by {used} where |a[i]| |b[j]| belongs, "
+        f"{mine}'s own lengths never used. Normalise each matrix by its own row "
         f"lengths: {mine} / np.linalg.norm({mine}, axis=-1, keepdims=True)."
     )
 
@@ -1199,9 +1203,15 @@ _SCALINGS = {
 _SAME_FOR_BOTH = ("not normalised", "divided by norms taken", "divided by the norm of the whole")
 
 
-def _scaling_mistakes(a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
+def _scaling_mistakes(
+    a: np.ndarray, b: np.ndarray, read: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """Each argument scaled its own way (one of them wrongly): {diagnosis: result}. The
-    symmetric mistakes and "only one normalised" have messages of their own."""
+    symmetric mistakes and "only one normalised" have messages of their own. ``read``, the
+    learner's denominator read from their values (:func:`_denominator_mistakes`), replaces
+    the scalings that give the same numbers: it names them among its causes."""
+    if read:
+        return read
     out = {}
     for how_a, scale_a in _SCALINGS.items():
         for how_b, scale_b in _SCALINGS.items():
@@ -1278,6 +1288,104 @@ def _norm_power_mistakes(a: np.ndarray, b: np.ndarray, got) -> dict[str, np.ndar
             "np.linalg.norm(x, axis=-1, keepdims=True), as it is.": predicted
         }
     return {}
+
+
+#: what a denominator of two row lengths other than |a[i]| |b[j]| most likely came from
+_DENOMINATOR_READINGS = {
+    (("|a[i]|", 2),): "a's length twice, b's lengths never used: the norm of a[i] where the "
+    "norm of b[j] belongs (a copy-paste slip), or, the same numbers, each row of a divided by "
+    "its squared length and b left as it is",
+    (("|b[j]|", 2),): "b's length twice, a's lengths never used: the norm of b[j] where the "
+    "norm of a[i] belongs (a copy-paste slip), or, the same numbers, each row of b divided by "
+    "its squared length and a left as it is",
+    (("|a[i]|", 1), ("|a[j]|", 1)): "a's lengths on both sides, b's never used: b's rows "
+    "divided by a's row lengths (a copy-paste slip), or an outer product of a's lengths with "
+    "themselves; with different numbers of rows in a and b the shapes clash",
+    (("|b[i]|", 1), ("|b[j]|", 1)): "b's lengths on both sides, a's never used: a's rows "
+    "divided by b's row lengths (a copy-paste slip), or an outer product of b's lengths with "
+    "themselves; with different numbers of rows in a and b the shapes clash",
+    (("|a[j]|", 1), ("|b[i]|", 1)): "the lengths in the wrong order: np.outer(b_norm, "
+    "a_norm) where np.outer(a_norm, b_norm) belongs",
+    (("|a[i]|", 1), ("|b[i]|", 1)): "both lengths taken at the row's index i: b's length "
+    "read at i where j belongs (an elementwise product of the two norm vectors, kept as a "
+    "column)",
+    (("|a[j]|", 1), ("|b[j]|", 1)): "both lengths taken at the column's index j: a's length "
+    "read at j where i belongs (an elementwise product of the two norm vectors, as a row)",
+}
+
+
+def _denominator_mistakes(a: np.ndarray, b: np.ndarray, got, expected) -> dict[str, np.ndarray]:
+    """The learner's denominator read from the ratio of their values to the cosines
+    (:func:`~transformer_course.checking.pair_factors.pair_factors`): entry (i, j) divided
+    by two row lengths other than |a[i]| |b[j]| (one copied where the other belongs, read at
+    the other index, in the wrong order), named as that product with what gives it, every
+    cause the numbers allow. With as many rows in a as in b, a's and b's lengths at the
+    other index are candidates too. {diagnosis: the learner's values}, {} otherwise."""
+    with contextlib.suppress(Exception):
+        len_a, len_b = np.linalg.norm(a, axis=-1), np.linalg.norm(b, axis=-1)
+        rows, cols = {"|a[i]|": len_a}, {"|b[j]|": len_b}
+        if len(a) == len(b):
+            rows["|b[i]|"], cols["|a[j]|"] = len_b, len_a
+        powers = pair_factors(got, expected, rows, cols)
+        if not powers:
+            return {}
+        denominator = {"|a[i]|": 1.0, "|b[j]|": 1.0}
+        for name, power in powers.items():
+            denominator[name] = denominator.get(name, 0.0) - power
+        kept = tuple(sorted((name, p) for name, p in denominator.items() if p != 0))
+        if any(p < 0 or p != int(p) for _, p in kept) or sum(p for _, p in kept) != 2:
+            return {}
+        reading = _DENOMINATOR_READINGS.get(tuple((name, int(p)) for name, p in kept), "")
+        if not reading:
+            return {}
+        written = " ".join(" ".join([name] * int(p)) for name, p in kept)
+        return {
+            f"Your entry (i, j) is a[i]·b[j] divided by {written} where |a[i]| |b[j]| belongs: "
+            f"{reading}. Entry (i, j) needs a's length at i and b's at j: a[i]·b[j] / "
+            "(|a[i]| |b[j]|), or normalise each matrix by its own row lengths, "
+            "x / np.linalg.norm(x, axis=-1, keepdims=True), then a_unit @ b_unit.T.": np.asarray(
+                got, dtype=np.float64
+            )
+        }
+    return {}
+
+
+def _mirrored_text(fill: str, raised: bool) -> str:
+    return (
+        "Your table is filled as if it were symmetric (a self-similarity of one matrix with "
+        f"itself): {MIRRORED_FILLS[fill]}. The cosine of a[i] and b[j] equals that of a[j] "
+        "and b[i] only when a is b; for two matrices entry (i, j) compares a[i] with b[j] "
+        "alone"
+        + (
+            ", and with n != m rows the mirror (j, i) falls outside the (n, m) table, which "
+            "is the IndexError"
+            if raised
+            else ""
+        )
+        + ". Write each pair once, out[i, j] = ..., with no mirrored write (or a_unit @ "
+        "b_unit.T)."
+    )
+
+
+def _mirrored_mistakes(got: np.ndarray, expected: np.ndarray) -> dict[str, np.ndarray]:
+    """A square table filled as if symmetric (:func:`~transformer_course.checking.
+    mirrored.mirrored_fill`): {diagnosis: the learner's values}, {} otherwise."""
+    fill = mirrored_fill(got, expected)
+    return {_mirrored_text(fill, raised=False): got} if fill else {}
+
+
+def _mirrored_probe_hint(cosine_similarity, d: int) -> str:
+    """After an IndexError with n != m: on two different matrices with as many rows
+    (nothing falls outside), is the learner's table the right one filled as if
+    symmetric? The sentence that says so, "" otherwise."""
+    rng = numpy_rng(6161)
+    pa = rng.normal(size=(4, d)) * rng.uniform(0.5, 3.0, size=(4, 1))
+    pb = rng.normal(size=(4, d)) * rng.uniform(0.5, 3.0, size=(4, 1))
+    probe = None
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
+        probe = np.asarray(cosine_similarity(pa.copy(), pb.copy()), dtype=np.float64)
+    fill = mirrored_fill(probe, ref.cosine_similarity(pa, pb)) if probe is not None else ""
+    return " " + _mirrored_text(fill, raised=True) if fill else ""
 
 
 def _with_itself(got, a: np.ndarray, b: np.ndarray) -> str:
@@ -1582,11 +1690,18 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                     ],
                 )
             except CheckFailure as failure:
-                named = "could not be broadcast" in failure.message and (
-                    _norm_product_hint(cosine_similarity, a, b)
-                    or _norms_of_the_other_hint(cosine_similarity, failure.message, a, b)
-                    or _implied_denominator_hint(cosine_similarity, a, b)
-                    or _keepdims_hint(failure.message)
+                named = (
+                    "could not be broadcast" in failure.message
+                    and (
+                        _norm_product_hint(cosine_similarity, a, b)
+                        or _norms_of_the_other_hint(cosine_similarity, failure.message, a, b)
+                        or _implied_denominator_hint(cosine_similarity, a, b)
+                        or _keepdims_hint(failure.message)
+                    )
+                ) or (
+                    "IndexError" in failure.message
+                    and len(a) != len(b)
+                    and _mirrored_probe_hint(cosine_similarity, a.shape[1])
                 )
                 if named:
                     raise failure.with_cause(named) from None
@@ -1698,8 +1813,11 @@ def check_cosine_similarity(cosine_similarity, *, hidden: bool = False) -> None:
                         (a64 / np.maximum((a64 * a64).sum(-1, keepdims=True), 1e-24))
                         @ (b64 / np.maximum((b64 * b64).sum(-1, keepdims=True), 1e-24)).T
                     ),
-                    **_scaling_mistakes(a64, b64),
+                    **_scaling_mistakes(
+                        a64, b64, _denominator_mistakes(a64, b64, got_np, expected)
+                    ),
                     **_norm_power_mistakes(a64, b64, got_np),
+                    **_mirrored_mistakes(got_np, expected),
                     **_diagonal_overwritten(got_np, expected),
                     **_zero_vector_value(got_np, expected, a64, b64),
                     **_eps_added_to_entries(a64, b64, has_zero),

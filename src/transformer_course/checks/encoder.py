@@ -2758,6 +2758,20 @@ QUIZ_LAYER_NORM_AXIS = Quiz(
         "d": "That is 'across channels and spatial dims', LayerNorm as used on images. In a "
         "Transformer each token is normalised separately.",
     },
+    # the axis (or axes) itself, for x of shape (batch, seq_len, d_model), in place of the
+    # letter (blind13g-quiz-ln-axis-returns-dim returned -1)
+    meant={
+        **{
+            axis: ("b", f"the axis {axis}, the last one of (batch, seq_len, d_model): the features")
+            for axis in (-1, 2)
+        },
+        **{axis: ("a", f"the axis {axis}, the batch axis") for axis in (0, -3)},
+        **{axis: ("c", f"the axis {axis}, the positions") for axis in (1, -2)},
+        **{
+            axes: ("d", f"the axes {axes}, the positions and the features together")
+            for axes in ((1, 2), (-2, -1))
+        },
+    },
 )
 check_quiz_layer_norm_axis = quiz_check(QUIZ_LAYER_NORM_AXIS)
 

@@ -2098,12 +2098,21 @@ QUIZ_FULLY_MASKED_ROW = Quiz(
         "b": "The row attends to nothing, so it gets no weight anywhere; its output is just the "
         "output projection's bias, finite, and ignored later because it belongs to a pad. "
         "F.scaled_dot_product_attention (PyTorch 2.5 and later) does the same.",
-        "c": "That is what filling with a large finite number such as -1e9 gives: harmless here "
-        "(the row is a pad's and its output is ignored), so the checks accept it with a note, "
-        "but the row then reads from exactly the keys it was told to ignore. The course's "
-        "attention returns zeros.",
+        "c": "Uniform weights are what filling with a large finite number such as -1e9 gives "
+        "(every score of the row equal, so the softmax spreads evenly): harmless here (the row "
+        "is a pad's and its output is ignored), so the checks accept it with a note, but the "
+        "row then reads from exactly the keys it was told to ignore. The course's attention "
+        "returns zeros for such a row, not uniform weights.",
         "d": "The mask decides what a query may see, and here it allows nothing, not even the "
-        "query's own position: attention does not overrule its mask.",
+        "query's own position: the query's own key is blocked like any other (a pad under the "
+        "padding mask masks itself too), and attention makes no exception for the diagonal. "
+        "With every key blocked the row gets no weight anywhere, not a one on the diagonal.",
+    },
+    # the weights' value itself in place of the letter (0 read as choice (a)'s "0 / 0" before)
+    meant={
+        0: ("b", "0, the weight on every key"),
+        float("nan"): ("a", "NaN, the weights' value"),
+        1: ("d", "1, a weight of one (on the query's own position)"),
     },
 )
 check_quiz_fully_masked_row = quiz_check(QUIZ_FULLY_MASKED_ROW)

@@ -26,6 +26,11 @@ QUIZ_SCORE_SCALE = Quiz(
         "d": "The number of heads decides how d_model is split (d_k = d_model / num_heads), "
         "but the scale is set by the width of the vectors in the dot product, d_k.",
     },
+    # the paper's size itself in place of the letter (not 8: both sqrt(d_k) and the heads)
+    meant={
+        64: ("c", "64, the paper's width of each query and key (d_k)"),
+        512: ("b", "512, the paper's d_model"),
+    },
 )
 QUIZ_FULLY_MASKED = Quiz(
     name="quiz_fully_masked",
@@ -48,6 +53,11 @@ QUIZ_FULLY_MASKED = Quiz(
         "d": "Nothing singles out the first key: that would invent information the mask "
         "forbids, and it is not what any of the usual implementations computes.",
     },
+    # the weights' value itself in place of the letter
+    meant={
+        0: ("b", "0, the weight on every key"),
+        float("nan"): ("a", "NaN, the weights' value"),
+    },
 )
 QUIZ_CROSS_ATTENTION_ROLES = Quiz(
     name="quiz_cross_attention_roles",
@@ -59,8 +69,10 @@ QUIZ_CROSS_ATTENTION_ROLES = Quiz(
         "d": "queries from the encoder's output, keys and values from the decoder",
     },
     why={
-        "a": "That is the decoder's (masked) self-attention. Cross-attention is where the "
-        "decoder reads the source sentence, so something must come from the encoder.",
+        "a": "That is the decoder's (masked) self-attention: with queries, keys and values all "
+        "from the decoder's words, the decoder never reads the source sentence. In "
+        "cross-attention only the queries come from the decoder; the keys and values come from "
+        "the encoder's output (the memory), the source sentence each target word reads.",
         "b": "Each Spanish word being produced asks a question (its query) and reads the answer "
         "out of the English sentence (its keys and values). The weights are (len_q, len_k) = "
         "(target length, source length): one output row per target word.",

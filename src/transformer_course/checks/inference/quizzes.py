@@ -5,9 +5,26 @@ from fractions import Fraction
 from itertools import combinations, product
 
 from transformer_course.checking.failure import CheckFailure
-from transformer_course.checking.quiz import Quiz, quiz_check
+from transformer_course.checking.quiz import Quiz, power_misreadings, quiz_check
+
 
 # ======================================================================== concept question
+def _mistyped_powers(powers) -> dict[Fraction, tuple[str, str]]:
+    """The unit divisor's slips of each power (base, exponent) mistyped (:func:`power_
+    misreadings`): {1 / the number divided by: (short name, what it counts)}; where two
+    mistyped powers give the same divisor (10*6 = 2*30 = 60), both are named."""
+    found: dict[Fraction, list[tuple[str, str]]] = {}
+    for base, exponent in powers:
+        for value, name, text in power_misreadings(base, exponent, "divides by"):
+            if base == 10:
+                text += "; and a MiB is 2**20 bytes (10**6 is a megabyte, MB)"
+            found.setdefault(Fraction(1, value), []).append((name, text))
+    return {
+        key: (" or ".join(n for n, _ in slips), "; or ".join(t for _, t in slips))
+        for key, slips in found.items()
+    }
+
+
 #: The answer is a product of factors; each factor's classic wrong values, with what each
 #: counts. Every number one or two of these slips give is explained, and when several
 #: slips give the same number, all of them are named: a wrong number alone cannot tell
@@ -78,19 +95,10 @@ _CACHE_FACTORS = (  # (right value, {wrong value: (short name, what it counts)})
             Fraction(1, 2**30): ("GiB", "GiB (2**30 bytes), not MiB (2**20)"),
             Fraction(1, 2**10): ("KiB", "KiB (2**10 bytes), not MiB (2**20)"),
             Fraction(1): ("bytes", "bytes, not MiB (divide by 2**20)"),
-            # a power written with ^, Python's bitwise exclusive or (blind14e-quiz-caret-as-power)
-            **{
-                Fraction(1, base ^ exponent): (
-                    f"{base} ^ {exponent} = {base ^ exponent}",
-                    f"{base} ^ {exponent} as the power {base}**{exponent}: in Python ^ is the "
-                    f"bitwise exclusive or (xor), so {base} ^ {exponent} = {base ^ exponent} and "
-                    f"this divides by {base ^ exponent}; a power is written {base}**{exponent}"
-                    + (
-                        "; and a MiB is 2**20 bytes (10**6 is a megabyte, MB)" if base == 10 else ""
-                    ),
-                )
-                for base, exponent in ((2, 20), (10, 6), (2, 30))
-            },
+            # a power mistyped: with ^, Python's bitwise exclusive or
+            # (blind14e-quiz-caret-as-power), or with one asterisk missing, a product
+            # (blind29c-quiz-cache-memory-two-times-twenty, 2*20 = 40)
+            **_mistyped_powers(((2, 20), (10, 6), (2, 30))),
         },
     ),
 )

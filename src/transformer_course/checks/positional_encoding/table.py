@@ -16,6 +16,7 @@ import numpy as np
 from transformer_course.checking import Checker
 from transformer_course.checking.arguments import arguments_swapped
 from transformer_course.checking.failure import _is_learner_frame
+from transformer_course.checking.series import series_kind
 from transformer_course.checking.size_one_axes import flat_vector_broadcast
 from transformer_course.reference import positional_encoding as ref
 
@@ -418,6 +419,145 @@ def _wrong_base_sentence(c: float, base: float) -> str:
 _BROADCAST_INTO = re.compile(r"from shape \((\d+), ?(\d+)\) into shape \((\d+), ?(\d+)\)")
 
 
+def _read_divisors(table: np.ndarray, max_len: int, d_model: int) -> np.ndarray | None:
+    """Each pair's divisor d_i (angle = pos / d_i) read off the learner's row 1 (the angle
+    there is 1 / d_i), when a table of sin/cos pairs with those divisors is the learner's;
+    None otherwise (a table of one row, angles past pi at position 1, another layout)."""
+    pairs = d_model // 2
+    if max_len < 2 or pairs < 1 or table.shape != (max_len, d_model):
+        return None
+    two_i = 2 * np.arange(pairs)
+    rates = np.arctan2(table[1, two_i], table[1, two_i + 1])  # (pairs,), in (-pi, pi]
+    if not (rates > 1e-12).all():
+        return None
+    angles = np.arange(max_len, dtype=np.float64)[:, None] * rates  # (max_len, pairs)
+    model = np.empty((max_len, 2 * pairs))
+    model[:, 0::2], model[:, 1::2] = np.sin(angles), np.cos(angles)
+    if not np.allclose(table[:, : 2 * pairs], model, rtol=1e-5, atol=1e-4):
+        return None
+    return 1.0 / rates
+
+
+def _linear_divisors(got: np.ndarray, max_len: int, d_model: int, others=lambda: ()) -> str:
+    """The pairs' divisors, read from the learner's own table (:func:`_read_divisors`),
+    evenly spaced (np.linspace(1, 10000, pairs): 'wavelengths from 2 pi to 10000 2 pi' read
+    as a linear series) where the paper's grow geometrically, 10000^(2i/d_model). With
+    fewer than three pairs both readings fit, so a table of the check's other calls
+    (``others()``, made only then) with three pairs or more must show the linear series.
+    The sentence, or ""."""
+    tables = [(got, (max_len, d_model))]
+    if d_model // 2 < 3:
+        tables = [(t, case) for t, case in others() if case[1] // 2 >= 3 and case[0] >= 2]
+    for table, (rows, width) in tables:
+        divisors = _read_divisors(table, rows, width)
+        if divisors is None or d_model // 2 < 1:
+            continue
+        kind = series_kind(divisors, rtol=1e-3)
+        if kind is None or kind[0] != "linear":
+            continue
+        first, last = float(divisors[0]), float(divisors[-1])
+        paper = 10000.0 ** (2 * np.arange(width // 2) / width)
+        shown = ", ".join(f"{d:.6g}" for d in divisors[:5]) + (", ..." if len(divisors) > 5 else "")
+        right = ", ".join(f"{d:.6g}" for d in paper[:5]) + (", ..." if len(paper) > 5 else "")
+        where = (
+            f"On positional_encoding({rows}, {width}), your"
+            if (rows, width) != (max_len, d_model)
+            else "Your"
+        )
+        later, right_later = divisors[1:], paper[1 : len(divisors)]
+        speed = (
+            "too slowly"
+            if (later > right_later).all()
+            else "too fast"
+            if (later < right_later).all()
+            else "at other speeds than the paper's"
+        )
+        return (
+            f"{where} pairs divide pos by {shown} (read from your table's angles at "
+            f"position 1): evenly spaced, a linear series from {first:.6g} to {last:.6g} in "
+            f"steps of {kind[1]:.6g} (np.linspace({first:.6g}, {last:.6g}, number of pairs)), "
+            f"where the paper's divisors grow geometrically, each a constant factor times the "
+            f"one before: 10000^(2i/d_model) = {right}. The wavelengths run from 2 pi to "
+            f"10000 * 2 pi as a geometric progression; in yours the pairs after the first turn "
+            f"{speed}. Write the divisors as a power: np.power(10000.0, "
+            "np.arange(0, d_model, 2) / d_model)."
+        )
+    return ""
+
+
+def _short_cosine_slice(positional_encoding, cases, current, got64, where: str = "here") -> str:
+    """The sine columns right and the cosine columns not, the cosines given fewer angles
+    than there are pairs: on this table one angle broadcast over the cosine columns, and on
+    the check's other cases a broadcasting error into the d_model // 2 cosine columns. Named
+    when every count is d_model // k for one k >= 3 (the slice's end with another divisor
+    than 2, mutant-positional_encoding-10's d_model // 3), with the counts; "" otherwise."""
+    max_len, d_model = current
+    expected = ref.positional_encoding(max_len, d_model)
+    if got64.shape != expected.shape or d_model < 4 or max_len < 2:
+        return ""
+    if not np.allclose(got64[:, 0::2], expected[:, 0::2], atol=1e-5):
+        return ""  # the sines depart too: not the cosines' step
+    angles = np.arange(max_len, dtype=np.float64)[:, None] / np.power(
+        10000.0, np.arange(0, d_model, 2) / d_model
+    )
+    if not np.allclose(got64[:, 1::2], np.cos(angles[:, :1]), atol=1e-5):
+        return ""  # not one angle broadcast over the cosine columns
+    counts: dict[int, int] = {d_model: 1}
+    raised = []
+    for rows, width in cases:
+        if (rows, width) == current or width < 2 or rows < 1:
+            continue
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                positional_encoding(rows, width)
+        except ValueError as exc:
+            found = _BROADCAST_INTO.search(str(exc))
+            if found and int(found[3]) == rows and int(found[4]) == width // 2:
+                counts[width] = int(found[2])
+                raised.append((rows, width, str(exc)))
+        except Exception:
+            continue
+    if not raised:
+        return ""
+    divisors = [k for k in range(3, 9) if all(width // k == n for width, n in counts.items())]
+    if not divisors:
+        return ""  # one angle short (angles[:, :-1]) and the like have messages of their own
+    divisor = " or d_model // ".join(map(str, divisors))  # several: these counts fit each
+    listed = ", ".join(f"{n} for d_model = {width}" for width, n in sorted(counts.items()))
+    rows, width, error = raised[0]
+    return (
+        "Your sine columns are right, but the cosine columns get fewer angles than there are "
+        f"pairs: {where} every cosine column holds the cosine of pair 0's angle (one angle "
+        f"broadcast over the {d_model // 2} cosine columns), and positional_encoding({rows}, "
+        f"{width}) raises ValueError: {error}. Your cosines' angle counts, {listed}, "
+        + f"are d_model // {divisor}: the slice angles[:, : d_model // {divisors[0]}]"
+        + (" (or the like)" if len(divisors) > 1 else "")
+        + " where d_model // 2 belongs. Each pair has its cosine: pe[:, 1::2] = np.cos(angles[:, : d_model // 2]) (with "
+        "an odd d_model the last sine has no cosine partner)."
+    )
+
+
+#: tables the error path reads when the check's own call raised: a small one where the
+#: cosines' short slice is a single angle broadcast, and wider ones that give its counts
+_SLICE_PROBES = ((6, 4), (20, 10), (9, 7), (12, 8), (64, 32))
+
+
+def _short_cosine_slice_from_error(positional_encoding, max_len: int, d_model: int) -> str:
+    """After this call's broadcasting error: the learner's small probe table has right
+    sines and one angle broadcast over its cosines, and the counts of every probe's error
+    fit one slice end (:func:`_short_cosine_slice`); "" otherwise."""
+    small = _SLICE_PROBES[0]
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            table = np.asarray(positional_encoding(*small), dtype=np.float64)
+    except Exception:
+        return ""
+    cases = [*_SLICE_PROBES, (max_len, d_model)]
+    return _short_cosine_slice(
+        positional_encoding, cases, small, table, f"on positional_encoding{small}"
+    )
+
+
 def _too_few_angles(positional_encoding, cases, current) -> str:
     """A wrong table here and, on another case with an even d_model, a broadcasting error
     that writes k < d_model/2 angles into the d_model/2 sine columns: the code computes too
@@ -591,7 +731,8 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                     (
                         ValueError,
                         lambda exc, max_len=max_len, d_model=d_model: (
-                            _few_angles_from_error(exc, max_len, d_model)
+                            _short_cosine_slice_from_error(positional_encoding, max_len, d_model)
+                            or _few_angles_from_error(exc, max_len, d_model)
                             or flat_vector_broadcast(
                                 exc, {max_len: "positions", (d_model + 1) // 2: "pairs"}
                             )
@@ -641,7 +782,8 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
             few = (
                 ""
                 if np.allclose(got64, ref.positional_encoding(max_len, d_model), atol=1e-4)
-                else _too_few_angles(positional_encoding, cases, (max_len, d_model))
+                else _short_cosine_slice(positional_encoding, cases, (max_len, d_model), got64)
+                or _too_few_angles(positional_encoding, cases, (max_len, d_model))
             )
             if few:
                 c.fail(f"{what} is not what the reference gives. {few}")
@@ -675,6 +817,11 @@ def check_positional_encoding(positional_encoding, *, hidden: bool = False) -> N
                 explain=lambda got64=got64, current=(max_len, d_model): (
                     _unwritten_rows(got64)
                     or _unwritten_columns(got64)
+                    or _linear_divisors(
+                        got64,
+                        *current,
+                        lambda: _other_tables(positional_encoding, cases, current),
+                    )
                     or _pe_fitted_frequencies(
                         got64,
                         *current,
