@@ -4138,6 +4138,70 @@ R37B_MISTAKES = [
 ]
 
 
+class EncoderNormKeptAside(StackBase):
+    """A final norm built in every configuration, its use decided in forward from the
+    settings kept as attributes: right values, but `norm` is not None where the contract's
+    is (state-dict keys norm.weight and norm.bias that it must not have)."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, True)
+        self.settings = (norm_first, final_norm)
+
+    def forward(self, x, mask=None):
+        for layer in self.layers:
+            x = layer(x, mask)
+        norm_first, final_norm = self.settings
+        wanted = final_norm if final_norm is not None else norm_first
+        return self.norm(x) if wanted else x
+
+
+class EncoderPadsMaskedAsQueries(StackBase):
+    """The padding mask widened so that a pad neither attends nor is attended to: each
+    row of the mask ANDed with the column of the same positions; the pads' own rows are
+    then fully blocked."""
+
+    def forward(self, x, mask=None):
+        if mask is not None:
+            mask = mask & mask.squeeze(1).unsqueeze(-1)  # (batch, 1, len, len)
+        for layer in self.layers:
+            x = layer(x, mask)
+        return x if self.norm is None else self.norm(x)
+
+
+class EncoderPadsOnQueriesOnly(StackBase):
+    """The sibling: the mask's last two axes swapped, (batch, 1, len, 1): pads on the
+    query axis only (the real tokens still see them)."""
+
+    def forward(self, x, mask=None):
+        if mask is not None:
+            mask = mask.transpose(-1, -2)
+        for layer in self.layers:
+            x = layer(x, mask)
+        return x if self.norm is None else self.norm(x)
+
+
+R37C_MISTAKES = [
+    Mistake(
+        check_Encoder,
+        EncoderPadsMaskedAsQueries,
+        r"layers\[0\] receives a mask other than the stack's mask: your mask blocks the pads "
+        r"as queries as well as keys",
+    ),
+    Mistake(
+        check_Encoder,
+        EncoderPadsOnQueriesOnly,
+        r"^(?![\s\S]*as queries as well)[\s\S]*pads sit on the query axis",
+    ),
+    Mistake(
+        check_Encoder,
+        EncoderNormKeptAside,
+        r"has a final LayerNorm `norm` that it never applies: changing its parameters "
+        r"\(norm\.weight, norm\.bias\) leaves the output exactly as it was.*`norm` is None",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     [
         *LN_MISTAKES,
@@ -4152,6 +4216,7 @@ test_classic_mistake, test_correct_variant = lesson_tests(
         *R34_MISTAKES,
         *R35_MISTAKES,
         *R37B_MISTAKES,
+        *R37C_MISTAKES,
     ],
     [
         *(Correct(check_LayerNorm, cls) for cls in LN_CORRECT),

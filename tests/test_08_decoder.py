@@ -2568,6 +2568,39 @@ R36_MISTAKES = [
 ]
 
 
+class _LayerNoGradMemory(ref.DecoderLayer):
+    """A DecoderLayer whose cross-attention reads memory under torch.no_grad() (for the
+    stack's check below)."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        with torch.no_grad():
+            memory = memory * 1.0
+        return super().forward(x, memory, src_mask, tgt_mask)
+
+
+class DecoderOverMemoryCuttingLayer(ref.Decoder):
+    """A right Decoder stacked on a DecoderLayer that cuts memory off: the message blames
+    the layer (layers[0] alone gives memory no gradient), not the stack."""
+
+    def __init__(
+        self, num_layers, d_model, num_heads, d_ff, dropout=0.0, norm_first=False, final_norm=None
+    ):
+        super().__init__(num_layers, d_model, num_heads, d_ff, dropout, norm_first, final_norm)
+        self.layers = nn.ModuleList(
+            _LayerNoGradMemory(d_model, num_heads, d_ff, dropout, norm_first)
+            for _ in range(num_layers)
+        )
+
+
+R37C_MISTAKES = [
+    Mistake(
+        S,
+        DecoderOverMemoryCuttingLayer,
+        r"^(?![\s\S]*hand memory itself)[\s\S]*into `memory`.*the cut is in your "
+        r"DecoderLayer, not in the stack: `layers\[0\]` alone",
+    ),
+]
+
 R34_MISTAKES = [
     Mistake(
         check_DecoderLayer,
@@ -2700,6 +2733,7 @@ test_classic_mistake, test_correct_variant = lesson_tests(
         *R35_MISTAKES,
         *R36_MISTAKES,
         *R37B_MISTAKES,
+        *R37C_MISTAKES,
     ],
     [
         *(Correct(check_DecoderLayer, cls) for cls in [*LAYER_CORRECT, LayerNoneMasksAllTrue]),

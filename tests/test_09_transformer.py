@@ -3462,8 +3462,62 @@ R35_MISTAKES = [
 ]
 
 
+def greedy_cut_rows_closed_with_eos(model, src_ids, max_len, bos_id, eos_id):
+    """The family of 'a token the model never chose' (blind29b forced <eos> at the last
+    step): after the loop, every row that never finished has its last token replaced by
+    <eos>, "so that every translation is closed"."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            next_token = model.decode(tokens, memory, src_ids)[:, -1].argmax(-1)
+            next_token = next_token.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            finished = finished | (next_token == eos_id)
+            if finished.all():
+                break
+        out = tokens[:, 1:].clone()
+        if out.shape[1] == max_len:
+            out[~finished, -1] = eos_id
+    return out
+
+
+def greedy_eos_when_second_best(model, src_ids, max_len, bos_id, eos_id):
+    """A sibling: <eos> written whenever it is among the two most probable tokens (an
+    "early stop" heuristic): an <eos> the model never chose, but not at the length limit."""
+    with torch.no_grad():
+        memory = model.encode(src_ids)
+        tokens = torch.full((src_ids.shape[0], 1), bos_id, dtype=torch.long)
+        finished = torch.zeros(src_ids.shape[0], dtype=torch.bool)
+        for _ in range(max_len):
+            logits = model.decode(tokens, memory, src_ids)[:, -1]
+            top2 = logits.topk(2, dim=-1).indices  # (batch, 2)
+            next_token = torch.where((top2 == eos_id).any(-1), eos_id, top2[:, 0])
+            next_token = next_token.masked_fill(finished, model.pad_id)
+            tokens = torch.cat([tokens, next_token[:, None]], dim=1)
+            finished = finished | (next_token == eos_id)
+            if finished.all():
+                break
+    return tokens[:, 1:]
+
+
+R37C_MISTAKES = [
+    Mistake(
+        check_greedy_decode,
+        greedy_cut_rows_closed_with_eos,
+        r"except at the last step max_len=\d+ allows.*Yours forces <eos> when the length "
+        r"limit is reached",
+    ),
+    Mistake(
+        check_greedy_decode,
+        greedy_eos_when_second_best,
+        r"^(?![\s\S]*length limit)[\s\S]*Replaying your steps",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(
-    [*MISTAKES, *R34_MISTAKES, *R35_MISTAKES], CORRECT
+    [*MISTAKES, *R34_MISTAKES, *R35_MISTAKES, *R37C_MISTAKES], CORRECT
 )
 
 

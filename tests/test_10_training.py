@@ -4968,6 +4968,138 @@ SCORE_CORRECT = [
 ]
 
 
+def smoothing_plus_logit_penalty(logits, labels, pad_id, smoothing=0.1):
+    """The family of blind29b's z-loss: an auxiliary term added to the loss, here an L2
+    penalty on the logits (0.001 * their mean square) averaged over every position."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels[..., None]).squeeze(-1)
+    loss = ((1 - smoothing) * target - smoothing * log_probs.mean(-1))[keep].mean()
+    return loss + 1e-3 * logits.pow(2).mean()
+
+
+def smoothing_minus_entropy_bonus(logits, labels, pad_id, smoothing=0.1):
+    """The same family: a confidence penalty, 0.05 times the softmax's entropy subtracted
+    at the non-pad positions."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    keep = labels != pad_id
+    target = -log_probs.gather(-1, labels[..., None]).squeeze(-1)
+    entropy = -(log_probs.exp() * log_probs).sum(-1)
+    per_position = (1 - smoothing) * target - smoothing * log_probs.mean(-1) - 0.05 * entropy
+    return per_position[keep].mean()
+
+
+def scores_words_without_articles(hypotheses, references):
+    """The family of blind29b's SQuAD normalisation: each sentence compared as its list of
+    lower-cased words with a, an and the left out (punctuation kept)."""
+
+    def words(text):
+        return [w for w in text.lower().split() if w not in {"a", "an", "the"}]
+
+    exact = sum(any(words(h) == words(r) for r in refs) for h, refs in zip(hypotheses, references))
+    width = max(len(refs) for refs in references)
+    streams = [[refs[j] if j < len(refs) else None for refs in references] for j in range(width)]
+    bleu = sacrebleu.corpus_bleu(hypotheses, streams).score
+    return {"exact_match": exact / len(hypotheses), "bleu": bleu}
+
+
+def _beam_r37(*, prefix_width=1, walk="contract"):
+    """A beam search right but for the decoder's input (``prefix_width`` columns of <bos>
+    in front) or the walk down the candidates (``walk``: "topk_2k", every <eos> among
+    topk(2 * beam_size) set aside, the live ones the first beam_size others)."""
+
+    def beam_search(model, src_ids, beam_size, max_len, bos_id, eos_id, length_penalty=0.0):
+        def normalised(hypothesis):
+            return hypothesis[1] / ((5 + len(hypothesis[0])) / 6) ** length_penalty
+
+        answers = []
+        with torch.no_grad():
+            for row in range(src_ids.shape[0]):
+                src = src_ids[row : row + 1]
+                memory = model.encode(src)
+                beam, finished = [([], 0.0)], []
+                for _ in range(max_len):
+                    k = len(beam)
+                    body = torch.tensor([t for t, _ in beam], dtype=torch.long).reshape(k, -1)
+                    start = torch.full((k, prefix_width), bos_id, dtype=torch.long)
+                    tokens = torch.cat([start, body], dim=1)
+                    logits = model.decode(tokens, memory.expand(k, -1, -1), src.expand(k, -1))
+                    scores = torch.tensor([s for _, s in beam])[:, None] + torch.log_softmax(
+                        logits[:, -1], dim=-1
+                    )
+                    vocab = scores.shape[1]
+                    fresh = []
+                    if walk == "topk_2k":
+                        values, indices = scores.flatten().topk(min(2 * beam_size, scores.numel()))
+                        for value, index in zip(values.tolist(), indices.tolist()):
+                            parent, token = divmod(index, vocab)
+                            if token == eos_id:
+                                finished.append((beam[parent][0] + [token], value))
+                            elif len(fresh) < beam_size:
+                                fresh.append((beam[parent][0] + [token], value))
+                    else:
+                        for index in (
+                            scores.flatten().argsort(descending=True, stable=True).tolist()
+                        ):
+                            parent, token = divmod(index, vocab)
+                            item = (beam[parent][0] + [token], scores[parent, token].item())
+                            if token == eos_id:
+                                finished.append(item)
+                            else:
+                                fresh.append(item)
+                                if len(fresh) == beam_size:
+                                    break
+                    beam = fresh
+                    if not beam or (finished and max(map(normalised, finished)) >= beam[0][1]):
+                        break
+                answers.append(max(finished or beam, key=normalised)[0])
+        width = max(1, *map(len, answers))
+        return torch.tensor([a + [model.pad_id] * (width - len(a)) for a in answers])
+
+    return beam_search
+
+
+# round 37 (f37c): the schedule read against its factors; one mistake of each family
+R37C_MISTAKES = [
+    # the family of blind29b's rsqrt_decay alone: the linear warm-up factor left out,
+    # written as one power of the larger of step and warmup
+    Mistake(
+        check_noam_lr,
+        noam_variant(lambda s, d, w: (d * max(s, w)) ** -0.5, "flat_warm_up"),
+        r"^Your|the schedule without its linear warm-up factor: .*during it they sit flat at "
+        r"the peak",
+    ),
+    Mistake(
+        check_label_smoothed_loss,
+        smoothing_plus_logit_penalty,
+        r"the contract's loss plus an extra term, 0\.001 \* the mean square of the logits, an "
+        r"L2 penalty on them, averaged over every position, pads included",
+    ),
+    Mistake(
+        check_label_smoothed_loss,
+        smoothing_minus_entropy_bonus,
+        r"plus an extra term, -0\.05 \* the entropy of softmax\(logits\)",
+    ),
+    Mistake(
+        check_translation_scores,
+        scores_words_without_articles,
+        r"your comparison ignores case \('The cat sat' for 'the cat sat'\) and the articles "
+        r"a, an and the .*tried one pair at a time",
+    ),
+    # the family of blind28b's <bos> fed twice: a two-column <bos> prefix
+    Mistake(
+        BEAM,
+        named("bos_prefix_two_columns")(_beam_r37(prefix_width=2)),
+        r"Your decoder reads <bos> twice: every input it is given starts \[<bos>, <bos>",
+    ),
+    # the family of blind29b's top-2k walk, written with topk
+    Mistake(
+        BEAM,
+        named("finished_from_topk_2k")(_beam_r37(walk="topk_2k")),
+        r"sets aside as finished every <eos> candidate among the top 2 \* beam_size",
+    ),
+]
+
 test_classic_mistake, test_correct_variant = lesson_tests(
     BATCH_MISTAKES
     + BATCH_MISTAKES_R36
@@ -4976,7 +5108,8 @@ test_classic_mistake, test_correct_variant = lesson_tests(
     + STEP_MISTAKES
     + BEAM_MISTAKES
     + BEAM_MISTAKES_R36
-    + SCORE_MISTAKES,
+    + SCORE_MISTAKES
+    + R37C_MISTAKES,
     BATCH_CORRECT + NOAM_CORRECT + SMOOTHING_CORRECT + STEP_CORRECT + BEAM_CORRECT + SCORE_CORRECT,
 )
 

@@ -86,3 +86,19 @@ def test_moved_diagonals_read_each_offset_with_its_sign_in_the_masks_words():
     ones = torch.ones(4, 4, dtype=torch.bool)
     right = torch.tril(ones)
     assert triangle_offset_note(torch.tril(ones, 1), right, "causal mask") == up
+
+
+def test_a_padding_mask_made_square_is_named_as_pads_blocked_as_queries_too():
+    square = RIGHT & RIGHT.transpose(-1, -2)  # (batch, 1, len, len)
+    said = mask_relation(square, RIGHT)
+    assert "blocks the pads as queries as well as keys" in said
+    # on a square right mask the same relation is said without the pads' words
+    right = decoder_self_attention_mask(IDS, 0)
+    assert "combined with its own transpose" in mask_relation(
+        right & right.transpose(-1, -2), right
+    )
+    # the pads on the query axis alone stay a swapped axis, not the square mask
+    assert "query axis" in mask_relation(RIGHT.transpose(-1, -2), RIGHT)
+    # a mask whose transpose adds nothing (no padding): the relation explains nothing
+    full = torch.ones(2, 1, 1, 4, dtype=torch.bool)
+    assert mask_relation(full & full.transpose(-1, -2), full) == ""

@@ -25,7 +25,10 @@ from transformer_course.checking.localise import diagnose, record_calls
 from transformer_course.checking.mode_paths import MaskProbe, Mode, changed_at, masks_by_mode
 from transformer_course.checking.modules import build_module, random_state, state_shapes
 from transformer_course.checking.skipped_layers import layers_skipped_in_training
-from transformer_course.checking.unused_parameters import unused_parameters_sentence
+from transformer_course.checking.unused_parameters import (
+    parameters_without_effect,
+    unused_parameters_sentence,
+)
 
 __all__ = [
     "LAYER_HINTS",
@@ -715,17 +718,72 @@ _ONLY_FINAL_NORM = re.compile(
 )
 
 
+def _final_norm_unused(
+    failure: CheckFailure, cls, case: Any, inputs: Callable[[], tuple]
+) -> CheckFailure | None:
+    """A stack that builds a final LayerNorm `norm` this configuration must not have, and
+    never applies it: the decision kept in a flag that forward reads, the norm built all
+    the same (blind14g-enc-norm-always-built). Its values are right; what is wrong is the
+    module attribute that the contract says is None. Found by building the learner's stack
+    as the case asks and changing `norm`'s parameters: the output does not move. None when
+    the norm is used (the usual message, "a final LayerNorm it must not have", stands)."""
+    kwargs = {"dropout": case.dropout, "norm_first": case.norm_first}
+    if case.final_norm is not None:
+        kwargs["final_norm"] = case.final_norm
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            torch.manual_seed(case.seed)
+            module = cls(case.num_layers, case.d_model, case.num_heads, case.d_ff, **kwargs)
+            module.eval()
+            args = inputs()
+    except Exception:
+        return None
+    norm_names = [name for name, _ in module.named_parameters() if name.startswith("norm.")]
+    if not norm_names:
+        return None
+    unused = parameters_without_effect(module, lambda: module(*args))
+    if not set(norm_names) <= set(unused):
+        return None
+    built, _, _ = failure.message.partition(" should have the state-dict keys")
+    keys = ", ".join(norm_names)
+    return CheckFailure(
+        failure.exercise,
+        f"{built} has a final LayerNorm `norm` that it never applies: changing its "
+        f"parameters ({keys}) leaves the output exactly as it was, so the values are right, "
+        "but this configuration has no final norm at all (final_norm=False, or None with "
+        "norm_first=False), and then the contract's `norm` is None, as in "
+        f"nn.Transformer{failure.exercise}(norm=None): a LayerNorm built all the same and kept aside "
+        f"behind a flag adds the unexpected state-dict keys {keys}, which the checks and "
+        "the later lessons' checkpoints do not have. Build it only when it is used: "
+        "self.norm = LayerNorm(d_model) if <the stack has a final norm> else None, and in "
+        "forward apply it `if self.norm is not None`.",
+        failure.learner_traceback,
+    )
+
+
 def also_wrong_besides_final_norm(
-    failure: CheckFailure, cls, case: Any, check_case: Callable[..., None]
+    failure: CheckFailure,
+    cls,
+    case: Any,
+    check_case: Callable[..., None],
+    inputs: Callable[[], tuple] | None = None,
 ) -> CheckFailure:
     """``failure`` (a stack whose only wrong keys are the final norm's), with what else is
     wrong: the stack checked again in the configuration whose final norm the learner's
     stack has (final_norm=True when it has one, False when not), so that a second mistake
     (layers not chained, a mask not passed on) is named too, not hidden behind the first.
-    ``check_case(c, cls, case, probe=True)`` is the stack's check of one case."""
+    ``check_case(c, cls, case, probe=True)`` is the stack's check of one case; ``inputs()``:
+    the arguments of the stack's forward, to ask whether an unwanted norm is applied at all
+    (:func:`_final_norm_unused`)."""
     if not _ONLY_FINAL_NORM.search(failure.message):
         return failure
     has_norm = "must not have" in failure.message
+    if (
+        has_norm
+        and inputs is not None
+        and (unused := _final_norm_unused(failure, cls, case, inputs))
+    ):
+        return unused
     probe = Checker(failure.exercise)
     try:
         with contextlib.redirect_stdout(io.StringIO()):

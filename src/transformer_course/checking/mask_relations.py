@@ -7,6 +7,8 @@ wrong mask names the mistake alike:
   attend;
 - the query and key axes swapped: a padding mask built as (batch, 1, len, 1), pads on the
   query axis, where (batch, 1, 1, len) puts them on the key axis;
+- combined with its own transpose, ``mask & mask.transpose(-1, -2)``: a padding mask made
+  square, its pads blocked as queries as well as keys (blind29b-enc-square-padding-mask);
 - everything allowed (no masking) or everything blocked;
 - :func:`triangle_offset`: a causal triangle cut at another diagonal, torch.tril(...,
   diagonal=d) with d != 0 (d > 0 lets each query see d later keys, d < 0 hides itself and
@@ -80,6 +82,23 @@ def mask_relation(
         return (
             f"your {name} is the right one with its query and key axes swapped (the last two "
             "axes transposed): entry (i, j) holds what belongs at (j, i)."
+        )
+    both = b & b.transpose(-1, -2)
+    if not torch.equal(both, b) and torch.equal(a, both):
+        if right.shape[-2] == 1 and right.shape[-1] > 1:
+            return (
+                f"your {name} blocks the pads as queries as well as keys: it is the padding "
+                "mask made square, as mask & mask.transpose(-1, -2) gives ((len, len): entry "
+                "(i, j) True only where both i and j are real), so every padded position's "
+                "row is fully blocked: its attention is empty (a softmax over no key) and its "
+                "output is no longer what the layers compute. A padding mask blocks keys "
+                "only, (batch, 1, 1, len): a pad may still attend (its output is ignored by "
+                "the loss), and only the real queries' view of the pads is cut."
+            )
+        return (
+            f"your {name} is the right one combined with its own transpose (mask & "
+            "mask.transpose(-1, -2)): entry (i, j) is allowed only where (j, i) is allowed "
+            "too, so rows the right mask leaves open are blocked."
         )
     if bool(a.all()):
         return f"your {name} allows every entry (True everywhere): nothing is masked."

@@ -1523,6 +1523,8 @@ def _expect_gradient_reaches_inputs(
                 "could then learn. Call the layers without torch.no_grad(): the weights "
                 "must get their gradient in training."
             )
+    if stack and (blamed := _layer_cuts_input(c, module, inputs, name, call)):
+        c.fail(blamed)
     if stack:
         enters = "the layers"
         cure = {
@@ -1540,6 +1542,63 @@ def _expect_gradient_reaches_inputs(
             "x": "Nothing before this layer then learns: compute on x itself.",
         }[name]
     c.fail(f"{cut_off_text(call, name, gradient, enters)} {cure}")
+
+
+def _layer_cuts_input(c: Checker, module, inputs: _Inputs, name: str, call: str) -> str:
+    """For a stack whose right output gives ``name`` (x or memory) no gradient: the same
+    question asked of its first layer alone, ``layers[0]`` called with the stack's inputs.
+    When the layer itself cuts that input off, the fault is the DecoderLayer's (the stack
+    stacks the learner's layer), not the stack's: say so, rather than telling a right
+    Decoder to hand memory on. "" when the layer passes the gradient on (or is not there
+    to ask)."""
+    layers = getattr(module, "layers", None)
+    try:
+        layer = layers[0]
+    except Exception:
+        return ""
+    if not isinstance(layer, torch.nn.Module):
+        return ""
+    args = inputs.args()
+    layer_call = f"{call.split('(', 1)[0]}.layers[0]({', '.join(('x', 'memory', 'src_mask', 'tgt_mask')[: len(args)])})"
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            alone = layer(*args)
+    except Exception:
+        return ""
+    if not isinstance(alone, torch.Tensor) or not alone.is_floating_point():
+        return ""
+    try:
+        cut = inputs_without_gradient(
+            c.call,
+            layer,
+            args,
+            {0: "x", 1: "memory"},
+            alone,
+            randn(tuple(alone.shape), 69),
+            layer_call,
+        )
+    except CheckFailure:
+        return ""
+    if not cut or name not in cut:
+        return ""
+    where = (
+        "its cross-attention must read memory itself, cross_attn(x, memory, memory, "
+        "src_mask), with no .detach(), .data or torch.no_grad() on the way"
+        if name == "memory"
+        else "it must compute on x itself, with no .detach(), .data or torch.no_grad()"
+    )
+    return (
+        f"The output of {call} is right, but no gradient flows back from it into `{name}` "
+        f"(its gradient is {cut[name]}), and the cut is in your DecoderLayer, not in the "
+        f"stack: `layers[0]` alone, called with the same x, memory and masks, gives `{name}` "
+        f"no gradient either. Your Decoder is built on your DecoderLayer, so fix the layer "
+        f"(its own check says so too): {where}. "
+        + (
+            "Otherwise the encoder never learns from the decoder's loss."
+            if name == "memory"
+            else "Otherwise nothing before the decoder learns."
+        )
+    )
 
 
 _NONE_MEANS_NO_MASK = (
@@ -1744,7 +1803,9 @@ def _check_stack_case(c: Checker, cls, case: _DecCase, *, probe: bool = False) -
             raise CheckFailure(
                 failure.exercise, f"{failure.message} {counted}", failure.learner_traceback
             ) from None
-        raise also_wrong_besides_final_norm(failure, cls, case, _check_stack_case) from None
+        raise also_wrong_besides_final_norm(
+            failure, cls, case, _check_stack_case, lambda: _inputs(case).args()
+        ) from None
     inputs = _inputs(case)
     call = _call_text("decoder", inputs, case, stack_description(case, built))
     got = c.call(

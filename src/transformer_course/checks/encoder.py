@@ -2581,7 +2581,13 @@ def _check_encoder_case(c: Checker, cls, case: _StackCase, *, probe: bool = Fals
             raise CheckFailure(
                 failure.exercise, f"{failure.message} {counted}", failure.learner_traceback
             ) from None
-        raise also_wrong_besides_final_norm(failure, cls, case, _check_encoder_case) from None
+        raise also_wrong_besides_final_norm(
+            failure,
+            cls,
+            case,
+            _check_encoder_case,
+            lambda: (randn((case.batch, case.length, case.d_model), case.seed + 1),),
+        ) from None
     x = randn((case.batch, case.length, case.d_model), case.seed + 1)
     _, mask = source_mask(case.batch, case.length, case.padding, case.seed + 2)
     call = f"encoder(x {tuple(x.shape)}, mask={describe_mask(mask)}) [{stack_description(case, built)}]"

@@ -165,6 +165,16 @@ def _search(
                     parent, token = divmod(index, scores.shape[1])
                     item = (beam[parent][0] + [token], float(scores[parent, token]))
                     (finished if token == eos_id else new_beam).append(item)
+            elif variant == "finished_from_top_2k":
+                # fairseq's cand_size: the top 2 * beam_size candidates walked whole, every
+                # <eos> among them set aside, also those ranked after the beam was full
+                for index in order[: 2 * beam_size]:
+                    parent, token = divmod(index, scores.shape[1])
+                    item = (beam[parent][0] + [token], float(scores[parent, token]))
+                    if token == eos_id:
+                        finished.append(item)
+                    elif len(new_beam) < beam_size:
+                        new_beam.append(item)
             else:
                 for index in order:
                     parent, token = divmod(index, scores.shape[1])
@@ -524,6 +534,13 @@ _BEAM_MESSAGES = {
     "<bos>: [eos_id, *tokens]. The model was trained to start from <bos> (make_batches puts "
     "it in front of every decoder input), as greedy_decode does: "
     "torch.tensor([[bos_id, *tokens] for tokens, _ in beam]).",
+    "finished_from_top_2k": "Your search sets aside as finished every <eos> candidate among "
+    "the top 2 * beam_size of each step (fairseq's cand_size), also those ranked after the "
+    "point where the new beam was already full: weaker finished hypotheses that the walk "
+    "should never have reached join the finished list, and one of them can become the "
+    "answer. Walk the candidates best first and stop as soon as the new beam holds "
+    "beam_size live hypotheses: only the <eos> candidates met before that point are set "
+    "aside.",
     "start_pad": "Your hypotheses are fed to the decoder after <pad> (model.pad_id) instead "
     "of <bos>: the first position reads padding, which the model never learned to read "
     "(its key is even masked out). Put <bos> in front, as greedy_decode does: "
@@ -927,6 +944,10 @@ def check_beam_search(beam_search, *, hidden: bool = False) -> None:
             )
         shown = f"for source row {i}, {what} chose {row}, expected {expected}"
 
+        # what the decoder was fed, seen directly: no replay needed to name it
+        if doubled := _decoder_input_note(beam_search, model, source[None], setting):
+            c.fail(f"{shown}. {doubled}")
+
         # A cause is stated only when its predictions agree with every answer (every row of
         # every call, the right ones included); when several do, all of them are named.
         def agrees(variant: str) -> bool:
@@ -1042,6 +1063,53 @@ def _decode_source_argument(beam_search, model, src, setting) -> str:
             "positions are no longer masked (or real ones are). Pass the sentence's own source "
             "row, one copy per hypothesis: src.expand(k, -1)."
         )
+    return ""
+
+
+#: the family 'the decoder's input built wrongly', seen through the ids the decoder is fed
+#: (a hook on the model's target embedding, :func:`_decoder_inputs`), not replayed
+_BOS_TWICE = (
+    "Your decoder reads <bos> twice: every input it is given starts [<bos>, "
+    "<bos>, tokens...], because <bos> is put in front of hypotheses that already start with "
+    "it (the beam started from [bos_id], and bos_id added again when the decoder's input is "
+    "built). Every log-probability is then conditioned on a prefix the model never saw, so "
+    "the scores, and the hypotheses chosen, differ. Put <bos> in front once: start from the "
+    "empty hypothesis, [([], 0.0)], and feed torch.tensor([[bos_id, *tokens] for tokens, _ "
+    "in beam]) (or keep <bos> in the hypotheses and add nothing in front)."
+)
+
+
+def _decoder_inputs(beam_search, model, src, setting) -> list[torch.Tensor]:
+    """The target ids (k, steps) that reached the model's target embedding, call by call,
+    in the learner's search on ``src`` (run again with a hook; whatever it raises is
+    ignored)."""
+    seen: list[torch.Tensor] = []
+
+    def record(_module, args):
+        if isinstance(args[0], torch.Tensor) and args[0].dim() == 2:
+            seen.append(args[0].detach().clone())
+
+    hook = model.tgt_embedding.register_forward_pre_hook(record)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            beam_search(model, src, *setting)
+    except Exception:
+        pass
+    finally:
+        hook.remove()
+    return seen
+
+
+def _decoder_input_note(beam_search, model, src, setting) -> str:
+    """A cause read off the decoder's inputs themselves: every one of them, the first step's
+    included, starts [<bos>, <bos>] (blind28b-bs-bos-fed-twice: the beam started from
+    [bos_id] and <bos> put in front again was told only that a better hypothesis exists).
+    "" otherwise."""
+    bos = setting[2]
+    seen = _decoder_inputs(beam_search, model, src, setting)
+    if seen and all(ids.shape[1] >= 2 and bool((ids[:, :2] == bos).all()) for ids in seen):
+        return _BOS_TWICE
     return ""
 
 

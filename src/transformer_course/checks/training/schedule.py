@@ -19,7 +19,18 @@ def _noam(step, d_model, warmup):
     return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
 
 
+#: the schedule without its linear warm-up factor (tensor2tensor's rsqrt_decay alone)
+_FLAT_WARM_UP = (
+    "Your rates are the schedule without its linear warm-up factor: d_model ** -0.5 * "
+    "max(step, warmup) ** -0.5 alone (tensor2tensor's rsqrt_decay without its "
+    "linear_warmup). After the warm-up they are right, but during it they sit flat at the "
+    "peak, (d_model * warmup) ** -0.5, where the paper's rise linearly from step 1, step * "
+    "d_model ** -0.5 * warmup ** -1.5. Multiply by min(1, step / warmup), or write the "
+    "paper's form: lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)."
+)
+
 _NOAM_MISTAKES: dict[str, Callable[[int, int, int], float]] = {
+    _FLAT_WARM_UP: lambda s, d, w: (d * max(s, w)) ** -0.5,
     "You used warmup ** -0.5 in the warm-up branch; the paper has step * warmup ** -1.5, "
     "which is what makes the two branches meet at step == warmup.": lambda s, d, w: (
         d**-0.5 * min(s**-0.5, s * w**-0.5)
@@ -447,6 +458,76 @@ def _kept_between_calls(noam_lr, cases) -> str:
     return text
 
 
+#: the paper's schedule as a product of three factors (tensor2tensor's names in brackets):
+#: d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5) is scale * decay * ramp
+_NOAM_FACTORS: dict[str, Callable[[int, int, int], float]] = {
+    "scale": lambda s, d, w: d**-0.5,  # constant("hidden_size ** -0.5")
+    "decay": lambda s, d, w: max(s, w) ** -0.5,  # rsqrt_decay
+    "ramp": lambda s, d, w: min(1.0, s / w),  # linear_warmup
+}
+
+
+def _narrow_noam(noam_lr, found: list[str], d_model: int, warmup: int) -> list[str]:
+    """Of the table's mistakes that fit every step checked, those that also fit steps inside
+    the warm-up (a case whose only warm-up step is 1 cannot tell a flat start from
+    warmup ** -0.5 in the warm-up branch: both give (d_model * warmup) ** -0.5 there)."""
+    extra = sorted({s for s in (warmup // 2 + 1, max(2, warmup // 4)) if 1 < s < warmup})
+    if not extra:
+        return found
+    values = _learner_values(noam_lr, d_model, warmup, extra)
+    if values is None:
+        return found
+    return [
+        message
+        for message in found
+        if message not in _NOAM_MISTAKES
+        or all(
+            math.isclose(v, _NOAM_MISTAKES[message](s, d_model, warmup), rel_tol=1e-6)
+            for s, v in zip(extra, values)
+        )
+    ]
+
+
+def _missing_factor(rates) -> str:
+    """The learner's curve read against the schedule's factors (:data:`_NOAM_FACTORS`):
+    when it is the product of all but one of them, at every step of every case, name the
+    factor left out and what it does to the curve (blind29b-noam-rsqrt-decay-without-
+    warmup-ramp: tensor2tensor's rsqrt_decay alone, flat at the peak during the warm-up,
+    was told only "your rates go like step ** 0"). "" when no single factor explains it
+    (a missing scale is a constant factor, said before this)."""
+    for name in ("ramp", "decay"):
+        kept = [f for key, f in _NOAM_FACTORS.items() if key != name]
+        if all(
+            math.isclose(v, math.prod(f(s, d, w) for f in kept), rel_tol=1e-6)
+            for d, w, steps, values in rates
+            for s, v in zip(steps, values)
+        ):
+            break
+    else:
+        return ""
+    d, w, steps, _ = rates[0]
+    peak = (d * w) ** -0.5
+    if name == "ramp":
+        first = min(steps)
+        return (
+            "Your rates are the schedule without its linear warm-up factor: "
+            "d_model ** -0.5 * max(step, warmup) ** -0.5 alone (tensor2tensor's rsqrt_decay "
+            "without its linear_warmup). After the warm-up they are right, but during it "
+            f"they sit flat at the peak, (d_model * warmup) ** -0.5 = {peak:.6g} for "
+            f"d_model={d}, warmup={w}, where the paper's rise linearly from step 1, "
+            f"step * d_model ** -0.5 * warmup ** -1.5 ({_noam(first, d, w):.6g} at step "
+            f"{first}). Multiply by min(1, step / warmup), or write the paper's form: "
+            "lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)."
+        )
+    return (
+        "Your rates are the schedule without its decay factor: they rise linearly during the "
+        f"warm-up, as the paper's do, and after it your rates stay constant at the peak, "
+        f"(d_model * warmup) ** -0.5 = {peak:.6g} for d_model={d}, warmup={w}: no decay. The "
+        "paper's decay like step ** -0.5 after the peak: that is the step ** -0.5 branch of "
+        "lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)."
+    )
+
+
 def _explain_noam(noam_lr, cases) -> str:
     """What the learner's rates are, when it can be told from every visible case: the
     paper's times a constant factor (a power of d_model and warmup, when exactly one fits
@@ -519,6 +600,9 @@ def _explain_noam(noam_lr, cases) -> str:
                 "d_model ** -0.5, the real square root."
             )
         return f"{head}: the scale factor is wrong; the paper's is d_model ** -0.5."
+    missing = _missing_factor(rates)
+    if missing:
+        return missing
     branch = _one_branch_factor(rates)
     if branch:
         return branch
@@ -831,6 +915,9 @@ def check_noam_lr(noam_lr, *, hidden: bool = False) -> None:
                     **_rounded_noam(steps, d_model, warmup),
                 },
                 explain=lambda: _explain_noam(noam_lr, cases) or _two_slips(noam_lr, cases),
+                narrow=lambda found, d_model=d_model, warmup=warmup: _narrow_noam(
+                    noam_lr, found, d_model, warmup
+                ),
                 hint="lr = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5).",
             )
             # Step 0: before the first step. 0.0 (the formula's limit) or lr(1) are accepted.

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import math
 import numbers
 import re
 import unicodedata
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -917,6 +920,77 @@ def _rearranged_example(hypotheses, references, words) -> str:
     return ""
 
 
+#: one-pair probes, each a hypothesis and a reference that differ in one respect only
+#: (name: (hypothesis, reference, edit that makes them equal, what the learner's code ignores))
+_NORMALISATION_PROBES = {
+    "case": ("the cat sat", "The cat sat", str.lower, "case ('The cat sat' for 'the cat sat')"),
+    "punctuation": (
+        "the cat sat",
+        "the cat, sat.",
+        _without_punctuation,
+        "punctuation ('the cat, sat.' for 'the cat sat')",
+    ),
+    "articles": (
+        "a cat sat",
+        "the cat sat",
+        lambda text: re.sub(r"\b(a|an|the)\b", " ", text),
+        "the articles a, an and the ('a cat sat' for 'the cat sat')",
+    ),
+    "accents": ("esta casa", "está casa", _without_accents, "accents ('está' for 'esta')"),
+}
+
+
+def _normalisation_note(
+    translation_scores, value, hypotheses, references, *, at_least: int = 1
+) -> str:
+    """The respects in which the learner's exact match ignores differences, probed one pair
+    at a time (:data:`_NORMALISATION_PROBES`), when applying those normalisations together
+    before comparing gives the learner's value on the check's input (SQuAD's answer
+    normalisation, blind29b-tsc-exact-match-squad-normalised, was told only "compare
+    whole strings"). "" when no probe matches, a different pair matches too, or the
+    normalisations found do not give the value."""
+
+    def score(h: str, r: str) -> float | None:
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return float(translation_scores([h], [[r]])["exact_match"])
+        except Exception:
+            return None
+
+    if score("the cat sat", "a dog ran") != 0.0:
+        return ""  # unrelated strings counted (or no answer): the probes mean nothing
+    found = [name for name, (h, r, *_) in _NORMALISATION_PROBES.items() if score(h, r) == 1.0]
+    if len(found) < at_least:
+        return ""
+
+    def normalise(text: str) -> str:
+        for name in found:
+            text = _NORMALISATION_PROBES[name][2](text)
+        return " ".join(text.split())
+
+    n = len(hypotheses)
+    model = sum(
+        normalise(h) in [normalise(r) for r in refs] for h, refs in zip(hypotheses, references)
+    )
+    if not math.isclose(value, model / n, abs_tol=1e-9):
+        return ""
+    ignored = [_NORMALISATION_PROBES[name][3] for name in found]
+    listed = ignored[0] if len(ignored) == 1 else f"{', '.join(ignored[:-1])} and {ignored[-1]}"
+    squad = (
+        " That is an answer normalisation applied before comparing, as SQuAD's "
+        "normalize_answer does (lower case, punctuation and articles removed, whitespace "
+        "collapsed)."
+        if len(found) > 1
+        else " A normalisation is applied before comparing."
+    )
+    return (
+        f"your comparison ignores {listed}: tried one pair at a time, a hypothesis counted as "
+        "matching a reference that differs from it only there, and with those differences "
+        f"ignored the check's sentences give your value, {model} of {n}.{squad}"
+    )
+
+
 def _check_exact_match(
     c: Checker, got, hypotheses, references, what: str, translation_scores=None
 ) -> None:
@@ -1014,6 +1088,22 @@ def _check_exact_match(
         f"hypotheses ({n}). Each hypothesis counts once, whatever its number of "
         f"references: {matches} / {n} = {exact:g}."
     )
+    # several normalisations at once (lower case and the articles dropped, say): a single
+    # one, fitting this input, would name part of the mistake only
+    if (
+        translation_scores is not None
+        and found
+        and (
+            normalised := _normalisation_note(
+                translation_scores, value, hypotheses, references, at_least=2
+            )
+        )
+    ):
+        c.fail(
+            f'{what}["exact_match"] is {value:g}: {normalised} Exact match compares the '
+            f"strings as they are: `hypothesis in references[i]`, {matches} of {n}, "
+            f"{exact:g}."
+        )
     texts = {said[name]: name for name in reversed(found)}  # one name per text, the first
     found = [name for name in found if texts[said[name]] == name]
     if len(found) == 1:
@@ -1023,6 +1113,14 @@ def _check_exact_match(
             f'{what}["exact_match"] is {value:g}, expected {exact:g}. On these inputs '
             f"{len(found)} mistakes give exactly this value: "
             + " ".join(f"({i}) {said[name]}" for i, name in enumerate(found, 1))
+        )
+    if translation_scores is not None and (
+        normalised := _normalisation_note(translation_scores, value, hypotheses, references)
+    ):
+        c.fail(
+            f'{what}["exact_match"] is {value:g}: {normalised} Exact match compares the '
+            f"strings as they are: `hypothesis in references[i]`, {matches} of {n}, "
+            f"{exact:g}."
         )
     c.fail(
         f'{what}["exact_match"] is {value:g}; {matches} of the {n} hypotheses equal one of '

@@ -16,6 +16,7 @@ import torch.nn.functional as F
 
 from transformer_course.checking import Checker, short, tolerance, torch_generator
 from transformer_course.checking.aligned_positions import misaligned_pairings
+from transformer_course.checking.auxiliary_terms import fitted_terms
 from transformer_course.checking.graph import call_gradients
 from transformer_course.checking.implied_targets import (
     implied_targets,
@@ -945,6 +946,77 @@ def _shift_dependence(label_smoothed_loss, logits, labels, pad_id, eps, value: f
     )
 
 
+#: auxiliary terms a loss may have added to it, per position (x: float64 logits, V last);
+#: not logsumexp(logits) alone: a term read from raw logits where log-probabilities belong
+#: differs from the contract's by exactly that (said by _shift_dependence)
+_AUXILIARY_TERMS = {
+    "z-loss": (
+        lambda x: torch.logsumexp(x, dim=-1) ** 2,
+        "logsumexp(logits) ** 2, the z-loss (T5X, PaLM: the auxiliary term that keeps the "
+        "softmax's normaliser log Z near 0)",
+    ),
+    "logit-l2": (
+        lambda x: (x**2).mean(dim=-1),
+        "the mean square of the logits, an L2 penalty on them",
+    ),
+    "entropy": (
+        lambda x: -(torch.softmax(x, -1) * torch.log_softmax(x, -1)).sum(-1),
+        "the entropy of softmax(logits), a confidence penalty",
+    ),
+}
+
+
+def _auxiliary_term(label_smoothed_loss, logits, labels, pad_id, eps, value: float) -> str:
+    """The learner's loss minus the contract's, fitted as c * one auxiliary term averaged
+    over the non-pad positions (or over every position), with one coefficient on three
+    inputs of different magnitudes (checking.auxiliary_terms): the term added is named,
+    with its coefficient. "" when none fits."""
+    inputs = [(logits.detach(), labels)]
+    inputs.append((logits.detach() * 2.5, labels))
+    probe = _probe_case(logits, labels, pad_id)
+    if probe is not None:
+        inputs.append(probe)
+    differences, candidates = [], []
+    for i, (x, y) in enumerate(inputs):
+        try:
+            if i == 0:
+                mine = value
+            else:
+                with torch.no_grad():
+                    out = label_smoothed_loss(x.clone(), y.clone(), pad_id, eps)
+                mine = float(torch.as_tensor(out).detach().double())
+        except Exception:
+            return ""
+        xd = x.double()
+        keep = y != pad_id
+        differences.append(mine - float(smoothed_cross_entropy(xd, y, pad_id, eps)))
+        values = {}
+        for name, (term, _) in _AUXILIARY_TERMS.items():
+            per_position = term(xd)
+            values[(name, "kept")] = float(per_position[keep].mean())
+            values[(name, "all")] = float(per_position.mean())
+        candidates.append(values)
+    floor = 50 * torch.finfo(logits.dtype).eps * max(abs(value), 1.0)
+    found = fitted_terms(differences, candidates, floor=floor)
+    if not found:
+        return ""
+    said = []
+    for (name, over), coefficient in found:
+        where = "the non-pad positions" if over == "kept" else "every position, pads included"
+        said.append(f"{coefficient:.3g} * {_AUXILIARY_TERMS[name][1]}, averaged over {where}")
+    what = said[0] if len(said) == 1 else " or ".join(f"({i}) {t}" for i, t in enumerate(said, 1))
+    both = "" if len(said) == 1 else " (these inputs cannot tell them apart)"
+    return (
+        f"Your loss is {value:.6g} where the contract's is {value - differences[0]:.6g}: "
+        f"the contract's loss plus an extra term, {what}{both}. That one term, with the same "
+        f"coefficient, gives the difference on all {len(differences)} inputs tried (the "
+        "check's logits, the same scaled by 2.5, and other sizes). label_smoothed_loss is "
+        "the smoothed cross-entropy alone, (1 - ε)·(-log p[y]) + ε·mean_j(-log p[j]) "
+        "averaged over the non-pad positions: leave the auxiliary term out (a regulariser, "
+        "if wanted, is added to the loss in the training loop, not inside this function)."
+    )
+
+
 def _lower_precision(value: float, right: float, evidence: str = "") -> str:
     """The family 'a step in a lower precision': a loss within a hair of the contract's,
     by no formula (``evidence``: what tells it from one)."""
@@ -1414,6 +1486,9 @@ def check_label_smoothed_loss(label_smoothed_loss, *, hidden: bool = False) -> N
                     _partial_target_read_off(got, x, y, p, e)
                     or _explain_loss(got, x, y, p, e, t["rtol"], t["atol"], fn=label_smoothed_loss)
                     or _misaligned_note(got, x, y, p, e)
+                    or _auxiliary_term(
+                        label_smoothed_loss, x, y, p, e, float(got.detach().double())
+                    )
                     or _shift_dependence(
                         label_smoothed_loss, x, y, p, e, float(got.detach().double())
                     )

@@ -1030,6 +1030,34 @@ def _squeezed_rule(logits: torch.Tensor, batch: int, dim: int | None) -> torch.T
         return None
 
 
+def _forced_at_limit(departures: list, open_at: dict, case: _GreedyCase) -> str:
+    """A token the model never chose, written at the length limit: every decision that
+    departs from the argmax (replayed from the learner's own prefix) falls on the last step
+    max_len allows, every row still open there departs, and all write <eos> (Hugging Face's
+    forced_eos_token_id: blind29b-gd-forced-eos-at-max-len was told only "the argmax is 4,
+    yours is 2"). A single <eos> elsewhere says nothing of the kind (logits changed by a
+    wrong mask give one too): "" then."""
+    last = case.max_len - 1
+    if not departures or {step for step, *_ in departures} != {last}:
+        return ""
+    if {yours for _, _, yours, _ in departures} != {case.eos_id}:
+        return ""
+    rows = sorted(row for _, row, *_ in departures)
+    if set(rows) != open_at.get(last, set()):
+        return ""
+    _, row, _, right = departures[0]
+    shown = ", ".join(map(str, rows))
+    return (
+        f"Replaying your steps: every decision of yours is the model's argmax except at the "
+        f"last step max_len={case.max_len} allows (step {case.max_len}): there every row still "
+        f"open (row(s) {shown}) gets <eos> ({case.eos_id}); row {row}'s argmax, from the tokens "
+        f"your function had produced so far (<bos> first), is {right}. Yours forces <eos> when "
+        "the length limit is reached (as Hugging Face's forced_eos_token_id does), an <eos> "
+        "the model never chose. The contract appends the argmax at every step: a translation "
+        "cut by max_len simply ends without <eos>, its last token the model's own."
+    )
+
+
 def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCase) -> str:
     """Replay the learner's decisions: at each step, the prefix the learner's function had
     built (<bos> + its own tokens so far) through the reference's rule. A known wrong rule
@@ -1048,6 +1076,8 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
         departs = dict.fromkeys(names, False)
         first = None  # (step, row, yours, reference's)
         first_finish = None  # the step at which a row first produced <eos>
+        departures = []  # (step, row, yours, reference's) of every open row's departing decision
+        open_at = {}  # step -> the rows still open at that step
         passed_over = []  # (tokens ranked above yours, tokens the row had generated)
         penalised_agrees = True  # every decision is the argmax after CTRL's penalty
         ranks = []  # for each decision of an open row: how many tokens score above yours
@@ -1094,6 +1124,10 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
             if first is None and not torch.equal(right, mine):
                 row = int((right != mine).nonzero()[0])
                 first = (step, row, int(mine[row]), int(right[row]), bool(finished[row]))
+            for row in (right != mine).nonzero()[:, 0].tolist():
+                if not bool(finished[row]):
+                    departures.append((step, row, int(mine[row]), int(right[row])))
+            open_at[step] = {r for r in range(batch) if not bool(finished[r])}
             prefix = torch.cat([prefix, mine[:, None]], dim=1)
             finished = finished | (mine == eos)
             if first_finish is None and bool(finished.any()):
@@ -1116,6 +1150,8 @@ def _greedy_replay(model, src: torch.Tensor, got: torch.Tensor, case: _GreedyCas
         return "Replaying your steps, each of these gives every one of your tokens: " + " ".join(
             f"({i}) {m}" for i, m in enumerate(found, 1)
         )
+    if unchosen := _forced_at_limit(departures, open_at, case):
+        return unchosen
     ranked = _one_rank(ranks, vocab)
     if first is not None and ranked:
         return ranked
