@@ -142,6 +142,14 @@ def _batches_pair_reversed(draw: str):
     return next_token_batches
 
 
+def _batches_windows_read_backwards(tokens, block_size, batch_size, generator):
+    """Round 37: windows of block_size + 1 tokens, the pair cut the other way round:
+    (window[:, 1:], window[:, :-1]), the targets before the inputs."""
+    starts = torch.randint(0, len(tokens) - block_size, (batch_size,), generator=generator)
+    windows = torch.stack([tokens[s : s + block_size + 1] for s in starts.tolist()])
+    return windows[:, 1:], windows[:, :-1]
+
+
 def _batches_after_another_draw(first: str):
     """Round 34: the generator used before the starts are drawn ("coin": one torch.randint
     of a coin flip; "rand": torch.rand(3)), so the starts are the contract's draw moved on
@@ -426,6 +434,22 @@ class NormSquaresOverDMinusOne(ref.RMSNorm):
     def forward(self, x):
         square_mean = (x * x).sum(dim=-1, keepdim=True) / (self.weight.numel() - 1)
         return x * torch.rsqrt(square_mean + self.eps) * self.weight
+
+
+class NormOverAllButLastFeature(ref.RMSNorm):
+    """Round 37: the mean square over x[..., :-1], one feature short (a slice off by one)."""
+
+    def forward(self, x):
+        square_mean = x[..., :-1].pow(2).mean(dim=-1, keepdim=True)
+        return x / (square_mean + self.eps).sqrt() * self.weight
+
+
+class NormOverFirstQuarter(ref.RMSNorm):
+    """Round 37: a partial RMSNorm: the mean square of the first quarter of the features."""
+
+    def forward(self, x):
+        part = x.narrow(-1, 0, max(1, x.shape[-1] // 4))
+        return x * torch.rsqrt(part.square().mean(-1, keepdim=True) + self.eps) * self.weight
 
 
 class NormGainSummedIn(ref.RMSNorm):
@@ -1104,6 +1128,14 @@ def _rotary_angles_from_atan2(x, cos, sin):
     pairs = torch.view_as_complex(x.double().reshape(*x.shape[:-1], -1, 2).contiguous())
     turned = pairs * torch.polar(torch.ones_like(theta), theta)
     return torch.view_as_real(turned).flatten(-2).to(x.dtype)
+
+
+def _rotary_partner_times_sin_cos(x, cos, sin):
+    """Round 37: the partner (-b, a) times (sin, cos) alone, as halves: (-b sin, a cos),
+    the products never added to x * cos: not a rotation."""
+    a, b = x.chunk(2, dim=-1)
+    partner = torch.cat((-b, a), dim=-1)
+    return partner * torch.cat((sin, cos), dim=-1).to(x.dtype)
 
 
 def _rotary_first_feature_twice(x, cos, sin):
@@ -3462,6 +3494,31 @@ class GptTruncatedNormalInit(_Gpt):
         nn.init.trunc_normal_(self.embedding.weight, std=0.02, a=-0.04, b=0.04)
 
 
+class GptTruncatedAtBoundsNotStds(_Gpt):
+    """Round 37: trunc_normal_ given bounds of 1.5 * 0.02 positionally, meant as 1.5 std
+    and taken as absolute: std about 0.015, below the contract's."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        with torch.no_grad():
+            nn.init.trunc_normal_(self.embedding.weight, 0.0, 0.02, -0.025, 0.025)
+
+
+class GptUniformInit(_Gpt):
+    """Round 37: a uniform draw on [-0.02, 0.02] (std about 0.0115), not a normal."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        nn.init.uniform_(self.embedding.weight, -0.02, 0.02)
+
+
+class GptLogitsSoftCappedAtFifteen(ref.GPT):
+    """Round 37: the logits soft-capped at 15, written as a chain of tensor methods."""
+
+    def forward(self, ids):
+        return super().forward(ids).div(15.0).tanh().mul(15.0)
+
+
 class GptTiedLinear(_Gpt):
     """nanoGPT's weight tying: an lm_head nn.Linear sharing the embedding's weight."""
 
@@ -4614,6 +4671,14 @@ MISTAKES = [
         GptNormedLogits,
         r"norm\.weight has shape \(\d+,\), vocab_size .*fits only the logits",
     ),
+    # round 37: the family "a formula that is not a rotation", read as a signed sum of
+    # a * cos, a * sin, b * cos, b * sin per output (three terms wrong: "largest difference")
+    Mistake(
+        check_apply_rotary,
+        _named("apply_rotary", _rotary_partner_times_sin_cos),
+        r"your pair \(a, b\) becomes \(-b \* sin, a \* cos\), where the rotation gives .*at "
+        r"position 0 \(cos = 1, sin = 0\) yours turns \(a, b\) into \(0, a\)",
+    ),
     # blind26c-rot-tables-taken-as-angles: a table passed through cos or sin (differences
     # alone before)
     Mistake(
@@ -4655,6 +4720,21 @@ MISTAKES = [
     ),
     # blind15b: PyTorch's norm as a submodule was told the stack's final-norm advice
     Mistake(check_RMSNorm, NormSquaresOverDMinusOne, r"divided by d_model - 1 = \d+ \(Bessel"),
+    # round 37: the family "the mean square of some of the features", read off which
+    # features reproduce the learner's number per token (pRMSNorm's first p %: the first
+    # token's number alone)
+    Mistake(
+        check_RMSNorm,
+        NormOverFirstQuarter,
+        r"root mean square of the first \d+ of the \d+ features \(x\[\.\.\., :\d+\], 25 % of "
+        r"them\) only, not of all d_model = \d+",
+    ),
+    Mistake(
+        check_RMSNorm,
+        NormOverAllButLastFeature,
+        r"root mean square of the first (7 of the 8|15 of the 16) features \(x\[\.\.\., :"
+        r"(7|15)\]\) only",
+    ),
     Mistake(
         check_RMSNorm,
         RmsOverVarianceFourthRoot,
@@ -5298,6 +5378,13 @@ MISTAKES = [
         _batches_pair_reversed("contract"),
         r"^(?![\s\S]*shifted the wrong way)[\s\S]*returns \(targets, inputs\): each is exactly "
         r"right, but they come in the wrong order",
+    ),
+    # round 37: the same swap cut from one window, told what it teaches a model
+    Mistake(
+        check_next_token_batches,
+        _named("next_token_batches", _batches_windows_read_backwards),
+        r"returns \(targets, inputs\).*your targets are the tokens one place before the "
+        r"inputs, so a model trained on them learns to predict the previous token",
     ),
     Mistake(
         check_next_token_batches,
@@ -6332,7 +6419,35 @@ MISTAKES = [
     Mistake(check_GPT, GptDefaultInit, r"nn.Embedding's default initialisation"),
     # blind round 9 (b9b): was told "That is nn.Embedding's default initialisation" alone
     Mistake(check_GPT, GptInitStdAsMean, r"0\.02 passed as normal_'s second positional"),
-    Mistake(check_GPT, GptTiedTheOtherWay, r"(?s)standard deviation 0\.0[3-9].*tensor the model"),
+    # round 37: the tie the other way round leaves nn.Linear's uniform draw, read off the
+    # weights (checking.init_statistics); a truncated normal cut at absolute bounds and a
+    # uniform draw of about the same standard deviation each keep their own words
+    Mistake(
+        check_GPT,
+        GptTiedTheOtherWay,
+        r"(?s)standard deviation 0\.0[3-9].*uniform on \[-0\.125, 0\.125\], not normal: "
+        r"±1/sqrt\(d_model\) = ±0\.125 is nn\.Linear's default initialisation",
+    ),
+    # round 37: the family "a step applied to the logits after the tied output layer",
+    # fitted from got and expected (blamed on the final norm before); the siblings, a
+    # constant factor (GptLogitsHalved, GptLogitsScaled), keep their own words
+    Mistake(
+        check_GPT,
+        GptLogitsSoftCappedAtFifteen,
+        r"Your logits are the right ones soft-capped: 15 \* tanh\(logits / 15\).*nothing "
+        r"applied after it",
+    ),
+    Mistake(
+        check_GPT,
+        GptTruncatedAtBoundsNotStds,
+        r"normal distribution cut at ±0\.025.*truncated at 1\.[23] of its standard deviations.*"
+        r"trunc_normal_'s a and b are absolute bounds, not multiples of std",
+    ),
+    Mistake(
+        check_GPT,
+        GptUniformInit,
+        r"Yours are uniform on \[-0\.02, 0\.02\], not normal \(a uniform_ initialisation\)",
+    ),
     Mistake(check_sample, _sampler(temperature_at="probs"), r"whatever the temperature"),
     Mistake(check_sample, _sampler(top_p_rule="too_few"), r"one token too few"),
     Mistake(check_sample, _sampler(top_p_rule="too_many"), r"one token too many"),

@@ -41,6 +41,46 @@ def _named(name, fn):
     return fn
 
 
+def _gqa_values_einsum_summed(q, k, v, mask=None):
+    """Round 37: the keys repeated right, the values mixed with an einsum whose key/value
+    head subscript (g) is missing from the output: summed over every value head."""
+    k = k.repeat_interleave(q.shape[1] // k.shape[1], dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.einsum("bhij,bgjd->bhid", scores.softmax(-1), v)
+
+
+def _tiled_factor_without_old_max(q, k, v, block_size, causal=False):
+    """Round 37: the rescale factor exp(-m_new), the old maximum left out of it."""
+    scale = q.shape[-1] ** -0.5
+    m = q.new_full(q.shape[:-1], float("-inf"))
+    denom = q.new_zeros(q.shape[:-1])
+    o = q.new_zeros((*q.shape[:-1], v.shape[-1]))
+    i = torch.arange(q.shape[-2])[:, None]
+    for j0 in range(0, k.shape[-2], block_size):
+        j1 = min(j0 + block_size, k.shape[-2])
+        s = torch.matmul(q, k[..., j0:j1, :].mT) * scale
+        if causal:
+            s = s.masked_fill(torch.arange(j0, j1)[None, :] > i, float("-inf"))
+        m_new = torch.max(m, s.max(-1).values)
+        alpha = (-m_new).exp()
+        p = (s - m_new[..., None]).exp()
+        denom = alpha * denom + p.sum(-1)
+        o = alpha[..., None] * o + p @ v[..., j0:j1, :]
+        m = m_new
+    return o / denom[..., None]
+
+
+def _window_every_third_key(size, window):
+    """Round 37: a dilated window (dilation 3) built diagonal by diagonal."""
+    i, j = torch.arange(size)[:, None], torch.arange(size)[None, :]
+    keep = torch.zeros(size, size, dtype=torch.bool)
+    for step in range(window):
+        keep |= i - j == 3 * step
+    return keep
+
+
 def _generate_feeds_previous_token(model, prompt, max_new_tokens):
     """Each step feeds a variable still holding the previous step's token (the prompt's
     last token on the first step)."""
@@ -1484,6 +1524,24 @@ class ValuesAliasKeys(ref.KVCache):
         self.values = self.keys
 
 
+class CacheAppendNotForward(nn.Module):
+    """Round 37: the appending written in a method named append: no forward at all."""
+
+    def __init__(self, batch, num_heads, max_len, d_head, dtype=torch.float32):
+        super().__init__()
+        shape = (batch, num_heads, max_len, d_head)
+        self.register_buffer("keys", torch.zeros(shape, dtype=dtype), persistent=False)
+        self.register_buffer("values", torch.zeros(shape, dtype=dtype), persistent=False)
+        self.length = 0
+
+    def append(self, keys, values):
+        stop = self.length + keys.shape[-2]
+        self.keys[:, :, self.length : stop] = keys
+        self.values[:, :, self.length : stop] = values
+        self.length = stop
+        return self.keys[:, :, :stop], self.values[:, :, :stop]
+
+
 class PlainAttributeCache(nn.Module):
     """Round 21: keys and values kept as plain tensor attributes, no buffers (passed)."""
 
@@ -1731,6 +1789,19 @@ def _online_from(first):
         return torch.exp(x - running_max[..., None]) / total[..., None]
 
     return _named("online_softmax", online_softmax)
+
+
+def _online_sum_in_base_two(x, block_size):
+    """Round 37: the running sum kept with torch.exp2 (no log2(e)), the final numerator
+    with torch.exp: two exponential bases."""
+    m = torch.full(x.shape[:-1], float("-inf"), dtype=x.dtype)
+    s = torch.zeros_like(m)
+    for start in range(0, x.shape[-1], block_size):
+        chunk = x[..., start : start + block_size]
+        m_new = torch.maximum(m, chunk.amax(-1))
+        s = s * torch.exp2(m - m_new) + torch.exp2(chunk - m_new.unsqueeze(-1)).sum(-1)
+        m = m_new
+    return torch.exp(x - m.unsqueeze(-1)) / s.unsqueeze(-1)
 
 
 def _online_exp_as(exp):
@@ -3190,6 +3261,14 @@ def _online_softmax_first_row_for_all(x, block_size):
 MISTAKES = [
     Mistake(check_KVCache, ReturnsBeforeAppending, r"\*before\* this call"),
     Mistake(check_KVCache, OnlyNew, r"only the new positions"),
+    # round 37: a module without forward, its work under another name (the raw
+    # NotImplementedError alone before)
+    Mistake(
+        check_KVCache,
+        CacheAppendNotForward,
+        r"Your CacheAppendNotForward has no forward method\..*Yours defines append\(keys, "
+        r"values\) instead: rename it forward",
+    ),
     # asked about an off-by-one write position before (the family of blind21c-cache-
     # stores-first-new-position-only)
     Mistake(
@@ -3650,6 +3729,21 @@ MISTAKES = [
         ),
         r"Two mistakes at once\. \(1\) Your mask lets.*\(2\) The query itself is left out",
     ),
+    # round 37: the family "the rescale factor with one of its terms dropped" (mutant
+    # tiled_attention-21, exp(m_old), was located in how the blocks combine)
+    Mistake(
+        check_tiled_attention,
+        _named("tiled_attention", _tiled_factor_without_old_max),
+        r"Your rescale factor is exp\(-m_new\): the old maximum is left out",
+    ),
+    # round 37 (f37d): the family "a window built from the offset i - j with a stride", read
+    # off the offsets the mask keeps (a dilated window got the rule alone)
+    Mistake(
+        check_sliding_window_mask,
+        _named("sliding_window_mask", _window_every_third_key),
+        r"dilated \(strided\) window: query i sees the keys j with i - j in \{0, 3\}, every "
+        r"3rd key",
+    ),
     # the family "columns the running sum never sees", its other end: a loop that starts
     # late (was told "rescaled wrongly, or another maximum")
     Mistake(
@@ -3695,6 +3789,13 @@ MISTAKES = [
         _gqa_kv_pooled(lambda x: x.sum(dim=1, keepdim=True), None),
         r"key heads summed into one .* and the value heads repeated right, shared by every "
         r"query head.*h // group = \[0, 0, 1, 1",
+    ),
+    # round 37: the sum as an einsum subscript missing from the output, both causes said
+    Mistake(
+        check_grouped_query_attention,
+        _named("grouped_query_attention", _gqa_values_einsum_summed),
+        r"key heads repeated right and the value heads summed into one \(\.sum\(dim=1, "
+        r"keepdim=True\), or an einsum that gives the key/value heads a subscript of their own",
     ),
     Mistake(
         check_grouped_query_attention,
@@ -3899,6 +4000,15 @@ MISTAKES = [
         r"running sum covers only the first \d+ of the \d+ columns",
     ),
     Mistake(check_online_softmax, _named("s", _softmax_block_max), r"each block's own"),
+    # round 37: the family "two exponential bases", the numerator's and the running sum's,
+    # each measured from the rows (the sum in base 2 here, the numerator natural)
+    Mistake(
+        check_online_softmax,
+        _named("online_softmax", _online_sum_in_base_two),
+        r"Your final numerator is e \*\* \(x - m\).*but the running sum adds 2 \*\* \(x - m\) "
+        r"\(torch\.exp2 of x - m, without the log2\(e\) = 1\.4427 factor\) terms: two different "
+        r"exponentials",
+    ),
     # the family of blind25c-online-exp2-without-log2e: every exp in another base, or a
     # temperature inside each exp, measured and confirmed on a second input
     Mistake(
@@ -6088,7 +6198,10 @@ def _softmax_squared_numerators(x, block_size):
         (
             check_online_softmax,
             _softmax_squared_numerators,
-            r"a single block \(n <= block_size\): wrong.*Already a single block is wrong",
+            # round 37: now measured (checking.exponent_bases), before the probes run
+            r"a single block \(n <= block_size\): wrong.*Already a single block is wrong"
+            r"|Your final numerator is e \*\* \(2 · \(x - m\)\), but the running sum adds e "
+            r"\*\* \(x - m\)",
         ),
     ],
 )

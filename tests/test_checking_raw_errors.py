@@ -772,3 +772,28 @@ def test_an_in_place_operation_that_would_grow_its_tensor_is_named():
     assert "weights = weights.masked_fill(...) (no trailing underscore)" in said
     said = _message(weights_added_mismatched, torch.zeros(3, 4), torch.zeros(3, 5))
     assert "in-place" not in said
+
+
+class _ForwardMisspelt(nn.Module):
+    """Round 37: the module's work written in a method named foward."""
+
+    def foward(self, x):
+        return x
+
+
+class _NoMethodAtAll(nn.Module):
+    pass
+
+
+def test_a_module_without_forward_names_the_method_it_defines_instead():
+    message = _message(_ForwardMisspelt(), torch.zeros(1))
+    assert re.search(
+        r"Your _ForwardMisspelt has no forward method\..*Yours defines foward\(x\) instead: "
+        r"rename it forward \(def forward\(self, x\):\)",
+        message,
+    ), message
+    message = _message(_NoMethodAtAll(), torch.zeros(1))
+    assert "Your _NoMethodAtAll has no forward method" in message, message
+    assert "Yours defines" not in message
+    # nn.ModuleList called as a module: the containers' own words, not this advice
+    assert "has no forward method" not in _message(nn.ModuleList([nn.Identity()]), torch.zeros(1))

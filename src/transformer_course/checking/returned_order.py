@@ -48,11 +48,14 @@ def _equal(a, b) -> bool:
     )
 
 
-def reordered_values_note(values: Sequence, expected: Sequence, names: Sequence[str]) -> str:
+def reordered_values_note(
+    values: Sequence, expected: Sequence, names: Sequence[str], consequence: str = ""
+) -> str:
     """The diagnosis when ``values`` (what the learner returned) equal ``expected`` exactly,
     entry for entry, in another order and only in that one, where the shapes alone cannot
     tell (``return targets, inputs`` for ``(inputs, targets)`` of one shape: round 34,
-    told "your targets are shifted the wrong way" first); else ""."""
+    told "your targets are shifted the wrong way" first); else "". ``consequence``, when
+    given, says what a caller unpacking by position then gets (said for two values only)."""
     if len(values) != len(expected) or len(values) < 2:
         return ""
     if all(_equal(v, e) for v, e in zip(values, expected, strict=True)):
@@ -69,5 +72,7 @@ def reordered_values_note(values: Sequence, expected: Sequence, names: Sequence[
     asked = ", ".join(names)
     return (
         f"Your function returns ({yours}): each is exactly right, but they come in the wrong "
-        f"order. Return ({asked}), in that order: callers unpack the result by position."
+        f"order. "
+        + (f"{consequence} " if consequence and len(values) == 2 else "")
+        + f"Return ({asked}), in that order: callers unpack the result by position."
     )

@@ -79,6 +79,7 @@ def tiled_attention_f(
     initial_max: float = float("-inf"),
     normalise_each: str = "",
     transposed_test: bool = False,
+    factor_as: str = "",
 ):
     """Tiled (flash-style) attention: softmax(q kᵀ / sqrt(d_k)) v, one block of
     ``block_size`` keys at a time, in q's dtype; q (..., len_q, d_k), k (..., len_k, d_k),
@@ -96,7 +97,9 @@ def tiled_attention_f(
     ("reset") or kept, and the output divided by it again at the end ("keep");
     ``transposed_test``: each block's causal test built (block, len_q), the key positions
     a column and the query positions a row, torch.arange(start, stop)[:, None] >
-    rows.T (it broadcasts only when block_size == len_q)."""
+    rows.T (it broadcasts only when block_size == len_q); ``factor_as``: the rescale
+    factor of the sum and the output with one of its two terms dropped, exp(m_old) ("old":
+    the new maximum never subtracted) or exp(-m_new) ("new": the old maximum left out)."""
     len_q, len_k = q.shape[-2], k.shape[-2]
     m = torch.full(q.shape[:-1], initial_max, dtype=q.dtype)  # (..., len_q)
     total = torch.zeros(q.shape[:-1], dtype=q.dtype)  # (..., len_q)
@@ -113,6 +116,8 @@ def tiled_attention_f(
             s = s.masked_fill(future, float("-inf"))
         new = torch.maximum(m, s.amax(dim=-1)) if running else s.amax(dim=-1)
         factor = torch.exp(m - new)  # (..., len_q)
+        if factor_as:
+            factor = torch.exp(m if factor_as == "old" else -new)
         p = torch.exp(s - (m if old_max else new)[..., None])  # (..., len_q, block)
         if no_max:
             p = torch.exp(s)

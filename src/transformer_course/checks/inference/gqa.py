@@ -432,7 +432,10 @@ def _pooled_attention(q, k, v, mask, key_pool, value_pool):
 
 _POOLS = {
     "averaged into one (.mean(dim=1, keepdim=True))": lambda x: x.mean(dim=1, keepdim=True),
-    "summed into one (.sum(dim=1, keepdim=True))": lambda x: x.sum(dim=1, keepdim=True),
+    # round 37 (blind29c-gqa-einsum-sums-over-kv-heads): the einsum that sums them too
+    "summed into one (.sum(dim=1, keepdim=True), or an einsum that gives the key/value "
+    "heads a subscript of their own, 'bhqd,bgkd->bhqk': a subscript missing from the output "
+    "is summed over)": lambda x: x.sum(dim=1, keepdim=True),
 }
 
 
@@ -485,7 +488,13 @@ def _explain_head_mixing(fn, got, q, k, v, mask) -> str:
                         "head, instead of query head h using only its own key/value head "
                         f"h // group = {[h // group for h in range(heads)]} (group = "
                         f"num_heads // num_kv_heads = {group}). Repeat each key/value head "
-                        "for its group: k.repeat_interleave(group, dim=1), the same for v."
+                        "for its group: k.repeat_interleave(group, dim=1), the same for v"
+                        + (
+                            " (with einsum, give the heads one subscript once repeated: "
+                            "'bhqd,bhkd->bhqk')."
+                            if "einsum" in said
+                            else "."
+                        )
                     )
 
     def listing(sets: list[set[int]]) -> str:

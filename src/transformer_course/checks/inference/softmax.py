@@ -7,6 +7,7 @@ import re
 import torch
 
 from transformer_course.checking import Checker, short, tolerance
+from transformer_course.checking.exponent_bases import bases_sentence, mixed_bases
 from transformer_course.checking.hints import mistake_pairs
 from transformer_course.checking.inputs import randn
 from transformer_course.checking.leading_axes import yielding_to_front_counted
@@ -831,6 +832,15 @@ def _online_temperature(online_softmax, got: torch.Tensor, x: torch.Tensor) -> s
     )
 
 
+def _mixed_bases(got: torch.Tensor, x: torch.Tensor) -> str:
+    """Round 37 (blind29c-online-exp2-numerator-without-log2e, localised to "every block"
+    alone): the final numerator and the running sum in different exponential bases."""
+    found = mixed_bases(got, x)
+    if found is None:
+        return ""
+    return bases_sentence(*found, "final numerator", "running sum")
+
+
 def _localise_online(online_softmax, x: torch.Tensor, block_size: int) -> str:
     """When no known mistake matches: the learner's online_softmax on a single block, on
     several blocks whose first holds each row's maximum, and on several blocks each
@@ -1154,6 +1164,7 @@ def check_online_softmax(online_softmax, *, hidden: bool = False) -> None:
                     )
                     or _all_nan_candidates(got, causes)
                     or _online_temperature(online_softmax, got, x)
+                    or _mixed_bases(got, x)
                     or _proportional_rows(
                         got, x, b, lambda b=b, n=x.shape[-1]: _counted_columns(online_softmax, b, n)
                     )

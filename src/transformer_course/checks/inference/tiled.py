@@ -1575,6 +1575,32 @@ def check_tiled_attention(tiled_attention, *, hidden: bool = False) -> None:
                         if several
                         else None
                     ),
+                    # round 37 (mutant tiled_attention-21, exp(running_max): located in
+                    # how the blocks combine): the factor with one of its terms dropped
+                    **{
+                        f"Your rescale factor is {form}: {dropped}. The factor that moves the "
+                        "running sum and the output from the old maximum to the new one is "
+                        "exp(m_old - m_new) (1 while the maximum stays, below 1 when it grows): "
+                        "the difference, inside one exp.": (
+                            tiled_attention_f(q, k, v, block, causal, factor_as=knob)
+                            if several
+                            else None
+                        )
+                        for knob, form, dropped in (
+                            (
+                                "old",
+                                "exp(m_old)",
+                                "the new maximum is never subtracted (exp(running_max) where "
+                                "exp(running_max - new_max) belongs)",
+                            ),
+                            (
+                                "new",
+                                "exp(-m_new)",
+                                "the old maximum is left out (exp(-new_max) where "
+                                "exp(running_max - new_max) belongs)",
+                            ),
+                        )
+                    },
                     "The running sum is not rescaled when the maximum grows (the accumulated "
                     "output is): both were computed with the old maximum.": (
                         tiled_attention_f(q, k, v, block, causal, rescale_sum=False)

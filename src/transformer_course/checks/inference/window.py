@@ -6,6 +6,7 @@ import torch
 from transformer_course.checking import Checker
 from transformer_course.checking.hints import two_mistakes
 from transformer_course.checking.mask_forms import additive_mask_note, read_as_bool
+from transformer_course.checking.mask_offsets import kept_offsets, offsets_sentence
 from transformer_course.checking.stale import earlier_call
 
 from .common import _expect_tensor
@@ -400,6 +401,11 @@ def _difference_pattern(got: torch.Tensor, expected: torch.Tensor, window: int) 
             f"hold {widths} keys where the window asks for {wanted} (min(i + 1, window) = "
             f"min(i + 1, {window})): the width of your band is not the window argument."
         )
+    # a mask built from the offset i - j alone, keeping other offsets than 0 .. window - 1:
+    # a dilated window (blind29c-sw-dilated-every-other-key got the rule alone)
+    offsets = kept_offsets(got)
+    if offsets is not None:
+        return offsets_sentence(offsets, 0, window - 1, size)
     return ""
 
 

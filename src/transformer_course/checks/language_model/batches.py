@@ -762,7 +762,15 @@ def _check_batch_case(c: Checker, next_token_batches, case: _BatchCase) -> None:
     contract = ref.next_token_batches(
         tokens, case.block_size, case.batch_size, _plain_generator(case.seed)
     )
-    reordered = reordered_values_note(got, contract, ("inputs", "targets"))
+    reordered = reordered_values_note(
+        got,
+        contract,
+        ("inputs", "targets"),
+        # round 37 (blind10h-batches-inputs-targets-swapped): what the swap teaches
+        "Unpacked as inputs, targets = ..., your targets are the tokens one place before "
+        "the inputs, so a model trained on them learns to predict the previous token, not "
+        "the next.",
+    )
     c.expect_true(not reordered, f"{call}: {reordered}")
     inputs, targets = got
     shape = (case.batch_size, case.block_size)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import functools
+import math
 import re
 
 import torch
 
 from transformer_course.checking import Checker
 from transformer_course.checking.graph import call_gradients
+from transformer_course.checking.init_statistics import init_shape
 from transformer_course.checking.inlined_blocks import inlined_departure
 from transformer_course.checking.layers import expect_tensor_result
 from transformer_course.checking.localise import localise_stack
@@ -20,6 +22,7 @@ from transformer_course.checking.oracles import (
     rms_norm_f,
 )
 from transformer_course.checking.oracles.state import sub
+from transformer_course.checking.output_functions import output_function
 from transformer_course.reference import language_model as ref
 
 from .attention import (
@@ -108,6 +111,61 @@ _EMBEDDING_STD = 0.02  # GPT-2's initialisation of the embedding, part of the co
 _INIT_SIZES = (512, 64, 2, 32, 1)  # vocab, d_model, heads, d_ff, layers: 32,768 weights
 
 
+def _init_shape_cause(weight: torch.Tensor, d_model: int) -> str:
+    """Round 37 (blind29c-gpt-embedding-truncated-at-one-std, told "or another standard
+    deviation was used"): the distribution the weights were drawn from, read off them
+    (checking.init_statistics), and what it says about the call that drew them."""
+    shape = init_shape(weight)
+    if shape is None:
+        return ""
+    linear = 1 / math.sqrt(d_model)
+    if shape.kind == "truncated normal":
+        meant = abs(shape.scale - _EMBEDDING_STD) < 0.05 * _EMBEDDING_STD
+        return (
+            f"Yours are a normal distribution cut at ±{shape.bound:.3g}: every weight lies "
+            f"within it, and they spread as a normal of standard deviation {shape.scale:.3g} "
+            f"truncated at {shape.cut_in_stds:.2g} of its standard deviations, which leaves "
+            f"{shape.std:.3g}. "
+            + (
+                "nn.init.trunc_normal_'s a and b are absolute bounds, not multiples of std: "
+                f"a={-shape.bound:.2g}, b={shape.bound:.2g} with std={_EMBEDDING_STD} cuts "
+                "the normal at "
+                + (
+                    "one standard deviation"
+                    if round(shape.cut_in_stds, 1) == 1
+                    else f"{shape.cut_in_stds:.2g} standard deviations"
+                )
+                + ". Write nn.init.normal_(self.embedding.weight, std=0.02); to cut the tails, "
+                "give bounds a few standard deviations out (a=-0.04, b=0.04 cuts at two)."
+                if meant
+                else "Draw from a normal of standard deviation 0.02: "
+                "nn.init.normal_(self.embedding.weight, std=0.02)."
+            )
+        )
+    if shape.kind == "uniform":
+        linear_default = abs(shape.bound - linear) < 0.02 * linear
+        return (
+            f"Yours are uniform on [-{shape.bound:.3g}, {shape.bound:.3g}], not normal"
+            + (
+                f": ±1/sqrt(d_model) = ±{linear:.3g} is nn.Linear's default initialisation, "
+                "so the embedding ends up holding an nn.Linear's weights (a tie written the "
+                "other way round, self.embedding.weight = self.output.weight, after "
+                "initialising the embedding)"
+                if linear_default
+                else " (a uniform_ initialisation)"
+            )
+            + ". Draw the embedding from a normal of standard deviation 0.02, "
+            "nn.init.normal_(self.embedding.weight, std=0.02), and tie the output to it."
+        )
+    if shape.kind == "constant":
+        return (
+            f"Every one of yours is {float(weight.flatten()[0]):.3g}: a constant "
+            "initialisation (zeros_ or fill_) where nn.init.normal_(self.embedding.weight, "
+            "std=0.02) belongs."
+        )
+    return ""
+
+
 def _check_embedding_init(c: Checker, cls, seed: int) -> None:
     """A newly built GPT's embedding weights have the contract's standard deviation: with
     the output tied to the embedding, nn.Embedding's default (1) makes the first logits
@@ -134,6 +192,8 @@ def _check_embedding_init(c: Checker, cls, seed: int) -> None:
             "nn.init.normal_(w, 0.02) draws with mean 0.02 and standard deviation 1. Write "
             "nn.init.normal_(self.embedding.weight, std=0.02), the keyword, after creating it."
         )
+    elif shape := _init_shape_cause(weight, _INIT_SIZES[1]):
+        cause = shape
     else:
         cause = (
             "Is the initialisation applied to the tensor the model ends up with? For example, "
@@ -145,9 +205,17 @@ def _check_embedding_init(c: Checker, cls, seed: int) -> None:
     c.fail(
         f"A newly built {built} has embedding weights with standard deviation {std:.3g}; the "
         f"contract asks for a normal initialisation with standard deviation {_EMBEDDING_STD} "
-        "(GPT-2's). The output layer is tied to the embedding, so larger weights make the "
-        "first logits far too large: the model computes the right function, but training "
-        f"starts from a huge loss and ends well above the lesson's. {cause}"
+        "(GPT-2's). "
+        + (
+            "The output layer is tied to the embedding, so larger weights make the first "
+            "logits far too large: the model computes the right function, but training "
+            "starts from a huge loss and ends well above the lesson's. "
+            if std > _EMBEDDING_STD
+            else "The output layer is tied to the embedding, so this scale sets both the "
+            "embeddings and the first logits: the model computes the right function, but "
+            "trains from another start than the lesson's. "
+        )
+        + cause
     )
 
 
@@ -622,7 +690,22 @@ def check_GPT(cls, *, hidden: bool = False) -> None:
             expect_weights_kept(c, module, state, what, looked_up={"embedding.weight": ids})
             eps = 1e-5 if case.eps is None else case.eps
             oracle = functools.partial(gpt_f, ids, state, case.num_heads, case.num_layers, eps)
-            where = functools.partial(_localise_gpt, module, ids, state, case)
+            localise = functools.partial(_localise_gpt, module, ids, state, case)
+
+            # round 37 (blind29c-gpt-final-logit-softcap, blamed on the final norm): a step
+            # applied to the logits after the tied output layer, read off got and expected
+            def where(pairing, got=got, oracle=oracle, localise=localise):
+                after = output_function(
+                    got, oracle(pairing=pairing), "logits", ("shift", "soft-cap", "clamp")
+                )
+                if after:
+                    return (
+                        f"{after} The blocks and the final norm are right; the model returns "
+                        "the tied output layer's logits as they are, norm(x) @ "
+                        "self.embedding.weight.T, with nothing applied after it."
+                    )
+                return localise(pairing)
+
             _expect_oracle_and_causal(
                 c, module, ids, got, oracle, what, _eps_mistakes(case.eps), _GPT_FUTURE, where
             )

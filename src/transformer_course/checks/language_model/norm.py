@@ -9,6 +9,7 @@ from typing import Any
 import torch
 
 from transformer_course.checking import Checker, tolerance
+from transformer_course.checking.feature_subsets import feature_subset
 from transformer_course.checking.graph import call_gradients
 from transformer_course.checking.hints import dropped_axis_hint
 from transformer_course.checking.inputs import randn
@@ -367,6 +368,22 @@ def _wrong_statistic(got: torch.Tensor, x: torch.Tensor, state, eps: float) -> s
         or _rms_times_power(per_token, x.pow(2).mean(-1, keepdim=True).sqrt(), x.shape[-1], True)
     ):
         return scaled_rms
+    # round 37 (blind29c-rms-partial-first-sixteenth): the root mean square of some of the
+    # features (pRMSNorm's first p %, a slice off by one), not of all d_model
+    if not found and (
+        part := feature_subset(
+            per_token, x, lambda f: (f.pow(2).mean(-1, keepdim=True) + eps).sqrt()
+        )
+        or feature_subset(per_token, x, lambda f: f.pow(2).mean(-1, keepdim=True).sqrt())
+    ):
+        return (
+            "Your result is x * weight divided by one number per token, as RMSNorm's is, but "
+            f"that number is the root mean square of {part} only, not of all d_model = "
+            f"{x.shape[-1]} features: the mean of the squares is taken over part of the "
+            "vector (a slice of x, or the partial RMSNorm's first p % of the features). "
+            "Average the squares of every feature: x.pow(2).mean(dim=-1, keepdim=True), then "
+            "add eps and take the root."
+        )
     first = tuple(0 for _ in per_token.shape[:-1])
     told = (
         f"it is {found[0]}"

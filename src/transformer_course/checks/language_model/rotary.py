@@ -36,6 +36,7 @@ from transformer_course.checking.table_columns import (
     sinusoid_columns,
     sinusoid_tables,
 )
+from transformer_course.checking.term_factors import term_factors
 from transformer_course.checking.uninitialised import unwritten_tensor_note
 from transformer_course.reference import language_model as ref
 
@@ -1121,13 +1122,92 @@ def _term_probe(apply_rotary, d_head: int, pairing: str) -> str:
         kinds.append(next(kind for kind in _EVERY_TERM if kind in fits[0]))
     if len(found) == len(_TERMS) and len(set(kinds)) == 1:  # one slip made in every term
         return _EVERY_TERM[kinds[0]]
-    if not found or len(found) > 2:  # most terms wrong: another layout, not slips
+    if len(found) > 2:  # most terms wrong: the learner's formula, read term by term
+        return _formula_read(parts(outputs["ab"]), inputs, factors, pairing)
+    if not found:
         return ""
     where = "halves" if pairing == "half" else "neighbouring pairs"
     return (
         "Term by term (x with only its a features, then only its b features; pairs as "
         f"{where}): " + "; ".join(found) + ". Pair (a, b) becomes (a * cos - b * sin, "
         "a * sin + b * cos)."
+    )
+
+
+def _signed_sum(weights: dict[str, float]) -> str:
+    """{term: weight} with weights -1, 0 or 1 as a formula: "a * cos - b * sin"; "0"."""
+    text = ""
+    for term, weight in weights.items():
+        if weight == 0:
+            continue
+        if not text:
+            text = term if weight > 0 else f"-{term}"
+        else:
+            text += f" + {term}" if weight > 0 else f" - {term}"
+    return text or "0"
+
+
+def _formula_read(
+    got: dict[str, torch.Tensor],
+    inputs: dict[str, torch.Tensor],
+    factors: dict[str, torch.Tensor],
+    pairing: str,
+) -> str:
+    """Round 37 (blind29c-rot-partner-times-cos-sin-only, (-b cos, a sin): three of the
+    four terms wrong, so "another layout" and "largest difference"): each output of the
+    pair read as a signed sum of the four products a * cos, a * sin, b * cos, b * sin
+    (:func:`~transformer_course.checking.term_factors.term_factors`, weights -1, 0 or 1
+    only), written out next to the rotation's, with the terms that are missing or should
+    not be there, and what position 0 (cos 1, sin 0) does with it: a rotation by angle 0
+    leaves the pair unchanged. "" when an output is not such a sum."""
+    products = {
+        f"{part} * {factor}": inputs[part] * factors[factor]
+        for part in ("a", "b")
+        for factor in ("cos", "sin")
+    }
+    read = {}
+    for out in ("first", "second"):
+        weights = term_factors(got[out], products, rtol=1e-4, atol=1e-5)
+        if weights is None or any(w not in (-1, 0, 1) for w in weights.values()):
+            return ""
+        read[out] = weights
+    right = {
+        "first": {"a * cos": 1, "a * sin": 0, "b * cos": 0, "b * sin": -1},
+        "second": {"a * cos": 0, "a * sin": 1, "b * cos": 1, "b * sin": 0},
+    }
+    missing, extra = [], []
+    for out in ("first", "second"):
+        for term, weight in read[out].items():
+            want = right[out][term]
+            if weight == want:
+                continue
+            if want:
+                missing.append(f"{'-' if want < 0 else ''}{term}")
+            if weight:
+                extra.append(f"{'-' if weight < 0 else ''}{term}")
+    at_zero = {
+        out: _signed_sum(
+            {part: sum(w for t, w in read[out].items() if t == f"{part} * cos") for part in "ab"}
+        )
+        for out in ("first", "second")
+    }
+    yours = f"({_signed_sum(read['first'])}, {_signed_sum(read['second'])})"
+    where = "halves" if pairing == "half" else "neighbouring pairs"
+    said = [
+        f"Term by term (pairs as {where}), your pair (a, b) becomes {yours}, where the "
+        "rotation gives (a * cos - b * sin, a * sin + b * cos)"
+    ]
+    if missing:
+        said.append(f"the terms {', '.join(missing)} are missing")
+    if extra:
+        said.append(f"{', '.join(extra)} {'is' if len(extra) == 1 else 'are'} not a term of it")
+    return (
+        ": ".join(said[:2])
+        + (f", and {said[2]}" if len(said) > 2 else "")
+        + f". That is not a rotation: at position 0 (cos = 1, sin = 0) yours turns (a, b) "
+        f"into ({at_zero['first']}, {at_zero['second']}), where a turn by angle 0 leaves the "
+        "pair as it is. The rotation adds two products: x * cos + partner * sin, with the "
+        "partner (-b, a)."
     )
 
 
