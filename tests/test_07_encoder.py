@@ -1683,6 +1683,19 @@ class LayerPostLNParallelIntoNorm2(ref.EncoderLayer):
         return self.norm2(x + attended + self.dropout(self.feed_forward(x)))
 
 
+class LayerPostLNResidualBeforeNorm(ref.EncoderLayer):
+    """The feed-forward reads norm1's output, but its residual is the sum before norm1
+    (x + attention): a residual kept from before the norm, told from a parallel block, whose
+    sub-layers both read x."""
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            return super().forward(x, mask)
+        before_norm = x + self.dropout(self.self_attn(x, x, x, mask)[0])
+        normalised = self.norm1(before_norm)
+        return self.norm2(self.dropout(self.feed_forward(normalised)) + before_norm)
+
+
 class LayerFeedForwardTwice(ref.EncoderLayer):
     """Round 32: the feed-forward block applied twice, feed_forward(feed_forward(x)): the
     family 'a sub-layer run on its own output', read off the calls."""
@@ -2421,6 +2434,12 @@ LAYER_MISTAKES = [
         LayerPostLNParallelIntoNorm2,
         r"The input of `self\.norm2` is x \+ self_attn\(x\) \+ feed_forward\(\.\.\.\).*"
         r"a parallel block",
+    ),
+    Mistake(
+        check_EncoderLayer,
+        LayerPostLNResidualBeforeNorm,
+        r"^(?![\s\S]*parallel block)[\s\S]*`self\.feed_forward` reads the normalised result of "
+        r"the sub-layer before it, but its residual is that sub-layer's sum before the norm",
     ),
     Mistake(
         check_EncoderLayer,

@@ -292,6 +292,15 @@ CONTROLS = (
         ),
     ),
     Control(
+        "round 31's cases, new to the benchmark (blind31a-c)",
+        ("blind31a-", "blind31b-", "blind31c-"),
+        (
+            ("e13f909", "after round 36: the cases' base, before they were read"),
+            ("b0d70a4", "after round 37, whose helpers never saw these cases"),
+            ("4600a1a", "after round 38: round 31's cases read and fixed"),
+        ),
+    ),
+    Control(
         "round 15's cases, new to the benchmark (blind15a-g)",
         tuple(f"blind15{x}-" for x in "abcdefg"),
         (

@@ -783,6 +783,18 @@ def _post_ln_extra_terms(
     ]
     if not added:
         return extra
+    if (
+        "x is missing" in extra
+        and "the layer's input is added, which the sum does not hold" in extra
+    ):
+        # the sub-layer reads the normalised stream, but its residual is the sum before that
+        # norm (the layer's input plus the earlier sub-layer's output): a residual kept from
+        # before the norm, not a parallel block, whose sub-layers all read the layer's input
+        return (
+            f"{extra}. `self.{name}` reads the normalised result of the sub-layer before it, "
+            f"but its residual is that sub-layer's sum before the norm, the layer's input + "
+            f"{added[0]}(...), a variable kept from before the norm"
+        )
     return (
         f"{extra}. The output of `self.{added[0]}` joins the residual sum of `self.{name}`: "
         "the sub-layers are added to one stream side by side (a parallel block, as in GPT-J "
