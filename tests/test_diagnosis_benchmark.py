@@ -69,6 +69,8 @@ def test_the_readme_shows_the_controls():
             assert all(case_id.startswith(control.prefixes) for case_id in row["cases"])
             counted = {verdict: 0 for verdict in generalisation.VERDICTS}
             for verdict in row["cases"].values():
+                if verdict == "accepted":  # accepted by the contract (accepted.py): apart
+                    continue
                 counted[verdict] += 1
             assert counted == row["counts"], control.name
     assert readme.controls_block() in (REPO / "README.md").read_text()
